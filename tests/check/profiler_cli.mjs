@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: BSD-2-Clause
+//
+// Loading a profile with the real Firefox Profiler loader: the npm package
+// @firefox-devtools/profiler-cli bundles the front-end's own import, upgrade
+// and selector code. `load` starts a daemon; queries talk to it over a Unix
+// socket. Every session here lives in its own private directory so that tests
+// running side by side never share a daemon, and its daemon is always ended.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const PACKAGE = '@firefox-devtools/profiler-cli';
+const LOAD_TIMEOUT_MS = 90000;
+const QUERY_TIMEOUT_MS = 60000;
+
+// The CLI script: from $CHECK_NODE_MODULES (set by the ctest scripts to the
+// build tree's `npm ci`), else from a node_modules next to this file.
+export function findProfilerCli() {
+	const dirs = [];
+	if (process.env.CHECK_NODE_MODULES)
+		dirs.push(process.env.CHECK_NODE_MODULES);
+	for (const dir of dirs) {
+		const js = join(dir, PACKAGE, 'dist', 'profiler-cli.js');
+		if (existsSync(js))
+			return js;
+	}
+	try {
+		return createRequire(import.meta.url).resolve(PACKAGE);
+	} catch {
+		throw new Error(`${PACKAGE} is not installed: run \`npm ci\` in tests/check, ` +
+				`or set CHECK_NODE_MODULES to a node_modules that has it`);
+	}
+}
+
+function isAlive(pid) {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+export class ProfilerCliSession {
+	constructor() {
+		this.cli = findProfilerCli();
+		// Short path: the daemon's socket path must fit in sun_path (108 bytes).
+		this.dir = mkdtempSync(join(tmpdir(), 'pcli-'));
+		this.id = 's';
+		this.env = {
+			...process.env,
+			PROFILER_CLI_SESSION_DIR: this.dir,
+			// bpfprof writes symbolicated profiles; never reach for a symbol server.
+			PROFILER_CLI_NO_SYMBOLICATE: '1',
+			PROFILER_CLI_LOAD_TIMEOUT_MS: String(LOAD_TIMEOUT_MS),
+		};
+	}
+
+	run(args, timeout) {
+		const r = spawnSync(process.execPath, [this.cli, ...args, '--session', this.id], {
+			env: this.env,
+			encoding: 'utf8',
+			timeout,
+			maxBuffer: 256 * 1024 * 1024,
+		});
+		return {
+			status: r.status,
+			signal: r.signal,
+			error: r.error ? r.error.message : null,
+			stdout: r.stdout || '',
+			stderr: r.stderr || '',
+		};
+	}
+
+	// Returns { ok, status, output }: ok when `load` exited 0.
+	load(path) {
+		const r = this.run(['load', path], LOAD_TIMEOUT_MS + 10000);
+		const output = (r.stdout + r.stderr).trim();
+		return { ok: r.status === 0, status: r.status ?? r.signal ?? r.error, output };
+	}
+
+	// Runs a query with --json and returns the parsed answer; throws on failure.
+	query(...args) {
+		const r = this.run([...args, '--json'], QUERY_TIMEOUT_MS);
+		if (r.status !== 0) {
+			const why = (r.stderr || r.stdout || r.error || '').trim();
+			throw new Error(`profiler-cli ${args.join(' ')} failed (${r.status ?? r.signal}): ${why}`);
+		}
+		try {
+			return JSON.parse(r.stdout);
+		} catch (e) {
+			throw new Error(`profiler-cli ${args.join(' ')} printed no JSON: ${r.stdout.slice(0, 200)}`);
+		}
+	}
+
+	// Stops the daemon, then makes sure it is gone even if `stop` could not
+	// reach it (a failed load leaves the daemon running).
+	close() {
+		let daemonPid = null;
+		try {
+			daemonPid = JSON.parse(readFileSync(join(this.dir, `${this.id}.json`), 'utf8')).pid;
+		} catch {
+			// No session file: the daemon never started.
+		}
+		if (daemonPid !== null)
+			this.run(['stop'], 15000);
+		if (Number.isInteger(daemonPid) && daemonPid > 0 && isAlive(daemonPid))
+			process.kill(daemonPid, 'SIGKILL');
+		rmSync(this.dir, { recursive: true, force: true });
+	}
+}
+
+// Loads PATH, runs fn(session) when the load worked, and always cleans up.
+// Returns { load, result } where result is fn's return value (or undefined).
+export function withProfilerCli(path, fn) {
+	const session = new ProfilerCliSession();
+	try {
+		const load = session.load(path);
+		const result = load.ok ? fn(session) : undefined;
+		return { load, result };
+	} finally {
+		session.close();
+	}
+}
+
+// Strips the "library!" prefix the CLI puts before function names.
+export function bareFunctionName(name) {
+	const i = name.indexOf('!');
+	return i >= 0 ? name.slice(i + 1) : name;
+}

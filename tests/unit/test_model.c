@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The aggregator fed with synthetic sample records: threads and processes,
+ * stack interning and order, address translation through mappings, main
+ * threads, sorting. No BPF, no root.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "test.h"
+
+/* A fake /proc: pid 100 "app" maps one object at [0x400000, 0x500000) with pgoff 0x1000. */
+static int fake_reads_info, fake_reads_maps;
+
+static int fake_info(void *ctx, uint32_t pid, char name[BPFPROF_COMM_LEN], char **cmdline)
+{
+	fake_reads_info++;
+	if (pid != 100)
+		return -ENOENT;
+	strcpy(name, "app");
+	*cmdline = strdup("app --flag");
+	return 0;
+}
+
+static int fake_maps(void *ctx, struct model *m, struct process *p)
+{
+	struct proc_mapping pm = { 0x400000, 0x500000, 0x1000, OBJ_FIRST_FILE };
+
+	fake_reads_maps++;
+	if (p->pid != 100)
+		return -ENOENT;
+	p->mappings.len = 0;
+	return vec_push(&p->mappings, pm);
+}
+
+static struct sample_event make_sample(uint32_t pid, uint32_t tid, uint64_t ts, const char *comm,
+				       const uint64_t *k, int nk, const uint64_t *u, int nu)
+{
+	struct sample_event e = { 0 };
+
+	e.hdr.kind = EV_SAMPLE;
+	e.hdr.ts = ts;
+	e.hdr.pid = pid;
+	e.hdr.tid = tid;
+	e.period = 1001001;
+	strncpy(e.comm, comm, sizeof(e.comm) - 1);
+	for (int i = 0; i < nk; i++)
+		e.ips[i] = k[i];
+	for (int i = 0; i < nu; i++)
+		e.ips[nk + i] = u[i];
+	e.kstack_len = (uint16_t)nk;
+	e.ustack_len = (uint16_t)nu;
+	e.hdr.size = (uint16_t)(offsetof(struct sample_event, ips) + 8 * (nk + nu));
+	return e;
+}
+
+static void init_model(struct model *m)
+{
+	struct proc_source src = { fake_info, fake_maps, NULL };
+
+	fake_reads_info = fake_reads_maps = 0;
+	model_init(m, &src, 1000);
+}
+
+/* Walk a raw stack from leaf to root into frames[] (leaf first). */
+static int stack_frames(const struct model *m, uint32_t stack, struct raw_frame *out, int max)
+{
+	int n = 0;
+
+	while (stack != NO_INDEX && n < max) {
+		out[n++] = m->frames.data[m->stacks.data[stack].frame];
+		stack = m->stacks.data[stack].prefix;
+	}
+	return n;
+}
+
+static void sample_stack_is_user_root_then_kernel(void)
+{
+	struct model m;
+	/* Leaf first, as bpf_get_stack gives them. */
+	uint64_t k[] = { 0xffffffff81000100, 0xffffffff81000200 };
+	uint64_t u[] = { 0x401234, 0x402000, 0x7fff0000 /* unmapped */ };
+	struct sample_event e = make_sample(100, 101, 5000, "worker", k, 2, u, 3);
+	struct raw_frame f[8];
+	int n;
+
+	init_model(&m);
+	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	CHECK_EQ_INT(m.threads.len, 1);
+	CHECK_EQ_INT(m.threads.data[0].samples.len, 1);
+	n = stack_frames(&m, m.threads.data[0].samples.data[0].stack, f, 8);
+	CHECK_EQ_INT(n, 5);
+	/* Leaf: the kernel's interrupted IP, not a return address. */
+	CHECK_EQ_INT(f[0].object, OBJ_KERNEL);
+	CHECK_EQ_INT(f[0].offset, 0xffffffff81000100);
+	CHECK_EQ_INT(f[0].is_return, 0);
+	CHECK_EQ_INT(f[1].object, OBJ_KERNEL);
+	CHECK_EQ_INT(f[1].is_return, 1);
+	/* Innermost user frame: a return address since the sample was in the kernel. */
+	CHECK_EQ_INT(f[2].object, OBJ_FIRST_FILE);
+	CHECK_EQ_INT(f[2].offset, 0x401234 - 0x400000 + 0x1000);
+	CHECK_EQ_INT(f[2].is_return, 1);
+	CHECK_EQ_INT(f[3].offset, 0x402000 - 0x400000 + 0x1000);
+	/* Root: the outermost caller, outside every mapping. */
+	CHECK_EQ_INT(f[4].object, OBJ_UNKNOWN);
+	CHECK_EQ_INT(f[4].offset, 0x7fff0000);
+	CHECK_EQ_INT(m.stats.unknown_user_addrs, 1);
+	CHECK_EQ_STR(m.processes.data[0].cmdline, "app --flag");
+	model_free(&m);
+}
+
+static void stacks_are_hash_consed_and_topological(void)
+{
+	struct model m;
+	uint64_t u1[] = { 0x401000, 0x402000 }; /* leaf, root */
+	uint64_t u2[] = { 0x403000, 0x402000 }; /* same root, other leaf */
+	struct sample_event a = make_sample(100, 100, 10, "app", NULL, 0, u1, 2);
+	struct sample_event b = make_sample(100, 100, 20, "app", NULL, 0, u2, 2);
+	struct sample_event c = make_sample(100, 100, 30, "app", NULL, 0, u1, 2);
+	const struct thread *t;
+
+	init_model(&m);
+	model_add_record(&m, &a, a.hdr.size);
+	model_add_record(&m, &b, b.hdr.size);
+	model_add_record(&m, &c, c.hdr.size);
+	/* root, root->leaf1, root->leaf2 */
+	CHECK_EQ_INT(m.stacks.len, 3);
+	CHECK_EQ_INT(m.frames.len, 3);
+	for (size_t i = 0; i < m.stacks.len; i++)
+		CHECK(m.stacks.data[i].prefix == NO_INDEX || m.stacks.data[i].prefix < i);
+	t = &m.threads.data[0];
+	CHECK_EQ_INT(t->samples.len, 3);
+	CHECK_EQ_INT(t->samples.data[0].stack, t->samples.data[2].stack);
+	CHECK(t->samples.data[0].stack != t->samples.data[1].stack);
+	/* The innermost user frame of a user-mode sample is exact, not a return address. */
+	CHECK_EQ_INT(m.frames.data[m.stacks.data[t->samples.data[0].stack].frame].is_return, 0);
+	/* Maps were read once, at first sight. */
+	CHECK_EQ_INT(fake_reads_maps, 1);
+	CHECK_EQ_INT(fake_reads_info, 1);
+	model_free(&m);
+}
+
+static void main_threads_and_names(void)
+{
+	struct model m;
+	uint64_t u[] = { 0x401000 };
+	struct sample_event w1 = make_sample(100, 101, 30, "worker-1", NULL, 0, u, 1);
+	struct sample_event w2 = make_sample(100, 102, 10, "worker-2", NULL, 0, u, 1);
+	struct sample_event gone = make_sample(200, 201, 20, "shortlived", NULL, 0, u, 1);
+	const struct process *p;
+
+	init_model(&m);
+	model_add_record(&m, &w1, w1.hdr.size);
+	model_add_record(&m, &w2, w2.hdr.size);
+	model_add_record(&m, &gone, gone.hdr.size);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(m.processes.len, 2);
+
+	/* pid 100: main thread 100 was never sampled; it exists, named after the process. */
+	p = &m.processes.data[0];
+	CHECK(p->main_thread != NO_INDEX);
+	CHECK_EQ_INT(m.threads.data[p->main_thread].tid, 100);
+	CHECK_EQ_STR(m.threads.data[p->main_thread].name, "app");
+	CHECK_EQ_STR(p->name, "app");
+	CHECK_EQ_INT(p->threads.len, 3);
+
+	/* pid 200 exited before we looked: named from its only thread's comm. */
+	p = &m.processes.data[1];
+	CHECK(p->gone);
+	CHECK_EQ_STR(p->name, "shortlived");
+	CHECK_EQ_INT(m.threads.data[p->main_thread].tid, 200);
+	CHECK(p->cmdline == NULL);
+	CHECK_EQ_INT(model_finish(&m), 0); /* idempotent */
+	CHECK_EQ_INT(m.processes.data[0].threads.len, 3);
+	model_free(&m);
+}
+
+static void samples_sorted_per_thread(void)
+{
+	struct model m;
+	uint64_t u[] = { 0x401000 };
+	uint64_t ts[] = { 50, 10, 40, 20, 30 };
+	const struct thread *t;
+
+	init_model(&m);
+	for (int i = 0; i < 5; i++) {
+		struct sample_event e = make_sample(100, 100, ts[i], "app", NULL, 0, u, 1);
+
+		model_add_record(&m, &e, e.hdr.size);
+	}
+	model_finish(&m);
+	t = &m.threads.data[0];
+	for (size_t i = 1; i < t->samples.len; i++)
+		CHECK(t->samples.data[i - 1].ts <= t->samples.data[i].ts);
+	CHECK_EQ_INT(t->samples.data[0].ts, 10);
+	CHECK_EQ_INT(t->first_ts, 10);
+	CHECK_EQ_INT(t->last_ts, 50);
+	model_free(&m);
+}
+
+static void idle_threads_per_cpu(void)
+{
+	struct model m;
+	uint64_t k[] = { 0xffffffff81000500 };
+	struct sample_event a = make_sample(0, 0, 10, "swapper/0", k, 1, NULL, 0);
+	struct sample_event b = make_sample(0, 0, 11, "swapper/1", k, 1, NULL, 0);
+	const struct process *p;
+
+	a.hdr.cpu = 0;
+	b.hdr.cpu = 1;
+	init_model(&m);
+	model_add_record(&m, &a, a.hdr.size);
+	model_add_record(&m, &b, b.hdr.size);
+	model_finish(&m);
+	p = &m.processes.data[0];
+	CHECK(p->is_idle);
+	/* Two CPUs plus the process's empty main thread. */
+	CHECK_EQ_INT(p->threads.len, 3);
+	CHECK_EQ_STR(m.threads.data[0].name, "swapper/0");
+	CHECK_EQ_STR(m.threads.data[1].name, "swapper/1");
+	CHECK_EQ_INT(m.threads.data[p->main_thread].samples.len, 0);
+	model_free(&m);
+}
+
+static void malformed_records_are_counted_not_trusted(void)
+{
+	struct model m;
+	uint64_t u[] = { 0x401000 };
+	struct sample_event e = make_sample(100, 100, 10, "app", NULL, 0, u, 1);
+
+	init_model(&m);
+	e.ustack_len = 200; /* more frames than the record holds */
+	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	e.ustack_len = 1;
+	CHECK_EQ_INT(model_add_record(&m, &e, 10), 0); /* shorter than a header */
+	e.hdr.kind = 77; /* a kind from a newer BPF object */
+	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	CHECK_EQ_INT(m.stats.events_malformed, 3);
+	CHECK_EQ_INT(m.stats.samples, 0);
+	model_free(&m);
+}
+
+static void truncated_user_stack_gets_marker_root(void)
+{
+	struct model m;
+	uint64_t u[] = { 0x401000, 0x402000 };
+	struct sample_event e = make_sample(100, 100, 10, "app", NULL, 0, u, 2);
+	struct raw_frame f[4];
+	int n;
+
+	e.flags = SAMPLE_USTACK_TRUNCATED;
+	init_model(&m);
+	model_add_record(&m, &e, e.hdr.size);
+	n = stack_frames(&m, m.threads.data[0].samples.data[0].stack, f, 4);
+	CHECK_EQ_INT(n, 3);
+	CHECK_EQ_INT(f[2].object, OBJ_TRUNCATED);
+	CHECK_EQ_INT(m.stats.truncated_stacks, 1);
+	model_free(&m);
+}
+
+int main(void)
+{
+	RUN(sample_stack_is_user_root_then_kernel);
+	RUN(stacks_are_hash_consed_and_topological);
+	RUN(main_threads_and_names);
+	RUN(samples_sorted_per_thread);
+	RUN(idle_threads_per_cpu);
+	RUN(malformed_records_are_counted_not_trusted);
+	RUN(truncated_user_stack_gets_marker_root);
+	return test_summary();
+}

@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* profile_tables_build: symbolize once, expand inlines, hash-cons, map raw stacks. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "emit_fixture.h"
+#include "test.h"
+
+static const char *func_name(const struct profile_tables *t, uint32_t frame)
+{
+	return strtab_get(&t->strings, t->funcs.data[t->frames.data[frame].func].name);
+}
+
+/* "root>...>leaf" of a profile stack, by func name. */
+static void stack_path(const struct profile_tables *t, uint32_t stack, char *buf, size_t size)
+{
+	const char *names[64];
+	size_t n = 0, off = 0;
+
+	buf[0] = '\0';
+	for (uint32_t s = stack; s != NO_INDEX && n < 64; s = t->stacks.data[s].prefix)
+		names[n++] = func_name(t, t->stacks.data[s].frame);
+	while (n--)
+		off += (size_t)snprintf(buf + off, size - off, "%s%s", names[n], n ? ">" : "");
+}
+
+static int64_t find_func(const struct profile_tables *t, const char *name)
+{
+	int64_t found = -1;
+
+	for (size_t i = 0; i < t->funcs.len; i++) {
+		if (strcmp(strtab_get(&t->strings, t->funcs.data[i].name), name))
+			continue;
+		if (found >= 0)
+			return -2; /* not deduplicated */
+		found = (int64_t)i;
+	}
+	return found;
+}
+
+static const char *resource_name(const struct profile_tables *t, int32_t res)
+{
+	return res < 0 ? NULL : strtab_get(&t->strings, t->resources.data[res].name);
+}
+
+static void test_resolves_each_raw_frame_once(void)
+{
+	struct fx_resolver r = { 0 };
+	struct profile_tables t;
+	struct model m;
+
+	CHECK_EQ_INT(fx_model_build(&m), 0);
+	r.m = &m;
+	CHECK_EQ_INT(profile_tables_build(&t, &m, fx_resolve, &r), 0);
+	/* F0..F9 are referenced by stacks (several of them more than once); F10 by none. */
+	for (size_t i = 0; i < FX_NFRAMES; i++)
+		CHECK_EQ_INT(r.calls[i], i < 10 ? 1 : 0);
+	CHECK_EQ_INT(r.total_calls, 10);
+	profile_tables_free(&t);
+	fx_model_free(&m);
+}
+
+static void test_raw_stacks_map_to_root_first_paths(void)
+{
+	static const char *const expected[FX_NSTACKS] = {
+		"main",
+		"main>compute>inline_helper",
+		"main>compute>inline_helper>write",
+		"main>compute>inline_helper>write>do_syscall_64",
+		"main>compute>inline_helper>write>do_syscall_64>ksys_write",
+		"[truncated]",
+		"[truncated]>worker_loop",
+		"main",
+		"[truncated]>worker_loop>0xdead",
+		"idle_loop",
+	};
+	struct fx_resolver r = { 0 };
+	struct profile_tables t;
+	struct model m;
+	char path[512];
+
+	CHECK_EQ_INT(fx_model_build(&m), 0);
+	r.m = &m;
+	CHECK_EQ_INT(profile_tables_build(&t, &m, fx_resolve, &r), 0);
+	CHECK_EQ_INT(t.raw_stack_map.len, FX_NSTACKS);
+	for (size_t i = 0; i < FX_NSTACKS && i < t.raw_stack_map.len; i++) {
+		stack_path(&t, profile_stack_of(&t, (uint32_t)i), path, sizeof(path));
+		CHECK_EQ_STR(path, expected[i]);
+	}
+	CHECK_EQ_INT(profile_stack_of(&t, NO_INDEX), NO_INDEX);
+	/* S0 and S7 are both "main" but at different lines: distinct frames, one func. */
+	CHECK(profile_stack_of(&t, 0) != profile_stack_of(&t, 7));
+	CHECK_EQ_INT(t.frames.data[t.stacks.data[profile_stack_of(&t, 0)].frame].func,
+		     t.frames.data[t.stacks.data[profile_stack_of(&t, 7)].frame].func);
+	/* A child raw stack hangs off its parent's profile stack, not a copy of it. */
+	CHECK_EQ_INT(t.stacks.data[profile_stack_of(&t, 2)].prefix, profile_stack_of(&t, 1));
+	CHECK_EQ_INT(t.stacks.data[profile_stack_of(&t, 8)].prefix, profile_stack_of(&t, 6));
+	/* Parents before children. */
+	for (size_t i = 0; i < t.stacks.len; i++)
+		CHECK(t.stacks.data[i].prefix == NO_INDEX || t.stacks.data[i].prefix < i);
+	profile_tables_free(&t);
+	fx_model_free(&m);
+}
+
+static void test_inline_expansion(void)
+{
+	struct fx_resolver r = { 0 };
+	const struct pt_frame *inner, *outer;
+	struct profile_tables t;
+	uint32_t st;
+	struct model m;
+
+	CHECK_EQ_INT(fx_model_build(&m), 0);
+	r.m = &m;
+	CHECK_EQ_INT(profile_tables_build(&t, &m, fx_resolve, &r), 0);
+	st = profile_stack_of(&t, 1);
+	inner = &t.frames.data[t.stacks.data[st].frame];
+	outer = &t.frames.data[t.stacks.data[t.stacks.data[st].prefix].frame];
+	CHECK_EQ_STR(func_name(&t, t.stacks.data[st].frame), "inline_helper");
+	CHECK_EQ_INT(inner->inline_depth, 1);
+	CHECK_EQ_INT(outer->inline_depth, 0);
+	CHECK_EQ_STR(func_name(&t, t.stacks.data[t.stacks.data[st].prefix].frame), "compute");
+	/* Both come from one return address 0x2000: the resolver looked up 0x1fff. */
+	CHECK_EQ_INT(inner->address, 0x1fff);
+	CHECK_EQ_INT(outer->address, 0x1fff);
+	CHECK_EQ_INT(inner->line, 7);
+	CHECK_EQ_INT(outer->line, 40);
+	CHECK_EQ_STR(strtab_get(&t.strings, t.sources.data[t.funcs.data[inner->func].source]),
+		     "helper.h");
+	CHECK_EQ_STR(strtab_get(&t.strings, t.sources.data[t.funcs.data[outer->func].source]),
+		     "compute.c");
+	/* The function line is not known to the resolver, so funcs carry none. */
+	CHECK_EQ_INT(t.funcs.data[inner->func].line, 0);
+	profile_tables_free(&t);
+	fx_model_free(&m);
+}
+
+static void test_categories_resources_libs(void)
+{
+	static const struct {
+		const char *func;
+		uint32_t category;
+		const char *resource;
+		const struct object_info *lib;
+	} want[] = {
+		{ "main", CAT_USER, "app", &fx_app_obj },
+		{ "compute", CAT_USER, "app", &fx_app_obj },
+		{ "inline_helper", CAT_USER, "app", &fx_app_obj },
+		{ "write", CAT_USER, "libc.so.6", &fx_libc_obj },
+		{ "do_syscall_64", CAT_KERNEL, FX_KERNEL_RES, NULL },
+		{ "ksys_write", CAT_KERNEL, FX_KERNEL_RES, NULL },
+		{ "idle_loop", CAT_KERNEL, FX_KERNEL_RES, NULL },
+		{ "[truncated]", CAT_USER, NULL, NULL },
+		{ "0xdead", CAT_USER, NULL, NULL },
+		{ "worker_loop", CAT_USER, "app", &fx_app_obj },
+	};
+	struct fx_resolver r = { 0 };
+	struct profile_tables t;
+	struct model m;
+
+	CHECK_EQ_INT(fx_model_build(&m), 0);
+	r.m = &m;
+	CHECK_EQ_INT(profile_tables_build(&t, &m, fx_resolve, &r), 0);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		int64_t f = find_func(&t, want[i].func);
+		int32_t res;
+
+		CHECK(f >= 0);
+		if (f < 0)
+			continue;
+		res = t.funcs.data[f].resource;
+		if (want[i].resource) {
+			CHECK_EQ_STR(resource_name(&t, res), want[i].resource);
+		} else {
+			CHECK_EQ_INT(res, -1);
+		}
+		if (want[i].lib) {
+			CHECK(res >= 0 && t.resources.data[res].lib >= 0 &&
+			      t.libs.data[t.resources.data[res].lib].obj == want[i].lib);
+		} else if (res >= 0) {
+			CHECK_EQ_INT(t.resources.data[res].lib, -1);
+		}
+		for (size_t k = 0; k < t.frames.len; k++)
+			if (t.frames.data[k].func == (uint32_t)f)
+				CHECK_EQ_INT(t.frames.data[k].category, want[i].category);
+	}
+	/* Deduplicated everything: 10 funcs, "main" twice as a frame, 3 resources, 2 libs. */
+	CHECK_EQ_INT(t.funcs.len, 10);
+	CHECK_EQ_INT(t.frames.len, 11);
+	CHECK_EQ_INT(t.stacks.len, 11);
+	CHECK_EQ_INT(t.resources.len, 3);
+	CHECK_EQ_INT(t.libs.len, 2);
+	CHECK_EQ_INT(t.sources.len, 4);
+	for (size_t i = 0; i < strtab_len(&t.strings); i++)
+		for (size_t k = i + 1; k < strtab_len(&t.strings); k++)
+			CHECK(strcmp(strtab_get(&t.strings, (uint32_t)i),
+				     strtab_get(&t.strings, (uint32_t)k)));
+	profile_tables_free(&t);
+	fx_model_free(&m);
+}
+
+/* Every raw frame resolves to the same function at the same (unknown) address. */
+static void same_resolve(void *ctx, const struct raw_frame *f, struct resolved_frame *out)
+{
+	(*(unsigned *)ctx)++;
+	memset(out, 0, sizeof(*out));
+	out->count = 1;
+	out->items[0].func = "same";
+	out->items[0].line = 3;
+	out->address = -1;
+	out->resource = "lib.so";
+}
+
+static void test_identical_resolutions_share_frames_and_stacks(void)
+{
+	struct raw_frame frames[] = { { FX_OBJ_APP, 0, 0x10 }, { FX_OBJ_APP, 0, 0x20 } };
+	struct raw_stack stacks[] = { { NO_INDEX, 0 }, { NO_INDEX, 1 }, { 0, 1 }, { 1, 0 } };
+	struct profile_tables t;
+	unsigned calls = 0;
+	struct model m;
+
+	memset(&m, 0, sizeof(m));
+	for (size_t i = 0; i < 2; i++)
+		CHECK_EQ_INT(vec_push(&m.frames, frames[i]), 0);
+	for (size_t i = 0; i < 4; i++)
+		CHECK_EQ_INT(vec_push(&m.stacks, stacks[i]), 0);
+	CHECK_EQ_INT(profile_tables_build(&t, &m, same_resolve, &calls), 0);
+	CHECK_EQ_INT(calls, 2);
+	CHECK_EQ_INT(t.funcs.len, 1);
+	CHECK_EQ_INT(t.frames.len, 1);
+	CHECK_EQ_INT(t.stacks.len, 2);
+	CHECK_EQ_INT(profile_stack_of(&t, 0), profile_stack_of(&t, 1));
+	CHECK_EQ_INT(profile_stack_of(&t, 2), profile_stack_of(&t, 3));
+	CHECK_EQ_INT(t.stacks.data[profile_stack_of(&t, 2)].prefix, profile_stack_of(&t, 0));
+	profile_tables_free(&t);
+	fx_model_free(&m);
+}
+
+/* Distinct (address, depth, line) per raw frame: many frames, none wrongly merged. */
+static void distinct_resolve(void *ctx, const struct raw_frame *f, struct resolved_frame *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->count = 1 + (unsigned)(f->offset % 3);
+	for (unsigned i = 0; i < out->count; i++) {
+		out->items[i].func = i ? "inlined" : "fn";
+		out->items[i].line = (int)(f->offset % 7);
+	}
+	out->address = (int64_t)f->offset;
+	out->kernel = f->offset % 2;
+}
+
+static void test_many_frames_stay_distinct(void)
+{
+	enum { N = 5000 };
+	size_t expected_frames = 0;
+	struct profile_tables t;
+	struct model m;
+
+	memset(&m, 0, sizeof(m));
+	for (uint32_t i = 0; i < N; i++) {
+		struct raw_frame f = { FX_OBJ_APP, 0, i };
+		struct raw_stack s = { i ? i - 1 : NO_INDEX, i };
+
+		CHECK_EQ_INT(vec_push(&m.frames, f), 0);
+		CHECK_EQ_INT(vec_push(&m.stacks, s), 0);
+		expected_frames += 1 + i % 3;
+	}
+	CHECK_EQ_INT(profile_tables_build(&t, &m, distinct_resolve, NULL), 0);
+	CHECK_EQ_INT(t.funcs.len, 2);
+	CHECK_EQ_INT(t.frames.len, expected_frames);
+	CHECK_EQ_INT(t.stacks.len, expected_frames);
+	for (size_t i = 0; i < t.frames.len; i++) {
+		const struct pt_frame *fr = &t.frames.data[i];
+
+		CHECK_EQ_INT(fr->category, fr->address % 2 ? CAT_KERNEL : CAT_USER);
+		CHECK_EQ_INT(fr->line, fr->address % 7);
+	}
+	/* The deepest raw stack's profile stack is a chain through every frame. */
+	{
+		size_t depth = 0;
+
+		for (uint32_t s = profile_stack_of(&t, N - 1); s != NO_INDEX;
+		     s = t.stacks.data[s].prefix)
+			depth++;
+		CHECK_EQ_INT(depth, expected_frames);
+	}
+	profile_tables_free(&t);
+	fx_model_free(&m);
+}
+
+static void null_resolve(void *ctx, const struct raw_frame *f, struct resolved_frame *out)
+{
+	/* A broken resolver: count 0 and no name. */
+	memset(out, 0, sizeof(*out));
+	out->address = -1;
+}
+
+static void test_broken_resolver_output_still_gives_a_frame(void)
+{
+	struct raw_frame f = { OBJ_UNKNOWN, 0, 1 };
+	struct raw_stack s = { NO_INDEX, 0 };
+	struct profile_tables t;
+	struct model m;
+
+	memset(&m, 0, sizeof(m));
+	CHECK_EQ_INT(vec_push(&m.frames, f), 0);
+	CHECK_EQ_INT(vec_push(&m.stacks, s), 0);
+	CHECK_EQ_INT(profile_tables_build(&t, &m, null_resolve, NULL), 0);
+	CHECK_EQ_INT(t.frames.len, 1);
+	CHECK_EQ_STR(func_name(&t, 0), "[unknown]");
+	CHECK_EQ_INT(t.funcs.data[0].resource, -1);
+	profile_tables_free(&t);
+	fx_model_free(&m);
+}
+
+static void test_rejects_non_topological_model(void)
+{
+	struct raw_frame f = { OBJ_UNKNOWN, 0, 1 };
+	struct raw_stack forward[] = { { 1, 0 }, { NO_INDEX, 0 } };
+	struct raw_stack self = { 0, 0 };
+	struct raw_stack bad_frame = { NO_INDEX, 7 };
+	struct profile_tables t;
+	struct model m;
+
+	memset(&m, 0, sizeof(m));
+	CHECK_EQ_INT(vec_push(&m.frames, f), 0);
+	CHECK_EQ_INT(vec_push(&m.stacks, forward[0]), 0);
+	CHECK_EQ_INT(vec_push(&m.stacks, forward[1]), 0);
+	CHECK_EQ_INT(profile_tables_build(&t, &m, null_resolve, NULL), -EINVAL);
+	CHECK_EQ_INT(t.stacks.len, 0);
+
+	m.stacks.len = 0;
+	CHECK_EQ_INT(vec_push(&m.stacks, self), 0);
+	CHECK_EQ_INT(profile_tables_build(&t, &m, null_resolve, NULL), -EINVAL);
+
+	m.stacks.len = 0;
+	CHECK_EQ_INT(vec_push(&m.stacks, bad_frame), 0);
+	CHECK_EQ_INT(profile_tables_build(&t, &m, null_resolve, NULL), -EINVAL);
+	fx_model_free(&m);
+}
+
+static void test_empty_model(void)
+{
+	struct profile_tables t;
+	struct model m;
+
+	memset(&m, 0, sizeof(m));
+	CHECK_EQ_INT(profile_tables_build(&t, &m, null_resolve, NULL), 0);
+	CHECK_EQ_INT(t.stacks.len + t.frames.len + t.funcs.len + strtab_len(&t.strings), 0);
+	profile_tables_free(&t);
+}
+
+int main(void)
+{
+	RUN(test_resolves_each_raw_frame_once);
+	RUN(test_raw_stacks_map_to_root_first_paths);
+	RUN(test_inline_expansion);
+	RUN(test_categories_resources_libs);
+	RUN(test_identical_resolutions_share_frames_and_stacks);
+	RUN(test_many_frames_stay_distinct);
+	RUN(test_broken_resolver_output_still_gives_a_frame);
+	RUN(test_rejects_non_topological_model);
+	RUN(test_empty_model);
+	return test_summary();
+}

@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * forker: a parent that forks one child; for the `bpfprof -- cmd` test, which
+ * must see both processes.
+ *
+ *   parent (comm from exec: "forker")  burns parent_burn
+ *   child  (comm "bpfprof-child")      burns child_burn
+ *
+ * Both burn for SECONDS of wall time (default 1.5), then the child exits and the
+ * parent reaps it. Prints "forker parent PID child PID" once the child exists,
+ * so a test can tell which process is which.
+ *
+ * Build with -O1 -fno-omit-frame-pointer -fno-inline (see burner.c).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "workload.h"
+
+NOINLINE uint64_t parent_burn(uint64_t seed, int iterations)
+{
+	KEEP_FRAME();
+	for (int i = 0; i < iterations; i++)
+		seed = xorshift64(seed) + (uint64_t)i;
+	return seed;
+}
+
+NOINLINE uint64_t child_burn(uint64_t seed, int iterations)
+{
+	KEEP_FRAME();
+	for (int i = 0; i < iterations; i++)
+		seed = xorshift64(seed) ^ (uint64_t)i;
+	return seed;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void burn_for(uint64_t (*burn)(uint64_t, int), double seconds)
+{
+	double end = now_s() + seconds;
+	uint64_t seed = 0x9e3779b97f4a7c15u;
+
+	while (now_s() < end)
+		seed = burn(seed, BURN_CHUNK);
+	burn_sink = seed;
+}
+
+int main(int argc, char **argv)
+{
+	double seconds = 1.5;
+	int status;
+	pid_t child;
+
+	if (argc > 2) {
+		fprintf(stderr, "usage: %s [SECONDS]\n", argv[0]);
+		return 2;
+	}
+	if (argc == 2) {
+		char *end;
+
+		seconds = strtod(argv[1], &end);
+		if (*end || !(seconds > 0 && seconds < 3600)) {
+			fprintf(stderr, "forker: bad duration '%s'\n", argv[1]);
+			return 2;
+		}
+	}
+
+	/* Flush before fork so the child does not print the parent's buffer too. */
+	fflush(stdout);
+	child = fork();
+	if (child < 0) {
+		perror("forker: fork");
+		return 1;
+	}
+	if (child == 0) {
+		if (prctl(PR_SET_NAME, "bpfprof-child", 0, 0, 0)) {
+			perror("forker: prctl(PR_SET_NAME)");
+			_exit(1);
+		}
+		burn_for(child_burn, seconds);
+		_exit(0);
+	}
+
+	printf("forker parent %d child %d\n", (int)getpid(), (int)child);
+	fflush(stdout);
+	burn_for(parent_burn, seconds);
+
+	while (waitpid(child, &status, 0) < 0) {
+		if (errno != EINTR) {
+			perror("forker: waitpid");
+			return 1;
+		}
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "forker: child failed (status 0x%x)\n", status);
+		return 1;
+	}
+	return 0;
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Checks that run before anything is loaded, so that a missing privilege or
+ * a kernel without BTF is one clear line instead of a libbpf error dump.
+ */
+#ifndef BPFPROF_PREFLIGHT_H
+#define BPFPROF_PREFLIGHT_H
+
+/* Path of the kernel BTF: $BPFPROF_BTF_PATH or /sys/kernel/btf/vmlinux. */
+const char *preflight_btf_path(void);
+/* True when BPFPROF_BTF_PATH names a BTF file to use instead of the kernel's. */
+int preflight_btf_is_custom(void);
+
+/* 0, or an exit status after printing one line. */
+int preflight_check_privileges(void);
+int preflight_check_btf(void);
+
+#endif

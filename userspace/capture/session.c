@@ -1,0 +1,248 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "session.h"
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpfprof.skel.h"
+#include "../../bpf/bpfprof_abi.h"
+#include "cpus.h"
+#include "preflight.h"
+#include "../util/log.h"
+
+#define MIN_RING_BYTES (256u * 1024)
+#define MAX_RING_BYTES (64u * 1024 * 1024)
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	/* libbpf's own messages are multi-line dumps: only with -vv. */
+	if (log_verbosity < 2 && level != LIBBPF_WARN)
+		return 0;
+	if (log_verbosity < 1)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/*
+ * Room for a quarter second of worst-case (full-stack) samples per CPU: the
+ * consumer drains at least every 100 ms, so a full ring means a stalled
+ * consumer, not a burst.
+ */
+static size_t ring_size_for(unsigned freq_hz)
+{
+	size_t want = (size_t)freq_hz * sizeof(struct sample_event) / 4, size = MIN_RING_BYTES;
+
+	while (size < want && size < MAX_RING_BYTES)
+		size *= 2;
+	return size;
+}
+
+/* tp_btf needs the tracepoint's BTF types; fall back to raw_tp where it cannot load. */
+static bool tp_btf_supported(const char *tp_name)
+{
+	char name[128];
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool ok;
+
+	if (!btf)
+		return false;
+	snprintf(name, sizeof(name), "btf_trace_%s", tp_name);
+	ok = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
+	btf__free(btf);
+	return ok;
+}
+
+static int on_ring_record(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+	int err = s->on_record(s->record_ctx, data, size);
+
+	/* Keep draining: a failed record is reported once at the end. */
+	if (err && !s->record_error)
+		s->record_error = err;
+	return 0;
+}
+
+int session_open(struct session *s, const struct session_config *cfg)
+{
+	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
+	int template_fd, err;
+	bool use_btf;
+
+	memset(s, 0, sizeof(*s));
+	libbpf_set_print(libbpf_print);
+
+	s->nr_online = cpus_online(&s->online, &s->nr_possible);
+	if (s->nr_online <= 0) {
+		log_error("cannot read the online CPUs from /sys/devices/system/cpu/online (%s)",
+			  strerror(-s->nr_online));
+		return 1;
+	}
+	s->nr_rings = s->nr_possible;
+	s->ring_bytes = ring_size_for(cfg->freq_hz);
+
+	if (preflight_btf_is_custom())
+		open_opts.btf_custom_path = preflight_btf_path();
+	s->skel = bpfprof_bpf__open_opts(&open_opts);
+	if (!s->skel) {
+		log_error("cannot open the BPF object (%s)", strerror(errno));
+		return 1;
+	}
+	s->skel->rodata->include_idle = cfg->include_idle;
+	s->skel->rodata->filter_tgid = cfg->tgids != NULL;
+	s->skel->rodata->follow_forks = cfg->follow_forks;
+	s->skel->rodata->nr_rings = (uint32_t)s->nr_rings;
+	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;
+
+	/*
+	 * The inner map template must have the ring size we will insert (the
+	 * kernel compares max_entries of map-in-map values). libbpf 1.1 cannot
+	 * resize its own template, so hand it a real ring buffer as the template.
+	 */
+	bpf_map__set_max_entries(s->skel->maps.rings, (uint32_t)s->nr_rings);
+	template_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, (uint32_t)s->ring_bytes, NULL);
+	if (template_fd < 0 || bpf_map__set_inner_map_fd(s->skel->maps.rings, template_fd)) {
+		log_error("cannot create a %zu KiB BPF ring buffer (%s); bpfprof needs kernel 5.8+",
+			  s->ring_bytes / 1024, strerror(errno));
+		if (template_fd >= 0)
+			close(template_fd);
+		return 1;
+	}
+
+	use_btf = tp_btf_supported("sched_process_fork");
+	bpf_program__set_autoload(s->skel->progs.on_fork_btf, cfg->follow_forks && use_btf);
+	bpf_program__set_autoload(s->skel->progs.on_fork_raw, cfg->follow_forks && !use_btf);
+
+	err = bpfprof_bpf__load(s->skel);
+	close(template_fd); /* the loaded outer map keeps what it needs */
+	if (err) {
+		log_error("the kernel rejected bpfprof's BPF programs (%s); run with -vv to see the "
+			  "verifier log, and check that the kernel is 5.8 or newer",
+			  strerror(-err));
+		return 1;
+	}
+
+	s->ring_fds = malloc(sizeof(*s->ring_fds) * (size_t)s->nr_rings);
+	if (!s->ring_fds)
+		return 1;
+	s->on_record = cfg->on_record;
+	s->record_ctx = cfg->ctx;
+	for (int i = 0; i < s->nr_rings; i++) {
+		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, (uint32_t)s->ring_bytes,
+					NULL);
+		uint32_t key = (uint32_t)i;
+
+		s->ring_fds[i] = fd;
+		if (fd < 0) {
+			log_error("cannot create a %zu KiB ring buffer for CPU %d (%s); lower -F or "
+				  "raise the memlock limit",
+				  s->ring_bytes / 1024, i, strerror(errno));
+			return 1;
+		}
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.rings), &key, &fd, BPF_ANY)) {
+			log_error("cannot install ring buffer %d (%s)", i, strerror(errno));
+			return 1;
+		}
+		if (!s->rb)
+			s->rb = ring_buffer__new(fd, on_ring_record, s, NULL);
+		else if (ring_buffer__add(s->rb, fd, on_ring_record, s))
+			s->rb = NULL;
+		if (!s->rb) {
+			log_error("cannot poll ring buffer %d (%s)", i, strerror(errno));
+			return 1;
+		}
+	}
+
+	for (size_t i = 0; i < cfg->nr_tgids; i++)
+		if (session_add_target(s, cfg->tgids[i]))
+			return 1;
+
+	if (cfg->follow_forks) {
+		err = bpfprof_bpf__attach(s->skel);
+		if (err) {
+			log_error("cannot attach the fork tracepoint (%s)", strerror(-err));
+			return 1;
+		}
+	}
+	log_debug("%d ring buffers of %zu KiB", s->nr_rings, s->ring_bytes / 1024);
+	return 0;
+}
+
+int session_add_target(struct session *s, uint32_t tgid)
+{
+	uint8_t one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.target_tgids), &tgid, &one, BPF_ANY)) {
+		log_error("cannot add pid %u to the target filter (%s)", tgid, strerror(errno));
+		return -errno;
+	}
+	return 0;
+}
+
+int session_start(struct session *s, unsigned freq_hz, enum sample_event_kind kind)
+{
+	return perf_sampler_open(&s->sampler, s->skel->progs.on_sample, freq_hz, kind, s->online,
+				 s->nr_possible);
+}
+
+int session_poll(struct session *s, int timeout_ms)
+{
+	int n = ring_buffer__poll(s->rb, timeout_ms);
+
+	if (n == -EINTR)
+		return 0;
+	return n;
+}
+
+void session_stop(struct session *s)
+{
+	perf_sampler_close(&s->sampler);
+	if (s->skel)
+		bpfprof_bpf__detach(s->skel);
+	/* Whatever was written before the detach is still in the rings. */
+	if (s->rb)
+		ring_buffer__consume(s->rb);
+}
+
+void session_read_stats(struct session *s, struct session_stats *out)
+{
+	int ncpu = s->nr_possible;
+	struct bpfprof_stats *per_cpu;
+	uint32_t zero = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!s->skel)
+		return;
+	per_cpu = calloc((size_t)ncpu, sizeof(*per_cpu));
+	if (!per_cpu)
+		return;
+	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stats), &zero, per_cpu)) {
+		for (int c = 0; c < ncpu; c++)
+			for (int k = 0; k < EV_KIND_MAX && k < 8; k++) {
+				out->emitted[k] += per_cpu[c].emitted[k];
+				out->dropped[k] += per_cpu[c].dropped[k];
+			}
+	}
+	free(per_cpu);
+}
+
+void session_close(struct session *s)
+{
+	perf_sampler_close(&s->sampler);
+	ring_buffer__free(s->rb);
+	if (s->ring_fds)
+		for (int i = 0; i < s->nr_rings; i++)
+			if (s->ring_fds[i] >= 0)
+				close(s->ring_fds[i]);
+	free(s->ring_fds);
+	bpfprof_bpf__destroy(s->skel);
+	free(s->online);
+	memset(s, 0, sizeof(*s));
+}

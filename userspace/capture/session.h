@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A recording session: loads and configures the BPF object, creates one ring
+ * buffer per CPU, attaches the programs, and drains events into a callback.
+ */
+#ifndef BPFPROF_SESSION_H
+#define BPFPROF_SESSION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "perf_events.h"
+
+struct bpfprof_bpf;
+struct ring_buffer;
+
+typedef int (*session_record_fn)(void *ctx, const void *data, size_t size);
+
+struct session_config {
+	unsigned freq_hz;
+	bool include_idle;
+	const uint32_t *tgids; /* filter to these processes; NULL = all */
+	size_t nr_tgids;
+	bool follow_forks; /* children of the targets become targets */
+	session_record_fn on_record;
+	void *ctx;
+};
+
+struct session {
+	struct bpfprof_bpf *skel;
+	struct ring_buffer *rb;
+	int *ring_fds;
+	int nr_rings;
+	size_t ring_bytes;
+	struct perf_sampler sampler;
+	bool *online;
+	int nr_possible, nr_online;
+	session_record_fn on_record;
+	void *record_ctx;
+	int record_error; /* first error returned by on_record */
+};
+
+struct session_stats {
+	uint64_t emitted[8];
+	uint64_t dropped[8];
+};
+
+/* Load and attach everything but the sampler; 0 or an exit status after a one-line error. */
+int session_open(struct session *s, const struct session_config *cfg);
+/* Add a target process (before or after start). */
+int session_add_target(struct session *s, uint32_t tgid);
+/* Start sampling. */
+int session_start(struct session *s, unsigned freq_hz, enum sample_event_kind kind);
+/* Wait up to timeout_ms for events and hand them to the callback; >= 0 or -errno. */
+int session_poll(struct session *s, int timeout_ms);
+/* Stop sampling and drain what is left in the ring buffers. */
+void session_stop(struct session *s);
+void session_read_stats(struct session *s, struct session_stats *out);
+void session_close(struct session *s);
+
+#endif

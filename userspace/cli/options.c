@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "options.h"
+
+#include <argp.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/log.h"
+
+static const char doc[] =
+	"bpfprof: a system-wide eBPF sampling profiler that writes Firefox Profiler profiles.\n"
+	"\n"
+	"USAGE: bpfprof [record] (-a | -p PID[,PID...] | -- COMMAND [ARGS...]) [OPTIONS]\n"
+	"\n"
+	"EXAMPLES:\n"
+	"  sudo bpfprof -a -d 10              # whole machine for 10 s -> profile.json.gz\n"
+	"  sudo bpfprof -p 1234,5678 -d 5     # two processes, all their threads\n"
+	"  sudo bpfprof -F 99 -a -o x.json.gz # whole machine at 99 Hz until Ctrl-C\n"
+	"  sudo bpfprof record -- make -j8    # a command and every process it forks\n"
+	"\n"
+	"Open the result at https://profiler.firefox.com/ (\"Load a profile from file\").\n"
+	"\v"
+	"Ctrl-C or SIGTERM stops recording early; the profile is still written.";
+
+enum {
+	OPT_IDLE = 1000,
+	OPT_VERSION,
+	OPT_HELP,
+	OPT_USAGE,
+};
+
+static const struct argp_option option_defs[] = {
+	{ "all", 'a', NULL, 0, "Profile the whole system (every process)", 0 },
+	{ "pid", 'p', "PID[,PID...]", 0,
+	  "Profile these processes (every thread, including threads created later)", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: Ctrl-C or command exit)", 0 },
+	{ "freq", 'F', "HZ", 0, "Samples per second per CPU (default 999)", 0 },
+	{ "event", 'e', "EVENT", 0,
+	  "Sampling clock: cpu-clock, cycles, or auto (default: cycles on bare metal, cpu-clock "
+	  "in VMs)",
+	  0 },
+	{ "output", 'o', "FILE", 0, "Output file (default profile.json.gz; .gz compresses)", 0 },
+	{ "idle", OPT_IDLE, NULL, 0, "Include the idle task, as one thread per CPU", 0 },
+	{ "verbose", 'v', NULL, 0, "Say more (repeat for debug output)", 0 },
+	{ "version", OPT_VERSION, NULL, 0, "Print the version and exit", 0 },
+	{ "help", OPT_HELP, NULL, 0, "Show this help and exit", -1 },
+	{ "usage", OPT_USAGE, NULL, 0, "Show a short usage message", -1 },
+	{ 0 },
+};
+
+struct parse_state {
+	struct options *o;
+	int done; /* --help/--version: exit 0 */
+	int reported; /* a handler already printed its one-line error */
+};
+
+/* Strict unsigned parse: digits only, no sign, no trailing junk. */
+static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+static int read_max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	int v = 100000;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1 || v <= 0)
+			v = 100000;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Map a pid (or a thread id) to its process id via /proc/PID/status. */
+static int pid_to_tgid(unsigned long long pid, uint32_t *tgid)
+{
+	char path[64], line[256];
+	FILE *f;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%llu/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -ESRCH;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %u", tgid) == 1) {
+			found = 1;
+			break;
+		}
+	fclose(f);
+	return found ? 0 : -ESRCH;
+}
+
+static int add_pids(struct options *o, const char *arg)
+{
+	char *copy = strdup(arg), *save = NULL, *tok;
+	int err = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		unsigned long long pid;
+		uint32_t tgid, *np;
+
+		if (parse_uint(tok, INT_MAX, &pid) || pid == 0) {
+			log_error("-p %s: '%s' is not a process id; give positive numbers separated "
+				  "by commas",
+				  arg, tok);
+			err = -EINVAL;
+			break;
+		}
+		if (pid_to_tgid(pid, &tgid)) {
+			log_error("-p: no process with pid %llu is running; check the pid with ps",
+				  pid);
+			err = -ESRCH;
+			break;
+		}
+		np = realloc(o->pids, (o->nr_pids + 1) * sizeof(*np));
+		if (!np) {
+			err = -ENOMEM;
+			break;
+		}
+		o->pids = np;
+		o->pids[o->nr_pids++] = tgid;
+	}
+	free(copy);
+	return err;
+}
+
+static error_t parse_opt(int key, char *arg, struct argp_state *state)
+{
+	struct parse_state *ps = state->input;
+	struct options *o = ps->o;
+	unsigned long long v;
+	char *end;
+
+	switch (key) {
+	case 'a':
+		o->all = true;
+		break;
+	case 'p':
+		if (add_pids(o, arg))
+			goto reported;
+		break;
+	case 'd':
+		errno = 0;
+		o->duration_s = strtod(arg, &end);
+		if (errno || *end || !isfinite(o->duration_s) || o->duration_s <= 0 ||
+		    o->duration_s > 365.0 * 86400) {
+			log_error("-d %s: the duration must be a positive number of seconds, e.g. -d 10",
+				  arg);
+			goto reported;
+		}
+		break;
+	case 'F': {
+		int max = read_max_sample_rate();
+
+		if (parse_uint(arg, UINT_MAX, &v) || v == 0) {
+			log_error("-F %s: the rate must be a whole number of samples per second "
+				  "between 1 and %d, e.g. -F 999",
+				  arg, max);
+			goto reported;
+		}
+		if (v > (unsigned long long)max) {
+			log_error("-F %s: above the kernel's limit (kernel.perf_event_max_sample_rate "
+				  "= %d); use -F %d or less",
+				  arg, max, max);
+			goto reported;
+		}
+		o->freq_hz = (unsigned)v;
+		break;
+	}
+	case 'e':
+		if (!strcmp(arg, "auto"))
+			o->event = SAMPLE_EVENT_AUTO;
+		else if (!strcmp(arg, "cycles"))
+			o->event = SAMPLE_EVENT_CYCLES;
+		else if (!strcmp(arg, "cpu-clock"))
+			o->event = SAMPLE_EVENT_CPU_CLOCK;
+		else {
+			log_error("-e %s: unknown sampling event; use cpu-clock, cycles or auto", arg);
+			goto reported;
+		}
+		break;
+	case 'o':
+		if (!*arg) {
+			log_error("-o: empty file name; give a path such as -o profile.json.gz");
+			goto reported;
+		}
+		o->output = arg;
+		break;
+	case OPT_IDLE:
+		o->include_idle = true;
+		break;
+	case 'v':
+		log_verbosity++;
+		break;
+	case OPT_VERSION:
+		printf("bpfprof %s\n", BPFPROF_VERSION);
+		ps->done = 1;
+		break;
+	case OPT_HELP:
+		argp_state_help(state, stdout, ARGP_HELP_STD_HELP & ~ARGP_HELP_EXIT_OK);
+		ps->done = 1;
+		break;
+	case OPT_USAGE:
+		argp_state_help(state, stdout, ARGP_HELP_USAGE);
+		ps->done = 1;
+		break;
+	case ARGP_KEY_ARG:
+		if (state->arg_num == 0 && !strcmp(arg, "record"))
+			break;
+		log_error("unexpected argument '%s'; put the command to profile after --, e.g. "
+			  "bpfprof -- %s",
+			  arg, arg);
+		goto reported;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+reported:
+	ps->reported = 1;
+	return EINVAL;
+}
+
+static char *join_args(char **argv, int argc)
+{
+	size_t len = 1;
+	char *s, *p;
+
+	for (int i = 0; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	p = s;
+	for (int i = 0; i < argc; i++)
+		p += sprintf(p, "%s%s", i ? " " : "", argv[i]);
+	*p = '\0';
+	return s;
+}
+
+static int describe_target(struct options *o)
+{
+	size_t len = 64 + o->nr_pids * 12;
+	char *s;
+
+	if (o->command) {
+		int n = 0;
+
+		while (o->command[n])
+			n++;
+		char *cmd = join_args(o->command, n);
+
+		if (!cmd)
+			return -ENOMEM;
+		s = malloc(strlen(cmd) + 16);
+		if (s)
+			sprintf(s, "command: %s", cmd);
+		free(cmd);
+	} else if (o->all) {
+		s = strdup("all processes");
+	} else {
+		s = malloc(len);
+		if (s) {
+			char *p = s + sprintf(s, "pid ");
+
+			for (size_t i = 0; i < o->nr_pids; i++)
+				p += sprintf(p, "%s%u", i ? "," : "", o->pids[i]);
+		}
+	}
+	o->target_desc = s;
+	return s ? 0 : -ENOMEM;
+}
+
+/*
+ * argp with ARGP_NO_ERRS rejects an unknown option or a missing value without
+ * saying which; the argument it stopped at tells us.
+ */
+static void report_argp_error(char **argv, int nopt, int arg_index)
+{
+	const char *bad = arg_index > 0 && arg_index <= nopt ? argv[arg_index - 1] : NULL;
+	const struct argp_option *d;
+
+	if (!bad || bad[0] != '-') {
+		log_error("invalid arguments; see bpfprof --help");
+		return;
+	}
+	for (d = option_defs; d->name; d++) {
+		bool is_long = bad[1] == '-' && !strncmp(bad + 2, d->name, strlen(d->name)) &&
+			       (bad[2 + strlen(d->name)] == '\0' || bad[2 + strlen(d->name)] == '=');
+		bool is_short = bad[1] == d->key && bad[2] == '\0';
+
+		if ((is_long || is_short) && d->arg) {
+			log_error("option '%s' needs a value (%s); see bpfprof --help", bad, d->arg);
+			return;
+		}
+	}
+	log_error("unknown option '%s'; see bpfprof --help", bad);
+}
+
+int options_parse(int argc, char **argv, struct options *o)
+{
+	static const struct argp argp = { option_defs, parse_opt, NULL, doc };
+	struct parse_state ps = { .o = o };
+	int nopt = argc, targets, arg_index = 0;
+	error_t err;
+
+	memset(o, 0, sizeof(*o));
+	o->freq_hz = DEFAULT_FREQ_HZ;
+	o->output = DEFAULT_OUTPUT;
+
+	/* Everything after the first `--` is the command, never our options. */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			nopt = i;
+			if (i + 1 < argc)
+				o->command = &argv[i + 1];
+			break;
+		}
+
+	o->self_command_line = join_args(argv, argc);
+	if (!o->self_command_line)
+		return 1;
+
+	/* We print our own one-line errors; argp's two-line ones are off. */
+	err = argp_parse(&argp, nopt, argv, ARGP_NO_ERRS | ARGP_NO_EXIT | ARGP_NO_HELP, &arg_index,
+			 &ps);
+	if (ps.done)
+		return -1;
+	if (err) {
+		if (!ps.reported)
+			report_argp_error(argv, nopt, arg_index);
+		return 2;
+	}
+	if (nopt < argc && !o->command) {
+		log_error("nothing after --; give the command to profile, e.g. bpfprof -- make");
+		return 2;
+	}
+
+	targets = o->all + (o->nr_pids > 0) + (o->command != NULL);
+	if (targets == 0) {
+		log_error("nothing to profile: give -a (whole system), -p PID, or -- COMMAND; see "
+			  "bpfprof --help");
+		return 2;
+	}
+	if (targets > 1) {
+		log_error("choose one target: -a, -p PID, or -- COMMAND (got %d of them)", targets);
+		return 2;
+	}
+	if (describe_target(o))
+		return 1;
+	return 0;
+}
+
+void options_free(struct options *o)
+{
+	free(o->pids);
+	free(o->self_command_line);
+	free(o->target_desc);
+}

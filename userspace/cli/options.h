@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Command line: `bpfprof [record] [options] [-- command args...]`. */
+#ifndef BPFPROF_OPTIONS_H
+#define BPFPROF_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../capture/perf_events.h"
+
+#define DEFAULT_FREQ_HZ 999 /* not 1000: avoids lock-step with timer ticks */
+#define DEFAULT_OUTPUT	"profile.json.gz"
+
+struct options {
+	bool all;
+	uint32_t *pids; /* tgids, resolved from the given pids (a tid maps to its process) */
+	size_t nr_pids;
+	double duration_s; /* 0: until Ctrl-C or the command exits */
+	unsigned freq_hz;
+	enum sample_event_kind event;
+	const char *output;
+	bool include_idle;
+	char **command; /* argv after `--`, NULL-terminated, or NULL */
+	char *self_command_line; /* bpfprof's own argv, for the profile's meta */
+	char *target_desc; /* "all", "pid 1,2", "command: make" */
+};
+
+/*
+ * Parse argv. Returns 0 to go on, or an exit status (> 0 after printing a
+ * one-line error; -1 for a clean exit after --help/--version, meaning 0).
+ */
+int options_parse(int argc, char **argv, struct options *o);
+void options_free(struct options *o);
+
+#endif

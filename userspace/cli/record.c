@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The recording flow: checks, output file, BPF session, the poll loop, then
+ * symbolization and the profile. Whatever ends the recording (duration,
+ * Ctrl-C, SIGTERM, the command exiting), the samples taken so far are
+ * written; if the chosen path fails at the end, a fallback path keeps them.
+ */
+#include "record.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../capture/command.h"
+#include "../capture/preflight.h"
+#include "../capture/session.h"
+#include "../emit/emitter.h"
+#include "../emit/output_file.h"
+#include "../emit/profile_tables.h"
+#include "../model/model.h"
+#include "../model/proc_source.h"
+#include "../symbols/symbolizer.h"
+#include "../util/log.h"
+#include "progress.h"
+
+static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t interrupts;
+static const char *volatile abort_unlink_path;
+
+static void on_stop_signal(int sig)
+{
+	/* A second Ctrl-C means "abort now": no profile, no temporary file left behind. */
+	if (sig == SIGINT && ++interrupts >= 2) {
+		if (abort_unlink_path)
+			unlink(abort_unlink_path);
+		_exit(130);
+	}
+	stop_requested = 1;
+}
+
+static void install_signal_handlers(void)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a signal must wake the poll loop at once. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static int on_record(void *ctx, const void *data, size_t size)
+{
+	const struct event_header *h = data;
+
+	/* -vvv: a trace of every record, for debugging the capture side. */
+	if (log_verbosity >= 3 && size >= sizeof(*h))
+		fprintf(stderr, "record kind=%u size=%u cpu=%u ts=%llu pid=%u tid=%u\n", h->kind,
+			h->size, h->cpu, (unsigned long long)h->ts, h->pid, h->tid);
+	return model_add_record(ctx, data, size);
+}
+
+static void resolve_frame(void *ctx, const struct raw_frame *f, struct resolved_frame *out)
+{
+	symbolizer_resolve(ctx, f->object, f->offset, f->is_return, out);
+}
+
+struct recording {
+	struct model model;
+	struct symbolizer *sym;
+	struct proc_source_ctx src_ctx;
+	struct session session;
+	struct command cmd;
+	bool have_cmd;
+	struct output_file out;
+	struct session_stats stats;
+	double start_wall_ms;
+};
+
+static const char *human_size(double bytes, char *buf, size_t len)
+{
+	static const char *units[] = { "B", "KiB", "MiB", "GiB" };
+	int u = 0;
+
+	while (bytes >= 1024 && u < 3) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
+	return buf;
+}
+
+static int write_profile(struct recording *r, const struct options *opts,
+			 const struct profile_tables *tables, struct output_file *out)
+{
+	struct profile_meta meta = { 0 };
+	char host[256] = "";
+	struct utsname uts;
+
+	gethostname(host, sizeof(host) - 1);
+	uname(&uts);
+	meta.product_version = BPFPROF_VERSION;
+	meta.command_line = opts->self_command_line;
+	meta.hostname = host;
+	meta.kernel_release = uts.release;
+	meta.arch = uts.machine;
+	meta.logical_cpus = (unsigned)r->session.nr_online;
+	meta.sample_freq_hz = opts->freq_hz;
+	meta.sample_event = r->session.sampler.event_name ? r->session.sampler.event_name
+							  : "cpu-clock";
+	meta.target = opts->target_desc;
+	meta.start_wall_ms = r->start_wall_ms;
+	meta.lost_samples = r->stats.dropped[EV_SAMPLE];
+	meta.include_idle = opts->include_idle;
+	return emit_profile_fd(out->fd, out->gzip, &r->model, tables, &meta);
+}
+
+/*
+ * The chosen path failed after recording (disk full, directory removed):
+ * the samples are in memory, so try the usual temporary directories.
+ */
+static int write_fallback(struct recording *r, const struct options *opts,
+			  const struct profile_tables *tables, char *saved, size_t saved_len)
+{
+	const char *dirs[] = { getenv("TMPDIR"), "/var/tmp", "/tmp" };
+
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		struct output_file alt;
+		char path[PATH_MAX];
+
+		if (!dirs[i] || !*dirs[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/bpfprof-%d-%ld.json.gz", dirs[i], (int)getpid(),
+			 (long)time(NULL));
+		if (output_file_open(&alt, path))
+			continue;
+		if (write_profile(r, opts, tables, &alt) == 0 && output_file_commit(&alt) == 0) {
+			snprintf(saved, saved_len, "%s", path);
+			output_file_free(&alt);
+			return 0;
+		}
+		output_file_abort(&alt);
+		output_file_free(&alt);
+	}
+	return -EIO;
+}
+
+static void print_summary(struct recording *r, const char *path)
+{
+	struct stat st;
+	char size[32] = "?";
+	size_t threads = 0;
+
+	for (size_t i = 0; i < r->model.threads.len; i++)
+		threads += r->model.threads.data[i].samples.len > 0;
+	if (!stat(path, &st))
+		human_size((double)st.st_size, size, sizeof(size));
+	fprintf(stderr,
+		"bpfprof: %" PRIu64 " samples from %zu processes, %zu threads; %" PRIu64
+		" samples lost\n",
+		r->model.stats.samples, r->model.processes.len, threads, r->stats.dropped[EV_SAMPLE]);
+	fprintf(stderr, "bpfprof: wrote %s (%s)\n", path, size);
+	fprintf(stderr, "bpfprof: open it at https://profiler.firefox.com/ with \"Load a profile "
+			"from file\"\n");
+}
+
+/* The poll loop: until the duration, a signal, or the command's exit. */
+static void record_loop(struct recording *r, const struct options *opts, uint64_t start_ns)
+{
+	uint64_t deadline = opts->duration_s > 0 ? start_ns + (uint64_t)(opts->duration_s * 1e9)
+						 : UINT64_MAX;
+	struct progress prog;
+
+	progress_init(&prog);
+	while (!stop_requested) {
+		uint64_t now;
+		int timeout = 100;
+		int n;
+
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (now >= deadline)
+			break;
+		if (deadline - now < 100000000ULL)
+			timeout = (int)((deadline - now) / 1000000) + 1;
+		n = session_poll(&r->session, timeout);
+		if (n < 0) {
+			log_error("reading the ring buffers failed (%s); stopping and writing what "
+				  "was recorded",
+				  strerror(-n));
+			break;
+		}
+		if (r->session.record_error == -ENOMEM) {
+			log_error("out of memory while recording; stopping and writing what was "
+				  "recorded");
+			break;
+		}
+		if (r->have_cmd && command_poll_exit(&r->cmd))
+			break;
+		if (prog.enabled) {
+			struct session_stats st;
+
+			now = clock_ns(CLOCK_MONOTONIC);
+			session_read_stats(&r->session, &st);
+			progress_update(&prog, now, (double)(now - start_ns) / 1e9, opts->duration_s,
+					r->model.stats.samples, st.dropped[EV_SAMPLE]);
+		}
+	}
+	progress_clear(&prog);
+}
+
+static int finish_and_write(struct recording *r, const struct options *opts)
+{
+	struct profile_tables tables = { 0 };
+	char saved[PATH_MAX];
+	int err;
+
+	err = model_finish(&r->model);
+	if (!err)
+		err = profile_tables_build(&tables, &r->model, resolve_frame, r->sym);
+	if (err) {
+		log_error("out of memory while building the profile (%s)", strerror(-err));
+		profile_tables_free(&tables);
+		return 1;
+	}
+	err = write_profile(r, opts, &tables, &r->out);
+	if (!err)
+		err = output_file_commit(&r->out);
+	if (err) {
+		log_error("writing %s failed (%s); saving the profile elsewhere", opts->output,
+			  strerror(-err));
+		output_file_abort(&r->out);
+		if (write_fallback(r, opts, &tables, saved, sizeof(saved))) {
+			log_error("could not save the profile anywhere (%s); free some disk space "
+				  "and record again",
+				  strerror(-err));
+			profile_tables_free(&tables);
+			return 1;
+		}
+		log_info("the profile was saved to %s instead", saved);
+		print_summary(r, saved);
+		profile_tables_free(&tables);
+		return 1;
+	}
+	profile_tables_free(&tables);
+	print_summary(r, opts->output);
+	return 0;
+}
+
+int record_main(const struct options *opts)
+{
+	struct recording r = { 0 };
+	struct session_config cfg = { 0 };
+	struct proc_source src;
+	uint32_t cmd_tgid;
+	uint64_t start_ns;
+	int ret;
+
+	if ((ret = preflight_check_privileges()) || (ret = preflight_check_btf()))
+		return ret;
+	if (output_file_open(&r.out, opts->output))
+		return 1;
+	abort_unlink_path = r.out.tmp_path;
+	install_signal_handlers();
+
+	r.sym = symbolizer_new("/proc", "/proc/kallsyms");
+	if (!r.sym) {
+		log_error("out of memory");
+		ret = 1;
+		goto out;
+	}
+	r.src_ctx.proc_root = "/proc";
+	r.src_ctx.sym = r.sym;
+	proc_source_init(&src, &r.src_ctx);
+	model_init(&r.model, &src, 0);
+
+	cfg.freq_hz = opts->freq_hz;
+	cfg.include_idle = opts->include_idle;
+	cfg.on_record = on_record;
+	cfg.ctx = &r.model;
+	if (opts->command) {
+		ret = command_prepare(&r.cmd, opts->command);
+		if (ret) {
+			log_error("cannot fork to run '%s' (%s)", opts->command[0], strerror(-ret));
+			ret = 1;
+			goto out;
+		}
+		r.have_cmd = true;
+		cmd_tgid = (uint32_t)r.cmd.pid;
+		cfg.tgids = &cmd_tgid;
+		cfg.nr_tgids = 1;
+		cfg.follow_forks = true;
+	} else if (!opts->all) {
+		cfg.tgids = opts->pids;
+		cfg.nr_tgids = opts->nr_pids;
+	}
+
+	ret = session_open(&r.session, &cfg);
+	if (ret)
+		goto out;
+	r.start_wall_ms = (double)clock_ns(CLOCK_REALTIME) / 1e6;
+	start_ns = clock_ns(CLOCK_MONOTONIC);
+	r.model.start_ts = r.model.end_ts = start_ns;
+	if (session_start(&r.session, opts->freq_hz, opts->event)) {
+		ret = 1;
+		goto out;
+	}
+	if (r.have_cmd && (ret = command_start(&r.cmd, opts->command)))
+		goto out;
+	if (!isatty(STDERR_FILENO) || log_verbosity)
+		log_info("recording %s at %u Hz%s", opts->target_desc, opts->freq_hz,
+			 opts->duration_s > 0 ? "" : " until Ctrl-C");
+
+	record_loop(&r, opts, start_ns);
+
+	session_stop(&r.session);
+	session_read_stats(&r.session, &r.stats);
+	{
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+		if (now > r.model.end_ts)
+			r.model.end_ts = now;
+	}
+	if (r.stats.dropped[EV_SAMPLE])
+		log_warn("%" PRIu64 " samples were lost because a ring buffer was full",
+			 r.stats.dropped[EV_SAMPLE]);
+	if (r.have_cmd && !r.cmd.exited)
+		log_info("recording stopped; '%s' (pid %d) keeps running", opts->command[0],
+			 (int)r.cmd.pid);
+	ret = finish_and_write(&r, opts);
+	abort_unlink_path = NULL;
+out:
+	if (r.have_cmd && r.cmd.go_fd >= 0)
+		command_abort(&r.cmd);
+	session_close(&r.session);
+	if (ret && r.out.tmp_path && r.out.fd >= 0)
+		output_file_abort(&r.out);
+	output_file_free(&r.out);
+	model_free(&r.model);
+	symbolizer_free(r.sym);
+	return ret;
+}

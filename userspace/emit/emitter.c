@@ -1,0 +1,860 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The processed profile, top to bottom, in one pass over the tables and the
+ * model's samples. Everything goes through the streaming JSON writer, the
+ * small object-shaped parts too: process names, command lines and host names
+ * are arbitrary bytes, and the writer is the one place that turns them into
+ * valid UTF-8 (jansson would reject such strings instead).
+ */
+#include "emitter.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/log.h"
+#include "json_writer.h"
+
+#define PROCESSED_PROFILE_VERSION 66
+/* Gecko format version; ignored for processed profiles, samply writes 24. */
+#define GECKO_PROFILE_VERSION 24
+
+/* Where a thread goes in threads[]: process order first, main thread first within it. */
+struct thread_key {
+	uint32_t proc_rank;
+	uint32_t not_main;
+	uint64_t first_ts;
+	uint32_t tid;
+	uint32_t index;
+};
+
+/* Decisions made before writing, so the writing itself cannot fail half-way on bad input. */
+struct emit_plan {
+	struct thread_key *order; /* m->threads.len, sorted */
+	uint32_t *main_thread; /* per process: its one isMainThread */
+	uint32_t *pid_dup; /* per process: 0, or n for the n-th reuse of its pid (pid "P.n") */
+	uint64_t end_ns; /* relative to start: covers end_ts and every sample */
+	uint64_t clamped_samples; /* out of order or before start; moved, not dropped */
+};
+
+static uint64_t rel_ns(const struct model *m, uint64_t ts)
+{
+	return ts > m->start_ts ? ts - m->start_ts : 0;
+}
+
+/* Milliseconds from nanoseconds, exactly. */
+static void jw_ms(struct json_writer *w, uint64_t ns)
+{
+	jw_decimal(w, (int64_t)ns, 6);
+}
+
+static void jw_kv_ms(struct json_writer *w, const char *key, uint64_t ns)
+{
+	jw_key(w, key);
+	jw_ms(w, ns);
+}
+
+static int cmp_u32_pair(uint64_t a1, uint64_t a2, uint64_t b1, uint64_t b2)
+{
+	if (a1 != b1)
+		return a1 < b1 ? -1 : 1;
+	if (a2 != b2)
+		return a2 < b2 ? -1 : 1;
+	return 0;
+}
+
+struct proc_key {
+	uint64_t first_ts;
+	uint32_t pid;
+	uint32_t index;
+};
+
+static int cmp_proc_key(const void *a, const void *b)
+{
+	const struct proc_key *x = a, *y = b;
+	int c = cmp_u32_pair(x->first_ts, x->pid, y->first_ts, y->pid);
+
+	return c ? c : cmp_u32_pair(x->index, 0, y->index, 0);
+}
+
+static int cmp_thread_key(const void *a, const void *b)
+{
+	const struct thread_key *x = a, *y = b;
+	int c = cmp_u32_pair(x->proc_rank, x->not_main, y->proc_rank, y->not_main);
+
+	if (!c)
+		c = cmp_u32_pair(x->first_ts, x->tid, y->first_ts, y->tid);
+	return c ? c : cmp_u32_pair(x->index, 0, y->index, 0);
+}
+
+static void plan_free(struct emit_plan *p)
+{
+	free(p->order);
+	free(p->main_thread);
+	free(p->pid_dup);
+}
+
+/*
+ * Exactly one main thread per process: the model's choice when it is one of
+ * the process's threads, else the earliest thread (model_finish should make
+ * the fallback unnecessary, but the front-end drops every other "main"
+ * thread of a pid, so this must hold by construction).
+ */
+static void choose_main_threads(struct emit_plan *p, const struct model *m)
+{
+	for (size_t i = 0; i < m->processes.len; i++) {
+		uint32_t mt = m->processes.data[i].main_thread;
+		bool valid = mt < m->threads.len && m->threads.data[mt].process == i;
+
+		p->main_thread[i] = valid ? mt : NO_INDEX;
+	}
+	for (size_t i = 0; i < m->threads.len; i++) {
+		const struct thread *th = &m->threads.data[i];
+		uint32_t cur = p->main_thread[th->process];
+
+		/* The model's own (valid) choice stands. */
+		if (cur != NO_INDEX && m->processes.data[th->process].main_thread == cur)
+			continue;
+		if (cur == NO_INDEX ||
+		    cmp_u32_pair(th->first_ts, th->tid, m->threads.data[cur].first_ts,
+				 m->threads.data[cur].tid) < 0)
+			p->main_thread[th->process] = (uint32_t)i;
+	}
+}
+
+/* pid strings must be unique per process; a reused pid gets "P.1", "P.2" like samply. */
+static int number_reused_pids(struct emit_plan *p, const struct model *m,
+			      const struct proc_key *sorted)
+{
+	struct hmap seen = { 0 };
+	int err = 0;
+
+	for (size_t r = 0; r < m->processes.len; r++) {
+		struct hmap_key key = { sorted[r].pid, 0 };
+		uint32_t n = 0;
+
+		if (hmap_get(&seen, key, &n))
+			n++;
+		p->pid_dup[sorted[r].index] = n;
+		err = hmap_put(&seen, key, n);
+		if (err)
+			break;
+	}
+	hmap_free(&seen);
+	return err;
+}
+
+static int plan_build(struct emit_plan *p, const struct model *m, const struct profile_tables *t)
+{
+	size_t np = m->processes.len, nt = m->threads.len;
+	struct proc_key *procs = NULL;
+	uint32_t *rank = NULL;
+	uint64_t end = m->end_ts;
+	int err = -ENOMEM;
+
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < nt; i++) {
+		const struct thread *th = &m->threads.data[i];
+
+		if (th->process >= np) {
+			log_error("internal error: thread %u belongs to no known process", th->tid);
+			return -EINVAL;
+		}
+		for (size_t k = 0; k < th->samples.len; k++) {
+			uint32_t st = th->samples.data[k].stack;
+
+			if (st != NO_INDEX && st >= t->raw_stack_map.len) {
+				log_error("internal error: sample of thread %u has unknown stack %u",
+					  th->tid, st);
+				return -EINVAL;
+			}
+			if (th->samples.data[k].ts > end)
+				end = th->samples.data[k].ts;
+		}
+	}
+	p->end_ns = rel_ns(m, end);
+
+	procs = calloc(np ? np : 1, sizeof(*procs));
+	rank = calloc(np ? np : 1, sizeof(*rank));
+	p->order = calloc(nt ? nt : 1, sizeof(*p->order));
+	p->main_thread = calloc(np ? np : 1, sizeof(*p->main_thread));
+	p->pid_dup = calloc(np ? np : 1, sizeof(*p->pid_dup));
+	if (!procs || !rank || !p->order || !p->main_thread || !p->pid_dup)
+		goto out;
+
+	for (size_t i = 0; i < np; i++)
+		procs[i] = (struct proc_key){ m->processes.data[i].first_ts,
+					      m->processes.data[i].pid, (uint32_t)i };
+	qsort(procs, np, sizeof(*procs), cmp_proc_key);
+	for (size_t r = 0; r < np; r++)
+		rank[procs[r].index] = (uint32_t)r;
+	err = number_reused_pids(p, m, procs);
+	if (err)
+		goto out;
+
+	choose_main_threads(p, m);
+	for (size_t i = 0; i < nt; i++) {
+		const struct thread *th = &m->threads.data[i];
+
+		p->order[i] = (struct thread_key){ rank[th->process],
+						   p->main_thread[th->process] != i, th->first_ts,
+						   th->tid, (uint32_t)i };
+	}
+	qsort(p->order, nt, sizeof(*p->order), cmp_thread_key);
+	err = 0;
+out:
+	free(procs);
+	free(rank);
+	if (err)
+		plan_free(p);
+	return err;
+}
+
+/* ---- meta ----------------------------------------------------------------- */
+
+static void write_categories(struct json_writer *w)
+{
+	/* Index = enum profile_category; "Other" is the grey default the front-end requires. */
+	static const struct {
+		const char *name, *color;
+	} cats[CAT_COUNT] = {
+		[CAT_OTHER] = { "Other", "grey" },
+		[CAT_KERNEL] = { "Kernel", "orange" },
+		[CAT_USER] = { "User", "yellow" },
+	};
+
+	jw_key(w, "categories");
+	jw_begin_array(w);
+	for (int i = 0; i < CAT_COUNT; i++) {
+		jw_begin_object(w);
+		jw_kv_string(w, "name", cats[i].name);
+		jw_kv_string(w, "color", cats[i].color);
+		jw_key(w, "subcategories");
+		jw_begin_array(w);
+		jw_string(w, "Other");
+		jw_end_array(w);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+}
+
+static void extra_entry_string(struct json_writer *w, const char *label, const char *value)
+{
+	if (!value)
+		return;
+	jw_begin_object(w);
+	jw_kv_string(w, "label", label);
+	jw_kv_string(w, "format", "string");
+	jw_kv_string(w, "value", value);
+	jw_end_object(w);
+}
+
+static void extra_entry_int(struct json_writer *w, const char *label, uint64_t value)
+{
+	jw_begin_object(w);
+	jw_kv_string(w, "label", label);
+	jw_kv_string(w, "format", "integer");
+	jw_kv_uint(w, "value", value);
+	jw_end_object(w);
+}
+
+/* The "more info" panel: how this recording was made and what it lost. */
+static void write_extra(struct json_writer *w, const struct model *m,
+			const struct profile_meta *meta)
+{
+	jw_key(w, "extra");
+	jw_begin_array(w);
+	jw_begin_object(w);
+	jw_kv_string(w, "label", "bpfprof");
+	jw_key(w, "entries");
+	jw_begin_array(w);
+	extra_entry_string(w, "Command line", meta->command_line);
+	extra_entry_string(w, "Target", meta->target);
+	extra_entry_string(w, "Sample event", meta->sample_event);
+	extra_entry_int(w, "Sampling frequency (Hz)", meta->sample_freq_hz);
+	extra_entry_string(w, "Idle threads", meta->include_idle ? "included" : "excluded");
+	extra_entry_int(w, "Samples", m->stats.samples);
+	extra_entry_int(w, "Lost samples", meta->lost_samples);
+	extra_entry_int(w, "Lost other events", meta->lost_other);
+	extra_entry_int(w, "Samples dropped in kernel", m->stats.samples_dropped_kernel);
+	extra_entry_int(w, "Truncated stacks", m->stats.truncated_stacks);
+	extra_entry_int(w, "Unknown user addresses", m->stats.unknown_user_addrs);
+	extra_entry_int(w, "Malformed events", m->stats.events_malformed);
+	extra_entry_string(w, "Host", meta->hostname);
+	extra_entry_string(w, "Kernel", meta->kernel_release);
+	extra_entry_string(w, "Architecture", meta->arch);
+	extra_entry_string(w, "bpfprof version", meta->product_version);
+	jw_end_array(w);
+	jw_end_object(w);
+	jw_end_array(w);
+}
+
+static void write_meta(struct json_writer *w, const struct model *m,
+		       const struct profile_meta *meta, const struct emit_plan *p)
+{
+	char oscpu[256];
+	/* 1000 / Hz ms; a zero rate would divide by zero, and 1 ms is a harmless default. */
+	double interval = meta->sample_freq_hz ? 1000.0 / meta->sample_freq_hz : 1.0;
+
+	snprintf(oscpu, sizeof(oscpu), "Linux%s%s%s%s", meta->kernel_release ? " " : "",
+		 meta->kernel_release ? meta->kernel_release : "", meta->arch ? " " : "",
+		 meta->arch ? meta->arch : "");
+
+	jw_key(w, "meta");
+	jw_begin_object(w);
+	jw_kv_double(w, "interval", interval);
+	jw_kv_double(w, "startTime", meta->start_wall_ms);
+	jw_kv_uint(w, "startTimeAsClockMonotonicNanosecondsSinceBoot", m->start_ts);
+	jw_kv_ms(w, "profilingStartTime", 0);
+	jw_kv_ms(w, "profilingEndTime", p->end_ns);
+	jw_key(w, "endTime");
+	jw_double(w, meta->start_wall_ms + (double)p->end_ns / 1e6);
+	jw_kv_int(w, "processType", 0);
+	jw_kv_string(w, "product", "bpfprof");
+	jw_kv_int(w, "stackwalk", 1);
+	jw_kv_bool(w, "debug", false);
+	jw_kv_int(w, "version", GECKO_PROFILE_VERSION);
+	jw_kv_int(w, "preprocessedProfileVersion", PROCESSED_PROFILE_VERSION);
+	jw_kv_bool(w, "symbolicated", true);
+	jw_kv_bool(w, "usesOnlyOneStackType", true);
+	jw_kv_bool(w, "sourceCodeIsNotOnSearchfox", true);
+	jw_kv_string(w, "platform", "X11");
+	jw_kv_string(w, "oscpu", oscpu);
+	if (meta->logical_cpus)
+		jw_kv_uint(w, "logicalCPUs", meta->logical_cpus);
+	if (meta->command_line)
+		jw_kv_string(w, "arguments", meta->command_line);
+	if (meta->product_version)
+		jw_kv_string(w, "appBuildID", meta->product_version);
+	write_categories(w);
+	jw_key(w, "sampleUnits");
+	jw_begin_object(w);
+	jw_kv_string(w, "time", "ms");
+	jw_kv_string(w, "eventDelay", "ms");
+	/* U+00B5 MICRO SIGN as UTF-8; Greek mu (U+03BC) makes the front-end reject the file. */
+	jw_kv_string(w, "threadCPUDelta", "\xc2\xb5s");
+	jw_end_object(w);
+	jw_key(w, "markerSchema");
+	jw_begin_array(w);
+	jw_end_array(w);
+	write_extra(w, m, meta);
+	jw_end_object(w);
+}
+
+/* ---- libs ------------------------------------------------------------------ */
+
+static int hex_nibble(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* A GNU build-id must be non-empty, even-length hex to be worth citing. */
+static bool build_id_valid(const char *id)
+{
+	size_t n = 0;
+
+	if (!id)
+		return false;
+	for (; id[n]; n++)
+		if (hex_nibble(id[n]) < 0)
+			return false;
+	return n && n % 2 == 0;
+}
+
+/*
+ * breakpadId as samply derives it for ELF: the first 16 build-id bytes
+ * (zero-padded) read as a little-endian GUID, so the 4-, 2- and 2-byte
+ * fields are byte-reversed, then uppercase hex and the age "0". Without a
+ * build-id: 33 zeros.
+ */
+void emit_breakpad_id(const char *build_id, char out[34])
+{
+	static const unsigned char guid_order[16] = { 3, 2, 1, 0, 5, 4, 7, 6,
+						      8, 9, 10, 11, 12, 13, 14, 15 };
+	static const char hex[] = "0123456789ABCDEF";
+	unsigned char bytes[16] = { 0 };
+
+	if (build_id_valid(build_id)) {
+		size_t n = strlen(build_id) / 2;
+
+		for (size_t i = 0; i < n && i < 16; i++)
+			bytes[i] = (unsigned char)(hex_nibble(build_id[2 * i]) << 4 |
+						   hex_nibble(build_id[2 * i + 1]));
+	}
+	for (int i = 0; i < 16; i++) {
+		unsigned char b = bytes[guid_order[i]];
+
+		out[2 * i] = hex[b >> 4];
+		out[2 * i + 1] = hex[b & 0xf];
+	}
+	out[32] = '0';
+	out[33] = '\0';
+}
+
+static void write_code_id(struct json_writer *w, const char *build_id)
+{
+	char *lower;
+
+	if (!build_id_valid(build_id)) {
+		jw_null(w);
+		return;
+	}
+	lower = strdup(build_id);
+	if (!lower) {
+		/* Only the case differs; the front-end compares code ids case-insensitively anyway. */
+		jw_string(w, build_id);
+		return;
+	}
+	for (char *c = lower; *c; c++)
+		if (*c >= 'A' && *c <= 'F')
+			*c = (char)(*c - 'A' + 'a');
+	jw_string(w, lower);
+	free(lower);
+}
+
+static void write_libs(struct json_writer *w, const struct profile_tables *t,
+		       const struct profile_meta *meta)
+{
+	jw_key(w, "libs");
+	jw_begin_array(w);
+	for (size_t i = 0; i < t->libs.len; i++) {
+		const struct object_info *obj = t->libs.data[i].obj;
+		const char *name = obj->name ? obj->name : "";
+		const char *path = obj->path ? obj->path : name;
+		char breakpad[34];
+
+		emit_breakpad_id(obj->build_id, breakpad);
+		jw_begin_object(w);
+		jw_kv_string(w, "name", name);
+		jw_kv_string(w, "path", path);
+		jw_kv_string(w, "debugName", name);
+		jw_kv_string(w, "debugPath", path);
+		jw_kv_string(w, "breakpadId", breakpad);
+		jw_key(w, "codeId");
+		write_code_id(w, obj->build_id);
+		jw_kv_string(w, "arch", meta->arch);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
+}
+
+/* ---- shared ---------------------------------------------------------------- */
+
+/* A column whose every entry is the same literal (null, false, 0, ...). */
+enum const_value { CONST_NULL, CONST_FALSE, CONST_ZERO, CONST_ONE };
+
+static void const_column(struct json_writer *w, const char *key, enum const_value v, size_t n)
+{
+	jw_key(w, key);
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		switch (v) {
+		case CONST_NULL:
+			jw_null(w);
+			break;
+		case CONST_FALSE:
+			jw_bool(w, false);
+			break;
+		case CONST_ZERO:
+			jw_int(w, 0);
+			break;
+		case CONST_ONE:
+			jw_int(w, 1);
+			break;
+		}
+	}
+	jw_end_array(w);
+}
+
+static void empty_column(struct json_writer *w, const char *key)
+{
+	const_column(w, key, CONST_NULL, 0);
+}
+
+/* An int column where 0 or a negative number (per `none_below`) means null. */
+static void jw_int_or_null(struct json_writer *w, int64_t v, int64_t none_below)
+{
+	if (v < none_below)
+		jw_null(w);
+	else
+		jw_int(w, v);
+}
+
+static void write_strings(struct json_writer *w, const struct profile_tables *t)
+{
+	jw_key(w, "stringArray");
+	jw_begin_array(w);
+	for (size_t i = 0; i < strtab_len(&t->strings); i++)
+		jw_string(w, strtab_get(&t->strings, (uint32_t)i));
+	jw_end_array(w);
+}
+
+static void write_sources(struct json_writer *w, const struct profile_tables *t)
+{
+	size_t n = t->sources.len;
+
+	jw_key(w, "sources");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", n);
+	const_column(w, "id", CONST_NULL, n);
+	jw_key(w, "filename");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->sources.data[i]);
+	jw_end_array(w);
+	const_column(w, "startLine", CONST_ONE, n);
+	const_column(w, "startColumn", CONST_ONE, n);
+	const_column(w, "sourceMapURL", CONST_NULL, n);
+	const_column(w, "content", CONST_NULL, n);
+	jw_end_object(w);
+
+	jw_key(w, "sourceLocationTable");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", 0);
+	empty_column(w, "source");
+	empty_column(w, "line");
+	empty_column(w, "column");
+	jw_end_object(w);
+}
+
+static void write_resources(struct json_writer *w, const struct profile_tables *t)
+{
+	size_t n = t->resources.len;
+
+	jw_key(w, "resourceTable");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", n);
+	jw_key(w, "lib");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_int_or_null(w, t->resources.data[i].lib, 0);
+	jw_end_array(w);
+	jw_key(w, "name");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->resources.data[i].name);
+	jw_end_array(w);
+	const_column(w, "host", CONST_NULL, n);
+	/* Type 1 = library: every resource bpfprof makes is a binary or the kernel. */
+	const_column(w, "type", CONST_ONE, n);
+	jw_end_object(w);
+
+	jw_key(w, "nativeSymbols");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", 0);
+	empty_column(w, "libIndex");
+	empty_column(w, "address");
+	empty_column(w, "name");
+	empty_column(w, "functionSize");
+	jw_end_object(w);
+}
+
+static void write_funcs(struct json_writer *w, const struct profile_tables *t)
+{
+	size_t n = t->funcs.len;
+
+	jw_key(w, "funcTable");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", n);
+	jw_key(w, "name");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->funcs.data[i].name);
+	jw_end_array(w);
+	const_column(w, "isJS", CONST_FALSE, n);
+	const_column(w, "relevantForJS", CONST_FALSE, n);
+	jw_key(w, "resource");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_int(w, t->funcs.data[i].resource < 0 ? -1 : t->funcs.data[i].resource);
+	jw_end_array(w);
+	jw_key(w, "source");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_int_or_null(w, t->funcs.data[i].source, 0);
+	jw_end_array(w);
+	jw_key(w, "lineNumber");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_int_or_null(w, t->funcs.data[i].line, 1);
+	jw_end_array(w);
+	const_column(w, "columnNumber", CONST_NULL, n);
+	const_column(w, "originalLocation", CONST_NULL, n);
+	jw_end_object(w);
+}
+
+static void write_frames(struct json_writer *w, const struct profile_tables *t)
+{
+	size_t n = t->frames.len;
+
+	jw_key(w, "frameTable");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", n);
+	jw_key(w, "address");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_int(w, t->frames.data[i].address < 0 ? -1 : t->frames.data[i].address);
+	jw_end_array(w);
+	jw_key(w, "inlineDepth");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->frames.data[i].inline_depth);
+	jw_end_array(w);
+	jw_key(w, "category");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->frames.data[i].category);
+	jw_end_array(w);
+	/* Every category has subcategory 0 ("Other"); null here would break the category. */
+	const_column(w, "subcategory", CONST_ZERO, n);
+	jw_key(w, "func");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->frames.data[i].func);
+	jw_end_array(w);
+	const_column(w, "nativeSymbol", CONST_NULL, n);
+	const_column(w, "innerWindowID", CONST_ZERO, n);
+	jw_key(w, "line");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_int_or_null(w, t->frames.data[i].line, 1);
+	jw_end_array(w);
+	const_column(w, "column", CONST_NULL, n);
+	const_column(w, "originalLocation", CONST_NULL, n);
+	jw_end_object(w);
+}
+
+static void write_stacks(struct json_writer *w, const struct profile_tables *t)
+{
+	size_t n = t->stacks.len;
+
+	jw_key(w, "stackTable");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", n);
+	jw_key(w, "frame");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->stacks.data[i].frame);
+	jw_end_array(w);
+	/* v66: distance back to the parent, 0 for a root; parents always precede children. */
+	jw_key(w, "prefixOffset");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t prefix = t->stacks.data[i].prefix;
+
+		jw_uint(w, prefix == NO_INDEX ? 0 : i - prefix);
+	}
+	jw_end_array(w);
+	jw_end_object(w);
+}
+
+static void write_shared(struct json_writer *w, const struct profile_tables *t)
+{
+	jw_key(w, "shared");
+	jw_begin_object(w);
+	write_strings(w, t);
+	write_sources(w, t);
+	write_resources(w, t);
+	write_funcs(w, t);
+	write_frames(w, t);
+	write_stacks(w, t);
+	jw_end_object(w);
+}
+
+/* ---- threads --------------------------------------------------------------- */
+
+static void write_samples(struct json_writer *w, const struct model *m,
+			  const struct profile_tables *t, const struct thread *th,
+			  struct emit_plan *p)
+{
+	size_t n = th->samples.len;
+	uint64_t prev;
+
+	jw_key(w, "samples");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", n);
+	jw_key(w, "stack");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t st = profile_stack_of(t, th->samples.data[i].stack);
+
+		if (st == NO_INDEX)
+			jw_null(w);
+		else
+			jw_uint(w, st);
+	}
+	jw_end_array(w);
+	/*
+	 * timeDeltas[0] is the time since the profile start. model_finish sorts
+	 * samples, but the front-end binary-searches them, so a sample out of
+	 * order (or before the start) is moved to its predecessor's time rather
+	 * than written with a negative delta.
+	 */
+	jw_key(w, "timeDeltas");
+	jw_begin_array(w);
+	prev = m->start_ts;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t ts = th->samples.data[i].ts;
+
+		if (ts < prev) {
+			p->clamped_samples++;
+			ts = prev;
+		}
+		jw_ms(w, ts - prev);
+		prev = ts;
+	}
+	jw_end_array(w);
+	jw_kv_null(w, "weight");
+	jw_kv_string(w, "weightType", "samples");
+	/* Integer µs, rounded: the unit declared in meta.sampleUnits. */
+	jw_key(w, "threadCPUDelta");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, (th->samples.data[i].cpu_delta_ns + 500) / 1000);
+	jw_end_array(w);
+	jw_end_object(w);
+}
+
+static void write_empty_markers(struct json_writer *w)
+{
+	static const char *const columns[] = { "name",	"startTime", "endTime",
+					       "phase", "category",  "data" };
+
+	jw_key(w, "markers");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", 0);
+	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
+		empty_column(w, columns[i]);
+	jw_end_object(w);
+}
+
+/* A comm is a fixed 16-byte array that may lack its NUL. */
+static size_t comm_len(const char *comm)
+{
+	return strnlen(comm, BPFPROF_COMM_LEN);
+}
+
+static void write_process_name(struct json_writer *w, const struct process *proc)
+{
+	char fallback[32];
+
+	if (comm_len(proc->name)) {
+		jw_string_len(w, proc->name, comm_len(proc->name));
+		return;
+	}
+	snprintf(fallback, sizeof(fallback), "Process %u", proc->pid);
+	jw_string(w, fallback);
+}
+
+/*
+ * The main thread carries the process name (it labels the process track);
+ * per-CPU idle threads are all "swapper" in comm, so they get their CPU.
+ */
+static void write_thread_name(struct json_writer *w, const struct process *proc,
+			      const struct thread *th, bool is_main)
+{
+	char buf[48];
+
+	if (proc->is_idle) {
+		if (th->cpu >= 0)
+			snprintf(buf, sizeof(buf), "swapper/%d", th->cpu);
+		else
+			snprintf(buf, sizeof(buf), "swapper");
+		jw_string(w, buf);
+	} else if (is_main) {
+		write_process_name(w, proc);
+	} else if (comm_len(th->name)) {
+		jw_string_len(w, th->name, comm_len(th->name));
+	} else {
+		snprintf(buf, sizeof(buf), "Thread %u", th->tid);
+		jw_string(w, buf);
+	}
+}
+
+static void write_thread(struct json_writer *w, const struct model *m,
+			 const struct profile_tables *t, struct emit_plan *p, uint32_t ti)
+{
+	const struct thread *th = &m->threads.data[ti];
+	const struct process *proc = &m->processes.data[th->process];
+	bool is_main = p->main_thread[th->process] == ti;
+	uint32_t dup = p->pid_dup[th->process];
+	char pid[32];
+
+	if (dup)
+		snprintf(pid, sizeof(pid), "%u.%u", proc->pid, dup);
+	else
+		snprintf(pid, sizeof(pid), "%u", proc->pid);
+
+	jw_begin_object(w);
+	jw_key(w, "name");
+	write_thread_name(w, proc, th, is_main);
+	jw_kv_bool(w, "isMainThread", is_main);
+	jw_kv_string(w, "processType", "default");
+	jw_key(w, "processName");
+	write_process_name(w, proc);
+	jw_kv_string(w, "pid", pid);
+	jw_kv_uint(w, "tid", th->tid);
+	jw_kv_ms(w, "processStartupTime", rel_ns(m, proc->first_ts));
+	jw_kv_null(w, "processShutdownTime");
+	jw_kv_ms(w, "registerTime", rel_ns(m, th->first_ts));
+	jw_kv_null(w, "unregisterTime");
+	jw_key(w, "pausedRanges");
+	jw_begin_array(w);
+	jw_end_array(w);
+	jw_kv_bool(w, "showMarkersInTimeline", true);
+	write_samples(w, m, t, th, p);
+	write_empty_markers(w);
+	jw_end_object(w);
+}
+
+static void write_threads(struct json_writer *w, const struct model *m,
+			  const struct profile_tables *t, struct emit_plan *p)
+{
+	jw_key(w, "threads");
+	jw_begin_array(w);
+	for (size_t i = 0; i < m->threads.len; i++)
+		write_thread(w, m, t, p, p->order[i].index);
+	jw_end_array(w);
+}
+
+int emit_profile_fd(int fd, bool gzip, const struct model *m, const struct profile_tables *t,
+		    const struct profile_meta *meta)
+{
+	struct json_writer w;
+	struct emit_plan plan;
+	int err;
+
+	err = plan_build(&plan, m, t);
+	if (err)
+		return err;
+	if (!m->threads.len)
+		log_warn("the profile has no threads; the Firefox Profiler will refuse to load it");
+	err = jw_open(&w, fd, gzip);
+	if (err) {
+		plan_free(&plan);
+		return err;
+	}
+	jw_begin_object(&w);
+	write_meta(&w, m, meta, &plan);
+	write_libs(&w, t, meta);
+	const_column(&w, "pages", CONST_NULL, 0);
+	const_column(&w, "counters", CONST_NULL, 0);
+	const_column(&w, "profilerOverhead", CONST_NULL, 0);
+	write_shared(&w, t);
+	write_threads(&w, m, t, &plan);
+	jw_end_object(&w);
+	err = jw_close(&w);
+	if (plan.clamped_samples)
+		log_debug("%" PRIu64 " samples were out of time order and were moved",
+			  plan.clamped_samples);
+	plan_free(&plan);
+	return err;
+}

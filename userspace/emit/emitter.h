@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Writes the processed profile (v66) JSON: meta via jansson, the big numeric
+ * columns streamed straight into the (optionally gzip) output.
+ */
+#ifndef BPFPROF_EMITTER_H
+#define BPFPROF_EMITTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../model/model.h"
+#include "profile_tables.h"
+
+/* What the recording was; all of it lands in `meta` and `meta.extra`. */
+struct profile_meta {
+	const char *product_version; /* "0.1.0" */
+	const char *command_line; /* bpfprof's own argv, joined */
+	const char *hostname;
+	const char *kernel_release; /* uname -r */
+	const char *arch; /* "x86_64", "aarch64" */
+	unsigned logical_cpus;
+	unsigned sample_freq_hz;
+	const char *sample_event; /* "cpu-clock", "cycles" */
+	const char *target; /* "all", "pid 123,456", "command: make -j2" */
+	double start_wall_ms; /* UNIX epoch ms at model.start_ts */
+	uint64_t lost_samples; /* reservations that failed in BPF */
+	uint64_t lost_other;
+	bool include_idle;
+};
+
+/* Write the whole profile to the open file descriptor `fd`, gzip-compressed when `gzip`. 0 or -errno. */
+int emit_profile_fd(int fd, bool gzip, const struct model *m, const struct profile_tables *t,
+		    const struct profile_meta *meta);
+
+/*
+ * libs[].breakpadId for a GNU build-id (hex, or NULL): 32 uppercase hex
+ * digits of the build-id read as a GUID, plus the age "0". Exposed for tests.
+ */
+void emit_breakpad_id(const char *build_id, char out[34]);
+
+#endif

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The output file: opened as a temporary file in the destination directory
+ * before recording starts (so an unwritable path fails early, not after a
+ * 10 s recording), renamed into place only when complete.
+ */
+#ifndef BPFPROF_OUTPUT_FILE_H
+#define BPFPROF_OUTPUT_FILE_H
+
+#include <stdbool.h>
+
+struct output_file {
+	char *final_path;
+	char *tmp_path;
+	int fd;
+	bool gzip; /* the final name ends in .gz */
+};
+
+/* 0, or -errno with a one-line message already printed. */
+int output_file_open(struct output_file *o, const char *path);
+/* fsync + rename over the final path. 0 or -errno. */
+int output_file_commit(struct output_file *o);
+/* Remove the temporary file. */
+void output_file_abort(struct output_file *o);
+void output_file_free(struct output_file *o);
+
+#endif

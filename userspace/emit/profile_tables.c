@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "profile_tables.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* What one raw frame became: `count` consecutive entries of expansion[], outer to inner. */
+struct frame_memo {
+	uint32_t first; /* NO_INDEX until resolved */
+	uint32_t count;
+};
+
+struct build_state {
+	struct profile_tables *t;
+	frame_resolve_fn resolve;
+	void *ctx;
+	struct frame_memo *memo; /* one per model raw frame */
+	VEC(uint32_t) expansion; /* profile frame indexes */
+};
+
+/* Every table is indexed by uint32_t with NO_INDEX reserved, so stop just below it. */
+static int check_room(size_t len)
+{
+	return len >= NO_INDEX - 1 ? -E2BIG : 0;
+}
+
+static int64_t intern_string(struct profile_tables *t, const char *s)
+{
+	return strtab_intern(&t->strings, s);
+}
+
+static int64_t intern_lib(struct profile_tables *t, const struct object_info *obj)
+{
+	struct hmap_key key = { (uint64_t)(uintptr_t)obj, 0 };
+	struct pt_lib lib = { obj };
+	uint32_t idx;
+	int err;
+
+	if (hmap_get(&t->lib_index, key, &idx))
+		return idx;
+	err = check_room(t->libs.len);
+	if (err)
+		return err;
+	idx = (uint32_t)t->libs.len;
+	if (vec_push(&t->libs, lib))
+		return -ENOMEM;
+	err = hmap_put(&t->lib_index, key, idx);
+	if (err) {
+		t->libs.len--;
+		return err;
+	}
+	return idx;
+}
+
+static int64_t intern_resource(struct profile_tables *t, uint32_t name, int32_t lib)
+{
+	struct hmap_key key = { name, (uint32_t)lib };
+	struct pt_resource res = { name, lib };
+	uint32_t idx;
+	int err;
+
+	if (hmap_get(&t->resource_index, key, &idx))
+		return idx;
+	err = check_room(t->resources.len);
+	if (err)
+		return err;
+	idx = (uint32_t)t->resources.len;
+	if (vec_push(&t->resources, res))
+		return -ENOMEM;
+	err = hmap_put(&t->resource_index, key, idx);
+	if (err) {
+		t->resources.len--;
+		return err;
+	}
+	return idx;
+}
+
+static int64_t intern_source(struct profile_tables *t, uint32_t filename)
+{
+	struct hmap_key key = { filename, 0 };
+	uint32_t idx;
+	int err;
+
+	if (hmap_get(&t->source_index, key, &idx))
+		return idx;
+	err = check_room(t->sources.len);
+	if (err)
+		return err;
+	idx = (uint32_t)t->sources.len;
+	if (vec_push(&t->sources, filename))
+		return -ENOMEM;
+	err = hmap_put(&t->source_index, key, idx);
+	if (err) {
+		t->sources.len--;
+		return err;
+	}
+	return idx;
+}
+
+static int64_t intern_func(struct profile_tables *t, const struct pt_func *f)
+{
+	/* The whole tuple fits the 128-bit key, so equal keys mean equal funcs. */
+	struct hmap_key key = {
+		(uint64_t)f->name << 32 | (uint32_t)f->resource,
+		(uint64_t)(uint32_t)f->source << 32 | (uint32_t)f->line,
+	};
+	uint32_t idx;
+	int err;
+
+	if (hmap_get(&t->func_index, key, &idx))
+		return idx;
+	err = check_room(t->funcs.len);
+	if (err)
+		return err;
+	idx = (uint32_t)t->funcs.len;
+	if (vec_push(&t->funcs, *f))
+		return -ENOMEM;
+	err = hmap_put(&t->func_index, key, idx);
+	if (err) {
+		t->funcs.len--;
+		return err;
+	}
+	return idx;
+}
+
+static bool frame_eq(const struct pt_frame *a, const struct pt_frame *b)
+{
+	return a->func == b->func && a->category == b->category && a->address == b->address &&
+	       a->inline_depth == b->inline_depth && a->line == b->line;
+}
+
+static int64_t intern_frame(struct profile_tables *t, const struct pt_frame *f)
+{
+	/*
+	 * A frame tuple (func, category, 64-bit address, depth, line) is wider
+	 * than the map's key, so the key is (hash, probe): colliding frames take
+	 * probes 1, 2, ... and are told apart by comparing the stored frames.
+	 */
+	uint64_t h = hash_u64(((uint64_t)f->func << 32 | f->category) ^
+			      hash_u64((uint64_t)f->address ^
+				       hash_u64((uint64_t)f->inline_depth << 32 |
+						(uint32_t)f->line)));
+	struct hmap_key key = { h, 0 };
+	uint32_t idx;
+	int err;
+
+	while (hmap_get(&t->frame_index, key, &idx)) {
+		if (frame_eq(&t->frames.data[idx], f))
+			return idx;
+		key.b++;
+	}
+	err = check_room(t->frames.len);
+	if (err)
+		return err;
+	idx = (uint32_t)t->frames.len;
+	if (vec_push(&t->frames, *f))
+		return -ENOMEM;
+	err = hmap_put(&t->frame_index, key, idx);
+	if (err) {
+		t->frames.len--;
+		return err;
+	}
+	return idx;
+}
+
+static int64_t intern_stack(struct profile_tables *t, uint32_t prefix, uint32_t frame)
+{
+	struct hmap_key key = { (uint64_t)prefix << 32 | frame, 0 };
+	struct pt_stack st = { frame, prefix };
+	uint32_t idx;
+	int err;
+
+	if (hmap_get(&t->stack_index, key, &idx))
+		return idx;
+	err = check_room(t->stacks.len);
+	if (err)
+		return err;
+	idx = (uint32_t)t->stacks.len;
+	if (vec_push(&t->stacks, st))
+		return -ENOMEM;
+	err = hmap_put(&t->stack_index, key, idx);
+	if (err) {
+		t->stacks.len--;
+		return err;
+	}
+	return idx;
+}
+
+/* The resource of a resolved frame (-1 when it names none), interning its lib on the way. */
+static int64_t resource_of(struct profile_tables *t, const struct resolved_frame *rf)
+{
+	int64_t name, lib = -1;
+
+	if (!rf->resource || !rf->resource[0])
+		return -1;
+	name = intern_string(t, rf->resource);
+	if (name < 0)
+		return name;
+	if (rf->lib) {
+		lib = intern_lib(t, rf->lib);
+		if (lib < 0)
+			return lib;
+	}
+	return intern_resource(t, (uint32_t)name, (int32_t)lib);
+}
+
+/* Profile frame for item `depth` of a resolved frame. */
+static int64_t frame_of_item(struct profile_tables *t, const struct resolved_frame *rf,
+			     unsigned depth, int32_t resource)
+{
+	const char *name = rf->items[depth].func;
+	const char *file = rf->items[depth].file;
+	struct pt_func func = { 0, resource, -1, 0 };
+	struct pt_frame frame;
+	int64_t r;
+
+	/* The resolver promises a name; a missing one must still not crash or vanish. */
+	r = intern_string(t, name && name[0] ? name : "[unknown]");
+	if (r < 0)
+		return r;
+	func.name = (uint32_t)r;
+	if (file && file[0]) {
+		r = intern_string(t, file);
+		if (r < 0)
+			return r;
+		r = intern_source(t, (uint32_t)r);
+		if (r < 0)
+			return r;
+		func.source = (int32_t)r;
+	}
+	/*
+	 * The resolver reports where each item's sample point is, not where its
+	 * function starts, so the line belongs to the frame; putting it in the
+	 * func would split one function into one call-tree node per line.
+	 */
+	r = intern_func(t, &func);
+	if (r < 0)
+		return r;
+	frame.func = (uint32_t)r;
+	frame.category = rf->kernel ? CAT_KERNEL : CAT_USER;
+	frame.address = rf->address < 0 ? -1 : rf->address;
+	frame.inline_depth = depth;
+	frame.line = rf->items[depth].line > 0 ? rf->items[depth].line : 0;
+	return intern_frame(t, &frame);
+}
+
+/* Resolve raw frame `raw` once and remember its profile frames. */
+static int expand_raw_frame(struct build_state *s, const struct model *m, uint32_t raw)
+{
+	struct frame_memo *memo = &s->memo[raw];
+	struct resolved_frame rf;
+	int64_t resource;
+	unsigned count;
+	int err;
+
+	if (memo->first != NO_INDEX)
+		return 0;
+	memset(&rf, 0, sizeof(rf));
+	rf.address = -1;
+	s->resolve(s->ctx, &m->frames.data[raw], &rf);
+	count = rf.count;
+	if (count < 1)
+		count = 1;
+	if (count > RESOLVED_MAX_DEPTH)
+		count = RESOLVED_MAX_DEPTH;
+	resource = resource_of(s->t, &rf);
+	if (resource < -1)
+		return (int)resource;
+	err = vec_reserve(&s->expansion, count);
+	if (err)
+		return err;
+	memo->first = (uint32_t)s->expansion.len;
+	for (unsigned d = 0; d < count; d++) {
+		int64_t frame = frame_of_item(s->t, &rf, d, (int32_t)resource);
+
+		if (frame < 0) {
+			s->expansion.len = memo->first;
+			memo->first = NO_INDEX;
+			return (int)frame;
+		}
+		s->expansion.data[s->expansion.len++] = (uint32_t)frame;
+	}
+	memo->count = count;
+	return 0;
+}
+
+static int map_raw_stacks(struct build_state *s, const struct model *m)
+{
+	struct profile_tables *t = s->t;
+
+	for (size_t i = 0; i < m->stacks.len; i++) {
+		const struct raw_stack *rs = &m->stacks.data[i];
+		uint32_t stack = NO_INDEX;
+		int err;
+
+		/* Parents first is what lets one pass map every stack; say so if it breaks. */
+		if (rs->frame >= m->frames.len || (rs->prefix != NO_INDEX && rs->prefix >= i))
+			return -EINVAL;
+		if (rs->prefix != NO_INDEX)
+			stack = t->raw_stack_map.data[rs->prefix];
+		err = expand_raw_frame(s, m, rs->frame);
+		if (err)
+			return err;
+		for (uint32_t k = 0; k < s->memo[rs->frame].count; k++) {
+			int64_t r = intern_stack(t, stack,
+						 s->expansion.data[s->memo[rs->frame].first + k]);
+
+			if (r < 0)
+				return (int)r;
+			stack = (uint32_t)r;
+		}
+		t->raw_stack_map.data[t->raw_stack_map.len++] = stack;
+	}
+	return 0;
+}
+
+int profile_tables_build(struct profile_tables *t, const struct model *m, frame_resolve_fn resolve,
+			 void *ctx)
+{
+	struct build_state s = { t, resolve, ctx, NULL, { 0 } };
+	int err;
+
+	memset(t, 0, sizeof(*t));
+	if (check_room(m->stacks.len) || check_room(m->frames.len))
+		return -E2BIG;
+	s.memo = malloc((m->frames.len ? m->frames.len : 1) * sizeof(*s.memo));
+	if (!s.memo)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->frames.len; i++)
+		s.memo[i] = (struct frame_memo){ NO_INDEX, 0 };
+	err = vec_reserve(&t->raw_stack_map, m->stacks.len);
+	if (!err)
+		err = map_raw_stacks(&s, m);
+	free(s.memo);
+	vec_free(&s.expansion);
+	if (err)
+		profile_tables_free(t);
+	return err;
+}
+
+void profile_tables_free(struct profile_tables *t)
+{
+	strtab_free(&t->strings);
+	vec_free(&t->funcs);
+	vec_free(&t->frames);
+	vec_free(&t->stacks);
+	vec_free(&t->resources);
+	vec_free(&t->libs);
+	vec_free(&t->sources);
+	vec_free(&t->raw_stack_map);
+	hmap_free(&t->func_index);
+	hmap_free(&t->frame_index);
+	hmap_free(&t->stack_index);
+	hmap_free(&t->resource_index);
+	hmap_free(&t->lib_index);
+	hmap_free(&t->source_index);
+}

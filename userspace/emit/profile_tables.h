@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The profile's shared tables (processed profile v66 `shared`), built from
+ * the model after recording: every raw frame is symbolized once, funcs,
+ * frames and stacks are hash-consed, and raw stacks are mapped to profile
+ * stacks. Indexes in here are exactly what the emitter writes.
+ */
+#ifndef BPFPROF_PROFILE_TABLES_H
+#define BPFPROF_PROFILE_TABLES_H
+
+#include <stdint.h>
+
+#include "../model/model.h"
+#include "../symbols/symbolizer.h"
+#include "../util/hashmap.h"
+#include "../util/strtab.h"
+#include "../util/vec.h"
+
+/* Indexes into meta.categories, in the order the emitter writes them. */
+enum profile_category {
+	CAT_OTHER = 0, /* grey: the default category */
+	CAT_KERNEL = 1, /* orange */
+	CAT_USER = 2, /* yellow */
+	CAT_COUNT,
+};
+
+struct pt_func {
+	uint32_t name; /* string */
+	int32_t resource; /* -1 = none */
+	int32_t source; /* -1 = null */
+	int32_t line; /* 0 = null */
+};
+
+struct pt_frame {
+	uint32_t func;
+	uint32_t category;
+	int64_t address; /* -1 = none */
+	uint32_t inline_depth;
+	int32_t line; /* 0 = null */
+};
+
+struct pt_stack {
+	uint32_t frame;
+	uint32_t prefix; /* NO_INDEX = root */
+};
+
+struct pt_resource {
+	uint32_t name; /* string */
+	int32_t lib; /* index in libs, -1 = null */
+};
+
+struct pt_lib {
+	const struct object_info *obj;
+};
+
+struct profile_tables {
+	struct strtab strings;
+	VEC(struct pt_func) funcs;
+	VEC(struct pt_frame) frames;
+	VEC(struct pt_stack) stacks;
+	VEC(struct pt_resource) resources;
+	VEC(struct pt_lib) libs;
+	VEC(uint32_t) sources; /* filename string per source */
+	VEC(uint32_t) raw_stack_map; /* model raw stack -> profile stack */
+	struct hmap func_index, frame_index, stack_index, resource_index, lib_index,
+		source_index;
+};
+
+typedef void (*frame_resolve_fn)(void *ctx, const struct raw_frame *f, struct resolved_frame *out);
+
+/* Build all tables from the model (after model_finish). 0 or -ENOMEM. */
+int profile_tables_build(struct profile_tables *t, const struct model *m, frame_resolve_fn resolve,
+			 void *ctx);
+void profile_tables_free(struct profile_tables *t);
+
+/* Profile stack for a sample's raw stack (NO_INDEX stays NO_INDEX). */
+static inline uint32_t profile_stack_of(const struct profile_tables *t, uint32_t raw_stack)
+{
+	return raw_stack == NO_INDEX ? NO_INDEX : t->raw_stack_map.data[raw_stack];
+}
+
+#endif

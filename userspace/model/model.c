@@ -1,0 +1,387 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The aggregator's core: processes, threads, raw frame and stack interning,
+ * and per-thread samples. Everything here is driven by decoded events; it
+ * never touches BPF, so tests feed it synthetic records.
+ */
+#include "model.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../util/log.h"
+
+/* Re-read a process's maps for an unknown address at most this often (ns). */
+#define MAPS_REREAD_INTERVAL_NS (20ULL * 1000 * 1000)
+
+void model_init(struct model *m, const struct proc_source *source, uint64_t start_ts)
+{
+	memset(m, 0, sizeof(*m));
+	if (source)
+		m->source = *source;
+	m->start_ts = start_ts;
+	m->end_ts = start_ts;
+}
+
+void model_free(struct model *m)
+{
+	for (size_t i = 0; i < m->processes.len; i++) {
+		struct process *p = &m->processes.data[i];
+
+		free(p->cmdline);
+		vec_free(&p->threads);
+		vec_free(&p->mappings);
+	}
+	for (size_t i = 0; i < m->threads.len; i++)
+		vec_free(&m->threads.data[i].samples);
+	vec_free(&m->processes);
+	vec_free(&m->threads);
+	vec_free(&m->frames);
+	vec_free(&m->stacks);
+	hmap_free(&m->pid_index);
+	hmap_free(&m->tid_index);
+	hmap_free(&m->frame_index);
+	hmap_free(&m->stack_index);
+}
+
+int64_t model_intern_frame(struct model *m, uint32_t object, uint64_t offset, bool is_return)
+{
+	struct hmap_key key = { offset, ((uint64_t)object << 1) | is_return };
+	struct raw_frame f = { object, is_return, offset };
+	uint32_t idx;
+
+	if (hmap_get(&m->frame_index, key, &idx))
+		return idx;
+	idx = (uint32_t)m->frames.len;
+	if (vec_push(&m->frames, f))
+		return -ENOMEM;
+	if (hmap_put(&m->frame_index, key, idx)) {
+		m->frames.len--;
+		return -ENOMEM;
+	}
+	return idx;
+}
+
+int64_t model_intern_stack(struct model *m, uint32_t prefix, uint32_t frame)
+{
+	struct hmap_key key = { prefix, frame };
+	struct raw_stack s = { prefix, frame };
+	uint32_t idx;
+
+	if (hmap_get(&m->stack_index, key, &idx))
+		return idx;
+	idx = (uint32_t)m->stacks.len;
+	if (vec_push(&m->stacks, s))
+		return -ENOMEM;
+	if (hmap_put(&m->stack_index, key, idx)) {
+		m->stacks.len--;
+		return -ENOMEM;
+	}
+	return idx;
+}
+
+struct process *model_process(struct model *m, uint32_t pid, uint64_t ts)
+{
+	struct hmap_key key = { pid, 0 };
+	struct process p = { 0 }, *np;
+	uint32_t idx;
+
+	if (hmap_get(&m->pid_index, key, &idx))
+		return &m->processes.data[idx];
+
+	p.pid = pid;
+	p.main_thread = NO_INDEX;
+	p.first_ts = p.last_ts = ts;
+	p.is_idle = pid == 0;
+	idx = (uint32_t)m->processes.len;
+	if (vec_push(&m->processes, p))
+		return NULL;
+	if (hmap_put(&m->pid_index, key, idx)) {
+		m->processes.len--;
+		return NULL;
+	}
+	np = &m->processes.data[idx];
+	if (p.is_idle) {
+		snprintf(np->name, sizeof(np->name), "swapper");
+	} else if (m->source.read_info &&
+		   m->source.read_info(m->source.ctx, pid, np->name, &np->cmdline) == -ENOENT) {
+		np->gone = true;
+	}
+	return np;
+}
+
+struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid, int cpu, uint64_t ts)
+{
+	/* Idle (tid 0) exists once per CPU; every other tid is unique system-wide. */
+	struct hmap_key key = { tid, tid == 0 ? (uint64_t)(cpu + 1) : 0 };
+	struct thread t = { 0 }, *nt;
+	struct process *p;
+	uint32_t idx, pidx;
+
+	if (hmap_get(&m->tid_index, key, &idx))
+		return &m->threads.data[idx];
+
+	p = model_process(m, pid, ts);
+	if (!p)
+		return NULL;
+	pidx = (uint32_t)(p - m->processes.data);
+	t.pid = pid;
+	t.tid = tid;
+	t.process = pidx;
+	t.cpu = tid == 0 ? cpu : -1;
+	t.first_ts = t.last_ts = ts;
+	idx = (uint32_t)m->threads.len;
+	if (vec_push(&m->threads, t))
+		return NULL;
+	if (hmap_put(&m->tid_index, key, idx) || vec_push(&m->processes.data[pidx].threads, idx)) {
+		hmap_del(&m->tid_index, key);
+		m->threads.len--;
+		return NULL;
+	}
+	nt = &m->threads.data[idx];
+	if (tid == 0 && cpu >= 0)
+		snprintf(nt->name, sizeof(nt->name), "swapper/%u", (unsigned)cpu % 1000000u);
+	return nt;
+}
+
+static const struct proc_mapping *find_mapping(const struct process *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->mappings.len;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct proc_mapping *pm = &p->mappings.data[mid];
+
+		if (addr < pm->start)
+			hi = mid;
+		else if (addr >= pm->end)
+			lo = mid + 1;
+		else
+			return pm;
+	}
+	return NULL;
+}
+
+static void read_maps(struct model *m, struct process *p, uint64_t ts)
+{
+	int err;
+
+	if (p->gone || p->is_idle || !m->source.read_maps)
+		return;
+	p->maps_read = true;
+	p->maps_read_ts = ts;
+	err = m->source.read_maps(m->source.ctx, m, p);
+	if (err == -ENOENT)
+		p->gone = true;
+	else if (err)
+		log_debug("reading maps of pid %u: %s", p->pid, strerror(-err));
+}
+
+/* Translate a user address to (object, file offset); re-read maps once if it is new. */
+static void user_addr_to_object(struct model *m, struct process *p, uint64_t addr, uint64_t ts,
+				uint32_t *object, uint64_t *offset)
+{
+	const struct proc_mapping *pm = find_mapping(p, addr);
+
+	if (!pm && !p->gone && ts - p->maps_read_ts >= MAPS_REREAD_INTERVAL_NS) {
+		read_maps(m, p, ts);
+		pm = find_mapping(p, addr);
+	}
+	if (pm && pm->object != NO_INDEX) {
+		*object = pm->object;
+		*offset = addr - pm->start + pm->pgoff;
+	} else {
+		*object = OBJ_UNKNOWN;
+		*offset = addr;
+		m->stats.unknown_user_addrs++;
+	}
+}
+
+static int push_frame(struct model *m, uint32_t *stack, uint32_t object, uint64_t offset,
+		      bool is_return)
+{
+	int64_t f = model_intern_frame(m, object, offset, is_return);
+	int64_t s;
+
+	if (f < 0)
+		return (int)f;
+	s = model_intern_stack(m, *stack, (uint32_t)f);
+	if (s < 0)
+		return (int)s;
+	*stack = (uint32_t)s;
+	return 0;
+}
+
+/*
+ * Build the raw stack of a sample, root first: user frames from the
+ * outermost caller inwards, then kernel frames from the syscall/interrupt
+ * entry to the leaf. A truncated side gets a marker frame where the cut is.
+ */
+static int build_stack(struct model *m, struct process *p, const struct sample_event *e,
+		       uint32_t *out)
+{
+	const __u64 *kips = e->ips, *uips = e->ips + e->kstack_len;
+	uint32_t stack = NO_INDEX;
+	int err;
+
+	if (e->flags & SAMPLE_USTACK_TRUNCATED) {
+		if ((err = push_frame(m, &stack, OBJ_TRUNCATED, 0, false)))
+			return err;
+		m->stats.truncated_stacks++;
+	}
+	for (int i = (int)e->ustack_len - 1; i >= 0; i--) {
+		uint32_t object;
+		uint64_t offset;
+		/*
+		 * Every user frame but the innermost is a return address; so is the
+		 * innermost when the sample hit in the kernel (it is the instruction
+		 * after the syscall or the faulting one's successor).
+		 */
+		bool is_return = i > 0 || e->kstack_len > 0;
+
+		user_addr_to_object(m, p, uips[i], e->hdr.ts, &object, &offset);
+		if ((err = push_frame(m, &stack, object, offset, is_return)))
+			return err;
+	}
+	if ((e->flags & SAMPLE_KSTACK_TRUNCATED) && !(e->flags & SAMPLE_USTACK_TRUNCATED)) {
+		if ((err = push_frame(m, &stack, OBJ_TRUNCATED, 0, false)))
+			return err;
+		m->stats.truncated_stacks++;
+	}
+	for (int i = (int)e->kstack_len - 1; i >= 0; i--)
+		if ((err = push_frame(m, &stack, OBJ_KERNEL, kips[i], i > 0)))
+			return err;
+	*out = stack;
+	return 0;
+}
+
+int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
+{
+	struct thread_sample s = { 0 };
+	struct process *p;
+	struct thread *t;
+	int err;
+
+	if (size < offsetof(struct sample_event, ips) || e->kstack_len > BPFPROF_MAX_STACK ||
+	    e->ustack_len > BPFPROF_MAX_STACK ||
+	    size < offsetof(struct sample_event, ips) +
+			    sizeof(uint64_t) * (e->kstack_len + e->ustack_len)) {
+		m->stats.events_malformed++;
+		return 0;
+	}
+	t = model_thread(m, e->hdr.pid, e->hdr.tid, (int)e->hdr.cpu, e->hdr.ts);
+	if (!t)
+		return -ENOMEM;
+	p = &m->processes.data[t->process];
+	if (e->hdr.tid != 0) {
+		memcpy(t->name, e->comm, sizeof(t->name));
+		t->name[sizeof(t->name) - 1] = '\0';
+	}
+	if (!p->maps_read)
+		read_maps(m, p, e->hdr.ts);
+
+	s.ts = e->hdr.ts;
+	s.cpu_delta_ns = e->period;
+	s.kind = SAMPLE_ON_CPU;
+	err = build_stack(m, p, e, &s.stack);
+	if (err)
+		return err;
+	if (vec_push(&t->samples, s))
+		return -ENOMEM;
+
+	if (e->hdr.ts < t->first_ts)
+		t->first_ts = e->hdr.ts;
+	if (e->hdr.ts > t->last_ts)
+		t->last_ts = e->hdr.ts;
+	if (e->hdr.ts < p->first_ts)
+		p->first_ts = e->hdr.ts;
+	if (e->hdr.ts > p->last_ts)
+		p->last_ts = e->hdr.ts;
+	if (e->hdr.ts > m->end_ts)
+		m->end_ts = e->hdr.ts;
+	m->stats.samples++;
+	return 0;
+}
+
+int model_add_record(struct model *m, const void *data, size_t size)
+{
+	const struct event_header *h = data;
+
+	if (size < sizeof(*h) || h->size > size) {
+		m->stats.events_malformed++;
+		return 0;
+	}
+	switch (h->kind) {
+	case EV_SAMPLE:
+		return model_add_sample(m, data, h->size);
+	default:
+		/* A kind this build does not know: skip it, the size says how far. */
+		m->stats.events_malformed++;
+		return 0;
+	}
+}
+
+static int cmp_sample_ts(const void *a, const void *b)
+{
+	const struct thread_sample *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static int ensure_main_thread(struct model *m, uint32_t pidx)
+{
+	struct process *p = &m->processes.data[pidx];
+	struct thread *t;
+	uint32_t tidx;
+
+	if (p->main_thread != NO_INDEX)
+		return 0;
+	if (p->is_idle) {
+		/* Idle has one thread per CPU; the process track gets an empty main thread. */
+		struct thread main = { .pid = 0, .tid = 0, .process = pidx, .cpu = -1 };
+
+		main.first_ts = main.last_ts = p->first_ts;
+		snprintf(main.name, sizeof(main.name), "swapper");
+		tidx = (uint32_t)m->threads.len;
+		if (vec_push(&m->threads, main) || vec_push(&m->processes.data[pidx].threads, tidx))
+			return -ENOMEM;
+		m->processes.data[pidx].main_thread = tidx;
+		return 0;
+	}
+	t = model_thread(m, p->pid, p->pid, -1, p->first_ts);
+	if (!t)
+		return -ENOMEM;
+	p = &m->processes.data[pidx];
+	p->main_thread = (uint32_t)(t - m->threads.data);
+	/* A main thread we never saw running is named after the process. */
+	if (!t->name[0])
+		memcpy(t->name, p->name, sizeof(t->name));
+	return 0;
+}
+
+int model_finish(struct model *m)
+{
+	int err;
+
+	for (size_t i = 0; i < m->processes.len; i++) {
+		struct process *p = &m->processes.data[i];
+
+		if ((err = ensure_main_thread(m, (uint32_t)i)))
+			return err;
+		p = &m->processes.data[i];
+		/* The process is named after its main thread's current comm. */
+		if (!p->is_idle && m->threads.data[p->main_thread].name[0])
+			memcpy(p->name, m->threads.data[p->main_thread].name, sizeof(p->name));
+		if (!p->name[0] && p->threads.len)
+			memcpy(p->name, m->threads.data[p->threads.data[0]].name, sizeof(p->name));
+	}
+	for (size_t i = 0; i < m->threads.len; i++) {
+		struct thread *t = &m->threads.data[i];
+
+		qsort(t->samples.data, t->samples.len, sizeof(*t->samples.data), cmp_sample_ts);
+	}
+	return 0;
+}

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "proc_source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../symbols/proc_maps.h"
+#include "../symbols/symbolizer.h"
+
+/* Command lines longer than this are cut: they only label a process. */
+#define CMDLINE_MAX 4096
+
+static int read_small_file(const char *path, char *buf, size_t cap, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	size_t off = 0;
+
+	if (fd < 0)
+		return errno == ESRCH ? -ENOENT : -errno;
+	while (off < cap && (n = read(fd, buf + off, cap - off)) > 0)
+		off += (size_t)n;
+	close(fd);
+	*len = off;
+	return 0;
+}
+
+int proc_read_comm(const char *proc_root, uint32_t pid, char name[BPFPROF_COMM_LEN])
+{
+	char path[PATH_MAX], buf[BPFPROF_COMM_LEN + 1];
+	size_t len;
+	int err;
+
+	snprintf(path, sizeof(path), "%s/%u/comm", proc_root, pid);
+	err = read_small_file(path, buf, sizeof(buf) - 1, &len);
+	if (err)
+		return err;
+	while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\0'))
+		len--;
+	if (len >= BPFPROF_COMM_LEN)
+		len = BPFPROF_COMM_LEN - 1;
+	memcpy(name, buf, len);
+	name[len] = '\0';
+	return 0;
+}
+
+int proc_read_cmdline(const char *proc_root, uint32_t pid, char **out)
+{
+	char path[PATH_MAX];
+	char *buf = malloc(CMDLINE_MAX + 1);
+	size_t len;
+	int err;
+
+	if (!buf)
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/%u/cmdline", proc_root, pid);
+	err = read_small_file(path, buf, CMDLINE_MAX, &len);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	/* Arguments are NUL-separated; kernel threads have none. */
+	while (len && buf[len - 1] == '\0')
+		len--;
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[len] = '\0';
+	if (!len) {
+		free(buf);
+		buf = NULL;
+	}
+	*out = buf;
+	return 0;
+}
+
+static int read_info(void *vctx, uint32_t pid, char name[BPFPROF_COMM_LEN], char **cmdline)
+{
+	struct proc_source_ctx *ctx = vctx;
+	int err = proc_read_comm(ctx->proc_root, pid, name);
+
+	if (err)
+		return err;
+	err = proc_read_cmdline(ctx->proc_root, pid, cmdline);
+	return err == -ENOENT ? err : 0;
+}
+
+static int read_maps(void *vctx, struct model *m, struct process *p)
+{
+	struct proc_source_ctx *ctx = vctx;
+	map_entries_t entries = { 0 };
+	int err = proc_maps_read(ctx->proc_root, (pid_t)p->pid, &entries);
+
+	if (err)
+		goto out;
+	p->mappings.len = 0;
+	for (size_t i = 0; i < entries.len; i++) {
+		const struct map_entry *e = &entries.data[i];
+		struct proc_mapping pm = { e->start, e->end, e->pgoff, NO_INDEX };
+		int64_t obj;
+
+		if (!e->executable)
+			continue;
+		obj = symbolizer_object_for_mapping(ctx->sym, (pid_t)p->pid, e);
+		if (obj >= 0)
+			pm.object = (uint32_t)obj;
+		/* /proc lists mappings sorted by address, which find_mapping relies on. */
+		if ((err = vec_push(&p->mappings, pm)))
+			goto out;
+	}
+out:
+	map_entries_free(&entries);
+	return err;
+}
+
+void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)
+{
+	src->read_info = read_info;
+	src->read_maps = read_maps;
+	src->ctx = ctx;
+}

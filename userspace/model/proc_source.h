@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The live proc_source: process names, command lines and executable
+ * mappings read from /proc while the process is alive, with mappings
+ * translated to symbolizer objects at once (so the binary is identified by
+ * device+inode even if the process exits before symbolization).
+ */
+#ifndef BPFPROF_PROC_SOURCE_H
+#define BPFPROF_PROC_SOURCE_H
+
+#include "model.h"
+
+struct symbolizer;
+
+struct proc_source_ctx {
+	const char *proc_root; /* "/proc" */
+	struct symbolizer *sym;
+};
+
+void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx);
+
+/* Helpers shared with other /proc readers; 0 or -errno. */
+int proc_read_comm(const char *proc_root, uint32_t pid, char name[BPFPROF_COMM_LEN]);
+int proc_read_cmdline(const char *proc_root, uint32_t pid, char **out);
+
+#endif

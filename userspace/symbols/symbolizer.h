@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Address -> symbol. Owns the registry of objects (binaries a frame can
+ * point into: the kernel, ELF files, the vDSO) and a symbol table per object,
+ * loaded once and shared by every process that maps it. Objects are keyed by
+ * (device, inode) for files, so the same library seen in 200 processes is
+ * parsed once.
+ */
+#ifndef BPFPROF_SYMBOLIZER_H
+#define BPFPROF_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proc_maps.h"
+
+struct symbolizer;
+
+enum object_kind {
+	OBJECT_KERNEL,
+	OBJECT_UNKNOWN,
+	OBJECT_TRUNCATED,
+	OBJECT_ELF,
+	OBJECT_VDSO,
+};
+
+struct object_info {
+	enum object_kind kind;
+	const char *name; /* basename: "libc.so.6", "[kernel.kallsyms]", "[vdso]" */
+	const char *path; /* path as the process saw it */
+	const char *build_id; /* lowercase hex, or NULL */
+};
+
+/* At most this many frames for one address (1 + inline depth); see resolved_frame. */
+#define RESOLVED_MAX_DEPTH 16
+
+/* One address resolved: item 0 is the real function; items 1.. are inlined callees (issue 4). */
+struct resolved_frame {
+	unsigned count; /* >= 1 */
+	struct {
+		const char *func; /* demangled name, never NULL or empty */
+		const char *file; /* source file or NULL */
+		int line; /* 0 when unknown */
+	} items[RESOLVED_MAX_DEPTH];
+	/* Resource the functions belong to: a library or "[kernel.kallsyms]" / "[module]". */
+	const char *resource; /* NULL for none */
+	const struct object_info *lib; /* the libs[] entry to cite, or NULL (kernel, unknown) */
+	int64_t address; /* library-relative address (first PT_LOAD based), or -1 */
+	bool kernel;
+};
+
+/*
+ * `proc_root` is normally "/proc"; tests point it at a fake tree.
+ * The kernel symbol source is `kallsyms_path` (normally "/proc/kallsyms").
+ */
+struct symbolizer *symbolizer_new(const char *proc_root, const char *kallsyms_path);
+/* Object ids 0, 1, 2 are OBJ_KERNEL, OBJ_UNKNOWN, OBJ_TRUNCATED of model.h, registered by _new. */
+void symbolizer_free(struct symbolizer *s);
+
+/*
+ * The object for a file-backed executable mapping of process `pid` (or the
+ * vDSO); interned by dev+inode (files) or kind (vDSO). Returns the object id
+ * (>= OBJ_FIRST_FILE in model.h terms) or a negative errno. Mappings that
+ * cannot be symbolized (anonymous) return -ENOENT.
+ */
+int64_t symbolizer_object_for_mapping(struct symbolizer *s, pid_t pid, const struct map_entry *m);
+
+const struct object_info *symbolizer_object(struct symbolizer *s, uint32_t object);
+
+/*
+ * Resolve (object, offset): for files and the vDSO `offset` is the file
+ * offset of the instruction; for OBJ_KERNEL the kernel address; for
+ * OBJ_UNKNOWN the raw user address. `is_return` means the address is a
+ * return address (look up offset - 1). Never fails: an address without a
+ * symbol resolves to "libname+0xOFFSET" (or "0xADDR"). Strings stay valid
+ * until symbolizer_free.
+ */
+void symbolizer_resolve(struct symbolizer *s, uint32_t object, uint64_t offset, bool is_return,
+			struct resolved_frame *out);
+
+struct symbolizer_stats {
+	uint64_t objects, objects_failed;
+	uint64_t symbols_loaded;
+	uint64_t lookups;
+	uint64_t bytes; /* approximate memory held by caches */
+};
+void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *out);
+
+#endif
