@@ -13,19 +13,21 @@
 #include "../util/log.h"
 
 static const char doc[] =
-	"bpfprof: a system-wide eBPF sampling profiler that writes Firefox Profiler profiles.\n"
-	"\n"
-	"USAGE: bpfprof [record] (-a | -p PID[,PID...] | -- COMMAND [ARGS...]) [OPTIONS]\n"
+	"A system-wide eBPF sampling profiler that writes Firefox Profiler profiles.\n"
 	"\n"
 	"EXAMPLES:\n"
-	"  sudo bpfprof -a -d 10              # whole machine for 10 s -> profile.json.gz\n"
-	"  sudo bpfprof -p 1234,5678 -d 5     # two processes, all their threads\n"
-	"  sudo bpfprof -F 99 -a -o x.json.gz # whole machine at 99 Hz until Ctrl-C\n"
-	"  sudo bpfprof record -- make -j8    # a command and every process it forks\n"
+	"  sudo bpfprof -a -d 10            # whole machine, 10 s\n"
+	"  sudo bpfprof -p 1234,5678 -d 5   # two processes, all threads\n"
+	"  sudo bpfprof -a -F 99 -o x.json  # 99 Hz until Ctrl-C, no gzip\n"
+	"  sudo bpfprof record -- make -j8  # a command and its children\n"
 	"\n"
-	"Open the result at https://profiler.firefox.com/ (\"Load a profile from file\").\n"
+	"Open the result at https://profiler.firefox.com/\n"
+	"(\"Load a profile from file\").\n"
 	"\v"
-	"Ctrl-C or SIGTERM stops recording early; the profile is still written.";
+	"Exactly one target: -a, -p, or a command after --. Ctrl-C or SIGTERM\n"
+	"stops recording early; the profile is still written.";
+
+static const char args_doc[] = "-a | -p PID[,PID...] | -- COMMAND [ARGS...]";
 
 enum {
 	OPT_IDLE = 1000,
@@ -144,6 +146,9 @@ static int add_pids(struct options *o, const char *arg)
 	return err;
 }
 
+static error_t parse_opt(int key, char *arg, struct argp_state *state);
+static const struct argp bpfprof_argp = { option_defs, parse_opt, args_doc, doc };
+
 static error_t parse_opt(int key, char *arg, struct argp_state *state)
 {
 	struct parse_state *ps = state->input;
@@ -217,11 +222,11 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		ps->done = 1;
 		break;
 	case OPT_HELP:
-		argp_state_help(state, stdout, ARGP_HELP_STD_HELP & ~ARGP_HELP_EXIT_OK);
+		argp_help(&bpfprof_argp, stdout, ARGP_HELP_STD_HELP & ~ARGP_HELP_EXIT_OK, "bpfprof");
 		ps->done = 1;
 		break;
 	case OPT_USAGE:
-		argp_state_help(state, stdout, ARGP_HELP_USAGE);
+		argp_help(&bpfprof_argp, stdout, ARGP_HELP_USAGE, "bpfprof");
 		ps->done = 1;
 		break;
 	case ARGP_KEY_ARG:
@@ -290,35 +295,72 @@ static int describe_target(struct options *o)
 	return s ? 0 : -ENOMEM;
 }
 
-/*
- * argp with ARGP_NO_ERRS rejects an unknown option or a missing value without
- * saying which; the argument it stopped at tells us.
- */
-static void report_argp_error(char **argv, int nopt, int arg_index)
+static const struct argp_option *find_long(const char *name, size_t len)
 {
-	const char *bad = arg_index > 0 && arg_index <= nopt ? argv[arg_index - 1] : NULL;
-	const struct argp_option *d;
+	for (const struct argp_option *d = option_defs; d->name; d++)
+		if (strlen(d->name) == len && !strncmp(d->name, name, len))
+			return d;
+	return NULL;
+}
 
-	if (!bad || bad[0] != '-') {
-		log_error("invalid arguments; see bpfprof --help");
-		return;
-	}
-	for (d = option_defs; d->name; d++) {
-		bool is_long = bad[1] == '-' && !strncmp(bad + 2, d->name, strlen(d->name)) &&
-			       (bad[2 + strlen(d->name)] == '\0' || bad[2 + strlen(d->name)] == '=');
-		bool is_short = bad[1] == d->key && bad[2] == '\0';
+static const struct argp_option *find_short(int key)
+{
+	for (const struct argp_option *d = option_defs; d->name; d++)
+		if (d->key == key && key < 256)
+			return d;
+	return NULL;
+}
 
-		if ((is_long || is_short) && d->arg) {
-			log_error("option '%s' needs a value (%s); see bpfprof --help", bad, d->arg);
-			return;
+/*
+ * argp with ARGP_NO_ERRS rejects an unknown option or a missing value
+ * without saying which, and without it argp prints two lines. So check the
+ * option words first and say exactly what is wrong, in one line.
+ */
+static int check_option_words(int nopt, char **argv)
+{
+	for (int i = 1; i < nopt; i++) {
+		const char *a = argv[i];
+		const struct argp_option *d;
+
+		if (a[0] != '-' || !a[1])
+			continue;
+		if (a[1] == '-') {
+			const char *eq = strchr(a + 2, '=');
+			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+
+			d = find_long(a + 2, len);
+			if (!d) {
+				log_error("unknown option '%s'; see bpfprof --help", a);
+				return -EINVAL;
+			}
+			if (d->arg && !eq && ++i >= nopt) {
+				log_error("option '%s' needs a value (%s); see bpfprof --help", a,
+					  d->arg);
+				return -EINVAL;
+			}
+			continue;
+		}
+		for (const char *c = a + 1; *c; c++) {
+			d = find_short((unsigned char)*c);
+			if (!d) {
+				log_error("unknown option '-%c' in '%s'; see bpfprof --help", *c, a);
+				return -EINVAL;
+			}
+			if (d->arg) {
+				if (!c[1] && ++i >= nopt) {
+					log_error("option '-%c' needs a value (%s); see bpfprof --help",
+						  *c, d->arg);
+					return -EINVAL;
+				}
+				break; /* the rest of the word, or the next word, is the value */
+			}
 		}
 	}
-	log_error("unknown option '%s'; see bpfprof --help", bad);
+	return 0;
 }
 
 int options_parse(int argc, char **argv, struct options *o)
 {
-	static const struct argp argp = { option_defs, parse_opt, NULL, doc };
 	struct parse_state ps = { .o = o };
 	int nopt = argc, targets, arg_index = 0;
 	error_t err;
@@ -340,14 +382,16 @@ int options_parse(int argc, char **argv, struct options *o)
 	if (!o->self_command_line)
 		return 1;
 
+	if (check_option_words(nopt, argv))
+		return 2;
 	/* We print our own one-line errors; argp's two-line ones are off. */
-	err = argp_parse(&argp, nopt, argv, ARGP_NO_ERRS | ARGP_NO_EXIT | ARGP_NO_HELP, &arg_index,
+	err = argp_parse(&bpfprof_argp, nopt, argv, ARGP_NO_ERRS | ARGP_NO_EXIT | ARGP_NO_HELP, &arg_index,
 			 &ps);
 	if (ps.done)
 		return -1;
 	if (err) {
 		if (!ps.reported)
-			report_argp_error(argv, nopt, arg_index);
+			log_error("invalid arguments; see bpfprof --help");
 		return 2;
 	}
 	if (nopt < argc && !o->command) {

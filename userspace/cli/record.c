@@ -181,11 +181,21 @@ static void print_summary(struct recording *r, const char *path)
 			"from file\"\n");
 }
 
-/* The poll loop: until the duration, a signal, or the command's exit. */
+/* With -p, recording ends early once none of the processes is left. */
+static bool any_target_alive(const struct options *opts)
+{
+	for (size_t i = 0; i < opts->nr_pids; i++)
+		if (kill((pid_t)opts->pids[i], 0) == 0 || errno == EPERM)
+			return true;
+	return false;
+}
+
+/* The poll loop: until the duration, a signal, the command's exit, or the targets' exit. */
 static void record_loop(struct recording *r, const struct options *opts, uint64_t start_ns)
 {
 	uint64_t deadline = opts->duration_s > 0 ? start_ns + (uint64_t)(opts->duration_s * 1e9)
 						 : UINT64_MAX;
+	uint64_t last_alive_check = start_ns;
 	struct progress prog;
 
 	progress_init(&prog);
@@ -213,6 +223,13 @@ static void record_loop(struct recording *r, const struct options *opts, uint64_
 		}
 		if (r->have_cmd && command_poll_exit(&r->cmd))
 			break;
+		if (opts->nr_pids && now - last_alive_check > 1000000000ULL) {
+			last_alive_check = now;
+			if (!any_target_alive(opts)) {
+				log_info("every target process has exited; stopping");
+				break;
+			}
+		}
 		if (prog.enabled) {
 			struct session_stats st;
 
@@ -321,8 +338,13 @@ int record_main(const struct options *opts)
 		ret = 1;
 		goto out;
 	}
+	r.model.period_is_ns = !r.session.sampler.hardware;
+	r.model.nominal_period_ns = 1000000000ULL / opts->freq_hz;
 	if (r.have_cmd && (ret = command_start(&r.cmd, opts->command)))
 		goto out;
+	/* Named targets appear in the profile even if they never run (after exec: its name). */
+	for (size_t i = 0; i < cfg.nr_tgids; i++)
+		proc_seed_process(&r.model, "/proc", cfg.tgids[i], start_ns);
 	if (!isatty(STDERR_FILENO) || log_verbosity)
 		log_info("recording %s at %u Hz%s", opts->target_desc, opts->freq_hz,
 			 opts->duration_s > 0 ? "" : " until Ctrl-C");

@@ -284,7 +284,7 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 		read_maps(m, p, e->hdr.ts);
 
 	s.ts = e->hdr.ts;
-	s.cpu_delta_ns = e->period;
+	s.cpu_delta_ns = m->period_is_ns || !m->nominal_period_ns ? e->period : m->nominal_period_ns;
 	s.kind = SAMPLE_ON_CPU;
 	err = build_stack(m, p, e, &s.stack);
 	if (err)

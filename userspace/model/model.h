@@ -118,6 +118,12 @@ struct model {
 	struct hmap stack_index;
 
 	struct proc_source source;
+	/*
+	 * CPU time a sample stands for: its perf period when the event counts
+	 * nanoseconds (cpu-clock), else this nominal 1/frequency.
+	 */
+	bool period_is_ns;
+	uint64_t nominal_period_ns;
 	uint64_t start_ts; /* profile zero, CLOCK_MONOTONIC ns */
 	uint64_t end_ts;
 	struct model_stats stats;

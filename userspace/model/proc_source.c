@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "proc_source.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -116,6 +117,47 @@ static int read_maps(void *vctx, struct model *m, struct process *p)
 out:
 	map_entries_free(&entries);
 	return err;
+}
+
+static void read_task_comm(const char *proc_root, uint32_t pid, uint32_t tid,
+			   char name[BPFPROF_COMM_LEN])
+{
+	char root[PATH_MAX];
+
+	/* <root>/<pid>/task/<tid>/comm is read as "<root>/<pid>/task" + "/<tid>/comm". */
+	snprintf(root, sizeof(root), "%s/%u/task", proc_root, pid);
+	proc_read_comm(root, tid, name);
+}
+
+int proc_seed_process(struct model *m, const char *proc_root, uint32_t pid, uint64_t ts)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *dir;
+
+	if (!model_process(m, pid, ts))
+		return -ENOMEM;
+	snprintf(path, sizeof(path), "%s/%u/task", proc_root, pid);
+	dir = opendir(path);
+	if (!dir)
+		return errno == ENOENT ? -ENOENT : -errno;
+	while ((de = readdir(dir))) {
+		char *end;
+		unsigned long tid = strtoul(de->d_name, &end, 10);
+		struct thread *t;
+
+		if (*end || !tid)
+			continue;
+		t = model_thread(m, pid, (uint32_t)tid, -1, ts);
+		if (!t) {
+			closedir(dir);
+			return -ENOMEM;
+		}
+		if (!t->name[0])
+			read_task_comm(proc_root, pid, (uint32_t)tid, t->name);
+	}
+	closedir(dir);
+	return 0;
 }
 
 void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)

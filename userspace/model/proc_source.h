@@ -19,6 +19,12 @@ struct proc_source_ctx {
 
 void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx);
 
+/*
+ * Put a live process and its current threads into the model before any
+ * sample arrives, so a target that stays idle still shows up. 0 or -errno.
+ */
+int proc_seed_process(struct model *m, const char *proc_root, uint32_t pid, uint64_t ts);
+
 /* Helpers shared with other /proc readers; 0 or -errno. */
 int proc_read_comm(const char *proc_root, uint32_t pid, char name[BPFPROF_COMM_LEN]);
 int proc_read_cmdline(const char *proc_root, uint32_t pid, char **out);

@@ -1,0 +1,116 @@
+#!/usr/bin/env node
+// SPDX-License-Identifier: BSD-2-Clause
+//
+// Checks one bpfprof profile for one scenario and prints every check with the
+// numbers measured. Exit status 0 when all checks pass, 1 when one fails, 2 on
+// bad usage.
+//
+//   check.mjs valid  --profile F [--gzip|--plain] [--min-samples N]
+//   check.mjs burner --profile F --pid P [--tids alpha=T,beta=T,sysc=T]
+//                    [--system-wide] [--duration S] [--gzip|--plain]
+//   check.mjs forker --profile F --parent P --child C [--gzip|--plain]
+
+import { parseArgs } from 'node:util';
+
+import {
+	checkBurner,
+	checkBurnerWithCli,
+	checkFile,
+	checkForker,
+	checkForkerWithCli,
+	checkFormat,
+	checkWithProfilerCli,
+} from './checks.mjs';
+import { Profile } from './profile.mjs';
+import { Report } from './report.mjs';
+
+const USAGE = 'usage: check.mjs valid|burner|forker --profile FILE [options] (see the file header)';
+
+function parseTids(s) {
+	const tids = {};
+	for (const part of (s || '').split(',').filter(Boolean)) {
+		const [name, tid] = part.split('=');
+		if (!name || !/^\d+$/.test(tid || ''))
+			throw new Error(`bad --tids entry ${JSON.stringify(part)}`);
+		tids[name] = tid;
+	}
+	return tids;
+}
+
+function main(argv) {
+	const { values, positionals } = parseArgs({
+		args: argv,
+		allowPositionals: true,
+		options: {
+			profile: { type: 'string' },
+			gzip: { type: 'boolean' },
+			plain: { type: 'boolean' },
+			'min-samples': { type: 'string' },
+			pid: { type: 'string' },
+			tids: { type: 'string' },
+			'system-wide': { type: 'boolean' },
+			duration: { type: 'string' },
+			parent: { type: 'string' },
+			child: { type: 'string' },
+		},
+	});
+	const scenario = positionals[0];
+	if (positionals.length !== 1 || !['valid', 'burner', 'forker'].includes(scenario) || !values.profile)
+		throw new Error(USAGE);
+	if (scenario === 'burner' && !values.pid)
+		throw new Error('burner needs --pid');
+	if (scenario === 'forker' && !(values.parent && values.child))
+		throw new Error('forker needs --parent and --child');
+
+	const report = new Report(`check ${scenario} ${values.profile}`);
+	let profile;
+	try {
+		profile = Profile.fromFile(values.profile);
+	} catch (e) {
+		report.check(false, `profile can be read: ${e.message}`);
+		return report.finish();
+	}
+	report.check(true, 'profile is valid UTF-8 JSON');
+	const expectGzip = values.gzip ? true : values.plain ? false : undefined;
+	checkFile(report, profile, { expectGzip });
+	const problems = checkFormat(report, profile);
+	if (problems.length > 0) {
+		// A broken stack table can hang the front-end's loader; its verdict
+		// would add nothing to the problems listed above.
+		report.check(false, 'profiler-cli load skipped: the profile failed the checklist');
+		return report.finish();
+	}
+
+	const opts = {
+		pid: values.pid,
+		tids: parseTids(values.tids),
+		systemWide: !!values['system-wide'],
+		durationS: values.duration ? Number(values.duration) : undefined,
+		parentPid: values.parent,
+		childPid: values.child,
+	};
+	checkWithProfilerCli(report, profile, (cli, handles, info) => {
+		if (scenario === 'burner')
+			checkBurnerWithCli(report, profile, cli, handles, info, opts);
+		else if (scenario === 'forker')
+			checkForkerWithCli(report, profile, cli, handles, info, opts);
+	});
+
+	if (scenario === 'valid') {
+		const min = Number(values['min-samples'] || 1);
+		const n = profile.totalSamples();
+		report.check(n >= min, `${n} samples (need >= ${min})`);
+	} else if (scenario === 'burner') {
+		checkBurner(report, profile, opts);
+	} else {
+		checkForker(report, profile, opts);
+	}
+	return report.finish();
+}
+
+try {
+	process.exitCode = main(process.argv.slice(2));
+} catch (e) {
+	console.error(`check.mjs: ${e.message}`);
+	process.exitCode = 2;
+}

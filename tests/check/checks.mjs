@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: BSD-2-Clause
+//
+// What a bpfprof profile must show, scenario by scenario. Each function adds
+// its checks to a Report; the numbers measured are part of every message.
+//
+//   checkFile / checkFormat      any profile: format, checklist, bpfprof contract
+//   checkWithProfilerCli         any profile: the real front-end loader accepts it
+//   checkBurner                  the burner workload (-p PID or -a)
+//   checkForker                  the forker workload (-- forker)
+
+import { availableParallelism } from 'node:os';
+
+import { bareFunctionName, withProfilerCli } from './profiler_cli.mjs';
+import {
+	CATEGORY_KERNEL,
+	CATEGORY_OTHER,
+	CATEGORY_USER,
+	percent,
+	sortedHistogram,
+} from './profile.mjs';
+import { binomialSigmaPoints, fmt } from './report.mjs';
+import { checkStructure } from './structure.mjs';
+
+// Category table fixed by the bpfprof output contract.
+const CONTRACT_CATEGORIES = [
+	[CATEGORY_OTHER, 'Other', 'grey'],
+	[CATEGORY_KERNEL, 'Kernel', 'orange'],
+	[CATEGORY_USER, 'User', 'yellow'],
+];
+
+// burner: alpha's split is 75/25 by CPU time; the brief's tolerance is ±10
+// points. With at least MIN_ALPHA_SAMPLES samples the binomial σ is at most
+// 2.5 points, so the tolerance is 4σ or more.
+const ALPHA_EXPECTED = 75;
+const ALPHA_TOLERANCE = 10;
+const MIN_ALPHA_SAMPLES = 300;
+const BETA_MIN_PERCENT = 80;
+const SYSC_MIN_KERNEL_PERCENT = 30;
+// A sample in a burn function has the thread's own loop as its parent frame,
+// except in the two prologue instructions before the frame exists.
+const MIN_CALLER_PERCENT = 90;
+// Kernel frames under sysc_loop must carry kernel names, not raw addresses.
+const SYSC_KERNEL_NAME = /read|syscall|svc/i;
+const MIN_SYSC_NAMED_PERCENT = 50;
+// Three busy threads share the machine's CPUs with the profiler; each gets
+// well over this share of wall time, and none more than all of it.
+const MIN_BUSY_CPU_SHARE = 0.25;
+const MAX_CPU_SHARE = 1.05;
+const MAX_SLEEPER_CPU_SHARE = 0.05;
+const BURNER_THREADS = ['alpha', 'beta', 'sysc'];
+const BURNER_FUNCS = ['alpha_heavy', 'alpha_light', 'beta_spin', 'sysc_loop'];
+
+// forker: each process burns one function for its whole life.
+const FORKER_MIN_SAMPLES = 100;
+const FORKER_MIN_TOP_PERCENT = 50;
+
+function cpuDeltaToMs(unit) {
+	if (unit === '\u00b5s')
+		return 1e-3;
+	if (unit === 'ns')
+		return 1e-6;
+	return null; // "variable CPU cycles" has no absolute scale
+}
+
+export function checkFile(report, profile, { expectGzip }) {
+	report.section(`file ${profile.file.path}`);
+	report.note(`${profile.file.fileBytes} bytes on disk, ${profile.file.jsonBytes} bytes of JSON`);
+	if (expectGzip !== undefined) {
+		report.check(profile.file.gzipped === expectGzip,
+			     `output is ${expectGzip ? 'gzip' : 'plain JSON'} as its name says ` +
+				     `(found ${profile.file.gzipped ? 'gzip' : 'plain JSON'})`);
+	}
+}
+
+// The format checklist, then the parts of the bpfprof contract that hold for
+// every profile. Returns the checklist problems (the CLI load is skipped when
+// the stack table is unsafe to walk: a cyclic one hangs the loader).
+export function checkFormat(report, profile) {
+	report.section('format checklist (spec section 13)');
+	const problems = checkStructure(profile.json);
+	report.check(problems.length === 0, `structural checklist: ${problems.length} problems`);
+	for (const p of problems.slice(0, 40))
+		report.note(p);
+	if (problems.length > 0)
+		return problems;
+
+	report.section('bpfprof contract');
+	const meta = profile.meta;
+	report.check(meta.product === 'bpfprof', `meta.product is "bpfprof" (found ${JSON.stringify(meta.product)})`);
+	for (const [i, name, color] of CONTRACT_CATEGORIES) {
+		const c = meta.categories[i];
+		report.check(c && c.name === name && c.color === color,
+			     `category ${i} is ${name}/${color} (found ${c ? `${c.name}/${c.color}` : 'none'})`);
+	}
+	const total = profile.totalSamples();
+	report.check(total > 0, `profile has samples: ${total} in ${profile.threads.length} threads, ` +
+					`${profile.pids().length} processes`);
+	checkKernelAboveUser(report, profile);
+	return problems;
+}
+
+// Kernel code runs on behalf of the user code below it: in every sampled
+// stack, no User frame may sit on top of (leafward of) a Kernel frame.
+function checkKernelAboveUser(report, profile) {
+	const seen = new Set();
+	let bad = 0;
+	let withKernel = 0;
+	let example = null;
+	for (const t of profile.threads) {
+		for (const stack of t.samples.stack) {
+			if (stack === null || seen.has(stack))
+				continue;
+			seen.add(stack);
+			const path = profile.stackPath(stack);
+			const k = path.findIndex((f) => profile.frameCategory(f) === CATEGORY_KERNEL);
+			if (k < 0)
+				continue;
+			withKernel++;
+			if (path.slice(k).some((f) => profile.frameCategory(f) === CATEGORY_USER)) {
+				bad++;
+				example ??= path.map((f) => `${profile.frameFuncName(f)}(${profile.frameCategory(f)})`).join(' > ');
+			}
+		}
+	}
+	report.check(bad === 0, `kernel frames are leafward of user frames: ${bad} of ${withKernel} ` +
+					`distinct sampled stacks with kernel frames break this`);
+	if (example)
+		report.note(`e.g. ${example}`);
+}
+
+// Loads the profile with profiler-cli and checks that the front-end sees the
+// same processes and threads. fn(cli, handles) may run scenario queries while
+// the session is open; handles maps thread index -> "t-N".
+export function checkWithProfilerCli(report, profile, fn) {
+	report.section('Firefox Profiler loader (profiler-cli)');
+	const { load } = withProfilerCli(profile.file.path, (cli) => {
+		const info = cli.query('profile', 'info', '--all');
+		const pids = profile.pids();
+		report.check(info.processCount === pids.length && info.threadCount === profile.threads.length,
+			     `profile info: ${info.processCount} processes, ${info.threadCount} threads ` +
+				     `(file has ${pids.length}, ${profile.threads.length})`);
+		const list = cli.query('thread', 'list');
+		const handles = new Map();
+		let mismatched = 0;
+		for (const row of list.threads) {
+			const t = profile.threads[row.threadIndex];
+			if (!t || t.pid !== String(row.pid) || String(t.tid) !== String(row.tid))
+				mismatched++;
+			handles.set(row.threadIndex, row.threadHandle);
+		}
+		report.check(list.threads.length === profile.threads.length && mismatched === 0,
+			     `thread list: ${list.threads.length} threads, ${mismatched} with a pid/tid ` +
+				     `other than the file's`);
+		if (fn)
+			fn(cli, handles, info);
+	});
+	report.check(load.ok, `profiler-cli load exits 0 (status ${load.status})`);
+	if (!load.ok)
+		report.note(load.output.split('\n').slice(-5).join('\n   '));
+	return load.ok;
+}
+
+// Samples of a thread, split into on-CPU and the rest.
+function onCpuSamples(profile, thread) {
+	return profile.samplesOf(thread).filter((s) => profile.isOnCpu(s));
+}
+
+function describeTop(hist, total, n = 3) {
+	return sortedHistogram(hist).slice(0, n)
+		.map(([name, c]) => `${name} ${fmt(percent(c, total))}%`).join(', ');
+}
+
+// threadCPUDelta sum (ms) and sample time span (ms) of a thread. The first
+// delta is left out: it may hold CPU time from before the recording.
+function cpuAndSpan(profile, thread) {
+	const samples = profile.samplesOf(thread);
+	const toMs = cpuDeltaToMs(profile.meta.sampleUnits?.threadCPUDelta);
+	if (samples.length < 2 || toMs === null || !thread.samples.threadCPUDelta)
+		return null;
+	let cpu = 0;
+	for (let i = 1; i < samples.length; i++)
+		cpu += (samples[i].cpuDelta || 0) * toMs;
+	return { cpu, span: samples[samples.length - 1].time - samples[0].time };
+}
+
+function checkProcessIdentity(report, profile, pid, processName) {
+	const threads = profile.threadsOf(pid);
+	if (!report.check(threads.length > 0, `process with pid "${pid}" is present ` +
+						  `(${threads.length} threads)`))
+		return null;
+	const mains = profile.mainThreadsOf(pid);
+	report.check(mains.length === 1, `pid ${pid} has exactly one main thread (found ${mains.length})`);
+	const main = mains[0];
+	if (main) {
+		report.check(main.name === processName,
+			     `main thread is named "${processName}" (found ${JSON.stringify(main.name)})`);
+		report.check(String(main.tid) === String(pid), `main thread tid is the pid (tid ${main.tid})`);
+	}
+	const wrong = threads.filter((t) => t.processName !== processName);
+	report.check(wrong.length === 0, `every thread of pid ${pid} has processName "${processName}" ` +
+						 `(${wrong.length} differ${wrong.length ? `, e.g. ${JSON.stringify(wrong[0].processName)}` : ''})`);
+	return { threads, main };
+}
+
+export function checkBurner(report, profile, { pid, tids, systemWide, durationS }) {
+	pid = String(pid);
+	report.section(`burner process ${pid} (${systemWide ? 'system-wide' : 'attached with -p'})`);
+	const ident = checkProcessIdentity(report, profile, pid, 'bpfprof-burner');
+	if (!ident)
+		return;
+	const byName = {};
+	for (const name of BURNER_THREADS) {
+		const found = ident.threads.filter((t) => t.name === name);
+		report.check(found.length === 1, `thread "${name}" appears once under pid ${pid} (found ${found.length})`);
+		byName[name] = found[0];
+		if (found[0] && tids?.[name] !== undefined) {
+			report.check(String(found[0].tid) === String(tids[name]),
+				     `thread "${name}" has tid ${tids[name]} (found ${found[0].tid})`);
+		}
+		if (found[0])
+			report.check(found[0].isMainThread === false, `thread "${name}" is not a main thread`);
+	}
+
+	checkBurnerFunctions(report, profile);
+	if (byName.alpha)
+		checkAlpha(report, profile, byName.alpha);
+	if (byName.beta)
+		checkBeta(report, profile, byName.beta);
+	if (byName.sysc)
+		checkSysc(report, profile, byName.sysc);
+	checkBurnerCpu(report, profile, ident.main, byName);
+	if (byName.alpha && durationS)
+		checkDuration(report, profile, byName.alpha, durationS);
+
+	report.section(systemWide ? 'system-wide recording' : 'recording limited to -p');
+	const others = profile.pids().filter((p) => p !== pid);
+	if (systemWide) {
+		const counts = others.map((p) => [p, profile.threadsOf(p)])
+			.map(([p, ts]) => [p, ts.find((t) => t.isMainThread)?.name ?? ts[0].name,
+					   ts.reduce((n, t) => n + t.samples.length, 0)])
+			.sort((a, b) => b[2] - a[2]);
+		report.check(others.length >= 1, `other processes are present: ${others.length}`);
+		report.note(`busiest: ${counts.slice(0, 5).map(([p, n, c]) => `${n} (${p}) ${c} samples`).join(', ')}`);
+	} else {
+		report.check(others.length === 0, `no threads of other processes (found pids: ` +
+						  `${others.slice(0, 10).join(', ') || 'none'})`);
+	}
+}
+
+// The workload's functions are user code of the burner binary.
+function checkBurnerFunctions(report, profile) {
+	const ft = profile.shared.frameTable;
+	for (const name of BURNER_FUNCS) {
+		const frames = [];
+		for (let f = 0; f < ft.length; f++) {
+			if (profile.frameFuncName(f) === name)
+				frames.push(f);
+		}
+		if (!report.check(frames.length > 0, `${name} has frames in the profile (${frames.length})`))
+			continue;
+		const cats = new Set(frames.map((f) => profile.frameCategory(f)));
+		report.check(cats.size === 1 && cats.has(CATEGORY_USER),
+			     `${name} frames have category User (found ${[...cats].join(', ')})`);
+		const libs = new Set(frames.map((f) => profile.resourceNameOfFunc(profile.frameFunc(f))));
+		report.check(libs.size === 1 && libs.has('burner'),
+			     `${name} belongs to resource "burner" (found ${[...libs].map((l) => JSON.stringify(l)).join(', ')})`);
+	}
+}
+
+function checkAlpha(report, profile, thread) {
+	report.section('thread alpha: alpha_heavy 75% / alpha_light 25% of CPU time');
+	const samples = onCpuSamples(profile, thread);
+	const hist = profile.selfHistogram(samples);
+	const heavy = hist.get('alpha_heavy') || 0;
+	const light = hist.get('alpha_light') || 0;
+	const n = heavy + light;
+	report.note(`${thread.samples.length} samples, ${samples.length} on CPU; top self: ${describeTop(hist, samples.length)}`);
+	report.check(n >= MIN_ALPHA_SAMPLES, `${n} samples in alpha_heavy/alpha_light (need >= ${MIN_ALPHA_SAMPLES} ` +
+					     `so that ±${ALPHA_TOLERANCE} points is >= 4σ)`);
+	const share = percent(heavy, n);
+	const sigma = binomialSigmaPoints(ALPHA_EXPECTED / 100, n);
+	report.check(n > 0 && Math.abs(share - ALPHA_EXPECTED) <= ALPHA_TOLERANCE,
+		     `alpha_heavy ${fmt(share)}% of ${n} (tolerance ${ALPHA_EXPECTED - ALPHA_TOLERANCE}–` +
+			     `${ALPHA_EXPECTED + ALPHA_TOLERANCE}, binomial σ ${fmt(sigma)} points)`);
+	// Stack direction: the burn function's parent is the loop that calls it.
+	let withParent = 0;
+	const parents = new Map();
+	for (const s of samples) {
+		const leaf = profile.leafFuncName(s);
+		if (leaf !== 'alpha_heavy' && leaf !== 'alpha_light')
+			continue;
+		const parent = s.path.length >= 2 ? profile.frameFuncName(s.path[s.path.length - 2]) : '(root)';
+		parents.set(parent, (parents.get(parent) || 0) + 1);
+		if (parent === 'alpha_main')
+			withParent++;
+	}
+	report.check(n > 0 && percent(withParent, n) >= MIN_CALLER_PERCENT,
+		     `caller of alpha_heavy/alpha_light is alpha_main in ${fmt(percent(withParent, n))}% ` +
+			     `(need >= ${MIN_CALLER_PERCENT}%; parents: ${describeTop(parents, n)})`);
+}
+
+function checkBeta(report, profile, thread) {
+	report.section('thread beta: beta_spin 100%');
+	const samples = onCpuSamples(profile, thread);
+	const hist = profile.selfHistogram(samples);
+	const [top, count] = sortedHistogram(hist)[0] || ['(none)', 0];
+	report.note(`${thread.samples.length} samples, ${samples.length} on CPU; top self: ${describeTop(hist, samples.length)}`);
+	report.check(top === 'beta_spin' && percent(count, samples.length) > BETA_MIN_PERCENT,
+		     `top self function is beta_spin with > ${BETA_MIN_PERCENT}% (found ${top} ` +
+			     `${fmt(percent(count, samples.length))}% of ${samples.length})`);
+}
+
+function checkSysc(report, profile, thread) {
+	report.section('thread sysc: read(2) of /dev/zero from sysc_loop');
+	const samples = onCpuSamples(profile, thread);
+	let inKernel = 0;
+	let named = 0;
+	let userAbove = 0;
+	for (const s of samples) {
+		const d = profile.innermostDepthOf(s, 'sysc_loop');
+		if (d < 0 || profile.frameCategory(s.path[d]) !== CATEGORY_USER)
+			continue;
+		const above = s.path.slice(d + 1);
+		if (above.some((f) => profile.frameCategory(f) !== CATEGORY_KERNEL))
+			userAbove++;
+		const kernel = above.filter((f) => profile.frameCategory(f) === CATEGORY_KERNEL);
+		if (kernel.length === 0)
+			continue;
+		inKernel++;
+		if (kernel.some((f) => SYSC_KERNEL_NAME.test(profile.frameFuncName(f))))
+			named++;
+	}
+	const hist = profile.selfHistogram(samples);
+	report.note(`${thread.samples.length} samples, ${samples.length} on CPU; top self: ${describeTop(hist, samples.length, 5)}`);
+	report.check(percent(inKernel, samples.length) > SYSC_MIN_KERNEL_PERCENT,
+		     `${fmt(percent(inKernel, samples.length))}% of samples have Kernel frames above ` +
+			     `sysc_loop (User) (need > ${SYSC_MIN_KERNEL_PERCENT}%; ${inKernel} of ${samples.length})`);
+	report.check(userAbove === 0, `sysc_loop calls nothing in user space: ${userAbove} samples have ` +
+					      `non-Kernel frames above it`);
+	report.check(inKernel > 0 && percent(named, inKernel) >= MIN_SYSC_NAMED_PERCENT,
+		     `kernel frames are symbolized: ${fmt(percent(named, inKernel))}% of the kernel samples ` +
+			     `name a read/syscall function (need >= ${MIN_SYSC_NAMED_PERCENT}%)`);
+}
+
+// threadCPUDelta is the thread's real on-CPU time: busy threads get a large
+// share of the wall time, the sleeping main thread almost none, and together
+// they never exceed the machine's CPUs.
+function checkBurnerCpu(report, profile, main, byName) {
+	report.section('threadCPUDelta');
+	const unit = profile.meta.sampleUnits?.threadCPUDelta;
+	if (cpuDeltaToMs(unit) === null) {
+		report.note(`threadCPUDelta unit ${JSON.stringify(unit)} has no absolute scale; not checked`);
+		return;
+	}
+	let total = 0;
+	let span = 0;
+	for (const name of BURNER_THREADS) {
+		const t = byName[name];
+		const cs = t && cpuAndSpan(profile, t);
+		if (!report.check(cs && cs.span > 0, `thread ${name} has threadCPUDelta and >= 2 samples`))
+			continue;
+		const share = cs.cpu / cs.span;
+		total += cs.cpu;
+		span = Math.max(span, cs.span);
+		report.check(share >= MIN_BUSY_CPU_SHARE && share <= MAX_CPU_SHARE,
+			     `${name}: ${fmt(cs.cpu, 0)} ms CPU over ${fmt(cs.span, 0)} ms = ${fmt(100 * share)}% ` +
+				     `(busy thread: ${100 * MIN_BUSY_CPU_SHARE}–${100 * MAX_CPU_SHARE}%)`);
+	}
+	const cpus = availableParallelism();
+	if (span > 0) {
+		report.check(total <= cpus * span * MAX_CPU_SHARE,
+			     `alpha+beta+sysc: ${fmt(total, 0)} ms CPU over ${fmt(span, 0)} ms fits ${cpus} CPUs`);
+	}
+	const cs = main && cpuAndSpan(profile, main);
+	if (cs && cs.span > 0) {
+		report.check(cs.cpu <= MAX_SLEEPER_CPU_SHARE * cs.span + 5,
+			     `sleeping main thread: ${fmt(cs.cpu, 1)} ms CPU over ${fmt(cs.span, 0)} ms ` +
+				     `(<= ${100 * MAX_SLEEPER_CPU_SHARE}% + 5 ms)`);
+	} else {
+		report.note(`main thread has fewer than 2 samples; its CPU time is not checked`);
+	}
+}
+
+// -d SECONDS: the busy alpha thread is sampled for about that long, and no
+// sample anywhere lies much beyond it.
+function checkDuration(report, profile, alpha, durationS) {
+	report.section(`duration (-d ${durationS})`);
+	const d = durationS * 1000;
+	const a = profile.samplesOf(alpha);
+	const alphaSpan = a.length ? a[a.length - 1].time - a[0].time : 0;
+	report.check(alphaSpan >= 0.6 * d, `alpha is sampled over ${fmt(alphaSpan, 0)} ms (>= 60% of ${d} ms)`);
+	let first = Infinity;
+	let last = -Infinity;
+	for (const t of profile.threads) {
+		for (const s of profile.samplesOf(t)) {
+			first = Math.min(first, s.time);
+			last = Math.max(last, s.time);
+		}
+	}
+	const slack = Math.max(1000, 0.2 * d);
+	report.check(last - first <= d + slack,
+		     `all samples lie within ${fmt(last - first, 0)} ms (<= ${d} ms + ${slack} ms)`);
+}
+
+// Cross-checks through the front-end's own selectors.
+export function checkBurnerWithCli(report, profile, cli, handles, info, { pid }) {
+	pid = String(pid);
+	const proc = info.processes.find((p) => String(p.pid) === pid);
+	report.check(proc && proc.name === 'bpfprof-burner',
+		     `profiler-cli names process ${pid} "bpfprof-burner" (found ${JSON.stringify(proc?.name)})`);
+	const handleOf = (name) => {
+		const i = profile.threads.findIndex((t) => t.pid === pid && t.name === name);
+		return i >= 0 ? handles.get(i) : undefined;
+	};
+	const beta = handleOf('beta');
+	if (beta) {
+		const r = cli.query('thread', 'samples', '--thread', beta);
+		const top = r.topFunctionsBySelf?.[0];
+		report.check(top && bareFunctionName(top.name) === 'beta_spin' && top.selfPercentage > BETA_MIN_PERCENT,
+			     `profiler-cli: beta's top self function is beta_spin > ${BETA_MIN_PERCENT}% ` +
+				     `(found ${top ? `${top.name} ${fmt(top.selfPercentage)}%` : 'none'})`);
+	}
+	const alpha = handleOf('alpha');
+	if (alpha) {
+		const r = cli.query('thread', 'samples', '--thread', alpha);
+		const self = (fn) => (r.topFunctionsBySelf || []).find((f) => bareFunctionName(f.name) === fn)?.selfSamples || 0;
+		const h = self('alpha_heavy');
+		const l = self('alpha_light');
+		const share = percent(h, h + l);
+		report.check(h + l > 0 && Math.abs(share - ALPHA_EXPECTED) <= ALPHA_TOLERANCE,
+			     `profiler-cli: alpha_heavy ${fmt(share)}% of ${h + l} alpha samples ` +
+				     `(tolerance ${ALPHA_EXPECTED - ALPHA_TOLERANCE}–${ALPHA_EXPECTED + ALPHA_TOLERANCE})`);
+	}
+	const sysc = handleOf('sysc');
+	if (sysc) {
+		const r = cli.query('thread', 'samples', '--thread', sysc);
+		const k = (r.categoryBreakdown?.categories || []).find((c) => c.name === 'Kernel');
+		report.check(k && k.percentage > SYSC_MIN_KERNEL_PERCENT,
+			     `profiler-cli: sysc's samples are ${fmt(k?.percentage ?? 0)}% Kernel category ` +
+				     `(need > ${SYSC_MIN_KERNEL_PERCENT}%)`);
+	}
+}
+
+export function checkForker(report, profile, { parentPid, childPid, parentName = 'forker' }) {
+	parentPid = String(parentPid);
+	childPid = String(childPid);
+	report.section('processes of the command');
+	const pids = profile.pids();
+	report.check(parentPid !== childPid && pids.includes(parentPid) && pids.includes(childPid),
+		     `parent ${parentPid} and child ${childPid} are both present as distinct pids`);
+	const extra = pids.filter((p) => p !== parentPid && p !== childPid);
+	report.check(extra.length === 0, `only the command's processes are recorded (others: ` +
+					     `${extra.slice(0, 10).join(', ') || 'none'})`);
+	for (const [pid, name, fn] of [[parentPid, parentName, 'parent_burn'],
+				       [childPid, 'bpfprof-child', 'child_burn']]) {
+		report.section(`process ${pid} (${name}): ${fn}`);
+		const ident = checkProcessIdentity(report, profile, pid, name);
+		if (!ident)
+			continue;
+		const samples = ident.threads.flatMap((t) => onCpuSamples(profile, t));
+		const hist = profile.selfHistogram(samples);
+		const [top, count] = sortedHistogram(hist)[0] || ['(none)', 0];
+		report.note(`top self: ${describeTop(hist, samples.length)}`);
+		report.check(samples.length >= FORKER_MIN_SAMPLES,
+			     `${samples.length} on-CPU samples (need >= ${FORKER_MIN_SAMPLES})`);
+		report.check(top === fn && percent(count, samples.length) > FORKER_MIN_TOP_PERCENT,
+			     `top self function is ${fn} > ${FORKER_MIN_TOP_PERCENT}% (found ${top} ` +
+				     `${fmt(percent(count, samples.length))}%)`);
+	}
+}
+
+export function checkForkerWithCli(report, profile, cli, handles, info, { parentPid, childPid }) {
+	for (const [pid, fn] of [[String(parentPid), 'parent_burn'], [String(childPid), 'child_burn']]) {
+		const i = profile.threads.findIndex((t) => t.pid === pid && t.isMainThread);
+		const h = handles.get(i);
+		if (!h)
+			continue;
+		const r = cli.query('thread', 'samples', '--thread', h);
+		const top = r.topFunctionsBySelf?.[0];
+		report.check(top && bareFunctionName(top.name) === fn,
+			     `profiler-cli: top self function of ${pid} is ${fn} (found ` +
+				     `${top ? `${top.name} ${fmt(top.selfPercentage)}%` : 'none'})`);
+	}
+}
