@@ -10,7 +10,7 @@
 
 import { availableParallelism } from 'node:os';
 
-import { bareFunctionName, withProfilerCli } from './profiler_cli.mjs';
+import { bareFunctionName, ProfilerCliSession } from './profiler_cli.mjs';
 import {
 	CATEGORY_KERNEL,
 	CATEGORY_OTHER,
@@ -133,7 +133,13 @@ function checkKernelAboveUser(report, profile) {
 // the session is open; handles maps thread index -> "t-N".
 export function checkWithProfilerCli(report, profile, fn) {
 	report.section('Firefox Profiler loader (profiler-cli)');
-	const { load } = withProfilerCli(profile.file.path, (cli) => {
+	const cli = new ProfilerCliSession();
+	try {
+		const load = cli.load(profile.file.path);
+		if (!report.check(load.ok, `profiler-cli load exits 0 (status ${load.status})`)) {
+			report.note(load.output.split('\n').slice(-5).join('\n   '));
+			return false;
+		}
 		const info = cli.query('profile', 'info', '--all');
 		const pids = profile.pids();
 		report.check(info.processCount === pids.length && info.threadCount === profile.threads.length,
@@ -153,11 +159,13 @@ export function checkWithProfilerCli(report, profile, fn) {
 				     `other than the file's`);
 		if (fn)
 			fn(cli, handles, info);
-	});
-	report.check(load.ok, `profiler-cli load exits 0 (status ${load.status})`);
-	if (!load.ok)
-		report.note(load.output.split('\n').slice(-5).join('\n   '));
-	return load.ok;
+		return true;
+	} catch (e) {
+		report.check(false, `profiler-cli queries work: ${e.message}`);
+		return false;
+	} finally {
+		cli.close();
+	}
 }
 
 // Samples of a thread, split into on-CPU and the rest.
@@ -260,7 +268,7 @@ function checkBurnerFunctions(report, profile) {
 			continue;
 		const cats = new Set(frames.map((f) => profile.frameCategory(f)));
 		report.check(cats.size === 1 && cats.has(CATEGORY_USER),
-			     `${name} frames have category User (found ${[...cats].join(', ')})`);
+			     `${name} frames have category User (found ${[...cats].map((c) => profile.categoryName(c)).join(', ')})`);
 		const libs = new Set(frames.map((f) => profile.resourceNameOfFunc(profile.frameFunc(f))));
 		report.check(libs.size === 1 && libs.has('burner'),
 			     `${name} belongs to resource "burner" (found ${[...libs].map((l) => JSON.stringify(l)).join(', ')})`);

@@ -42,8 +42,7 @@
 #define FX_KERNEL_RES	  "[kernel.kallsyms]"
 #define FX_MAX_RAW_FRAMES 16
 
-static const struct object_info fx_app_obj = { OBJECT_ELF, "app", "/usr/bin/app",
-					       FX_APP_BUILD_ID };
+static const struct object_info fx_app_obj = { OBJECT_ELF, "app", "/usr/bin/app", FX_APP_BUILD_ID };
 static const struct object_info fx_libc_obj = { OBJECT_ELF, "libc.so.6",
 						"/lib/x86_64-linux-gnu/libc.so.6", NULL };
 
@@ -58,7 +57,11 @@ struct fx_frame_def {
 /* Raw frames F0..F9, in model order. */
 static const struct fx_frame_def fx_frames[] = {
 	{ FX_OBJ_APP, 0x1000, { "main" }, { "main.c" }, { 10 } },
-	{ FX_OBJ_APP, 0x2000, { "compute", "inline_helper" }, { "compute.c", "helper.h" }, { 40, 7 } },
+	{ FX_OBJ_APP,
+	  0x2000,
+	  { "compute", "inline_helper" },
+	  { "compute.c", "helper.h" },
+	  { 40, 7 } },
 	{ FX_OBJ_LIBC, 0x500, { "write" }, { NULL }, { 0 } },
 	{ OBJ_KERNEL, FX_KADDR_SYSCALL, { "do_syscall_64" }, { NULL }, { 0 } },
 	{ OBJ_KERNEL, FX_KADDR_WRITE, { "ksys_write" }, { NULL }, { 0 } },
@@ -74,7 +77,7 @@ static const struct fx_frame_def fx_frames[] = {
 
 /* (prefix, frame) of S0..S9. */
 static const struct raw_stack fx_stacks[] = {
-	{ NO_INDEX, 0 }, { 0, 1 }, { 1, 2 }, { 2, 3 }, { 3, 4 },
+	{ NO_INDEX, 0 }, { 0, 1 }, { 1, 2 },	    { 2, 3 }, { 3, 4 },
 	{ NO_INDEX, 5 }, { 5, 6 }, { NO_INDEX, 7 }, { 6, 8 }, { NO_INDEX, 9 },
 };
 #define FX_NSTACKS (sizeof(fx_stacks) / sizeof(fx_stacks[0]))
@@ -161,8 +164,8 @@ static int fx_add_process(struct model *m, uint32_t pid, const char *name, uint6
 	return vec_push(&m->processes, p);
 }
 
-static int fx_add_thread(struct model *m, uint32_t process, uint32_t tid, const char *name,
-			 int cpu, uint64_t first_ms, bool main)
+static int fx_add_thread(struct model *m, uint32_t process, uint32_t tid, const char *name, int cpu,
+			 uint64_t first_ms, bool main)
 {
 	struct process *p = &m->processes.data[process];
 	uint32_t idx = (uint32_t)m->threads.len;
@@ -230,8 +233,8 @@ static int fx_model_build(struct model *m)
 
 	for (size_t i = 0; i < FX_NSAMPLES; i++) {
 		const struct fx_sample_def *d = &fx_samples[i];
-		struct thread_sample s = { FX_START_TS + d->ms_x10 * FX_MS / 10, d->cpu_ns, d->stack,
-					   SAMPLE_ON_CPU };
+		struct thread_sample s = { FX_START_TS + d->ms_x10 * FX_MS / 10, d->cpu_ns,
+					   d->stack, SAMPLE_ON_CPU };
 
 		if (vec_push(&m->threads.data[d->thread].samples, s))
 			return -1;

@@ -89,9 +89,9 @@ static void test_lib_matches_nm(void)
 {
 	struct elf_symtab t = { 0 };
 	size_t checked = 0;
-	const char *fixture_fns[] = { "symfix_lib_alpha", "symfix_lib_beta", "symfix_lib_local",
-				      "symfix_lib_local_ptr", "_ZN6symfix5gammaEv",
-				      "_ZN6symfix4rust17h0123456789abcdefE" };
+	const char *fixture_fns[] = { "symfix_lib_alpha",   "symfix_lib_beta",
+				      "symfix_lib_local",   "symfix_lib_local_ptr",
+				      "_ZN6symfix5gammaEv", "_ZN6symfix4rust17h0123456789abcdefE" };
 
 	nm_lib_len = run_nm(SYMFIX_LIB, nm_lib, 4096);
 	CHECK(nm_lib_len > 0);
@@ -201,8 +201,8 @@ static size_t raw_pt_loads(const char *path, Elf64_Phdr *out, size_t max)
 	for (unsigned i = 0; i < eh.e_phnum && n < max; i++) {
 		Elf64_Phdr ph;
 
-		if (pread(fd, &ph, sizeof(ph), (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
-		    sizeof(ph))
+		if (pread(fd, &ph, sizeof(ph),
+			  (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) != sizeof(ph))
 			break;
 		if (ph.p_type == PT_LOAD)
 			out[n++] = ph;
@@ -280,7 +280,7 @@ static void test_offsets_exe(void)
 
 static void test_stripped_and_debug_file(void)
 {
-	char dir[] = "/tmp/bpfprof-debug-XXXXXX", sub[PATH_MAX], link[PATH_MAX];
+	char dir[] = "/tmp/bpfprof-debug-XXXXXX", sub[PATH_MAX], link[PATH_MAX + 160];
 	struct elf_symtab full = { 0 }, stripped = { 0 }, merged = { 0 };
 	const struct elf_sym *a, *b;
 

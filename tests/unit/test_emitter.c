@@ -110,12 +110,12 @@ static void remove_dir(const char *dir)
 
 static int violations;
 
-#define VIOLATION(...)                                                                             \
-	do {                                                                                       \
-		fprintf(stderr, "  checklist violation: ");                                        \
-		fprintf(stderr, __VA_ARGS__);                                                      \
-		fputc('\n', stderr);                                                               \
-		violations++;                                                                      \
+#define VIOLATION(...)                                      \
+	do {                                                \
+		fprintf(stderr, "  checklist violation: "); \
+		fprintf(stderr, __VA_ARGS__);               \
+		fputc('\n', stderr);                        \
+		violations++;                               \
 	} while (0)
 
 enum { ALLOW_NULL = 1, ALLOW_MINUS1 = 2 };
@@ -130,11 +130,9 @@ static void check_finite(json_t *v)
 	if (json_is_real(v) && !isfinite(json_real_value(v)))
 		VIOLATION("non-finite number");
 	if (json_is_object(v))
-		json_object_foreach(v, key, child)
-			check_finite(child);
+		json_object_foreach(v, key, child) check_finite(child);
 	if (json_is_array(v))
-		json_array_foreach(v, i, child)
-			check_finite(child);
+		json_array_foreach(v, i, child) check_finite(child);
 }
 
 /* Item 2: a table whose every array column has exactly `length` entries. -1 if broken. */
@@ -157,10 +155,10 @@ static json_int_t table_length(json_t *parent, const char *name, const char *con
 	for (const char *const *c = columns; *c; c++)
 		if (!json_is_array(json_object_get(t, *c)))
 			VIOLATION("%s.%s is not an array", name, *c);
-	json_object_foreach(t, key, col)
-		if (json_is_array(col) && (json_int_t)json_array_size(col) != n)
-			VIOLATION("%s.%s has %zu entries but length is %lld", name, key,
-				  json_array_size(col), (long long)n);
+	json_object_foreach(t, key,
+			    col) if (json_is_array(col) && (json_int_t)json_array_size(col) != n)
+		VIOLATION("%s.%s has %zu entries but length is %lld", name, key,
+			  json_array_size(col), (long long)n);
 	return n;
 }
 
@@ -171,7 +169,8 @@ static void check_indexes(json_t *table, const char *tname, const char *col, jso
 	json_t *arr = json_object_get(table, col), *v;
 	size_t i;
 
-	json_array_foreach(arr, i, v) {
+	json_array_foreach(arr, i, v)
+	{
 		json_int_t x;
 
 		if (json_is_null(v) && (allow & ALLOW_NULL))
@@ -181,15 +180,14 @@ static void check_indexes(json_t *table, const char *tname, const char *col, jso
 			if ((x == -1 && (allow & ALLOW_MINUS1)) || (x >= 0 && x < limit))
 				continue;
 		}
-		VIOLATION("%s.%s[%zu] is not an index below %lld", tname, col, i,
-			  (long long)limit);
+		VIOLATION("%s.%s[%zu] is not an index below %lld", tname, col, i, (long long)limit);
 	}
 }
 
 static bool is_allowed_color(const char *c)
 {
-	static const char *const colors[] = { "transparent", "purple", "green",	  "orange",
-					      "yellow",	     "lightblue", "blue",	  "brown",
+	static const char *const colors[] = { "transparent", "purple",	  "green",    "orange",
+					      "yellow",	     "lightblue", "blue",     "brown",
 					      "magenta",     "red",	  "lightred", "darkgrey",
 					      "grey" };
 
@@ -232,7 +230,8 @@ static json_t *check_meta(json_t *meta)
 		VIOLATION("meta.categories is empty");
 		return NULL;
 	}
-	json_array_foreach(cats, i, cat) {
+	json_array_foreach(cats, i, cat)
+	{
 		json_t *subs = json_object_get(cat, "subcategories");
 		const char *color = json_string_value(json_object_get(cat, "color"));
 
@@ -258,7 +257,8 @@ static void check_frame_categories(json_t *frames, json_t *cats)
 	json_t *c;
 	size_t i;
 
-	json_array_foreach(cat_col, i, c) {
+	json_array_foreach(cat_col, i, c)
+	{
 		json_t *s = json_array_get(sub_col, i), *subs;
 
 		if (json_is_null(c))
@@ -284,7 +284,8 @@ static void check_stack_table(json_t *stacks)
 
 	if (json_object_get(stacks, "prefix"))
 		VIOLATION("stackTable has a v65 prefix column");
-	json_array_foreach(off, i, v) {
+	json_array_foreach(off, i, v)
+	{
 		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 		    (size_t)json_integer_value(v) > i)
 			VIOLATION("stackTable.prefixOffset[%zu] does not point backwards", i);
@@ -297,19 +298,20 @@ struct shared_sizes {
 
 static void check_shared(json_t *root, json_t *cats, struct shared_sizes *n)
 {
-	static const char *const sources_cols[] = { "id",	 "filename",	 "startLine",
+	static const char *const sources_cols[] = { "id",	   "filename",	   "startLine",
 						    "startColumn", "sourceMapURL", "content",
 						    NULL };
 	static const char *const srcloc_cols[] = { "source", "line", "column", NULL };
 	static const char *const res_cols[] = { "lib", "name", "host", "type", NULL };
 	static const char *const sym_cols[] = { "libIndex", "address", "name", "functionSize",
 						NULL };
-	static const char *const func_cols[] = { "name",	   "isJS",   "relevantForJS",
-						 "resource",	   "source", "lineNumber",
-						 "columnNumber", "originalLocation", NULL };
-	static const char *const frame_cols[] = { "address",	  "inlineDepth",   "category",
-						  "subcategory",  "func",	   "nativeSymbol",
-						  "innerWindowID", "line",	   "column",
+	static const char *const func_cols[] = {
+		"name",	      "isJS",	      "relevantForJS",	  "resource", "source",
+		"lineNumber", "columnNumber", "originalLocation", NULL
+	};
+	static const char *const frame_cols[] = { "address",	      "inlineDepth", "category",
+						  "subcategory",      "func",	     "nativeSymbol",
+						  "innerWindowID",    "line",	     "column",
 						  "originalLocation", NULL };
 	static const char *const stack_cols[] = { "frame", "prefixOffset", NULL };
 	json_t *shared = json_object_get(root, "shared"), *strings, *v;
@@ -325,9 +327,8 @@ static void check_shared(json_t *root, json_t *cats, struct shared_sizes *n)
 	strings = json_object_get(shared, "stringArray");
 	if (!json_is_array(strings))
 		VIOLATION("shared.stringArray is missing");
-	json_array_foreach(strings, i, v)
-		if (!json_is_string(v))
-			VIOLATION("stringArray[%zu] is not a string", i);
+	json_array_foreach(strings, i, v) if (!json_is_string(v))
+		VIOLATION("stringArray[%zu] is not a string", i);
 	n->strings = (json_int_t)json_array_size(strings);
 
 	n->sources = table_length(shared, "sources", sources_cols);
@@ -341,14 +342,14 @@ static void check_shared(json_t *root, json_t *cats, struct shared_sizes *n)
 	check_indexes(json_object_get(shared, "sources"), "sources", "filename", n->strings, 0);
 	check_indexes(json_object_get(shared, "resourceTable"), "resourceTable", "lib", n->libs,
 		      ALLOW_NULL);
-	check_indexes(json_object_get(shared, "resourceTable"), "resourceTable", "name",
-		      n->strings, 0);
-	check_indexes(json_object_get(shared, "resourceTable"), "resourceTable", "host",
-		      n->strings, ALLOW_NULL);
+	check_indexes(json_object_get(shared, "resourceTable"), "resourceTable", "name", n->strings,
+		      0);
+	check_indexes(json_object_get(shared, "resourceTable"), "resourceTable", "host", n->strings,
+		      ALLOW_NULL);
 	check_indexes(json_object_get(shared, "nativeSymbols"), "nativeSymbols", "libIndex",
 		      n->libs, 0);
-	check_indexes(json_object_get(shared, "nativeSymbols"), "nativeSymbols", "name",
-		      n->strings, 0);
+	check_indexes(json_object_get(shared, "nativeSymbols"), "nativeSymbols", "name", n->strings,
+		      0);
 	if (json_object_get(json_object_get(shared, "funcTable"), "fileName"))
 		VIOLATION("funcTable has a pre-v58 fileName column");
 	check_indexes(json_object_get(shared, "funcTable"), "funcTable", "name", n->strings, 0);
@@ -359,8 +360,8 @@ static void check_shared(json_t *root, json_t *cats, struct shared_sizes *n)
 	check_indexes(json_object_get(shared, "frameTable"), "frameTable", "func", n->funcs, 0);
 	check_indexes(json_object_get(shared, "frameTable"), "frameTable", "nativeSymbol",
 		      n->symbols, ALLOW_NULL);
-	check_indexes(json_object_get(shared, "frameTable"), "frameTable", "inlineDepth",
-		      INT32_MAX, 0);
+	check_indexes(json_object_get(shared, "frameTable"), "frameTable", "inlineDepth", INT32_MAX,
+		      0);
 	check_frame_categories(json_object_get(shared, "frameTable"), cats);
 	check_indexes(json_object_get(shared, "stackTable"), "stackTable", "frame", n->frames, 0);
 	check_stack_table(json_object_get(shared, "stackTable"));
@@ -371,9 +372,9 @@ static bool schema_exists(json_t *meta, const char *type)
 	json_t *s;
 	size_t i;
 
-	json_array_foreach(json_object_get(meta, "markerSchema"), i, s)
-		if (type && !strcmp(json_string_value(json_object_get(s, "name")), type))
-			return true;
+	json_array_foreach(json_object_get(meta, "markerSchema"), i,
+			   s) if (type && !strcmp(json_string_value(json_object_get(s, "name")),
+						  type)) return true;
 	return false;
 }
 
@@ -389,7 +390,8 @@ static void check_markers(json_t *th, json_t *meta, const struct shared_sizes *n
 		return;
 	check_indexes(mk, "markers", "name", n->strings, 0);
 	check_indexes(mk, "markers", "category", n->categories, 0);
-	json_array_foreach(json_object_get(mk, "phase"), i, phase) {
+	json_array_foreach(json_object_get(mk, "phase"), i, phase)
+	{
 		json_int_t p = json_integer_value(phase);
 		json_t *start = json_array_get(json_object_get(mk, "startTime"), i);
 		json_t *end = json_array_get(json_object_get(mk, "endTime"), i);
@@ -421,19 +423,21 @@ static void check_samples(json_t *th, const struct shared_sizes *n, double end_m
 	check_indexes(s, "samples", "stack", n->stacks, ALLOW_NULL);
 	if (!!deltas == !!times)
 		VIOLATION("thread %zu needs exactly one of samples.time and timeDeltas", ti);
-	json_array_foreach(deltas ? deltas : times, i, v) {
+	json_array_foreach(deltas ? deltas : times, i, v)
+	{
 		double x = json_number_value(v);
 
 		if (!json_is_number(v) || (deltas && x < 0) || (times && x < t))
 			VIOLATION("thread %zu sample %zu goes back in time", ti, i);
 		t = deltas ? t + x : x;
 		if (t < 0 || (end_ms > 0 && t > end_ms + 1e-6))
-			VIOLATION("thread %zu sample %zu at %f ms is outside the profile", ti, i, t);
+			VIOLATION("thread %zu sample %zu at %f ms is outside the profile", ti, i,
+				  t);
 	}
-	json_array_foreach(json_object_get(s, "threadCPUDelta"), i, v)
-		if (!json_is_null(v) && !(json_is_integer(v) && json_integer_value(v) >= 0))
-			VIOLATION("thread %zu threadCPUDelta[%zu] is not a count of \xc2\xb5s", ti,
-				  i);
+	json_array_foreach(json_object_get(s, "threadCPUDelta"), i,
+			   v) if (!json_is_null(v) &&
+				  !(json_is_integer(v) && json_integer_value(v) >= 0))
+		VIOLATION("thread %zu threadCPUDelta[%zu] is not a count of \xc2\xb5s", ti, i);
 	v = json_object_get(s, "weight");
 	if (!json_is_null(v) && !json_is_array(v))
 		VIOLATION("thread %zu samples.weight is neither null nor an array", ti);
@@ -459,7 +463,8 @@ static void check_threads(json_t *root, json_t *meta, const struct shared_sizes 
 
 	if (!json_is_array(threads) || !json_array_size(threads))
 		VIOLATION("threads is empty");
-	json_array_foreach(threads, i, th) {
+	json_array_foreach(threads, i, th)
+	{
 		json_t *p = json_object_get(th, "pid"), *count;
 
 		if (!json_is_string(p)) {
@@ -482,20 +487,20 @@ static void check_threads(json_t *root, json_t *meta, const struct shared_sizes 
 		check_time_field(th, "unregisterTime", true, i);
 		check_time_field(th, "processShutdownTime", true, i);
 		count = json_object_get(mains, json_string_value(p));
-		json_object_set_new(mains, json_string_value(p),
-				    json_integer(json_integer_value(count) +
-						 json_is_true(json_object_get(th, "isMainThread"))));
+		json_object_set_new(
+			mains, json_string_value(p),
+			json_integer(json_integer_value(count) +
+				     json_is_true(json_object_get(th, "isMainThread"))));
 		check_samples(th, n, json_is_number(end) ? json_number_value(end) : -1, i);
 		check_markers(th, meta, n, i);
 	}
-	json_object_foreach(mains, pid, v)
-		if (json_integer_value(v) != 1)
-			VIOLATION("pid %s has %lld main threads", pid, (long long)json_integer_value(v));
+	json_object_foreach(mains, pid, v) if (json_integer_value(v) != 1)
+		VIOLATION("pid %s has %lld main threads", pid, (long long)json_integer_value(v));
 	json_decref(mains);
-	json_array_foreach(json_object_get(meta, "initialVisibleThreads"), i, v)
-		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-		    (size_t)json_integer_value(v) >= json_array_size(threads))
-			VIOLATION("initialVisibleThreads[%zu] names no thread", i);
+	json_array_foreach(json_object_get(meta, "initialVisibleThreads"), i,
+			   v) if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+				  (size_t)json_integer_value(v) >= json_array_size(threads))
+		VIOLATION("initialVisibleThreads[%zu] names no thread", i);
 }
 
 /* Number of checklist violations in a parsed profile (each printed). */
@@ -632,9 +637,8 @@ static json_int_t col_int(json_t *root, const char *table, const char *col, json
 
 static const char *string_at(json_t *root, json_int_t i)
 {
-	return json_string_value(
-		json_array_get(json_object_get(json_object_get(root, "shared"), "stringArray"),
-			       (size_t)i));
+	return json_string_value(json_array_get(
+		json_object_get(json_object_get(root, "shared"), "stringArray"), (size_t)i));
 }
 
 static const char *frame_func_name(json_t *root, json_int_t frame)
@@ -687,9 +691,9 @@ static json_t *find_lib(json_t *root, const char *name)
 	json_t *lib;
 	size_t i;
 
-	json_array_foreach(json_object_get(root, "libs"), i, lib)
-		if (!strcmp(json_string_value(json_object_get(lib, "name")), name))
-			return lib;
+	json_array_foreach(
+		json_object_get(root, "libs"), i,
+		lib) if (!strcmp(json_string_value(json_object_get(lib, "name")), name)) return lib;
 	return NULL;
 }
 
@@ -699,9 +703,9 @@ static json_t *extra_entry(json_t *root, const char *label)
 	json_t *e;
 	size_t i;
 
-	json_array_foreach(json_object_get(sec, "entries"), i, e)
-		if (!strcmp(json_string_value(json_object_get(e, "label")), label))
-			return json_object_get(e, "value");
+	json_array_foreach(json_object_get(sec, "entries"), i,
+			   e) if (!strcmp(json_string_value(json_object_get(e, "label")),
+					  label)) return json_object_get(e, "value");
 	return NULL;
 }
 
@@ -772,12 +776,11 @@ static void check_fixture_values(json_t *root)
 		     "User");
 	CHECK_EQ_STR(json_string_value(json_object_get(json_array_get(cats, CAT_USER), "color")),
 		     "yellow");
-	CHECK_EQ_STR(json_string_value(json_object_get(
-			     json_object_get(meta, "sampleUnits"), "eventDelay")),
+	CHECK_EQ_STR(json_string_value(
+			     json_object_get(json_object_get(meta, "sampleUnits"), "eventDelay")),
 		     "ms");
-	CHECK_EQ_STR(json_string_value(json_object_get(json_array_get(json_object_get(meta, "extra"),
-								       0),
-						       "label")),
+	CHECK_EQ_STR(json_string_value(json_object_get(
+			     json_array_get(json_object_get(meta, "extra"), 0), "label")),
 		     "bpfprof");
 	CHECK_EQ_INT(json_integer_value(extra_entry(root, "Lost samples")), 3);
 	CHECK_EQ_INT(json_integer_value(extra_entry(root, "Lost other events")), 4);
@@ -872,8 +875,8 @@ static void check_fixture_values(json_t *root)
 	/* The second sample's leaf is a kernel function. */
 	leaf = json_integer_value(json_array_get(sample_col(th, "stack"), 1));
 	CHECK_EQ_INT(col_int(root, "frameTable", "category", stack_frame(root, leaf)), CAT_KERNEL);
-	res = col_int(root, "funcTable", "resource", col_int(root, "frameTable", "func",
-							     stack_frame(root, leaf)));
+	res = col_int(root, "funcTable", "resource",
+		      col_int(root, "frameTable", "func", stack_frame(root, leaf)));
 	CHECK_EQ_STR(string_at(root, col_int(root, "resourceTable", "name", res)), FX_KERNEL_RES);
 	CHECK(json_is_null(json_array_get(shared_col(root, "resourceTable", "lib"), (size_t)res)));
 	CHECK(json_is_null(json_array_get(shared_col(root, "frameTable", "line"),
@@ -903,8 +906,8 @@ static void check_fixture_values(json_t *root)
 	CHECK_EQ_STR(path, "main>compute>inline_helper>write");
 	CHECK(json_number_value(json_array_get(sample_col(th, "timeDeltas"), 0)) == 6);
 	leaf = json_integer_value(json_array_get(sample_col(th, "stack"), 1));
-	res = col_int(root, "funcTable", "resource", col_int(root, "frameTable", "func",
-							     stack_frame(root, leaf)));
+	res = col_int(root, "funcTable", "resource",
+		      col_int(root, "frameTable", "func", stack_frame(root, leaf)));
 	CHECK_EQ_STR(string_at(root, col_int(root, "resourceTable", "name", res)), "libc.so.6");
 	CHECK_EQ_STR(json_string_value(json_object_get(
 			     json_array_get(json_object_get(root, "libs"),
@@ -914,8 +917,9 @@ static void check_fixture_values(json_t *root)
 	CHECK_EQ_INT(col_int(root, "resourceTable", "type", res), 1);
 
 	/* both swapper threads share one kernel stack */
-	CHECK_EQ_INT(json_integer_value(json_array_get(sample_col(thread_at(root, 0), "stack"), 0)),
-		     json_integer_value(json_array_get(sample_col(thread_at(root, 1), "stack"), 0)));
+	CHECK_EQ_INT(
+		json_integer_value(json_array_get(sample_col(thread_at(root, 0), "stack"), 0)),
+		json_integer_value(json_array_get(sample_col(thread_at(root, 1), "stack"), 0)));
 }
 
 static void test_emit_plain_and_gzip(void)
@@ -956,47 +960,47 @@ static void test_checker_catches_violations(void)
 		goto out;
 	fprintf(stderr, "  (violations below are expected)\n");
 
-#define EXPECT_VIOLATION(mutation)                                                                 \
-	do {                                                                                       \
-		bad = json_deep_copy(e.root);                                                      \
-		mutation;                                                                          \
-		CHECK(check_profile(bad) > 0);                                                     \
-		json_decref(bad);                                                                  \
+#define EXPECT_VIOLATION(mutation)             \
+	do {                                   \
+		bad = json_deep_copy(e.root);  \
+		mutation;                      \
+		CHECK(check_profile(bad) > 0); \
+		json_decref(bad);              \
 	} while (0)
 
 	EXPECT_VIOLATION(json_array_set_new(shared_col(bad, "stackTable", "prefixOffset"), 1,
 					    json_integer(-1)));
 	EXPECT_VIOLATION(json_array_set_new(shared_col(bad, "stackTable", "prefixOffset"), 1,
 					    json_integer(5)));
-	EXPECT_VIOLATION(json_array_set_new(shared_col(bad, "stackTable", "frame"), 0,
-					    json_integer(10000)));
-	EXPECT_VIOLATION(json_array_append_new(shared_col(bad, "funcTable", "name"),
-					       json_integer(0)));
-	EXPECT_VIOLATION(json_array_set_new(shared_col(bad, "funcTable", "resource"), 0,
-					    json_integer(-2)));
-	EXPECT_VIOLATION(json_array_set_new(shared_col(bad, "frameTable", "subcategory"), 0,
-					    json_null()));
-	EXPECT_VIOLATION(json_array_set_new(shared_col(bad, "frameTable", "category"), 0,
-					    json_integer(3)));
+	EXPECT_VIOLATION(
+		json_array_set_new(shared_col(bad, "stackTable", "frame"), 0, json_integer(10000)));
+	EXPECT_VIOLATION(
+		json_array_append_new(shared_col(bad, "funcTable", "name"), json_integer(0)));
+	EXPECT_VIOLATION(
+		json_array_set_new(shared_col(bad, "funcTable", "resource"), 0, json_integer(-2)));
+	EXPECT_VIOLATION(
+		json_array_set_new(shared_col(bad, "frameTable", "subcategory"), 0, json_null()));
+	EXPECT_VIOLATION(
+		json_array_set_new(shared_col(bad, "frameTable", "category"), 0, json_integer(3)));
 	EXPECT_VIOLATION(json_object_set_new(thread_at(bad, 0), "pid", json_integer(0)));
 	EXPECT_VIOLATION(json_object_set_new(thread_at(bad, 3), "isMainThread", json_true()));
 	EXPECT_VIOLATION(json_object_set_new(thread_at(bad, 2), "isMainThread", json_false()));
 	EXPECT_VIOLATION(json_array_set_new(sample_col(thread_at(bad, 2), "timeDeltas"), 1,
 					    json_real(-0.5)));
-	EXPECT_VIOLATION(json_array_set_new(sample_col(thread_at(bad, 2), "stack"), 0,
-					    json_integer(10000)));
-	EXPECT_VIOLATION(json_object_set_new(json_object_get(json_object_get(bad, "meta"),
-							     "sampleUnits"),
-					     "threadCPUDelta", json_string("\xce\xbcs")));
+	EXPECT_VIOLATION(
+		json_array_set_new(sample_col(thread_at(bad, 2), "stack"), 0, json_integer(10000)));
+	EXPECT_VIOLATION(
+		json_object_set_new(json_object_get(json_object_get(bad, "meta"), "sampleUnits"),
+				    "threadCPUDelta", json_string("\xce\xbcs")));
 	EXPECT_VIOLATION(json_object_set_new(
 		json_array_get(json_object_get(json_object_get(bad, "meta"), "categories"), 0),
 		"color", json_string("gray")));
 	EXPECT_VIOLATION(json_object_set_new(json_object_get(bad, "meta"), "initialVisibleThreads",
 					     json_pack("[i]", 5)));
 	EXPECT_VIOLATION(json_object_set_new(bad, "threads", json_array()));
-	EXPECT_VIOLATION(json_object_set_new(json_object_get(json_object_get(bad, "shared"),
-							     "stackTable"),
-					     "prefix", json_array()));
+	EXPECT_VIOLATION(
+		json_object_set_new(json_object_get(json_object_get(bad, "shared"), "stackTable"),
+				    "prefix", json_array()));
 	/* A marker with phase 1 but no end time, and one whose type has no schema. */
 	th = NULL;
 	EXPECT_VIOLATION({
@@ -1038,11 +1042,13 @@ static void test_main_thread_fallback(void)
 	CHECK_EQ_INT(e.err, 0);
 	if (e.root) {
 		CHECK_EQ_INT(check_profile(e.root), 0);
-		CHECK_EQ_STR(json_string_value(json_object_get(thread_at(e.root, 2), "name")), "app");
+		CHECK_EQ_STR(json_string_value(json_object_get(thread_at(e.root, 2), "name")),
+			     "app");
 		CHECK(json_is_true(json_object_get(thread_at(e.root, 2), "isMainThread")));
 		CHECK_EQ_INT(json_integer_value(json_object_get(thread_at(e.root, 2), "tid")), 100);
 		CHECK(json_is_true(json_object_get(thread_at(e.root, 4), "isMainThread")));
-		CHECK_EQ_STR(json_string_value(json_object_get(thread_at(e.root, 4), "name")), "tool");
+		CHECK_EQ_STR(json_string_value(json_object_get(thread_at(e.root, 4), "name")),
+			     "tool");
 	}
 	emitted_free(&e);
 	fixture_free(&f);
@@ -1065,14 +1071,15 @@ static void test_unsorted_samples_and_reused_pid(void)
 	CHECK_EQ_INT(e.err, 0);
 	if (e.root) {
 		CHECK_EQ_INT(check_profile(e.root), 0);
-		CHECK_EQ_STR(json_string_value(json_object_get(thread_at(e.root, 2), "pid")), "100");
+		CHECK_EQ_STR(json_string_value(json_object_get(thread_at(e.root, 2), "pid")),
+			     "100");
 		CHECK_EQ_STR(json_string_value(json_object_get(thread_at(e.root, 4), "pid")),
 			     "100.1");
 		/* Samples 2.5, 2, 1 ms: the two late ones are held at 2.5 ms. */
-		CHECK(json_number_value(json_array_get(sample_col(thread_at(e.root, 2), "timeDeltas"),
-						       0)) == 2.5);
-		CHECK(json_number_value(json_array_get(sample_col(thread_at(e.root, 2), "timeDeltas"),
-						       1)) == 0);
+		CHECK(json_number_value(json_array_get(
+			      sample_col(thread_at(e.root, 2), "timeDeltas"), 0)) == 2.5);
+		CHECK(json_number_value(json_array_get(
+			      sample_col(thread_at(e.root, 2), "timeDeltas"), 1)) == 0);
 	}
 	emitted_free(&e);
 	fixture_free(&f);

@@ -152,12 +152,13 @@ static void test_escapes_quotes_backslash_and_controls(void)
 static void write_invalid_utf8(struct json_writer *w)
 {
 	jw_begin_array(w);
-	jw_string(w, "a\xff" "b");	   /* a byte that never starts a sequence */
-	jw_string(w, "x\xc3");		   /* a truncated 2-byte sequence */
-	jw_string(w, "\xc0\xaf");	   /* an overlong '/' */
-	jw_string(w, "\xed\xa0\x80");	   /* a UTF-16 surrogate */
+	jw_string(w, "a\xff"
+		     "b");		  /* a byte that never starts a sequence */
+	jw_string(w, "x\xc3");		  /* a truncated 2-byte sequence */
+	jw_string(w, "\xc0\xaf");	  /* an overlong '/' */
+	jw_string(w, "\xed\xa0\x80");	  /* a UTF-16 surrogate */
 	jw_string(w, "\xf4\x90\x80\x80"); /* above U+10FFFF */
-	jw_string(w, "\xe2\x82z");	   /* a 3-byte sequence cut by an ASCII byte */
+	jw_string(w, "\xe2\x82z");	  /* a 3-byte sequence cut by an ASCII byte */
 	jw_end_array(w);
 }
 
@@ -166,7 +167,8 @@ static void write_invalid_utf8(struct json_writer *w)
 static void test_invalid_utf8_becomes_replacement_chars(void)
 {
 	static const char *const want[] = {
-		"a" FFFD "b", "x" FFFD, FFFD FFFD, FFFD FFFD FFFD, FFFD FFFD FFFD FFFD, FFFD FFFD "z",
+		"a" FFFD "b",	     "x" FFFD,	    FFFD FFFD, FFFD FFFD FFFD,
+		FFFD FFFD FFFD FFFD, FFFD FFFD "z",
 	};
 	char *text = render(write_invalid_utf8, NULL);
 	json_error_t jerr;

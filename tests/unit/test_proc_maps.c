@@ -12,14 +12,14 @@
 #include "test.h"
 
 static const char sample_maps[] =
-	"55d0c0a00000-55d0c0a02000 r--p 00000000 fd:01 1234567                    /usr/bin/my prog\n"
-	"55d0c0a02000-55d0c0a05000 r-xp 00002000 fd:01 1234567                    /usr/bin/my prog\n"
-	"7f0000000000-7f0000001000 r-xs 00003000 08:12 42                         /tmp/lib with  spaces.so (deleted)\n"
+	"55d0c0a00000-55d0c0a02000 r--p 00000000 fd:01 1234567            /usr/bin/my prog\n"
+	"55d0c0a02000-55d0c0a05000 r-xp 00002000 fd:01 1234567            /usr/bin/my prog\n"
+	"7f0000000000-7f0000001000 r-xs 00003000 08:12 42    /tmp/lib with  spaces.so (deleted)\n"
 	"7f0000100000-7f0000200000 rw-p 00000000 00:00 0 \n"
 	"7f0000300000-7f0000301000 r-xp 00000000 00:00 0                          [vdso]\n"
 	"7ffc2b3d3000-7ffc2b3f4000 rw-p 00000000 00:00 0                          [stack]\n"
 	"ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0                  [vsyscall]\n"
-	"7f0000400000-7f0000401000 r-xp 00000000 00:05 77                         /memfd:jit (deleted)\n";
+	"7f0000400000-7f0000401000 r-xp 00000000 00:05 77          /memfd:jit (deleted)\n";
 
 static int parse_string(const char *text, map_entries_t *out)
 {
@@ -94,12 +94,9 @@ static void test_parse_appends(void)
 static void test_parse_malformed(void)
 {
 	static const char *bad[] = {
-		"zzzz-2000 r-xp 00000000 00:00 0\n",
-		"1000 r-xp 00000000 00:00 0\n",
-		"1000-2000 r-x 00000000 00:00 0\n",
-		"1000-2000 r-xp 00000000 0000 0\n",
-		"2000-1000 r-xp 00000000 00:00 0\n",
-		"1000-2000 r-xp 00000000 00:00 x /a\n",
+		"zzzz-2000 r-xp 00000000 00:00 0\n", "1000 r-xp 00000000 00:00 0\n",
+		"1000-2000 r-x 00000000 00:00 0\n",  "1000-2000 r-xp 00000000 0000 0\n",
+		"2000-1000 r-xp 00000000 00:00 0\n", "1000-2000 r-xp 00000000 00:00 x /a\n",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -112,7 +109,7 @@ static void test_parse_malformed(void)
 
 static void test_read_fake_root(void)
 {
-	char root[] = "/tmp/bpfprof-maps-XXXXXX", dir[PATH_MAX], file[PATH_MAX];
+	char root[] = "/tmp/bpfprof-maps-XXXXXX", dir[PATH_MAX], file[PATH_MAX + 8];
 	map_entries_t v = { 0 };
 	FILE *f;
 

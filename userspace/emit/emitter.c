@@ -19,7 +19,7 @@
 
 #define PROCESSED_PROFILE_VERSION 66
 /* Gecko format version; ignored for processed profiles, samply writes 24. */
-#define GECKO_PROFILE_VERSION 24
+#define GECKO_PROFILE_VERSION	  24
 
 /* Where a thread goes in threads[]: process order first, main thread first within it. */
 struct thread_key {
@@ -33,9 +33,9 @@ struct thread_key {
 /* Decisions made before writing, so the writing itself cannot fail half-way on bad input. */
 struct emit_plan {
 	struct thread_key *order; /* m->threads.len, sorted */
-	uint32_t *main_thread; /* per process: its one isMainThread */
+	uint32_t *main_thread;	  /* per process: its one isMainThread */
 	uint32_t *pid_dup; /* per process: 0, or n for the n-th reuse of its pid (pid "P.n") */
-	uint64_t end_ns; /* relative to start: covers end_ts and every sample */
+	uint64_t end_ns;   /* relative to start: covers end_ts and every sample */
 	uint64_t clamped_samples; /* out of order or before start; moved, not dropped */
 };
 
@@ -56,7 +56,8 @@ static void jw_kv_ms(struct json_writer *w, const char *key, uint64_t ns)
 	jw_ms(w, ns);
 }
 
-static int cmp_u32_pair(uint64_t a1, uint64_t a2, uint64_t b1, uint64_t b2)
+/* Lexicographic order of two (first, second) pairs. */
+static int cmp2(uint64_t a1, uint64_t a2, uint64_t b1, uint64_t b2)
 {
 	if (a1 != b1)
 		return a1 < b1 ? -1 : 1;
@@ -74,19 +75,19 @@ struct proc_key {
 static int cmp_proc_key(const void *a, const void *b)
 {
 	const struct proc_key *x = a, *y = b;
-	int c = cmp_u32_pair(x->first_ts, x->pid, y->first_ts, y->pid);
+	int c = cmp2(x->first_ts, x->pid, y->first_ts, y->pid);
 
-	return c ? c : cmp_u32_pair(x->index, 0, y->index, 0);
+	return c ? c : cmp2(x->index, 0, y->index, 0);
 }
 
 static int cmp_thread_key(const void *a, const void *b)
 {
 	const struct thread_key *x = a, *y = b;
-	int c = cmp_u32_pair(x->proc_rank, x->not_main, y->proc_rank, y->not_main);
+	int c = cmp2(x->proc_rank, x->not_main, y->proc_rank, y->not_main);
 
 	if (!c)
-		c = cmp_u32_pair(x->first_ts, x->tid, y->first_ts, y->tid);
-	return c ? c : cmp_u32_pair(x->index, 0, y->index, 0);
+		c = cmp2(x->first_ts, x->tid, y->first_ts, y->tid);
+	return c ? c : cmp2(x->index, 0, y->index, 0);
 }
 
 static void plan_free(struct emit_plan *p)
@@ -117,9 +118,8 @@ static void choose_main_threads(struct emit_plan *p, const struct model *m)
 		/* The model's own (valid) choice stands. */
 		if (cur != NO_INDEX && m->processes.data[th->process].main_thread == cur)
 			continue;
-		if (cur == NO_INDEX ||
-		    cmp_u32_pair(th->first_ts, th->tid, m->threads.data[cur].first_ts,
-				 m->threads.data[cur].tid) < 0)
+		if (cur == NO_INDEX || cmp2(th->first_ts, th->tid, m->threads.data[cur].first_ts,
+					    m->threads.data[cur].tid) < 0)
 			p->main_thread[th->process] = (uint32_t)i;
 	}
 }
@@ -166,8 +166,9 @@ static int plan_build(struct emit_plan *p, const struct model *m, const struct p
 			uint32_t st = th->samples.data[k].stack;
 
 			if (st != NO_INDEX && st >= t->raw_stack_map.len) {
-				log_error("internal error: sample of thread %u has unknown stack %u",
-					  th->tid, st);
+				log_error(
+					"internal error: sample of thread %u has unknown stack %u",
+					th->tid, st);
 				return -EINVAL;
 			}
 			if (th->samples.data[k].ts > end)
@@ -198,9 +199,9 @@ static int plan_build(struct emit_plan *p, const struct model *m, const struct p
 	for (size_t i = 0; i < nt; i++) {
 		const struct thread *th = &m->threads.data[i];
 
-		p->order[i] = (struct thread_key){ rank[th->process],
-						   p->main_thread[th->process] != i, th->first_ts,
-						   th->tid, (uint32_t)i };
+		p->order[i] =
+			(struct thread_key){ rank[th->process], p->main_thread[th->process] != i,
+					     th->first_ts, th->tid, (uint32_t)i };
 	}
 	qsort(p->order, nt, sizeof(*p->order), cmp_thread_key);
 	err = 0;
@@ -326,8 +327,6 @@ static void write_meta(struct json_writer *w, const struct model *m,
 		jw_kv_uint(w, "logicalCPUs", meta->logical_cpus);
 	if (meta->command_line)
 		jw_kv_string(w, "arguments", meta->command_line);
-	if (meta->product_version)
-		jw_kv_string(w, "appBuildID", meta->product_version);
 	write_categories(w);
 	jw_key(w, "sampleUnits");
 	jw_begin_object(w);
@@ -377,8 +376,10 @@ static bool build_id_valid(const char *id)
  */
 void emit_breakpad_id(const char *build_id, char out[34])
 {
-	static const unsigned char guid_order[16] = { 3, 2, 1, 0, 5, 4, 7, 6,
-						      8, 9, 10, 11, 12, 13, 14, 15 };
+	/* GUID byte i comes from build-id byte guid_order[i]. */
+	static const unsigned char guid_order[16] = {
+		3, 2, 1, 0, 5, 4, 7, 6, 8, 9, 10, 11, 12, 13, 14, 15,
+	};
 	static const char hex[] = "0123456789ABCDEF";
 	unsigned char bytes[16] = { 0 };
 
@@ -399,25 +400,20 @@ void emit_breakpad_id(const char *build_id, char out[34])
 	out[33] = '\0';
 }
 
+/* codeId: the build-id as lowercase hex, or null when there is none. */
 static void write_code_id(struct json_writer *w, const char *build_id)
 {
-	char *lower;
+	char lower[256];
+	size_t n;
 
-	if (!build_id_valid(build_id)) {
+	if (!build_id_valid(build_id) || (n = strlen(build_id)) >= sizeof(lower)) {
 		jw_null(w);
 		return;
 	}
-	lower = strdup(build_id);
-	if (!lower) {
-		/* Only the case differs; the front-end compares code ids case-insensitively anyway. */
-		jw_string(w, build_id);
-		return;
-	}
-	for (char *c = lower; *c; c++)
-		if (*c >= 'A' && *c <= 'F')
-			*c = (char)(*c - 'A' + 'a');
-	jw_string(w, lower);
-	free(lower);
+	for (size_t i = 0; i < n; i++)
+		lower[i] = (char)(build_id[i] >= 'A' && build_id[i] <= 'F' ? build_id[i] - 'A' + 'a'
+									   : build_id[i]);
+	jw_string_len(w, lower, n);
 }
 
 static void write_libs(struct json_writer *w, const struct profile_tables *t,

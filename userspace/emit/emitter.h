@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Writes the processed profile (v66) JSON: meta via jansson, the big numeric
- * columns streamed straight into the (optionally gzip) output.
+ * Writes the processed profile (v66) JSON, streamed straight into the
+ * (optionally gzip) output by json_writer: no JSON tree is ever built, so
+ * memory stays bounded by the tables and the model's samples.
  */
 #ifndef BPFPROF_EMITTER_H
 #define BPFPROF_EMITTER_H

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 /* Big enough that write(2) and deflate() see large chunks, small enough to not matter. */
-#define JW_BUF_SIZE (64 * 1024)
+#define JW_BUF_SIZE    (64 * 1024)
 /* Level 2 like samply: most of gzip's size win for a fraction of level 6's CPU time. */
-#define JW_GZIP_LEVEL 2
+#define JW_GZIP_LEVEL  2
 /* windowBits 15 plus 16 asks zlib for a gzip header and trailer instead of zlib's own. */
 #define JW_GZIP_WINDOW (15 + 16)
 

@@ -26,7 +26,7 @@
 struct json_writer {
 	int fd;
 	bool gzip;
-	int err; /* first error: 0 or -errno */
+	int err;	/* first error: 0 or -errno */
 	bool after_key; /* a key was written; its value comes next */
 	unsigned depth;
 	struct {

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* asprintf() and mkostemp() are GNU extensions. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "output_file.h"
 
 #include <errno.h>

@@ -137,10 +137,10 @@ static int64_t intern_frame(struct profile_tables *t, const struct pt_frame *f)
 	 * than the map's key, so the key is (hash, probe): colliding frames take
 	 * probes 1, 2, ... and are told apart by comparing the stored frames.
 	 */
-	uint64_t h = hash_u64(((uint64_t)f->func << 32 | f->category) ^
-			      hash_u64((uint64_t)f->address ^
-				       hash_u64((uint64_t)f->inline_depth << 32 |
-						(uint32_t)f->line)));
+	uint64_t h =
+		hash_u64(((uint64_t)f->func << 32 | f->category) ^
+			 hash_u64((uint64_t)f->address ^
+				  hash_u64((uint64_t)f->inline_depth << 32 | (uint32_t)f->line)));
 	struct hmap_key key = { h, 0 };
 	uint32_t idx;
 	int err;

@@ -30,7 +30,7 @@ struct raw_sym {
 	uint64_t limit; /* end of its section: an unsized symbol stops here */
 	const char *name;
 	uint32_t rank; /* higher wins among aliases at one address */
-	uint32_t seq; /* load order, for a stable result */
+	uint32_t seq;  /* load order, for a stable result */
 	bool sized;
 };
 
@@ -254,6 +254,8 @@ static int finalize_symbols(struct elf_symtab *t, raw_syms_t *raw)
 	uint64_t cover_end = 0;
 	size_t n = 0;
 
+	if (!raw->len)
+		return 0;
 	qsort(raw->data, raw->len, sizeof(*raw->data), cmp_raw);
 	for (size_t i = 0; i < raw->len; i++) {
 		struct raw_sym *r = &raw->data[i];

@@ -30,11 +30,11 @@ struct elf_sym {
 };
 
 struct elf_symtab {
-	VEC(struct elf_segment) segments; /* PT_LOAD, in program header order */
-	VEC(struct elf_sym) syms; /* sorted by start, one symbol per start */
-	VEC(char) names; /* symbol names, NUL-terminated, back to back */
+	VEC(struct elf_segment) segments;	 /* PT_LOAD, in program header order */
+	VEC(struct elf_sym) syms;		 /* sorted by start, one symbol per start */
+	VEC(char) names;			 /* symbol names, NUL-terminated, back to back */
 	char build_id[ELF_BUILD_ID_MAX * 2 + 1]; /* lowercase hex, "" when none */
-	uint64_t base; /* p_vaddr of the first PT_LOAD: library-relative addresses start here */
+	uint64_t base;	 /* p_vaddr of the first PT_LOAD: library-relative addresses start here */
 	bool has_symtab; /* a full .symtab was read (not only .dynsym) */
 };
 

@@ -17,7 +17,7 @@
 struct ksym_tmp {
 	struct ksym sym;
 	uint32_t rank; /* higher wins among symbols at one address */
-	uint32_t seq; /* line number, for a stable order */
+	uint32_t seq;  /* line number, for a stable order */
 };
 
 typedef VEC(struct ksym_tmp) ksym_tmp_vec_t;

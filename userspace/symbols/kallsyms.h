@@ -20,7 +20,7 @@
 
 struct ksym {
 	uint64_t addr;
-	uint32_t name; /* offset in kallsyms.names */
+	uint32_t name;	 /* offset in kallsyms.names */
 	uint32_t module; /* index in kallsyms.modules, or KSYM_NO_MODULE */
 };
 

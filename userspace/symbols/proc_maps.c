@@ -61,8 +61,8 @@ static int parse_line(const char *line, struct map_entry *e)
 	e->executable = p[2] == 'x';
 	e->shared = p[3] == 's';
 	p += 5;
-	if (parse_hex(&p, &e->pgoff) || expect(&p, ' ') || parse_hex(&p, &maj) ||
-	    expect(&p, ':') || parse_hex(&p, &min) || expect(&p, ' '))
+	if (parse_hex(&p, &e->pgoff) || expect(&p, ' ') || parse_hex(&p, &maj) || expect(&p, ':') ||
+	    parse_hex(&p, &min) || expect(&p, ' '))
 		return -EINVAL;
 	if (maj > UINT_MAX || min > UINT_MAX || e->end < e->start)
 		return -EINVAL;

@@ -79,7 +79,7 @@ struct symbolizer {
 	char *proc_root;
 	char *kallsyms_path;
 	VEC(struct object *) objects; /* pointers, so object_info stays put as this grows */
-	struct hmap by_inode; /* (dev, inode) -> object id */
+	struct hmap by_inode;	      /* (dev, inode) -> object id */
 	struct hmap by_path; /* (hash of path and dev, inode) -> object id, deleted files */
 	uint32_t vdso;
 
@@ -468,9 +468,9 @@ static void resolve_file(struct symbolizer *s, struct object *o, uint64_t offset
 	if (sym) {
 		size_t i = (size_t)(sym - o->symtab.syms.data);
 
-		out->items[0].func = display_name(
-			s, display_slot(&o->display, o->symtab.syms.len, i),
-			elf_symtab_name(&o->symtab, sym));
+		out->items[0].func =
+			display_name(s, display_slot(&o->display, o->symtab.syms.len, i),
+				     elf_symtab_name(&o->symtab, sym));
 		return;
 	}
 	snprintf(prefix, sizeof(prefix), "%s+", o->info.name);

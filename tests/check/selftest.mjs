@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: BSD-2-Clause
+//
+// Self-test of the profile checkers (node --test): every check must pass on a
+// good hand-made profile and fail on a variant that breaks exactly what it
+// checks. Needs no root and no bpfprof; the loader tests need profiler-cli
+// (CHECK_NODE_MODULES or tests/check/node_modules).
+
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+
+import { checkBurner, checkBurnerWithCli, checkForker, checkFormat, checkWithProfilerCli } from './checks.mjs';
+import { Profile, readProfileFile } from './profile.mjs';
+import { ProfilerCliSession } from './profiler_cli.mjs';
+import { Report } from './report.mjs';
+import { checkStructure } from './structure.mjs';
+import { BURNER_DEFAULTS, burnerProfile, forkerProfile } from './synth.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const EXAMPLE = join(here, '..', '..', '..', 'shared', 'docs', 'format-example-v66.json');
+const work = mkdtempSync(join(tmpdir(), 'bpfprof-check-selftest-'));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+let fileNo = 0;
+function writeProfile(json, { gzip = false } = {}) {
+	const path = join(work, `p${fileNo++}.json${gzip ? '.gz' : ''}`);
+	const text = JSON.stringify(json);
+	writeFileSync(path, gzip ? gzipSync(text) : text);
+	return path;
+}
+
+function profileOf(json) {
+	const path = writeProfile(json);
+	return Profile.fromFile(path);
+}
+
+// Runs fn(report) against a silent Report and returns the failed messages.
+function failures(fn) {
+	const report = new Report('selftest', { out: () => {} });
+	fn(report);
+	return report.failures;
+}
+
+function assertOnlyFails(failed, patterns) {
+	for (const re of patterns)
+		assert.ok(failed.some((m) => re.test(m)), `expected a failure matching ${re}, got: ${JSON.stringify(failed)}`);
+	const unexpected = failed.filter((m) => !patterns.some((re) => re.test(m)));
+	assert.deepEqual(unexpected, [], 'failed checks beyond the intended ones');
+}
+
+const clone = (x) => structuredClone(x);
+
+describe('reading files', () => {
+	test('gzip and plain JSON read the same', () => {
+		const json = burnerProfile();
+		const a = readProfileFile(writeProfile(json, { gzip: true }));
+		const b = readProfileFile(writeProfile(json));
+		assert.equal(a.gzipped, true);
+		assert.equal(b.gzipped, false);
+		assert.deepEqual(a.json, b.json);
+	});
+
+	test('corrupt gzip, invalid UTF-8 and NaN are reported', () => {
+		const gz = join(work, 'corrupt.json.gz');
+		writeFileSync(gz, Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0]), Buffer.alloc(20, 7)]));
+		assert.throws(() => readProfileFile(gz), /gzip data is corrupt/);
+		const bad = join(work, 'latin1.json');
+		writeFileSync(bad, Buffer.from([0x7b, 0x22, 0xb5, 0x22, 0x3a, 0x31, 0x7d]));
+		assert.throws(() => readProfileFile(bad), /not valid UTF-8/);
+		const nan = join(work, 'nan.json');
+		writeFileSync(nan, '{"meta":{"interval":NaN}}');
+		assert.throws(() => readProfileFile(nan), /not valid JSON/);
+	});
+});
+
+describe('format checklist', () => {
+	const good = burnerProfile();
+
+	test('the spec example and a synthetic profile pass', () => {
+		if (existsSync(EXAMPLE))
+			assert.deepEqual(checkStructure(JSON.parse(readFileSync(EXAMPLE, 'utf8'))), []);
+		assert.deepEqual(checkStructure(good), []);
+	});
+
+	// [description, mutation, rule that must be reported]
+	const breaks = [
+		['column shorter than length', (j) => j.shared.frameTable.func.pop(), /\[lengths\] shared\.frameTable\.func/],
+		['stack frame out of range', (j) => (j.shared.stackTable.frame[0] = 1e6), /\[indexes\] stackTable\.frame\[0\]/],
+		['prefixOffset pointing forward', (j) => (j.shared.stackTable.prefixOffset[1] = -1), /\[stack order\]/],
+		['prefixOffset past the start', (j) => (j.shared.stackTable.prefixOffset[2] = 3), /\[stack order\]/],
+		['a v65 prefix column', (j) => (j.shared.stackTable.prefix = j.shared.stackTable.frame.map(() => null)), /"prefix" column/],
+		['func name outside stringArray', (j) => (j.shared.funcTable.name[0] = 1e6), /funcTable\.name\[0\]/],
+		['resource outside resourceTable', (j) => (j.shared.funcTable.resource[0] = 99), /funcTable\.resource\[0\]/],
+		['frame category outside categories', (j) => (j.shared.frameTable.category[0] = 9), /frameTable\.category\[0\]/],
+		['category without subcategory', (j) => (j.shared.frameTable.subcategory[0] = null), /rule 7/],
+		['no grey category', (j) => (j.meta.categories[0].color = 'blue'), /no category is "grey"/],
+		['unknown category color', (j) => (j.meta.categories[1].color = 'pink'), /color "pink"/],
+		['numeric pid', (j) => (j.threads[1].pid = 4242), /pid 4242 is not a string/],
+		['two main threads', (j) => (j.threads[1].isMainThread = true), /has 2 main threads/],
+		['no main thread', (j) => (j.threads[0].isMainThread = false), /has 0 main threads/],
+		['samples out of order', (j) => (j.threads[1].samples.timeDeltas[3] = -1), /\[sample order\]/],
+		['time and timeDeltas both', (j) => (j.threads[1].samples.time = j.threads[1].samples.timeDeltas), /exactly one of time and timeDeltas/],
+		['sample stack out of range', (j) => (j.threads[1].samples.stack[0] = 1e6), /samples\.stack\[0\]/],
+		['negative CPU delta', (j) => (j.threads[1].samples.threadCPUDelta[2] = -5), /threadCPUDelta\[2\]/],
+		['Greek mu in the unit', (j) => (j.meta.sampleUnits.threadCPUDelta = '\u03bcs'), /\[units\]/],
+		['version 65', (j) => (j.meta.preprocessedProfileVersion = 65), /\[version\]/],
+		['no markerSchema', (j) => delete j.meta.markerSchema, /markerSchema is not an array/],
+		['not symbolicated', (j) => (j.meta.symbolicated = false), /symbolicated is not true/],
+		['startTime in ns', (j) => (j.meta.startTime *= 1e6), /meta\.startTime/],
+		['absolute sample times', (j) => (j.threads[1].samples.timeDeltas[0] = 3e12), /not relative to meta\.startTime/],
+		['invalid initialVisibleThreads', (j) => (j.meta.initialVisibleThreads = [0, 99]), /rule 10/],
+		['no threads', (j) => (j.threads = []), /threads is missing or empty/],
+		['missing shared table', (j) => delete j.shared.nativeSymbols, /shared\.nativeSymbols is missing/],
+		['thread without registerTime', (j) => delete j.threads[0].registerTime, /registerTime is not a number/],
+	];
+	for (const [what, mutate, rule] of breaks) {
+		test(`reports ${what}`, () => {
+			const j = clone(good);
+			mutate(j);
+			const problems = checkStructure(j);
+			assert.ok(problems.some((p) => rule.test(p)), `no problem matching ${rule}: ${JSON.stringify(problems)}`);
+		});
+	}
+
+	test('marker rules', () => {
+		const j = clone(good);
+		j.meta.markerSchema = [{ name: 'bpfprof.Syscall', display: ['marker-chart'],
+					 fields: [{ key: 'name', format: 'unique-string' }, { key: 'ret', format: 'integer' },
+						  { key: 'path', format: 'file-path' }] }];
+		const s = j.shared.stringArray.length;
+		j.shared.stringArray.push('read');
+		j.threads[1].markers = {
+			length: 5,
+			name: [s, s, s, s, s],
+			startTime: [1, 2, null, 4, 5],
+			endTime: [2, null, null, 5, 6],
+			phase: [1, 1, 0, 1, 1],
+			category: [1, 1, 1, 1, 1],
+			data: [{ type: 'bpfprof.Syscall', name: s, ret: 0, path: '/dev/zero' }, null, null,
+			       { type: 'Nope' }, { type: 'bpfprof.Syscall', name: 'read', ret: 'x', path: 3 }],
+		};
+		const problems = checkStructure(j);
+		for (const re of [/\[1\] phase 1 has no endTime/, /\[2\] phase 0 has no startTime/, /"Nope" has no schema/,
+				  /data\.name \(unique-string\)/, /data\.ret \(integer\)/, /data\.path \(file-path\)/])
+			assert.ok(problems.some((p) => re.test(p)), `no problem matching ${re}: ${JSON.stringify(problems)}`);
+		assert.ok(!problems.some((p) => /markers\[0\]/.test(p)), 'the valid marker was reported');
+	});
+});
+
+describe('bpfprof contract', () => {
+	test('a good profile passes', () => {
+		assert.deepEqual(failures((r) => checkFormat(r, profileOf(burnerProfile()))), []);
+	});
+
+	test('wrong product and categories fail', () => {
+		const j = burnerProfile();
+		j.meta.product = 'samply';
+		[j.meta.categories[1], j.meta.categories[2]] = [j.meta.categories[2], j.meta.categories[1]];
+		assertOnlyFails(failures((r) => checkFormat(r, profileOf(j))),
+				[/meta\.product/, /category 1 is Kernel/, /category 2 is User/, /kernel frames are leafward/]);
+	});
+
+	test('a kernel frame under user frames fails', () => {
+		assertOnlyFails(failures((r) => checkFormat(r, profileOf(burnerProfile({ kernelBelowUser: true })))),
+				[/kernel frames are leafward of user frames/]);
+	});
+
+	test('a profile without samples fails', () => {
+		const j = burnerProfile();
+		for (const t of j.threads) {
+			for (const k of ['stack', 'timeDeltas', 'threadCPUDelta'])
+				t.samples[k] = [];
+			t.samples.length = 0;
+		}
+		assertOnlyFails(failures((r) => checkFormat(r, profileOf(j))), [/profile has samples: 0/]);
+	});
+});
+
+describe('burner checks', () => {
+	const opts = { pid: BURNER_DEFAULTS.pid, tids: BURNER_DEFAULTS.tids, systemWide: false, durationS: 3 };
+	const run = (overrides, o = {}) =>
+		failures((r) => checkBurner(r, profileOf(burnerProfile(overrides)), { ...opts, ...o }));
+
+	test('a good -p profile passes', () => assert.deepEqual(run({}), []));
+	test('a good -a profile passes', () => assert.deepEqual(run({ otherProcesses: 3 }, { systemWide: true }), []));
+	test('off-CPU samples of a preempted thread are not CPU work', () =>
+		assert.deepEqual(run({ betaOffCpuShare: 0.3 }), []));
+	test('alpha_heavy at 80% is within tolerance', () => assert.deepEqual(run({ heavyShare: 0.8 }), []));
+
+	test('alpha split 50/50 fails', () => assertOnlyFails(run({ heavyShare: 0.5 }), [/^alpha_heavy 5\d\.\d% of/]));
+	test('alpha split 92/8 fails', () => assertOnlyFails(run({ heavyShare: 0.92 }), [/^alpha_heavy 9\d\.\d% of/]));
+	test('too few alpha samples fail', () =>
+		assertOnlyFails(run({ periodMs: 10, durationS: 3 }), [/samples in alpha_heavy\/alpha_light \(need >= 300/]));
+	test('a wrong caller of the burn functions fails', () =>
+		assertOnlyFails(run({ alphaParent: 'worker_start' }), [/caller of alpha_heavy\/alpha_light is alpha_main/]));
+	test('beta_spin not on top fails', () =>
+		assertOnlyFails(run({ betaTop: 'beta_main' }), [/top self function is beta_spin/, /beta_spin has frames/]));
+	test('beta_spin at 70% fails', () => assertOnlyFails(run({ betaTopShare: 0.7 }), [/top self function is beta_spin/]));
+	test('sysc mostly in user space fails', () =>
+		assertOnlyFails(run({ syscKernelShare: 0.2 }), [/of samples have Kernel frames above sysc_loop/]));
+	test('a user frame above sysc_loop fails', () =>
+		assertOnlyFails(run({ userAboveSyscLoop: true }), [/sysc_loop calls nothing in user space/]));
+	test('unsymbolized kernel frames fail', () =>
+		assertOnlyFails(run({ syscKernelNames: ['0xffffffff81000000', '0xffffffff81000100'] }),
+				[/kernel frames are symbolized/]));
+	test('a wrongly named main thread fails', () =>
+		assertOnlyFails(run({ mainName: 'burner' }), [/main thread is named "bpfprof-burner"/]));
+	test('two main threads fail', () => assertOnlyFails(run({ mainThreads: 2 }), [/exactly one main thread/]));
+	test('a missing thread fails', () =>
+		assertOnlyFails(run({ omitThread: 'sysc' }), [/thread "sysc" appears once/, /sysc_loop has frames/]));
+	test('a wrong tid fails', () => assertOnlyFails(run({}, { tids: { ...opts.tids, beta: 1 } }), [/thread "beta" has tid 1/]));
+	test('a missing process fails', () => assertOnlyFails(run({}, { pid: 999 }), [/pid "999" is present/]));
+	test('other processes under -p fail', () =>
+		assertOnlyFails(run({ otherProcesses: 1 }), [/no threads of other processes/]));
+	test('no other process under -a fails', () =>
+		assertOnlyFails(run({}, { systemWide: true }), [/other processes are present: 0/]));
+	test('a burn function in the wrong library fails', () =>
+		assertOnlyFails(run({ heavyLib: 'libc.so.6' }), [/alpha_heavy belongs to resource "burner"/]));
+	test('a burn function with the Kernel category fails', () =>
+		assertOnlyFails(run({ heavyCategory: 1 }), [/alpha_heavy frames have category User/, /samples in alpha_heavy\/alpha_light/,
+							    /^alpha_heavy/, /kernel frames are leafward/].slice(0, 1)
+				.concat([/caller of alpha_heavy/, /^alpha_heavy \d/, /samples in alpha_heavy/])
+				.filter((re, i, a) => a.indexOf(re) === i)));
+	test('threadCPUDelta of zero fails', () =>
+		assertOnlyFails(run({ cpuScale: 0 }), [/^alpha: 0 ms CPU/, /^beta: 0 ms CPU/, /^sysc: 0 ms CPU/]));
+	test('threadCPUDelta beyond wall time fails', () =>
+		assertOnlyFails(run({ cpuScale: 2 }), [/^alpha: \d+ ms CPU/, /^beta: \d+ ms CPU/, /^sysc: \d+ ms CPU/,
+						      /alpha\+beta\+sysc/]));
+	test('samples beyond -d fail', () =>
+		assertOnlyFails(run({ sampleSpanS: 6 }), [/all samples lie within/]));
+	test('a recording much shorter than -d fails', () =>
+		assertOnlyFails(run({ sampleSpanS: 1 }), [/alpha is sampled over/, /samples in alpha_heavy\/alpha_light/]));
+});
+
+describe('forker checks', () => {
+	const opts = { parentPid: 5000, childPid: 5001 };
+	const run = (overrides) => failures((r) => checkForker(r, profileOf(forkerProfile(overrides)), opts));
+
+	test('a good profile passes', () => assert.deepEqual(run({}), []));
+	test('a missing child fails', () =>
+		assertOnlyFails(run({ omitChild: true }), [/both present as distinct pids/, /pid "5001" is present/]));
+	test('the child burning the wrong function fails', () =>
+		assertOnlyFails(run({ childTop: 'parent_burn' }), [/top self function is child_burn/]));
+	test('a child that kept the parent name fails', () =>
+		assertOnlyFails(run({ childName: 'forker' }), [/main thread is named "bpfprof-child"/, /processName "bpfprof-child"/]));
+	test('a parent that kept the profiler name fails', () =>
+		assertOnlyFails(run({ parentName: 'bpfprof' }), [/main thread is named "forker"/, /processName "forker"/]));
+	test('an unrelated process fails', () => assertOnlyFails(run({ extraPid: true }), [/only the command's processes/]));
+	test('too few samples fail', () => assertOnlyFails(run({ samples: 50 }), [/on-CPU samples \(need >= 100\)/,
+										      /on-CPU samples \(need >= 100\)/]));
+});
+
+describe('through profiler-cli', () => {
+	const opts = { pid: BURNER_DEFAULTS.pid };
+	const viaCli = (json, gzip) => {
+		const profile = Profile.fromFile(writeProfile(json, { gzip }));
+		return failures((r) => checkWithProfilerCli(r, profile, (cli, handles, info) =>
+			checkBurnerWithCli(r, profile, cli, handles, info, opts)));
+	};
+
+	test('a good gzipped burner profile loads and passes', () => assert.deepEqual(viaCli(burnerProfile(), true), []));
+
+	test('the loader sees a wrong top function and a wrong split', () => {
+		assertOnlyFails(viaCli(burnerProfile({ betaTop: 'beta_main', heavyShare: 0.4, syscKernelShare: 0.1 }), false),
+				[/beta's top self function/, /profiler-cli: alpha_heavy/, /sysc's samples are/]);
+	});
+
+	test('the loader sees a wrong process name', () => {
+		assertOnlyFails(viaCli(burnerProfile({ mainName: 'other' }), false), [/names process 4242 "bpfprof-burner"/]);
+	});
+
+	test('a profile the loader rejects fails, and its daemon is ended', () => {
+		const j = burnerProfile();
+		j.meta.sampleUnits.threadCPUDelta = 'us';
+		const profile = Profile.fromFile(writeProfile(j));
+		const before = new ProfilerCliSession();
+		before.close();
+		assertOnlyFails(failures((r) => checkWithProfilerCli(r, profile)), [/profiler-cli load exits 0/]);
+	});
+});
+
+describe('check.mjs', () => {
+	const script = join(here, 'check.mjs');
+	const run = (...args) => spawnSync(process.execPath, [script, ...args], { encoding: 'utf8' });
+
+	test('exit 0 and numbers in the output for a good profile', () => {
+		const path = writeProfile(burnerProfile(), { gzip: true });
+		const r = run('burner', '--profile', path, '--pid', '4242', '--tids', 'alpha=4244,beta=4245,sysc=4246',
+			      '--duration', '3', '--gzip');
+		assert.equal(r.status, 0, r.stdout + r.stderr);
+		assert.match(r.stdout, /ok   alpha_heavy \d+\.\d% of \d+ \(tolerance 65–85/);
+		assert.match(r.stdout, /: \d+ checks ok, 0 failed/);
+	});
+
+	test('exit 1 for a broken profile, exit 1 for the wrong compression', () => {
+		const bad = writeProfile(forkerProfile({ childTop: 'parent_burn' }));
+		const r = run('forker', '--profile', bad, '--parent', '5000', '--child', '5001');
+		assert.equal(r.status, 1, r.stdout + r.stderr);
+		assert.match(r.stdout, /FAIL top self function is child_burn/);
+		const good = writeProfile(forkerProfile());
+		assert.equal(run('valid', '--profile', good, '--gzip').status, 1);
+		assert.equal(run('valid', '--profile', good, '--plain').status, 0);
+	});
+
+	test('exit 1 and no loader run for a profile that breaks the checklist', () => {
+		const j = forkerProfile();
+		j.shared.stackTable.prefixOffset[0] = -3;
+		const r = run('valid', '--profile', writeProfile(j));
+		assert.equal(r.status, 1);
+		assert.match(r.stdout, /FAIL profiler-cli load skipped/);
+	});
+
+	test('exit 2 on bad usage', () => {
+		assert.equal(run('burner', '--profile', 'x').status, 2);
+		assert.equal(run('nonsense').status, 2);
+	});
+});
