@@ -210,7 +210,7 @@ function checkProcessIdentity(report, profile, pid, processName) {
 	return { threads, main };
 }
 
-export function checkBurner(report, profile, { pid, tids, systemWide, durationS }) {
+export function checkBurner(report, profile, { pid, tids, systemWide, durationS, cpus }) {
 	pid = String(pid);
 	report.section(`burner process ${pid} (${systemWide ? 'system-wide' : 'attached with -p'})`);
 	const ident = checkProcessIdentity(report, profile, pid, 'bpfprof-burner');
@@ -236,7 +236,7 @@ export function checkBurner(report, profile, { pid, tids, systemWide, durationS 
 		checkBeta(report, profile, byName.beta);
 	if (byName.sysc)
 		checkSysc(report, profile, byName.sysc);
-	checkBurnerCpu(report, profile, ident.main, byName);
+	checkBurnerCpu(report, profile, ident.main, byName, cpus ?? availableParallelism());
 	if (byName.alpha && durationS)
 		checkDuration(report, profile, byName.alpha, durationS);
 
@@ -353,7 +353,7 @@ function checkSysc(report, profile, thread) {
 // threadCPUDelta is the thread's real on-CPU time: busy threads get a large
 // share of the wall time, the sleeping main thread almost none, and together
 // they never exceed the machine's CPUs.
-function checkBurnerCpu(report, profile, main, byName) {
+function checkBurnerCpu(report, profile, main, byName, cpus) {
 	report.section('threadCPUDelta');
 	const unit = profile.meta.sampleUnits?.threadCPUDelta;
 	if (cpuDeltaToMs(unit) === null) {
@@ -374,7 +374,6 @@ function checkBurnerCpu(report, profile, main, byName) {
 			     `${name}: ${fmt(cs.cpu, 0)} ms CPU over ${fmt(cs.span, 0)} ms = ${fmt(100 * share)}% ` +
 				     `(busy thread: ${100 * MIN_BUSY_CPU_SHARE}–${100 * MAX_CPU_SHARE}%)`);
 	}
-	const cpus = availableParallelism();
 	if (span > 0) {
 		report.check(total <= cpus * span * MAX_CPU_SHARE,
 			     `alpha+beta+sysc: ${fmt(total, 0)} ms CPU over ${fmt(span, 0)} ms fits ${cpus} CPUs`);

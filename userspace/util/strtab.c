@@ -30,7 +30,13 @@ int64_t strtab_intern_len(struct strtab *t, const char *s, size_t len)
 		free(copy);
 		return -ENOMEM;
 	}
-	if (vec_push(&t->next, head) || hmap_put(&t->index, key, i)) {
+	if (vec_push(&t->next, head)) {
+		t->strs.len--;
+		free(copy);
+		return -ENOMEM;
+	}
+	if (hmap_put(&t->index, key, i)) {
+		t->next.len--;
 		t->strs.len--;
 		free(copy);
 		return -ENOMEM;
