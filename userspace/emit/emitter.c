@@ -279,9 +279,8 @@ static void write_extra(struct json_writer *w, const struct model *m,
 	extra_entry_int(w, "Samples", m->stats.samples);
 	extra_entry_int(w, "Lost samples", meta->lost_samples);
 	extra_entry_int(w, "Lost other events", meta->lost_other);
-	extra_entry_int(w, "Samples dropped in kernel", m->stats.samples_dropped_kernel);
 	extra_entry_int(w, "Truncated stacks", m->stats.truncated_stacks);
-	extra_entry_int(w, "Unknown user addresses", m->stats.unknown_user_addrs);
+	extra_entry_int(w, "User frames outside file mappings (JIT, anonymous)", m->stats.unknown_user_addrs);
 	extra_entry_int(w, "Malformed events", m->stats.events_malformed);
 	extra_entry_string(w, "Host", meta->hostname);
 	extra_entry_string(w, "Kernel", meta->kernel_release);

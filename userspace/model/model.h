@@ -91,7 +91,6 @@ struct process {
 
 struct model_stats {
 	uint64_t samples;
-	uint64_t samples_dropped_kernel; /* ring buffer full, counted in BPF */
 	uint64_t events_malformed;
 	uint64_t unknown_user_addrs;
 	uint64_t truncated_stacks;

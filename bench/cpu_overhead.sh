@@ -1,0 +1,614 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# cpu_overhead.sh: how much throughput a CPU-bound workload loses while
+# bpfprof samples the whole machine, next to perf record doing the same job,
+# and what bpfprof itself costs (BPF program time, its own process time).
+#
+# This is a benchmark, not a test: it asserts nothing about absolute times.
+# Machines are shared and noisy, so the three configurations run interleaved
+# (A B C, B C A, C A B, ...) and the summary compares medians and ratios
+# measured side by side in the same run.
+#
+#   A  baseline: the workload alone
+#   B  bpfprof -a -F HZ -e EVENT, recording for the whole workload
+#   C  perf record -a -g -F HZ -e EVENT, recording for the whole workload
+#
+# Usage: sudo bench/cpu_overhead.sh [--rounds N] [--seconds S] [--bpfprof PATH]
+#            [--event cpu-clock|cycles] [--threads N] [--freq HZ] [--quick]
+
+set -u -o pipefail
+
+PROG=cpu_overhead.sh
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+
+ROUNDS=7
+WORK_SECONDS=3
+BPFPROF=./build/bpfprof
+EVENT=cpu-clock
+THREADS=
+FREQ=999
+QUICK=0
+ROUNDS_SET=0
+SECONDS_SET=0
+
+# State the traps need: the profiler that may be running, and the sysctl to restore.
+WORK=
+PROF_PID=
+PROF_WRAP=
+PROF_KIND=
+STATS_RESTORE=
+
+usage() {
+	cat <<EOF
+usage: $PROG [OPTIONS]       (as root)
+
+Measures the throughput of a CPU-bound workload (bench/cpu_work.c) alone (A),
+under bpfprof -a (B) and under perf record -a -g (C), interleaved over rounds,
+then measures bpfprof's own cost in one extra run with kernel.bpf_stats_enabled.
+
+  --rounds N        rounds of A, B and C (default 7)
+  --seconds S       workload wall time per run, seconds (default 3)
+  --bpfprof PATH    the bpfprof binary (default ./build/bpfprof)
+  --event E         sampling event for both profilers: cpu-clock (default) or cycles
+  --threads N       workload threads (default: online CPUs)
+  --freq HZ         sampling frequency for both profilers (default 999)
+  --quick           smoke test: 3 rounds of 2 s (explicit --rounds/--seconds win)
+  -h, --help        this help
+EOF
+}
+
+die() {
+	echo "$PROG: error: $*" >&2
+	exit 1
+}
+
+note() {
+	echo "$PROG: $*" >&2
+}
+
+is_uint() {
+	[[ $1 =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ]
+}
+
+is_seconds() {
+	[[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$1" 'BEGIN { exit !(s > 0) }'
+}
+
+parse_args() {
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--rounds | --seconds | --bpfprof | --event | --threads | --freq)
+			[ $# -ge 2 ] || die "$1 needs a value"
+			case $1 in
+			--rounds) ROUNDS=$2 ROUNDS_SET=1 ;;
+			--seconds) WORK_SECONDS=$2 SECONDS_SET=1 ;;
+			--bpfprof) BPFPROF=$2 ;;
+			--event) EVENT=$2 ;;
+			--threads) THREADS=$2 ;;
+			--freq) FREQ=$2 ;;
+			esac
+			shift 2
+			;;
+		--quick)
+			QUICK=1
+			shift
+			;;
+		-h | --help)
+			usage
+			exit 0
+			;;
+		*)
+			usage >&2
+			die "unknown option '$1'"
+			;;
+		esac
+	done
+	if [ "$QUICK" = 1 ]; then
+		[ "$ROUNDS_SET" = 1 ] || ROUNDS=3
+		[ "$SECONDS_SET" = 1 ] || WORK_SECONDS=2
+	fi
+	is_uint "$ROUNDS" || die "--rounds wants a positive integer, not '$ROUNDS'"
+	is_seconds "$WORK_SECONDS" || die "--seconds wants a positive number, not '$WORK_SECONDS'"
+	is_uint "$FREQ" || die "--freq wants a positive integer, not '$FREQ'"
+	[ -z "$THREADS" ] || is_uint "$THREADS" || die "--threads wants a positive integer, not '$THREADS'"
+	case $EVENT in
+	cpu-clock | cycles) ;;
+	*) die "--event wants cpu-clock or cycles (both profilers must sample the same event), not '$EVENT'" ;;
+	esac
+}
+
+# ---- numbers ---------------------------------------------------------------
+
+now_ns() {
+	date +%s%N
+}
+
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+min_of() {
+	printf '%s\n' "$@" | sort -g | head -n 1
+}
+
+max_of() {
+	printf '%s\n' "$@" | sort -g | tail -n 1
+}
+
+# calc EXPR [printf-format]: floating point arithmetic in awk.
+calc() {
+	awk "BEGIN { printf \"${2:-%.6f}\", $1 }"
+}
+
+# Millions of operations per second, for reading.
+mops() {
+	calc "$1 / 1e6" "%.2f"
+}
+
+# ---- cleanup ---------------------------------------------------------------
+
+# Ends a profiler that is still running, without waiting for a profile to be written.
+kill_profiler() {
+	local i
+
+	[ -n "$PROF_PID" ] || return 0
+	if kill -0 "$PROF_PID" 2>/dev/null; then
+		kill -INT "$PROF_PID" 2>/dev/null
+		if [ "$PROF_KIND" = bpfprof ]; then
+			# bpfprof: a second SIGINT aborts at once and removes its temporary file.
+			sleep 0.2
+			kill -INT "$PROF_PID" 2>/dev/null
+		fi
+		for ((i = 0; i < 100; i++)); do
+			kill -0 "$PROF_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$PROF_PID" 2>/dev/null
+	fi
+	[ -z "$PROF_WRAP" ] || wait "$PROF_WRAP" 2>/dev/null
+	PROF_PID= PROF_WRAP= PROF_KIND=
+}
+
+restore_bpf_stats() {
+	[ -n "$STATS_RESTORE" ] || return 0
+	sysctl -q -w kernel.bpf_stats_enabled="$STATS_RESTORE" >/dev/null ||
+		note "could not restore kernel.bpf_stats_enabled=$STATS_RESTORE"
+	STATS_RESTORE=
+}
+
+cleanup() {
+	trap - EXIT INT TERM HUP
+	kill_profiler
+	restore_bpf_stats
+	[ -z "$WORK" ] || rm -rf "$WORK"
+}
+
+on_signal() {
+	note "interrupted; stopping the profiler and cleaning up"
+	cleanup
+	exit 130
+}
+
+# ---- the workload ----------------------------------------------------------
+
+build_workload() {
+	# Frame pointers: both profilers walk user stacks by frame pointer, so
+	# the workload's stacks are whole for both, as they would be for code
+	# built to be profiled.
+	cc -O2 -g -fno-omit-frame-pointer -pthread -o "$WORK/cpu_work" "$HERE/cpu_work.c" ||
+		die "cannot compile $HERE/cpu_work.c"
+}
+
+# run_workload: runs cpu_work once; prints its throughput (ops/s).
+run_workload() {
+	local out
+
+	if [ -n "$THREADS" ]; then
+		out=$("$WORK/cpu_work" -t "$THREADS" -s "$WORK_SECONDS") || die "cpu_work failed"
+	else
+		out=$("$WORK/cpu_work" -s "$WORK_SECONDS") || die "cpu_work failed"
+	fi
+	out=${out##*ops_per_s=}
+	out=${out%% *}
+	[[ $out =~ ^[0-9]+$ ]] || die "unexpected cpu_work output"
+	echo "$out"
+}
+
+# ---- profilers ---------------------------------------------------------------
+
+# start_wrapped TAG COMMAND...: starts COMMAND in the background under a
+# subshell whose only child it is, so that after it exits the subshell's
+# `times` holds exactly its CPU time, including the time spent writing the
+# profile after SIGINT (when /proc/PID/stat is gone).
+start_wrapped() {
+	local tag=$1 i
+	shift
+
+	rm -f "$WORK/$tag.pid" "$WORK/$tag.times" "$WORK/$tag.err"
+	(
+		"$@" >/dev/null 2>"$WORK/$tag.err" &
+		echo $! >"$WORK/$tag.pid.tmp" && mv "$WORK/$tag.pid.tmp" "$WORK/$tag.pid"
+		wait $!
+		rc=$?
+		times >"$WORK/$tag.times"
+		exit $rc
+	) &
+	PROF_WRAP=$!
+	PROF_KIND=$tag
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$WORK/$tag.pid" ] && break
+		sleep 0.01
+	done
+	[ -s "$WORK/$tag.pid" ] || die "could not start $1"
+	PROF_PID=$(cat "$WORK/$tag.pid")
+}
+
+# stop_wrapped: SIGINT, then wait until the profiler has written its output.
+# Returns the profiler's exit status.
+stop_wrapped() {
+	local rc
+
+	kill -INT "$PROF_PID" 2>/dev/null
+	wait "$PROF_WRAP"
+	rc=$?
+	PROF_PID= PROF_WRAP= PROF_KIND=
+	return $rc
+}
+
+# CPU seconds (user + system) of the wrapped profiler, from the subshell's `times`.
+wrapped_cpu_s() {
+	# The second line is the children's: "0m1.234s 0m0.567s".
+	sed -n 2p "$WORK/$1.times" | awk '{
+		t = 0
+		for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
+		printf "%.3f", t }'
+}
+
+# utime + stime of a running process, in seconds, from /proc/PID/stat.
+proc_cpu_s() {
+	local stat
+
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || {
+		echo 0
+		return
+	}
+	# Fields after "(comm)": state is field 3, utime 14, stime 15.
+	echo "${stat##*) }" | awk -v hz="$CLK_TCK" '{ printf "%.3f", ($12 + $13) / hz }'
+}
+
+start_bpfprof() {
+	local i
+
+	start_wrapped bpfprof "$BPFPROF" -a -F "$FREQ" -e "$EVENT" -o "$WORK/bpfprof.json.gz"
+	# With stderr not a tty, bpfprof says "recording" once its events are attached.
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^bpfprof: recording' "$WORK/bpfprof.err" 2>/dev/null && return 0
+		if ! kill -0 "$PROF_PID" 2>/dev/null; then
+			sed 's/^/  /' "$WORK/bpfprof.err" >&2
+			die "bpfprof exited before it started recording"
+		fi
+		sleep 0.05
+	done
+	die "bpfprof did not start recording within 30 s"
+}
+
+# stop_bpfprof: ends the recording and waits for the profile to be written.
+stop_bpfprof() {
+	if ! stop_wrapped || ! grep -q '^bpfprof: wrote ' "$WORK/bpfprof.err"; then
+		sed 's/^/  /' "$WORK/bpfprof.err" >&2
+		die "bpfprof did not write its profile"
+	fi
+}
+
+bpfprof_lost() {
+	sed -n 's/^bpfprof: .*; \([0-9][0-9]*\) samples lost$/\1/p' "$WORK/bpfprof.err" | tail -n 1
+}
+
+bpfprof_samples() {
+	sed -n 's/^bpfprof: \([0-9][0-9]*\) samples from .*/\1/p' "$WORK/bpfprof.err" | tail -n 1
+}
+
+# The sampling event bpfprof wrote into the profile's meta, to be sure the
+# comparison with perf is like for like.
+bpfprof_profile_event() {
+	gzip -dc "$WORK/bpfprof.json.gz" 2>/dev/null |
+		grep -o '"label": *"Sample event", *"format": *"string", *"value": *"[^"]*"' |
+		head -n 1 | sed 's/.*"value": *"\([^"]*\)"/\1/'
+}
+
+start_perf() {
+	local reply
+
+	rm -f "$WORK/perf.data"
+	if [ "$PERF_CONTROL" = 1 ]; then
+		# Start disabled and enable through the control FIFO: the "ack" comes
+		# back only once perf has set up and is recording.
+		start_wrapped perf perf record -a -g -F "$FREQ" -e "$EVENT" -o "$WORK/perf.data" \
+			-D -1 --control "fifo:$WORK/perf.ctl,$WORK/perf.ack"
+		echo enable >&"$PERF_CTL_FD"
+		if ! read -r -t 30 -u "$PERF_ACK_FD" reply || [ "$reply" != ack ]; then
+			sed 's/^/  /' "$WORK/perf.err" >&2
+			die "perf record did not start recording"
+		fi
+	else
+		start_wrapped perf perf record -a -g -F "$FREQ" -e "$EVENT" -o "$WORK/perf.data"
+		sleep 1
+		kill -0 "$PROF_PID" 2>/dev/null || {
+			sed 's/^/  /' "$WORK/perf.err" >&2
+			die "perf record exited before the workload"
+		}
+	fi
+}
+
+stop_perf() {
+	# perf re-raises SIGINT after writing, so its status is not the test:
+	# its final "Captured and wrote" line is.
+	stop_wrapped
+	if ! grep -q 'Captured and wrote' "$WORK/perf.err"; then
+		sed 's/^/  /' "$WORK/perf.err" >&2
+		die "perf record did not write its data"
+	fi
+}
+
+file_size() {
+	stat -c %s "$1" 2>/dev/null || echo 0
+}
+
+# ---- the interleaved rounds -----------------------------------------------
+
+declare -a TP_A TP_B TP_C LOST_B SIZE_B SIZE_C
+
+# run_config CONFIG: runs the workload once under CONFIG; prints its throughput.
+run_config() {
+	local tp
+
+	case $1 in
+	A)
+		tp=$(run_workload) || exit 1
+		;;
+	B)
+		start_bpfprof
+		tp=$(run_workload) || exit 1
+		stop_bpfprof
+		LAST_LOST=$(bpfprof_lost)
+		LAST_SIZE=$(file_size "$WORK/bpfprof.json.gz")
+		if [ -z "$EVENT_CHECKED" ]; then
+			EVENT_CHECKED=$(bpfprof_profile_event)
+			[ "$EVENT_CHECKED" = "$EVENT" ] ||
+				die "bpfprof sampled '${EVENT_CHECKED:-?}', not '$EVENT'; the comparison would not be like for like"
+		fi
+		rm -f "$WORK/bpfprof.json.gz"
+		;;
+	C)
+		start_perf
+		tp=$(run_workload) || exit 1
+		stop_perf
+		LAST_SIZE=$(file_size "$WORK/perf.data")
+		rm -f "$WORK/perf.data"
+		;;
+	esac
+	LAST_TP=$tp
+}
+
+run_rounds() {
+	local r i c order rot
+
+	echo "== throughput: $ROUNDS rounds of A (baseline), B (bpfprof), C (perf record), interleaved =="
+	printf '%-7s %-7s %12s %12s %12s %8s %8s %8s\n' round order "A Mops/s" "B Mops/s" "C Mops/s" \
+		B/A C/A B/C
+	for ((r = 0; r < ROUNDS; r++)); do
+		# Rotate the order so that no configuration always runs first or
+		# right after a profiler has finished writing.
+		rot=$((r % 3))
+		order=(A B C)
+		order=("${order[@]:rot}" "${order[@]:0:rot}")
+		for c in "${order[@]}"; do
+			run_config "$c"
+			case $c in
+			A) TP_A[r]=$LAST_TP ;;
+			B) TP_B[r]=$LAST_TP LOST_B[r]=${LAST_LOST:-0} SIZE_B[r]=$LAST_SIZE ;;
+			C) TP_C[r]=$LAST_TP SIZE_C[r]=$LAST_SIZE ;;
+			esac
+			# A moment for the previous run's leftovers (profile writing,
+			# page cache) to settle before the next measurement.
+			sleep 0.3
+		done
+		printf '%-7s %-7s %12s %12s %12s %8s %8s %8s\n' "$((r + 1))/$ROUNDS" \
+			"${order[0]}${order[1]}${order[2]}" \
+			"$(mops "${TP_A[r]}")" "$(mops "${TP_B[r]}")" "$(mops "${TP_C[r]}")" \
+			"$(calc "${TP_B[r]} / ${TP_A[r]}" %.3f)" "$(calc "${TP_C[r]} / ${TP_A[r]}" %.3f)" \
+			"$(calc "${TP_B[r]} / ${TP_C[r]}" %.3f)"
+	done
+}
+
+# ratio_list X Y: the per-round ratios X[r] / Y[r].
+ratio_list() {
+	local -n xs=$1 ys=$2
+	local r
+
+	for ((r = 0; r < ROUNDS; r++)); do
+		calc "${xs[r]} / ${ys[r]}" "%.6f"
+		echo
+	done
+}
+
+print_summary() {
+	local ma mb mc ba ca bc lost r
+	local -a rba rca rbc
+
+	ma=$(median "${TP_A[@]}")
+	mb=$(median "${TP_B[@]}")
+	mc=$(median "${TP_C[@]}")
+	ba=$(calc "$mb / $ma" %.3f)
+	ca=$(calc "$mc / $ma" %.3f)
+	bc=$(calc "$mb / $mc" %.3f)
+	mapfile -t rba < <(ratio_list TP_B TP_A)
+	mapfile -t rca < <(ratio_list TP_C TP_A)
+	mapfile -t rbc < <(ratio_list TP_B TP_C)
+	lost=0
+	for r in "${LOST_B[@]}"; do
+		lost=$((lost + r))
+	done
+
+	echo
+	echo "== summary: median throughput over $ROUNDS rounds =="
+	printf '%-38s %12s %10s %10s\n' configuration "Mops/s" "vs A" overhead
+	printf '%-38s %12s %10s %10s\n' "A  baseline (no profiler)" "$(mops "$ma")" 1.000 -
+	printf '%-38s %12s %10s %9s%%\n' "B  bpfprof -a -F $FREQ -e $EVENT" "$(mops "$mb")" "$ba" \
+		"$(calc "(1 - $mb / $ma) * 100" %.1f)"
+	printf '%-38s %12s %10s %9s%%\n' "C  perf record -a -g -F $FREQ -e $EVENT" "$(mops "$mc")" "$ca" \
+		"$(calc "(1 - $mc / $ma) * 100" %.1f)"
+	echo
+	echo "ratio of medians:   B/A $ba   C/A $ca   B/C $bc"
+	echo "per-round ratios (min / median / max):"
+	printf '  B/A  %.3f / %.3f / %.3f\n' "$(min_of "${rba[@]}")" "$(median "${rba[@]}")" "$(max_of "${rba[@]}")"
+	printf '  C/A  %.3f / %.3f / %.3f\n' "$(min_of "${rca[@]}")" "$(median "${rca[@]}")" "$(max_of "${rca[@]}")"
+	printf '  B/C  %.3f / %.3f / %.3f\n' "$(min_of "${rbc[@]}")" "$(median "${rbc[@]}")" "$(max_of "${rbc[@]}")"
+	printf 'output size (median): bpfprof %s KiB (.json.gz, symbolicated), perf %s KiB (perf.data, raw)\n' \
+		"$(calc "$(median "${SIZE_B[@]}") / 1024" %.0f)" "$(calc "$(median "${SIZE_C[@]}") / 1024" %.0f)"
+	echo "bpfprof samples lost over all rounds: $lost"
+}
+
+# ---- bpfprof's own cost ----------------------------------------------------
+
+# bpfprof's BPF program ids, from the prog_id lines of its file descriptors:
+# exact even when other BPF tools (or other bpfprof runs) are loaded.
+bpfprof_prog_ids() {
+	grep -h '^prog_id:' "/proc/$1/fdinfo/"* 2>/dev/null | awk '{ print $2 }' | sort -un
+}
+
+# bpf_stats IDS...: "run_time_ns run_cnt sample_run_time_ns sample_run_cnt",
+# summed over the programs, and for on_sample (the per-sample program) alone.
+bpf_stats() {
+	local id json name rt cnt
+	local trt=0 tcnt=0 srt=0 scnt=0
+
+	for id in "$@"; do
+		json=$(bpftool prog show id "$id" -j 2>/dev/null) || continue
+		name=$(grep -o '"name":"[^"]*"' <<<"$json" | head -n 1 | cut -d'"' -f4)
+		rt=$(grep -o '"run_time_ns":[0-9]*' <<<"$json" | cut -d: -f2)
+		cnt=$(grep -o '"run_cnt":[0-9]*' <<<"$json" | cut -d: -f2)
+		trt=$((trt + ${rt:-0}))
+		tcnt=$((tcnt + ${cnt:-0}))
+		if [ "$name" = on_sample ]; then
+			srt=$((srt + ${rt:-0}))
+			scnt=$((scnt + ${cnt:-0}))
+		fi
+	done
+	echo "$trt $tcnt $srt $scnt"
+}
+
+measure_bpfprof_cost() {
+	local prev ids t_start t_ready t0 t1 t2 cpu_ready cpu0 cpu1 cpu_total
+	local s0 s1 tp window all_cpu_ns bpf_ns bpf_cnt smp_ns smp_cnt rec_cpu post_cpu post_wall
+	local lost samples size ncpu_s
+
+	echo
+	echo "== bpfprof's own cost: one more run, with kernel.bpf_stats_enabled=1 =="
+	if ! command -v bpftool >/dev/null 2>&1; then
+		echo "skipped: bpftool is not installed (scripts/install-deps.sh installs it)"
+		return 0
+	fi
+	prev=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read kernel.bpf_stats_enabled"
+	STATS_RESTORE=$prev
+	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null || die "cannot set kernel.bpf_stats_enabled=1"
+
+	t_start=$(now_ns)
+	start_bpfprof
+	t_ready=$(now_ns)
+	cpu_ready=$(proc_cpu_s "$PROF_PID")
+	mapfile -t ids < <(bpfprof_prog_ids "$PROF_PID")
+	[ ${#ids[@]} -gt 0 ] || die "found no BPF programs among bpfprof's file descriptors"
+
+	s0=$(bpf_stats "${ids[@]}")
+	cpu0=$(proc_cpu_s "$PROF_PID")
+	t0=$(now_ns)
+	tp=$(run_workload) || exit 1
+	t1=$(now_ns)
+	s1=$(bpf_stats "${ids[@]}")
+	cpu1=$(proc_cpu_s "$PROF_PID")
+	stop_bpfprof
+	t2=$(now_ns)
+	restore_bpf_stats
+	cpu_total=$(wrapped_cpu_s bpfprof)
+	lost=$(bpfprof_lost)
+	samples=$(bpfprof_samples)
+	size=$(file_size "$WORK/bpfprof.json.gz")
+	rm -f "$WORK/bpfprof.json.gz"
+
+	read -r bpf_ns bpf_cnt smp_ns smp_cnt < <(awk -v a="$s0" -v b="$s1" 'BEGIN {
+		split(a, x, " "); split(b, y, " ")
+		printf "%d %d %d %d\n", y[1] - x[1], y[2] - x[2], y[3] - x[3], y[4] - x[4] }')
+	window=$((t1 - t0))
+	all_cpu_ns=$(calc "$window * $NCPU" %.0f)
+	rec_cpu=$(calc "$cpu1 - $cpu0" %.3f)
+	post_cpu=$(calc "$cpu_total - $cpu1" %.3f)
+	post_wall=$(calc "($t2 - $t1) / 1e9" %.3f)
+	ncpu_s=$(calc "$all_cpu_ns / 1e9" %.2f)
+
+	echo "window: the workload run, $(calc "$window / 1e9" %.3f) s wall x $NCPU CPUs = $ncpu_s CPU-s" \
+		"(workload $(mops "$tp") Mops/s; stats collection itself adds a little cost)"
+	echo "BPF programs of bpfprof: ${#ids[*]} (ids ${ids[*]})"
+	if [ "$smp_cnt" -gt 0 ]; then
+		echo "  on_sample runs:                 $smp_cnt" \
+			"($(calc "$smp_cnt / ($window / 1e9) / $NCPU" %.0f)/s per CPU at -F $FREQ)"
+		echo "  BPF run time per sample:        $(calc "$smp_ns / $smp_cnt" %.0f) ns"
+	else
+		echo "  on_sample runs:                 0 (no samples taken in the window)"
+	fi
+	echo "  BPF run time, all programs:     $(calc "$bpf_ns / 1e6" %.2f) ms" \
+		"= $(calc "$bpf_ns / $all_cpu_ns * 100" %.4f)% of all CPU time"
+	echo "bpfprof process CPU (utime+stime):"
+	echo "  start-up, until recording:      $cpu_ready s ($(calc "($t_ready - $t_start) / 1e9" %.2f) s wall)"
+	echo "  while recording (the window):   $rec_cpu s = $(calc "$rec_cpu * 1e9 / $all_cpu_ns * 100" %.2f)% of all CPU time"
+	echo "  post-processing after SIGINT:   $post_cpu s in $post_wall s wall" \
+		"(= $(calc "$post_cpu * 1e9 / $all_cpu_ns * 100" %.1f)% of the window's CPU time, spent after it)"
+	echo "  total:                          $cpu_total s"
+	echo "profile: ${samples:-?} samples, ${lost:-?} lost, $(calc "$size / 1024" %.1f) KiB" \
+		"($(calc "$size / (${samples:-0} + 0.000001)" %.0f) bytes per sample, .json.gz)"
+}
+
+# ---- main --------------------------------------------------------------------
+
+main() {
+	parse_args "$@"
+	[ "$(id -u)" = 0 ] || die "must run as root (system-wide profiling and bpf_stats need it): sudo $0 $*"
+	[ -x "$BPFPROF" ] || die "no bpfprof at '$BPFPROF' (build it, or pass --bpfprof PATH)"
+	BPFPROF=$(cd "$(dirname "$BPFPROF")" && pwd)/$(basename "$BPFPROF")
+	command -v perf >/dev/null 2>&1 || die "perf is not installed (scripts/install-deps.sh --bench)"
+	command -v cc >/dev/null 2>&1 || die "no C compiler (cc) to build the workload"
+
+	NCPU=$(getconf _NPROCESSORS_ONLN)
+	CLK_TCK=$(getconf CLK_TCK)
+	EVENT_CHECKED=
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/bpfprof-bench.XXXXXX") || die "cannot create a temporary directory"
+	trap cleanup EXIT
+	trap on_signal INT TERM HUP
+
+	build_workload
+	PERF_CONTROL=0
+	if perf record -h 2>&1 | grep -q -- '--control'; then
+		PERF_CONTROL=1
+		mkfifo "$WORK/perf.ctl" "$WORK/perf.ack" || die "cannot create perf's control FIFOs"
+		# Opened read-write so neither side blocks waiting for the other.
+		exec {PERF_CTL_FD}<>"$WORK/perf.ctl" {PERF_ACK_FD}<>"$WORK/perf.ack"
+	fi
+
+	echo "bpfprof overhead benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "machine: $(uname -n), kernel $(uname -r), $NCPU online CPUs;" \
+		"workload: ${THREADS:-$NCPU} threads x $WORK_SECONDS s; event $EVENT at $FREQ Hz"
+	echo "bpfprof: $BPFPROF; $(perf --version)"
+	if pgrep -x bpfprof >/dev/null || pgrep -x perf >/dev/null; then
+		note "other bpfprof or perf processes are running; they add noise to every configuration"
+	fi
+	# One untimed run to bring the CPU and caches to a steady state.
+	run_workload >/dev/null
+
+	run_rounds
+	print_summary
+	measure_bpfprof_cost
+}
+
+main "$@"
