@@ -25,7 +25,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROUNDS=7
 WORK_SECONDS=3
 BPFPROF=./build/bpfprof
-EVENT=cpu-clock
+EVENT='cpu-clock'
 THREADS=
 FREQ=999
 QUICK=0
@@ -168,7 +168,7 @@ kill_profiler() {
 		kill -KILL "$PROF_PID" 2>/dev/null
 	fi
 	[ -z "$PROF_WRAP" ] || wait "$PROF_WRAP" 2>/dev/null
-	PROF_PID= PROF_WRAP= PROF_KIND=
+	PROF_PID='' PROF_WRAP='' PROF_KIND=''
 }
 
 restore_bpf_stats() {
@@ -201,19 +201,22 @@ build_workload() {
 		die "cannot compile $HERE/cpu_work.c"
 }
 
-# run_workload: runs cpu_work once; prints its throughput (ops/s).
+# run_workload: runs cpu_work once; prints its throughput over wall time and
+# per CPU-second its threads got: "OPS_PER_S OPS_PER_CPU_S".
 run_workload() {
-	local out
+	local out wall cpu
 
 	if [ -n "$THREADS" ]; then
 		out=$("$WORK/cpu_work" -t "$THREADS" -s "$WORK_SECONDS") || die "cpu_work failed"
 	else
 		out=$("$WORK/cpu_work" -s "$WORK_SECONDS") || die "cpu_work failed"
 	fi
-	out=${out##*ops_per_s=}
-	out=${out%% *}
-	[[ $out =~ ^[0-9]+$ ]] || die "unexpected cpu_work output"
-	echo "$out"
+	wall=${out##*ops_per_s=}
+	wall=${wall%% *}
+	cpu=${out##*ops_per_cpu_s=}
+	cpu=${cpu%% *}
+	[[ $wall =~ ^[0-9]+$ && $cpu =~ ^[0-9]+$ ]] || die "unexpected cpu_work output: $out"
+	echo "$wall $cpu"
 }
 
 # ---- profilers ---------------------------------------------------------------
@@ -253,7 +256,7 @@ stop_wrapped() {
 	kill -INT "$PROF_PID" 2>/dev/null
 	wait "$PROF_WRAP"
 	rc=$?
-	PROF_PID= PROF_WRAP= PROF_KIND=
+	PROF_PID='' PROF_WRAP='' PROF_KIND=''
 	return $rc
 }
 
@@ -266,16 +269,21 @@ wrapped_cpu_s() {
 		printf "%.3f", t }'
 }
 
-# utime + stime of a running process, in seconds, from /proc/PID/stat.
+# CPU seconds of a running process so far. /proc/PID/stat's utime + stime
+# count in clock ticks (10 ms), too coarse for a profiler that mostly sleeps
+# while recording; the tasks' schedstat holds the same CPU time in ns.
 proc_cpu_s() {
-	local stat
+	local ns
 
-	stat=$(cat "/proc/$1/stat" 2>/dev/null) || {
-		echo 0
+	ns=$(cat "/proc/$1/task/"*/schedstat 2>/dev/null | awk '{ t += $1 } END { printf "%.0f", t }')
+	if [ "${ns:-0}" -gt 0 ]; then
+		calc "$ns / 1e9" %.4f
 		return
-	}
-	# Fields after "(comm)": state is field 3, utime 14, stime 15.
-	echo "${stat##*) }" | awk -v hz="$CLK_TCK" '{ printf "%.3f", ($12 + $13) / hz }'
+	fi
+	# No schedstat (CONFIG_SCHED_INFO off): utime and stime, fields 14 and 15,
+	# counted after "(comm)" because comm may contain spaces.
+	awk -v hz="$CLK_TCK" '{ sub(/^.*\) /, ""); printf "%.4f", ($12 + $13) / hz }' \
+		"/proc/$1/stat" 2>/dev/null || echo 0
 }
 
 start_bpfprof() {
@@ -358,9 +366,10 @@ file_size() {
 
 # ---- the interleaved rounds -----------------------------------------------
 
-declare -a TP_A TP_B TP_C LOST_B SIZE_B SIZE_C
+declare -a TP_A TP_B TP_C CP_A CP_B CP_C LOST_B SIZE_B SIZE_C
 
-# run_config CONFIG: runs the workload once under CONFIG; prints its throughput.
+# run_config CONFIG: runs the workload once under CONFIG; leaves its
+# throughputs in LAST_TP (ops/s) and LAST_CP (ops per workload CPU-second).
 run_config() {
 	local tp
 
@@ -389,15 +398,16 @@ run_config() {
 		rm -f "$WORK/perf.data"
 		;;
 	esac
-	LAST_TP=$tp
+	LAST_TP=${tp% *}
+	LAST_CP=${tp#* }
 }
 
 run_rounds() {
 	local r i c order rot
 
 	echo "== throughput: $ROUNDS rounds of A (baseline), B (bpfprof), C (perf record), interleaved =="
-	printf '%-7s %-7s %12s %12s %12s %8s %8s %8s\n' round order "A Mops/s" "B Mops/s" "C Mops/s" \
-		B/A C/A B/C
+	printf '%-7s %-6s %9s %9s %9s %7s %7s %7s   %-15s\n' round order "A Mops/s" "B Mops/s" \
+		"C Mops/s" B/A C/A B/C "per CPU-s B/A C/A"
 	for ((r = 0; r < ROUNDS; r++)); do
 		# Rotate the order so that no configuration always runs first or
 		# right after a profiler has finished writing.
@@ -407,19 +417,20 @@ run_rounds() {
 		for c in "${order[@]}"; do
 			run_config "$c"
 			case $c in
-			A) TP_A[r]=$LAST_TP ;;
-			B) TP_B[r]=$LAST_TP LOST_B[r]=${LAST_LOST:-0} SIZE_B[r]=$LAST_SIZE ;;
-			C) TP_C[r]=$LAST_TP SIZE_C[r]=$LAST_SIZE ;;
+			A) TP_A[r]=$LAST_TP CP_A[r]=$LAST_CP ;;
+			B) TP_B[r]=$LAST_TP CP_B[r]=$LAST_CP LOST_B[r]=${LAST_LOST:-0} SIZE_B[r]=$LAST_SIZE ;;
+			C) TP_C[r]=$LAST_TP CP_C[r]=$LAST_CP SIZE_C[r]=$LAST_SIZE ;;
 			esac
 			# A moment for the previous run's leftovers (profile writing,
 			# page cache) to settle before the next measurement.
 			sleep 0.3
 		done
-		printf '%-7s %-7s %12s %12s %12s %8s %8s %8s\n' "$((r + 1))/$ROUNDS" \
+		printf '%-7s %-6s %9s %9s %9s %7s %7s %7s   %7s %7s\n' "$((r + 1))/$ROUNDS" \
 			"${order[0]}${order[1]}${order[2]}" \
 			"$(mops "${TP_A[r]}")" "$(mops "${TP_B[r]}")" "$(mops "${TP_C[r]}")" \
 			"$(calc "${TP_B[r]} / ${TP_A[r]}" %.3f)" "$(calc "${TP_C[r]} / ${TP_A[r]}" %.3f)" \
-			"$(calc "${TP_B[r]} / ${TP_C[r]}" %.3f)"
+			"$(calc "${TP_B[r]} / ${TP_C[r]}" %.3f)" \
+			"$(calc "${CP_B[r]} / ${CP_A[r]}" %.3f)" "$(calc "${CP_C[r]} / ${CP_A[r]}" %.3f)"
 	done
 }
 
@@ -434,41 +445,58 @@ ratio_list() {
 	done
 }
 
-print_summary() {
-	local ma mb mc ba ca bc lost r
+# summarize_metric TITLE A B C: medians of one throughput metric per
+# configuration (names of arrays), their ratios, and the per-round spread.
+summarize_metric() {
+	local title=$1 ma mb mc ba ca bc
+	local -n xa=$2 xb=$3 xc=$4
 	local -a rba rca rbc
 
-	ma=$(median "${TP_A[@]}")
-	mb=$(median "${TP_B[@]}")
-	mc=$(median "${TP_C[@]}")
+	ma=$(median "${xa[@]}")
+	mb=$(median "${xb[@]}")
+	mc=$(median "${xc[@]}")
 	ba=$(calc "$mb / $ma" %.3f)
 	ca=$(calc "$mc / $ma" %.3f)
 	bc=$(calc "$mb / $mc" %.3f)
-	mapfile -t rba < <(ratio_list TP_B TP_A)
-	mapfile -t rca < <(ratio_list TP_C TP_A)
-	mapfile -t rbc < <(ratio_list TP_B TP_C)
-	lost=0
+	mapfile -t rba < <(ratio_list "$3" "$2")
+	mapfile -t rca < <(ratio_list "$4" "$2")
+	mapfile -t rbc < <(ratio_list "$3" "$4")
+
+	echo
+	echo "== $title, median of $ROUNDS rounds =="
+	printf '%-42s %10s %8s %9s\n' configuration "Mops/s" "vs A" overhead
+	printf '%-42s %10s %8s %9s\n' "A  baseline (no profiler)" "$(mops "$ma")" 1.000 -
+	printf '%-42s %10s %8s %8s%%\n' "B  bpfprof -a -F $FREQ -e $EVENT" "$(mops "$mb")" "$ba" \
+		"$(calc "(1 - $mb / $ma) * 100" %.1f)"
+	printf '%-42s %10s %8s %8s%%\n' "C  perf record -a -g -F $FREQ -e $EVENT" "$(mops "$mc")" "$ca" \
+		"$(calc "(1 - $mc / $ma) * 100" %.1f)"
+	echo "ratio of medians:         B/A $ba   C/A $ca   B/C $bc"
+	printf 'per-round ratios (min / median / max):  B/A %.3f / %.3f / %.3f   C/A %.3f / %.3f / %.3f   B/C %.3f / %.3f / %.3f\n' \
+		"$(min_of "${rba[@]}")" "$(median "${rba[@]}")" "$(max_of "${rba[@]}")" \
+		"$(min_of "${rca[@]}")" "$(median "${rca[@]}")" "$(max_of "${rca[@]}")" \
+		"$(min_of "${rbc[@]}")" "$(median "${rbc[@]}")" "$(max_of "${rbc[@]}")"
+	# The baseline's own spread is the noise floor: an overhead smaller
+	# than it is not resolved by this run, however the medians fall.
+	printf 'noise: baseline A ranged %s..%s Mops/s (%+.1f%% / %+.1f%% around its median)\n' \
+		"$(mops "$(min_of "${xa[@]}")")" "$(mops "$(max_of "${xa[@]}")")" \
+		"$(calc "($(min_of "${xa[@]}") / $ma - 1) * 100" %.2f)" \
+		"$(calc "($(max_of "${xa[@]}") / $ma - 1) * 100" %.2f)"
+}
+
+print_summary() {
+	local lost=0 r
+
 	for r in "${LOST_B[@]}"; do
 		lost=$((lost + r))
 	done
-
+	summarize_metric "throughput over wall time (ops/s)" TP_A TP_B TP_C
+	summarize_metric "throughput per CPU-second the workload got (less sensitive to other load)" \
+		CP_A CP_B CP_C
 	echo
-	echo "== summary: median throughput over $ROUNDS rounds =="
-	printf '%-38s %12s %10s %10s\n' configuration "Mops/s" "vs A" overhead
-	printf '%-38s %12s %10s %10s\n' "A  baseline (no profiler)" "$(mops "$ma")" 1.000 -
-	printf '%-38s %12s %10s %9s%%\n' "B  bpfprof -a -F $FREQ -e $EVENT" "$(mops "$mb")" "$ba" \
-		"$(calc "(1 - $mb / $ma) * 100" %.1f)"
-	printf '%-38s %12s %10s %9s%%\n' "C  perf record -a -g -F $FREQ -e $EVENT" "$(mops "$mc")" "$ca" \
-		"$(calc "(1 - $mc / $ma) * 100" %.1f)"
-	echo
-	echo "ratio of medians:   B/A $ba   C/A $ca   B/C $bc"
-	echo "per-round ratios (min / median / max):"
-	printf '  B/A  %.3f / %.3f / %.3f\n' "$(min_of "${rba[@]}")" "$(median "${rba[@]}")" "$(max_of "${rba[@]}")"
-	printf '  C/A  %.3f / %.3f / %.3f\n' "$(min_of "${rca[@]}")" "$(median "${rca[@]}")" "$(max_of "${rca[@]}")"
-	printf '  B/C  %.3f / %.3f / %.3f\n' "$(min_of "${rbc[@]}")" "$(median "${rbc[@]}")" "$(max_of "${rbc[@]}")"
 	printf 'output size (median): bpfprof %s KiB (.json.gz, symbolicated), perf %s KiB (perf.data, raw)\n' \
 		"$(calc "$(median "${SIZE_B[@]}") / 1024" %.0f)" "$(calc "$(median "${SIZE_C[@]}") / 1024" %.0f)"
 	echo "bpfprof samples lost over all rounds: $lost"
+	echo "load average now: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min)"
 }
 
 # ---- bpfprof's own cost ----------------------------------------------------
@@ -522,13 +550,15 @@ measure_bpfprof_cost() {
 	mapfile -t ids < <(bpfprof_prog_ids "$PROF_PID")
 	[ ${#ids[@]} -gt 0 ] || die "found no BPF programs among bpfprof's file descriptors"
 
+	# The window encloses both snapshots, so the shares below are not
+	# inflated by counting BPF or process time from outside it.
+	t0=$(now_ns)
 	s0=$(bpf_stats "${ids[@]}")
 	cpu0=$(proc_cpu_s "$PROF_PID")
-	t0=$(now_ns)
 	tp=$(run_workload) || exit 1
-	t1=$(now_ns)
-	s1=$(bpf_stats "${ids[@]}")
 	cpu1=$(proc_cpu_s "$PROF_PID")
+	s1=$(bpf_stats "${ids[@]}")
+	t1=$(now_ns)
 	stop_bpfprof
 	t2=$(now_ns)
 	restore_bpf_stats
@@ -540,17 +570,17 @@ measure_bpfprof_cost() {
 
 	read -r bpf_ns bpf_cnt smp_ns smp_cnt < <(awk -v a="$s0" -v b="$s1" 'BEGIN {
 		split(a, x, " "); split(b, y, " ")
-		printf "%d %d %d %d\n", y[1] - x[1], y[2] - x[2], y[3] - x[3], y[4] - x[4] }')
+		printf "%.0f %.0f %.0f %.0f\n", y[1] - x[1], y[2] - x[2], y[3] - x[3], y[4] - x[4] }')
 	window=$((t1 - t0))
 	all_cpu_ns=$(calc "$window * $NCPU" %.0f)
-	rec_cpu=$(calc "$cpu1 - $cpu0" %.3f)
+	rec_cpu=$(calc "$cpu1 - $cpu0" %.4f)
 	post_cpu=$(calc "$cpu_total - $cpu1" %.3f)
 	post_wall=$(calc "($t2 - $t1) / 1e9" %.3f)
 	ncpu_s=$(calc "$all_cpu_ns / 1e9" %.2f)
 
-	echo "window: the workload run, $(calc "$window / 1e9" %.3f) s wall x $NCPU CPUs = $ncpu_s CPU-s" \
-		"(workload $(mops "$tp") Mops/s; stats collection itself adds a little cost)"
-	echo "BPF programs of bpfprof: ${#ids[*]} (ids ${ids[*]})"
+	echo "window: the workload run and the snapshots, $(calc "$window / 1e9" %.3f) s wall x $NCPU CPUs = $ncpu_s CPU-s" \
+		"(workload $(mops "${tp% *}") Mops/s; bpf_stats itself adds a little cost)"
+	echo "BPF programs of bpfprof: ${#ids[*]} (ids ${ids[*]}), $bpf_cnt runs in the window"
 	if [ "$smp_cnt" -gt 0 ]; then
 		echo "  on_sample runs:                 $smp_cnt" \
 			"($(calc "$smp_cnt / ($window / 1e9) / $NCPU" %.0f)/s per CPU at -F $FREQ)"
@@ -574,7 +604,7 @@ measure_bpfprof_cost() {
 
 main() {
 	parse_args "$@"
-	[ "$(id -u)" = 0 ] || die "must run as root (system-wide profiling and bpf_stats need it): sudo $0 $*"
+	[ "$(id -u)" = 0 ] || die "must run as root (system-wide profiling and bpf_stats need it): sudo $0${*:+ $*}"
 	[ -x "$BPFPROF" ] || die "no bpfprof at '$BPFPROF' (build it, or pass --bpfprof PATH)"
 	BPFPROF=$(cd "$(dirname "$BPFPROF")" && pwd)/$(basename "$BPFPROF")
 	command -v perf >/dev/null 2>&1 || die "perf is not installed (scripts/install-deps.sh --bench)"
@@ -599,7 +629,7 @@ main() {
 	echo "bpfprof overhead benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
 	echo "machine: $(uname -n), kernel $(uname -r), $NCPU online CPUs;" \
 		"workload: ${THREADS:-$NCPU} threads x $WORK_SECONDS s; event $EVENT at $FREQ Hz"
-	echo "bpfprof: $BPFPROF; $(perf --version)"
+	echo "bpfprof: $BPFPROF; $(perf --version); load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	if pgrep -x bpfprof >/dev/null || pgrep -x perf >/dev/null; then
 		note "other bpfprof or perf processes are running; they add noise to every configuration"
 	fi

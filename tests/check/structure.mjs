@@ -410,8 +410,8 @@ function checkThreads(p, json, tables) {
 	}
 }
 
-export function checkStructure(json) {
-	const p = new Problems();
+export function checkStructure(json, { limit = 5 } = {}) {
+	const p = new Problems(limit);
 	if (!isObject(json)) {
 		p.add('shape', 'the profile is not a JSON object');
 		return p.list();

@@ -206,6 +206,7 @@ export const BURNER_DEFAULTS = {
 	pid: 4242,
 	tids: { alpha: 4244, beta: 4245, sysc: 4246 },
 	mainName: 'bpfprof-burner',
+	processName: 'bpfprof-burner',
 	mainThreads: 1,
 	durationS: 3,
 	periodMs: 2, // -F 500
@@ -248,12 +249,12 @@ export function burnerProfile(overrides = {}) {
 
 	for (let m = 0; m < Math.max(1, o.mainThreads); m++) {
 		const main = b.thread({ pid: o.pid, tid: m === 0 ? o.pid : o.pid + 10 + m, name: o.mainName,
-					isMainThread: m < o.mainThreads, processName: 'bpfprof-burner' });
+					isMainThread: m < o.mainThreads, processName: o.processName });
 		for (let t = 0; t < span; t += 500)
 			main.sample([LIBC('__libc_start_main'), U('main'), LIBC('clock_nanosleep'), ['Sleeping', CAT.IDLE, null]], t, 0);
 	}
 	if (o.omitThread !== 'alpha') {
-		const alpha = b.thread({ pid: o.pid, tid: o.tids.alpha, name: 'alpha', isMainThread: false, processName: 'bpfprof-burner' });
+		const alpha = b.thread({ pid: o.pid, tid: o.tids.alpha, name: 'alpha', isMainThread: false, processName: o.processName });
 		for (const t of busyTimes()) {
 			const leaf = random() < o.heavyShare ? 'alpha_heavy' : 'alpha_light';
 			const stack = [LIBC('start_thread'), U('worker_start'), U(o.alphaParent),
@@ -262,7 +263,7 @@ export function burnerProfile(overrides = {}) {
 		}
 	}
 	if (o.omitThread !== 'beta') {
-		const beta = b.thread({ pid: o.pid, tid: o.tids.beta, name: 'beta', isMainThread: false, processName: 'bpfprof-burner' });
+		const beta = b.thread({ pid: o.pid, tid: o.tids.beta, name: 'beta', isMainThread: false, processName: o.processName });
 		for (const t of busyTimes()) {
 			if (random() < o.betaOffCpuShare) {
 				beta.sample([...worker('beta_main'), U('beta_spin'), K('asm_sysvec_apic_timer_interrupt'),
@@ -274,7 +275,7 @@ export function burnerProfile(overrides = {}) {
 		}
 	}
 	if (o.omitThread !== 'sysc') {
-		const sysc = b.thread({ pid: o.pid, tid: o.tids.sysc, name: 'sysc', isMainThread: false, processName: 'bpfprof-burner' });
+		const sysc = b.thread({ pid: o.pid, tid: o.tids.sysc, name: 'sysc', isMainThread: false, processName: o.processName });
 		for (const t of busyTimes()) {
 			let stack = [...worker('sysc_main'), U('sysc_loop')];
 			if (random() < o.syscKernelShare) {

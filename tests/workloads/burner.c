@@ -16,7 +16,9 @@
  * stacks with frame pointers, and every function named above must keep its own
  * frame to be seen.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* pthread_setname_np */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

@@ -12,7 +12,9 @@
  *
  * Build with -O1 -fno-omit-frame-pointer -fno-inline (see burner.c).
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>

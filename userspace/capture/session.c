@@ -197,8 +197,16 @@ int session_poll(struct session *s, int timeout_ms)
 	int n = ring_buffer__poll(s->rb, timeout_ms);
 
 	if (n == -EINTR)
-		return 0;
-	return n;
+		n = 0;
+	if (n < 0)
+		return n;
+	/*
+	 * BPF writes without waking us (wakeups are batched), so epoll only
+	 * reports a ring once it is a quarter full. Drain every ring on each
+	 * pass anyway: a new process must be seen while it is still alive, so
+	 * that its mappings can be read for symbolization.
+	 */
+	return ring_buffer__consume(s->rb);
 }
 
 void session_stop(struct session *s)

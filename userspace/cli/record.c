@@ -31,6 +31,12 @@
 #include "../util/log.h"
 #include "progress.h"
 
+/*
+ * How often the rings are drained: bounds how long a new process can live
+ * before we read its mappings (shorter-lived ones need the exec/mmap events).
+ */
+#define POLL_INTERVAL_MS 50
+
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t interrupts;
 static const char *volatile abort_unlink_path;
@@ -168,8 +174,7 @@ static void print_summary(struct recording *r, const char *path)
 	char size[32] = "?";
 	size_t threads = 0;
 
-	for (size_t i = 0; i < r->model.threads.len; i++)
-		threads += r->model.threads.data[i].samples.len > 0;
+	threads = r->model.threads.len;
 	if (!stat(path, &st))
 		human_size((double)st.st_size, size, sizeof(size));
 	fprintf(stderr,
@@ -201,13 +206,13 @@ static void record_loop(struct recording *r, const struct options *opts, uint64_
 	progress_init(&prog);
 	while (!stop_requested) {
 		uint64_t now;
-		int timeout = 100;
+		int timeout = POLL_INTERVAL_MS;
 		int n;
 
 		now = clock_ns(CLOCK_MONOTONIC);
 		if (now >= deadline)
 			break;
-		if (deadline - now < 100000000ULL)
+		if (deadline - now < POLL_INTERVAL_MS * 1000000ULL)
 			timeout = (int)((deadline - now) / 1000000) + 1;
 		n = session_poll(&r->session, timeout);
 		if (n < 0) {
@@ -248,6 +253,8 @@ static int finish_and_write(struct recording *r, const struct options *opts)
 	char saved[PATH_MAX];
 	int err;
 
+	/* Threads renamed after their last sample (prctl, pthread_setname_np) get today's name. */
+	proc_refresh_thread_names(&r->model, "/proc");
 	err = model_finish(&r->model);
 	if (!err)
 		err = profile_tables_build(&tables, &r->model, resolve_frame, r->sym);

@@ -160,6 +160,16 @@ int proc_seed_process(struct model *m, const char *proc_root, uint32_t pid, uint
 	return 0;
 }
 
+void proc_refresh_thread_names(struct model *m, const char *proc_root)
+{
+	for (size_t i = 0; i < m->threads.len; i++) {
+		struct thread *t = &m->threads.data[i];
+
+		if (t->tid != 0)
+			read_task_comm(proc_root, t->pid, t->tid, t->name);
+	}
+}
+
 void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)
 {
 	src->read_info = read_info;

@@ -25,6 +25,9 @@ void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx);
  */
 int proc_seed_process(struct model *m, const char *proc_root, uint32_t pid, uint64_t ts);
 
+/* Re-read the comm of every live thread in the model (at the end of a recording). */
+void proc_refresh_thread_names(struct model *m, const char *proc_root);
+
 /* Helpers shared with other /proc readers; 0 or -errno. */
 int proc_read_comm(const char *proc_root, uint32_t pid, char name[BPFPROF_COMM_LEN]);
 int proc_read_cmdline(const char *proc_root, uint32_t pid, char **out);

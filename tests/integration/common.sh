@@ -1,0 +1,128 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Sourced by the integration tests. The environment comes from ctest (see
+# integration.cmake): BPFPROF, BURNER, FORKER (executables), CHECK_DIR
+# (tests/check), CHECK_NODE_MODULES, NODE, TEST_OUT_DIR (this test's files,
+# kept after the run for inspection).
+
+set -u
+
+: "${BPFPROF:?BPFPROF is not set}" "${BURNER:?}" "${FORKER:?}" "${CHECK_DIR:?}" "${TEST_OUT_DIR:?}"
+NODE=${NODE:-node}
+export CHECK_NODE_MODULES
+
+log() {
+	printf '%s\n' "$*"
+}
+
+fail() {
+	printf 'FAIL %s\n' "$*"
+	exit 1
+}
+
+ok() {
+	printf 'ok   %s\n' "$*"
+}
+
+# CI=true (or any value but false/0) makes a missing privilege a failure: CI
+# must run these tests, not skip them.
+in_ci() {
+	[ -n "${CI:-}" ] && [ "${CI}" != false ] && [ "${CI}" != 0 ]
+}
+
+# Loading BPF programs and opening perf events needs root. Exit 77 is ctest's
+# SKIP_RETURN_CODE for these tests.
+require_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		return
+	fi
+	if in_ci; then
+		fail "integration tests need root (BPF programs, perf events) and CI=$CI is set; run ctest as root"
+	fi
+	log "SKIP integration tests need root (BPF programs, perf events); run ctest as root"
+	exit 77
+}
+
+# A fresh directory for this test's files.
+make_workdir() {
+	WORK=$TEST_OUT_DIR
+	rm -rf "$WORK"
+	mkdir -p "$WORK" || fail "cannot create $WORK"
+}
+
+indent() {
+	sed 's/^/     | /'
+}
+
+# run_bpfprof LIMIT_SECONDS ARGS...: runs bpfprof in the foreground, killed
+# after LIMIT_SECONDS. Sets STATUS and ELAPSED; output in $WORK/bpfprof.out and
+# $WORK/bpfprof.err. SIGINT/SIGTERM are reset to their defaults so the profiler
+# sees what it would see when started from a terminal. BPFPROF_PREFIX (an
+# array) may hold a command to run bpfprof under, such as setpriv.
+BPFPROF_PREFIX=()
+run_bpfprof() {
+	local limit=$1 t0 t1
+	shift
+	log "\$ ${BPFPROF_PREFIX[*]}${BPFPROF_PREFIX[*]:+ }bpfprof $*"
+	t0=$(date +%s%N)
+	timeout --kill-after=5 "$limit" env --default-signal=INT,TERM "${BPFPROF_PREFIX[@]}" "$BPFPROF" "$@" \
+		>"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err"
+	STATUS=$?
+	t1=$(date +%s%N)
+	ELAPSED=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", (b - a) / 1e9 }')
+	log "   exit status $STATUS after ${ELAPSED}s"
+	if [ -s "$WORK/bpfprof.err" ]; then
+		log "   stderr:"
+		head -n 30 "$WORK/bpfprof.err" | indent
+	fi
+	if [ "$STATUS" -eq 124 ] || [ "$STATUS" -eq 137 ]; then
+		fail "bpfprof did not finish within ${limit}s"
+	fi
+}
+
+expect_success() {
+	if [ "$STATUS" -ne 0 ]; then
+		fail "bpfprof exited with status $STATUS, expected 0"
+	fi
+	ok "bpfprof exited 0"
+}
+
+# start_burner SECONDS: starts the burner workload; sets BURNER_PID and
+# BURNER_TIDS ("alpha=T,beta=T,sysc=T") once all its threads run under their
+# final names.
+start_burner() {
+	local i line name tid
+	"$BURNER" "$1" >"$WORK/burner.out" 2>"$WORK/burner.err" &
+	BURNER_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		[ "$(wc -l <"$WORK/burner.out")" -ge 4 ] && break
+		kill -0 "$BURNER_PID" 2>/dev/null || fail "burner exited early: $(cat "$WORK/burner.err")"
+		sleep 0.05
+	done
+	[ "$(head -n 1 "$WORK/burner.out")" = "$BURNER_PID" ] ||
+		fail "burner did not print its pid $BURNER_PID: $(cat "$WORK/burner.out")"
+	BURNER_TIDS=
+	while read -r line name tid; do
+		[ "$line" = thread ] && BURNER_TIDS+="${BURNER_TIDS:+,}$name=$tid"
+	done <"$WORK/burner.out"
+	log "burner running: pid $BURNER_PID, threads $BURNER_TIDS"
+}
+
+stop_burner() {
+	if [ -n "${BURNER_PID:-}" ]; then
+		kill "$BURNER_PID" 2>/dev/null
+		wait "$BURNER_PID" 2>/dev/null
+		BURNER_PID=
+	fi
+}
+
+# run_check SCENARIO ARGS...: the profile checks of tests/check/check.mjs.
+run_check() {
+	log "\$ check.mjs $*"
+	"$NODE" "$CHECK_DIR/check.mjs" "$@"
+	local status=$?
+	[ "$status" -eq 0 ] || fail "profile checks failed (check.mjs exit status $status)"
+}
+
+trap stop_burner EXIT

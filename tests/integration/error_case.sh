@@ -1,0 +1,123 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# One error case of the bpfprof CLI contract: bpfprof must exit with a
+# non-zero status of its own (not a crash, not a timeout), print exactly one
+# line on stderr that starts with "bpfprof: error: " and names what failed, and
+# leave no output file behind.
+#
+# Usage: error_case.sh CASE   (the cases are listed at the bottom)
+. "$(dirname "$0")/common.sh"
+require_root
+make_workdir
+
+# In a directory of its own, so that anything bpfprof leaves there is seen.
+mkdir -p "$WORK/out"
+OUT=$WORK/out/out.json.gz
+
+# expect_error REGEX ARGS...: runs bpfprof ARGS and checks the failure; REGEX
+# (extended, case-insensitive) must match the error line.
+expect_error() {
+	local what=$1 lines line outdir before
+	shift
+	outdir=$(dirname "$OUT")
+	before=$(ls -A "$outdir" 2>/dev/null)
+	run_bpfprof 60 "$@"
+	if [ "$STATUS" -eq 0 ]; then
+		fail "bpfprof exited 0, expected an error"
+	fi
+	if [ "$STATUS" -gt 125 ]; then
+		fail "bpfprof ended with status $STATUS (killed by a signal or not run), expected an error exit"
+	fi
+	ok "exit status $STATUS (non-zero)"
+	lines=$(wc -l <"$WORK/bpfprof.err")
+	line=$(head -n 1 "$WORK/bpfprof.err")
+	if [ "$lines" -ne 1 ] || [ "$(wc -c <"$WORK/bpfprof.err")" -ne $((${#line} + 1)) ]; then
+		fail "stderr has $lines lines, expected exactly one"
+	fi
+	ok "exactly one line on stderr"
+	case $line in
+	"bpfprof: error: "?*) ok "it starts with \"bpfprof: error: \"" ;;
+	*) fail "the line does not start with \"bpfprof: error: \": $line" ;;
+	esac
+	if ! grep -qiE -- "$what" <<<"${line#bpfprof: error: }"; then
+		fail "the message does not say what failed (expected /$what/): $line"
+	fi
+	ok "the message says what failed (matches /$what/)"
+	# Neither the profile nor a temporary file next to it.
+	if [ -e "$OUT" ] || [ "$(ls -A "$outdir" 2>/dev/null)" != "$before" ]; then
+		fail "a file was left behind in $outdir: $(ls -A "$outdir" | tr '\n' ' ')"
+	fi
+	ok "no output file left behind"
+}
+
+# A pid that is free now: a child that has been reaped, checked to be gone.
+free_pid() {
+	local pid
+	sleep 0 &
+	pid=$!
+	wait "$pid"
+	while [ -e "/proc/$pid" ]; do
+		pid=$((pid + 1))
+	done
+	echo "$pid"
+}
+
+CASE=${1:?usage: error_case.sh CASE}
+case $CASE in
+not_root)
+	# Without privileges. The binary and the output directory must be
+	# reachable by nobody, which the build tree need not be.
+	tmp=$(mktemp -d /tmp/bpfprof-noroot.XXXXXX) || fail "mktemp"
+	trap 'rm -rf "$tmp"; stop_burner' EXIT
+	chmod 755 "$tmp"
+	install -m 755 "$BPFPROF" "$tmp/bpfprof"
+	mkdir -m 777 "$tmp/out"
+	OUT=$tmp/out/out.json.gz
+	BPFPROF=$tmp/bpfprof
+	BPFPROF_PREFIX=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+	expect_error 'root|privilege|permission|capabilit|CAP_|EPERM|not permitted' -a -d 1 -o "$OUT"
+	;;
+no_such_pid)
+	pid=$(free_pid)
+	expect_error "$pid" -p "$pid" -d 1 -o "$OUT"
+	;;
+pid_above_max)
+	expect_error 999999999 -p 999999999 -d 1 -o "$OUT"
+	;;
+bad_pid_list)
+	expect_error '1x|pid' -p "$$,1x" -d 1 -o "$OUT"
+	;;
+output_in_proc)
+	OUT=/proc/nonexistent/x.json.gz
+	expect_error '/proc/nonexistent' -a -d 1 -o "$OUT"
+	;;
+output_under_file)
+	: >"$WORK/a-file"
+	OUT=$WORK/a-file/x.json.gz
+	expect_error 'a-file' -a -d 1 -o "$OUT"
+	;;
+freq_zero)
+	expect_error 'freq|-F|hz|rate' -a -F 0 -d 1 -o "$OUT"
+	;;
+freq_too_high)
+	expect_error 'freq|-F|hz|rate' -a -F 10000000 -d 1 -o "$OUT"
+	;;
+bad_duration)
+	expect_error 'duration|-d|second' -a -d soon -o "$OUT"
+	;;
+unknown_option)
+	expect_error 'no-such-option|unknown|unrecognized|invalid option' --no-such-option -d 1 -o "$OUT"
+	;;
+missing_btf)
+	export BPFPROF_BTF_PATH=$WORK/no-such-btf
+	expect_error 'BTF' -a -d 1 -o "$OUT"
+	;;
+command_not_found)
+	expect_error 'no-such-command' -d 5 -o "$OUT" -- "$WORK/no-such-command"
+	;;
+*)
+	log "error_case.sh: unknown case $CASE"
+	exit 2
+	;;
+esac

@@ -1,0 +1,82 @@
+# Integration tests: the real bpfprof (root, BPF) records the workloads of
+# tests/workloads, and tests/check judges each profile, through the Firefox
+# Profiler's own loader (@firefox-devtools/profiler-cli, pinned in
+# tests/check/package-lock.json). Included by tests/CMakeLists.txt.
+#
+#   ctest --test-dir build -L integration --output-on-failure   (as root)
+#
+# Without root the tests are skipped (exit 77), or fail when CI is set.
+
+find_package(Threads REQUIRED)
+find_program(BPFPROF_NODE node)
+if(NOT BPFPROF_NODE)
+  set(BPFPROF_NODE node) # fails at test time with "node: not found"
+endif()
+
+set(BPFPROF_TESTS_DIR ${CMAKE_SOURCE_DIR}/tests)
+set(BPFPROF_CHECK_BUILD_DIR ${CMAKE_BINARY_DIR}/check)
+
+# --- Workloads ----------------------------------------------------------------
+# Their own flags only: the profiler unwinds with frame pointers, so every burn
+# function must keep its frame and stay a function of its own; and a sanitizer
+# build of bpfprof must not change the code the tests expect to see.
+foreach(workload burner forker)
+  add_executable(bpfprof_workload_${workload} ${BPFPROF_TESTS_DIR}/workloads/${workload}.c)
+  set_target_properties(bpfprof_workload_${workload} PROPERTIES
+    OUTPUT_NAME ${workload}
+    RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads
+    COMPILE_OPTIONS "-O1;-fno-omit-frame-pointer;-fno-inline;-Wall;-Wextra;-Wno-unused-parameter"
+    LINK_OPTIONS "")
+  target_link_libraries(bpfprof_workload_${workload} PRIVATE Threads::Threads)
+endforeach()
+
+# --- Checker dependencies: `npm ci` into the build tree -----------------------
+add_test(NAME integration.setup.npm_ci
+  COMMAND bash ${BPFPROF_TESTS_DIR}/integration/npm_ci.sh ${BPFPROF_TESTS_DIR}/check ${BPFPROF_CHECK_BUILD_DIR})
+set_tests_properties(integration.setup.npm_ci PROPERTIES
+  FIXTURES_SETUP bpfprof_check_npm
+  LABELS integration
+  TIMEOUT 300)
+
+set(BPFPROF_INTEGRATION_ENV
+  BPFPROF=$<TARGET_FILE:bpfprof>
+  BURNER=$<TARGET_FILE:bpfprof_workload_burner>
+  FORKER=$<TARGET_FILE:bpfprof_workload_forker>
+  CHECK_DIR=${BPFPROF_TESTS_DIR}/check
+  CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules
+  NODE=${BPFPROF_NODE})
+
+# bpfprof_integration_test(NAME TIMEOUT SERIAL SCRIPT [ARGS...])
+# SERIAL: recordings measure CPU shares, so they run alone.
+function(bpfprof_integration_test name timeout serial script)
+  set(test integration.${name})
+  add_test(NAME ${test} COMMAND bash ${BPFPROF_TESTS_DIR}/integration/${script} ${ARGN})
+  set_tests_properties(${test} PROPERTIES
+    LABELS integration
+    TIMEOUT ${timeout}
+    RUN_SERIAL ${serial}
+    SKIP_RETURN_CODE 77
+    FIXTURES_REQUIRED bpfprof_check_npm
+    ENVIRONMENT "${BPFPROF_INTEGRATION_ENV};TEST_OUT_DIR=${CMAKE_BINARY_DIR}/integration/${name}")
+endfunction()
+
+# The checkers' own test: good hand-made profiles pass, broken ones fail.
+add_test(NAME integration.check_selftest COMMAND ${BPFPROF_NODE} --test ${BPFPROF_TESTS_DIR}/check/selftest.mjs)
+set_tests_properties(integration.check_selftest PROPERTIES
+  LABELS "integration;checker"
+  TIMEOUT 120
+  FIXTURES_REQUIRED bpfprof_check_npm
+  ENVIRONMENT "CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules")
+
+bpfprof_integration_test(record_pid 90 TRUE record_pid.sh)
+bpfprof_integration_test(record_all 120 TRUE record_all.sh)
+bpfprof_integration_test(record_command 90 TRUE record_command.sh)
+bpfprof_integration_test(record_command_duration 90 TRUE record_command_duration.sh)
+bpfprof_integration_test(default_output 90 TRUE default_output.sh)
+bpfprof_integration_test(signal_int 90 TRUE signal_stop.sh INT)
+bpfprof_integration_test(signal_term 90 TRUE signal_stop.sh TERM)
+
+foreach(case not_root no_such_pid pid_above_max bad_pid_list output_in_proc output_under_file
+             freq_zero freq_too_high bad_duration unknown_option missing_btf command_not_found)
+  bpfprof_integration_test(error.${case} 60 FALSE error_case.sh ${case})
+endforeach()
