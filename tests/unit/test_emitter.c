@@ -828,9 +828,30 @@ static void check_fixture_values(json_t *root)
 		CHECK(json_is_true(json_object_get(th, "showMarkersInTimeline")));
 		CHECK(json_is_null(sample_col(th, "weight")));
 		CHECK_EQ_STR(json_string_value(sample_col(th, "weightType")), "samples");
-		CHECK_EQ_INT(json_integer_value(
-				     json_object_get(json_object_get(th, "markers"), "length")),
-			     0);
+		/* Every non-idle process's main thread carries one Process marker. */
+		{
+			json_t *mk = json_object_get(th, "markers");
+			bool has_process = mains[i] && strcmp(pids[i], "0") != 0;
+			json_t *data = json_array_get(json_object_get(mk, "data"), 0);
+			json_t *names = json_object_get(json_object_get(root, "shared"),
+							"stringArray");
+			json_int_t name = json_integer_value(
+				json_array_get(json_object_get(mk, "name"), 0));
+
+			CHECK_EQ_INT(json_integer_value(json_object_get(mk, "length")),
+				     has_process ? 1 : 0);
+			if (has_process) {
+				CHECK_EQ_STR(json_string_value(json_object_get(data, "type")),
+					     "bpfprof.Process");
+				CHECK_EQ_STR(json_string_value(json_object_get(data, "pid")),
+					     pids[i]);
+				CHECK_EQ_STR(json_string_value(json_array_get(names, (size_t)name)),
+					     "Process");
+				CHECK_EQ_INT(json_integer_value(json_array_get(
+						     json_object_get(mk, "phase"), 0)),
+					     0);
+			}
+		}
 	}
 
 	/* app's main thread: times, CPU deltas, stacks */

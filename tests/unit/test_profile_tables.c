@@ -347,7 +347,10 @@ static void test_empty_model(void)
 
 	memset(&m, 0, sizeof(m));
 	CHECK_EQ_INT(profile_tables_build(&t, &m, null_resolve, NULL), 0);
-	CHECK_EQ_INT(t.stacks.len + t.frames.len + t.funcs.len + strtab_len(&t.strings), 0);
+	CHECK_EQ_INT(t.stacks.len + t.frames.len + t.funcs.len, 0);
+	/* Only the Process marker's name. */
+	CHECK_EQ_INT(strtab_len(&t.strings), 1);
+	CHECK_EQ_STR(strtab_get(&t.strings, t.process_marker_name), "Process");
 	profile_tables_free(&t);
 }
 

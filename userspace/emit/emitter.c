@@ -291,6 +291,42 @@ static void write_extra(struct json_writer *w, const struct model *m,
 	jw_end_array(w);
 }
 
+#define PROCESS_SCHEMA "bpfprof.Process"
+
+static void schema_field(struct json_writer *w, const char *key, const char *label,
+			 const char *format)
+{
+	jw_begin_object(w);
+	jw_kv_string(w, "key", key);
+	jw_kv_string(w, "label", label);
+	jw_kv_string(w, "format", format);
+	jw_end_object(w);
+}
+
+/* One instant marker per process, on its main thread: what it ran. */
+static void write_process_schema(struct json_writer *w)
+{
+	jw_begin_object(w);
+	jw_kv_string(w, "name", PROCESS_SCHEMA);
+	jw_key(w, "display");
+	jw_begin_array(w);
+	jw_string(w, "marker-chart");
+	jw_string(w, "marker-table");
+	jw_end_array(w);
+	jw_kv_string(w, "chartLabel", "{marker.data.commandLine}");
+	jw_kv_string(w, "tooltipLabel", "{marker.data.name} ({marker.data.pid})");
+	jw_kv_string(w, "tableLabel", "{marker.data.name} ({marker.data.pid}): {marker.data.commandLine}");
+	jw_kv_string(w, "description",
+		     "The process as bpfprof first saw it: its name, pid and command line.");
+	jw_key(w, "fields");
+	jw_begin_array(w);
+	schema_field(w, "name", "Name", "string");
+	schema_field(w, "pid", "PID", "string");
+	schema_field(w, "commandLine", "Command line", "string");
+	jw_end_array(w);
+	jw_end_object(w);
+}
+
 static void write_meta(struct json_writer *w, const struct model *m,
 		       const struct profile_meta *meta, const struct emit_plan *p)
 {
@@ -336,6 +372,7 @@ static void write_meta(struct json_writer *w, const struct model *m,
 	jw_end_object(w);
 	jw_key(w, "markerSchema");
 	jw_begin_array(w);
+	write_process_schema(w);
 	jw_end_array(w);
 	write_extra(w, m, meta);
 	jw_end_object(w);
@@ -718,6 +755,53 @@ static void write_samples(struct json_writer *w, const struct model *m,
 	jw_end_object(w);
 }
 
+static void write_process_name(struct json_writer *w, const struct process *proc);
+
+/* The main thread of a process carries its Process marker; idle has none. */
+static void write_process_markers(struct json_writer *w, const struct model *m,
+				  const struct profile_tables *t, const struct process *proc,
+				  const char *pid)
+{
+	const char *cmdline = proc->cmdline ? proc->cmdline
+					    : "(unknown: the process exited before it was read, "
+					      "or is a kernel thread)";
+
+	jw_key(w, "markers");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", 1);
+	jw_key(w, "name");
+	jw_begin_array(w);
+	jw_uint(w, t->process_marker_name);
+	jw_end_array(w);
+	jw_key(w, "startTime");
+	jw_begin_array(w);
+	jw_ms(w, rel_ns(m, proc->first_ts));
+	jw_end_array(w);
+	jw_key(w, "endTime");
+	jw_begin_array(w);
+	jw_null(w);
+	jw_end_array(w);
+	jw_key(w, "phase");
+	jw_begin_array(w);
+	jw_uint(w, 0);
+	jw_end_array(w);
+	jw_key(w, "category");
+	jw_begin_array(w);
+	jw_uint(w, CAT_OTHER);
+	jw_end_array(w);
+	jw_key(w, "data");
+	jw_begin_array(w);
+	jw_begin_object(w);
+	jw_kv_string(w, "type", PROCESS_SCHEMA);
+	jw_key(w, "name");
+	write_process_name(w, proc);
+	jw_kv_string(w, "pid", pid);
+	jw_kv_string(w, "commandLine", cmdline);
+	jw_end_object(w);
+	jw_end_array(w);
+	jw_end_object(w);
+}
+
 static void write_empty_markers(struct json_writer *w)
 {
 	static const char *const columns[] = { "name",	"startTime", "endTime",
@@ -806,7 +890,10 @@ static void write_thread(struct json_writer *w, const struct model *m,
 	jw_end_array(w);
 	jw_kv_bool(w, "showMarkersInTimeline", true);
 	write_samples(w, m, t, th, p);
-	write_empty_markers(w);
+	if (is_main && !proc->is_idle)
+		write_process_markers(w, m, t, proc, pid);
+	else
+		write_empty_markers(w);
 	jw_end_object(w);
 }
 

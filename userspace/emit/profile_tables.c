@@ -332,6 +332,14 @@ int profile_tables_build(struct profile_tables *t, const struct model *m, frame_
 	err = vec_reserve(&t->raw_stack_map, m->stacks.len);
 	if (!err)
 		err = map_raw_stacks(&s, m);
+	if (!err) {
+		int64_t name = strtab_intern(&t->strings, "Process");
+
+		if (name < 0)
+			err = (int)name;
+		else
+			t->process_marker_name = (uint32_t)name;
+	}
 	free(s.memo);
 	vec_free(&s.expansion);
 	if (err)

@@ -62,6 +62,7 @@ struct profile_tables {
 	VEC(struct pt_lib) libs;
 	VEC(uint32_t) sources; /* filename string per source */
 	VEC(uint32_t) raw_stack_map; /* model raw stack -> profile stack */
+	uint32_t process_marker_name; /* string "Process": the per-process info marker */
 	struct hmap func_index, frame_index, stack_index, resource_index, lib_index,
 		source_index;
 };
