@@ -29,6 +29,7 @@ EVENT='cpu-clock'
 THREADS=
 FREQ=999
 QUICK=0
+ALLOW_VM_CYCLES=0
 ROUNDS_SET=0
 SECONDS_SET=0
 
@@ -54,6 +55,7 @@ then measures bpfprof's own cost in one extra run with kernel.bpf_stats_enabled.
   --threads N       workload threads (default: online CPUs)
   --freq HZ         sampling frequency for both profilers (default 999)
   --quick           smoke test: 3 rounds of 2 s (explicit --rounds/--seconds win)
+  --allow-vm-cycles run --event cycles even in a virtual machine (see bench/README.md)
   -h, --help        this help
 EOF
 }
@@ -92,6 +94,10 @@ parse_args() {
 			;;
 		--quick)
 			QUICK=1
+			shift
+			;;
+		--allow-vm-cycles)
+			ALLOW_VM_CYCLES=1
 			shift
 			;;
 		-h | --help)
@@ -406,8 +412,8 @@ run_rounds() {
 	local r i c order rot
 
 	echo "== throughput: $ROUNDS rounds of A (baseline), B (bpfprof), C (perf record), interleaved =="
-	printf '%-7s %-6s %9s %9s %9s %7s %7s %7s   %-15s\n' round order "A Mops/s" "B Mops/s" \
-		"C Mops/s" B/A C/A B/C "per CPU-s B/A C/A"
+	printf '%-7s %-6s %9s %9s %9s %7s %7s %7s   %-17s %7s\n' round order "A Mops/s" "B Mops/s" \
+		"C Mops/s" B/A C/A B/C "per CPU-s B/A C/A" "B lost"
 	for ((r = 0; r < ROUNDS; r++)); do
 		# Rotate the order so that no configuration always runs first or
 		# right after a profiler has finished writing.
@@ -425,12 +431,13 @@ run_rounds() {
 			# page cache) to settle before the next measurement.
 			sleep 0.3
 		done
-		printf '%-7s %-6s %9s %9s %9s %7s %7s %7s   %7s %7s\n' "$((r + 1))/$ROUNDS" \
+		printf '%-7s %-6s %9s %9s %9s %7s %7s %7s   %7s %7s   %7s\n' "$((r + 1))/$ROUNDS" \
 			"${order[0]}${order[1]}${order[2]}" \
 			"$(mops "${TP_A[r]}")" "$(mops "${TP_B[r]}")" "$(mops "${TP_C[r]}")" \
 			"$(calc "${TP_B[r]} / ${TP_A[r]}" %.3f)" "$(calc "${TP_C[r]} / ${TP_A[r]}" %.3f)" \
 			"$(calc "${TP_B[r]} / ${TP_C[r]}" %.3f)" \
-			"$(calc "${CP_B[r]} / ${CP_A[r]}" %.3f)" "$(calc "${CP_C[r]} / ${CP_A[r]}" %.3f)"
+			"$(calc "${CP_B[r]} / ${CP_A[r]}" %.3f)" "$(calc "${CP_C[r]} / ${CP_A[r]}" %.3f)" \
+			"${LOST_B[r]}"
 	done
 }
 
@@ -600,6 +607,14 @@ measure_bpfprof_cost() {
 		"($(calc "$size / (${samples:-0} + 0.000001)" %.0f) bytes per sample, .json.gz)"
 }
 
+in_vm() {
+	if command -v systemd-detect-virt >/dev/null 2>&1; then
+		systemd-detect-virt --vm --quiet
+		return
+	fi
+	grep -qw hypervisor /proc/cpuinfo 2>/dev/null
+}
+
 # ---- main --------------------------------------------------------------------
 
 main() {
@@ -609,6 +624,12 @@ main() {
 	BPFPROF=$(cd "$(dirname "$BPFPROF")" && pwd)/$(basename "$BPFPROF")
 	command -v perf >/dev/null 2>&1 || die "perf is not installed (scripts/install-deps.sh --bench)"
 	command -v cc >/dev/null 2>&1 || die "no C compiler (cc) to build the workload"
+	# In a KVM guest, bpfprof -e cycles was seen to stall a vCPU for tens of
+	# seconds (soft lockups, RCU stalls): not something to do to a shared
+	# machine by accident.
+	if [ "$EVENT" = cycles ] && [ "$ALLOW_VM_CYCLES" = 0 ] && in_vm; then
+		die "--event cycles in a virtual machine can stall vCPUs for seconds; pass --allow-vm-cycles to run it anyway"
+	fi
 
 	NCPU=$(getconf _NPROCESSORS_ONLN)
 	CLK_TCK=$(getconf CLK_TCK)

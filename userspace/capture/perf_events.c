@@ -81,6 +81,10 @@ int perf_sampler_open(struct perf_sampler *s, struct bpf_program *prog, unsigned
 	switch (kind) {
 	case SAMPLE_EVENT_CYCLES:
 		s->hardware = true;
+		if (running_in_guest())
+			log_warn("-e cycles in a virtual machine: the emulated PMU's NMIs are costly "
+				 "(lost samples and vCPU stalls were seen on KVM); -e cpu-clock is "
+				 "safer here");
 		break;
 	case SAMPLE_EVENT_CPU_CLOCK:
 		s->hardware = false;
