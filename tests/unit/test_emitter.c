@@ -19,46 +19,10 @@
 #include "emit/emitter.h"
 #include "emit/output_file.h"
 #include "emit_fixture.h"
+#include "read_file.h"
 #include "test.h"
 
 /* ==== reading files back ================================================== */
-
-static char *read_all_gz(const char *path, size_t *len)
-{
-	/* gzread passes plain files through unchanged, so this reads both kinds. */
-	gzFile gz = gzopen(path, "rb");
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap + 1);
-	int r = 0;
-
-	if (!gz || !buf) {
-		free(buf);
-		if (gz)
-			gzclose(gz);
-		return NULL;
-	}
-	while ((r = gzread(gz, buf + n, (unsigned)(cap - n))) > 0) {
-		n += (size_t)r;
-		if (n == cap) {
-			char *nb = realloc(buf, 2 * cap + 1);
-
-			if (!nb) {
-				r = -1;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	gzclose(gz);
-	if (r < 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-}
 
 static bool file_starts_with(const char *path, const unsigned char *magic, size_t n)
 {

@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "emit/json_writer.h"
+#include "read_file.h"
 #include "test.h"
 
 /* A temporary file to write into; removed by scratch_done. */
@@ -48,40 +49,6 @@ static char *read_plain(const char *path, size_t *len)
 		}
 	}
 	fclose(f);
-	return buf;
-}
-
-static char *read_gzip(const char *path, size_t *len)
-{
-	gzFile gz = gzopen(path, "rb");
-	size_t cap = 1 << 16, n = 0;
-	char *buf = malloc(cap + 1);
-	int r;
-
-	if (!gz || !buf) {
-		free(buf);
-		if (gz)
-			gzclose(gz);
-		return NULL;
-	}
-	while ((r = gzread(gz, buf + n, (unsigned)(cap - n))) > 0) {
-		n += (size_t)r;
-		if (n == cap) {
-			char *nb = realloc(buf, 2 * cap + 1);
-
-			if (!nb)
-				break;
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	gzclose(gz);
-	if (r < 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	*len = n;
 	return buf;
 }
 
@@ -363,7 +330,7 @@ static void big_round_trip(bool gzip)
 	CHECK_EQ_INT(pread(s.fd, magic, 3, 0), 3);
 	if (gzip) {
 		CHECK(magic[0] == 0x1f && magic[1] == 0x8b && magic[2] == 0x08);
-		text = read_gzip(s.path, &len);
+		text = read_all_gz(s.path, &len);
 	} else {
 		CHECK(magic[0] == '{');
 		text = read_plain(s.path, &len);
