@@ -21,6 +21,8 @@ set -u -o pipefail
 
 PROG=cpu_overhead.sh
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$HERE/lib.sh"
 
 ROUNDS=7
 WORK_SECONDS=3
@@ -126,63 +128,12 @@ parse_args() {
 
 # ---- numbers ---------------------------------------------------------------
 
-now_ns() {
-	date +%s%N
-}
-
-median() {
-	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
-		END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
-}
-
-min_of() {
-	printf '%s\n' "$@" | sort -g | head -n 1
-}
-
-max_of() {
-	printf '%s\n' "$@" | sort -g | tail -n 1
-}
-
-# calc EXPR [printf-format]: floating point arithmetic in awk.
-calc() {
-	awk "BEGIN { printf \"${2:-%.6f}\", $1 }"
-}
-
 # Millions of operations per second, for reading.
 mops() {
 	calc "$1 / 1e6" "%.2f"
 }
 
 # ---- cleanup ---------------------------------------------------------------
-
-# Ends a profiler that is still running, without waiting for a profile to be written.
-kill_profiler() {
-	local i
-
-	[ -n "$PROF_PID" ] || return 0
-	if kill -0 "$PROF_PID" 2>/dev/null; then
-		kill -INT "$PROF_PID" 2>/dev/null
-		if [ "$PROF_KIND" = bpfprof ]; then
-			# bpfprof: a second SIGINT aborts at once and removes its temporary file.
-			sleep 0.2
-			kill -INT "$PROF_PID" 2>/dev/null
-		fi
-		for ((i = 0; i < 100; i++)); do
-			kill -0 "$PROF_PID" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$PROF_PID" 2>/dev/null
-	fi
-	[ -z "$PROF_WRAP" ] || wait "$PROF_WRAP" 2>/dev/null
-	PROF_PID='' PROF_WRAP='' PROF_KIND=''
-}
-
-restore_bpf_stats() {
-	[ -n "$STATS_RESTORE" ] || return 0
-	sysctl -q -w kernel.bpf_stats_enabled="$STATS_RESTORE" >/dev/null ||
-		note "could not restore kernel.bpf_stats_enabled=$STATS_RESTORE"
-	STATS_RESTORE=
-}
 
 cleanup() {
 	trap - EXIT INT TERM HUP
@@ -226,71 +177,6 @@ run_workload() {
 }
 
 # ---- profilers ---------------------------------------------------------------
-
-# start_wrapped TAG COMMAND...: starts COMMAND in the background under a
-# subshell whose only child it is, so that after it exits the subshell's
-# `times` holds exactly its CPU time, including the time spent writing the
-# profile after SIGINT (when /proc/PID/stat is gone).
-start_wrapped() {
-	local tag=$1 i
-	shift
-
-	rm -f "$WORK/$tag.pid" "$WORK/$tag.times" "$WORK/$tag.err"
-	(
-		"$@" >/dev/null 2>"$WORK/$tag.err" &
-		echo $! >"$WORK/$tag.pid.tmp" && mv "$WORK/$tag.pid.tmp" "$WORK/$tag.pid"
-		wait $!
-		rc=$?
-		times >"$WORK/$tag.times"
-		exit $rc
-	) &
-	PROF_WRAP=$!
-	PROF_KIND=$tag
-	for ((i = 0; i < 200; i++)); do
-		[ -s "$WORK/$tag.pid" ] && break
-		sleep 0.01
-	done
-	[ -s "$WORK/$tag.pid" ] || die "could not start $1"
-	PROF_PID=$(cat "$WORK/$tag.pid")
-}
-
-# stop_wrapped: SIGINT, then wait until the profiler has written its output.
-# Returns the profiler's exit status.
-stop_wrapped() {
-	local rc
-
-	kill -INT "$PROF_PID" 2>/dev/null
-	wait "$PROF_WRAP"
-	rc=$?
-	PROF_PID='' PROF_WRAP='' PROF_KIND=''
-	return $rc
-}
-
-# CPU seconds (user + system) of the wrapped profiler, from the subshell's `times`.
-wrapped_cpu_s() {
-	# The second line is the children's: "0m1.234s 0m0.567s".
-	sed -n 2p "$WORK/$1.times" | awk '{
-		t = 0
-		for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
-		printf "%.3f", t }'
-}
-
-# CPU seconds of a running process so far. /proc/PID/stat's utime + stime
-# count in clock ticks (10 ms), too coarse for a profiler that mostly sleeps
-# while recording; the tasks' schedstat holds the same CPU time in ns.
-proc_cpu_s() {
-	local ns
-
-	ns=$(cat "/proc/$1/task/"*/schedstat 2>/dev/null | awk '{ t += $1 } END { printf "%.0f", t }')
-	if [ "${ns:-0}" -gt 0 ]; then
-		calc "$ns / 1e9" %.4f
-		return
-	fi
-	# No schedstat (CONFIG_SCHED_INFO off): utime and stime, fields 14 and 15,
-	# counted after "(comm)" because comm may contain spaces.
-	awk -v hz="$CLK_TCK" '{ sub(/^.*\) /, ""); printf "%.4f", ($12 + $13) / hz }' \
-		"/proc/$1/stat" 2>/dev/null || echo 0
-}
 
 start_bpfprof() {
 	local i
@@ -364,10 +250,6 @@ stop_perf() {
 		sed 's/^/  /' "$WORK/perf.err" >&2
 		die "perf record did not write its data"
 	fi
-}
-
-file_size() {
-	stat -c %s "$1" 2>/dev/null || echo 0
 }
 
 # ---- the interleaved rounds -----------------------------------------------
@@ -508,33 +390,6 @@ print_summary() {
 
 # ---- bpfprof's own cost ----------------------------------------------------
 
-# bpfprof's BPF program ids, from the prog_id lines of its file descriptors:
-# exact even when other BPF tools (or other bpfprof runs) are loaded.
-bpfprof_prog_ids() {
-	grep -h '^prog_id:' "/proc/$1/fdinfo/"* 2>/dev/null | awk '{ print $2 }' | sort -un
-}
-
-# bpf_stats IDS...: "run_time_ns run_cnt sample_run_time_ns sample_run_cnt",
-# summed over the programs, and for on_sample (the per-sample program) alone.
-bpf_stats() {
-	local id json name rt cnt
-	local trt=0 tcnt=0 srt=0 scnt=0
-
-	for id in "$@"; do
-		json=$(bpftool prog show id "$id" -j 2>/dev/null) || continue
-		name=$(grep -o '"name":"[^"]*"' <<<"$json" | head -n 1 | cut -d'"' -f4)
-		rt=$(grep -o '"run_time_ns":[0-9]*' <<<"$json" | cut -d: -f2)
-		cnt=$(grep -o '"run_cnt":[0-9]*' <<<"$json" | cut -d: -f2)
-		trt=$((trt + ${rt:-0}))
-		tcnt=$((tcnt + ${cnt:-0}))
-		if [ "$name" = on_sample ]; then
-			srt=$((srt + ${rt:-0}))
-			scnt=$((scnt + ${cnt:-0}))
-		fi
-	done
-	echo "$trt $tcnt $srt $scnt"
-}
-
 measure_bpfprof_cost() {
 	local prev ids t_start t_ready t0 t1 t2 cpu_ready cpu0 cpu1 cpu_total
 	local s0 s1 tp window all_cpu_ns bpf_ns bpf_cnt smp_ns smp_cnt rec_cpu post_cpu post_wall
@@ -560,11 +415,11 @@ measure_bpfprof_cost() {
 	# The window encloses both snapshots, so the shares below are not
 	# inflated by counting BPF or process time from outside it.
 	t0=$(now_ns)
-	s0=$(bpf_stats "${ids[@]}")
+	s0=$(bpf_stats on_sample "${ids[@]}")
 	cpu0=$(proc_cpu_s "$PROF_PID")
 	tp=$(run_workload) || exit 1
 	cpu1=$(proc_cpu_s "$PROF_PID")
-	s1=$(bpf_stats "${ids[@]}")
+	s1=$(bpf_stats on_sample "${ids[@]}")
 	t1=$(now_ns)
 	stop_bpfprof
 	t2=$(now_ns)
@@ -605,14 +460,6 @@ measure_bpfprof_cost() {
 	echo "  total:                          $cpu_total s"
 	echo "profile: ${samples:-?} samples, ${lost:-?} lost, $(calc "$size / 1024" %.1f) KiB" \
 		"($(calc "$size / (${samples:-0} + 0.000001)" %.0f) bytes per sample, .json.gz)"
-}
-
-in_vm() {
-	if command -v systemd-detect-virt >/dev/null 2>&1; then
-		systemd-detect-virt --vm --quiet
-		return
-	fi
-	grep -qw hypervisor /proc/cpuinfo 2>/dev/null
 }
 
 # ---- main --------------------------------------------------------------------

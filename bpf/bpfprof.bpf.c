@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
  * bpfprof kernel side: samples with kernel+user stacks from a perf event per
- * CPU, target filtering in the kernel, and fork tracking for `-- cmd`.
+ * CPU, context switches with the stack at switch-out, wakeups, target
+ * filtering in the kernel, and fork tracking for `-- cmd`.
  *
  * Rules followed here (see design.md): no shared hash-map *updates* from the
- * perf_event (NMI-like) handler — it only looks up; per-CPU scratch and
- * counters; every failed ring buffer write is counted.
+ * perf_event (NMI-like) handler or from sched_switch — they only look up;
+ * per-CPU scratch, state and counters; every failed ring buffer write is
+ * counted.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -18,10 +20,13 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Knobs, set by userspace before load. */
 const volatile bool include_idle = false;
-const volatile bool filter_tgid = false; /* only tgids in target_tgids */
+const volatile bool filter_tgid = false;  /* only tgids in target_tgids */
 const volatile bool follow_forks = false; /* children of targets become targets */
 const volatile __u32 nr_rings = 1;
 const volatile __u64 wakeup_bytes = 256 * 1024; /* wake the consumer past this much data */
+const volatile bool offcpu_stacks = true;	/* take prev's stack at switch-out */
+/* At most one switch-out stack per thread per this many ns (the sampling interval). */
+const volatile __u64 offcpu_stack_interval_ns = 1000000;
 
 struct ringbuf_map {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -51,6 +56,39 @@ struct {
 	__type(key, __u32);
 	__type(value, struct sample_event);
 } scratch SEC(".maps");
+
+/* sched_switch has its own scratch: a PMU sample (NMI) can land in the middle of it. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct switch_event);
+} switch_scratch SEC(".maps");
+
+/* Per-thread state kept by the kernel with the task: no shared map is updated. */
+struct task_sched_state {
+	__u64 last_stack_ts;  /* when its last switch-out stack was taken */
+	__u64 last_stack_sig; /* where it was taken: see switch_signature() */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_sched_state);
+} task_sched SEC(".maps");
+
+/*
+ * When this CPU last switched tasks, i.e. when the task now running on it
+ * got the CPU. Samples and switch-outs carry it, so a switch-in needs no
+ * record of its own: that halves the records on switch-heavy machines.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} cpu_switch_ts SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -106,16 +144,55 @@ static __always_inline void submit(void *rec, __u64 size, __u32 kind, __u32 cpu)
 	count(err == 0, kind);
 }
 
+/*
+ * The current task's kernel stack, then its user stack right after it, into
+ * ips[2 * BPFPROF_MAX_STACK]; returns SAMPLE_*STACK_* flags. Frame pointers:
+ * bpf_get_stack() walks them for both sides.
+ */
+static __always_inline __u32 get_stacks(void *ctx, __u64 *ips, bool user, __u32 *kn_out,
+					__u32 *un_out)
+{
+	__u32 flags = 0, kn, un = 0;
+	long klen, ulen;
+
+	klen = bpf_get_stack(ctx, ips, BPFPROF_MAX_STACK * sizeof(__u64), 0);
+	if (klen < 0) {
+		flags |= SAMPLE_KSTACK_ERROR;
+		klen = 0;
+	}
+	kn = (__u32)klen / sizeof(__u64);
+	if (kn > BPFPROF_MAX_STACK)
+		kn = BPFPROF_MAX_STACK;
+	if (kn == BPFPROF_MAX_STACK)
+		flags |= SAMPLE_KSTACK_TRUNCATED;
+
+	if (user) {
+		ulen = bpf_get_stack(ctx, &ips[kn], BPFPROF_MAX_STACK * sizeof(__u64),
+				     BPF_F_USER_STACK);
+		if (ulen < 0) {
+			flags |= SAMPLE_USTACK_ERROR;
+			ulen = 0;
+		}
+		un = (__u32)ulen / sizeof(__u64);
+		if (un > BPFPROF_MAX_STACK)
+			un = BPFPROF_MAX_STACK;
+		if (un == BPFPROF_MAX_STACK)
+			flags |= SAMPLE_USTACK_TRUNCATED;
+	}
+	*kn_out = kn;
+	*un_out = un;
+	return flags;
+}
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
-	__u32 slot = SCRATCH_SAMPLE;
+	__u32 slot = SCRATCH_SAMPLE, zero = 0;
 	struct sample_event *e;
-	long klen, ulen;
+	__u64 size, *switch_ts;
 	__u32 kn, un;
-	__u64 size;
 
 	if (tid == 0 && !include_idle)
 		return 0;
@@ -135,33 +212,11 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	e->hdr.tid = tid;
 	e->period = ctx->sample_period;
 	e->flags = 0;
+	switch_ts = bpf_map_lookup_elem(&cpu_switch_ts, &zero);
+	e->oncpu_since = switch_ts ? *switch_ts : 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 
-	klen = bpf_get_stack(ctx, e->ips, BPFPROF_MAX_STACK * sizeof(__u64), 0);
-	if (klen < 0) {
-		e->flags |= SAMPLE_KSTACK_ERROR;
-		klen = 0;
-	}
-	kn = (__u32)klen / sizeof(__u64);
-	if (kn > BPFPROF_MAX_STACK)
-		kn = BPFPROF_MAX_STACK;
-	if (kn == BPFPROF_MAX_STACK)
-		e->flags |= SAMPLE_KSTACK_TRUNCATED;
-
-	un = 0;
-	if (tid != 0) {
-		ulen = bpf_get_stack(ctx, &e->ips[kn], BPFPROF_MAX_STACK * sizeof(__u64),
-				     BPF_F_USER_STACK);
-		if (ulen < 0) {
-			e->flags |= SAMPLE_USTACK_ERROR;
-			ulen = 0;
-		}
-		un = (__u32)ulen / sizeof(__u64);
-		if (un > BPFPROF_MAX_STACK)
-			un = BPFPROF_MAX_STACK;
-		if (un == BPFPROF_MAX_STACK)
-			e->flags |= SAMPLE_USTACK_TRUNCATED;
-	}
+	e->flags |= get_stacks(ctx, e->ips, tid != 0, &kn, &un);
 	e->kstack_len = kn;
 	e->ustack_len = un;
 
@@ -202,5 +257,187 @@ SEC("raw_tp/sched_process_fork")
 int BPF_PROG(on_fork_raw, struct task_struct *parent, struct task_struct *child)
 {
 	track_fork(parent, child);
+	return 0;
+}
+
+/* task->__state (5.14+) or task->state (older kernels), via CO-RE. */
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u32 task_state(struct task_struct *t)
+{
+	if (bpf_core_field_exists(t->__state))
+		return BPF_CORE_READ(t, __state);
+	return (__u32)BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+}
+
+/*
+ * Where a thread leaves the CPU, cheaply: the user address it entered the
+ * kernel from (the syscall's libc wrapper, or the interrupted instruction),
+ * its state and whether it was preempted. Switch-outs with the same
+ * signature almost always have the same stack, so only those may reuse it.
+ */
+static __always_inline __u64 switch_signature(struct task_struct *task, __u32 state, bool preempt)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u64 ip = regs ? PT_REGS_IP_CORE(regs) : 0;
+
+	return ip ^ ((__u64)state << 48) ^ ((__u64)preempt << 63);
+}
+
+/*
+ * Every context switch on every CPU comes here, so the common path (a
+ * switch of non-targets) is one per-CPU store and at most one lookup. Only
+ * a target leaving the CPU produces a record; its stack is taken now,
+ * while it is still `current`, because nothing can unwind a sleeping
+ * task's user stack later.
+ */
+static __always_inline void handle_switch(void *ctx, bool preempt, struct task_struct *prev,
+					  struct task_struct *next)
+{
+	__u32 zero = 0, prev_tid, prev_tgid, next_tgid, kn = 0, un = 0;
+	__u64 now = bpf_ktime_get_ns(), since = 0, size, *switch_ts;
+	struct switch_event *e;
+	bool next_target;
+
+	switch_ts = bpf_map_lookup_elem(&cpu_switch_ts, &zero);
+	if (switch_ts) {
+		since = *switch_ts;
+		*switch_ts = now;
+	}
+
+	prev_tid = BPF_CORE_READ(prev, pid);
+	if (prev_tid == 0)
+		return; /* idle leaving the CPU: its slice is not accounted */
+	prev_tgid = BPF_CORE_READ(prev, tgid);
+	if (!tgid_is_target(prev_tgid))
+		return;
+
+	e = bpf_map_lookup_elem(&switch_scratch, &zero);
+	if (!e)
+		return;
+	e->hdr.kind = EV_SWITCH;
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts = now;
+	e->hdr.pid = prev_tgid;
+	e->hdr.tid = prev_tid;
+	e->oncpu_since = since;
+	e->next_tid = BPF_CORE_READ(next, pid);
+	next_tgid = BPF_CORE_READ(next, tgid);
+	e->next_pid = next_tgid;
+	bpf_get_current_comm(e->prev_comm, sizeof(e->prev_comm));
+	BPF_CORE_READ_STR_INTO(&e->next_comm, next, comm);
+	e->prev_state = task_state(prev);
+	e->flags = SWITCH_PREV_TARGET;
+	if (preempt)
+		e->flags |= SWITCH_PREEMPT;
+	next_target = e->next_tid != 0 && tgid_is_target(next_tgid);
+	if (next_target)
+		e->flags |= SWITCH_NEXT_TARGET;
+	e->pad = 0;
+
+	if (offcpu_stacks) {
+		/* prev is still current here; the BTF-typed pointer works for both flavours. */
+		struct task_struct *cur = bpf_get_current_task_btf();
+		struct task_sched_state *ts = bpf_task_storage_get(&task_sched, cur, NULL,
+								   BPF_LOCAL_STORAGE_GET_F_CREATE);
+		__u64 sig = switch_signature(cur, e->prev_state, preempt);
+
+		if (ts && ts->last_stack_sig == sig &&
+		    now - ts->last_stack_ts < offcpu_stack_interval_ns) {
+			e->flags |= SWITCH_STACK_REUSED;
+		} else {
+			e->flags |= SWITCH_HAS_STACK | get_stacks(ctx, e->ips, true, &kn, &un);
+			if (ts) {
+				ts->last_stack_ts = now;
+				ts->last_stack_sig = sig;
+			}
+		}
+	}
+	e->kstack_len = kn;
+	e->ustack_len = un;
+	size = __builtin_offsetof(struct switch_event, ips) + (__u64)(kn + un) * sizeof(__u64);
+	if (size > sizeof(*e))
+		size = sizeof(*e);
+	e->hdr.size = size;
+	submit(e, size, EV_SWITCH, e->hdr.cpu);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	handle_switch(ctx, preempt, prev, next);
+	return 0;
+}
+
+SEC("raw_tp/sched_switch")
+int BPF_PROG(on_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	handle_switch(ctx, preempt, prev, next);
+	return 0;
+}
+
+/*
+ * A wakeup, in the waker's context: `current` is the waker (the idle task
+ * when an interrupt wakes a sleeper on an idle CPU). Small and fixed-size,
+ * so it is built on the stack.
+ */
+static __always_inline void handle_wakeup(struct task_struct *p, __u32 flags)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 waker_tgid = id >> 32, waker_tid = (__u32)id;
+	__u32 wakee_tid = BPF_CORE_READ(p, pid), wakee_tgid = BPF_CORE_READ(p, tgid);
+	struct wakeup_event e;
+
+	if (wakee_tid != 0 && tgid_is_target(wakee_tgid))
+		flags |= WAKEUP_WAKEE_TARGET;
+	if (waker_tid != 0 && tgid_is_target(waker_tgid))
+		flags |= WAKEUP_WAKER_TARGET;
+	if (!(flags & (WAKEUP_WAKEE_TARGET | WAKEUP_WAKER_TARGET)))
+		return;
+
+	__builtin_memset(&e, 0, sizeof(e));
+	e.hdr.kind = EV_WAKEUP;
+	e.hdr.size = sizeof(e);
+	e.hdr.cpu = bpf_get_smp_processor_id();
+	e.hdr.ts = bpf_ktime_get_ns();
+	e.hdr.pid = wakee_tgid;
+	e.hdr.tid = wakee_tid;
+	e.waker_pid = waker_tgid;
+	e.waker_tid = waker_tid;
+	bpf_get_current_comm(e.waker_comm, sizeof(e.waker_comm));
+	BPF_CORE_READ_STR_INTO(&e.wakee_comm, p, comm);
+	if (bpf_core_field_exists(p->wake_cpu))
+		e.target_cpu = BPF_CORE_READ(p, wake_cpu);
+	e.flags = flags;
+	submit(&e, sizeof(e), EV_WAKEUP, e.hdr.cpu);
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking_btf, struct task_struct *p)
+{
+	handle_wakeup(p, 0);
+	return 0;
+}
+
+SEC("raw_tp/sched_waking")
+int BPF_PROG(on_waking_raw, struct task_struct *p)
+{
+	handle_wakeup(p, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(on_wakeup_new_btf, struct task_struct *p)
+{
+	handle_wakeup(p, WAKEUP_NEW);
+	return 0;
+}
+
+SEC("raw_tp/sched_wakeup_new")
+int BPF_PROG(on_wakeup_new_raw, struct task_struct *p)
+{
+	handle_wakeup(p, WAKEUP_NEW);
 	return 0;
 }

@@ -21,6 +21,8 @@
 
 enum bpfprof_event_kind {
 	EV_SAMPLE = 1, /* a timer/cycles sample with stacks */
+	EV_SWITCH = 2, /* a target thread left a CPU (sched_switch) */
+	EV_WAKEUP = 3, /* a thread was woken (sched_waking / sched_wakeup_new) */
 	EV_KIND_MAX,
 };
 
@@ -28,7 +30,7 @@ struct event_header {
 	__u16 kind;
 	__u16 size; /* of the whole record, header included */
 	__u32 cpu;
-	__u64 ts; /* CLOCK_MONOTONIC ns (bpf_ktime_get_ns) */
+	__u64 ts;  /* CLOCK_MONOTONIC ns (bpf_ktime_get_ns) */
 	__u32 pid; /* tgid */
 	__u32 tid;
 };
@@ -48,10 +50,73 @@ struct sample_event {
 	struct event_header hdr;
 	char comm[BPFPROF_COMM_LEN];
 	__u64 period; /* event period: ns for cpu-clock, cycles for the PMU */
+	/*
+	 * When the running thread got this CPU: the time of the CPU's last
+	 * context switch, 0 if none was seen since the recording started.
+	 */
+	__u64 oncpu_since;
 	__u16 kstack_len;
 	__u16 ustack_len;
 	__u32 flags;
 	__u64 ips[2 * BPFPROF_MAX_STACK];
+};
+
+/* switch_event.flags (the stack flags are the SAMPLE_* bits above) */
+#define SWITCH_PREEMPT	    (1u << 8)  /* prev was preempted (involuntary switch) */
+#define SWITCH_PREV_TARGET  (1u << 9)  /* prev passes the target filter */
+#define SWITCH_NEXT_TARGET  (1u << 10) /* next passes the target filter */
+#define SWITCH_HAS_STACK    (1u << 11) /* ips[] holds prev's stack at switch-out */
+/*
+ * No stack, on purpose: prev's stack was taken less than a sampling interval
+ * ago at a switch-out from the same place (same user entry address, state
+ * and preemption; stacks cost ~1 us, switches can come every microsecond),
+ * so its last switch-out stack stands for this one too.
+ */
+#define SWITCH_STACK_REUSED (1u << 12)
+
+/*
+ * A context switch on hdr.cpu at hdr.ts; hdr.pid/hdr.tid are prev, the task
+ * leaving the CPU. Emitted when prev is a target (its on-CPU slice ends) and
+ * never for a switch away from idle: a slice's start is carried instead, in
+ * oncpu_since, from a per-CPU "last switch" time, so switch-ins cost no record.
+ *
+ * prev_state is prev's raw task state (TASK_INTERRUPTIBLE = 1,
+ * TASK_UNINTERRUPTIBLE = 2, TASK_STOPPED = 4, TASK_TRACED = 8, with
+ * TASK_NOLOAD / TASK_WAKEKILL / TASK_DEAD bits); 0 with SWITCH_PREEMPT clear
+ * is a voluntary yield. With SWITCH_HAS_STACK, ips[] is laid out as in
+ * sample_event: kstack_len kernel frames then ustack_len user frames.
+ */
+struct switch_event {
+	struct event_header hdr;
+	__u64 oncpu_since; /* when prev got this CPU (0: before the recording) */
+	__u32 next_pid, next_tid;
+	char prev_comm[BPFPROF_COMM_LEN];
+	char next_comm[BPFPROF_COMM_LEN];
+	__u32 prev_state;
+	__u32 flags;
+	__u16 kstack_len;
+	__u16 ustack_len;
+	__u32 pad;
+	__u64 ips[2 * BPFPROF_MAX_STACK];
+};
+
+/* wakeup_event.flags */
+#define WAKEUP_NEW	    (1u << 0) /* first wakeup of a new task (sched_wakeup_new) */
+#define WAKEUP_WAKEE_TARGET (1u << 1)
+#define WAKEUP_WAKER_TARGET (1u << 2)
+
+/*
+ * hdr.pid/hdr.tid is the woken task (the wakee); the waker is the task
+ * running on hdr.cpu at hdr.ts (the idle task when woken from an interrupt
+ * on an idle CPU). Emitted when either side is a target.
+ */
+struct wakeup_event {
+	struct event_header hdr;
+	__u32 waker_pid, waker_tid;
+	char waker_comm[BPFPROF_COMM_LEN];
+	char wakee_comm[BPFPROF_COMM_LEN];
+	__u32 target_cpu; /* the CPU the wakee was queued on */
+	__u32 flags;
 };
 
 /*

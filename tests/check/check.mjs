@@ -9,6 +9,13 @@
 //   check.mjs burner --profile F --pid P [--tids alpha=T,beta=T,sysc=T]
 //                    [--system-wide] [--duration S] [--gzip|--plain]
 //   check.mjs forker --profile F --parent P --child C [--gzip|--plain]
+//   check.mjs sched  --profile F --pid P [--tids NAME=T,...] [--truth FILE]
+//                    [--sched-min MS] [--no-off-cpu] [--gzip|--plain]
+//                    --expect "NAME ARGS..." [--expect ...]
+//
+// sched: the scheduler contract (sched_checks.mjs), then each --expect, a
+// named check of sched_checks.mjs EXPECTATIONS, on the file and through
+// profiler-cli. --truth is the workload's stderr with its "truth" lines.
 
 import { parseArgs } from 'node:util';
 
@@ -21,10 +28,14 @@ import {
 	checkFormat,
 	checkWithProfilerCli,
 } from './checks.mjs';
+import { readFileSync } from 'node:fs';
+
 import { Profile } from './profile.mjs';
 import { Report } from './report.mjs';
+import { checkSched, parseExpectation, parseTruth } from './sched_checks.mjs';
 
-const USAGE = 'usage: check.mjs valid|burner|forker --profile FILE [options] (see the file header)';
+const SCENARIOS = ['valid', 'burner', 'forker', 'sched'];
+const USAGE = `usage: check.mjs ${SCENARIOS.join('|')} --profile FILE [options] (see the file header)`;
 
 function parseTids(s) {
 	const tids = {};
@@ -52,15 +63,26 @@ function main(argv) {
 			duration: { type: 'string' },
 			parent: { type: 'string' },
 			child: { type: 'string' },
+			truth: { type: 'string' },
+			'sched-min': { type: 'string' },
+			'no-off-cpu': { type: 'boolean' },
+			expect: { type: 'string', multiple: true },
 		},
 	});
 	const scenario = positionals[0];
-	if (positionals.length !== 1 || !['valid', 'burner', 'forker'].includes(scenario) || !values.profile)
+	if (positionals.length !== 1 || !SCENARIOS.includes(scenario) || !values.profile)
 		throw new Error(USAGE);
-	if (scenario === 'burner' && !values.pid)
-		throw new Error('burner needs --pid');
+	if ((scenario === 'burner' || scenario === 'sched') && !values.pid)
+		throw new Error(`${scenario} needs --pid`);
 	if (scenario === 'forker' && !(values.parent && values.child))
 		throw new Error('forker needs --parent and --child');
+	// Bad expectations are usage errors: found before any check runs.
+	const expectations = (values.expect || []).map(parseExpectation);
+	if (scenario === 'sched' && expectations.length === 0)
+		throw new Error('sched needs at least one --expect');
+	if (values['sched-min'] !== undefined && !/^\d+(\.\d+)?$/.test(values['sched-min']))
+		throw new Error(`--sched-min wants milliseconds, not ${JSON.stringify(values['sched-min'])}`);
+	const truth = values.truth ? parseTruth(readFileSync(values.truth, 'utf8')) : null;
 
 	const report = new Report(`check ${scenario} ${values.profile}`);
 	let profile;
@@ -89,6 +111,13 @@ function main(argv) {
 		parentPid: values.parent,
 		childPid: values.child,
 	};
+	if (scenario === 'sched') {
+		checkSched(report, profile, {
+			...opts, truth, expectations, offCpuSamples: !values['no-off-cpu'],
+			schedMinMs: values['sched-min'] !== undefined ? Number(values['sched-min']) : undefined,
+		});
+		return report.finish();
+	}
 	checkWithProfilerCli(report, profile, (cli, handles, info) => {
 		if (scenario === 'burner')
 			checkBurnerWithCli(report, profile, cli, handles, info, opts);

@@ -10,7 +10,7 @@
 
 import { availableParallelism } from 'node:os';
 
-import { bareFunctionName, ProfilerCliSession } from './profiler_cli.mjs';
+import { bareFunctionName, onCpuFilters, ProfilerCliSession } from './profiler_cli.mjs';
 import {
 	CATEGORY_KERNEL,
 	CATEGORY_OTHER,
@@ -409,7 +409,8 @@ function checkDuration(report, profile, alpha, durationS) {
 		     `all samples lie within ${fmt(last - first, 0)} ms (<= ${d} ms + ${slack} ms)`);
 }
 
-// Cross-checks through the front-end's own selectors.
+// Cross-checks through the front-end's own selectors, on the on-CPU samples
+// (off-CPU samples of preempted threads are waiting, not work).
 export function checkBurnerWithCli(report, profile, cli, handles, info, { pid }) {
 	pid = String(pid);
 	const proc = info.processes.find((p) => String(p.pid) === pid);
@@ -421,7 +422,7 @@ export function checkBurnerWithCli(report, profile, cli, handles, info, { pid })
 	};
 	const beta = handleOf('beta');
 	if (beta) {
-		const r = cli.query('thread', 'samples', '--thread', beta);
+		const r = cli.query('thread', 'samples', '--thread', beta, ...onCpuFilters(cli, beta));
 		const top = r.topFunctionsBySelf?.[0];
 		report.check(top && bareFunctionName(top.name) === 'beta_spin' && top.selfPercentage > BETA_MIN_PERCENT,
 			     `profiler-cli: beta's top self function is beta_spin > ${BETA_MIN_PERCENT}% ` +
@@ -429,7 +430,7 @@ export function checkBurnerWithCli(report, profile, cli, handles, info, { pid })
 	}
 	const alpha = handleOf('alpha');
 	if (alpha) {
-		const r = cli.query('thread', 'samples', '--thread', alpha);
+		const r = cli.query('thread', 'samples', '--thread', alpha, ...onCpuFilters(cli, alpha));
 		const self = (fn) => (r.topFunctionsBySelf || []).find((f) => bareFunctionName(f.name) === fn)?.selfSamples || 0;
 		const h = self('alpha_heavy');
 		const l = self('alpha_light');
@@ -440,7 +441,7 @@ export function checkBurnerWithCli(report, profile, cli, handles, info, { pid })
 	}
 	const sysc = handleOf('sysc');
 	if (sysc) {
-		const r = cli.query('thread', 'samples', '--thread', sysc);
+		const r = cli.query('thread', 'samples', '--thread', sysc, ...onCpuFilters(cli, sysc));
 		const k = (r.categoryBreakdown?.categories || []).find((c) => c.name === 'Kernel');
 		report.check(k && k.percentage > SYSC_MIN_KERNEL_PERCENT,
 			     `profiler-cli: sysc's samples are ${fmt(k?.percentage ?? 0)}% Kernel category ` +
@@ -482,7 +483,7 @@ export function checkForkerWithCli(report, profile, cli, handles, info, { parent
 		const h = handles.get(i);
 		if (!h)
 			continue;
-		const r = cli.query('thread', 'samples', '--thread', h);
+		const r = cli.query('thread', 'samples', '--thread', h, ...onCpuFilters(cli, h));
 		const top = r.topFunctionsBySelf?.[0];
 		report.check(top && bareFunctionName(top.name) === fn,
 			     `profiler-cli: top self function of ${pid} is ${fn} (found ` +

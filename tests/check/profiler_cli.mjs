@@ -131,3 +131,13 @@ export function bareFunctionName(name) {
 	const i = name.indexOf('!');
 	return i >= 0 ? name.slice(i + 1) : name;
 }
+
+// Sample filters that drop off-CPU samples (bpfprof's "off-CPU: <reason>"
+// leaf functions) from a thread's sample queries, so that percentages are of
+// CPU work, as the checks on the file compute them. [] when there are none.
+export function onCpuFilters(session, threadHandle) {
+	const r = session.query('thread', 'functions', '--thread', threadHandle, '--search', 'off-CPU: ', '--limit', '0');
+	return (r.functions || [])
+		.filter((f) => f.name.startsWith('off-CPU: '))
+		.flatMap((f) => ['--excludes-function', f.functionHandle]);
+}

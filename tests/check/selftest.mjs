@@ -268,6 +268,12 @@ describe('through profiler-cli', () => {
 				[/beta's top self function/, /profiler-cli: alpha_heavy/, /sysc's samples are/]);
 	});
 
+	test('off-CPU samples (category Off-CPU, shown by the loader) are not CPU work', () => {
+		const j = burnerProfile({ betaOffCpuShare: 0.4, betaOffCpuLeaf: 'off-CPU: preempted' });
+		j.meta.categories[3] = { name: 'Off-CPU', color: 'lightblue', subcategories: ['Other'] };
+		assert.deepEqual(viaCli(j, false), []);
+	});
+
 	test('the loader sees a wrong process name', () => {
 		assertOnlyFails(viaCli(burnerProfile({ processName: 'other' }), false), [/names process 4242 "bpfprof-burner"/]);
 	});

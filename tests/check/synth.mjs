@@ -21,9 +21,12 @@ export function rng(seed) {
 }
 
 export class ProfileBuilder {
-	constructor({ startTime = Date.now() - 60000, interval = 2 } = {}) {
+	// firstCpuZero: write 0 as a thread's first threadCPUDelta (the CPU used
+	// before the recording is unknown), as without scheduler capture.
+	constructor({ startTime = Date.now() - 60000, interval = 2, firstCpuZero = true } = {}) {
 		this.startTime = startTime;
 		this.interval = interval;
+		this.firstCpuZero = firstCpuZero;
 		this.strings = new Map();
 		this.funcs = new Map();
 		this.frames = new Map();
@@ -89,12 +92,16 @@ export class ProfileBuilder {
 	}
 
 	thread({ pid, tid, name, isMainThread, processName }) {
-		const t = { pid: String(pid), tid, name, isMainThread, processName, samples: [] };
+		const t = { pid: String(pid), tid, name, isMainThread, processName, samples: [], markers: [] };
 		this.threads.push(t);
 		return {
 			// time in ms; cpu in µs since the previous sample of this thread.
 			sample: (frames, time, cpu) => {
 				t.samples.push({ stack: frames === null ? null : this.stack(frames), time, cpu });
+			},
+			// phase 0 (instant): end is ignored; data as written to the file.
+			marker: (name, start, end, phase, category, data) => {
+				t.markers.push({ name: this.str(name), start, end: phase === 0 ? null : end, phase, category, data });
 			},
 		};
 	}
@@ -123,9 +130,17 @@ export class ProfileBuilder {
 					timeDeltas: s.map((x, i) => (i === 0 ? x.time : x.time - s[i - 1].time)),
 					weight: null,
 					weightType: 'samples',
-					threadCPUDelta: s.map((x, i) => (i === 0 ? 0 : x.cpu)),
+					threadCPUDelta: s.map((x, i) => (i === 0 && this.firstCpuZero ? 0 : x.cpu)),
 				},
-				markers: { length: 0, name: [], startTime: [], endTime: [], phase: [], category: [], data: [] },
+				markers: {
+					length: th.markers.length,
+					name: th.markers.map((m) => m.name),
+					startTime: th.markers.map((m) => m.start),
+					endTime: th.markers.map((m) => m.end),
+					phase: th.markers.map((m) => m.phase),
+					category: th.markers.map((m) => m.category),
+					data: th.markers.map((m) => m.data),
+				},
 			};
 		});
 		const nf = n(t.frameFunc);
@@ -216,6 +231,7 @@ export const BURNER_DEFAULTS = {
 	betaTop: 'beta_spin',
 	betaTopShare: 0.98,
 	betaOffCpuShare: 0, // preempted samples with an Idle leaf
+	betaOffCpuLeaf: 'Preempted', // its name ("off-CPU: preempted" as bpfprof writes it)
 	syscKernelShare: 0.7,
 	syscKernelNames: ['entry_SYSCALL_64', 'do_syscall_64', 'ksys_read', 'vfs_read', 'read_iter_zero'],
 	userAboveSyscLoop: false,
@@ -267,7 +283,7 @@ export function burnerProfile(overrides = {}) {
 		for (const t of busyTimes()) {
 			if (random() < o.betaOffCpuShare) {
 				beta.sample([...worker('beta_main'), U('beta_spin'), K('asm_sysvec_apic_timer_interrupt'),
-					     K('__schedule'), ['Preempted', CAT.IDLE, null]], t, 0);
+					     K('__schedule'), [o.betaOffCpuLeaf, CAT.IDLE, null]], t, 0);
 				continue;
 			}
 			const top = random() < o.betaTopShare;

@@ -106,6 +106,12 @@ freq_too_high)
 bad_duration)
 	expect_error 'duration|-d|second' -a -d soon -o "$OUT"
 	;;
+bad_sched_min)
+	expect_error 'sched-min|duration|1ms' -a --sched-min soon -d 1 -o "$OUT"
+	;;
+sched_min_no_unit_junk)
+	expect_error 'sched-min|duration|1ms' -a --sched-min 5min -d 1 -o "$OUT"
+	;;
 unknown_option)
 	expect_error 'no-such-option|unknown|unrecognized|invalid option' --no-such-option -d 1 -o "$OUT"
 	;;

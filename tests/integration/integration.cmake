@@ -20,7 +20,7 @@ set(BPFPROF_CHECK_BUILD_DIR ${CMAKE_BINARY_DIR}/check)
 # Their own flags only: the profiler unwinds with frame pointers, so every burn
 # function must keep its frame and stay a function of its own; and a sanitizer
 # build of bpfprof must not change the code the tests expect to see.
-foreach(workload burner forker)
+foreach(workload burner forker sleeper pipepair)
   add_executable(bpfprof_workload_${workload} ${BPFPROF_TESTS_DIR}/workloads/${workload}.c)
   set_target_properties(bpfprof_workload_${workload} PROPERTIES
     OUTPUT_NAME ${workload}
@@ -42,6 +42,8 @@ set(BPFPROF_INTEGRATION_ENV
   BPFPROF=$<TARGET_FILE:bpfprof>
   BURNER=$<TARGET_FILE:bpfprof_workload_burner>
   FORKER=$<TARGET_FILE:bpfprof_workload_forker>
+  SLEEPER=$<TARGET_FILE:bpfprof_workload_sleeper>
+  PIPEPAIR=$<TARGET_FILE:bpfprof_workload_pipepair>
   CHECK_DIR=${BPFPROF_TESTS_DIR}/check
   CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules
   NODE=${BPFPROF_NODE})
@@ -68,6 +70,15 @@ set_tests_properties(integration.check_selftest PROPERTIES
   FIXTURES_REQUIRED bpfprof_check_npm
   ENVIRONMENT "CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules")
 
+# The scheduler checkers' own test, on hand-made sleeper and pipepair profiles.
+add_test(NAME integration.check_selftest_sched
+  COMMAND ${BPFPROF_NODE} --test ${BPFPROF_TESTS_DIR}/check/selftest_sched.mjs)
+set_tests_properties(integration.check_selftest_sched PROPERTIES
+  LABELS "integration;checker"
+  TIMEOUT 120
+  FIXTURES_REQUIRED bpfprof_check_npm
+  ENVIRONMENT "CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules")
+
 bpfprof_integration_test(record_pid 90 TRUE record_pid.sh)
 bpfprof_integration_test(record_all 120 TRUE record_all.sh)
 bpfprof_integration_test(record_command 90 TRUE record_command.sh)
@@ -77,6 +88,14 @@ bpfprof_integration_test(signal_int 90 TRUE signal_stop.sh INT)
 bpfprof_integration_test(signal_term 90 TRUE signal_stop.sh TERM)
 
 foreach(case not_root no_such_pid pid_above_max bad_pid_list output_in_proc output_under_file
-             freq_zero freq_too_high bad_duration unknown_option missing_btf command_not_found)
+             freq_zero freq_too_high bad_duration bad_sched_min sched_min_no_unit_junk
+             unknown_option missing_btf command_not_found)
   bpfprof_integration_test(error.${case} 60 FALSE error_case.sh ${case})
 endforeach()
+
+# Scheduler truth (issue 3): threadCPUDelta against the workloads' own
+# CLOCK_THREAD_CPUTIME_ID, off-CPU samples and scheduling markers.
+bpfprof_integration_test(sched_sleeper 90 TRUE sched_sleeper.sh)
+bpfprof_integration_test(sched_pipe 90 TRUE sched_pipe.sh)
+bpfprof_integration_test(sched_no_offcpu 90 TRUE sched_no_offcpu.sh)
+bpfprof_integration_test(sched_min 90 TRUE sched_min.sh)

@@ -331,15 +331,67 @@ static void check_shared(json_t *root, json_t *cats, struct shared_sizes *n)
 	check_stack_table(json_object_get(shared, "stackTable"));
 }
 
-static bool schema_exists(json_t *meta, const char *type)
+static json_t *find_schema(json_t *meta, const char *type)
 {
 	json_t *s;
 	size_t i;
 
-	json_array_foreach(json_object_get(meta, "markerSchema"), i,
-			   s) if (type && !strcmp(json_string_value(json_object_get(s, "name")),
-						  type)) return true;
+	json_array_foreach(json_object_get(meta, "markerSchema"), i, s)
+	{
+		const char *name = json_string_value(json_object_get(s, "name"));
+
+		if (type && name && !strcmp(name, type))
+			return s;
+	}
+	return NULL;
+}
+
+static bool format_is(const char *format, const char *const *list)
+{
+	for (; *list; list++)
+		if (!strcmp(format, *list))
+			return true;
 	return false;
+}
+
+/* Item 9, value types (spec 3.4), and the cause backtrace of spec 7.2. */
+static void check_marker_data(json_t *data, json_t *schema, const struct shared_sizes *n, size_t ti,
+			      size_t mi)
+{
+	static const char *const inline_strings[] = { "url", "file-path", "sanitized-string",
+						      "string", NULL };
+	static const char *const string_indexes[] = { "unique-string", "flow-id",
+						      "terminating-flow-id", NULL };
+	static const char *const numbers[] = { "duration",     "time",	       "seconds",
+					       "milliseconds", "microseconds", "nanoseconds",
+					       "bytes",	       "percentage",   "integer",
+					       "decimal",      "hexadecimal",  NULL };
+	json_t *field, *cause = json_object_get(data, "cause"), *st;
+	size_t i;
+
+	if (cause) {
+		st = json_object_get(cause, "stack");
+		if (!json_is_integer(st) || json_integer_value(st) < 0 ||
+		    json_integer_value(st) >= n->stacks)
+			VIOLATION("thread %zu marker %zu has a cause without a valid stack", ti,
+				  mi);
+	}
+	json_array_foreach(json_object_get(schema, "fields"), i, field)
+	{
+		const char *key = json_string_value(json_object_get(field, "key"));
+		const char *format = json_string_value(json_object_get(field, "format"));
+		json_t *v = key ? json_object_get(data, key) : NULL;
+
+		if (!v || json_is_null(v) || !format)
+			continue;
+		if ((format_is(format, inline_strings) && !json_is_string(v)) ||
+		    (format_is(format, numbers) && !json_is_number(v)) ||
+		    (format_is(format, string_indexes) &&
+		     (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		      json_integer_value(v) >= n->strings)))
+			VIOLATION("thread %zu marker %zu: %s does not match format %s", ti, mi, key,
+				  format);
+	}
 }
 
 /* Items 8 and 9. */
@@ -360,6 +412,8 @@ static void check_markers(json_t *th, json_t *meta, const struct shared_sizes *n
 		json_t *start = json_array_get(json_object_get(mk, "startTime"), i);
 		json_t *end = json_array_get(json_object_get(mk, "endTime"), i);
 		json_t *data = json_array_get(json_object_get(mk, "data"), i);
+		json_t *schema =
+			find_schema(meta, json_string_value(json_object_get(data, "type")));
 
 		if (!json_is_integer(phase) || p < 0 || p > 3)
 			VIOLATION("thread %zu marker %zu has phase %lld", ti, i, (long long)p);
@@ -367,9 +421,10 @@ static void check_markers(json_t *th, json_t *meta, const struct shared_sizes *n
 			VIOLATION("thread %zu marker %zu needs a startTime", ti, i);
 		if ((p == 1 || p == 3) && !json_is_number(end))
 			VIOLATION("thread %zu marker %zu needs an endTime", ti, i);
-		if (json_is_object(data) &&
-		    !schema_exists(meta, json_string_value(json_object_get(data, "type"))))
+		if (json_is_object(data) && !schema)
 			VIOLATION("thread %zu marker %zu has a data.type without schema", ti, i);
+		if (schema)
+			check_marker_data(data, schema, n, ti, i);
 	}
 }
 
@@ -514,8 +569,8 @@ struct emitted {
 };
 
 /* Emit through output_file into a fresh directory; parse the result back. */
-static void emit_to(struct emitted *e, const char *name, const struct model *m,
-		    const struct profile_tables *t)
+static void emit_with(struct emitted *e, const char *name, const struct model *m,
+		      const struct profile_tables *t, const struct profile_meta *meta)
 {
 	struct output_file o;
 	json_error_t jerr;
@@ -532,7 +587,7 @@ static void emit_to(struct emitted *e, const char *name, const struct model *m,
 	e->err = output_file_open(&o, e->path);
 	if (e->err)
 		return;
-	e->err = emit_profile_fd(o.fd, o.gzip, m, t, &test_meta);
+	e->err = emit_profile_fd(o.fd, o.gzip, m, t, meta);
 	if (e->err) {
 		output_file_free(&o);
 		return;
@@ -555,6 +610,12 @@ static void emit_to(struct emitted *e, const char *name, const struct model *m,
 	free(text);
 }
 
+static void emit_to(struct emitted *e, const char *name, const struct model *m,
+		    const struct profile_tables *t)
+{
+	emit_with(e, name, m, t, &test_meta);
+}
+
 static void emitted_free(struct emitted *e)
 {
 	json_decref(e->root);
@@ -568,11 +629,22 @@ struct fixture {
 	bool tables;
 };
 
-static int fixture_init(struct fixture *f)
+/*
+ * The fixture model, with its scheduling part when `sched`; off-CPU leaves
+ * are then named by the real symbolizer, as in a recording.
+ */
+static int fixture_init_with(struct fixture *f, bool sched)
 {
 	memset(f, 0, sizeof(*f));
 	if (fx_model_build(&f->m))
 		return -1;
+	if (sched) {
+		if (fx_add_sched(&f->m))
+			return -1;
+		f->r.sym = symbolizer_new("/proc", "/nonexistent/kallsyms");
+		if (!f->r.sym)
+			return -1;
+	}
 	f->r.m = &f->m;
 	if (profile_tables_build(&f->t, &f->m, fx_resolve, &f->r))
 		return -1;
@@ -580,10 +652,16 @@ static int fixture_init(struct fixture *f)
 	return 0;
 }
 
+static int fixture_init(struct fixture *f)
+{
+	return fixture_init_with(f, false);
+}
+
 static void fixture_free(struct fixture *f)
 {
 	if (f->tables)
 		profile_tables_free(&f->t);
+	symbolizer_free(f->r.sym);
 	fx_model_free(&f->m);
 }
 
@@ -694,8 +772,12 @@ static void test_breakpad_id(void)
 	CHECK_EQ_STR(id, "040302010605080700000000000000000");
 }
 
-/* Everything the fixture should produce, on a parsed profile. */
-static void check_fixture_values(json_t *root)
+/*
+ * Everything the fixture should produce, on a parsed profile; with its
+ * scheduling part, which must leave the threads of the base fixture alone,
+ * two threads more.
+ */
+static void check_fixture_values(json_t *root, bool sched)
 {
 	static const char *const names[] = { "swapper/0", "swapper/1", "app", "worker", "tool" };
 	static const char *const procs[] = { "swapper", "swapper", "app", "app", "tool" };
@@ -730,7 +812,7 @@ static void check_fixture_values(json_t *root)
 	CHECK_EQ_STR(json_string_value(json_object_get(meta, "arguments")),
 		     "bpfprof record -a -o \xef\xbf\xbd.json");
 	cats = json_object_get(meta, "categories");
-	CHECK_EQ_INT(json_array_size(cats), 3);
+	CHECK_EQ_INT(json_array_size(cats), 4);
 	CHECK_EQ_STR(json_string_value(json_object_get(json_array_get(cats, 0), "color")), "grey");
 	CHECK_EQ_STR(json_string_value(json_object_get(json_array_get(cats, CAT_KERNEL), "name")),
 		     "Kernel");
@@ -740,6 +822,17 @@ static void check_fixture_values(json_t *root)
 		     "User");
 	CHECK_EQ_STR(json_string_value(json_object_get(json_array_get(cats, CAT_USER), "color")),
 		     "yellow");
+	CHECK_EQ_STR(json_string_value(json_object_get(json_array_get(cats, CAT_OFFCPU), "name")),
+		     "Off-CPU");
+	CHECK_EQ_STR(json_string_value(json_object_get(json_array_get(cats, CAT_OFFCPU), "color")),
+		     "lightblue");
+	CHECK_EQ_STR(
+		json_string_value(json_array_get(
+			json_object_get(json_array_get(cats, CAT_OFFCPU), "subcategories"), 0)),
+		"Other");
+	CHECK_EQ_INT(
+		json_array_size(json_object_get(json_array_get(cats, CAT_OFFCPU), "subcategories")),
+		1);
 	CHECK_EQ_STR(json_string_value(
 			     json_object_get(json_object_get(meta, "sampleUnits"), "eventDelay")),
 		     "ms");
@@ -776,7 +869,7 @@ static void check_fixture_values(json_t *root)
 	CHECK_EQ_INT(json_array_size(json_object_get(root, "libs")), 2);
 
 	/* threads: order, names, pids, main flags, times */
-	CHECK_EQ_INT(json_array_size(json_object_get(root, "threads")), 5);
+	CHECK_EQ_INT(json_array_size(json_object_get(root, "threads")), sched ? 7 : 5);
 	for (size_t i = 0; i < 5; i++) {
 		th = thread_at(root, i);
 		CHECK_EQ_STR(json_string_value(json_object_get(th, "name")), names[i]);
@@ -797,10 +890,10 @@ static void check_fixture_values(json_t *root)
 			json_t *mk = json_object_get(th, "markers");
 			bool has_process = mains[i] && strcmp(pids[i], "0") != 0;
 			json_t *data = json_array_get(json_object_get(mk, "data"), 0);
-			json_t *names = json_object_get(json_object_get(root, "shared"),
-							"stringArray");
-			json_int_t name = json_integer_value(
-				json_array_get(json_object_get(mk, "name"), 0));
+			json_t *names =
+				json_object_get(json_object_get(root, "shared"), "stringArray");
+			json_int_t name =
+				json_integer_value(json_array_get(json_object_get(mk, "name"), 0));
 
 			CHECK_EQ_INT(json_integer_value(json_object_get(mk, "length")),
 				     has_process ? 1 : 0);
@@ -924,7 +1017,7 @@ static void test_emit_plain_and_gzip(void)
 		CHECK_EQ_INT(check_profile(plain.root), 0);
 		CHECK_EQ_INT(check_profile(gz.root), 0);
 		CHECK(json_equal(plain.root, gz.root));
-		check_fixture_values(gz.root);
+		check_fixture_values(gz.root, false);
 	}
 	emitted_free(&plain);
 	emitted_free(&gz);
@@ -965,8 +1058,8 @@ static void test_checker_catches_violations(void)
 		json_array_set_new(shared_col(bad, "funcTable", "resource"), 0, json_integer(-2)));
 	EXPECT_VIOLATION(
 		json_array_set_new(shared_col(bad, "frameTable", "subcategory"), 0, json_null()));
-	EXPECT_VIOLATION(
-		json_array_set_new(shared_col(bad, "frameTable", "category"), 0, json_integer(3)));
+	EXPECT_VIOLATION(json_array_set_new(shared_col(bad, "frameTable", "category"), 0,
+					    json_integer(CAT_COUNT)));
 	EXPECT_VIOLATION(json_object_set_new(thread_at(bad, 0), "pid", json_integer(0)));
 	EXPECT_VIOLATION(json_object_set_new(thread_at(bad, 3), "isMainThread", json_true()));
 	EXPECT_VIOLATION(json_object_set_new(thread_at(bad, 2), "isMainThread", json_false()));
@@ -1007,6 +1100,17 @@ static void test_checker_catches_violations(void)
 		json_array_append_new(json_object_get(th, "phase"), json_integer(0));
 		json_array_append_new(json_object_get(th, "category"), json_integer(0));
 		json_array_append_new(json_object_get(th, "data"), json_pack("{s:s}", "type", "X"));
+	});
+	/* A cause pointing past the stack table; a string field holding a number. */
+	EXPECT_VIOLATION({
+		th = json_object_get(thread_at(bad, 2), "markers");
+		json_object_set_new(json_array_get(json_object_get(th, "data"), 0), "cause",
+				    json_pack("{s:i}", "stack", 10000));
+	});
+	EXPECT_VIOLATION({
+		th = json_object_get(thread_at(bad, 2), "markers");
+		json_object_set_new(json_array_get(json_object_get(th, "data"), 0), "commandLine",
+				    json_integer(1));
 	});
 #undef EXPECT_VIOLATION
 out:
@@ -1067,6 +1171,487 @@ static void test_unsorted_samples_and_reused_pid(void)
 			      sample_col(thread_at(e.root, 2), "timeDeltas"), 1)) == 0);
 	}
 	emitted_free(&e);
+	fixture_free(&f);
+}
+
+/* ==== scheduling: off-CPU samples and markers ============================= */
+
+static json_t *marker_col(json_t *th, const char *col)
+{
+	return json_object_get(json_object_get(th, "markers"), col);
+}
+
+static json_t *marker_data(json_t *th, size_t i)
+{
+	return json_array_get(marker_col(th, "data"), i);
+}
+
+static const char *data_string(json_t *th, size_t i, const char *key)
+{
+	return json_string_value(json_object_get(marker_data(th, i), key));
+}
+
+static json_int_t data_int(json_t *th, size_t i, const char *key)
+{
+	json_t *v = json_object_get(marker_data(th, i), key);
+
+	return json_is_integer(v) ? json_integer_value(v) : -12345;
+}
+
+static double data_number(json_t *th, size_t i, const char *key)
+{
+	json_t *v = json_object_get(marker_data(th, i), key);
+
+	return json_is_number(v) ? json_number_value(v) : -12345;
+}
+
+static bool has_string(json_t *root, const char *str)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(root, "shared"), "stringArray"), i,
+			   v) if (!strcmp(json_string_value(v), str)) return true;
+	return false;
+}
+
+/* A marker row as the contract has it; NULL strings and -1 numbers mean "absent". */
+struct want_marker {
+	const char *name;
+	int phase;
+	double start, end; /* end < 0: null */
+	int category;
+	const char *type;
+	const char *reason;
+	const char *other; /* waker, or wakee for Wakeup */
+	json_int_t other_tid, other_pid;
+	const char *preempted_by;
+	const char *cause; /* stack path of data.cause.stack */
+	size_t nkeys;	   /* keys in data, type and cause included */
+};
+
+static void check_marker_rows(json_t *root, json_t *th, const struct want_marker *want, size_t n)
+{
+	char path[512];
+
+	CHECK_EQ_INT(json_integer_value(json_object_get(json_object_get(th, "markers"), "length")),
+		     n);
+	CHECK_EQ_INT(json_array_size(marker_col(th, "name")), n);
+	for (size_t i = 0; i < n && i < json_array_size(marker_col(th, "name")); i++) {
+		const struct want_marker *w = &want[i];
+		json_t *end = json_array_get(marker_col(th, "endTime"), i);
+		json_t *cause = json_object_get(marker_data(th, i), "cause");
+		bool wakeup = !strcmp(w->type, "bpfprof.Wakeup");
+
+		CHECK_EQ_STR(string_at(root, json_integer_value(
+						     json_array_get(marker_col(th, "name"), i))),
+			     w->name);
+		CHECK_EQ_INT(json_integer_value(json_array_get(marker_col(th, "phase"), i)),
+			     w->phase);
+		CHECK_EQ_INT(json_integer_value(json_array_get(marker_col(th, "category"), i)),
+			     w->category);
+		CHECK(fabs(json_number_value(json_array_get(marker_col(th, "startTime"), i)) -
+			   w->start) < 1e-9);
+		if (w->end < 0)
+			CHECK(json_is_null(end));
+		else
+			CHECK(json_is_number(end) && fabs(json_number_value(end) - w->end) < 1e-9);
+		CHECK_EQ_STR(data_string(th, i, "type"), w->type);
+		CHECK_EQ_INT(json_object_size(marker_data(th, i)), w->nkeys);
+		if (w->reason)
+			CHECK_EQ_STR(data_string(th, i, "reason"), w->reason);
+		if (w->other) {
+			CHECK_EQ_STR(data_string(th, i, wakeup ? "wakee" : "waker"), w->other);
+			CHECK_EQ_INT(data_int(th, i, wakeup ? "wakeeTid" : "wakerTid"),
+				     w->other_tid);
+			CHECK_EQ_INT(data_int(th, i, wakeup ? "wakeePid" : "wakerPid"),
+				     w->other_pid);
+		} else {
+			CHECK(!json_object_get(marker_data(th, i), "waker"));
+			CHECK(!json_object_get(marker_data(th, i), "wakerTid"));
+			CHECK(!json_object_get(marker_data(th, i), "wakerPid"));
+		}
+		if (w->preempted_by)
+			CHECK_EQ_STR(data_string(th, i, "preemptedBy"), w->preempted_by);
+		else
+			CHECK(!json_object_get(marker_data(th, i), "preemptedBy"));
+		if (w->cause) {
+			CHECK(json_is_integer(json_object_get(cause, "stack")));
+			stack_path(root, json_object_get(cause, "stack"), path, sizeof(path));
+			CHECK_EQ_STR(path, w->cause);
+		} else {
+			CHECK(cause == NULL);
+		}
+	}
+}
+
+static void check_display(json_t *schema, const char *const *want)
+{
+	json_t *display = json_object_get(schema, "display");
+	size_t n = 0;
+
+	for (; want[n]; n++)
+		CHECK_EQ_STR(json_string_value(json_array_get(display, n)), want[n]);
+	CHECK_EQ_INT(json_array_size(display), n);
+}
+
+static const char *field_format(json_t *schema, const char *key)
+{
+	json_t *f;
+	size_t i;
+
+	json_array_foreach(
+		json_object_get(schema, "fields"), i,
+		f) if (!strcmp(json_string_value(json_object_get(f, "key")),
+			       key)) return json_string_value(json_object_get(f, "format"));
+	return NULL;
+}
+
+/* Every {marker.data.KEY} of a label names a field, or the front-end renders nothing. */
+static void check_label_keys(json_t *schema, const char *label_key)
+{
+	const char *label = json_string_value(json_object_get(schema, label_key));
+	const char *p = label;
+	char key[64];
+
+	while (p && (p = strstr(p, "{marker.data.")) != NULL) {
+		size_t n = 0;
+
+		p += strlen("{marker.data.");
+		while (p[n] && p[n] != '}' && p[n] != ' ' && n < sizeof(key) - 1) {
+			key[n] = p[n];
+			n++;
+		}
+		key[n] = '\0';
+		if (!field_format(schema, key))
+			fprintf(stderr, "  %s of %s names unknown key %s\n", label_key,
+				json_string_value(json_object_get(schema, "name")), key);
+		CHECK(field_format(schema, key) != NULL);
+		p += n;
+	}
+}
+
+static void check_sched_schemas(json_t *meta)
+{
+	static const char *const chart_table_timeline[] = { "marker-chart", "marker-table",
+							    "timeline-overview", NULL };
+	static const char *const chart_table[] = { "marker-chart", "marker-table", NULL };
+	static const char *const table[] = { "marker-table", NULL };
+	static const struct {
+		const char *schema, *key, *format;
+	} fields[] = {
+		{ "bpfprof.OffCPU", "reason", "string" },
+		{ "bpfprof.OffCPU", "waker", "string" },
+		{ "bpfprof.OffCPU", "wakerTid", "integer" },
+		{ "bpfprof.OffCPU", "wakerPid", "integer" },
+		{ "bpfprof.OffCPU", "preemptedBy", "string" },
+		{ "bpfprof.Runnable", "reason", "string" },
+		{ "bpfprof.Runnable", "waker", "string" },
+		{ "bpfprof.Runnable", "wakerTid", "integer" },
+		{ "bpfprof.Runnable", "wakerPid", "integer" },
+		{ "bpfprof.Wakeup", "wakee", "string" },
+		{ "bpfprof.Wakeup", "wakeeTid", "integer" },
+		{ "bpfprof.Wakeup", "wakeePid", "integer" },
+		{ "bpfprof.SchedSummary", "onCpu", "duration" },
+		{ "bpfprof.SchedSummary", "voluntarySwitches", "integer" },
+		{ "bpfprof.SchedSummary", "preemptions", "integer" },
+		{ "bpfprof.SchedSummary", "offCpuCount", "integer" },
+		{ "bpfprof.SchedSummary", "offCpuTime", "duration" },
+		{ "bpfprof.SchedSummary", "hiddenOffCpuCount", "integer" },
+		{ "bpfprof.SchedSummary", "hiddenOffCpuTime", "duration" },
+		{ "bpfprof.SchedSummary", "runnableCount", "integer" },
+		{ "bpfprof.SchedSummary", "runnableTime", "duration" },
+		{ "bpfprof.SchedSummary", "hiddenRunnableCount", "integer" },
+		{ "bpfprof.SchedSummary", "hiddenRunnableTime", "duration" },
+		{ "bpfprof.SchedSummary", "wakeupsSent", "integer" },
+		{ "bpfprof.SchedSummary", "thresholdMs", "milliseconds" },
+	};
+	static const char *const names[] = { "bpfprof.OffCPU", "bpfprof.Runnable", "bpfprof.Wakeup",
+					     "bpfprof.SchedSummary" };
+	json_t *schema;
+	size_t i;
+
+	CHECK_EQ_INT(json_array_size(json_object_get(meta, "markerSchema")), 5);
+	check_display(find_schema(meta, "bpfprof.OffCPU"), chart_table_timeline);
+	check_display(find_schema(meta, "bpfprof.Runnable"), chart_table_timeline);
+	check_display(find_schema(meta, "bpfprof.Wakeup"), chart_table);
+	check_display(find_schema(meta, "bpfprof.SchedSummary"), table);
+	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		const char *f = field_format(find_schema(meta, fields[i].schema), fields[i].key);
+
+		CHECK(f != NULL);
+		if (f)
+			CHECK_EQ_STR(f, fields[i].format);
+	}
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const char *desc;
+
+		schema = find_schema(meta, names[i]);
+		desc = json_string_value(json_object_get(schema, "description"));
+		CHECK(desc && strlen(desc) > 20);
+		CHECK(json_is_string(json_object_get(schema, "tableLabel")));
+		CHECK(json_is_string(json_object_get(schema, "tooltipLabel")));
+		check_label_keys(schema, "chartLabel");
+		check_label_keys(schema, "tooltipLabel");
+		check_label_keys(schema, "tableLabel");
+	}
+	CHECK_EQ_STR(json_string_value(
+			     json_object_get(find_schema(meta, "bpfprof.OffCPU"), "chartLabel")),
+		     "{marker.data.reason}");
+	CHECK_EQ_STR(json_string_value(
+			     json_object_get(find_schema(meta, "bpfprof.OffCPU"), "tooltipLabel")),
+		     "Off-CPU: {marker.data.reason}");
+	/* The table label names who woke the thread. */
+	CHECK(strstr(json_string_value(
+			     json_object_get(find_schema(meta, "bpfprof.OffCPU"), "tableLabel")),
+		     "{marker.data.waker}") != NULL);
+}
+
+/* Every data key of every marker is a field of its schema (type and cause aside). */
+static void check_data_keys_declared(json_t *root)
+{
+	json_t *meta = json_object_get(root, "meta"), *th, *data, *v;
+	const char *key;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(root, "threads"), i, th)
+	{
+		json_array_foreach(marker_col(th, "data"), k, data)
+		{
+			json_t *schema =
+				find_schema(meta, json_string_value(json_object_get(data, "type")));
+
+			json_object_foreach(data, key, v)
+			{
+				if (!strcmp(key, "type") || !strcmp(key, "cause"))
+					continue;
+				if (!field_format(schema, key))
+					fprintf(stderr, "  undeclared marker key %s\n", key);
+				CHECK(field_format(schema, key) != NULL);
+			}
+		}
+	}
+}
+
+static void check_srv_samples(json_t *root, json_t *th)
+{
+	static const char *const paths[] = {
+		"serve",
+		"serve>schedule>off-CPU: sleeping",
+		"serve>schedule>off-CPU: sleeping",
+		"serve>schedule>off-CPU: sleeping",
+		"off-CPU: preempted",
+		"serve",
+	};
+	static const double deltas[] = { 6.1, 0.9, 0.25, 0.25, 0.6, 0.4 };
+	static const json_int_t cpu[] = { 100, 300, 0, 0, 200, 100 };
+	char path[512];
+
+	CHECK_EQ_INT(json_array_size(sample_col(th, "stack")), 6);
+	for (size_t i = 0; i < 6; i++) {
+		json_int_t leaf = json_integer_value(json_array_get(sample_col(th, "stack"), i));
+		json_int_t frame = stack_frame(root, leaf);
+		bool off = strstr(paths[i], "off-CPU") != NULL;
+
+		stack_path(root, json_array_get(sample_col(th, "stack"), i), path, sizeof(path));
+		CHECK_EQ_STR(path, paths[i]);
+		CHECK(fabs(json_number_value(json_array_get(sample_col(th, "timeDeltas"), i)) -
+			   deltas[i]) < 1e-9);
+		CHECK_EQ_INT(
+			json_integer_value(json_array_get(sample_col(th, "threadCPUDelta"), i)),
+			cpu[i]);
+		/* An off-CPU sample's category is its leaf's: Off-CPU, with no resource. */
+		CHECK_EQ_INT(col_int(root, "frameTable", "category", frame),
+			     off ? CAT_OFFCPU : CAT_USER);
+		if (off) {
+			CHECK_EQ_INT(col_int(root, "funcTable", "resource",
+					     col_int(root, "frameTable", "func", frame)),
+				     -1);
+			CHECK_EQ_INT(col_int(root, "frameTable", "address", frame), -1);
+		}
+	}
+}
+
+static void test_sched_profile(void)
+{
+	const struct want_marker srv[] = {
+		{ "Process", 0, 6, -1, CAT_OTHER, "bpfprof.Process", .nkeys = 4 },
+		{ "Scheduling", 1, 6, 10, CAT_OTHER, "bpfprof.SchedSummary", .nkeys = 14 },
+		{ "Off-CPU", 1, 6.9, 7.8, CAT_OFFCPU, "bpfprof.OffCPU", "sleeping",
+		  "srv-worker (301)", 301, 300, NULL, "serve>schedule", 6 },
+		{ "Runnable", 1, 7.5, 7.8, CAT_OFFCPU, "bpfprof.Runnable", "woken",
+		  "srv-worker (301)", 301, 300, NULL, NULL, 5 },
+		{ "Off-CPU", 1, 8, 8.4, CAT_OFFCPU, "bpfprof.OffCPU", "preempted", NULL, -1, -1,
+		  "stress (999)", NULL, 3 },
+		{ "Runnable", 1, 8, 8.4, CAT_OFFCPU, "bpfprof.Runnable", "preempted", NULL, -1, -1,
+		  "stress (999)", NULL, 3 },
+		{ "Off-CPU", 1, 8.6, 9.2, CAT_OFFCPU, "bpfprof.OffCPU", "sleeping", "swapper/1 (0)",
+		  0, 0, NULL, "serve>futex_wait", 6 },
+		{ "Runnable", 1, 9.1, 9.2, CAT_OFFCPU, "bpfprof.Runnable", "woken", "swapper/1 (0)",
+		  0, 0, NULL, NULL, 5 },
+		{ "Off-CPU", 1, 9.5, 9.9, CAT_OFFCPU, "bpfprof.OffCPU", "blocked (D)", NULL, -1, -1,
+		  NULL, "serve>schedule", 3 },
+	};
+	const struct want_marker worker[] = {
+		{ "Scheduling", 1, 6, 9, CAT_OTHER, "bpfprof.SchedSummary", .nkeys = 14 },
+		{ "Runnable", 1, 6.2, 6.3, CAT_OFFCPU, "bpfprof.Runnable", "new thread",
+		  "srv (300)", 300, 300, NULL, NULL, 5 },
+		{ "Wakeup", 0, 7.5, -1, CAT_OFFCPU, "bpfprof.Wakeup", NULL, "srv (300)", 300, 300,
+		  NULL, NULL, 4 },
+	};
+	struct profile_meta meta = test_meta;
+	struct emitted e, base;
+	struct fixture f, fb;
+	json_t *root, *th, *meta_j;
+
+	meta.sched_enabled = true;
+	meta.offcpu_samples = true;
+	meta.sched_min_ns = FX_SCHED_MIN_NS;
+	meta.lost_switches = 5;
+	meta.lost_wakeups = 6;
+	CHECK_EQ_INT(fixture_init_with(&f, true), 0);
+	CHECK_EQ_INT(fixture_init(&fb), 0);
+	emit_with(&e, "profile.json.gz", &f.m, &f.t, &meta);
+	emit_to(&base, "profile.json", &fb.m, &fb.t);
+	CHECK_EQ_INT(e.err, 0);
+	CHECK_EQ_INT(base.err, 0);
+	if (!e.root || !base.root)
+		goto out;
+	root = e.root;
+	meta_j = json_object_get(root, "meta");
+	CHECK_EQ_INT(check_profile(root), 0);
+	/* The base fixture's threads come out as before, around the new ones. */
+	check_fixture_values(root, true);
+	for (size_t i = 0; i < 5; i++) {
+		CHECK(json_equal(json_object_get(thread_at(root, i), "samples"),
+				 json_object_get(thread_at(base.root, i), "samples")));
+		CHECK(json_equal(marker_col(thread_at(root, i), "data"),
+				 marker_col(thread_at(base.root, i), "data")));
+	}
+
+	check_sched_schemas(meta_j);
+	check_data_keys_declared(root);
+	CHECK_EQ_STR(json_string_value(extra_entry(root, "Scheduler capture")), "on");
+	CHECK_EQ_STR(json_string_value(extra_entry(root, "Off-CPU samples")), "on");
+	CHECK(json_number_value(extra_entry(root, "Scheduling marker threshold")) == 0.1);
+	CHECK_EQ_INT(json_integer_value(extra_entry(root, "Lost switch events")), 5);
+	CHECK_EQ_INT(json_integer_value(extra_entry(root, "Lost wakeup events")), 6);
+	CHECK_EQ_INT(json_integer_value(extra_entry(root, "Off-CPU samples written")), 4);
+	CHECK(has_string(root, "Off-CPU") && has_string(root, "Runnable") &&
+	      has_string(root, "Wakeup") && has_string(root, "Scheduling"));
+
+	/* srv: on- and off-CPU samples, then every kind of marker */
+	th = thread_at(root, 5);
+	CHECK_EQ_STR(json_string_value(json_object_get(th, "name")), "srv");
+	CHECK(json_is_true(json_object_get(th, "showMarkersInTimeline")));
+	check_srv_samples(root, th);
+	check_marker_rows(root, th, srv, sizeof(srv) / sizeof(srv[0]));
+	/* The off-CPU samples hang off the very stack the Off-CPU marker cites. */
+	CHECK_EQ_INT(
+		stack_parent(root, json_integer_value(json_array_get(sample_col(th, "stack"), 1))),
+		json_integer_value(
+			json_object_get(json_object_get(marker_data(th, 2), "cause"), "stack")));
+	CHECK(fabs(data_number(th, 1, "onCpu") - 0.7) < 1e-9);
+	CHECK_EQ_INT(data_int(th, 1, "voluntarySwitches"), 3);
+	CHECK_EQ_INT(data_int(th, 1, "preemptions"), 1);
+	CHECK_EQ_INT(data_int(th, 1, "offCpuCount"), 5);
+	CHECK(fabs(data_number(th, 1, "offCpuTime") - 3) < 1e-9);
+	CHECK_EQ_INT(data_int(th, 1, "hiddenOffCpuCount"), 1);
+	CHECK(fabs(data_number(th, 1, "hiddenOffCpuTime") - 0.1) < 1e-9);
+	CHECK_EQ_INT(data_int(th, 1, "runnableCount"), 4);
+	CHECK(fabs(data_number(th, 1, "runnableTime") - 0.85) < 1e-9);
+	CHECK_EQ_INT(data_int(th, 1, "hiddenRunnableCount"), 1);
+	CHECK(fabs(data_number(th, 1, "hiddenRunnableTime") - 0.05) < 1e-9);
+	CHECK_EQ_INT(data_int(th, 1, "wakeupsSent"), 0);
+	CHECK(fabs(data_number(th, 1, "thresholdMs") - 0.1) < 1e-9);
+
+	/* srv-worker: not a main thread, so no Process marker; it sent the wakeup */
+	th = thread_at(root, 6);
+	CHECK_EQ_STR(json_string_value(json_object_get(th, "name")), "srv-worker");
+	check_marker_rows(root, th, worker, sizeof(worker) / sizeof(worker[0]));
+	CHECK_EQ_INT(data_int(th, 0, "wakeupsSent"), 1);
+	CHECK(fabs(data_number(th, 0, "onCpu") - 0.35) < 1e-9);
+	/* tool, after the base threads' own checks: still no markers but its Process one */
+	CHECK_EQ_INT(json_array_size(marker_col(thread_at(root, 4), "data")), 1);
+out:
+	emitted_free(&e);
+	emitted_free(&base);
+	fixture_free(&f);
+	fixture_free(&fb);
+}
+
+/* Without scheduling data nothing of it shows up, except what says it was off. */
+static void test_no_sched_data(void)
+{
+	static const char *const sched_names[] = { "Off-CPU", "Runnable", "Wakeup", "Scheduling" };
+	struct profile_meta meta = test_meta;
+	struct emitted e, on;
+	struct fixture f;
+	json_t *th;
+	size_t i;
+
+	CHECK_EQ_INT(fixture_init(&f), 0);
+	emit_to(&e, "profile.json", &f.m, &f.t);
+	meta.sched_enabled = true;
+	emit_with(&on, "profile.json", &f.m, &f.t, &meta);
+	CHECK_EQ_INT(e.err, 0);
+	CHECK_EQ_INT(on.err, 0);
+	if (!e.root || !on.root)
+		goto out;
+	CHECK_EQ_INT(
+		json_array_size(json_object_get(json_object_get(e.root, "meta"), "markerSchema")),
+		1);
+	for (i = 0; i < sizeof(sched_names) / sizeof(sched_names[0]); i++)
+		CHECK(!has_string(e.root, sched_names[i]));
+	json_array_foreach(json_object_get(e.root, "threads"), i, th)
+		CHECK(json_array_size(marker_col(th, "data")) <= 1);
+	CHECK_EQ_STR(json_string_value(extra_entry(e.root, "Scheduler capture")), "off");
+	CHECK_EQ_STR(json_string_value(extra_entry(e.root, "Off-CPU samples")), "off");
+	CHECK(extra_entry(e.root, "Lost switch events") == NULL);
+
+	/* Capture on but nothing recorded: the schemas, and the same threads. */
+	CHECK_EQ_INT(check_profile(on.root), 0);
+	check_sched_schemas(json_object_get(on.root, "meta"));
+	CHECK(json_equal(json_object_get(e.root, "threads"), json_object_get(on.root, "threads")));
+	CHECK(json_equal(json_object_get(e.root, "shared"), json_object_get(on.root, "shared")));
+	CHECK_EQ_STR(json_string_value(extra_entry(on.root, "Scheduler capture")), "on");
+	CHECK_EQ_INT(json_integer_value(extra_entry(on.root, "Lost switch events")), 0);
+out:
+	emitted_free(&e);
+	emitted_free(&on);
+	fixture_free(&f);
+}
+
+static int emit_to_null(const struct fixture *f)
+{
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	int err = emit_profile_fd(fd, false, &f->m, &f->t, &test_meta);
+
+	close(fd);
+	return err;
+}
+
+static void test_rejects_bad_sched_markers(void)
+{
+	struct sched_marker *mk;
+	struct fixture f;
+
+	fprintf(stderr, "  (errors below are expected)\n");
+	CHECK_EQ_INT(fixture_init_with(&f, true), 0);
+	mk = &f.m.threads.data[FX_T_SRV].sched_markers.data[0];
+	mk->stack = 999;
+	CHECK_EQ_INT(emit_to_null(&f), -EINVAL);
+	mk->stack = FX_S_SCHEDULE;
+	mk->kind = 7;
+	CHECK_EQ_INT(emit_to_null(&f), -EINVAL);
+	mk->kind = SCHED_MARKER_OFFCPU;
+	CHECK_EQ_INT(emit_to_null(&f), 0);
+	fixture_free(&f);
+
+	/* Tables built before the model had scheduling data lack the marker names. */
+	CHECK_EQ_INT(fixture_init(&f), 0);
+	f.m.threads.data[0].sched.on_cpu_ns = 1;
+	CHECK_EQ_INT(emit_to_null(&f), -EINVAL);
 	fixture_free(&f);
 }
 
@@ -1169,6 +1754,9 @@ int main(void)
 	RUN(test_checker_catches_violations);
 	RUN(test_main_thread_fallback);
 	RUN(test_unsorted_samples_and_reused_pid);
+	RUN(test_sched_profile);
+	RUN(test_no_sched_data);
+	RUN(test_rejects_bad_sched_markers);
 	RUN(test_rejects_unknown_stack);
 	RUN(test_output_file_lifecycle);
 	RUN(test_output_file_belongs_to_sudo_user);

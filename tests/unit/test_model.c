@@ -195,6 +195,9 @@ static void samples_sorted_per_thread(void)
 	for (size_t i = 1; i < t->samples.len; i++)
 		CHECK(t->samples.data[i - 1].ts <= t->samples.data[i].ts);
 	CHECK_EQ_INT(t->samples.data[0].ts, 10);
+	/* Without the scheduler replay, a sample stands for its period. */
+	for (size_t i = 0; i < t->samples.len; i++)
+		CHECK_EQ_INT(t->samples.data[i].cpu_delta_ns, 1001001);
 	CHECK_EQ_INT(t->first_ts, 10);
 	CHECK_EQ_INT(t->last_ts, 50);
 	model_free(&m);
@@ -235,7 +238,7 @@ static void malformed_records_are_counted_not_trusted(void)
 	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
 	e.ustack_len = 1;
 	CHECK_EQ_INT(model_add_record(&m, &e, 10), 0); /* shorter than a header */
-	e.hdr.kind = 77; /* a kind from a newer BPF object */
+	e.hdr.kind = 77;			       /* a kind from a newer BPF object */
 	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
 	CHECK_EQ_INT(m.stats.events_malformed, 3);
 	CHECK_EQ_INT(m.stats.samples, 0);

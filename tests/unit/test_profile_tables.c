@@ -354,6 +354,111 @@ static void test_empty_model(void)
 	profile_tables_free(&t);
 }
 
+/* A resolver that claims a library for off-CPU leaves too: the tables must not believe it. */
+static void offcpu_with_resource_resolve(void *ctx, const struct raw_frame *f,
+					 struct resolved_frame *out)
+{
+	fx_resolve(ctx, f, out);
+	if (out->offcpu) {
+		out->resource = "bogus";
+		out->lib = &fx_app_obj;
+		out->kernel = true;
+	}
+}
+
+static int64_t find_string(const struct profile_tables *t, const char *s)
+{
+	for (size_t i = 0; i < strtab_len(&t->strings); i++)
+		if (!strcmp(strtab_get(&t->strings, (uint32_t)i), s))
+			return (int64_t)i;
+	return -1;
+}
+
+static void test_offcpu_frames_and_marker_stacks(void)
+{
+	static const char *const offcpu_funcs[] = { "off-CPU: sleeping", "off-CPU: preempted" };
+	struct fx_resolver r = { 0 };
+	struct profile_tables t;
+	struct model m;
+	char path[512];
+
+	CHECK_EQ_INT(fx_model_build(&m), 0);
+	CHECK_EQ_INT(fx_add_sched(&m), 0);
+	r.m = &m;
+	CHECK_EQ_INT(profile_tables_build(&t, &m, offcpu_with_resource_resolve, &r), 0);
+	for (size_t i = 0; i < 2; i++) {
+		int64_t f = find_func(&t, offcpu_funcs[i]);
+		size_t frames = 0;
+
+		CHECK(f >= 0);
+		if (f < 0)
+			continue;
+		CHECK_EQ_INT(t.funcs.data[f].resource, -1);
+		for (size_t k = 0; k < t.frames.len; k++) {
+			if (t.frames.data[k].func != (uint32_t)f)
+				continue;
+			frames++;
+			CHECK_EQ_INT(t.frames.data[k].category, CAT_OFFCPU);
+		}
+		CHECK_EQ_INT(frames, 1);
+	}
+	CHECK_EQ_INT(find_string(&t, "bogus"), -1);
+	CHECK_EQ_INT(t.resources.len, 3);
+	CHECK_EQ_INT(t.libs.len, 2);
+	/* The kernel frame under the leaf keeps its own category. */
+	CHECK_EQ_INT(
+		t.frames.data[t.stacks.data[profile_stack_of(&t, FX_S_SCHEDULE)].frame].category,
+		CAT_KERNEL);
+
+	/* Every raw stack is mapped, including the one only a marker uses. */
+	CHECK_EQ_INT(t.raw_stack_map.len, m.stacks.len);
+	stack_path(&t, profile_stack_of(&t, FX_S_FUTEX), path, sizeof(path));
+	CHECK_EQ_STR(path, "serve>futex_wait");
+	stack_path(&t, profile_stack_of(&t, FX_S_SLEEPING), path, sizeof(path));
+	CHECK_EQ_STR(path, "serve>schedule>off-CPU: sleeping");
+	stack_path(&t, profile_stack_of(&t, FX_S_PREEMPTED), path, sizeof(path));
+	CHECK_EQ_STR(path, "off-CPU: preempted");
+	CHECK_EQ_INT(t.stacks.data[profile_stack_of(&t, FX_S_SLEEPING)].prefix,
+		     profile_stack_of(&t, FX_S_SCHEDULE));
+
+	/* The scheduling marker names are in the string table. */
+	CHECK(profile_model_has_sched(&m));
+	CHECK_EQ_STR(strtab_get(&t.strings, t.sched_marker_names[SCHED_MARKER_OFFCPU]), "Off-CPU");
+	CHECK_EQ_STR(strtab_get(&t.strings, t.sched_marker_names[SCHED_MARKER_RUNNABLE]),
+		     "Runnable");
+	CHECK_EQ_STR(strtab_get(&t.strings, t.sched_marker_names[SCHED_MARKER_WAKEUP]), "Wakeup");
+	CHECK_EQ_STR(strtab_get(&t.strings, t.sched_summary_marker_name), "Scheduling");
+	profile_tables_free(&t);
+	fx_model_free(&m);
+}
+
+/* No scheduling data, no scheduling strings; a summary alone is scheduling data. */
+static void test_sched_names_only_with_sched_data(void)
+{
+	struct fx_resolver r = { 0 };
+	struct profile_tables t;
+	struct model m;
+
+	CHECK_EQ_INT(fx_model_build(&m), 0);
+	r.m = &m;
+	CHECK(!profile_model_has_sched(&m));
+	CHECK_EQ_INT(profile_tables_build(&t, &m, fx_resolve, &r), 0);
+	for (size_t i = 0; i <= SCHED_MARKER_WAKEUP; i++)
+		CHECK_EQ_INT(t.sched_marker_names[i], NO_INDEX);
+	CHECK_EQ_INT(t.sched_summary_marker_name, NO_INDEX);
+	CHECK_EQ_INT(find_string(&t, "Off-CPU"), -1);
+	CHECK_EQ_INT(find_string(&t, "Scheduling"), -1);
+	profile_tables_free(&t);
+
+	m.threads.data[2].sched.wakeups_sent = 1;
+	CHECK(profile_model_has_sched(&m));
+	CHECK_EQ_INT(profile_tables_build(&t, &m, fx_resolve, &r), 0);
+	CHECK(t.sched_summary_marker_name != NO_INDEX);
+	CHECK(t.sched_marker_names[SCHED_MARKER_WAKEUP] != NO_INDEX);
+	profile_tables_free(&t);
+	fx_model_free(&m);
+}
+
 int main(void)
 {
 	RUN(test_resolves_each_raw_frame_once);
@@ -365,5 +470,7 @@ int main(void)
 	RUN(test_broken_resolver_output_still_gives_a_frame);
 	RUN(test_rejects_non_topological_model);
 	RUN(test_empty_model);
+	RUN(test_offcpu_frames_and_marker_stacks);
+	RUN(test_sched_names_only_with_sched_data);
 	return test_summary();
 }

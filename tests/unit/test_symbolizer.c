@@ -96,6 +96,8 @@ static void test_reserved_objects(void)
 	CHECK(o && o->kind == OBJECT_UNKNOWN && !strcmp(o->name, "[unknown]"));
 	o = symbolizer_object(s, OBJ_TRUNCATED);
 	CHECK(o && o->kind == OBJECT_TRUNCATED && !strcmp(o->name, "[truncated]"));
+	o = symbolizer_object(s, OBJ_OFFCPU);
+	CHECK(o && o->kind == OBJECT_OFFCPU);
 	CHECK(symbolizer_object(s, OBJ_FIRST_FILE) == NULL);
 
 	symbolizer_resolve(s, OBJ_UNKNOWN, 0x7f001234abcdULL, true, &f);
@@ -107,6 +109,33 @@ static void test_reserved_objects(void)
 	symbolizer_resolve(s, OBJ_TRUNCATED, 0, false, &f);
 	CHECK_EQ_STR(f.items[0].func, "[stack truncated]");
 	CHECK(f.resource == NULL && f.lib == NULL);
+
+	/* Off-CPU leaves: named by reason, flagged, in no resource; unknown reasons are "other". */
+	{
+		static const char *const names[OFFCPU_REASON_MAX] = {
+			[OFFCPU_SLEEPING] = "off-CPU: sleeping",
+			[OFFCPU_BLOCKED] = "off-CPU: blocked (D)",
+			[OFFCPU_PREEMPTED] = "off-CPU: preempted",
+			[OFFCPU_YIELDED] = "off-CPU: yielded",
+			[OFFCPU_STOPPED] = "off-CPU: stopped",
+			[OFFCPU_EXITING] = "off-CPU: exiting",
+			[OFFCPU_OTHER] = "off-CPU: other",
+		};
+
+		for (unsigned r = 0; r < OFFCPU_REASON_MAX; r++) {
+			symbolizer_resolve(s, OBJ_OFFCPU, r, false, &f);
+			CHECK_EQ_STR(f.items[0].func, names[r]);
+			CHECK_EQ_INT(f.count, 1);
+			CHECK(f.offcpu && !f.kernel && f.resource == NULL && f.lib == NULL);
+			CHECK_EQ_INT(f.address, -1);
+		}
+		symbolizer_resolve(s, OBJ_OFFCPU, 99, false, &f);
+		CHECK_EQ_STR(f.items[0].func, "off-CPU: other");
+		CHECK(f.offcpu);
+		/* Only off-CPU leaves carry the flag. */
+		symbolizer_resolve(s, OBJ_TRUNCATED, 0, false, &f);
+		CHECK(!f.offcpu);
+	}
 
 	/* No kallsyms: kernel frames are addresses, still in the kernel resource. */
 	symbolizer_resolve(s, OBJ_KERNEL, 0xffffffff81000123ULL, false, &f);
@@ -149,7 +178,8 @@ static void test_object_interning(void)
 	CHECK_EQ_INT(symbolizer_object_for_mapping(s, 10, &data), -ENOENT);
 
 	a = symbolizer_object_for_mapping(s, 10, &lib);
-	CHECK(a >= OBJ_FIRST_FILE);
+	/* The first file comes right after the reserved objects: model.h's ids line up. */
+	CHECK_EQ_INT(a, OBJ_FIRST_FILE);
 	/* Same file in another process and another mount namespace: same object. */
 	CHECK_EQ_INT(symbolizer_object_for_mapping(s, 11, &lib), a);
 	CHECK_EQ_INT(symbolizer_object_for_mapping(s, 12, &lib_other_ns), a);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bpfprof.skel.h"
@@ -17,8 +18,17 @@
 #include "preflight.h"
 #include "../util/log.h"
 
-#define MIN_RING_BYTES (256u * 1024)
-#define MAX_RING_BYTES (64u * 1024 * 1024)
+#define MIN_RING_BYTES	  (256u * 1024)
+#define MAX_RING_BYTES	  (64u * 1024 * 1024)
+/*
+ * With scheduler capture, a ring must absorb a CPU's switches between two
+ * drains: 100k switches/s on one CPU with ~300-byte records is 30 MB/s,
+ * 1.5 MB per 50 ms drain, so 8 MiB leaves room for a consumer stalled for
+ * a quarter second. Rings are per CPU, so the total is capped: big machines
+ * get smaller rings (their per-CPU switch rates are no higher).
+ */
+#define SCHED_RING_BYTES  (8u * 1024 * 1024)
+#define TOTAL_RING_BUDGET (512ull * 1024 * 1024)
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -35,12 +45,17 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
  * consumer drains at least every 100 ms, so a full ring means a stalled
  * consumer, not a burst.
  */
-static size_t ring_size_for(unsigned freq_hz)
+static size_t ring_size_for(unsigned freq_hz, bool sched, int nr_rings)
 {
 	size_t want = (size_t)freq_hz * sizeof(struct sample_event) / 4, size = MIN_RING_BYTES;
 
+	if (sched && want < SCHED_RING_BYTES)
+		want = SCHED_RING_BYTES;
 	while (size < want && size < MAX_RING_BYTES)
 		size *= 2;
+	while (size > MIN_RING_BYTES &&
+	       (unsigned long long)size * (unsigned)nr_rings > TOTAL_RING_BUDGET)
+		size /= 2;
 	return size;
 }
 
@@ -57,6 +72,74 @@ static bool tp_btf_supported(const char *tp_name)
 	ok = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
 	btf__free(btf);
 	return ok;
+}
+
+/*
+ * The scheduler programs, each in a tp_btf flavour and a raw_tp fallback;
+ * one of each pair is loaded, chosen by what this kernel's BTF describes.
+ */
+struct sched_prog_pair {
+	const char *tp;
+	struct bpf_program *btf, *raw;
+	struct bpf_link **btf_link, **raw_link;
+};
+
+static int sched_prog_pairs(struct session *s, struct sched_prog_pair pairs[3])
+{
+	struct bpfprof_bpf *k = s->skel;
+
+	pairs[0] = (struct sched_prog_pair){ "sched_switch", k->progs.on_switch_btf,
+					     k->progs.on_switch_raw, &k->links.on_switch_btf,
+					     &k->links.on_switch_raw };
+	pairs[1] = (struct sched_prog_pair){ "sched_waking", k->progs.on_waking_btf,
+					     k->progs.on_waking_raw, &k->links.on_waking_btf,
+					     &k->links.on_waking_raw };
+	pairs[2] =
+		(struct sched_prog_pair){ "sched_wakeup_new", k->progs.on_wakeup_new_btf,
+					  k->progs.on_wakeup_new_raw, &k->links.on_wakeup_new_btf,
+					  &k->links.on_wakeup_new_raw };
+	return 3;
+}
+
+static void choose_sched_programs(struct session *s, bool sched)
+{
+	struct sched_prog_pair pairs[3];
+	int n = sched_prog_pairs(s, pairs);
+
+	for (int i = 0; i < n; i++) {
+		bool btf = sched && tp_btf_supported(pairs[i].tp);
+
+		bpf_program__set_autoload(pairs[i].btf, btf);
+		bpf_program__set_autoload(pairs[i].raw, sched && !btf);
+	}
+}
+
+/* Attach the loaded half of each pair; 0 or -errno (nothing stays attached then). */
+static int attach_sched_programs(struct session *s)
+{
+	struct sched_prog_pair pairs[3];
+	int n = sched_prog_pairs(s, pairs);
+
+	for (int i = 0; i < n; i++) {
+		bool btf = bpf_program__autoload(pairs[i].btf);
+		struct bpf_link **link = btf ? pairs[i].btf_link : pairs[i].raw_link;
+
+		*link = bpf_program__attach(btf ? pairs[i].btf : pairs[i].raw);
+		if (!*link) {
+			int err = -errno;
+
+			log_warn("cannot attach the %s tracepoint (%s): recording without "
+				 "scheduler events",
+				 pairs[i].tp, strerror(-err));
+			for (int j = 0; j < n; j++) {
+				bpf_link__destroy(*pairs[j].btf_link);
+				bpf_link__destroy(*pairs[j].raw_link);
+				*pairs[j].btf_link = *pairs[j].raw_link = NULL;
+			}
+			return err;
+		}
+	}
+	return 0;
 }
 
 static int on_ring_record(void *ctx, void *data, size_t size)
@@ -86,7 +169,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 		return 1;
 	}
 	s->nr_rings = s->nr_possible;
-	s->ring_bytes = ring_size_for(cfg->freq_hz);
+	s->ring_bytes = ring_size_for(cfg->freq_hz, cfg->sched, s->nr_rings);
 
 	if (preflight_btf_is_custom())
 		open_opts.btf_custom_path = preflight_btf_path();
@@ -100,6 +183,9 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->skel->rodata->follow_forks = cfg->follow_forks;
 	s->skel->rodata->nr_rings = (uint32_t)s->nr_rings;
 	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;
+	s->skel->rodata->offcpu_stacks = cfg->offcpu_stacks;
+	s->skel->rodata->offcpu_stack_interval_ns =
+		1000000000ULL / (cfg->freq_hz ? cfg->freq_hz : 1);
 
 	/*
 	 * The inner map template must have the ring size we will insert (the
@@ -107,7 +193,8 @@ int session_open(struct session *s, const struct session_config *cfg)
 	 * resize its own template, so hand it a real ring buffer as the template.
 	 */
 	bpf_map__set_max_entries(s->skel->maps.rings, (uint32_t)s->nr_rings);
-	template_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, (uint32_t)s->ring_bytes, NULL);
+	template_fd =
+		bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, (uint32_t)s->ring_bytes, NULL);
 	if (template_fd < 0 || bpf_map__set_inner_map_fd(s->skel->maps.rings, template_fd)) {
 		log_error("cannot create a %zu KiB BPF ring buffer (%s); bpfprof needs kernel 5.8+",
 			  s->ring_bytes / 1024, strerror(errno));
@@ -119,13 +206,16 @@ int session_open(struct session *s, const struct session_config *cfg)
 	use_btf = tp_btf_supported("sched_process_fork");
 	bpf_program__set_autoload(s->skel->progs.on_fork_btf, cfg->follow_forks && use_btf);
 	bpf_program__set_autoload(s->skel->progs.on_fork_raw, cfg->follow_forks && !use_btf);
+	s->sched = cfg->sched;
+	choose_sched_programs(s, cfg->sched);
 
 	err = bpfprof_bpf__load(s->skel);
 	close(template_fd); /* the loaded outer map keeps what it needs */
 	if (err) {
-		log_error("the kernel rejected bpfprof's BPF programs (%s); run with -vv to see the "
-			  "verifier log, and check that the kernel is 5.8 or newer",
-			  strerror(-err));
+		log_error(
+			"the kernel rejected bpfprof's BPF programs (%s); run with -vv to see the "
+			"verifier log, and check that the kernel is 5.8 or newer",
+			strerror(-err));
 		return 1;
 	}
 
@@ -141,9 +231,10 @@ int session_open(struct session *s, const struct session_config *cfg)
 
 		s->ring_fds[i] = fd;
 		if (fd < 0) {
-			log_error("cannot create a %zu KiB ring buffer for CPU %d (%s); lower -F or "
-				  "raise the memlock limit",
-				  s->ring_bytes / 1024, i, strerror(errno));
+			log_error(
+				"cannot create a %zu KiB ring buffer for CPU %d (%s); lower -F or "
+				"raise the memlock limit",
+				s->ring_bytes / 1024, i, strerror(errno));
 			return 1;
 		}
 		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.rings), &key, &fd, BPF_ANY)) {
@@ -165,9 +256,15 @@ int session_open(struct session *s, const struct session_config *cfg)
 			return 1;
 
 	if (cfg->follow_forks) {
-		err = bpfprof_bpf__attach(s->skel);
-		if (err) {
-			log_error("cannot attach the fork tracepoint (%s)", strerror(-err));
+		struct bpf_program *prog =
+			use_btf ? s->skel->progs.on_fork_btf : s->skel->progs.on_fork_raw;
+		struct bpf_link **link =
+			use_btf ? &s->skel->links.on_fork_btf : &s->skel->links.on_fork_raw;
+
+		/* Kept in the skeleton's links so that detach/destroy release it. */
+		*link = bpf_program__attach(prog);
+		if (!*link) {
+			log_error("cannot attach the fork tracepoint (%s)", strerror(errno));
 			return 1;
 		}
 	}
@@ -188,13 +285,24 @@ int session_add_target(struct session *s, uint32_t tgid)
 
 int session_start(struct session *s, unsigned freq_hz, enum sample_event_kind kind)
 {
+	if (s->sched)
+		s->sched_attached = attach_sched_programs(s) == 0;
 	return perf_sampler_open(&s->sampler, s->skel->progs.on_sample, freq_hz, kind, s->online,
 				 s->nr_possible);
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 int session_poll(struct session *s, int timeout_ms)
 {
 	int n = ring_buffer__poll(s->rb, timeout_ms);
+	uint64_t before = monotonic_ns();
 
 	if (n == -EINTR)
 		n = 0;
@@ -206,7 +314,10 @@ int session_poll(struct session *s, int timeout_ms)
 	 * pass anyway: a new process must be seen while it is still alive, so
 	 * that its mappings can be read for symbolization.
 	 */
-	return ring_buffer__consume(s->rb);
+	n = ring_buffer__consume(s->rb);
+	if (n >= 0)
+		s->drained_before_ns = before;
+	return n;
 }
 
 void session_stop(struct session *s)

@@ -22,7 +22,9 @@ struct session_config {
 	bool include_idle;
 	const uint32_t *tgids; /* filter to these processes; NULL = all */
 	size_t nr_tgids;
-	bool follow_forks; /* children of the targets become targets */
+	bool follow_forks;  /* children of the targets become targets */
+	bool sched;	    /* capture context switches and wakeups */
+	bool offcpu_stacks; /* with sched: take the stack of a thread leaving the CPU */
 	session_record_fn on_record;
 	void *ctx;
 };
@@ -34,11 +36,20 @@ struct session {
 	int nr_rings;
 	size_t ring_bytes;
 	struct perf_sampler sampler;
+	bool sched;	     /* the switch/wakeup programs are loaded */
+	bool sched_attached; /* ... and attached (session_start) */
+	struct bpf_link *sched_links[3];
 	bool *online;
 	int nr_possible, nr_online;
 	session_record_fn on_record;
 	void *record_ctx;
 	int record_error; /* first error returned by on_record */
+	/*
+	 * CLOCK_MONOTONIC time just before the last full drain: every record
+	 * written before it has been handed to on_record (give or take a
+	 * record being written at that instant; callers keep a margin).
+	 */
+	uint64_t drained_before_ns;
 };
 
 struct session_stats {
@@ -50,7 +61,7 @@ struct session_stats {
 int session_open(struct session *s, const struct session_config *cfg);
 /* Add a target process (before or after start). */
 int session_add_target(struct session *s, uint32_t tgid);
-/* Start sampling. */
+/* Start capturing context switches and wakeups (when configured), then sampling. */
 int session_start(struct session *s, unsigned freq_hz, enum sample_event_kind kind);
 /* Wait up to timeout_ms for events and hand them to the callback; >= 0 or -errno. */
 int session_poll(struct session *s, int timeout_ms);

@@ -31,6 +31,9 @@ static const char args_doc[] = "-a | -p PID[,PID...] | -- COMMAND [ARGS...]";
 
 enum {
 	OPT_IDLE = 1000,
+	OPT_NO_SCHED,
+	OPT_NO_OFFCPU,
+	OPT_SCHED_MIN,
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_USAGE,
@@ -40,7 +43,8 @@ static const struct argp_option option_defs[] = {
 	{ "all", 'a', NULL, 0, "Profile the whole system (every process)", 0 },
 	{ "pid", 'p', "PID[,PID...]", 0,
 	  "Profile these processes (every thread, including threads created later)", 0 },
-	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: Ctrl-C or command exit)", 0 },
+	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: Ctrl-C or command exit)",
+	  0 },
 	{ "freq", 'F', "HZ", 0, "Samples per second per CPU (default 999)", 0 },
 	{ "event", 'e', "EVENT", 0,
 	  "Sampling clock: cpu-clock, cycles, or auto (default: cycles on bare metal, cpu-clock "
@@ -48,6 +52,18 @@ static const struct argp_option option_defs[] = {
 	  0 },
 	{ "output", 'o', "FILE", 0, "Output file (default profile.json.gz; .gz compresses)", 0 },
 	{ "idle", OPT_IDLE, NULL, 0, "Include the idle task, as one thread per CPU", 0 },
+	{ "no-off-cpu", OPT_NO_OFFCPU, NULL, 0,
+	  "No off-CPU samples and no stacks at switch-out (cheaper on switch-heavy machines); "
+	  "scheduling markers and exact CPU use stay",
+	  0 },
+	{ "sched-min", OPT_SCHED_MIN, "TIME", 0,
+	  "Scheduling markers shorter than TIME are only counted, per thread (default 1ms; "
+	  "units ns, us, ms, s; a bare number is ms)",
+	  0 },
+	{ "no-sched", OPT_NO_SCHED, NULL, 0,
+	  "Do not trace context switches and wakeups: no off-CPU data or scheduling markers, and "
+	  "CPU use is estimated from samples",
+	  0 },
 	{ "verbose", 'v', NULL, 0, "Say more (repeat for debug output)", 0 },
 	{ "version", OPT_VERSION, NULL, 0, "Print the version and exit", 0 },
 	{ "help", OPT_HELP, NULL, 0, "Show this help and exit", -1 },
@@ -57,7 +73,7 @@ static const struct argp_option option_defs[] = {
 
 struct parse_state {
 	struct options *o;
-	int done; /* --help/--version: exit 0 */
+	int done;     /* --help/--version: exit 0 */
 	int reported; /* a handler already printed its one-line error */
 };
 
@@ -75,6 +91,35 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+/* "1ms", "250us", "2s", "1.5ms", "100ns", or a bare number of ms; -EINVAL otherwise. */
+static int parse_duration_ns(const char *s, uint64_t *out)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "ns", 1 },   { "us", 1e3 }, { "µs", 1e3 },
+		      { "ms", 1e6 }, { "", 1e6 },   { "s", 1e9 } };
+	char *end;
+	double v;
+
+	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || !isfinite(v) || v < 0)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].unit)) {
+			double ns = v * units[i].ns;
+
+			if (ns > 86400e9)
+				return -ERANGE;
+			*out = (uint64_t)(ns + 0.5);
+			return 0;
+		}
+	return -EINVAL;
 }
 
 static int read_max_sample_rate(void)
@@ -122,9 +167,10 @@ static int add_pids(struct options *o, const char *arg)
 		uint32_t tgid, *np;
 
 		if (parse_uint(tok, INT_MAX, &pid) || pid == 0) {
-			log_error("-p %s: '%s' is not a process id; give positive numbers separated "
-				  "by commas",
-				  arg, tok);
+			log_error(
+				"-p %s: '%s' is not a process id; give positive numbers separated "
+				"by commas",
+				arg, tok);
 			err = -EINVAL;
 			break;
 		}
@@ -169,7 +215,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->duration_s = strtod(arg, &end);
 		if (errno || *end || !isfinite(o->duration_s) || o->duration_s <= 0 ||
 		    o->duration_s > 365.0 * 86400) {
-			log_error("-d %s: the duration must be a positive number of seconds, e.g. -d 10",
+			log_error("-d %s: the duration must be a positive number of seconds, e.g. "
+				  "-d 10",
 				  arg);
 			goto reported;
 		}
@@ -184,7 +231,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			goto reported;
 		}
 		if (v > (unsigned long long)max) {
-			log_error("-F %s: above the kernel's limit (kernel.perf_event_max_sample_rate "
+			log_error("-F %s: above the kernel's limit "
+				  "(kernel.perf_event_max_sample_rate "
 				  "= %d); use -F %d or less",
 				  arg, max, max);
 			goto reported;
@@ -200,7 +248,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		else if (!strcmp(arg, "cpu-clock"))
 			o->event = SAMPLE_EVENT_CPU_CLOCK;
 		else {
-			log_error("-e %s: unknown sampling event; use cpu-clock, cycles or auto", arg);
+			log_error("-e %s: unknown sampling event; use cpu-clock, cycles or auto",
+				  arg);
 			goto reported;
 		}
 		break;
@@ -214,6 +263,21 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_IDLE:
 		o->include_idle = true;
 		break;
+	case OPT_NO_SCHED:
+		o->sched = false;
+		break;
+	case OPT_NO_OFFCPU:
+		o->offcpu = false;
+		break;
+	case OPT_SCHED_MIN:
+		if (parse_duration_ns(arg, &o->sched_min_ns)) {
+			log_error(
+				"--sched-min %s: not a duration; give a time such as 1ms, 250us or "
+				"2s",
+				arg);
+			goto reported;
+		}
+		break;
 	case 'v':
 		log_verbosity++;
 		break;
@@ -222,7 +286,8 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		ps->done = 1;
 		break;
 	case OPT_HELP:
-		argp_help(&bpfprof_argp, stdout, ARGP_HELP_STD_HELP & ~ARGP_HELP_EXIT_OK, "bpfprof");
+		argp_help(&bpfprof_argp, stdout, ARGP_HELP_STD_HELP & ~ARGP_HELP_EXIT_OK,
+			  "bpfprof");
 		ps->done = 1;
 		break;
 	case OPT_USAGE:
@@ -343,12 +408,14 @@ static int check_option_words(int nopt, char **argv)
 		for (const char *c = a + 1; *c; c++) {
 			d = find_short((unsigned char)*c);
 			if (!d) {
-				log_error("unknown option '-%c' in '%s'; see bpfprof --help", *c, a);
+				log_error("unknown option '-%c' in '%s'; see bpfprof --help", *c,
+					  a);
 				return -EINVAL;
 			}
 			if (d->arg) {
 				if (!c[1] && ++i >= nopt) {
-					log_error("option '-%c' needs a value (%s); see bpfprof --help",
+					log_error("option '-%c' needs a value (%s); see bpfprof "
+						  "--help",
 						  *c, d->arg);
 					return -EINVAL;
 				}
@@ -368,6 +435,9 @@ int options_parse(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	o->freq_hz = DEFAULT_FREQ_HZ;
 	o->output = DEFAULT_OUTPUT;
+	o->sched = true;
+	o->offcpu = true;
+	o->sched_min_ns = DEFAULT_SCHED_MIN_NS;
 
 	/* Everything after the first `--` is the command, never our options. */
 	for (int i = 1; i < argc; i++)
@@ -385,8 +455,8 @@ int options_parse(int argc, char **argv, struct options *o)
 	if (check_option_words(nopt, argv))
 		return 2;
 	/* We print our own one-line errors; argp's two-line ones are off. */
-	err = argp_parse(&bpfprof_argp, nopt, argv, ARGP_NO_ERRS | ARGP_NO_EXIT | ARGP_NO_HELP, &arg_index,
-			 &ps);
+	err = argp_parse(&bpfprof_argp, nopt, argv, ARGP_NO_ERRS | ARGP_NO_EXIT | ARGP_NO_HELP,
+			 &arg_index, &ps);
 	if (ps.done)
 		return -1;
 	if (err) {

@@ -27,6 +27,7 @@
 #include "../emit/profile_tables.h"
 #include "../model/model.h"
 #include "../model/proc_source.h"
+#include "../symbols/kallsyms.h"
 #include "../symbols/symbolizer.h"
 #include "../util/log.h"
 #include "progress.h"
@@ -35,7 +36,13 @@
  * How often the rings are drained: bounds how long a new process can live
  * before we read its mappings (shorter-lived ones need the exec/mmap events).
  */
-#define POLL_INTERVAL_MS 50
+#define POLL_INTERVAL_MS       50
+/*
+ * Scheduler events are replayed per thread in time order once every ring
+ * has been drained past their time; this margin covers a record being
+ * written while its ring was drained.
+ */
+#define SCHED_REPLAY_MARGIN_NS (20ULL * 1000 * 1000)
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t interrupts;
@@ -129,12 +136,17 @@ static int write_profile(struct recording *r, const struct options *opts,
 	meta.arch = uts.machine;
 	meta.logical_cpus = (unsigned)r->session.nr_online;
 	meta.sample_freq_hz = opts->freq_hz;
-	meta.sample_event = r->session.sampler.event_name ? r->session.sampler.event_name
-							  : "cpu-clock";
+	meta.sample_event =
+		r->session.sampler.event_name ? r->session.sampler.event_name : "cpu-clock";
 	meta.target = opts->target_desc;
 	meta.start_wall_ms = r->start_wall_ms;
 	meta.lost_samples = r->stats.dropped[EV_SAMPLE];
+	meta.lost_switches = r->stats.dropped[EV_SWITCH];
+	meta.lost_wakeups = r->stats.dropped[EV_WAKEUP];
 	meta.include_idle = opts->include_idle;
+	meta.sched_enabled = r->model.sched_enabled;
+	meta.offcpu_samples = r->model.sched_enabled && r->model.offcpu_samples;
+	meta.sched_min_ns = r->model.sched_min_ns;
 	return emit_profile_fd(out->fd, out->gzip, &r->model, tables, &meta);
 }
 
@@ -168,6 +180,21 @@ static int write_fallback(struct recording *r, const struct options *opts,
 	return -EIO;
 }
 
+static void report_lost(const struct session_stats *st)
+{
+	static const char *const what[EV_KIND_MAX] = {
+		[EV_SAMPLE] = "samples",
+		[EV_SWITCH] = "context switches",
+		[EV_WAKEUP] = "wakeups",
+	};
+
+	for (int k = 1; k < EV_KIND_MAX; k++)
+		if (st->dropped[k])
+			log_warn("%" PRIu64 " %s were lost because a ring buffer was full; "
+				 "CPU use and off-CPU time are approximate around them",
+				 st->dropped[k], what[k]);
+}
+
 static void print_summary(struct recording *r, const char *path)
 {
 	struct stat st;
@@ -180,7 +207,15 @@ static void print_summary(struct recording *r, const char *path)
 	fprintf(stderr,
 		"bpfprof: %" PRIu64 " samples from %zu processes, %zu threads; %" PRIu64
 		" samples lost\n",
-		r->model.stats.samples, r->model.processes.len, threads, r->stats.dropped[EV_SAMPLE]);
+		r->model.stats.samples, r->model.processes.len, threads,
+		r->stats.dropped[EV_SAMPLE]);
+	if (r->model.sched_enabled)
+		fprintf(stderr,
+			"bpfprof: %" PRIu64 " context switches, %" PRIu64 " wakeups, %" PRIu64
+			" off-CPU samples; %" PRIu64 " switches and %" PRIu64 " wakeups lost\n",
+			r->stats.emitted[EV_SWITCH], r->stats.emitted[EV_WAKEUP],
+			r->model.stats.offcpu_samples, r->stats.dropped[EV_SWITCH],
+			r->stats.dropped[EV_WAKEUP]);
 	fprintf(stderr, "bpfprof: wrote %s (%s)\n", path, size);
 	fprintf(stderr, "bpfprof: open it at https://profiler.firefox.com/ with \"Load a profile "
 			"from file\"\n");
@@ -198,9 +233,9 @@ static bool any_target_alive(const struct options *opts)
 /* The poll loop: until the duration, a signal, the command's exit, or the targets' exit. */
 static void record_loop(struct recording *r, const struct options *opts, uint64_t start_ns)
 {
-	uint64_t deadline = opts->duration_s > 0 ? start_ns + (uint64_t)(opts->duration_s * 1e9)
-						 : UINT64_MAX;
-	uint64_t last_alive_check = start_ns;
+	uint64_t deadline =
+		opts->duration_s > 0 ? start_ns + (uint64_t)(opts->duration_s * 1e9) : UINT64_MAX;
+	uint64_t last_alive_check = start_ns, last_replay = start_ns;
 	struct progress prog;
 
 	progress_init(&prog);
@@ -221,6 +256,17 @@ static void record_loop(struct recording *r, const struct options *opts, uint64_
 				  strerror(-n));
 			break;
 		}
+		/*
+		 * On busy machines the rings are never empty and this loop spins
+		 * every few µs; a replay pass costs O(events buffered), so replay
+		 * once per poll interval, not per pass.
+		 */
+		if (r->model.sched_enabled &&
+		    r->session.drained_before_ns >= last_replay + POLL_INTERVAL_MS * 1000000ULL) {
+			last_replay = r->session.drained_before_ns;
+			if (model_sched_flush(&r->model, last_replay - SCHED_REPLAY_MARGIN_NS))
+				r->session.record_error = -ENOMEM;
+		}
 		if (r->session.record_error == -ENOMEM) {
 			log_error("out of memory while recording; stopping and writing what was "
 				  "recorded");
@@ -240,8 +286,10 @@ static void record_loop(struct recording *r, const struct options *opts, uint64_
 
 			now = clock_ns(CLOCK_MONOTONIC);
 			session_read_stats(&r->session, &st);
-			progress_update(&prog, now, (double)(now - start_ns) / 1e9, opts->duration_s,
-					r->model.stats.samples, st.dropped[EV_SAMPLE]);
+			progress_update(&prog, now, (double)(now - start_ns) / 1e9,
+					opts->duration_s, r->model.stats.samples,
+					st.dropped[EV_SAMPLE] + st.dropped[EV_SWITCH] +
+						st.dropped[EV_WAKEUP]);
 		}
 	}
 	progress_clear(&prog);
@@ -316,6 +364,8 @@ int record_main(const struct options *opts)
 
 	cfg.freq_hz = opts->freq_hz;
 	cfg.include_idle = opts->include_idle;
+	cfg.sched = opts->sched;
+	cfg.offcpu_stacks = opts->sched && opts->offcpu;
 	cfg.on_record = on_record;
 	cfg.ctx = &r.model;
 	if (opts->command) {
@@ -347,6 +397,16 @@ int record_main(const struct options *opts)
 	}
 	r.model.period_is_ns = !r.session.sampler.hardware;
 	r.model.nominal_period_ns = 1000000000ULL / opts->freq_hz;
+	/* Records are only decoded in the poll loop, so this is set before the first. */
+	r.model.sched_enabled = r.session.sched_attached;
+	r.model.offcpu_samples = opts->offcpu;
+	r.model.offcpu_interval_ns = r.model.nominal_period_ns;
+	r.model.sched_min_ns = opts->sched_min_ns;
+	if (r.model.sched_enabled && opts->offcpu &&
+	    kallsyms_find_range("/proc/kallsyms", "__schedule", &r.model.switch_trim_lo,
+				&r.model.switch_trim_hi))
+		log_debug("no __schedule in /proc/kallsyms: switch-out stacks keep their "
+			  "tracing frames");
 	if (r.have_cmd && (ret = command_start(&r.cmd, opts->command)))
 		goto out;
 	/* Named targets appear in the profile even if they never run (after exec: its name). */
@@ -365,10 +425,10 @@ int record_main(const struct options *opts)
 
 		if (now > r.model.end_ts)
 			r.model.end_ts = now;
+		/* Every program is detached: nothing after this instant was recorded. */
+		r.model.stop_ts = r.model.end_ts;
 	}
-	if (r.stats.dropped[EV_SAMPLE])
-		log_warn("%" PRIu64 " samples were lost because a ring buffer was full",
-			 r.stats.dropped[EV_SAMPLE]);
+	report_lost(&r.stats);
 	if (r.have_cmd && !r.cmd.exited)
 		log_info("recording stopped; '%s' (pid %d) keeps running", opts->command[0],
 			 (int)r.cmd.pid);

@@ -30,13 +30,29 @@ struct thread_key {
 	uint32_t index;
 };
 
+/* One row of a thread's marker table, before sorting by time. */
+enum marker_row_kind {
+	ROW_PROCESS,	   /* the process's info marker, on its main thread */
+	ROW_SCHED_SUMMARY, /* the thread's "Scheduling" totals */
+	ROW_SCHED,	   /* thread.sched_markers[index] */
+};
+
+struct marker_row {
+	uint64_t start; /* CLOCK_MONOTONIC ns */
+	uint32_t seq;	/* tie-break: process, summary, then sched markers in model order */
+	uint8_t kind;
+	uint32_t index;
+};
+
 /* Decisions made before writing, so the writing itself cannot fail half-way on bad input. */
 struct emit_plan {
 	struct thread_key *order; /* m->threads.len, sorted */
 	uint32_t *main_thread;	  /* per process: its one isMainThread */
 	uint32_t *pid_dup; /* per process: 0, or n for the n-th reuse of its pid (pid "P.n") */
-	uint64_t end_ns;   /* relative to start: covers end_ts and every sample */
+	uint64_t end_ns;   /* relative to start: covers end_ts, every sample and marker */
 	uint64_t clamped_samples; /* out of order or before start; moved, not dropped */
+	bool sched_schemas;	  /* write the scheduling marker schemas */
+	struct marker_row *rows;  /* scratch for one thread's markers: the most any has */
 };
 
 static uint64_t rel_ns(const struct model *m, uint64_t ts)
@@ -95,6 +111,7 @@ static void plan_free(struct emit_plan *p)
 	free(p->order);
 	free(p->main_thread);
 	free(p->pid_dup);
+	free(p->rows);
 }
 
 /*
@@ -146,15 +163,52 @@ static int number_reused_pids(struct emit_plan *p, const struct model *m,
 	return err;
 }
 
-static int plan_build(struct emit_plan *p, const struct model *m, const struct profile_tables *t)
+/*
+ * A thread's scheduling markers must name a known stack and kind, and the
+ * tables must hold their names; returns 0 or -EINVAL. Extends *end to the
+ * last marker end.
+ */
+static int check_sched_markers(const struct thread *th, const struct profile_tables *t,
+			       uint64_t *end)
 {
-	size_t np = m->processes.len, nt = m->threads.len;
+	for (size_t k = 0; k < th->sched_markers.len; k++) {
+		const struct sched_marker *mk = &th->sched_markers.data[k];
+
+		if (mk->kind > SCHED_MARKER_WAKEUP || t->sched_marker_names[mk->kind] == NO_INDEX) {
+			log_error("internal error: thread %u has a sched marker of kind %u without "
+				  "a name",
+				  th->tid, mk->kind);
+			return -EINVAL;
+		}
+		if (mk->stack != NO_INDEX && mk->stack >= t->raw_stack_map.len) {
+			log_error("internal error: sched marker of thread %u has unknown stack %u",
+				  th->tid, mk->stack);
+			return -EINVAL;
+		}
+		if (mk->end > *end)
+			*end = mk->end;
+		if (mk->start > *end)
+			*end = mk->start;
+	}
+	return 0;
+}
+
+static int plan_build(struct emit_plan *p, const struct model *m, const struct profile_tables *t,
+		      const struct profile_meta *meta)
+{
+	size_t np = m->processes.len, nt = m->threads.len, max_markers = 0;
 	struct proc_key *procs = NULL;
 	uint32_t *rank = NULL;
-	uint64_t end = m->end_ts;
+	uint64_t end = m->end_ts > m->stop_ts ? m->end_ts : m->stop_ts;
+	bool has_sched = profile_model_has_sched(m);
 	int err = -ENOMEM;
 
 	memset(p, 0, sizeof(*p));
+	if (has_sched && t->sched_summary_marker_name == NO_INDEX) {
+		log_error("internal error: the profile tables were built without scheduling data");
+		return -EINVAL;
+	}
+	p->sched_schemas = has_sched || meta->sched_enabled;
 	for (size_t i = 0; i < nt; i++) {
 		const struct thread *th = &m->threads.data[i];
 
@@ -174,7 +228,13 @@ static int plan_build(struct emit_plan *p, const struct model *m, const struct p
 			if (th->samples.data[k].ts > end)
 				end = th->samples.data[k].ts;
 		}
+		err = check_sched_markers(th, t, &end);
+		if (err)
+			return err;
+		if (th->sched_markers.len > max_markers)
+			max_markers = th->sched_markers.len;
 	}
+	err = -ENOMEM;
 	p->end_ns = rel_ns(m, end);
 
 	procs = calloc(np ? np : 1, sizeof(*procs));
@@ -182,7 +242,9 @@ static int plan_build(struct emit_plan *p, const struct model *m, const struct p
 	p->order = calloc(nt ? nt : 1, sizeof(*p->order));
 	p->main_thread = calloc(np ? np : 1, sizeof(*p->main_thread));
 	p->pid_dup = calloc(np ? np : 1, sizeof(*p->pid_dup));
-	if (!procs || !rank || !p->order || !p->main_thread || !p->pid_dup)
+	/* Room for the Process and Scheduling rows besides the sched markers. */
+	p->rows = calloc(max_markers + 2, sizeof(*p->rows));
+	if (!procs || !rank || !p->order || !p->main_thread || !p->pid_dup || !p->rows)
 		goto out;
 
 	for (size_t i = 0; i < np; i++)
@@ -224,6 +286,7 @@ static void write_categories(struct json_writer *w)
 		[CAT_OTHER] = { "Other", "grey" },
 		[CAT_KERNEL] = { "Kernel", "orange" },
 		[CAT_USER] = { "User", "yellow" },
+		[CAT_OFFCPU] = { "Off-CPU", "lightblue" },
 	};
 
 	jw_key(w, "categories");
@@ -261,6 +324,33 @@ static void extra_entry_int(struct json_writer *w, const char *label, uint64_t v
 	jw_end_object(w);
 }
 
+static void extra_entry_duration(struct json_writer *w, const char *label, uint64_t ns)
+{
+	jw_begin_object(w);
+	jw_kv_string(w, "label", label);
+	jw_kv_string(w, "format", "duration");
+	jw_kv_ms(w, "value", ns);
+	jw_end_object(w);
+}
+
+/* How scheduling was captured; counts only when it was. */
+static void write_extra_sched(struct json_writer *w, const struct model *m,
+			      const struct profile_meta *meta)
+{
+	extra_entry_string(w, "Scheduler capture", meta->sched_enabled ? "on" : "off");
+	extra_entry_string(w, "Off-CPU samples",
+			   meta->sched_enabled && meta->offcpu_samples ? "on" : "off");
+	extra_entry_duration(w, "Scheduling marker threshold", meta->sched_min_ns);
+	if (!meta->sched_enabled)
+		return;
+	extra_entry_int(w, "Lost switch events", meta->lost_switches);
+	extra_entry_int(w, "Lost wakeup events", meta->lost_wakeups);
+	extra_entry_int(w, "Context switches", m->stats.switches);
+	extra_entry_int(w, "Wakeups", m->stats.wakeups);
+	extra_entry_int(w, "Off-CPU samples written", m->stats.offcpu_samples);
+	extra_entry_int(w, "Scheduler events that arrived too late", m->stats.sched_late_events);
+}
+
 /* The "more info" panel: how this recording was made and what it lost. */
 static void write_extra(struct json_writer *w, const struct model *m,
 			const struct profile_meta *meta)
@@ -279,8 +369,10 @@ static void write_extra(struct json_writer *w, const struct model *m,
 	extra_entry_int(w, "Samples", m->stats.samples);
 	extra_entry_int(w, "Lost samples", meta->lost_samples);
 	extra_entry_int(w, "Lost other events", meta->lost_other);
+	write_extra_sched(w, m, meta);
 	extra_entry_int(w, "Truncated stacks", m->stats.truncated_stacks);
-	extra_entry_int(w, "User frames outside file mappings (JIT, anonymous)", m->stats.unknown_user_addrs);
+	extra_entry_int(w, "User frames outside file mappings (JIT, anonymous)",
+			m->stats.unknown_user_addrs);
 	extra_entry_int(w, "Malformed events", m->stats.events_malformed);
 	extra_entry_string(w, "Host", meta->hostname);
 	extra_entry_string(w, "Kernel", meta->kernel_release);
@@ -291,40 +383,176 @@ static void write_extra(struct json_writer *w, const struct model *m,
 	jw_end_array(w);
 }
 
-#define PROCESS_SCHEMA "bpfprof.Process"
+#define PROCESS_SCHEMA	     "bpfprof.Process"
+#define OFFCPU_SCHEMA	     "bpfprof.OffCPU"
+#define RUNNABLE_SCHEMA	     "bpfprof.Runnable"
+#define WAKEUP_SCHEMA	     "bpfprof.Wakeup"
+#define SCHED_SUMMARY_SCHEMA "bpfprof.SchedSummary"
 
-static void schema_field(struct json_writer *w, const char *key, const char *label,
-			 const char *format)
+struct schema_field {
+	const char *key, *label, *format;
+};
+
+/* meta.markerSchema entry (spec 3.4); NULL labels are left out. */
+struct marker_schema {
+	const char *name;
+	const char *const *display; /* NULL-terminated */
+	const char *chart_label, *tooltip_label, *table_label;
+	const char *description;
+	const struct schema_field *fields; /* ends with a NULL key */
+};
+
+static const char *const display_chart_table[] = { "marker-chart", "marker-table", NULL };
+static const char *const display_chart_table_timeline[] = { "marker-chart", "marker-table",
+							    "timeline-overview", NULL };
+static const char *const display_table[] = { "marker-table", NULL };
+
+/* One instant marker per process, on its main thread: what it ran. */
+static const struct marker_schema process_schema = {
+	.name = PROCESS_SCHEMA,
+	.display = display_chart_table,
+	.chart_label = "{marker.data.commandLine}",
+	.tooltip_label = "{marker.data.name} ({marker.data.pid})",
+	.table_label = "{marker.data.name} ({marker.data.pid}): {marker.data.commandLine}",
+	.description = "The process as bpfprof first saw it: its name, pid and command line.",
+	.fields = (const struct schema_field[]){ { "name", "Name", "string" },
+						 { "pid", "PID", "string" },
+						 { "commandLine", "Command line", "string" },
+						 { NULL } },
+};
+
+/*
+ * The other task of a wait: who woke the thread, or who got its CPU when it
+ * was preempted or yielded. A label template leaves out a missing key, so
+ * the same template serves markers with and without either. The Runnable
+ * reason is already "woken" or "new thread", hence its shorter " by ".
+ */
+#define PREEMPTED_BY_LABEL \
+	"{marker.data.preemptedBy ? ', CPU went to ' : ''}{marker.data.preemptedBy}"
+#define OFFCPU_OTHER_LABEL \
+	"{marker.data.waker ? ', woken by ' : ''}{marker.data.waker}" PREEMPTED_BY_LABEL
+#define RUNNABLE_OTHER_LABEL \
+	"{marker.data.waker ? ' by ' : ''}{marker.data.waker}" PREEMPTED_BY_LABEL
+
+/* One field a line. */
+/* clang-format off */
+static const struct schema_field wait_fields[] = {
+	{ "reason", "Reason", "string" },
+	{ "waker", "Woken by", "string" },
+	{ "wakerTid", "Waker TID", "integer" },
+	{ "wakerPid", "Waker PID", "integer" },
+	{ "preemptedBy", "CPU went to", "string" },
+	{ NULL },
+};
+/* clang-format on */
+
+static const struct marker_schema offcpu_schema = {
+	.name = OFFCPU_SCHEMA,
+	.display = display_chart_table_timeline,
+	.chart_label = "{marker.data.reason}",
+	.tooltip_label = "Off-CPU: {marker.data.reason}",
+	.table_label = "{marker.data.reason}" OFFCPU_OTHER_LABEL,
+	.description = "The thread was off the CPU, from its switch-out until it ran again. "
+		       "The reason comes from its task state at the switch-out (sleeping: an "
+		       "interruptible wait; blocked (D): uninterruptible, usually I/O; "
+		       "preempted or yielded: it was still runnable). The stack is where it "
+		       "left the CPU.",
+	.fields = wait_fields,
+};
+
+static const struct marker_schema runnable_schema = {
+	.name = RUNNABLE_SCHEMA,
+	.display = display_chart_table_timeline,
+	.chart_label = "{marker.data.reason}",
+	.tooltip_label = "Runnable ({marker.data.reason}), waiting for a CPU",
+	.table_label = "{marker.data.reason}" RUNNABLE_OTHER_LABEL,
+	.description = "The thread could run but waited for a CPU: from its wakeup (or from "
+		       "being preempted, or from its creation) until it was switched in. Long "
+		       "runnable time means CPU contention.",
+	.fields = wait_fields,
+};
+
+static const struct marker_schema wakeup_schema = {
+	.name = WAKEUP_SCHEMA,
+	.display = display_chart_table,
+	.chart_label = "{marker.data.wakee}",
+	.tooltip_label = "Woke {marker.data.wakee}",
+	.table_label = "woke {marker.data.wakee}",
+	.description = "This thread woke another one, ending a wait of it at least as long as the "
+		       "scheduling marker threshold.",
+	.fields = (const struct schema_field[]){ { "wakee", "Woke", "string" },
+						 { "wakeeTid", "Wakee TID", "integer" },
+						 { "wakeePid", "Wakee PID", "integer" },
+						 { NULL } },
+};
+
+static const struct marker_schema sched_summary_schema = {
+	.name = SCHED_SUMMARY_SCHEMA,
+	.display = display_table,
+	.tooltip_label = "Scheduling: {marker.data.onCpu} on-CPU",
+	.table_label = "on-CPU {marker.data.onCpu}, off-CPU {marker.data.offCpuTime} in "
+		       "{marker.data.offCpuCount} waits, runnable {marker.data.runnableTime}",
+	.description = "The thread's scheduling over the whole recording, including the waits "
+		       "shorter than the marker threshold, which have no marker of their own.",
+	.fields =
+		(const struct schema_field[]){
+			{ "onCpu", "On-CPU time", "duration" },
+			{ "voluntarySwitches", "Voluntary switches", "integer" },
+			{ "preemptions", "Preemptions", "integer" },
+			{ "offCpuCount", "Off-CPU intervals", "integer" },
+			{ "offCpuTime", "Off-CPU time", "duration" },
+			{ "hiddenOffCpuCount", "Off-CPU intervals under the threshold", "integer" },
+			{ "hiddenOffCpuTime", "Off-CPU time under the threshold", "duration" },
+			{ "runnableCount", "Runnable waits", "integer" },
+			{ "runnableTime", "Runnable time", "duration" },
+			{ "hiddenRunnableCount", "Runnable waits under the threshold", "integer" },
+			{ "hiddenRunnableTime", "Runnable time under the threshold", "duration" },
+			{ "wakeupsSent", "Wakeups of other threads", "integer" },
+			{ "thresholdMs", "Marker threshold", "milliseconds" },
+			{ NULL } },
+};
+
+static void write_schema(struct json_writer *w, const struct marker_schema *s)
 {
 	jw_begin_object(w);
-	jw_kv_string(w, "key", key);
-	jw_kv_string(w, "label", label);
-	jw_kv_string(w, "format", format);
+	jw_kv_string(w, "name", s->name);
+	jw_key(w, "display");
+	jw_begin_array(w);
+	for (const char *const *d = s->display; *d; d++)
+		jw_string(w, *d);
+	jw_end_array(w);
+	if (s->chart_label)
+		jw_kv_string(w, "chartLabel", s->chart_label);
+	if (s->tooltip_label)
+		jw_kv_string(w, "tooltipLabel", s->tooltip_label);
+	if (s->table_label)
+		jw_kv_string(w, "tableLabel", s->table_label);
+	jw_kv_string(w, "description", s->description);
+	jw_key(w, "fields");
+	jw_begin_array(w);
+	for (const struct schema_field *f = s->fields; f->key; f++) {
+		jw_begin_object(w);
+		jw_kv_string(w, "key", f->key);
+		jw_kv_string(w, "label", f->label);
+		jw_kv_string(w, "format", f->format);
+		jw_end_object(w);
+	}
+	jw_end_array(w);
 	jw_end_object(w);
 }
 
-/* One instant marker per process, on its main thread: what it ran. */
-static void write_process_schema(struct json_writer *w)
+static void write_marker_schemas(struct json_writer *w, const struct emit_plan *p)
 {
-	jw_begin_object(w);
-	jw_kv_string(w, "name", PROCESS_SCHEMA);
-	jw_key(w, "display");
+	jw_key(w, "markerSchema");
 	jw_begin_array(w);
-	jw_string(w, "marker-chart");
-	jw_string(w, "marker-table");
+	write_schema(w, &process_schema);
+	if (p->sched_schemas) {
+		write_schema(w, &offcpu_schema);
+		write_schema(w, &runnable_schema);
+		write_schema(w, &wakeup_schema);
+		write_schema(w, &sched_summary_schema);
+	}
 	jw_end_array(w);
-	jw_kv_string(w, "chartLabel", "{marker.data.commandLine}");
-	jw_kv_string(w, "tooltipLabel", "{marker.data.name} ({marker.data.pid})");
-	jw_kv_string(w, "tableLabel", "{marker.data.name} ({marker.data.pid}): {marker.data.commandLine}");
-	jw_kv_string(w, "description",
-		     "The process as bpfprof first saw it: its name, pid and command line.");
-	jw_key(w, "fields");
-	jw_begin_array(w);
-	schema_field(w, "name", "Name", "string");
-	schema_field(w, "pid", "PID", "string");
-	schema_field(w, "commandLine", "Command line", "string");
-	jw_end_array(w);
-	jw_end_object(w);
 }
 
 static void write_meta(struct json_writer *w, const struct model *m,
@@ -370,10 +598,7 @@ static void write_meta(struct json_writer *w, const struct model *m,
 	/* U+00B5 MICRO SIGN as UTF-8; Greek mu (U+03BC) makes the front-end reject the file. */
 	jw_kv_string(w, "threadCPUDelta", "\xc2\xb5s");
 	jw_end_object(w);
-	jw_key(w, "markerSchema");
-	jw_begin_array(w);
-	write_process_schema(w);
-	jw_end_array(w);
+	write_marker_schemas(w, p);
 	write_extra(w, m, meta);
 	jw_end_object(w);
 }
@@ -755,42 +980,24 @@ static void write_samples(struct json_writer *w, const struct model *m,
 	jw_end_object(w);
 }
 
+/* A comm is a fixed 16-byte array that may lack its NUL. */
+static size_t comm_len(const char *comm)
+{
+	return strnlen(comm, BPFPROF_COMM_LEN);
+}
+
 static void write_process_name(struct json_writer *w, const struct process *proc);
 
+/* ---- markers --------------------------------------------------------------- */
+
 /* The main thread of a process carries its Process marker; idle has none. */
-static void write_process_markers(struct json_writer *w, const struct model *m,
-				  const struct profile_tables *t, const struct process *proc,
-				  const char *pid)
+static void write_process_marker_data(struct json_writer *w, const struct process *proc,
+				      const char *pid)
 {
 	const char *cmdline = proc->cmdline ? proc->cmdline
 					    : "(unknown: the process exited before it was read, "
 					      "or is a kernel thread)";
 
-	jw_key(w, "markers");
-	jw_begin_object(w);
-	jw_kv_uint(w, "length", 1);
-	jw_key(w, "name");
-	jw_begin_array(w);
-	jw_uint(w, t->process_marker_name);
-	jw_end_array(w);
-	jw_key(w, "startTime");
-	jw_begin_array(w);
-	jw_ms(w, rel_ns(m, proc->first_ts));
-	jw_end_array(w);
-	jw_key(w, "endTime");
-	jw_begin_array(w);
-	jw_null(w);
-	jw_end_array(w);
-	jw_key(w, "phase");
-	jw_begin_array(w);
-	jw_uint(w, 0);
-	jw_end_array(w);
-	jw_key(w, "category");
-	jw_begin_array(w);
-	jw_uint(w, CAT_OTHER);
-	jw_end_array(w);
-	jw_key(w, "data");
-	jw_begin_array(w);
 	jw_begin_object(w);
 	jw_kv_string(w, "type", PROCESS_SCHEMA);
 	jw_key(w, "name");
@@ -798,27 +1005,248 @@ static void write_process_markers(struct json_writer *w, const struct model *m,
 	jw_kv_string(w, "pid", pid);
 	jw_kv_string(w, "commandLine", cmdline);
 	jw_end_object(w);
-	jw_end_array(w);
+}
+
+/* "comm (tid)", the way the marker fields name another task. */
+static void jw_kv_task(struct json_writer *w, const char *key, const char *comm, uint32_t tid)
+{
+	char buf[BPFPROF_COMM_LEN + 32];
+	size_t n = comm_len(comm);
+
+	if (n)
+		snprintf(buf, sizeof(buf), "%.*s (%u)", (int)n, comm, tid);
+	else
+		snprintf(buf, sizeof(buf), "unknown (%u)", tid);
+	jw_kv_string(w, key, buf);
+}
+
+static enum offcpu_reason marker_reason(const struct sched_marker *mk)
+{
+	return mk->reason < OFFCPU_REASON_MAX ? (enum offcpu_reason)mk->reason : OFFCPU_OTHER;
+}
+
+/* After a preemption or a yield, `other` got the CPU; otherwise it is the waker. */
+static void write_wait_other(struct json_writer *w, const struct sched_marker *mk)
+{
+	enum offcpu_reason r = marker_reason(mk);
+
+	if (!mk->other_known)
+		return;
+	if (r == OFFCPU_PREEMPTED || r == OFFCPU_YIELDED) {
+		jw_kv_task(w, "preemptedBy", mk->other_comm, mk->other_tid);
+		return;
+	}
+	jw_kv_task(w, "waker", mk->other_comm, mk->other_tid);
+	jw_kv_uint(w, "wakerTid", mk->other_tid);
+	jw_kv_uint(w, "wakerPid", mk->other_pid);
+}
+
+static const char *runnable_reason(const struct sched_marker *mk)
+{
+	if (mk->woken_new)
+		return "new thread";
+	switch (marker_reason(mk)) {
+	case OFFCPU_PREEMPTED:
+		return "preempted";
+	case OFFCPU_YIELDED:
+		return "yielded";
+	default:
+		return "woken";
+	}
+}
+
+static void write_sched_marker_data(struct json_writer *w, const struct profile_tables *t,
+				    const struct sched_marker *mk)
+{
+	jw_begin_object(w);
+	switch (mk->kind) {
+	case SCHED_MARKER_OFFCPU:
+		jw_kv_string(w, "type", OFFCPU_SCHEMA);
+		jw_kv_string(w, "reason", offcpu_reason_name(marker_reason(mk)));
+		write_wait_other(w, mk);
+		/* The switch-out stack, shown as the marker's backtrace. */
+		if (profile_stack_of(t, mk->stack) != NO_INDEX) {
+			jw_key(w, "cause");
+			jw_begin_object(w);
+			jw_kv_uint(w, "stack", profile_stack_of(t, mk->stack));
+			jw_end_object(w);
+		}
+		break;
+	case SCHED_MARKER_RUNNABLE:
+		jw_kv_string(w, "type", RUNNABLE_SCHEMA);
+		jw_kv_string(w, "reason", runnable_reason(mk));
+		write_wait_other(w, mk);
+		break;
+	default: /* SCHED_MARKER_WAKEUP; plan_build rejected anything else */
+		jw_kv_string(w, "type", WAKEUP_SCHEMA);
+		if (mk->other_known) {
+			jw_kv_task(w, "wakee", mk->other_comm, mk->other_tid);
+			jw_kv_uint(w, "wakeeTid", mk->other_tid);
+			jw_kv_uint(w, "wakeePid", mk->other_pid);
+		}
+		break;
+	}
 	jw_end_object(w);
 }
 
-static void write_empty_markers(struct json_writer *w)
+static void write_sched_summary_data(struct json_writer *w, const struct thread *th,
+				     const struct profile_meta *meta)
 {
-	static const char *const columns[] = { "name",	"startTime", "endTime",
-					       "phase", "category",  "data" };
+	const struct sched_summary *s = &th->sched;
+
+	jw_begin_object(w);
+	jw_kv_string(w, "type", SCHED_SUMMARY_SCHEMA);
+	jw_kv_ms(w, "onCpu", s->on_cpu_ns);
+	jw_kv_uint(w, "voluntarySwitches", s->switches_voluntary);
+	jw_kv_uint(w, "preemptions", s->switches_preempted);
+	jw_kv_uint(w, "offCpuCount", s->offcpu_count);
+	jw_kv_ms(w, "offCpuTime", s->offcpu_ns);
+	jw_kv_uint(w, "hiddenOffCpuCount", s->offcpu_hidden_count);
+	jw_kv_ms(w, "hiddenOffCpuTime", s->offcpu_hidden_ns);
+	jw_kv_uint(w, "runnableCount", s->runnable_count);
+	jw_kv_ms(w, "runnableTime", s->runnable_ns);
+	jw_kv_uint(w, "hiddenRunnableCount", s->runnable_hidden_count);
+	jw_kv_ms(w, "hiddenRunnableTime", s->runnable_hidden_ns);
+	jw_kv_uint(w, "wakeupsSent", s->wakeups_sent);
+	jw_kv_ms(w, "thresholdMs", meta->sched_min_ns);
+	jw_end_object(w);
+}
+
+/*
+ * The "Scheduling" summary spans the thread's life in the profile: its first
+ * to its last event, stretched over its samples and markers in case those
+ * were recorded outside first_ts..last_ts; an empty span becomes the rest of
+ * the profile.
+ */
+static void summary_span(const struct model *m, const struct emit_plan *p, const struct thread *th,
+			 uint64_t *start, uint64_t *end)
+{
+	uint64_t s = th->first_ts, e = th->last_ts;
+
+	for (size_t k = 0; k < th->sched_markers.len; k++) {
+		const struct sched_marker *mk = &th->sched_markers.data[k];
+
+		if (mk->start < s)
+			s = mk->start;
+		if (mk->end > e)
+			e = mk->end;
+	}
+	if (th->samples.len) {
+		if (th->samples.data[0].ts < s)
+			s = th->samples.data[0].ts;
+		if (th->samples.data[th->samples.len - 1].ts > e)
+			e = th->samples.data[th->samples.len - 1].ts;
+	}
+	/* Never past the profile's end, which the front-end takes as the root range. */
+	if (e <= s || e > m->start_ts + p->end_ns)
+		e = m->start_ts + p->end_ns;
+	*start = s;
+	*end = e > s ? e : s;
+}
+
+static int cmp_marker_row(const void *a, const void *b)
+{
+	const struct marker_row *x = a, *y = b;
+
+	return cmp2(x->start, x->seq, y->start, y->seq);
+}
+
+/* The thread's marker rows in time order, into p->rows; returns how many. */
+static size_t collect_marker_rows(struct emit_plan *p, const struct thread *th,
+				  const struct process *proc, bool with_process,
+				  uint64_t summary_start)
+{
+	size_t n = 0;
+
+	if (with_process)
+		p->rows[n++] = (struct marker_row){ proc->first_ts, 0, ROW_PROCESS, 0 };
+	if (profile_thread_has_sched(th))
+		p->rows[n++] = (struct marker_row){ summary_start, 1, ROW_SCHED_SUMMARY, 0 };
+	for (size_t k = 0; k < th->sched_markers.len; k++)
+		p->rows[n++] = (struct marker_row){ th->sched_markers.data[k].start,
+						    (uint32_t)k + 2, ROW_SCHED, (uint32_t)k };
+	/* The model keeps sched markers in time order; the two others slot in. */
+	qsort(p->rows, n, sizeof(*p->rows), cmp_marker_row);
+	return n;
+}
+
+static void write_markers(struct json_writer *w, const struct model *m,
+			  const struct profile_tables *t, struct emit_plan *p,
+			  const struct profile_meta *meta, const struct thread *th,
+			  const struct process *proc, const char *pid, bool with_process)
+{
+	uint64_t sum_start, sum_end;
+	size_t n;
+
+	summary_span(m, p, th, &sum_start, &sum_end);
+	n = collect_marker_rows(p, th, proc, with_process, sum_start);
 
 	jw_key(w, "markers");
 	jw_begin_object(w);
-	jw_kv_uint(w, "length", 0);
-	for (size_t i = 0; i < sizeof(columns) / sizeof(columns[0]); i++)
-		empty_column(w, columns[i]);
-	jw_end_object(w);
-}
+	jw_kv_uint(w, "length", n);
+	jw_key(w, "name");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		const struct marker_row *r = &p->rows[i];
 
-/* A comm is a fixed 16-byte array that may lack its NUL. */
-static size_t comm_len(const char *comm)
-{
-	return strnlen(comm, BPFPROF_COMM_LEN);
+		if (r->kind == ROW_PROCESS)
+			jw_uint(w, t->process_marker_name);
+		else if (r->kind == ROW_SCHED_SUMMARY)
+			jw_uint(w, t->sched_summary_marker_name);
+		else
+			jw_uint(w, t->sched_marker_names[th->sched_markers.data[r->index].kind]);
+	}
+	jw_end_array(w);
+	jw_key(w, "startTime");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_ms(w, rel_ns(m, p->rows[i].start));
+	jw_end_array(w);
+	/* Instants (Process, Wakeup) have no end; an interval never ends before it starts. */
+	jw_key(w, "endTime");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		const struct marker_row *r = &p->rows[i];
+		const struct sched_marker *mk =
+			r->kind == ROW_SCHED ? &th->sched_markers.data[r->index] : NULL;
+		uint64_t end = mk ? mk->end : sum_end;
+
+		if (r->kind == ROW_PROCESS || (mk && mk->kind == SCHED_MARKER_WAKEUP))
+			jw_null(w);
+		else
+			jw_ms(w, rel_ns(m, end > r->start ? end : r->start));
+	}
+	jw_end_array(w);
+	jw_key(w, "phase");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		const struct marker_row *r = &p->rows[i];
+		bool instant = r->kind == ROW_PROCESS ||
+			       (r->kind == ROW_SCHED &&
+				th->sched_markers.data[r->index].kind == SCHED_MARKER_WAKEUP);
+
+		jw_uint(w, instant ? 0 : 1);
+	}
+	jw_end_array(w);
+	jw_key(w, "category");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, p->rows[i].kind == ROW_SCHED ? CAT_OFFCPU : CAT_OTHER);
+	jw_end_array(w);
+	jw_key(w, "data");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		const struct marker_row *r = &p->rows[i];
+
+		if (r->kind == ROW_PROCESS)
+			write_process_marker_data(w, proc, pid);
+		else if (r->kind == ROW_SCHED_SUMMARY)
+			write_sched_summary_data(w, th, meta);
+		else
+			write_sched_marker_data(w, t, &th->sched_markers.data[r->index]);
+	}
+	jw_end_array(w);
+	jw_end_object(w);
 }
 
 static void write_process_name(struct json_writer *w, const struct process *proc)
@@ -859,7 +1287,8 @@ static void write_thread_name(struct json_writer *w, const struct process *proc,
 }
 
 static void write_thread(struct json_writer *w, const struct model *m,
-			 const struct profile_tables *t, struct emit_plan *p, uint32_t ti)
+			 const struct profile_tables *t, struct emit_plan *p,
+			 const struct profile_meta *meta, uint32_t ti)
 {
 	const struct thread *th = &m->threads.data[ti];
 	const struct process *proc = &m->processes.data[th->process];
@@ -890,20 +1319,18 @@ static void write_thread(struct json_writer *w, const struct model *m,
 	jw_end_array(w);
 	jw_kv_bool(w, "showMarkersInTimeline", true);
 	write_samples(w, m, t, th, p);
-	if (is_main && !proc->is_idle)
-		write_process_markers(w, m, t, proc, pid);
-	else
-		write_empty_markers(w);
+	write_markers(w, m, t, p, meta, th, proc, pid, is_main && !proc->is_idle);
 	jw_end_object(w);
 }
 
 static void write_threads(struct json_writer *w, const struct model *m,
-			  const struct profile_tables *t, struct emit_plan *p)
+			  const struct profile_tables *t, struct emit_plan *p,
+			  const struct profile_meta *meta)
 {
 	jw_key(w, "threads");
 	jw_begin_array(w);
 	for (size_t i = 0; i < m->threads.len; i++)
-		write_thread(w, m, t, p, p->order[i].index);
+		write_thread(w, m, t, p, meta, p->order[i].index);
 	jw_end_array(w);
 }
 
@@ -914,7 +1341,7 @@ int emit_profile_fd(int fd, bool gzip, const struct model *m, const struct profi
 	struct emit_plan plan;
 	int err;
 
-	err = plan_build(&plan, m, t);
+	err = plan_build(&plan, m, t, meta);
 	if (err)
 		return err;
 	if (!m->threads.len)
@@ -931,7 +1358,7 @@ int emit_profile_fd(int fd, bool gzip, const struct model *m, const struct profi
 	const_column(&w, "counters", CONST_NULL, 0);
 	const_column(&w, "profilerOverhead", CONST_NULL, 0);
 	write_shared(&w, t);
-	write_threads(&w, m, t, &plan);
+	write_threads(&w, m, t, &plan, meta);
 	jw_end_object(&w);
 	err = jw_close(&w);
 	if (plan.clamped_samples)

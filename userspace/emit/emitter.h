@@ -26,8 +26,12 @@ struct profile_meta {
 	const char *target; /* "all", "pid 123,456", "command: make -j2" */
 	double start_wall_ms; /* UNIX epoch ms at model.start_ts */
 	uint64_t lost_samples; /* reservations that failed in BPF */
+	uint64_t lost_switches, lost_wakeups;
 	uint64_t lost_other;
 	bool include_idle;
+	bool sched_enabled; /* switch/wakeup capture was on */
+	bool offcpu_samples; /* off-CPU samples were synthesized */
+	uint64_t sched_min_ns; /* the marker threshold (--sched-min) */
 };
 
 /* Write the whole profile to the open file descriptor `fd`, gzip-compressed when `gzip`. 0 or -errno. */

@@ -238,7 +238,7 @@ static int64_t frame_of_item(struct profile_tables *t, const struct resolved_fra
 	if (r < 0)
 		return r;
 	frame.func = (uint32_t)r;
-	frame.category = rf->kernel ? CAT_KERNEL : CAT_USER;
+	frame.category = rf->offcpu ? CAT_OFFCPU : rf->kernel ? CAT_KERNEL : CAT_USER;
 	frame.address = rf->address < 0 ? -1 : rf->address;
 	frame.inline_depth = depth;
 	frame.line = rf->items[depth].line > 0 ? rf->items[depth].line : 0;
@@ -264,7 +264,8 @@ static int expand_raw_frame(struct build_state *s, const struct model *m, uint32
 		count = 1;
 	if (count > RESOLVED_MAX_DEPTH)
 		count = RESOLVED_MAX_DEPTH;
-	resource = resource_of(s->t, &rf);
+	/* An off-CPU leaf is no code: it belongs to no library, whatever the resolver says. */
+	resource = rf.offcpu ? -1 : resource_of(s->t, &rf);
 	if (resource < -1)
 		return (int)resource;
 	err = vec_reserve(&s->expansion, count);
@@ -285,6 +286,11 @@ static int expand_raw_frame(struct build_state *s, const struct model *m, uint32
 	return 0;
 }
 
+/*
+ * Every raw stack is mapped, not only those samples use: an Off-CPU marker's
+ * cause is its switch-out stack, which may appear in no sample at all (no
+ * off-CPU samples, or an interval shorter than the sampling interval).
+ */
 static int map_raw_stacks(struct build_state *s, const struct model *m)
 {
 	struct profile_tables *t = s->t;
@@ -315,6 +321,57 @@ static int map_raw_stacks(struct build_state *s, const struct model *m)
 	return 0;
 }
 
+bool profile_thread_has_sched(const struct thread *th)
+{
+	static const struct sched_summary zero;
+
+	return th->sched_markers.len || memcmp(&th->sched, &zero, sizeof(zero));
+}
+
+bool profile_model_has_sched(const struct model *m)
+{
+	for (size_t i = 0; i < m->threads.len; i++)
+		if (profile_thread_has_sched(&m->threads.data[i]))
+			return true;
+	return false;
+}
+
+/* The marker names every profile has, and the scheduling ones when there is sched data. */
+static int intern_marker_names(struct profile_tables *t, const struct model *m)
+{
+	static const char *const sched_names[] = {
+		[SCHED_MARKER_OFFCPU] = "Off-CPU",
+		[SCHED_MARKER_RUNNABLE] = "Runnable",
+		[SCHED_MARKER_WAKEUP] = "Wakeup",
+	};
+	int64_t r;
+
+	_Static_assert(sizeof(sched_names) / sizeof(sched_names[0]) ==
+			       sizeof(t->sched_marker_names) / sizeof(t->sched_marker_names[0]),
+		       "one name per sched marker kind");
+	for (size_t i = 0; i < sizeof(sched_names) / sizeof(sched_names[0]); i++)
+		t->sched_marker_names[i] = NO_INDEX;
+	t->sched_summary_marker_name = NO_INDEX;
+
+	r = intern_string(t, "Process");
+	if (r < 0)
+		return (int)r;
+	t->process_marker_name = (uint32_t)r;
+	if (!profile_model_has_sched(m))
+		return 0;
+	for (size_t i = 0; i < sizeof(sched_names) / sizeof(sched_names[0]); i++) {
+		r = intern_string(t, sched_names[i]);
+		if (r < 0)
+			return (int)r;
+		t->sched_marker_names[i] = (uint32_t)r;
+	}
+	r = intern_string(t, "Scheduling");
+	if (r < 0)
+		return (int)r;
+	t->sched_summary_marker_name = (uint32_t)r;
+	return 0;
+}
+
 int profile_tables_build(struct profile_tables *t, const struct model *m, frame_resolve_fn resolve,
 			 void *ctx)
 {
@@ -332,14 +389,8 @@ int profile_tables_build(struct profile_tables *t, const struct model *m, frame_
 	err = vec_reserve(&t->raw_stack_map, m->stacks.len);
 	if (!err)
 		err = map_raw_stacks(&s, m);
-	if (!err) {
-		int64_t name = strtab_intern(&t->strings, "Process");
-
-		if (name < 0)
-			err = (int)name;
-		else
-			t->process_marker_name = (uint32_t)name;
-	}
+	if (!err)
+		err = intern_marker_names(t, m);
 	free(s.memo);
 	vec_free(&s.expansion);
 	if (err)

@@ -18,17 +18,18 @@
 
 /* Indexes into meta.categories, in the order the emitter writes them. */
 enum profile_category {
-	CAT_OTHER = 0, /* grey: the default category */
+	CAT_OTHER = 0,	/* grey: the default category */
 	CAT_KERNEL = 1, /* orange */
-	CAT_USER = 2, /* yellow */
+	CAT_USER = 2,	/* yellow */
+	CAT_OFFCPU = 3, /* lightblue: off-CPU sample leaves and scheduling markers */
 	CAT_COUNT,
 };
 
 struct pt_func {
-	uint32_t name; /* string */
+	uint32_t name;	  /* string */
 	int32_t resource; /* -1 = none */
-	int32_t source; /* -1 = null */
-	int32_t line; /* 0 = null */
+	int32_t source;	  /* -1 = null */
+	int32_t line;	  /* 0 = null */
 };
 
 struct pt_frame {
@@ -46,7 +47,7 @@ struct pt_stack {
 
 struct pt_resource {
 	uint32_t name; /* string */
-	int32_t lib; /* index in libs, -1 = null */
+	int32_t lib;   /* index in libs, -1 = null */
 };
 
 struct pt_lib {
@@ -60,11 +61,18 @@ struct profile_tables {
 	VEC(struct pt_stack) stacks;
 	VEC(struct pt_resource) resources;
 	VEC(struct pt_lib) libs;
-	VEC(uint32_t) sources; /* filename string per source */
-	VEC(uint32_t) raw_stack_map; /* model raw stack -> profile stack */
+	VEC(uint32_t) sources;	      /* filename string per source */
+	VEC(uint32_t) raw_stack_map;  /* model raw stack -> profile stack */
 	uint32_t process_marker_name; /* string "Process": the per-process info marker */
-	struct hmap func_index, frame_index, stack_index, resource_index, lib_index,
-		source_index;
+	/*
+	 * Names of the scheduling markers, by enum sched_marker_kind, and of
+	 * the per-thread "Scheduling" summary. Interned only when the model has
+	 * scheduling data, so a profile without it keeps its old string table;
+	 * NO_INDEX otherwise.
+	 */
+	uint32_t sched_marker_names[SCHED_MARKER_WAKEUP + 1];
+	uint32_t sched_summary_marker_name;
+	struct hmap func_index, frame_index, stack_index, resource_index, lib_index, source_index;
 };
 
 typedef void (*frame_resolve_fn)(void *ctx, const struct raw_frame *f, struct resolved_frame *out);
@@ -74,7 +82,15 @@ int profile_tables_build(struct profile_tables *t, const struct model *m, frame_
 			 void *ctx);
 void profile_tables_free(struct profile_tables *t);
 
-/* Profile stack for a sample's raw stack (NO_INDEX stays NO_INDEX). */
+/*
+ * Whether a thread has scheduling markers or totals (then it gets a
+ * "Scheduling" summary marker), and whether any thread has: then the tables
+ * hold the scheduling marker names.
+ */
+bool profile_thread_has_sched(const struct thread *th);
+bool profile_model_has_sched(const struct model *m);
+
+/* Profile stack for a sample's or marker's raw stack (NO_INDEX stays NO_INDEX). */
 static inline uint32_t profile_stack_of(const struct profile_tables *t, uint32_t raw_stack)
 {
 	return raw_stack == NO_INDEX ? NO_INDEX : t->raw_stack_map.data[raw_stack];

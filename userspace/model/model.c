@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../util/log.h"
+#include "sched.h"
 
 /* Re-read a process's maps for an unknown address at most this often (ns). */
 #define MAPS_REREAD_INTERVAL_NS (20ULL * 1000 * 1000)
@@ -35,8 +36,13 @@ void model_free(struct model *m)
 		vec_free(&p->threads);
 		vec_free(&p->mappings);
 	}
-	for (size_t i = 0; i < m->threads.len; i++)
-		vec_free(&m->threads.data[i].samples);
+	for (size_t i = 0; i < m->threads.len; i++) {
+		struct thread *t = &m->threads.data[i];
+
+		vec_free(&t->samples);
+		vec_free(&t->sched_markers);
+		vec_free(&t->sched_pending);
+	}
 	vec_free(&m->processes);
 	vec_free(&m->threads);
 	vec_free(&m->frames);
@@ -215,12 +221,20 @@ static int push_frame(struct model *m, uint32_t *stack, uint32_t object, uint64_
 	return 0;
 }
 
+/* The stack part of a sample or switch record: ips[] as sample_event describes it. */
+struct stack_record {
+	const __u64 *ips;
+	uint32_t kstack_len, ustack_len;
+	uint32_t flags; /* SAMPLE_*STACK_TRUNCATED */
+	uint64_t ts;
+};
+
 /*
  * Build the raw stack of a sample, root first: user frames from the
  * outermost caller inwards, then kernel frames from the syscall/interrupt
  * entry to the leaf. A truncated side gets a marker frame where the cut is.
  */
-static int build_stack(struct model *m, struct process *p, const struct sample_event *e,
+static int build_stack(struct model *m, struct process *p, const struct stack_record *e,
 		       uint32_t *out)
 {
 	const __u64 *kips = e->ips, *uips = e->ips + e->kstack_len;
@@ -242,7 +256,7 @@ static int build_stack(struct model *m, struct process *p, const struct sample_e
 		 */
 		bool is_return = i > 0 || e->kstack_len > 0;
 
-		user_addr_to_object(m, p, uips[i], e->hdr.ts, &object, &offset);
+		user_addr_to_object(m, p, uips[i], e->ts, &object, &offset);
 		if ((err = push_frame(m, &stack, object, offset, is_return)))
 			return err;
 	}
@@ -258,17 +272,48 @@ static int build_stack(struct model *m, struct process *p, const struct sample_e
 	return 0;
 }
 
+/* A record of thread `t` was seen at ts: lifetimes of the thread, its process and the profile. */
+static void note_event_ts(struct model *m, struct thread *t, uint64_t ts)
+{
+	struct process *p = &m->processes.data[t->process];
+
+	if (ts < t->first_ts)
+		t->first_ts = ts;
+	if (ts > t->last_ts)
+		t->last_ts = ts;
+	if (ts < p->first_ts)
+		p->first_ts = ts;
+	if (ts > p->last_ts)
+		p->last_ts = ts;
+	if (ts > m->end_ts)
+		m->end_ts = ts;
+}
+
+/* Whether a record of `size` bytes holds the ips[] its lengths announce. */
+static bool stack_fits(size_t size, size_t ips_offset, uint32_t kstack_len, uint32_t ustack_len)
+{
+	return size >= ips_offset && kstack_len <= BPFPROF_MAX_STACK &&
+	       ustack_len <= BPFPROF_MAX_STACK &&
+	       size >= ips_offset + sizeof(uint64_t) * (kstack_len + ustack_len);
+}
+
+static void set_thread_name(struct thread *t, const char *comm)
+{
+	memcpy(t->name, comm, sizeof(t->name));
+	t->name[sizeof(t->name) - 1] = '\0';
+}
+
 int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 {
+	struct stack_record sr;
 	struct thread_sample s = { 0 };
 	struct process *p;
 	struct thread *t;
 	int err;
 
-	if (size < offsetof(struct sample_event, ips) || e->kstack_len > BPFPROF_MAX_STACK ||
-	    e->ustack_len > BPFPROF_MAX_STACK ||
-	    size < offsetof(struct sample_event, ips) +
-			    sizeof(uint64_t) * (e->kstack_len + e->ustack_len)) {
+	/* The lengths are read only once the record is known to hold them. */
+	if (size < offsetof(struct sample_event, ips) ||
+	    !stack_fits(size, offsetof(struct sample_event, ips), e->kstack_len, e->ustack_len)) {
 		m->stats.events_malformed++;
 		return 0;
 	}
@@ -276,33 +321,142 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 	if (!t)
 		return -ENOMEM;
 	p = &m->processes.data[t->process];
-	if (e->hdr.tid != 0) {
-		memcpy(t->name, e->comm, sizeof(t->name));
-		t->name[sizeof(t->name) - 1] = '\0';
-	}
+	if (e->hdr.tid != 0)
+		set_thread_name(t, e->comm);
 	if (!p->maps_read)
 		read_maps(m, p, e->hdr.ts);
 
-	s.ts = e->hdr.ts;
-	s.cpu_delta_ns = m->period_is_ns || !m->nominal_period_ns ? e->period : m->nominal_period_ns;
-	s.kind = SAMPLE_ON_CPU;
-	err = build_stack(m, p, e, &s.stack);
+	sr = (struct stack_record){ e->ips, e->kstack_len, e->ustack_len, e->flags, e->hdr.ts };
+	err = build_stack(m, p, &sr, &s.stack);
 	if (err)
 		return err;
-	if (vec_push(&t->samples, s))
-		return -ENOMEM;
+	if (m->sched_enabled && e->hdr.tid != 0) {
+		/* Its CPU time is known only once the thread's events are in order. */
+		struct sched_event ev = { .ts = e->hdr.ts,
+					  .since = e->oncpu_since,
+					  .stack = s.stack,
+					  .type = SCHED_EV_SAMPLE };
 
-	if (e->hdr.ts < t->first_ts)
-		t->first_ts = e->hdr.ts;
-	if (e->hdr.ts > t->last_ts)
-		t->last_ts = e->hdr.ts;
-	if (e->hdr.ts < p->first_ts)
-		p->first_ts = e->hdr.ts;
-	if (e->hdr.ts > p->last_ts)
-		p->last_ts = e->hdr.ts;
-	if (e->hdr.ts > m->end_ts)
-		m->end_ts = e->hdr.ts;
+		if ((err = sched_queue(t, &ev)))
+			return err;
+	} else {
+		s.ts = e->hdr.ts;
+		s.cpu_delta_ns =
+			m->period_is_ns || !m->nominal_period_ns ? e->period : m->nominal_period_ns;
+		s.kind = SAMPLE_ON_CPU;
+		if (vec_push(&t->samples, s))
+			return -ENOMEM;
+	}
+	note_event_ts(m, t, e->hdr.ts);
 	m->stats.samples++;
+	return 0;
+}
+
+/* Drop the tracing frames (BPF program, tracepoint) leafward of __schedule. */
+static void trim_switch_stack(const struct model *m, struct stack_record *sr)
+{
+	if (m->switch_trim_lo >= m->switch_trim_hi)
+		return;
+	for (uint32_t i = 0; i < sr->kstack_len; i++)
+		if (sr->ips[i] >= m->switch_trim_lo && sr->ips[i] < m->switch_trim_hi) {
+			/* The user frames stay where they are: ips + kstack_len. */
+			sr->ips += i;
+			sr->kstack_len -= i;
+			return;
+		}
+}
+
+int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
+{
+	struct sched_event ev = { 0 };
+	struct stack_record sr;
+	bool has_stack;
+	struct process *p;
+	struct thread *t;
+	int err;
+
+	if (size < offsetof(struct switch_event, ips)) {
+		m->stats.events_malformed++;
+		return 0;
+	}
+	has_stack = e->flags & SWITCH_HAS_STACK;
+	if (has_stack &&
+	    !stack_fits(size, offsetof(struct switch_event, ips), e->kstack_len, e->ustack_len)) {
+		m->stats.events_malformed++;
+		return 0;
+	}
+	m->stats.switches++;
+	/* Idle's slices are not accounted; a non-target prev has nothing to tell. */
+	if (!m->sched_enabled || !(e->flags & SWITCH_PREV_TARGET) || e->hdr.tid == 0)
+		return 0;
+	t = model_thread(m, e->hdr.pid, e->hdr.tid, (int)e->hdr.cpu, e->hdr.ts);
+	if (!t)
+		return -ENOMEM;
+	p = &m->processes.data[t->process];
+	set_thread_name(t, e->prev_comm);
+
+	ev.ts = e->hdr.ts;
+	ev.since = e->oncpu_since;
+	ev.stack = NO_INDEX;
+	ev.type = SCHED_EV_SWITCH_OUT;
+	ev.flags = e->flags & SWITCH_PREEMPT ? SCHED_EVF_PREEMPT : 0;
+	if (!has_stack && (e->flags & SWITCH_STACK_REUSED))
+		ev.flags |= SCHED_EVF_STACK_REUSED;
+	ev.state = e->prev_state;
+	ev.other_pid = e->next_pid;
+	ev.other_tid = e->next_tid;
+	memcpy(ev.other_comm, e->next_comm, sizeof(ev.other_comm));
+	ev.other_comm[sizeof(ev.other_comm) - 1] = '\0';
+	if (has_stack) {
+		if (!p->maps_read)
+			read_maps(m, p, e->hdr.ts);
+		sr = (struct stack_record){ e->ips, e->kstack_len, e->ustack_len, e->flags,
+					    e->hdr.ts };
+		trim_switch_stack(m, &sr);
+		if ((err = build_stack(m, p, &sr, &ev.stack)))
+			return err;
+	}
+	if ((err = sched_queue(t, &ev)))
+		return err;
+	note_event_ts(m, t, e->hdr.ts);
+	return 0;
+}
+
+int model_add_wakeup(struct model *m, const struct wakeup_event *e, size_t size)
+{
+	struct sched_event ev = { 0 };
+	struct thread *t;
+	int err;
+
+	if (size < sizeof(*e)) {
+		m->stats.events_malformed++;
+		return 0;
+	}
+	m->stats.wakeups++;
+	/*
+	 * Only the wakee's timeline needs the event; the waker gets its
+	 * instant marker from the wakee's replay, if the waker is a thread of
+	 * the model by then.
+	 */
+	if (!m->sched_enabled || !(e->flags & WAKEUP_WAKEE_TARGET) || e->hdr.tid == 0)
+		return 0;
+	t = model_thread(m, e->hdr.pid, e->hdr.tid, (int)e->hdr.cpu, e->hdr.ts);
+	if (!t)
+		return -ENOMEM;
+	if (!t->name[0])
+		set_thread_name(t, e->wakee_comm);
+
+	ev.ts = e->hdr.ts;
+	ev.stack = NO_INDEX;
+	ev.type = SCHED_EV_WAKEUP;
+	ev.flags = e->flags & WAKEUP_NEW ? SCHED_EVF_NEW : 0;
+	ev.other_pid = e->waker_pid;
+	ev.other_tid = e->waker_tid;
+	memcpy(ev.other_comm, e->waker_comm, sizeof(ev.other_comm));
+	ev.other_comm[sizeof(ev.other_comm) - 1] = '\0';
+	if ((err = sched_queue(t, &ev)))
+		return err;
+	note_event_ts(m, t, e->hdr.ts);
 	return 0;
 }
 
@@ -317,6 +471,10 @@ int model_add_record(struct model *m, const void *data, size_t size)
 	switch (h->kind) {
 	case EV_SAMPLE:
 		return model_add_sample(m, data, h->size);
+	case EV_SWITCH:
+		return model_add_switch(m, data, h->size);
+	case EV_WAKEUP:
+		return model_add_wakeup(m, data, h->size);
 	default:
 		/* A kind this build does not know: skip it, the size says how far. */
 		m->stats.events_malformed++;
@@ -362,10 +520,28 @@ static int ensure_main_thread(struct model *m, uint32_t pidx)
 	return 0;
 }
 
+/* Sorted already after a replay; qsort is not stable, so leave equal times alone then. */
+static void sort_samples(struct thread *t)
+{
+	for (size_t i = 1; i < t->samples.len; i++) {
+		if (t->samples.data[i].ts < t->samples.data[i - 1].ts) {
+			qsort(t->samples.data, t->samples.len, sizeof(*t->samples.data),
+			      cmp_sample_ts);
+			return;
+		}
+	}
+}
+
 int model_finish(struct model *m)
 {
 	int err;
 
+	/* Replay what is still queued, then end every thread's state at the stop. */
+	if ((err = model_sched_flush(m, UINT64_MAX)))
+		return err;
+	if ((err = sched_close_all(m, m->stop_ts ? m->stop_ts : m->end_ts)))
+		return err;
+	sched_sort_markers(m);
 	for (size_t i = 0; i < m->processes.len; i++) {
 		struct process *p = &m->processes.data[i];
 
@@ -378,10 +554,7 @@ int model_finish(struct model *m)
 		if (!p->name[0] && p->threads.len)
 			memcpy(p->name, m->threads.data[p->threads.data[0]].name, sizeof(p->name));
 	}
-	for (size_t i = 0; i < m->threads.len; i++) {
-		struct thread *t = &m->threads.data[i];
-
-		qsort(t->samples.data, t->samples.len, sizeof(*t->samples.data), cmp_sample_ts);
-	}
+	for (size_t i = 0; i < m->threads.len; i++)
+		sort_samples(&m->threads.data[i]);
 	return 0;
 }

@@ -31,11 +31,33 @@ struct model;
 
 /* Reserved object ids; objects from process mappings start at OBJ_FIRST_FILE. */
 enum {
-	OBJ_KERNEL = 0, /* offset = kernel virtual address */
-	OBJ_UNKNOWN = 1, /* offset = user virtual address outside any known mapping */
+	OBJ_KERNEL = 0,	   /* offset = kernel virtual address */
+	OBJ_UNKNOWN = 1,   /* offset = user virtual address outside any known mapping */
 	OBJ_TRUNCATED = 2, /* marks a stack cut at BPFPROF_MAX_STACK frames */
-	OBJ_FIRST_FILE = 3,
+	OBJ_OFFCPU = 3,	   /* synthetic leaf of an off-CPU sample; offset = enum offcpu_reason */
+	OBJ_FIRST_FILE = 4,
 };
+
+/* Why a thread left the CPU, from the switch-out's task state and preempt flag. */
+enum offcpu_reason {
+	OFFCPU_SLEEPING = 0,  /* TASK_INTERRUPTIBLE (and TASK_IDLE kernel waits) */
+	OFFCPU_BLOCKED = 1,   /* TASK_UNINTERRUPTIBLE ("D"), killable included */
+	OFFCPU_PREEMPTED = 2, /* still runnable: preempted, or schedule() with TASK_RUNNING */
+	/*
+	 * Not produced from task states: a runnable switch without the preempt
+	 * flag is a preemption at return to user mode as often as a
+	 * sched_yield(), and nothing at the switch tells them apart.
+	 */
+	OFFCPU_YIELDED = 3,
+	OFFCPU_STOPPED = 4, /* TASK_STOPPED / TASK_TRACED */
+	OFFCPU_EXITING = 5, /* TASK_DEAD */
+	OFFCPU_OTHER = 6,
+	OFFCPU_REASON_MAX,
+};
+
+/* "sleeping", "blocked (D)", "preempted", ...: the name shown in profiles. */
+const char *offcpu_reason_name(enum offcpu_reason r);
+enum offcpu_reason offcpu_reason_from_state(uint32_t prev_state, bool preempted);
 
 struct raw_frame {
 	uint32_t object;
@@ -51,13 +73,72 @@ struct raw_stack {
 
 enum sample_kind {
 	SAMPLE_ON_CPU = 0,
+	/*
+	 * Synthesized from an off-CPU interval, one per sampling interval the
+	 * thread spent off-CPU; its stack is the switch-out stack plus an
+	 * OBJ_OFFCPU leaf naming the reason. cpu_delta_ns is the CPU the thread
+	 * used since its previous sample (nonzero only for the first sample of
+	 * an interval, covering the run up to the switch-out), 0 after.
+	 */
+	SAMPLE_OFF_CPU = 1,
 };
 
 struct thread_sample {
-	uint64_t ts; /* CLOCK_MONOTONIC ns */
-	uint64_t cpu_delta_ns;
-	uint32_t stack; /* raw stack, or NO_INDEX */
+	uint64_t ts;	       /* CLOCK_MONOTONIC ns */
+	uint64_t cpu_delta_ns; /* the thread's on-CPU time since its previous sample */
+	uint32_t stack;	       /* raw stack, or NO_INDEX */
 	uint8_t kind;
+};
+
+enum sched_marker_kind {
+	SCHED_MARKER_OFFCPU = 0,   /* interval: switch-out .. switch-in */
+	SCHED_MARKER_RUNNABLE = 1, /* interval: wakeup (or preemption) .. switch-in */
+	SCHED_MARKER_WAKEUP = 2,   /* instant, on the waker: it woke `other` */
+};
+
+/*
+ * A scheduling marker of one thread. `other` is the waker (OFFCPU and
+ * RUNNABLE after a wakeup), the preempting task (after a preemption), or the
+ * wakee (WAKEUP); other_tid == 0 && other_pid == 0 with other_comm[0] == 0
+ * means unknown. A waker with tid 0 is the idle task: the wakeup came from an
+ * interrupt on an idle CPU.
+ */
+struct sched_marker {
+	uint64_t start, end; /* ns; end == start for instants */
+	uint32_t stack;	     /* OFFCPU: raw switch-out stack (no OBJ_OFFCPU leaf); else NO_INDEX */
+	uint32_t other_pid, other_tid;
+	char other_comm[BPFPROF_COMM_LEN];
+	uint8_t kind;	/* enum sched_marker_kind */
+	uint8_t reason; /* enum offcpu_reason (OFFCPU and RUNNABLE) */
+	bool other_known;
+	bool woken_new; /* RUNNABLE: the thread's first run after creation */
+};
+
+/*
+ * Per-thread scheduling totals over the whole recording, including what was
+ * below the marker threshold (`hidden_*`).
+ */
+struct sched_summary {
+	uint64_t on_cpu_ns;
+	uint64_t switches_voluntary, switches_preempted;
+	uint64_t offcpu_count, offcpu_ns;		/* all off-CPU intervals */
+	uint64_t offcpu_hidden_count, offcpu_hidden_ns; /* those under sched_min_ns */
+	uint64_t runnable_count, runnable_ns;
+	uint64_t runnable_hidden_count, runnable_hidden_ns;
+	uint64_t wakeups_sent; /* wakeups this thread did to threads in the model */
+};
+
+/* One buffered scheduling-relevant event of a thread, until it is in time order. */
+struct sched_event {
+	uint64_t ts;
+	uint64_t since; /* SAMPLE/SWITCH_OUT: when the thread got the CPU (0: unknown) */
+	uint32_t stack; /* SAMPLE: its stack; SWITCH_OUT: switch-out stack or NO_INDEX */
+	uint32_t other_pid, other_tid; /* SWITCH_OUT: next; WAKEUP: waker */
+	char other_comm[BPFPROF_COMM_LEN];
+	uint32_t state; /* SWITCH_OUT: prev_state */
+	uint32_t seq;	/* arrival order: a stable tie-break */
+	uint8_t type;	/* enum sched_event_type (model/sched.h) */
+	uint8_t flags;
 };
 
 /* A user mapping of a process, translated to an object of the symbolizer. */
@@ -69,21 +150,46 @@ struct proc_mapping {
 struct thread {
 	uint32_t pid, tid;
 	uint32_t process; /* index in model.processes */
-	int cpu; /* for idle threads (pid 0): the CPU; else -1 */
+	int cpu;	  /* for idle threads (pid 0): the CPU; else -1 */
 	char name[BPFPROF_COMM_LEN];
 	uint64_t first_ts, last_ts; /* first and last event seen */
 	VEC(struct thread_sample) samples;
+	VEC(struct sched_marker) sched_markers; /* in time order */
+	struct sched_summary sched;
+	/* Scheduler replay state (model/sched.c), private to it. */
+	VEC(struct sched_event) sched_pending;
+	struct sched_replay_state {
+		uint8_t state;	  /* unknown, on-CPU, off-CPU, exited */
+		uint8_t reason;	  /* while off */
+		bool start_known; /* off: the switch-out was seen (else only a wakeup) */
+		/* off: a wakeup came; on: one came early, racing with the coming switch-out */
+		bool woken, woken_new;
+		uint32_t next_seq; /* arrival order of the next queued event */
+		uint64_t since;	   /* on: slice start; off: switch-out (or wakeup) time */
+		uint64_t cursor;   /* on: CPU time is accounted up to here */
+		uint64_t wake_ts;
+		uint64_t cpu_since_sample_ns; /* on-CPU time not yet given to a sample */
+		uint64_t offcpu_carry_ns;     /* off-CPU time not yet given to a sample */
+		uint64_t last_ts;	      /* last event replayed */
+		uint32_t stack;		      /* switch-out stack while off */
+		/* The last switch-out stack taken, for switch-outs that reuse it. */
+		uint32_t last_switch_stack;
+		bool have_last_switch_stack;
+		uint32_t other_pid, other_tid; /* waker or preemptor while off */
+		char other_comm[BPFPROF_COMM_LEN];
+		bool other_known;
+	} replay;
 };
 
 struct process {
 	uint32_t pid;
 	char name[BPFPROF_COMM_LEN]; /* main thread's comm */
-	char *cmdline; /* NULL when unknown (exited before we looked) */
-	bool is_idle; /* pid 0: per-CPU idle threads */
-	bool maps_read; /* /proc/PID/maps was read at least once */
-	bool gone; /* /proc/PID vanished: do not look again */
-	uint64_t maps_read_ts; /* when, to throttle re-reads on unknown addresses */
-	uint32_t main_thread; /* thread index, or NO_INDEX until finish */
+	char *cmdline;		     /* NULL when unknown (exited before we looked) */
+	bool is_idle;		     /* pid 0: per-CPU idle threads */
+	bool maps_read;		     /* /proc/PID/maps was read at least once */
+	bool gone;		     /* /proc/PID vanished: do not look again */
+	uint64_t maps_read_ts;	     /* when, to throttle re-reads on unknown addresses */
+	uint32_t main_thread;	     /* thread index, or NO_INDEX until finish */
 	uint64_t first_ts, last_ts;
 	VEC(uint32_t) threads;
 	VEC(struct proc_mapping) mappings; /* sorted by start */
@@ -91,6 +197,9 @@ struct process {
 
 struct model_stats {
 	uint64_t samples;
+	uint64_t offcpu_samples;
+	uint64_t switches, wakeups;
+	uint64_t sched_late_events; /* arrived after their time was replayed */
 	uint64_t events_malformed;
 	uint64_t unknown_user_addrs;
 	uint64_t truncated_stacks;
@@ -123,6 +232,24 @@ struct model {
 	 */
 	bool period_is_ns;
 	uint64_t nominal_period_ns;
+	/*
+	 * Scheduler accounting: with sched_enabled (switch events are being
+	 * captured), threadCPUDelta comes from switch accounting and samples go
+	 * through the per-thread replay (model/sched.c); without, a sample's
+	 * CPU time is its period, as above.
+	 */
+	bool sched_enabled;
+	bool offcpu_samples;	     /* synthesize off-CPU samples (--no-off-cpu clears) */
+	uint64_t offcpu_interval_ns; /* one off-CPU sample per this much off-CPU time */
+	uint64_t sched_min_ns;	     /* markers shorter than this are only counted */
+	uint64_t stop_ts;	     /* when recording stopped; 0 = the last event */
+	/*
+	 * The kernel's __schedule, [lo, hi): a switch-out stack is taken from a
+	 * tracepoint inside it, so its leafmost frames are the BPF program and
+	 * the tracepoint machinery. Frames leafward of __schedule are dropped.
+	 * 0, 0 = keep everything.
+	 */
+	uint64_t switch_trim_lo, switch_trim_hi;
 	uint64_t start_ts; /* profile zero, CLOCK_MONOTONIC ns */
 	uint64_t end_ts;
 	struct model_stats stats;
@@ -134,6 +261,16 @@ void model_free(struct model *m);
 /* Feed one ring buffer record; returns 0, or -ENOMEM (anything else is counted and skipped). */
 int model_add_record(struct model *m, const void *data, size_t size);
 int model_add_sample(struct model *m, const struct sample_event *e, size_t size);
+int model_add_switch(struct model *m, const struct switch_event *e, size_t size);
+int model_add_wakeup(struct model *m, const struct wakeup_event *e, size_t size);
+
+/*
+ * Replay buffered scheduler events with ts <= watermark, in time order per
+ * thread, into samples, CPU deltas and markers. Events from different CPUs'
+ * ring buffers arrive out of order; the caller passes a watermark before
+ * which every ring has been drained. model_finish replays the rest.
+ */
+int model_sched_flush(struct model *m, uint64_t watermark);
 
 /* Interning; each returns the index or -ENOMEM. */
 int64_t model_intern_frame(struct model *m, uint32_t object, uint64_t offset, bool is_return);
@@ -143,8 +280,10 @@ struct process *model_process(struct model *m, uint32_t pid, uint64_t ts);
 struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid, int cpu, uint64_t ts);
 
 /*
- * After the last event: give every process exactly one main thread, sort
- * each thread's samples by time, and name processes. Idempotent.
+ * After the last event: replay the scheduler events still queued and end
+ * every thread's replay at stop_ts (or end_ts), give every process exactly
+ * one main thread, sort each thread's samples and markers by time, and name
+ * processes. Idempotent.
  */
 int model_finish(struct model *m);
 

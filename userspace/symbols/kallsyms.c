@@ -220,3 +220,36 @@ void kallsyms_free(struct kallsyms *k)
 	vec_free(&k->names);
 	strtab_free(&k->modules);
 }
+
+int kallsyms_find_range(const char *path, const char *name, uint64_t *lo, uint64_t *hi)
+{
+	char line[512], sym[256], type;
+	unsigned long long addr;
+	uint64_t start = 0, next = UINT64_MAX;
+	VEC(uint64_t) addrs = { 0 };
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return -errno;
+	/* The file is not sorted across modules: keep every address, pick afterwards. */
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) != 3 || !addr)
+			continue;
+		if (type != 't' && type != 'T')
+			continue;
+		if (!start && !strcmp(sym, name))
+			start = addr;
+		if (vec_push(&addrs, (uint64_t)addr))
+			break;
+	}
+	fclose(f);
+	for (size_t i = 0; start && i < addrs.len; i++)
+		if (addrs.data[i] > start && addrs.data[i] < next)
+			next = addrs.data[i];
+	vec_free(&addrs);
+	if (!start || next == UINT64_MAX)
+		return -ENOENT;
+	*lo = start;
+	*hi = next;
+	return 0;
+}

@@ -52,6 +52,13 @@ static inline const char *kallsyms_module(const struct kallsyms *k, const struct
 	return s->module == KSYM_NO_MODULE ? NULL : strtab_get(&k->modules, s->module);
 }
 
+/*
+ * Scan `path` for the text symbol `name` without loading the table: its
+ * address in *lo and the next higher symbol's in *hi. 0, -ENOENT when it is
+ * not there (or addresses are hidden), or -errno from opening the file.
+ */
+int kallsyms_find_range(const char *path, const char *name, uint64_t *lo, uint64_t *hi);
+
 /* Bytes held, for statistics. */
 size_t kallsyms_bytes(const struct kallsyms *k);
 

@@ -145,6 +145,7 @@ struct symbolizer *symbolizer_new(const char *proc_root, const char *kallsyms_pa
 		{ OBJ_KERNEL, OBJECT_KERNEL, "[kernel.kallsyms]" },
 		{ OBJ_UNKNOWN, OBJECT_UNKNOWN, "[unknown]" },
 		{ OBJ_TRUNCATED, OBJECT_TRUNCATED, "[truncated]" },
+		{ OBJ_OFFCPU, OBJECT_OFFCPU, "[off-CPU]" },
 	};
 	struct symbolizer *s = calloc(1, sizeof(*s));
 
@@ -477,6 +478,22 @@ static void resolve_file(struct symbolizer *s, struct object *o, uint64_t offset
 	out->items[0].func = hex_name(s, prefix, lookup);
 }
 
+/*
+ * The leaf of an off-CPU sample: "off-CPU: sleeping", ... A reason the
+ * model does not know (a newer kernel's state) is shown as "other" rather
+ * than dropped, so the time still adds up.
+ */
+static void resolve_offcpu(struct symbolizer *s, uint64_t reason, struct resolved_frame *out)
+{
+	char buf[64];
+
+	if (reason >= OFFCPU_REASON_MAX)
+		reason = OFFCPU_OTHER;
+	snprintf(buf, sizeof(buf), "off-CPU: %s", offcpu_reason_name((enum offcpu_reason)reason));
+	out->items[0].func = intern_or_fallback(s, buf);
+	out->offcpu = true;
+}
+
 void symbolizer_resolve(struct symbolizer *s, uint32_t object, uint64_t offset, bool is_return,
 			struct resolved_frame *out)
 {
@@ -489,6 +506,8 @@ void symbolizer_resolve(struct symbolizer *s, uint32_t object, uint64_t offset, 
 		resolve_kernel(s, offset, is_return, out);
 	} else if (object == OBJ_TRUNCATED) {
 		out->items[0].func = "[stack truncated]";
+	} else if (object == OBJ_OFFCPU) {
+		resolve_offcpu(s, offset, out);
 	} else if (object == OBJ_UNKNOWN || object >= s->objects.len) {
 		out->items[0].func = hex_name(s, "", offset);
 	} else {

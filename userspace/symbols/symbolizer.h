@@ -21,14 +21,15 @@ enum object_kind {
 	OBJECT_KERNEL,
 	OBJECT_UNKNOWN,
 	OBJECT_TRUNCATED,
+	OBJECT_OFFCPU, /* the synthetic leaf of off-CPU samples */
 	OBJECT_ELF,
 	OBJECT_VDSO,
 };
 
 struct object_info {
 	enum object_kind kind;
-	const char *name; /* basename: "libc.so.6", "[kernel.kallsyms]", "[vdso]" */
-	const char *path; /* path as the process saw it */
+	const char *name;     /* basename: "libc.so.6", "[kernel.kallsyms]", "[vdso]" */
+	const char *path;     /* path as the process saw it */
 	const char *build_id; /* lowercase hex, or NULL */
 };
 
@@ -41,13 +42,19 @@ struct resolved_frame {
 	struct {
 		const char *func; /* demangled name, never NULL or empty */
 		const char *file; /* source file or NULL */
-		int line; /* 0 when unknown */
+		int line;	  /* 0 when unknown */
 	} items[RESOLVED_MAX_DEPTH];
 	/* Resource the functions belong to: a library or "[kernel.kallsyms]" / "[module]". */
-	const char *resource; /* NULL for none */
+	const char *resource;	       /* NULL for none */
 	const struct object_info *lib; /* the libs[] entry to cite, or NULL (kernel, unknown) */
-	int64_t address; /* library-relative address (first PT_LOAD based), or -1 */
+	int64_t address;	       /* library-relative address (first PT_LOAD based), or -1 */
 	bool kernel;
+	/*
+	 * Not code: the "off-CPU: <reason>" leaf of an off-CPU sample. It gets
+	 * the Off-CPU category and no resource, so that waiting is told apart
+	 * from running in the graphs and does not count towards any library.
+	 */
+	bool offcpu;
 };
 
 /*
@@ -55,7 +62,10 @@ struct resolved_frame {
  * The kernel symbol source is `kallsyms_path` (normally "/proc/kallsyms").
  */
 struct symbolizer *symbolizer_new(const char *proc_root, const char *kallsyms_path);
-/* Object ids 0, 1, 2 are OBJ_KERNEL, OBJ_UNKNOWN, OBJ_TRUNCATED of model.h, registered by _new. */
+/*
+ * Object ids 0..3 are OBJ_KERNEL, OBJ_UNKNOWN, OBJ_TRUNCATED and OBJ_OFFCPU
+ * of model.h, registered by _new.
+ */
 void symbolizer_free(struct symbolizer *s);
 
 /*
@@ -71,7 +81,8 @@ const struct object_info *symbolizer_object(struct symbolizer *s, uint32_t objec
 /*
  * Resolve (object, offset): for files and the vDSO `offset` is the file
  * offset of the instruction; for OBJ_KERNEL the kernel address; for
- * OBJ_UNKNOWN the raw user address. `is_return` means the address is a
+ * OBJ_UNKNOWN the raw user address; for OBJ_OFFCPU an enum offcpu_reason
+ * (the frame is named "off-CPU: <reason>" and flagged `offcpu`). `is_return` means the address is a
  * return address (look up offset - 1). Never fails: an address without a
  * symbol resolves to "libname+0xOFFSET" (or "0xADDR"). Strings stay valid
  * until symbolizer_free.

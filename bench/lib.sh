@@ -1,0 +1,178 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Helpers shared by the benchmarks (cpu_overhead.sh, pingpong.sh): numbers,
+# running a profiler in the background and measuring its CPU time, and
+# reading the BPF programs' own run time.
+#
+# The sourcing script defines die and note, and these globals:
+#   WORK           its temporary directory
+#   PROF_PID       the profiler running now ('' if none); PROF_WRAP its
+#                  wrapping subshell; PROF_KIND its tag (bpfprof, perf)
+#   STATS_RESTORE  kernel.bpf_stats_enabled to restore ('' if untouched)
+#   CLK_TCK        getconf CLK_TCK
+
+# ---- numbers ---------------------------------------------------------------
+
+now_ns() {
+	date +%s%N
+}
+
+median() {
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 }
+		END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+min_of() {
+	printf '%s\n' "$@" | sort -g | head -n 1
+}
+
+max_of() {
+	printf '%s\n' "$@" | sort -g | tail -n 1
+}
+
+# calc EXPR [printf-format]: floating point arithmetic in awk.
+calc() {
+	awk "BEGIN { printf \"${2:-%.6f}\", $1 }"
+}
+
+file_size() {
+	stat -c %s "$1" 2>/dev/null || echo 0
+}
+
+# ---- a profiler in the background --------------------------------------------
+
+# Ends a profiler that is still running, without waiting for a profile to be written.
+kill_profiler() {
+	local i
+
+	[ -n "$PROF_PID" ] || return 0
+	if kill -0 "$PROF_PID" 2>/dev/null; then
+		kill -INT "$PROF_PID" 2>/dev/null
+		if [ "$PROF_KIND" = bpfprof ]; then
+			# bpfprof: a second SIGINT aborts at once and removes its temporary file.
+			sleep 0.2
+			kill -INT "$PROF_PID" 2>/dev/null
+		fi
+		for ((i = 0; i < 100; i++)); do
+			kill -0 "$PROF_PID" 2>/dev/null || break
+			sleep 0.1
+		done
+		kill -KILL "$PROF_PID" 2>/dev/null
+	fi
+	[ -z "$PROF_WRAP" ] || wait "$PROF_WRAP" 2>/dev/null
+	PROF_PID='' PROF_WRAP='' PROF_KIND=''
+}
+
+restore_bpf_stats() {
+	[ -n "$STATS_RESTORE" ] || return 0
+	sysctl -q -w kernel.bpf_stats_enabled="$STATS_RESTORE" >/dev/null ||
+		note "could not restore kernel.bpf_stats_enabled=$STATS_RESTORE"
+	STATS_RESTORE=
+}
+
+# start_wrapped TAG COMMAND...: starts COMMAND in the background under a
+# subshell whose only child it is, so that after it exits the subshell's
+# `times` holds exactly its CPU time, including the time spent writing the
+# profile after SIGINT (when /proc/PID/stat is gone).
+start_wrapped() {
+	local tag=$1 i
+	shift
+
+	rm -f "$WORK/$tag.pid" "$WORK/$tag.times" "$WORK/$tag.err"
+	(
+		"$@" >/dev/null 2>"$WORK/$tag.err" &
+		echo $! >"$WORK/$tag.pid.tmp" && mv "$WORK/$tag.pid.tmp" "$WORK/$tag.pid"
+		wait $!
+		rc=$?
+		times >"$WORK/$tag.times"
+		exit $rc
+	) &
+	PROF_WRAP=$!
+	PROF_KIND=$tag
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$WORK/$tag.pid" ] && break
+		sleep 0.01
+	done
+	[ -s "$WORK/$tag.pid" ] || die "could not start $1"
+	PROF_PID=$(cat "$WORK/$tag.pid")
+}
+
+# stop_wrapped: SIGINT, then wait until the profiler has written its output.
+# Returns the profiler's exit status.
+stop_wrapped() {
+	local rc
+
+	kill -INT "$PROF_PID" 2>/dev/null
+	wait "$PROF_WRAP"
+	rc=$?
+	PROF_PID='' PROF_WRAP='' PROF_KIND=''
+	return $rc
+}
+
+# CPU seconds (user + system) of the wrapped profiler, from the subshell's `times`.
+wrapped_cpu_s() {
+	# The second line is the children's: "0m1.234s 0m0.567s".
+	sed -n 2p "$WORK/$1.times" | awk '{
+		t = 0
+		for (i = 1; i <= 2; i++) { split($i, p, "m"); sub("s", "", p[2]); t += p[1] * 60 + p[2] }
+		printf "%.3f", t }'
+}
+
+# CPU seconds of a running process so far. /proc/PID/stat's utime + stime
+# count in clock ticks (10 ms), too coarse for a profiler that mostly sleeps
+# while recording; the tasks' schedstat holds the same CPU time in ns.
+proc_cpu_s() {
+	local ns
+
+	ns=$(cat "/proc/$1/task/"*/schedstat 2>/dev/null | awk '{ t += $1 } END { printf "%.0f", t }')
+	if [ "${ns:-0}" -gt 0 ]; then
+		calc "$ns / 1e9" %.4f
+		return
+	fi
+	# No schedstat (CONFIG_SCHED_INFO off): utime and stime, fields 14 and 15,
+	# counted after "(comm)" because comm may contain spaces.
+	awk -v hz="$CLK_TCK" '{ sub(/^.*\) /, ""); printf "%.4f", ($12 + $13) / hz }' \
+		"/proc/$1/stat" 2>/dev/null || echo 0
+}
+
+# ---- BPF programs ----------------------------------------------------------
+
+# bpfprof's BPF program ids, from the prog_id lines of its file descriptors:
+# exact even when other BPF tools (or other bpfprof runs) are loaded.
+bpfprof_prog_ids() {
+	grep -h '^prog_id:' "/proc/$1/fdinfo/"* 2>/dev/null | awk '{ print $2 }' | sort -un
+}
+
+# bpf_prog_stats IDS...: one line per program, "ID NAME RUN_TIME_NS RUN_CNT"
+# (bpftool's counters; they only count while kernel.bpf_stats_enabled=1).
+bpf_prog_stats() {
+	local id json name rt cnt
+
+	for id in "$@"; do
+		json=$(bpftool prog show id "$id" -j 2>/dev/null) || continue
+		name=$(grep -o '"name":"[^"]*"' <<<"$json" | head -n 1 | cut -d'"' -f4)
+		rt=$(grep -o '"run_time_ns":[0-9]*' <<<"$json" | cut -d: -f2)
+		cnt=$(grep -o '"run_cnt":[0-9]*' <<<"$json" | cut -d: -f2)
+		echo "$id ${name:-?} ${rt:-0} ${cnt:-0}"
+	done
+}
+
+# bpf_stats NAME IDS...: "run_time_ns run_cnt name_run_time_ns name_run_cnt",
+# summed over the programs, and for the programs called NAME alone.
+bpf_stats() {
+	local want=$1
+	shift
+	bpf_prog_stats "$@" | awk -v want="$want" '
+		{ trt += $3; tcnt += $4; if ($2 == want) { srt += $3; scnt += $4 } }
+		END { printf "%.0f %.0f %.0f %.0f\n", trt, tcnt, srt, scnt }'
+}
+
+# in_vm: true when running in a virtual machine.
+in_vm() {
+	if command -v systemd-detect-virt >/dev/null 2>&1; then
+		systemd-detect-virt --vm --quiet
+		return
+	fi
+	grep -qw hypervisor /proc/cpuinfo 2>/dev/null
+}
