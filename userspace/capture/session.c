@@ -16,6 +16,7 @@
 #include "../../bpf/bpfprof_abi.h"
 #include "cpus.h"
 #include "preflight.h"
+#include "../util/clock.h"
 #include "../util/log.h"
 
 #define MIN_RING_BYTES	  (256u * 1024)
@@ -291,18 +292,10 @@ int session_start(struct session *s, unsigned freq_hz, enum sample_event_kind ki
 				 s->nr_possible);
 }
 
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 int session_poll(struct session *s, int timeout_ms)
 {
 	int n = ring_buffer__poll(s->rb, timeout_ms);
-	uint64_t before = monotonic_ns();
+	uint64_t before = clock_ns(CLOCK_MONOTONIC);
 
 	if (n == -EINTR)
 		n = 0;

@@ -29,6 +29,7 @@
 #include "../model/proc_source.h"
 #include "../symbols/kallsyms.h"
 #include "../symbols/symbolizer.h"
+#include "../util/clock.h"
 #include "../util/log.h"
 #include "progress.h"
 
@@ -69,14 +70,6 @@ static void install_signal_handlers(void)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-}
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 static int on_record(void *ctx, const void *data, size_t size)
