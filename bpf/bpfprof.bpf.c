@@ -27,6 +27,14 @@ const volatile __u64 wakeup_bytes = 256 * 1024; /* wake the consumer past this m
 const volatile bool offcpu_stacks = true;	/* take prev's stack at switch-out */
 /* At most one switch-out stack per thread per this many ns (the sampling interval). */
 const volatile __u64 offcpu_stack_interval_ns = 1000000;
+/*
+ * Waits shorter than this are not shown as markers (--sched-min); with
+ * defer_wakeups their wakeups are folded into the woken thread's next
+ * record instead of being records of their own. Needs the BTF-typed
+ * sched_switch and sched_waking programs (task storage of `next` and `p`).
+ */
+const volatile __u64 sched_min_ns = 1000000;
+const volatile bool defer_wakeups = false;
 
 struct ringbuf_map {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -69,6 +77,18 @@ struct {
 struct task_sched_state {
 	__u64 last_stack_ts;  /* when its last switch-out stack was taken */
 	__u64 last_stack_sig; /* where it was taken: see switch_signature() */
+	__u64 off_ts;	      /* its last switch-out (0: none seen) */
+	/*
+	 * A wakeup of its current wait that was not sent (the wait was still
+	 * short): sent when it gets a CPU if the whole wait turned out long,
+	 * else folded into `folded`. wake_ts == 0: none.
+	 */
+	__u64 wake_ts;
+	__u32 waker_pid, waker_tid;
+	__u32 wake_cpu, wake_target_cpu;
+	__u32 wake_flags, pad;
+	char waker_comm[BPFPROF_COMM_LEN];
+	struct folded_wakeup folded; /* for its next sample or switch-out record */
 };
 
 struct {
@@ -184,6 +204,20 @@ static __always_inline __u32 get_stacks(void *ctx, __u64 *ips, bool user, __u32 
 	return flags;
 }
 
+/*
+ * Move the thread's folded wakeup (if any) into the record being built. A
+ * lookup only: this runs in NMI-like context for samples.
+ */
+static __always_inline void take_folded_wakeup(struct task_struct *task, struct folded_wakeup *out)
+{
+	struct task_sched_state *ts = bpf_task_storage_get(&task_sched, task, NULL, 0);
+
+	if (!ts || !ts->folded.ts)
+		return;
+	*out = ts->folded;
+	ts->folded.ts = 0;
+}
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
@@ -215,6 +249,9 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	switch_ts = bpf_map_lookup_elem(&cpu_switch_ts, &zero);
 	e->oncpu_since = switch_ts ? *switch_ts : 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	e->woken.ts = 0;
+	if (defer_wakeups && tid != 0)
+		take_folded_wakeup(bpf_get_current_task_btf(), &e->woken);
 
 	e->flags |= get_stacks(ctx, e->ips, tid != 0, &kn, &un);
 	e->kstack_len = kn;
@@ -260,16 +297,23 @@ int BPF_PROG(on_fork_raw, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/*
+ * A task_struct field. tp_btf programs get BTF-typed pointers and read them
+ * with plain loads; raw_tp ones need a probe read, a helper call each
+ * (about 10 ns, and sched_switch reads several per switch).
+ */
+#define TASK_READ(btf, t, field) ((btf) ? (t)->field : BPF_CORE_READ(t, field))
+
 /* task->__state (5.14+) or task->state (older kernels), via CO-RE. */
 struct task_struct___pre514 {
 	long state;
 } __attribute__((preserve_access_index));
 
-static __always_inline __u32 task_state(struct task_struct *t)
+static __always_inline __u32 task_state(struct task_struct *t, bool btf)
 {
 	if (bpf_core_field_exists(t->__state))
-		return BPF_CORE_READ(t, __state);
-	return (__u32)BPF_CORE_READ((struct task_struct___pre514 *)t, state);
+		return TASK_READ(btf, t, __state);
+	return (__u32)TASK_READ(btf, (struct task_struct___pre514 *)t, state);
 }
 
 /*
@@ -281,9 +325,65 @@ static __always_inline __u32 task_state(struct task_struct *t)
 static __always_inline __u64 switch_signature(struct task_struct *task, __u32 state, bool preempt)
 {
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
-	__u64 ip = regs ? PT_REGS_IP_CORE(regs) : 0;
+	/* The helper returns a BTF-typed pointer, read with a plain load in both flavours. */
+	__u64 ip = regs ? PT_REGS_IP(regs) : 0;
 
 	return ip ^ ((__u64)state << 48) ^ ((__u64)preempt << 63);
+}
+
+/*
+ * A wakeup record. The waker ran on `cpu` at `ts`; its comm comes from
+ * `waker_comm` when given, else it is `current` (the record is built in its
+ * context). Small and fixed-size, so it is built on the stack.
+ */
+static __always_inline void emit_wakeup(__u64 ts, __u32 cpu, struct task_struct *wakee,
+					__u32 waker_pid, __u32 waker_tid, const char *waker_comm,
+					__u32 target_cpu, __u32 flags)
+{
+	struct wakeup_event e;
+
+	__builtin_memset(&e, 0, sizeof(e));
+	e.hdr.kind = EV_WAKEUP;
+	e.hdr.size = sizeof(e);
+	e.hdr.cpu = cpu;
+	e.hdr.ts = ts;
+	e.hdr.pid = BPF_CORE_READ(wakee, tgid);
+	e.hdr.tid = BPF_CORE_READ(wakee, pid);
+	e.waker_pid = waker_pid;
+	e.waker_tid = waker_tid;
+	if (waker_comm)
+		__builtin_memcpy(e.waker_comm, waker_comm, sizeof(e.waker_comm));
+	else
+		bpf_get_current_comm(e.waker_comm, sizeof(e.waker_comm));
+	BPF_CORE_READ_STR_INTO(&e.wakee_comm, wakee, comm);
+	e.target_cpu = target_cpu;
+	e.flags = flags;
+	/* This CPU's ring: a settled wakeup is written on the wakee's CPU. */
+	submit(&e, sizeof(e), EV_WAKEUP, bpf_get_smp_processor_id());
+}
+
+/*
+ * `next`, a target, gets the CPU at `now`. A wakeup of its wait that was
+ * kept back (see handle_wakeup) is settled now that the wait's length is
+ * known: a record when the wait is long enough to be shown, else folded
+ * into the thread's next record, which costs no record at all.
+ */
+static __always_inline void settle_wakeup(struct task_struct *next, __u64 now)
+{
+	struct task_sched_state *ts = bpf_task_storage_get(&task_sched, next, NULL, 0);
+
+	if (!ts || !ts->wake_ts)
+		return;
+	if (now - ts->off_ts >= sched_min_ns) {
+		emit_wakeup(ts->wake_ts, ts->wake_cpu, next, ts->waker_pid, ts->waker_tid,
+			    ts->waker_comm, ts->wake_target_cpu, ts->wake_flags);
+	} else {
+		/* A wakeup racing with the switch-out ends the wait at the switch-out. */
+		ts->folded.ts = ts->wake_ts > ts->off_ts ? ts->wake_ts : ts->off_ts;
+		ts->folded.waker_pid = ts->waker_pid;
+		ts->folded.waker_tid = ts->waker_tid;
+	}
+	ts->wake_ts = 0;
 }
 
 /*
@@ -291,13 +391,16 @@ static __always_inline __u64 switch_signature(struct task_struct *task, __u32 st
  * switch of non-targets) is one per-CPU store and at most one lookup. Only
  * a target leaving the CPU produces a record; its stack is taken now,
  * while it is still `current`, because nothing can unwind a sleeping
- * task's user stack later.
+ * task's user stack later. `btf`: next is a BTF-typed pointer (tp_btf), so
+ * its task storage can be reached.
  */
 static __always_inline void handle_switch(void *ctx, bool preempt, struct task_struct *prev,
-					  struct task_struct *next)
+					  struct task_struct *next, bool btf)
 {
-	__u32 zero = 0, prev_tid, prev_tgid, next_tgid, kn = 0, un = 0;
+	__u32 zero = 0, prev_tid, prev_tgid, next_tid, next_tgid, kn = 0, un = 0;
 	__u64 now = bpf_ktime_get_ns(), since = 0, size, *switch_ts;
+	struct task_sched_state *ts;
+	struct task_struct *cur;
 	struct switch_event *e;
 	bool next_target;
 
@@ -307,10 +410,16 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 		*switch_ts = now;
 	}
 
-	prev_tid = BPF_CORE_READ(prev, pid);
+	next_tid = TASK_READ(btf, next, pid);
+	next_tgid = TASK_READ(btf, next, tgid);
+	next_target = next_tid != 0 && tgid_is_target(next_tgid);
+	if (btf && defer_wakeups && next_target)
+		settle_wakeup(next, now);
+
+	prev_tid = TASK_READ(btf, prev, pid);
 	if (prev_tid == 0)
 		return; /* idle leaving the CPU: its slice is not accounted */
-	prev_tgid = BPF_CORE_READ(prev, tgid);
+	prev_tgid = TASK_READ(btf, prev, tgid);
 	if (!tgid_is_target(prev_tgid))
 		return;
 
@@ -323,25 +432,37 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	e->hdr.pid = prev_tgid;
 	e->hdr.tid = prev_tid;
 	e->oncpu_since = since;
-	e->next_tid = BPF_CORE_READ(next, pid);
-	next_tgid = BPF_CORE_READ(next, tgid);
 	e->next_pid = next_tgid;
-	bpf_get_current_comm(e->prev_comm, sizeof(e->prev_comm));
-	BPF_CORE_READ_STR_INTO(&e->next_comm, next, comm);
-	e->prev_state = task_state(prev);
+	e->next_tid = next_tid;
+	if (btf)
+		__builtin_memcpy(e->prev_comm, prev->comm, sizeof(e->prev_comm));
+	else
+		bpf_get_current_comm(e->prev_comm, sizeof(e->prev_comm));
+	e->prev_state = task_state(prev, btf);
 	e->flags = SWITCH_PREV_TARGET;
 	if (preempt)
 		e->flags |= SWITCH_PREEMPT;
-	next_target = e->next_tid != 0 && tgid_is_target(next_tgid);
 	if (next_target)
 		e->flags |= SWITCH_NEXT_TARGET;
+	/* Who took the CPU matters only when prev did not give it up to wait. */
+	if (preempt || e->prev_state == 0)
+		BPF_CORE_READ_STR_INTO(&e->next_comm, next, comm);
+	else
+		e->next_comm[0] = '\0';
 	e->pad = 0;
+	e->woken.ts = 0;
 
+	/* prev is still current here; the BTF-typed pointer works for both flavours. */
+	cur = bpf_get_current_task_btf();
+	ts = bpf_task_storage_get(&task_sched, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (ts) {
+		if (ts->folded.ts) {
+			e->woken = ts->folded;
+			ts->folded.ts = 0;
+		}
+		ts->off_ts = now;
+	}
 	if (offcpu_stacks) {
-		/* prev is still current here; the BTF-typed pointer works for both flavours. */
-		struct task_struct *cur = bpf_get_current_task_btf();
-		struct task_sched_state *ts = bpf_task_storage_get(&task_sched, cur, NULL,
-								   BPF_LOCAL_STORAGE_GET_F_CREATE);
 		__u64 sig = switch_signature(cur, e->prev_state, preempt);
 
 		if (ts && ts->last_stack_sig == sig &&
@@ -367,77 +488,98 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	handle_switch(ctx, preempt, prev, next);
+	handle_switch(ctx, preempt, prev, next, true);
 	return 0;
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(on_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	handle_switch(ctx, preempt, prev, next);
+	handle_switch(ctx, preempt, prev, next, false);
 	return 0;
 }
 
 /*
- * A wakeup, in the waker's context: `current` is the waker (the idle task
- * when an interrupt wakes a sleeper on an idle CPU). Small and fixed-size,
- * so it is built on the stack.
+ * Keep the wakeup of `p` with the task instead of sending it, when that is
+ * safe: p has left its runqueue (a wakeup of a still-queued task may not end
+ * any wait, the replay sorts those out) and p's switch-out was seen, and its
+ * wait is still shorter than the threshold. Returns true when kept.
  */
-static __always_inline void handle_wakeup(struct task_struct *p, __u32 flags)
+static __always_inline bool keep_wakeup(struct task_struct *p, __u64 now, __u32 waker_pid,
+					__u32 waker_tid, __u32 cpu, __u32 flags)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 waker_tgid = id >> 32, waker_tid = (__u32)id;
-	__u32 wakee_tid = BPF_CORE_READ(p, pid), wakee_tgid = BPF_CORE_READ(p, tgid);
-	struct wakeup_event e;
+	struct task_sched_state *ts;
 
-	if (wakee_tid != 0 && tgid_is_target(wakee_tgid))
-		flags |= WAKEUP_WAKEE_TARGET;
+	if (p->on_rq) /* only called for BTF-typed pointers */
+		return false;
+	ts = bpf_task_storage_get(&task_sched, p, NULL, 0);
+	if (!ts || !ts->off_ts)
+		return false;
+	if (ts->wake_ts)
+		return true; /* the first wakeup ends the wait; it is kept already */
+	if (now - ts->off_ts >= sched_min_ns)
+		return false;
+	ts->wake_ts = now;
+	ts->waker_pid = waker_pid;
+	ts->waker_tid = waker_tid;
+	ts->wake_cpu = cpu;
+	ts->wake_flags = flags;
+	ts->wake_target_cpu = bpf_core_field_exists(p->wake_cpu) ? p->wake_cpu : 0;
+	bpf_get_current_comm(ts->waker_comm, sizeof(ts->waker_comm));
+	return true;
+}
+
+/*
+ * A wakeup, in the waker's context: `current` is the waker (the idle task
+ * when an interrupt wakes a sleeper on an idle CPU). Only the wakee's
+ * timeline needs it (the waker's instant comes from the wakee's replay), so
+ * wakeups of non-targets are dropped here.
+ */
+static __always_inline void handle_wakeup(struct task_struct *p, __u32 flags, bool btf)
+{
+	__u64 id = bpf_get_current_pid_tgid(), now;
+	__u32 waker_tgid = id >> 32, waker_tid = (__u32)id, cpu, target_cpu = 0;
+	__u32 wakee_tid = TASK_READ(btf, p, pid), wakee_tgid = TASK_READ(btf, p, tgid);
+
+	if (wakee_tid == 0 || !tgid_is_target(wakee_tgid))
+		return;
+	flags |= WAKEUP_WAKEE_TARGET;
 	if (waker_tid != 0 && tgid_is_target(waker_tgid))
 		flags |= WAKEUP_WAKER_TARGET;
-	if (!(flags & (WAKEUP_WAKEE_TARGET | WAKEUP_WAKER_TARGET)))
+	now = bpf_ktime_get_ns();
+	cpu = bpf_get_smp_processor_id();
+	if (btf && defer_wakeups && !(flags & WAKEUP_NEW) &&
+	    keep_wakeup(p, now, waker_tgid, waker_tid, cpu, flags))
 		return;
-
-	__builtin_memset(&e, 0, sizeof(e));
-	e.hdr.kind = EV_WAKEUP;
-	e.hdr.size = sizeof(e);
-	e.hdr.cpu = bpf_get_smp_processor_id();
-	e.hdr.ts = bpf_ktime_get_ns();
-	e.hdr.pid = wakee_tgid;
-	e.hdr.tid = wakee_tid;
-	e.waker_pid = waker_tgid;
-	e.waker_tid = waker_tid;
-	bpf_get_current_comm(e.waker_comm, sizeof(e.waker_comm));
-	BPF_CORE_READ_STR_INTO(&e.wakee_comm, p, comm);
 	if (bpf_core_field_exists(p->wake_cpu))
-		e.target_cpu = BPF_CORE_READ(p, wake_cpu);
-	e.flags = flags;
-	submit(&e, sizeof(e), EV_WAKEUP, e.hdr.cpu);
+		target_cpu = TASK_READ(btf, p, wake_cpu);
+	emit_wakeup(now, cpu, p, waker_tgid, waker_tid, NULL, target_cpu, flags);
 }
 
 SEC("tp_btf/sched_waking")
 int BPF_PROG(on_waking_btf, struct task_struct *p)
 {
-	handle_wakeup(p, 0);
+	handle_wakeup(p, 0, true);
 	return 0;
 }
 
 SEC("raw_tp/sched_waking")
 int BPF_PROG(on_waking_raw, struct task_struct *p)
 {
-	handle_wakeup(p, 0);
+	handle_wakeup(p, 0, false);
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new_btf, struct task_struct *p)
 {
-	handle_wakeup(p, WAKEUP_NEW);
+	handle_wakeup(p, WAKEUP_NEW, true);
 	return 0;
 }
 
 SEC("raw_tp/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new_raw, struct task_struct *p)
 {
-	handle_wakeup(p, WAKEUP_NEW);
+	handle_wakeup(p, WAKEUP_NEW, false);
 	return 0;
 }

@@ -42,6 +42,18 @@ struct event_header {
 #define SAMPLE_USTACK_ERROR	(1u << 3)
 
 /*
+ * A wakeup folded into the next record of the woken thread. Wakeups of waits
+ * shorter than the scheduling threshold (--sched-min) are not records of
+ * their own (on switch-heavy machines they were half of all records): the
+ * kernel keeps the wakeup with the thread and the thread's first record after
+ * it ran again (a sample or its switch-out) carries it. ts == 0: none.
+ */
+struct folded_wakeup {
+	__u64 ts; /* when it was woken (not before its switch-out) */
+	__u32 waker_pid, waker_tid;
+};
+
+/*
  * ips[] holds kstack_len kernel frames followed by ustack_len user frames,
  * each innermost (leaf) first, as bpf_get_stack() returns them. Only the
  * used part of ips[] is sent: size = offsetof(ips) + 8 * (kstack_len + ustack_len).
@@ -58,6 +70,7 @@ struct sample_event {
 	__u16 kstack_len;
 	__u16 ustack_len;
 	__u32 flags;
+	struct folded_wakeup woken; /* the wakeup that ended the thread's last wait */
 	__u64 ips[2 * BPFPROF_MAX_STACK];
 };
 
@@ -83,8 +96,11 @@ struct sample_event {
  * prev_state is prev's raw task state (TASK_INTERRUPTIBLE = 1,
  * TASK_UNINTERRUPTIBLE = 2, TASK_STOPPED = 4, TASK_TRACED = 8, with
  * TASK_NOLOAD / TASK_WAKEKILL / TASK_DEAD bits); 0 with SWITCH_PREEMPT clear
- * is a voluntary yield. With SWITCH_HAS_STACK, ips[] is laid out as in
- * sample_event: kstack_len kernel frames then ustack_len user frames.
+ * is a voluntary yield. next_comm is filled only when prev stays runnable
+ * (preempted or yielding), where who took the CPU is the story; reading it
+ * for every sleep cost more than the rest of the record. With
+ * SWITCH_HAS_STACK, ips[] is laid out as in sample_event: kstack_len kernel
+ * frames then ustack_len user frames.
  */
 struct switch_event {
 	struct event_header hdr;
@@ -97,6 +113,7 @@ struct switch_event {
 	__u16 kstack_len;
 	__u16 ustack_len;
 	__u32 pad;
+	struct folded_wakeup woken; /* the wakeup that ended prev's last wait */
 	__u64 ips[2 * BPFPROF_MAX_STACK];
 };
 
@@ -106,9 +123,11 @@ struct switch_event {
 #define WAKEUP_WAKER_TARGET (1u << 2)
 
 /*
- * hdr.pid/hdr.tid is the woken task (the wakee); the waker is the task
- * running on hdr.cpu at hdr.ts (the idle task when woken from an interrupt
- * on an idle CPU). Emitted when either side is a target.
+ * hdr.pid/hdr.tid is the woken task (the wakee), a target; the waker is the
+ * task that ran on hdr.cpu at hdr.ts (the idle task when woken from an
+ * interrupt on an idle CPU). Emitted at the wakeup when the wakee has slept
+ * for the threshold already, or when it gets a CPU if its whole wait reached
+ * the threshold; shorter waits fold the wakeup (struct folded_wakeup).
  */
 struct wakeup_event {
 	struct event_header hdr;

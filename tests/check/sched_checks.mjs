@@ -639,6 +639,22 @@ export const EXPECTATIONS = {
 							   `${v} (need >= ${min})`);
 		},
 	},
+	// Any count of the thread's Scheduling summary, e.g. hiddenRunnableCount
+	// or wakeupsSent (which need the wakeups of waits under the threshold).
+	'summary-min': {
+		args: 'THREAD FIELD MIN_COUNT', threads: [0],
+		json: (ctx, name, field, min) => {
+			const v = markersOf(ctx.profile, ctx.thread(name), 'Scheduling')[0]?.data?.[field];
+			ctx.report.check(v >= Number(min), `${name}: Scheduling summary ${field} is ${v} (need >= ${min})`);
+		},
+		cli: (ctx, cli, name, field, min) => {
+			const g = groupedMarkers(cli, ctx.handle(name), 'name', 'Scheduling', 1);
+			const info = g.top[0] ? cli.query('marker', 'info', g.top[0].handle) : null;
+			const v = info?.fields?.find((f) => f.key === field)?.value;
+			ctx.report.check(v >= Number(min), `profiler-cli: ${name}'s Scheduling marker shows ${field} ` +
+							   `${v} (need >= ${min})`);
+		},
+	},
 };
 
 // threadCPUDelta against what the thread measured itself (the workload's

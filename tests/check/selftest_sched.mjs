@@ -220,6 +220,18 @@ describe('pipepair: markers', () => {
 				 /^pwriter: 99 "Wakeup" markers/, /^preader: 99 "Off-CPU" markers/]);
 	});
 
+	test('--sched-min: short waits missing from the runnable and wakeup counts fail', () => {
+		const expect = ['summary-min preader hiddenRunnableCount 80', 'summary-min pwriter wakeupsSent 80'];
+		assert.deepEqual(pipe({ schedMinMs: 50 }, { expect, schedMinMs: 50 }), []);
+		assertOnlyFails(pipe({ schedMinMs: 50, foldedWakeupsLost: true }, { expect, schedMinMs: 50 }),
+				[/^preader: Scheduling summary hiddenRunnableCount is 0 \(need >= 80\)/,
+				 /^pwriter: Scheduling summary wakeupsSent is 0 \(need >= 80\)/]);
+		assertOnlyFails(pipe({ schedMinMs: 50, foldedWakeupsLost: true }, { expect, schedMinMs: 50, cli: true }),
+				[/^preader: Scheduling summary hiddenRunnableCount is 0/, /^pwriter: Scheduling summary wakeupsSent is 0/,
+				 /^profiler-cli: preader's Scheduling marker shows hiddenRunnableCount 0/,
+				 /^profiler-cli: pwriter's Scheduling marker shows wakeupsSent 0/]);
+	});
+
 	test('--no-off-cpu: off-CPU samples fail, markers stay', () => {
 		const expect = ['no-offcpu-samples', 'offcpu-markers preader sleeping pwriter 20', 'runnable-markers preader pwriter'];
 		assert.deepEqual(pipe({ offCpuSamples: false }, { expect, offCpuSamples: false }), []);

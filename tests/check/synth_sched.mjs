@@ -217,6 +217,7 @@ export const PIPEPAIR_DEFAULTS = {
 	wakeups: true,
 	summaries: true,
 	summaryMiscount: 0, // added to preader's offCpuCount
+	foldedWakeupsLost: false, // wakeups of waits under schedMinMs missing from the summaries
 	offCpuSamples: true,
 	readFunc: 'reader_wait',
 	readKernel: PIPE_READ_KERNEL,
@@ -267,6 +268,8 @@ export function pipepairProfile(overrides = {}) {
 				sum.hidOffTime += dur;
 			}
 			const rdur = iv.in - iv.wake;
+			if (o.foldedWakeupsLost && dur < o.schedMinMs)
+				continue;
 			sum.runCount++;
 			sum.runTime += rdur;
 			if (o.runnable && rdur >= o.schedMinMs) {
@@ -306,7 +309,7 @@ export function pipepairProfile(overrides = {}) {
 				wakee: who(o.tids.preader), wakeeTid: o.tids.preader, wakeePid: pid });
 		}
 	}
-	writer.sum.wakeups = readerIv.length;
+	writer.sum.wakeups = readerIv.filter((iv) => !o.foldedWakeupsLost || iv.in - iv.out >= o.schedMinMs).length;
 	const main = sim(pid, mainOut, 'sleeping', [{ out: 0.1, in: span - 0.01, wake: span - 0.02, wakerTid: 0, ranMs: 0.1 }]);
 
 	if (o.summaries) {

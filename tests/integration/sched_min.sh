@@ -4,7 +4,9 @@
 # `bpfprof --sched-min 50ms -- pipepair 1.5 20`: the reader's 20 ms waits are
 # under the threshold, so they are no markers, and the writer wakes nobody
 # for long enough to get a Wakeup marker; the reader's Scheduling summary
-# still counts the hidden waits.
+# still counts the hidden waits, their runnable parts and the writer's
+# wakeups (which the kernel folds into the reader's next record instead of
+# sending them).
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/sched_common.sh"
 require_root
@@ -22,5 +24,7 @@ run_sched_check "$WORK/min.json.gz" --gzip --sched-min 50 \
 	--expect "marker-min Off-CPU 50" \
 	--expect "marker-min Runnable 50" \
 	--expect "hidden-offcpu preader $((writes * 9 / 10))" \
+	--expect "summary-min preader hiddenRunnableCount $((writes * 9 / 10))" \
+	--expect "summary-min pwriter wakeupsSent $((writes * 9 / 10))" \
 	--expect "marker-count pwriter Wakeup 0 2" \
 	--expect "marker-count preader Off-CPU 0 2"

@@ -605,21 +605,30 @@ out:
 	model_free(&m);
 }
 
+/*
+ * Threshold 1 ms; thread 602 runs, thread 601 runs from 0.5 ms and sleeps
+ * at 2 ms. Both short-wait tests go on from here.
+ */
+static void short_waits_start(struct model *m)
+{
+	setup(m);
+	m->sched_min_ns = 1 * MS;
+	sample(m, 600, 602, T0 + 500 * US, T0 + 100 * US);
+	sample(m, 600, 601, T0 + 1 * MS, T0 + 500 * US);
+	feed(m, mk_switch((struct sw_args){ .pid = 600,
+					    .tid = 601,
+					    .ts = T0 + 2 * MS,
+					    .since = T0 + 500 * US,
+					    .state = KTASK_INTERRUPTIBLE }));
+}
+
 /* Under sched_min_ns: counted in hidden_*, no marker; the waker's instant follows the sleep. */
 static void short_intervals_are_counted_not_marked(void)
 {
 	struct model m;
 	const struct thread *t, *w;
 
-	setup(&m);
-	m.sched_min_ns = 1 * MS;
-	sample(&m, 600, 602, T0 + 500 * US, T0 + 100 * US);
-	sample(&m, 600, 601, T0 + 1 * MS, T0 + 500 * US);
-	feed(&m, mk_switch((struct sw_args){ .pid = 600,
-					     .tid = 601,
-					     .ts = T0 + 2 * MS,
-					     .since = T0 + 500 * US,
-					     .state = KTASK_INTERRUPTIBLE }));
+	short_waits_start(&m);
 	wakeup(&m, 600, 601, T0 + 2400 * US, 600, 602, "t602", WAKEUP_WAKER_TARGET);
 	sample(&m, 600, 601, T0 + 2600 * US, T0 + 2500 * US);
 	feed(&m, mk_switch((struct sw_args){ .pid = 600,
@@ -653,6 +662,67 @@ static void short_intervals_are_counted_not_marked(void)
 	if (w->sched_markers.len == 1)
 		check_marker(&w->sched_markers.data[0], SCHED_MARKER_WAKEUP, T0 + 4950 * US,
 			     T0 + 4950 * US, 0);
+out:
+	model_free(&m);
+}
+
+/*
+ * The same kind of short waits, but their wakeups folded by the kernel into
+ * the thread's next record (a sample, then a switch-out): the replay must
+ * give the totals the wakeup records would have given.
+ */
+static void folded_wakeups_count_like_records(void)
+{
+	struct model m;
+	const struct thread *t, *w;
+	union record r;
+
+	short_waits_start(&m);
+	/* Woken at 2.4 ms by 602, on a CPU at 2.5 ms: the sample carries it. */
+	r = mk_sample(600, 601, 0, T0 + 2600 * US, T0 + 2500 * US);
+	r.sample.woken = (struct folded_wakeup){ T0 + 2400 * US, 600, 602 };
+	feed(&m, r);
+	feed(&m, mk_switch((struct sw_args){ .pid = 600,
+					     .tid = 601,
+					     .ts = T0 + 3 * MS,
+					     .since = T0 + 2500 * US,
+					     .state = KTASK_INTERRUPTIBLE }));
+	/* Woken at 3.6 ms, on a CPU at 3.7 ms, no sample: its switch-out carries it. */
+	r = mk_switch((struct sw_args){ .pid = 600,
+					.tid = 601,
+					.ts = T0 + 3900 * US,
+					.since = T0 + 3700 * US,
+					.state = KTASK_INTERRUPTIBLE });
+	r.sw.woken = (struct folded_wakeup){ T0 + 3600 * US, 600, 602 };
+	feed(&m, r);
+	wakeup(&m, 600, 601, T0 + 5950 * US, 600, 602, "t602", WAKEUP_WAKER_TARGET);
+	sample(&m, 600, 601, T0 + 6100 * US, T0 + 6 * MS);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	t = thread_of(&m, 601);
+	w = thread_of(&m, 602);
+	CHECK(t && w);
+	if (!t || !w)
+		goto out;
+	CHECK_EQ_INT(t->sched_markers.len, 1);
+	if (t->sched_markers.len == 1)
+		check_marker(&t->sched_markers.data[0], SCHED_MARKER_OFFCPU, T0 + 3900 * US,
+			     T0 + 6 * MS, OFFCPU_SLEEPING);
+	CHECK_EQ_INT(t->sched.offcpu_count, 3);
+	CHECK_EQ_INT(t->sched.offcpu_ns, 500 * US + 700 * US + 2100 * US);
+	CHECK_EQ_INT(t->sched.offcpu_hidden_count, 2);
+	CHECK_EQ_INT(t->sched.offcpu_hidden_ns, 1200 * US);
+	CHECK_EQ_INT(t->sched.runnable_count, 3);
+	CHECK_EQ_INT(t->sched.runnable_ns, 100 * US + 100 * US + 50 * US);
+	CHECK_EQ_INT(t->sched.runnable_hidden_count, 3);
+	CHECK_EQ_INT(t->sched.runnable_hidden_ns, 250 * US);
+	CHECK_EQ_INT(t->sched.on_cpu_ns, 1500 * US + 500 * US + 200 * US + 100 * US);
+	CHECK_EQ_INT(m.stats.wakeups, 3);
+	/* All three wakeups counted for the waker; an instant only for the long sleep. */
+	CHECK_EQ_INT(w->sched.wakeups_sent, 3);
+	CHECK_EQ_INT(w->sched_markers.len, 1);
+	if (w->sched_markers.len == 1)
+		check_marker(&w->sched_markers.data[0], SCHED_MARKER_WAKEUP, T0 + 5950 * US,
+			     T0 + 5950 * US, 0);
 out:
 	model_free(&m);
 }
@@ -1172,6 +1242,7 @@ int main(void)
 	RUN(sleep_wakeup_markers);
 	RUN(preempted_and_runnable_switch);
 	RUN(short_intervals_are_counted_not_marked);
+	RUN(folded_wakeups_count_like_records);
 	RUN(reasons_from_task_state);
 	RUN(blocked_and_idle_waits_end_to_end);
 	RUN(stop_closes_open_intervals);

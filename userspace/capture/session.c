@@ -64,9 +64,13 @@ static size_t ring_size_for(unsigned freq_hz, bool sched, int nr_rings)
 static bool tp_btf_supported(const char *tp_name)
 {
 	char name[128];
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf;
 	bool ok;
 
+	/* Tests (and users debugging the fallback) take the older kernels' path. */
+	if (getenv("BPFPROF_FORCE_RAW_TP"))
+		return false;
+	btf = btf__load_vmlinux_btf();
 	if (!btf)
 		return false;
 	snprintf(name, sizeof(name), "btf_trace_%s", tp_name);
@@ -102,17 +106,23 @@ static int sched_prog_pairs(struct session *s, struct sched_prog_pair pairs[3])
 	return 3;
 }
 
-static void choose_sched_programs(struct session *s, bool sched)
+/* Returns true when every scheduler program is the BTF-typed one. */
+static bool choose_sched_programs(struct session *s, bool sched)
 {
 	struct sched_prog_pair pairs[3];
 	int n = sched_prog_pairs(s, pairs);
+	bool all_btf = sched;
 
 	for (int i = 0; i < n; i++) {
 		bool btf = sched && tp_btf_supported(pairs[i].tp);
 
 		bpf_program__set_autoload(pairs[i].btf, btf);
 		bpf_program__set_autoload(pairs[i].raw, sched && !btf);
+		all_btf = all_btf && btf;
+		if (sched)
+			log_debug("%s: %s program", pairs[i].tp, btf ? "tp_btf" : "raw_tp");
 	}
+	return all_btf;
 }
 
 /* Attach the loaded half of each pair; 0 or -errno (nothing stays attached then). */
@@ -208,7 +218,14 @@ int session_open(struct session *s, const struct session_config *cfg)
 	bpf_program__set_autoload(s->skel->progs.on_fork_btf, cfg->follow_forks && use_btf);
 	bpf_program__set_autoload(s->skel->progs.on_fork_raw, cfg->follow_forks && !use_btf);
 	s->sched = cfg->sched;
-	choose_sched_programs(s, cfg->sched);
+	s->skel->rodata->sched_min_ns = cfg->sched_min_ns;
+	/*
+	 * Keeping short waits' wakeups with the task needs the task storage of
+	 * `next` and of the wakee, which only the BTF-typed programs can reach;
+	 * with --sched-min 0 every wakeup is shown anyway.
+	 */
+	s->skel->rodata->defer_wakeups =
+		choose_sched_programs(s, cfg->sched) && cfg->sched_min_ns > 0;
 
 	err = bpfprof_bpf__load(s->skel);
 	close(template_fd); /* the loaded outer map keeps what it needs */

@@ -25,6 +25,8 @@ struct session_config {
 	bool follow_forks;  /* children of the targets become targets */
 	bool sched;	    /* capture context switches and wakeups */
 	bool offcpu_stacks; /* with sched: take the stack of a thread leaving the CPU */
+	/* with sched: waits shorter than this are not shown (their wakeups need no record) */
+	uint64_t sched_min_ns;
 	session_record_fn on_record;
 	void *ctx;
 };

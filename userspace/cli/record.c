@@ -206,7 +206,8 @@ static void print_summary(struct recording *r, const char *path)
 		fprintf(stderr,
 			"bpfprof: %" PRIu64 " context switches, %" PRIu64 " wakeups, %" PRIu64
 			" off-CPU samples; %" PRIu64 " switches and %" PRIu64 " wakeups lost\n",
-			r->stats.emitted[EV_SWITCH], r->stats.emitted[EV_WAKEUP],
+			/* wakeups: also those folded into other records (model_add_*) */
+			r->stats.emitted[EV_SWITCH], r->model.stats.wakeups,
 			r->model.stats.offcpu_samples, r->stats.dropped[EV_SWITCH],
 			r->stats.dropped[EV_WAKEUP]);
 	fprintf(stderr, "bpfprof: wrote %s (%s)\n", path, size);
@@ -359,6 +360,7 @@ int record_main(const struct options *opts)
 	cfg.include_idle = opts->include_idle;
 	cfg.sched = opts->sched;
 	cfg.offcpu_stacks = opts->sched && opts->offcpu;
+	cfg.sched_min_ns = opts->sched_min_ns;
 	cfg.on_record = on_record;
 	cfg.ctx = &r.model;
 	if (opts->command) {

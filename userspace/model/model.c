@@ -303,6 +303,31 @@ static void set_thread_name(struct thread *t, const char *comm)
 	t->name[sizeof(t->name) - 1] = '\0';
 }
 
+/*
+ * A wakeup the kernel kept with the thread (its wait was under the
+ * threshold) and handed over in the thread's next record: it goes into the
+ * replay as the wakeup record it would have been, before that record.
+ */
+static int queue_folded_wakeup(struct model *m, struct thread *t, const struct folded_wakeup *w)
+{
+	struct sched_event ev = { 0 };
+	struct hmap_key key = { w->waker_tid, 0 };
+	uint32_t idx;
+
+	if (!w->ts)
+		return 0;
+	m->stats.wakeups++;
+	ev.ts = w->ts;
+	ev.stack = NO_INDEX;
+	ev.type = SCHED_EV_WAKEUP;
+	ev.other_pid = w->waker_pid;
+	ev.other_tid = w->waker_tid;
+	/* Its name is not in the record; a waker that is a thread of the model has one. */
+	if (w->waker_tid && hmap_get(&m->tid_index, key, &idx))
+		memcpy(ev.other_comm, m->threads.data[idx].name, sizeof(ev.other_comm) - 1);
+	return sched_queue(t, &ev);
+}
+
 int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 {
 	struct stack_record sr;
@@ -337,7 +362,7 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 					  .stack = s.stack,
 					  .type = SCHED_EV_SAMPLE };
 
-		if ((err = sched_queue(t, &ev)))
+		if ((err = queue_folded_wakeup(m, t, &e->woken)) || (err = sched_queue(t, &ev)))
 			return err;
 	} else {
 		s.ts = e->hdr.ts;
@@ -416,7 +441,7 @@ int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 		if ((err = build_stack(m, p, &sr, &ev.stack)))
 			return err;
 	}
-	if ((err = sched_queue(t, &ev)))
+	if ((err = queue_folded_wakeup(m, t, &e->woken)) || (err = sched_queue(t, &ev)))
 		return err;
 	note_event_ts(m, t, e->hdr.ts);
 	return 0;
