@@ -31,7 +31,7 @@ const volatile __u64 offcpu_stack_interval_ns = 1000000;
  * Waits shorter than this are not shown as markers (--sched-min); with
  * defer_wakeups their wakeups are folded into the woken thread's next
  * record instead of being records of their own. Needs the BTF-typed
- * sched_switch and sched_waking programs (task storage of `next` and `p`).
+ * sched_waking program: only it can reach the wakee's task storage.
  */
 const volatile __u64 sched_min_ns = 1000000;
 const volatile bool defer_wakeups = false;
@@ -80,15 +80,13 @@ struct task_sched_state {
 	__u64 off_ts;	      /* its last switch-out (0: none seen) */
 	/*
 	 * A wakeup of its current wait that was not sent (the wait was still
-	 * short): sent when it gets a CPU if the whole wait turned out long,
-	 * else folded into `folded`. wake_ts == 0: none.
+	 * short): see settle_wakeup(). wake_ts == 0: none.
 	 */
 	__u64 wake_ts;
 	__u32 waker_pid, waker_tid;
 	__u32 wake_cpu, wake_target_cpu;
 	__u32 wake_flags, pad;
 	char waker_comm[BPFPROF_COMM_LEN];
-	struct folded_wakeup folded; /* for its next sample or switch-out record */
 };
 
 struct {
@@ -205,17 +203,62 @@ static __always_inline __u32 get_stacks(void *ctx, __u64 *ips, bool user, __u32 
 }
 
 /*
- * Move the thread's folded wakeup (if any) into the record being built. A
- * lookup only: this runs in NMI-like context for samples.
+ * A wakeup record. The waker ran on `cpu` at `ts`; its comm comes from
+ * `waker_comm` when given, else it is `current` (the record is built in its
+ * context). Small and fixed-size, so it is built on the stack.
  */
-static __always_inline void take_folded_wakeup(struct task_struct *task, struct folded_wakeup *out)
+static __always_inline void emit_wakeup(__u64 ts, __u32 cpu, struct task_struct *wakee,
+					__u32 waker_pid, __u32 waker_tid, const char *waker_comm,
+					__u32 target_cpu, __u32 flags)
 {
-	struct task_sched_state *ts = bpf_task_storage_get(&task_sched, task, NULL, 0);
+	struct wakeup_event e;
 
-	if (!ts || !ts->folded.ts)
+	__builtin_memset(&e, 0, sizeof(e));
+	e.hdr.kind = EV_WAKEUP;
+	e.hdr.size = sizeof(e);
+	e.hdr.cpu = cpu;
+	e.hdr.ts = ts;
+	e.hdr.pid = BPF_CORE_READ(wakee, tgid);
+	e.hdr.tid = BPF_CORE_READ(wakee, pid);
+	e.waker_pid = waker_pid;
+	e.waker_tid = waker_tid;
+	if (waker_comm)
+		__builtin_memcpy(e.waker_comm, waker_comm, sizeof(e.waker_comm));
+	else
+		bpf_get_current_comm(e.waker_comm, sizeof(e.waker_comm));
+	BPF_CORE_READ_STR_INTO(&e.wakee_comm, wakee, comm);
+	e.target_cpu = target_cpu;
+	e.flags = flags;
+	/* This CPU's ring: a settled wakeup is written on the wakee's CPU. */
+	submit(&e, sizeof(e), EV_WAKEUP, bpf_get_smp_processor_id());
+}
+
+/*
+ * The current task, woken from its last wait, has been on this CPU since
+ * `since`. A wakeup of that wait kept back by keep_wakeup() is settled now
+ * that the wait's length is known: its own record when the wait is long
+ * enough to be shown, else folded into the record being built (`out`),
+ * which costs no record at all. Done at the thread's first sample or
+ * switch-out after it ran again, where its task storage is at hand anyway:
+ * a lookup of `next` at every switch-in would cost more.
+ */
+static __always_inline void settle_wakeup(struct task_sched_state *ts, struct task_struct *task,
+					  __u64 since, struct folded_wakeup *out)
+{
+	out->ts = 0;
+	/* A wakeup during this slice races with the switch-out to come: it ends the next wait. */
+	if (!ts || !ts->wake_ts || ts->wake_ts > since)
 		return;
-	*out = ts->folded;
-	ts->folded.ts = 0;
+	if (since - ts->off_ts >= sched_min_ns) {
+		emit_wakeup(ts->wake_ts, ts->wake_cpu, task, ts->waker_pid, ts->waker_tid,
+			    ts->waker_comm, ts->wake_target_cpu, ts->wake_flags);
+	} else {
+		/* A wakeup racing with the switch-out ends the wait at the switch-out. */
+		out->ts = ts->wake_ts > ts->off_ts ? ts->wake_ts : ts->off_ts;
+		out->waker_pid = ts->waker_pid;
+		out->waker_tid = ts->waker_tid;
+	}
+	ts->wake_ts = 0;
 }
 
 SEC("perf_event")
@@ -250,8 +293,13 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	e->oncpu_since = switch_ts ? *switch_ts : 0;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	e->woken.ts = 0;
-	if (defer_wakeups && tid != 0)
-		take_folded_wakeup(bpf_get_current_task_btf(), &e->woken);
+	if (defer_wakeups && tid != 0) {
+		struct task_struct *cur = bpf_get_current_task_btf();
+
+		/* A lookup only: this can be NMI context. */
+		settle_wakeup(bpf_task_storage_get(&task_sched, cur, NULL, 0), cur, e->oncpu_since,
+			      &e->woken);
+	}
 
 	e->flags |= get_stacks(ctx, e->ips, tid != 0, &kn, &un);
 	e->kstack_len = kn;
@@ -332,67 +380,12 @@ static __always_inline __u64 switch_signature(struct task_struct *task, __u32 st
 }
 
 /*
- * A wakeup record. The waker ran on `cpu` at `ts`; its comm comes from
- * `waker_comm` when given, else it is `current` (the record is built in its
- * context). Small and fixed-size, so it is built on the stack.
- */
-static __always_inline void emit_wakeup(__u64 ts, __u32 cpu, struct task_struct *wakee,
-					__u32 waker_pid, __u32 waker_tid, const char *waker_comm,
-					__u32 target_cpu, __u32 flags)
-{
-	struct wakeup_event e;
-
-	__builtin_memset(&e, 0, sizeof(e));
-	e.hdr.kind = EV_WAKEUP;
-	e.hdr.size = sizeof(e);
-	e.hdr.cpu = cpu;
-	e.hdr.ts = ts;
-	e.hdr.pid = BPF_CORE_READ(wakee, tgid);
-	e.hdr.tid = BPF_CORE_READ(wakee, pid);
-	e.waker_pid = waker_pid;
-	e.waker_tid = waker_tid;
-	if (waker_comm)
-		__builtin_memcpy(e.waker_comm, waker_comm, sizeof(e.waker_comm));
-	else
-		bpf_get_current_comm(e.waker_comm, sizeof(e.waker_comm));
-	BPF_CORE_READ_STR_INTO(&e.wakee_comm, wakee, comm);
-	e.target_cpu = target_cpu;
-	e.flags = flags;
-	/* This CPU's ring: a settled wakeup is written on the wakee's CPU. */
-	submit(&e, sizeof(e), EV_WAKEUP, bpf_get_smp_processor_id());
-}
-
-/*
- * `next`, a target, gets the CPU at `now`. A wakeup of its wait that was
- * kept back (see handle_wakeup) is settled now that the wait's length is
- * known: a record when the wait is long enough to be shown, else folded
- * into the thread's next record, which costs no record at all.
- */
-static __always_inline void settle_wakeup(struct task_struct *next, __u64 now)
-{
-	struct task_sched_state *ts = bpf_task_storage_get(&task_sched, next, NULL, 0);
-
-	if (!ts || !ts->wake_ts)
-		return;
-	if (now - ts->off_ts >= sched_min_ns) {
-		emit_wakeup(ts->wake_ts, ts->wake_cpu, next, ts->waker_pid, ts->waker_tid,
-			    ts->waker_comm, ts->wake_target_cpu, ts->wake_flags);
-	} else {
-		/* A wakeup racing with the switch-out ends the wait at the switch-out. */
-		ts->folded.ts = ts->wake_ts > ts->off_ts ? ts->wake_ts : ts->off_ts;
-		ts->folded.waker_pid = ts->waker_pid;
-		ts->folded.waker_tid = ts->waker_tid;
-	}
-	ts->wake_ts = 0;
-}
-
-/*
  * Every context switch on every CPU comes here, so the common path (a
  * switch of non-targets) is one per-CPU store and at most one lookup. Only
  * a target leaving the CPU produces a record; its stack is taken now,
  * while it is still `current`, because nothing can unwind a sleeping
- * task's user stack later. `btf`: next is a BTF-typed pointer (tp_btf), so
- * its task storage can be reached.
+ * task's user stack later. `btf`: prev and next are BTF-typed pointers
+ * (tp_btf), read with plain loads.
  */
 static __always_inline void handle_switch(void *ctx, bool preempt, struct task_struct *prev,
 					  struct task_struct *next, bool btf)
@@ -413,8 +406,6 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	next_tid = TASK_READ(btf, next, pid);
 	next_tgid = TASK_READ(btf, next, tgid);
 	next_target = next_tid != 0 && tgid_is_target(next_tgid);
-	if (btf && defer_wakeups && next_target)
-		settle_wakeup(next, now);
 
 	prev_tid = TASK_READ(btf, prev, pid);
 	if (prev_tid == 0)
@@ -455,13 +446,10 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	/* prev is still current here; the BTF-typed pointer works for both flavours. */
 	cur = bpf_get_current_task_btf();
 	ts = bpf_task_storage_get(&task_sched, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (ts) {
-		if (ts->folded.ts) {
-			e->woken = ts->folded;
-			ts->folded.ts = 0;
-		}
+	if (defer_wakeups)
+		settle_wakeup(ts, cur, since, &e->woken);
+	if (ts)
 		ts->off_ts = now;
-	}
 	if (offcpu_stacks) {
 		__u64 sig = switch_signature(cur, e->prev_state, preempt);
 

@@ -126,8 +126,9 @@ struct switch_event {
  * hdr.pid/hdr.tid is the woken task (the wakee), a target; the waker is the
  * task that ran on hdr.cpu at hdr.ts (the idle task when woken from an
  * interrupt on an idle CPU). Emitted at the wakeup when the wakee has slept
- * for the threshold already, or when it gets a CPU if its whole wait reached
- * the threshold; shorter waits fold the wakeup (struct folded_wakeup).
+ * for the threshold already, else at the wakee's first sample or switch-out
+ * after it ran again if its whole wait reached the threshold; shorter waits
+ * fold the wakeup into that record instead (struct folded_wakeup).
  */
 struct wakeup_event {
 	struct event_header hdr;

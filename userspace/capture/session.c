@@ -106,23 +106,24 @@ static int sched_prog_pairs(struct session *s, struct sched_prog_pair pairs[3])
 	return 3;
 }
 
-/* Returns true when every scheduler program is the BTF-typed one. */
+/* Returns true when the sched_waking program is the BTF-typed one. */
 static bool choose_sched_programs(struct session *s, bool sched)
 {
 	struct sched_prog_pair pairs[3];
 	int n = sched_prog_pairs(s, pairs);
-	bool all_btf = sched;
+	bool waking_btf = false;
 
 	for (int i = 0; i < n; i++) {
 		bool btf = sched && tp_btf_supported(pairs[i].tp);
 
 		bpf_program__set_autoload(pairs[i].btf, btf);
 		bpf_program__set_autoload(pairs[i].raw, sched && !btf);
-		all_btf = all_btf && btf;
+		if (pairs[i].btf == s->skel->progs.on_waking_btf)
+			waking_btf = btf;
 		if (sched)
 			log_debug("%s: %s program", pairs[i].tp, btf ? "tp_btf" : "raw_tp");
 	}
-	return all_btf;
+	return waking_btf;
 }
 
 /* Attach the loaded half of each pair; 0 or -errno (nothing stays attached then). */
@@ -220,8 +221,8 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->sched = cfg->sched;
 	s->skel->rodata->sched_min_ns = cfg->sched_min_ns;
 	/*
-	 * Keeping short waits' wakeups with the task needs the task storage of
-	 * `next` and of the wakee, which only the BTF-typed programs can reach;
+	 * Keeping short waits' wakeups with the task needs the wakee's task
+	 * storage, which only the BTF-typed sched_waking program can reach;
 	 * with --sched-min 0 every wakeup is shown anyway.
 	 */
 	s->skel->rodata->defer_wakeups =
