@@ -9,6 +9,7 @@
 //   check.mjs burner --profile F --pid P [--tids alpha=T,beta=T,sysc=T]
 //                    [--system-wide] [--duration S] [--gzip|--plain]
 //   check.mjs forker --profile F --parent P --child C [--gzip|--plain]
+//   check.mjs lifecycle --profile F --pid P --truth FILE [--gzip|--plain]
 //   check.mjs sched  --profile F --pid P [--tids NAME=T,...] [--truth FILE]
 //                    [--sched-min MS] [--no-off-cpu] [--gzip|--plain]
 //                    --expect "NAME ARGS..." [--expect ...]
@@ -33,8 +34,9 @@ import { readFileSync } from 'node:fs';
 import { Profile } from './profile.mjs';
 import { Report } from './report.mjs';
 import { checkSched, parseExpectation, parseTruth } from './sched_checks.mjs';
+import { checkLifecycle, checkLifecycleWithCli, parseSpawnerTruth } from './lifecycle_checks.mjs';
 
-const SCENARIOS = ['valid', 'burner', 'forker', 'sched'];
+const SCENARIOS = ['valid', 'burner', 'forker', 'sched', 'lifecycle'];
 const USAGE = `usage: check.mjs ${SCENARIOS.join('|')} --profile FILE [options] (see the file header)`;
 
 function parseTids(s) {
@@ -72,7 +74,7 @@ function main(argv) {
 	const scenario = positionals[0];
 	if (positionals.length !== 1 || !SCENARIOS.includes(scenario) || !values.profile)
 		throw new Error(USAGE);
-	if ((scenario === 'burner' || scenario === 'sched') && !values.pid)
+	if ((scenario === 'burner' || scenario === 'sched' || scenario === 'lifecycle') && !values.pid)
 		throw new Error(`${scenario} needs --pid`);
 	if (scenario === 'forker' && !(values.parent && values.child))
 		throw new Error('forker needs --parent and --child');
@@ -82,7 +84,9 @@ function main(argv) {
 		throw new Error('sched needs at least one --expect');
 	if (values['sched-min'] !== undefined && !/^\d+(\.\d+)?$/.test(values['sched-min']))
 		throw new Error(`--sched-min wants milliseconds, not ${JSON.stringify(values['sched-min'])}`);
-	const truth = values.truth ? parseTruth(readFileSync(values.truth, 'utf8')) : null;
+	const truth = values.truth && scenario === 'sched' ? parseTruth(readFileSync(values.truth, 'utf8')) : null;
+	if (scenario === 'lifecycle' && !values.truth)
+		throw new Error('lifecycle needs --truth');
 
 	const report = new Report(`check ${scenario} ${values.profile}`);
 	let profile;
@@ -118,7 +122,12 @@ function main(argv) {
 		});
 		return report.finish();
 	}
+	const spawnerTruth = scenario === 'lifecycle' ? parseSpawnerTruth(readFileSync(values.truth, 'utf8')) : null;
+	if (scenario === 'lifecycle')
+		checkLifecycle(report, profile, { pid: values.pid, truth: spawnerTruth });
 	checkWithProfilerCli(report, profile, (cli, handles, info) => {
+		if (scenario === 'lifecycle')
+			checkLifecycleWithCli(report, profile, cli, handles, { truth: spawnerTruth });
 		if (scenario === 'burner')
 			checkBurnerWithCli(report, profile, cli, handles, info, opts);
 		else if (scenario === 'forker')
@@ -131,7 +140,7 @@ function main(argv) {
 		report.check(n >= min, `${n} samples (need >= ${min})`);
 	} else if (scenario === 'burner') {
 		checkBurner(report, profile, opts);
-	} else {
+	} else if (scenario === 'forker') {
 		checkForker(report, profile, opts);
 	}
 	return report.finish();

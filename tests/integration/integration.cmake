@@ -20,7 +20,7 @@ set(BPFPROF_CHECK_BUILD_DIR ${CMAKE_BINARY_DIR}/check)
 # Their own flags only: the profiler unwinds with frame pointers, so every burn
 # function must keep its frame and stay a function of its own; and a sanitizer
 # build of bpfprof must not change the code the tests expect to see.
-foreach(workload burner forker sleeper pipepair)
+foreach(workload burner forker sleeper pipepair spawner)
   add_executable(bpfprof_workload_${workload} ${BPFPROF_TESTS_DIR}/workloads/${workload}.c)
   set_target_properties(bpfprof_workload_${workload} PROPERTIES
     OUTPUT_NAME ${workload}
@@ -44,6 +44,7 @@ set(BPFPROF_INTEGRATION_ENV
   FORKER=$<TARGET_FILE:bpfprof_workload_forker>
   SLEEPER=$<TARGET_FILE:bpfprof_workload_sleeper>
   PIPEPAIR=$<TARGET_FILE:bpfprof_workload_pipepair>
+  SPAWNER=$<TARGET_FILE:bpfprof_workload_spawner>
   CHECK_DIR=${BPFPROF_TESTS_DIR}/check
   CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules
   NODE=${BPFPROF_NODE})
@@ -100,3 +101,6 @@ bpfprof_integration_test(sched_pipe 90 TRUE sched_pipe.sh)
 bpfprof_integration_test(sched_no_offcpu 90 TRUE sched_no_offcpu.sh)
 bpfprof_integration_test(sched_min 90 TRUE sched_min.sh)
 bpfprof_integration_test(sched_raw_tp 90 TRUE sched_raw_tp.sh)
+
+# Processes over time (issue 4): lifecycles, exec, renames, symbols of exited processes.
+bpfprof_integration_test(lifecycle_spawner 120 TRUE lifecycle_spawner.sh)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -312,12 +313,16 @@ int session_start(struct session *s, unsigned freq_hz, enum sample_event_kind ki
 
 int session_poll(struct session *s, int timeout_ms)
 {
-	int n = ring_buffer__poll(s->rb, timeout_ms);
-	uint64_t before = clock_ns(CLOCK_MONOTONIC);
+	struct epoll_event ev[8];
+	uint64_t before;
+	int n;
 
-	if (n == -EINTR)
-		n = 0;
-	if (n < 0)
+	/* Wait, but drain only after before_drain: it must run before any record is decoded. */
+	n = epoll_wait(ring_buffer__epoll_fd(s->rb), ev, 8, timeout_ms);
+	if (n < 0 && errno != EINTR)
+		return -errno;
+	before = clock_ns(CLOCK_MONOTONIC);
+	if (s->before_drain && (n = s->before_drain(s->before_drain_ctx)) < 0)
 		return n;
 	/*
 	 * BPF writes without waking us (wakeups are batched), so epoll only
@@ -337,6 +342,8 @@ void session_stop(struct session *s)
 	if (s->skel)
 		bpfprof_bpf__detach(s->skel);
 	/* Whatever was written before the detach is still in the rings. */
+	if (s->before_drain)
+		s->before_drain(s->before_drain_ctx);
 	if (s->rb)
 		ring_buffer__consume(s->rb);
 }

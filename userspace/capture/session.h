@@ -47,6 +47,13 @@ struct session {
 	void *record_ctx;
 	int record_error; /* first error returned by on_record */
 	/*
+	 * Called before each drain of the BPF rings (0 or -errno, which stops
+	 * the recording): what must be known before the records are decoded,
+	 * e.g. the mappings a sample's addresses fall in, is read here.
+	 */
+	int (*before_drain)(void *ctx);
+	void *before_drain_ctx;
+	/*
 	 * CLOCK_MONOTONIC time just before the last full drain: every record
 	 * written before it has been handed to on_record (give or take a
 	 * record being written at that instant; callers keep a margin).

@@ -31,6 +31,7 @@
 #include "../symbols/symbolizer.h"
 #include "../util/clock.h"
 #include "../util/log.h"
+#include "lifecycle_feed.h"
 #include "progress.h"
 
 /*
@@ -93,6 +94,7 @@ struct recording {
 	struct symbolizer *sym;
 	struct proc_source_ctx src_ctx;
 	struct session session;
+	struct lifecycle_feed feed;
 	struct command cmd;
 	bool have_cmd;
 	struct output_file out;
@@ -383,6 +385,20 @@ int record_main(const struct options *opts)
 	ret = session_open(&r.session, &cfg);
 	if (ret)
 		goto out;
+	/* Forks, execs, exits, renames and mmaps, read before each drain of the rings. */
+	ret = lifecycle_feed_open(&r.feed, &r.model, r.session.online, r.session.nr_possible,
+				  cfg.tgids, cfg.nr_tgids, cfg.follow_forks);
+	if (ret) {
+		log_warn("cannot follow processes over time (%s): processes that exit during the "
+			 "recording may stay unsymbolized and get no start or end times",
+			 r.feed.sb.error[0] ? r.feed.sb.error : strerror(-ret));
+		ret = 0;
+	} else {
+		r.model.lifecycle = true;
+		r.session.before_drain = lifecycle_feed_drain;
+		r.session.before_drain_ctx = &r.feed;
+	}
+	r.model.all_processes = opts->all;
 	r.start_wall_ms = (double)clock_ns(CLOCK_REALTIME) / 1e6;
 	start_ns = clock_ns(CLOCK_MONOTONIC);
 	r.model.start_ts = r.model.end_ts = start_ns;
@@ -433,6 +449,7 @@ out:
 	if (r.have_cmd && r.cmd.go_fd >= 0)
 		command_abort(&r.cmd);
 	session_close(&r.session);
+	lifecycle_feed_close(&r.feed);
 	if (ret && r.out.tmp_path && r.out.fd >= 0)
 		output_file_abort(&r.out);
 	output_file_free(&r.out);

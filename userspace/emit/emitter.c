@@ -1286,6 +1286,26 @@ static void write_thread_name(struct json_writer *w, const struct process *proc,
 	}
 }
 
+/*
+ * When a process began: its fork or exec in the recording; else, when
+ * lifecycles are known, before the recording (0); else its first event.
+ */
+static uint64_t process_start(const struct model *m, const struct process *proc)
+{
+	if (proc->started)
+		return proc->start_ts;
+	return m->lifecycle ? m->start_ts : proc->first_ts;
+}
+
+/* Likewise for a thread: its clone, or before the recording, or its first event. */
+static uint64_t thread_start(const struct model *m, const struct process *proc,
+			     const struct thread *th)
+{
+	if (th->registered)
+		return th->register_ts;
+	return m->lifecycle && !proc->started ? m->start_ts : th->first_ts;
+}
+
 static void write_thread(struct json_writer *w, const struct model *m,
 			 const struct profile_tables *t, struct emit_plan *p,
 			 const struct profile_meta *meta, uint32_t ti)
@@ -1310,10 +1330,16 @@ static void write_thread(struct json_writer *w, const struct model *m,
 	write_process_name(w, proc);
 	jw_kv_string(w, "pid", pid);
 	jw_kv_uint(w, "tid", th->tid);
-	jw_kv_ms(w, "processStartupTime", rel_ns(m, proc->first_ts));
-	jw_kv_null(w, "processShutdownTime");
-	jw_kv_ms(w, "registerTime", rel_ns(m, th->first_ts));
-	jw_kv_null(w, "unregisterTime");
+	jw_kv_ms(w, "processStartupTime", rel_ns(m, process_start(m, proc)));
+	if (proc->ended)
+		jw_kv_ms(w, "processShutdownTime", rel_ns(m, proc->end_ts));
+	else
+		jw_kv_null(w, "processShutdownTime");
+	jw_kv_ms(w, "registerTime", rel_ns(m, thread_start(m, proc, th)));
+	if (th->exited)
+		jw_kv_ms(w, "unregisterTime", rel_ns(m, th->unregister_ts));
+	else
+		jw_kv_null(w, "unregisterTime");
 	jw_key(w, "pausedRanges");
 	jw_begin_array(w);
 	jw_end_array(w);

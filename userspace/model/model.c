@@ -5,6 +5,7 @@
  * never touches BPF, so tests feed it synthetic records.
  */
 #include "model.h"
+#include "model_internal.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -89,24 +90,53 @@ int64_t model_intern_stack(struct model *m, uint32_t prefix, uint32_t frame)
 	return idx;
 }
 
+/* The image of `pid` that was running at ts: the newest one started at or before ts. */
+static struct process *image_at(struct model *m, uint32_t idx, uint64_t ts)
+{
+	struct process *p = &m->processes.data[idx];
+
+	while (p->started && ts < p->start_ts && p->prev != NO_INDEX)
+		p = &m->processes.data[p->prev];
+	return p;
+}
+
 struct process *model_process(struct model *m, uint32_t pid, uint64_t ts)
 {
 	struct hmap_key key = { pid, 0 };
-	struct process p = { 0 }, *np;
 	uint32_t idx;
 
 	if (hmap_get(&m->pid_index, key, &idx))
-		return &m->processes.data[idx];
+		return image_at(m, idx, ts);
+	return model_new_image(m, pid, ts);
+}
 
+bool model_is_latest_image(const struct model *m, const struct process *p)
+{
+	struct hmap_key key = { p->pid, 0 };
+	uint32_t idx;
+
+	return hmap_get(&m->pid_index, key, &idx) && &m->processes.data[idx] == p;
+}
+
+struct process *model_new_image(struct model *m, uint32_t pid, uint64_t ts)
+{
+	struct hmap_key key = { pid, 0 };
+	struct process p = { 0 }, *np;
+	uint32_t idx, prev = NO_INDEX;
+
+	if (hmap_get(&m->pid_index, key, &prev))
+		hmap_del(&m->pid_index, key);
 	p.pid = pid;
 	p.main_thread = NO_INDEX;
 	p.first_ts = p.last_ts = ts;
 	p.is_idle = pid == 0;
+	p.prev = prev;
 	idx = (uint32_t)m->processes.len;
-	if (vec_push(&m->processes, p))
-		return NULL;
-	if (hmap_put(&m->pid_index, key, idx)) {
-		m->processes.len--;
+	if (vec_push(&m->processes, p) || hmap_put(&m->pid_index, key, idx)) {
+		if (m->processes.len > idx)
+			m->processes.len--;
+		if (prev != NO_INDEX)
+			hmap_put(&m->pid_index, key, prev);
 		return NULL;
 	}
 	np = &m->processes.data[idx];
@@ -119,38 +149,67 @@ struct process *model_process(struct model *m, uint32_t pid, uint64_t ts)
 	return np;
 }
 
+/*
+ * The thread `tid` of `pid` at ts, following the chain of threads that had
+ * this tid; NULL when none of them fits (the tid is reused by another
+ * process, or belongs to an image that ended before ts).
+ */
+static struct thread *thread_at(struct model *m, uint32_t idx, uint32_t pid, uint64_t ts)
+{
+	struct thread *t = &m->threads.data[idx];
+
+	while (t->registered && ts < t->register_ts && t->prev != NO_INDEX)
+		t = &m->threads.data[t->prev];
+	return t->pid == pid ? t : NULL;
+}
+
 struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid, int cpu, uint64_t ts)
 {
 	/* Idle (tid 0) exists once per CPU; every other tid is unique system-wide. */
 	struct hmap_key key = { tid, tid == 0 ? (uint64_t)(cpu + 1) : 0 };
+	struct thread *t;
+	uint32_t idx;
+
+	if (hmap_get(&m->tid_index, key, &idx) && (t = thread_at(m, idx, pid, ts)))
+		return t;
+	return model_new_thread(m, pid, tid, cpu, ts);
+}
+
+struct thread *model_new_thread(struct model *m, uint32_t pid, uint32_t tid, int cpu, uint64_t ts)
+{
+	struct hmap_key key = { tid, tid == 0 ? (uint64_t)(cpu + 1) : 0 };
 	struct thread t = { 0 }, *nt;
 	struct process *p;
-	uint32_t idx, pidx;
-
-	if (hmap_get(&m->tid_index, key, &idx))
-		return &m->threads.data[idx];
+	uint32_t idx, pidx, prev = NO_INDEX;
 
 	p = model_process(m, pid, ts);
 	if (!p)
 		return NULL;
 	pidx = (uint32_t)(p - m->processes.data);
+	if (hmap_get(&m->tid_index, key, &prev))
+		hmap_del(&m->tid_index, key);
 	t.pid = pid;
 	t.tid = tid;
 	t.process = pidx;
 	t.cpu = tid == 0 ? cpu : -1;
 	t.first_ts = t.last_ts = ts;
+	t.prev = prev;
 	idx = (uint32_t)m->threads.len;
 	if (vec_push(&m->threads, t))
-		return NULL;
+		goto fail;
 	if (hmap_put(&m->tid_index, key, idx) || vec_push(&m->processes.data[pidx].threads, idx)) {
 		hmap_del(&m->tid_index, key);
 		m->threads.len--;
-		return NULL;
+		goto fail;
 	}
 	nt = &m->threads.data[idx];
 	if (tid == 0 && cpu >= 0)
 		snprintf(nt->name, sizeof(nt->name), "swapper/%u", (unsigned)cpu % 1000000u);
 	return nt;
+fail:
+	if (prev != NO_INDEX)
+		hmap_put(&m->tid_index, key, prev);
+	return NULL;
 }
 
 static const struct proc_mapping *find_mapping(const struct process *p, uint64_t addr)
@@ -171,11 +230,12 @@ static const struct proc_mapping *find_mapping(const struct process *p, uint64_t
 	return NULL;
 }
 
-static void read_maps(struct model *m, struct process *p, uint64_t ts)
+void model_read_maps(struct model *m, struct process *p, uint64_t ts)
 {
 	int err;
 
-	if (p->gone || p->is_idle || !m->source.read_maps)
+	/* /proc shows the newest image only; an older one keeps what it had. */
+	if (p->gone || p->is_idle || !m->source.read_maps || !model_is_latest_image(m, p))
 		return;
 	p->maps_read = true;
 	p->maps_read_ts = ts;
@@ -193,7 +253,7 @@ static void user_addr_to_object(struct model *m, struct process *p, uint64_t add
 	const struct proc_mapping *pm = find_mapping(p, addr);
 
 	if (!pm && !p->gone && ts - p->maps_read_ts >= MAPS_REREAD_INTERVAL_NS) {
-		read_maps(m, p, ts);
+		model_read_maps(m, p, ts);
 		pm = find_mapping(p, addr);
 	}
 	if (pm && pm->object != NO_INDEX) {
@@ -349,7 +409,7 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 	if (e->hdr.tid != 0)
 		set_thread_name(t, e->comm);
 	if (!p->maps_read)
-		read_maps(m, p, e->hdr.ts);
+		model_read_maps(m, p, e->hdr.ts);
 
 	sr = (struct stack_record){ e->ips, e->kstack_len, e->ustack_len, e->flags, e->hdr.ts };
 	err = build_stack(m, p, &sr, &s.stack);
@@ -434,7 +494,7 @@ int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 	ev.other_comm[sizeof(ev.other_comm) - 1] = '\0';
 	if (has_stack) {
 		if (!p->maps_read)
-			read_maps(m, p, e->hdr.ts);
+			model_read_maps(m, p, e->hdr.ts);
 		sr = (struct stack_record){ e->ips, e->kstack_len, e->ustack_len, e->flags,
 					    e->hdr.ts };
 		trim_switch_stack(m, &sr);
@@ -524,7 +584,9 @@ static int ensure_main_thread(struct model *m, uint32_t pidx)
 		return 0;
 	if (p->is_idle) {
 		/* Idle has one thread per CPU; the process track gets an empty main thread. */
-		struct thread main = { .pid = 0, .tid = 0, .process = pidx, .cpu = -1 };
+		struct thread main = {
+			.pid = 0, .tid = 0, .process = pidx, .cpu = -1, .prev = NO_INDEX
+		};
 
 		main.first_ts = main.last_ts = p->first_ts;
 		snprintf(main.name, sizeof(main.name), "swapper");

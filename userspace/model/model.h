@@ -26,6 +26,7 @@
 
 struct symbolizer;
 struct model;
+struct map_entry;
 
 #define NO_INDEX UINT32_MAX
 
@@ -153,6 +154,14 @@ struct thread {
 	int cpu;	  /* for idle threads (pid 0): the CPU; else -1 */
 	char name[BPFPROF_COMM_LEN];
 	uint64_t first_ts, last_ts; /* first and last event seen */
+	/*
+	 * Lifetime from the kernel's fork/exit/exec records: `registered`
+	 * when it was created during the recording (at register_ts), `exited`
+	 * when it exited or its process image was replaced by an exec.
+	 */
+	bool registered, exited;
+	uint64_t register_ts, unregister_ts;
+	uint32_t prev; /* the earlier thread with this tid (reuse, exec), or NO_INDEX */
 	VEC(struct thread_sample) samples;
 	VEC(struct sched_marker) sched_markers; /* in time order */
 	struct sched_summary sched;
@@ -191,8 +200,17 @@ struct process {
 	uint64_t maps_read_ts;	     /* when, to throttle re-reads on unknown addresses */
 	uint32_t main_thread;	     /* thread index, or NO_INDEX until finish */
 	uint64_t first_ts, last_ts;
+	/*
+	 * One process image: a fork or an exec starts a new one (`started`, at
+	 * start_ts), an exit or an exec ends it (`ended`, at end_ts). Images of
+	 * the same pid (exec, pid reuse) are chained newest first through
+	 * `prev`; pid_index points at the newest.
+	 */
+	bool started, ended;
+	uint64_t start_ts, end_ts;
+	uint32_t prev;
 	VEC(uint32_t) threads;
-	VEC(struct proc_mapping) mappings; /* sorted by start */
+	VEC(struct proc_mapping) mappings; /* sorted by start, no overlaps */
 };
 
 struct model_stats {
@@ -212,6 +230,8 @@ struct proc_source {
 	int (*read_info)(void *ctx, uint32_t pid, char name[BPFPROF_COMM_LEN], char **cmdline);
 	/* Replace the mapping list; -ENOENT when gone. */
 	int (*read_maps)(void *ctx, struct model *m, struct process *p);
+	/* The symbolizer object of one executable file mapping, or a negative errno. */
+	int64_t (*object_for_mapping)(void *ctx, uint32_t pid, const struct map_entry *e);
 	void *ctx;
 };
 
@@ -243,7 +263,15 @@ struct model {
 	bool offcpu_samples;	     /* synthesize off-CPU samples (--no-off-cpu clears) */
 	uint64_t offcpu_interval_ns; /* one off-CPU sample per this much off-CPU time */
 	uint64_t sched_min_ns;	     /* markers shorter than this are only counted */
-	uint64_t stop_ts;	     /* when recording stopped; 0 = the last event */
+	/* Whole machine (-a): a fork's parent becomes a process of the model too. */
+	bool all_processes;
+	/*
+	 * Forks, exits and execs are fed (model_fork & co.): a process or
+	 * thread without a start of its own existed before the recording.
+	 * Without them, the first event seen is the best guess of a start.
+	 */
+	bool lifecycle;
+	uint64_t stop_ts; /* when recording stopped; 0 = the last event */
 	/*
 	 * The kernel's __schedule, [lo, hi): a switch-out stack is taken from a
 	 * tracepoint inside it, so its leafmost frames are the BPF program and
@@ -272,6 +300,24 @@ int model_add_wakeup(struct model *m, const struct wakeup_event *e, size_t size)
  * which every ring has been drained. model_finish replays the rest.
  */
 int model_sched_flush(struct model *m, uint64_t watermark);
+
+/*
+ * Process and thread lifetimes and executable mappings, from the kernel's
+ * side-band records (capture/sideband.c), applied in time order. Each
+ * returns 0 or -ENOMEM.
+ *
+ * A fork of a new process starts an image that inherits its parent's
+ * mappings; an exec ends the pid's image and starts a new one (a new process
+ * in the profile, same pid); a comm change without exec renames the thread.
+ * Mappings of processes started during the recording come only from here,
+ * so they are known even when the process exits before anyone looks.
+ */
+int model_fork(struct model *m, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32_t tid,
+	       uint64_t ts);
+int model_exit(struct model *m, uint32_t pid, uint32_t tid, uint64_t ts);
+int model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, bool exec,
+	       uint64_t ts);
+int model_mmap(struct model *m, uint32_t pid, uint64_t ts, const struct map_entry *e);
 
 /* Interning; each returns the index or -ENOMEM. */
 int64_t model_intern_frame(struct model *m, uint32_t object, uint64_t offset, bool is_return);

@@ -12,6 +12,7 @@
 
 #include "../symbols/proc_maps.h"
 #include "../symbols/symbolizer.h"
+#include "model_internal.h"
 
 /* Command lines longer than this are cut: they only label a process. */
 #define CMDLINE_MAX 4096
@@ -165,14 +166,24 @@ void proc_refresh_thread_names(struct model *m, const char *proc_root)
 	for (size_t i = 0; i < m->threads.len; i++) {
 		struct thread *t = &m->threads.data[i];
 
-		if (t->tid != 0)
+		/* /proc describes only live threads of the newest image of a pid. */
+		if (t->tid != 0 && !t->exited &&
+		    model_is_latest_image(m, &m->processes.data[t->process]))
 			read_task_comm(proc_root, t->pid, t->tid, t->name);
 	}
+}
+
+static int64_t object_for_mapping(void *vctx, uint32_t pid, const struct map_entry *e)
+{
+	struct proc_source_ctx *ctx = vctx;
+
+	return symbolizer_object_for_mapping(ctx->sym, (pid_t)pid, e);
 }
 
 void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)
 {
 	src->read_info = read_info;
 	src->read_maps = read_maps;
+	src->object_for_mapping = object_for_mapping;
 	src->ctx = ctx;
 }

@@ -328,7 +328,10 @@ static int run_until(struct model *m, struct thread *t, uint64_t since, uint64_t
 		/* fallthrough */
 	case REPLAY_UNKNOWN:
 	case REPLAY_EXITED:
-		start_slice(r, min_u64(max_u64(since, m->start_ts), ts));
+		/* Not before the thread (or its exec'd image) existed. */
+		start_slice(r, min_u64(max_u64(max_u64(since, m->start_ts),
+					       t->registered ? t->register_ts : 0),
+				       ts));
 		break;
 	case REPLAY_ON:
 		if (since > r->since) {
@@ -512,7 +515,9 @@ int sched_close_all(struct model *m, uint64_t stop)
 	for (size_t i = 0; i < m->threads.len; i++) {
 		struct thread *t = &m->threads.data[i];
 		struct sched_replay_state *r = &t->replay;
-		uint64_t end = max_u64(stop, r->last_ts);
+		/* A thread that exited (or whose image an exec replaced) ends there. */
+		uint64_t end =
+			max_u64(t->exited ? min_u64(stop, t->unregister_ts) : stop, r->last_ts);
 		int err;
 
 		if (r->state == REPLAY_ON) {

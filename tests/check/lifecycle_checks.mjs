@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: BSD-2-Clause
+//
+// Processes over time (issue 4), for `bpfprof -- spawner`: every short-lived
+// child is a process of its own with its name, start, end and symbolized
+// samples; the renamed thread has its new name; the exec'd child shows the
+// new image's function.
+
+import { percent } from './profile.mjs';
+
+// A child's samples outside child_work: its fork return and exit path.
+const CHILD_FUNC_MIN_PERCENT = 95;
+const EXEC_FUNC_MIN_PERCENT = 50;
+
+const fmt = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
+
+// The truth lines of spawner's stderr: { children: [pid...], exec: pid }.
+export function parseSpawnerTruth(text) {
+	const children = [];
+	let exec = null;
+	for (const line of text.split('\n')) {
+		let m = /^spawner: truth child (\d+)$/.exec(line.trim());
+		if (m)
+			children.push(m[1]);
+		m = /^spawner: truth exec (\d+)$/.exec(line.trim());
+		if (m)
+			exec = m[1];
+	}
+	return { children, exec };
+}
+
+// On-CPU samples that ran user code (a user frame somewhere in the stack).
+function userSamples(profile, thread) {
+	return profile.samplesOf(thread).filter((s) => profile.isOnCpu(s) &&
+		s.path.some((f) => profile.frameCategory(f) !== 'Kernel'));
+}
+
+function hasFunc(profile, sample, name) {
+	return profile.inclusiveFuncNames(sample).has(name);
+}
+
+export function checkLifecycle(report, profile, { pid, truth, childMs = 20 }) {
+	pid = String(pid);
+	report.section(`short-lived children of ${pid}`);
+	report.check(truth.children.length > 0, `the workload reported ${truth.children.length} children`);
+	let present = 0, named = 0, timed = 0, total = 0, inFunc = 0, unresolved = 0;
+	const bad = [];
+	for (const c of truth.children) {
+		const mains = profile.threads.filter((t) => t.pid.split('.')[0] === c && t.isMainThread);
+		const main = mains[mains.length - 1];
+		if (!main) {
+			bad.push(`${c}: absent`);
+			continue;
+		}
+		present++;
+		if (main.processName === 'spawn-child' && main.name === 'spawn-child')
+			named++;
+		else
+			bad.push(`${c}: named ${JSON.stringify(main.processName)}/${JSON.stringify(main.name)}`);
+		const life = main.processShutdownTime - main.processStartupTime;
+		if (main.processStartupTime > 0 && main.processShutdownTime !== null &&
+		    main.registerTime !== null && main.unregisterTime !== null &&
+		    life >= childMs * 0.8 && main.unregisterTime >= main.registerTime)
+			timed++;
+		else
+			bad.push(`${c}: start ${main.processStartupTime} end ${main.processShutdownTime} ` +
+				 `register ${main.registerTime} unregister ${main.unregisterTime}`);
+		for (const s of userSamples(profile, main)) {
+			total++;
+			if (hasFunc(profile, s, 'child_work'))
+				inFunc++;
+			if (s.path.some((f) => /^0x[0-9a-f]+$|\+0x[0-9a-f]+$/.test(profile.frameFuncName(f))))
+				unresolved++;
+		}
+	}
+	const n = truth.children.length;
+	report.check(present === n, `${present} of ${n} children are processes of their own in the profile`);
+	report.check(named === n, `${named} of ${n} children are named "spawn-child"` +
+		     (bad.length ? ` (first problems: ${bad.slice(0, 3).join('; ')})` : ''));
+	report.check(timed === n, `${timed} of ${n} children have startup/shutdown and register/unregister ` +
+		     `times ~${childMs} ms apart or more`);
+	report.check(total >= n * 5, `the children have ${total} on-CPU samples with user code (need >= ${n * 5})`);
+	report.check(percent(inFunc, total) >= CHILD_FUNC_MIN_PERCENT,
+		     `${fmt(percent(inFunc, total))}% of them are in child_work (need >= ${CHILD_FUNC_MIN_PERCENT}%); ` +
+		     `${unresolved} have unresolved frames`);
+
+	report.section('renamed thread');
+	const threads = profile.threads.filter((t) => t.pid === pid);
+	const names = threads.map((t) => t.name);
+	report.check(names.includes('after-rename') && !names.includes('before-rename'),
+		     `the thread renamed mid-run is named "after-rename" (threads of ${pid}: ${names.join(', ')})`);
+
+	report.section(`exec'd child ${truth.exec}`);
+	const execThreads = profile.threads.filter((t) => t.pid.split('.')[0] === truth.exec);
+	const samples = execThreads.flatMap((t) => userSamples(profile, t));
+	const hits = samples.filter((s) => hasFunc(profile, s, 'exec_image_work')).length;
+	report.check(samples.length >= 20 && percent(hits, samples.length) >= EXEC_FUNC_MIN_PERCENT,
+		     `${fmt(percent(hits, samples.length))}% of its ${samples.length} samples are in the new image's ` +
+		     `exec_image_work (need >= ${EXEC_FUNC_MIN_PERCENT}% of >= 20)`);
+}
+
+// Through the front-end's loader: a child's top function, and the renamed thread.
+export function checkLifecycleWithCli(report, profile, cli, handles, { truth }) {
+	const c = truth.children[Math.floor(truth.children.length / 2)];
+	const i = profile.threads.findIndex((t) => t.pid.split('.')[0] === c && t.isMainThread);
+	const h = handles.get(i);
+	const r = h ? cli.query('thread', 'samples', '--thread', h) : null;
+	const names = (r?.topFunctionsByTotal || r?.topFunctionsBySelf || []).map((f) => f.name);
+	report.check(names.some((n) => n.includes('child_work')),
+		     `profiler-cli: child ${c}'s top functions include child_work (found ${names.slice(0, 5).join(', ') || 'none'})`);
+}

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "lifecycle_feed.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/sysmacros.h>
+
+#include "../model/model.h"
+#include "../symbols/proc_maps.h"
+
+static bool is_target(const struct lifecycle_feed *f, uint32_t pid)
+{
+	struct hmap_key key = { pid, 0 };
+	uint32_t v;
+
+	return f->all || hmap_get(&f->targets, key, &v);
+}
+
+int lifecycle_feed_open(struct lifecycle_feed *f, struct model *m, const bool *online, int nr_cpus,
+			const uint32_t *tgids, size_t nr_tgids, bool follow_forks)
+{
+	int err;
+
+	memset(f, 0, sizeof(*f));
+	f->model = m;
+	f->all = tgids == NULL;
+	f->follow_forks = follow_forks;
+	for (size_t i = 0; i < nr_tgids; i++)
+		if (hmap_put(&f->targets, (struct hmap_key){ tgids[i], 0 }, 1))
+			return -ENOMEM;
+	/*
+	 * No build ids: with them the kernel leaves out device and inode, and
+	 * the symbolizer identifies (and shares) binaries by those.
+	 */
+	err = sideband_open_opts(&f->sb, online, nr_cpus, 0, false);
+	if (err)
+		return err;
+	f->open = true;
+	return 0;
+}
+
+/* Keep a copy: the record's strings live only during the callback. */
+static int collect(const struct sideband_record *r, void *ctx)
+{
+	struct lifecycle_feed *f = ctx;
+	struct feed_record fr = { .rec = *r, .seq = f->seq++ };
+
+	if (r->kind == SB_LOST) {
+		f->lost += r->lost.count;
+		return 0;
+	}
+	if (r->kind == SB_MMAP) {
+		if (!(r->mmap.prot & PROT_EXEC))
+			return 0;
+		fr.path = strdup(r->mmap.filename ? r->mmap.filename : "");
+		if (!fr.path)
+			return -ENOMEM;
+		fr.rec.mmap.filename = fr.path;
+	}
+	if (vec_push(&f->pending, fr)) {
+		free(fr.path);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Each CPU's records are in order, but one process's can sit on several CPUs. */
+static int cmp_record(const void *a, const void *b)
+{
+	const struct feed_record *x = a, *y = b;
+
+	if (x->rec.ts != y->rec.ts)
+		return x->rec.ts < y->rec.ts ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int apply(struct lifecycle_feed *f, const struct sideband_record *r)
+{
+	struct model *m = f->model;
+
+	switch (r->kind) {
+	case SB_FORK:
+		/* A target's child is a target too (the kernel side follows it the same way). */
+		if (!f->all && r->pid != r->task.ppid && f->follow_forks &&
+		    is_target(f, r->task.ppid) &&
+		    hmap_put(&f->targets, (struct hmap_key){ r->pid, 0 }, 1))
+			return -ENOMEM;
+		if (!is_target(f, r->pid))
+			return 0;
+		return model_fork(m, r->task.ppid, r->task.ptid, r->pid, r->tid, r->ts);
+	case SB_EXIT:
+		return is_target(f, r->pid) ? model_exit(m, r->pid, r->tid, r->ts) : 0;
+	case SB_COMM:
+		return is_target(f, r->pid)
+			       ? model_comm(m, r->pid, r->tid, r->comm.comm, r->comm.exec, r->ts)
+			       : 0;
+	case SB_MMAP: {
+		struct map_entry e = {
+			.start = r->mmap.start,
+			.end = r->mmap.start + r->mmap.len,
+			.pgoff = r->mmap.pgoff,
+			.dev = makedev(r->mmap.maj, r->mmap.min),
+			.inode = r->mmap.ino,
+			.readable = r->mmap.prot & PROT_READ,
+			.writable = r->mmap.prot & PROT_WRITE,
+			.executable = r->mmap.prot & PROT_EXEC,
+			.shared = r->mmap.flags & MAP_SHARED,
+			.path = (char *)r->mmap.filename,
+		};
+
+		return is_target(f, r->pid) ? model_mmap(m, r->pid, r->ts, &e) : 0;
+	}
+	default:
+		return 0;
+	}
+}
+
+int lifecycle_feed_drain(void *feed)
+{
+	struct lifecycle_feed *f = feed;
+	int err = 0;
+
+	if (!f->open)
+		return 0;
+	f->pending.len = 0;
+	err = sideband_drain(&f->sb, collect, f);
+	if (err >= 0) {
+		err = 0;
+		qsort(f->pending.data, f->pending.len, sizeof(*f->pending.data), cmp_record);
+		for (size_t i = 0; i < f->pending.len && !err; i++) {
+			err = apply(f, &f->pending.data[i].rec);
+			f->applied++;
+		}
+	}
+	for (size_t i = 0; i < f->pending.len; i++)
+		free(f->pending.data[i].path);
+	f->pending.len = 0;
+	return err;
+}
+
+void lifecycle_feed_close(struct lifecycle_feed *f)
+{
+	if (f->open)
+		sideband_close(&f->sb);
+	f->open = false;
+	for (size_t i = 0; i < f->pending.len; i++)
+		free(f->pending.data[i].path);
+	vec_free(&f->pending);
+	hmap_free(&f->targets);
+}

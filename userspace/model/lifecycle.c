@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Processes over time: forks, exits, execs, renames and executable mappings,
+ * from the kernel's side-band records, applied in time order. They give the
+ * profile its register/unregister and startup/shutdown times, split a pid
+ * into one process per exec'd image, and keep every image's mappings as
+ * they were, so a process that lived 20 ms is symbolized like any other.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../symbols/proc_maps.h"
+#include "model_internal.h"
+#include "sched.h"
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
+static void copy_comm(char dst[BPFPROF_COMM_LEN], const char *src)
+{
+	size_t n = strnlen(src, BPFPROF_COMM_LEN - 1);
+
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* A thread of the model with this tid, or NULL; never creates one. */
+static struct thread *known_thread(struct model *m, uint32_t pid, uint32_t tid, uint64_t ts)
+{
+	struct hmap_key key = { tid, 0 };
+	uint32_t idx;
+
+	if (!hmap_get(&m->tid_index, key, &idx))
+		return NULL;
+	return model_thread(m, pid, tid, -1, ts);
+}
+
+/* A process of the model with this pid (its image at ts), or NULL; never creates one. */
+static struct process *known_process(struct model *m, uint32_t pid, uint64_t ts)
+{
+	struct hmap_key key = { pid, 0 };
+	uint32_t idx;
+
+	if (!hmap_get(&m->pid_index, key, &idx))
+		return NULL;
+	return model_process(m, pid, ts);
+}
+
+static void mark_started(struct process *p, uint64_t ts)
+{
+	p->started = true;
+	p->start_ts = ts;
+	p->first_ts = min_u64(p->first_ts, ts);
+	/* Its mappings come from the fork and the side-band, not from a late /proc read. */
+	p->maps_read = true;
+	p->maps_read_ts = ts;
+}
+
+static void mark_registered(struct thread *t, uint64_t ts)
+{
+	t->registered = true;
+	t->register_ts = ts;
+	t->first_ts = min_u64(t->first_ts, ts);
+}
+
+static void end_thread(struct thread *t, uint64_t ts)
+{
+	if (t->exited)
+		return;
+	t->exited = true;
+	t->unregister_ts = ts;
+}
+
+/* The image ends (exit of its last thread, or an exec): so do its threads. */
+static void end_image(struct model *m, struct process *p, uint64_t ts)
+{
+	p->ended = true;
+	p->end_ts = ts;
+	for (size_t i = 0; i < p->threads.len; i++)
+		end_thread(&m->threads.data[p->threads.data[i]], ts);
+}
+
+/*
+ * The entry the BPF rings already made for a task whose fork record comes
+ * later (the rings and the side-band are read one after the other, so a new
+ * thread's first sample can arrive first): an entry of the same pid that has
+ * no start of its own and was first seen after the fork.
+ */
+static struct thread *early_thread(struct model *m, uint32_t pid, uint32_t tid, uint64_t ts)
+{
+	struct hmap_key key = { tid, 0 };
+	struct thread *t;
+	uint32_t idx;
+
+	if (!hmap_get(&m->tid_index, key, &idx))
+		return NULL;
+	t = &m->threads.data[idx];
+	return t->pid == pid && !t->registered && !t->exited && t->first_ts >= ts ? t : NULL;
+}
+
+static struct process *early_process(struct model *m, uint32_t pid, uint64_t ts)
+{
+	struct hmap_key key = { pid, 0 };
+	struct process *p;
+	uint32_t idx;
+
+	if (!hmap_get(&m->pid_index, key, &idx))
+		return NULL;
+	p = &m->processes.data[idx];
+	return !p->started && !p->ended && p->first_ts >= ts ? p : NULL;
+}
+
+int model_fork(struct model *m, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32_t tid,
+	       uint64_t ts)
+{
+	char name[BPFPROF_COMM_LEN] = "";
+	struct thread *parent_thread, *t;
+	struct process *parent, *p;
+
+	if (pid == 0 || tid == 0)
+		return 0;
+	/* A clone inherits its parent's comm; so does a forked process. */
+	parent_thread = ptid ? known_thread(m, ppid, ptid, ts) : NULL;
+	if (parent_thread)
+		copy_comm(name, parent_thread->name);
+	if (pid != ppid) {
+		uint32_t parent_idx = NO_INDEX, idx;
+
+		parent = ppid ? (m->all_processes ? model_process(m, ppid, ts)
+						  : known_process(m, ppid, ts))
+			      : NULL;
+		if (parent) {
+			/* A parent from before the recording: its mappings are what the child gets.
+			 */
+			if (!parent->maps_read && !parent->started)
+				model_read_maps(m, parent, ts);
+			parent_idx = (uint32_t)(parent - m->processes.data);
+			if (!name[0])
+				copy_comm(name, parent->name);
+		}
+		p = early_process(m, pid, ts);
+		if (!p)
+			p = model_new_image(m, pid, ts);
+		if (!p)
+			return -ENOMEM;
+		idx = (uint32_t)(p - m->processes.data);
+		mark_started(p, ts);
+		if (parent_idx != NO_INDEX) {
+			const struct process *pp = &m->processes.data[parent_idx];
+
+			/* An early entry's /proc view is replaced by the fork's copy. */
+			m->processes.data[idx].mappings.len = 0;
+			for (size_t i = 0; i < pp->mappings.len; i++)
+				if (vec_push(&m->processes.data[idx].mappings,
+					     pp->mappings.data[i]))
+					return -ENOMEM;
+		}
+		p = &m->processes.data[idx];
+		if (name[0])
+			copy_comm(p->name, name);
+	}
+	t = early_thread(m, pid, tid, ts);
+	if (!t)
+		t = model_new_thread(m, pid, tid, -1, ts);
+	if (!t)
+		return -ENOMEM;
+	mark_registered(t, ts);
+	if (name[0] && !t->name[0])
+		copy_comm(t->name, name);
+	return 0;
+}
+
+int model_exit(struct model *m, uint32_t pid, uint32_t tid, uint64_t ts)
+{
+	struct thread *t;
+	struct process *p;
+	bool all_gone = true;
+
+	if (pid == 0 || tid == 0)
+		return 0;
+	t = model_thread(m, pid, tid, -1, ts);
+	if (!t)
+		return -ENOMEM;
+	end_thread(t, ts);
+	p = &m->processes.data[t->process];
+	/* The process ends with its last thread (the leader may go first, via pthread_exit). */
+	for (size_t i = 0; i < p->threads.len && all_gone; i++)
+		all_gone = m->threads.data[p->threads.data[i]].exited;
+	if (all_gone && (tid == pid || p->ended)) {
+		p->ended = true;
+		p->end_ts = ts;
+	}
+	return 0;
+}
+
+/* No sample of the image's own code so far (queued for the replay or final). */
+static bool image_ran_no_code(const struct model *m, const struct process *p)
+{
+	for (size_t i = 0; i < p->threads.len; i++) {
+		const struct thread *t = &m->threads.data[p->threads.data[i]];
+
+		if (t->samples.len)
+			return false;
+		for (size_t k = 0; k < t->sched_pending.len; k++)
+			if (t->sched_pending.data[k].type == SCHED_EV_SAMPLE)
+				return false;
+	}
+	return true;
+}
+
+/*
+ * fork + exec, as shells and `bpfprof -- cmd` do: the image between them ran
+ * none of its code that we saw, so it becomes the new program instead of an
+ * empty process of its own (it keeps its fork as its start).
+ */
+static int reuse_image(struct model *m, struct process *p, uint32_t tid, const char *comm,
+		       uint64_t ts)
+{
+	struct thread *t;
+
+	if (!p->started)
+		mark_started(p, ts);
+	p->mappings.len = 0;
+	p->maps_read = true;
+	p->maps_read_ts = ts;
+	copy_comm(p->name, comm);
+	free(p->cmdline);
+	p->cmdline = NULL;
+	if (m->source.read_info)
+		m->source.read_info(m->source.ctx, p->pid, p->name, &p->cmdline);
+	copy_comm(p->name, comm);
+	/* de_thread: every other thread is gone; the exec'ing one is the leader now. */
+	for (size_t i = 0; i < p->threads.len; i++) {
+		t = &m->threads.data[p->threads.data[i]];
+		if (t->tid != tid)
+			end_thread(t, ts);
+	}
+	t = model_thread(m, p->pid, tid, -1, ts);
+	if (!t)
+		return -ENOMEM;
+	copy_comm(t->name, comm);
+	return 0;
+}
+
+int model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, bool exec,
+	       uint64_t ts)
+{
+	struct process *p;
+	struct thread *t;
+
+	if (pid == 0 || tid == 0)
+		return 0;
+	if (!exec) {
+		t = model_thread(m, pid, tid, -1, ts);
+		if (!t)
+			return -ENOMEM;
+		copy_comm(t->name, comm);
+		if (tid == pid)
+			copy_comm(m->processes.data[t->process].name, comm);
+		return 0;
+	}
+	/* A new program in this pid: the old image ends here and a new process begins. */
+	p = known_process(m, pid, ts);
+	if (p && image_ran_no_code(m, p))
+		return reuse_image(m, p, tid, comm, ts);
+	if (p)
+		end_image(m, p, ts);
+	p = model_new_image(m, pid, ts);
+	if (!p)
+		return -ENOMEM;
+	mark_started(p, ts);
+	copy_comm(p->name, comm);
+	/* After an exec the thread that made it has the pid as tid (the kernel's de_thread). */
+	t = model_new_thread(m, pid, tid, -1, ts);
+	if (!t)
+		return -ENOMEM;
+	mark_registered(t, ts);
+	copy_comm(t->name, comm);
+	return 0;
+}
+
+/*
+ * Put [pm.start, pm.end) into p's sorted mappings. A new mapping replaces
+ * whatever it overlaps (the kernel unmapped it), trimming or splitting the
+ * older ones.
+ */
+static int insert_mapping(struct process *p, struct proc_mapping pm)
+{
+	VEC(struct proc_mapping) out = { 0 };
+	bool placed = false;
+	int err = 0;
+
+	for (size_t i = 0; i < p->mappings.len && !err; i++) {
+		struct proc_mapping old = p->mappings.data[i];
+
+		if (!placed && old.start >= pm.start) {
+			err = vec_push(&out, pm);
+			placed = true;
+		}
+		if (old.end <= pm.start || old.start >= pm.end) {
+			err = err ?: vec_push(&out, old);
+			continue;
+		}
+		if (old.start < pm.start) {
+			struct proc_mapping head = old;
+
+			head.end = pm.start;
+			err = err ?: vec_push(&out, head);
+		}
+		if (old.end > pm.end) {
+			struct proc_mapping tail = old;
+
+			tail.pgoff += pm.end - old.start;
+			tail.start = pm.end;
+			if (!placed) {
+				err = err ?: vec_push(&out, pm);
+				placed = true;
+			}
+			err = err ?: vec_push(&out, tail);
+		}
+	}
+	if (!err && !placed)
+		err = vec_push(&out, pm);
+	if (err) {
+		vec_free(&out);
+		return -ENOMEM;
+	}
+	vec_free(&p->mappings);
+	p->mappings.data = out.data;
+	p->mappings.len = out.len;
+	p->mappings.cap = out.cap;
+	return 0;
+}
+
+int model_mmap(struct model *m, uint32_t pid, uint64_t ts, const struct map_entry *e)
+{
+	struct proc_mapping pm = { e->start, e->end, e->pgoff, NO_INDEX };
+	struct process *p;
+	uint32_t idx;
+	int64_t obj;
+
+	if (pid == 0 || !e->executable || e->end <= e->start)
+		return 0;
+	p = model_process(m, pid, ts);
+	if (!p)
+		return -ENOMEM;
+	/* A process from before the recording: /proc has this mapping and all the older ones. */
+	if (!p->started && !p->maps_read) {
+		model_read_maps(m, p, ts);
+		if (p->maps_read && !p->gone)
+			return 0;
+	}
+	idx = (uint32_t)(p - m->processes.data);
+	obj = m->source.object_for_mapping ? m->source.object_for_mapping(m->source.ctx, pid, e)
+					   : -ENOENT;
+	if (obj >= 0)
+		pm.object = (uint32_t)obj;
+	return insert_mapping(&m->processes.data[idx], pm);
+}

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* Helpers shared by the model's own files (model.c, lifecycle.c); not an API. */
+#ifndef BPFPROF_MODEL_INTERNAL_H
+#define BPFPROF_MODEL_INTERNAL_H
+
+#include "model.h"
+
+/* A new image of `pid` starting at ts, chained before the pid's older ones; NULL on -ENOMEM. */
+struct process *model_new_image(struct model *m, uint32_t pid, uint64_t ts);
+/* A new thread `tid` in the image of `pid` at ts, chained before older threads with that tid. */
+struct thread *model_new_thread(struct model *m, uint32_t pid, uint32_t tid, int cpu, uint64_t ts);
+/* Whether `p` is the newest image of its pid (the one /proc describes). */
+bool model_is_latest_image(const struct model *m, const struct process *p);
+/* Replace p's mappings with /proc's view, for the newest image of a live process. */
+void model_read_maps(struct model *m, struct process *p, uint64_t ts);
+
+#endif

@@ -1,0 +1,619 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Perf map files (/tmp/perf-PID.map), read incrementally.
+ *
+ * Every valid line becomes an entry, numbered in file order, so a higher
+ * number is a newer line. Lookups go to a sorted array of disjoint segments,
+ * each naming the newest entry that covers it; it is rebuilt only when a
+ * lookup finds entries it does not hold yet, by merging the new entries
+ * (sorted) into the old segments, which are already sorted and disjoint.
+ * Names live in blocks that are never moved, so a name handed out stays
+ * valid while more of the file is read.
+ */
+#include "perf_map.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../util/vec.h"
+
+/* Bytes read per pread(); a node map of a large app is tens of MB. */
+#define READ_CHUNK	(64u * 1024)
+/* Longer lines are garbage (no symbol name is this long): skipped, not buffered. */
+#define MAX_LINE	(64u * 1024)
+#define NAME_BLOCK_SIZE (64u * 1024)
+
+struct name_block {
+	struct name_block *next;
+	size_t used, cap;
+	char data[];
+};
+
+struct pm_entry {
+	uint64_t start, end; /* [start, end) */
+	const char *name;
+};
+
+/* A stretch of addresses whose newest covering entry is `entry`. */
+struct pm_segment {
+	uint64_t start, end;
+	uint32_t entry;
+};
+
+typedef VEC(struct pm_segment) segments_t;
+
+struct perf_map {
+	int fd;
+	off_t read_off;		      /* bytes of the file read so far, partial line included */
+	VEC(char) buf;		      /* the incomplete last line, then the bytes being parsed */
+	bool skipping;		      /* inside an over-long line: drop bytes up to its newline */
+	VEC(struct pm_entry) entries; /* file order: a higher index is newer */
+	size_t merged;		      /* entries[0, merged) are in `segments` */
+	segments_t segments;	      /* sorted by start, disjoint */
+	struct name_block *names;
+	size_t name_bytes;
+	size_t bad_lines;
+};
+
+/* ---- names ------------------------------------------------------------------ */
+
+static const char *name_store(struct perf_map *pm, const char *s, size_t len)
+{
+	struct name_block *b = pm->names;
+	char *out;
+
+	if (!b || b->cap - b->used < len + 1) {
+		size_t cap = len + 1 > NAME_BLOCK_SIZE ? len + 1 : NAME_BLOCK_SIZE;
+
+		b = malloc(sizeof(*b) + cap);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->cap = cap;
+		/* The old block's tail is wasted; blocks are large and names short. */
+		b->next = pm->names;
+		pm->names = b;
+		pm->name_bytes += sizeof(*b) + cap;
+	}
+	out = b->data + b->used;
+	memcpy(out, s, len);
+	out[len] = '\0';
+	b->used += len + 1;
+	return out;
+}
+
+/* ---- parsing ---------------------------------------------------------------- */
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * One hex field, "0x" optional, followed by a space or tab. strtoull would
+ * also take signs and leading blanks, which no writer emits.
+ */
+static bool parse_hex_field(const char **p, const char *end, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+	int digits = 0, d;
+
+	if (end - s >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	for (; s < end && (d = hex_digit(*s)) >= 0; s++) {
+		if (++digits > 16)
+			return false;
+		v = v << 4 | (uint64_t)d;
+	}
+	if (!digits || s == end || (*s != ' ' && *s != '\t'))
+		return false;
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	*p = s;
+	*out = v;
+	return true;
+}
+
+/*
+ * One line without its newline. 0 when it was added or is blank or empty
+ * (SIZE 0); 1 when it is malformed; -ENOMEM.
+ */
+static int parse_line(struct perf_map *pm, const char *line, size_t len)
+{
+	const char *p = line, *end = line + len;
+	struct pm_entry e;
+	uint64_t size;
+
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+		end--;
+	if (end == p)
+		return 0;
+	if (memchr(p, '\0', end - p))
+		return 1;
+	if (!parse_hex_field(&p, end, &e.start) || !parse_hex_field(&p, end, &size) || p == end)
+		return 1;
+	if (size == 0)
+		return 0;
+	if (size > UINT64_MAX - e.start)
+		return 1;
+	e.end = e.start + size;
+	/* Segments name entries with 32 bits. */
+	if (pm->entries.len >= UINT32_MAX)
+		return -ENOMEM;
+	e.name = name_store(pm, p, end - p);
+	if (!e.name || vec_push(&pm->entries, e))
+		return -ENOMEM;
+	return 0;
+}
+
+/*
+ * Parse the complete lines of pm->buf and keep the incomplete rest for the
+ * next read. 0 or -ENOMEM (the lines from the failed one on are kept).
+ */
+static int parse_buffered(struct perf_map *pm)
+{
+	char *data = pm->buf.data;
+	size_t len = pm->buf.len, pos = 0, rest;
+	char *nl;
+	int r = 0;
+
+	while (pos < len && (nl = memchr(data + pos, '\n', len - pos))) {
+		size_t n = nl - (data + pos);
+
+		if (pm->skipping) {
+			pm->skipping = false;
+		} else {
+			r = parse_line(pm, data + pos, n);
+			/* Keep the line that failed, so that a later refresh retries it alone. */
+			if (r < 0)
+				break;
+			pm->bad_lines += r;
+		}
+		pos += n + 1;
+	}
+	rest = len - pos;
+	if (r == 0 && pm->skipping) {
+		rest = 0;
+	} else if (r == 0 && rest > MAX_LINE) {
+		pm->bad_lines++;
+		pm->skipping = true;
+		rest = 0;
+	}
+	memmove(data, data + pos, rest);
+	pm->buf.len = rest;
+	return r < 0 ? r : 0;
+}
+
+int perf_map_refresh(struct perf_map *pm)
+{
+	struct stat st;
+	ssize_t n;
+	int err;
+
+	if (fstat(pm->fd, &st))
+		return -errno;
+	if (st.st_size < pm->read_off) {
+		/*
+		 * Truncated and rewritten: read it again from the start. The
+		 * entries read before stay, older than anything read now.
+		 */
+		pm->read_off = 0;
+		pm->buf.len = 0;
+		pm->skipping = false;
+	}
+	while (pm->read_off < st.st_size) {
+		size_t want = READ_CHUNK;
+
+		if ((off_t)want > st.st_size - pm->read_off)
+			want = st.st_size - pm->read_off;
+		if (vec_reserve(&pm->buf, want))
+			return -ENOMEM;
+		n = pread(pm->fd, pm->buf.data + pm->buf.len, want, pm->read_off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break; /* truncated since the fstat */
+		pm->buf.len += n;
+		pm->read_off += n;
+		err = parse_buffered(pm);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* ---- the segment index ------------------------------------------------------ */
+
+struct pm_item {
+	uint64_t start, end;
+	uint32_t entry;
+};
+
+static int item_cmp(const void *a, const void *b)
+{
+	const struct pm_item *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->entry < y->entry ? -1 : x->entry > y->entry;
+}
+
+/* A max-heap of item indexes by entry number: the newest covering item on top. */
+typedef VEC(uint32_t) heap_t;
+
+static void heap_sift_down(heap_t *h, const struct pm_item *items, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		uint32_t t;
+
+		if (l < h->len && items[h->data[l]].entry > items[h->data[m]].entry)
+			m = l;
+		if (r < h->len && items[h->data[r]].entry > items[h->data[m]].entry)
+			m = r;
+		if (m == i)
+			return;
+		t = h->data[i];
+		h->data[i] = h->data[m];
+		h->data[m] = t;
+		i = m;
+	}
+}
+
+static int heap_push(heap_t *h, const struct pm_item *items, uint32_t x)
+{
+	size_t i;
+
+	if (vec_push(h, x))
+		return -ENOMEM;
+	for (i = h->len - 1; i > 0; i = (i - 1) / 2) {
+		size_t parent = (i - 1) / 2;
+		uint32_t t;
+
+		if (items[h->data[parent]].entry >= items[h->data[i]].entry)
+			break;
+		t = h->data[i];
+		h->data[i] = h->data[parent];
+		h->data[parent] = t;
+	}
+	return 0;
+}
+
+static void heap_pop(heap_t *h, const struct pm_item *items)
+{
+	h->data[0] = h->data[--h->len];
+	heap_sift_down(h, items, 0);
+}
+
+/* Drop items on top of the heap that end at or before `pos`. */
+static void heap_expire(heap_t *h, const struct pm_item *items, uint64_t pos)
+{
+	while (h->len && items[h->data[0]].end <= pos)
+		heap_pop(h, items);
+}
+
+static int emit_segment(segments_t *out, uint64_t start, uint64_t end, uint32_t entry)
+{
+	struct pm_segment s = { start, end, entry };
+
+	if (out->len && vec_last(out).end == start && vec_last(out).entry == entry) {
+		vec_last(out).end = end;
+		return 0;
+	}
+	return vec_push(out, s) ? -ENOMEM : 0;
+}
+
+/*
+ * Sweep items sorted by start into disjoint segments, each owned by the
+ * newest item covering it. Ends of items that are not on top change nothing,
+ * so the sweep only stops at starts and at the top item's end.
+ */
+static int sweep(const struct pm_item *items, size_t n, segments_t *out)
+{
+	heap_t heap = { 0 };
+	uint64_t pos = 0, next;
+	size_t i = 0;
+	int err = 0;
+
+	for (;;) {
+		const struct pm_item *top;
+
+		heap_expire(&heap, items, pos);
+		if (!heap.len) {
+			if (i == n)
+				break;
+			pos = items[i].start;
+		}
+		for (; i < n && items[i].start <= pos; i++) {
+			err = heap_push(&heap, items, i);
+			if (err)
+				goto out;
+		}
+		heap_expire(&heap, items, pos);
+		if (!heap.len)
+			continue;
+		top = &items[heap.data[0]];
+		next = top->end;
+		if (i < n && items[i].start < next)
+			next = items[i].start;
+		err = emit_segment(out, pos, next, top->entry);
+		if (err)
+			goto out;
+		pos = next;
+	}
+out:
+	vec_free(&heap);
+	return err;
+}
+
+/* Merge the entries not yet indexed into the segments. 0 or -ENOMEM (index unchanged). */
+static int rebuild(struct perf_map *pm)
+{
+	size_t k = pm->entries.len - pm->merged, s = pm->segments.len, n = 0, a = 0, b = 0;
+	struct pm_item *fresh, *items;
+	segments_t out = { 0 };
+	int err = -ENOMEM;
+
+	fresh = malloc((k ? k : 1) * sizeof(*fresh));
+	items = malloc((k + s ? k + s : 1) * sizeof(*items));
+	if (!fresh || !items)
+		goto out;
+	for (size_t i = 0; i < k; i++) {
+		const struct pm_entry *e = &pm->entries.data[pm->merged + i];
+
+		fresh[i] = (struct pm_item){ e->start, e->end, (uint32_t)(pm->merged + i) };
+	}
+	qsort(fresh, k, sizeof(*fresh), item_cmp);
+	/* The old segments are sorted already: a merge, not a sort of everything. */
+	while (a < s || b < k) {
+		const struct pm_segment *seg = a < s ? &pm->segments.data[a] : NULL;
+
+		if (seg && (b == k || seg->start <= fresh[b].start)) {
+			items[n++] = (struct pm_item){ seg->start, seg->end, seg->entry };
+			a++;
+		} else {
+			items[n++] = fresh[b++];
+		}
+	}
+	err = sweep(items, n, &out);
+	if (err) {
+		vec_free(&out);
+		goto out;
+	}
+	vec_free(&pm->segments);
+	pm->segments = out;
+	pm->merged = pm->entries.len;
+out:
+	free(fresh);
+	free(items);
+	return err;
+}
+
+static const struct pm_segment *find_segment(const struct perf_map *pm, uint64_t addr)
+{
+	size_t lo = 0, hi = pm->segments.len;
+
+	/* The first segment starting after addr; the one before may hold it. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pm->segments.data[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0 || addr >= pm->segments.data[lo - 1].end)
+		return NULL;
+	return &pm->segments.data[lo - 1];
+}
+
+const char *perf_map_lookup(struct perf_map *pm, uint64_t addr, uint64_t *start_out)
+{
+	const struct pm_segment *seg;
+	const struct pm_entry *e;
+	struct stat st;
+
+	/* On -ENOMEM the older index still answers for what it holds. */
+	if (pm->merged < pm->entries.len)
+		rebuild(pm);
+	seg = find_segment(pm, addr);
+	if (!seg && !fstat(pm->fd, &st) && st.st_size != pm->read_off && !perf_map_refresh(pm)) {
+		if (pm->merged < pm->entries.len)
+			rebuild(pm);
+		seg = find_segment(pm, addr);
+	}
+	if (!seg)
+		return NULL;
+	e = &pm->entries.data[seg->entry];
+	if (start_out)
+		*start_out = e->start;
+	return e->name;
+}
+
+/* ---- opening ---------------------------------------------------------------- */
+
+/*
+ * The pid of `pid` inside its own pid namespace: the last field of the
+ * "NSpid:" line of its status; the pid itself on kernels without that line.
+ */
+static int namespace_pid(const char *proc_root, pid_t pid, pid_t *out)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	int err = 0;
+	FILE *f;
+
+	*out = pid;
+	if (snprintf(path, sizeof(path), "%s/%d/status", proc_root, (int)pid) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ESRCH ? -ENOENT : -errno;
+	while (getline(&line, &cap, f) >= 0) {
+		char *last = NULL, *tok, *save, *end;
+		long v;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		for (tok = strtok_r(line + 6, " \t\n", &save); tok;
+		     tok = strtok_r(NULL, " \t\n", &save))
+			last = tok;
+		errno = 0;
+		v = last ? strtol(last, &end, 10) : 0;
+		if (!last || *end || errno || v <= 0 || v > INT_MAX)
+			err = -EINVAL;
+		else
+			*out = (pid_t)v;
+		break;
+	}
+	free(line);
+	fclose(f);
+	return err;
+}
+
+static bool same_mount_ns(const char *proc_root, pid_t pid)
+{
+	char path[PATH_MAX], theirs[256], ours[256];
+	ssize_t a, b;
+
+	if (snprintf(path, sizeof(path), "%s/%d/ns/mnt", proc_root, (int)pid) >= (int)sizeof(path))
+		return false;
+	a = readlink(path, theirs, sizeof(theirs));
+	if (snprintf(path, sizeof(path), "%s/self/ns/mnt", proc_root) >= (int)sizeof(path))
+		return false;
+	b = readlink(path, ours, sizeof(ours));
+	return a > 0 && a < (ssize_t)sizeof(theirs) && a == b && !memcmp(theirs, ours, a);
+}
+
+/*
+ * Open a map file: a regular file only (a FIFO planted in /tmp would block
+ * the profiler, a device would feed it garbage), and no symlink as the last
+ * component, since /tmp is writable by everyone and we may run as root.
+ */
+static int open_map_file(const char *path)
+{
+	struct stat st;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
+struct perf_map *perf_map_open_at(const char *proc_root, const char *host_tmp, pid_t pid)
+{
+	char path[PATH_MAX];
+	struct perf_map *pm;
+	pid_t nspid;
+	int fd, err;
+
+	err = namespace_pid(proc_root, pid, &nspid);
+	if (err)
+		goto fail;
+	if (snprintf(path, sizeof(path), "%s/%d/root/tmp/perf-%d.map", proc_root, (int)pid,
+		     (int)nspid) >= (int)sizeof(path)) {
+		err = -ENAMETOOLONG;
+		goto fail;
+	}
+	fd = open_map_file(path);
+	/*
+	 * PROC/PID/root can be out of reach (the process is exiting, or it
+	 * is not ours to ptrace). Our own /tmp is the process's /tmp only when
+	 * we share its mount namespace; a container's host-side namesake is a
+	 * different process's map.
+	 */
+	if (fd < 0 && same_mount_ns(proc_root, pid)) {
+		if (snprintf(path, sizeof(path), "%s/perf-%d.map", host_tmp, (int)pid) >=
+		    (int)sizeof(path)) {
+			err = -ENAMETOOLONG;
+			goto fail;
+		}
+		fd = open_map_file(path);
+	}
+	if (fd < 0) {
+		err = fd;
+		goto fail;
+	}
+	pm = calloc(1, sizeof(*pm));
+	if (!pm) {
+		close(fd);
+		err = -ENOMEM;
+		goto fail;
+	}
+	pm->fd = fd;
+	err = perf_map_refresh(pm);
+	if (err) {
+		perf_map_free(pm);
+		goto fail;
+	}
+	return pm;
+fail:
+	errno = -err;
+	return NULL;
+}
+
+struct perf_map *perf_map_open(const char *proc_root, pid_t pid)
+{
+	return perf_map_open_at(proc_root, "/tmp", pid);
+}
+
+size_t perf_map_entries(const struct perf_map *pm)
+{
+	return pm->entries.len;
+}
+
+size_t perf_map_bad_lines(const struct perf_map *pm)
+{
+	return pm->bad_lines;
+}
+
+size_t perf_map_bytes(const struct perf_map *pm)
+{
+	return sizeof(*pm) + pm->buf.cap + pm->entries.cap * sizeof(*pm->entries.data) +
+	       pm->segments.cap * sizeof(*pm->segments.data) + pm->name_bytes;
+}
+
+void perf_map_free(struct perf_map *pm)
+{
+	struct name_block *b, *next;
+
+	if (!pm)
+		return;
+	if (pm->fd >= 0)
+		close(pm->fd);
+	for (b = pm->names; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	vec_free(&pm->buf);
+	vec_free(&pm->entries);
+	vec_free(&pm->segments);
+	free(pm);
+}

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * JIT symbols from perf map files, /tmp/perf-PID.map: text lines
+ *
+ *   START SIZE name of the symbol
+ *
+ * with START and SIZE in hex (0x optional), written by node
+ * --perf-basic-prof, JVM agents and CPython's perf trampoline
+ * (python -X perf). The runtime appends while it runs, and code can be
+ * re-jitted at an address that already has an entry: the later line wins.
+ */
+#ifndef BPFPROF_PERF_MAP_H
+#define BPFPROF_PERF_MAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct perf_map;
+
+/*
+ * Open the perf map of process `pid` as the process itself sees it:
+ * PROC/PID/root/tmp/perf-NSPID.map, NSPID being the pid inside the
+ * process's pid namespace (last field of "NSpid:" in PROC/PID/status).
+ * Only when the process shares our mount namespace (PROC/PID/ns/mnt reads
+ * as PROC/self/ns/mnt) is /tmp/perf-PID.map tried too, so a container's map
+ * is never confused with a host file of the same name. `proc_root` is
+ * normally "/proc". The file is read at once and stays open, so that it can
+ * be read again after the process has exited.
+ * Returns NULL with errno set: ENOENT when the process or its map does not
+ * exist, EINVAL when the path is not a regular file, ENOMEM, or the error
+ * from open or read.
+ */
+struct perf_map *perf_map_open(const char *proc_root, pid_t pid);
+/* The same, with the host's /tmp at `host_tmp` (tests point it at a temp dir). */
+struct perf_map *perf_map_open_at(const char *proc_root, const char *host_tmp, pid_t pid);
+
+/*
+ * Parse what was appended since the last read. An incomplete last line is
+ * kept until a later refresh completes it. 0 or a negative errno.
+ */
+int perf_map_refresh(struct perf_map *pm);
+
+/*
+ * The symbol containing `addr` (START <= addr < START + SIZE), the newest
+ * entry winning where entries overlap; its START in *start_out (may be
+ * NULL). NULL when no entry contains `addr`. An address not found makes it
+ * refresh first when the file has grown (one fstat), so late code is found;
+ * an address that is found is answered from what was read, so call
+ * perf_map_refresh to see code re-jitted over known entries.
+ * The name stays valid until perf_map_free.
+ */
+const char *perf_map_lookup(struct perf_map *pm, uint64_t addr, uint64_t *start_out);
+
+/* Entries read so far (every valid line, overlapped ones included). */
+size_t perf_map_entries(const struct perf_map *pm);
+/* Lines skipped because they were not "START SIZE name". */
+size_t perf_map_bad_lines(const struct perf_map *pm);
+/* Bytes held, for statistics. */
+size_t perf_map_bytes(const struct perf_map *pm);
+
+void perf_map_free(struct perf_map *pm);
+
+#endif
