@@ -104,3 +104,4 @@ bpfprof_integration_test(sched_raw_tp 90 TRUE sched_raw_tp.sh)
 
 # Processes over time (issue 4): lifecycles, exec, renames, symbols of exited processes.
 bpfprof_integration_test(lifecycle_spawner 120 TRUE lifecycle_spawner.sh)
+bpfprof_integration_test(jit_node 120 TRUE jit_node.sh)

@@ -27,6 +27,7 @@
 #include "../emit/profile_tables.h"
 #include "../model/model.h"
 #include "../model/proc_source.h"
+#include "../symbols/jit_maps.h"
 #include "../symbols/kallsyms.h"
 #include "../symbols/symbolizer.h"
 #include "../util/clock.h"
@@ -84,14 +85,10 @@ static int on_record(void *ctx, const void *data, size_t size)
 	return model_add_record(ctx, data, size);
 }
 
-static void resolve_frame(void *ctx, const struct raw_frame *f, struct resolved_frame *out)
-{
-	symbolizer_resolve(ctx, f->object, f->offset, f->is_return, out);
-}
-
 struct recording {
 	struct model model;
 	struct symbolizer *sym;
+	struct jit_maps *jit;
 	struct proc_source_ctx src_ctx;
 	struct session session;
 	struct lifecycle_feed feed;
@@ -101,6 +98,14 @@ struct recording {
 	struct session_stats stats;
 	double start_wall_ms;
 };
+
+static void resolve_frame(void *ctx, const struct raw_frame *f, struct resolved_frame *out)
+{
+	struct recording *r = ctx;
+
+	if (!jit_maps_resolve(r->jit, f->object, f->offset, out))
+		symbolizer_resolve(r->sym, f->object, f->offset, f->is_return, out);
+}
 
 static const char *human_size(double bytes, char *buf, size_t len)
 {
@@ -301,7 +306,7 @@ static int finish_and_write(struct recording *r, const struct options *opts)
 	proc_refresh_thread_names(&r->model, "/proc");
 	err = model_finish(&r->model);
 	if (!err)
-		err = profile_tables_build(&tables, &r->model, resolve_frame, r->sym);
+		err = profile_tables_build(&tables, &r->model, resolve_frame, r);
 	if (err) {
 		log_error("out of memory while building the profile (%s)", strerror(-err));
 		profile_tables_free(&tables);
@@ -353,8 +358,15 @@ int record_main(const struct options *opts)
 		ret = 1;
 		goto out;
 	}
+	r.jit = jit_maps_new("/proc");
+	if (!r.jit) {
+		log_error("out of memory");
+		ret = 1;
+		goto out;
+	}
 	r.src_ctx.proc_root = "/proc";
 	r.src_ctx.sym = r.sym;
+	r.src_ctx.jit = r.jit;
 	proc_source_init(&src, &r.src_ctx);
 	model_init(&r.model, &src, 0);
 
@@ -420,9 +432,18 @@ int record_main(const struct options *opts)
 			  "tracing frames");
 	if (r.have_cmd && (ret = command_start(&r.cmd, opts->command)))
 		goto out;
-	/* Named targets appear in the profile even if they never run (after exec: its name). */
-	for (size_t i = 0; i < cfg.nr_tgids; i++)
-		proc_seed_process(&r.model, "/proc", cfg.tgids[i], start_ns);
+	/*
+	 * Named targets appear in the profile even if they never run (after
+	 * exec: its name). The command's threads are not seeded when lifecycles
+	 * are followed: it execs now, and each thread it starts is reported
+	 * with its real start.
+	 */
+	for (size_t i = 0; i < cfg.nr_tgids; i++) {
+		if (r.have_cmd && r.model.lifecycle)
+			model_process(&r.model, cfg.tgids[i], start_ns);
+		else
+			proc_seed_process(&r.model, "/proc", cfg.tgids[i], start_ns);
+	}
 	if (!isatty(STDERR_FILENO) || log_verbosity)
 		log_info("recording %s at %u Hz%s", opts->target_desc, opts->freq_hz,
 			 opts->duration_s > 0 ? "" : " until Ctrl-C");
@@ -455,5 +476,6 @@ out:
 	output_file_free(&r.out);
 	model_free(&r.model);
 	symbolizer_free(r.sym);
+	jit_maps_free(r.jit);
 	return ret;
 }

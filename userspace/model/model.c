@@ -251,6 +251,7 @@ static void user_addr_to_object(struct model *m, struct process *p, uint64_t add
 				uint32_t *object, uint64_t *offset)
 {
 	const struct proc_mapping *pm = find_mapping(p, addr);
+	int64_t jit;
 
 	if (!pm && !p->gone && ts - p->maps_read_ts >= MAPS_REREAD_INTERVAL_NS) {
 		model_read_maps(m, p, ts);
@@ -259,6 +260,11 @@ static void user_addr_to_object(struct model *m, struct process *p, uint64_t add
 	if (pm && pm->object != NO_INDEX) {
 		*object = pm->object;
 		*offset = addr - pm->start + pm->pgoff;
+	} else if (m->source.jit_object &&
+		   (jit = m->source.jit_object(m->source.ctx, p->pid, ts)) >= 0) {
+		/* Anonymous (or unmapped) code a runtime may describe in its perf map. */
+		*object = (uint32_t)jit;
+		*offset = addr;
 	} else {
 		*object = OBJ_UNKNOWN;
 		*offset = addr;

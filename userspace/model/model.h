@@ -232,6 +232,12 @@ struct proc_source {
 	int (*read_maps)(void *ctx, struct model *m, struct process *p);
 	/* The symbolizer object of one executable file mapping, or a negative errno. */
 	int64_t (*object_for_mapping)(void *ctx, uint32_t pid, const struct map_entry *e);
+	/*
+	 * The object of the process's JIT code (its perf map), for addresses
+	 * outside every file mapping; offsets in it are raw addresses. A
+	 * negative errno when it has none. Optional.
+	 */
+	int64_t (*jit_object)(void *ctx, uint32_t pid, uint64_t ts);
 	void *ctx;
 };
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "../symbols/proc_maps.h"
+#include "../symbols/jit_maps.h"
 #include "../symbols/symbolizer.h"
 #include "model_internal.h"
 
@@ -180,8 +181,16 @@ static int64_t object_for_mapping(void *vctx, uint32_t pid, const struct map_ent
 	return symbolizer_object_for_mapping(ctx->sym, (pid_t)pid, e);
 }
 
+static int64_t jit_object(void *vctx, uint32_t pid, uint64_t ts)
+{
+	struct proc_source_ctx *ctx = vctx;
+
+	return ctx->jit ? jit_maps_object(ctx->jit, pid, ts) : -ENOENT;
+}
+
 void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)
 {
+	src->jit_object = jit_object;
 	src->read_info = read_info;
 	src->read_maps = read_maps;
 	src->object_for_mapping = object_for_mapping;

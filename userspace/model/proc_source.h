@@ -12,9 +12,12 @@
 
 struct symbolizer;
 
+struct jit_maps;
+
 struct proc_source_ctx {
 	const char *proc_root; /* "/proc" */
 	struct symbolizer *sym;
+	struct jit_maps *jit; /* perf maps of JIT runtimes; NULL for none */
 };
 
 void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx);

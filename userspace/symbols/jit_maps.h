@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * JIT code of processes that publish a perf map (/tmp/perf-PID.map: node
+ * --perf-basic-prof, JVM agents, python -X perf). Each such process gets
+ * one object id in a range of its own; its frames are (object, address) and
+ * resolve through the map, read inside the process's mount namespace and
+ * kept open so that it can still be read after the process exits.
+ */
+#ifndef BPFPROF_JIT_MAPS_H
+#define BPFPROF_JIT_MAPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "symbolizer.h"
+
+/* Object ids of perf maps: far above any id the symbolizer hands out. */
+#define JIT_OBJECT_BASE 0x40000000u
+
+struct jit_maps;
+
+struct jit_maps *jit_maps_new(const char *proc_root);
+void jit_maps_free(struct jit_maps *j);
+
+/*
+ * The object of pid's perf map, opening it on first use (a map not there
+ * yet is looked for again after a while: runtimes create it once started).
+ * Returns the object id, or -ENOENT when the process has no map.
+ */
+int64_t jit_maps_object(struct jit_maps *j, uint32_t pid, uint64_t now_ns);
+
+/* Resolve `addr` in a JIT object; false when `object` is not one of ours. */
+bool jit_maps_resolve(struct jit_maps *j, uint32_t object, uint64_t addr,
+		      struct resolved_frame *out);
+
+/* Memory the maps hold, for the summary. */
+size_t jit_maps_bytes(const struct jit_maps *j);
+
+#endif
