@@ -26,14 +26,19 @@ static void *volatile frame_sink;
  */
 #define KEEP_FRAME() (frame_sink = __builtin_frame_address(0))
 
-/* always_inline: with -fno-inline a call here would become the sampled leaf
- * and hide the burn function that called it. */
-static inline __attribute__((always_inline)) uint64_t xorshift64(uint64_t x)
-{
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	return x;
-}
+/*
+ * A macro, not a function: a call would become the sampled leaf under
+ * -fno-inline, and an inline function would too, as an inlined frame of its
+ * own (bpfprof shows inline frames from DWARF). Either hides the burn
+ * function that the tests look for on top.
+ */
+#define xorshift64(v)                                                                              \
+	({                                                                                         \
+		uint64_t x_ = (v);                                                                 \
+		x_ ^= x_ << 13;                                                                    \
+		x_ ^= x_ >> 7;                                                                     \
+		x_ ^= x_ << 17;                                                                    \
+		x_;                                                                                \
+	})
 
 #endif /* BPFPROF_WORKLOAD_H */

@@ -230,10 +230,11 @@ static int64_t frame_of_item(struct profile_tables *t, const struct resolved_fra
 		func.source = (int32_t)r;
 	}
 	/*
-	 * The resolver reports where each item's sample point is, not where its
-	 * function starts, so the line belongs to the frame; putting it in the
-	 * func would split one function into one call-tree node per line.
+	 * The item's line is where its sample point is, so it belongs to the
+	 * frame: in the func it would split one function into one call-tree
+	 * node per line. The func gets the line the function starts at.
 	 */
+	func.line = rf->items[depth].start_line > 0 ? rf->items[depth].start_line : 0;
 	r = intern_func(t, &func);
 	if (r < 0)
 		return r;

@@ -14,11 +14,11 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "debug_file.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -295,15 +295,9 @@ static int finalize_symbols(struct elf_symtab *t, raw_syms_t *raw)
 /* Separate debug info, as Debian's -dbgsym packages install it: DIR/.build-id/xx/rest.debug. */
 static Elf *open_debug_file(const struct elf_symtab *t, const char *debug_dir, int *fd)
 {
-	char path[PATH_MAX];
 	Elf *elf;
 
-	if (strlen(t->build_id) < 4)
-		return NULL;
-	if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", debug_dir, t->build_id,
-		     t->build_id + 2) >= (int)sizeof(path))
-		return NULL;
-	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	*fd = debug_file_open_build_id(debug_dir, t->build_id);
 	if (*fd < 0)
 		return NULL;
 	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
@@ -315,10 +309,14 @@ static Elf *open_debug_file(const struct elf_symtab *t, const char *debug_dir, i
 	return elf;
 }
 
-static int load_elf(struct elf_symtab *t, Elf *elf, const char *debug_dir)
+/*
+ * Symbols of `elf`, and of `debug` (an open separate debug file) or else
+ * of the one under `debug_dir` when `elf` itself has no .symtab.
+ */
+static int load_elf(struct elf_symtab *t, Elf *elf, Elf *debug, const char *debug_dir)
 {
 	raw_syms_t raw = { 0 };
-	Elf *debug = NULL;
+	Elf *found = NULL;
 	int debug_fd = -1;
 	int err;
 
@@ -331,25 +329,44 @@ static int load_elf(struct elf_symtab *t, Elf *elf, const char *debug_dir)
 	err = read_symbols(elf, &raw, &t->has_symtab);
 	if (err)
 		goto out;
-	if (!t->has_symtab && debug_dir) {
-		debug = open_debug_file(t, debug_dir, &debug_fd);
-		if (debug) {
-			err = read_symbols(debug, &raw, &t->has_symtab);
-			if (err)
-				goto out;
-		}
+	if (!t->has_symtab && !debug && debug_dir)
+		debug = found = open_debug_file(t, debug_dir, &debug_fd);
+	if (!t->has_symtab && debug && elf_kind(debug) == ELF_K_ELF) {
+		err = read_symbols(debug, &raw, &t->has_symtab);
+		if (err)
+			goto out;
 	}
 	/* Names still point into the ELF images: copy them before closing. */
 	err = finalize_symbols(t, &raw);
 out:
 	vec_free(&raw);
-	if (debug) {
-		elf_end(debug);
+	if (found) {
+		elf_end(found);
 		close(debug_fd);
 	}
 	if (err)
 		elf_symtab_free(t);
 	return err;
+}
+
+bool elf_has_symtab(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB && sh.sh_size)
+			return true;
+	}
+	return false;
+}
+
+int elf_symtab_load_elf(struct elf_symtab *t, Elf *elf, Elf *debug)
+{
+	int err = elf_init();
+
+	return err ? err : load_elf(t, elf, debug, NULL);
 }
 
 int elf_symtab_load_fd(struct elf_symtab *t, int fd, const char *debug_dir)
@@ -362,7 +379,7 @@ int elf_symtab_load_fd(struct elf_symtab *t, int fd, const char *debug_dir)
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return -ENOEXEC;
-	err = load_elf(t, elf, debug_dir);
+	err = load_elf(t, elf, NULL, debug_dir);
 	elf_end(elf);
 	return err;
 }
@@ -389,7 +406,7 @@ int elf_symtab_load_mem(struct elf_symtab *t, void *image, size_t size)
 	elf = elf_memory(image, size);
 	if (!elf)
 		return -ENOEXEC;
-	err = load_elf(t, elf, NULL);
+	err = load_elf(t, elf, NULL, NULL);
 	elf_end(elf);
 	return err;
 }

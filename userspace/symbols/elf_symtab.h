@@ -9,6 +9,7 @@
 #ifndef BPFPROF_ELF_SYMTAB_H
 #define BPFPROF_ELF_SYMTAB_H
 
+#include <libelf.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -41,12 +42,23 @@ struct elf_symtab {
 /*
  * Load from an open file descriptor (not closed) or a path. When the file
  * has no .symtab and `debug_dir` is not NULL (normally "/usr/lib/debug"),
- * symbols also come from `debug_dir`/.build-id/xx/yyyy.debug if it exists.
+ * symbols also come from `debug_dir`/.build-id/xx/yyyy.debug if it exists
+ * and carries the same build-id.
  * `t` must be zeroed. Returns 0 or a negative errno (-ENOEXEC: not an ELF
  * file, or no PT_LOAD); on error `t` is left empty.
  */
 int elf_symtab_load_fd(struct elf_symtab *t, int fd, const char *debug_dir);
 int elf_symtab_load_path(struct elf_symtab *t, const char *path, const char *debug_dir);
+
+/*
+ * Load from an open ELF handle; symbols also come from `debug` (the
+ * separate debug file, may be NULL) when `elf` has no .symtab. Neither
+ * handle is kept.
+ */
+int elf_symtab_load_elf(struct elf_symtab *t, Elf *elf, Elf *debug);
+
+/* Does `elf` have a (non-empty) .symtab, i.e. is it not stripped? */
+bool elf_has_symtab(Elf *elf);
 
 /* Load from an ELF image in memory; libelf may touch `image` while it runs. */
 int elf_symtab_load_mem(struct elf_symtab *t, void *image, size_t size);

@@ -3,10 +3,13 @@
  * The object registry and address resolution.
  *
  * Objects are registered while processes are alive (when their mappings are
- * read), but their symbol tables are loaded lazily, at the first address
- * resolved in them: most mapped libraries never appear in a profile. By then
- * the process may be gone, so each object remembers several ways to open its
- * file, from the most to the least faithful:
+ * read), but their symbol tables and DWARF are loaded lazily, at the first
+ * address resolved in them: most mapped libraries never appear in a
+ * profile. By then the process may be gone, and with it the ways into its
+ * mount namespace, so the file is opened at registration and the fd kept
+ * (up to a bound). Past the bound, or when that open failed, each object
+ * remembers several ways to reopen its file, from the most to the least
+ * faithful:
  *
  *   PROC/PID/map_files/START-END  the mapped file itself, even if deleted or
  *                                 in another mount namespace (while PID lives)
@@ -14,16 +17,22 @@
  *   PATH                          our own view of the path (may be another file)
  *
  * and checks that what it opened has the mapping's inode.
+ *
+ * Names, source lines and inlined calls come from DWARF when the file or
+ * its separate debug file (debug_file.h) has it; the symbol table names
+ * what DWARF does not cover.
  */
 #include "symbolizer.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,13 +40,15 @@
 #include "../util/hashmap.h"
 #include "../util/log.h"
 #include "../util/strtab.h"
+#include "debug_file.h"
 #include "demangle.h"
+#include "dwarf.h"
 #include "elf_symtab.h"
 #include "kallsyms.h"
 #include "vdso.h"
 
-/* Where Debian's -dbgsym packages put separate debug files, by build-id. */
-#define DEBUG_DIR "/usr/lib/debug"
+/* Files kept open from registration to resolution, at most (see symbolizer_set_max_open_files). */
+#define MAX_KEPT_FILES 1024
 
 /* Processes remembered per object as ways to reach its file. */
 #define MAX_CANDIDATES 4
@@ -70,14 +81,22 @@ struct object {
 	bool keyed_by_path;
 	struct candidate candidates[MAX_CANDIDATES];
 	unsigned ncandidates;
+	int fd; /* the file, opened at registration; -1 when not kept */
 	enum load_state state;
 	struct elf_symtab symtab;
 	uint32_t *display; /* per symbol of symtab, see DISPLAY_RAW; NULL until needed */
+	/* DWARF: in the file itself, or in `debug_path` (found with the symbols), or none. */
+	bool dwarf_in_file;
+	char *debug_path;
+	enum load_state dwarf_state;
+	struct dwarf_info *dwarf;
 };
 
 struct symbolizer {
 	char *proc_root;
 	char *kallsyms_path;
+	char *debug_root;
+	unsigned kept_files, max_kept_files;
 	VEC(struct object *) objects; /* pointers, so object_info stays put as this grows */
 	struct hmap by_inode;	      /* (dev, inode) -> object id */
 	struct hmap by_path; /* (hash of path and dev, inode) -> object id, deleted files */
@@ -89,6 +108,8 @@ struct symbolizer {
 
 	/* Names made here: demangled, "lib+0x..", "0x..", "[module]". Stable until free. */
 	struct strtab strs;
+	/* DWARF name (libdw's pointer, stable while its object lives) -> strs index. */
+	struct hmap dwarf_names;
 	uint64_t lookups;
 };
 
@@ -108,8 +129,10 @@ static struct object *object_new(enum object_kind kind, const char *path)
 	o->info.kind = kind;
 	o->info.path = o->path;
 	o->info.name = slash && slash[1] ? slash + 1 : o->path;
-	/* Only files and the vDSO have symbol tables to load. */
+	o->fd = -1;
+	/* Only files and the vDSO have symbol tables to load, and only files DWARF. */
 	o->state = (kind == OBJECT_ELF || kind == OBJECT_VDSO) ? LOAD_PENDING : LOAD_OK;
+	o->dwarf_state = kind == OBJECT_ELF ? LOAD_PENDING : LOAD_FAILED;
 	return o;
 }
 
@@ -117,10 +140,24 @@ static void object_free(struct object *o)
 {
 	if (!o)
 		return;
+	if (o->fd >= 0)
+		close(o->fd);
+	dwarf_info_free(o->dwarf);
+	free(o->debug_path);
 	elf_symtab_free(&o->symtab);
 	free(o->display);
 	free(o->path);
 	free(o);
+}
+
+/* Close the kept file of `o`: its contents are read, or it will never be. */
+static void release_file(struct symbolizer *s, struct object *o)
+{
+	if (o->fd < 0)
+		return;
+	close(o->fd);
+	o->fd = -1;
+	s->kept_files--;
 }
 
 /* Register `o` (taking ownership); its id, or -ENOMEM (and `o` is freed). */
@@ -133,6 +170,17 @@ static int64_t add_object(struct symbolizer *s, struct object *o)
 		return -ENOMEM;
 	}
 	return (int64_t)(s->objects.len - 1);
+}
+
+/* Keep fds for at most half the descriptors we may open, so capture never runs out. */
+static unsigned default_max_kept_files(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur / 2 >= MAX_KEPT_FILES)
+		return MAX_KEPT_FILES;
+	return (unsigned)(rl.rlim_cur / 2);
 }
 
 struct symbolizer *symbolizer_new(const char *proc_root, const char *kallsyms_path)
@@ -154,7 +202,9 @@ struct symbolizer *symbolizer_new(const char *proc_root, const char *kallsyms_pa
 	s->vdso = NO_OBJECT;
 	s->proc_root = strdup(proc_root ? proc_root : "/proc");
 	s->kallsyms_path = strdup(kallsyms_path ? kallsyms_path : "/proc/kallsyms");
-	if (!s->proc_root || !s->kallsyms_path)
+	s->debug_root = strdup(DEBUG_ROOT_DEFAULT);
+	s->max_kept_files = default_max_kept_files();
+	if (!s->proc_root || !s->kallsyms_path || !s->debug_root)
 		goto fail;
 	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
 		int64_t id = add_object(s, object_new(reserved[i].kind, reserved[i].name));
@@ -180,21 +230,107 @@ void symbolizer_free(struct symbolizer *s)
 	kallsyms_free(&s->ksyms);
 	free(s->ksym_display);
 	strtab_free(&s->strs);
+	hmap_free(&s->dwarf_names);
 	free(s->proc_root);
 	free(s->kallsyms_path);
+	free(s->debug_root);
 	free(s);
+}
+
+int symbolizer_set_debug_root(struct symbolizer *s, const char *path)
+{
+	char *copy = strdup(path ? path : DEBUG_ROOT_DEFAULT);
+
+	if (!copy)
+		return -ENOMEM;
+	free(s->debug_root);
+	s->debug_root = copy;
+	return 0;
+}
+
+void symbolizer_set_max_open_files(struct symbolizer *s, unsigned n)
+{
+	s->max_kept_files = n;
+}
+
+/* ---- Opening files ------------------------------------------------------- */
+
+/* Open `path` if it is the mapped file (same inode); an fd or a negative errno. */
+static int open_checked(const struct object *o, const char *path)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	/*
+	 * Only the inode is compared: on btrfs the device in maps differs from
+	 * st_dev. A mismatch means a reused pid or a replaced file.
+	 */
+	if (fstat(fd, &st) || (o->inode && (uint64_t)st.st_ino != o->inode)) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+/* The file of `o` through process mapping `c`: map_files, then the process's root. */
+static int open_via_candidate(struct symbolizer *s, const struct object *o,
+			      const struct candidate *c)
+{
+	char path[PATH_MAX];
+	int fd = -ENOENT;
+
+	if (snprintf(path, sizeof(path), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, s->proc_root,
+		     (int)c->pid, c->start, c->end) < (int)sizeof(path))
+		fd = open_checked(o, path);
+	if (fd < 0 && snprintf(path, sizeof(path), "%s/%d/root%s", s->proc_root, (int)c->pid,
+			       o->path) < (int)sizeof(path))
+		fd = open_checked(o, path);
+	return fd;
+}
+
+/* The file of `o` by any way it remembers; an fd the caller closes, or a negative errno. */
+static int open_object_file(struct symbolizer *s, const struct object *o)
+{
+	for (unsigned i = 0; i < o->ncandidates; i++) {
+		int fd = open_via_candidate(s, o, &o->candidates[i]);
+
+		if (fd >= 0)
+			return fd;
+	}
+	/* Our own view of the path: open_checked() rejects it if it is another file now. */
+	return open_checked(o, o->path);
+}
+
+/* Open and keep the file of `o` while the process `c` names still lives. */
+static void keep_file(struct symbolizer *s, struct object *o, const struct candidate *c)
+{
+	int fd;
+
+	if (o->fd >= 0 || o->state != LOAD_PENDING || s->kept_files >= s->max_kept_files)
+		return;
+	fd = open_via_candidate(s, o, c);
+	if (fd < 0)
+		fd = open_checked(o, o->path);
+	if (fd < 0)
+		return; /* resolution tries again, by every way remembered */
+	o->fd = fd;
+	s->kept_files++;
 }
 
 /* ---- Registry ------------------------------------------------------------ */
 
-static void add_candidate(struct object *o, pid_t pid, const struct map_entry *m)
+/* Remember (pid, mapping) as a way to reach the file; the new candidate, or NULL. */
+static const struct candidate *add_candidate(struct object *o, pid_t pid, const struct map_entry *m)
 {
 	if (o->state != LOAD_PENDING || o->ncandidates >= MAX_CANDIDATES)
-		return;
+		return NULL;
 	for (unsigned i = 0; i < o->ncandidates; i++)
 		if (o->candidates[i].pid == pid)
-			return;
-	o->candidates[o->ncandidates++] = (struct candidate){ pid, m->start, m->end };
+			return NULL;
+	o->candidates[o->ncandidates] = (struct candidate){ pid, m->start, m->end };
+	return &o->candidates[o->ncandidates++];
 }
 
 static int64_t vdso_object(struct symbolizer *s)
@@ -230,6 +366,7 @@ int64_t symbolizer_object_for_mapping(struct symbolizer *s, pid_t pid, const str
 {
 	bool by_path = m->deleted || (m->dev == 0 && m->inode == 0);
 	struct hmap *index = by_path ? &s->by_path : &s->by_inode;
+	const struct candidate *c;
 	struct hmap_key key;
 	struct object *o;
 	uint32_t id;
@@ -245,7 +382,11 @@ int64_t symbolizer_object_for_mapping(struct symbolizer *s, pid_t pid, const str
 
 	key = by_path ? path_key(m) : (struct hmap_key){ (uint64_t)m->dev, m->inode };
 	if (hmap_get(index, key, &id) && same_file(s->objects.data[id], m, by_path)) {
-		add_candidate(s->objects.data[id], pid, m);
+		o = s->objects.data[id];
+		/* A process that could not reach the file before may be able to now. */
+		c = add_candidate(o, pid, m);
+		if (c)
+			keep_file(s, o, c);
 		return id;
 	}
 
@@ -255,7 +396,7 @@ int64_t symbolizer_object_for_mapping(struct symbolizer *s, pid_t pid, const str
 	o->dev = m->dev;
 	o->inode = m->inode;
 	o->keyed_by_path = by_path;
-	add_candidate(o, pid, m);
+	c = add_candidate(o, pid, m);
 	nid = add_object(s, o);
 	if (nid < 0)
 		return nid;
@@ -265,62 +406,66 @@ int64_t symbolizer_object_for_mapping(struct symbolizer *s, pid_t pid, const str
 		object_free(o);
 		return -ENOMEM;
 	}
+	if (c)
+		keep_file(s, o, c);
 	return nid;
 }
 
-/* ---- Loading symbol tables ----------------------------------------------- */
+/* ---- Loading symbol tables and DWARF ------------------------------------- */
 
-/* Open `path` if it is the mapped file (same inode); an fd or a negative errno. */
-static int open_checked(const struct object *o, const char *path)
+/*
+ * Symbols of the file at `fd`, and where its DWARF is: a stripped file
+ * takes symbols and DWARF from its separate debug file, whose path is kept
+ * so that DWARF can be read later, only if an address in it is resolved.
+ */
+static int load_elf_fd(struct symbolizer *s, struct object *o, int fd)
 {
-	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -errno;
-	/*
-	 * Only the inode is compared: on btrfs the device in maps differs from
-	 * st_dev. A mismatch means a reused pid or a replaced file.
-	 */
-	if (fstat(fd, &st) || (o->inode && (uint64_t)st.st_ino != o->inode)) {
-		close(fd);
-		return -ESTALE;
-	}
-	return fd;
-}
-
-static int try_load_path(struct object *o, const char *path)
-{
-	int fd = open_checked(o, path);
+	char found[PATH_MAX];
+	Elf *elf, *debug = NULL;
+	int debug_fd = -ENOENT;
 	int err;
 
-	if (fd < 0)
-		return fd;
-	err = elf_symtab_load_fd(&o->symtab, fd, DEBUG_DIR);
-	close(fd);
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ELIBBAD;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return -ENOEXEC;
+	if (elf_kind(elf) != ELF_K_ELF) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	o->dwarf_in_file = dwarf_info_present(elf);
+	if (!o->dwarf_in_file || !elf_has_symtab(elf)) {
+		debug_fd = debug_file_find(elf, o->path, s->debug_root, found, sizeof(found));
+		if (debug_fd >= 0)
+			debug = elf_begin(debug_fd, ELF_C_READ_MMAP, NULL);
+	}
+	err = elf_symtab_load_elf(&o->symtab, elf, debug);
+	if (!err && !o->dwarf_in_file && debug && dwarf_info_present(debug)) {
+		o->debug_path = strdup(found);
+		if (!o->debug_path)
+			err = -ENOMEM;
+	}
+out:
+	if (debug)
+		elf_end(debug);
+	if (debug_fd >= 0)
+		close(debug_fd);
+	elf_end(elf);
 	return err;
 }
 
 static int load_elf_object(struct symbolizer *s, struct object *o)
 {
-	char path[PATH_MAX];
+	int fd = o->fd >= 0 ? o->fd : open_object_file(s, o);
+	int err;
 
-	for (unsigned i = 0; i < o->ncandidates; i++) {
-		const struct candidate *c = &o->candidates[i];
-
-		if (snprintf(path, sizeof(path), "%s/%d/map_files/%" PRIx64 "-%" PRIx64,
-			     s->proc_root, (int)c->pid, c->start, c->end) < (int)sizeof(path)) {
-			if (!try_load_path(o, path))
-				return 0;
-		}
-		if (snprintf(path, sizeof(path), "%s/%d/root%s", s->proc_root, (int)c->pid,
-			     o->path) < (int)sizeof(path)) {
-			if (!try_load_path(o, path))
-				return 0;
-		}
-	}
-	/* Our own view of the path: open_checked() rejects it if it is another file now. */
-	return try_load_path(o, o->path);
+	if (fd < 0)
+		return fd;
+	err = load_elf_fd(s, o, fd);
+	if (fd != o->fd)
+		close(fd);
+	return err;
 }
 
 /* Load the symbol table of `o` once; later calls return the cached outcome. */
@@ -334,12 +479,39 @@ static bool ensure_loaded(struct symbolizer *s, struct object *o)
 	if (err) {
 		log_debug("no symbols for %s: %s", o->path, strerror(-err));
 		o->state = LOAD_FAILED;
+		o->dwarf_state = LOAD_FAILED;
+		release_file(s, o);
 		return false;
 	}
 	if (o->symtab.build_id[0])
 		o->info.build_id = o->symtab.build_id;
 	o->state = LOAD_OK;
 	return true;
+}
+
+/* Read the DWARF of `o` once, after its symbols; false when it has none. */
+static bool ensure_dwarf(struct symbolizer *s, struct object *o)
+{
+	int fd = -ENOENT, err = -ENOENT;
+
+	if (o->dwarf_state != LOAD_PENDING)
+		return o->dwarf_state == LOAD_OK;
+	if (!ensure_loaded(s, o))
+		return false;
+	if (o->dwarf_in_file)
+		fd = o->fd >= 0 ? o->fd : open_object_file(s, o);
+	else if (o->debug_path)
+		fd = open(o->debug_path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		err = dwarf_info_open(&o->dwarf, fd, s->debug_root);
+	if (fd >= 0 && fd != o->fd)
+		close(fd);
+	if (err && (o->dwarf_in_file || o->debug_path))
+		log_debug("no DWARF for %s: %s", o->path, strerror(-err));
+	o->dwarf_state = err ? LOAD_FAILED : LOAD_OK;
+	/* Symbols and DWARF are in memory now: the file is not needed any more. */
+	release_file(s, o);
+	return !err;
 }
 
 const struct object_info *symbolizer_object(struct symbolizer *s, uint32_t object)
@@ -451,31 +623,94 @@ static void resolve_kernel(struct symbolizer *s, uint64_t addr, bool is_return,
 	}
 }
 
+/* A DWARF function name as shown: demangled once per distinct name. */
+static const char *dwarf_display_name(struct symbolizer *s, const char *raw)
+{
+	struct hmap_key key = { (uint64_t)(uintptr_t)raw, 0 };
+	char *pretty;
+	int64_t idx;
+	uint32_t cached;
+
+	if (hmap_get(&s->dwarf_names, key, &cached))
+		return strtab_get(&s->strs, cached);
+	pretty = demangle(raw);
+	idx = strtab_intern(&s->strs, pretty ? pretty : raw);
+	free(pretty);
+	if (idx < 0)
+		return raw;
+	/* Only a cache: a failed insert costs a second demangling later. */
+	hmap_put(&s->dwarf_names, key, (uint32_t)idx);
+	return strtab_get(&s->strs, (uint32_t)idx);
+}
+
+/* "libname+0xOFFSET": what an address without any name is called. */
+static const char *offset_name(struct symbolizer *s, const struct object *o, uint64_t offset)
+{
+	char prefix[PATH_MAX];
+
+	snprintf(prefix, sizeof(prefix), "%s+", o->info.name);
+	return hex_name(s, prefix, offset);
+}
+
+/*
+ * Fill `out` from DWARF locations (outer to inner). Item 0 keeps the symbol
+ * table's name when there is one (`symbol`): DWARF names the definition,
+ * which in C may be an internal alias ("__GI___libc_write" for write,
+ * "__printf" for printf) where the symbol table has the public name, the
+ * one other profilers show. Otherwise the DWARF name, else the offset.
+ */
+static void fill_from_dwarf(struct symbolizer *s, const struct object *o, uint64_t offset,
+			    const struct dwarf_location *locs, unsigned n, const char *symbol,
+			    struct resolved_frame *out)
+{
+	out->count = n;
+	for (unsigned k = 0; k < n; k++) {
+		const struct dwarf_location *l = &locs[k];
+		const char *file = l->file ? l->file : l->decl_file;
+		const char *name = k == 0 ? symbol : NULL;
+
+		if (!name && l->name)
+			name = dwarf_display_name(s, l->name);
+		if (!name)
+			name = k == 0 ? offset_name(s, o, offset) : "[inlined]";
+		out->items[k].func = name;
+		out->items[k].file = file;
+		out->items[k].line = l->line;
+		/* A start line in another file than `file` would point into the wrong source. */
+		if (l->decl_line > 0 && l->decl_file && file && !strcmp(l->decl_file, file))
+			out->items[k].start_line = l->decl_line;
+	}
+}
+
 static void resolve_file(struct symbolizer *s, struct object *o, uint64_t offset, bool is_return,
 			 struct resolved_frame *out)
 {
 	/* A return address points after the call; the call itself is one byte earlier. */
 	uint64_t lookup = offset - (is_return && offset ? 1 : 0);
+	struct dwarf_location locs[RESOLVED_MAX_DEPTH];
 	const struct elf_sym *sym = NULL;
+	const char *symbol = NULL;
+	unsigned nlocs = 0;
 	uint64_t vaddr;
-	char prefix[PATH_MAX];
 
 	out->resource = o->info.name;
 	out->lib = &o->info;
 	if (ensure_loaded(s, o) && !elf_symtab_offset_to_vaddr(&o->symtab, lookup, &vaddr)) {
 		out->address = (int64_t)(vaddr - o->symtab.base);
 		sym = elf_symtab_lookup(&o->symtab, vaddr);
+		if (ensure_dwarf(s, o))
+			nlocs = dwarf_info_lookup(o->dwarf, vaddr, locs, RESOLVED_MAX_DEPTH);
 	}
 	if (sym) {
 		size_t i = (size_t)(sym - o->symtab.syms.data);
 
-		out->items[0].func =
-			display_name(s, display_slot(&o->display, o->symtab.syms.len, i),
-				     elf_symtab_name(&o->symtab, sym));
-		return;
+		symbol = display_name(s, display_slot(&o->display, o->symtab.syms.len, i),
+				      elf_symtab_name(&o->symtab, sym));
 	}
-	snprintf(prefix, sizeof(prefix), "%s+", o->info.name);
-	out->items[0].func = hex_name(s, prefix, lookup);
+	if (nlocs)
+		fill_from_dwarf(s, o, lookup, locs, nlocs, symbol, out);
+	else
+		out->items[0].func = symbol ? symbol : offset_name(s, o, lookup);
 }
 
 /*
@@ -521,6 +756,8 @@ void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *o
 	out->lookups = s->lookups;
 	out->bytes = sizeof(*s) + s->objects.cap * sizeof(*s->objects.data) +
 		     (s->by_inode.cap + s->by_path.cap) * sizeof(struct hmap_slot);
+	out->bytes += s->dwarf_names.cap * sizeof(struct hmap_slot);
+	out->open_files = s->kept_files;
 	for (size_t i = OBJ_FIRST_FILE; i < s->objects.len; i++) {
 		const struct object *o = s->objects.data[i];
 
@@ -531,7 +768,14 @@ void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *o
 		out->bytes += sizeof(*o) + strlen(o->path) + 1 + elf_symtab_bytes(&o->symtab);
 		if (o->display)
 			out->bytes += o->symtab.syms.len * sizeof(*o->display);
+		if (o->debug_path)
+			out->bytes += strlen(o->debug_path) + 1;
+		if (o->dwarf) {
+			out->dwarf_objects++;
+			out->dwarf_bytes += dwarf_info_bytes(o->dwarf);
+		}
 	}
+	out->bytes += out->dwarf_bytes;
 	if (s->ksyms_state == 1) {
 		out->symbols_loaded += s->ksyms.syms.len;
 		out->bytes += kallsyms_bytes(&s->ksyms);

@@ -36,13 +36,19 @@ struct object_info {
 /* At most this many frames for one address (1 + inline depth); see resolved_frame. */
 #define RESOLVED_MAX_DEPTH 16
 
-/* One address resolved: item 0 is the real function; items 1.. are inlined callees (issue 4). */
+/*
+ * One address resolved: item 0 is the real function; items 1.. are the
+ * functions inlined into it at that address, outer to inner. Each item's
+ * line is where that function is at the address: the call of the next
+ * item for all but the last, the address' own line for the last.
+ */
 struct resolved_frame {
 	unsigned count; /* >= 1 */
 	struct {
 		const char *func; /* demangled name, never NULL or empty */
 		const char *file; /* source file or NULL */
 		int line;	  /* 0 when unknown */
+		int start_line;	  /* where the function starts in `file`; 0 when unknown */
 	} items[RESOLVED_MAX_DEPTH];
 	/* Resource the functions belong to: a library or "[kernel.kallsyms]" / "[module]". */
 	const char *resource;	       /* NULL for none */
@@ -69,10 +75,27 @@ struct symbolizer *symbolizer_new(const char *proc_root, const char *kallsyms_pa
 void symbolizer_free(struct symbolizer *s);
 
 /*
+ * Where separate debug files are looked up by build-id and debug link
+ * (default "/usr/lib/debug"); set before resolving. 0 or -ENOMEM.
+ */
+int symbolizer_set_debug_root(struct symbolizer *s, const char *path);
+
+/*
+ * At most this many files are kept open from registration to resolution
+ * (default: 1024, or half the RLIMIT_NOFILE soft limit if that is lower).
+ * Objects past it are reopened by path when resolved, which fails for
+ * files of processes that have exited meanwhile. Affects later registrations.
+ */
+void symbolizer_set_max_open_files(struct symbolizer *s, unsigned n);
+
+/*
  * The object for a file-backed executable mapping of process `pid` (or the
  * vDSO); interned by dev+inode (files) or kind (vDSO). Returns the object id
  * (>= OBJ_FIRST_FILE in model.h terms) or a negative errno. Mappings that
- * cannot be symbolized (anonymous) return -ENOENT.
+ * cannot be symbolized (anonymous) return -ENOENT. Call it while `pid`
+ * lives: the object's file is opened here and kept (see
+ * symbolizer_set_max_open_files), so that it can be read after the
+ * process has exited or from outside its mount namespace.
  */
 int64_t symbolizer_object_for_mapping(struct symbolizer *s, pid_t pid, const struct map_entry *m);
 
@@ -80,7 +103,9 @@ const struct object_info *symbolizer_object(struct symbolizer *s, uint32_t objec
 
 /*
  * Resolve (object, offset): for files and the vDSO `offset` is the file
- * offset of the instruction; for OBJ_KERNEL the kernel address; for
+ * offset of the instruction (with DWARF, in the file or a separate debug
+ * file, also its source lines and inlined calls; read at the first
+ * address resolved in the object); for OBJ_KERNEL the kernel address; for
  * OBJ_UNKNOWN the raw user address; for OBJ_OFFCPU an enum offcpu_reason
  * (the frame is named "off-CPU: <reason>" and flagged `offcpu`). `is_return` means the address is a
  * return address (look up offset - 1). Never fails: an address without a
@@ -94,7 +119,10 @@ struct symbolizer_stats {
 	uint64_t objects, objects_failed;
 	uint64_t symbols_loaded;
 	uint64_t lookups;
-	uint64_t bytes; /* approximate memory held by caches */
+	uint64_t bytes;		/* approximate memory held by caches, DWARF included */
+	uint64_t dwarf_objects; /* objects whose DWARF was read */
+	uint64_t dwarf_bytes;	/* estimated memory held for DWARF (part of `bytes`) */
+	uint64_t open_files;	/* files kept open since registration */
 };
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *out);
 
