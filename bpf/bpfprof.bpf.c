@@ -445,7 +445,10 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 
 	/* prev is still current here; the BTF-typed pointer works for both flavours. */
 	cur = bpf_get_current_task_btf();
-	ts = bpf_task_storage_get(&task_sched, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	/* The storage serves only kept wakeups and the stack rate limit. */
+	ts = defer_wakeups || offcpu_stacks
+		     ? bpf_task_storage_get(&task_sched, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE)
+		     : NULL;
 	if (defer_wakeups)
 		settle_wakeup(ts, cur, since, &e->woken);
 	if (ts)

@@ -23,15 +23,13 @@ import { parseArgs } from 'node:util';
 import {
 	checkBurner,
 	checkBurnerWithCli,
-	checkFile,
 	checkForker,
 	checkForkerWithCli,
-	checkFormat,
 	checkWithProfilerCli,
+	openCheckedProfile,
 } from './checks.mjs';
 import { readFileSync } from 'node:fs';
 
-import { Profile } from './profile.mjs';
 import { Report } from './report.mjs';
 import { checkSched, parseExpectation, parseTruth } from './sched_checks.mjs';
 import { checkLifecycle, checkLifecycleWithCli, parseSpawnerTruth } from './lifecycle_checks.mjs';
@@ -89,23 +87,9 @@ function main(argv) {
 		throw new Error('lifecycle needs --truth');
 
 	const report = new Report(`check ${scenario} ${values.profile}`);
-	let profile;
-	try {
-		profile = Profile.fromFile(values.profile);
-	} catch (e) {
-		report.check(false, `profile can be read: ${e.message}`);
+	const profile = openCheckedProfile(report, values.profile, values);
+	if (!profile)
 		return report.finish();
-	}
-	report.check(true, 'profile is valid UTF-8 JSON');
-	const expectGzip = values.gzip ? true : values.plain ? false : undefined;
-	checkFile(report, profile, { expectGzip });
-	const problems = checkFormat(report, profile);
-	if (problems.length > 0) {
-		// A broken stack table can hang the front-end's loader; its verdict
-		// would add nothing to the problems listed above.
-		report.check(false, 'profiler-cli load skipped: the profile failed the checklist');
-		return report.finish();
-	}
 
 	const opts = {
 		pid: values.pid,

@@ -16,6 +16,7 @@ import {
 	CATEGORY_OTHER,
 	CATEGORY_USER,
 	percent,
+	Profile,
 	sortedHistogram,
 } from './profile.mjs';
 import { binomialSigmaPoints, fmt } from './report.mjs';
@@ -60,6 +61,27 @@ function cpuDeltaToMs(unit) {
 	if (unit === 'ns')
 		return 1e-6;
 	return null; // "variable CPU cycles" has no absolute scale
+}
+
+// Read PATH and run the checks every scenario starts with: the file, the
+// format checklist, the bpfprof contract. Returns the profile, or null when
+// it cannot be read or the profiler-cli load must be skipped (a broken stack
+// table can hang the front-end's loader; its verdict would add nothing).
+export function openCheckedProfile(report, path, { gzip, plain }) {
+	let profile;
+	try {
+		profile = Profile.fromFile(path);
+	} catch (e) {
+		report.check(false, `profile can be read: ${e.message}`);
+		return null;
+	}
+	report.check(true, 'profile is valid UTF-8 JSON');
+	checkFile(report, profile, { expectGzip: gzip ? true : plain ? false : undefined });
+	if (checkFormat(report, profile).length > 0) {
+		report.check(false, 'profiler-cli load skipped: the profile failed the checklist');
+		return null;
+	}
+	return profile;
 }
 
 export function checkFile(report, profile, { expectGzip }) {

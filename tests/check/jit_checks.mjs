@@ -19,9 +19,9 @@
 
 import { parseArgs } from 'node:util';
 
-import { checkFile, checkFormat, checkWithProfilerCli } from './checks.mjs';
+import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
 import { bareFunctionName, onCpuFilters } from './profiler_cli.mjs';
-import { CATEGORY_USER, percent, Profile, sortedHistogram } from './profile.mjs';
+import { CATEGORY_USER, percent, sortedHistogram } from './profile.mjs';
 import { fmt, Report } from './report.mjs';
 
 const DEFAULT_FUNCS = ['bpfprofHotLoop', 'bpfprofInner'];
@@ -143,19 +143,9 @@ function main(argv) {
 	const opts = { pid: values.pid, funcs, minPercent };
 
 	const report = new Report(`jit check ${values.profile}`);
-	let profile;
-	try {
-		profile = Profile.fromFile(values.profile);
-	} catch (e) {
-		report.check(false, `profile can be read: ${e.message}`);
+	const profile = openCheckedProfile(report, values.profile, values);
+	if (!profile)
 		return report.finish();
-	}
-	report.check(true, 'profile is valid UTF-8 JSON');
-	checkFile(report, profile, { expectGzip: values.gzip ? true : values.plain ? false : undefined });
-	if (checkFormat(report, profile).length > 0) {
-		report.check(false, 'profiler-cli load skipped: the profile failed the checklist');
-		return report.finish();
-	}
 	const best = checkJitJson(report, profile, opts);
 	checkWithProfilerCli(report, profile, (cli, handles) => {
 		if (best)
