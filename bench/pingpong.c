@@ -7,11 +7,13 @@
  * each side, so the throughput is bound by the scheduler's switch path: the
  * workload that shows what tracing sched_switch and sched_waking costs.
  *
- * The threads are not pinned: where they run (same CPU or two CPUs) is left
- * to the kernel, as it would be for real programs; the benchmark interleaves
- * configurations to average over whatever the scheduler does.
+ * By default the threads are not pinned: where they run (same CPU or two
+ * CPUs) is left to the kernel, as it would be for real programs. -c pins
+ * ping and pong to the given CPUs (the same one twice: every round trip is
+ * two direct switches, the worst case for a tracer; two different ones:
+ * every wakeup crosses CPUs), which makes runs far less noisy.
  *
- * Usage: pingpong [-s SECONDS]
+ * Usage: pingpong [-s SECONDS] [-c PING_CPU,PONG_CPU]
  * Prints one line:
  *   round_trips=N seconds=S rt_per_s=R cpu_s=C rt_per_cpu_s=P same_cpu_pct=X
  * where cpu_s is the CPU time both threads used (CLOCK_PROCESS_CPUTIME_ID)
@@ -44,6 +46,25 @@
 static int ping_to_pong[2], pong_to_ping[2];
 /* The CPU pong last ran on, stored before it returns the token. */
 static atomic_int pong_cpu = -1;
+/* -c: where ping and pong run (-1: wherever the kernel puts them). */
+static int ping_pin = -1, pong_pin = -1;
+
+/* Pins the calling thread to `cpu` unless it is -1; exits on failure. */
+static void pin_self(int cpu, const char *who)
+{
+	cpu_set_t set;
+	int err;
+
+	if (cpu < 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	err = pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+	if (err) {
+		fprintf(stderr, "pingpong: cannot pin %s to CPU %d: %s\n", who, cpu, strerror(err));
+		exit(2);
+	}
+}
 
 static double clock_s(clockid_t clock)
 {
@@ -83,6 +104,7 @@ static void *pong_main(void *arg)
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "pong");
+	pin_self(pong_pin, "pong");
 	while ((r = read_byte(ping_to_pong[0])) == 1) {
 		atomic_store_explicit(&pong_cpu, sched_getcpu(), memory_order_relaxed);
 		if (write_byte(pong_to_ping[1])) {
@@ -104,7 +126,7 @@ int main(int argc, char **argv)
 	pthread_t pong;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "s:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:c:")) != -1) {
 		char *end;
 
 		switch (opt) {
@@ -115,8 +137,17 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'c':
+			if (sscanf(optarg, "%d,%d%c", &ping_pin, &pong_pin, &(char){ 0 }) != 2 ||
+			    ping_pin < 0 || pong_pin < 0 || ping_pin >= CPU_SETSIZE ||
+			    pong_pin >= CPU_SETSIZE) {
+				fprintf(stderr, "pingpong: bad -c '%s' (want PING_CPU,PONG_CPU)\n",
+					optarg);
+				return 2;
+			}
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-s SECONDS]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-s SECONDS] [-c PING_CPU,PONG_CPU]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -125,6 +156,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	pthread_setname_np(pthread_self(), "ping");
+	pin_self(ping_pin, "ping");
 	err = pthread_create(&pong, NULL, pong_main, NULL);
 	if (err) {
 		fprintf(stderr, "pingpong: pthread_create: %s\n", strerror(err));

@@ -15,11 +15,14 @@
 # This is a benchmark, not a test: it asserts nothing. Machines are shared and
 # noisy, so the configurations run interleaved (A B C, B C A, C A B, ...) and
 # the summary compares medians and per-round ratios measured side by side.
-# The ping-pong threads are not pinned: the kernel places them, as it would
-# real programs, and the interleaving averages over its choices.
+# By default the ping-pong threads are not pinned: the kernel places them, as
+# it would real programs, and the interleaving averages over its choices.
+# --cpus pins them: the same CPU twice is the tracer's worst case (a round
+# trip is two direct switches, ~1.4 us) and far less noisy than cross-CPU
+# wakeups, whose cost on a VM depends on the host.
 #
 # Usage: sudo bench/pingpong.sh [--rounds N] [--seconds S] [--bpfprof PATH]
-#            [--perf-g] [--quick]
+#            [--cpus PING,PONG] [--perf-g] [--quick]
 
 # The result arrays are read through namerefs (local -n), which shellcheck
 # does not follow.
@@ -36,6 +39,7 @@ ROUNDS=7
 WORK_SECONDS=3
 BPFPROF=./build/bpfprof
 PERF_G=0
+PIN_CPUS=
 QUICK=0
 ROUNDS_SET=0
 SECONDS_SET=0
@@ -62,6 +66,8 @@ with kernel.bpf_stats_enabled=1.
   --rounds N        rounds of A, B and C (default 7)
   --seconds S       workload wall time per run, seconds (default 3)
   --bpfprof PATH    the bpfprof binary (default ./build/bpfprof)
+  --cpus A,B        pin ping to CPU A and pong to CPU B (A = B: both on one
+                    CPU, the worst case for a tracer); default: not pinned
   --perf-g          give perf -g too (stacks at every switch, like bpfprof's
                     off-CPU stacks); default is the plain tracepoint
   --quick           smoke test: 3 rounds of 2 s (explicit --rounds/--seconds win)
@@ -85,12 +91,13 @@ is_uint() {
 parse_args() {
 	while [ $# -gt 0 ]; do
 		case $1 in
-		--rounds | --seconds | --bpfprof)
+		--rounds | --seconds | --bpfprof | --cpus)
 			[ $# -ge 2 ] || die "$1 needs a value"
 			case $1 in
 			--rounds) ROUNDS=$2 ROUNDS_SET=1 ;;
 			--seconds) WORK_SECONDS=$2 SECONDS_SET=1 ;;
 			--bpfprof) BPFPROF=$2 ;;
+			--cpus) PIN_CPUS=$2 ;;
 			esac
 			shift 2
 			;;
@@ -119,6 +126,13 @@ parse_args() {
 	is_uint "$ROUNDS" || die "--rounds wants a positive integer, not '$ROUNDS'"
 	# Whole seconds: the profilers' limits (-d, sleep) are computed from it.
 	is_uint "$WORK_SECONDS" || die "--seconds wants a positive integer, not '$WORK_SECONDS'"
+	if [ -n "$PIN_CPUS" ]; then
+		[[ $PIN_CPUS =~ ^[0-9]+,[0-9]+$ ]] || die "--cpus wants two CPU numbers like 1,1, not '$PIN_CPUS'"
+		local c
+		for c in ${PIN_CPUS/,/ }; do
+			[ -d "/sys/devices/system/cpu/cpu$c" ] || die "--cpus: there is no CPU $c on this machine"
+		done
+	fi
 }
 
 cleanup() {
@@ -148,9 +162,10 @@ build_workload() {
 
 # run_workload: runs pingpong once; prints "RT_PER_S RT_PER_CPU_S SAME_CPU_PCT".
 run_workload() {
-	local out wall cpu same
+	local out wall cpu same pin=()
 
-	out=$("$WORK/pingpong" -s "$WORK_SECONDS") || die "pingpong failed"
+	[ -z "$PIN_CPUS" ] || pin=(-c "$PIN_CPUS")
+	out=$("$WORK/pingpong" -s "$WORK_SECONDS" "${pin[@]}") || die "pingpong failed"
 	wall=${out##*rt_per_s=}
 	wall=${wall%% *}
 	cpu=${out##*rt_per_cpu_s=}
@@ -293,9 +308,10 @@ run_config() {
 }
 
 run_rounds() {
-	local r c order rot
+	local r c order rot placement="not pinned"
 
-	echo "== round trips per second: $ROUNDS rounds of A (baseline), B (bpfprof), C (perf), interleaved =="
+	[ -z "$PIN_CPUS" ] || placement="pinned to CPUs $PIN_CPUS"
+	echo "== round trips per second: $ROUNDS rounds of A (baseline), B (bpfprof), C (perf), interleaved; threads ${PIN_CPUS:+pinned to CPUs $PIN_CPUS}${PIN_CPUS:-not pinned} =="
 	printf '%-7s %-6s %9s %9s %9s %7s %7s   %-17s %9s %7s %7s %9s %7s\n' round order "A krt/s" "B krt/s" \
 		"C krt/s" B/A C/A "same CPU % A/B/C" "B sw/s" "B lost" "B cpu%" "C ev/s" "C lost"
 	for ((r = 0; r < ROUNDS; r++)); do

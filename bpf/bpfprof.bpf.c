@@ -75,9 +75,10 @@ struct {
 
 /* Per-thread state kept by the kernel with the task: no shared map is updated. */
 struct task_sched_state {
-	__u64 last_stack_ts;  /* when its last switch-out stack was taken */
-	__u64 last_stack_sig; /* where it was taken: see switch_signature() */
-	__u64 off_ts;	      /* its last switch-out (0: none seen) */
+	/* Per switch-out place (slot): when its stack was last taken (0: never) and where. */
+	__u64 stack_ts[SWITCH_STACK_SLOTS];
+	__u64 stack_sig[SWITCH_STACK_SLOTS]; /* see switch_signature() */
+	__u64 off_ts;			     /* its last switch-out (0: none seen) */
 	/*
 	 * A wakeup of its current wait that was not sent (the wait was still
 	 * short): see settle_wakeup(). wake_ts == 0: none.
@@ -380,6 +381,39 @@ static __always_inline __u64 switch_signature(struct task_struct *task, __u32 st
 }
 
 /*
+ * The slot of the place `sig` among the thread's remembered switch-out
+ * places: returns true when its stack was taken less than an interval ago
+ * (reuse it), else false after claiming the slot for a stack taken now: the
+ * place's own slot, or else an unused or the least recently refreshed one.
+ */
+static __always_inline bool stack_slot(struct task_sched_state *ts, __u64 sig, __u64 now,
+				       __u32 *slot_out)
+{
+	__u32 slot = SWITCH_STACK_SLOTS, victim = 0;
+
+#pragma unroll
+	for (__u32 i = 0; i < SWITCH_STACK_SLOTS; i++) {
+		if (ts->stack_ts[i] && ts->stack_sig[i] == sig) {
+			slot = i;
+			break;
+		}
+		if (ts->stack_ts[i] < ts->stack_ts[victim])
+			victim = i;
+	}
+	if (slot < SWITCH_STACK_SLOTS && now - ts->stack_ts[slot] < offcpu_stack_interval_ns) {
+		*slot_out = slot;
+		return true;
+	}
+	if (slot >= SWITCH_STACK_SLOTS)
+		slot = victim;
+	slot &= SWITCH_STACK_SLOTS - 1; /* for the verifier */
+	ts->stack_ts[slot] = now;
+	ts->stack_sig[slot] = sig;
+	*slot_out = slot;
+	return false;
+}
+
+/*
  * Every context switch on every CPU comes here, so the common path (a
  * switch of non-targets) is one per-CPU store and at most one lookup. Only
  * a target leaving the CPU produces a record; its stack is taken now,
@@ -454,18 +488,15 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	if (ts)
 		ts->off_ts = now;
 	if (offcpu_stacks) {
-		__u64 sig = switch_signature(cur, e->prev_state, preempt);
+		__u32 slot = 0;
 
-		if (ts && ts->last_stack_sig == sig &&
-		    now - ts->last_stack_ts < offcpu_stack_interval_ns) {
+		if (ts &&
+		    stack_slot(ts, switch_signature(cur, e->prev_state, preempt), now, &slot)) {
 			e->flags |= SWITCH_STACK_REUSED;
 		} else {
 			e->flags |= SWITCH_HAS_STACK | get_stacks(ctx, e->ips, true, &kn, &un);
-			if (ts) {
-				ts->last_stack_ts = now;
-				ts->last_stack_sig = sig;
-			}
 		}
+		e->flags |= slot << SWITCH_STACK_SLOT_SHIFT;
 	}
 	e->kstack_len = kn;
 	e->ustack_len = un;

@@ -75,17 +75,28 @@ struct sample_event {
 };
 
 /* switch_event.flags (the stack flags are the SAMPLE_* bits above) */
-#define SWITCH_PREEMPT	    (1u << 8)  /* prev was preempted (involuntary switch) */
-#define SWITCH_PREV_TARGET  (1u << 9)  /* prev passes the target filter */
-#define SWITCH_NEXT_TARGET  (1u << 10) /* next passes the target filter */
-#define SWITCH_HAS_STACK    (1u << 11) /* ips[] holds prev's stack at switch-out */
+#define SWITCH_PREEMPT		(1u << 8)  /* prev was preempted (involuntary switch) */
+#define SWITCH_PREV_TARGET	(1u << 9)  /* prev passes the target filter */
+#define SWITCH_NEXT_TARGET	(1u << 10) /* next passes the target filter */
+#define SWITCH_HAS_STACK	(1u << 11) /* ips[] holds prev's stack at switch-out */
 /*
  * No stack, on purpose: prev's stack was taken less than a sampling interval
  * ago at a switch-out from the same place (same user entry address, state
  * and preemption; stacks cost ~1 us, switches can come every microsecond),
- * so its last switch-out stack stands for this one too.
+ * so that stack stands for this one too.
  */
-#define SWITCH_STACK_REUSED (1u << 12)
+#define SWITCH_STACK_REUSED	(1u << 12)
+/*
+ * Which of prev's switch-out places (slots) the stack belongs to, with
+ * SWITCH_HAS_STACK (the stack taken now, kept for the slot) or
+ * SWITCH_STACK_REUSED (the slot's last stack). A thread often alternates
+ * between places, e.g. blocking in read() and being preempted on the way
+ * out of write(); with a single remembered place each alternation cost a
+ * stack.
+ */
+#define SWITCH_STACK_SLOTS	4
+#define SWITCH_STACK_SLOT_SHIFT 13
+#define SWITCH_STACK_SLOT_MASK	(3u << SWITCH_STACK_SLOT_SHIFT)
 
 /*
  * A context switch on hdr.cpu at hdr.ts; hdr.pid/hdr.tid are prev, the task

@@ -1233,6 +1233,73 @@ out:
 	model_free(&m);
 }
 
+/*
+ * A thread alternating between two switch-out places (blocking in a read,
+ * preempted elsewhere) gets a stack slot per place: each reuse stands on
+ * its own slot's stack, not on whichever stack came last.
+ */
+static void reused_stacks_per_slot(void)
+{
+	struct model m;
+	const struct thread *t;
+	union record r;
+	uint32_t stacks[4];
+	size_t n = 0;
+
+	setup(&m);
+	m.stop_ts = T0 + 40 * MS;
+	/* Slot 0: a sleep with a stack; slot 1: a preemption with another stack. */
+	feed(&m, mk_switch((struct sw_args){ .pid = 200,
+					     .tid = 201,
+					     .ts = T0 + 2 * MS,
+					     .since = T0 + 1 * MS,
+					     .state = KTASK_INTERRUPTIBLE,
+					     .stack = true }));
+	r = mk_switch((struct sw_args){ .pid = 200,
+					.tid = 201,
+					.ts = T0 + 6 * MS,
+					.since = T0 + 5 * MS,
+					.preempt = true,
+					.stack = true });
+	r.sw.ips[1] = UIP + 0x100;
+	r.sw.flags |= 1u << SWITCH_STACK_SLOT_SHIFT;
+	feed(&m, r);
+	/* Reuses of slot 0 then slot 1, after the other slot's stack was taken. */
+	r = mk_switch((struct sw_args){ .pid = 200,
+					.tid = 201,
+					.ts = T0 + 10 * MS,
+					.since = T0 + 9 * MS,
+					.state = KTASK_INTERRUPTIBLE });
+	r.sw.flags |= SWITCH_STACK_REUSED;
+	feed(&m, r);
+	r = mk_switch((struct sw_args){ .pid = 200,
+					.tid = 201,
+					.ts = T0 + 14 * MS,
+					.since = T0 + 13 * MS,
+					.preempt = true });
+	r.sw.flags |= SWITCH_STACK_REUSED | (1u << SWITCH_STACK_SLOT_SHIFT);
+	feed(&m, r);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	t = thread_of(&m, 201);
+	CHECK(t != NULL);
+	if (!t)
+		goto out;
+	/* The off-CPU intervals' stacks, in time order (preemptions add runnable markers). */
+	for (size_t i = 0; i < t->sched_markers.len; i++)
+		if (t->sched_markers.data[i].kind == SCHED_MARKER_OFFCPU && n < 4)
+			stacks[n++] = t->sched_markers.data[i].stack;
+	CHECK_EQ_INT(n, 4);
+	if (n != 4)
+		goto out;
+	check_switch_stack(&m, stacks[0]);
+	CHECK(stacks[1] != NO_INDEX);
+	CHECK(stacks[1] != stacks[0]);
+	CHECK_EQ_INT(stacks[2], stacks[0]);
+	CHECK_EQ_INT(stacks[3], stacks[1]);
+out:
+	model_free(&m);
+}
+
 int main(void)
 {
 	RUN(run_1ms_sleep_9ms_exact_deltas_and_offcpu_samples);
@@ -1244,6 +1311,7 @@ int main(void)
 	RUN(short_intervals_are_counted_not_marked);
 	RUN(folded_wakeups_count_like_records);
 	RUN(reasons_from_task_state);
+	RUN(reused_stacks_per_slot);
 	RUN(blocked_and_idle_waits_end_to_end);
 	RUN(stop_closes_open_intervals);
 	RUN(late_event_across_flushes);

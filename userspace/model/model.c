@@ -493,6 +493,7 @@ int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 	ev.flags = e->flags & SWITCH_PREEMPT ? SCHED_EVF_PREEMPT : 0;
 	if (!has_stack && (e->flags & SWITCH_STACK_REUSED))
 		ev.flags |= SCHED_EVF_STACK_REUSED;
+	ev.stack_slot = (e->flags & SWITCH_STACK_SLOT_MASK) >> SWITCH_STACK_SLOT_SHIFT;
 	ev.state = e->prev_state;
 	ev.other_pid = e->next_pid;
 	ev.other_tid = e->next_tid;

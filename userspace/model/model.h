@@ -140,6 +140,7 @@ struct sched_event {
 	uint32_t seq;	/* arrival order: a stable tie-break */
 	uint8_t type;	/* enum sched_event_type (model/sched.h) */
 	uint8_t flags;
+	uint8_t stack_slot; /* SWITCH_OUT: the switch-out place its stack belongs to */
 };
 
 /* A user mapping of a process, translated to an object of the symbolizer. */
@@ -181,9 +182,9 @@ struct thread {
 		uint64_t offcpu_carry_ns;     /* off-CPU time not yet given to a sample */
 		uint64_t last_ts;	      /* last event replayed */
 		uint32_t stack;		      /* switch-out stack while off */
-		/* The last switch-out stack taken, for switch-outs that reuse it. */
-		uint32_t last_switch_stack;
-		bool have_last_switch_stack;
+		/* The last switch-out stack taken per place, for switch-outs that reuse it. */
+		uint32_t last_switch_stack[SWITCH_STACK_SLOTS];
+		uint8_t have_switch_stack;     /* bit per slot */
 		uint32_t other_pid, other_tid; /* waker or preemptor while off */
 		char other_comm[BPFPROF_COMM_LEN];
 		bool other_known;

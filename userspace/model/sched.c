@@ -364,6 +364,7 @@ static int replay_switch_out(struct model *m, struct thread *t, const struct sch
 	struct sched_replay_state *r = &t->replay;
 	bool preempted = ev->flags & SCHED_EVF_PREEMPT;
 	enum offcpu_reason reason = offcpu_reason_from_state(ev->state, preempted);
+	unsigned int slot;
 	int err;
 
 	if ((err = run_until(m, t, ev->since, ev->ts)))
@@ -385,14 +386,16 @@ static int replay_switch_out(struct model *m, struct thread *t, const struct sch
 	r->reason = (uint8_t)reason;
 	r->stack = ev->stack;
 	/*
-	 * The kernel takes at most one stack per thread per sampling interval;
-	 * the switch-outs in between stand on the last one, in replay order.
+	 * The kernel takes at most one stack per thread and switch-out place
+	 * (slot) per sampling interval; the switch-outs in between stand on
+	 * their slot's last one, in replay order.
 	 */
+	slot = ev->stack_slot % SWITCH_STACK_SLOTS;
 	if (ev->stack != NO_INDEX) {
-		r->last_switch_stack = ev->stack;
-		r->have_last_switch_stack = true;
-	} else if ((ev->flags & SCHED_EVF_STACK_REUSED) && r->have_last_switch_stack) {
-		r->stack = r->last_switch_stack;
+		r->last_switch_stack[slot] = ev->stack;
+		r->have_switch_stack |= (uint8_t)(1u << slot);
+	} else if ((ev->flags & SCHED_EVF_STACK_REUSED) && (r->have_switch_stack & (1u << slot))) {
+		r->stack = r->last_switch_stack[slot];
 	}
 	if (is_runnable_reason(reason)) {
 		r->woken = r->woken_new = false;

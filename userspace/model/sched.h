@@ -24,7 +24,7 @@ enum sched_event_type {
  */
 #define SCHED_EVF_PREEMPT      (1u << 0) /* SWITCH_OUT: involuntary */
 #define SCHED_EVF_NEW	       (1u << 1) /* WAKEUP: first wakeup of a new task */
-/* SWITCH_OUT: no stack on purpose (SWITCH_STACK_REUSED): use the thread's last one. */
+/* SWITCH_OUT: no stack on purpose (SWITCH_STACK_REUSED): use its slot's last one. */
 #define SCHED_EVF_STACK_REUSED (1u << 2)
 
 /* Queue one event of thread `t` for the replay (stamps its arrival order); 0 or -ENOMEM. */
