@@ -311,7 +311,7 @@ run_rounds() {
 	local r c order rot placement="not pinned"
 
 	[ -z "$PIN_CPUS" ] || placement="pinned to CPUs $PIN_CPUS"
-	echo "== round trips per second: $ROUNDS rounds of A (baseline), B (bpfprof), C (perf), interleaved; threads ${PIN_CPUS:+pinned to CPUs $PIN_CPUS}${PIN_CPUS:-not pinned} =="
+	echo "== round trips per second: $ROUNDS rounds of A (baseline), B (bpfprof), C (perf), interleaved; threads $placement =="
 	printf '%-7s %-6s %9s %9s %9s %7s %7s   %-17s %9s %7s %7s %9s %7s\n' round order "A krt/s" "B krt/s" \
 		"C krt/s" B/A C/A "same CPU % A/B/C" "B sw/s" "B lost" "B cpu%" "C ev/s" "C lost"
 	for ((r = 0; r < ROUNDS; r++)); do
