@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -296,6 +297,26 @@ static void record_loop(struct recording *r, const struct options *opts, uint64_
 	progress_clear(&prog);
 }
 
+/* -v: what symbolizing the profile cost, for users who wonder where the time went. */
+static void log_symbolization(struct recording *r, const struct profile_tables *tables,
+			      uint64_t elapsed_ns)
+{
+	struct symbolizer_stats st;
+	char bytes[32], dwarf[32], rss[32] = "?";
+	struct rusage ru;
+
+	symbolizer_get_stats(r->sym, &st);
+	human_size((double)st.bytes, bytes, sizeof(bytes));
+	human_size((double)st.dwarf_bytes, dwarf, sizeof(dwarf));
+	if (!getrusage(RUSAGE_SELF, &ru))
+		human_size((double)ru.ru_maxrss * 1024, rss, sizeof(rss));
+	log_debug("symbolized %zu frames (%zu functions) in %.0f ms: %" PRIu64 " objects (%" PRIu64
+		  " with DWARF), %" PRIu64 " lookups; symbol caches hold %s "
+		  "(DWARF %s), %" PRIu64 " files open; bpfprof peak RSS %s",
+		  tables->frames.len, tables->funcs.len, (double)elapsed_ns / 1e6, st.objects,
+		  st.dwarf_objects, st.lookups, bytes, dwarf, st.open_files, rss);
+}
+
 static int finish_and_write(struct recording *r, const struct options *opts)
 {
 	struct profile_tables tables = { 0 };
@@ -305,8 +326,13 @@ static int finish_and_write(struct recording *r, const struct options *opts)
 	/* Threads renamed after their last sample (prctl, pthread_setname_np) get today's name. */
 	proc_refresh_thread_names(&r->model, "/proc");
 	err = model_finish(&r->model);
-	if (!err)
+	if (!err) {
+		uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+
 		err = profile_tables_build(&tables, &r->model, resolve_frame, r);
+		if (!err)
+			log_symbolization(r, &tables, clock_ns(CLOCK_MONOTONIC) - t0);
+	}
 	if (err) {
 		log_error("out of memory while building the profile (%s)", strerror(-err));
 		profile_tables_free(&tables);
