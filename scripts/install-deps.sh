@@ -14,7 +14,8 @@ Usage: $0 [--test] [--bench]
 
 Installs, with apt-get, as root:
   always   build-essential cmake pkg-config clang llvm libbpf-dev libelf-dev
-           libdw-dev zlib1g-dev libjansson-dev libiberty-dev bpftool
+           libdw-dev zlib1g-dev libjansson-dev libiberty-dev linux-libc-dev
+           bpftool (linux-libc-dev: the syscall tables)
            (on Ubuntu bpftool comes from linux-tools-common and
            linux-tools-\$(uname -r))
   --test   util-linux procps python3, and nodejs npm when node is missing or
@@ -74,7 +75,7 @@ node_major() {
 }
 
 PACKAGES=(build-essential cmake pkg-config clang llvm libbpf-dev libelf-dev
-	libdw-dev zlib1g-dev libjansson-dev libiberty-dev)
+	libdw-dev zlib1g-dev libjansson-dev libiberty-dev linux-libc-dev)
 NEED_BPFTOOL=0
 NEED_PERF=0
 have_bpftool || NEED_BPFTOOL=1

@@ -1,0 +1,2 @@
+# System call names (issue 5): the generated tables.
+bpfprof_unit_test(test_syscall_names unit/test_syscall_names.c)
