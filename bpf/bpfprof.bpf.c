@@ -605,3 +605,5 @@ int BPF_PROG(on_wakeup_new_raw, struct task_struct *p)
 	handle_wakeup(p, WAKEUP_NEW, false);
 	return 0;
 }
+
+#include "syscalls.bpf.h"

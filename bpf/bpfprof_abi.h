@@ -20,9 +20,11 @@
 #define BPFPROF_COMM_LEN  16
 
 enum bpfprof_event_kind {
-	EV_SAMPLE = 1, /* a timer/cycles sample with stacks */
-	EV_SWITCH = 2, /* a target thread left a CPU (sched_switch) */
-	EV_WAKEUP = 3, /* a thread was woken (sched_waking / sched_wakeup_new) */
+	EV_SAMPLE = 1,	       /* a timer/cycles sample with stacks */
+	EV_SWITCH = 2,	       /* a target thread left a CPU (sched_switch) */
+	EV_WAKEUP = 3,	       /* a thread was woken (sched_waking / sched_wakeup_new) */
+	EV_SYSCALL = 4,	       /* a syscall at least --syscall-min long ended */
+	EV_SYSCALL_TOTALS = 5, /* a thread's per-syscall counts since its last totals */
 	EV_KIND_MAX,
 };
 
@@ -148,6 +150,55 @@ struct wakeup_event {
 	char wakee_comm[BPFPROF_COMM_LEN];
 	__u32 target_cpu; /* the CPU the wakee was queued on */
 	__u32 flags;
+};
+
+/*
+ * A syscall of a target thread that took at least the threshold
+ * (--syscall-min): hdr.ts is its end, enter_ts its start; args are the
+ * registers it was called with (arg 0 first), ret what it returned
+ * (-errno on failure).
+ */
+struct syscall_event {
+	struct event_header hdr;
+	__u64 enter_ts;
+	__s64 ret;
+	__u64 args[6];
+	__u32 nr;
+	__u32 pad;
+};
+
+/*
+ * Syscall numbers a thread's totals can name; larger ones (none today on
+ * x86_64 or arm64) are not counted.
+ */
+#define SYSCALL_NR_MAX 512
+/* Distinct syscalls a thread's totals hold before they are sent and reset. */
+#define SYSCALL_SLOTS  32
+
+struct syscall_total {
+	__u64 count;
+	__u64 ns; /* time spent in it, entry to exit */
+	__u32 nr;
+	__u32 pad;
+};
+
+/* syscall_totals_event.reason */
+#define SYSCALL_TOTALS_FULL 1 /* the thread used more distinct syscalls than slots */
+#define SYSCALL_TOTALS_EXIT 2 /* the thread exited */
+#define SYSCALL_TOTALS_END  3 /* the recording ended (read through a task iterator) */
+
+/*
+ * Every syscall of a target thread is counted in the kernel, short or not:
+ * nr_slots totals since the thread's previous totals record (they add up).
+ * Sent when the slots are full, when the thread exits, and for every live
+ * thread at the end of the recording. The record is always full-size;
+ * slots past nr_slots are undefined.
+ */
+struct syscall_totals_event {
+	struct event_header hdr;
+	__u32 nr_slots;
+	__u32 reason;
+	struct syscall_total slots[SYSCALL_SLOTS];
 };
 
 /*

@@ -17,6 +17,7 @@
 #include "../../bpf/bpfprof_abi.h"
 #include "cpus.h"
 #include "preflight.h"
+#include "prog_pair.h"
 #include "../util/clock.h"
 #include "../util/log.h"
 
@@ -61,98 +62,77 @@ static size_t ring_size_for(unsigned freq_hz, bool sched, int nr_rings)
 	return size;
 }
 
-/* tp_btf needs the tracepoint's BTF types; fall back to raw_tp where it cannot load. */
-static bool tp_btf_supported(const char *tp_name)
-{
-	char name[128];
-	struct btf *btf;
-	bool ok;
-
-	/* Tests (and users debugging the fallback) take the older kernels' path. */
-	if (getenv("BPFPROF_FORCE_RAW_TP"))
-		return false;
-	btf = btf__load_vmlinux_btf();
-	if (!btf)
-		return false;
-	snprintf(name, sizeof(name), "btf_trace_%s", tp_name);
-	ok = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
-	btf__free(btf);
-	return ok;
-}
-
-/*
- * The scheduler programs, each in a tp_btf flavour and a raw_tp fallback;
- * one of each pair is loaded, chosen by what this kernel's BTF describes.
- */
-struct sched_prog_pair {
-	const char *tp;
-	struct bpf_program *btf, *raw;
-	struct bpf_link **btf_link, **raw_link;
-};
-
-static int sched_prog_pairs(struct session *s, struct sched_prog_pair pairs[3])
+/* The scheduler programs: switches, wakeups, new tasks' first wakeups. */
+static int sched_prog_pairs(struct session *s, struct prog_pair pairs[3])
 {
 	struct bpfprof_bpf *k = s->skel;
 
-	pairs[0] = (struct sched_prog_pair){ "sched_switch", k->progs.on_switch_btf,
-					     k->progs.on_switch_raw, &k->links.on_switch_btf,
-					     &k->links.on_switch_raw };
-	pairs[1] = (struct sched_prog_pair){ "sched_waking", k->progs.on_waking_btf,
-					     k->progs.on_waking_raw, &k->links.on_waking_btf,
-					     &k->links.on_waking_raw };
+	pairs[0] =
+		(struct prog_pair){ "sched_switch", k->progs.on_switch_btf, k->progs.on_switch_raw,
+				    &k->links.on_switch_btf, &k->links.on_switch_raw };
+	pairs[1] =
+		(struct prog_pair){ "sched_waking", k->progs.on_waking_btf, k->progs.on_waking_raw,
+				    &k->links.on_waking_btf, &k->links.on_waking_raw };
+	pairs[2] = (struct prog_pair){ "sched_wakeup_new", k->progs.on_wakeup_new_btf,
+				       k->progs.on_wakeup_new_raw, &k->links.on_wakeup_new_btf,
+				       &k->links.on_wakeup_new_raw };
+	return 3;
+}
+
+/* The syscall programs: entry, exit, and the last totals of exiting threads. */
+static int syscall_prog_pairs(struct session *s, struct prog_pair pairs[3])
+{
+	struct bpfprof_bpf *k = s->skel;
+
+	pairs[0] = (struct prog_pair){ "sys_enter", k->progs.on_sys_enter_btf,
+				       k->progs.on_sys_enter_raw, &k->links.on_sys_enter_btf,
+				       &k->links.on_sys_enter_raw };
+	pairs[1] =
+		(struct prog_pair){ "sys_exit", k->progs.on_sys_exit_btf, k->progs.on_sys_exit_raw,
+				    &k->links.on_sys_exit_btf, &k->links.on_sys_exit_raw };
 	pairs[2] =
-		(struct sched_prog_pair){ "sched_wakeup_new", k->progs.on_wakeup_new_btf,
-					  k->progs.on_wakeup_new_raw, &k->links.on_wakeup_new_btf,
-					  &k->links.on_wakeup_new_raw };
+		(struct prog_pair){ "sched_process_exit", k->progs.on_exit_syscalls_btf,
+				    k->progs.on_exit_syscalls_raw, &k->links.on_exit_syscalls_btf,
+				    &k->links.on_exit_syscalls_raw };
 	return 3;
 }
 
 /* Returns true when the sched_waking program is the BTF-typed one. */
 static bool choose_sched_programs(struct session *s, bool sched)
 {
-	struct sched_prog_pair pairs[3];
+	struct prog_pair pairs[3];
 	int n = sched_prog_pairs(s, pairs);
 	bool waking_btf = false;
 
 	for (int i = 0; i < n; i++) {
-		bool btf = sched && tp_btf_supported(pairs[i].tp);
+		bool btf = prog_pair_choose(&pairs[i], sched);
 
-		bpf_program__set_autoload(pairs[i].btf, btf);
-		bpf_program__set_autoload(pairs[i].raw, sched && !btf);
 		if (pairs[i].btf == s->skel->progs.on_waking_btf)
 			waking_btf = btf;
-		if (sched)
-			log_debug("%s: %s program", pairs[i].tp, btf ? "tp_btf" : "raw_tp");
 	}
 	return waking_btf;
 }
 
-/* Attach the loaded half of each pair; 0 or -errno (nothing stays attached then). */
-static int attach_sched_programs(struct session *s)
+static void choose_syscall_programs(struct session *s, bool on)
 {
-	struct sched_prog_pair pairs[3];
-	int n = sched_prog_pairs(s, pairs);
+	struct prog_pair pairs[3];
+	int n = syscall_prog_pairs(s, pairs);
 
-	for (int i = 0; i < n; i++) {
-		bool btf = bpf_program__autoload(pairs[i].btf);
-		struct bpf_link **link = btf ? pairs[i].btf_link : pairs[i].raw_link;
+	for (int i = 0; i < n; i++)
+		prog_pair_choose(&pairs[i], on);
+	bpf_program__set_autoload(s->skel->progs.dump_syscall_totals, on);
+}
 
-		*link = bpf_program__attach(btf ? pairs[i].btf : pairs[i].raw);
-		if (!*link) {
-			int err = -errno;
+/* Attach one group of pairs; a failure costs only that group's events. */
+static bool attach_pairs(struct prog_pair *pairs, int n, const char *without)
+{
+	const char *failed = NULL;
+	int err = prog_pairs_attach(pairs, n, &failed);
 
-			log_warn("cannot attach the %s tracepoint (%s): recording without "
-				 "scheduler events",
-				 pairs[i].tp, strerror(-err));
-			for (int j = 0; j < n; j++) {
-				bpf_link__destroy(*pairs[j].btf_link);
-				bpf_link__destroy(*pairs[j].raw_link);
-				*pairs[j].btf_link = *pairs[j].raw_link = NULL;
-			}
-			return err;
-		}
-	}
-	return 0;
+	if (err)
+		log_warn("cannot attach the %s tracepoint (%s): recording without %s", failed,
+			 strerror(-err), without);
+	return err == 0;
 }
 
 static int on_ring_record(void *ctx, void *data, size_t size)
@@ -228,6 +208,10 @@ int session_open(struct session *s, const struct session_config *cfg)
 	 */
 	s->skel->rodata->defer_wakeups =
 		choose_sched_programs(s, cfg->sched) && cfg->sched_min_ns > 0;
+	s->syscalls = cfg->syscalls;
+	s->skel->rodata->syscall_min_ns = cfg->syscall_min_ns;
+	s->skel->rodata->self_tgid = (uint32_t)getpid();
+	choose_syscall_programs(s, cfg->syscalls);
 
 	err = bpfprof_bpf__load(s->skel);
 	close(template_fd); /* the loaded outer map keeps what it needs */
@@ -305,8 +289,14 @@ int session_add_target(struct session *s, uint32_t tgid)
 
 int session_start(struct session *s, unsigned freq_hz, enum sample_event_kind kind)
 {
+	struct prog_pair pairs[3];
+
 	if (s->sched)
-		s->sched_attached = attach_sched_programs(s) == 0;
+		s->sched_attached =
+			attach_pairs(pairs, sched_prog_pairs(s, pairs), "scheduler events");
+	if (s->syscalls)
+		s->syscalls_attached =
+			attach_pairs(pairs, syscall_prog_pairs(s, pairs), "syscall events");
 	return perf_sampler_open(&s->sampler, s->skel->progs.on_sample, freq_hz, kind, s->online,
 				 s->nr_possible);
 }
@@ -368,6 +358,44 @@ void session_read_stats(struct session *s, struct session_stats *out)
 			}
 	}
 	free(per_cpu);
+}
+
+int session_dump_syscall_totals(struct session *s)
+{
+	struct syscall_totals_event rec;
+	struct bpf_link *link;
+	size_t have = 0;
+	int fd, err = 0;
+	ssize_t n;
+
+	if (!s->syscalls_attached)
+		return 0;
+	link = bpf_program__attach_iter(s->skel->progs.dump_syscall_totals, NULL);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	/* The iterator writes whole records; read() may split them anywhere. */
+	while ((n = read(fd, (char *)&rec + have, sizeof(rec) - have)) > 0 ||
+	       (n < 0 && errno == EINTR)) {
+		if (n < 0)
+			continue;
+		have += (size_t)n;
+		if (have < sizeof(rec))
+			continue;
+		have = 0;
+		if ((err = s->on_record(s->record_ctx, &rec, sizeof(rec))))
+			break;
+	}
+	if (n < 0)
+		err = -errno;
+	close(fd);
+out:
+	bpf_link__destroy(link);
+	return err;
 }
 
 void session_close(struct session *s)

@@ -27,6 +27,8 @@ struct session_config {
 	bool offcpu_stacks; /* with sched: take the stack of a thread leaving the CPU */
 	/* with sched: waits shorter than this are not shown (their wakeups need no record) */
 	uint64_t sched_min_ns;
+	bool syscalls; /* count syscalls; those at least syscall_min_ns long are records */
+	uint64_t syscall_min_ns;
 	session_record_fn on_record;
 	void *ctx;
 };
@@ -38,9 +40,10 @@ struct session {
 	int nr_rings;
 	size_t ring_bytes;
 	struct perf_sampler sampler;
-	bool sched;	     /* the switch/wakeup programs are loaded */
-	bool sched_attached; /* ... and attached (session_start) */
-	struct bpf_link *sched_links[3];
+	bool sched;		/* the switch/wakeup programs are loaded */
+	bool sched_attached;	/* ... and attached (session_start) */
+	bool syscalls;		/* the syscall programs are loaded */
+	bool syscalls_attached; /* ... and attached */
 	bool *online;
 	int nr_possible, nr_online;
 	session_record_fn on_record;
@@ -77,6 +80,12 @@ int session_poll(struct session *s, int timeout_ms);
 /* Stop sampling and drain what is left in the ring buffers. */
 void session_stop(struct session *s);
 void session_read_stats(struct session *s, struct session_stats *out);
+/*
+ * After session_stop: hand the live threads' syscall totals to the record
+ * callback, as EV_SYSCALL_TOTALS records (read through a task iterator).
+ * 0 or -errno.
+ */
+int session_dump_syscall_totals(struct session *s);
 void session_close(struct session *s);
 
 #endif

@@ -34,6 +34,8 @@ enum {
 	OPT_NO_SCHED,
 	OPT_NO_OFFCPU,
 	OPT_SCHED_MIN,
+	OPT_NO_SYSCALLS,
+	OPT_SYSCALL_MIN,
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_USAGE,
@@ -64,6 +66,12 @@ static const struct argp_option option_defs[] = {
 	  "Do not trace context switches and wakeups: no off-CPU data or scheduling markers, and "
 	  "CPU use is estimated from samples",
 	  0 },
+	{ "syscall-min", OPT_SYSCALL_MIN, "TIME", 0,
+	  "Syscalls shorter than TIME are only counted, per thread and syscall (default 1ms; 0 "
+	  "shows every syscall)",
+	  0 },
+	{ "no-syscalls", OPT_NO_SYSCALLS, NULL, 0,
+	  "Do not trace syscalls: no syscall markers or counts, and no cost on syscalls", 0 },
 	{ "verbose", 'v', NULL, 0, "Say more (repeat for debug output)", 0 },
 	{ "version", OPT_VERSION, NULL, 0, "Print the version and exit", 0 },
 	{ "help", OPT_HELP, NULL, 0, "Show this help and exit", -1 },
@@ -278,6 +286,18 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			goto reported;
 		}
 		break;
+	case OPT_NO_SYSCALLS:
+		o->syscalls = false;
+		break;
+	case OPT_SYSCALL_MIN:
+		if (parse_duration_ns(arg, &o->syscall_min_ns)) {
+			log_error(
+				"--syscall-min %s: not a duration; give a time such as 1ms, 250us "
+				"or 2s",
+				arg);
+			goto reported;
+		}
+		break;
 	case 'v':
 		log_verbosity++;
 		break;
@@ -438,6 +458,8 @@ int options_parse(int argc, char **argv, struct options *o)
 	o->sched = true;
 	o->offcpu = true;
 	o->sched_min_ns = DEFAULT_SCHED_MIN_NS;
+	o->syscalls = true;
+	o->syscall_min_ns = DEFAULT_SYSCALL_MIN_NS;
 
 	/* Everything after the first `--` is the command, never our options. */
 	for (int i = 1; i < argc; i++)

@@ -9,14 +9,15 @@
 
 #include "../capture/perf_events.h"
 
-#define DEFAULT_FREQ_HZ	     999 /* not 1000: avoids lock-step with timer ticks */
-#define DEFAULT_OUTPUT	     "profile.json.gz"
+#define DEFAULT_FREQ_HZ	       999 /* not 1000: avoids lock-step with timer ticks */
+#define DEFAULT_OUTPUT	       "profile.json.gz"
 /*
  * Scheduling markers shorter than this are only counted: 1 ms keeps real
  * waits (I/O, locks, timers, CPU contention) and drops the µs-scale churn
  * of busy machines that would otherwise dominate the profile's size.
  */
-#define DEFAULT_SCHED_MIN_NS 1000000ULL
+#define DEFAULT_SCHED_MIN_NS   1000000ULL
+#define DEFAULT_SYSCALL_MIN_NS 1000000ULL
 
 struct options {
 	bool all;
@@ -30,6 +31,8 @@ struct options {
 	bool sched;		 /* capture context switches and wakeups (--no-sched clears) */
 	bool offcpu;		 /* off-CPU samples and switch-out stacks (--no-off-cpu clears) */
 	uint64_t sched_min_ns;	 /* --sched-min */
+	bool syscalls;		 /* syscall markers and counts (--no-syscalls clears) */
+	uint64_t syscall_min_ns; /* --syscall-min */
 	char **command;		 /* argv after `--`, NULL-terminated, or NULL */
 	char *self_command_line; /* bpfprof's own argv, for the profile's meta */
 	char *target_desc;	 /* "all", "pid 1,2", "command: make" */

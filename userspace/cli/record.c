@@ -148,6 +148,8 @@ static int write_profile(struct recording *r, const struct options *opts,
 	meta.sched_enabled = r->model.sched_enabled;
 	meta.offcpu_samples = r->model.sched_enabled && r->model.offcpu_samples;
 	meta.sched_min_ns = r->model.sched_min_ns;
+	meta.syscalls_enabled = r->model.syscalls_enabled;
+	meta.syscall_min_ns = r->model.syscall_min_ns;
 	return emit_profile_fd(out->fd, out->gzip, &r->model, tables, &meta);
 }
 
@@ -218,6 +220,12 @@ static void print_summary(struct recording *r, const char *path)
 			r->stats.emitted[EV_SWITCH], r->model.stats.wakeups,
 			r->model.stats.offcpu_samples, r->stats.dropped[EV_SWITCH],
 			r->stats.dropped[EV_WAKEUP]);
+	if (r->model.syscalls_enabled)
+		fprintf(stderr,
+			"bpfprof: %" PRIu64 " syscalls counted, %" PRIu64
+			" shown as markers; %" PRIu64 " markers and %" PRIu64 " totals lost\n",
+			r->model.stats.syscalls_counted, r->model.stats.syscall_markers,
+			r->stats.dropped[EV_SYSCALL], r->stats.dropped[EV_SYSCALL_TOTALS]);
 	fprintf(stderr, "bpfprof: wrote %s (%s)\n", path, size);
 	fprintf(stderr, "bpfprof: open it at https://profiler.firefox.com/ with \"Load a profile "
 			"from file\"\n");
@@ -369,6 +377,7 @@ int record_main(const struct options *opts)
 	struct proc_source src;
 	uint32_t cmd_tgid;
 	uint64_t start_ns;
+	int dump_err;
 	int ret;
 
 	if ((ret = preflight_check_privileges()) || (ret = preflight_check_btf()))
@@ -401,6 +410,8 @@ int record_main(const struct options *opts)
 	cfg.sched = opts->sched;
 	cfg.offcpu_stacks = opts->sched && opts->offcpu;
 	cfg.sched_min_ns = opts->sched_min_ns;
+	cfg.syscalls = opts->syscalls;
+	cfg.syscall_min_ns = opts->syscall_min_ns;
 	cfg.on_record = on_record;
 	cfg.ctx = &r.model;
 	if (opts->command) {
@@ -451,6 +462,8 @@ int record_main(const struct options *opts)
 	r.model.offcpu_samples = opts->offcpu;
 	r.model.offcpu_interval_ns = r.model.nominal_period_ns;
 	r.model.sched_min_ns = opts->sched_min_ns;
+	r.model.syscalls_enabled = r.session.syscalls_attached;
+	r.model.syscall_min_ns = opts->syscall_min_ns;
 	if (r.model.sched_enabled && opts->offcpu &&
 	    kallsyms_find_range("/proc/kallsyms", "__schedule", &r.model.switch_trim_lo,
 				&r.model.switch_trim_hi))
@@ -477,6 +490,11 @@ int record_main(const struct options *opts)
 	record_loop(&r, opts, start_ns);
 
 	session_stop(&r.session);
+	dump_err = session_dump_syscall_totals(&r.session);
+	if (dump_err)
+		log_warn("cannot read the live threads' syscall totals (%s); their syscall counts "
+			 "miss what was not sent before",
+			 strerror(-dump_err));
 	session_read_stats(&r.session, &r.stats);
 	{
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);

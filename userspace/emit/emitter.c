@@ -7,6 +7,8 @@
  * valid UTF-8 (jansson would reject such strings instead).
  */
 #include "emitter.h"
+#include "marker_schema.h"
+#include "syscall_markers.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -32,9 +34,11 @@ struct thread_key {
 
 /* One row of a thread's marker table, before sorting by time. */
 enum marker_row_kind {
-	ROW_PROCESS,	   /* the process's info marker, on its main thread */
-	ROW_SCHED_SUMMARY, /* the thread's "Scheduling" totals */
-	ROW_SCHED,	   /* thread.sched_markers[index] */
+	ROW_PROCESS,	    /* the process's info marker, on its main thread */
+	ROW_SCHED_SUMMARY,  /* the thread's "Scheduling" totals */
+	ROW_SCHED,	    /* thread.sched_markers[index] */
+	ROW_SYSCALL_TOTALS, /* thread.syscall_counts[index] */
+	ROW_SYSCALL,	    /* thread.syscall_markers[index] */
 };
 
 struct marker_row {
@@ -52,6 +56,7 @@ struct emit_plan {
 	uint64_t end_ns;   /* relative to start: covers end_ts, every sample and marker */
 	uint64_t clamped_samples; /* out of order or before start; moved, not dropped */
 	bool sched_schemas;	  /* write the scheduling marker schemas */
+	bool syscall_schemas;	  /* write the syscall marker schemas */
 	struct marker_row *rows;  /* scratch for one thread's markers: the most any has */
 };
 
@@ -193,6 +198,24 @@ static int check_sched_markers(const struct thread *th, const struct profile_tab
 	return 0;
 }
 
+/* Syscall markers: each ends no earlier than it starts; the profile must reach their ends. */
+static int check_syscall_markers(const struct thread *th, uint64_t *end)
+{
+	for (size_t k = 0; k < th->syscall_markers.len; k++) {
+		const struct syscall_marker *mk = &th->syscall_markers.data[k];
+
+		if (mk->end < mk->start) {
+			log_error("internal error: syscall marker of thread %u ends before it "
+				  "starts",
+				  th->tid);
+			return -EINVAL;
+		}
+		if (mk->end > *end)
+			*end = mk->end;
+	}
+	return 0;
+}
+
 static int plan_build(struct emit_plan *p, const struct model *m, const struct profile_tables *t,
 		      const struct profile_meta *meta)
 {
@@ -209,6 +232,7 @@ static int plan_build(struct emit_plan *p, const struct model *m, const struct p
 		return -EINVAL;
 	}
 	p->sched_schemas = has_sched || meta->sched_enabled;
+	p->syscall_schemas = meta->syscalls_enabled;
 	for (size_t i = 0; i < nt; i++) {
 		const struct thread *th = &m->threads.data[i];
 
@@ -231,8 +255,13 @@ static int plan_build(struct emit_plan *p, const struct model *m, const struct p
 		err = check_sched_markers(th, t, &end);
 		if (err)
 			return err;
-		if (th->sched_markers.len > max_markers)
-			max_markers = th->sched_markers.len;
+		err = check_syscall_markers(th, &end);
+		if (err)
+			return err;
+		if (th->sched_markers.len + th->syscall_markers.len + th->syscall_counts.len >
+		    max_markers)
+			max_markers = th->sched_markers.len + th->syscall_markers.len +
+				      th->syscall_counts.len;
 	}
 	err = -ENOMEM;
 	p->end_ns = rel_ns(m, end);
@@ -389,24 +418,6 @@ static void write_extra(struct json_writer *w, const struct model *m,
 #define WAKEUP_SCHEMA	     "bpfprof.Wakeup"
 #define SCHED_SUMMARY_SCHEMA "bpfprof.SchedSummary"
 
-struct schema_field {
-	const char *key, *label, *format;
-};
-
-/* meta.markerSchema entry (spec 3.4); NULL labels are left out. */
-struct marker_schema {
-	const char *name;
-	const char *const *display; /* NULL-terminated */
-	const char *chart_label, *tooltip_label, *table_label;
-	const char *description;
-	const struct schema_field *fields; /* ends with a NULL key */
-};
-
-static const char *const display_chart_table[] = { "marker-chart", "marker-table", NULL };
-static const char *const display_chart_table_timeline[] = { "marker-chart", "marker-table",
-							    "timeline-overview", NULL };
-static const char *const display_table[] = { "marker-table", NULL };
-
 /* One instant marker per process, on its main thread: what it ran. */
 static const struct marker_schema process_schema = {
 	.name = PROCESS_SCHEMA,
@@ -512,45 +523,20 @@ static const struct marker_schema sched_summary_schema = {
 			{ NULL } },
 };
 
-static void write_schema(struct json_writer *w, const struct marker_schema *s)
-{
-	jw_begin_object(w);
-	jw_kv_string(w, "name", s->name);
-	jw_key(w, "display");
-	jw_begin_array(w);
-	for (const char *const *d = s->display; *d; d++)
-		jw_string(w, *d);
-	jw_end_array(w);
-	if (s->chart_label)
-		jw_kv_string(w, "chartLabel", s->chart_label);
-	if (s->tooltip_label)
-		jw_kv_string(w, "tooltipLabel", s->tooltip_label);
-	if (s->table_label)
-		jw_kv_string(w, "tableLabel", s->table_label);
-	jw_kv_string(w, "description", s->description);
-	jw_key(w, "fields");
-	jw_begin_array(w);
-	for (const struct schema_field *f = s->fields; f->key; f++) {
-		jw_begin_object(w);
-		jw_kv_string(w, "key", f->key);
-		jw_kv_string(w, "label", f->label);
-		jw_kv_string(w, "format", f->format);
-		jw_end_object(w);
-	}
-	jw_end_array(w);
-	jw_end_object(w);
-}
-
 static void write_marker_schemas(struct json_writer *w, const struct emit_plan *p)
 {
 	jw_key(w, "markerSchema");
 	jw_begin_array(w);
-	write_schema(w, &process_schema);
+	marker_schema_write(w, &process_schema);
 	if (p->sched_schemas) {
-		write_schema(w, &offcpu_schema);
-		write_schema(w, &runnable_schema);
-		write_schema(w, &wakeup_schema);
-		write_schema(w, &sched_summary_schema);
+		marker_schema_write(w, &offcpu_schema);
+		marker_schema_write(w, &runnable_schema);
+		marker_schema_write(w, &wakeup_schema);
+		marker_schema_write(w, &sched_summary_schema);
+	}
+	if (p->syscall_schemas) {
+		marker_schema_write(w, &syscall_schema);
+		marker_schema_write(w, &syscall_totals_schema);
 	}
 	jw_end_array(w);
 }
@@ -1165,7 +1151,14 @@ static size_t collect_marker_rows(struct emit_plan *p, const struct thread *th,
 	for (size_t k = 0; k < th->sched_markers.len; k++)
 		p->rows[n++] = (struct marker_row){ th->sched_markers.data[k].start,
 						    (uint32_t)k + 2, ROW_SCHED, (uint32_t)k };
-	/* The model keeps sched markers in time order; the two others slot in. */
+	/* Syscall totals span the thread's life, like the Scheduling summary. */
+	for (size_t k = 0; k < th->syscall_counts.len; k++)
+		p->rows[n++] =
+			(struct marker_row){ summary_start, 1, ROW_SYSCALL_TOTALS, (uint32_t)k };
+	for (size_t k = 0; k < th->syscall_markers.len; k++)
+		p->rows[n++] = (struct marker_row){ th->syscall_markers.data[k].start,
+						    (uint32_t)k + 2, ROW_SYSCALL, (uint32_t)k };
+	/* Each kind is in time order already; the sort interleaves them. */
 	qsort(p->rows, n, sizeof(*p->rows), cmp_marker_row);
 	return n;
 }
@@ -1193,6 +1186,10 @@ static void write_markers(struct json_writer *w, const struct model *m,
 			jw_uint(w, t->process_marker_name);
 		else if (r->kind == ROW_SCHED_SUMMARY)
 			jw_uint(w, t->sched_summary_marker_name);
+		else if (r->kind == ROW_SYSCALL_TOTALS)
+			jw_uint(w, t->syscall_totals_marker_name);
+		else if (r->kind == ROW_SYSCALL)
+			jw_uint(w, profile_syscall_name(t, th->syscall_markers.data[r->index].nr));
 		else
 			jw_uint(w, t->sched_marker_names[th->sched_markers.data[r->index].kind]);
 	}
@@ -1210,6 +1207,9 @@ static void write_markers(struct json_writer *w, const struct model *m,
 		const struct sched_marker *mk =
 			r->kind == ROW_SCHED ? &th->sched_markers.data[r->index] : NULL;
 		uint64_t end = mk ? mk->end : sum_end;
+
+		if (r->kind == ROW_SYSCALL)
+			end = th->syscall_markers.data[r->index].end;
 
 		if (r->kind == ROW_PROCESS || (mk && mk->kind == SCHED_MARKER_WAKEUP))
 			jw_null(w);
@@ -1231,7 +1231,9 @@ static void write_markers(struct json_writer *w, const struct model *m,
 	jw_key(w, "category");
 	jw_begin_array(w);
 	for (size_t i = 0; i < n; i++)
-		jw_uint(w, p->rows[i].kind == ROW_SCHED ? CAT_OFFCPU : CAT_OTHER);
+		jw_uint(w, p->rows[i].kind == ROW_SCHED	    ? CAT_OFFCPU
+			   : p->rows[i].kind == ROW_SYSCALL ? CAT_KERNEL
+							    : CAT_OTHER);
 	jw_end_array(w);
 	jw_key(w, "data");
 	jw_begin_array(w);
@@ -1242,6 +1244,11 @@ static void write_markers(struct json_writer *w, const struct model *m,
 			write_process_marker_data(w, proc, pid);
 		else if (r->kind == ROW_SCHED_SUMMARY)
 			write_sched_summary_data(w, th, meta);
+		else if (r->kind == ROW_SYSCALL_TOTALS)
+			syscall_totals_data_write(w, &th->syscall_counts.data[r->index],
+						  meta->syscall_min_ns);
+		else if (r->kind == ROW_SYSCALL)
+			syscall_marker_data_write(w, &th->syscall_markers.data[r->index]);
 		else
 			write_sched_marker_data(w, t, &th->sched_markers.data[r->index]);
 	}

@@ -16,25 +16,28 @@
 /* What the recording was; all of it lands in `meta` and `meta.extra`. */
 struct profile_meta {
 	const char *product_version; /* "0.1.0" */
-	const char *command_line; /* bpfprof's own argv, joined */
+	const char *command_line;    /* bpfprof's own argv, joined */
 	const char *hostname;
 	const char *kernel_release; /* uname -r */
-	const char *arch; /* "x86_64", "aarch64" */
+	const char *arch;	    /* "x86_64", "aarch64" */
 	unsigned logical_cpus;
 	unsigned sample_freq_hz;
 	const char *sample_event; /* "cpu-clock", "cycles" */
-	const char *target; /* "all", "pid 123,456", "command: make -j2" */
-	double start_wall_ms; /* UNIX epoch ms at model.start_ts */
-	uint64_t lost_samples; /* reservations that failed in BPF */
+	const char *target;	  /* "all", "pid 123,456", "command: make -j2" */
+	double start_wall_ms;	  /* UNIX epoch ms at model.start_ts */
+	uint64_t lost_samples;	  /* reservations that failed in BPF */
 	uint64_t lost_switches, lost_wakeups;
 	uint64_t lost_other;
 	bool include_idle;
-	bool sched_enabled; /* switch/wakeup capture was on */
-	bool offcpu_samples; /* off-CPU samples were synthesized */
-	uint64_t sched_min_ns; /* the marker threshold (--sched-min) */
+	bool sched_enabled;	 /* switch/wakeup capture was on */
+	bool offcpu_samples;	 /* off-CPU samples were synthesized */
+	uint64_t sched_min_ns;	 /* the marker threshold (--sched-min) */
+	bool syscalls_enabled;	 /* syscall capture was on */
+	uint64_t syscall_min_ns; /* its marker threshold (--syscall-min) */
 };
 
-/* Write the whole profile to the open file descriptor `fd`, gzip-compressed when `gzip`. 0 or -errno. */
+/* Write the whole profile to the open file descriptor `fd`, gzip-compressed when `gzip`. 0 or
+ * -errno. */
 int emit_profile_fd(int fd, bool gzip, const struct model *m, const struct profile_tables *t,
 		    const struct profile_meta *meta);
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../syscalls/syscall_names.h"
+
 /* What one raw frame became: `count` consecutive entries of expansion[], outer to inner. */
 struct frame_memo {
 	uint32_t first; /* NO_INDEX until resolved */
@@ -373,6 +375,51 @@ static int intern_marker_names(struct profile_tables *t, const struct model *m)
 	return 0;
 }
 
+static int intern_syscall_name(struct profile_tables *t, uint32_t nr)
+{
+	uint32_t slot = nr < SYSCALL_NR_MAX ? nr : SYSCALL_NR_MAX;
+	char buf[32];
+	int64_t r;
+
+	if (t->syscall_marker_names[slot] != NO_INDEX)
+		return 0;
+	r = intern_string(t, slot == SYSCALL_NR_MAX ? "syscall"
+						    : syscall_name_or_number(syscall_arch_native(),
+									     nr, buf, sizeof(buf)));
+	if (r < 0)
+		return (int)r;
+	t->syscall_marker_names[slot] = (uint32_t)r;
+	return 0;
+}
+
+/* The names of the syscalls the threads' markers and totals name, and the totals' name. */
+static int intern_syscall_names(struct profile_tables *t, const struct model *m)
+{
+	int64_t r;
+	int err;
+
+	for (size_t i = 0; i <= SYSCALL_NR_MAX; i++)
+		t->syscall_marker_names[i] = NO_INDEX;
+	t->syscall_totals_marker_name = NO_INDEX;
+	for (size_t i = 0; i < m->threads.len; i++) {
+		const struct thread *th = &m->threads.data[i];
+
+		for (size_t k = 0; k < th->syscall_markers.len; k++)
+			if ((err = intern_syscall_name(t, th->syscall_markers.data[k].nr)))
+				return err;
+		for (size_t k = 0; k < th->syscall_counts.len; k++)
+			if ((err = intern_syscall_name(t, th->syscall_counts.data[k].nr)))
+				return err;
+		if (th->syscall_counts.len && t->syscall_totals_marker_name == NO_INDEX) {
+			r = intern_string(t, "Syscall totals");
+			if (r < 0)
+				return (int)r;
+			t->syscall_totals_marker_name = (uint32_t)r;
+		}
+	}
+	return 0;
+}
+
 int profile_tables_build(struct profile_tables *t, const struct model *m, frame_resolve_fn resolve,
 			 void *ctx)
 {
@@ -392,6 +439,8 @@ int profile_tables_build(struct profile_tables *t, const struct model *m, frame_
 		err = map_raw_stacks(&s, m);
 	if (!err)
 		err = intern_marker_names(t, m);
+	if (!err)
+		err = intern_syscall_names(t, m);
 	free(s.memo);
 	vec_free(&s.expansion);
 	if (err)

@@ -72,6 +72,12 @@ struct profile_tables {
 	 */
 	uint32_t sched_marker_names[SCHED_MARKER_WAKEUP + 1];
 	uint32_t sched_summary_marker_name;
+	/*
+	 * Syscall marker names by number (the last slot: numbers past the
+	 * table) and the per-syscall totals' name; NO_INDEX where unused.
+	 */
+	uint32_t syscall_marker_names[SYSCALL_NR_MAX + 1];
+	uint32_t syscall_totals_marker_name;
 	struct hmap func_index, frame_index, stack_index, resource_index, lib_index, source_index;
 };
 
@@ -89,6 +95,12 @@ void profile_tables_free(struct profile_tables *t);
  */
 bool profile_thread_has_sched(const struct thread *th);
 bool profile_model_has_sched(const struct model *m);
+
+/* The string index of the marker name of syscall `nr`. */
+static inline uint32_t profile_syscall_name(const struct profile_tables *t, uint32_t nr)
+{
+	return t->syscall_marker_names[nr < SYSCALL_NR_MAX ? nr : SYSCALL_NR_MAX];
+}
 
 /* Profile stack for a sample's or marker's raw stack (NO_INDEX stays NO_INDEX). */
 static inline uint32_t profile_stack_of(const struct profile_tables *t, uint32_t raw_stack)

@@ -43,6 +43,8 @@ void model_free(struct model *m)
 		vec_free(&t->samples);
 		vec_free(&t->sched_markers);
 		vec_free(&t->sched_pending);
+		vec_free(&t->syscall_markers);
+		vec_free(&t->syscall_counts);
 	}
 	vec_free(&m->processes);
 	vec_free(&m->threads);
@@ -338,8 +340,7 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 	return 0;
 }
 
-/* A record of thread `t` was seen at ts: lifetimes of the thread, its process and the profile. */
-static void note_event_ts(struct model *m, struct thread *t, uint64_t ts)
+void note_event_ts(struct model *m, struct thread *t, uint64_t ts)
 {
 	struct process *p = &m->processes.data[t->process];
 
@@ -567,6 +568,10 @@ int model_add_record(struct model *m, const void *data, size_t size)
 		return model_add_switch(m, data, h->size);
 	case EV_WAKEUP:
 		return model_add_wakeup(m, data, h->size);
+	case EV_SYSCALL:
+		return model_add_syscall(m, data, h->size);
+	case EV_SYSCALL_TOTALS:
+		return model_add_syscall_totals(m, data, h->size);
 	default:
 		/* A kind this build does not know: skip it, the size says how far. */
 		m->stats.events_malformed++;
@@ -648,7 +653,9 @@ int model_finish(struct model *m)
 		if (!p->name[0] && p->threads.len)
 			memcpy(p->name, m->threads.data[p->threads.data[0]].name, sizeof(p->name));
 	}
-	for (size_t i = 0; i < m->threads.len; i++)
+	for (size_t i = 0; i < m->threads.len; i++) {
 		sort_samples(&m->threads.data[i]);
+		syscalls_finish(&m->threads.data[i]);
+	}
 	return 0;
 }

@@ -149,6 +149,22 @@ struct proc_mapping {
 	uint32_t object;
 };
 
+/* A syscall at least the threshold long (--syscall-min). */
+struct syscall_marker {
+	uint64_t start, end;
+	int64_t ret; /* -errno on failure */
+	uint64_t args[6];
+	uint32_t nr;
+};
+
+/* Every syscall of a thread, counted in the kernel, per syscall number. */
+struct syscall_count {
+	uint32_t nr;
+	uint32_t shown; /* how many of them are markers (at least the threshold long) */
+	uint64_t count;
+	uint64_t ns;
+};
+
 struct thread {
 	uint32_t pid, tid;
 	uint32_t process; /* index in model.processes */
@@ -166,6 +182,8 @@ struct thread {
 	VEC(struct thread_sample) samples;
 	VEC(struct sched_marker) sched_markers; /* in time order */
 	struct sched_summary sched;
+	VEC(struct syscall_marker) syscall_markers; /* in time order after model_finish */
+	VEC(struct syscall_count) syscall_counts;   /* by syscall number after model_finish */
 	/* Scheduler replay state (model/sched.c), private to it. */
 	VEC(struct sched_event) sched_pending;
 	struct sched_replay_state {
@@ -223,6 +241,8 @@ struct model_stats {
 	uint64_t events_malformed;
 	uint64_t unknown_user_addrs;
 	uint64_t truncated_stacks;
+	uint64_t syscall_markers;
+	uint64_t syscalls_counted; /* every syscall in the kernel's totals */
 };
 
 /* Where the model learns about a process it has not seen yet. */
@@ -270,6 +290,8 @@ struct model {
 	bool offcpu_samples;	     /* synthesize off-CPU samples (--no-off-cpu clears) */
 	uint64_t offcpu_interval_ns; /* one off-CPU sample per this much off-CPU time */
 	uint64_t sched_min_ns;	     /* markers shorter than this are only counted */
+	bool syscalls_enabled;	     /* syscall capture was on: counts and markers are real */
+	uint64_t syscall_min_ns;     /* syscalls shorter than this are only counted */
 	/* Whole machine (-a): a fork's parent becomes a process of the model too. */
 	bool all_processes;
 	/*

@@ -14,4 +14,13 @@ bool model_is_latest_image(const struct model *m, const struct process *p);
 /* Replace p's mappings with /proc's view, for the newest image of a live process. */
 void model_read_maps(struct model *m, struct process *p, uint64_t ts);
 
+/* A record of thread `t` was seen at ts: lifetimes of the thread, its process and the profile. */
+void note_event_ts(struct model *m, struct thread *t, uint64_t ts);
+
+/* model/syscalls.c: decode EV_SYSCALL / EV_SYSCALL_TOTALS; 0 or -ENOMEM. */
+int model_add_syscall(struct model *m, const struct syscall_event *e, size_t size);
+int model_add_syscall_totals(struct model *m, const struct syscall_totals_event *e, size_t size);
+/* At finish: markers in time order, counts by syscall number, markers counted per syscall. */
+void syscalls_finish(struct thread *t);
+
 #endif

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Tracepoint programs come in pairs: a tp_btf flavour (BTF-typed arguments,
+ * plain loads, task storage of other tasks) and a raw_tp fallback for kernels
+ * whose BTF lacks the tracepoint's types. One of each pair is loaded.
+ */
+#ifndef BPFPROF_PROG_PAIR_H
+#define BPFPROF_PROG_PAIR_H
+
+#include <stdbool.h>
+
+struct bpf_program;
+struct bpf_link;
+
+struct prog_pair {
+	const char *tp;
+	struct bpf_program *btf, *raw;
+	struct bpf_link **btf_link, **raw_link;
+};
+
+/* Whether tp_btf can attach to `tp` on this kernel (BPFPROF_FORCE_RAW_TP=1 says no). */
+bool tp_btf_supported(const char *tp);
+
+/*
+ * Before load: mark the flavour to load (none when !on) and say which in
+ * debug output. Returns true when the tp_btf one was chosen.
+ */
+bool prog_pair_choose(struct prog_pair *p, bool on);
+
+/*
+ * After load: attach the loaded half of each pair. On failure nothing of
+ * these pairs stays attached; returns 0 or -errno, with *failed the pair's tp.
+ */
+int prog_pairs_attach(struct prog_pair *pairs, int n, const char **failed);
+
+#endif
