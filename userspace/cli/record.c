@@ -144,6 +144,7 @@ static int write_profile(struct recording *r, const struct options *opts,
 	meta.lost_samples = r->stats.dropped[EV_SAMPLE];
 	meta.lost_switches = r->stats.dropped[EV_SWITCH];
 	meta.lost_wakeups = r->stats.dropped[EV_WAKEUP];
+	meta.lost_other = r->stats.dropped[EV_SYSCALL] + r->stats.dropped[EV_SYSCALL_TOTALS];
 	meta.include_idle = opts->include_idle;
 	meta.sched_enabled = r->model.sched_enabled;
 	meta.offcpu_samples = r->model.sched_enabled && r->model.offcpu_samples;
@@ -189,13 +190,21 @@ static void report_lost(const struct session_stats *st)
 		[EV_SAMPLE] = "samples",
 		[EV_SWITCH] = "context switches",
 		[EV_WAKEUP] = "wakeups",
+		[EV_SYSCALL] = "syscall markers",
+		[EV_SYSCALL_TOTALS] = "syscall totals",
+	};
+	static const char *const effect[EV_KIND_MAX] = {
+		[EV_SAMPLE] = "CPU use and off-CPU time are approximate around them",
+		[EV_SWITCH] = "CPU use and off-CPU time are approximate around them",
+		[EV_WAKEUP] = "CPU use and off-CPU time are approximate around them",
+		[EV_SYSCALL] = "those syscalls are counted but not shown",
+		[EV_SYSCALL_TOTALS] = "the syscall counts of some threads are too low",
 	};
 
 	for (int k = 1; k < EV_KIND_MAX; k++)
 		if (st->dropped[k])
-			log_warn("%" PRIu64 " %s were lost because a ring buffer was full; "
-				 "CPU use and off-CPU time are approximate around them",
-				 st->dropped[k], what[k]);
+			log_warn("%" PRIu64 " %s were lost because a ring buffer was full; %s",
+				 st->dropped[k], what[k], effect[k]);
 }
 
 static void print_summary(struct recording *r, const char *path)

@@ -1,0 +1,374 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# syscalls.sh: what tracing syscalls costs a syscall-heavy loop. One thread
+# calls getppid (or reads 4 KiB from /dev/zero) as fast as it can
+# (bench/syscalls.c); every call passes raw_syscalls' enter and exit, where
+# bpfprof counts it per thread and perf writes two records.
+#
+#   A  baseline: the loop alone
+#   B  bpfprof -a (defaults: syscalls counted, markers past 1 ms, scheduler
+#      capture, 999 Hz samples)
+#   N  bpfprof -a --no-syscalls (what the rest of bpfprof costs this loop)
+#   C  perf record -a -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit
+#
+# A benchmark, not a test: it asserts nothing. The configurations run
+# interleaved and rotated (A B N C, B N C A, ...) and the summary compares
+# medians and per-round ratios measured side by side. The loop is pinned to
+# one CPU (--cpu) so that runs are comparable.
+#
+# Usage: sudo bench/syscalls.sh [--rounds N] [--seconds S] [--mode getppid|read]
+#            [--cpu N] [--bpfprof PATH] [--quick]
+
+# shellcheck disable=SC2034 # result arrays are read through namerefs
+
+set -u -o pipefail
+
+PROG=syscalls.sh
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=bench/lib.sh
+. "$HERE/lib.sh"
+
+ROUNDS=7
+WORK_SECONDS=3
+MODE=getppid
+PIN_CPU=
+BPFPROF=./build/bpfprof
+QUICK=0
+LIMIT_SLACK=30
+CONFIGS=(A B N C)
+
+WORK=
+PROF_PID=
+PROF_WRAP=
+PROF_KIND=
+STATS_RESTORE=
+
+usage() {
+	cat <<EOF
+usage: $PROG [OPTIONS]       (as root)
+
+Calls per second of a one-thread syscall loop (bench/syscalls.c) alone (A),
+under bpfprof -a (B), under bpfprof -a --no-syscalls (N) and under
+perf record -a -e raw_syscalls:* (C), interleaved over rounds; then bpfprof's
+own cost (BPF run time per program, process CPU) with kernel.bpf_stats_enabled=1.
+
+  --rounds N        rounds (default 7)
+  --seconds S       loop wall time per run, whole seconds (default 3)
+  --mode M          getppid (default; the cheapest syscall) or read (4 KiB from /dev/zero)
+  --cpu N           the CPU the loop runs on (default: the last online CPU)
+  --bpfprof PATH    the bpfprof binary (default ./build/bpfprof)
+  --quick           3 rounds of 2 s
+  -h, --help        this help
+EOF
+}
+
+die() {
+	echo "$PROG: error: $*" >&2
+	exit 1
+}
+
+note() {
+	echo "$PROG: $*" >&2
+}
+
+cleanup() {
+	trap - EXIT INT TERM HUP
+	kill_profiler
+	restore_bpf_stats
+	[ -z "$WORK" ] || rm -rf "$WORK"
+}
+
+on_signal() {
+	note "interrupted; stopping the profiler and cleaning up"
+	cleanup
+	exit 130
+}
+
+parse_args() {
+	local rounds_set=0 seconds_set=0
+
+	while [ $# -gt 0 ]; do
+		case $1 in
+		--rounds | --seconds | --mode | --cpu | --bpfprof)
+			[ $# -ge 2 ] || die "$1 needs a value"
+			case $1 in
+			--rounds) ROUNDS=$2 rounds_set=1 ;;
+			--seconds) WORK_SECONDS=$2 seconds_set=1 ;;
+			--mode) MODE=$2 ;;
+			--cpu) PIN_CPU=$2 ;;
+			--bpfprof) BPFPROF=$2 ;;
+			esac
+			shift 2
+			;;
+		--quick)
+			QUICK=1
+			shift
+			;;
+		-h | --help)
+			usage
+			exit 0
+			;;
+		*)
+			usage >&2
+			die "unknown option '$1'"
+			;;
+		esac
+	done
+	if [ "$QUICK" = 1 ]; then
+		[ "$rounds_set" = 1 ] || ROUNDS=3
+		[ "$seconds_set" = 1 ] || WORK_SECONDS=2
+	fi
+	[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "--rounds wants a positive integer, not '$ROUNDS'"
+	[[ $WORK_SECONDS =~ ^[1-9][0-9]*$ ]] || die "--seconds wants a positive integer, not '$WORK_SECONDS'"
+	[[ $MODE == getppid || $MODE == read ]] || die "--mode wants getppid or read, not '$MODE'"
+	[ -n "$PIN_CPU" ] || PIN_CPU=$(($(getconf _NPROCESSORS_ONLN) - 1))
+	[[ $PIN_CPU =~ ^[0-9]+$ && -d /sys/devices/system/cpu/cpu$PIN_CPU ]] ||
+		die "--cpu: there is no CPU '$PIN_CPU' on this machine"
+}
+
+# run_loop: runs the loop once; prints its calls per second.
+run_loop() {
+	local out
+
+	out=$("$WORK/syscalls" -s "$WORK_SECONDS" -m "$MODE" -c "$PIN_CPU") || die "the syscall loop failed"
+	out=${out##*calls_per_s=}
+	[[ $out =~ ^[0-9]+$ ]] || die "unexpected output of the syscall loop: $out"
+	echo "$out"
+}
+
+start_bpfprof() {
+	local i
+
+	start_wrapped bpfprof "$BPFPROF" -a -d $((WORK_SECONDS + LIMIT_SLACK)) -o "$WORK/bpfprof.json.gz" "$@"
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^bpfprof: recording' "$WORK/bpfprof.err" 2>/dev/null && return 0
+		if ! kill -0 "$PROF_PID" 2>/dev/null; then
+			sed 's/^/  /' "$WORK/bpfprof.err" >&2
+			die "bpfprof exited before it started recording"
+		fi
+		sleep 0.05
+	done
+	die "bpfprof did not start recording within 30 s"
+}
+
+stop_bpfprof() {
+	if ! stop_wrapped || ! grep -q '^bpfprof: wrote ' "$WORK/bpfprof.err"; then
+		sed 's/^/  /' "$WORK/bpfprof.err" >&2
+		die "bpfprof did not write its profile"
+	fi
+	rm -f "$WORK/bpfprof.json.gz"
+}
+
+# bpfprof_syscall_counts: "COUNTED MARKERS_LOST TOTALS_LOST" from its summary.
+bpfprof_syscall_counts() {
+	sed -n 's/^bpfprof: \([0-9]*\) syscalls counted, [0-9]* shown as markers; \([0-9]*\) markers and \([0-9]*\) totals lost$/\1 \2 \3/p' \
+		"$WORK/bpfprof.err" | tail -n 1
+}
+
+start_perf() {
+	start_wrapped perf perf record -a -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit \
+		-o "$WORK/perf.data" -- sleep $((WORK_SECONDS + LIMIT_SLACK))
+	# perf prints no "recording" line: give it the time it needs to open its events.
+	sleep 1
+	kill -0 "$PROF_PID" 2>/dev/null || {
+		sed 's/^/  /' "$WORK/perf.err" >&2
+		die "perf record exited before the loop"
+	}
+}
+
+stop_perf() {
+	stop_wrapped
+	grep -q 'Captured and wrote' "$WORK/perf.err" || {
+		sed 's/^/  /' "$WORK/perf.err" >&2
+		die "perf record did not write its data"
+	}
+	rm -f "$WORK/perf.data"
+}
+
+declare -a TP_A TP_B TP_N TP_C CPU_B CPU_C WIN_B WIN_C COUNTED LOST_B
+
+# run_config CONFIG ROUND
+run_config() {
+	local c=$1 r=$2 tp t0 cpu0 cpu1 counts
+
+	case $c in
+	A)
+		TP_A[r]=$(run_loop) || exit 1
+		;;
+	B | N)
+		if [ "$c" = B ]; then start_bpfprof; else start_bpfprof --no-syscalls; fi
+		t0=$(now_ns)
+		cpu0=$(proc_cpu_s "$PROF_PID")
+		tp=$(run_loop) || exit 1
+		cpu1=$(proc_cpu_s "$PROF_PID")
+		if [ "$c" = B ]; then
+			TP_B[r]=$tp CPU_B[r]=$(calc "$cpu1 - $cpu0" %.4f) WIN_B[r]=$(($(now_ns) - t0))
+			stop_bpfprof
+			counts=$(bpfprof_syscall_counts)
+			COUNTED[r]=${counts%% *}
+			LOST_B[r]=$(awk '{ print $2 + $3 }' <<<"$counts")
+		else
+			TP_N[r]=$tp
+			stop_bpfprof
+		fi
+		;;
+	C)
+		start_perf
+		t0=$(now_ns)
+		cpu0=$(proc_cpu_s "$PROF_PID")
+		TP_C[r]=$(run_loop) || exit 1
+		cpu1=$(proc_cpu_s "$PROF_PID")
+		CPU_C[r]=$(calc "$cpu1 - $cpu0" %.4f) WIN_C[r]=$(($(now_ns) - t0))
+		stop_perf
+		;;
+	esac
+}
+
+mcalls() {
+	calc "$1 / 1e6" %.2f
+}
+
+run_rounds() {
+	local r c rot
+	local -a order
+
+	echo "== calls per second, $MODE loop on CPU $PIN_CPU: $ROUNDS rounds of A (baseline)," \
+		"B (bpfprof), N (bpfprof --no-syscalls), C (perf), interleaved =="
+	printf '%-7s %-6s %9s %9s %9s %9s %7s %7s %7s %12s %7s\n' round order "A M/s" "B M/s" "N M/s" \
+		"C M/s" B/A N/A C/A "B counted" "B lost"
+	for ((r = 0; r < ROUNDS; r++)); do
+		rot=$((r % ${#CONFIGS[@]}))
+		order=("${CONFIGS[@]:rot}" "${CONFIGS[@]:0:rot}")
+		for c in "${order[@]}"; do
+			run_config "$c" "$r"
+			sleep 0.3
+		done
+		printf '%-7s %-6s %9s %9s %9s %9s %7s %7s %7s %12s %7s\n' "$((r + 1))/$ROUNDS" \
+			"$(printf '%s' "${order[@]}")" "$(mcalls "${TP_A[r]}")" "$(mcalls "${TP_B[r]}")" \
+			"$(mcalls "${TP_N[r]}")" "$(mcalls "${TP_C[r]}")" \
+			"$(calc "${TP_B[r]} / ${TP_A[r]}" %.3f)" "$(calc "${TP_N[r]} / ${TP_A[r]}" %.3f)" \
+			"$(calc "${TP_C[r]} / ${TP_A[r]}" %.3f)" "${COUNTED[r]:-?}" "${LOST_B[r]:-?}"
+	done
+}
+
+# ratios X Y: per-round X[r] / Y[r], one per line.
+ratios() {
+	local -n xs=$1 ys=$2
+	local r
+
+	for ((r = 0; r < ROUNDS; r++)); do
+		calc "${xs[r]} / ${ys[r]}" "%.6f"
+		echo
+	done
+}
+
+# summary_line LABEL MEDIAN BASELINE_MEDIAN
+summary_line() {
+	printf '%-58s %10s %8s %8s%%\n' "$1" "$(mcalls "$2")" "$(calc "$2 / $3" %.3f)" \
+		"$(calc "(1 - $2 / $3) * 100" %.1f)"
+}
+
+print_summary() {
+	local ma mb mn mc r
+	local -a rb rn rc sb sc
+
+	ma=$(median "${TP_A[@]}") mb=$(median "${TP_B[@]}") mn=$(median "${TP_N[@]}") mc=$(median "${TP_C[@]}")
+	mapfile -t rb < <(ratios TP_B TP_A)
+	mapfile -t rn < <(ratios TP_N TP_A)
+	mapfile -t rc < <(ratios TP_C TP_A)
+	echo
+	echo "== median of $ROUNDS rounds =="
+	printf '%-58s %10s %8s %9s\n' configuration "M calls/s" "vs A" overhead
+	printf '%-58s %10s %8s %9s\n' "A  baseline (no profiler)" "$(mcalls "$ma")" 1.000 -
+	summary_line "B  bpfprof -a (defaults)" "$mb" "$ma"
+	summary_line "N  bpfprof -a --no-syscalls" "$mn" "$ma"
+	summary_line "C  perf record -a -e raw_syscalls:sys_{enter,exit}" "$mc" "$ma"
+	printf 'per-round ratios (min / median / max):  B/A %.3f / %.3f / %.3f   N/A %.3f / %.3f / %.3f   C/A %.3f / %.3f / %.3f\n' \
+		"$(min_of "${rb[@]}")" "$(median "${rb[@]}")" "$(max_of "${rb[@]}")" \
+		"$(min_of "${rn[@]}")" "$(median "${rn[@]}")" "$(max_of "${rn[@]}")" \
+		"$(min_of "${rc[@]}")" "$(median "${rc[@]}")" "$(max_of "${rc[@]}")"
+	echo "per call (medians): bpfprof adds $(calc "(1 / $mb - 1 / $ma) * 1e9" %.1f) ns," \
+		"$(calc "(1 / $mb - 1 / $mn) * 1e9" %.1f) ns of it for syscall capture; perf adds" \
+		"$(calc "(1 / $mc - 1 / $ma) * 1e9" %.1f) ns"
+	printf 'noise: baseline A ranged %s..%s M/s (%+.1f%% / %+.1f%% around its median)\n' \
+		"$(mcalls "$(min_of "${TP_A[@]}")")" "$(mcalls "$(max_of "${TP_A[@]}")")" \
+		"$(calc "($(min_of "${TP_A[@]}") / $ma - 1) * 100" %.2f)" \
+		"$(calc "($(max_of "${TP_A[@]}") / $ma - 1) * 100" %.2f)"
+	for ((r = 0; r < ROUNDS; r++)); do
+		sb[r]=$(calc "${CPU_B[r]} * 1e9 / (${WIN_B[r]} * $NCPU) * 100" %.4f)
+		sc[r]=$(calc "${CPU_C[r]} * 1e9 / (${WIN_C[r]} * $NCPU) * 100" %.4f)
+	done
+	echo "syscalls counted by bpfprof, all rounds: $(printf '%s\n' "${COUNTED[@]}" | awk '{ s += $1 } END { print s }');" \
+		"markers and totals lost: $(printf '%s\n' "${LOST_B[@]}" | awk '{ s += $1 } END { print s }')"
+	echo "profiler process CPU while recording, share of all CPU time (median):" \
+		"bpfprof $(median "${sb[@]}")%, perf $(median "${sc[@]}")%"
+}
+
+measure_bpfprof_cost() {
+	local ids t0 t1 tp window all_cpu_ns cpu0 cpu1 rec_cpu prev
+	local -a before after
+
+	echo
+	echo "== bpfprof's own cost: one more B run, with kernel.bpf_stats_enabled=1 =="
+	command -v bpftool >/dev/null 2>&1 || {
+		echo "skipped: bpftool is not installed"
+		return 0
+	}
+	prev=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read kernel.bpf_stats_enabled"
+	STATS_RESTORE=$prev
+	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null || die "cannot set kernel.bpf_stats_enabled=1"
+	start_bpfprof
+	mapfile -t ids < <(bpfprof_prog_ids "$PROF_PID")
+	t0=$(now_ns)
+	mapfile -t before < <(bpf_prog_stats "${ids[@]}")
+	cpu0=$(proc_cpu_s "$PROF_PID")
+	tp=$(run_loop) || exit 1
+	cpu1=$(proc_cpu_s "$PROF_PID")
+	mapfile -t after < <(bpf_prog_stats "${ids[@]}")
+	t1=$(now_ns)
+	stop_bpfprof
+	restore_bpf_stats
+	window=$((t1 - t0))
+	all_cpu_ns=$(calc "$window * $NCPU" %.0f)
+	rec_cpu=$(calc "$cpu1 - $cpu0" %.4f)
+	echo "window: $(calc "$window / 1e9" %.3f) s wall x $NCPU CPUs; loop $(mcalls "$tp") M calls/s" \
+		"(bpf_stats itself adds two clock reads per program run)"
+	printf '  %-24s %12s %12s %10s %12s\n' program runs "run time ms" "ns/run" "% of CPU"
+	printf '%s\n' "${before[@]}" "--" "${after[@]}" | awk -v all="$all_cpu_ns" '
+		$0 == "--" { phase = 1; next }
+		!phase { rt0[$1] = $3; cnt0[$1] = $4; next }
+		{
+			drt = $3 - rt0[$1]; dcnt = $4 - cnt0[$1]; trt += drt; tcnt += dcnt
+			if (dcnt)
+				printf "  %-24s %12d %12.2f %10.0f %11.4f%%\n", $2, dcnt, drt / 1e6, drt / dcnt, drt / all * 100
+		}
+		END { printf "  %-24s %12d %12.2f %10s %11.4f%%\n", "all programs", tcnt, trt / 1e6,
+			tcnt ? sprintf("%.0f", trt / tcnt) : "-", trt / all * 100 }'
+	echo "bpfprof process CPU while recording: $rec_cpu s = $(calc "$rec_cpu * 1e9 / $all_cpu_ns * 100" %.3f)% of all CPU time"
+}
+
+main() {
+	parse_args "$@"
+	[ "$(id -u)" = 0 ] || die "must run as root (system-wide tracing and bpf_stats need it): sudo $0${*:+ $*}"
+	[ -x "$BPFPROF" ] || die "no bpfprof at '$BPFPROF' (build it, or pass --bpfprof PATH)"
+	BPFPROF=$(cd "$(dirname "$BPFPROF")" && pwd)/$(basename "$BPFPROF")
+	command -v perf >/dev/null 2>&1 || die "perf is not installed (scripts/install-deps.sh --bench)"
+	command -v cc >/dev/null 2>&1 || die "no C compiler (cc) to build the loop"
+	NCPU=$(getconf _NPROCESSORS_ONLN)
+	CLK_TCK=$(getconf CLK_TCK)
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/bpfprof-syscalls.XXXXXX") || die "cannot create a temporary directory"
+	trap cleanup EXIT
+	trap on_signal INT TERM HUP
+	cc -O2 -o "$WORK/syscalls" "$HERE/syscalls.c" || die "cannot compile $HERE/syscalls.c"
+
+	echo "bpfprof syscall benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "machine: $(uname -n), kernel $(uname -r), $NCPU online CPUs; $WORK_SECONDS s per run"
+	echo "bpfprof: $BPFPROF; $(perf --version); load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	run_loop >/dev/null
+	run_rounds
+	print_summary
+	measure_bpfprof_cost
+}
+
+main "$@"
