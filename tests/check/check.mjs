@@ -10,6 +10,9 @@
 //                    [--system-wide] [--duration S] [--gzip|--plain]
 //   check.mjs forker --profile F --parent P --child C [--gzip|--plain]
 //   check.mjs lifecycle --profile F --pid P --truth FILE [--gzip|--plain]
+//   check.mjs debuginfo --profile F --pid P --outer-lines A-B --inlined-lines C-D
+//                       --call-line L --outer-call-line M [--gzip|--plain]
+//   check.mjs debuginfo --profile F --pid P --without-debug-file [--gzip|--plain]
 //   check.mjs sched  --profile F --pid P [--tids NAME=T,...] [--truth FILE]
 //                    [--sched-min MS] [--no-off-cpu] [--gzip|--plain]
 //                    --expect "NAME ARGS..." [--expect ...]
@@ -17,6 +20,12 @@
 // sched: the scheduler contract (sched_checks.mjs), then each --expect, a
 // named check of sched_checks.mjs EXPECTATIONS, on the file and through
 // profiler-cli. --truth is the workload's stderr with its "truth" lines.
+//
+// debuginfo: inline frames, lines and names from a separate debug file
+// (debuginfo_checks.mjs); A-B and C-D are the functions' definition and
+// closing-brace lines, L the line of the inlined call, M main's call of the
+// outer function. --without-debug-file is the control run, which must have
+// none of them.
 
 import { parseArgs } from 'node:util';
 
@@ -33,8 +42,9 @@ import { readFileSync } from 'node:fs';
 import { Report } from './report.mjs';
 import { checkSched, parseExpectation, parseTruth } from './sched_checks.mjs';
 import { checkLifecycle, checkLifecycleWithCli, parseSpawnerTruth } from './lifecycle_checks.mjs';
+import { checkDebuginfo, checkDebuginfoWithCli, parseLineRange } from './debuginfo_checks.mjs';
 
-const SCENARIOS = ['valid', 'burner', 'forker', 'sched', 'lifecycle'];
+const SCENARIOS = ['valid', 'burner', 'forker', 'sched', 'lifecycle', 'debuginfo'];
 const USAGE = `usage: check.mjs ${SCENARIOS.join('|')} --profile FILE [options] (see the file header)`;
 
 function parseTids(s) {
@@ -46,6 +56,24 @@ function parseTids(s) {
 		tids[name] = tid;
 	}
 	return tids;
+}
+
+// debuginfo's options: the control needs only the pid; the real run needs
+// every line, since the checks compare against them.
+function debuginfoOptions(values) {
+	if (values['without-debug-file'])
+		return { pid: values.pid, withoutDebugFile: true };
+	for (const name of ['call-line', 'outer-call-line']) {
+		if (!/^[1-9]\d*$/.test(values[name] || ''))
+			throw new Error(`debuginfo needs --${name} LINE (or --without-debug-file)`);
+	}
+	return {
+		pid: values.pid,
+		outerLines: parseLineRange(values['outer-lines'], '--outer-lines'),
+		inlinedLines: parseLineRange(values['inlined-lines'], '--inlined-lines'),
+		callLine: Number(values['call-line']),
+		outerCallLine: Number(values['outer-call-line']),
+	};
 }
 
 function main(argv) {
@@ -67,12 +95,17 @@ function main(argv) {
 			'sched-min': { type: 'string' },
 			'no-off-cpu': { type: 'boolean' },
 			expect: { type: 'string', multiple: true },
+			'outer-lines': { type: 'string' },
+			'inlined-lines': { type: 'string' },
+			'call-line': { type: 'string' },
+			'outer-call-line': { type: 'string' },
+			'without-debug-file': { type: 'boolean' },
 		},
 	});
 	const scenario = positionals[0];
 	if (positionals.length !== 1 || !SCENARIOS.includes(scenario) || !values.profile)
 		throw new Error(USAGE);
-	if ((scenario === 'burner' || scenario === 'sched' || scenario === 'lifecycle') && !values.pid)
+	if (['burner', 'sched', 'lifecycle', 'debuginfo'].includes(scenario) && !values.pid)
 		throw new Error(`${scenario} needs --pid`);
 	if (scenario === 'forker' && !(values.parent && values.child))
 		throw new Error('forker needs --parent and --child');
@@ -85,6 +118,7 @@ function main(argv) {
 	const truth = values.truth && scenario === 'sched' ? parseTruth(readFileSync(values.truth, 'utf8')) : null;
 	if (scenario === 'lifecycle' && !values.truth)
 		throw new Error('lifecycle needs --truth');
+	const debuginfo = scenario === 'debuginfo' ? debuginfoOptions(values) : null;
 
 	const report = new Report(`check ${scenario} ${values.profile}`);
 	const profile = openCheckedProfile(report, values.profile, values);
@@ -109,9 +143,13 @@ function main(argv) {
 	const spawnerTruth = scenario === 'lifecycle' ? parseSpawnerTruth(readFileSync(values.truth, 'utf8')) : null;
 	if (scenario === 'lifecycle')
 		checkLifecycle(report, profile, { pid: values.pid, truth: spawnerTruth });
+	else if (scenario === 'debuginfo')
+		checkDebuginfo(report, profile, debuginfo);
 	checkWithProfilerCli(report, profile, (cli, handles, info) => {
 		if (scenario === 'lifecycle')
 			checkLifecycleWithCli(report, profile, cli, handles, { truth: spawnerTruth });
+		else if (scenario === 'debuginfo')
+			checkDebuginfoWithCli(report, profile, cli, handles, debuginfo);
 		if (scenario === 'burner')
 			checkBurnerWithCli(report, profile, cli, handles, info, opts);
 		else if (scenario === 'forker')

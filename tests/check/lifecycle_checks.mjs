@@ -5,7 +5,7 @@
 // samples; the renamed thread has its new name; the exec'd child shows the
 // new image's function.
 
-import { percent } from './profile.mjs';
+import { CATEGORY_KERNEL, percent } from './profile.mjs';
 
 // A child's samples outside child_work: its fork return and exit path.
 const CHILD_FUNC_MIN_PERCENT = 95;
@@ -13,25 +13,30 @@ const EXEC_FUNC_MIN_PERCENT = 50;
 
 const fmt = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
 
-// The truth lines of spawner's stderr: { children: [pid...], exec: pid }.
+// The truth lines of spawner's stderr: { self: pid, children: [pid...],
+// exec: pid }. In a pid namespace of its own the spawner gives the
+// profiler's pid, then " ns PID", its own view of it, which is ignored here.
 export function parseSpawnerTruth(text) {
 	const children = [];
-	let exec = null;
+	let exec = null, self = null;
 	for (const line of text.split('\n')) {
-		let m = /^spawner: truth child (\d+)$/.exec(line.trim());
-		if (m)
-			children.push(m[1]);
-		m = /^spawner: truth exec (\d+)$/.exec(line.trim());
-		if (m)
-			exec = m[1];
+		const m = /^spawner: truth (self|child|exec) (\d+)(?: ns \d+)?$/.exec(line.trim());
+		if (!m)
+			continue;
+		if (m[1] === 'child')
+			children.push(m[2]);
+		else if (m[1] === 'exec')
+			exec = m[2];
+		else
+			self = m[2];
 	}
-	return { children, exec };
+	return { self, children, exec };
 }
 
 // On-CPU samples that ran user code (a user frame somewhere in the stack).
 function userSamples(profile, thread) {
 	return profile.samplesOf(thread).filter((s) => profile.isOnCpu(s) &&
-		s.path.some((f) => profile.frameCategory(f) !== 'Kernel'));
+		s.path.some((f) => profile.frameCategory(f) !== CATEGORY_KERNEL));
 }
 
 function hasFunc(profile, sample, name) {
@@ -40,6 +45,9 @@ function hasFunc(profile, sample, name) {
 
 export function checkLifecycle(report, profile, { pid, truth, childMs = 20 }) {
 	pid = String(pid);
+	// A spawner that says who it is must be the process the checks look at.
+	if (truth.self !== null && truth.self !== undefined)
+		report.check(truth.self === pid, `the spawner says it is pid ${truth.self}; checking pid ${pid}`);
 	report.section(`short-lived children of ${pid}`);
 	report.check(truth.children.length > 0, `the workload reported ${truth.children.length} children`);
 	let present = 0, named = 0, timed = 0, total = 0, inFunc = 0, unresolved = 0;

@@ -15,11 +15,12 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 import { checkBurner, checkBurnerWithCli, checkForker, checkFormat, checkWithProfilerCli } from './checks.mjs';
+import { checkDebuginfo, checkDebuginfoWithCli, INLINED, OUTER } from './debuginfo_checks.mjs';
 import { Profile, readProfileFile } from './profile.mjs';
 import { ProfilerCliSession } from './profiler_cli.mjs';
 import { Report } from './report.mjs';
 import { checkStructure } from './structure.mjs';
-import { BURNER_DEFAULTS, burnerProfile, forkerProfile } from './synth.mjs';
+import { BURNER_DEFAULTS, burnerProfile, CAT, forkerProfile, ProfileBuilder } from './synth.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const EXAMPLE = join(here, '..', '..', '..', 'shared', 'docs', 'format-example-v66.json');
@@ -322,5 +323,184 @@ describe('check.mjs', () => {
 	test('exit 2 on bad usage', () => {
 		assert.equal(run('burner', '--profile', 'x').status, 2);
 		assert.equal(run('nonsense').status, 2);
+	});
+});
+
+// `bpfprof -- debuginfo` as bpfprof writes it: with the debug file, the
+// inlined function as a depth-1 frame at its caller's address, both funcs
+// with file and first line; stripped, only "debuginfo+0x..." offsets. The
+// lines are of the kind debuginfo.sh reads from the workload's source.
+const DEBUGINFO_OPTS = { pid: '6100', outerLines: { from: 56, to: 63 }, inlinedLines: { from: 45, to: 54 },
+			 callLine: 61, outerCallLine: 97 };
+const DEBUGINFO_FILE = '/src/tests/workloads/debuginfo.c';
+const HOT_ADDRESS = 0x1325;
+
+function debuginfoProfile(overrides = {}) {
+	const o = { stripped: false, samples: 1000, inlinedShare: 0.9, outerShare: 0.98, underMainShare: 0,
+		    outerUnder: 'main', ...overrides };
+	const b = new ProfileBuilder({ interval: 1 });
+	const t = b.thread({ pid: 6100, tid: 6100, name: 'debuginfo', isMainThread: true, processName: 'debuginfo' });
+	const U = (name, lib = 'debuginfo') => [name, CAT.USER, lib];
+	const root = [U('__libc_start_call_main', 'libc.so.6'), U(o.stripped ? 'debuginfo+0x1110' : o.outerUnder)];
+	const outer = U(o.stripped ? 'debuginfo+0x1303' : OUTER);
+	const hot = [outer, U(o.stripped ? 'debuginfo+0x1325' : INLINED)];
+	for (let i = 0; i < o.samples; i++) {
+		const r = (i + 0.5) / o.samples;
+		let stack = [U('__libc_start_call_main', 'libc.so.6'), U('clock_gettime', 'libc.so.6'),
+			     ['entry_SYSCALL_64', CAT.KERNEL]];
+		if (r < o.underMainShare)
+			stack = [...root, hot[1]];
+		else if (r < o.inlinedShare)
+			stack = o.stripped ? [...root, hot[1]] : [...root, ...hot];
+		else if (r < o.outerShare)
+			stack = [...root, outer];
+		t.sample(stack, 1 + i, 1000);
+	}
+	const j = b.build();
+	if (o.stripped)
+		return j;
+	const { frameTable: ft, funcTable: fn, stringArray } = j.shared;
+	stringArray.push(DEBUGINFO_FILE);
+	j.shared.sources = { length: 1, id: [null], filename: [stringArray.length - 1], startLine: [1],
+			     startColumn: [1], sourceMapURL: [null], content: [null] };
+	const start = { main: 76, [OUTER]: 56, [INLINED]: 45 };
+	for (let f = 0; f < fn.length; f++) {
+		const name = stringArray[fn.name[f]];
+		if (name in start) {
+			fn.source[f] = 0;
+			fn.lineNumber[f] = start[name];
+		}
+	}
+	for (let f = 0; f < ft.length; f++) {
+		const name = stringArray[fn.name[ft.func[f]]];
+		if (name === 'main')
+			ft.line[f] = DEBUGINFO_OPTS.outerCallLine;
+		if (name === OUTER || name === INLINED)
+			ft.address[f] = HOT_ADDRESS;
+		if (name === OUTER)
+			ft.line[f] = DEBUGINFO_OPTS.callLine;
+		if (name === INLINED) {
+			ft.inlineDepth[f] = 1;
+			ft.line[f] = 50;
+		}
+	}
+	return j;
+}
+
+// Applies fn(table, index) to the rows of FUNC in the frame or func table.
+function patchRows(j, table, func, fn) {
+	const { stringArray, funcTable } = j.shared;
+	const t = j.shared[table];
+	for (let i = 0; i < t.length; i++) {
+		const f = table === 'funcTable' ? i : t.func[i];
+		if (stringArray[funcTable.name[f]] === func)
+			fn(t, i);
+	}
+	return j;
+}
+
+describe('debuginfo checks', () => {
+	const run = (json, o = {}) => failures((r) => checkDebuginfo(r, profileOf(json), { ...DEBUGINFO_OPTS, ...o }));
+	const control = { withoutDebugFile: true };
+
+	test('a good profile passes', () => assert.deepEqual(run(debuginfoProfile()), []));
+	test('a good control profile passes the control', () =>
+		assert.deepEqual(run(debuginfoProfile({ stripped: true }), control), []));
+
+	test('an inlined frame at depth 0 fails', () =>
+		assertOnlyFails(run(patchRows(debuginfoProfile(), 'frameTable', INLINED, (t, i) => (t.inlineDepth[i] = 0))),
+				[/inlineDepth >= 1: 1 of 1 do not/, /the frame above it is debuginfo_outer_loop one inlineDepth up/]));
+	test('an inlined frame without a line fails', () =>
+		assertOnlyFails(run(patchRows(debuginfoProfile(), 'frameTable', INLINED, (t, i) => (t.line[i] = null))),
+				[/has a line in 45-54: 1 of 1 do not/]));
+	test('an inlined frame with a line outside its function fails', () =>
+		assertOnlyFails(run(patchRows(debuginfoProfile(), 'frameTable', INLINED, (t, i) => (t.line[i] = 70))),
+				[/has a line in 45-54: 1 of 1 do not/]));
+	test('an inlined frame under another caller fails', () =>
+		assertOnlyFails(run(debuginfoProfile({ underMainShare: 0.05 })),
+				[/the frame above it is debuginfo_outer_loop .*: 50 are not \(caller main: 50\)/]));
+	test('an inlined frame at another address than its caller fails', () =>
+		assertOnlyFails(run(patchRows(debuginfoProfile(), 'frameTable', INLINED, (t, i) => (t.address[i] += 4))),
+				[/the frame above it is debuginfo_outer_loop .*: 900 are not \(caller address/]));
+	test('the caller at another line than the call fails', () =>
+		assertOnlyFails(run(patchRows(debuginfoProfile(), 'frameTable', OUTER, (t, i) => (t.line[i] = 60))),
+				[/at the call's line 61 in 0 of 900 \(lines: 60: 900\)/]));
+	test('the outer loop under another caller fails', () =>
+		assertOnlyFails(run(debuginfoProfile({ outerUnder: 'start_thread' })),
+				[/main is the caller of debuginfo_outer_loop in 0.0%.*start_thread: 980/]));
+	test('main at another line than its call fails', () =>
+		assertOnlyFails(run(patchRows(debuginfoProfile(), 'frameTable', 'main', (t, i) => (t.line[i] = 98))),
+				[/that main frame is at the line of the call, 97, in 0 of 980 \(lines: 98: 980\)/]));
+	test('an inlined func without a source file fails', () =>
+		assertOnlyFails(run(patchRows(debuginfoProfile(), 'funcTable', INLINED, (t, i) => (t.source[i] = null))),
+				[/debuginfo_inlined_mix: every func \(1\) has a file/]));
+	test('an inlined func without a first line fails', () =>
+		assertOnlyFails(run(patchRows(debuginfoProfile(), 'funcTable', INLINED, (t, i) => (t.lineNumber[i] = null))),
+				[/debuginfo_inlined_mix: every func \(1\) has a file ending in debuginfo.c and lineNumber 45/]));
+	test('an outer func in another file fails', () => {
+		const j = debuginfoProfile();
+		j.shared.stringArray[j.shared.sources.filename[0]] = '/src/other.c';
+		assertOnlyFails(run(j), [/debuginfo_outer_loop: every func/, /debuginfo_inlined_mix: every func/]);
+	});
+	test('the outer loop in too few samples fails', () =>
+		assertOnlyFails(run(debuginfoProfile({ inlinedShare: 0.7, outerShare: 0.85 })),
+				[/debuginfo_outer_loop is in 85.0% of the on-CPU samples/]));
+	test('the inlined function seldom on top fails', () =>
+		assertOnlyFails(run(debuginfoProfile({ inlinedShare: 0.3 })), [/debuginfo_inlined_mix is the leaf of 30.0%/]));
+	test('the outer loop in another library fails', () => {
+		const j = debuginfoProfile();
+		const libc = j.shared.funcTable.resource[0]; // __libc_start_call_main's
+		patchRows(j, 'funcTable', OUTER, (t, i) => (t.resource[i] = libc));
+		assertOnlyFails(run(j), [/debuginfo_outer_loop frames, all User code of resource "debuginfo"/]);
+	});
+	test('too few samples fail', () =>
+		assertOnlyFails(run(debuginfoProfile({ samples: 150 })), [/150 on-CPU samples \(need >= 200\)/]));
+
+	test('the stripped profile fails the real checks', () =>
+		assertOnlyFails(run(debuginfoProfile({ stripped: true })),
+				[/debuginfo_outer_loop is in 0.0%/, /0 debuginfo_outer_loop frames/,
+				 /debuginfo_inlined_mix has frames in the profile \(0\)/,
+				 /debuginfo_outer_loop: every func \(0\)/, /debuginfo_inlined_mix: every func \(0\)/]));
+	test('names in the control fail', () =>
+		assertOnlyFails(run(debuginfoProfile(), control),
+				[/no function is named/, /named by its offset/, /has an inline depth, a line or a source/]));
+	test('a line in the control fails', () =>
+		assertOnlyFails(run(patchRows(debuginfoProfile({ stripped: true }), 'frameTable', 'debuginfo+0x1325',
+					      (t, i) => (t.line[i] = 50)), control),
+				[/has an inline depth, a line or a source file \(found debuginfo\+0x1325\)/]));
+});
+
+describe('debuginfo checks through profiler-cli', () => {
+	const viaCli = (json, o = {}) => {
+		const profile = profileOf(json);
+		const opts = { ...DEBUGINFO_OPTS, ...o };
+		return failures((r) => checkWithProfilerCli(r, profile, (cli, handles) =>
+			checkDebuginfoWithCli(r, profile, cli, handles, opts)));
+	};
+
+	test('a good profile passes', () => assert.deepEqual(viaCli(debuginfoProfile()), []));
+	test('the loader sees inlined samples on lines outside the body', () =>
+		assertOnlyFails(viaCli(patchRows(debuginfoProfile(), 'frameTable', INLINED, (t, i) => (t.line[i] = 70))),
+				[/the lines of debuginfo_inlined_mix's body hold 0 self samples, its own 900/]));
+	test('the loader sees another caller', () =>
+		assertOnlyFails(viaCli(debuginfoProfile({ underMainShare: 0.05 })),
+				[/bottom-up: all 900 samples of debuginfo_inlined_mix are called from debuginfo_outer_loop/]));
+	test('the loader sees names in the control', () => {
+		assert.deepEqual(viaCli(debuginfoProfile({ stripped: true }), { withoutDebugFile: true }), []);
+		assertOnlyFails(viaCli(debuginfoProfile(), { withoutDebugFile: true }), [/profiler-cli: no function named/]);
+	});
+
+	test('check.mjs debuginfo: exit 0, 1 and 2', () => {
+		const script = join(here, 'check.mjs');
+		const run = (...args) => spawnSync(process.execPath, [script, 'debuginfo', ...args], { encoding: 'utf8' });
+		const good = writeProfile(debuginfoProfile());
+		const lines = ['--outer-lines', '56-63', '--inlined-lines', '45-54', '--call-line', '61',
+			       '--outer-call-line', '97'];
+		const r = run('--profile', good, '--pid', '6100', ...lines);
+		assert.equal(r.status, 0, r.stdout + r.stderr);
+		assert.match(r.stdout, /ok   profiler-cli annotate: the lines of debuginfo_inlined_mix's body hold 900/);
+		assert.equal(run('--profile', good, '--pid', '6100', '--without-debug-file').status, 1);
+		assert.equal(run('--profile', good, '--pid', '6100', ...lines.slice(0, 6)).status, 2);
+		assert.equal(run('--profile', good, '--pid', '6100', ...lines, '--inlined-lines', '54-45').status, 2);
 	});
 });

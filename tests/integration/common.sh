@@ -125,4 +125,37 @@ run_check() {
 	[ "$status" -eq 0 ] || fail "profile checks failed (check.mjs exit status $status)"
 }
 
+# ns_command MODE SETUP CMD...: sets NS_CMD to a command line that runs CMD
+# in a private mount namespace (MODE mntns), or in addition in a new pid
+# namespace with its own /proc (MODE pidns), as containers run their
+# processes. SETUP (bash commands, under set -e) runs first in the private
+# mount namespace but still in our pid namespace, with CMD as its positional
+# parameters (it may take arguments of its own off their front with shift);
+# the mounts it makes are seen by CMD and never by the host, and vanish with
+# the namespace, so there is nothing to undo.
+ns_command() {
+	local mode=$1 setup=$2 run='exec "$@"'
+	shift 2
+	case $mode in
+	mntns) ;;
+	pidns) run='exec unshare --pid --fork --mount-proc -- "$@"' ;;
+	*) fail "ns_command: unknown mode $mode (mntns or pidns)" ;;
+	esac
+	NS_CMD=(unshare --mount --propagation private -- bash -c "set -e; $setup; $run" ns-setup "$@")
+}
+
+# make_empty_dir DIR: an empty host directory that a namespace will mount
+# over, so that a path under it exists only inside that namespace.
+make_empty_dir() {
+	mkdir -p "$1" || fail "cannot create $1"
+	expect_empty_dir "$1"
+}
+
+# expect_empty_dir DIR: fails unless DIR is an empty directory, as the host
+# sees it.
+expect_empty_dir() {
+	[ -d "$1" ] || fail "$1 is not a directory"
+	[ -z "$(ls -A "$1")" ] || fail "$1 is not empty on the host: $(ls -A "$1" | head -n 5 | tr '\n' ' ')"
+}
+
 trap stop_burner EXIT

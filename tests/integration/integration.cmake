@@ -20,7 +20,7 @@ set(BPFPROF_CHECK_BUILD_DIR ${CMAKE_BINARY_DIR}/check)
 # Their own flags only: the profiler unwinds with frame pointers, so every burn
 # function must keep its frame and stay a function of its own; and a sanitizer
 # build of bpfprof must not change the code the tests expect to see.
-foreach(workload burner forker sleeper pipepair spawner)
+foreach(workload burner forker sleeper pipepair spawner syscaller)
   add_executable(bpfprof_workload_${workload} ${BPFPROF_TESTS_DIR}/workloads/${workload}.c)
   set_target_properties(bpfprof_workload_${workload} PROPERTIES
     OUTPUT_NAME ${workload}
@@ -45,6 +45,7 @@ set(BPFPROF_INTEGRATION_ENV
   SLEEPER=$<TARGET_FILE:bpfprof_workload_sleeper>
   PIPEPAIR=$<TARGET_FILE:bpfprof_workload_pipepair>
   SPAWNER=$<TARGET_FILE:bpfprof_workload_spawner>
+  SYSCALLER=$<TARGET_FILE:bpfprof_workload_syscaller>
   CHECK_DIR=${BPFPROF_TESTS_DIR}/check
   CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules
   NODE=${BPFPROF_NODE})
@@ -105,3 +106,60 @@ bpfprof_integration_test(sched_raw_tp 90 TRUE sched_raw_tp.sh)
 # Processes over time (issue 4): lifecycles, exec, renames, symbols of exited processes.
 bpfprof_integration_test(lifecycle_spawner 120 TRUE lifecycle_spawner.sh)
 bpfprof_integration_test(jit_node 120 TRUE jit_node.sh)
+# The same workloads in containers: binaries and perf maps only inside a private
+# mount namespace, pids that differ inside a pid namespace.
+bpfprof_integration_test(lifecycle_spawner_mntns 120 TRUE lifecycle_spawner.sh mntns)
+bpfprof_integration_test(lifecycle_spawner_pidns 120 TRUE lifecycle_spawner.sh pidns)
+bpfprof_integration_test(jit_node_mntns 120 TRUE jit_node.sh mntns)
+bpfprof_integration_test(jit_node_pidns 120 TRUE jit_node.sh pidns)
+# A JIT without a runtime (tests/workloads/jit_anon.c): its code always comes
+# with a perf mmap record, as an anonymous mapping; run as a child that exits
+# before the recording ends, on the host and in namespaces.
+add_executable(bpfprof_workload_jit_anon ${BPFPROF_TESTS_DIR}/workloads/jit_anon.c)
+set_target_properties(bpfprof_workload_jit_anon PROPERTIES
+  OUTPUT_NAME jit_anon
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads
+  COMPILE_OPTIONS "-O1;-fno-omit-frame-pointer;-Wall;-Wextra"
+  LINK_OPTIONS "")
+bpfprof_integration_test(jit_anon 120 TRUE jit_node.sh host anon)
+bpfprof_integration_test(jit_anon_pidns 120 TRUE jit_node.sh pidns anon)
+set_property(TEST integration.jit_anon integration.jit_anon_pidns APPEND PROPERTY ENVIRONMENT
+  JIT_ANON=$<TARGET_FILE:bpfprof_workload_jit_anon>)
+
+# Source lines, inline frames and separate debug files (issue 4, DWARF): the
+# debuginfo workload at -O2 -g, where its hot function really is inlined, run
+# as a stripped copy whose names exist only in the .debug file, which the
+# test installs under /usr/lib/debug/.build-id for the run. No debug link is
+# added: the build-id is the way the file must be found.
+add_executable(bpfprof_workload_debuginfo ${BPFPROF_TESTS_DIR}/workloads/debuginfo.c)
+set_target_properties(bpfprof_workload_debuginfo PROPERTIES
+  OUTPUT_NAME debuginfo.full
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads
+  COMPILE_OPTIONS "-O2;-g;-fno-omit-frame-pointer;-Wall;-Wextra"
+  LINK_OPTIONS "-Wl,--build-id=sha1")
+set(BPFPROF_DEBUGINFO_DIR ${CMAKE_BINARY_DIR}/workloads)
+add_custom_command(TARGET bpfprof_workload_debuginfo POST_BUILD
+  COMMAND ${CMAKE_OBJCOPY} --only-keep-debug $<TARGET_FILE:bpfprof_workload_debuginfo>
+          ${BPFPROF_DEBUGINFO_DIR}/debuginfo.debug
+  COMMAND ${CMAKE_STRIP} --strip-all -o ${BPFPROF_DEBUGINFO_DIR}/debuginfo
+          $<TARGET_FILE:bpfprof_workload_debuginfo>
+  VERBATIM)
+bpfprof_integration_test(debuginfo 120 TRUE debuginfo.sh)
+set_property(TEST integration.debuginfo APPEND PROPERTY ENVIRONMENT
+  DEBUGINFO_STRIPPED=${BPFPROF_DEBUGINFO_DIR}/debuginfo
+  DEBUGINFO_DEBUG=${BPFPROF_DEBUGINFO_DIR}/debuginfo.debug
+  DEBUGINFO_SOURCE=${BPFPROF_TESTS_DIR}/workloads/debuginfo.c)
+
+# Syscall markers (issue 5): the syscaller workload at the default 1 ms
+# threshold, without syscall capture, and at threshold 0 (every syscall a
+# marker); and the syscall checker's own test on hand-made profiles.
+bpfprof_integration_test(syscalls_default 90 TRUE syscalls.sh default)
+bpfprof_integration_test(syscalls_no_syscalls 90 TRUE syscalls.sh no_syscalls)
+bpfprof_integration_test(syscalls_min0 90 TRUE syscalls.sh min0)
+add_test(NAME integration.check_selftest_syscalls
+  COMMAND ${BPFPROF_NODE} --test ${BPFPROF_TESTS_DIR}/check/selftest_syscalls.mjs)
+set_tests_properties(integration.check_selftest_syscalls PROPERTIES
+  LABELS "integration;checker"
+  TIMEOUT 120
+  FIXTURES_REQUIRED bpfprof_check_npm
+  ENVIRONMENT "CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules")

@@ -11,16 +11,24 @@
  *    burns in exec_image_work() (the new image's own function).
  *
  * Prints its pid first, then "thread NAME TID" lines, on stdout; on stderr
- * "spawner: truth child PID", "spawner: truth exec PID" lines.
+ * "spawner: truth self PID", "spawner: truth child PID", "spawner: truth exec
+ * PID" lines.
+ *
+ * In a pid namespace of its own, the pids it sees are not the profiler's.
+ * SPAWNER_HOST_PROC=DIR, a procfs mounted from the profiler's pid namespace,
+ * makes the truth lines give the pids as that namespace sees them, followed
+ * by " ns PID" with the pid seen here.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -83,6 +91,89 @@ static void *renamer_main(void *arg)
 	return NULL;
 }
 
+/*
+ * The pid of our child `pid` in the pid namespace of the procfs at
+ * `host_proc`: the "Pid:" line of a pidfd's fdinfo is in the namespace of
+ * the procfs it is read through. -1 when it cannot be told.
+ */
+static long host_pid_of_child(const char *host_proc, pid_t pid)
+{
+	char path[4200], buf[1024];
+	long host = -1;
+	int pidfd, fd;
+	ssize_t n;
+
+	pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	if (pidfd < 0) {
+		perror("spawner: pidfd_open");
+		return -1;
+	}
+	if (snprintf(path, sizeof(path), "%s/self/fdinfo/%d", host_proc, pidfd) >=
+	    (int)sizeof(path))
+		fd = -1;
+	else
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		perror(path);
+		close(pidfd);
+		return -1;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n > 0) {
+		char *line;
+
+		buf[n] = '\0';
+		line = strstr(buf, "\nPid:");
+		if (line)
+			host = strtol(line + 5, NULL, 10);
+	}
+	close(fd);
+	close(pidfd);
+	return host > 0 ? host : -1;
+}
+
+/* Our own pid in the namespace of the procfs at `host_proc`: its "self". */
+static long host_pid_of_self(const char *host_proc)
+{
+	char path[4200], link[32];
+	ssize_t n;
+
+	if (snprintf(path, sizeof(path), "%s/self", host_proc) >= (int)sizeof(path)) {
+		fprintf(stderr, "spawner: SPAWNER_HOST_PROC is too long\n");
+		return -1;
+	}
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n <= 0) {
+		perror(path);
+		return -1;
+	}
+	link[n] = '\0';
+	return strtol(link, NULL, 10);
+}
+
+/*
+ * "spawner: truth WHAT PID" for `pid` (our own when `self`), translated into
+ * the profiler's pid namespace when SPAWNER_HOST_PROC says where its procfs
+ * is. Returns 0, or 1 when the translation fails.
+ */
+static int print_truth(const char *what, pid_t pid, int self)
+{
+	const char *host_proc = getenv("SPAWNER_HOST_PROC");
+	long host;
+
+	if (!host_proc || !*host_proc) {
+		fprintf(stderr, "spawner: truth %s %d\n", what, (int)pid);
+		return 0;
+	}
+	host = self ? host_pid_of_self(host_proc) : host_pid_of_child(host_proc, pid);
+	if (host <= 0) {
+		fprintf(stderr, "spawner: cannot tell pid %d's pid in %s\n", (int)pid, host_proc);
+		return 1;
+	}
+	fprintf(stderr, "spawner: truth %s %ld ns %d\n", what, host, (int)pid);
+	return 0;
+}
+
 static int spawn_children(int children, double child_s)
 {
 	for (int i = 0; i < children; i++) {
@@ -97,7 +188,11 @@ static int spawn_children(int children, double child_s)
 			burn_cpu(child_work, child_s);
 			_exit(0);
 		}
-		fprintf(stderr, "spawner: truth child %d\n", (int)pid);
+		/* Before waitpid: a reaped child has no pid to translate. */
+		if (print_truth("child", pid, 0)) {
+			waitpid(pid, NULL, 0);
+			return 1;
+		}
 		if (waitpid(pid, NULL, 0) != pid) {
 			perror("spawner: waitpid");
 			return 1;
@@ -119,7 +214,10 @@ static int run_exec_child(const char *self)
 		perror("spawner: exec");
 		_exit(127);
 	}
-	fprintf(stderr, "spawner: truth exec %d\n", (int)pid);
+	if (print_truth("exec", pid, 0)) {
+		waitpid(pid, NULL, 0);
+		return 1;
+	}
 	return waitpid(pid, NULL, 0) == pid ? 0 : 1;
 }
 
@@ -144,6 +242,8 @@ int main(int argc, char **argv)
 	printf("%d\n", (int)getpid());
 	pthread_setname_np(pthread_self(), "spawner");
 	fflush(stdout);
+	if (print_truth("self", getpid(), 1))
+		return 1;
 	if (pthread_create(&renamer, NULL, renamer_main, NULL)) {
 		fprintf(stderr, "spawner: cannot start a thread\n");
 		return 1;

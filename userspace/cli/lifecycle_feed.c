@@ -76,6 +76,18 @@ static int cmp_record(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
+/*
+ * The mapping's path as /proc/PID/maps gives it, the convention of struct
+ * map_entry: perf names memory it has no file path for "//anon" (and
+ * "//toolong" or "//enomem" when the path cannot be had), where maps leaves
+ * the name empty. Taken as a file, "//anon" would hide JIT code from the
+ * process's perf map. No real path starts with "//".
+ */
+static char *maps_path(const char *perf_name)
+{
+	return perf_name && strncmp(perf_name, "//", 2) ? (char *)perf_name : "";
+}
+
 static int apply(struct lifecycle_feed *f, const struct sideband_record *r)
 {
 	struct model *m = f->model;
@@ -107,7 +119,7 @@ static int apply(struct lifecycle_feed *f, const struct sideband_record *r)
 			.writable = r->mmap.prot & PROT_WRITE,
 			.executable = r->mmap.prot & PROT_EXEC,
 			.shared = r->mmap.flags & MAP_SHARED,
-			.path = (char *)r->mmap.filename,
+			.path = maps_path(r->mmap.filename),
 		};
 
 		return is_target(f, r->pid) ? model_mmap(m, r->pid, r->ts, &e) : 0;

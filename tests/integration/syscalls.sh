@@ -1,0 +1,64 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Syscall markers (issue 5): `bpfprof [OPTION] -- syscaller ...`, whose
+# reader blocks in read(2) on a pipe that its feeder writes every 20 ms, and
+# whose spinner calls getppid(2) in a tight loop. tests/check/syscall_checks.mjs
+# judges the profile, on the file and through profiler-cli, against what the
+# workload says it did (tids, fds, bytes, and how many reads, writes and
+# getppid calls it made) and against bpfprof's own summary.
+#
+#   syscalls.sh default      the default 1 ms threshold: ~20 ms read markers
+#                            with the fd, bytes asked and bytes read; every
+#                            getppid counted in the spinner's totals, almost
+#                            none a marker
+#   syscalls.sh no_syscalls  --no-syscalls: no syscall marker, totals or
+#                            schema anywhere
+#   syscalls.sh min0         --syscall-min 0: every syscall a marker. A short
+#                            run and a spinner capped at 20000 calls keep the
+#                            profile small and the ring buffers from filling.
+. "$(dirname "$0")/common.sh"
+: "${SYSCALLER:?SYSCALLER is not set}"
+require_root
+make_workdir
+
+PERIOD_MS=20
+case ${1:-} in
+default)
+	options=()
+	expect=(--syscall-min 1)
+	workload=(2 "$PERIOD_MS")
+	;;
+no_syscalls)
+	options=(--no-syscalls)
+	expect=(--no-syscalls)
+	workload=(2 "$PERIOD_MS")
+	;;
+min0)
+	options=(--syscall-min 0)
+	expect=(--syscall-min 0)
+	workload=(1 "$PERIOD_MS" 20000)
+	;;
+*)
+	fail "usage: syscalls.sh default|no_syscalls|min0 (got '${1:-}')"
+	;;
+esac
+
+run_bpfprof 60 "${options[@]}" -o "$WORK/syscalls.json.gz" -- "$SYSCALLER" "${workload[@]}"
+expect_success
+
+# The workload's stdout and stderr go through bpfprof's: its pid comes first
+# on stdout, its ground truth on stderr at exit.
+pid=$(head -n 1 "$WORK/bpfprof.out")
+[[ $pid =~ ^[0-9]+$ ]] ||
+	fail "the workload's pid is not the first line of bpfprof's stdout: $(head -n 3 "$WORK/bpfprof.out")"
+grep '^syscaller: truth ' "$WORK/bpfprof.err" >"$WORK/truth.txt" ||
+	fail "the workload printed no ground truth ('syscaller: truth' lines) on stderr"
+log "workload ran as pid $pid; its own account:"
+indent <"$WORK/truth.txt"
+
+log "\$ syscall_checks.mjs --pid $pid ${expect[*]}"
+"$NODE" "$CHECK_DIR/syscall_checks.mjs" --profile "$WORK/syscalls.json.gz" --gzip --pid "$pid" \
+	--truth "$WORK/truth.txt" --bpfprof-err "$WORK/bpfprof.err" "${expect[@]}"
+status=$?
+[ "$status" -eq 0 ] || fail "syscall checks failed (syscall_checks.mjs exit status $status)"
