@@ -17,6 +17,9 @@
 # Usage: sudo bench/cpu_overhead.sh [--rounds N] [--seconds S] [--bpfprof PATH]
 #            [--event cpu-clock|cycles] [--threads N] [--freq HZ] [--quick]
 
+# start_bpfprof takes optional extra options; these scripts need none.
+# shellcheck disable=SC2119
+
 set -u -o pipefail
 
 PROG=cpu_overhead.sh
@@ -37,6 +40,7 @@ SECONDS_SET=0
 
 # State the traps need: the profiler that may be running, and the sysctl to restore.
 WORK=
+BPFPROF_ARGS=()
 PROF_PID=
 PROF_WRAP=
 PROF_KIND=
@@ -60,15 +64,6 @@ then measures bpfprof's own cost in one extra run with kernel.bpf_stats_enabled.
   --allow-vm-cycles run --event cycles even in a virtual machine (see bench/README.md)
   -h, --help        this help
 EOF
-}
-
-die() {
-	echo "$PROG: error: $*" >&2
-	exit 1
-}
-
-note() {
-	echo "$PROG: $*" >&2
 }
 
 is_uint() {
@@ -135,19 +130,6 @@ mops() {
 
 # ---- cleanup ---------------------------------------------------------------
 
-cleanup() {
-	trap - EXIT INT TERM HUP
-	kill_profiler
-	restore_bpf_stats
-	[ -z "$WORK" ] || rm -rf "$WORK"
-}
-
-on_signal() {
-	note "interrupted; stopping the profiler and cleaning up"
-	cleanup
-	exit 130
-}
-
 # ---- the workload ----------------------------------------------------------
 
 build_workload() {
@@ -177,30 +159,6 @@ run_workload() {
 }
 
 # ---- profilers ---------------------------------------------------------------
-
-start_bpfprof() {
-	local i
-
-	start_wrapped bpfprof "$BPFPROF" -a -F "$FREQ" -e "$EVENT" -o "$WORK/bpfprof.json.gz"
-	# With stderr not a tty, bpfprof says "recording" once its events are attached.
-	for ((i = 0; i < 600; i++)); do
-		grep -q '^bpfprof: recording' "$WORK/bpfprof.err" 2>/dev/null && return 0
-		if ! kill -0 "$PROF_PID" 2>/dev/null; then
-			sed 's/^/  /' "$WORK/bpfprof.err" >&2
-			die "bpfprof exited before it started recording"
-		fi
-		sleep 0.05
-	done
-	die "bpfprof did not start recording within 30 s"
-}
-
-# stop_bpfprof: ends the recording and waits for the profile to be written.
-stop_bpfprof() {
-	if ! stop_wrapped || ! grep -q '^bpfprof: wrote ' "$WORK/bpfprof.err"; then
-		sed 's/^/  /' "$WORK/bpfprof.err" >&2
-		die "bpfprof did not write its profile"
-	fi
-}
 
 bpfprof_lost() {
 	sed -n 's/^bpfprof: .*; \([0-9][0-9]*\) samples lost$/\1/p' "$WORK/bpfprof.err" | tail -n 1
@@ -484,6 +442,7 @@ main() {
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/bpfprof-bench.XXXXXX") || die "cannot create a temporary directory"
 	trap cleanup EXIT
 	trap on_signal INT TERM HUP
+	BPFPROF_ARGS=(-a -F "$FREQ" -e "$EVENT" -o "$WORK/bpfprof.json.gz")
 
 	build_workload
 	PERF_CONTROL=0

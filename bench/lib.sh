@@ -5,12 +5,39 @@
 # running a profiler in the background and measuring its CPU time, and
 # reading the BPF programs' own run time.
 #
-# The sourcing script defines die and note, and these globals:
-#   WORK           its temporary directory
+# The sourcing script defines these globals:
+#   PROG           its name, for messages
+#   WORK           its temporary directory ('' until created)
+#   BPFPROF        the bpfprof binary; BPFPROF_ARGS the array of its options
 #   PROF_PID       the profiler running now ('' if none); PROF_WRAP its
 #                  wrapping subshell; PROF_KIND its tag (bpfprof, perf)
 #   STATS_RESTORE  kernel.bpf_stats_enabled to restore ('' if untouched)
 #   CLK_TCK        getconf CLK_TCK
+
+# ---- messages and cleanup ------------------------------------------------------
+
+die() {
+	echo "$PROG: error: $*" >&2
+	exit 1
+}
+
+note() {
+	echo "$PROG: $*" >&2
+}
+
+# The EXIT trap: no profiler left running, bpf_stats as it was, no temporary files.
+cleanup() {
+	trap - EXIT INT TERM HUP
+	kill_profiler
+	restore_bpf_stats
+	[ -z "$WORK" ] || rm -rf "$WORK"
+}
+
+on_signal() {
+	note "interrupted; stopping the profiler and cleaning up"
+	cleanup
+	exit 130
+}
 
 # ---- numbers ---------------------------------------------------------------
 
@@ -108,6 +135,32 @@ stop_wrapped() {
 	rc=$?
 	PROF_PID='' PROF_WRAP='' PROF_KIND=''
 	return $rc
+}
+
+# start_bpfprof [OPTIONS...]: bpfprof with BPFPROF_ARGS and OPTIONS, in the
+# background; returns once it records (with stderr not a tty, it says
+# "recording" once its programs are attached).
+start_bpfprof() {
+	local i
+
+	start_wrapped bpfprof "$BPFPROF" "${BPFPROF_ARGS[@]}" "$@"
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^bpfprof: recording' "$WORK/bpfprof.err" 2>/dev/null && return 0
+		if ! kill -0 "$PROF_PID" 2>/dev/null; then
+			sed 's/^/  /' "$WORK/bpfprof.err" >&2
+			die "bpfprof exited before it started recording"
+		fi
+		sleep 0.05
+	done
+	die "bpfprof did not start recording within 30 s"
+}
+
+# stop_bpfprof: SIGINT, then wait for its profile; dies when none was written.
+stop_bpfprof() {
+	if ! stop_wrapped || ! grep -q '^bpfprof: wrote ' "$WORK/bpfprof.err"; then
+		sed 's/^/  /' "$WORK/bpfprof.err" >&2
+		die "bpfprof did not write its profile"
+	fi
 }
 
 # CPU seconds (user + system) of the wrapped profiler, from the subshell's `times`.

@@ -28,6 +28,9 @@
 # does not follow.
 # shellcheck disable=SC2034
 
+# start_bpfprof takes optional extra options; these scripts need none.
+# shellcheck disable=SC2119
+
 set -u -o pipefail
 
 PROG=pingpong.sh
@@ -48,6 +51,7 @@ SECONDS_SET=0
 LIMIT_SLACK=30
 
 WORK=
+BPFPROF_ARGS=()
 PROF_PID=
 PROF_WRAP=
 PROF_KIND=
@@ -73,15 +77,6 @@ with kernel.bpf_stats_enabled=1.
   --quick           smoke test: 3 rounds of 2 s (explicit --rounds/--seconds win)
   -h, --help        this help
 EOF
-}
-
-die() {
-	echo "$PROG: error: $*" >&2
-	exit 1
-}
-
-note() {
-	echo "$PROG: $*" >&2
 }
 
 is_uint() {
@@ -135,19 +130,6 @@ parse_args() {
 	fi
 }
 
-cleanup() {
-	trap - EXIT INT TERM HUP
-	kill_profiler
-	restore_bpf_stats
-	[ -z "$WORK" ] || rm -rf "$WORK"
-}
-
-on_signal() {
-	note "interrupted; stopping the profiler and cleaning up"
-	cleanup
-	exit 130
-}
-
 # Thousands of round trips per second, for reading.
 krt() {
 	calc "$1 / 1e3" "%.1f"
@@ -176,29 +158,6 @@ run_workload() {
 }
 
 # ---- profilers ---------------------------------------------------------------
-
-start_bpfprof() {
-	local i
-
-	start_wrapped bpfprof "$BPFPROF" -a -d $((WORK_SECONDS + LIMIT_SLACK)) -o "$WORK/bpfprof.json.gz"
-	# With stderr not a tty, bpfprof says "recording" once its programs are attached.
-	for ((i = 0; i < 600; i++)); do
-		grep -q '^bpfprof: recording' "$WORK/bpfprof.err" 2>/dev/null && return 0
-		if ! kill -0 "$PROF_PID" 2>/dev/null; then
-			sed 's/^/  /' "$WORK/bpfprof.err" >&2
-			die "bpfprof exited before it started recording"
-		fi
-		sleep 0.05
-	done
-	die "bpfprof did not start recording within 30 s"
-}
-
-stop_bpfprof() {
-	if ! stop_wrapped || ! grep -q '^bpfprof: wrote ' "$WORK/bpfprof.err"; then
-		sed 's/^/  /' "$WORK/bpfprof.err" >&2
-		die "bpfprof did not write its profile"
-	fi
-}
 
 # bpfprof_counts: from its summary on stderr, "SAMPLES_LOST SWITCHES WAKEUPS
 # SWITCHES_LOST WAKEUPS_LOST" (0 where a line is missing).
@@ -487,6 +446,7 @@ main() {
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/bpfprof-pingpong.XXXXXX") || die "cannot create a temporary directory"
 	trap cleanup EXIT
 	trap on_signal INT TERM HUP
+	BPFPROF_ARGS=(-a -d $((WORK_SECONDS + LIMIT_SLACK)) -o "$WORK/bpfprof.json.gz")
 
 	build_workload
 	PERF_CONTROL=0

@@ -39,6 +39,7 @@ LIMIT_SLACK=30
 CONFIGS=(A B N C)
 
 WORK=
+BPFPROF_ARGS=()
 PROF_PID=
 PROF_WRAP=
 PROF_KIND=
@@ -61,28 +62,6 @@ own cost (BPF run time per program, process CPU) with kernel.bpf_stats_enabled=1
   --quick           3 rounds of 2 s
   -h, --help        this help
 EOF
-}
-
-die() {
-	echo "$PROG: error: $*" >&2
-	exit 1
-}
-
-note() {
-	echo "$PROG: $*" >&2
-}
-
-cleanup() {
-	trap - EXIT INT TERM HUP
-	kill_profiler
-	restore_bpf_stats
-	[ -z "$WORK" ] || rm -rf "$WORK"
-}
-
-on_signal() {
-	note "interrupted; stopping the profiler and cleaning up"
-	cleanup
-	exit 130
 }
 
 parse_args() {
@@ -137,29 +116,6 @@ run_loop() {
 	echo "$out"
 }
 
-start_bpfprof() {
-	local i
-
-	start_wrapped bpfprof "$BPFPROF" -a -d $((WORK_SECONDS + LIMIT_SLACK)) -o "$WORK/bpfprof.json.gz" "$@"
-	for ((i = 0; i < 600; i++)); do
-		grep -q '^bpfprof: recording' "$WORK/bpfprof.err" 2>/dev/null && return 0
-		if ! kill -0 "$PROF_PID" 2>/dev/null; then
-			sed 's/^/  /' "$WORK/bpfprof.err" >&2
-			die "bpfprof exited before it started recording"
-		fi
-		sleep 0.05
-	done
-	die "bpfprof did not start recording within 30 s"
-}
-
-stop_bpfprof() {
-	if ! stop_wrapped || ! grep -q '^bpfprof: wrote ' "$WORK/bpfprof.err"; then
-		sed 's/^/  /' "$WORK/bpfprof.err" >&2
-		die "bpfprof did not write its profile"
-	fi
-	rm -f "$WORK/bpfprof.json.gz"
-}
-
 # bpfprof_syscall_counts: "COUNTED MARKERS_LOST TOTALS_LOST" from its summary.
 bpfprof_syscall_counts() {
 	sed -n 's/^bpfprof: \([0-9]*\) syscalls counted, [0-9]* shown as markers; \([0-9]*\) markers and \([0-9]*\) totals lost$/\1 \2 \3/p' \
@@ -208,9 +164,11 @@ run_config() {
 			counts=$(bpfprof_syscall_counts)
 			COUNTED[r]=${counts%% *}
 			LOST_B[r]=$(awk '{ print $2 + $3 }' <<<"$counts")
+			rm -f "$WORK/bpfprof.json.gz"
 		else
 			TP_N[r]=$tp
 			stop_bpfprof
+			rm -f "$WORK/bpfprof.json.gz"
 		fi
 		;;
 	C)
@@ -360,6 +318,7 @@ main() {
 	WORK=$(mktemp -d "${TMPDIR:-/tmp}/bpfprof-syscalls.XXXXXX") || die "cannot create a temporary directory"
 	trap cleanup EXIT
 	trap on_signal INT TERM HUP
+	BPFPROF_ARGS=(-a -d $((WORK_SECONDS + LIMIT_SLACK)) -o "$WORK/bpfprof.json.gz")
 	cc -O2 -o "$WORK/syscalls" "$HERE/syscalls.c" || die "cannot compile $HERE/syscalls.c"
 
 	echo "bpfprof syscall benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"
