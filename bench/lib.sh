@@ -221,6 +221,26 @@ bpf_stats() {
 		END { printf "%.0f %.0f %.0f %.0f\n", trt, tcnt, srt, scnt }'
 }
 
+# bpf_stats_table ALL_CPU_NS BEFORE... -- AFTER...: from two bpf_prog_stats
+# snapshots, per program its runs, run time, ns per run and share of
+# ALL_CPU_NS (the window's wall time x online CPUs), then all programs.
+bpf_stats_table() {
+	local all=$1
+	shift
+	printf '  %-24s %12s %12s %10s %12s\n' program runs "run time ms" "ns/run" "% of CPU"
+	printf '%s\n' "$@" | awk -v all="$all" '
+		$0 == "--" { phase = 1; next }
+		!phase { rt0[$1] = $3; cnt0[$1] = $4; next }
+		{
+			drt = $3 - rt0[$1]; dcnt = $4 - cnt0[$1]; trt += drt; tcnt += dcnt
+			if (dcnt)
+				printf "  %-24s %12d %12.2f %10.0f %11.4f%%\n", $2, dcnt, drt / 1e6,
+					drt / dcnt, drt / all * 100
+		}
+		END { printf "  %-24s %12d %12.2f %10s %11.4f%%\n", "all programs", tcnt, trt / 1e6,
+			tcnt ? sprintf("%.0f", trt / tcnt) : "-", trt / all * 100 }'
+}
+
 # in_vm: true when running in a virtual machine.
 in_vm() {
 	if command -v systemd-detect-virt >/dev/null 2>&1; then

@@ -292,17 +292,7 @@ measure_bpfprof_cost() {
 	rec_cpu=$(calc "$cpu1 - $cpu0" %.4f)
 	echo "window: $(calc "$window / 1e9" %.3f) s wall x $NCPU CPUs; loop $(mcalls "$tp") M calls/s" \
 		"(bpf_stats itself adds two clock reads per program run)"
-	printf '  %-24s %12s %12s %10s %12s\n' program runs "run time ms" "ns/run" "% of CPU"
-	printf '%s\n' "${before[@]}" "--" "${after[@]}" | awk -v all="$all_cpu_ns" '
-		$0 == "--" { phase = 1; next }
-		!phase { rt0[$1] = $3; cnt0[$1] = $4; next }
-		{
-			drt = $3 - rt0[$1]; dcnt = $4 - cnt0[$1]; trt += drt; tcnt += dcnt
-			if (dcnt)
-				printf "  %-24s %12d %12.2f %10.0f %11.4f%%\n", $2, dcnt, drt / 1e6, drt / dcnt, drt / all * 100
-		}
-		END { printf "  %-24s %12d %12.2f %10s %11.4f%%\n", "all programs", tcnt, trt / 1e6,
-			tcnt ? sprintf("%.0f", trt / tcnt) : "-", trt / all * 100 }'
+	bpf_stats_table "$all_cpu_ns" "${before[@]}" -- "${after[@]}"
 	echo "bpfprof process CPU while recording: $rec_cpu s = $(calc "$rec_cpu * 1e9 / $all_cpu_ns * 100" %.3f)% of all CPU time"
 }
 
