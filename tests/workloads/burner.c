@@ -38,13 +38,6 @@
 
 static atomic_bool stop_flag;
 
-struct worker {
-	const char *name;
-	void *(*fn)(void *);
-	pthread_t thread;
-	atomic_int tid;
-};
-
 NOINLINE uint64_t alpha_heavy(uint64_t seed, int iterations)
 {
 	KEEP_FRAME();
@@ -108,40 +101,32 @@ NOINLINE long sysc_loop(int fd, char *buf, int count)
 	return total;
 }
 
-static uint64_t thread_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Alternate between the two functions in rounds whose length is random (1-3 ms
  * of CPU time for alpha_light, three times that for alpha_heavy): measured in
  * CPU time, the split is 75/25 whatever the scheduler does, and the random
  * lengths keep the rounds from locking step with a fixed sampling period.
  */
-static void *alpha_main(void *arg)
+static void *alpha_main(struct worker *w)
 {
 	uint64_t seed = 0x9e3779b97f4a7c15u;
 	unsigned int rnd = 12345;
 
 	while (!atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
 		uint64_t unit = 1000000u + (uint64_t)(rand_r(&rnd) % 2000001u);
-		uint64_t start = thread_cpu_ns();
+		uint64_t start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 
-		while (thread_cpu_ns() - start < 3 * unit)
+		while (clock_ns(CLOCK_THREAD_CPUTIME_ID) - start < 3 * unit)
 			seed = alpha_heavy(seed, BURN_CHUNK);
-		start = thread_cpu_ns();
-		while (thread_cpu_ns() - start < unit)
+		start = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		while (clock_ns(CLOCK_THREAD_CPUTIME_ID) - start < unit)
 			seed = alpha_light(seed, BURN_CHUNK);
 	}
 	burn_sink = seed;
 	return NULL;
 }
 
-static void *beta_main(void *arg)
+static void *beta_main(struct worker *w)
 {
 	uint64_t seed = 0x2545f4914f6cdd1du;
 
@@ -151,7 +136,7 @@ static void *beta_main(void *arg)
 	return NULL;
 }
 
-static void *sysc_main(void *arg)
+static void *sysc_main(struct worker *w)
 {
 	static char buf[4096];
 	long total = 0;
@@ -183,30 +168,16 @@ static struct worker workers[] = {
 
 #define N_WORKERS (sizeof(workers) / sizeof(workers[0]))
 
-/* Each worker names itself before it reports its tid, so that by the time the
- * pid is printed no thread still carries the inherited name. */
-static void *worker_start(void *arg)
-{
-	struct worker *w = arg;
-
-	pthread_setname_np(pthread_self(), w->name);
-	atomic_store(&w->tid, (int)syscall(SYS_gettid));
-	return w->fn(NULL);
-}
-
 int main(int argc, char **argv)
 {
-	struct timespec deadline;
-	char *end;
+	uint64_t deadline;
 	double seconds;
-	int err;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s SECONDS\n", argv[0]);
 		return 2;
 	}
-	seconds = strtod(argv[1], &end);
-	if (*end || !(seconds > 0 && seconds < 3600)) {
+	if (parse_positive(argv[1], 3600, &seconds)) {
 		fprintf(stderr, "burner: bad duration '%s'\n", argv[1]);
 		return 2;
 	}
@@ -215,40 +186,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += (time_t)seconds;
-	deadline.tv_nsec += (long)((seconds - (double)(time_t)seconds) * 1e9);
-	if (deadline.tv_nsec >= 1000000000) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000;
-	}
-
-	for (size_t i = 0; i < N_WORKERS; i++) {
-		err = pthread_create(&workers[i].thread, NULL, worker_start, &workers[i]);
-		if (err) {
-			fprintf(stderr, "burner: pthread_create: %s\n", strerror(err));
-			return 1;
-		}
-	}
-	for (size_t i = 0; i < N_WORKERS; i++) {
-		while (!atomic_load(&workers[i].tid))
-			sched_yield();
-	}
-
-	printf("%d\n", (int)getpid());
-	for (size_t i = 0; i < N_WORKERS; i++)
-		printf("thread %s %d\n", workers[i].name, atomic_load(&workers[i].tid));
-	fflush(stdout);
-
-	while ((err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL)) == EINTR)
-		;
-	if (err) {
-		fprintf(stderr, "burner: clock_nanosleep: %s\n", strerror(err));
-		return 1;
-	}
+	deadline = mono_ns() + (uint64_t)(seconds * 1e9);
+	start_workers(workers, N_WORKERS, "burner");
+	sleep_until(deadline, "burner");
 
 	atomic_store(&stop_flag, true);
-	for (size_t i = 0; i < N_WORKERS; i++)
-		pthread_join(workers[i].thread, NULL);
+	join_workers(workers, N_WORKERS);
 	return 0;
 }

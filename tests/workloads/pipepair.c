@@ -52,32 +52,6 @@ static uint64_t writes, reads;
 /* pwriter's ground truth, written by it before it returns. */
 static uint64_t writer_cpu_ns, writer_loop_cpu_ns, writer_loop_wall_ns, writer_overruns;
 
-struct worker {
-	const char *name;
-	void *(*fn)(void);
-	pthread_t thread;
-	atomic_int tid;
-};
-
-static uint64_t clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t mono_ns(void)
-{
-	return clock_ns(CLOCK_MONOTONIC);
-}
-
-static struct timespec ns_to_timespec(uint64_t ns)
-{
-	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000u),
-				  .tv_nsec = (long)(ns % 1000000000u) };
-}
-
 /* Blocks in read(2) until the writer's next byte (or EOF). The syscall is
  * issued here so that the off-CPU stack shows this function (raw_syscall.h). */
 NOINLINE long reader_wait(int fd, char *buf, long len)
@@ -111,7 +85,7 @@ NOINLINE long writer_post(int fd)
 	return ret;
 }
 
-static void *writer_main(void)
+static void *writer_main(struct worker *w)
 {
 	uint64_t cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	uint64_t wall0 = mono_ns();
@@ -158,7 +132,7 @@ static void *writer_main(void)
 	return NULL;
 }
 
-static void *reader_main(void)
+static void *reader_main(struct worker *w)
 {
 	char buf[64];
 
@@ -183,32 +157,10 @@ static struct worker workers[] = {
 
 #define N_WORKERS (sizeof(workers) / sizeof(workers[0]))
 
-/* Each worker names itself before it reports its tid (see burner.c). */
-static void *worker_start(void *arg)
-{
-	struct worker *w = arg;
-
-	pthread_setname_np(pthread_self(), w->name);
-	atomic_store(&w->tid, (int)syscall(SYS_gettid));
-	return w->fn();
-}
-
-static int parse_positive(const char *s, double max, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (*end || !(v > 0 && v < max))
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	double seconds, period_ms = 20, burn_ms = 0;
-	struct timespec deadline;
-	int err;
+	uint64_t deadline;
 
 	if (argc < 2 || argc > 4) {
 		fprintf(stderr, "usage: %s SECONDS [PERIOD_MS [BURN_MS]]\n", argv[0]);
@@ -232,33 +184,13 @@ int main(int argc, char **argv)
 		perror("pipepair: pipe2");
 		return 1;
 	}
-	deadline = ns_to_timespec(mono_ns() + (uint64_t)(seconds * 1e9));
+	deadline = mono_ns() + (uint64_t)(seconds * 1e9);
 
-	for (size_t i = 0; i < N_WORKERS; i++) {
-		err = pthread_create(&workers[i].thread, NULL, worker_start, &workers[i]);
-		if (err) {
-			fprintf(stderr, "pipepair: pthread_create: %s\n", strerror(err));
-			return 1;
-		}
-	}
-	for (size_t i = 0; i < N_WORKERS; i++) {
-		while (!atomic_load(&workers[i].tid))
-			sched_yield();
-	}
-	printf("%d\n", (int)getpid());
-	for (size_t i = 0; i < N_WORKERS; i++)
-		printf("thread %s %d\n", workers[i].name, atomic_load(&workers[i].tid));
-	fflush(stdout);
+	start_workers(workers, N_WORKERS, "pipepair");
 
-	while ((err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL)) == EINTR)
-		;
-	if (err) {
-		fprintf(stderr, "pipepair: clock_nanosleep: %s\n", strerror(err));
-		return 1;
-	}
+	sleep_until(deadline, "pipepair");
 	atomic_store(&stop_flag, true);
-	for (size_t i = 0; i < N_WORKERS; i++)
-		pthread_join(workers[i].thread, NULL);
+	join_workers(workers, N_WORKERS);
 	fprintf(stderr,
 		"pipepair: truth pwriter tid %d cpu_ms %.3f loop_cpu_ms %.3f loop_wall_ms %.3f "
 		"periods %llu overruns %llu\n",

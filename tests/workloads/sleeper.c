@@ -53,29 +53,11 @@
 static atomic_bool stop_flag;
 static uint64_t period_ns = 10 * 1000000ull;
 
-struct worker {
-	const char *name;
-	void *(*fn)(struct worker *);
-	pthread_t thread;
-	atomic_int tid;
-	/* Ground truth, written by the worker before it returns. */
+/* Ground truth per worker (its struct worker's state), written before it returns. */
+struct truth {
 	uint64_t cpu_ns, loop_cpu_ns, loop_wall_ns;
 	uint64_t periods, overruns;
 };
-
-static uint64_t clock_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static struct timespec ns_to_timespec(uint64_t ns)
-{
-	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000u),
-				  .tv_nsec = (long)(ns % 1000000000u) };
-}
 
 NOINLINE uint64_t sleeper_burn(uint64_t seed, int iterations)
 {
@@ -107,8 +89,9 @@ NOINLINE int sleeper_wait(const struct timespec *deadline)
 	return (int)ret;
 }
 
-static void *sleeper_main(struct worker *w)
+static void *sleeper_main(struct worker *self)
 {
+	struct truth *w = self->state;
 	uint64_t burn_ns = period_ns * SLEEPER_SHARE_PERCENT / 100;
 	uint64_t seed = 0x9e3779b97f4a7c15u;
 	uint64_t cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -146,8 +129,9 @@ static void *sleeper_main(struct worker *w)
 	return NULL;
 }
 
-static void *busy_main(struct worker *w)
+static void *busy_main(struct worker *self)
 {
+	struct truth *w = self->state;
 	uint64_t seed = 0x2545f4914f6cdd1du;
 	uint64_t cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	uint64_t wall0 = clock_ns(CLOCK_MONOTONIC);
@@ -161,39 +145,18 @@ static void *busy_main(struct worker *w)
 	return NULL;
 }
 
+static struct truth truths[2];
 static struct worker workers[] = {
-	{ .name = "sleeper90", .fn = sleeper_main },
-	{ .name = "busy100", .fn = busy_main },
+	{ .name = "sleeper90", .fn = sleeper_main, .state = &truths[0] },
+	{ .name = "busy100", .fn = busy_main, .state = &truths[1] },
 };
 
 #define N_WORKERS (sizeof(workers) / sizeof(workers[0]))
 
-/* Each worker names itself before it reports its tid (see burner.c). */
-static void *worker_start(void *arg)
-{
-	struct worker *w = arg;
-
-	pthread_setname_np(pthread_self(), w->name);
-	atomic_store(&w->tid, (int)syscall(SYS_gettid));
-	return w->fn(w);
-}
-
-static int parse_positive(const char *s, double max, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (*end || !(v > 0 && v < max))
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	double seconds, period_ms = 10;
-	struct timespec deadline;
-	int err;
+	uint64_t deadline;
 
 	if (argc < 2 || argc > 3) {
 		fprintf(stderr, "usage: %s SECONDS [PERIOD_MS]\n", argv[0]);
@@ -208,41 +171,21 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	period_ns = (uint64_t)(period_ms * 1e6);
-	deadline = ns_to_timespec(clock_ns(CLOCK_MONOTONIC) + (uint64_t)(seconds * 1e9));
+	deadline = mono_ns() + (uint64_t)(seconds * 1e9);
 
-	for (size_t i = 0; i < N_WORKERS; i++) {
-		err = pthread_create(&workers[i].thread, NULL, worker_start, &workers[i]);
-		if (err) {
-			fprintf(stderr, "sleeper: pthread_create: %s\n", strerror(err));
-			return 1;
-		}
-	}
-	for (size_t i = 0; i < N_WORKERS; i++) {
-		while (!atomic_load(&workers[i].tid))
-			sched_yield();
-	}
-	printf("%d\n", (int)getpid());
-	for (size_t i = 0; i < N_WORKERS; i++)
-		printf("thread %s %d\n", workers[i].name, atomic_load(&workers[i].tid));
-	fflush(stdout);
+	start_workers(workers, N_WORKERS, "sleeper");
 
-	while ((err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL)) == EINTR)
-		;
-	if (err) {
-		fprintf(stderr, "sleeper: clock_nanosleep: %s\n", strerror(err));
-		return 1;
-	}
+	sleep_until(deadline, "sleeper");
 	atomic_store(&stop_flag, true);
-	for (size_t i = 0; i < N_WORKERS; i++)
-		pthread_join(workers[i].thread, NULL);
+	join_workers(workers, N_WORKERS);
 
 	for (size_t i = 0; i < N_WORKERS; i++) {
-		const struct worker *w = &workers[i];
+		const struct truth *w = workers[i].state;
 
 		fprintf(stderr,
 			"sleeper: truth %s tid %d cpu_ms %.3f loop_cpu_ms %.3f loop_wall_ms %.3f "
 			"periods %llu overruns %llu\n",
-			w->name, atomic_load(&w->tid), (double)w->cpu_ns / 1e6,
+			workers[i].name, atomic_load(&workers[i].tid), (double)w->cpu_ns / 1e6,
 			(double)w->loop_cpu_ns / 1e6, (double)w->loop_wall_ns / 1e6,
 			(unsigned long long)w->periods, (unsigned long long)w->overruns);
 	}

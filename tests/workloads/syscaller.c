@@ -62,40 +62,6 @@ static int pipe_fds[2];
 /* Each written by its own thread before it returns, read after the joins. */
 static uint64_t writes, reads, bytes_read, getppid_calls, spin_wall_ns;
 
-struct worker {
-	const char *name;
-	void *(*fn)(void);
-	pthread_t thread;
-	atomic_int tid;
-};
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static struct timespec ns_to_timespec(uint64_t ns)
-{
-	return (struct timespec){ .tv_sec = (time_t)(ns / 1000000000u),
-				  .tv_nsec = (long)(ns % 1000000000u) };
-}
-
-static void sleep_until(uint64_t ns, const char *who)
-{
-	struct timespec deadline = ns_to_timespec(ns);
-	int err;
-
-	while ((err = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &deadline, NULL)) == EINTR)
-		;
-	if (err) {
-		fprintf(stderr, "syscaller: %s: clock_nanosleep: %s\n", who, strerror(err));
-		exit(1);
-	}
-}
-
 /* One read(2), blocked until the feeder's next write (or EOF). An EINTR
  * would be a second syscall the truth does not count: fail instead. */
 NOINLINE long reader_wait(int fd, char *buf, long len)
@@ -116,7 +82,7 @@ NOINLINE long spinner_call(void)
 	return raw_syscall4(SYS_getppid, 0, 0, 0, 0);
 }
 
-static void *feeder_main(void)
+static void *feeder_main(struct worker *w)
 {
 	char buf[FEED_BYTES];
 	uint64_t next = mono_ns();
@@ -142,7 +108,7 @@ static void *feeder_main(void)
 	return NULL;
 }
 
-static void *reader_main(void)
+static void *reader_main(struct worker *w)
 {
 	char buf[READ_ASK];
 
@@ -161,7 +127,7 @@ static void *reader_main(void)
 	return NULL;
 }
 
-static void *spinner_main(void)
+static void *spinner_main(struct worker *w)
 {
 	uint64_t t0 = mono_ns();
 	uint64_t n = 0;
@@ -186,32 +152,10 @@ static struct worker workers[] = {
 
 #define N_WORKERS (sizeof(workers) / sizeof(workers[0]))
 
-/* Each worker names itself before it reports its tid (see burner.c). */
-static void *worker_start(void *arg)
-{
-	struct worker *w = arg;
-
-	pthread_setname_np(pthread_self(), w->name);
-	atomic_store(&w->tid, (int)syscall(SYS_gettid));
-	return w->fn();
-}
-
-static int parse_number(const char *s, double min, double max, double *out)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	if (end == s || *end || !(v >= min && v <= max))
-		return -EINVAL;
-	*out = v;
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	double seconds, period_ms = 20, max_calls = 0;
 	uint64_t deadline;
-	int err;
 
 	if (argc < 2 || argc > 4) {
 		fprintf(stderr, "usage: %s SECONDS [PERIOD_MS [MAX_GETPPID]]\n", argv[0]);
@@ -237,26 +181,11 @@ int main(int argc, char **argv)
 	}
 	deadline = mono_ns() + (uint64_t)(seconds * 1e9);
 
-	for (size_t i = 0; i < N_WORKERS; i++) {
-		err = pthread_create(&workers[i].thread, NULL, worker_start, &workers[i]);
-		if (err) {
-			fprintf(stderr, "syscaller: pthread_create: %s\n", strerror(err));
-			return 1;
-		}
-	}
-	for (size_t i = 0; i < N_WORKERS; i++) {
-		while (!atomic_load(&workers[i].tid))
-			sched_yield();
-	}
-	printf("%d\n", (int)getpid());
-	for (size_t i = 0; i < N_WORKERS; i++)
-		printf("thread %s %d\n", workers[i].name, atomic_load(&workers[i].tid));
-	fflush(stdout);
+	start_workers(workers, N_WORKERS, "syscaller");
 
 	sleep_until(deadline, "main");
 	atomic_store(&stop_flag, true);
-	for (size_t i = 0; i < N_WORKERS; i++)
-		pthread_join(workers[i].thread, NULL);
+	join_workers(workers, N_WORKERS);
 	fprintf(stderr, "syscaller: truth sreader tid %d fd %d ask %d reads %llu bytes %llu\n",
 		atomic_load(&workers[0].tid), pipe_fds[0], READ_ASK, (unsigned long long)reads,
 		(unsigned long long)bytes_read);
