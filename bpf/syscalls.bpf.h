@@ -124,7 +124,7 @@ static __always_inline void handle_sys_exit(struct pt_regs *regs, long ret)
 {
 	struct task_syscall_state *st;
 	struct syscall_event e;
-	__u64 now, ns;
+	__u64 now, ns, id;
 	__u32 nr;
 
 	/* Only targets have the storage (handle_sys_enter filtered them). */
@@ -144,8 +144,9 @@ static __always_inline void handle_sys_exit(struct pt_regs *regs, long ret)
 	e.hdr.size = sizeof(e);
 	e.hdr.cpu = bpf_get_smp_processor_id();
 	e.hdr.ts = now;
-	e.hdr.pid = bpf_get_current_pid_tgid() >> 32;
-	e.hdr.tid = (__u32)bpf_get_current_pid_tgid();
+	id = bpf_get_current_pid_tgid();
+	e.hdr.pid = id >> 32;
+	e.hdr.tid = (__u32)id;
 	e.enter_ts = now - ns;
 	e.ret = ret;
 	e.nr = nr;
