@@ -36,6 +36,7 @@ FREQ=999
 QUICK=0
 ALLOW_VM_CYCLES=0
 ROUNDS_SET=0
+USED=0
 SECONDS_SET=0
 
 # State the traps need: the profiler that may be running, and the sysctl to restore.
@@ -66,40 +67,30 @@ then measures bpfprof's own cost in one extra run with kernel.bpf_stats_enabled.
 EOF
 }
 
-is_uint() {
-	[[ $1 =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ]
-}
-
 is_seconds() {
 	[[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$1" 'BEGIN { exit !(s > 0) }'
 }
 
 parse_args() {
 	while [ $# -gt 0 ]; do
+		common_option "$@"
+		if [ "$USED" -gt 0 ]; then
+			shift "$USED"
+			continue
+		fi
 		case $1 in
-		--rounds | --seconds | --bpfprof | --event | --threads | --freq)
+		--event | --threads | --freq)
 			[ $# -ge 2 ] || die "$1 needs a value"
 			case $1 in
-			--rounds) ROUNDS=$2 ROUNDS_SET=1 ;;
-			--seconds) WORK_SECONDS=$2 SECONDS_SET=1 ;;
-			--bpfprof) BPFPROF=$2 ;;
 			--event) EVENT=$2 ;;
 			--threads) THREADS=$2 ;;
 			--freq) FREQ=$2 ;;
 			esac
 			shift 2
 			;;
-		--quick)
-			QUICK=1
-			shift
-			;;
 		--allow-vm-cycles)
 			ALLOW_VM_CYCLES=1
 			shift
-			;;
-		-h | --help)
-			usage
-			exit 0
 			;;
 		*)
 			usage >&2
@@ -107,10 +98,7 @@ parse_args() {
 			;;
 		esac
 	done
-	if [ "$QUICK" = 1 ]; then
-		[ "$ROUNDS_SET" = 1 ] || ROUNDS=3
-		[ "$SECONDS_SET" = 1 ] || WORK_SECONDS=2
-	fi
+	apply_quick
 	is_uint "$ROUNDS" || die "--rounds wants a positive integer, not '$ROUNDS'"
 	is_seconds "$WORK_SECONDS" || die "--seconds wants a positive number, not '$WORK_SECONDS'"
 	is_uint "$FREQ" || die "--freq wants a positive integer, not '$FREQ'"

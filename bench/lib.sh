@@ -1,4 +1,6 @@
 # shellcheck shell=bash
+# It sets the sourcing script's globals (ROUNDS, USED, ...):
+# shellcheck disable=SC2034
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # Helpers shared by the benchmarks (cpu_overhead.sh, pingpong.sh): numbers,
@@ -37,6 +39,42 @@ on_signal() {
 	note "interrupted; stopping the profiler and cleaning up"
 	cleanup
 	exit 130
+}
+
+# ---- options every benchmark takes --------------------------------------------
+
+is_uint() {
+	[[ $1 =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ]
+}
+
+# common_option ARGS...: --rounds N, --seconds S, --bpfprof PATH, --quick and
+# -h/--help, into ROUNDS, WORK_SECONDS, BPFPROF and QUICK (usage is the
+# script's). Sets USED to how many arguments it took: 0 when $1 is not one.
+common_option() {
+	USED=0
+	case $1 in
+	--rounds | --seconds | --bpfprof)
+		[ $# -ge 2 ] || die "$1 needs a value"
+		case $1 in
+		--rounds) ROUNDS=$2 ROUNDS_SET=1 ;;
+		--seconds) WORK_SECONDS=$2 SECONDS_SET=1 ;;
+		--bpfprof) BPFPROF=$2 ;;
+		esac
+		USED=2
+		;;
+	--quick) QUICK=1 USED=1 ;;
+	-h | --help)
+		usage
+		exit 0
+		;;
+	esac
+}
+
+# After the options: --quick means 3 rounds of 2 s unless those were given.
+apply_quick() {
+	[ "$QUICK" = 1 ] || return 0
+	[ "${ROUNDS_SET:-0}" = 1 ] || ROUNDS=3
+	[ "${SECONDS_SET:-0}" = 1 ] || WORK_SECONDS=2
 }
 
 # ---- numbers ---------------------------------------------------------------

@@ -45,6 +45,7 @@ PERF_G=0
 PIN_CPUS=
 QUICK=0
 ROUNDS_SET=0
+USED=0
 SECONDS_SET=0
 # The profilers' own time limit: far beyond the workload, which ends each
 # recording with SIGINT; it only bounds a recording the script failed to stop.
@@ -79,34 +80,22 @@ with kernel.bpf_stats_enabled=1.
 EOF
 }
 
-is_uint() {
-	[[ $1 =~ ^[0-9]+$ ]] && [ "$1" -gt 0 ]
-}
-
 parse_args() {
 	while [ $# -gt 0 ]; do
+		common_option "$@"
+		if [ "$USED" -gt 0 ]; then
+			shift "$USED"
+			continue
+		fi
 		case $1 in
-		--rounds | --seconds | --bpfprof | --cpus)
+		--cpus)
 			[ $# -ge 2 ] || die "$1 needs a value"
-			case $1 in
-			--rounds) ROUNDS=$2 ROUNDS_SET=1 ;;
-			--seconds) WORK_SECONDS=$2 SECONDS_SET=1 ;;
-			--bpfprof) BPFPROF=$2 ;;
-			--cpus) PIN_CPUS=$2 ;;
-			esac
+			PIN_CPUS=$2
 			shift 2
 			;;
 		--perf-g)
 			PERF_G=1
 			shift
-			;;
-		--quick)
-			QUICK=1
-			shift
-			;;
-		-h | --help)
-			usage
-			exit 0
 			;;
 		*)
 			usage >&2
@@ -114,10 +103,7 @@ parse_args() {
 			;;
 		esac
 	done
-	if [ "$QUICK" = 1 ]; then
-		[ "$ROUNDS_SET" = 1 ] || ROUNDS=3
-		[ "$SECONDS_SET" = 1 ] || WORK_SECONDS=2
-	fi
+	apply_quick
 	is_uint "$ROUNDS" || die "--rounds wants a positive integer, not '$ROUNDS'"
 	# Whole seconds: the profilers' limits (-d, sleep) are computed from it.
 	is_uint "$WORK_SECONDS" || die "--seconds wants a positive integer, not '$WORK_SECONDS'"

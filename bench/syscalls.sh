@@ -35,6 +35,9 @@ MODE=getppid
 PIN_CPU=
 BPFPROF=./build/bpfprof
 QUICK=0
+ROUNDS_SET=0
+SECONDS_SET=0
+USED=0
 LIMIT_SLACK=30
 CONFIGS=(A B N C)
 
@@ -65,28 +68,20 @@ EOF
 }
 
 parse_args() {
-	local rounds_set=0 seconds_set=0
-
 	while [ $# -gt 0 ]; do
+		common_option "$@"
+		if [ "$USED" -gt 0 ]; then
+			shift "$USED"
+			continue
+		fi
 		case $1 in
-		--rounds | --seconds | --mode | --cpu | --bpfprof)
+		--mode | --cpu)
 			[ $# -ge 2 ] || die "$1 needs a value"
 			case $1 in
-			--rounds) ROUNDS=$2 rounds_set=1 ;;
-			--seconds) WORK_SECONDS=$2 seconds_set=1 ;;
 			--mode) MODE=$2 ;;
 			--cpu) PIN_CPU=$2 ;;
-			--bpfprof) BPFPROF=$2 ;;
 			esac
 			shift 2
-			;;
-		--quick)
-			QUICK=1
-			shift
-			;;
-		-h | --help)
-			usage
-			exit 0
 			;;
 		*)
 			usage >&2
@@ -94,12 +89,9 @@ parse_args() {
 			;;
 		esac
 	done
-	if [ "$QUICK" = 1 ]; then
-		[ "$rounds_set" = 1 ] || ROUNDS=3
-		[ "$seconds_set" = 1 ] || WORK_SECONDS=2
-	fi
-	[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "--rounds wants a positive integer, not '$ROUNDS'"
-	[[ $WORK_SECONDS =~ ^[1-9][0-9]*$ ]] || die "--seconds wants a positive integer, not '$WORK_SECONDS'"
+	apply_quick
+	is_uint "$ROUNDS" || die "--rounds wants a positive integer, not '$ROUNDS'"
+	is_uint "$WORK_SECONDS" || die "--seconds wants a positive integer, not '$WORK_SECONDS'"
 	[[ $MODE == getppid || $MODE == read ]] || die "--mode wants getppid or read, not '$MODE'"
 	[ -n "$PIN_CPU" ] || PIN_CPU=$(($(getconf _NPROCESSORS_ONLN) - 1))
 	[[ $PIN_CPU =~ ^[0-9]+$ && -d /sys/devices/system/cpu/cpu$PIN_CPU ]] ||
