@@ -188,16 +188,6 @@ start_perf() {
 	fi
 }
 
-stop_perf() {
-	# perf re-raises SIGINT after writing, so its status is not the test:
-	# its final "Captured and wrote" line is.
-	stop_wrapped
-	if ! grep -q 'Captured and wrote' "$WORK/perf.err"; then
-		sed 's/^/  /' "$WORK/perf.err" >&2
-		die "perf record did not write its data"
-	fi
-}
-
 # ---- the interleaved rounds -----------------------------------------------
 
 declare -a TP_A TP_B TP_C CP_A CP_B CP_C LOST_B SIZE_B SIZE_C
@@ -266,17 +256,6 @@ run_rounds() {
 			"$(calc "${TP_B[r]} / ${TP_C[r]}" %.3f)" \
 			"$(calc "${CP_B[r]} / ${CP_A[r]}" %.3f)" "$(calc "${CP_C[r]} / ${CP_A[r]}" %.3f)" \
 			"${LOST_B[r]}"
-	done
-}
-
-# ratio_list X Y: the per-round ratios X[r] / Y[r].
-ratio_list() {
-	local -n xs=$1 ys=$2
-	local r
-
-	for ((r = 0; r < ROUNDS; r++)); do
-		calc "${xs[r]} / ${ys[r]}" "%.6f"
-		echo
 	done
 }
 

@@ -101,6 +101,17 @@ calc() {
 	awk "BEGIN { printf \"${2:-%.6f}\", $1 }"
 }
 
+# ratio_list X Y: the per-round ratios X[r] / Y[r] of two arrays (names), one a line.
+ratio_list() {
+	local -n xs=$1 ys=$2
+	local r
+
+	for ((r = 0; r < ROUNDS; r++)); do
+		calc "${xs[r]} / ${ys[r]}" "%.6f"
+		echo
+	done
+}
+
 file_size() {
 	stat -c %s "$1" 2>/dev/null || echo 0
 }
@@ -198,6 +209,16 @@ stop_bpfprof() {
 	if ! stop_wrapped || ! grep -q '^bpfprof: wrote ' "$WORK/bpfprof.err"; then
 		sed 's/^/  /' "$WORK/bpfprof.err" >&2
 		die "bpfprof did not write its profile"
+	fi
+}
+
+# stop_perf: SIGINT, then wait for perf record's data. perf re-raises SIGINT
+# after writing, so its status is not the test: its "Captured and wrote" line is.
+stop_perf() {
+	stop_wrapped
+	if ! grep -q 'Captured and wrote' "$WORK/perf.err"; then
+		sed 's/^/  /' "$WORK/perf.err" >&2
+		die "perf record did not write its data"
 	fi
 }
 

@@ -185,16 +185,6 @@ start_perf() {
 	fi
 }
 
-stop_perf() {
-	# perf re-raises SIGINT after writing, so its status is not the test:
-	# its final "Captured and wrote" line is.
-	stop_wrapped
-	if ! grep -q 'Captured and wrote' "$WORK/perf.err"; then
-		sed 's/^/  /' "$WORK/perf.err" >&2
-		die "perf record did not write its data"
-	fi
-}
-
 # perf_counts: "SAMPLES LOST" of the last perf.data. LOST is the sum of the
 # lost counts in its PERF_RECORD_LOST and PERF_RECORD_LOST_SAMPLES records
 # (the dump is only read when `perf report --stats` says there are some).
@@ -279,17 +269,6 @@ run_rounds() {
 			"$((LOST_SMP[r] + LOST_SW[r] + LOST_WK[r]))" \
 			"$(calc "${REC_CPU_B[r]} * 1e9 / (${WIN_B[r]} * $NCPU) * 100" %.1f)" \
 			"$(calc "${EV_C[r]} / (${WIN_C[r]} / 1e9)" %.0f)" "${LOST_C[r]}"
-	done
-}
-
-# ratio_list X Y: the per-round ratios X[r] / Y[r].
-ratio_list() {
-	local -n xs=$1 ys=$2
-	local r
-
-	for ((r = 0; r < ROUNDS; r++)); do
-		calc "${xs[r]} / ${ys[r]}" "%.6f"
-		echo
 	done
 }
 

@@ -125,15 +125,6 @@ start_perf() {
 	}
 }
 
-stop_perf() {
-	stop_wrapped
-	grep -q 'Captured and wrote' "$WORK/perf.err" || {
-		sed 's/^/  /' "$WORK/perf.err" >&2
-		die "perf record did not write its data"
-	}
-	rm -f "$WORK/perf.data"
-}
-
 declare -a TP_A TP_B TP_N TP_C CPU_B CPU_C WIN_B WIN_C COUNTED LOST_B
 
 # run_config CONFIG ROUND
@@ -171,6 +162,7 @@ run_config() {
 		cpu1=$(proc_cpu_s "$PROF_PID")
 		CPU_C[r]=$(calc "$cpu1 - $cpu0" %.4f) WIN_C[r]=$(($(now_ns) - t0))
 		stop_perf
+		rm -f "$WORK/perf.data"
 		;;
 	esac
 }
@@ -202,17 +194,6 @@ run_rounds() {
 	done
 }
 
-# ratios X Y: per-round X[r] / Y[r], one per line.
-ratios() {
-	local -n xs=$1 ys=$2
-	local r
-
-	for ((r = 0; r < ROUNDS; r++)); do
-		calc "${xs[r]} / ${ys[r]}" "%.6f"
-		echo
-	done
-}
-
 # summary_line LABEL MEDIAN BASELINE_MEDIAN
 summary_line() {
 	printf '%-58s %10s %8s %8s%%\n' "$1" "$(mcalls "$2")" "$(calc "$2 / $3" %.3f)" \
@@ -224,9 +205,9 @@ print_summary() {
 	local -a rb rn rc sb sc
 
 	ma=$(median "${TP_A[@]}") mb=$(median "${TP_B[@]}") mn=$(median "${TP_N[@]}") mc=$(median "${TP_C[@]}")
-	mapfile -t rb < <(ratios TP_B TP_A)
-	mapfile -t rn < <(ratios TP_N TP_A)
-	mapfile -t rc < <(ratios TP_C TP_A)
+	mapfile -t rb < <(ratio_list TP_B TP_A)
+	mapfile -t rn < <(ratio_list TP_N TP_A)
+	mapfile -t rc < <(ratio_list TP_C TP_A)
 	echo
 	echo "== median of $ROUNDS rounds =="
 	printf '%-58s %10s %8s %9s\n' configuration "M calls/s" "vs A" overhead
