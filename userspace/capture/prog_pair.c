@@ -9,22 +9,35 @@
 
 #include "../util/log.h"
 
+/*
+ * The kernel's BTF, parsed once for all the questions a session asks (it is
+ * megabytes; parsing it per tracepoint cost tens of ms each at startup).
+ */
+static struct btf *vmlinux_btf;
+static bool vmlinux_btf_tried;
+
 bool tp_btf_supported(const char *tp)
 {
 	char name[128];
-	struct btf *btf;
-	bool ok;
 
 	/* Tests (and users debugging the fallback) take the older kernels' path. */
 	if (getenv("BPFPROF_FORCE_RAW_TP"))
 		return false;
-	btf = btf__load_vmlinux_btf();
-	if (!btf)
+	if (!vmlinux_btf_tried) {
+		vmlinux_btf_tried = true;
+		vmlinux_btf = btf__load_vmlinux_btf();
+	}
+	if (!vmlinux_btf)
 		return false;
 	snprintf(name, sizeof(name), "btf_trace_%s", tp);
-	ok = btf__find_by_name_kind(btf, name, BTF_KIND_TYPEDEF) > 0;
-	btf__free(btf);
-	return ok;
+	return btf__find_by_name_kind(vmlinux_btf, name, BTF_KIND_TYPEDEF) > 0;
+}
+
+void tp_btf_release(void)
+{
+	btf__free(vmlinux_btf);
+	vmlinux_btf = NULL;
+	vmlinux_btf_tried = false;
 }
 
 bool prog_pair_choose(struct prog_pair *p, bool on)

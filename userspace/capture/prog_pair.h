@@ -20,6 +20,8 @@ struct prog_pair {
 
 /* Whether tp_btf can attach to `tp` on this kernel (BPFPROF_FORCE_RAW_TP=1 says no). */
 bool tp_btf_supported(const char *tp);
+/* Free the kernel BTF tp_btf_supported() keeps once the programs are chosen. */
+void tp_btf_release(void);
 
 /*
  * Before load: mark the flavour to load (none when !on) and say which in

@@ -212,6 +212,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->skel->rodata->syscall_min_ns = cfg->syscall_min_ns;
 	s->skel->rodata->self_tgid = (uint32_t)getpid();
 	choose_syscall_programs(s, cfg->syscalls);
+	tp_btf_release();
 
 	err = bpfprof_bpf__load(s->skel);
 	close(template_fd); /* the loaded outer map keeps what it needs */
