@@ -131,6 +131,8 @@ static __always_inline bool tgid_is_target(__u32 tgid)
 	return bpf_map_lookup_elem(&target_tgids, &tgid) != NULL;
 }
 
+#include "cgroup_filter.bpf.h"
+
 static __always_inline void count(bool ok, __u32 kind)
 {
 	__u32 zero = 0;
@@ -274,9 +276,9 @@ int on_sample(struct bpf_perf_event_data *ctx)
 
 	if (tid == 0 && !include_idle)
 		return 0;
-	if (tid != 0 && !tgid_is_target(tgid))
+	if (tid != 0 && !current_is_target(tgid))
 		return 0;
-	if (tid == 0 && filter_tgid)
+	if (tid == 0 && (filter_tgid || nr_cgroups))
 		return 0;
 
 	e = bpf_map_lookup_elem(&scratch, &slot);
@@ -419,10 +421,11 @@ static __always_inline bool stack_slot(struct task_sched_state *ts, __u64 sig, _
  * a target leaving the CPU produces a record; its stack is taken now,
  * while it is still `current`, because nothing can unwind a sleeping
  * task's user stack later. `btf`: prev and next are BTF-typed pointers
- * (tp_btf), read with plain loads.
+ * (tp_btf), read with plain loads; `cg_kfunc`: next's cgroup is tested with
+ * the kfunc (see cgroup_filter.bpf.h).
  */
 static __always_inline void handle_switch(void *ctx, bool preempt, struct task_struct *prev,
-					  struct task_struct *next, bool btf)
+					  struct task_struct *next, bool btf, bool cg_kfunc)
 {
 	__u32 zero = 0, prev_tid, prev_tgid, next_tid, next_tgid, kn = 0, un = 0;
 	__u64 now = bpf_ktime_get_ns(), since = 0, size, *switch_ts;
@@ -439,13 +442,13 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 
 	next_tid = TASK_READ(btf, next, pid);
 	next_tgid = TASK_READ(btf, next, tgid);
-	next_target = next_tid != 0 && tgid_is_target(next_tgid);
+	next_target = next_tid != 0 && task_is_target(next, next_tgid, cg_kfunc);
 
 	prev_tid = TASK_READ(btf, prev, pid);
 	if (prev_tid == 0)
 		return; /* idle leaving the CPU: its slice is not accounted */
 	prev_tgid = TASK_READ(btf, prev, tgid);
-	if (!tgid_is_target(prev_tgid))
+	if (!current_is_target(prev_tgid)) /* prev is still current */
 		return;
 
 	e = bpf_map_lookup_elem(&switch_scratch, &zero);
@@ -510,14 +513,22 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 SEC("tp_btf/sched_switch")
 int BPF_PROG(on_switch_btf, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	handle_switch(ctx, preempt, prev, next, true);
+	handle_switch(ctx, preempt, prev, next, true, false);
+	return 0;
+}
+
+/* --cgroup on kernels with bpf_task_under_cgroup (6.5+). */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch_btf_cg, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	handle_switch(ctx, preempt, prev, next, true, true);
 	return 0;
 }
 
 SEC("raw_tp/sched_switch")
 int BPF_PROG(on_switch_raw, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	handle_switch(ctx, preempt, prev, next, false);
+	handle_switch(ctx, preempt, prev, next, false, false);
 	return 0;
 }
 
@@ -557,16 +568,17 @@ static __always_inline bool keep_wakeup(struct task_struct *p, __u64 now, __u32 
  * timeline needs it (the waker's instant comes from the wakee's replay), so
  * wakeups of non-targets are dropped here.
  */
-static __always_inline void handle_wakeup(struct task_struct *p, __u32 flags, bool btf)
+static __always_inline void handle_wakeup(struct task_struct *p, __u32 flags, bool btf,
+					  bool cg_kfunc)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now;
 	__u32 waker_tgid = id >> 32, waker_tid = (__u32)id, cpu, target_cpu = 0;
 	__u32 wakee_tid = TASK_READ(btf, p, pid), wakee_tgid = TASK_READ(btf, p, tgid);
 
-	if (wakee_tid == 0 || !tgid_is_target(wakee_tgid))
+	if (wakee_tid == 0 || !task_is_target(p, wakee_tgid, cg_kfunc))
 		return;
 	flags |= WAKEUP_WAKEE_TARGET;
-	if (waker_tid != 0 && tgid_is_target(waker_tgid))
+	if (waker_tid != 0 && current_is_target(waker_tgid))
 		flags |= WAKEUP_WAKER_TARGET;
 	now = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
@@ -581,28 +593,42 @@ static __always_inline void handle_wakeup(struct task_struct *p, __u32 flags, bo
 SEC("tp_btf/sched_waking")
 int BPF_PROG(on_waking_btf, struct task_struct *p)
 {
-	handle_wakeup(p, 0, true);
+	handle_wakeup(p, 0, true, false);
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_waking_btf_cg, struct task_struct *p)
+{
+	handle_wakeup(p, 0, true, true);
 	return 0;
 }
 
 SEC("raw_tp/sched_waking")
 int BPF_PROG(on_waking_raw, struct task_struct *p)
 {
-	handle_wakeup(p, 0, false);
+	handle_wakeup(p, 0, false, false);
 	return 0;
 }
 
 SEC("tp_btf/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new_btf, struct task_struct *p)
 {
-	handle_wakeup(p, WAKEUP_NEW, true);
+	handle_wakeup(p, WAKEUP_NEW, true, false);
+	return 0;
+}
+
+SEC("tp_btf/sched_wakeup_new")
+int BPF_PROG(on_wakeup_new_btf_cg, struct task_struct *p)
+{
+	handle_wakeup(p, WAKEUP_NEW, true, true);
 	return 0;
 }
 
 SEC("raw_tp/sched_wakeup_new")
 int BPF_PROG(on_wakeup_new_raw, struct task_struct *p)
 {
-	handle_wakeup(p, WAKEUP_NEW, false);
+	handle_wakeup(p, WAKEUP_NEW, false, false);
 	return 0;
 }
 

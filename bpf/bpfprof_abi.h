@@ -18,6 +18,8 @@
 /* Frames per stack (kernel and user each); the kernel's default perf_event_max_stack. */
 #define BPFPROF_MAX_STACK 127
 #define BPFPROF_COMM_LEN  16
+/* --cgroup: at most this many cgroup trees are targets. */
+#define BPFPROF_MAX_CGROUPS 8
 
 enum bpfprof_event_kind {
 	EV_SAMPLE = 1,	       /* a timer/cycles sample with stacks */

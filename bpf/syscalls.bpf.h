@@ -72,7 +72,7 @@ static __always_inline void handle_sys_enter(long id)
 	__u32 tgid = pid_tgid >> 32;
 	struct task_syscall_state *st;
 
-	if ((__u32)pid_tgid == 0 || tgid == self_tgid || !tgid_is_target(tgid))
+	if ((__u32)pid_tgid == 0 || tgid == self_tgid || !current_is_target(tgid))
 		return;
 	st = bpf_task_storage_get(&task_syscalls, bpf_get_current_task_btf(), NULL,
 				  BPF_LOCAL_STORAGE_GET_F_CREATE);

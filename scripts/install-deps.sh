@@ -15,7 +15,8 @@ Usage: $0 [--test] [--bench]
 Installs, with apt-get, as root:
   always   build-essential cmake pkg-config clang llvm libbpf-dev libelf-dev
            libdw-dev zlib1g-dev libjansson-dev libiberty-dev linux-libc-dev
-           bpftool (linux-libc-dev: the syscall tables)
+           bpftool (linux-libc-dev: the syscall tables), and clang-16 when
+           no clang 15+ is installed (BTF type tags: --cgroup's kfunc path)
            (on Ubuntu bpftool comes from linux-tools-common and
            linux-tools-\$(uname -r))
   --test   util-linux procps python3, and nodejs npm when node is missing or
@@ -62,6 +63,18 @@ available() {
 	[ -n "$cand" ] && [ "$cand" != "(none)" ]
 }
 
+# Debian 12's clang is 14, which drops BTF type tags: --cgroup then tests
+# other tasks' cgroups without the kernel's kfunc. CMake takes the newest clang.
+have_clang15() {
+	local c major
+	for c in clang-19 clang-18 clang-17 clang-16 clang-15 clang; do
+		command -v "$c" >/dev/null || continue
+		major=$("$c" -dumpversion 2>/dev/null) || continue
+		[ "${major%%.*}" -ge 15 ] && return 0
+	done
+	return 1
+}
+
 have_bpftool() {
 	# Debian installs it in /usr/sbin, which a caller's PATH may lack.
 	command -v bpftool >/dev/null 2>&1 || [ -x /usr/sbin/bpftool ]
@@ -78,7 +91,9 @@ PACKAGES=(build-essential cmake pkg-config clang llvm libbpf-dev libelf-dev
 	libdw-dev zlib1g-dev libjansson-dev libiberty-dev linux-libc-dev)
 NEED_BPFTOOL=0
 NEED_PERF=0
+NEED_CLANG15=0
 have_bpftool || NEED_BPFTOOL=1
+have_clang15 || NEED_CLANG15=1
 
 if [ "$WITH_TEST" = 1 ]; then
 	PACKAGES+=(util-linux procps python3)
@@ -98,7 +113,8 @@ for p in "${PACKAGES[@]}"; do
 	installed "$p" || MISSING+=("$p")
 done
 
-if [ ${#MISSING[@]} -eq 0 ] && [ "$NEED_BPFTOOL" = 0 ] && [ "$NEED_PERF" = 0 ]; then
+if [ ${#MISSING[@]} -eq 0 ] && [ "$NEED_BPFTOOL" = 0 ] && [ "$NEED_PERF" = 0 ] &&
+	[ "$NEED_CLANG15" = 0 ]; then
 	step "all dependencies already installed"
 	exit 0
 fi
@@ -119,6 +135,13 @@ if [ "$NEED_BPFTOOL" = 1 ]; then
 		MISSING+=(linux-tools-common linux-tools-generic)
 	else
 		die "no package provides bpftool (tried bpftool, linux-tools-$KVER, linux-tools-generic)"
+	fi
+fi
+if [ "$NEED_CLANG15" = 1 ]; then
+	if available clang-16; then
+		MISSING+=(clang-16)
+	else
+		step "no clang 15 or newer available: --cgroup will test other tasks' cgroups without the kfunc"
 	fi
 fi
 if [ "$NEED_PERF" = 1 ]; then

@@ -67,15 +67,27 @@ static int sched_prog_pairs(struct session *s, struct prog_pair pairs[3])
 {
 	struct bpfprof_bpf *k = s->skel;
 
-	pairs[0] =
-		(struct prog_pair){ "sched_switch", k->progs.on_switch_btf, k->progs.on_switch_raw,
-				    &k->links.on_switch_btf, &k->links.on_switch_raw };
-	pairs[1] =
-		(struct prog_pair){ "sched_waking", k->progs.on_waking_btf, k->progs.on_waking_raw,
-				    &k->links.on_waking_btf, &k->links.on_waking_raw };
-	pairs[2] = (struct prog_pair){ "sched_wakeup_new", k->progs.on_wakeup_new_btf,
-				       k->progs.on_wakeup_new_raw, &k->links.on_wakeup_new_btf,
-				       &k->links.on_wakeup_new_raw };
+	pairs[0] = (struct prog_pair){ .tp = "sched_switch",
+				       .btf = k->progs.on_switch_btf,
+				       .raw = k->progs.on_switch_raw,
+				       .btf_cg = k->progs.on_switch_btf_cg,
+				       .btf_link = &k->links.on_switch_btf,
+				       .raw_link = &k->links.on_switch_raw,
+				       .btf_cg_link = &k->links.on_switch_btf_cg };
+	pairs[1] = (struct prog_pair){ .tp = "sched_waking",
+				       .btf = k->progs.on_waking_btf,
+				       .raw = k->progs.on_waking_raw,
+				       .btf_cg = k->progs.on_waking_btf_cg,
+				       .btf_link = &k->links.on_waking_btf,
+				       .raw_link = &k->links.on_waking_raw,
+				       .btf_cg_link = &k->links.on_waking_btf_cg };
+	pairs[2] = (struct prog_pair){ .tp = "sched_wakeup_new",
+				       .btf = k->progs.on_wakeup_new_btf,
+				       .raw = k->progs.on_wakeup_new_raw,
+				       .btf_cg = k->progs.on_wakeup_new_btf_cg,
+				       .btf_link = &k->links.on_wakeup_new_btf,
+				       .raw_link = &k->links.on_wakeup_new_raw,
+				       .btf_cg_link = &k->links.on_wakeup_new_btf_cg };
 	return 3;
 }
 
@@ -105,7 +117,7 @@ static bool choose_sched_programs(struct session *s, bool sched)
 	bool waking_btf = false;
 
 	for (int i = 0; i < n; i++) {
-		bool btf = prog_pair_choose(&pairs[i], sched);
+		bool btf = prog_pair_choose(&pairs[i], sched, s->cg_kfunc);
 
 		if (pairs[i].btf == s->skel->progs.on_waking_btf)
 			waking_btf = btf;
@@ -119,7 +131,7 @@ static void choose_syscall_programs(struct session *s, bool on)
 	int n = syscall_prog_pairs(s, pairs);
 
 	for (int i = 0; i < n; i++)
-		prog_pair_choose(&pairs[i], on);
+		prog_pair_choose(&pairs[i], on, s->cg_kfunc);
 	bpf_program__set_autoload(s->skel->progs.dump_syscall_totals, on);
 }
 
@@ -143,6 +155,110 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 	/* Keep draining: a failed record is reported once at the end. */
 	if (err && !s->record_error)
 		s->record_error = err;
+	return 0;
+}
+
+/*
+ * The kfunc flavour keeps struct cgroup references in a map, which the kernel
+ * accepts only for a field whose pointer carries the "kptr" BTF type tag;
+ * clang before 15 drops type tags from BTF.
+ */
+static bool object_has_kptr_tag(const struct bpf_object *obj)
+{
+	const struct btf *btf = bpf_object__btf(obj);
+	const struct btf_type *t;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "cgroup_ref", BTF_KIND_STRUCT);
+	if (id <= 0)
+		return false;
+	t = btf__type_by_id(btf, id);
+	if (!t || btf_vlen(t) < 1)
+		return false;
+	t = btf__type_by_id(btf, btf_members(t)[0].type);
+	if (!t || !btf_is_ptr(t))
+		return false;
+	t = btf__type_by_id(btf, t->type);
+	return t && btf_kind(t) == BTF_KIND_TYPE_TAG;
+}
+
+/* Before load: the --cgroup knobs, and whether other tasks are tested with the kfunc. */
+static void configure_cgroups(struct session *s, const struct session_config *cfg)
+{
+	size_t n = cfg->nr_cgroups < BPFPROF_MAX_CGROUPS ? cfg->nr_cgroups : BPFPROF_MAX_CGROUPS;
+
+	s->skel->rodata->nr_cgroups = (uint32_t)n;
+	for (size_t i = 0; i < n; i++) {
+		s->skel->rodata->cgroup_ids[i] = cfg->cgroups[i].id;
+		s->skel->rodata->cgroup_levels[i] = cfg->cgroups[i].level;
+	}
+	s->cg_kfunc = n && cgroup_kfunc_supported();
+	if (s->cg_kfunc && !object_has_kptr_tag(s->skel->obj)) {
+		log_debug("the BPF object has no kptr type tags (built with clang < 15): no "
+			  "cgroup kfunc");
+		s->cg_kfunc = false;
+	}
+	bpf_program__set_autoload(s->skel->progs.stash_target_cgroup, s->cg_kfunc);
+	if (n)
+		log_debug("cgroup filter: %zu cgroup(s); other tasks tested with %s", n,
+			  s->cg_kfunc ? "bpf_task_under_cgroup()" : "a walk of their ancestors");
+}
+
+/* Run the stash iterator over one cgroup: it keeps a reference in slot `slot`. */
+static int stash_cgroup(struct session *s, uint32_t slot, int cgroup_fd)
+{
+	DECLARE_LIBBPF_OPTS(bpf_iter_attach_opts, opts);
+	union bpf_iter_link_info linfo;
+	struct bpf_link *link;
+	char buf[64];
+	int fd, err = 0;
+	ssize_t n;
+
+	memset(&linfo, 0, sizeof(linfo));
+	linfo.cgroup.cgroup_fd = (uint32_t)cgroup_fd;
+	linfo.cgroup.order = BPF_CGROUP_ITER_SELF_ONLY;
+	opts.link_info = &linfo;
+	opts.link_info_len = sizeof(linfo);
+	s->skel->bss->stash_slot = slot;
+	link = bpf_program__attach_iter(s->skel->progs.stash_target_cgroup, &opts);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		while ((n = read(fd, buf, sizeof(buf))) > 0)
+			;
+		if (n < 0)
+			err = -errno;
+		close(fd);
+	}
+	bpf_link__destroy(link);
+	return err;
+}
+
+/* After load: hand the kernel the target cgroups. 0, or 1 after a one-line error. */
+static int install_cgroups(struct session *s, const struct session_config *cfg)
+{
+	int map_fd = bpf_map__fd(s->skel->maps.target_cgroups);
+
+	for (uint32_t i = 0; i < s->skel->rodata->nr_cgroups; i++) {
+		int fd = cfg->cgroups[i].fd, err;
+
+		if (bpf_map_update_elem(map_fd, &i, &fd, BPF_ANY)) {
+			log_error("cannot add cgroup %llu to the target filter (%s)",
+				  (unsigned long long)cfg->cgroups[i].id, strerror(errno));
+			return 1;
+		}
+		if (s->cg_kfunc && (err = stash_cgroup(s, i, fd))) {
+			log_error("cannot hand cgroup %llu to the BPF filter (%s); "
+				  "BPFPROF_CGROUP_NO_KFUNC=1 avoids the kfunc",
+				  (unsigned long long)cfg->cgroups[i].id, strerror(-err));
+			return 1;
+		}
+	}
 	return 0;
 }
 
@@ -196,6 +312,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 		return 1;
 	}
 
+	configure_cgroups(s, cfg);
 	use_btf = tp_btf_supported("sched_process_fork");
 	bpf_program__set_autoload(s->skel->progs.on_fork_btf, cfg->follow_forks && use_btf);
 	bpf_program__set_autoload(s->skel->progs.on_fork_raw, cfg->follow_forks && !use_btf);
@@ -259,6 +376,8 @@ int session_open(struct session *s, const struct session_config *cfg)
 	for (size_t i = 0; i < cfg->nr_tgids; i++)
 		if (session_add_target(s, cfg->tgids[i]))
 			return 1;
+	if (install_cgroups(s, cfg))
+		return 1;
 
 	if (cfg->follow_forks) {
 		struct bpf_program *prog =

@@ -17,12 +17,22 @@ struct ring_buffer;
 
 typedef int (*session_record_fn)(void *ctx, const void *data, size_t size);
 
+/* One --cgroup target: the tasks in this cgroup v2 directory and below it. */
+struct session_cgroup {
+	int fd;		/* the open directory */
+	uint64_t id;	/* its cgroup id (kernfs node id) */
+	uint32_t level; /* its depth below the v2 root (0: the root) */
+};
+
 struct session_config {
 	unsigned freq_hz;
 	bool include_idle;
 	const uint32_t *tgids; /* filter to these processes; NULL = all */
 	size_t nr_tgids;
-	bool follow_forks;  /* children of the targets become targets */
+	bool follow_forks; /* children of the targets become targets */
+	/* Only tasks inside one of these cgroup trees (at most BPFPROF_MAX_CGROUPS); none: all */
+	const struct session_cgroup *cgroups;
+	size_t nr_cgroups;
 	bool sched;	    /* capture context switches and wakeups */
 	bool offcpu_stacks; /* with sched: take the stack of a thread leaving the CPU */
 	/* with sched: waits shorter than this are not shown (their wakeups need no record) */
@@ -44,6 +54,7 @@ struct session {
 	bool sched_attached;	/* ... and attached (session_start) */
 	bool syscalls;		/* the syscall programs are loaded */
 	bool syscalls_attached; /* ... and attached */
+	bool cg_kfunc;		/* other tasks' cgroups are tested with the 6.5+ kfunc */
 	bool *online;
 	int nr_possible, nr_online;
 	session_record_fn on_record;

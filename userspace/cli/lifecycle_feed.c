@@ -7,15 +7,64 @@
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
 
+#include "../cgroup/cgroup_fs.h"
 #include "../model/model.h"
 #include "../symbols/proc_maps.h"
 
-static bool is_target(const struct lifecycle_feed *f, uint32_t pid)
+enum { MEMBER_IN = 1, MEMBER_OUT = 2 };
+
+/* The model has a live image of pid: the kernel's filter let its events through. */
+static bool model_has_live(const struct lifecycle_feed *f, uint32_t pid)
+{
+	uint32_t idx;
+
+	return hmap_get(&f->model->pid_index, (struct hmap_key){ pid, 0 }, &idx) &&
+	       !f->model->processes.data[idx].ended;
+}
+
+static bool proc_in_cgroups(const struct lifecycle_feed *f, uint32_t pid)
+{
+	char *path = NULL;
+	bool in = false;
+
+	if (cgroup_read_proc_path("/proc", pid, &path))
+		return false; /* gone, or no v2 line: nothing of it can be in a v2 tree */
+	for (size_t i = 0; i < f->nr_cgroup_paths && !in; i++)
+		in = cgroup_path_within(path, f->cgroup_paths[i]);
+	free(path);
+	return in;
+}
+
+/* --cgroup: decide once per process and keep the answer until it exits. */
+static bool cgroup_member(struct lifecycle_feed *f, uint32_t pid)
+{
+	struct hmap_key key = { pid, 0 };
+	uint32_t v;
+	bool in;
+
+	if (hmap_get(&f->members, key, &v) && (v == MEMBER_IN || !model_has_live(f, pid)))
+		return v == MEMBER_IN;
+	in = model_has_live(f, pid) || proc_in_cgroups(f, pid);
+	hmap_put(&f->members, key,
+		 in ? MEMBER_IN : MEMBER_OUT); /* a failed put only costs a re-read */
+	return in;
+}
+
+static bool is_target(struct lifecycle_feed *f, uint32_t pid)
 {
 	struct hmap_key key = { pid, 0 };
 	uint32_t v;
 
-	return f->all || hmap_get(&f->targets, key, &v);
+	if (f->all || hmap_get(&f->targets, key, &v))
+		return true;
+	return f->nr_cgroup_paths && cgroup_member(f, pid);
+}
+
+void lifecycle_feed_set_cgroups(struct lifecycle_feed *f, const char *const *paths, size_t n)
+{
+	f->cgroup_paths = paths;
+	f->nr_cgroup_paths = n;
+	f->all = n == 0 && f->all;
 }
 
 int lifecycle_feed_open(struct lifecycle_feed *f, struct model *m, const bool *online, int nr_cpus,
@@ -99,11 +148,22 @@ static int apply(struct lifecycle_feed *f, const struct sideband_record *r)
 		    is_target(f, r->task.ppid) &&
 		    hmap_put(&f->targets, (struct hmap_key){ r->pid, 0 }, 1))
 			return -ENOMEM;
+		/* A forked child starts in its parent's cgroup. */
+		if (f->nr_cgroup_paths && r->pid != r->task.ppid &&
+		    cgroup_member(f, r->task.ppid) &&
+		    hmap_put(&f->members, (struct hmap_key){ r->pid, 0 }, MEMBER_IN))
+			return -ENOMEM;
 		if (!is_target(f, r->pid))
 			return 0;
 		return model_fork(m, r->task.ppid, r->task.ptid, r->pid, r->tid, r->ts);
-	case SB_EXIT:
-		return is_target(f, r->pid) ? model_exit(m, r->pid, r->tid, r->ts) : 0;
+	case SB_EXIT: {
+		int err = is_target(f, r->pid) ? model_exit(m, r->pid, r->tid, r->ts) : 0;
+
+		/* Its pid may come back as another process: decide that one afresh. */
+		if (r->tid == r->pid)
+			hmap_del(&f->members, (struct hmap_key){ r->pid, 0 });
+		return err;
+	}
 	case SB_COMM:
 		return is_target(f, r->pid)
 			       ? model_comm(m, r->pid, r->tid, r->comm.comm, r->comm.exec, r->ts)
@@ -161,4 +221,5 @@ void lifecycle_feed_close(struct lifecycle_feed *f)
 		free(f->pending.data[i].path);
 	vec_free(&f->pending);
 	hmap_free(&f->targets);
+	hmap_free(&f->members);
 }

@@ -33,6 +33,15 @@ struct lifecycle_feed {
 	bool all;
 	bool follow_forks;
 	struct hmap targets;
+	/*
+	 * --cgroup: a process is a target when its /proc/PID/cgroup path lies
+	 * in one of these trees, when its parent is one at its fork, or when
+	 * the model has it (the kernel filter let its events through: it moved
+	 * in). Decisions are kept per pid (MEMBER_IN/OUT) until it exits.
+	 */
+	const char *const *cgroup_paths;
+	size_t nr_cgroup_paths;
+	struct hmap members;
 	VEC(struct feed_record) pending;
 	uint64_t seq;
 	uint64_t applied, lost;
@@ -43,8 +52,10 @@ struct lifecycle_feed {
  * Returns 0, or -errno with a one-line reason in f->sb.error (the recording
  * goes on without lifecycles then).
  */
-int lifecycle_feed_open(struct lifecycle_feed *f, struct model *m, const bool *online,
-			int nr_cpus, const uint32_t *tgids, size_t nr_tgids, bool follow_forks);
+int lifecycle_feed_open(struct lifecycle_feed *f, struct model *m, const bool *online, int nr_cpus,
+			const uint32_t *tgids, size_t nr_tgids, bool follow_forks);
+/* Follow only processes inside these cgroup v2 trees (paths as /proc/PID/cgroup has them). */
+void lifecycle_feed_set_cgroups(struct lifecycle_feed *f, const char *const *paths, size_t n);
 /* Read what the kernel wrote and apply it to the model in time order; 0 or -ENOMEM. */
 int lifecycle_feed_drain(void *feed);
 void lifecycle_feed_close(struct lifecycle_feed *f);

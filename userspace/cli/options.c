@@ -20,17 +20,21 @@ static const char doc[] =
 	"  sudo bpfprof -p 1234,5678 -d 5   # two processes, all threads\n"
 	"  sudo bpfprof -a -F 99 -o x.json  # 99 Hz until Ctrl-C, no gzip\n"
 	"  sudo bpfprof record -- make -j8  # a command and its children\n"
+	"  sudo bpfprof -a --cgroup system.slice/docker-<id>.scope -d 10\n"
+	"                                   # one container (and its sub-cgroups)\n"
 	"\n"
 	"Open the result at https://profiler.firefox.com/\n"
 	"(\"Load a profile from file\").\n"
 	"\v"
-	"Exactly one target: -a, -p, or a command after --. Ctrl-C or SIGTERM\n"
-	"stops recording early; the profile is still written.";
+	"Exactly one target: -a, -p, or a command after --. --cgroup narrows -a\n"
+	"(and implies it). Ctrl-C or SIGTERM stops recording early; the profile\n"
+	"is still written.";
 
 static const char args_doc[] = "-a | -p PID[,PID...] | -- COMMAND [ARGS...]";
 
 enum {
 	OPT_IDLE = 1000,
+	OPT_CGROUP,
 	OPT_NO_SCHED,
 	OPT_NO_OFFCPU,
 	OPT_SCHED_MIN,
@@ -45,6 +49,13 @@ static const struct argp_option option_defs[] = {
 	{ "all", 'a', NULL, 0, "Profile the whole system (every process)", 0 },
 	{ "pid", 'p', "PID[,PID...]", 0,
 	  "Profile these processes (every thread, including threads created later)", 0 },
+	{ "cgroup", OPT_CGROUP, "PATH", 0,
+	  "Only tasks in this cgroup v2 directory or below it (repeatable, up to 8): a path "
+	  "under the v2 mount, or one relative to its root as /proc/PID/cgroup shows it. "
+	  "Decided in the kernel at each event from the task's cgroup at that instant: "
+	  "processes forked inside or moved in count from then on, moved-out ones stop "
+	  "counting. Implies -a",
+	  0 },
 	{ "duration", 'd', "SECONDS", 0, "Stop after SECONDS (default: Ctrl-C or command exit)",
 	  0 },
 	{ "freq", 'F', "HZ", 0, "Samples per second per CPU (default 999)", 0 },
@@ -218,6 +229,15 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (add_pids(o, arg))
 			goto reported;
 		break;
+	case OPT_CGROUP:
+		if (o->nr_cgroups >= BPFPROF_MAX_CGROUPS) {
+			log_error("--cgroup %s: at most %d cgroups; give a common parent cgroup "
+				  "instead",
+				  arg, BPFPROF_MAX_CGROUPS);
+			goto reported;
+		}
+		o->cgroups[o->nr_cgroups++] = arg;
+		break;
 	case 'd':
 		errno = 0;
 		o->duration_s = strtod(arg, &end);
@@ -365,6 +385,18 @@ static int describe_target(struct options *o)
 		if (s)
 			sprintf(s, "command: %s", cmd);
 		free(cmd);
+	} else if (o->nr_cgroups) {
+		size_t clen = 32;
+
+		for (size_t i = 0; i < o->nr_cgroups; i++)
+			clen += strlen(o->cgroups[i]) + 2;
+		s = malloc(clen);
+		if (s) {
+			char *p = s + sprintf(s, "cgroup%s ", o->nr_cgroups > 1 ? "s" : "");
+
+			for (size_t i = 0; i < o->nr_cgroups; i++)
+				p += sprintf(p, "%s%s", i ? ", " : "", o->cgroups[i]);
+		}
 	} else if (o->all) {
 		s = strdup("all processes");
 	} else {
@@ -491,6 +523,13 @@ int options_parse(int argc, char **argv, struct options *o)
 		return 2;
 	}
 
+	if (o->nr_cgroups && (o->nr_pids || o->command)) {
+		log_error("--cgroup narrows the whole system (-a), not %s; drop %s or --cgroup",
+			  o->command ? "a command" : "-p", o->command ? "the command" : "-p");
+		return 2;
+	}
+	if (o->nr_cgroups)
+		o->all = true;
 	targets = o->all + (o->nr_pids > 0) + (o->command != NULL);
 	if (targets == 0) {
 		log_error("nothing to profile: give -a (whole system), -p PID, or -- COMMAND; see "

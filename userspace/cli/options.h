@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "../capture/perf_events.h"
+#include "../../bpf/bpfprof_abi.h"
 
 #define DEFAULT_FREQ_HZ	       999 /* not 1000: avoids lock-step with timer ticks */
 #define DEFAULT_OUTPUT	       "profile.json.gz"
@@ -23,6 +24,9 @@ struct options {
 	bool all;
 	uint32_t *pids; /* tgids, resolved from the given pids (a tid maps to its process) */
 	size_t nr_pids;
+	/* --cgroup arguments as given (resolved by record); they imply `all` */
+	const char *cgroups[BPFPROF_MAX_CGROUPS];
+	size_t nr_cgroups;
 	double duration_s; /* 0: until Ctrl-C or the command exits */
 	unsigned freq_hz;
 	enum sample_event_kind event;

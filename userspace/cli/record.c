@@ -33,6 +33,7 @@
 #include "../symbols/symbolizer.h"
 #include "../util/clock.h"
 #include "../util/log.h"
+#include "cgroup_targets.h"
 #include "lifecycle_feed.h"
 #include "progress.h"
 
@@ -98,6 +99,7 @@ struct recording {
 	struct output_file out;
 	struct session_stats stats;
 	double start_wall_ms;
+	struct cgroup_targets cgroups;
 };
 
 static void resolve_frame(void *ctx, const struct raw_frame *f, struct resolved_frame *out)
@@ -119,6 +121,20 @@ static const char *human_size(double bytes, char *buf, size_t len)
 	}
 	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
 	return buf;
+}
+
+struct seed_ctx {
+	struct model *model;
+	uint64_t ts;
+};
+
+/* --cgroup: the processes inside at the start appear even if they never run. */
+static int seed_cgroup_process(void *vctx, uint32_t pid)
+{
+	struct seed_ctx *ctx = vctx;
+	int err = proc_seed_process(ctx->model, "/proc", pid, ctx->ts);
+
+	return err == -ENOMEM ? err : 0; /* one that exited meanwhile is simply not there */
 }
 
 static int write_profile(struct recording *r, const struct options *opts,
@@ -151,6 +167,8 @@ static int write_profile(struct recording *r, const struct options *opts,
 	meta.sched_min_ns = r->model.sched_min_ns;
 	meta.syscalls_enabled = r->model.syscalls_enabled;
 	meta.syscall_min_ns = r->model.syscall_min_ns;
+	meta.cgroup_filters = (const char *const *)r->cgroups.desc;
+	meta.nr_cgroup_filters = r->cgroups.n;
 	return emit_profile_fd(out->fd, out->gzip, &r->model, tables, &meta);
 }
 
@@ -391,8 +409,13 @@ int record_main(const struct options *opts)
 
 	if ((ret = preflight_check_privileges()) || (ret = preflight_check_btf()))
 		return ret;
-	if (output_file_open(&r.out, opts->output))
+	/* Bad --cgroup paths are the user's to fix before anything is created. */
+	if (cgroup_targets_open(&r.cgroups, opts->cgroups, opts->nr_cgroups))
 		return 1;
+	if (output_file_open(&r.out, opts->output)) {
+		cgroup_targets_close(&r.cgroups);
+		return 1;
+	}
 	abort_unlink_path = r.out.tmp_path;
 	install_signal_handlers();
 
@@ -439,6 +462,8 @@ int record_main(const struct options *opts)
 		cfg.tgids = opts->pids;
 		cfg.nr_tgids = opts->nr_pids;
 	}
+	cfg.cgroups = r.cgroups.session;
+	cfg.nr_cgroups = r.cgroups.n;
 
 	ret = session_open(&r.session, &cfg);
 	if (ret)
@@ -452,11 +477,14 @@ int record_main(const struct options *opts)
 			 r.feed.sb.error[0] ? r.feed.sb.error : strerror(-ret));
 		ret = 0;
 	} else {
+		lifecycle_feed_set_cgroups(&r.feed, r.cgroups.path, r.cgroups.n);
 		r.model.lifecycle = true;
 		r.session.before_drain = lifecycle_feed_drain;
 		r.session.before_drain_ctx = &r.feed;
 	}
-	r.model.all_processes = opts->all;
+	/* With --cgroup, a process enters the model only through the filters. */
+	r.model.all_processes = opts->all && !r.cgroups.n;
+	r.model.cgroup_names = r.cgroups.n > 0;
 	r.start_wall_ms = (double)clock_ns(CLOCK_REALTIME) / 1e6;
 	start_ns = clock_ns(CLOCK_MONOTONIC);
 	r.model.start_ts = r.model.end_ts = start_ns;
@@ -491,6 +519,15 @@ int record_main(const struct options *opts)
 			model_process(&r.model, cfg.tgids[i], start_ns);
 		else
 			proc_seed_process(&r.model, "/proc", cfg.tgids[i], start_ns);
+	}
+	if (r.cgroups.n) {
+		struct seed_ctx seed = { &r.model, start_ns };
+
+		if (cgroup_targets_for_each_process(&r.cgroups, seed_cgroup_process, &seed)) {
+			log_error("out of memory");
+			ret = 1;
+			goto out;
+		}
 	}
 	if (!isatty(STDERR_FILENO) || log_verbosity)
 		log_info("recording %s at %u Hz%s", opts->target_desc, opts->freq_hz,
@@ -530,5 +567,6 @@ out:
 	model_free(&r.model);
 	symbolizer_free(r.sym);
 	jit_maps_free(r.jit);
+	cgroup_targets_close(&r.cgroups);
 	return ret;
 }

@@ -7,6 +7,7 @@
  * valid UTF-8 (jansson would reject such strings instead).
  */
 #include "emitter.h"
+#include "cgroup_meta.h"
 #include "marker_schema.h"
 #include "syscall_markers.h"
 
@@ -58,6 +59,8 @@ struct emit_plan {
 	bool sched_schemas;	  /* write the scheduling marker schemas */
 	bool syscall_schemas;	  /* write the syscall marker schemas */
 	struct marker_row *rows;  /* scratch for one thread's markers: the most any has */
+	/* Process labels and per-cgroup meta entries. */
+	struct cgroup_meta cgroups;
 };
 
 static uint64_t rel_ns(const struct model *m, uint64_t ts)
@@ -117,6 +120,7 @@ static void plan_free(struct emit_plan *p)
 	free(p->main_thread);
 	free(p->pid_dup);
 	free(p->rows);
+	cgroup_meta_free(&p->cgroups);
 }
 
 /*
@@ -295,7 +299,7 @@ static int plan_build(struct emit_plan *p, const struct model *m, const struct p
 					     th->first_ts, th->tid, (uint32_t)i };
 	}
 	qsort(p->order, nt, sizeof(*p->order), cmp_thread_key);
-	err = 0;
+	err = cgroup_meta_build(&p->cgroups, m);
 out:
 	free(procs);
 	free(rank);
@@ -382,7 +386,7 @@ static void write_extra_sched(struct json_writer *w, const struct model *m,
 
 /* The "more info" panel: how this recording was made and what it lost. */
 static void write_extra(struct json_writer *w, const struct model *m,
-			const struct profile_meta *meta)
+			const struct profile_meta *meta, const struct emit_plan *p)
 {
 	jw_key(w, "extra");
 	jw_begin_array(w);
@@ -392,6 +396,8 @@ static void write_extra(struct json_writer *w, const struct model *m,
 	jw_begin_array(w);
 	extra_entry_string(w, "Command line", meta->command_line);
 	extra_entry_string(w, "Target", meta->target);
+	for (size_t i = 0; i < meta->nr_cgroup_filters; i++)
+		extra_entry_string(w, "Cgroup filter", meta->cgroup_filters[i]);
 	extra_entry_string(w, "Sample event", meta->sample_event);
 	extra_entry_int(w, "Sampling frequency (Hz)", meta->sample_freq_hz);
 	extra_entry_string(w, "Idle threads", meta->include_idle ? "included" : "excluded");
@@ -407,6 +413,11 @@ static void write_extra(struct json_writer *w, const struct model *m,
 	extra_entry_string(w, "Kernel", meta->kernel_release);
 	extra_entry_string(w, "Architecture", meta->arch);
 	extra_entry_string(w, "bpfprof version", meta->product_version);
+	/* Last: with --cgroup there may be many of them. */
+	for (size_t i = 0; i < p->cgroups.nr_entries; i++)
+		extra_entry_string(w, p->cgroups.entries[i].label, p->cgroups.entries[i].value);
+	if (p->cgroups.other_cgroups)
+		extra_entry_int(w, "Other cgroups", p->cgroups.other_cgroups);
 	jw_end_array(w);
 	jw_end_object(w);
 	jw_end_array(w);
@@ -418,6 +429,19 @@ static void write_extra(struct json_writer *w, const struct model *m,
 #define WAKEUP_SCHEMA	     "bpfprof.Wakeup"
 #define SCHED_SUMMARY_SCHEMA "bpfprof.SchedSummary"
 
+/* One field a line; the last three only when the process's cgroup is known. */
+/* clang-format off */
+static const struct schema_field process_fields[] = {
+	{ "name", "Name", "string" },
+	{ "pid", "PID", "string" },
+	{ "commandLine", "Command line", "string" },
+	{ "cgroup", "Cgroup", "string" },
+	{ "containerId", "Container ID", "string" },
+	{ "containerRuntime", "Container runtime", "string" },
+	{ NULL },
+};
+/* clang-format on */
+
 /* One instant marker per process, on its main thread: what it ran. */
 static const struct marker_schema process_schema = {
 	.name = PROCESS_SCHEMA,
@@ -425,11 +449,9 @@ static const struct marker_schema process_schema = {
 	.chart_label = "{marker.data.commandLine}",
 	.tooltip_label = "{marker.data.name} ({marker.data.pid})",
 	.table_label = "{marker.data.name} ({marker.data.pid}): {marker.data.commandLine}",
-	.description = "The process as bpfprof first saw it: its name, pid and command line.",
-	.fields = (const struct schema_field[]){ { "name", "Name", "string" },
-						 { "pid", "PID", "string" },
-						 { "commandLine", "Command line", "string" },
-						 { NULL } },
+	.description = "The process as bpfprof first saw it: its name, pid and command line, and "
+		       "its cgroup and container when known.",
+	.fields = process_fields,
 };
 
 /*
@@ -585,7 +607,7 @@ static void write_meta(struct json_writer *w, const struct model *m,
 	jw_kv_string(w, "threadCPUDelta", "\xc2\xb5s");
 	jw_end_object(w);
 	write_marker_schemas(w, p);
-	write_extra(w, m, meta);
+	write_extra(w, m, meta, p);
 	jw_end_object(w);
 }
 
@@ -972,7 +994,7 @@ static size_t comm_len(const char *comm)
 	return strnlen(comm, BPFPROF_COMM_LEN);
 }
 
-static void write_process_name(struct json_writer *w, const struct process *proc);
+static void write_process_comm(struct json_writer *w, const struct process *proc);
 
 /* ---- markers --------------------------------------------------------------- */
 
@@ -983,13 +1005,22 @@ static void write_process_marker_data(struct json_writer *w, const struct proces
 	const char *cmdline = proc->cmdline ? proc->cmdline
 					    : "(unknown: the process exited before it was read, "
 					      "or is a kernel thread)";
+	char container[CONTAINER_ID_MAX];
+	const char *runtime;
 
 	jw_begin_object(w);
 	jw_kv_string(w, "type", PROCESS_SCHEMA);
+	/* The plain comm: the cgroup and container have fields of their own. */
 	jw_key(w, "name");
-	write_process_name(w, proc);
+	write_process_comm(w, proc);
 	jw_kv_string(w, "pid", pid);
 	jw_kv_string(w, "commandLine", cmdline);
+	if (proc->cgroup)
+		jw_kv_string(w, "cgroup", proc->cgroup);
+	if (process_container(proc, container, &runtime)) {
+		jw_kv_string(w, "containerId", container);
+		jw_kv_string(w, "containerRuntime", runtime);
+	}
 	jw_end_object(w);
 }
 
@@ -1256,7 +1287,7 @@ static void write_markers(struct json_writer *w, const struct model *m,
 	jw_end_object(w);
 }
 
-static void write_process_name(struct json_writer *w, const struct process *proc)
+static void write_process_comm(struct json_writer *w, const struct process *proc)
 {
 	char fallback[32];
 
@@ -1268,11 +1299,24 @@ static void write_process_name(struct json_writer *w, const struct process *proc
 	jw_string(w, fallback);
 }
 
+/* The process track's label: the comm, with its container or cgroup (cgroup_meta.h). */
+static void write_process_name(struct json_writer *w, const struct model *m,
+			       const struct emit_plan *p, const struct process *proc)
+{
+	const char *label = p->cgroups.proc_label[proc - m->processes.data];
+
+	if (label)
+		jw_string(w, label);
+	else
+		write_process_comm(w, proc);
+}
+
 /*
  * The main thread carries the process name (it labels the process track);
  * per-CPU idle threads are all "swapper" in comm, so they get their CPU.
  */
-static void write_thread_name(struct json_writer *w, const struct process *proc,
+static void write_thread_name(struct json_writer *w, const struct model *m,
+			      const struct emit_plan *p, const struct process *proc,
 			      const struct thread *th, bool is_main)
 {
 	char buf[48];
@@ -1284,7 +1328,7 @@ static void write_thread_name(struct json_writer *w, const struct process *proc,
 			snprintf(buf, sizeof(buf), "swapper");
 		jw_string(w, buf);
 	} else if (is_main) {
-		write_process_name(w, proc);
+		write_process_name(w, m, p, proc);
 	} else if (comm_len(th->name)) {
 		jw_string_len(w, th->name, comm_len(th->name));
 	} else {
@@ -1330,11 +1374,11 @@ static void write_thread(struct json_writer *w, const struct model *m,
 
 	jw_begin_object(w);
 	jw_key(w, "name");
-	write_thread_name(w, proc, th, is_main);
+	write_thread_name(w, m, p, proc, th, is_main);
 	jw_kv_bool(w, "isMainThread", is_main);
 	jw_kv_string(w, "processType", "default");
 	jw_key(w, "processName");
-	write_process_name(w, proc);
+	write_process_name(w, m, p, proc);
 	jw_kv_string(w, "pid", pid);
 	jw_kv_uint(w, "tid", th->tid);
 	jw_kv_ms(w, "processStartupTime", rel_ns(m, process_start(m, proc)));

@@ -8,6 +8,7 @@
 #define BPFPROF_EMITTER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../model/model.h"
@@ -34,6 +35,9 @@ struct profile_meta {
 	uint64_t sched_min_ns;	 /* the marker threshold (--sched-min) */
 	bool syscalls_enabled;	 /* syscall capture was on */
 	uint64_t syscall_min_ns; /* its marker threshold (--syscall-min) */
+	/* --cgroup targets, e.g. "/test/child (id 1234)": one "Cgroup filter" entry each. */
+	const char *const *cgroup_filters;
+	size_t nr_cgroup_filters;
 };
 
 /* Write the whole profile to the open file descriptor `fd`, gzip-compressed when `gzip`. 0 or

@@ -113,6 +113,19 @@ static struct process *early_process(struct model *m, uint32_t pid, uint64_t ts)
 	return !p->started && !p->ended && p->first_ts >= ts ? p : NULL;
 }
 
+/*
+ * A child starts in its parent's cgroup (fork) and an exec does not move
+ * it, so when /proc could not tell (the process was already gone), the
+ * parent's or the previous image's is right. 0 or -ENOMEM.
+ */
+static int inherit_cgroup(struct process *p, const struct process *from)
+{
+	if (p->cgroup || !from->cgroup)
+		return 0;
+	p->cgroup = strdup(from->cgroup);
+	return p->cgroup ? 0 : -ENOMEM;
+}
+
 int model_fork(struct model *m, uint32_t ppid, uint32_t ptid, uint32_t pid, uint32_t tid,
 	       uint64_t ts)
 {
@@ -161,6 +174,8 @@ int model_fork(struct model *m, uint32_t ppid, uint32_t ptid, uint32_t pid, uint
 		p = &m->processes.data[idx];
 		if (name[0])
 			copy_comm(p->name, name);
+		if (parent_idx != NO_INDEX && inherit_cgroup(p, &m->processes.data[parent_idx]))
+			return -ENOMEM;
 	}
 	t = early_thread(m, pid, tid, ts);
 	if (!t)
@@ -231,6 +246,7 @@ static int reuse_image(struct model *m, struct process *p, uint32_t tid, const c
 	p->cmdline = NULL;
 	if (m->source.read_info)
 		m->source.read_info(m->source.ctx, p->pid, p->name, &p->cmdline);
+	model_read_cgroup(m, p);
 	copy_comm(p->name, comm);
 	/* de_thread: every other thread is gone; the exec'ing one is the leader now. */
 	for (size_t i = 0; i < p->threads.len; i++) {
@@ -248,6 +264,7 @@ static int reuse_image(struct model *m, struct process *p, uint32_t tid, const c
 int model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, bool exec,
 	       uint64_t ts)
 {
+	uint32_t old_idx = NO_INDEX;
 	struct process *p;
 	struct thread *t;
 
@@ -266,10 +283,14 @@ int model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, bo
 	p = known_process(m, pid, ts);
 	if (p && image_ran_no_code(m, p))
 		return reuse_image(m, p, tid, comm, ts);
-	if (p)
+	if (p) {
 		end_image(m, p, ts);
+		old_idx = (uint32_t)(p - m->processes.data);
+	}
 	p = model_new_image(m, pid, ts);
 	if (!p)
+		return -ENOMEM;
+	if (old_idx != NO_INDEX && inherit_cgroup(p, &m->processes.data[old_idx]))
 		return -ENOMEM;
 	mark_started(p, ts);
 	copy_comm(p->name, comm);

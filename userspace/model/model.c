@@ -34,6 +34,7 @@ void model_free(struct model *m)
 		struct process *p = &m->processes.data[i];
 
 		free(p->cmdline);
+		free(p->cgroup);
 		vec_free(&p->threads);
 		vec_free(&p->mappings);
 	}
@@ -147,8 +148,21 @@ struct process *model_new_image(struct model *m, uint32_t pid, uint64_t ts)
 	} else if (m->source.read_info &&
 		   m->source.read_info(m->source.ctx, pid, np->name, &np->cmdline) == -ENOENT) {
 		np->gone = true;
+	} else {
+		model_read_cgroup(m, np);
 	}
 	return np;
+}
+
+void model_read_cgroup(struct model *m, struct process *p)
+{
+	char *path = NULL;
+
+	/* Only a label: a process gone (or any failure) leaves what was known. */
+	if (!m->source.read_cgroup || m->source.read_cgroup(m->source.ctx, p->pid, &path))
+		return;
+	free(p->cgroup);
+	p->cgroup = path;
 }
 
 /*

@@ -220,6 +220,12 @@ struct process {
 	uint32_t main_thread;	     /* thread index, or NO_INDEX until finish */
 	uint64_t first_ts, last_ts;
 	/*
+	 * The cgroup v2 path as /proc/PID/cgroup writes it ("/system.slice/x"),
+	 * NULL when unknown; a forked child that was gone before anyone looked
+	 * has its parent's, where it started.
+	 */
+	char *cgroup;
+	/*
 	 * One process image: a fork or an exec starts a new one (`started`, at
 	 * start_ts), an exit or an exec ends it (`ended`, at end_ts). Images of
 	 * the same pid (exec, pid reuse) are chained newest first through
@@ -259,6 +265,8 @@ struct proc_source {
 	 * negative errno when it has none. Optional.
 	 */
 	int64_t (*jit_object)(void *ctx, uint32_t pid, uint64_t ts);
+	/* The cgroup v2 path of a live process, malloc'd; a negative errno if unknown. Optional. */
+	int (*read_cgroup)(void *ctx, uint32_t pid, char **path);
 	void *ctx;
 };
 
@@ -294,6 +302,8 @@ struct model {
 	uint64_t syscall_min_ns;     /* syscalls shorter than this are only counted */
 	/* Whole machine (-a): a fork's parent becomes a process of the model too. */
 	bool all_processes;
+	/* --cgroup: processes are labelled with their cgroup in the profile. */
+	bool cgroup_names;
 	/*
 	 * Forks, exits and execs are fed (model_fork & co.): a process or
 	 * thread without a start of its own existed before the recording.

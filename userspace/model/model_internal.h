@@ -13,6 +13,8 @@ struct thread *model_new_thread(struct model *m, uint32_t pid, uint32_t tid, int
 bool model_is_latest_image(const struct model *m, const struct process *p);
 /* Replace p's mappings with /proc's view, for the newest image of a live process. */
 void model_read_maps(struct model *m, struct process *p, uint64_t ts);
+/* Set p's cgroup from /proc's view when it can be read; else leave it as it was. */
+void model_read_cgroup(struct model *m, struct process *p);
 
 /* A record of thread `t` was seen at ts: lifetimes of the thread, its process and the profile. */
 void note_event_ts(struct model *m, struct thread *t, uint64_t ts);

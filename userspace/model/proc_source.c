@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../cgroup/cgroup_fs.h"
 #include "../symbols/proc_maps.h"
 #include "../symbols/jit_maps.h"
 #include "../symbols/symbolizer.h"
@@ -188,11 +189,19 @@ static int64_t jit_object(void *vctx, uint32_t pid, uint64_t ts)
 	return ctx->jit ? jit_maps_object(ctx->jit, pid, ts) : -ENOENT;
 }
 
+static int read_cgroup(void *vctx, uint32_t pid, char **path)
+{
+	struct proc_source_ctx *ctx = vctx;
+
+	return cgroup_read_proc_path(ctx->proc_root, pid, path);
+}
+
 void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)
 {
 	src->jit_object = jit_object;
 	src->read_info = read_info;
 	src->read_maps = read_maps;
 	src->object_for_mapping = object_for_mapping;
+	src->read_cgroup = read_cgroup;
 	src->ctx = ctx;
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The live proc_source: process names, command lines and executable
- * mappings read from /proc while the process is alive, with mappings
+ * The live proc_source: process names, command lines, cgroups and
+ * executable mappings read from /proc while the process is alive, with mappings
  * translated to symbolizer objects at once (so the binary is identified by
  * device+inode even if the process exits before symbolization).
  */
