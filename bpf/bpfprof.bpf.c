@@ -416,6 +416,45 @@ static __always_inline bool stack_slot(struct task_sched_state *ts, __u64 sig, _
 }
 
 /*
+ * --cgroup: a thread that was a target (it left a CPU as one: off_ts is
+ * set) is seen outside the targets, so it moved out. Its timeline must end
+ * here (SWITCH_LEFT_TARGETS), or a wait it was in when it moved would stay
+ * open to the end of the recording. Reported once: off_ts is cleared.
+ */
+static __always_inline void note_left_targets(struct task_struct *task, __u32 tgid, __u32 tid,
+					      __u64 since, __u64 now)
+{
+	struct task_sched_state *ts = bpf_task_storage_get(&task_sched, task, NULL, 0);
+	struct switch_event *e;
+	__u32 zero = 0;
+	__u64 size;
+
+	if (!ts || !ts->off_ts)
+		return;
+	ts->off_ts = 0;
+	ts->wake_ts = 0;
+	e = bpf_map_lookup_elem(&switch_scratch, &zero);
+	if (!e)
+		return;
+	e->hdr.kind = EV_SWITCH;
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts = now;
+	e->hdr.pid = tgid;
+	e->hdr.tid = tid;
+	e->oncpu_since = since;
+	e->next_pid = e->next_tid = 0;
+	e->prev_comm[0] = e->next_comm[0] = '\0';
+	e->prev_state = 0;
+	e->flags = SWITCH_LEFT_TARGETS;
+	e->pad = 0;
+	e->woken.ts = 0;
+	e->kstack_len = e->ustack_len = 0;
+	size = __builtin_offsetof(struct switch_event, ips);
+	e->hdr.size = size;
+	submit(e, size, EV_SWITCH, e->hdr.cpu);
+}
+
+/*
  * Every context switch on every CPU comes here, so the common path (a
  * switch of non-targets) is one per-CPU store and at most one lookup. Only
  * a target leaving the CPU produces a record; its stack is taken now,
@@ -443,13 +482,20 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	next_tid = TASK_READ(btf, next, pid);
 	next_tgid = TASK_READ(btf, next, tgid);
 	next_target = next_tid != 0 && task_is_target(next, next_tgid, cg_kfunc);
+	/* Only the BTF-typed next can reach its task storage: raw_tp sees leavers at switch-out. */
+	if (nr_cgroups && btf && next_tid != 0 && !next_target)
+		note_left_targets(next, next_tgid, next_tid, now, now);
 
 	prev_tid = TASK_READ(btf, prev, pid);
 	if (prev_tid == 0)
 		return; /* idle leaving the CPU: its slice is not accounted */
 	prev_tgid = TASK_READ(btf, prev, tgid);
-	if (!current_is_target(prev_tgid)) /* prev is still current */
+	if (!current_is_target(prev_tgid)) { /* prev is still current */
+		if (nr_cgroups)
+			note_left_targets(bpf_get_current_task_btf(), prev_tgid, prev_tid, since,
+					  now);
 		return;
+	}
 
 	e = bpf_map_lookup_elem(&switch_scratch, &zero);
 	if (!e)
@@ -482,8 +528,8 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 
 	/* prev is still current here; the BTF-typed pointer works for both flavours. */
 	cur = bpf_get_current_task_btf();
-	/* The storage serves only kept wakeups and the stack rate limit. */
-	ts = defer_wakeups || offcpu_stacks
+	/* The storage serves kept wakeups, the stack rate limit and seeing leavers. */
+	ts = defer_wakeups || offcpu_stacks || nr_cgroups
 		     ? bpf_task_storage_get(&task_sched, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE)
 		     : NULL;
 	if (defer_wakeups)

@@ -101,6 +101,13 @@ struct sample_event {
 #define SWITCH_STACK_SLOTS	4
 #define SWITCH_STACK_SLOT_SHIFT 13
 #define SWITCH_STACK_SLOT_MASK	(3u << SWITCH_STACK_SLOT_SHIFT)
+/*
+ * --cgroup: not a switch-out but the end of a thread's timeline. The thread
+ * (hdr.pid/tid) was a target and has left the target cgroups (moved out):
+ * whatever wait it was in ended at oncpu_since, when it got a CPU outside;
+ * nothing of it is recorded from then on, until it comes back. No stack.
+ */
+#define SWITCH_LEFT_TARGETS	(1u << 15)
 
 /*
  * A context switch on hdr.cpu at hdr.ts; hdr.pid/hdr.tid are prev, the task

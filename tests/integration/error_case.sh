@@ -122,6 +122,55 @@ missing_btf)
 command_not_found)
 	expect_error 'no-such-command' -d 5 -o "$OUT" -- "$WORK/no-such-command"
 	;;
+# --cgroup (issue 6): paths that are not a cgroup v2 directory, and targets
+# it cannot narrow.
+cgroup_missing)
+	. "$(dirname "$0")/cgroup_common.sh"
+	require_cgroup_v2
+	expect_error "bpfprof-no-such-cgroup-$$.*no such cgroup" -a --cgroup "$V2/bpfprof-no-such-cgroup-$$" -d 1 -o "$OUT"
+	;;
+cgroup_missing_relative)
+	. "$(dirname "$0")/cgroup_common.sh"
+	require_cgroup_v2
+	expect_error "bpfprof-no-such-cgroup-$$.*no such cgroup" -a --cgroup "bpfprof-no-such-cgroup-$$" -d 1 -o "$OUT"
+	;;
+cgroup_empty)
+	expect_error 'cgroup.*(needs|empty|missing)' -a --cgroup '' -d 1 -o "$OUT"
+	;;
+cgroup_not_v2)
+	# A directory of another filesystem (tmpfs or the root's).
+	expect_error '/tmp.*not a cgroup v2' -a --cgroup /tmp -d 1 -o "$OUT"
+	;;
+cgroup_v1)
+	# A cgroup v1 hierarchy's directory: a cgroup, but not of v2.
+	. "$(dirname "$0")/cgroup_common.sh"
+	v1=$(cgroup_mounts cgroup | head -n 1)
+	if [ -z "$v1" ]; then
+		log "SKIP no cgroup v1 hierarchy is mounted on this host"
+		exit 77
+	fi
+	expect_error "$v1.*not a cgroup v2.*v1" -a --cgroup "$v1" -d 1 -o "$OUT"
+	;;
+cgroup_file)
+	# The cgroup.procs file of a real cgroup (the v2 root).
+	. "$(dirname "$0")/cgroup_common.sh"
+	require_cgroup_v2
+	expect_error 'cgroup\.procs.*(file|not a cgroup)' -a --cgroup "$V2/cgroup.procs" -d 1 -o "$OUT"
+	;;
+cgroup_with_pid)
+	expect_error '(cgroup.*-p)|(-p.*cgroup)' -p 1 --cgroup / -d 1 -o "$OUT"
+	;;
+cgroup_with_command)
+	expect_error '(cgroup.*command)|(command.*cgroup)' --cgroup / -d 1 -o "$OUT" -- true
+	;;
+cgroup_too_many)
+	# At most 8; the same cgroup nine times is still nine.
+	args=()
+	for ((i = 0; i < 9; i++)); do
+		args+=(--cgroup /)
+	done
+	expect_error '(at most|up to|too many|more than) 8|8 cgroups' -a "${args[@]}" -d 1 -o "$OUT"
+	;;
 *)
 	log "error_case.sh: unknown case $CASE"
 	exit 2

@@ -20,7 +20,7 @@ set(BPFPROF_CHECK_BUILD_DIR ${CMAKE_BINARY_DIR}/check)
 # Their own flags only: the profiler unwinds with frame pointers, so every burn
 # function must keep its frame and stay a function of its own; and a sanitizer
 # build of bpfprof must not change the code the tests expect to see.
-foreach(workload burner forker sleeper pipepair spawner syscaller)
+foreach(workload burner forker sleeper pipepair spawner syscaller cgroup_worker)
   add_executable(bpfprof_workload_${workload} ${BPFPROF_TESTS_DIR}/workloads/${workload}.c)
   set_target_properties(bpfprof_workload_${workload} PROPERTIES
     OUTPUT_NAME ${workload}
@@ -46,6 +46,7 @@ set(BPFPROF_INTEGRATION_ENV
   PIPEPAIR=$<TARGET_FILE:bpfprof_workload_pipepair>
   SPAWNER=$<TARGET_FILE:bpfprof_workload_spawner>
   SYSCALLER=$<TARGET_FILE:bpfprof_workload_syscaller>
+  CGROUP_WORKER=$<TARGET_FILE:bpfprof_workload_cgroup_worker>
   CHECK_DIR=${BPFPROF_TESTS_DIR}/check
   CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules
   NODE=${BPFPROF_NODE})
@@ -163,3 +164,23 @@ set_tests_properties(integration.check_selftest_syscalls PROPERTIES
   TIMEOUT 120
   FIXTURES_REQUIRED bpfprof_check_npm
   ENVIRONMENT "CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules")
+
+# The cgroup filter (issue 6): `bpfprof -a --cgroup` while processes fork
+# inside a test cgroup, move in and out of its child cgroup, and burn outside
+# it; with the default programs, forced raw_tp programs, and tp_btf programs
+# without the bpf_task_under_cgroup kfunc. The checker's own test on
+# hand-made profiles; and the CLI's errors for bad --cgroup arguments.
+bpfprof_integration_test(cgroup_default 120 TRUE cgroup.sh default)
+bpfprof_integration_test(cgroup_raw_tp 120 TRUE cgroup.sh raw_tp)
+bpfprof_integration_test(cgroup_no_kfunc 120 TRUE cgroup.sh no_kfunc)
+add_test(NAME integration.check_selftest_cgroup
+  COMMAND ${BPFPROF_NODE} --test ${BPFPROF_TESTS_DIR}/check/selftest_cgroup.mjs)
+set_tests_properties(integration.check_selftest_cgroup PROPERTIES
+  LABELS "integration;checker"
+  TIMEOUT 120
+  FIXTURES_REQUIRED bpfprof_check_npm
+  ENVIRONMENT "CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules")
+foreach(case cgroup_missing cgroup_missing_relative cgroup_empty cgroup_not_v2 cgroup_v1 cgroup_file
+             cgroup_with_pid cgroup_with_command cgroup_too_many)
+  bpfprof_integration_test(error.${case} 60 FALSE error_case.sh ${case})
+endforeach()

@@ -882,6 +882,60 @@ out:
 	model_free(&m);
 }
 
+static union record mk_leave(uint32_t pid, uint32_t tid, uint64_t ts, uint64_t since)
+{
+	union record r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.kind = EV_SWITCH;
+	r.hdr.ts = ts;
+	r.hdr.pid = pid;
+	r.hdr.tid = tid;
+	r.sw.oncpu_since = since;
+	r.sw.flags = SWITCH_LEFT_TARGETS;
+	r.hdr.size = (uint16_t)offsetof(struct switch_event, ips);
+	return r;
+}
+
+/*
+ * --cgroup: a thread moved out of the targets while asleep got a CPU outside
+ * at 3 ms; its wait ends there, not at the stop, and nothing follows it
+ * until it comes back (a sample inside at 6 ms, in a slice from 5.5 ms).
+ */
+static void leaving_the_targets_ends_the_wait(void)
+{
+	struct model m;
+	const struct thread *t;
+
+	setup(&m);
+	m.stop_ts = T0 + 8 * MS;
+	sample(&m, 800, 801, T0 + 1 * MS, T0 + 500 * US);
+	feed(&m, mk_switch((struct sw_args){ .pid = 800,
+					     .tid = 801,
+					     .ts = T0 + 1500 * US,
+					     .since = T0 + 500 * US,
+					     .state = KTASK_INTERRUPTIBLE,
+					     .stack = true }));
+	feed(&m, mk_leave(800, 801, T0 + 3 * MS, T0 + 3 * MS));
+	sample(&m, 800, 801, T0 + 6 * MS, T0 + 5500 * US);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	t = thread_of(&m, 801);
+	CHECK(t != NULL);
+	if (!t)
+		goto out;
+	/* Not counted as a switch: it is no switch-out of a target. */
+	CHECK_EQ_INT(m.stats.switches, 1);
+	CHECK_EQ_INT(t->sched_markers.len, 1);
+	if (t->sched_markers.len == 1)
+		check_marker(&t->sched_markers.data[0], SCHED_MARKER_OFFCPU, T0 + 1500 * US,
+			     T0 + 3 * MS, OFFCPU_SLEEPING);
+	CHECK_EQ_INT(t->sched.offcpu_ns, 1500 * US);
+	/* On-CPU: 0.5..1.5 ms, then 5.5 ms to the stop at 8 ms; the time outside is no CPU. */
+	CHECK_EQ_INT(t->sched.on_cpu_ns, 1 * MS + 2500 * US);
+out:
+	model_free(&m);
+}
+
 /* Records of one thread from a ring drained after a flush already replayed past them. */
 static void late_event_across_flushes(void)
 {
@@ -1314,6 +1368,7 @@ int main(void)
 	RUN(reused_stacks_per_slot);
 	RUN(blocked_and_idle_waits_end_to_end);
 	RUN(stop_closes_open_intervals);
+	RUN(leaving_the_targets_ends_the_wait);
 	RUN(late_event_across_flushes);
 	RUN(new_thread_and_wakeup_of_running_thread);
 	RUN(wakeup_racing_with_switch_out);

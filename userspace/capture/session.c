@@ -194,7 +194,8 @@ static void configure_cgroups(struct session *s, const struct session_config *cf
 		s->skel->rodata->cgroup_ids[i] = cfg->cgroups[i].id;
 		s->skel->rodata->cgroup_levels[i] = cfg->cgroups[i].level;
 	}
-	s->cg_kfunc = n && cgroup_kfunc_supported();
+	/* Only tp_btf programs can call kfuncs. */
+	s->cg_kfunc = n && cgroup_kfunc_supported() && tp_btf_supported("sched_switch");
 	if (s->cg_kfunc && !object_has_kptr_tag(s->skel->obj)) {
 		log_debug("the BPF object has no kptr type tags (built with clang < 15): no "
 			  "cgroup kfunc");

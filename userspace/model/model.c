@@ -472,6 +472,28 @@ static void trim_switch_stack(const struct model *m, struct stack_record *sr)
 		}
 }
 
+/* A target thread left the target cgroups: its timeline ends (see SWITCH_LEFT_TARGETS). */
+static int add_leave(struct model *m, const struct switch_event *e)
+{
+	struct sched_event ev = { 0 };
+	struct thread *t;
+	int err;
+
+	if (!m->sched_enabled || e->hdr.tid == 0)
+		return 0;
+	t = model_thread(m, e->hdr.pid, e->hdr.tid, (int)e->hdr.cpu, e->hdr.ts);
+	if (!t)
+		return -ENOMEM;
+	ev.ts = e->hdr.ts;
+	ev.since = e->oncpu_since;
+	ev.stack = NO_INDEX;
+	ev.type = SCHED_EV_LEAVE;
+	if ((err = sched_queue(t, &ev)))
+		return err;
+	note_event_ts(m, t, e->hdr.ts);
+	return 0;
+}
+
 int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 {
 	struct sched_event ev = { 0 };
@@ -491,6 +513,8 @@ int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 		m->stats.events_malformed++;
 		return 0;
 	}
+	if (e->flags & SWITCH_LEFT_TARGETS)
+		return add_leave(m, e);
 	m->stats.switches++;
 	/* Idle's slices are not accounted; a non-target prev has nothing to tell. */
 	if (!m->sched_enabled || !(e->flags & SWITCH_PREV_TARGET) || e->hdr.tid == 0)

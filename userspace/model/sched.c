@@ -444,6 +444,24 @@ static void replay_wakeup(struct thread *t, const struct sched_event *ev, bool l
 	set_other(r, ev->other_pid, ev->other_tid, ev->other_comm);
 }
 
+/*
+ * The thread left the target cgroups. A wait it was in ended when it got a
+ * CPU outside; a slice it was in when it moved is not accounted past what
+ * was seen (when it moved is unknown). Nothing is known of it from now on.
+ */
+static int replay_leave(struct model *m, struct thread *t, const struct sched_event *ev)
+{
+	struct sched_replay_state *r = &t->replay;
+	int err;
+
+	if (r->state == REPLAY_OFF && (err = close_offcpu(m, t, min_u64(ev->since, ev->ts))))
+		return err;
+	r->state = REPLAY_UNKNOWN;
+	r->woken = r->woken_new = false;
+	clear_other(r);
+	return 0;
+}
+
 static int replay_event(struct model *m, struct thread *t, struct sched_event ev)
 {
 	struct sched_replay_state *r = &t->replay;
@@ -463,6 +481,8 @@ static int replay_event(struct model *m, struct thread *t, struct sched_event ev
 	case SCHED_EV_WAKEUP:
 		replay_wakeup(t, &ev, late);
 		return 0;
+	case SCHED_EV_LEAVE:
+		return replay_leave(m, t, &ev);
 	}
 	return 0;
 }

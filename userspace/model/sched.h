@@ -16,6 +16,8 @@ enum sched_event_type {
 	SCHED_EV_SAMPLE = 0,	 /* an on-CPU sample: the thread runs at ts, since `since` */
 	SCHED_EV_SWITCH_OUT = 1, /* the thread left the CPU at ts; it ran since `since` */
 	SCHED_EV_WAKEUP = 2,	 /* the thread was woken at ts by `other` */
+	/* the thread left the targets (--cgroup); a wait it was in ended at `since` */
+	SCHED_EV_LEAVE = 3,
 };
 
 /*
