@@ -415,6 +415,18 @@ static __always_inline bool stack_slot(struct task_sched_state *ts, __u64 sig, _
 	return false;
 }
 
+/* The header of a switch record about tgid/tid at `now`, in a slice that began at `since`. */
+static __always_inline void switch_record_begin(struct switch_event *e, __u32 tgid, __u32 tid,
+						__u64 since, __u64 now)
+{
+	e->hdr.kind = EV_SWITCH;
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts = now;
+	e->hdr.pid = tgid;
+	e->hdr.tid = tid;
+	e->oncpu_since = since;
+}
+
 /*
  * --cgroup: a thread that was a target (it left a CPU as one: off_ts is
  * set) is seen outside the targets, so it moved out. Its timeline must end
@@ -436,12 +448,7 @@ static __always_inline void note_left_targets(struct task_struct *task, __u32 tg
 	e = bpf_map_lookup_elem(&switch_scratch, &zero);
 	if (!e)
 		return;
-	e->hdr.kind = EV_SWITCH;
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts = now;
-	e->hdr.pid = tgid;
-	e->hdr.tid = tid;
-	e->oncpu_since = since;
+	switch_record_begin(e, tgid, tid, since, now);
 	e->next_pid = e->next_tid = 0;
 	e->prev_comm[0] = e->next_comm[0] = '\0';
 	e->prev_state = 0;
@@ -500,12 +507,7 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	e = bpf_map_lookup_elem(&switch_scratch, &zero);
 	if (!e)
 		return;
-	e->hdr.kind = EV_SWITCH;
-	e->hdr.cpu = bpf_get_smp_processor_id();
-	e->hdr.ts = now;
-	e->hdr.pid = prev_tgid;
-	e->hdr.tid = prev_tid;
-	e->oncpu_since = since;
+	switch_record_begin(e, prev_tgid, prev_tid, since, now);
 	e->next_pid = next_tgid;
 	e->next_tid = next_tid;
 	if (btf)
