@@ -360,38 +360,19 @@ print_summary() {
 # measure_cost B|C: one more run with kernel.bpf_stats_enabled=1; the run
 # time of each of bpfprof's programs and its process CPU.
 measure_cost() {
-	local c=$1 ids t0 t1 out window all_cpu_ns cpu0 cpu1 rec_cpu prev
-	local -a before after
+	local c=$1
 
-	prev=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read kernel.bpf_stats_enabled"
-	STATS_RESTORE=$prev
-	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null || die "cannot set kernel.bpf_stats_enabled=1"
-	start_config "$c"
-	mapfile -t ids < <(bpfprof_prog_ids "$PROF_PID")
-	t0=$(now_ns)
-	mapfile -t before < <(bpf_prog_stats "${ids[@]}")
-	cpu0=$(proc_cpu_s "$PROF_PID")
-	out=$(run_workload) || exit 1
-	cpu1=$(proc_cpu_s "$PROF_PID")
-	mapfile -t after < <(bpf_prog_stats "${ids[@]}")
-	t1=$(now_ns)
-	stop_bpfprof
-	restore_bpf_stats
+	bpf_stats_run run_workload start_config "$c"
 	rm -f "$WORK/bpfprof.json.gz"
-	window=$((t1 - t0))
-	all_cpu_ns=$(calc "$window * $NCPU" %.0f)
-	rec_cpu=$(calc "$cpu1 - $cpu0" %.4f)
 	echo
 	if [ "$c" = B ]; then
 		echo "-- bpfprof's own cost, B (-a --cgroup $CG_PATH), with kernel.bpf_stats_enabled=1 --"
 	else
 		echo "-- bpfprof's own cost, C (-a), with kernel.bpf_stats_enabled=1 --"
 	fi
-	echo "window: $(calc "$window / 1e9" %.3f) s wall x $NCPU CPUs; workload $(scaled "${out%% *}") $UNIT" \
-		"(bpf_stats itself adds two clock reads per program run)"
-	bpf_stats_table "$all_cpu_ns" "${before[@]}" -- "${after[@]}"
-	echo "bpfprof process CPU while recording: $rec_cpu s = $(calc "$rec_cpu * 1e9 / $all_cpu_ns * 100" %.3f)%" \
-		"of all CPU time; recorded (samples processes switches syscalls lost): $(recorded)"
+	stats_window "workload $(scaled "${STATS_OUT%% *}") $UNIT"
+	echo "$STATS_TABLE"
+	stats_process_cpu "; recorded (samples processes switches syscalls lost): $(recorded)"
 }
 
 run_section() {

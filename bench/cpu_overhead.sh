@@ -316,7 +316,7 @@ print_summary() {
 # ---- bpfprof's own cost ----------------------------------------------------
 
 measure_bpfprof_cost() {
-	local prev ids t_start t_ready t0 t1 t2 cpu_ready cpu0 cpu1 cpu_total
+	local ids t_start t_ready t0 t1 t2 cpu_ready cpu0 cpu1 cpu_total
 	local s0 s1 tp window all_cpu_ns bpf_ns bpf_cnt smp_ns smp_cnt rec_cpu post_cpu post_wall
 	local lost samples size ncpu_s
 
@@ -326,9 +326,7 @@ measure_bpfprof_cost() {
 		echo "skipped: bpftool is not installed (scripts/install-deps.sh installs it)"
 		return 0
 	fi
-	prev=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read kernel.bpf_stats_enabled"
-	STATS_RESTORE=$prev
-	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null || die "cannot set kernel.bpf_stats_enabled=1"
+	enable_bpf_stats
 
 	t_start=$(now_ns)
 	start_bpfprof

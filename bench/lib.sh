@@ -140,6 +140,54 @@ kill_profiler() {
 	PROF_PID='' PROF_WRAP='' PROF_KIND=''
 }
 
+# kernel.bpf_stats_enabled=1 until restore_bpf_stats (the EXIT trap restores it too).
+enable_bpf_stats() {
+	STATS_RESTORE=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read kernel.bpf_stats_enabled"
+	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null || die "cannot set kernel.bpf_stats_enabled=1"
+}
+
+# bpf_stats_run WORKLOAD_FN START_CMD...: one run with kernel.bpf_stats_enabled=1:
+# START_CMD starts bpfprof, WORKLOAD_FN runs once, bpfprof stops. The window
+# encloses both snapshots, so shares are not inflated by time from outside
+# it. Sets STATS_OUT (the workload's output), STATS_WINDOW_NS,
+# STATS_ALL_CPU_NS (window x online CPUs), STATS_REC_CPU (bpfprof's process
+# CPU seconds in the window) and STATS_TABLE (bpf_stats_table's output).
+bpf_stats_run() {
+	local workload=$1 t0 t1 cpu0 cpu1
+	local -a ids before after
+	shift
+
+	enable_bpf_stats
+	"$@"
+	mapfile -t ids < <(bpfprof_prog_ids "$PROF_PID")
+	[ ${#ids[@]} -gt 0 ] || die "found no BPF programs among bpfprof's file descriptors"
+	t0=$(now_ns)
+	mapfile -t before < <(bpf_prog_stats "${ids[@]}")
+	cpu0=$(proc_cpu_s "$PROF_PID")
+	STATS_OUT=$("$workload") || exit 1
+	cpu1=$(proc_cpu_s "$PROF_PID")
+	mapfile -t after < <(bpf_prog_stats "${ids[@]}")
+	t1=$(now_ns)
+	stop_bpfprof
+	restore_bpf_stats
+	STATS_WINDOW_NS=$((t1 - t0))
+	STATS_ALL_CPU_NS=$(calc "$STATS_WINDOW_NS * $NCPU" %.0f)
+	STATS_REC_CPU=$(calc "$cpu1 - $cpu0" %.4f)
+	STATS_TABLE=$(bpf_stats_table "$STATS_ALL_CPU_NS" "${before[@]}" -- "${after[@]}")
+}
+
+# stats_window TEXT: the window of bpf_stats_run, and TEXT about the workload.
+stats_window() {
+	echo "window: $(calc "$STATS_WINDOW_NS / 1e9" %.3f) s wall x $NCPU CPUs; $*" \
+		"(bpf_stats itself adds two clock reads per program run)"
+}
+
+# stats_process_cpu SUFFIX: bpfprof's process CPU in the window, then SUFFIX.
+stats_process_cpu() {
+	echo "bpfprof process CPU while recording: $STATS_REC_CPU s =" \
+		"$(calc "$STATS_REC_CPU * 1e9 / $STATS_ALL_CPU_NS * 100" %.3f)% of all CPU time$1"
+}
+
 restore_bpf_stats() {
 	[ -n "$STATS_RESTORE" ] || return 0
 	sysctl -q -w kernel.bpf_stats_enabled="$STATS_RESTORE" >/dev/null ||

@@ -342,8 +342,7 @@ print_summary() {
 # ---- bpfprof's own cost ----------------------------------------------------
 
 measure_bpfprof_cost() {
-	local prev ids t0 t1 cpu0 cpu1 tp window all_cpu_ns rec_cpu smp sw wk swl wkl
-	local -a before after
+	local smp sw wk swl wkl
 
 	echo
 	echo "== bpfprof's own cost: one more run, with kernel.bpf_stats_enabled=1 =="
@@ -351,34 +350,11 @@ measure_bpfprof_cost() {
 		echo "skipped: bpftool is not installed (scripts/install-deps.sh installs it)"
 		return 0
 	fi
-	prev=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read kernel.bpf_stats_enabled"
-	STATS_RESTORE=$prev
-	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null || die "cannot set kernel.bpf_stats_enabled=1"
-
-	start_bpfprof
-	mapfile -t ids < <(bpfprof_prog_ids "$PROF_PID")
-	[ ${#ids[@]} -gt 0 ] || die "found no BPF programs among bpfprof's file descriptors"
-	# The window encloses both snapshots, so the shares below are not
-	# inflated by counting time from outside it.
-	t0=$(now_ns)
-	mapfile -t before < <(bpf_prog_stats "${ids[@]}")
-	cpu0=$(proc_cpu_s "$PROF_PID")
-	tp=$(run_workload) || exit 1
-	cpu1=$(proc_cpu_s "$PROF_PID")
-	mapfile -t after < <(bpf_prog_stats "${ids[@]}")
-	t1=$(now_ns)
-	stop_bpfprof
-	restore_bpf_stats
+	bpf_stats_run run_workload start_bpfprof
 	rm -f "$WORK/bpfprof.json.gz"
-
-	window=$((t1 - t0))
-	all_cpu_ns=$(calc "$window * $NCPU" %.0f)
-	rec_cpu=$(calc "$cpu1 - $cpu0" %.4f)
-	echo "window: $(calc "$window / 1e9" %.3f) s wall x $NCPU CPUs; workload $(krt "${tp%% *}") krt/s," \
-		"same CPU ${tp##* }% of round trips" \
-		"(bpf_stats itself adds two clock reads per program run)"
-	bpf_stats_table "$all_cpu_ns" "${before[@]}" -- "${after[@]}"
-	echo "bpfprof process CPU while recording: $rec_cpu s = $(calc "$rec_cpu * 1e9 / $all_cpu_ns * 100" %.3f)% of all CPU time"
+	stats_window "workload $(krt "${STATS_OUT%% *}") krt/s, same CPU ${STATS_OUT##* }% of round trips"
+	echo "$STATS_TABLE"
+	stats_process_cpu ""
 	read -r smp sw wk swl wkl < <(bpfprof_counts)
 	echo "recorded: $sw switches, $wk wakeups; lost: $swl switches, $wkl wakeups, $smp samples"
 }

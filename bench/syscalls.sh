@@ -237,36 +237,16 @@ print_summary() {
 }
 
 measure_bpfprof_cost() {
-	local ids t0 t1 tp window all_cpu_ns cpu0 cpu1 rec_cpu prev
-	local -a before after
-
 	echo
 	echo "== bpfprof's own cost: one more B run, with kernel.bpf_stats_enabled=1 =="
 	command -v bpftool >/dev/null 2>&1 || {
 		echo "skipped: bpftool is not installed"
 		return 0
 	}
-	prev=$(sysctl -n kernel.bpf_stats_enabled) || die "cannot read kernel.bpf_stats_enabled"
-	STATS_RESTORE=$prev
-	sysctl -q -w kernel.bpf_stats_enabled=1 >/dev/null || die "cannot set kernel.bpf_stats_enabled=1"
-	start_bpfprof
-	mapfile -t ids < <(bpfprof_prog_ids "$PROF_PID")
-	t0=$(now_ns)
-	mapfile -t before < <(bpf_prog_stats "${ids[@]}")
-	cpu0=$(proc_cpu_s "$PROF_PID")
-	tp=$(run_loop) || exit 1
-	cpu1=$(proc_cpu_s "$PROF_PID")
-	mapfile -t after < <(bpf_prog_stats "${ids[@]}")
-	t1=$(now_ns)
-	stop_bpfprof
-	restore_bpf_stats
-	window=$((t1 - t0))
-	all_cpu_ns=$(calc "$window * $NCPU" %.0f)
-	rec_cpu=$(calc "$cpu1 - $cpu0" %.4f)
-	echo "window: $(calc "$window / 1e9" %.3f) s wall x $NCPU CPUs; loop $(mcalls "$tp") M calls/s" \
-		"(bpf_stats itself adds two clock reads per program run)"
-	bpf_stats_table "$all_cpu_ns" "${before[@]}" -- "${after[@]}"
-	echo "bpfprof process CPU while recording: $rec_cpu s = $(calc "$rec_cpu * 1e9 / $all_cpu_ns * 100" %.3f)% of all CPU time"
+	bpf_stats_run run_loop start_bpfprof
+	stats_window "loop $(mcalls "$STATS_OUT") M calls/s"
+	echo "$STATS_TABLE"
+	stats_process_cpu ""
 }
 
 main() {

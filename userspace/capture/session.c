@@ -207,15 +207,51 @@ static void configure_cgroups(struct session *s, const struct session_config *cf
 			  s->cg_kfunc ? "bpf_task_under_cgroup()" : "a walk of their ancestors");
 }
 
+/*
+ * Run an iterator program once and read what it writes, as whole records of
+ * rec_size bytes handed to on_rec (NULL: only run it). 0 or -errno.
+ */
+static int run_iter(struct bpf_program *prog, const struct bpf_iter_attach_opts *opts, void *rec,
+		    size_t rec_size, session_record_fn on_rec, void *ctx)
+{
+	struct bpf_link *link = bpf_program__attach_iter(prog, opts);
+	size_t have = 0;
+	int fd, err = 0;
+	ssize_t n;
+
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		goto out;
+	}
+	/* The iterator writes whole records; read() may split them anywhere. */
+	while ((n = read(fd, (char *)rec + have, rec_size - have)) > 0 ||
+	       (n < 0 && errno == EINTR)) {
+		if (n < 0)
+			continue;
+		have += (size_t)n;
+		if (have < rec_size)
+			continue;
+		have = 0;
+		if (on_rec && (err = on_rec(ctx, rec, rec_size)))
+			break;
+	}
+	if (n < 0)
+		err = -errno;
+	close(fd);
+out:
+	bpf_link__destroy(link);
+	return err;
+}
+
 /* Run the stash iterator over one cgroup: it keeps a reference in slot `slot`. */
 static int stash_cgroup(struct session *s, uint32_t slot, int cgroup_fd)
 {
 	DECLARE_LIBBPF_OPTS(bpf_iter_attach_opts, opts);
 	union bpf_iter_link_info linfo;
-	struct bpf_link *link;
 	char buf[64];
-	int fd, err = 0;
-	ssize_t n;
 
 	memset(&linfo, 0, sizeof(linfo));
 	linfo.cgroup.cgroup_fd = (uint32_t)cgroup_fd;
@@ -223,21 +259,7 @@ static int stash_cgroup(struct session *s, uint32_t slot, int cgroup_fd)
 	opts.link_info = &linfo;
 	opts.link_info_len = sizeof(linfo);
 	s->skel->bss->stash_slot = slot;
-	link = bpf_program__attach_iter(s->skel->progs.stash_target_cgroup, &opts);
-	if (!link)
-		return -errno;
-	fd = bpf_iter_create(bpf_link__fd(link));
-	if (fd < 0) {
-		err = -errno;
-	} else {
-		while ((n = read(fd, buf, sizeof(buf))) > 0)
-			;
-		if (n < 0)
-			err = -errno;
-		close(fd);
-	}
-	bpf_link__destroy(link);
-	return err;
+	return run_iter(s->skel->progs.stash_target_cgroup, &opts, buf, sizeof(buf), NULL, NULL);
 }
 
 /* After load: hand the kernel the target cgroups. 0, or 1 after a one-line error. */
@@ -484,39 +506,11 @@ void session_read_stats(struct session *s, struct session_stats *out)
 int session_dump_syscall_totals(struct session *s)
 {
 	struct syscall_totals_event rec;
-	struct bpf_link *link;
-	size_t have = 0;
-	int fd, err = 0;
-	ssize_t n;
 
 	if (!s->syscalls_attached)
 		return 0;
-	link = bpf_program__attach_iter(s->skel->progs.dump_syscall_totals, NULL);
-	if (!link)
-		return -errno;
-	fd = bpf_iter_create(bpf_link__fd(link));
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	/* The iterator writes whole records; read() may split them anywhere. */
-	while ((n = read(fd, (char *)&rec + have, sizeof(rec) - have)) > 0 ||
-	       (n < 0 && errno == EINTR)) {
-		if (n < 0)
-			continue;
-		have += (size_t)n;
-		if (have < sizeof(rec))
-			continue;
-		have = 0;
-		if ((err = s->on_record(s->record_ctx, &rec, sizeof(rec))))
-			break;
-	}
-	if (n < 0)
-		err = -errno;
-	close(fd);
-out:
-	bpf_link__destroy(link);
-	return err;
+	return run_iter(s->skel->progs.dump_syscall_totals, NULL, &rec, sizeof(rec), s->on_record,
+			s->record_ctx);
 }
 
 void session_close(struct session *s)

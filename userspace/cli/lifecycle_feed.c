@@ -39,12 +39,13 @@ static bool proc_in_cgroups(const struct lifecycle_feed *f, uint32_t pid)
 static bool cgroup_member(struct lifecycle_feed *f, uint32_t pid)
 {
 	struct hmap_key key = { pid, 0 };
+	bool live = model_has_live(f, pid), in;
 	uint32_t v;
-	bool in;
 
-	if (hmap_get(&f->members, key, &v) && (v == MEMBER_IN || !model_has_live(f, pid)))
+	/* An "out" answer gives way to the kernel filter's: the process moved in. */
+	if (hmap_get(&f->members, key, &v) && (v == MEMBER_IN || !live))
 		return v == MEMBER_IN;
-	in = model_has_live(f, pid) || proc_in_cgroups(f, pid);
+	in = live || proc_in_cgroups(f, pid);
 	hmap_put(&f->members, key,
 		 in ? MEMBER_IN : MEMBER_OUT); /* a failed put only costs a re-read */
 	return in;
