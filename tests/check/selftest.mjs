@@ -19,6 +19,7 @@ import { checkDebuginfo, checkDebuginfoWithCli, INLINED, OUTER } from './debugin
 import { Profile, readProfileFile } from './profile.mjs';
 import { ProfilerCliSession } from './profiler_cli.mjs';
 import { Report } from './report.mjs';
+import { assertOnlyFails } from './selftest_assert.mjs';
 import { checkStructure } from './structure.mjs';
 import { BURNER_DEFAULTS, burnerProfile, CAT, forkerProfile, ProfileBuilder } from './synth.mjs';
 
@@ -45,13 +46,6 @@ function failures(fn) {
 	const report = new Report('selftest', { out: () => {} });
 	fn(report);
 	return report.failures;
-}
-
-function assertOnlyFails(failed, patterns) {
-	for (const re of patterns)
-		assert.ok(failed.some((m) => re.test(m)), `expected a failure matching ${re}, got: ${JSON.stringify(failed)}`);
-	const unexpected = failed.filter((m) => !patterns.some((re) => re.test(m)));
-	assert.deepEqual(unexpected, [], 'failed checks beyond the intended ones');
 }
 
 const clone = (x) => structuredClone(x);

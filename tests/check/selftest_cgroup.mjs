@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { checkCgroup, OFFCPU_SCHEMA, parseCgroupTruth, PROCESS_SCHEMA, trackName } from './cgroup_checks.mjs';
 import { Profile } from './profile.mjs';
 import { Report } from './report.mjs';
+import { assertOnlyFails } from './selftest_assert.mjs';
 import { checkStructure } from './structure.mjs';
 import { CAT, ProfileBuilder } from './synth.mjs';
 
@@ -232,13 +233,6 @@ function run(overrides = {}, { cli = false } = {}) {
 	const profile = Profile.fromFile(writeFile(JSON.stringify(made.json)));
 	checkCgroup(report, profile, parseCgroupTruth(made.truthText), { cli });
 	return report.failures;
-}
-
-function assertOnlyFails(failed, patterns) {
-	for (const re of patterns)
-		assert.ok(failed.some((m) => re.test(m)), `expected a failure matching ${re}, got: ${JSON.stringify(failed)}`);
-	const unexpected = failed.filter((m) => !patterns.some((re) => re.test(m)));
-	assert.deepEqual(unexpected, [], 'failed checks beyond the intended ones');
 }
 
 describe('parsing', () => {

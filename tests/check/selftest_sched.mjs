@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Profile } from './profile.mjs';
 import { Report } from './report.mjs';
+import { assertOnlyFails } from './selftest_assert.mjs';
 import { checkSched, EXPECTATIONS, makeSchedContext, parseExpectation, parseTruth, resolveThreads }
 	from './sched_checks.mjs';
 import { CAT, NANOSLEEP_KERNEL, PIPEPAIR_DEFAULTS, pipepairProfile, SLEEPER_DEFAULTS, sleeperProfile, truthLines }
@@ -30,13 +31,6 @@ function writeFile(text, ext = 'json') {
 	const path = join(work, `p${fileNo++}.${ext}`);
 	writeFileSync(path, text);
 	return path;
-}
-
-function assertOnlyFails(failed, patterns) {
-	for (const re of patterns)
-		assert.ok(failed.some((m) => re.test(m)), `expected a failure matching ${re}, got: ${JSON.stringify(failed)}`);
-	const unexpected = failed.filter((m) => !patterns.some((re) => re.test(m)));
-	assert.deepEqual(unexpected, [], 'failed checks beyond the intended ones');
 }
 
 // What the integration tests ask (tests/integration/sched_*.sh).

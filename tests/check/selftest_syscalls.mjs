@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 
 import { Profile } from './profile.mjs';
 import { Report } from './report.mjs';
+import { assertOnlyFails } from './selftest_assert.mjs';
 import { checkSyscalls, parseBpfprofSummary, parseSyscallerTruth, SYSCALL_SCHEMA, TOTALS_NAME, TOTALS_SCHEMA }
 	from './syscall_checks.mjs';
 import { CAT, ProfileBuilder } from './synth.mjs';
@@ -222,13 +223,6 @@ function run(overrides = {}, { cli = false, on, thresholdMs, summaryText, truthT
 		cli,
 	});
 	return report.failures;
-}
-
-function assertOnlyFails(failed, patterns) {
-	for (const re of patterns)
-		assert.ok(failed.some((m) => re.test(m)), `expected a failure matching ${re}, got: ${JSON.stringify(failed)}`);
-	const unexpected = failed.filter((m) => !patterns.some((re) => re.test(m)));
-	assert.deepEqual(unexpected, [], 'failed checks beyond the intended ones');
 }
 
 describe('parsing', () => {

@@ -16,6 +16,7 @@
  *    its monitor; older LXC and Proxmox: "/lxc/<name>".
  */
 #include "container_id.h"
+#include "../util/hex.h"
 
 #include <string.h>
 
@@ -64,17 +65,6 @@ static bool strip_suffix(struct component *c, const char *suffix)
 	return true;
 }
 
-static int hex_val(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Copy a systemd-escaped unit name part, "\x2d" back to '-', cut to fit. */
 static void copy_unescaped(struct component c, char *out, size_t outlen)
 {
@@ -82,8 +72,8 @@ static void copy_unescaped(struct component c, char *out, size_t outlen)
 
 	for (size_t i = 0; i < c.len && n + 1 < outlen; i++) {
 		if (c.s[i] == '\\' && i + 3 < c.len && c.s[i + 1] == 'x' &&
-		    hex_val(c.s[i + 2]) >= 0 && hex_val(c.s[i + 3]) >= 0) {
-			out[n++] = (char)(hex_val(c.s[i + 2]) << 4 | hex_val(c.s[i + 3]));
+		    hex_digit(c.s[i + 2]) >= 0 && hex_digit(c.s[i + 3]) >= 0) {
+			out[n++] = (char)(hex_digit(c.s[i + 2]) << 4 | hex_digit(c.s[i + 3]));
 			i += 3;
 			continue;
 		}

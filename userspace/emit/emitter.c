@@ -19,6 +19,7 @@
 
 #include "../util/log.h"
 #include "json_writer.h"
+#include "../util/hex.h"
 
 #define PROCESSED_PROFILE_VERSION 66
 /* Gecko format version; ignored for processed profiles, samply writes 24. */
@@ -613,17 +614,6 @@ static void write_meta(struct json_writer *w, const struct model *m,
 
 /* ---- libs ------------------------------------------------------------------ */
 
-static int hex_nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* A GNU build-id must be non-empty, even-length hex to be worth citing. */
 static bool build_id_valid(const char *id)
 {
@@ -632,7 +622,7 @@ static bool build_id_valid(const char *id)
 	if (!id)
 		return false;
 	for (; id[n]; n++)
-		if (hex_nibble(id[n]) < 0)
+		if (hex_digit(id[n]) < 0)
 			return false;
 	return n && n % 2 == 0;
 }
@@ -656,8 +646,8 @@ void emit_breakpad_id(const char *build_id, char out[34])
 		size_t n = strlen(build_id) / 2;
 
 		for (size_t i = 0; i < n && i < 16; i++)
-			bytes[i] = (unsigned char)(hex_nibble(build_id[2 * i]) << 4 |
-						   hex_nibble(build_id[2 * i + 1]));
+			bytes[i] = (unsigned char)(hex_digit(build_id[2 * i]) << 4 |
+						   hex_digit(build_id[2 * i + 1]));
 	}
 	for (int i = 0; i < 16; i++) {
 		unsigned char b = bytes[guid_order[i]];

@@ -6,6 +6,7 @@
  * otherwise name every address wrongly, which is worse than no names.
  */
 #include "debug_file.h"
+#include "../util/hex.h"
 
 #include <elfutils/libdwelf.h>
 #include <errno.h>
@@ -22,17 +23,6 @@
 
 /* Build-ids are 20 bytes (sha1) in practice; anything longer is not trusted. */
 #define BUILD_ID_BYTES_MAX 64
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /* Bytes of a hex build-id; their count, or -EINVAL. */
 static int build_id_bytes(const char *hex, unsigned char *out)

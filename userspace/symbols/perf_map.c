@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../util/vec.h"
+#include "../util/hex.h"
 
 /* Bytes read per pread(); a node map of a large app is tens of MB. */
 #define READ_CHUNK	(64u * 1024)
@@ -90,17 +91,6 @@ static const char *name_store(struct perf_map *pm, const char *s, size_t len)
 }
 
 /* ---- parsing ---------------------------------------------------------------- */
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
 
 /*
  * One hex field, "0x" optional, followed by a space or tab. strtoull would
