@@ -1,4 +1,14 @@
 // SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Perf maps by process, for as long as their object is in use.
+ *
+ * A continuous profile sees thousands of processes come and go, so maps are
+ * not kept forever: the caller marks the objects still in use and sweeps
+ * the rest (jit_maps_sweep), which frees their maps and makes their slots
+ * (and so their object ids) reusable. A process whose map was not found
+ * holds no object id anyone could mark: a sweep forgets it, and the next
+ * lookup simply looks for its map again.
+ */
 #include "jit_maps.h"
 
 #include <errno.h>
@@ -8,6 +18,7 @@
 #include <string.h>
 
 #include "../util/hashmap.h"
+#include "../util/strtab.h"
 #include "../util/vec.h"
 #include "perf_map.h"
 
@@ -18,13 +29,18 @@ struct jit_entry {
 	uint32_t pid;
 	struct perf_map *map; /* NULL: not found (yet) */
 	uint64_t tried_ns;
+	bool used;   /* false: a free slot, listed in free_slots */
+	bool marked; /* kept by the next sweep */
 };
 
 struct jit_maps {
 	char *proc_root;
-	VEC(struct jit_entry) entries;
-	struct hmap by_pid; /* pid -> entries index */
-	VEC(char *) names;  /* "0x..." names of addresses outside the maps, valid until free */
+	VEC(struct jit_entry) entries; /* slot i is object JIT_OBJECT_BASE + i */
+	VEC(uint32_t) free_slots;      /* unused entries, reused first */
+	struct hmap by_pid;	       /* pid -> entries index */
+	/* "0x..." names of addresses outside the maps, valid until the next sweep. */
+	struct strtab addr_names;
+	size_t addr_name_bytes;
 };
 
 struct jit_maps *jit_maps_new(const char *proc_root)
@@ -48,12 +64,40 @@ void jit_maps_free(struct jit_maps *j)
 	for (size_t i = 0; i < j->entries.len; i++)
 		perf_map_free(j->entries.data[i].map);
 	vec_free(&j->entries);
-	for (size_t i = 0; i < j->names.len; i++)
-		free(j->names.data[i]);
-	vec_free(&j->names);
+	vec_free(&j->free_slots);
+	strtab_free(&j->addr_names);
 	hmap_free(&j->by_pid);
 	free(j->proc_root);
 	free(j);
+}
+
+/* A slot for a new entry of `pid`, indexed; its index or -ENOMEM. */
+static int64_t add_entry(struct jit_maps *j, uint32_t pid)
+{
+	struct jit_entry ne = { .pid = pid, .used = true, .marked = true };
+	struct hmap_key key = { pid, 0 };
+	bool reused = j->free_slots.len > 0;
+	uint32_t idx;
+
+	if (reused) {
+		idx = j->free_slots.data[--j->free_slots.len];
+	} else {
+		if (j->entries.len >= UINT32_MAX - JIT_OBJECT_BASE)
+			return -ENOMEM;
+		idx = (uint32_t)j->entries.len;
+		if (vec_push(&j->entries, ne))
+			return -ENOMEM;
+	}
+	if (hmap_put(&j->by_pid, key, idx)) {
+		if (reused)
+			j->free_slots.len++; /* give the slot back */
+		else
+			j->entries.len--;
+		return -ENOMEM;
+	}
+	/* Born marked: a sweep frees only what a retain_begin unmarked. */
+	j->entries.data[idx] = ne;
+	return idx;
 }
 
 int64_t jit_maps_object(struct jit_maps *j, uint32_t pid, uint64_t now_ns)
@@ -63,15 +107,11 @@ int64_t jit_maps_object(struct jit_maps *j, uint32_t pid, uint64_t now_ns)
 	uint32_t idx;
 
 	if (!hmap_get(&j->by_pid, key, &idx)) {
-		struct jit_entry ne = { .pid = pid };
+		int64_t r = add_entry(j, pid);
 
-		idx = (uint32_t)j->entries.len;
-		if (vec_push(&j->entries, ne))
-			return -ENOMEM;
-		if (hmap_put(&j->by_pid, key, idx)) {
-			j->entries.len--;
-			return -ENOMEM;
-		}
+		if (r < 0)
+			return r;
+		idx = (uint32_t)r;
 	}
 	e = &j->entries.data[idx];
 	if (!e->map && (!e->tried_ns || now_ns - e->tried_ns >= JIT_RETRY_NS)) {
@@ -81,28 +121,38 @@ int64_t jit_maps_object(struct jit_maps *j, uint32_t pid, uint64_t now_ns)
 	return e->map ? (int64_t)JIT_OBJECT_BASE + idx : -ENOENT;
 }
 
+/* "0xADDR", valid until the next sweep; NULL when out of memory. */
+static const char *addr_name(struct jit_maps *j, uint64_t addr)
+{
+	size_t before = strtab_len(&j->addr_names);
+	char buf[32];
+	int64_t idx;
+
+	snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
+	idx = strtab_intern(&j->addr_names, buf);
+	if (idx < 0)
+		return NULL;
+	if (strtab_len(&j->addr_names) != before)
+		j->addr_name_bytes += strlen(buf) + 1;
+	return strtab_get(&j->addr_names, (uint32_t)idx);
+}
+
 bool jit_maps_resolve(struct jit_maps *j, uint32_t object, uint64_t addr,
 		      struct resolved_frame *out)
 {
+	const struct jit_entry *e;
 	const char *name = NULL;
-	uint32_t idx;
 
 	if (!j || object < JIT_OBJECT_BASE || object - JIT_OBJECT_BASE >= j->entries.len)
 		return false;
-	idx = object - JIT_OBJECT_BASE;
-	if (j->entries.data[idx].map)
-		name = perf_map_lookup(j->entries.data[idx].map, addr, NULL);
+	e = &j->entries.data[object - JIT_OBJECT_BASE];
+	/* A swept object's slot may be free or another process's: its address is all we know. */
+	if (e->used && e->map)
+		name = perf_map_lookup(e->map, addr, NULL);
 	memset(out, 0, sizeof(*out));
 	if (!name) {
 		/* Code the map does not describe: the raw address, as for any unknown one. */
-		char buf[32], *copy;
-
-		snprintf(buf, sizeof(buf), "0x%" PRIx64, addr);
-		copy = strdup(buf);
-		if (copy && !vec_push(&j->names, copy))
-			name = copy;
-		else
-			free(copy);
+		name = addr_name(j, addr);
 		if (!name)
 			name = "(JIT code)";
 	}
@@ -113,9 +163,51 @@ bool jit_maps_resolve(struct jit_maps *j, uint32_t object, uint64_t addr,
 	return true;
 }
 
+void jit_maps_retain_begin(struct jit_maps *j)
+{
+	for (size_t i = 0; i < j->entries.len; i++)
+		j->entries.data[i].marked = false;
+}
+
+void jit_maps_retain(struct jit_maps *j, uint32_t object)
+{
+	if (object < JIT_OBJECT_BASE || object - JIT_OBJECT_BASE >= j->entries.len)
+		return;
+	j->entries.data[object - JIT_OBJECT_BASE].marked = true;
+}
+
+size_t jit_maps_sweep(struct jit_maps *j)
+{
+	size_t swept = 0;
+
+	for (size_t i = 0; i < j->entries.len; i++) {
+		struct jit_entry *e = &j->entries.data[i];
+
+		/* Entries without a map have no id to mark: always dropped, looked up again. */
+		if (!e->used || (e->marked && e->map))
+			continue;
+		hmap_del(&j->by_pid, (struct hmap_key){ e->pid, 0 });
+		if (e->map)
+			swept++;
+		perf_map_free(e->map);
+		*e = (struct jit_entry){ 0 };
+		/* Out of memory, the slot is lost: one entry's worth, never reused. */
+		(void)vec_push(&j->free_slots, (uint32_t)i);
+	}
+	/* Names made of addresses are valid until a sweep (jit_maps.h): now they go. */
+	strtab_free(&j->addr_names);
+	j->addr_name_bytes = 0;
+	return swept;
+}
+
 size_t jit_maps_bytes(const struct jit_maps *j)
 {
-	size_t n = sizeof(*j) + j->entries.cap * sizeof(*j->entries.data);
+	size_t n = sizeof(*j) + j->entries.cap * sizeof(*j->entries.data) +
+		   j->free_slots.cap * sizeof(*j->free_slots.data) +
+		   j->by_pid.cap * sizeof(struct hmap_slot) + j->addr_name_bytes +
+		   j->addr_names.strs.cap * sizeof(char *) +
+		   j->addr_names.next.cap * sizeof(uint32_t) +
+		   j->addr_names.index.cap * sizeof(struct hmap_slot);
 
 	for (size_t i = 0; i < j->entries.len; i++)
 		if (j->entries.data[i].map)

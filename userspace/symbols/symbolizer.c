@@ -21,6 +21,13 @@
  * Names, source lines and inlined calls come from DWARF when the file or
  * its separate debug file (debug_file.h) has it; the symbol table names
  * what DWARF does not cover.
+ *
+ * A continuous profile runs for days while processes come and go, so
+ * objects are not kept forever: the caller marks those still in use and
+ * sweeps the rest (symbolizer_sweep). Everything an object loaded lives in
+ * the object, names included, so that freeing it returns all of it; names
+ * made of a bare address ("0x..", "lib+0x..") can be as many as the
+ * addresses ever sampled, so they are kept only until the next sweep.
  */
 #include "symbolizer.h"
 
@@ -67,6 +74,12 @@ enum load_state {
 	LOAD_FAILED,
 };
 
+/* A string table and the bytes its strings take, for the stats. */
+struct name_table {
+	struct strtab strs;
+	size_t bytes;
+};
+
 /* A process mapping of the object, through which its file can be reopened. */
 struct candidate {
 	pid_t pid;
@@ -75,7 +88,8 @@ struct candidate {
 
 struct object {
 	struct object_info info;
-	char *path; /* owned; info.path and info.name point into it */
+	bool marked; /* kept by the next symbolizer_sweep */
+	char *path;  /* owned; info.path and info.name point into it */
 	dev_t dev;
 	uint64_t inode;
 	bool keyed_by_path;
@@ -90,6 +104,10 @@ struct object {
 	char *debug_path;
 	enum load_state dwarf_state;
 	struct dwarf_info *dwarf;
+	/* Demangled names of its symbols and DWARF functions: they die with the object. */
+	struct name_table names;
+	/* DWARF name (libdw's pointer, stable while `dwarf` lives) -> `names` index. */
+	struct hmap dwarf_names;
 };
 
 struct symbolizer {
@@ -98,6 +116,7 @@ struct symbolizer {
 	char *debug_root;
 	unsigned kept_files, max_kept_files;
 	VEC(struct object *) objects; /* pointers, so object_info stays put as this grows */
+	VEC(uint32_t) free_ids;	      /* slots of swept objects (NULL), reused first */
 	struct hmap by_inode;	      /* (dev, inode) -> object id */
 	struct hmap by_path; /* (hash of path and dev, inode) -> object id, deleted files */
 	uint32_t vdso;
@@ -106,12 +125,40 @@ struct symbolizer {
 	int ksyms_state; /* 0 not loaded yet, 1 loaded, else the negative errno */
 	uint32_t *ksym_display;
 
-	/* Names made here: demangled, "lib+0x..", "0x..", "[module]". Stable until free. */
-	struct strtab strs;
-	/* DWARF name (libdw's pointer, stable while its object lives) -> strs index. */
-	struct hmap dwarf_names;
+	/* Names of kernel symbols and modules, and off-CPU leaves: stable until free. */
+	struct name_table names;
+	/* Names made of an address, "0x.." and "lib+0x..": stable until the next sweep. */
+	struct name_table addr_names;
 	uint64_t lookups;
 };
+
+/* Intern `str` in `t`; the stable copy, or NULL when out of memory. */
+static const char *name_intern(struct name_table *t, const char *str, uint32_t *index)
+{
+	size_t before = strtab_len(&t->strs);
+	int64_t idx = strtab_intern(&t->strs, str);
+
+	if (idx < 0)
+		return NULL;
+	if (strtab_len(&t->strs) != before)
+		t->bytes += strlen(str) + 1;
+	if (index)
+		*index = (uint32_t)idx;
+	return strtab_get(&t->strs, (uint32_t)idx);
+}
+
+static void name_table_free(struct name_table *t)
+{
+	strtab_free(&t->strs);
+	t->bytes = 0;
+}
+
+/* Heap held by a name table: its strings, their pointers and its index. */
+static uint64_t name_table_bytes(const struct name_table *t)
+{
+	return t->bytes + t->strs.strs.cap * sizeof(char *) + t->strs.next.cap * sizeof(uint32_t) +
+	       t->strs.index.cap * sizeof(struct hmap_slot);
+}
 
 static struct object *object_new(enum object_kind kind, const char *path)
 {
@@ -130,6 +177,8 @@ static struct object *object_new(enum object_kind kind, const char *path)
 	o->info.path = o->path;
 	o->info.name = slash && slash[1] ? slash + 1 : o->path;
 	o->fd = -1;
+	/* Born kept: a sweep frees only what a retain_begin unmarked and nobody marked since. */
+	o->marked = true;
 	/* Only files and the vDSO have symbol tables to load, and only files DWARF. */
 	o->state = (kind == OBJECT_ELF || kind == OBJECT_VDSO) ? LOAD_PENDING : LOAD_OK;
 	o->dwarf_state = kind == OBJECT_ELF ? LOAD_PENDING : LOAD_FAILED;
@@ -146,6 +195,8 @@ static void object_free(struct object *o)
 	free(o->debug_path);
 	elf_symtab_free(&o->symtab);
 	free(o->display);
+	name_table_free(&o->names);
+	hmap_free(&o->dwarf_names);
 	free(o->path);
 	free(o);
 }
@@ -160,16 +211,42 @@ static void release_file(struct symbolizer *s, struct object *o)
 	s->kept_files--;
 }
 
-/* Register `o` (taking ownership); its id, or -ENOMEM (and `o` is freed). */
+/*
+ * Register `o` (taking ownership) in the slot of a swept object if there
+ * is one, so the table grows only with the objects alive at once; its id,
+ * or -ENOMEM (and `o` is freed).
+ */
 static int64_t add_object(struct symbolizer *s, struct object *o)
 {
+	uint32_t id;
+
 	if (!o)
 		return -ENOMEM;
+	if (s->free_ids.len) {
+		id = s->free_ids.data[--s->free_ids.len];
+		s->objects.data[id] = o;
+		return id;
+	}
 	if (s->objects.len >= NO_OBJECT || vec_push(&s->objects, o)) {
 		object_free(o);
 		return -ENOMEM;
 	}
 	return (int64_t)(s->objects.len - 1);
+}
+
+/* Free object `id` (its kept file included) and make its slot reusable. */
+static void remove_object(struct symbolizer *s, uint32_t id)
+{
+	struct object *o = s->objects.data[id];
+
+	release_file(s, o);
+	object_free(o);
+	s->objects.data[id] = NULL;
+	if (id == s->objects.len - 1)
+		s->objects.len--;
+	else if (vec_push(&s->free_ids, id))
+		/* Out of memory: this slot is lost, which costs one pointer. */
+		log_debug("object slot %u not reused: out of memory", id);
 }
 
 /* Keep fds for at most half the descriptors we may open, so capture never runs out. */
@@ -225,12 +302,13 @@ void symbolizer_free(struct symbolizer *s)
 	for (size_t i = 0; i < s->objects.len; i++)
 		object_free(s->objects.data[i]);
 	vec_free(&s->objects);
+	vec_free(&s->free_ids);
 	hmap_free(&s->by_inode);
 	hmap_free(&s->by_path);
 	kallsyms_free(&s->ksyms);
 	free(s->ksym_display);
-	strtab_free(&s->strs);
-	hmap_free(&s->dwarf_names);
+	name_table_free(&s->names);
+	name_table_free(&s->addr_names);
 	free(s->proc_root);
 	free(s->kallsyms_path);
 	free(s->debug_root);
@@ -349,10 +427,20 @@ static int64_t vdso_object(struct symbolizer *s)
  * A deleted file's inode can be reused by a new file, and (0, 0) names no
  * file at all, so those are told apart by path as well.
  */
-static struct hmap_key path_key(const struct map_entry *m)
+static struct hmap_key path_key(const char *path, dev_t dev, uint64_t inode)
 {
-	return (struct hmap_key){ hash_bytes(m->path, strlen(m->path)) ^ hash_u64(m->dev),
-				  m->inode };
+	return (struct hmap_key){ hash_bytes(path, strlen(path)) ^ hash_u64(dev), inode };
+}
+
+/* Where `o` is (or would be) in the indexes. */
+static struct hmap *object_index(struct symbolizer *s, const struct object *o, struct hmap_key *key)
+{
+	if (o->keyed_by_path) {
+		*key = path_key(o->path, o->dev, o->inode);
+		return &s->by_path;
+	}
+	*key = (struct hmap_key){ (uint64_t)o->dev, o->inode };
+	return &s->by_inode;
 }
 
 static bool same_file(const struct object *o, const struct map_entry *m, bool by_path)
@@ -380,7 +468,8 @@ int64_t symbolizer_object_for_mapping(struct symbolizer *s, pid_t pid, const str
 	if (m->path[0] != '/')
 		return -ENOENT;
 
-	key = by_path ? path_key(m) : (struct hmap_key){ (uint64_t)m->dev, m->inode };
+	key = by_path ? path_key(m->path, m->dev, m->inode)
+		      : (struct hmap_key){ (uint64_t)m->dev, m->inode };
 	if (hmap_get(index, key, &id) && same_file(s->objects.data[id], m, by_path)) {
 		o = s->objects.data[id];
 		/* A process that could not reach the file before may be able to now. */
@@ -402,13 +491,61 @@ int64_t symbolizer_object_for_mapping(struct symbolizer *s, pid_t pid, const str
 		return nid;
 	/* On a (vanishingly rare) hash collision the older object keeps the slot. */
 	if (!hmap_get(index, key, NULL) && hmap_put(index, key, (uint32_t)nid)) {
-		s->objects.len--;
-		object_free(o);
+		remove_object(s, (uint32_t)nid);
 		return -ENOMEM;
 	}
 	if (c)
 		keep_file(s, o, c);
 	return nid;
+}
+
+/* ---- Lifetime: mark and sweep -------------------------------------------- */
+
+/* The reserved objects and the vDSO are few and shared by everyone: never swept. */
+static bool always_kept(const struct symbolizer *s, uint32_t id)
+{
+	return id < OBJ_FIRST_FILE || id == s->vdso;
+}
+
+void symbolizer_retain_begin(struct symbolizer *s)
+{
+	for (size_t i = 0; i < s->objects.len; i++)
+		if (s->objects.data[i])
+			s->objects.data[i]->marked = false;
+}
+
+void symbolizer_retain(struct symbolizer *s, uint32_t object)
+{
+	if (object < OBJ_FIRST_FILE || object >= s->objects.len || !s->objects.data[object])
+		return;
+	s->objects.data[object]->marked = true;
+}
+
+size_t symbolizer_sweep(struct symbolizer *s)
+{
+	size_t swept = 0;
+
+	/* Room to list every freed slot, so that none is lost (remove_object copes if not). */
+	(void)vec_reserve(&s->free_ids, s->objects.len - s->free_ids.len);
+	/* Downwards: remove_object may shorten the table from its end. */
+	for (size_t i = s->objects.len; i-- > 0;) {
+		struct object *o = s->objects.data[i];
+		struct hmap_key key;
+		struct hmap *index;
+		uint32_t id;
+
+		if (!o || o->marked || always_kept(s, (uint32_t)i))
+			continue;
+		/* A colliding object never got the index slot: leave its owner's. */
+		index = object_index(s, o, &key);
+		if (hmap_get(index, key, &id) && id == i)
+			hmap_del(index, key);
+		remove_object(s, (uint32_t)i);
+		swept++;
+	}
+	/* Names made of addresses are valid until a sweep (symbolizer.h): now they go. */
+	name_table_free(&s->addr_names);
+	return swept;
 }
 
 /* ---- Loading symbol tables and DWARF ------------------------------------- */
@@ -518,7 +655,7 @@ const struct object_info *symbolizer_object(struct symbolizer *s, uint32_t objec
 {
 	struct object *o;
 
-	if (object >= s->objects.len)
+	if (object >= s->objects.len || !s->objects.data[object])
 		return NULL;
 	o = s->objects.data[object];
 	/* Callers want the build-id, which only the file can tell. */
@@ -546,47 +683,50 @@ static bool ensure_kallsyms(struct symbolizer *s)
 
 /* ---- Resolution ---------------------------------------------------------- */
 
-static const char *intern_or_fallback(struct symbolizer *s, const char *str)
+static const char *intern_or_fallback(struct name_table *t, const char *str)
 {
-	int64_t idx = strtab_intern(&s->strs, str);
+	const char *copy = name_intern(t, str, NULL);
 
-	return idx < 0 ? out_of_memory_name : strtab_get(&s->strs, (uint32_t)idx);
+	return copy ? copy : out_of_memory_name;
 }
 
+/* "PREFIX0xVALUE", valid until the next sweep. */
 static const char *hex_name(struct symbolizer *s, const char *prefix, uint64_t value)
 {
 	char buf[PATH_MAX + 32];
 
 	snprintf(buf, sizeof(buf), "%s0x%" PRIx64, prefix, value);
-	return intern_or_fallback(s, buf);
+	return intern_or_fallback(&s->addr_names, buf);
 }
 
 /*
- * The name to show for a symbol, demangled once: `cache` is the symbol's
- * slot in a per-table array (NULL if that array could not be allocated).
+ * The name to show for a symbol, demangled once into `names` (those of
+ * the symbol's object): `cache` is the symbol's slot in a per-table array
+ * (NULL if that array could not be allocated).
  */
-static const char *display_name(struct symbolizer *s, uint32_t *cache, const char *raw)
+static const char *display_name(struct name_table *names, uint32_t *cache, const char *raw)
 {
+	const char *shown;
 	char *pretty;
-	int64_t idx;
+	uint32_t idx;
 
 	if (cache && *cache == DISPLAY_RAW)
 		return raw;
 	if (cache && *cache)
-		return strtab_get(&s->strs, *cache - 1);
+		return strtab_get(&names->strs, *cache - 1);
 	pretty = demangle(raw);
 	if (!pretty) {
 		if (cache)
 			*cache = DISPLAY_RAW;
 		return raw;
 	}
-	idx = strtab_intern(&s->strs, pretty);
+	shown = name_intern(names, pretty, &idx);
 	free(pretty);
-	if (idx < 0)
+	if (!shown)
 		return raw;
 	if (cache)
-		*cache = (uint32_t)idx + 1;
-	return strtab_get(&s->strs, (uint32_t)idx);
+		*cache = idx + 1;
+	return shown;
 }
 
 /* The cache slot of symbol `i` of a table of `n`, allocating the array on first use. */
@@ -614,33 +754,34 @@ static void resolve_kernel(struct symbolizer *s, uint64_t addr, bool is_return,
 		return;
 	}
 	out->items[0].func = display_name(
-		s, display_slot(&s->ksym_display, s->ksyms.syms.len, sym - s->ksyms.syms.data),
+		&s->names,
+		display_slot(&s->ksym_display, s->ksyms.syms.len, sym - s->ksyms.syms.data),
 		kallsyms_name(&s->ksyms, sym));
 	module = kallsyms_module(&s->ksyms, sym);
 	if (module) {
 		snprintf(buf, sizeof(buf), "[%s]", module);
-		out->resource = intern_or_fallback(s, buf);
+		out->resource = intern_or_fallback(&s->names, buf);
 	}
 }
 
-/* A DWARF function name as shown: demangled once per distinct name. */
-static const char *dwarf_display_name(struct symbolizer *s, const char *raw)
+/* A DWARF function name of `o` as shown: demangled once per distinct name. */
+static const char *dwarf_display_name(struct object *o, const char *raw)
 {
 	struct hmap_key key = { (uint64_t)(uintptr_t)raw, 0 };
+	const char *shown;
 	char *pretty;
-	int64_t idx;
-	uint32_t cached;
+	uint32_t idx;
 
-	if (hmap_get(&s->dwarf_names, key, &cached))
-		return strtab_get(&s->strs, cached);
+	if (hmap_get(&o->dwarf_names, key, &idx))
+		return strtab_get(&o->names.strs, idx);
 	pretty = demangle(raw);
-	idx = strtab_intern(&s->strs, pretty ? pretty : raw);
+	shown = name_intern(&o->names, pretty ? pretty : raw, &idx);
 	free(pretty);
-	if (idx < 0)
+	if (!shown)
 		return raw;
 	/* Only a cache: a failed insert costs a second demangling later. */
-	hmap_put(&s->dwarf_names, key, (uint32_t)idx);
-	return strtab_get(&s->strs, (uint32_t)idx);
+	hmap_put(&o->dwarf_names, key, idx);
+	return shown;
 }
 
 /* "libname+0xOFFSET": what an address without any name is called. */
@@ -659,7 +800,7 @@ static const char *offset_name(struct symbolizer *s, const struct object *o, uin
  * "__printf" for printf) where the symbol table has the public name, the
  * one other profilers show. Otherwise the DWARF name, else the offset.
  */
-static void fill_from_dwarf(struct symbolizer *s, const struct object *o, uint64_t offset,
+static void fill_from_dwarf(struct symbolizer *s, struct object *o, uint64_t offset,
 			    const struct dwarf_location *locs, unsigned n, const char *symbol,
 			    struct resolved_frame *out)
 {
@@ -670,7 +811,7 @@ static void fill_from_dwarf(struct symbolizer *s, const struct object *o, uint64
 		const char *name = k == 0 ? symbol : NULL;
 
 		if (!name && l->name)
-			name = dwarf_display_name(s, l->name);
+			name = dwarf_display_name(o, l->name);
 		if (!name)
 			name = k == 0 ? offset_name(s, o, offset) : "[inlined]";
 		out->items[k].func = name;
@@ -704,7 +845,7 @@ static void resolve_file(struct symbolizer *s, struct object *o, uint64_t offset
 	if (sym) {
 		size_t i = (size_t)(sym - o->symtab.syms.data);
 
-		symbol = display_name(s, display_slot(&o->display, o->symtab.syms.len, i),
+		symbol = display_name(&o->names, display_slot(&o->display, o->symtab.syms.len, i),
 				      elf_symtab_name(&o->symtab, sym));
 	}
 	if (nlocs)
@@ -725,7 +866,7 @@ static void resolve_offcpu(struct symbolizer *s, uint64_t reason, struct resolve
 	if (reason >= OFFCPU_REASON_MAX)
 		reason = OFFCPU_OTHER;
 	snprintf(buf, sizeof(buf), "off-CPU: %s", offcpu_reason_name((enum offcpu_reason)reason));
-	out->items[0].func = intern_or_fallback(s, buf);
+	out->items[0].func = intern_or_fallback(&s->names, buf);
 	out->offcpu = true;
 }
 
@@ -743,11 +884,25 @@ void symbolizer_resolve(struct symbolizer *s, uint32_t object, uint64_t offset, 
 		out->items[0].func = "[stack truncated]";
 	} else if (object == OBJ_OFFCPU) {
 		resolve_offcpu(s, offset, out);
-	} else if (object == OBJ_UNKNOWN || object >= s->objects.len) {
+	} else if (object == OBJ_UNKNOWN || object >= s->objects.len || !s->objects.data[object]) {
+		/* An id never handed out, or swept: only the address is known. */
 		out->items[0].func = hex_name(s, "", offset);
 	} else {
 		resolve_file(s, s->objects.data[object], offset, is_return, out);
 	}
+}
+
+/* Heap held by object `o` (DWARF apart, which the stats count on their own). */
+static uint64_t object_bytes(const struct object *o)
+{
+	uint64_t n = sizeof(*o) + strlen(o->path) + 1 + elf_symtab_bytes(&o->symtab) +
+		     name_table_bytes(&o->names) + o->dwarf_names.cap * sizeof(struct hmap_slot);
+
+	if (o->display)
+		n += o->symtab.syms.len * sizeof(*o->display);
+	if (o->debug_path)
+		n += strlen(o->debug_path) + 1;
+	return n;
 }
 
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *out)
@@ -755,21 +910,20 @@ void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *o
 	memset(out, 0, sizeof(*out));
 	out->lookups = s->lookups;
 	out->bytes = sizeof(*s) + s->objects.cap * sizeof(*s->objects.data) +
-		     (s->by_inode.cap + s->by_path.cap) * sizeof(struct hmap_slot);
-	out->bytes += s->dwarf_names.cap * sizeof(struct hmap_slot);
+		     s->free_ids.cap * sizeof(*s->free_ids.data) +
+		     (s->by_inode.cap + s->by_path.cap) * sizeof(struct hmap_slot) +
+		     name_table_bytes(&s->names) + name_table_bytes(&s->addr_names);
 	out->open_files = s->kept_files;
 	for (size_t i = OBJ_FIRST_FILE; i < s->objects.len; i++) {
 		const struct object *o = s->objects.data[i];
 
+		if (!o)
+			continue;
 		out->objects++;
 		if (o->state == LOAD_FAILED)
 			out->objects_failed++;
 		out->symbols_loaded += o->symtab.syms.len;
-		out->bytes += sizeof(*o) + strlen(o->path) + 1 + elf_symtab_bytes(&o->symtab);
-		if (o->display)
-			out->bytes += o->symtab.syms.len * sizeof(*o->display);
-		if (o->debug_path)
-			out->bytes += strlen(o->debug_path) + 1;
+		out->bytes += object_bytes(o);
 		if (o->dwarf) {
 			out->dwarf_objects++;
 			out->dwarf_bytes += dwarf_info_bytes(o->dwarf);
@@ -782,6 +936,4 @@ void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *o
 		if (s->ksym_display)
 			out->bytes += s->ksyms.syms.len * sizeof(*s->ksym_display);
 	}
-	for (size_t i = 0; i < strtab_len(&s->strs); i++)
-		out->bytes += strlen(strtab_get(&s->strs, (uint32_t)i)) + 1 + sizeof(char *);
 }

@@ -10,6 +10,7 @@
 #define BPFPROF_SYMBOLIZER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -85,6 +86,7 @@ int symbolizer_set_debug_root(struct symbolizer *s, const char *path);
  * (default: 1024, or half the RLIMIT_NOFILE soft limit if that is lower).
  * Objects past it are reopened by path when resolved, which fails for
  * files of processes that have exited meanwhile. Affects later registrations.
+ * A file is closed once its object is read, or swept.
  */
 void symbolizer_set_max_open_files(struct symbolizer *s, unsigned n);
 
@@ -109,14 +111,36 @@ const struct object_info *symbolizer_object(struct symbolizer *s, uint32_t objec
  * OBJ_UNKNOWN the raw user address; for OBJ_OFFCPU an enum offcpu_reason
  * (the frame is named "off-CPU: <reason>" and flagged `offcpu`). `is_return` means the address is a
  * return address (look up offset - 1). Never fails: an address without a
- * symbol resolves to "libname+0xOFFSET" (or "0xADDR"). Strings stay valid
- * until symbolizer_free.
+ * symbol resolves to "libname+0xOFFSET" (or "0xADDR"; so does any offset
+ * of an id that was swept). Strings stay valid until symbolizer_free, with
+ * two exceptions: those of an object (its function, file and library
+ * names, and `lib`) until that object is swept, and names made of an
+ * address ("0xADDR", "libname+0xOFFSET") until the next symbolizer_sweep.
  */
 void symbolizer_resolve(struct symbolizer *s, uint32_t object, uint64_t offset, bool is_return,
 			struct resolved_frame *out);
 
+/*
+ * Bounded memory for a profiler that runs for days (continuous mode), by
+ * mark and sweep. After a snapshot is written: symbolizer_retain_begin,
+ * then symbolizer_retain for every object still referenced (live
+ * processes' mappings, frames the next snapshot will resolve), then
+ * symbolizer_sweep frees every other object: its symbols, DWARF, kept file,
+ * strings and index entries. OBJ_KERNEL..OBJ_OFFCPU and the vDSO are
+ * always kept; objects registered after retain_begin count as marked.
+ * Marked objects keep their ids and everything they loaded. The id of a
+ * swept object may be handed out again by a later registration, and a
+ * later mapping of a swept file registers it anew, so nothing may still
+ * hold a swept id (symbolizer_object returns NULL for it meanwhile).
+ */
+void symbolizer_retain_begin(struct symbolizer *s);
+/* Mark `object`; reserved (< OBJ_FIRST_FILE) and unknown ids are ignored. */
+void symbolizer_retain(struct symbolizer *s, uint32_t object);
+/* Free every unmarked object; returns how many were freed. */
+size_t symbolizer_sweep(struct symbolizer *s);
+
 struct symbolizer_stats {
-	uint64_t objects, objects_failed;
+	uint64_t objects, objects_failed; /* alive: swept ones are not counted */
 	uint64_t symbols_loaded;
 	uint64_t lookups;
 	uint64_t bytes;		/* approximate memory held by caches, DWARF included */

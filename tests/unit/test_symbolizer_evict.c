@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Mark and sweep of the symbolizer's objects and of the JIT perf maps, as
+ * `bpfprof continuous` uses them to stay flat under process churn: swept
+ * objects give back their memory, their open files and their ids; marked
+ * ones resolve exactly as before; a swept file comes back cleanly when
+ * mapped again; and a thousand register/sweep rounds use no more than one.
+ *
+ * Files are told apart by (device, inode), so fake mappings of the one
+ * fixture library with made-up device numbers are as many distinct
+ * objects, each opening (and keeping) the real file. No process is behind
+ * them: the proc root does not exist, so files are opened by path.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "model/model.h"
+#include "symbols/elf_symtab.h"
+#include "symbols/jit_maps.h"
+#include "symbols/symbolizer.h"
+#include "test.h"
+
+#define FAKE_MAJOR 250
+#define NOBODY_PID 4242 /* pid of the fake mappings; no such process under the fake proc */
+
+/* File offsets of two fixture functions, the model's (object, offset) form. */
+static uint64_t alpha_off, beta_off;
+static struct stat lib_st;
+
+/* Descriptors this process has open. */
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* File offset of `name` in the fixture library, through the segment holding it. */
+static bool file_offset_of(const struct elf_symtab *t, const char *name, uint64_t *out)
+{
+	const struct elf_sym *sym = elf_symtab_find(t, name);
+
+	if (!sym)
+		return false;
+	for (size_t i = 0; i < t->segments.len; i++) {
+		const struct elf_segment *seg = &t->segments.data[i];
+
+		if (sym->start >= seg->vaddr && sym->start < seg->vaddr + seg->filesz) {
+			*out = sym->start - seg->vaddr + seg->offset;
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool setup_fixture(void)
+{
+	struct elf_symtab t = { 0 };
+	bool ok;
+
+	if (stat(SYMFIX_LIB, &lib_st) || elf_symtab_load_path(&t, SYMFIX_LIB, NULL))
+		return false;
+	ok = file_offset_of(&t, "symfix_lib_alpha", &alpha_off) &&
+	     file_offset_of(&t, "symfix_lib_beta", &beta_off);
+	elf_symtab_free(&t);
+	return ok;
+}
+
+/* An executable mapping of the fixture library, seen as file number `n` (a device of its own). */
+static struct map_entry lib_mapping(unsigned n, bool deleted)
+{
+	return (struct map_entry){ .start = 0x10000,
+				   .end = 0x20000,
+				   .dev = makedev(FAKE_MAJOR, n),
+				   .inode = lib_st.st_ino,
+				   .readable = true,
+				   .executable = true,
+				   .path = SYMFIX_LIB,
+				   .deleted = deleted };
+}
+
+static struct symbolizer *new_symbolizer(void)
+{
+	return symbolizer_new("/nonexistent-proc", "/nonexistent/kallsyms");
+}
+
+static int64_t register_file(struct symbolizer *s, unsigned n, bool deleted)
+{
+	struct map_entry m = lib_mapping(n, deleted);
+
+	return symbolizer_object_for_mapping(s, NOBODY_PID, &m);
+}
+
+static bool in_list(const int64_t *ids, size_t n, int64_t id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (ids[i] == id)
+			return true;
+	return false;
+}
+
+#define NFILES 16
+
+static void test_sweep_frees_unmarked(void)
+{
+	struct symbolizer *s = new_symbolizer();
+	struct symbolizer_stats before, after;
+	struct resolved_frame f, g;
+	int64_t ids[NFILES], swept_ids[NFILES], again, max_id = 0;
+	const char *alpha_name, *beta_name, *alpha_file;
+	size_t nswept = 0;
+	int alpha_line, fds0;
+	char expected[64];
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	fds0 = count_fds();
+	/* The last one is a deleted file: indexed by path, not by inode. */
+	for (unsigned i = 0; i < NFILES; i++) {
+		ids[i] = register_file(s, i + 1, i == NFILES - 1);
+		CHECK(ids[i] >= OBJ_FIRST_FILE && !in_list(ids, i, ids[i]));
+		if (ids[i] > max_id)
+			max_id = ids[i];
+	}
+	for (unsigned i = 0; i < NFILES; i++)
+		if (ids[i] < 0)
+			goto out;
+	symbolizer_get_stats(s, &before);
+	CHECK_EQ_INT(before.objects, NFILES);
+	CHECK_EQ_INT(before.open_files, NFILES);
+	CHECK_EQ_INT(count_fds(), fds0 + NFILES);
+
+	/* Resolving reads the file and closes it. */
+	symbolizer_resolve(s, (uint32_t)ids[0], alpha_off, false, &f);
+	CHECK_EQ_STR(f.items[0].func, "symfix_lib_alpha");
+	alpha_name = f.items[0].func;
+	alpha_file = f.items[0].file;
+	alpha_line = f.items[0].line;
+	symbolizer_resolve(s, (uint32_t)ids[2], beta_off, false, &f);
+	CHECK_EQ_STR(f.items[0].func, "symfix_lib_beta");
+	beta_name = f.items[0].func;
+	/* Byte 0 is the ELF header: no function, so the name is made of the offset. */
+	symbolizer_resolve(s, (uint32_t)ids[2], 0, false, &f);
+	CHECK_EQ_STR(f.items[0].func, "libsymfix.so+0x0");
+	for (unsigned i = 1; i < NFILES; i += 2) {
+		symbolizer_resolve(s, (uint32_t)ids[i], alpha_off, false, &f);
+		CHECK_EQ_STR(f.items[0].func, "symfix_lib_alpha");
+	}
+	symbolizer_get_stats(s, &before);
+	/* Still open: the even ones but 0 and 2, which were resolved. */
+	CHECK_EQ_INT(before.open_files, NFILES / 2 - 2);
+	CHECK_EQ_INT(count_fds(), fds0 + NFILES / 2 - 2);
+	CHECK(before.dwarf_objects >= 1);
+
+	/* Keep the even ones; the reserved ids and ids never handed out are ignored. */
+	symbolizer_retain_begin(s);
+	for (unsigned i = 0; i < NFILES; i += 2)
+		symbolizer_retain(s, (uint32_t)ids[i]);
+	symbolizer_retain(s, OBJ_KERNEL);
+	symbolizer_retain(s, OBJ_OFFCPU);
+	symbolizer_retain(s, (uint32_t)max_id + 1000);
+	CHECK_EQ_INT(symbolizer_sweep(s), NFILES / 2);
+	for (unsigned i = 1; i < NFILES; i += 2)
+		swept_ids[nswept++] = ids[i];
+
+	symbolizer_get_stats(s, &after);
+	CHECK_EQ_INT(after.objects, NFILES / 2);
+	CHECK(after.bytes < before.bytes);
+	CHECK(after.dwarf_bytes < before.dwarf_bytes);
+	CHECK(after.symbols_loaded < before.symbols_loaded);
+	/* The unresolved swept ones had their files open: closed now (the kept ones keep theirs).
+	 */
+	CHECK_EQ_INT(after.open_files, NFILES / 2 - 2);
+	CHECK_EQ_INT(count_fds(), fds0 + NFILES / 2 - 2);
+
+	/* The reserved objects stay. */
+	CHECK(symbolizer_object(s, OBJ_KERNEL) && symbolizer_object(s, OBJ_OFFCPU));
+	/* Swept ids name nothing: their frames are bare addresses. */
+	for (size_t i = 0; i < nswept; i++)
+		CHECK(symbolizer_object(s, (uint32_t)swept_ids[i]) == NULL);
+	symbolizer_resolve(s, (uint32_t)swept_ids[0], alpha_off, false, &f);
+	snprintf(expected, sizeof(expected), "0x%" PRIx64, alpha_off);
+	CHECK_EQ_STR(f.items[0].func, expected);
+	CHECK(f.lib == NULL && f.resource == NULL);
+
+	/* Marked ones answer exactly as before: same strings, even the same pointers. */
+	symbolizer_resolve(s, (uint32_t)ids[0], alpha_off, false, &g);
+	CHECK(g.items[0].func == alpha_name);
+	CHECK_EQ_STR(g.items[0].func, "symfix_lib_alpha");
+	CHECK(g.items[0].file == alpha_file && g.items[0].line == alpha_line);
+	CHECK(g.lib == symbolizer_object(s, (uint32_t)ids[0]));
+	symbolizer_resolve(s, (uint32_t)ids[2], beta_off, false, &g);
+	CHECK(g.items[0].func == beta_name);
+	symbolizer_resolve(s, (uint32_t)ids[2], 0, false, &g);
+	CHECK_EQ_STR(g.items[0].func, "libsymfix.so+0x0");
+	/* Marked but never resolved: its file was kept, so it loads now. */
+	symbolizer_resolve(s, (uint32_t)ids[4], beta_off, false, &g);
+	CHECK_EQ_STR(g.items[0].func, "symfix_lib_beta");
+	/* Marked files are still found by their key: same ids. */
+	CHECK_EQ_INT(register_file(s, 1, false), ids[0]);
+	CHECK_EQ_INT(register_file(s, 5, false), ids[4]);
+
+	/* A swept file mapped again comes back under a reused id, and works. */
+	again = register_file(s, 2, false);
+	CHECK(in_list(swept_ids, nswept, again));
+	CHECK_EQ_INT(register_file(s, 2, false), again);
+	if (again >= 0) {
+		symbolizer_resolve(s, (uint32_t)again, alpha_off, false, &f);
+		CHECK_EQ_STR(f.items[0].func, "symfix_lib_alpha");
+		CHECK(f.lib && f.lib->build_id && strlen(f.lib->build_id) == 40);
+	}
+	/* So does the deleted one, found by path again. */
+	again = register_file(s, NFILES, true);
+	CHECK(in_list(swept_ids, nswept, again));
+	CHECK_EQ_INT(register_file(s, NFILES, true), again);
+	if (again >= 0) {
+		symbolizer_resolve(s, (uint32_t)again, beta_off, false, &f);
+		CHECK_EQ_STR(f.items[0].func, "symfix_lib_beta");
+	}
+	/* New files fill the other freed slots before the table grows. */
+	for (unsigned i = 0; i < nswept - 2; i++) {
+		int64_t id = register_file(s, 100 + i, false);
+
+		CHECK(id >= OBJ_FIRST_FILE && id <= max_id);
+	}
+	symbolizer_get_stats(s, &after);
+	CHECK_EQ_INT(after.objects, NFILES);
+
+	/* The next sweep drops the address names made before it; the others stay. */
+	symbolizer_retain_begin(s);
+	symbolizer_retain(s, (uint32_t)ids[0]);
+	symbolizer_retain(s, (uint32_t)ids[2]);
+	CHECK_EQ_INT(symbolizer_sweep(s), NFILES - 2);
+	symbolizer_resolve(s, (uint32_t)ids[0], alpha_off, false, &g);
+	CHECK(g.items[0].func == alpha_name);
+	symbolizer_resolve(s, (uint32_t)ids[2], 0, false, &g);
+	CHECK_EQ_STR(g.items[0].func, "libsymfix.so+0x0");
+	symbolizer_get_stats(s, &after);
+	CHECK_EQ_INT(after.objects, 2);
+	CHECK_EQ_INT(after.open_files, 0);
+	CHECK_EQ_INT(count_fds(), fds0);
+out:
+	symbolizer_free(s);
+	CHECK_EQ_INT(count_fds(), fds0);
+}
+
+/* The vDSO is shared by every process: never swept, even when nothing marks it. */
+static void test_vdso_always_kept(void)
+{
+	struct symbolizer *s = new_symbolizer();
+	struct map_entry vdso = {
+		.start = 0x7000, .end = 0x9000, .executable = true, .path = "[vdso]"
+	};
+	int64_t v, lib, later;
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	v = symbolizer_object_for_mapping(s, NOBODY_PID, &vdso);
+	lib = register_file(s, 1, false);
+	CHECK(v >= OBJ_FIRST_FILE && lib >= OBJ_FIRST_FILE);
+	symbolizer_retain_begin(s);
+	/* Registered during the marking: counts as marked, so it is not swept from under us. */
+	later = register_file(s, 2, false);
+	CHECK_EQ_INT(symbolizer_sweep(s), 1);
+	CHECK(symbolizer_object(s, (uint32_t)v) && symbolizer_object(s, (uint32_t)later));
+	CHECK(symbolizer_object(s, (uint32_t)lib) == NULL);
+	CHECK_EQ_INT(symbolizer_object_for_mapping(s, NOBODY_PID + 1, &vdso), v);
+	/* A sweep with no retain_begin before it frees nothing: every object is marked. */
+	CHECK_EQ_INT(symbolizer_sweep(s), 0);
+	symbolizer_free(s);
+}
+
+/*
+ * Churn: every round maps new files (one of them deleted), resolves in one
+ * of them and at a new unknown address, and keeps only one long-lived file.
+ * After the first round nothing may grow: objects, files, bytes, ids.
+ */
+static void test_churn_stays_flat(void)
+{
+	enum { ROUNDS = 1000, PER_ROUND = 4 };
+	struct symbolizer *s = new_symbolizer();
+	struct symbolizer_stats first = { 0 }, st;
+	struct resolved_frame f;
+	int64_t keep, max_id = 0;
+	int fds_first = 0, bad_rounds = 0;
+	const char *keep_name = NULL;
+
+	CHECK(s != NULL);
+	if (!s)
+		return;
+	keep = register_file(s, 1, false);
+	CHECK(keep >= OBJ_FIRST_FILE);
+	if (keep < 0)
+		goto out;
+	for (unsigned r = 0; r < ROUNDS; r++) {
+		bool ok = true;
+
+		for (unsigned k = 0; k < PER_ROUND; k++) {
+			int64_t id = register_file(s, 1000 + r * PER_ROUND + k, k == PER_ROUND - 1);
+
+			ok &= id >= OBJ_FIRST_FILE;
+			if (id > max_id && r == 0)
+				max_id = id;
+			ok &= r == 0 || id <= max_id;
+			if (k == 0 && id >= 0) {
+				symbolizer_resolve(s, (uint32_t)id, alpha_off, false, &f);
+				ok &= !strcmp(f.items[0].func, "symfix_lib_alpha");
+			}
+		}
+		symbolizer_resolve(s, OBJ_UNKNOWN, 0x7f0000000000ULL + r * 16, false, &f);
+		symbolizer_resolve(s, (uint32_t)keep, beta_off, false, &f);
+		ok &= !strcmp(f.items[0].func, "symfix_lib_beta");
+		if (r == 0)
+			keep_name = f.items[0].func;
+		ok &= f.items[0].func == keep_name;
+
+		symbolizer_retain_begin(s);
+		symbolizer_retain(s, (uint32_t)keep);
+		ok &= symbolizer_sweep(s) == PER_ROUND;
+		symbolizer_get_stats(s, &st);
+		if (r == 0) {
+			first = st;
+			fds_first = count_fds();
+			CHECK_EQ_INT(first.objects, 1);
+			CHECK_EQ_INT(first.open_files, 0);
+		} else {
+			ok &= st.objects == first.objects && st.open_files == first.open_files &&
+			      st.bytes <= first.bytes && st.dwarf_bytes <= first.dwarf_bytes &&
+			      count_fds() == fds_first;
+		}
+		if (!ok && bad_rounds++ == 0)
+			fprintf(stderr,
+				"  round %u: objects %" PRIu64 " files %" PRIu64 " bytes %" PRIu64
+				" (first: %" PRIu64 " %" PRIu64 " %" PRIu64 ")\n",
+				r, st.objects, st.open_files, st.bytes, first.objects,
+				first.open_files, first.bytes);
+	}
+	CHECK_EQ_INT(bad_rounds, 0);
+	fprintf(stderr, "  after %d rounds: %" PRIu64 " objects, %" PRIu64 " bytes\n", ROUNDS,
+		st.objects, st.bytes);
+out:
+	symbolizer_free(s);
+}
+
+/* ---- JIT perf maps ---------------------------------------------------------- */
+
+/*
+ * A fake proc: each process is pid NSPID inside its own pid and mount
+ * namespaces, with its map at PROC/PID/root/tmp/perf-NSPID.map naming one
+ * function "jit_PID" at 0x1000..0x1100.
+ */
+#define NSPID 7
+static char jit_dir[] = "/tmp/test_symbolizer_evict.XXXXXX";
+static char jit_proc[128];
+
+static bool write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return false;
+	fputs(text, f);
+	return fclose(f) == 0;
+}
+
+static bool make_dirs(const char *path)
+{
+	char buf[PATH_MAX + 16];
+
+	snprintf(buf, sizeof(buf), "mkdir -p '%s'", path);
+	return system(buf) == 0;
+}
+
+static bool make_jit_process(uint32_t pid)
+{
+	char path[PATH_MAX], text[128];
+
+	snprintf(path, sizeof(path), "%s/%u/root/tmp", jit_proc, pid);
+	if (!make_dirs(path))
+		return false;
+	snprintf(path, sizeof(path), "%s/%u/ns", jit_proc, pid);
+	if (!make_dirs(path))
+		return false;
+	snprintf(path, sizeof(path), "%s/%u/ns/mnt", jit_proc, pid);
+	if (symlink("mnt:[4026532001]", path))
+		return false;
+	snprintf(path, sizeof(path), "%s/%u/status", jit_proc, pid);
+	snprintf(text, sizeof(text), "Name:\tnode\nTgid:\t%u\nNSpid:\t%u\t%d\n", pid, pid, NSPID);
+	if (!write_text(path, text))
+		return false;
+	snprintf(path, sizeof(path), "%s/%u/root/tmp/perf-%d.map", jit_proc, pid, NSPID);
+	snprintf(text, sizeof(text), "1000 100 jit_%u\n", pid);
+	return write_text(path, text);
+}
+
+static bool setup_jit_proc(void)
+{
+	char path[PATH_MAX];
+
+	if (!mkdtemp(jit_dir))
+		return false;
+	snprintf(jit_proc, sizeof(jit_proc), "%s/proc", jit_dir);
+	snprintf(path, sizeof(path), "%s/self/ns", jit_proc);
+	if (!make_dirs(path))
+		return false;
+	snprintf(path, sizeof(path), "%s/self/ns/mnt", jit_proc);
+	return symlink("mnt:[4026531841]", path) == 0;
+}
+
+static void teardown_jit_proc(void)
+{
+	char cmd[PATH_MAX];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", jit_dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", jit_dir);
+}
+
+#define JIT_PIDS   8
+#define FIRST_PID  5000
+#define NO_MAP_PID 90000 /* and up: processes without a map */
+
+static const char *jit_name(struct jit_maps *j, int64_t id, uint64_t addr)
+{
+	struct resolved_frame f;
+
+	if (id < 0 || !jit_maps_resolve(j, (uint32_t)id, addr, &f))
+		return NULL;
+	return f.items[0].func;
+}
+
+static void test_jit_sweep(void)
+{
+	struct jit_maps *j = jit_maps_new(jit_proc);
+	int64_t ids[JIT_PIDS], swept_ids[JIT_PIDS], again;
+	const char *names[JIT_PIDS];
+	size_t before, after, nswept = 0;
+	char expected[32];
+	int fds0;
+
+	CHECK(j != NULL);
+	if (!j)
+		return;
+	fds0 = count_fds();
+	for (unsigned i = 0; i < JIT_PIDS; i++) {
+		ids[i] = jit_maps_object(j, FIRST_PID + i, 1);
+		CHECK(ids[i] >= JIT_OBJECT_BASE && !in_list(ids, i, ids[i]));
+		names[i] = jit_name(j, ids[i], 0x1010);
+		snprintf(expected, sizeof(expected), "jit_%u", FIRST_PID + i);
+		CHECK_EQ_STR(names[i], expected);
+	}
+	CHECK_EQ_INT(jit_maps_object(j, NO_MAP_PID, 1), -ENOENT);
+	CHECK_EQ_STR(jit_name(j, ids[0], 0x5000), "0x5000");
+	/* Every map stays open, so that it can be read after its process exits. */
+	CHECK_EQ_INT(count_fds(), fds0 + JIT_PIDS);
+	before = jit_maps_bytes(j);
+
+	jit_maps_retain_begin(j);
+	for (unsigned i = 0; i < JIT_PIDS; i += 2)
+		jit_maps_retain(j, (uint32_t)ids[i]);
+	jit_maps_retain(j, OBJ_FIRST_FILE); /* a symbolizer id: not ours, ignored */
+	jit_maps_retain(j, JIT_OBJECT_BASE + 100000);
+	CHECK_EQ_INT(jit_maps_sweep(j), JIT_PIDS / 2);
+	for (unsigned i = 1; i < JIT_PIDS; i += 2)
+		swept_ids[nswept++] = ids[i];
+	after = jit_maps_bytes(j);
+	CHECK(after < before);
+	CHECK_EQ_INT(count_fds(), fds0 + JIT_PIDS / 2);
+
+	/* Kept maps answer as before, with the same strings. */
+	for (unsigned i = 0; i < JIT_PIDS; i += 2) {
+		CHECK(jit_name(j, ids[i], 0x1010) == names[i]);
+		CHECK_EQ_INT(jit_maps_object(j, FIRST_PID + i, 2), ids[i]);
+	}
+	/* A swept id is still ours, but only its address is known. */
+	CHECK_EQ_STR(jit_name(j, swept_ids[0], 0x1010), "0x1010");
+	/*
+	 * The process seen again: its map is read anew, under a reused id (the
+	 * slots were those JIT_PIDS processes and the map-less one).
+	 */
+	again = jit_maps_object(j, FIRST_PID + 1, 3);
+	CHECK(again >= JIT_OBJECT_BASE && again <= JIT_OBJECT_BASE + JIT_PIDS);
+	for (unsigned i = 0; i < JIT_PIDS; i += 2)
+		CHECK(again != ids[i]);
+	CHECK_EQ_STR(jit_name(j, again, 0x1010), "jit_5001");
+	CHECK_EQ_INT(count_fds(), fds0 + JIT_PIDS / 2 + 1);
+
+	/* Nothing marked: everything goes, files included. */
+	jit_maps_retain_begin(j);
+	CHECK_EQ_INT(jit_maps_sweep(j), JIT_PIDS / 2 + 1);
+	CHECK_EQ_INT(count_fds(), fds0);
+	jit_maps_free(j);
+}
+
+/* Processes come and go: a thousand rounds of maps and map-less pids hold no more than one. */
+static void test_jit_churn_stays_flat(void)
+{
+	enum { ROUNDS = 1000, PER_ROUND = 3 };
+	struct jit_maps *j = jit_maps_new(jit_proc);
+	size_t first = 0;
+	int64_t keep;
+	int fds_first = 0, bad_rounds = 0;
+	const char *keep_name;
+
+	CHECK(j != NULL);
+	if (!j)
+		return;
+	keep = jit_maps_object(j, FIRST_PID, 1);
+	keep_name = jit_name(j, keep, 0x1000);
+	CHECK_EQ_STR(keep_name, "jit_5000");
+	for (unsigned r = 0; r < ROUNDS; r++) {
+		uint64_t now = (uint64_t)(r + 1) * 1000000000ULL;
+		bool ok = true;
+		size_t bytes;
+
+		for (unsigned k = 0; k < PER_ROUND; k++) {
+			uint32_t pid = FIRST_PID + 1 + (r * PER_ROUND + k) % (JIT_PIDS - 1);
+			int64_t id = jit_maps_object(j, pid, now);
+			char expected[32];
+
+			/* Slots: the kept one, then a map and a map-less pid per process of a
+			 * round. */
+			ok &= id >= JIT_OBJECT_BASE && id <= JIT_OBJECT_BASE + 2 * PER_ROUND;
+			snprintf(expected, sizeof(expected), "jit_%u", pid);
+			ok &= jit_name(j, id, 0x1050) && !strcmp(jit_name(j, id, 0x1050), expected);
+			/* Unknown code at a new address every time, and a new map-less process. */
+			ok &= jit_name(j, id, 0x900000 + r) != NULL;
+			ok &= jit_maps_object(j, NO_MAP_PID + r * PER_ROUND + k, now) == -ENOENT;
+		}
+		ok &= jit_name(j, keep, 0x1000) == keep_name;
+		jit_maps_retain_begin(j);
+		jit_maps_retain(j, (uint32_t)keep);
+		ok &= jit_maps_sweep(j) == PER_ROUND;
+		bytes = jit_maps_bytes(j);
+		if (r == 0) {
+			first = bytes;
+			fds_first = count_fds();
+		} else {
+			ok &= bytes <= first && count_fds() == fds_first;
+		}
+		if (!ok && bad_rounds++ == 0)
+			fprintf(stderr, "  round %u: %zu bytes (first %zu), %d fds (first %d)\n", r,
+				bytes, first, count_fds(), fds_first);
+	}
+	CHECK_EQ_INT(bad_rounds, 0);
+	jit_maps_free(j);
+}
+
+int main(void)
+{
+	if (!setup_fixture()) {
+		fprintf(stderr, "cannot read the fixture library %s\n", SYMFIX_LIB);
+		return 1;
+	}
+	RUN(test_sweep_frees_unmarked);
+	RUN(test_vdso_always_kept);
+	RUN(test_churn_stays_flat);
+	if (!setup_jit_proc()) {
+		fprintf(stderr, "cannot build the fake proc under %s\n", jit_dir);
+		return 1;
+	}
+	for (unsigned i = 0; i < JIT_PIDS; i++)
+		if (!make_jit_process(FIRST_PID + i)) {
+			fprintf(stderr, "cannot make process %u in %s\n", FIRST_PID + i, jit_proc);
+			teardown_jit_proc();
+			return 1;
+		}
+	RUN(test_jit_sweep);
+	RUN(test_jit_churn_stays_flat);
+	teardown_jit_proc();
+	return test_summary();
+}
