@@ -1,0 +1,5 @@
+# The snapshot directory of `bpfprof continuous`: names, creation, pruning,
+# crashed writers' temporary files, and --max-bytes sizes. The CLI is not in
+# bpfprof_core, so the file under test is compiled in directly.
+bpfprof_unit_test(test_snapshot_dir ${CMAKE_CURRENT_LIST_DIR}/test_snapshot_dir.c
+                  ${CMAKE_SOURCE_DIR}/userspace/cli/snapshot_dir.c)

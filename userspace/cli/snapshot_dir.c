@@ -1,0 +1,524 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* asprintf(), mkostemp() and F_SETLEASE are GNU extensions. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "snapshot_dir.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../util/log.h"
+#include "../util/vec.h"
+
+/* '#' stands for a digit; everything else must match literally. */
+static const char name_shape[] = "bpfprof-########T######.###Z.json.gz";
+
+/* 10000-01-01T00:00:00Z in ms: names have four-digit years. */
+#define YEAR_10000_MS 253402300800000.0
+
+/*
+ * output_file.c writes "<dir>/.<final name>.XXXXXX" (mkostemp) and renames it
+ * when complete; these are the lengths of its parts around our name.
+ */
+#define TMP_SUFFIX_LEN 6
+#define TMP_NAME_LEN   (1 + SNAPSHOT_NAME_LEN + 1 + TMP_SUFFIX_LEN)
+
+/*
+ * A writer closes its temporary file just before renaming it, so "nobody
+ * holds it open" alone could catch another bpfprof in that instant; a live
+ * writer also wrote the file within the last moment, a crashed one did not.
+ */
+#define STALE_TMP_MIN_AGE_S 60
+
+_Static_assert(sizeof(name_shape) - 1 == SNAPSHOT_NAME_LEN, "name shape and length disagree");
+
+int snapshot_name(char *buf, size_t len, double wall_ms)
+{
+	long long ms, secs;
+	struct tm tm;
+	time_t t;
+	int n;
+
+	if (!isfinite(wall_ms) || wall_ms < 0 || wall_ms >= YEAR_10000_MS)
+		return -EINVAL;
+	if (len < SNAPSHOT_NAME_SIZE)
+		return -ENOSPC;
+	/* Truncate: the name is the window's start, never later than it. */
+	ms = (long long)wall_ms;
+	secs = ms / 1000;
+	t = (time_t)secs;
+	if (!gmtime_r(&t, &tm))
+		return -EINVAL;
+	n = snprintf(buf, len, "bpfprof-%04d%02d%02dT%02d%02d%02d.%03lldZ.json.gz",
+		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		     ms % 1000);
+	if (n != SNAPSHOT_NAME_LEN)
+		return -EINVAL;
+	return 0;
+}
+
+/* The two digits at s as a number (the caller checked that they are digits). */
+static int two_digits(const char *s)
+{
+	return (s[0] - '0') * 10 + (s[1] - '0');
+}
+
+/* Whether the first `n` bytes of `s` are a snapshot name (no NUL needed after). */
+static bool is_snapshot_name(const char *s, size_t n)
+{
+	int month, day, hour, min, sec;
+	size_t i;
+
+	if (n != SNAPSHOT_NAME_LEN)
+		return false;
+	for (i = 0; i < n; i++) {
+		if (name_shape[i] == '#' ? (s[i] < '0' || s[i] > '9') : s[i] != name_shape[i])
+			return false;
+	}
+	/* Offsets into "bpfprof-YYYYMMDDTHHMMSS...": a user's look-alike is not ours. */
+	month = two_digits(s + 12);
+	day = two_digits(s + 14);
+	hour = two_digits(s + 17);
+	min = two_digits(s + 19);
+	sec = two_digits(s + 21);
+	return month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour <= 23 && min <= 59 &&
+	       sec <= 60;
+}
+
+bool snapshot_name_matches(const char *name)
+{
+	return name && is_snapshot_name(name, strlen(name));
+}
+
+/* ".<snapshot name>.XXXXXX" with mkostemp's letters: [A-Za-z0-9]. */
+static bool is_snapshot_tmp_name(const char *name)
+{
+	const char *suffix;
+	size_t i;
+
+	if (strlen(name) != TMP_NAME_LEN || name[0] != '.' ||
+	    !is_snapshot_name(name + 1, SNAPSHOT_NAME_LEN) || name[1 + SNAPSHOT_NAME_LEN] != '.')
+		return false;
+	suffix = name + 2 + SNAPSHOT_NAME_LEN;
+	for (i = 0; i < TMP_SUFFIX_LEN; i++) {
+		char c = suffix[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Under sudo, root would own the new directory and, at 0700, the user who
+ * asked for the profiles could not even list them; output_file.c gives each
+ * profile to the sudo user for the same reason.
+ */
+static void chown_to_sudo_user(const char *path)
+{
+	const char *uid_s = getenv("SUDO_UID"), *gid_s = getenv("SUDO_GID");
+	unsigned long uid, gid = (unsigned long)-1;
+	char *end;
+
+	if (geteuid() != 0 || !uid_s || !uid_s[0])
+		return;
+	errno = 0;
+	uid = strtoul(uid_s, &end, 10);
+	if (errno || *end || uid >= UINT_MAX)
+		return;
+	if (gid_s && gid_s[0]) {
+		gid = strtoul(gid_s, &end, 10);
+		if (errno || *end || gid >= UINT_MAX)
+			gid = (unsigned long)-1;
+	}
+	if (chown(path, (uid_t)uid, (gid_t)gid))
+		log_warn("cannot give directory %s to the sudo user (uid %lu): %s; it stays owned "
+			 "by root",
+			 path, uid, strerror(errno));
+}
+
+/* A directory we just made: exactly 0700 whatever the umask took away. */
+static void set_up_new_dir(const char *path)
+{
+	if (chmod(path, 0700))
+		log_warn("cannot set mode 0700 on new directory %s: %s", path, strerror(errno));
+	chown_to_sudo_user(path);
+}
+
+/* mkdir -p with mode 0700 for what it creates; `p` is modified and restored. */
+static int make_dirs(char *p)
+{
+	char *end;
+	int err;
+
+	if (!mkdir(p, 0700)) {
+		set_up_new_dir(p);
+		return 0;
+	}
+	if (errno == EEXIST)
+		return 0; /* the caller finds out whether it is a directory */
+	if (errno != ENOENT)
+		return -errno;
+	/* A parent is missing: make it, then this one. */
+	end = strrchr(p, '/');
+	if (!end)
+		return -ENOENT; /* the working directory itself is gone */
+	while (end > p && end[-1] == '/')
+		end--;
+	if (end == p)
+		return -ENOENT; /* the parent is "/" */
+	*end = '\0';
+	err = make_dirs(p);
+	*end = '/';
+	if (err)
+		return err;
+	if (!mkdir(p, 0700)) {
+		set_up_new_dir(p);
+		return 0;
+	}
+	return errno == EEXIST ? 0 : -errno;
+}
+
+/*
+ * Create and delete a file the way output_file.c creates its temporary
+ * files: mode bits can say "writable" on a read-only mount, and as root they
+ * say nothing at all.
+ */
+static int probe_writable(const char *dir)
+{
+	char *probe;
+	int fd, err = 0;
+
+	if (asprintf(&probe, "%s/.bpfprof-probe.XXXXXX", dir) < 0)
+		return -ENOMEM;
+	fd = mkostemp(probe, O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+	} else {
+		close(fd);
+		if (unlink(probe))
+			err = -errno;
+	}
+	free(probe);
+	return err;
+}
+
+/*
+ * Remove one temporary file if its writer is gone. The file name holds no
+ * pid, so ask the kernel instead: a write lease is granted only when no
+ * other open file description refers to the file, and a live writer holds
+ * its temporary file open from output_file_open() to just before the rename.
+ * While we hold the lease nobody can open the file unnoticed. 1 removed, 0
+ * kept.
+ */
+static int remove_if_stale(struct snapshot_dir *d, const char *name, time_t now)
+{
+	struct stat st;
+	int fd, removed = 0;
+
+	/* O_NONBLOCK: fail instead of waiting should someone hold a lease on it. */
+	fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			log_debug("keeping %s/%s: cannot open it: %s", d->path, name,
+				  strerror(errno));
+		return 0;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		goto out;
+	if (st.st_mtime > now - STALE_TMP_MIN_AGE_S) {
+		log_debug("keeping %s/%s: written less than %d s ago", d->path, name,
+			  STALE_TMP_MIN_AGE_S);
+		goto out;
+	}
+	if (fcntl(fd, F_SETLEASE, F_WRLCK)) {
+		/* EAGAIN: open elsewhere. Others: no leases here, so no way to tell. */
+		log_debug("keeping %s/%s: %s", d->path, name,
+			  errno == EAGAIN ? "a process has it open" : strerror(errno));
+		goto out;
+	}
+	if (!unlinkat(d->fd, name, 0))
+		removed = 1;
+	else if (errno != ENOENT)
+		log_warn("cannot remove %s/%s, left by a bpfprof that stopped early: %s", d->path,
+			 name, strerror(errno));
+	fcntl(fd, F_SETLEASE, F_UNLCK);
+out:
+	close(fd);
+	return removed;
+}
+
+/* Temporary snapshot files of crashed writers; nothing else is touched. */
+static int remove_stale_temporaries(struct snapshot_dir *d)
+{
+	time_t now = time(NULL);
+	struct dirent *de;
+	int fd, removed = 0;
+	DIR *dir;
+
+	fd = dup(d->fd);
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	while ((de = readdir(dir)))
+		if (is_snapshot_tmp_name(de->d_name))
+			removed += remove_if_stale(d, de->d_name, now);
+	closedir(dir);
+	if (removed)
+		log_info("removed %d unfinished snapshot file(s) from %s, left by a bpfprof that "
+			 "stopped early",
+			 removed, d->path);
+	return removed;
+}
+
+int snapshot_dir_open(struct snapshot_dir *d, const char *path)
+{
+	size_t len;
+	int err;
+
+	d->path = NULL;
+	d->fd = -1;
+	if (!path || !path[0]) {
+		log_error("no snapshot directory was given; name one such as ./profiles");
+		return -EINVAL;
+	}
+	d->path = strdup(path);
+	if (!d->path)
+		return -ENOMEM;
+	/* "dir/" and "dir" are the same directory; keep "/" as it is. */
+	len = strlen(d->path);
+	while (len > 1 && d->path[len - 1] == '/')
+		d->path[--len] = '\0';
+
+	err = make_dirs(d->path);
+	if (err) {
+		log_error("cannot create snapshot directory %s: %s; choose a path whose parent "
+			  "exists or can be created, and is writable",
+			  d->path, strerror(-err));
+		goto fail;
+	}
+	d->fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->fd < 0) {
+		err = -errno;
+		if (err == -ENOTDIR)
+			log_error(
+				"snapshot directory %s is not a directory; choose another path or "
+				"move that file away",
+				d->path);
+		else
+			log_error("cannot open snapshot directory %s: %s; check its permissions",
+				  d->path, strerror(-err));
+		goto fail;
+	}
+	err = probe_writable(d->path);
+	if (err) {
+		log_error("snapshot directory %s is not writable: %s; choose a directory you can "
+			  "write to, or fix its permissions or mount",
+			  d->path, strerror(-err));
+		goto fail;
+	}
+	err = remove_stale_temporaries(d);
+	if (err < 0)
+		log_warn("cannot look for unfinished snapshots in %s: %s; they stay", d->path,
+			 strerror(-err));
+	return 0;
+fail:
+	snapshot_dir_close(d);
+	return err;
+}
+
+int snapshot_dir_path(const struct snapshot_dir *d, double wall_ms, char **out)
+{
+	char name[SNAPSHOT_NAME_SIZE];
+	int err;
+
+	*out = NULL;
+	err = snapshot_name(name, sizeof(name), wall_ms);
+	if (err)
+		return err;
+	if (asprintf(out, "%s/%s", d->path, name) < 0) {
+		*out = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+struct snapshot_file {
+	char name[SNAPSHOT_NAME_SIZE];
+	uint64_t size;
+};
+
+/* Named so that it can be passed around; vec.h's macros work on it. */
+struct snapshot_files {
+	struct snapshot_file *data;
+	size_t len;
+	size_t cap;
+};
+
+static int cmp_snapshot_file(const void *a, const void *b)
+{
+	/* Fixed-width UTC fields, most significant first: name order is time order. */
+	return strcmp(((const struct snapshot_file *)a)->name,
+		      ((const struct snapshot_file *)b)->name);
+}
+
+/* The snapshots in `d`, regular files only, with their sizes. 0 or -errno. */
+static int list_snapshots(struct snapshot_dir *d, struct snapshot_files *files)
+{
+	struct snapshot_file f;
+	struct dirent *de;
+	struct stat st;
+	int fd, err = 0;
+	DIR *dir;
+
+	fd = dup(d->fd);
+	if (fd < 0)
+		return -errno;
+	dir = fdopendir(fd);
+	if (!dir) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	/* The dup shares its offset with d->fd: start from the top every time. */
+	rewinddir(dir);
+	for (;;) {
+		errno = 0;
+		de = readdir(dir);
+		if (!de) {
+			err = -errno;
+			break;
+		}
+		if (!snapshot_name_matches(de->d_name))
+			continue;
+		if (fstatat(d->fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW)) {
+			if (errno == ENOENT)
+				continue; /* deleted meanwhile */
+			err = -errno;
+			break;
+		}
+		if (!S_ISREG(st.st_mode))
+			continue;
+		memcpy(f.name, de->d_name, SNAPSHOT_NAME_SIZE);
+		f.size = (uint64_t)st.st_size;
+		err = vec_push(files, f);
+		if (err)
+			break;
+	}
+	closedir(dir);
+	return err;
+}
+
+int snapshot_dir_prune(struct snapshot_dir *d, unsigned keep, uint64_t max_bytes,
+		       const char *protect)
+{
+	struct snapshot_files files = { 0 };
+	uint64_t total = 0;
+	size_t i, count;
+	int err, deleted = 0;
+
+	if (protect) {
+		const char *slash = strrchr(protect, '/');
+
+		protect = slash ? slash + 1 : protect;
+	}
+	err = list_snapshots(d, &files);
+	if (err) {
+		log_error("cannot list snapshot directory %s: %s; check that it still exists and "
+			  "is readable",
+			  d->path, strerror(-err));
+		goto out;
+	}
+	if (!files.len)
+		goto out;
+	qsort(files.data, files.len, sizeof(*files.data), cmp_snapshot_file);
+	for (i = 0; i < files.len; i++)
+		total += files.data[i].size;
+	count = files.len;
+
+	/* Oldest first, and never the newest (the last one). */
+	for (i = 0; i + 1 < files.len; i++) {
+		const struct snapshot_file *f = &files.data[i];
+
+		if (!((keep && count > keep) || (max_bytes && total > max_bytes)))
+			break;
+		if (protect && !strcmp(f->name, protect))
+			continue;
+		if (!unlinkat(d->fd, f->name, 0)) {
+			deleted++;
+		} else if (errno != ENOENT) {
+			err = -errno;
+			log_error("cannot delete old snapshot %s/%s: %s; check the directory's "
+				  "permissions, or delete old snapshots by hand",
+				  d->path, f->name, strerror(-err));
+			goto out;
+		}
+		/* Gone either way: by us, or by whoever got there first. */
+		count--;
+		total -= f->size;
+	}
+	err = deleted;
+out:
+	vec_free(&files);
+	return err;
+}
+
+void snapshot_dir_close(struct snapshot_dir *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+	free(d->path);
+	d->path = NULL;
+}
+
+int parse_size(const char *s, uint64_t *bytes)
+{
+	static const struct {
+		const char *suffix;
+		unsigned shift;
+	} units[] = {
+		{ "", 0 },     { "b", 0 },   { "k", 10 },   { "kb", 10 },  { "kib", 10 },
+		{ "m", 20 },   { "mb", 20 }, { "mib", 20 }, { "g", 30 },   { "gb", 30 },
+		{ "gib", 30 }, { "t", 40 },  { "tb", 40 },  { "tib", 40 },
+	};
+	uint64_t v = 0;
+	size_t i;
+
+	/* strtoull would take leading spaces and negate a '-'; read digits by hand. */
+	if (!s || s[0] < '0' || s[0] > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		unsigned digit = (unsigned)(*s - '0');
+
+		if (v > (UINT64_MAX - digit) / 10)
+			return -ERANGE;
+		v = v * 10 + digit;
+	}
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcasecmp(s, units[i].suffix))
+			continue;
+		if (v > (UINT64_MAX >> units[i].shift))
+			return -ERANGE;
+		*bytes = v << units[i].shift;
+		return 0;
+	}
+	return -EINVAL;
+}

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The output directory of `bpfprof continuous`: one profile per interval,
+ * named after the UTC start of its window so that names sort like times,
+ * with the oldest deleted to stay within --keep N files and --max-bytes SIZE.
+ *
+ * Only files whose names match the snapshot pattern exactly are ever
+ * listed or deleted, so a directory shared with other files is safe.
+ */
+#ifndef BPFPROF_SNAPSHOT_DIR_H
+#define BPFPROF_SNAPSHOT_DIR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* strlen("bpfprof-YYYYMMDDTHHMMSS.mmmZ.json.gz") */
+#define SNAPSHOT_NAME_LEN  36
+/* A buffer that holds a snapshot name and its terminating NUL. */
+#define SNAPSHOT_NAME_SIZE (SNAPSHOT_NAME_LEN + 1)
+
+struct snapshot_dir {
+	char *path; /* as given, trailing slashes removed */
+	int fd;	    /* the directory, for *at() calls that do not re-resolve path */
+};
+
+/*
+ * Format the snapshot name for a window that starts at `wall_ms`
+ * (milliseconds since the Unix epoch, UTC; fractions are truncated), e.g.
+ * bpfprof-20261122T101500.123Z.json.gz. 0; -EINVAL when wall_ms is negative,
+ * not finite or past year 9999; -ENOSPC when `len` < SNAPSHOT_NAME_SIZE.
+ */
+int snapshot_name(char *buf, size_t len, double wall_ms);
+
+/*
+ * True when `name` (a bare file name, no directory) is exactly a name that
+ * snapshot_name() can produce: fixed width, digits where digits belong and
+ * each date and time field in its range.
+ */
+bool snapshot_name_matches(const char *name);
+
+/*
+ * Open `path` as the snapshot directory, creating it and its missing parents
+ * with mode 0700 (under sudo they are given to the sudo user, as the profiles
+ * are). An existing directory keeps its mode. Fails when the path is not a
+ * directory, cannot be created, or a real probe (create and unlink a file)
+ * shows that it is not writable. Then removes temporary files that a crashed
+ * writer left (see snapshot_dir.c: only output_file.c's temporaries of
+ * snapshot names that no process holds open and that are older than a
+ * minute). 0, or -errno with a one-line message already printed; on failure
+ * `d` needs no snapshot_dir_close().
+ */
+int snapshot_dir_open(struct snapshot_dir *d, const char *path);
+
+/*
+ * The full path of the snapshot for the window starting at `wall_ms`, newly
+ * allocated into *out (free() it). 0 or -errno (see snapshot_name()).
+ */
+int snapshot_dir_path(const struct snapshot_dir *d, double wall_ms, char **out);
+
+/*
+ * Delete the oldest snapshots (by name, which is by time) while there are
+ * more than `keep` (0: no count limit) or they total more than `max_bytes`
+ * bytes of file size (0: no size limit). Never deletes `protect` (the file
+ * just written: a bare name or a path, or NULL) nor the newest snapshot, so
+ * a max_bytes smaller than one snapshot keeps just the newest. A file that
+ * vanishes meanwhile is not an error. Returns the number of files deleted,
+ * or -errno with a one-line message already printed.
+ */
+int snapshot_dir_prune(struct snapshot_dir *d, unsigned keep, uint64_t max_bytes,
+		       const char *protect);
+
+/* Release `d`; safe to call twice and after a zero-initialised struct. */
+void snapshot_dir_close(struct snapshot_dir *d);
+
+/*
+ * Parse a size in bytes: digits, then optionally a unit, case-insensitive:
+ * B; K, KB, KiB; M, MB, MiB; G, GB, GiB; T, TB, TiB. Every unit is a power
+ * of 1024 (KB too: this is a disk budget, and one meaning per letter is
+ * easier to remember than two). No sign, no spaces, no fractions. 0 (the
+ * value in *bytes), or -EINVAL for malformed input, -ERANGE when the value
+ * does not fit 64 bits. Prints nothing: the caller names the option.
+ */
+int parse_size(const char *s, uint64_t *bytes);
+
+#endif
