@@ -171,6 +171,28 @@ cgroup_too_many)
 	done
 	expect_error '(at most|up to|too many|more than) 8|8 cgroups' -a "${args[@]}" -d 1 -o "$OUT"
 	;;
+continuous_with_duration)
+	expect_error '-d.*record' continuous -a -d 5 --out-dir "$WORK/out/snaps"
+	;;
+continuous_with_command)
+	expect_error 'command.*record' continuous -- sleep 1
+	;;
+continuous_keep_and_max_bytes)
+	expect_error 'keep.*max-bytes' continuous -a --keep 3 --max-bytes 1G --out-dir "$WORK/out/snaps"
+	;;
+continuous_bad_interval)
+	expect_error 'interval.*(unit|100ms)' continuous -a --interval 60 --out-dir "$WORK/out/snaps"
+	;;
+continuous_bad_max_bytes)
+	expect_error 'max-bytes.*size' continuous -a --max-bytes 12X --out-dir "$WORK/out/snaps"
+	;;
+continuous_out_dir_is_file)
+	: >"$WORK/file"
+	expect_error 'not a directory' continuous -a --out-dir "$WORK/file"
+	;;
+record_with_interval)
+	expect_error 'interval.*continuous' -a --interval 10s -d 1 -o "$OUT"
+	;;
 *)
 	log "error_case.sh: unknown case $CASE"
 	exit 2

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../util/log.h"
+#include "snapshot_dir.h"
 
 static const char doc[] =
 	"A system-wide eBPF sampling profiler that writes Firefox Profiler profiles.\n"
@@ -22,15 +23,28 @@ static const char doc[] =
 	"  sudo bpfprof record -- make -j8  # a command and its children\n"
 	"  sudo bpfprof -a --cgroup system.slice/docker-<id>.scope -d 10\n"
 	"                                   # one container (and its sub-cgroups)\n"
+	"  sudo bpfprof continuous -a --interval 60s --keep 60 --out-dir /var/lib/bpfprof\n"
+	"                                   # always on: one profile a minute, the last hour kept\n"
 	"\n"
 	"Open the result at https://profiler.firefox.com/\n"
 	"(\"Load a profile from file\").\n"
 	"\v"
 	"Exactly one target: -a, -p, or a command after --. --cgroup narrows -a\n"
 	"(and implies it). Ctrl-C or SIGTERM stops recording early; the profile\n"
-	"is still written.";
+	"is still written.\n"
+	"\n"
+	"`continuous` keeps the programs attached and writes one complete profile\n"
+	"per interval into --out-dir, named after the UTC start of its window\n"
+	"(bpfprof-YYYYMMDDTHHMMSS.mmmZ.json.gz); consecutive snapshots cover time\n"
+	"without gap or overlap, and the oldest are deleted past --keep or\n"
+	"--max-bytes. Its defaults cost least: 49 Hz, no off-CPU samples (--off-cpu),\n"
+	"no syscalls (--syscalls). SIGTERM or Ctrl-C writes the current partial\n"
+	"snapshot and exits; SIGHUP ends the current snapshot now.";
 
-static const char args_doc[] = "-a | -p PID[,PID...] | -- COMMAND [ARGS...]";
+static const char args_doc[] =
+	"[record] -a | -p PID[,PID...] | -- COMMAND [ARGS...]\n"
+	"continuous [--interval TIME] [--out-dir DIR] [--keep N | --max-bytes "
+	"SIZE] -a | -p PID[,PID...]";
 
 enum {
 	OPT_IDLE = 1000,
@@ -40,6 +54,12 @@ enum {
 	OPT_SCHED_MIN,
 	OPT_NO_SYSCALLS,
 	OPT_SYSCALL_MIN,
+	OPT_OFFCPU,
+	OPT_SYSCALLS,
+	OPT_INTERVAL,
+	OPT_OUT_DIR,
+	OPT_KEEP,
+	OPT_MAX_BYTES,
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_USAGE,
@@ -83,6 +103,18 @@ static const struct argp_option option_defs[] = {
 	  0 },
 	{ "no-syscalls", OPT_NO_SYSCALLS, NULL, 0,
 	  "Do not trace syscalls: no syscall markers or counts, and no cost on syscalls", 0 },
+	{ "off-cpu", OPT_OFFCPU, NULL, 0,
+	  "Off-CPU samples and switch-out stacks (default in record; continuous: off)", 0 },
+	{ "syscalls", OPT_SYSCALLS, NULL, 0,
+	  "Trace syscalls: markers and per-thread counts (default in record; continuous: off)", 0 },
+	{ NULL, 0, NULL, 0, "continuous:", 1 },
+	{ "interval", OPT_INTERVAL, "TIME", 0,
+	  "Length of one snapshot (default 60s; units ms, s, m, h; 100ms to 24h)", 1 },
+	{ "out-dir", OPT_OUT_DIR, "DIR", 0,
+	  "Where snapshots go (default ./" CONTINUOUS_OUT_DIR "; created with mode 0700)", 1 },
+	{ "keep", OPT_KEEP, "N", 0, "Keep the newest N snapshots (default 60)", 1 },
+	{ "max-bytes", OPT_MAX_BYTES, "SIZE", 0,
+	  "Instead of --keep: keep the newest snapshots that fit in SIZE (e.g. 500M, 2G)", 1 },
 	{ "verbose", 'v', NULL, 0, "Say more (repeat for debug output)", 0 },
 	{ "version", OPT_VERSION, NULL, 0, "Print the version and exit", 0 },
 	{ "help", OPT_HELP, NULL, 0, "Show this help and exit", -1 },
@@ -92,6 +124,10 @@ static const struct argp_option option_defs[] = {
 
 struct parse_state {
 	struct options *o;
+	/* Given explicitly, so the mode's default does not apply. */
+	bool freq_set, offcpu_set, syscalls_set, keep_set, max_bytes_set;
+	/* Options of one mode only, to reject them in the other (the last one given). */
+	const char *continuous_only, *record_only;
 	int done;     /* --help/--version: exit 0 */
 	int reported; /* a handler already printed its one-line error */
 };
@@ -112,14 +148,14 @@ static int parse_uint(const char *s, unsigned long long max, unsigned long long 
 	return 0;
 }
 
-/* "1ms", "250us", "2s", "1.5ms", "100ns", or a bare number of ms; -EINVAL otherwise. */
-static int parse_duration_ns(const char *s, uint64_t *out)
+struct time_unit {
+	const char *suffix;
+	double ns;
+};
+
+/* A number (fractions allowed) and one suffix of `units`, at most a day; -EINVAL otherwise. */
+static int parse_time_ns(const char *s, const struct time_unit *units, size_t n, uint64_t *out)
 {
-	static const struct {
-		const char *unit;
-		double ns;
-	} units[] = { { "ns", 1 },   { "us", 1e3 }, { "µs", 1e3 },
-		      { "ms", 1e6 }, { "", 1e6 },   { "s", 1e9 } };
 	char *end;
 	double v;
 
@@ -129,8 +165,8 @@ static int parse_duration_ns(const char *s, uint64_t *out)
 	v = strtod(s, &end);
 	if (errno || !isfinite(v) || v < 0)
 		return -EINVAL;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (!strcmp(end, units[i].unit)) {
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(end, units[i].suffix)) {
 			double ns = v * units[i].ns;
 
 			if (ns > 86400e9)
@@ -139,6 +175,28 @@ static int parse_duration_ns(const char *s, uint64_t *out)
 			return 0;
 		}
 	return -EINVAL;
+}
+
+/* "1ms", "250us", "2s", "1.5ms", "100ns", or a bare number of ms; -EINVAL otherwise. */
+static int parse_duration_ns(const char *s, uint64_t *out)
+{
+	static const struct time_unit units[] = { { "ns", 1 },	 { "us", 1e3 }, { "µs", 1e3 },
+						  { "ms", 1e6 }, { "", 1e6 },	{ "s", 1e9 } };
+
+	return parse_time_ns(s, units, sizeof(units) / sizeof(units[0]), out);
+}
+
+/*
+ * --interval: "500ms", "60s", "5m", "1h"; the unit is required (a bare
+ * number, ms for the thresholds, is too easy to misread here).
+ */
+static int parse_interval_ns(const char *s, uint64_t *out)
+{
+	static const struct time_unit units[] = {
+		{ "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 }
+	};
+
+	return parse_time_ns(s, units, sizeof(units) / sizeof(units[0]), out);
 }
 
 static int read_max_sample_rate(void)
@@ -239,6 +297,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->cgroups[o->nr_cgroups++] = arg;
 		break;
 	case 'd':
+		ps->record_only = "-d";
 		errno = 0;
 		o->duration_s = strtod(arg, &end);
 		if (errno || *end || !isfinite(o->duration_s) || o->duration_s <= 0 ||
@@ -266,6 +325,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			goto reported;
 		}
 		o->freq_hz = (unsigned)v;
+		ps->freq_set = true;
 		break;
 	}
 	case 'e':
@@ -287,6 +347,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			goto reported;
 		}
 		o->output = arg;
+		ps->record_only = "-o";
 		break;
 	case OPT_IDLE:
 		o->include_idle = true;
@@ -296,6 +357,54 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_OFFCPU:
 		o->offcpu = false;
+		ps->offcpu_set = true;
+		break;
+	case OPT_OFFCPU:
+		o->offcpu = true;
+		ps->offcpu_set = true;
+		break;
+	case OPT_SYSCALLS:
+		o->syscalls = true;
+		ps->syscalls_set = true;
+		break;
+	case OPT_INTERVAL:
+		ps->continuous_only = "--interval";
+		if (parse_interval_ns(arg, &o->interval_ns) || o->interval_ns < 100000000ULL) {
+			log_error("--interval %s: give a time with its unit between 100ms and 24h, "
+				  "such as 60s, 5m or 1h",
+				  arg);
+			goto reported;
+		}
+		break;
+	case OPT_OUT_DIR:
+		ps->continuous_only = "--out-dir";
+		if (!*arg) {
+			log_error("--out-dir: empty path; give a directory such as "
+				  "/var/lib/bpfprof");
+			goto reported;
+		}
+		o->out_dir = arg;
+		break;
+	case OPT_KEEP:
+		ps->continuous_only = "--keep";
+		if (parse_uint(arg, UINT_MAX, &v) || v == 0) {
+			log_error("--keep %s: give how many snapshots to keep, a whole number of "
+				  "at least 1, e.g. --keep 60",
+				  arg);
+			goto reported;
+		}
+		o->keep = (unsigned)v;
+		ps->keep_set = true;
+		break;
+	case OPT_MAX_BYTES:
+		ps->continuous_only = "--max-bytes";
+		if (parse_size(arg, &o->max_bytes) || o->max_bytes == 0) {
+			log_error("--max-bytes %s: give a size such as 500M or 2G (K, M, G, T are "
+				  "powers of 1024)",
+				  arg);
+			goto reported;
+		}
+		ps->max_bytes_set = true;
 		break;
 	case OPT_SCHED_MIN:
 		if (parse_duration_ns(arg, &o->sched_min_ns)) {
@@ -308,6 +417,7 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_SYSCALLS:
 		o->syscalls = false;
+		ps->syscalls_set = true;
 		break;
 	case OPT_SYSCALL_MIN:
 		if (parse_duration_ns(arg, &o->syscall_min_ns)) {
@@ -337,6 +447,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case ARGP_KEY_ARG:
 		if (state->arg_num == 0 && !strcmp(arg, "record"))
 			break;
+		if (state->arg_num == 0 && !strcmp(arg, "continuous")) {
+			o->mode = MODE_CONTINUOUS;
+			break;
+		}
 		log_error("unexpected argument '%s'; put the command to profile after --, e.g. "
 			  "bpfprof -- %s",
 			  arg, arg);
@@ -348,6 +462,40 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 reported:
 	ps->reported = 1;
 	return EINVAL;
+}
+
+/* Options that belong to one mode, and the defaults that differ between them. */
+static int apply_mode(struct parse_state *ps)
+{
+	struct options *o = ps->o;
+
+	if (o->mode == MODE_RECORD) {
+		if (ps->continuous_only) {
+			log_error("%s belongs to bpfprof continuous; run bpfprof continuous %s ...",
+				  ps->continuous_only, ps->continuous_only);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	if (ps->record_only || o->command) {
+		log_error("%s is for bpfprof record; continuous runs until stopped and writes into "
+			  "--out-dir",
+			  o->command ? "a command after --" : ps->record_only);
+		return -EINVAL;
+	}
+	if (ps->keep_set && ps->max_bytes_set) {
+		log_error("--keep and --max-bytes both limit what is kept; give only one of them");
+		return -EINVAL;
+	}
+	if (!ps->freq_set)
+		o->freq_hz = CONTINUOUS_FREQ_HZ;
+	if (!ps->offcpu_set)
+		o->offcpu = false;
+	if (!ps->syscalls_set)
+		o->syscalls = false;
+	if (!ps->keep_set && !ps->max_bytes_set)
+		o->keep = CONTINUOUS_KEEP;
+	return 0;
 }
 
 static char *join_args(char **argv, int argc)
@@ -414,16 +562,17 @@ static int describe_target(struct options *o)
 
 static const struct argp_option *find_long(const char *name, size_t len)
 {
-	for (const struct argp_option *d = option_defs; d->name; d++)
-		if (strlen(d->name) == len && !strncmp(d->name, name, len))
+	/* A group header has a doc but no name; the terminator has neither. */
+	for (const struct argp_option *d = option_defs; d->name || d->doc; d++)
+		if (d->name && strlen(d->name) == len && !strncmp(d->name, name, len))
 			return d;
 	return NULL;
 }
 
 static const struct argp_option *find_short(int key)
 {
-	for (const struct argp_option *d = option_defs; d->name; d++)
-		if (d->key == key && key < 256)
+	for (const struct argp_option *d = option_defs; d->name || d->doc; d++)
+		if (d->name && d->key == key && key < 256)
 			return d;
 	return NULL;
 }
@@ -492,6 +641,8 @@ int options_parse(int argc, char **argv, struct options *o)
 	o->sched_min_ns = DEFAULT_SCHED_MIN_NS;
 	o->syscalls = true;
 	o->syscall_min_ns = DEFAULT_SYSCALL_MIN_NS;
+	o->interval_ns = CONTINUOUS_INTERVAL_NS;
+	o->out_dir = CONTINUOUS_OUT_DIR;
 
 	/* Everything after the first `--` is the command, never our options. */
 	for (int i = 1; i < argc; i++)
@@ -523,6 +674,8 @@ int options_parse(int argc, char **argv, struct options *o)
 		return 2;
 	}
 
+	if (apply_mode(&ps))
+		return 2;
 	if (o->nr_cgroups && (o->nr_pids || o->command)) {
 		log_error("--cgroup narrows the whole system (-a), not %s; drop %s or --cgroup",
 			  o->command ? "a command" : "-p", o->command ? "the command" : "-p");

@@ -20,7 +20,25 @@
 #define DEFAULT_SCHED_MIN_NS   1000000ULL
 #define DEFAULT_SYSCALL_MIN_NS 1000000ULL
 
+/*
+ * `continuous` runs for days on every machine of a fleet, so its defaults
+ * cost least: a low rate (49 Hz, not a divisor of the tick either), and
+ * neither off-CPU samples with switch-out stacks nor syscall tracing (each
+ * taxes every context switch or syscall of the machine). Scheduling
+ * markers stay: they cost one record per wait long enough to show.
+ */
+#define CONTINUOUS_FREQ_HZ     49
+#define CONTINUOUS_INTERVAL_NS (60ULL * 1000 * 1000 * 1000)
+#define CONTINUOUS_KEEP	       60
+#define CONTINUOUS_OUT_DIR     "bpfprof-snapshots"
+
+enum run_mode {
+	MODE_RECORD = 0,
+	MODE_CONTINUOUS,
+};
+
 struct options {
+	enum run_mode mode;
 	bool all;
 	uint32_t *pids; /* tgids, resolved from the given pids (a tid maps to its process) */
 	size_t nr_pids;
@@ -38,6 +56,11 @@ struct options {
 	bool syscalls;		 /* syscall markers and counts (--no-syscalls clears) */
 	uint64_t syscall_min_ns; /* --syscall-min */
 	char **command;		 /* argv after `--`, NULL-terminated, or NULL */
+	/* continuous */
+	uint64_t interval_ns;	 /* --interval: the length of one snapshot */
+	const char *out_dir;	 /* --out-dir */
+	unsigned keep;		 /* --keep: snapshots kept (0: no count limit) */
+	uint64_t max_bytes;	 /* --max-bytes: their total size (0: no size limit) */
 	char *self_command_line; /* bpfprof's own argv, for the profile's meta */
 	char *target_desc;	 /* "all", "pid 1,2", "command: make" */
 };

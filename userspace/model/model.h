@@ -192,6 +192,8 @@ struct thread {
 		bool start_known; /* off: the switch-out was seen (else only a wakeup) */
 		/* off: a wakeup came; on: one came early, racing with the coming switch-out */
 		bool woken, woken_new;
+		/* woken: the waker got its instant already, in an earlier snapshot (model/cut.c) */
+		bool waker_told;
 		uint32_t next_seq; /* arrival order of the next queued event */
 		uint64_t since;	   /* on: slice start; off: switch-out (or wakeup) time */
 		uint64_t cursor;   /* on: CPU time is accounted up to here */
@@ -267,6 +269,8 @@ struct proc_source {
 	int64_t (*jit_object)(void *ctx, uint32_t pid, uint64_t ts);
 	/* The cgroup v2 path of a live process, malloc'd; a negative errno if unknown. Optional. */
 	int (*read_cgroup)(void *ctx, uint32_t pid, char **path);
+	/* Whether the thread still exists (continuous mode drops vanished ones). Optional. */
+	bool (*thread_alive)(void *ctx, uint32_t pid, uint32_t tid);
 	void *ctx;
 };
 

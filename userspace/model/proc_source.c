@@ -196,8 +196,19 @@ static int read_cgroup(void *vctx, uint32_t pid, char **path)
 	return cgroup_read_proc_path(ctx->proc_root, pid, path);
 }
 
+static bool thread_alive(void *vctx, uint32_t pid, uint32_t tid)
+{
+	struct proc_source_ctx *ctx = vctx;
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%u/task/%u", ctx->proc_root, pid, tid);
+	/* Only a definite "no such thread" counts as gone: not EACCES or EMFILE. */
+	return access(path, F_OK) == 0 || errno != ENOENT;
+}
+
 void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)
 {
+	src->thread_alive = thread_alive;
 	src->jit_object = jit_object;
 	src->read_info = read_info;
 	src->read_maps = read_maps;

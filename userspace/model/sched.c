@@ -33,13 +33,6 @@
 #define KTASK_NOLOAD	      0x0400
 #define KTASK_RTLOCK_WAIT     0x1000 /* PREEMPT_RT lock wait: reported as "D" by the kernel */
 
-enum replay_state {
-	REPLAY_UNKNOWN = 0, /* nothing seen yet, or the recording was closed */
-	REPLAY_ON = 1,
-	REPLAY_OFF = 2,
-	REPLAY_EXITED = 3, /* switched out as TASK_DEAD: it never runs again */
-};
-
 static const char *const reason_names[OFFCPU_REASON_MAX] = {
 	[OFFCPU_SLEEPING] = "sleeping",	  [OFFCPU_BLOCKED] = "blocked (D)",
 	[OFFCPU_PREEMPTED] = "preempted", [OFFCPU_YIELDED] = "yielded",
@@ -157,7 +150,7 @@ static void start_slice(struct sched_replay_state *r, uint64_t in)
 {
 	r->state = REPLAY_ON;
 	r->since = r->cursor = in;
-	r->woken = r->woken_new = false;
+	r->woken = r->woken_new = r->waker_told = false;
 	clear_other(r);
 }
 
@@ -290,7 +283,8 @@ static int close_offcpu(struct model *m, struct thread *t, uint64_t in)
 			t->sched.runnable_hidden_ns += run_ns;
 		}
 	}
-	if (r->woken)
+	/* A wait cut by a snapshot boundary told its waker in the snapshot before. */
+	if (r->woken && !r->waker_told)
 		return notify_waker(m, t, r->start_known ? off_ns : in - run_start);
 	return 0;
 }
@@ -440,6 +434,7 @@ static void replay_wakeup(struct thread *t, const struct sched_event *ev, bool l
 	}
 	r->woken = true;
 	r->woken_new = is_new;
+	r->waker_told = false;
 	r->wake_ts = ev->ts;
 	set_other(r, ev->other_pid, ev->other_tid, ev->other_comm);
 }

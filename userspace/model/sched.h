@@ -20,6 +20,14 @@ enum sched_event_type {
 	SCHED_EV_LEAVE = 3,
 };
 
+/* A thread's replay state (thread.replay.state). */
+enum replay_state {
+	REPLAY_UNKNOWN = 0, /* nothing seen yet, or the recording was closed */
+	REPLAY_ON = 1,
+	REPLAY_OFF = 2,
+	REPLAY_EXITED = 3, /* switched out as TASK_DEAD: it never runs again */
+};
+
 /*
  * sched_event.flags: the ABI's flags do not fit in 8 bits, and the replay
  * needs only these.

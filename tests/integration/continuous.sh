@@ -1,0 +1,134 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# `bpfprof continuous` (issue 7) with real BPF:
+#
+#   gapless    -a --interval 2s while a burner runs: at least three full
+#              snapshots, then SIGTERM in the middle of the next window. Every
+#              snapshot loads with profiler-cli, they touch without gap or
+#              overlap, the burner is in each (its CPU never more than the
+#              window, its sleeping main thread's wait split at each boundary),
+#              and the last one is a valid partial window.
+#   retention  --interval 300ms --keep 3: after many snapshots, exactly the
+#              newest 3 are kept, still consecutive; other files are left alone.
+#   max_bytes  --max-bytes 30K: the snapshots kept fit in 30 KiB.
+#   sighup     --interval 60s: SIGHUP ends the current snapshot at once.
+#
+# Usage: continuous.sh gapless|retention|max_bytes|sighup
+. "$(dirname "$0")/common.sh"
+require_root
+make_workdir
+
+MODE=${1:?usage: continuous.sh gapless|retention|max_bytes|sighup}
+SNAPS=$WORK/snapshots
+BPF_PID=
+
+cleanup() {
+	stop_burner
+	[ -n "$BPF_PID" ] && kill -KILL "$BPF_PID" 2>/dev/null
+}
+trap cleanup EXIT
+
+snapshots() {
+	find "$SNAPS" -maxdepth 1 -name 'bpfprof-*Z.json.gz' 2>/dev/null | wc -l
+}
+
+# start_continuous ARGS...: bpfprof continuous in the background, once its programs are attached.
+start_continuous() {
+	log "\$ bpfprof continuous $* --out-dir $SNAPS -v &"
+	env --default-signal=INT,TERM "$BPFPROF" continuous "$@" --out-dir "$SNAPS" -v \
+		>"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
+	BPF_PID=$!
+	for ((i = 0; i < 300; i++)); do
+		grep -q "recording .* into" "$WORK/bpfprof.err" && return
+		kill -0 "$BPF_PID" 2>/dev/null || fail "bpfprof exited early: $(cat "$WORK/bpfprof.err")"
+		sleep 0.05
+	done
+	fail "bpfprof continuous did not start within 15 s"
+}
+
+# wait_snapshots N SECONDS
+wait_snapshots() {
+	for ((i = 0; i < $2 * 20; i++)); do
+		[ "$(snapshots)" -ge "$1" ] && return
+		kill -0 "$BPF_PID" 2>/dev/null || fail "bpfprof exited: $(tail -n 5 "$WORK/bpfprof.err")"
+		sleep 0.05
+	done
+	fail "fewer than $1 snapshots after $2 s: $(snapshots)"
+}
+
+# stop_continuous SIGNAL: it must write the current window and exit 0.
+stop_continuous() {
+	kill -s "$1" "$BPF_PID"
+	for ((i = 0; i < 600; i++)); do
+		kill -0 "$BPF_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -0 "$BPF_PID" 2>/dev/null && fail "bpfprof still running 30 s after SIG$1"
+	wait "$BPF_PID"
+	STATUS=$?
+	BPF_PID=
+	log "   exit status $STATUS after SIG$1"
+	head -n 40 "$WORK/bpfprof.err" | indent
+	expect_success
+}
+
+check_snapshots() {
+	log "\$ continuous.mjs --dir $SNAPS $*"
+	"$NODE" "$CHECK_DIR/continuous.mjs" --dir "$SNAPS" "$@" || fail "snapshot checks failed"
+}
+
+case $MODE in
+gapless)
+	start_continuous -a --interval 2s
+	start_burner 60
+	wait_snapshots 3 20
+	# Mid-interval: the fourth window is about 0.8 s old.
+	sleep 0.8
+	stop_continuous TERM
+	check_snapshots --pid "$BURNER_PID" --min-count 4 --interval 2000 --last-shorter-than 1990
+	;;
+retention)
+	mkdir -p "$SNAPS"
+	echo "not a snapshot" >"$SNAPS/notes.txt"
+	touch "$SNAPS/bpfprof-notes.json.gz"
+	start_continuous -a --interval 300ms --keep 3 --no-sched
+	start_burner 60
+	wait_snapshots 3 20
+	sleep 2.5
+	stop_continuous INT
+	written=$(grep -c "^bpfprof: snapshot .* written" "$WORK/bpfprof.err")
+	log "   $written snapshots written"
+	[ "$written" -ge 6 ] || fail "only $written snapshots written; the retention was not exercised"
+	[ -f "$SNAPS/notes.txt" ] && [ -f "$SNAPS/bpfprof-notes.json.gz" ] ||
+		fail "retention deleted files that are not snapshots"
+	ok "files that are not snapshots were left alone"
+	check_snapshots --count 3
+	;;
+max_bytes)
+	start_continuous -a --interval 300ms --max-bytes 30K --no-sched
+	start_burner 60
+	wait_snapshots 2 20
+	sleep 2.5
+	stop_continuous TERM
+	total=$(find "$SNAPS" -maxdepth 1 -name 'bpfprof-*Z.json.gz' -printf '%s\n' | awk '{ s += $1 } END { print s + 0 }')
+	newest=$(find "$SNAPS" -maxdepth 1 -name 'bpfprof-*Z.json.gz' -printf '%f %s\n' | sort | tail -n 1 | cut -d' ' -f2)
+	log "   kept $(snapshots) snapshots, $total bytes (newest $newest bytes)"
+	[ "$total" -le 30720 ] || [ "$(snapshots)" -eq 1 ] || fail "snapshots total $total bytes, over --max-bytes 30K"
+	ok "kept snapshots fit in --max-bytes"
+	check_snapshots --min-count 1
+	;;
+sighup)
+	start_continuous -a --interval 60s
+	start_burner 60
+	sleep 1
+	kill -s HUP "$BPF_PID"
+	wait_snapshots 1 10
+	sleep 0.5
+	stop_continuous TERM
+	check_snapshots --pid "$BURNER_PID" --count 2 --last-shorter-than 5000
+	;;
+*)
+	fail "unknown mode $MODE"
+	;;
+esac

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * `bpfprof continuous`: one recording that never stops, cut into
+ * consecutive snapshots. The programs stay attached; at each boundary the
+ * live model is cut (model/cut.h) once every ring has been drained past
+ * it, so each record lands in exactly one snapshot and consecutive
+ * snapshots touch. Each snapshot is a standalone profile written
+ * atomically into the output directory; the oldest are deleted to respect
+ * the retention, and caches that only dead processes used are dropped, so
+ * memory follows the live system, not the uptime.
+ */
+#include "continuous.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <malloc.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../capture/preflight.h"
+#include "../model/cut.h"
+#include "../symbols/jit_maps.h"
+#include "../symbols/symbolizer.h"
+#include "../util/clock.h"
+#include "../util/log.h"
+#include "recording.h"
+#include "snapshot_dir.h"
+
+/* How often the rings are drained (as in record). */
+#define POLL_INTERVAL_MS 50
+/* A wall clock that moved this much against the monotonic one was set, not slewed. */
+#define CLOCK_STEP_MS	 1000.0
+
+static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t rotate_requested;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		rotate_requested = 1;
+	else
+		stop_requested = 1;
+}
+
+static void install_signal_handlers(void)
+{
+	struct sigaction sa = { 0 };
+
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a signal must wake the poll loop at once. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+struct continuous {
+	struct recording rec;
+	const struct options *opts;
+	struct snapshot_dir dir;
+	uint64_t next_boundary;	       /* the current window ends here (CLOCK_MONOTONIC) */
+	uint64_t cut_at;	       /* a boundary reached, waiting for the rings; 0: none */
+	uint64_t last_replay;	       /* the watermark of the last replay */
+	double wall_offset_ms;	       /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	struct session_stats counters; /* the rings' counters at the last cut */
+	unsigned long snapshots;
+};
+
+static double wall_offset_now(void)
+{
+	return (double)clock_ns(CLOCK_REALTIME) / 1e6 - (double)clock_ns(CLOCK_MONOTONIC) / 1e6;
+}
+
+/* The records the rings dropped since the last cut. */
+static void lost_since_last_cut(struct continuous *c, struct session_stats *lost)
+{
+	struct session_stats now;
+
+	session_read_stats(&c->rec.session, &now);
+	for (int k = 0; k < EV_KIND_MAX; k++) {
+		lost->emitted[k] = now.emitted[k] - c->counters.emitted[k];
+		lost->dropped[k] = now.dropped[k] - c->counters.dropped[k];
+	}
+	c->counters = now;
+}
+
+/*
+ * After a snapshot is written, only the live model refers to binaries:
+ * those of live processes' mappings and of the frames it kept. The
+ * symbolizer and the JIT maps drop every other.
+ */
+static void sweep_caches(struct continuous *c)
+{
+	const struct model *m = &c->rec.model;
+	size_t objects, jits;
+
+	symbolizer_retain_begin(c->rec.sym);
+	jit_maps_retain_begin(c->rec.jit);
+	for (size_t i = 0; i < m->processes.len; i++) {
+		const struct process *p = &m->processes.data[i];
+
+		for (size_t k = 0; k < p->mappings.len; k++)
+			if (p->mappings.data[k].object != NO_INDEX)
+				symbolizer_retain(c->rec.sym, p->mappings.data[k].object);
+	}
+	for (size_t i = 0; i < m->frames.len; i++) {
+		uint32_t object = m->frames.data[i].object;
+
+		if (object >= JIT_OBJECT_BASE)
+			jit_maps_retain(c->rec.jit, object);
+		else
+			symbolizer_retain(c->rec.sym, object);
+	}
+	objects = symbolizer_sweep(c->rec.sym);
+	jits = jit_maps_sweep(c->rec.jit);
+	/* Give what the snapshot used back to the system, so RSS shows the live state. */
+	malloc_trim(0);
+	if (objects || jits)
+		log_debug("dropped %zu binaries and %zu JIT maps no live process uses", objects,
+			  jits);
+}
+
+/* -v: one line per snapshot, to see size and cost over days. */
+static void log_snapshot(struct continuous *c, const struct model *snap, const char *path,
+			 uint64_t took_ns)
+{
+	struct symbolizer_stats st;
+	char size[32] = "?", rss[32] = "?", caches[32];
+	struct rusage ru;
+	struct stat sb;
+
+	if (log_verbosity < 1)
+		return;
+	if (!stat(path, &sb))
+		human_size((double)sb.st_size, size, sizeof(size));
+	if (!getrusage(RUSAGE_SELF, &ru))
+		human_size((double)ru.ru_maxrss * 1024, rss, sizeof(rss));
+	symbolizer_get_stats(c->rec.sym, &st);
+	human_size((double)st.bytes, caches, sizeof(caches));
+	log_info("snapshot %s: %" PRIu64 " samples, %zu threads, %s, written in %.0f ms; live "
+		 "model %zu threads, %zu frames; symbol caches %s (%" PRIu64
+		 " objects); peak RSS %s",
+		 path, snap->stats.samples, snap->threads.len, size, (double)took_ns / 1e6,
+		 c->rec.model.threads.len, c->rec.model.frames.len, caches, st.objects, rss);
+}
+
+/* Write one finished snapshot; on a full disk, make room by dropping the oldest once. */
+static int write_snapshot(struct continuous *c, struct model *snap,
+			  const struct session_stats *lost, const struct profile_tables *tables,
+			  double start_wall_ms, char **path)
+{
+	struct output_file out = { .fd = -1 };
+	int err, attempt;
+
+	err = snapshot_dir_path(&c->dir, start_wall_ms, path);
+	if (err)
+		return err;
+	for (attempt = 0; attempt < 2; attempt++) {
+		err = output_file_open(&out, *path);
+		if (!err) {
+			err = recording_write(&c->rec, c->opts, snap, lost, start_wall_ms, tables,
+					      &out);
+			if (!err)
+				err = output_file_commit(&out);
+			if (err)
+				output_file_abort(&out);
+			output_file_free(&out);
+		}
+		if (err != -ENOSPC && err != -EDQUOT)
+			break;
+		/* The oldest snapshot is worth less than this one. */
+		if (snapshot_dir_prune(&c->dir, 1, 0, NULL) <= 0)
+			break;
+	}
+	return err;
+}
+
+/*
+ * Cut the live model at `boundary` (every ring drained past it), write the
+ * window before it, apply the retention, drop unused caches.
+ */
+static int take_snapshot(struct continuous *c, uint64_t boundary)
+{
+	struct model *live = &c->rec.model, snap;
+	struct profile_tables tables = { 0 };
+	struct session_stats lost;
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	double offset = wall_offset_now(), start_wall_ms;
+	char *path = NULL;
+	int err;
+
+	if (fabs(offset - c->wall_offset_ms) > CLOCK_STEP_MS) {
+		log_warn("the wall clock moved by %.0f ms; snapshot names follow it from now on",
+			 offset - c->wall_offset_ms);
+		c->wall_offset_ms = offset;
+	}
+	start_wall_ms = c->wall_offset_ms + (double)live->start_ts / 1e6;
+	if ((err = model_sched_flush(live, boundary - 1)) ||
+	    (err = model_cut(live, &snap, boundary))) {
+		log_error("out of memory while cutting a snapshot; its window is lost and "
+			  "recording goes on");
+		return err;
+	}
+	lost_since_last_cut(c, &lost);
+	recording_report_lost(&lost);
+	/* Threads renamed after their last sample get today's name. */
+	proc_refresh_thread_names(&snap, "/proc");
+	err = model_finish(&snap);
+	if (!err)
+		err = recording_build_tables(&c->rec, &snap, &tables);
+	if (err)
+		log_error("out of memory while building a snapshot; its window is lost and "
+			  "recording goes on");
+	else if ((err = write_snapshot(c, &snap, &lost, &tables, start_wall_ms, &path)))
+		log_error("writing snapshot %s failed (%s); its window is lost; free disk space in "
+			  "%s or lower --keep/--max-bytes",
+			  path ? path : "?", strerror(-err), c->opts->out_dir);
+	if (!err) {
+		c->snapshots++;
+		log_snapshot(c, &snap, path, clock_ns(CLOCK_MONOTONIC) - t0);
+		snapshot_dir_prune(&c->dir, c->opts->keep, c->opts->max_bytes, path);
+	}
+	profile_tables_free(&tables);
+	model_free(&snap);
+	free(path);
+	sweep_caches(c);
+	c->last_replay = boundary;
+	return err;
+}
+
+/*
+ * A boundary is due (its time came, or SIGHUP). The kernel's syscall
+ * totals are read now, so that they are counted in the window that ends.
+ */
+static void start_cut(struct continuous *c, uint64_t now)
+{
+	int err;
+
+	c->cut_at = rotate_requested ? now : c->next_boundary;
+	rotate_requested = 0;
+	c->next_boundary = c->cut_at + c->opts->interval_ns;
+	/* A stall longer than the interval (a stopped process) skips, never piles up. */
+	while (c->next_boundary <= now)
+		c->next_boundary += c->opts->interval_ns;
+	err = session_dump_syscall_totals(&c->rec.session);
+	if (err)
+		log_warn("cannot read the live threads' syscall totals (%s); their counts move to "
+			 "a later snapshot",
+			 strerror(-err));
+}
+
+static int poll_loop(struct continuous *c)
+{
+	struct recording *r = &c->rec;
+	uint64_t last_alive_check = r->start_ns;
+
+	while (!stop_requested) {
+		uint64_t now = clock_ns(CLOCK_MONOTONIC), watermark, limit;
+		int timeout = POLL_INTERVAL_MS;
+		int n;
+
+		/* -p: once every target is gone, the next snapshots would all be empty. */
+		if (c->opts->nr_pids && now - last_alive_check > 1000000000ULL) {
+			last_alive_check = now;
+			if (!recording_any_target_alive(c->opts)) {
+				log_info("every target process has exited; writing the last "
+					 "snapshot");
+				return 0;
+			}
+		}
+		if (!c->cut_at && (rotate_requested || now >= c->next_boundary))
+			start_cut(c, now);
+		if (!c->cut_at && c->next_boundary - now < POLL_INTERVAL_MS * 1000000ULL)
+			timeout = (int)((c->next_boundary - now) / 1000000) + 1;
+		n = session_poll(&r->session, timeout);
+		if (n < 0) {
+			log_error("reading the ring buffers failed (%s); writing the current "
+				  "snapshot and stopping",
+				  strerror(-n));
+			return 1;
+		}
+		if (r->session.record_error == -ENOMEM) {
+			log_error("out of memory while recording; writing the current snapshot and "
+				  "stopping");
+			return 1;
+		}
+		if (c->cut_at &&
+		    r->session.drained_before_ns >= c->cut_at + SCHED_REPLAY_MARGIN_NS) {
+			uint64_t b = c->cut_at;
+
+			c->cut_at = 0;
+			take_snapshot(c, b);
+			continue;
+		}
+		/* Replay as record does, never past the boundary still to be cut. */
+		limit = (c->cut_at ? c->cut_at : c->next_boundary) - 1;
+		if (!r->model.sched_enabled ||
+		    r->session.drained_before_ns < c->last_replay + POLL_INTERVAL_MS * 1000000ULL ||
+		    r->session.drained_before_ns < SCHED_REPLAY_MARGIN_NS)
+			continue;
+		c->last_replay = r->session.drained_before_ns;
+		watermark = c->last_replay - SCHED_REPLAY_MARGIN_NS;
+		if (model_sched_flush(&r->model, watermark < limit ? watermark : limit))
+			r->session.record_error = -ENOMEM;
+	}
+	return 0;
+}
+
+int continuous_main(const struct options *opts)
+{
+	struct continuous c = { .opts = opts };
+	struct session_stats final;
+	int ret;
+
+	if ((ret = preflight_check_privileges()) || (ret = preflight_check_btf()))
+		return ret;
+	if (cgroup_targets_open(&c.rec.cgroups, opts->cgroups, opts->nr_cgroups))
+		return 1;
+	if (snapshot_dir_open(&c.dir, opts->out_dir)) {
+		cgroup_targets_close(&c.rec.cgroups);
+		return 1;
+	}
+	install_signal_handlers();
+	ret = recording_start(&c.rec, opts);
+	if (ret)
+		goto out;
+	c.wall_offset_ms = c.rec.start_wall_ms - (double)c.rec.start_ns / 1e6;
+	c.next_boundary = c.rec.start_ns + opts->interval_ns;
+	c.last_replay = c.rec.start_ns;
+	log_info("recording %s at %u Hz into %s: one snapshot every %.3g s, keeping %s",
+		 opts->target_desc, opts->freq_hz, opts->out_dir, (double)opts->interval_ns / 1e9,
+		 opts->max_bytes ? "what fits --max-bytes" : "the newest --keep");
+
+	ret = poll_loop(&c);
+
+	/* The window in progress is written too, up to now. */
+	recording_stop(&c.rec, &final);
+	if (c.cut_at)
+		take_snapshot(&c, c.cut_at);
+	if (model_sched_flush(&c.rec.model, UINT64_MAX) == 0 &&
+	    c.rec.model.stop_ts > c.rec.model.start_ts) {
+		if (take_snapshot(&c, c.rec.model.stop_ts + 1) && !ret)
+			ret = 1;
+	}
+	log_info("stopped after %lu snapshots in %s", c.snapshots, opts->out_dir);
+out:
+	snapshot_dir_close(&c.dir);
+	recording_close(&c.rec);
+	return ret;
+}

@@ -1,0 +1,325 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The recording shared by `record` and `continuous` (recording.h): set up
+ * from the options, stopped, and one model written as a profile.
+ */
+#include "recording.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "../emit/emitter.h"
+#include "../symbols/jit_maps.h"
+#include "../symbols/kallsyms.h"
+#include "../symbols/symbolizer.h"
+#include "../util/clock.h"
+#include "../util/log.h"
+
+static int on_record(void *ctx, const void *data, size_t size)
+{
+	const struct event_header *h = data;
+
+	/* -vvv: a trace of every record, for debugging the capture side. */
+	if (log_verbosity >= 3 && size >= sizeof(*h))
+		fprintf(stderr, "record kind=%u size=%u cpu=%u ts=%llu pid=%u tid=%u\n", h->kind,
+			h->size, h->cpu, (unsigned long long)h->ts, h->pid, h->tid);
+	return model_add_record(ctx, data, size);
+}
+
+static void resolve_frame(void *ctx, const struct raw_frame *f, struct resolved_frame *out)
+{
+	struct recording *r = ctx;
+
+	if (!jit_maps_resolve(r->jit, f->object, f->offset, out))
+		symbolizer_resolve(r->sym, f->object, f->offset, f->is_return, out);
+}
+
+const char *human_size(double bytes, char *buf, size_t len)
+{
+	static const char *units[] = { "B", "KiB", "MiB", "GiB" };
+	int u = 0;
+
+	while (bytes >= 1024 && u < 3) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, len, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
+	return buf;
+}
+
+struct seed_ctx {
+	struct model *model;
+	uint64_t ts;
+};
+
+/* --cgroup: the processes inside at the start appear even if they never run. */
+static int seed_cgroup_process(void *vctx, uint32_t pid)
+{
+	struct seed_ctx *ctx = vctx;
+	int err = proc_seed_process(ctx->model, "/proc", pid, ctx->ts);
+
+	return err == -ENOMEM ? err : 0; /* one that exited meanwhile is simply not there */
+}
+
+int recording_write(struct recording *r, const struct options *opts, const struct model *m,
+		    const struct session_stats *lost, double start_wall_ms,
+		    const struct profile_tables *tables, struct output_file *out)
+{
+	struct profile_meta meta = { 0 };
+	char host[256] = "";
+	struct utsname uts;
+
+	gethostname(host, sizeof(host) - 1);
+	uname(&uts);
+	meta.product_version = BPFPROF_VERSION;
+	meta.command_line = opts->self_command_line;
+	meta.hostname = host;
+	meta.kernel_release = uts.release;
+	meta.arch = uts.machine;
+	meta.logical_cpus = (unsigned)r->session.nr_online;
+	meta.sample_freq_hz = opts->freq_hz;
+	meta.sample_event =
+		r->session.sampler.event_name ? r->session.sampler.event_name : "cpu-clock";
+	meta.target = opts->target_desc;
+	meta.start_wall_ms = start_wall_ms;
+	meta.lost_samples = lost->dropped[EV_SAMPLE];
+	meta.lost_switches = lost->dropped[EV_SWITCH];
+	meta.lost_wakeups = lost->dropped[EV_WAKEUP];
+	meta.lost_other = lost->dropped[EV_SYSCALL] + lost->dropped[EV_SYSCALL_TOTALS];
+	meta.include_idle = opts->include_idle;
+	meta.sched_enabled = m->sched_enabled;
+	meta.offcpu_samples = m->sched_enabled && m->offcpu_samples;
+	meta.sched_min_ns = m->sched_min_ns;
+	meta.syscalls_enabled = m->syscalls_enabled;
+	meta.syscall_min_ns = m->syscall_min_ns;
+	meta.cgroup_filters = (const char *const *)r->cgroups.desc;
+	meta.nr_cgroup_filters = r->cgroups.n;
+	return emit_profile_fd(out->fd, out->gzip, m, tables, &meta);
+}
+
+void recording_report_lost(const struct session_stats *st)
+{
+	static const char *const what[EV_KIND_MAX] = {
+		[EV_SAMPLE] = "samples",
+		[EV_SWITCH] = "context switches",
+		[EV_WAKEUP] = "wakeups",
+		[EV_SYSCALL] = "syscall markers",
+		[EV_SYSCALL_TOTALS] = "syscall totals",
+	};
+	static const char *const effect[EV_KIND_MAX] = {
+		[EV_SAMPLE] = "CPU use and off-CPU time are approximate around them",
+		[EV_SWITCH] = "CPU use and off-CPU time are approximate around them",
+		[EV_WAKEUP] = "CPU use and off-CPU time are approximate around them",
+		[EV_SYSCALL] = "those syscalls are counted but not shown",
+		[EV_SYSCALL_TOTALS] = "the syscall counts of some threads are too low",
+	};
+
+	for (int k = 1; k < EV_KIND_MAX; k++)
+		if (st->dropped[k])
+			log_warn("%" PRIu64 " %s were lost because a ring buffer was full; %s",
+				 st->dropped[k], what[k], effect[k]);
+}
+
+/* -v: what symbolizing the profile cost, for users who wonder where the time went. */
+static void log_symbolization(struct recording *r, const struct profile_tables *tables,
+			      uint64_t elapsed_ns)
+{
+	struct symbolizer_stats st;
+	char bytes[32], dwarf[32], rss[32] = "?";
+	struct rusage ru;
+
+	symbolizer_get_stats(r->sym, &st);
+	human_size((double)st.bytes, bytes, sizeof(bytes));
+	human_size((double)st.dwarf_bytes, dwarf, sizeof(dwarf));
+	if (!getrusage(RUSAGE_SELF, &ru))
+		human_size((double)ru.ru_maxrss * 1024, rss, sizeof(rss));
+	log_debug("symbolized %zu frames (%zu functions) in %.0f ms: %" PRIu64 " objects (%" PRIu64
+		  " with DWARF), %" PRIu64 " lookups; symbol caches hold %s "
+		  "(DWARF %s), %" PRIu64 " files open; bpfprof peak RSS %s",
+		  tables->frames.len, tables->funcs.len, (double)elapsed_ns / 1e6, st.objects,
+		  st.dwarf_objects, st.lookups, bytes, dwarf, st.open_files, rss);
+}
+
+int recording_build_tables(struct recording *r, struct model *m, struct profile_tables *tables)
+{
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	int err = profile_tables_build(tables, m, resolve_frame, r);
+
+	if (!err)
+		log_symbolization(r, tables, clock_ns(CLOCK_MONOTONIC) - t0);
+	return err;
+}
+
+/* Forks, execs, exits, renames and mmaps, read before each drain of the rings. */
+static void follow_lifecycles(struct recording *r, const struct session_config *cfg)
+{
+	int err =
+		lifecycle_feed_open(&r->feed, &r->model, r->session.online, r->session.nr_possible,
+				    cfg->tgids, cfg->nr_tgids, cfg->follow_forks);
+
+	if (err) {
+		log_warn("cannot follow processes over time (%s): processes that exit during the "
+			 "recording may stay unsymbolized and get no start or end times",
+			 r->feed.sb.error[0] ? r->feed.sb.error : strerror(-err));
+		return;
+	}
+	lifecycle_feed_set_cgroups(&r->feed, r->cgroups.path, r->cgroups.n);
+	r->model.lifecycle = true;
+	r->session.before_drain = lifecycle_feed_drain;
+	r->session.before_drain_ctx = &r->feed;
+}
+
+/* The model's settings, from what the session could attach. */
+static void configure_model(struct recording *r, const struct options *opts)
+{
+	struct model *m = &r->model;
+
+	/* With --cgroup, a process enters the model only through the filters. */
+	m->all_processes = opts->all && !r->cgroups.n;
+	m->cgroup_names = r->cgroups.n > 0;
+	m->period_is_ns = !r->session.sampler.hardware;
+	m->nominal_period_ns = 1000000000ULL / opts->freq_hz;
+	/* Records are only decoded in the poll loop, so this is set before the first. */
+	m->sched_enabled = r->session.sched_attached;
+	m->offcpu_samples = opts->offcpu;
+	m->offcpu_interval_ns = m->nominal_period_ns;
+	m->sched_min_ns = opts->sched_min_ns;
+	m->syscalls_enabled = r->session.syscalls_attached;
+	m->syscall_min_ns = opts->syscall_min_ns;
+	if (m->sched_enabled && opts->offcpu &&
+	    kallsyms_find_range("/proc/kallsyms", "__schedule", &m->switch_trim_lo,
+				&m->switch_trim_hi))
+		log_debug("no __schedule in /proc/kallsyms: switch-out stacks keep their "
+			  "tracing frames");
+}
+
+/*
+ * Named targets appear in the profile even if they never run (after exec:
+ * its name). The command's threads are not seeded when lifecycles are
+ * followed: it execs now, and each thread it starts is reported with its
+ * real start.
+ */
+static int seed_targets(struct recording *r, const struct session_config *cfg)
+{
+	for (size_t i = 0; i < cfg->nr_tgids; i++) {
+		if (r->have_cmd && r->model.lifecycle)
+			model_process(&r->model, cfg->tgids[i], r->start_ns);
+		else
+			proc_seed_process(&r->model, "/proc", cfg->tgids[i], r->start_ns);
+	}
+	if (r->cgroups.n) {
+		struct seed_ctx seed = { &r->model, r->start_ns };
+
+		if (cgroup_targets_for_each_process(&r->cgroups, seed_cgroup_process, &seed)) {
+			log_error("out of memory");
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int recording_start(struct recording *r, const struct options *opts)
+{
+	struct session_config cfg = { 0 };
+	struct proc_source src;
+	int ret;
+
+	r->sym = symbolizer_new("/proc", "/proc/kallsyms");
+	r->jit = r->sym ? jit_maps_new("/proc") : NULL;
+	if (!r->jit) {
+		log_error("out of memory");
+		return 1;
+	}
+	r->src_ctx.proc_root = "/proc";
+	r->src_ctx.sym = r->sym;
+	r->src_ctx.jit = r->jit;
+	proc_source_init(&src, &r->src_ctx);
+	model_init(&r->model, &src, 0);
+
+	cfg.freq_hz = opts->freq_hz;
+	cfg.include_idle = opts->include_idle;
+	cfg.sched = opts->sched;
+	cfg.offcpu_stacks = opts->sched && opts->offcpu;
+	cfg.sched_min_ns = opts->sched_min_ns;
+	cfg.syscalls = opts->syscalls;
+	cfg.syscall_min_ns = opts->syscall_min_ns;
+	cfg.on_record = on_record;
+	cfg.ctx = &r->model;
+	if (opts->command) {
+		ret = command_prepare(&r->cmd, opts->command);
+		if (ret) {
+			log_error("cannot fork to run '%s' (%s)", opts->command[0], strerror(-ret));
+			return 1;
+		}
+		r->have_cmd = true;
+		r->cmd_tgid = (uint32_t)r->cmd.pid;
+		cfg.tgids = &r->cmd_tgid;
+		cfg.nr_tgids = 1;
+		cfg.follow_forks = true;
+	} else if (!opts->all) {
+		cfg.tgids = opts->pids;
+		cfg.nr_tgids = opts->nr_pids;
+	}
+	cfg.cgroups = r->cgroups.session;
+	cfg.nr_cgroups = r->cgroups.n;
+
+	if (session_open(&r->session, &cfg))
+		return 1;
+	follow_lifecycles(r, &cfg);
+	r->start_wall_ms = (double)clock_ns(CLOCK_REALTIME) / 1e6;
+	r->start_ns = clock_ns(CLOCK_MONOTONIC);
+	r->model.start_ts = r->model.end_ts = r->start_ns;
+	if (session_start(&r->session, opts->freq_hz, opts->event))
+		return 1;
+	configure_model(r, opts);
+	/* An exec that fails is reported with its exit status (127, 126). */
+	if (r->have_cmd && (ret = command_start(&r->cmd, opts->command)))
+		return ret;
+	return seed_targets(r, &cfg);
+}
+
+void recording_stop(struct recording *r, struct session_stats *stats)
+{
+	uint64_t now;
+	int err;
+
+	session_stop(&r->session);
+	err = session_dump_syscall_totals(&r->session);
+	if (err)
+		log_warn("cannot read the live threads' syscall totals (%s); their syscall counts "
+			 "miss what was not sent before",
+			 strerror(-err));
+	session_read_stats(&r->session, stats);
+	now = clock_ns(CLOCK_MONOTONIC);
+	if (now > r->model.end_ts)
+		r->model.end_ts = now;
+	/* Every program is detached: nothing after this instant was recorded. */
+	r->model.stop_ts = r->model.end_ts;
+}
+
+bool recording_any_target_alive(const struct options *opts)
+{
+	for (size_t i = 0; i < opts->nr_pids; i++)
+		if (kill((pid_t)opts->pids[i], 0) == 0 || errno == EPERM)
+			return true;
+	return false;
+}
+
+void recording_close(struct recording *r)
+{
+	if (r->have_cmd && r->cmd.go_fd >= 0)
+		command_abort(&r->cmd);
+	session_close(&r->session);
+	lifecycle_feed_close(&r->feed);
+	model_free(&r->model);
+	symbolizer_free(r->sym);
+	jit_maps_free(r->jit);
+	cgroup_targets_close(&r->cgroups);
+}

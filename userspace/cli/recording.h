@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * What `record` and `continuous` share: the BPF session and everything that
+ * turns its records into a profile (model, symbolizer, JIT maps, the
+ * lifecycle feed), set up from the options; and writing one model as a
+ * profile file.
+ */
+#ifndef BPFPROF_RECORDING_H
+#define BPFPROF_RECORDING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../capture/command.h"
+#include "../capture/session.h"
+#include "../emit/output_file.h"
+#include "../emit/profile_tables.h"
+#include "../model/model.h"
+#include "../model/proc_source.h"
+#include "cgroup_targets.h"
+#include "lifecycle_feed.h"
+#include "options.h"
+
+/*
+ * Scheduler events are replayed per thread in time order once every ring
+ * has been drained past their time; this margin covers a record being
+ * written while its ring was drained.
+ */
+#define SCHED_REPLAY_MARGIN_NS (20ULL * 1000 * 1000)
+
+struct recording {
+	struct model model;
+	struct symbolizer *sym;
+	struct jit_maps *jit;
+	struct proc_source_ctx src_ctx;
+	struct session session;
+	struct lifecycle_feed feed;
+	struct command cmd;
+	bool have_cmd;
+	uint32_t cmd_tgid;
+	struct cgroup_targets cgroups; /* opened by the caller, closed by recording_close */
+	uint64_t start_ns;	       /* CLOCK_MONOTONIC at the start */
+	double start_wall_ms;	       /* CLOCK_REALTIME at the start */
+};
+
+/*
+ * Everything from the symbolizer to attached programs and seeded targets
+ * (and the command started, with -- COMMAND). r->cgroups must be open.
+ * 0, or an exit status after a one-line error.
+ */
+int recording_start(struct recording *r, const struct options *opts);
+
+/*
+ * Detach every program, drain the rings, read the live threads' syscall
+ * totals and the drop counters. The model's end is now.
+ */
+void recording_stop(struct recording *r, struct session_stats *stats);
+
+/* The profile tables of `m`, symbolized; 0 or -ENOMEM. -v logs what it cost. */
+int recording_build_tables(struct recording *r, struct model *m, struct profile_tables *tables);
+
+/*
+ * Write `m` (finished, its tables built) to `out`; `lost` are the records
+ * the rings dropped while it was recorded, `start_wall_ms` the wall-clock
+ * time of m->start_ts. 0 or -errno.
+ */
+int recording_write(struct recording *r, const struct options *opts, const struct model *m,
+		    const struct session_stats *lost, double start_wall_ms,
+		    const struct profile_tables *tables, struct output_file *out);
+
+/* Warn about records lost because a ring buffer was full. */
+void recording_report_lost(const struct session_stats *st);
+
+/* With -p, a recording ends once none of the processes is left. */
+bool recording_any_target_alive(const struct options *opts);
+
+/* "12.3 MiB" */
+const char *human_size(double bytes, char *buf, size_t len);
+
+void recording_close(struct recording *r);
+
+#endif
