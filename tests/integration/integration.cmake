@@ -184,3 +184,20 @@ foreach(case cgroup_missing cgroup_missing_relative cgroup_empty cgroup_not_v2 c
              cgroup_with_pid cgroup_with_command cgroup_too_many)
   bpfprof_integration_test(error.${case} 60 FALSE error_case.sh ${case})
 endforeach()
+
+# Continuous mode (issue 7): consecutive snapshots that touch and each load,
+# a partial one on SIGTERM, SIGHUP rotation, and the retention by count and
+# by size.
+foreach(mode gapless retention max_bytes sighup)
+  bpfprof_integration_test(continuous_${mode} 120 TRUE continuous.sh ${mode})
+endforeach()
+foreach(case continuous_with_duration continuous_with_command continuous_keep_and_max_bytes
+             continuous_bad_interval continuous_bad_max_bytes continuous_out_dir_is_file
+             record_with_interval)
+  bpfprof_integration_test(error.${case} 60 FALSE error_case.sh ${case})
+endforeach()
+
+# The Debian package and its systemd service (packaging/): build the .deb,
+# check its contents, dpkg -i, the installed unit under a real systemd in a
+# sandbox where the host is read-only, dpkg --purge leaving nothing behind.
+bpfprof_integration_test(package_deb 90 TRUE package_deb.sh)
