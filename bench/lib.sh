@@ -252,9 +252,11 @@ start_bpfprof() {
 	die "bpfprof did not start recording within 30 s"
 }
 
-# stop_bpfprof: SIGINT, then wait for its profile; dies when none was written.
+# stop_bpfprof: SIGINT, then wait for its profile; dies when none was written
+# (BPFPROF_DONE, a regex of its stderr, says what "written" looks like).
+BPFPROF_DONE='^bpfprof: wrote '
 stop_bpfprof() {
-	if ! stop_wrapped || ! grep -q '^bpfprof: wrote ' "$WORK/bpfprof.err"; then
+	if ! stop_wrapped || ! grep -q "$BPFPROF_DONE" "$WORK/bpfprof.err"; then
 		sed 's/^/  /' "$WORK/bpfprof.err" >&2
 		die "bpfprof did not write its profile"
 	fi

@@ -39,9 +39,16 @@
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t rotate_requested;
+static volatile sig_atomic_t interrupts;
 
 static void on_signal(int sig)
 {
+	/*
+	 * A second Ctrl-C means "abort now": the snapshots written so far stay,
+	 * a temporary file being written is removed at the next start.
+	 */
+	if (sig == SIGINT && ++interrupts >= 2)
+		_exit(130);
 	if (sig == SIGHUP)
 		rotate_requested = 1;
 	else

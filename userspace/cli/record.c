@@ -31,6 +31,7 @@
  * before we read its mappings (shorter-lived ones need the exec/mmap events).
  */
 #define POLL_INTERVAL_MS 50
+
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t interrupts;
 static const char *volatile abort_unlink_path;
