@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * Synthetic BPF records (the ABI structs of bpfprof_abi.h) for model tests:
- * samples, switch-outs and wakeups, fed through model_add_record.
+ * samples, switch-outs and wakeups, fed through model_add_record; and
+ * lookups of what the model made of them.
  */
 #ifndef BPFPROF_TEST_SCHED_RECORDS_H
 #define BPFPROF_TEST_SCHED_RECORDS_H
@@ -133,6 +134,24 @@ static inline void wakeup(struct model *m, uint32_t pid, uint32_t tid, uint64_t 
 			  uint32_t flags)
 {
 	feed(m, mk_wakeup(pid, tid, ts, waker_pid, waker_tid, waker_comm, flags));
+}
+
+/* The thread `tid` (not an idle thread), or NULL. */
+static inline const struct thread *thread_of(const struct model *m, uint32_t tid)
+{
+	for (size_t i = 0; i < m->threads.len; i++)
+		if (m->threads.data[i].tid == tid && m->threads.data[i].cpu == -1)
+			return &m->threads.data[i];
+	return NULL;
+}
+
+static inline uint64_t sum_deltas(const struct thread *t)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < t->samples.len; i++)
+		sum += t->samples.data[i].cpu_delta_ns;
+	return sum;
 }
 
 #endif

@@ -24,29 +24,12 @@ static void setup(struct model *m, bool sched)
 	m->lifecycle = true;
 }
 
-static const struct thread *find_thread(const struct model *m, uint32_t tid)
-{
-	for (size_t i = 0; i < m->threads.len; i++)
-		if (m->threads.data[i].tid == tid && m->threads.data[i].cpu == -1)
-			return &m->threads.data[i];
-	return NULL;
-}
-
 static const struct process *find_process(const struct model *m, uint32_t pid)
 {
 	for (size_t i = 0; i < m->processes.len; i++)
 		if (m->processes.data[i].pid == pid)
 			return &m->processes.data[i];
 	return NULL;
-}
-
-static uint64_t sum_deltas(const struct thread *t)
-{
-	uint64_t sum = 0;
-
-	for (size_t i = 0; i < t->samples.len; i++)
-		sum += t->samples.data[i].cpu_delta_ns;
-	return sum;
 }
 
 /* The one marker of `kind`, or NULL (a second one is an error). */
@@ -106,14 +89,14 @@ static void test_samples_split_by_time(void)
 	sample(&live, 10, 10, B1 + 5 * MS, 0);
 	cut_at(&live, &snap, B1);
 
-	t = find_thread(&snap, 10);
+	t = thread_of(&snap, 10);
 	CHECK(t != NULL);
 	if (t) {
 		CHECK_EQ_INT(t->samples.len, 2);
 		CHECK(t->samples.data[t->samples.len - 1].ts < B1);
 	}
 	CHECK_EQ_INT(model_finish(&live), 0);
-	t = find_thread(&live, 10);
+	t = thread_of(&live, 10);
 	CHECK(t != NULL);
 	if (t) {
 		CHECK_EQ_INT(t->samples.len, 2);
@@ -149,7 +132,7 @@ static void test_intervals_split_at_boundaries(void)
 						.state = KTASK_INTERRUPTIBLE,
 						.stack = true }));
 	cut_at(&live, &s1, B1);
-	a = find_thread(&s1, 10);
+	a = thread_of(&s1, 10);
 	CHECK(a != NULL);
 	if (a) {
 		CHECK_EQ_INT(a->sched.on_cpu_ns, 50 * MS);
@@ -158,7 +141,7 @@ static void test_intervals_split_at_boundaries(void)
 	}
 
 	cut_at(&live, &s2, B2);
-	b = find_thread(&s2, 10);
+	b = thread_of(&s2, 10);
 	CHECK(b != NULL);
 	if (b) {
 		CHECK_EQ_INT(b->sched.on_cpu_ns, out - B1);
@@ -178,7 +161,7 @@ static void test_intervals_split_at_boundaries(void)
 	live.stop_ts = B2 + 50 * MS;
 	CHECK_EQ_INT(model_cut(&live, &s3, live.stop_ts), 0);
 	CHECK_EQ_INT(model_finish(&s3), 0);
-	c = find_thread(&s3, 10);
+	c = thread_of(&s3, 10);
 	CHECK(c != NULL);
 	if (c) {
 		mk = only_marker(c, SCHED_MARKER_OFFCPU);
@@ -229,14 +212,14 @@ static void test_wakeup_across_boundary(void)
 	CHECK_EQ_INT(model_cut(&live, &s2, B1 + 10 * MS), 0);
 	CHECK_EQ_INT(model_finish(&s2), 0);
 
-	t = find_thread(&s1, 20);
+	t = thread_of(&s1, 20);
 	CHECK(t && count_markers(t, SCHED_MARKER_WAKEUP) == 1);
-	t = find_thread(&s2, 20);
+	t = thread_of(&s2, 20);
 	CHECK(!t || count_markers(t, SCHED_MARKER_WAKEUP) == 0);
-	t = find_thread(&s1, 10);
+	t = thread_of(&s1, 10);
 	mk = t ? only_marker(t, SCHED_MARKER_RUNNABLE) : NULL;
 	CHECK(mk && mk->start == B1 - 4 * MS && mk->end == B1);
-	t = find_thread(&s2, 10);
+	t = thread_of(&s2, 10);
 	mk = t ? only_marker(t, SCHED_MARKER_RUNNABLE) : NULL;
 	CHECK(mk && mk->start == B1 && mk->end == B1 + 2 * MS && mk->other_tid == 20);
 	model_free(&s1);
@@ -265,7 +248,7 @@ static void test_lifetimes(void)
 	p = find_process(&snap, 40);
 	CHECK(p && !p->ended);
 	CHECK(!find_process(&snap, 50));
-	CHECK(!find_thread(&snap, 50));
+	CHECK(!thread_of(&snap, 50));
 
 	CHECK_EQ_INT(model_finish(&live), 0);
 	CHECK(!find_process(&live, 30));
@@ -298,19 +281,19 @@ static void test_idle_and_vanished_threads(void)
 	sample(&live, 10, 10, T0 + MS, 0);
 	sample(&live, 11, 11, B1 + MS, 0); /* drained early */
 	cut_at(&live, &s1, B1);
-	CHECK(find_thread(&s1, 10));
-	CHECK(!find_thread(&s1, 11));
+	CHECK(thread_of(&s1, 10));
+	CHECK(!thread_of(&s1, 11));
 	CHECK(!find_process(&s1, 11));
 	cut_at(&live, &s2, B2);
-	CHECK(find_thread(&s2, 10) && find_thread(&s2, 10)->samples.len == 0);
-	CHECK(find_thread(&s2, 11));
-	CHECK(find_thread(&live, 10));
+	CHECK(thread_of(&s2, 10) && thread_of(&s2, 10)->samples.len == 0);
+	CHECK(thread_of(&s2, 11));
+	CHECK(thread_of(&live, 10));
 	/* Nothing heard of it for a whole window and /proc says it is gone. */
 	live.source = src;
 	cut_at(&live, &s3, B2 + 100 * MS);
-	CHECK(find_thread(&s3, 10));
-	CHECK(!find_thread(&live, 10));
-	CHECK(!find_thread(&live, 11));
+	CHECK(thread_of(&s3, 10));
+	CHECK(!thread_of(&live, 10));
+	CHECK(!thread_of(&live, 11));
 	model_free(&s1);
 	model_free(&s2);
 	model_free(&s3);
@@ -325,8 +308,8 @@ static void test_thread_without_events(void)
 	setup(&live, true);
 	CHECK(model_thread(&live, 5, 5, -1, T0) != NULL);
 	cut_at(&live, &snap, B1);
-	CHECK(find_thread(&snap, 5));
-	CHECK(find_thread(&live, 5));
+	CHECK(thread_of(&snap, 5));
+	CHECK(thread_of(&live, 5));
 	CHECK_EQ_INT(live.stacks.len, 0);
 	model_free(&snap);
 	model_free(&live);

@@ -23,23 +23,6 @@ static void setup(struct model *m)
 	m->sched_min_ns = 0;
 }
 
-static const struct thread *thread_of(const struct model *m, uint32_t tid)
-{
-	for (size_t i = 0; i < m->threads.len; i++)
-		if (m->threads.data[i].tid == tid && m->threads.data[i].cpu == -1)
-			return &m->threads.data[i];
-	return NULL;
-}
-
-static uint64_t sum_deltas(const struct thread *t)
-{
-	uint64_t sum = 0;
-
-	for (size_t i = 0; i < t->samples.len; i++)
-		sum += t->samples.data[i].cpu_delta_ns;
-	return sum;
-}
-
 static bool samples_sorted(const struct thread *t)
 {
 	for (size_t i = 1; i < t->samples.len; i++)

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../util/log.h"
+#include "../util/sudo_user.h"
 #include "../util/vec.h"
 
 /* '#' stands for a digit; everything else must match literally. */
@@ -127,23 +128,13 @@ static bool is_snapshot_tmp_name(const char *name)
  */
 static void chown_to_sudo_user(const char *path)
 {
-	const char *uid_s = getenv("SUDO_UID"), *gid_s = getenv("SUDO_GID");
-	unsigned long uid, gid = (unsigned long)-1;
-	char *end;
+	uid_t uid;
+	gid_t gid;
 
-	if (geteuid() != 0 || !uid_s || !uid_s[0])
+	if (!sudo_user_ids(&uid, &gid))
 		return;
-	errno = 0;
-	uid = strtoul(uid_s, &end, 10);
-	if (errno || *end || uid >= UINT_MAX)
-		return;
-	if (gid_s && gid_s[0]) {
-		gid = strtoul(gid_s, &end, 10);
-		if (errno || *end || gid >= UINT_MAX)
-			gid = (unsigned long)-1;
-	}
-	if (chown(path, (uid_t)uid, (gid_t)gid))
-		log_warn("cannot give directory %s to the sudo user (uid %lu): %s; it stays owned "
+	if (chown(path, uid, gid))
+		log_warn("cannot give directory %s to the sudo user (uid %u): %s; it stays owned "
 			 "by root",
 			 path, uid, strerror(errno));
 }
@@ -259,24 +250,40 @@ out:
 	return removed;
 }
 
+/*
+ * A listing of the directory through its fd (no path re-resolved). The dup
+ * shares its offset with d->fd: start from the top every time. NULL with
+ * *err set on failure.
+ */
+static DIR *open_listing(struct snapshot_dir *d, int *err)
+{
+	int fd = dup(d->fd);
+	DIR *dir;
+
+	if (fd < 0) {
+		*err = -errno;
+		return NULL;
+	}
+	dir = fdopendir(fd);
+	if (!dir) {
+		*err = -errno;
+		close(fd);
+		return NULL;
+	}
+	rewinddir(dir);
+	return dir;
+}
+
 /* Temporary snapshot files of crashed writers; nothing else is touched. */
 static int remove_stale_temporaries(struct snapshot_dir *d)
 {
 	time_t now = time(NULL);
 	struct dirent *de;
-	int fd, removed = 0;
+	int err, removed = 0;
 	DIR *dir;
 
-	fd = dup(d->fd);
-	if (fd < 0)
-		return -errno;
-	dir = fdopendir(fd);
-	if (!dir) {
-		int err = -errno;
-
-		close(fd);
+	if (!(dir = open_listing(d, &err)))
 		return err;
-	}
 	while ((de = readdir(dir)))
 		if (is_snapshot_tmp_name(de->d_name))
 			removed += remove_if_stale(d, de->d_name, now);
@@ -385,20 +392,11 @@ static int list_snapshots(struct snapshot_dir *d, struct snapshot_files *files)
 	struct snapshot_file f;
 	struct dirent *de;
 	struct stat st;
-	int fd, err = 0;
+	int err = 0;
 	DIR *dir;
 
-	fd = dup(d->fd);
-	if (fd < 0)
-		return -errno;
-	dir = fdopendir(fd);
-	if (!dir) {
-		err = -errno;
-		close(fd);
+	if (!(dir = open_listing(d, &err)))
 		return err;
-	}
-	/* The dup shares its offset with d->fd: start from the top every time. */
-	rewinddir(dir);
 	for (;;) {
 		errno = 0;
 		de = readdir(dir);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../util/log.h"
+#include "../util/sudo_user.h"
 
 /* The directory part of `path` ("." when it has none), newly allocated. */
 static char *dir_of(const char *path)
@@ -88,23 +89,13 @@ int output_file_open(struct output_file *o, const char *path)
  */
 static void chown_to_sudo_user(struct output_file *o)
 {
-	const char *uid_s = getenv("SUDO_UID"), *gid_s = getenv("SUDO_GID");
-	unsigned long uid, gid = (unsigned long)-1;
-	char *end;
+	uid_t uid;
+	gid_t gid;
 
-	if (geteuid() != 0 || !uid_s || !uid_s[0])
+	if (!sudo_user_ids(&uid, &gid))
 		return;
-	errno = 0;
-	uid = strtoul(uid_s, &end, 10);
-	if (errno || *end || uid >= UINT_MAX)
-		return;
-	if (gid_s && gid_s[0]) {
-		gid = strtoul(gid_s, &end, 10);
-		if (errno || *end || gid >= UINT_MAX)
-			gid = (unsigned long)-1;
-	}
-	if (fchown(o->fd, (uid_t)uid, (gid_t)gid))
-		log_warn("cannot give %s to the sudo user (uid %lu): %s; it stays owned by root",
+	if (fchown(o->fd, uid, gid))
+		log_warn("cannot give %s to the sudo user (uid %u): %s; it stays owned by root",
 			 o->final_path, uid, strerror(errno));
 }
 
