@@ -107,6 +107,10 @@ static const struct argp_option option_defs[] = {
 	  "Off-CPU samples and switch-out stacks (default in record; continuous: off)", 0 },
 	{ "syscalls", OPT_SYSCALLS, NULL, 0,
 	  "Trace syscalls: markers and per-thread counts (default in record; continuous: off)", 0 },
+	{ "verbose", 'v', NULL, 0, "Say more (repeat for debug output)", 0 },
+	{ "version", OPT_VERSION, NULL, 0, "Print the version and exit", 0 },
+	{ "help", OPT_HELP, NULL, 0, "Show this help and exit", -1 },
+	{ "usage", OPT_USAGE, NULL, 0, "Show a short usage message", -1 },
 	{ NULL, 0, NULL, 0, "continuous:", 1 },
 	{ "interval", OPT_INTERVAL, "TIME", 0,
 	  "Length of one snapshot (default 60s; units ms, s, m, h; 100ms to 24h)", 1 },
@@ -115,10 +119,6 @@ static const struct argp_option option_defs[] = {
 	{ "keep", OPT_KEEP, "N", 0, "Keep the newest N snapshots (default 60)", 1 },
 	{ "max-bytes", OPT_MAX_BYTES, "SIZE", 0,
 	  "Instead of --keep: keep the newest snapshots that fit in SIZE (e.g. 500M, 2G)", 1 },
-	{ "verbose", 'v', NULL, 0, "Say more (repeat for debug output)", 0 },
-	{ "version", OPT_VERSION, NULL, 0, "Print the version and exit", 0 },
-	{ "help", OPT_HELP, NULL, 0, "Show this help and exit", -1 },
-	{ "usage", OPT_USAGE, NULL, 0, "Show a short usage message", -1 },
 	{ 0 },
 };
 

@@ -190,8 +190,7 @@ static int continue_replay(struct cut *c, struct thread *t)
 			r->since = b;
 		}
 		if (r->woken && r->wake_ts < b) {
-			/* The snapshot showed the wakeup on the waker; the rest is waiting for a
-			 * CPU. */
+			/* The snapshot showed the wakeup; from here on it waits for a CPU. */
 			r->wake_ts = b;
 			r->waker_told = true;
 		}
