@@ -138,7 +138,10 @@ static void log_snapshot(struct continuous *c, const struct model *snap, const c
 			 uint64_t took_ns)
 {
 	struct symbolizer_stats st;
-	char size[32] = "?", rss[32] = "?", caches[32];
+	char size[32] = "?", rss[32] = "?", caches[32], heap[32];
+	/* Allocated bytes, apart from what the allocator holds free: tells growth from
+	 * fragmentation. */
+	struct mallinfo2 mi = mallinfo2();
 	struct rusage ru;
 	struct stat sb;
 
@@ -150,11 +153,12 @@ static void log_snapshot(struct continuous *c, const struct model *snap, const c
 		human_size((double)ru.ru_maxrss * 1024, rss, sizeof(rss));
 	symbolizer_get_stats(c->rec.sym, &st);
 	human_size((double)st.bytes, caches, sizeof(caches));
+	human_size((double)(mi.uordblks + mi.hblkhd), heap, sizeof(heap));
 	log_info("snapshot %s: %" PRIu64 " samples, %zu threads, %s, written in %.0f ms; live "
 		 "model %zu threads, %zu frames; symbol caches %s (%" PRIu64
-		 " objects); peak RSS %s",
+		 " objects); heap in use %s; peak RSS %s",
 		 path, snap->stats.samples, snap->threads.len, size, (double)took_ns / 1e6,
-		 c->rec.model.threads.len, c->rec.model.frames.len, caches, st.objects, rss);
+		 c->rec.model.threads.len, c->rec.model.frames.len, caches, st.objects, heap, rss);
 }
 
 /* Write one finished snapshot; on a full disk, make room by dropping the oldest once. */
