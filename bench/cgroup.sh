@@ -36,24 +36,11 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$HERE/lib.sh"
 
-ROUNDS=7
-WORK_SECONDS=3
-BPFPROF=./build/bpfprof
-QUICK=0
-ROUNDS_SET=0
-SECONDS_SET=0
-USED=0
 WORKLOADS=cpu,switch,syscall
 PIN_CPU=
 LIMIT_SLACK=30
 CONFIGS=(A B C)
 
-WORK=
-BPFPROF_ARGS=()
-PROF_PID=
-PROF_WRAP=
-PROF_KIND=
-STATS_RESTORE=
 # The bench cgroup and its light process.
 CG=
 CG_PATH=
@@ -81,39 +68,22 @@ kernel.bpf_stats_enabled=1.
 EOF
 }
 
+set_option() {
+	case $1 in
+	--workloads) WORKLOADS=$2 ;;
+	--cpu) PIN_CPU=$2 ;;
+	esac
+}
+
 parse_args() {
 	local w
-	while [ $# -gt 0 ]; do
-		common_option "$@"
-		if [ "$USED" -gt 0 ]; then
-			shift "$USED"
-			continue
-		fi
-		case $1 in
-		--workloads | --cpu)
-			[ $# -ge 2 ] || die "$1 needs a value"
-			case $1 in
-			--workloads) WORKLOADS=$2 ;;
-			--cpu) PIN_CPU=$2 ;;
-			esac
-			shift 2
-			;;
-		*)
-			usage >&2
-			die "unknown option '$1'"
-			;;
-		esac
-	done
-	apply_quick
-	is_uint "$ROUNDS" || die "--rounds wants a positive integer, not '$ROUNDS'"
+	parse_bench_args "--workloads --cpu" "" "$@"
 	is_uint "$WORK_SECONDS" || die "--seconds wants a positive integer, not '$WORK_SECONDS'"
 	for w in ${WORKLOADS//,/ }; do
 		[[ $w == cpu || $w == switch || $w == syscall ]] ||
 			die "--workloads wants cpu, switch or syscall, not '$w'"
 	done
-	[ -n "$PIN_CPU" ] || PIN_CPU=$(($(getconf _NPROCESSORS_ONLN) - 1))
-	[[ $PIN_CPU =~ ^[0-9]+$ && -d /sys/devices/system/cpu/cpu$PIN_CPU ]] ||
-		die "--cpu: there is no CPU '$PIN_CPU' on this machine"
+	check_pin_cpu
 }
 
 # ---- the bench cgroup ----------------------------------------------------------

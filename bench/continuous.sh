@@ -24,6 +24,9 @@
 # Usage: sudo bench/continuous.sh [--part throughput|rss|both] [--rounds N]
 #            [--seconds S] [--minutes M] [--bpfprof PATH] [--quick]
 
+# start_bpfprof takes optional extra options; these calls need none.
+# shellcheck disable=SC2119
+
 set -u -o pipefail
 
 PROG=continuous.sh
@@ -35,19 +38,8 @@ ROUNDS=9
 WORK_SECONDS=10
 MINUTES=10
 PART=both
-BPFPROF=./build/bpfprof
-QUICK=0
-ROUNDS_SET=0
-SECONDS_SET=0
-USED=0
 INTERVAL=5s
 
-WORK=
-BPFPROF_ARGS=()
-PROF_PID=
-PROF_WRAP=
-PROF_KIND=
-STATS_RESTORE=
 CHURN_PID=
 
 usage() {
@@ -59,39 +51,22 @@ usage: $PROG [OPTIONS]       (as root)
   --seconds S       workload wall time per run (default 10)
   --minutes M       length of the RSS run (default 10)
   --bpfprof PATH    the bpfprof binary (default ./build/bpfprof)
-  --quick           smoke test: 3 rounds of 3 s, a 1-minute RSS run
+  --quick           smoke test: 3 rounds of 2 s, a 1-minute RSS run
   -h, --help        this help
 EOF
 }
 
+set_option() {
+	case $1 in
+	--part) PART=$2 ;;
+	--minutes) MINUTES=$2 ;;
+	esac
+}
+
 parse_args() {
-	while [ $# -gt 0 ]; do
-		common_option "$@"
-		if [ "$USED" -gt 0 ]; then
-			shift "$USED"
-			continue
-		fi
-		case $1 in
-		--part | --minutes)
-			[ $# -ge 2 ] || die "$1 needs a value"
-			case $1 in
-			--part) PART=$2 ;;
-			--minutes) MINUTES=$2 ;;
-			esac
-			shift 2
-			;;
-		*)
-			usage >&2
-			die "unknown option '$1'"
-			;;
-		esac
-	done
-	if [ "$QUICK" = 1 ]; then
-		[ "$ROUNDS_SET" = 1 ] || ROUNDS=3
-		[ "$SECONDS_SET" = 1 ] || WORK_SECONDS=3
-		MINUTES=1
-	fi
-	is_uint "$ROUNDS" || die "--rounds wants a positive integer, not '$ROUNDS'"
+	parse_bench_args "--part --minutes" "" "$@"
+	# --quick: apply_quick made it 3 rounds of 2 s; a 1-minute RSS run.
+	[ "$QUICK" = 1 ] && MINUTES=1
 	is_uint "$MINUTES" || die "--minutes wants a positive integer, not '$MINUTES'"
 	case $PART in
 	throughput | rss | both) ;;

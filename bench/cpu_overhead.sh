@@ -27,25 +27,10 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$HERE/lib.sh"
 
-ROUNDS=7
-WORK_SECONDS=3
-BPFPROF=./build/bpfprof
 EVENT='cpu-clock'
 THREADS=
 FREQ=999
-QUICK=0
 ALLOW_VM_CYCLES=0
-ROUNDS_SET=0
-USED=0
-SECONDS_SET=0
-
-# State the traps need: the profiler that may be running, and the sysctl to restore.
-WORK=
-BPFPROF_ARGS=()
-PROF_PID=
-PROF_WRAP=
-PROF_KIND=
-STATS_RESTORE=
 
 usage() {
 	cat <<EOF
@@ -71,35 +56,17 @@ is_seconds() {
 	[[ $1 =~ ^[0-9]+([.][0-9]+)?$ ]] && awk -v s="$1" 'BEGIN { exit !(s > 0) }'
 }
 
+set_option() {
+	case $1 in
+	--event) EVENT=$2 ;;
+	--threads) THREADS=$2 ;;
+	--freq) FREQ=$2 ;;
+	--allow-vm-cycles) ALLOW_VM_CYCLES=1 ;;
+	esac
+}
+
 parse_args() {
-	while [ $# -gt 0 ]; do
-		common_option "$@"
-		if [ "$USED" -gt 0 ]; then
-			shift "$USED"
-			continue
-		fi
-		case $1 in
-		--event | --threads | --freq)
-			[ $# -ge 2 ] || die "$1 needs a value"
-			case $1 in
-			--event) EVENT=$2 ;;
-			--threads) THREADS=$2 ;;
-			--freq) FREQ=$2 ;;
-			esac
-			shift 2
-			;;
-		--allow-vm-cycles)
-			ALLOW_VM_CYCLES=1
-			shift
-			;;
-		*)
-			usage >&2
-			die "unknown option '$1'"
-			;;
-		esac
-	done
-	apply_quick
-	is_uint "$ROUNDS" || die "--rounds wants a positive integer, not '$ROUNDS'"
+	parse_bench_args "--event --threads --freq" "--allow-vm-cycles" "$@"
 	is_seconds "$WORK_SECONDS" || die "--seconds wants a positive number, not '$WORK_SECONDS'"
 	is_uint "$FREQ" || die "--freq wants a positive integer, not '$FREQ'"
 	[ -z "$THREADS" ] || is_uint "$THREADS" || die "--threads wants a positive integer, not '$THREADS'"

@@ -3,18 +3,34 @@
 # shellcheck disable=SC2034
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# Helpers shared by the benchmarks (cpu_overhead.sh, pingpong.sh): numbers,
-# running a profiler in the background and measuring its CPU time, and
-# reading the BPF programs' own run time.
+# Helpers shared by the benchmarks: options, numbers, running a profiler in
+# the background and measuring its CPU time, and reading the BPF programs'
+# own run time.
 #
-# The sourcing script defines these globals:
-#   PROG           its name, for messages
-#   WORK           its temporary directory ('' until created)
-#   BPFPROF        the bpfprof binary; BPFPROF_ARGS the array of its options
+# The sourcing script defines PROG (its name, for messages), CLK_TCK
+# (getconf CLK_TCK), usage(), and set_option() for options of its own (see
+# parse_bench_args); it may change the defaults below after sourcing.
+
+# Options every benchmark takes (common_option), and their defaults.
+ROUNDS=7
+WORK_SECONDS=3
+BPFPROF=./build/bpfprof
+QUICK=0
+ROUNDS_SET=0
+SECONDS_SET=0
+USED=0
+# State the traps need:
+#   WORK           the temporary directory ('' until created)
+#   BPFPROF_ARGS   bpfprof's options (an array)
 #   PROF_PID       the profiler running now ('' if none); PROF_WRAP its
 #                  wrapping subshell; PROF_KIND its tag (bpfprof, perf)
 #   STATS_RESTORE  kernel.bpf_stats_enabled to restore ('' if untouched)
-#   CLK_TCK        getconf CLK_TCK
+WORK=
+BPFPROF_ARGS=()
+PROF_PID=
+PROF_WRAP=
+PROF_KIND=
+STATS_RESTORE=
 
 # ---- messages and cleanup ------------------------------------------------------
 
@@ -75,6 +91,41 @@ apply_quick() {
 	[ "$QUICK" = 1 ] || return 0
 	[ "${ROUNDS_SET:-0}" = 1 ] || ROUNDS=3
 	[ "${SECONDS_SET:-0}" = 1 ] || WORK_SECONDS=2
+}
+
+# --cpu N of the single-CPU workloads (PIN_CPU): the last online CPU by default.
+check_pin_cpu() {
+	[ -n "$PIN_CPU" ] || PIN_CPU=$(($(getconf _NPROCESSORS_ONLN) - 1))
+	[[ $PIN_CPU =~ ^[0-9]+$ && -d /sys/devices/system/cpu/cpu$PIN_CPU ]] ||
+		die "--cpu: there is no CPU '$PIN_CPU' on this machine"
+}
+
+# parse_bench_args "VALUE OPTIONS" "FLAG OPTIONS" ARGS...: the common
+# options, then the script's own through its set_option: `set_option NAME
+# VALUE` for each of the value options, `set_option NAME` for the flags.
+# Then --quick, and --rounds checked.
+parse_bench_args() {
+	local values=" $1 " flags=" $2 "
+	shift 2
+
+	while [ $# -gt 0 ]; do
+		common_option "$@"
+		if [ "$USED" -gt 0 ]; then
+			shift "$USED"
+		elif [[ $values == *" $1 "* ]]; then
+			[ $# -ge 2 ] || die "$1 needs a value"
+			set_option "$1" "$2"
+			shift 2
+		elif [[ $flags == *" $1 "* ]]; then
+			set_option "$1"
+			shift
+		else
+			usage >&2
+			die "unknown option '$1'"
+		fi
+	done
+	apply_quick
+	is_uint "$ROUNDS" || die "--rounds wants a positive integer, not '$ROUNDS'"
 }
 
 # ---- numbers ---------------------------------------------------------------

@@ -38,25 +38,11 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$HERE/lib.sh"
 
-ROUNDS=7
-WORK_SECONDS=3
-BPFPROF=./build/bpfprof
 PERF_G=0
 PIN_CPUS=
-QUICK=0
-ROUNDS_SET=0
-USED=0
-SECONDS_SET=0
 # The profilers' own time limit: far beyond the workload, which ends each
 # recording with SIGINT; it only bounds a recording the script failed to stop.
 LIMIT_SLACK=30
-
-WORK=
-BPFPROF_ARGS=()
-PROF_PID=
-PROF_WRAP=
-PROF_KIND=
-STATS_RESTORE=
 
 usage() {
 	cat <<EOF
@@ -80,31 +66,15 @@ with kernel.bpf_stats_enabled=1.
 EOF
 }
 
+set_option() {
+	case $1 in
+	--cpus) PIN_CPUS=$2 ;;
+	--perf-g) PERF_G=1 ;;
+	esac
+}
+
 parse_args() {
-	while [ $# -gt 0 ]; do
-		common_option "$@"
-		if [ "$USED" -gt 0 ]; then
-			shift "$USED"
-			continue
-		fi
-		case $1 in
-		--cpus)
-			[ $# -ge 2 ] || die "$1 needs a value"
-			PIN_CPUS=$2
-			shift 2
-			;;
-		--perf-g)
-			PERF_G=1
-			shift
-			;;
-		*)
-			usage >&2
-			die "unknown option '$1'"
-			;;
-		esac
-	done
-	apply_quick
-	is_uint "$ROUNDS" || die "--rounds wants a positive integer, not '$ROUNDS'"
+	parse_bench_args "--cpus" "--perf-g" "$@"
 	# Whole seconds: the profilers' limits (-d, sleep) are computed from it.
 	is_uint "$WORK_SECONDS" || die "--seconds wants a positive integer, not '$WORK_SECONDS'"
 	if [ -n "$PIN_CPUS" ]; then

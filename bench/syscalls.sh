@@ -29,24 +29,10 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=bench/lib.sh
 . "$HERE/lib.sh"
 
-ROUNDS=7
-WORK_SECONDS=3
 MODE=getppid
 PIN_CPU=
-BPFPROF=./build/bpfprof
-QUICK=0
-ROUNDS_SET=0
-SECONDS_SET=0
-USED=0
 LIMIT_SLACK=30
 CONFIGS=(A B N C)
-
-WORK=
-BPFPROF_ARGS=()
-PROF_PID=
-PROF_WRAP=
-PROF_KIND=
-STATS_RESTORE=
 
 usage() {
 	cat <<EOF
@@ -67,35 +53,18 @@ own cost (BPF run time per program, process CPU) with kernel.bpf_stats_enabled=1
 EOF
 }
 
+set_option() {
+	case $1 in
+	--mode) MODE=$2 ;;
+	--cpu) PIN_CPU=$2 ;;
+	esac
+}
+
 parse_args() {
-	while [ $# -gt 0 ]; do
-		common_option "$@"
-		if [ "$USED" -gt 0 ]; then
-			shift "$USED"
-			continue
-		fi
-		case $1 in
-		--mode | --cpu)
-			[ $# -ge 2 ] || die "$1 needs a value"
-			case $1 in
-			--mode) MODE=$2 ;;
-			--cpu) PIN_CPU=$2 ;;
-			esac
-			shift 2
-			;;
-		*)
-			usage >&2
-			die "unknown option '$1'"
-			;;
-		esac
-	done
-	apply_quick
-	is_uint "$ROUNDS" || die "--rounds wants a positive integer, not '$ROUNDS'"
+	parse_bench_args "--mode --cpu" "" "$@"
 	is_uint "$WORK_SECONDS" || die "--seconds wants a positive integer, not '$WORK_SECONDS'"
 	[[ $MODE == getppid || $MODE == read ]] || die "--mode wants getppid or read, not '$MODE'"
-	[ -n "$PIN_CPU" ] || PIN_CPU=$(($(getconf _NPROCESSORS_ONLN) - 1))
-	[[ $PIN_CPU =~ ^[0-9]+$ && -d /sys/devices/system/cpu/cpu$PIN_CPU ]] ||
-		die "--cpu: there is no CPU '$PIN_CPU' on this machine"
+	check_pin_cpu
 }
 
 # run_loop: runs the loop once; prints its calls per second.
