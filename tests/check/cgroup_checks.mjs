@@ -42,14 +42,14 @@
 //   profiler-cli  the front-end names the processes "COMM [PATH]", sees
 //                 the same processes and the markers' cgroup
 
-import { readFileSync, realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
 import { bareFunctionName, onCpuFilters } from './profiler_cli.mjs';
 import { percent, sortedHistogram } from './profile.mjs';
 import { fmt, Report } from './report.mjs';
+import { runIfMain } from './script_main.mjs';
 
 export const PROCESS_SCHEMA = 'bpfprof.Process';
 export const FILTER_LABEL = 'Cgroup filter';
@@ -475,11 +475,4 @@ function main(argv) {
 }
 
 // Run only as a script: the self-test imports the checks.
-if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
-	try {
-		process.exitCode = main(process.argv.slice(2));
-	} catch (e) {
-		console.error(`cgroup_checks.mjs: ${e.message}`);
-		process.exitCode = 2;
-	}
-}
+runIfMain(import.meta.url, main);

@@ -31,13 +31,13 @@
 //   threshold 0   every counted syscall of the process is a marker
 //   --no-syscalls no syscall schema, marker or totals anywhere
 
-import { readFileSync, realpathSync } from 'node:fs';
-import { pathToFileURL } from 'node:url';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
 import { CATEGORY_KERNEL, CATEGORY_OTHER } from './profile.mjs';
 import { fmt, Report } from './report.mjs';
+import { runIfMain } from './script_main.mjs';
 
 export const SYSCALL_SCHEMA = 'bpfprof.Syscall';
 export const TOTALS_SCHEMA = 'bpfprof.SyscallTotals';
@@ -595,11 +595,4 @@ function main(argv) {
 }
 
 // Run only as a script: the self-test imports the checks.
-if (process.argv[1] && import.meta.url === pathToFileURL(realpathSync(process.argv[1])).href) {
-	try {
-		process.exitCode = main(process.argv.slice(2));
-	} catch (e) {
-		console.error(`syscall_checks.mjs: ${e.message}`);
-		process.exitCode = 2;
-	}
-}
+runIfMain(import.meta.url, main);
