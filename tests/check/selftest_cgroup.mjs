@@ -13,29 +13,19 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { checkCgroup, OFFCPU_SCHEMA, parseCgroupTruth, PROCESS_SCHEMA, trackName } from './cgroup_checks.mjs';
 import { Profile } from './profile.mjs';
 import { Report } from './report.mjs';
-import { assertOnlyFails } from './selftest_assert.mjs';
+import { assertOnlyFails, selftestFiles } from './selftest_assert.mjs';
 import { checkStructure } from './structure.mjs';
 import { CAT, ProfileBuilder } from './synth.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const work = mkdtempSync(join(tmpdir(), 'bpfprof-cgroup-selftest-'));
-after(() => rmSync(work, { recursive: true, force: true }));
-
-let fileNo = 0;
-function writeFile(text, ext = 'json') {
-	const path = join(work, `p${fileNo++}.${ext}`);
-	writeFileSync(path, text);
-	return path;
-}
+const writeFile = selftestFiles('cgroup');
 
 // ---- a hand-made --cgroup profile ----------------------------------------------------------
 

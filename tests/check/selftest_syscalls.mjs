@@ -10,29 +10,19 @@
 
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { after, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 
 import { Profile } from './profile.mjs';
 import { Report } from './report.mjs';
-import { assertOnlyFails } from './selftest_assert.mjs';
+import { assertOnlyFails, selftestFiles } from './selftest_assert.mjs';
 import { checkSyscalls, parseBpfprofSummary, parseSyscallerTruth, SYSCALL_SCHEMA, TOTALS_NAME, TOTALS_SCHEMA }
 	from './syscall_checks.mjs';
 import { CAT, ProfileBuilder } from './synth.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const work = mkdtempSync(join(tmpdir(), 'bpfprof-syscall-selftest-'));
-after(() => rmSync(work, { recursive: true, force: true }));
-
-let fileNo = 0;
-function writeFile(text, ext = 'json') {
-	const path = join(work, `p${fileNo++}.${ext}`);
-	writeFileSync(path, text);
-	return path;
-}
+const writeFile = selftestFiles('syscall');
 
 // ---- a hand-made syscaller profile ----------------------------------------------------
 
