@@ -138,14 +138,9 @@ remove_bench_cgroup() {
 	note "could not remove $CG"
 }
 
-# lib.sh's EXIT trap and signal handler call cleanup: this one also removes
-# the bench cgroup.
-cleanup() {
-	trap - EXIT INT TERM HUP
-	kill_profiler
-	restore_bpf_stats
+# lib.sh's cleanup (the EXIT trap and the signal handler) calls this.
+bench_cleanup() {
 	remove_bench_cgroup
-	[ -z "$WORK" ] || rm -rf "$WORK"
 }
 
 # ---- the workloads --------------------------------------------------------------
@@ -363,16 +358,9 @@ run_section() {
 main() {
 	local w
 	parse_args "$@"
-	[ "$(id -u)" = 0 ] || die "must run as root (system-wide tracing and cgroups need it): sudo $0${*:+ $*}"
-	[ -x "$BPFPROF" ] || die "no bpfprof at '$BPFPROF' (build it, or pass --bpfprof PATH)"
-	BPFPROF=$(cd "$(dirname "$BPFPROF")" && pwd)/$(basename "$BPFPROF")
+	bench_start cgroup "system-wide tracing and cgroups need it"
 	"$BPFPROF" --help | grep -q -- --cgroup || die "$BPFPROF has no --cgroup option"
 	command -v cc >/dev/null 2>&1 || die "no C compiler (cc) to build the workloads"
-	NCPU=$(getconf _NPROCESSORS_ONLN)
-	CLK_TCK=$(getconf CLK_TCK)
-	WORK=$(mktemp -d "${TMPDIR:-/tmp}/bpfprof-cgroup.XXXXXX") || die "cannot create a temporary directory"
-	trap cleanup EXIT
-	trap on_signal INT TERM HUP
 	BPFPROF_ARGS=(-a -d $((WORK_SECONDS + LIMIT_SLACK)) -o "$WORK/bpfprof.json.gz")
 	build_workloads
 	make_bench_cgroup

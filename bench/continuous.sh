@@ -74,7 +74,8 @@ parse_args() {
 	esac
 }
 
-cleanup_churn() {
+# lib.sh's cleanup (the EXIT trap and the signal handler) calls this.
+bench_cleanup() {
 	if [ -n "$CHURN_PID" ]; then
 		kill "$CHURN_PID" 2>/dev/null
 		wait "$CHURN_PID" 2>/dev/null
@@ -192,7 +193,7 @@ rss_run() {
 		[ "$rss" -gt "$max_rss" ] && max_rss=$rss
 		[ "$now" -ge "$end" ] && break
 	done
-	cleanup_churn
+	bench_cleanup
 	stop_bpfprof
 	echo
 	echo "RSS: $first_rss KiB after 10 s; ${warm_rss:-?} KiB after warm-up (1 min); $rss KiB at the end; max $max_rss KiB"
@@ -207,14 +208,7 @@ rss_run() {
 
 main() {
 	parse_args "$@"
-	[ "$(id -u)" = 0 ] || die "must run as root: sudo $0${*:+ $*}"
-	[ -x "$BPFPROF" ] || die "no bpfprof at '$BPFPROF' (build it, or pass --bpfprof PATH)"
-	BPFPROF=$(cd "$(dirname "$BPFPROF")" && pwd)/$(basename "$BPFPROF")
-	NCPU=$(getconf _NPROCESSORS_ONLN)
-	CLK_TCK=$(getconf CLK_TCK)
-	WORK=$(mktemp -d "${TMPDIR:-/tmp}/bpfprof-bench.XXXXXX") || die "cannot create a temporary directory"
-	trap 'cleanup_churn; cleanup' EXIT
-	trap 'cleanup_churn; on_signal' INT TERM HUP
+	bench_start continuous "system-wide profiling and bpf_stats need it"
 	cc -O2 -g -fno-omit-frame-pointer -pthread -o "$WORK/cpu_work" "$HERE/cpu_work.c" ||
 		die "cannot compile $HERE/cpu_work.c"
 	echo "bpfprof continuous benchmark, $(date -u '+%Y-%m-%d %H:%M UTC')"

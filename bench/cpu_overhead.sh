@@ -356,9 +356,7 @@ measure_bpfprof_cost() {
 
 main() {
 	parse_args "$@"
-	[ "$(id -u)" = 0 ] || die "must run as root (system-wide profiling and bpf_stats need it): sudo $0${*:+ $*}"
-	[ -x "$BPFPROF" ] || die "no bpfprof at '$BPFPROF' (build it, or pass --bpfprof PATH)"
-	BPFPROF=$(cd "$(dirname "$BPFPROF")" && pwd)/$(basename "$BPFPROF")
+	bench_start bench "system-wide profiling and bpf_stats need it"
 	command -v perf >/dev/null 2>&1 || die "perf is not installed (scripts/install-deps.sh --bench)"
 	command -v cc >/dev/null 2>&1 || die "no C compiler (cc) to build the workload"
 	# In a KVM guest, bpfprof -e cycles was seen to stall a vCPU for tens of
@@ -368,12 +366,7 @@ main() {
 		die "--event cycles in a virtual machine can stall vCPUs for seconds; pass --allow-vm-cycles to run it anyway"
 	fi
 
-	NCPU=$(getconf _NPROCESSORS_ONLN)
-	CLK_TCK=$(getconf CLK_TCK)
 	EVENT_CHECKED=
-	WORK=$(mktemp -d "${TMPDIR:-/tmp}/bpfprof-bench.XXXXXX") || die "cannot create a temporary directory"
-	trap cleanup EXIT
-	trap on_signal INT TERM HUP
 	BPFPROF_ARGS=(-a -F "$FREQ" -e "$EVENT" -o "$WORK/bpfprof.json.gz")
 
 	build_workload

@@ -43,11 +43,13 @@ note() {
 	echo "$PROG: $*" >&2
 }
 
-# The EXIT trap: no profiler left running, bpf_stats as it was, no temporary files.
+# The EXIT trap: no profiler left running, bpf_stats as it was, what the
+# script made undone (its bench_cleanup, if it has one), no temporary files.
 cleanup() {
 	trap - EXIT INT TERM HUP
 	kill_profiler
 	restore_bpf_stats
+	! declare -F bench_cleanup >/dev/null || bench_cleanup
 	[ -z "$WORK" ] || rm -rf "$WORK"
 }
 
@@ -55,6 +57,20 @@ on_signal() {
 	note "interrupted; stopping the profiler and cleaning up"
 	cleanup
 	exit 130
+}
+
+# bench_start TAG WHY: after the options: root (WHY it is needed), the
+# bpfprof binary (made absolute), NCPU, CLK_TCK, the temporary directory WORK
+# (bpfprof-TAG.XXXXXX) and the traps that clean up.
+bench_start() {
+	[ "$(id -u)" = 0 ] || die "must run as root ($2): sudo $0"
+	[ -x "$BPFPROF" ] || die "no bpfprof at '$BPFPROF' (build it, or pass --bpfprof PATH)"
+	BPFPROF=$(cd "$(dirname "$BPFPROF")" && pwd)/$(basename "$BPFPROF")
+	NCPU=$(getconf _NPROCESSORS_ONLN)
+	CLK_TCK=$(getconf CLK_TCK)
+	WORK=$(mktemp -d "${TMPDIR:-/tmp}/bpfprof-$1.XXXXXX") || die "cannot create a temporary directory"
+	trap cleanup EXIT
+	trap on_signal INT TERM HUP
 }
 
 # ---- options every benchmark takes --------------------------------------------

@@ -333,19 +333,12 @@ measure_bpfprof_cost() {
 
 main() {
 	parse_args "$@"
-	[ "$(id -u)" = 0 ] || die "must run as root (system-wide tracing and bpf_stats need it): sudo $0${*:+ $*}"
-	[ -x "$BPFPROF" ] || die "no bpfprof at '$BPFPROF' (build it, or pass --bpfprof PATH)"
-	BPFPROF=$(cd "$(dirname "$BPFPROF")" && pwd)/$(basename "$BPFPROF")
+	bench_start pingpong "system-wide tracing and bpf_stats need it"
 	command -v perf >/dev/null 2>&1 || die "perf is not installed (scripts/install-deps.sh --bench)"
 	command -v cc >/dev/null 2>&1 || die "no C compiler (cc) to build the workload"
 
-	NCPU=$(getconf _NPROCESSORS_ONLN)
-	CLK_TCK=$(getconf CLK_TCK)
 	PERF_FLAGS=
 	[ "$PERF_G" = 1 ] && PERF_FLAGS='-g '
-	WORK=$(mktemp -d "${TMPDIR:-/tmp}/bpfprof-pingpong.XXXXXX") || die "cannot create a temporary directory"
-	trap cleanup EXIT
-	trap on_signal INT TERM HUP
 	BPFPROF_ARGS=(-a -d $((WORK_SECONDS + LIMIT_SLACK)) -o "$WORK/bpfprof.json.gz")
 
 	build_workload

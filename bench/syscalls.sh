@@ -220,16 +220,9 @@ measure_bpfprof_cost() {
 
 main() {
 	parse_args "$@"
-	[ "$(id -u)" = 0 ] || die "must run as root (system-wide tracing and bpf_stats need it): sudo $0${*:+ $*}"
-	[ -x "$BPFPROF" ] || die "no bpfprof at '$BPFPROF' (build it, or pass --bpfprof PATH)"
-	BPFPROF=$(cd "$(dirname "$BPFPROF")" && pwd)/$(basename "$BPFPROF")
+	bench_start syscalls "system-wide tracing and bpf_stats need it"
 	command -v perf >/dev/null 2>&1 || die "perf is not installed (scripts/install-deps.sh --bench)"
 	command -v cc >/dev/null 2>&1 || die "no C compiler (cc) to build the loop"
-	NCPU=$(getconf _NPROCESSORS_ONLN)
-	CLK_TCK=$(getconf CLK_TCK)
-	WORK=$(mktemp -d "${TMPDIR:-/tmp}/bpfprof-syscalls.XXXXXX") || die "cannot create a temporary directory"
-	trap cleanup EXIT
-	trap on_signal INT TERM HUP
 	BPFPROF_ARGS=(-a -d $((WORK_SECONDS + LIMIT_SLACK)) -o "$WORK/bpfprof.json.gz")
 	cc -O2 -o "$WORK/syscalls" "$HERE/syscalls.c" || die "cannot compile $HERE/syscalls.c"
 
