@@ -44,3 +44,16 @@ target_compile_options(test_symbolizer PRIVATE -fPIE)
 target_link_options(test_symbolizer PRIVATE -pie)
 target_link_libraries(test_symbolizer PRIVATE ${CMAKE_DL_LIBS})
 add_dependencies(test_symbolizer symfix_lib symfix_main)
+
+# PLT stubs have no symbols; bpfprof names them "func@plt" like objdump. Lazy
+# binding gives .plt (with its resolver header) and .plt.got; IBT adds .plt.sec.
+add_executable(symfix_plt ${SYMBOLS_TEST_DIR}/fixtures/symfix_plt.c)
+target_compile_options(symfix_plt PRIVATE -O1 -fPIE)
+target_link_options(symfix_plt PRIVATE -pie -Wl,-z,lazy)
+add_executable(symfix_plt_ibt ${SYMBOLS_TEST_DIR}/fixtures/symfix_plt.c)
+target_compile_options(symfix_plt_ibt PRIVATE -O1 -fPIE -fcf-protection=full)
+target_link_options(symfix_plt_ibt PRIVATE -pie -Wl,-z,lazy -Wl,-z,ibtplt)
+target_compile_definitions(test_elf_symbols PRIVATE
+  SYMFIX_PLT="$<TARGET_FILE:symfix_plt>" SYMFIX_PLT_IBT="$<TARGET_FILE:symfix_plt_ibt>"
+  OBJDUMP_PATH="${CMAKE_OBJDUMP}")
+add_dependencies(test_elf_symbols symfix_plt symfix_plt_ibt)

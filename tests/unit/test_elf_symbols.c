@@ -344,6 +344,76 @@ static void test_memory_image(void)
 	elf_symtab_free(&from_mem);
 }
 
+/*
+ * Every PLT stub objdump names ("<puts@plt>:" in .plt, .plt.sec, .plt.got)
+ * resolves to the same name here, at its first and last byte, and the
+ * lazy-binding header of .plt is "[plt]".
+ */
+static void check_plt(const char *path, bool want_sec)
+{
+	char cmd[PATH_MAX * 2], line[512];
+	struct elf_symtab t = { 0 };
+	size_t named = 0, in_sec = 0;
+	bool header = false;
+	bool sec = false;
+	FILE *p;
+
+	CHECK_EQ_INT(elf_symtab_load_path(&t, path, NULL), 0);
+	snprintf(cmd, sizeof(cmd), "'%s' -d -j .plt -j .plt.sec -j .plt.got '%s'", OBJDUMP_PATH,
+		 path);
+	p = popen(cmd, "r");
+	CHECK(p != NULL);
+	if (!p)
+		return;
+
+	while (fgets(line, sizeof(line), p)) {
+		unsigned long long addr;
+		char name[256];
+		const struct elf_sym *s;
+
+		if (strstr(line, "Disassembly of section"))
+			sec = strstr(line, ".plt.sec") != NULL;
+		if (sscanf(line, "%llx <%255[^>]>:", &addr, name) != 2 ||
+		    (!strstr(name, "@plt") && strcmp(name, ".plt")))
+			continue;
+		s = elf_symtab_lookup(&t, addr);
+		if (strchr(name, '-') || !strcmp(name, ".plt")) {
+			/* "<puts@plt-0x10>", or "<.plt>" with IBT: the header before the stubs. */
+			CHECK(s != NULL);
+			if (s)
+				CHECK_EQ_STR(elf_symtab_name(&t, s), "[plt]");
+			header = true;
+			continue;
+		}
+		if (!strncmp(name, "*ABS*", 5))
+			continue; /* an IFUNC: named after its resolver here */
+		CHECK(s != NULL);
+		if (!s)
+			continue;
+		CHECK_EQ_STR(elf_symtab_name(&t, s), name);
+		CHECK(elf_symtab_lookup(&t, addr + s->size - 1) == s);
+		named++;
+		in_sec += sec;
+	}
+	pclose(p);
+	/* puts, printf, getenv at least; the fixture takes strlen's address too. */
+	CHECK(named >= 4);
+	CHECK(header);
+	if (want_sec)
+		CHECK(in_sec >= 3);
+	elf_symtab_free(&t);
+}
+
+static void test_plt_stubs(void)
+{
+	check_plt(SYMFIX_PLT, false);
+}
+
+static void test_plt_stubs_ibt(void)
+{
+	check_plt(SYMFIX_PLT_IBT, true);
+}
+
 static void test_errors(void)
 {
 	struct elf_symtab t = { 0 };
@@ -374,6 +444,8 @@ int main(void)
 	RUN(test_offsets_exe);
 	RUN(test_stripped_and_debug_file);
 	RUN(test_memory_image);
+	RUN(test_plt_stubs);
+	RUN(test_plt_stubs_ibt);
 	RUN(test_errors);
 	return test_summary();
 }

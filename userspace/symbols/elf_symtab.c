@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "debug_file.h"
+#include "elf_plt.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -316,6 +317,7 @@ static Elf *open_debug_file(const struct elf_symtab *t, const char *debug_dir, i
 static int load_elf(struct elf_symtab *t, Elf *elf, Elf *debug, const char *debug_dir)
 {
 	raw_syms_t raw = { 0 };
+	plt_stubs_t stubs = { 0 };
 	Elf *found = NULL;
 	int debug_fd = -1;
 	int err;
@@ -336,10 +338,31 @@ static int load_elf(struct elf_symtab *t, Elf *elf, Elf *debug, const char *debu
 		if (err)
 			goto out;
 	}
+	/* The code of the PLT is only in the file itself, never in a debug file. */
+	err = elf_plt_stubs(elf, &stubs);
+	if (err)
+		goto out;
+	for (size_t i = 0; i < stubs.len; i++) {
+		const struct plt_stub *p = &stubs.data[i];
+		/* Lowest rank: any real symbol at the same address names it instead. */
+		struct raw_sym r = { .start = p->start,
+				     .size = p->size,
+				     .limit = p->start + p->size,
+				     .name = p->name,
+				     .rank = 0,
+				     .seq = (uint32_t)raw.len,
+				     .sized = true };
+
+		if (vec_push(&raw, r)) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
 	/* Names still point into the ELF images: copy them before closing. */
 	err = finalize_symbols(t, &raw);
 out:
 	vec_free(&raw);
+	plt_stubs_free(&stubs);
 	if (found) {
 		elf_end(found);
 		close(debug_fd);

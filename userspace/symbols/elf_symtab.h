@@ -2,8 +2,9 @@
 /*
  * What symbolization needs from one ELF file (or the in-memory vDSO image):
  * its PT_LOAD segments, to turn a file offset into a virtual address; its
- * GNU build-id; and its function symbols from .symtab and .dynsym, merged
- * into one array sorted by address so a lookup is one binary search. The
+ * GNU build-id; and its function symbols from .symtab and .dynsym, with
+ * the PLT stubs named "func@plt" (elf_plt.h), merged into one array sorted
+ * by address so a lookup is one binary search. The
  * file is read once and closed; nothing here keeps libelf state around.
  */
 #ifndef BPFPROF_ELF_SYMTAB_H
