@@ -166,6 +166,26 @@ static __always_inline void submit(void *rec, __u64 size, __u32 kind, __u32 cpu)
 }
 
 /*
+ * Whether the current task entered the kernel through a system call, from
+ * the user registers its entry saved: the syscall number there, or -1 for
+ * interrupts and exceptions (x86's orig_ax, arm64's syscallno).
+ */
+static __always_inline bool user_in_syscall(void)
+{
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(bpf_get_current_task_btf());
+
+	if (!regs)
+		return false;
+#if defined(__TARGET_ARCH_x86)
+	return (long)regs->orig_ax >= 0;
+#elif defined(__TARGET_ARCH_arm64)
+	return regs->syscallno >= 0;
+#else
+	return true; /* the old guess: a return address */
+#endif
+}
+
+/*
  * The current task's kernel stack, then its user stack right after it, into
  * ips[2 * BPFPROF_MAX_STACK]; returns SAMPLE_*STACK_* flags. Frame pointers:
  * bpf_get_stack() walks them for both sides.
@@ -199,6 +219,8 @@ static __always_inline __u32 get_stacks(void *ctx, __u64 *ips, bool user, __u32 
 			un = BPFPROF_MAX_STACK;
 		if (un == BPFPROF_MAX_STACK)
 			flags |= SAMPLE_USTACK_TRUNCATED;
+		if (un && kn && user_in_syscall())
+			flags |= SAMPLE_USER_IN_SYSCALL;
 	}
 	*kn_out = kn;
 	*un_out = un;

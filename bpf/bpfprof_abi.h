@@ -44,6 +44,16 @@ struct event_header {
 #define SAMPLE_USTACK_TRUNCATED (1u << 1)
 #define SAMPLE_KSTACK_ERROR	(1u << 2)
 #define SAMPLE_USTACK_ERROR	(1u << 3)
+/*
+ * The thread is inside a system call: the innermost user frame is the
+ * instruction after the syscall, a return address like every outer frame.
+ * Without it, a thread in the kernel entered it through an interrupt or an
+ * exception (a page fault), and the innermost user frame is the
+ * instruction that was interrupted or faulted, which is often the first of
+ * a function: looking it up as a return address (minus one) would name
+ * the function before it.
+ */
+#define SAMPLE_USER_IN_SYSCALL	(1u << 4)
 
 /*
  * A wakeup folded into the next record of the woken thread. Wakeups of waits

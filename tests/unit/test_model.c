@@ -87,6 +87,7 @@ static void sample_stack_is_user_root_then_kernel(void)
 	int n;
 
 	init_model(&m);
+	e.flags = SAMPLE_USER_IN_SYSCALL;
 	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
 	CHECK_EQ_INT(m.threads.len, 1);
 	CHECK_EQ_INT(m.threads.data[0].samples.len, 1);
@@ -98,7 +99,7 @@ static void sample_stack_is_user_root_then_kernel(void)
 	CHECK_EQ_INT(f[0].is_return, 0);
 	CHECK_EQ_INT(f[1].object, OBJ_KERNEL);
 	CHECK_EQ_INT(f[1].is_return, 1);
-	/* Innermost user frame: a return address since the sample was in the kernel. */
+	/* Innermost user frame: a return address since the thread was in a syscall. */
 	CHECK_EQ_INT(f[2].object, OBJ_FIRST_FILE);
 	CHECK_EQ_INT(f[2].offset, 0x401234 - 0x400000 + 0x1000);
 	CHECK_EQ_INT(f[2].is_return, 1);
@@ -108,6 +109,29 @@ static void sample_stack_is_user_root_then_kernel(void)
 	CHECK_EQ_INT(f[4].offset, 0x7fff0000);
 	CHECK_EQ_INT(m.stats.unknown_user_addrs, 1);
 	CHECK_EQ_STR(m.processes.data[0].cmdline, "app --flag");
+	model_free(&m);
+}
+
+/*
+ * In the kernel through a page fault or an interrupt, the innermost user
+ * frame is the instruction that faulted or was interrupted, often the
+ * first of a function: it must be looked up as is, not as a return
+ * address (one byte back would be the function before).
+ */
+static void user_leaf_is_exact_outside_a_syscall(void)
+{
+	struct model m;
+	uint64_t k[] = { 0xffffffff81000100, 0xffffffff81000200 };
+	uint64_t u[] = { 0x401000, 0x402000 };
+	struct sample_event e = make_sample(100, 101, 5000, "worker", k, 2, u, 2);
+	struct raw_frame f[8];
+
+	init_model(&m);
+	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	CHECK_EQ_INT(stack_frames(&m, m.threads.data[0].samples.data[0].stack, f, 8), 4);
+	CHECK_EQ_INT(f[2].offset, 0x401000 - 0x400000 + 0x1000);
+	CHECK_EQ_INT(f[2].is_return, 0);
+	CHECK_EQ_INT(f[3].is_return, 1);
 	model_free(&m);
 }
 
@@ -266,6 +290,7 @@ static void truncated_user_stack_gets_marker_root(void)
 int main(void)
 {
 	RUN(sample_stack_is_user_root_then_kernel);
+	RUN(user_leaf_is_exact_outside_a_syscall);
 	RUN(stacks_are_hash_consed_and_topological);
 	RUN(main_threads_and_names);
 	RUN(samples_sorted_per_thread);

@@ -333,10 +333,11 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 		uint64_t offset;
 		/*
 		 * Every user frame but the innermost is a return address; so is the
-		 * innermost when the sample hit in the kernel (it is the instruction
-		 * after the syscall or the faulting one's successor).
+		 * innermost when the thread is in a syscall (the instruction after
+		 * it). In user mode, or in the kernel through an interrupt or a
+		 * fault, it is the instruction about to run.
 		 */
-		bool is_return = i > 0 || e->kstack_len > 0;
+		bool is_return = i > 0 || (e->flags & SAMPLE_USER_IN_SYSCALL);
 
 		user_addr_to_object(m, p, uips[i], e->ts, &object, &offset);
 		if ((err = push_frame(m, &stack, object, offset, is_return)))
