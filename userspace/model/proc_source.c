@@ -94,6 +94,15 @@ static int read_info(void *vctx, uint32_t pid, char name[BPFPROF_COMM_LEN], char
 	return err == -ENOENT ? err : 0;
 }
 
+/* Whether /proc lists any executable mapping: none at all means the process is exiting. */
+static bool has_executable(const map_entries_t *entries)
+{
+	for (size_t i = 0; i < entries->len; i++)
+		if (entries->data[i].executable)
+			return true;
+	return false;
+}
+
 static int read_maps(void *vctx, struct model *m, struct process *p)
 {
 	struct proc_source_ctx *ctx = vctx;
@@ -102,6 +111,15 @@ static int read_maps(void *vctx, struct model *m, struct process *p)
 
 	if (err)
 		goto out;
+	/*
+	 * A zombie (or a process past exit_mmap) has an empty maps file while
+	 * its last records are still being read: what we knew stays, and the
+	 * process counts as gone so that nobody asks again.
+	 */
+	if (!has_executable(&entries) && p->mappings.len) {
+		err = -ENOENT;
+		goto out;
+	}
 	p->mappings.len = 0;
 	for (size_t i = 0; i < entries.len; i++) {
 		const struct map_entry *e = &entries.data[i];
