@@ -19,7 +19,7 @@ Installs, with apt-get, as root:
            no clang 15+ is installed (BTF type tags: --cgroup's kfunc path)
            (on Ubuntu bpftool comes from linux-tools-common and
            linux-tools-\$(uname -r))
-  --test   util-linux procps python3 systemd, and nodejs npm when node is
+  --test   util-linux procps python3 systemd strace, and nodejs npm when node is
            missing or older than v18 (the integration tests run the profiler's
            npm CLI; the package test runs the service under systemd)
   --bench  linux-perf (Ubuntu: linux-tools-\$(uname -r))
@@ -97,7 +97,7 @@ have_bpftool || NEED_BPFTOOL=1
 have_clang15 || NEED_CLANG15=1
 
 if [ "$WITH_TEST" = 1 ]; then
-	PACKAGES+=(util-linux procps python3 systemd)
+	PACKAGES+=(util-linux procps python3 systemd strace)
 	major=$(node_major) || major=0
 	if [ "$major" -lt 18 ]; then
 		PACKAGES+=(nodejs npm)

@@ -92,7 +92,7 @@ bpfprof_integration_test(signal_term 90 TRUE signal_stop.sh TERM)
 
 foreach(case not_root no_such_pid pid_above_max bad_pid_list output_in_proc output_under_file
              freq_zero freq_too_high bad_duration bad_sched_min sched_min_no_unit_junk
-             unknown_option missing_btf command_not_found)
+             unknown_option ambiguous_option missing_btf command_not_found)
   bpfprof_integration_test(error.${case} 60 FALSE error_case.sh ${case})
 endforeach()
 
@@ -105,12 +105,22 @@ bpfprof_integration_test(sched_min 90 TRUE sched_min.sh)
 bpfprof_integration_test(sched_raw_tp 90 TRUE sched_raw_tp.sh)
 
 # Processes over time (issue 4): lifecycles, exec, renames, symbols of exited processes.
+# Ring buffers that cannot all be set up: one error, only our own descriptors closed.
+bpfprof_integration_test(fd_limit 120 TRUE fd_limit.sh)
 bpfprof_integration_test(lifecycle_spawner 120 TRUE lifecycle_spawner.sh)
 bpfprof_integration_test(jit_node 120 TRUE jit_node.sh)
 # The same workloads in containers: binaries and perf maps only inside a private
 # mount namespace, pids that differ inside a pid namespace.
 bpfprof_integration_test(lifecycle_spawner_mntns 120 TRUE lifecycle_spawner.sh mntns)
 bpfprof_integration_test(lifecycle_spawner_pidns 120 TRUE lifecycle_spawner.sh pidns)
+# The lifecycle checker's own test, on hand-made spawner profiles.
+add_test(NAME integration.check_selftest_lifecycle
+  COMMAND ${BPFPROF_NODE} --test ${BPFPROF_TESTS_DIR}/check/selftest_lifecycle.mjs)
+set_tests_properties(integration.check_selftest_lifecycle PROPERTIES
+  LABELS "integration;checker"
+  TIMEOUT 120
+  FIXTURES_REQUIRED bpfprof_check_npm
+  ENVIRONMENT "CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules")
 bpfprof_integration_test(jit_node_mntns 120 TRUE jit_node.sh mntns)
 bpfprof_integration_test(jit_node_pidns 120 TRUE jit_node.sh pidns)
 # A JIT without a runtime (tests/workloads/jit_anon.c): its code always comes

@@ -356,6 +356,12 @@ int session_open(struct session *s, const struct session_config *cfg)
 
 	err = bpfprof_bpf__load(s->skel);
 	close(template_fd); /* the loaded outer map keeps what it needs */
+	if (err == -EMFILE || err == -ENFILE) {
+		log_error("cannot load bpfprof's BPF programs: %s; raise the open-file limit "
+			  "(ulimit -n)",
+			  strerror(-err));
+		return 1;
+	}
 	if (err) {
 		log_error(
 			"the kernel rejected bpfprof's BPF programs (%s); run with -vv to see the "
@@ -364,9 +370,18 @@ int session_open(struct session *s, const struct session_config *cfg)
 		return 1;
 	}
 
+	/*
+	 * Every slot is "none" before the first can fail: session_close closes
+	 * the slots, and an early return must not make it close whatever
+	 * numbers malloc left there (the output file, a pipe, stdin).
+	 */
 	s->ring_fds = malloc(sizeof(*s->ring_fds) * (size_t)s->nr_rings);
-	if (!s->ring_fds)
+	if (!s->ring_fds) {
+		log_error("out of memory");
 		return 1;
+	}
+	for (int i = 0; i < s->nr_rings; i++)
+		s->ring_fds[i] = -1;
 	s->on_record = cfg->on_record;
 	s->record_ctx = cfg->ctx;
 	for (int i = 0; i < s->nr_rings; i++) {
@@ -374,24 +389,22 @@ int session_open(struct session *s, const struct session_config *cfg)
 					NULL);
 		uint32_t key = (uint32_t)i;
 
-		s->ring_fds[i] = fd;
 		if (fd < 0) {
-			log_error(
-				"cannot create a %zu KiB ring buffer for CPU %d (%s); lower -F or "
-				"raise the memlock limit",
-				s->ring_bytes / 1024, i, strerror(errno));
+			log_error("cannot create a %zu KiB ring buffer for CPU %d (%s); lower -F, "
+				  "or raise the open-file or memlock limit",
+				  s->ring_bytes / 1024, i, strerror(errno));
 			return 1;
 		}
+		s->ring_fds[i] = fd;
 		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.rings), &key, &fd, BPF_ANY)) {
 			log_error("cannot install ring buffer %d (%s)", i, strerror(errno));
 			return 1;
 		}
-		if (!s->rb)
-			s->rb = ring_buffer__new(fd, on_ring_record, s, NULL);
-		else if (ring_buffer__add(s->rb, fd, on_ring_record, s))
-			s->rb = NULL;
-		if (!s->rb) {
-			log_error("cannot poll ring buffer %d (%s)", i, strerror(errno));
+		/* A failed add leaves the manager as it was: session_close frees it. */
+		if (s->rb ? ring_buffer__add(s->rb, fd, on_ring_record, s) != 0
+			  : !(s->rb = ring_buffer__new(fd, on_ring_record, s, NULL))) {
+			log_error("cannot poll ring buffer %d (%s); raise the open-file limit", i,
+				  strerror(errno));
 			return 1;
 		}
 	}

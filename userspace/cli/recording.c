@@ -225,6 +225,24 @@ static int seed_targets(struct recording *r, const struct session_config *cfg)
 	return 0;
 }
 
+/*
+ * A whole machine's profiler holds a ring and a perf event per CPU and keeps
+ * the binaries of short-lived processes open until they are symbolized: take
+ * the hard open-file limit, not the 1024 of a login shell (nothing here uses
+ * select()).
+ */
+static void raise_open_file_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		log_debug("cannot raise the open-file limit to %llu (%s)",
+			  (unsigned long long)rl.rlim_max, strerror(errno));
+}
+
 int recording_start(struct recording *r, const struct options *opts)
 {
 	struct session_config cfg = { 0 };
@@ -270,6 +288,8 @@ int recording_start(struct recording *r, const struct options *opts)
 	cfg.cgroups = r->cgroups.session;
 	cfg.nr_cgroups = r->cgroups.n;
 
+	/* After the command's fork: it runs with the limits it was given. */
+	raise_open_file_limit();
 	if (session_open(&r->session, &cfg))
 		return 1;
 	follow_lifecycles(r, &cfg);
