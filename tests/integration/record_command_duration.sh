@@ -17,7 +17,8 @@ cleanup() {
 	fi
 }
 trap cleanup EXIT
-run_bpfprof 60 -d "$DURATION" -F 499 -o "$WORK/command.json.gz" -- "$BURNER" $((DURATION + 27))
+# --dur: long options abbreviate as argp allows.
+run_bpfprof 60 --dur "$DURATION" -F 499 -o "$WORK/command.json.gz" -- "$BURNER" $((DURATION + 27))
 pid=$(head -n 1 "$WORK/bpfprof.out")
 expect_success
 [[ $pid =~ ^[0-9]+$ ]] || fail "the burner's pid is not the first line of bpfprof's stdout: $(head -n 3 "$WORK/bpfprof.out")"

@@ -31,7 +31,8 @@ static const char doc[] =
 	"\v"
 	"Exactly one target: -a, -p, or a command after --. --cgroup narrows -a\n"
 	"(and implies it). Ctrl-C or SIGTERM stops recording early; the profile\n"
-	"is still written.\n"
+	"is still written. Long options may be abbreviated while unambiguous\n"
+	"(--dur 5 for --duration 5).\n"
 	"\n"
 	"`continuous` keeps the programs attached and writes one complete profile\n"
 	"per interval into --out-dir, named after the UTC start of its window\n"
@@ -560,13 +561,46 @@ static int describe_target(struct options *o)
 	return s ? 0 : -ENOMEM;
 }
 
-static const struct argp_option *find_long(const char *name, size_t len)
+/*
+ * The long option NAME (LEN bytes) names, the way argp (getopt_long) reads
+ * it: the exact name, or else the one option it is an abbreviation of
+ * ("--dur" for "--duration"). NULL with *ambiguous set when it abbreviates
+ * several.
+ */
+static const struct argp_option *find_long(const char *name, size_t len, bool *ambiguous)
 {
+	const struct argp_option *found = NULL;
+
+	*ambiguous = false;
 	/* A group header has a doc but no name; the terminator has neither. */
-	for (const struct argp_option *d = option_defs; d->name || d->doc; d++)
-		if (d->name && strlen(d->name) == len && !strncmp(d->name, name, len))
+	for (const struct argp_option *d = option_defs; d->name || d->doc; d++) {
+		if (!d->name || strncmp(d->name, name, len))
+			continue;
+		if (strlen(d->name) == len)
 			return d;
-	return NULL;
+		if (found && found->key != d->key)
+			*ambiguous = true;
+		found = d;
+	}
+	return *ambiguous ? NULL : found;
+}
+
+/* "--sched-min, --syscall-min": the options NAME abbreviates, for an error. */
+static void list_candidates(const char *name, size_t len, char *buf, size_t size)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (const struct argp_option *d = option_defs; d->name || d->doc; d++) {
+		int n;
+
+		if (!d->name || strncmp(d->name, name, len))
+			continue;
+		n = snprintf(buf + used, size - used, "%s--%s", used ? ", " : "", d->name);
+		if (n < 0 || (size_t)n >= size - used)
+			break;
+		used += (size_t)n;
+	}
 }
 
 static const struct argp_option *find_short(int key)
@@ -580,7 +614,8 @@ static const struct argp_option *find_short(int key)
 /*
  * argp with ARGP_NO_ERRS rejects an unknown option or a missing value
  * without saying which, and without it argp prints two lines. So check the
- * option words first and say exactly what is wrong, in one line.
+ * option words first and say exactly what is wrong, in one line. Long
+ * options may be abbreviated as argp allows (see find_long).
  */
 static int check_option_words(int nopt, char **argv)
 {
@@ -594,7 +629,18 @@ static int check_option_words(int nopt, char **argv)
 			const char *eq = strchr(a + 2, '=');
 			size_t len = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
 
-			d = find_long(a + 2, len);
+			bool ambiguous;
+
+			d = find_long(a + 2, len, &ambiguous);
+			if (ambiguous) {
+				char names[256];
+
+				list_candidates(a + 2, len, names, sizeof(names));
+				log_error("option '%.*s' is ambiguous: it could be %s; see bpfprof "
+					  "--help",
+					  (int)(len + 2), a, names);
+				return -EINVAL;
+			}
 			if (!d) {
 				log_error("unknown option '%s'; see bpfprof --help", a);
 				return -EINVAL;
