@@ -7,19 +7,28 @@
 
 import { CATEGORY_KERNEL, percent } from './profile.mjs';
 
-// A child's samples outside child_work: its fork return and exit path.
-const CHILD_FUNC_MIN_PERCENT = 95;
 const EXEC_FUNC_MIN_PERCENT = 50;
+// How far below the children's own share of CPU in child_work the sampled
+// share may fall: this many standard deviations of a binomial draw of that
+// many samples (sampling is uniform in CPU time), plus one sample.
+const SHARE_SIGMAS = 4;
 
 const fmt = (x, d = 1) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
 
 // The truth lines of spawner's stderr: { self: pid, children: [pid...],
-// exec: pid }. In a pid namespace of its own the spawner gives the
-// profiler's pid, then " ns PID", its own view of it, which is ignored here.
+// exec: pid, childCpu: Map pid -> { workUs, cpuUs } }. In a pid namespace of
+// its own the spawner gives the profiler's pid, then " ns PID", its own view
+// of it, which is ignored here.
 export function parseSpawnerTruth(text) {
 	const children = [];
+	const childCpu = new Map();
 	let exec = null, self = null;
 	for (const line of text.split('\n')) {
+		const c = /^spawner: truth child-cpu (\d+) work_us (\d+) cpu_us (\d+)$/.exec(line.trim());
+		if (c) {
+			childCpu.set(c[1], { workUs: Number(c[2]), cpuUs: Number(c[3]) });
+			continue;
+		}
 		const m = /^spawner: truth (self|child|exec) (\d+)(?: ns \d+)?$/.exec(line.trim());
 		if (!m)
 			continue;
@@ -30,7 +39,7 @@ export function parseSpawnerTruth(text) {
 		else
 			self = m[2];
 	}
-	return { self, children, exec };
+	return { self, children, exec, childCpu };
 }
 
 // On-CPU samples that ran user code (a user frame somewhere in the stack).
@@ -43,15 +52,28 @@ function hasFunc(profile, sample, name) {
 	return profile.inclusiveFuncNames(sample).has(name);
 }
 
-export function checkLifecycle(report, profile, { pid, truth, childMs = 20 }) {
+// Frames of the workload's own binary (resource `exe`) named by an address only.
+function rawFramesIn(profile, sample, exe) {
+	return sample.path.filter((f) => profile.resourceNameOfFunc(profile.frameFunc(f)) === exe &&
+		/^0x[0-9a-f]+$|\+0x[0-9a-f]+$/.test(profile.frameFuncName(f)));
+}
+
+// The library an unnamed frame is in, "unknown" when none.
+function rawFrameLibs(profile, sample) {
+	return sample.path.filter((f) => /^0x[0-9a-f]+$|\+0x[0-9a-f]+$/.test(profile.frameFuncName(f)))
+		.map((f) => profile.resourceNameOfFunc(profile.frameFunc(f)) ?? 'unknown');
+}
+
+export function checkLifecycle(report, profile, { pid, truth, childMs = 20, exe = 'spawner' }) {
 	pid = String(pid);
 	// A spawner that says who it is must be the process the checks look at.
 	if (truth.self !== null && truth.self !== undefined)
 		report.check(truth.self === pid, `the spawner says it is pid ${truth.self}; checking pid ${pid}`);
 	report.section(`short-lived children of ${pid}`);
 	report.check(truth.children.length > 0, `the workload reported ${truth.children.length} children`);
-	let present = 0, named = 0, timed = 0, total = 0, inFunc = 0, unresolved = 0;
-	const bad = [];
+	let present = 0, named = 0, timed = 0, total = 0, inFunc = 0, ownRaw = 0;
+	let workUs = 0, cpuUs = 0, reported = 0;
+	const bad = [], ownRawExamples = [], otherRaw = new Map();
 	for (const c of truth.children) {
 		const mains = profile.threads.filter((t) => t.pid.split('.')[0] === c && t.isMainThread);
 		const main = mains[mains.length - 1];
@@ -72,12 +94,24 @@ export function checkLifecycle(report, profile, { pid, truth, childMs = 20 }) {
 		else
 			bad.push(`${c}: start ${main.processStartupTime} end ${main.processShutdownTime} ` +
 				 `register ${main.registerTime} unregister ${main.unregisterTime}`);
+		const cpu = truth.childCpu?.get(c);
+		if (cpu) {
+			reported++;
+			workUs += cpu.workUs;
+			cpuUs += cpu.cpuUs;
+		}
 		for (const s of userSamples(profile, main)) {
 			total++;
 			if (hasFunc(profile, s, 'child_work'))
 				inFunc++;
-			if (s.path.some((f) => /^0x[0-9a-f]+$|\+0x[0-9a-f]+$/.test(profile.frameFuncName(f))))
-				unresolved++;
+			const own = rawFramesIn(profile, s, exe);
+			if (own.length) {
+				ownRaw++;
+				if (ownRawExamples.length < 3)
+					ownRawExamples.push(s.path.map((f) => profile.frameFuncName(f)).join(' > '));
+			}
+			for (const lib of rawFrameLibs(profile, s))
+				otherRaw.set(lib, (otherRaw.get(lib) || 0) + 1);
 		}
 	}
 	const n = truth.children.length;
@@ -87,9 +121,25 @@ export function checkLifecycle(report, profile, { pid, truth, childMs = 20 }) {
 	report.check(timed === n, `${timed} of ${n} children have startup/shutdown and register/unregister ` +
 		     `times ~${childMs} ms apart or more`);
 	report.check(total >= n * 5, `the children have ${total} on-CPU samples with user code (need >= ${n * 5})`);
-	report.check(percent(inFunc, total) >= CHILD_FUNC_MIN_PERCENT,
-		     `${fmt(percent(inFunc, total))}% of them are in child_work (need >= ${CHILD_FUNC_MIN_PERCENT}%); ` +
-		     `${unresolved} have unresolved frames`);
+	// The share child_work must have is the children's own: the CPU their work
+	// loops took over the CPU their whole lives took (fork return, page faults,
+	// clock reads and exit cost what this machine makes them cost).
+	report.check(reported === n && cpuUs > 0,
+		     `the workload reported the CPU of ${reported} of ${n} children: ` +
+		     `${fmt(workUs / 1000)} ms in their work loops of ${fmt(cpuUs / 1000)} ms in all`);
+	const expected = cpuUs > 0 ? Math.min(1, workUs / cpuUs) : 1;
+	const sigma = Math.sqrt(expected * (1 - expected) / Math.max(total, 1));
+	const need = 100 * Math.max(0, expected - SHARE_SIGMAS * sigma - 1 / Math.max(total, 1));
+	report.check(percent(inFunc, total) >= need,
+		     `${fmt(percent(inFunc, total))}% of them are in child_work; the children spent ` +
+		     `${fmt(100 * expected)}% of their CPU in it (need >= ${fmt(need)}%: ` +
+		     `${SHARE_SIGMAS} sigma of ${total} samples below)`);
+	report.check(ownRaw === 0,
+		     `${ownRaw} of them have a frame in ${exe}'s own code named by an address only` +
+		     (ownRawExamples.length ? ` (e.g. ${ownRawExamples.join('; ')})` : ''));
+	if (otherRaw.size)
+		report.note(`frames named by an address outside ${exe}, by library: ` +
+			    [...otherRaw].map(([k, v]) => `${k} ${v}`).join(', '));
 
 	report.section('renamed thread');
 	const threads = profile.threads.filter((t) => t.pid === pid);

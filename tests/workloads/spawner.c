@@ -4,7 +4,12 @@
  * recording (issue 4).
  *
  *  - CHILDREN short-lived children, one after another: each renames itself
- *    "spawn-child", burns CHILD_MS of CPU in child_work() and exits;
+ *    "spawn-child", burns CHILD_MS of CPU in child_work() and exits; it
+ *    reads its CPU clock about once per millisecond of work (the read is a
+ *    real syscall in some VMs), and tells how much of its CPU went to the
+ *    work, next to the CPU its whole life took (fork return, page faults
+ *    and exit included), so the checks know what share child_work must
+ *    have on this machine;
  *  - a thread that starts as "before-rename", burns in renamer_burn(),
  *    renames itself "after-rename" half-way and burns on;
  *  - a child that execs this binary again as "spawner --exec-image", which
@@ -12,7 +17,8 @@
  *
  * Prints its pid first, then "thread NAME TID" lines, on stdout; on stderr
  * "spawner: truth self PID", "spawner: truth child PID", "spawner: truth exec
- * PID" lines.
+ * PID" lines, and per child "spawner: truth child-cpu PID work_us W cpu_us C":
+ * W µs of its CPU in its work loop, C µs of CPU in all (from wait4).
  *
  * In a pid namespace of its own, the pids it sees are not the profiler's.
  * SPAWNER_HOST_PROC=DIR, a procfs mounted from the profiler's pid namespace,
@@ -27,7 +33,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -52,14 +60,47 @@ static void burn_cpu(void (*fn)(void), double seconds)
 		fn();
 }
 
-static NOINLINE void child_work(void)
+static NOINLINE void child_work(uint64_t iterations)
 {
 	uint64_t x = burn_sink | 1;
 
 	KEEP_FRAME();
-	for (int i = 0; i < BURN_CHUNK; i++)
+	for (uint64_t i = 0; i < iterations; i++)
 		x = xorshift64(x);
 	burn_sink = x;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+/* child_work iterations per millisecond of CPU, measured for 20 ms. */
+static uint64_t calibrate_work(void)
+{
+	uint64_t start = thread_cpu_ns(), iterations = 0, spent;
+
+	do {
+		child_work(BURN_CHUNK);
+		iterations += BURN_CHUNK;
+		spent = thread_cpu_ns() - start;
+	} while (spent < 20000000);
+	return iterations * 1000000 / spent ?: 1;
+}
+
+/*
+ * A child's life: `seconds` of CPU in child_work, a clock read per ~1 ms
+ * of it. Returns the CPU time from the first read to the last.
+ */
+static uint64_t child_burn(uint64_t iterations_per_ms, double seconds)
+{
+	uint64_t start = thread_cpu_ns(), end = start + (uint64_t)(seconds * 1e9), now;
+
+	do {
+		child_work(iterations_per_ms);
+		now = thread_cpu_ns();
+	} while (now < end);
+	return now - start;
 }
 
 static NOINLINE void renamer_burn(void)
@@ -154,15 +195,17 @@ static long host_pid_of_self(const char *host_proc)
 /*
  * "spawner: truth WHAT PID" for `pid` (our own when `self`), translated into
  * the profiler's pid namespace when SPAWNER_HOST_PROC says where its procfs
- * is. Returns 0, or 1 when the translation fails.
+ * is; that pid goes to `*shown`. Returns 0, or 1 when the translation fails.
  */
-static int print_truth(const char *what, pid_t pid, int self)
+static int print_truth(const char *what, pid_t pid, int self, long *shown)
 {
 	const char *host_proc = getenv("SPAWNER_HOST_PROC");
 	long host;
 
 	if (!host_proc || !*host_proc) {
 		fprintf(stderr, "spawner: truth %s %d\n", what, (int)pid);
+		if (shown)
+			*shown = pid;
 		return 0;
 	}
 	host = self ? host_pid_of_self(host_proc) : host_pid_of_child(host_proc, pid);
@@ -171,13 +214,31 @@ static int print_truth(const char *what, pid_t pid, int self)
 		return 1;
 	}
 	fprintf(stderr, "spawner: truth %s %ld ns %d\n", what, host, (int)pid);
+	if (shown)
+		*shown = host;
 	return 0;
+}
+
+static uint64_t timeval_us(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000 + (uint64_t)tv.tv_usec;
 }
 
 static int spawn_children(int children, double child_s)
 {
+	/* Each child leaves its work time here for the parent to report. */
+	uint64_t *work_ns = mmap(NULL, sizeof(uint64_t) * (size_t)children, PROT_READ | PROT_WRITE,
+				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	uint64_t iterations_per_ms = calibrate_work();
+
+	if (work_ns == MAP_FAILED) {
+		perror("spawner: mmap");
+		return 1;
+	}
 	for (int i = 0; i < children; i++) {
+		struct rusage ru;
 		pid_t pid = fork();
+		long shown;
 
 		if (pid < 0) {
 			perror("spawner: fork");
@@ -185,19 +246,23 @@ static int spawn_children(int children, double child_s)
 		}
 		if (pid == 0) {
 			prctl(PR_SET_NAME, "spawn-child");
-			burn_cpu(child_work, child_s);
+			work_ns[i] = child_burn(iterations_per_ms, child_s);
 			_exit(0);
 		}
 		/* Before waitpid: a reaped child has no pid to translate. */
-		if (print_truth("child", pid, 0)) {
+		if (print_truth("child", pid, 0, &shown)) {
 			waitpid(pid, NULL, 0);
 			return 1;
 		}
-		if (waitpid(pid, NULL, 0) != pid) {
-			perror("spawner: waitpid");
+		if (wait4(pid, NULL, 0, &ru) != pid) {
+			perror("spawner: wait4");
 			return 1;
 		}
+		fprintf(stderr, "spawner: truth child-cpu %ld work_us %llu cpu_us %llu\n", shown,
+			(unsigned long long)(work_ns[i] / 1000),
+			(unsigned long long)(timeval_us(ru.ru_utime) + timeval_us(ru.ru_stime)));
 	}
+	munmap(work_ns, sizeof(uint64_t) * (size_t)children);
 	return 0;
 }
 
@@ -214,7 +279,7 @@ static int run_exec_child(const char *self)
 		perror("spawner: exec");
 		_exit(127);
 	}
-	if (print_truth("exec", pid, 0)) {
+	if (print_truth("exec", pid, 0, NULL)) {
 		waitpid(pid, NULL, 0);
 		return 1;
 	}
@@ -242,7 +307,7 @@ int main(int argc, char **argv)
 	printf("%d\n", (int)getpid());
 	pthread_setname_np(pthread_self(), "spawner");
 	fflush(stdout);
-	if (print_truth("self", getpid(), 1))
+	if (print_truth("self", getpid(), 1, NULL))
 		return 1;
 	if (pthread_create(&renamer, NULL, renamer_main, NULL)) {
 		fprintf(stderr, "spawner: cannot start a thread\n");
