@@ -162,6 +162,8 @@ export function checkWithProfilerCli(report, profile, fn) {
 			report.note(load.output.split('\n').slice(-5).join('\n   '));
 			return false;
 		}
+		if (load.slowStart)
+			report.note('its daemon started after load\'s own 500 ms wait; waited for it to load the profile');
 		const info = cli.query('profile', 'info', '--all');
 		const pids = profile.pids();
 		report.check(info.processCount === pids.length && info.threadCount === profile.threads.length,

@@ -35,6 +35,14 @@ export function findProfilerCli() {
 	}
 }
 
+// What `load` prints when its daemon has not exited but was not listening
+// after its fixed start-up wait.
+const STILL_STARTING = /did not become ready within \d+ ?ms/;
+
+function sleepMs(ms) {
+	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
 function isAlive(pid) {
 	try {
 		process.kill(pid, 0);
@@ -45,17 +53,21 @@ function isAlive(pid) {
 }
 
 export class ProfilerCliSession {
-	constructor() {
+	// extraEnv: variables for the CLI and its daemon (the self-test slows the
+	// daemon's start with NODE_OPTIONS).
+	constructor(extraEnv = {}) {
 		this.cli = findProfilerCli();
 		// Short path: the daemon's socket path must fit in sun_path (108 bytes).
 		this.dir = mkdtempSync(join(tmpdir(), 'pcli-'));
 		this.id = 's';
+		this.startingPid = null; // a daemon `load` gave up waiting for
 		this.env = {
 			...process.env,
 			PROFILER_CLI_SESSION_DIR: this.dir,
 			// bpfprof writes symbolicated profiles; never reach for a symbol server.
 			PROFILER_CLI_NO_SYMBOLICATE: '1',
 			PROFILER_CLI_LOAD_TIMEOUT_MS: String(LOAD_TIMEOUT_MS),
+			...extraEnv,
 		};
 	}
 
@@ -75,11 +87,53 @@ export class ProfilerCliSession {
 		};
 	}
 
-	// Returns { ok, status, output }: ok when `load` exited 0.
+	// Returns { ok, status, output, slowStart }: ok when the profile loaded;
+	// slowStart when that took waiting beyond `load`'s own start-up window.
+	//
+	// `load` gives its daemon a fixed 500 ms to start listening; Node needs
+	// 0.3 s to parse the bundle on an idle machine of this kind, so a busy one
+	// misses that window although nothing is wrong. The daemon keeps starting
+	// and loads the profile anyway: wait for it as `load` itself would.
 	load(path) {
 		const r = this.run(['load', path], LOAD_TIMEOUT_MS + 10000);
 		const output = (r.stdout + r.stderr).trim();
+		if (r.status !== 0 && STILL_STARTING.test(output))
+			return this.awaitSlowDaemon(output);
 		return { ok: r.status === 0, status: r.status ?? r.signal ?? r.error, output };
+	}
+
+	daemonPid() {
+		try {
+			return JSON.parse(readFileSync(join(this.dir, `${this.id}.json`), 'utf8')).pid;
+		} catch {
+			return null; // no session file: the daemon is not listening (yet)
+		}
+	}
+
+	// Polls `status` until the daemon answers, reports a failed load, dies or
+	// runs out of LOAD_TIMEOUT_MS. The pid comes from `load`'s own message
+	// until the daemon writes its session file.
+	awaitSlowDaemon(firstOutput) {
+		const m = firstOutput.match(/running as pid (\d+)/);
+		const startPid = m ? Number(m[1]) : null;
+		this.startingPid = startPid;
+		const deadline = Date.now() + LOAD_TIMEOUT_MS;
+		let last = '';
+		while (Date.now() < deadline) {
+			const pid = this.daemonPid() ?? startPid;
+			if (pid === null || !isAlive(pid))
+				return { ok: false, status: 'daemon exited', output: `${firstOutput}\n${last}`.trim() };
+			if (this.daemonPid() !== null) {
+				const r = this.run(['status'], QUERY_TIMEOUT_MS);
+				last = (r.stdout + r.stderr).trim();
+				if (r.status === 0)
+					return { ok: true, status: 0, slowStart: true, output: `${firstOutput}\n${last}` };
+				if (/Profile load failed/.test(last))
+					return { ok: false, status: r.status, output: `${firstOutput}\n${last}` };
+			}
+			sleepMs(200);
+		}
+		return { ok: false, status: 'timeout', output: `${firstOutput}\n${last}\n(no answer within ${LOAD_TIMEOUT_MS} ms)`.trim() };
 	}
 
 	// Runs a query with --json and returns the parsed answer; throws on failure.
@@ -99,16 +153,13 @@ export class ProfilerCliSession {
 	// Stops the daemon, then makes sure it is gone even if `stop` could not
 	// reach it (a failed load leaves the daemon running).
 	close() {
-		let daemonPid = null;
-		try {
-			daemonPid = JSON.parse(readFileSync(join(this.dir, `${this.id}.json`), 'utf8')).pid;
-		} catch {
-			// No session file: the daemon never started.
-		}
+		const daemonPid = this.daemonPid();
 		if (daemonPid !== null)
 			this.run(['stop'], 15000);
-		if (Number.isInteger(daemonPid) && daemonPid > 0 && isAlive(daemonPid))
-			process.kill(daemonPid, 'SIGKILL');
+		for (const pid of [daemonPid, this.startingPid]) {
+			if (Number.isInteger(pid) && pid > 0 && isAlive(pid))
+				process.kill(pid, 'SIGKILL');
+		}
 		rmSync(this.dir, { recursive: true, force: true });
 	}
 }

@@ -283,6 +283,49 @@ describe('through profiler-cli', () => {
 	});
 });
 
+describe('a profiler-cli daemon slower to start than load waits for', () => {
+	// Preloaded into every Node process of the session: the daemon (and only
+	// it) sleeps 1.5 s before it starts, as on a machine too busy to parse the
+	// bundle within load's fixed 500 ms.
+	const hook = join(work, 'slow-daemon.cjs');
+	writeFileSync(hook, "if (process.argv.includes('--daemon'))\n" +
+		      '\tAtomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1500);\n');
+	const slowSession = () => new ProfilerCliSession({ NODE_OPTIONS: `--require ${hook}` });
+
+	test('a good profile loads and answers queries, and the daemon is ended', () => {
+		const session = slowSession();
+		let pid;
+		try {
+			const load = session.load(writeProfile(burnerProfile()));
+			assert.equal(load.ok, true, load.output);
+			assert.equal(load.slowStart, true, load.output);
+			assert.ok(session.query('thread', 'list').threads.length > 0);
+			pid = session.daemonPid();
+			assert.ok(Number.isInteger(pid));
+		} finally {
+			session.close();
+		}
+		// Killed or stopped, it is gone once init has reaped it.
+		const gone = () => { try { process.kill(pid, 0); return false; } catch { return true; } };
+		for (let i = 0; i < 50 && !gone(); i++)
+			Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+		assert.ok(gone(), `daemon ${pid} still runs after close()`);
+	});
+
+	test('a profile the loader rejects still fails', () => {
+		const j = burnerProfile();
+		j.meta.sampleUnits.threadCPUDelta = 'us';
+		const session = slowSession();
+		try {
+			const load = session.load(writeProfile(j));
+			assert.equal(load.ok, false, load.output);
+			assert.match(load.output, /Profile load failed/);
+		} finally {
+			session.close();
+		}
+	});
+});
+
 describe('check.mjs', () => {
 	const script = join(here, 'check.mjs');
 	const run = (...args) => spawnSync(process.execPath, [script, ...args], { encoding: 'utf8' });
