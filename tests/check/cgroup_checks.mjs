@@ -47,7 +47,7 @@ import { parseArgs } from 'node:util';
 
 import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
 import { bareFunctionName, onCpuFilters } from './profiler_cli.mjs';
-import { percent, sortedHistogram } from './profile.mjs';
+import { basePid, percent, sortedHistogram } from './profile.mjs';
 import { fmt, Report } from './report.mjs';
 import { runIfMain } from './script_main.mjs';
 
@@ -148,10 +148,6 @@ export function parseCgroupTruth(text) {
 // ---- helpers -------------------------------------------------------------------------
 
 const list = (xs, n = 5) => (xs.length ? `: ${xs.slice(0, n).join('; ')}${xs.length > n ? '; ...' : ''}` : '');
-
-// A pid as the file writes it may carry a ".N" suffix when the number was
-// reused during the recording; the process is the number.
-const basePid = (pid) => String(pid).split('.')[0];
 
 // The track name the contract asks for: the comm, then the cgroup path.
 export const trackName = (comm, path) => `${comm} [${path}]`;

@@ -40,7 +40,7 @@ function matches(name, funcs) {
 // matching frames' categories, and the most common leaf functions.
 function jitShares(profile, pid, funcs) {
 	const rows = [];
-	for (const thread of profile.threadsOf(pid)) {
+	for (const thread of profile.threadsOfProcess(pid)) {
 		const on = profile.samplesOf(thread).filter((s) => profile.isOnCpu(s));
 		let hits = 0;
 		const categories = new Map();

@@ -5,7 +5,7 @@
 // samples; the renamed thread has its new name; the exec'd child shows the
 // new image's function.
 
-import { CATEGORY_KERNEL, percent } from './profile.mjs';
+import { basePid, CATEGORY_KERNEL, percent } from './profile.mjs';
 
 const EXEC_FUNC_MIN_PERCENT = 50;
 // How far below the children's own share of CPU in child_work the sampled
@@ -75,7 +75,7 @@ export function checkLifecycle(report, profile, { pid, truth, childMs = 20, exe 
 	let workUs = 0, cpuUs = 0, reported = 0;
 	const bad = [], ownRawExamples = [], otherRaw = new Map();
 	for (const c of truth.children) {
-		const mains = profile.threads.filter((t) => t.pid.split('.')[0] === c && t.isMainThread);
+		const mains = profile.threadsOfProcess(c).filter((t) => t.isMainThread);
 		const main = mains[mains.length - 1];
 		if (!main) {
 			bad.push(`${c}: absent`);
@@ -142,13 +142,13 @@ export function checkLifecycle(report, profile, { pid, truth, childMs = 20, exe 
 			    [...otherRaw].map(([k, v]) => `${k} ${v}`).join(', '));
 
 	report.section('renamed thread');
-	const threads = profile.threads.filter((t) => t.pid === pid);
+	const threads = profile.threadsOfProcess(pid);
 	const names = threads.map((t) => t.name);
 	report.check(names.includes('after-rename') && !names.includes('before-rename'),
 		     `the thread renamed mid-run is named "after-rename" (threads of ${pid}: ${names.join(', ')})`);
 
 	report.section(`exec'd child ${truth.exec}`);
-	const execThreads = profile.threads.filter((t) => t.pid.split('.')[0] === truth.exec);
+	const execThreads = profile.threadsOfProcess(truth.exec);
 	const samples = execThreads.flatMap((t) => userSamples(profile, t));
 	const hits = samples.filter((s) => hasFunc(profile, s, 'exec_image_work')).length;
 	report.check(samples.length >= 20 && percent(hits, samples.length) >= EXEC_FUNC_MIN_PERCENT,
@@ -159,7 +159,7 @@ export function checkLifecycle(report, profile, { pid, truth, childMs = 20, exe 
 // Through the front-end's loader: a child's top function, and the renamed thread.
 export function checkLifecycleWithCli(report, profile, cli, handles, { truth }) {
 	const c = truth.children[Math.floor(truth.children.length / 2)];
-	const i = profile.threads.findIndex((t) => t.pid.split('.')[0] === c && t.isMainThread);
+	const i = profile.threads.findIndex((t) => basePid(t.pid) === c && t.isMainThread);
 	const h = handles.get(i);
 	const r = h ? cli.query('thread', 'samples', '--thread', h) : null;
 	const names = (r?.topFunctionsByTotal || r?.topFunctionsBySelf || []).map((f) => f.name);

@@ -57,6 +57,9 @@ export function sampleTimes(samples) {
 	return out;
 }
 
+// The process id of a profile pid: "PID" or, after an exec, "PID.N".
+export const basePid = (pid) => String(pid).split('.')[0];
+
 export class Profile {
 	constructor(json) {
 		this.json = json;
@@ -99,6 +102,12 @@ export class Profile {
 
 	threadsOf(pid) {
 		return this.threads.filter((t) => t.pid === String(pid));
+	}
+
+	// Threads of every image the process ran: an exec starts a new
+	// generation "PID.N" (e.g. a wrapper shell that execs the workload).
+	threadsOfProcess(pid) {
+		return this.threads.filter((t) => basePid(t.pid) === String(pid));
 	}
 
 	mainThreadsOf(pid) {

@@ -21,17 +21,27 @@ const PARENT = 5000, EXEC = 5100, CHILDREN = 20, SAMPLES = 30;
 // knobs: inWork (share of child samples in child_work), reportedWork (the
 // share the children report), rawOwn (samples with an unnamed spawner frame),
 // rawLibc (samples with an unnamed libc frame), cpuLines (children that
-// report their CPU).
+// report their CPU), wrapped (a shell exec'd the spawner), renamed (the
+// renamer thread's name).
 function spawnerCase(knobs = {}) {
-	const o = { inWork: 0.96, reportedWork: 0.96, rawOwn: 0, rawLibc: 0, cpuLines: CHILDREN, ...knobs };
+	const o = { inWork: 0.96, reportedWork: 0.96, rawOwn: 0, rawLibc: 0, cpuLines: CHILDREN, wrapped: false,
+		    renamed: 'after-rename', ...knobs };
 	const b = new ProfileBuilder();
 	const r = rng(7);
 	const user = (name, lib = 'spawner') => [name, CAT.USER, lib];
 	const root = [user('__libc_start_call_main', 'libc.so.6'), user('main')];
 	const lines = [`spawner: truth self ${PARENT}`];
-	const parent = b.thread({ pid: PARENT, tid: PARENT, name: 'spawner', isMainThread: true, processName: 'spawner' });
+	// wrapped: the spawner was exec'd by a shell that ran (and was sampled)
+	// first, so its own image is the process's second generation.
+	let self = PARENT;
+	if (o.wrapped) {
+		b.thread({ pid: PARENT, tid: PARENT, name: 'bash', isMainThread: true, processName: 'bash' })
+			.sample([user('main', 'bash')], 0.5, 1000);
+		self = `${PARENT}.1`;
+	}
+	const parent = b.thread({ pid: self, tid: PARENT, name: 'spawner', isMainThread: true, processName: 'spawner' });
 	parent.sample([...root, user('spawn_children')], 1, 1000);
-	b.thread({ pid: PARENT, tid: PARENT + 1, name: 'after-rename', isMainThread: false, processName: 'spawner' })
+	b.thread({ pid: self, tid: PARENT + 1, name: o.renamed, isMainThread: false, processName: 'spawner' })
 		.sample([...root, user('renamer_burn')], 1, 1000);
 	let rawOwn = o.rawOwn, rawLibc = o.rawLibc;
 	for (let c = 0; c < CHILDREN; c++) {
@@ -109,6 +119,11 @@ describe('lifecycle checker', () => {
 	test('an unnamed frame in the workload\'s own code fails; in libc it is only noted', () => {
 		assertOnlyFails(failures(spawnerCase({ rawOwn: 1 })), [/have a frame in spawner's own code named by an address/]);
 		assert.deepEqual(failures(spawnerCase({ rawLibc: 5 })), []);
+	});
+
+	test('a spawner exec\'d by a wrapper shell is the same process, its second generation', () => {
+		assert.deepEqual(failures(spawnerCase({ wrapped: true })), []);
+		assertOnlyFails(failures(spawnerCase({ wrapped: true, renamed: 'before-rename' })), [/renamed mid-run/]);
 	});
 
 	test('children without a CPU report fail', () => {
