@@ -39,7 +39,7 @@ export function findProfilerCli() {
 // after its fixed start-up wait.
 const STILL_STARTING = /did not become ready within \d+ ?ms/;
 
-function sleepMs(ms) {
+export function sleepMs(ms) {
 	Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
@@ -120,10 +120,11 @@ export class ProfilerCliSession {
 		const deadline = Date.now() + LOAD_TIMEOUT_MS;
 		let last = '';
 		while (Date.now() < deadline) {
-			const pid = this.daemonPid() ?? startPid;
+			const listening = this.daemonPid();
+			const pid = listening ?? startPid;
 			if (pid === null || !isAlive(pid))
 				return { ok: false, status: 'daemon exited', output: `${firstOutput}\n${last}`.trim() };
-			if (this.daemonPid() !== null) {
+			if (listening !== null) {
 				const r = this.run(['status'], QUERY_TIMEOUT_MS);
 				last = (r.stdout + r.stderr).trim();
 				if (r.status === 0)

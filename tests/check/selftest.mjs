@@ -17,7 +17,7 @@ import { gzipSync } from 'node:zlib';
 import { checkBurner, checkBurnerWithCli, checkForker, checkFormat, checkWithProfilerCli } from './checks.mjs';
 import { checkDebuginfo, checkDebuginfoWithCli, INLINED, OUTER } from './debuginfo_checks.mjs';
 import { Profile, readProfileFile } from './profile.mjs';
-import { ProfilerCliSession } from './profiler_cli.mjs';
+import { ProfilerCliSession, sleepMs } from './profiler_cli.mjs';
 import { Report } from './report.mjs';
 import { assertOnlyFails } from './selftest_assert.mjs';
 import { checkStructure } from './structure.mjs';
@@ -308,7 +308,7 @@ describe('a profiler-cli daemon slower to start than load waits for', () => {
 		// Killed or stopped, it is gone once init has reaped it.
 		const gone = () => { try { process.kill(pid, 0); return false; } catch { return true; } };
 		for (let i = 0; i < 50 && !gone(); i++)
-			Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+			sleepMs(100);
 		assert.ok(gone(), `daemon ${pid} still runs after close()`);
 	});
 

@@ -18,9 +18,9 @@
 #include "model/model.h"
 #include "model/proc_source.h"
 #include "symbols/symbolizer.h"
+#include "sched_records.h"
 #include "test.h"
 
-#define MS  1000000ULL
 #define PID 4242
 
 static char root[PATH_MAX - 64];
@@ -78,20 +78,13 @@ static void remove_tree(void)
 	rmdir(root);
 }
 
-static struct sample_event user_sample(uint64_t ts, uint64_t addr)
+/* One user frame at `addr`, in the process whose /proc the test wrote. */
+static void user_sample(struct model *m, uint64_t ts, uint64_t addr)
 {
-	struct sample_event e = { 0 };
+	union record r = mk_sample(PID, PID, 0, ts, 0);
 
-	e.hdr.kind = EV_SAMPLE;
-	e.hdr.ts = ts;
-	e.hdr.pid = PID;
-	e.hdr.tid = PID;
-	e.period = 1000000;
-	strcpy(e.comm, "app");
-	e.ips[0] = addr;
-	e.ustack_len = 1;
-	e.hdr.size = (uint16_t)(offsetof(struct sample_event, ips) + 8);
-	return e;
+	r.sample.ips[0] = addr;
+	feed(m, r);
 }
 
 /* The object of the only frame of the thread's sample number `i`. */
@@ -107,7 +100,6 @@ static void zombie_maps_keep_the_known_mappings(void)
 	struct symbolizer *sym;
 	struct proc_source_ctx ctx;
 	struct proc_source src;
-	struct sample_event e;
 	struct model m;
 
 	make_tree();
@@ -118,19 +110,16 @@ static void zombie_maps_keep_the_known_mappings(void)
 	proc_source_init(&src, &ctx);
 	model_init(&m, &src, 1000 * MS);
 
-	e = user_sample(1001 * MS, 0x401000);
-	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	user_sample(&m, 1001 * MS, 0x401000);
 	CHECK(sample_object(&m, 0) >= OBJ_FIRST_FILE);
 
 	/* The process exits: its maps file is empty while its last records come in. */
 	write_maps(false);
 	/* An address outside every mapping asks /proc again (past the re-read interval)... */
-	e = user_sample(1100 * MS, 0x7f0000001000);
-	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	user_sample(&m, 1100 * MS, 0x7f0000001000);
 	CHECK_EQ_INT(sample_object(&m, 1), OBJ_UNKNOWN);
 	/* ...which must not forget the binary: a later record in it still resolves. */
-	e = user_sample(1101 * MS, 0x401000);
-	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	user_sample(&m, 1101 * MS, 0x401000);
 	CHECK_EQ_INT(sample_object(&m, 2), sample_object(&m, 0));
 	CHECK(m.processes.data[0].gone);
 	CHECK_EQ_INT(m.processes.data[0].mappings.len, 1);
@@ -146,7 +135,6 @@ static void live_reread_replaces_the_mappings(void)
 	struct symbolizer *sym;
 	struct proc_source_ctx ctx;
 	struct proc_source src;
-	struct sample_event e;
 	struct model m;
 	struct stat st;
 	char text[2 * PATH_MAX];
@@ -157,16 +145,14 @@ static void live_reread_replaces_the_mappings(void)
 	ctx = (struct proc_source_ctx){ .proc_root = root, .sym = sym };
 	proc_source_init(&src, &ctx);
 	model_init(&m, &src, 1000 * MS);
-	e = user_sample(1001 * MS, 0x401000);
-	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	user_sample(&m, 1001 * MS, 0x401000);
 
 	/* The binary moved: only a new mapping elsewhere is executable now. */
 	CHECK_EQ_INT(stat("/bin/true", &st), 0);
 	snprintf(text, sizeof(text), "00600000-00700000 r-xp 00001000 %02x:%02x %lu %s\n",
 		 major(st.st_dev), minor(st.st_dev), (unsigned long)st.st_ino, "/bin/true");
 	write_file("4242/maps", text);
-	e = user_sample(1100 * MS, 0x601000);
-	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	user_sample(&m, 1100 * MS, 0x601000);
 	CHECK_EQ_INT(sample_object(&m, 1), sample_object(&m, 0));
 	CHECK(!m.processes.data[0].gone);
 	CHECK_EQ_INT(m.processes.data[0].mappings.len, 1);
