@@ -471,6 +471,7 @@ static __always_inline void note_left_targets(struct task_struct *task, __u32 tg
 	if (!e)
 		return;
 	switch_record_begin(e, tgid, tid, since, now);
+	e->runtime_ns = 0;
 	e->next_pid = e->next_tid = 0;
 	e->prev_comm[0] = e->next_comm[0] = '\0';
 	e->prev_state = 0;
@@ -530,6 +531,8 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	if (!e)
 		return;
 	switch_record_begin(e, prev_tgid, prev_tid, since, now);
+	/* Final for this slice: the kernel has run update_curr() for prev before the tracepoint. */
+	e->runtime_ns = TASK_READ(btf, prev, se.sum_exec_runtime);
 	e->next_pid = next_tgid;
 	e->next_tid = next_tid;
 	if (btf)

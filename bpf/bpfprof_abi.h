@@ -137,6 +137,16 @@ struct sample_event {
 struct switch_event {
 	struct event_header hdr;
 	__u64 oncpu_since; /* when prev got this CPU (0: before the recording) */
+	/*
+	 * prev's se.sum_exec_runtime: all the CPU time the kernel accounted to
+	 * it, up to this switch-out (0: unknown). The slice's length by the
+	 * switch times differs from the kernel's by tens of microseconds: the
+	 * kernel skips the clock update of a switch that follows a wakeup and
+	 * counts from the wakeup instead. Consecutive switch-outs give the
+	 * kernel's exact figure for the time between them, which is what
+	 * getrusage, top and CLOCK_THREAD_CPUTIME_ID report.
+	 */
+	__u64 runtime_ns;
 	__u32 next_pid, next_tid;
 	char prev_comm[BPFPROF_COMM_LEN];
 	char next_comm[BPFPROF_COMM_LEN];

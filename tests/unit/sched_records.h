@@ -68,6 +68,7 @@ struct sw_args {
 	bool stack; /* KIP <- UIP */
 	uint32_t next_pid, next_tid;
 	const char *next_comm;
+	uint64_t runtime; /* the kernel's CPU time of the thread so far (0: unknown) */
 };
 
 static inline union record mk_switch(struct sw_args a)
@@ -82,6 +83,7 @@ static inline union record mk_switch(struct sw_args a)
 	r.hdr.pid = a.pid;
 	r.hdr.tid = a.tid;
 	r.sw.oncpu_since = a.since;
+	r.sw.runtime_ns = a.runtime;
 	r.sw.next_pid = a.next_pid;
 	r.sw.next_tid = a.next_tid;
 	comm_of(r.sw.prev_comm, a.tid);

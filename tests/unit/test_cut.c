@@ -191,6 +191,48 @@ static void test_intervals_split_at_boundaries(void)
 	model_free(&live);
 }
 
+/*
+ * A slice across B1 whose switch-out carries the kernel's CPU time: the
+ * snapshot has its part up to B1, the live model the rest and the kernel's
+ * difference, adding up to the kernel's figure, nothing counted twice.
+ */
+static void test_kernel_runtime_across_boundary(void)
+{
+	struct model live, s1;
+	const struct thread *a, *b;
+
+	setup(&live, true);
+	feed(&live, mk_switch((struct sw_args){ .pid = 10,
+						.tid = 10,
+						.ts = B1 - 20 * MS,
+						.since = B1 - 21 * MS,
+						.state = KTASK_INTERRUPTIBLE,
+						.runtime = 500 * MS }));
+	/* On a CPU at the cut: 20 ms by switch times, 21 ms by the kernel. */
+	sample(&live, 10, 10, B1 - 5 * MS, B1 - 10 * MS);
+	feed(&live, mk_switch((struct sw_args){ .pid = 10,
+						.tid = 10,
+						.ts = B1 + 10 * MS,
+						.since = B1 - 10 * MS,
+						.state = KTASK_INTERRUPTIBLE,
+						.runtime = 521 * MS }));
+	cut_at(&live, &s1, B1);
+	live.stop_ts = B1 + 20 * MS;
+	CHECK_EQ_INT(model_finish(&live), 0);
+	a = thread_of(&s1, 10);
+	b = thread_of(&live, 10);
+	CHECK(a && b);
+	if (a && b) {
+		/* Its first slice (1 ms, before the first figure) and 10 ms up to B1. */
+		CHECK_EQ_INT(a->sched.on_cpu_ns, 1 * MS + 10 * MS);
+		CHECK_EQ_INT(b->sched.on_cpu_ns, 11 * MS);
+		/* What the snapshot's samples did not take stays in the snapshot. */
+		CHECK_EQ_INT(sum_deltas(b), 11 * MS);
+	}
+	model_free(&s1);
+	model_free(&live);
+}
+
 /* Woken before the boundary, on a CPU after it: the waker's instant is shown once. */
 static void test_wakeup_across_boundary(void)
 {
@@ -355,6 +397,7 @@ int main(void)
 {
 	RUN(test_samples_split_by_time);
 	RUN(test_intervals_split_at_boundaries);
+	RUN(test_kernel_runtime_across_boundary);
 	RUN(test_wakeup_across_boundary);
 	RUN(test_lifetimes);
 	RUN(test_idle_and_vanished_threads);

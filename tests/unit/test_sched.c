@@ -992,6 +992,92 @@ out:
 	model_free(&m);
 }
 
+/* Thread `tid` of pid 200 goes to sleep at `ts`; the kernel says it ran `runtime` so far. */
+static void sleep_out(struct model *m, uint32_t tid, uint64_t ts, uint64_t since, uint64_t runtime)
+{
+	feed(m, mk_switch((struct sw_args){ .pid = 200,
+					    .tid = tid,
+					    .ts = ts,
+					    .since = since,
+					    .state = KTASK_INTERRUPTIBLE,
+					    .runtime = runtime }));
+}
+
+/*
+ * The kernel's CPU time at each switch-out decides: the slices by switch
+ * times are 900 us, 1000 us and 1000 us, the kernel says 950 us (it counts
+ * from the wakeup), 800 us and 1000 us; the 150 us given to samples beyond
+ * its figure are taken from the next ones.
+ */
+static void kernel_runtime_trues_up_deltas(void)
+{
+	struct model m;
+	const struct thread *t;
+
+	setup(&m);
+	m.stop_ts = T0 + 10 * MS;
+	/* A new thread: its kernel CPU time starts at 0. */
+	wakeup(&m, 200, 201, T0 + 1 * MS, 200, 200, "t200", WAKEUP_NEW | WAKEUP_WAKER_TARGET);
+	sample(&m, 200, 201, T0 + 1500 * US, T0 + 1100 * US);
+	sleep_out(&m, 201, T0 + 2 * MS, T0 + 1100 * US, 950 * US);
+	sample(&m, 200, 201, T0 + 5900 * US, T0 + 5 * MS);
+	sleep_out(&m, 201, T0 + 6 * MS, T0 + 5 * MS, 1750 * US);
+	sleep_out(&m, 201, T0 + 9 * MS, T0 + 8 * MS, 2750 * US);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	t = thread_of(&m, 201);
+	CHECK(t != NULL);
+	if (!t)
+		goto out;
+	CHECK(samples_sorted(t));
+	CHECK_EQ_INT(t->samples.len, 8);
+	if (t->samples.len == 8) {
+		check_sample(&t->samples.data[0], T0 + 1500 * US, 400 * US, SAMPLE_ON_CPU);
+		/* The run to the switch-out and the kernel's 50 us more. */
+		check_sample(&t->samples.data[1], T0 + 2 * MS, 550 * US, SAMPLE_OFF_CPU);
+		check_sample(&t->samples.data[4], T0 + 5900 * US, 900 * US, SAMPLE_ON_CPU);
+		/* 100 us run, 200 us too many: none here, 100 us owed. */
+		check_sample(&t->samples.data[5], T0 + 6 * MS, 0, SAMPLE_OFF_CPU);
+		check_sample(&t->samples.data[7], T0 + 9 * MS, 900 * US, SAMPLE_OFF_CPU);
+	}
+	CHECK_EQ_INT(sum_deltas(t), 2750 * US);
+	CHECK_EQ_INT(t->sched.on_cpu_ns, 2750 * US);
+out:
+	model_free(&m);
+}
+
+/*
+ * A lost switch-out hides a slice from the replay, not from the kernel's
+ * figure; a figure that grew more than the time that passed (a bad record)
+ * counts no more than that time; an unknown one (0) leaves the switch times.
+ */
+static void kernel_runtime_across_lost_and_bad_records(void)
+{
+	struct model m;
+	const struct thread *t;
+
+	setup(&m);
+	m.stop_ts = T0 + 20 * MS;
+	sleep_out(&m, 202, T0 + 2 * MS, T0 + 1 * MS, 10 * MS);
+	/* Slice 4..5 ms: its switch-out was lost. */
+	sample(&m, 200, 202, T0 + 4500 * US, T0 + 4 * MS);
+	sleep_out(&m, 202, T0 + 7 * MS, T0 + 6 * MS, 12 * MS);
+	/* 1 ms by switch times, 100 ms by the record: at most the 3 ms since the last one. */
+	sleep_out(&m, 202, T0 + 10 * MS, T0 + 9 * MS, 112 * MS);
+	/* No figure: 1 ms by switch times, and the next true-up starts afresh. */
+	sleep_out(&m, 202, T0 + 13 * MS, T0 + 12 * MS, 0);
+	sleep_out(&m, 202, T0 + 16 * MS, T0 + 15 * MS, 200 * MS);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	t = thread_of(&m, 202);
+	CHECK(t != NULL);
+	if (!t)
+		goto out;
+	/* 1 ms (first slice, from its switch-in) + 2 ms + 3 ms + 1 ms + 1 ms. */
+	CHECK_EQ_INT(sum_deltas(t), 8 * MS);
+	CHECK_EQ_INT(t->sched.on_cpu_ns, 8 * MS);
+out:
+	model_free(&m);
+}
+
 static void exiting_thread_has_no_offcpu_tail(void)
 {
 	struct model m;
@@ -1238,6 +1324,8 @@ int main(void)
 	RUN(new_thread_and_wakeup_of_running_thread);
 	RUN(wakeup_racing_with_switch_out);
 	RUN(lost_records_are_clamped);
+	RUN(kernel_runtime_trues_up_deltas);
+	RUN(kernel_runtime_across_lost_and_bad_records);
 	RUN(exiting_thread_has_no_offcpu_tail);
 	RUN(period_deltas_without_replay);
 	RUN(malformed_sched_records);

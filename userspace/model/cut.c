@@ -178,9 +178,14 @@ static int continue_replay(struct cut *c, struct thread *t)
 		if ((r->have_switch_stack & (1u << k)) &&
 		    (err = reintern_in_place(c, &r->last_switch_stack[k])))
 			return err;
+	/* CPU time no sample took, or samples took too much of, is the snapshot's. */
+	r->cpu_since_sample_ns = 0;
+	r->cpu_debt_ns = 0;
 	if (r->state == REPLAY_ON) {
+		/* The snapshot accounted the slice up to b: so must the kernel figure's true-up. */
+		if (b > r->cursor)
+			r->runtime_replayed_ns += b - r->cursor;
 		r->cursor = max_u64(r->cursor, b);
-		r->cpu_since_sample_ns = 0;
 	} else if (r->state == REPLAY_OFF) {
 		if (r->since < b) {
 			/* The snapshot made off-CPU samples for its part: carry what it left. */

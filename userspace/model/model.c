@@ -528,6 +528,7 @@ int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 
 	ev.ts = e->hdr.ts;
 	ev.since = e->oncpu_since;
+	ev.runtime_ns = e->runtime_ns;
 	ev.stack = NO_INDEX;
 	ev.type = SCHED_EV_SWITCH_OUT;
 	ev.flags = e->flags & SWITCH_PREEMPT ? SCHED_EVF_PREEMPT : 0;

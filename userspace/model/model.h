@@ -133,6 +133,7 @@ struct sched_summary {
 struct sched_event {
 	uint64_t ts;
 	uint64_t since; /* SAMPLE/SWITCH_OUT: when the thread got the CPU (0: unknown) */
+	uint64_t runtime_ns; /* SWITCH_OUT: the kernel's CPU time of the thread so far (0: unknown) */
 	uint32_t stack; /* SAMPLE: its stack; SWITCH_OUT: switch-out stack or NO_INDEX */
 	uint32_t other_pid, other_tid; /* SWITCH_OUT: next; WAKEUP: waker */
 	char other_comm[BPFPROF_COMM_LEN];
@@ -199,6 +200,16 @@ struct thread {
 		uint64_t cursor;   /* on: CPU time is accounted up to here */
 		uint64_t wake_ts;
 		uint64_t cpu_since_sample_ns; /* on-CPU time not yet given to a sample */
+		/*
+		 * The kernel's CPU time of the thread at its last switch-out
+		 * (runtime_known), and the on-CPU time the replay accounted
+		 * from the switch times since then: the next switch-out trues
+		 * the two up (sched.c:true_up_runtime).
+		 */
+		uint64_t runtime_ns, runtime_ts, runtime_replayed_ns;
+		bool runtime_known;
+		/* Given to samples beyond the kernel's figure: taken from the next ones. */
+		uint64_t cpu_debt_ns;
 		uint64_t offcpu_carry_ns;     /* off-CPU time not yet given to a sample */
 		uint64_t last_ts;	      /* last event replayed */
 		uint32_t stack;		      /* switch-out stack while off */

@@ -134,6 +134,29 @@ static int push_marker(struct thread *t, const struct sched_marker *mk)
 	return vec_push(&t->sched_markers, *mk) ? -ENOMEM : 0;
 }
 
+/* On-CPU time for the thread's next sample; a debt (see true_up_runtime) is paid first. */
+static void credit_cpu(struct thread *t, uint64_t ns)
+{
+	struct sched_replay_state *r = &t->replay;
+	uint64_t paid = min_u64(ns, r->cpu_debt_ns);
+
+	r->cpu_debt_ns -= paid;
+	ns -= paid;
+	r->cpu_since_sample_ns += ns;
+	t->sched.on_cpu_ns += ns;
+}
+
+/* Take back on-CPU time: from what no sample holds yet, the rest from the next samples. */
+static void debit_cpu(struct thread *t, uint64_t ns)
+{
+	struct sched_replay_state *r = &t->replay;
+	uint64_t taken = min_u64(ns, r->cpu_since_sample_ns);
+
+	r->cpu_since_sample_ns -= taken;
+	t->sched.on_cpu_ns -= taken;
+	r->cpu_debt_ns += ns - taken;
+}
+
 /* The thread ran until `ts` in its current slice. */
 static void account_cpu(struct thread *t, uint64_t ts)
 {
@@ -141,9 +164,48 @@ static void account_cpu(struct thread *t, uint64_t ts)
 
 	if (ts <= r->cursor)
 		return;
-	r->cpu_since_sample_ns += ts - r->cursor;
-	t->sched.on_cpu_ns += ts - r->cursor;
+	r->runtime_replayed_ns += ts - r->cursor;
+	credit_cpu(t, ts - r->cursor);
 	r->cursor = ts;
+}
+
+/* The thread's CPU time by the kernel's accounting is known from here: `runtime_ns` at `ts`. */
+static void anchor_runtime(struct sched_replay_state *r, uint64_t runtime_ns, uint64_t ts)
+{
+	r->runtime_known = true;
+	r->runtime_ns = runtime_ns;
+	r->runtime_ts = ts;
+	r->runtime_replayed_ns = 0;
+}
+
+/*
+ * A switch-out at `ts` says the kernel's CPU time of the thread so far
+ * (`runtime_ns`, 0: unknown). Since the last one, the replay accounted the
+ * time between switch-ins and switch-outs; the kernel accounts from its own
+ * clock updates, which it skips at a switch that follows a wakeup (the
+ * wakee's time starts at the wakeup), and a lost record hides a whole slice.
+ * Both add up to tens of microseconds per slice for a thread that runs in
+ * short bursts, so the difference is given to (or taken from) its samples:
+ * the sum of threadCPUDelta is what getrusage and top say.
+ */
+static void true_up_runtime(struct thread *t, uint64_t runtime_ns, uint64_t ts)
+{
+	struct sched_replay_state *r = &t->replay;
+	uint64_t kernel_ns;
+
+	if (!runtime_ns) {
+		r->runtime_known = false;
+		return;
+	}
+	if (r->runtime_known && runtime_ns >= r->runtime_ns && ts >= r->runtime_ts) {
+		/* A thread cannot run longer than the time that passed (a bad record). */
+		kernel_ns = min_u64(runtime_ns - r->runtime_ns, ts - r->runtime_ts);
+		if (kernel_ns > r->runtime_replayed_ns)
+			credit_cpu(t, kernel_ns - r->runtime_replayed_ns);
+		else
+			debit_cpu(t, r->runtime_replayed_ns - kernel_ns);
+	}
+	anchor_runtime(r, runtime_ns, ts);
 }
 
 static void start_slice(struct sched_replay_state *r, uint64_t in)
@@ -329,7 +391,10 @@ static int run_until(struct model *m, struct thread *t, uint64_t since, uint64_t
 		break;
 	case REPLAY_ON:
 		if (since > r->since) {
-			/* A slice we saw no start of (a lost switch-out): the gap is no CPU. */
+			/*
+			 * A slice we saw no start of (a lost switch-out): the gap
+			 * is no CPU until the next switch-out's kernel figure says.
+			 */
 			r->since = since;
 			r->cursor = max_u64(r->cursor, since);
 			r->woken = r->woken_new = false;
@@ -363,6 +428,7 @@ static int replay_switch_out(struct model *m, struct thread *t, const struct sch
 
 	if ((err = run_until(m, t, ev->since, ev->ts)))
 		return err;
+	true_up_runtime(t, ev->runtime_ns, ev->ts);
 	if (reason == OFFCPU_PREEMPTED)
 		t->sched.switches_preempted++;
 	else
@@ -370,6 +436,7 @@ static int replay_switch_out(struct model *m, struct thread *t, const struct sch
 	if (reason == OFFCPU_EXITING) {
 		/* Its last switch: there is no off-CPU interval to show, only an end. */
 		r->state = REPLAY_EXITED;
+		r->runtime_known = false; /* a thread that reuses its tid starts from 0 */
 		r->woken = r->woken_new = false;
 		clear_other(r);
 		return 0;
@@ -414,6 +481,9 @@ static void replay_wakeup(struct thread *t, const struct sched_event *ev, bool l
 	switch (r->state) {
 	case REPLAY_UNKNOWN:
 	case REPLAY_EXITED:
+		/* A new thread has run for no time yet (the kernel's sched_fork). */
+		if (is_new)
+			anchor_runtime(r, 0, ev->ts);
 		/* Off-CPU since we do not know when: only the runnable wait is known. */
 		r->state = REPLAY_OFF;
 		r->start_known = false;
