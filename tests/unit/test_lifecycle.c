@@ -206,6 +206,32 @@ static void rename_and_pid_reuse(void)
 	model_free(&m);
 }
 
+/*
+ * A child that renamed itself, its records arriving out of time order (each
+ * CPU's ring is read in turn) and its fork record from the side-band last:
+ * the name it had latest is its name, and so its process's.
+ */
+static void latest_name_wins_whatever_the_arrival_order(void)
+{
+	struct model m;
+	const struct thread *t;
+	const struct process *p;
+
+	init_model(&m);
+	CHECK_EQ_INT(model_fork(&m, 1, 1, 700, 700, T0), 0);
+	sample_object(&m, 700, 700, "spawner", T0 + 1 * MS, 0x1000, NULL);
+	sample_object(&m, 800, 800, "spawn-child", T0 + 4 * MS, 0x1000, NULL);
+	sample_object(&m, 800, 800, "spawner", T0 + 2 * MS, 0x1000, NULL);
+	CHECK_EQ_INT(model_fork(&m, 700, 700, 800, 800, T0 + 1500 * 1000), 0);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	t = model_thread(&m, 800, 800, -1, T0 + 4 * MS);
+	CHECK_EQ_STR(t ? t->name : "", "spawn-child");
+	p = model_process(&m, 800, T0 + 4 * MS);
+	CHECK_EQ_STR(p ? p->name : "", "spawn-child");
+	CHECK_EQ_INT(images_of(&m, 800), 1);
+	model_free(&m);
+}
+
 static void new_mapping_replaces_what_it_overlaps(void)
 {
 	struct model m;
@@ -243,6 +269,7 @@ int main(void)
 	RUN(exec_starts_a_new_image);
 	RUN(fork_then_exec_is_one_process);
 	RUN(rename_and_pid_reuse);
+	RUN(latest_name_wins_whatever_the_arrival_order);
 	RUN(new_mapping_replaces_what_it_overlaps);
 	return test_summary();
 }

@@ -183,8 +183,9 @@ int model_fork(struct model *m, uint32_t ppid, uint32_t ptid, uint32_t pid, uint
 	if (!t)
 		return -ENOMEM;
 	mark_registered(t, ts);
-	if (name[0] && !t->name[0])
-		copy_comm(t->name, name);
+	/* The parent's name at the fork, unless the child's own records told a later one. */
+	if (name[0])
+		model_name_thread(t, name, ts);
 	return 0;
 }
 
@@ -257,7 +258,7 @@ static int reuse_image(struct model *m, struct process *p, uint32_t tid, const c
 	t = model_thread(m, p->pid, tid, -1, ts);
 	if (!t)
 		return -ENOMEM;
-	copy_comm(t->name, comm);
+	model_name_thread(t, comm, ts);
 	return 0;
 }
 
@@ -274,7 +275,7 @@ int model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, bo
 		t = model_thread(m, pid, tid, -1, ts);
 		if (!t)
 			return -ENOMEM;
-		copy_comm(t->name, comm);
+		model_name_thread(t, comm, ts);
 		if (tid == pid)
 			copy_comm(m->processes.data[t->process].name, comm);
 		return 0;
@@ -299,7 +300,7 @@ int model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, bo
 	if (!t)
 		return -ENOMEM;
 	mark_registered(t, ts);
-	copy_comm(t->name, comm);
+	model_name_thread(t, comm, ts);
 	return 0;
 }
 

@@ -379,10 +379,15 @@ static bool stack_fits(size_t size, size_t ips_offset, uint32_t kstack_len, uint
 	       size >= ips_offset + sizeof(uint64_t) * (kstack_len + ustack_len);
 }
 
-static void set_thread_name(struct thread *t, const char *comm)
+void model_name_thread(struct thread *t, const char *comm, uint64_t ts)
 {
-	memcpy(t->name, comm, sizeof(t->name));
-	t->name[sizeof(t->name) - 1] = '\0';
+	size_t n = strnlen(comm, sizeof(t->name) - 1);
+
+	if (t->name[0] && ts < t->name_ts)
+		return;
+	memcpy(t->name, comm, n);
+	t->name[n] = '\0';
+	t->name_ts = ts;
 }
 
 /*
@@ -429,7 +434,7 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 		return -ENOMEM;
 	p = &m->processes.data[t->process];
 	if (e->hdr.tid != 0)
-		set_thread_name(t, e->comm);
+		model_name_thread(t, e->comm, e->hdr.ts);
 	if (!p->maps_read)
 		model_read_maps(m, p, e->hdr.ts);
 
@@ -524,7 +529,7 @@ int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 	if (!t)
 		return -ENOMEM;
 	p = &m->processes.data[t->process];
-	set_thread_name(t, e->prev_comm);
+	model_name_thread(t, e->prev_comm, e->hdr.ts);
 
 	ev.ts = e->hdr.ts;
 	ev.since = e->oncpu_since;
@@ -576,8 +581,7 @@ int model_add_wakeup(struct model *m, const struct wakeup_event *e, size_t size)
 	t = model_thread(m, e->hdr.pid, e->hdr.tid, (int)e->hdr.cpu, e->hdr.ts);
 	if (!t)
 		return -ENOMEM;
-	if (!t->name[0])
-		set_thread_name(t, e->wakee_comm);
+	model_name_thread(t, e->wakee_comm, e->hdr.ts);
 
 	ev.ts = e->hdr.ts;
 	ev.stack = NO_INDEX;

@@ -171,6 +171,7 @@ struct thread {
 	uint32_t process; /* index in model.processes */
 	int cpu;	  /* for idle threads (pid 0): the CPU; else -1 */
 	char name[BPFPROF_COMM_LEN];
+	uint64_t name_ts;	    /* the time of the record `name` came from */
 	uint64_t first_ts, last_ts; /* first and last event seen */
 	/*
 	 * Lifetime from the kernel's fork/exit/exec records: `registered`

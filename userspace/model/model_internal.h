@@ -16,6 +16,13 @@ void model_read_maps(struct model *m, struct process *p, uint64_t ts);
 /* Set p's cgroup from /proc's view when it can be read; else leave it as it was. */
 void model_read_cgroup(struct model *m, struct process *p);
 
+/*
+ * The thread was called `comm` at ts. The latest name wins by time, not by
+ * arrival: each CPU's ring is read in turn, so a record from before a
+ * prctl(PR_SET_NAME) can arrive after one from after it.
+ */
+void model_name_thread(struct thread *t, const char *comm, uint64_t ts);
+
 /* A record of thread `t` was seen at ts: lifetimes of the thread, its process and the profile. */
 void note_event_ts(struct model *m, struct thread *t, uint64_t ts);
 
