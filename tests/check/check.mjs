@@ -6,7 +6,7 @@
 // bad usage.
 //
 //   check.mjs valid  --profile F [--gzip|--plain] [--min-samples N]
-//   check.mjs burner --profile F --pid P [--tids alpha=T,beta=T,sysc=T]
+//   check.mjs burner --profile F --pid P --truth FILE [--tids alpha=T,beta=T,sysc=T]
 //                    [--system-wide] [--duration S] [--gzip|--plain]
 //   check.mjs forker --profile F --parent P --child C [--gzip|--plain]
 //   check.mjs lifecycle --profile F --pid P --truth FILE [--gzip|--plain]
@@ -19,7 +19,8 @@
 //
 // sched: the scheduler contract (sched_checks.mjs), then each --expect, a
 // named check of sched_checks.mjs EXPECTATIONS, on the file and through
-// profiler-cli. --truth is the workload's stderr with its "truth" lines.
+// profiler-cli. --truth is the workload's output with its "truth" lines
+// (burner: its stdout, the CPU time of each worker every 20 ms).
 //
 // debuginfo: inline frames, lines and names from a separate debug file
 // (debuginfo_checks.mjs); A-B and C-D are the functions' definition and
@@ -39,6 +40,7 @@ import {
 } from './checks.mjs';
 import { readFileSync } from 'node:fs';
 
+import { parseBurnerTruth } from './burner_truth.mjs';
 import { Report } from './report.mjs';
 import { checkSched, parseExpectation, parseTruth } from './sched_checks.mjs';
 import { checkLifecycle, checkLifecycleWithCli, parseSpawnerTruth } from './lifecycle_checks.mjs';
@@ -116,8 +118,8 @@ function main(argv) {
 	if (values['sched-min'] !== undefined && !/^\d+(\.\d+)?$/.test(values['sched-min']))
 		throw new Error(`--sched-min wants milliseconds, not ${JSON.stringify(values['sched-min'])}`);
 	const truth = values.truth && scenario === 'sched' ? parseTruth(readFileSync(values.truth, 'utf8')) : null;
-	if (scenario === 'lifecycle' && !values.truth)
-		throw new Error('lifecycle needs --truth');
+	if ((scenario === 'lifecycle' || scenario === 'burner') && !values.truth)
+		throw new Error(`${scenario} needs --truth`);
 	const debuginfo = scenario === 'debuginfo' ? debuginfoOptions(values) : null;
 
 	const report = new Report(`check ${scenario} ${values.profile}`);
@@ -132,6 +134,7 @@ function main(argv) {
 		durationS: values.duration ? Number(values.duration) : undefined,
 		parentPid: values.parent,
 		childPid: values.child,
+		truth: scenario === 'burner' ? parseBurnerTruth(readFileSync(values.truth, 'utf8')) : undefined,
 	};
 	if (scenario === 'sched') {
 		checkSched(report, profile, {

@@ -19,6 +19,7 @@ import {
 	Profile,
 	sortedHistogram,
 } from './profile.mjs';
+import { truthCpuAt } from './burner_truth.mjs';
 import { binomialSigmaPoints, fmt } from './report.mjs';
 import { checkStructure } from './structure.mjs';
 
@@ -30,11 +31,14 @@ const CONTRACT_CATEGORIES = [
 ];
 
 // burner: alpha's split is 75/25 by CPU time; the brief's tolerance is ±10
-// points. With at least MIN_ALPHA_SAMPLES samples the binomial σ is at most
-// 2.5 points, so the tolerance is 4σ or more.
+// points, or 4 binomial σ when the machine left alpha too little CPU for
+// that many samples (fewer than ~300 at 75 %).
 const ALPHA_EXPECTED = 75;
 const ALPHA_TOLERANCE = 10;
-const MIN_ALPHA_SAMPLES = 300;
+const ALPHA_SIGMAS = 4;
+// cpu-clock samples a thread once per interval of its CPU time; a profile
+// with far fewer than its own CPU time calls for lost them.
+const MIN_SAMPLES_OF_CPU = 0.8;
 const BETA_MIN_PERCENT = 80;
 const SYSC_MIN_KERNEL_PERCENT = 30;
 // A sample in a burn function has the thread's own loop as its parent frame,
@@ -43,9 +47,12 @@ const MIN_CALLER_PERCENT = 90;
 // Kernel frames under sysc_loop must carry kernel names, not raw addresses.
 const SYSC_KERNEL_NAME = /read|syscall|svc/i;
 const MIN_SYSC_NAMED_PERCENT = 50;
-// Three busy threads share the machine's CPUs with the profiler; each gets
-// well over this share of wall time, and none more than all of it.
-const MIN_BUSY_CPU_SHARE = 0.25;
+// Each busy thread's threadCPUDelta between its first and last sample must
+// be the CPU time its own clock counted then (the burner's truth lines): 3 %
+// for the clocks, plus the truth's reading error at both ends. Together they
+// never exceed the machine's CPUs.
+const TRUTH_RELATIVE = 0.03;
+const TRUTH_SLACK_MS = 1;
 const MAX_CPU_SHARE = 1.05;
 const MAX_SLEEPER_CPU_SHARE = 0.05;
 const BURNER_THREADS = ['alpha', 'beta', 'sysc'];
@@ -202,17 +209,20 @@ function describeTop(hist, total, n = 3) {
 		.map(([name, c]) => `${name} ${fmt(percent(c, total))}%`).join(', ');
 }
 
-// threadCPUDelta sum (ms) and sample time span (ms) of a thread. The first
-// delta is left out: it may hold CPU time from before the recording.
-function cpuAndSpan(profile, thread) {
-	const samples = profile.samplesOf(thread);
-	const toMs = cpuDeltaToMs(profile.meta.sampleUnits?.threadCPUDelta);
-	if (samples.length < 2 || toMs === null || !thread.samples.threadCPUDelta)
+// threadCPUDelta sum (ms) and sample time span (ms) of a thread's samples
+// from fromMs to toMs. The first delta is left out: it holds CPU time from
+// before the first sample (or the recording).
+function cpuAndSpan(profile, thread, { fromMs = -Infinity, toMs = Infinity } = {}) {
+	const samples = profile.samplesOf(thread).filter((s) => s.time >= fromMs && s.time <= toMs);
+	const unitMs = cpuDeltaToMs(profile.meta.sampleUnits?.threadCPUDelta);
+	if (samples.length < 2 || unitMs === null || !thread.samples.threadCPUDelta)
 		return null;
-	let cpu = 0;
+	let cpuMs = 0;
 	for (let i = 1; i < samples.length; i++)
-		cpu += (samples[i].cpuDelta || 0) * toMs;
-	return { cpu, span: samples[samples.length - 1].time - samples[0].time };
+		cpuMs += (samples[i].cpuDelta || 0) * unitMs;
+	const first = samples[0].time;
+	const last = samples[samples.length - 1].time;
+	return { cpuMs, first, last, spanMs: last - first };
 }
 
 function checkProcessIdentity(report, profile, pid, processName) {
@@ -234,7 +244,7 @@ function checkProcessIdentity(report, profile, pid, processName) {
 	return { threads, main };
 }
 
-export function checkBurner(report, profile, { pid, tids, systemWide, durationS, cpus }) {
+export function checkBurner(report, profile, { pid, tids, systemWide, durationS, cpus, truth }) {
 	pid = String(pid);
 	report.section(`burner process ${pid} (${systemWide ? 'system-wide' : 'attached with -p'})`);
 	const ident = checkProcessIdentity(report, profile, pid, 'bpfprof-burner');
@@ -254,13 +264,15 @@ export function checkBurner(report, profile, { pid, tids, systemWide, durationS,
 	}
 
 	checkBurnerFunctions(report, profile);
+	const windows = burnerCpuWindows(report, profile, byName, truth);
 	if (byName.alpha)
-		checkAlpha(report, profile, byName.alpha);
+		checkAlpha(report, profile, byName.alpha, windows?.alpha);
 	if (byName.beta)
 		checkBeta(report, profile, byName.beta);
 	if (byName.sysc)
 		checkSysc(report, profile, byName.sysc);
-	checkBurnerCpu(report, profile, ident.main, byName, cpus ?? availableParallelism());
+	checkBurnerCpu(report, ident.main && cpuAndSpan(profile, ident.main), windows,
+		       cpus ?? availableParallelism());
 	if (byName.alpha && durationS)
 		checkDuration(report, profile, byName.alpha, durationS);
 
@@ -299,7 +311,12 @@ function checkBurnerFunctions(report, profile) {
 	}
 }
 
-function checkAlpha(report, profile, thread) {
+// ±10 points of alpha_heavy's share, or 4σ of n samples when that is wider.
+function alphaTolerance(n) {
+	return Math.max(ALPHA_TOLERANCE, ALPHA_SIGMAS * binomialSigmaPoints(ALPHA_EXPECTED / 100, n));
+}
+
+function checkAlpha(report, profile, thread, window) {
 	report.section('thread alpha: alpha_heavy 75% / alpha_light 25% of CPU time');
 	const samples = onCpuSamples(profile, thread);
 	const hist = profile.selfHistogram(samples);
@@ -307,13 +324,20 @@ function checkAlpha(report, profile, thread) {
 	const light = hist.get('alpha_light') || 0;
 	const n = heavy + light;
 	report.note(`${thread.samples.length} samples, ${samples.length} on CPU; top self: ${describeTop(hist, samples.length)}`);
-	report.check(n >= MIN_ALPHA_SAMPLES, `${n} samples in alpha_heavy/alpha_light (need >= ${MIN_ALPHA_SAMPLES} ` +
-					     `so that ±${ALPHA_TOLERANCE} points is >= 4σ)`);
+	if (window) {
+		const expected = window.truthMs / profile.meta.interval;
+		report.check(samples.length >= MIN_SAMPLES_OF_CPU * expected,
+			     `alpha has ${samples.length} on-CPU samples for the ${fmt(window.truthMs, 0)} ms CPU its clock ` +
+				     `counted between them, ${fmt(expected, 0)} at ${fmt(profile.meta.interval, 3)} ms ` +
+				     `(need >= ${100 * MIN_SAMPLES_OF_CPU}%)`);
+	}
 	const share = percent(heavy, n);
 	const sigma = binomialSigmaPoints(ALPHA_EXPECTED / 100, n);
-	report.check(n > 0 && Math.abs(share - ALPHA_EXPECTED) <= ALPHA_TOLERANCE,
-		     `alpha_heavy ${fmt(share)}% of ${n} (tolerance ${ALPHA_EXPECTED - ALPHA_TOLERANCE}–` +
-			     `${ALPHA_EXPECTED + ALPHA_TOLERANCE}, binomial σ ${fmt(sigma)} points)`);
+	const tol = alphaTolerance(n);
+	report.check(n > 0 && Math.abs(share - ALPHA_EXPECTED) <= tol,
+		     `alpha_heavy ${fmt(share)}% of ${n} (tolerance ${fmt(ALPHA_EXPECTED - tol)}–` +
+			     `${fmt(ALPHA_EXPECTED + tol)}: ±${ALPHA_TOLERANCE} points or ${ALPHA_SIGMAS} binomial σ of ` +
+			     `${fmt(sigma)} points)`);
 	// Stack direction: the burn function's parent is the loop that calls it.
 	let withParent = 0;
 	const parents = new Map();
@@ -374,38 +398,85 @@ function checkSysc(report, profile, thread) {
 			     `name a read/syscall function (need >= ${MIN_SYSC_NAMED_PERCENT}%)`);
 }
 
-// threadCPUDelta is the thread's real on-CPU time: busy threads get a large
-// share of the wall time, the sleeping main thread almost none, and together
-// they never exceed the machine's CPUs.
-function checkBurnerCpu(report, profile, main, byName, cpus) {
+// CLOCK_MONOTONIC ns of the profile's time 0, when the burner's truth can be
+// compared with it: >= 2 truth lines and the profile's clock base. Else null.
+export function burnerTruthBase(report, profile, truth) {
+	const base = profile.meta.startTimeAsClockMonotonicNanosecondsSinceBoot;
+	if (!report.check(truth?.length >= 2, `the burner's truth has ${truth?.length ?? 0} lines (need >= 2)`) ||
+	    !report.check(Number.isFinite(base), `meta.startTimeAsClockMonotonicNanosecondsSinceBoot is a number ` +
+						 `(found ${JSON.stringify(base)})`))
+		return null;
+	return base;
+}
+
+// The threadCPUDelta of burner worker NAME (thread) between its first and
+// last sample that the truth lines enclose (with `--`, the workers run
+// before the first line), and the CPU time its own clock counted over the
+// same time, interpolated between the lines: { cpuMs, spanMs, truthMs,
+// errMs }, or null when the thread has no such samples.
+export function burnerCpuWindow(report, profile, thread, name, truth, base) {
+	const range = { fromMs: (truth[0].ns - base) / 1e6, toMs: (truth.at(-1).ns - base) / 1e6 };
+	const cs = cpuAndSpan(profile, thread, range);
+	const a = cs && truthCpuAt(truth, name, base + cs.first * 1e6);
+	const b = cs && truthCpuAt(truth, name, base + cs.last * 1e6);
+	if (!report.check(a && b, `${name}: the burner's truth covers its samples (${fmt(range.fromMs, 0)}–` +
+			  `${fmt(range.toMs, 0)} ms into the recording; need >= 2 samples and the thread in it)`))
+		return null;
+	return { ...cs, truthMs: (b.ns - a.ns) / 1e6, errMs: (a.errNs + b.errNs) / 1e6 };
+}
+
+// threadCPUDelta is what the thread's own clock counted: 3 % for the clocks,
+// plus the truth's reading error at both ends.
+export function checkCpuAgainstTruth(report, name, w) {
+	const tol = TRUTH_RELATIVE * w.truthMs + w.errMs + TRUTH_SLACK_MS;
+	return report.check(Math.abs(w.cpuMs - w.truthMs) <= tol,
+			    `${name}: ${fmt(w.cpuMs, 1)} ms CPU in the profile over ${fmt(w.spanMs, 0)} ms, ` +
+				    `${fmt(w.truthMs, 1)} ms by its own clock (tolerance ±${fmt(tol, 1)} ms = ` +
+				    `${100 * TRUTH_RELATIVE}% + reading error ${fmt(w.errMs, 1)} + ${TRUTH_SLACK_MS} ms)`);
+}
+
+// Each busy thread's window (burnerCpuWindow): { NAME: window }, or null
+// when threadCPUDelta has no absolute unit.
+function burnerCpuWindows(report, profile, byName, truth) {
+	if (cpuDeltaToMs(profile.meta.sampleUnits?.threadCPUDelta) === null)
+		return null;
+	const windows = {};
+	const base = burnerTruthBase(report, profile, truth);
+	if (base === null)
+		return windows;
+	for (const name of BURNER_THREADS) {
+		if (byName[name] && cpuAndSpan(profile, byName[name]))
+			windows[name] = burnerCpuWindow(report, profile, byName[name], name, truth, base);
+	}
+	return windows;
+}
+
+// threadCPUDelta is the thread's real on-CPU time: each busy thread's is what
+// its own clock counted, together they fit the machine's CPUs, and the
+// sleeping main thread has almost none.
+function checkBurnerCpu(report, mainCs, windows, cpus) {
 	report.section('threadCPUDelta');
-	const unit = profile.meta.sampleUnits?.threadCPUDelta;
-	if (cpuDeltaToMs(unit) === null) {
-		report.note(`threadCPUDelta unit ${JSON.stringify(unit)} has no absolute scale; not checked`);
+	if (!windows) {
+		report.note('threadCPUDelta has no absolute unit; not checked');
 		return;
 	}
 	let total = 0;
 	let span = 0;
 	for (const name of BURNER_THREADS) {
-		const t = byName[name];
-		const cs = t && cpuAndSpan(profile, t);
-		if (!report.check(cs && cs.span > 0, `thread ${name} has threadCPUDelta and >= 2 samples`))
+		const w = windows[name];
+		if (!report.check(w && w.spanMs > 0, `thread ${name} has threadCPUDelta, >= 2 samples and truth`))
 			continue;
-		const share = cs.cpu / cs.span;
-		total += cs.cpu;
-		span = Math.max(span, cs.span);
-		report.check(share >= MIN_BUSY_CPU_SHARE && share <= MAX_CPU_SHARE,
-			     `${name}: ${fmt(cs.cpu, 0)} ms CPU over ${fmt(cs.span, 0)} ms = ${fmt(100 * share)}% ` +
-				     `(busy thread: ${100 * MIN_BUSY_CPU_SHARE}–${100 * MAX_CPU_SHARE}%)`);
+		total += w.cpuMs;
+		span = Math.max(span, w.spanMs);
+		checkCpuAgainstTruth(report, name, w);
 	}
 	if (span > 0) {
 		report.check(total <= cpus * span * MAX_CPU_SHARE,
 			     `alpha+beta+sysc: ${fmt(total, 0)} ms CPU over ${fmt(span, 0)} ms fits ${cpus} CPUs`);
 	}
-	const cs = main && cpuAndSpan(profile, main);
-	if (cs && cs.span > 0) {
-		report.check(cs.cpu <= MAX_SLEEPER_CPU_SHARE * cs.span + 5,
-			     `sleeping main thread: ${fmt(cs.cpu, 1)} ms CPU over ${fmt(cs.span, 0)} ms ` +
+	if (mainCs && mainCs.spanMs > 0) {
+		report.check(mainCs.cpuMs <= MAX_SLEEPER_CPU_SHARE * mainCs.spanMs + 5,
+			     `sleeping main thread: ${fmt(mainCs.cpuMs, 1)} ms CPU over ${fmt(mainCs.spanMs, 0)} ms ` +
 				     `(<= ${100 * MAX_SLEEPER_CPU_SHARE}% + 5 ms)`);
 	} else {
 		report.note(`main thread has fewer than 2 samples; its CPU time is not checked`);
@@ -459,9 +530,10 @@ export function checkBurnerWithCli(report, profile, cli, handles, info, { pid })
 		const h = self('alpha_heavy');
 		const l = self('alpha_light');
 		const share = percent(h, h + l);
-		report.check(h + l > 0 && Math.abs(share - ALPHA_EXPECTED) <= ALPHA_TOLERANCE,
+		const tol = alphaTolerance(h + l);
+		report.check(h + l > 0 && Math.abs(share - ALPHA_EXPECTED) <= tol,
 			     `profiler-cli: alpha_heavy ${fmt(share)}% of ${h + l} alpha samples ` +
-				     `(tolerance ${ALPHA_EXPECTED - ALPHA_TOLERANCE}–${ALPHA_EXPECTED + ALPHA_TOLERANCE})`);
+				     `(tolerance ${fmt(ALPHA_EXPECTED - tol)}–${fmt(ALPHA_EXPECTED + tol)})`);
 	}
 	const sysc = handleOf('sysc');
 	if (sysc) {

@@ -38,10 +38,10 @@ const SCHED_MARKERS = {
 const MAX_CPU_OVER_WALL = 1.02;
 const CPU_OVER_WALL_SLACK_MS = 1;
 
-// The workload measures itself with CLOCK_THREAD_CPUTIME_ID, which leaves
-// out steal time (PARAVIRT_TIME_ACCOUNTING) and, on kernels with
-// IRQ_TIME_ACCOUNTING, interrupt time; the switch-to-switch time bpfprof
-// measures includes both. 3 % bounds that on a shared VM.
+// The workload measures itself with CLOCK_THREAD_CPUTIME_ID, the kernel's
+// se.sum_exec_runtime, which each switch-out brings into the profile; only
+// a slice still running at a window's edge goes by the switch times, which
+// include steal and (IRQ_TIME_ACCOUNTING) interrupt time. 3 % bounds that.
 const TRUTH_RELATIVE = 0.03;
 // Off-CPU samples tile the off-CPU time at the sampling interval; the
 // remainder is carried, so only the two ends and rounding are lost.

@@ -16,6 +16,7 @@ import { gzipSync } from 'node:zlib';
 
 import { checkBurner, checkBurnerWithCli, checkForker, checkFormat, checkWithProfilerCli } from './checks.mjs';
 import { checkDebuginfo, checkDebuginfoWithCli, INLINED, OUTER } from './debuginfo_checks.mjs';
+import { parseBurnerTruth } from './burner_truth.mjs';
 import { Profile, readProfileFile } from './profile.mjs';
 import { ProfilerCliSession, sleepMs } from './profiler_cli.mjs';
 import { Report } from './report.mjs';
@@ -178,8 +179,10 @@ describe('bpfprof contract', () => {
 
 describe('burner checks', () => {
 	const opts = { pid: BURNER_DEFAULTS.pid, tids: BURNER_DEFAULTS.tids, systemWide: false, durationS: 3, cpus: 2 };
-	const run = (overrides, o = {}) =>
-		failures((r) => checkBurner(r, profileOf(burnerProfile(overrides)), { ...opts, ...o }));
+	const run = (overrides, o = {}) => {
+		const j = burnerProfile(overrides);
+		return failures((r) => checkBurner(r, profileOf(j), { ...opts, truth: parseBurnerTruth(j.burnerTruth), ...o }));
+	};
 
 	test('a good -p profile passes', () => assert.deepEqual(run({}), []));
 	test('a good -a profile passes', () => assert.deepEqual(run({ otherProcesses: 3 }, { systemWide: true }), []));
@@ -189,8 +192,23 @@ describe('burner checks', () => {
 
 	test('alpha split 50/50 fails', () => assertOnlyFails(run({ heavyShare: 0.5 }), [/^alpha_heavy 5\d\.\d% of/]));
 	test('alpha split 92/8 fails', () => assertOnlyFails(run({ heavyShare: 0.92 }), [/^alpha_heavy 9\d\.\d% of/]));
-	test('too few alpha samples fail', () =>
-		assertOnlyFails(run({ periodMs: 10, durationS: 3 }), [/samples in alpha_heavy\/alpha_light \(need >= 300/]));
+	test('threads the machine left 10% of a CPU pass: the truth says so', () =>
+		assert.deepEqual(run({ alphaCpuShare: 0.1 }), []));
+	test('few alpha samples widen the split tolerance to 4σ, no further', () =>
+		assertOnlyFails(run({ periodMs: 10, heavyShare: 0.5 }), [/^alpha_heavy [45]\d\.\d% of \d+ \(tolerance 6\d\.\d–8\d\.\d: ±10 points or 4 binomial σ/]));
+	test('fewer samples than the CPU time its clock counted fail', () =>
+		assertOnlyFails(run({ truthScale: 1.5 }), [/^alpha has \d+ on-CPU samples for/, /^alpha: [\d.]+ ms CPU in the profile/,
+							   /^beta: [\d.]+ ms CPU in the profile/, /^sysc: [\d.]+ ms CPU in the profile/]));
+	test('no truth fails', () =>
+		assertOnlyFails(run({}, { truth: [] }), [/the burner's truth has 0 lines/, /thread alpha has threadCPUDelta/,
+							 /thread beta has threadCPUDelta/, /thread sysc has threadCPUDelta/]));
+	test('truth of another time fails', () => {
+		const late = parseBurnerTruth(burnerProfile().burnerTruth).map((p) => ({ ...p, ns: p.ns + 60e9 }));
+		assertOnlyFails(run({}, { truth: late }), [/alpha: the burner's truth covers its samples/,
+							   /beta: the burner's truth covers its samples/,
+							   /sysc: the burner's truth covers its samples/, /thread alpha has threadCPUDelta/,
+							   /thread beta has threadCPUDelta/, /thread sysc has threadCPUDelta/]);
+	});
 	test('a wrong caller of the burn functions fails', () =>
 		assertOnlyFails(run({ alphaParent: 'worker_start' }), [/caller of alpha_heavy\/alpha_light is alpha_main/]));
 	test('beta_spin not on top fails', () =>
@@ -220,9 +238,11 @@ describe('burner checks', () => {
 	test('a burn function with the Kernel category fails', () =>
 		assertOnlyFails(run({ heavyCategory: 1 }), [/alpha_heavy frames have category User/]));
 	test('threadCPUDelta of zero fails', () =>
-		assertOnlyFails(run({ cpuScale: 0 }), [/^alpha: 0 ms CPU/, /^beta: 0 ms CPU/, /^sysc: 0 ms CPU/]));
+		assertOnlyFails(run({ cpuScale: 0 }), [/^alpha: 0\.0 ms CPU in the profile/, /^beta: 0\.0 ms CPU in the profile/,
+						      /^sysc: 0\.0 ms CPU in the profile/]));
 	test('threadCPUDelta beyond wall time fails', () =>
-		assertOnlyFails(run({ cpuScale: 2 }), [/^alpha: \d+ ms CPU/, /^beta: \d+ ms CPU/, /^sysc: \d+ ms CPU/,
+		assertOnlyFails(run({ cpuScale: 2 }), [/^alpha: [\d.]+ ms CPU in the profile/, /^beta: [\d.]+ ms CPU in the profile/,
+						      /^sysc: [\d.]+ ms CPU in the profile/,
 						      /alpha\+beta\+sysc/]));
 	test('samples beyond -d fail', () =>
 		assertOnlyFails(run({ sampleSpanS: 6 }), [/all samples lie within/]));
@@ -331,11 +351,16 @@ describe('check.mjs', () => {
 	const run = (...args) => spawnSync(process.execPath, [script, ...args], { encoding: 'utf8' });
 
 	test('exit 0 and numbers in the output for a good profile', () => {
-		const path = writeProfile(burnerProfile(), { gzip: true });
+		const j = burnerProfile();
+		const path = writeProfile(j, { gzip: true });
+		const truth = join(work, 'burner.out');
+		writeFileSync(truth, j.burnerTruth);
 		const r = run('burner', '--profile', path, '--pid', '4242', '--tids', 'alpha=4244,beta=4245,sysc=4246',
-			      '--duration', '3', '--gzip');
+			      '--duration', '3', '--gzip', '--truth', truth);
 		assert.equal(r.status, 0, r.stdout + r.stderr);
-		assert.match(r.stdout, /ok   alpha_heavy \d+\.\d% of \d+ \(tolerance 65–85/);
+		assert.match(r.stdout, /ok   alpha_heavy \d+\.\d% of \d+ \(tolerance 65\.0–85\.0/);
+		assert.match(r.stdout, /ok   alpha: [\d.]+ ms CPU in the profile over \d+ ms, [\d.]+ ms by its own clock/);
+		assert.match(run('burner', '--profile', path, '--pid', '4242').stderr, /burner needs --truth/);
 		assert.match(r.stdout, /: \d+ checks ok, 0 failed/);
 	});
 

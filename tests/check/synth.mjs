@@ -5,6 +5,8 @@
 // scenarios with knobs that break one expectation at a time. A checker that
 // passes the good profile and fails each broken one can fail for real.
 
+import { burnerTruthText } from './burner_truth.mjs';
+
 export const CAT = { OTHER: 0, KERNEL: 1, USER: 2, IDLE: 3 };
 const KERNEL_LIB = '[kernel.kallsyms]';
 
@@ -217,6 +219,9 @@ const U = (name, lib = 'burner') => [name, CAT.USER, lib];
 const K = (name) => [name, CAT.KERNEL];
 const LIBC = (name) => [name, CAT.USER, 'libc.so.6'];
 
+const BURNER_THREADS = ['alpha', 'beta', 'sysc'];
+const BURNER_MONO_BASE = 5e12; // CLOCK_MONOTONIC ns at the synthetic profile's start
+
 export const BURNER_DEFAULTS = {
 	pid: 4242,
 	tids: { alpha: 4244, beta: 4245, sysc: 4246 },
@@ -241,6 +246,7 @@ export const BURNER_DEFAULTS = {
 	heavyLib: 'burner',
 	otherProcesses: 0,
 	cpuScale: 1, // multiplies threadCPUDelta of the busy threads
+	truthScale: 1, // multiplies the CPU time the burner reports it used
 	sampleSpanS: null, // defaults to durationS
 };
 
@@ -250,6 +256,13 @@ export function burnerProfile(overrides = {}) {
 	const b = new ProfileBuilder({ interval: o.periodMs });
 	const random = rng(7);
 	const span = 1000 * (o.sampleSpanS ?? o.durationS);
+	// What each busy thread really ran (ns) by time (ms): the burner's truth lines.
+	const ran = {};
+	const run = (name, t) => {
+		ran[name] ??= [];
+		const prev = ran[name].at(-1)?.[1] ?? 0;
+		ran[name].push([t, prev + 1e6 * o.periodMs * o.truthScale]);
+	};
 	const busyTimes = () => {
 		// A busy thread on a shared CPU is sampled whenever it runs.
 		const times = [];
@@ -276,6 +289,7 @@ export function burnerProfile(overrides = {}) {
 			const stack = [LIBC('start_thread'), U('worker_start'), U(o.alphaParent),
 				       leaf === 'alpha_heavy' ? [leaf, o.heavyCategory, o.heavyLib] : U(leaf)];
 			alpha.sample(stack, t, cpuUs);
+			run('alpha', t);
 		}
 	}
 	if (o.omitThread !== 'beta') {
@@ -288,6 +302,7 @@ export function burnerProfile(overrides = {}) {
 			}
 			const top = random() < o.betaTopShare;
 			beta.sample(top ? [...worker('beta_main'), U(o.betaTop)] : worker('beta_main'), t, cpuUs);
+			run('beta', t);
 		}
 	}
 	if (o.omitThread !== 'sysc') {
@@ -304,6 +319,7 @@ export function burnerProfile(overrides = {}) {
 			if (o.kernelBelowUser)
 				stack = [K('ret_from_fork'), ...stack];
 			sysc.sample(stack, t, cpuUs);
+			run('sysc', t);
 		}
 	}
 	for (let i = 0; i < o.otherProcesses; i++) {
@@ -315,7 +331,15 @@ export function burnerProfile(overrides = {}) {
 				      processName: `kworker/${i}` });
 		kt.sample([K('ret_from_fork'), K('worker_thread')], 5, 100);
 	}
-	return b.build();
+	const json = b.build();
+	json.meta.startTimeAsClockMonotonicNanosecondsSinceBoot = BURNER_MONO_BASE;
+	// A sample's delta is the CPU time up to it: the thread ran that by then.
+	const cpuAt = (name, t) => (ran[name] ?? []).filter(([ts]) => ts <= t).at(-1)?.[1] ?? 0;
+	// Not part of the file: what the burner would have printed.
+	Object.defineProperty(json, 'burnerTruth', {
+		value: burnerTruthText(BURNER_THREADS, cpuAt, { baseNs: BURNER_MONO_BASE, spanMs: span }),
+	});
+	return json;
 }
 
 export const FORKER_DEFAULTS = {

@@ -7,7 +7,8 @@
 #              snapshots, then SIGTERM in the middle of the next window. Every
 #              snapshot loads with profiler-cli, they touch without gap or
 #              overlap, the burner is in each (its CPU never more than the
-#              window, its sleeping main thread's wait split at each boundary),
+#              window and what its spinning thread's own clock counted in it,
+#              its sleeping main thread's wait split at each boundary),
 #              and the last one is a valid partial window.
 #   retention  --interval 300ms --keep 3: after many snapshots, exactly the
 #              newest 3 are kept, still consecutive; other files are left alone.
@@ -57,6 +58,16 @@ wait_snapshots() {
 	fail "fewer than $1 snapshots after $2 s: $(snapshots)"
 }
 
+# wait_written N SECONDS: until bpfprof says it wrote N snapshots (retention may have removed some).
+wait_written() {
+	for ((i = 0; i < $2 * 20; i++)); do
+		[ "$(grep -c "^bpfprof: snapshot .* written" "$WORK/bpfprof.err")" -ge "$1" ] && return
+		kill -0 "$BPF_PID" 2>/dev/null || fail "bpfprof exited: $(tail -n 5 "$WORK/bpfprof.err")"
+		sleep 0.05
+	done
+	fail "fewer than $1 snapshots written after $2 s"
+}
+
 # stop_continuous SIGNAL: it must write the current window and exit 0.
 stop_continuous() {
 	kill -s "$1" "$BPF_PID"
@@ -86,7 +97,7 @@ gapless)
 	# Mid-interval: the fourth window is about 0.8 s old.
 	sleep 0.8
 	stop_continuous TERM
-	check_snapshots --pid "$BURNER_PID" --min-count 4 --interval 2000 --last-shorter-than 1990
+	check_snapshots --pid "$BURNER_PID" --truth "$WORK/burner.out" --min-count 4 --interval 2000 --last-shorter-than 1990
 	;;
 retention)
 	mkdir -p "$SNAPS"
@@ -94,8 +105,8 @@ retention)
 	touch "$SNAPS/bpfprof-notes.json.gz"
 	start_continuous -a --interval 300ms --keep 3 --no-sched
 	start_burner 60
-	wait_snapshots 3 20
-	sleep 2.5
+	# Twice as many as are kept, however slowly they come.
+	wait_written 6 60
 	stop_continuous INT
 	written=$(grep -c "^bpfprof: snapshot .* written" "$WORK/bpfprof.err")
 	log "   $written snapshots written"
@@ -126,7 +137,7 @@ sighup)
 	wait_snapshots 1 10
 	sleep 0.5
 	stop_continuous TERM
-	check_snapshots --pid "$BURNER_PID" --count 2 --last-shorter-than 5000
+	check_snapshots --pid "$BURNER_PID" --truth "$WORK/burner.out" --count 2 --last-shorter-than 5000
 	;;
 *)
 	fail "unknown mode $MODE"

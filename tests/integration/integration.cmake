@@ -206,6 +206,13 @@ endforeach()
 foreach(mode gapless retention max_bytes sighup)
   bpfprof_integration_test(continuous_${mode} 120 TRUE continuous.sh ${mode})
 endforeach()
+add_test(NAME integration.check_selftest_continuous
+  COMMAND ${BPFPROF_NODE} --test ${BPFPROF_TESTS_DIR}/check/selftest_continuous.mjs)
+set_tests_properties(integration.check_selftest_continuous PROPERTIES
+  LABELS "integration;checker"
+  TIMEOUT ${BPFPROF_SELFTEST_TIMEOUT}
+  FIXTURES_REQUIRED bpfprof_check_npm
+  ENVIRONMENT "CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules")
 foreach(case continuous_with_duration continuous_with_command continuous_keep_and_max_bytes
              continuous_bad_interval continuous_bad_max_bytes continuous_out_dir_is_file
              record_with_interval)

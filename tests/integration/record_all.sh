@@ -15,4 +15,4 @@ run_bpfprof 60 -a -d "$DURATION" -F 499 -o "$WORK/all.json.gz"
 expect_success
 stop_burner
 run_check burner --profile "$WORK/all.json.gz" --gzip --system-wide --pid "$pid" \
-	--tids "$BURNER_TIDS" --duration "$DURATION"
+	--tids "$BURNER_TIDS" --duration "$DURATION" --truth "$WORK/burner.out"

@@ -27,4 +27,5 @@ while read -r line name tid; do
 	[ "$line" = thread ] && tids+="${tids:+,}$name=$tid"
 done <"$WORK/bpfprof.out"
 log "burner ran as pid $pid, threads $tids"
-run_check burner --profile "$WORK/command.json.gz" --gzip --pid "$pid" --tids "$tids" --duration "$DURATION"
+run_check burner --profile "$WORK/command.json.gz" --gzip --pid "$pid" --tids "$tids" --duration "$DURATION" \
+	--truth "$WORK/bpfprof.out"

@@ -15,4 +15,4 @@ run_bpfprof 60 record -p "$BURNER_PID" -d "$DURATION" -F 499 -o "$WORK/pid.json.
 expect_success
 stop_burner
 run_check burner --profile "$WORK/pid.json.gz" --gzip --pid "$pid" \
-	--tids "$BURNER_TIDS" --duration "$DURATION"
+	--tids "$BURNER_TIDS" --duration "$DURATION" --truth "$WORK/burner.out"

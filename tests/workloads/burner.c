@@ -3,6 +3,7 @@
  * burner: a process with known behaviour for the integration tests.
  *
  *   main thread "bpfprof-burner"  sleeps until the duration ends
+ *   thread "burner-truth"         wakes every TRUTH_PERIOD_MS to print the truth
  *   thread "alpha"                alpha_heavy 75 % / alpha_light 25 % of its CPU time
  *   thread "beta"                 beta_spin 100 %
  *   thread "sysc"                 read(2) of 4 KiB from /dev/zero in a tight loop,
@@ -11,6 +12,10 @@
  * Usage: burner SECONDS
  * Prints "PID" on the first line, then "thread NAME TID" per worker, once every
  * thread is running under its final name, so a test can attach with -p at once.
+ * Then, every TRUTH_PERIOD_MS, the CPU time each worker has used so far, as
+ * the kernel counts it, so a test knows what a window of a recording holds
+ * however busy the machine was:
+ *   burner: truth mono_ns T alpha NS beta NS sysc NS
  *
  * Build with -O1 -fno-omit-frame-pointer -fno-inline: the profiler unwinds user
  * stacks with frame pointers, and every function named above must keep its own
@@ -160,6 +165,9 @@ static void *sysc_main(struct worker *w)
 	return NULL;
 }
 
+/* Often enough that interpolating between two lines errs by little. */
+#define TRUTH_PERIOD_MS 20
+
 static struct worker workers[] = {
 	{ .name = "alpha", .fn = alpha_main },
 	{ .name = "beta", .fn = beta_main },
@@ -168,10 +176,51 @@ static struct worker workers[] = {
 
 #define N_WORKERS (sizeof(workers) / sizeof(workers[0]))
 
+/* One truth line: the time, then each worker's CPU time by its thread CPU clock. */
+static void print_truth(const clockid_t *clocks)
+{
+	printf("burner: truth mono_ns %llu", (unsigned long long)mono_ns());
+	for (size_t i = 0; i < N_WORKERS; i++)
+		printf(" %s %llu", workers[i].name, (unsigned long long)clock_ns(clocks[i]));
+	printf("\n");
+	fflush(stdout);
+}
+
+/*
+ * Prints the truth lines until the burner stops, from a thread of its own:
+ * the main thread sleeps through the whole run (the tests check its wait).
+ */
+static void *truth_main(void *arg)
+{
+	clockid_t clocks[N_WORKERS];
+	uint64_t next = mono_ns();
+	int err;
+
+	(void)arg;
+	pthread_setname_np(pthread_self(), "burner-truth");
+
+	for (size_t i = 0; i < N_WORKERS; i++) {
+		err = pthread_getcpuclockid(workers[i].thread, &clocks[i]);
+		if (err) {
+			fprintf(stderr, "burner: pthread_getcpuclockid: %s\n", strerror(err));
+			exit(1);
+		}
+	}
+	while (!atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
+		print_truth(clocks);
+		next += TRUTH_PERIOD_MS * 1000000ull;
+		sleep_until(next, "burner");
+	}
+	print_truth(clocks);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
+	pthread_t truth_thread;
 	uint64_t deadline;
 	double seconds;
+	int err;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s SECONDS\n", argv[0]);
@@ -188,9 +237,15 @@ int main(int argc, char **argv)
 
 	deadline = mono_ns() + (uint64_t)(seconds * 1e9);
 	start_workers(workers, N_WORKERS, "burner");
+	err = pthread_create(&truth_thread, NULL, truth_main, NULL);
+	if (err) {
+		fprintf(stderr, "burner: pthread_create: %s\n", strerror(err));
+		return 1;
+	}
 	sleep_until(deadline, "burner");
 
 	atomic_store(&stop_flag, true);
+	pthread_join(truth_thread, NULL);
 	join_workers(workers, N_WORKERS);
 	return 0;
 }
