@@ -8,7 +8,7 @@
 //   check.mjs valid  --profile F [--gzip|--plain] [--min-samples N]
 //   check.mjs burner --profile F --pid P --truth FILE [--tids alpha=T,beta=T,sysc=T]
 //                    [--system-wide] [--duration S] [--gzip|--plain]
-//   check.mjs forker --profile F --parent P --child C [--gzip|--plain]
+//   check.mjs forker --profile F --parent P --child C --truth FILE [--gzip|--plain]
 //   check.mjs lifecycle --profile F --pid P --truth FILE [--gzip|--plain]
 //   check.mjs debuginfo --profile F --pid P --outer-lines A-B --inlined-lines C-D
 //                       --call-line L --outer-call-line M [--gzip|--plain]
@@ -36,6 +36,7 @@ import {
 	checkForker,
 	checkForkerWithCli,
 	checkWithProfilerCli,
+	parseForkerTruth,
 	openCheckedProfile,
 } from './checks.mjs';
 import { readFileSync } from 'node:fs';
@@ -109,8 +110,8 @@ function main(argv) {
 		throw new Error(USAGE);
 	if (['burner', 'sched', 'lifecycle', 'debuginfo'].includes(scenario) && !values.pid)
 		throw new Error(`${scenario} needs --pid`);
-	if (scenario === 'forker' && !(values.parent && values.child))
-		throw new Error('forker needs --parent and --child');
+	if (scenario === 'forker' && !(values.parent && values.child && values.truth))
+		throw new Error('forker needs --parent, --child and --truth');
 	// Bad expectations are usage errors: found before any check runs.
 	const expectations = (values.expect || []).map(parseExpectation);
 	if (scenario === 'sched' && expectations.length === 0)
@@ -134,7 +135,8 @@ function main(argv) {
 		durationS: values.duration ? Number(values.duration) : undefined,
 		parentPid: values.parent,
 		childPid: values.child,
-		truth: scenario === 'burner' ? parseBurnerTruth(readFileSync(values.truth, 'utf8')) : undefined,
+		truth: scenario === 'burner' ? parseBurnerTruth(readFileSync(values.truth, 'utf8'))
+			: scenario === 'forker' ? parseForkerTruth(readFileSync(values.truth, 'utf8')) : undefined,
 	};
 	if (scenario === 'sched') {
 		checkSched(report, profile, {

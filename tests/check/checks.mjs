@@ -58,7 +58,9 @@ const MAX_SLEEPER_CPU_SHARE = 0.05;
 const BURNER_THREADS = ['alpha', 'beta', 'sysc'];
 const BURNER_FUNCS = ['alpha_heavy', 'alpha_light', 'beta_spin', 'sysc_loop'];
 
-// forker: each process burns one function for its whole life.
+// forker: each process burns one function for its whole life, with as many
+// samples as its CPU time calls for (MIN_SAMPLES_OF_CPU; the forker's truth
+// line), and never fewer than this many for its top function to mean much.
 const FORKER_MIN_SAMPLES = 100;
 const FORKER_MIN_TOP_PERCENT = 50;
 
@@ -545,7 +547,13 @@ export function checkBurnerWithCli(report, profile, cli, handles, info, { pid })
 	}
 }
 
-export function checkForker(report, profile, { parentPid, childPid, parentName = 'forker' }) {
+// "forker: truth parent_cpu_ms P child_cpu_ms C" from the forker's stdout, or null.
+export function parseForkerTruth(text) {
+	const m = text.match(/^forker: truth parent_cpu_ms ([\d.]+) child_cpu_ms ([\d.]+)$/m);
+	return m ? { parentCpuMs: Number(m[1]), childCpuMs: Number(m[2]) } : null;
+}
+
+export function checkForker(report, profile, { parentPid, childPid, parentName = 'forker', truth }) {
 	parentPid = String(parentPid);
 	childPid = String(childPid);
 	report.section('processes of the command');
@@ -555,8 +563,9 @@ export function checkForker(report, profile, { parentPid, childPid, parentName =
 	const extra = pids.filter((p) => p !== parentPid && p !== childPid);
 	report.check(extra.length === 0, `only the command's processes are recorded (others: ` +
 					     `${extra.slice(0, 10).join(', ') || 'none'})`);
-	for (const [pid, name, fn] of [[parentPid, parentName, 'parent_burn'],
-				       [childPid, 'bpfprof-child', 'child_burn']]) {
+	report.check(truth, `the forker's truth line gives both processes' CPU time (found ${JSON.stringify(truth)})`);
+	for (const [pid, name, fn, cpuMs] of [[parentPid, parentName, 'parent_burn', truth?.parentCpuMs],
+					      [childPid, 'bpfprof-child', 'child_burn', truth?.childCpuMs]]) {
 		report.section(`process ${pid} (${name}): ${fn}`);
 		const ident = checkProcessIdentity(report, profile, pid, name);
 		if (!ident)
@@ -565,8 +574,14 @@ export function checkForker(report, profile, { parentPid, childPid, parentName =
 		const hist = profile.selfHistogram(samples);
 		const [top, count] = sortedHistogram(hist)[0] || ['(none)', 0];
 		report.note(`top self: ${describeTop(hist, samples.length)}`);
-		report.check(samples.length >= FORKER_MIN_SAMPLES,
-			     `${samples.length} on-CPU samples (need >= ${FORKER_MIN_SAMPLES})`);
+		const expected = (cpuMs ?? 0) / profile.meta.interval;
+		const need = Math.ceil(MIN_SAMPLES_OF_CPU * expected);
+		report.check(expected >= FORKER_MIN_SAMPLES / MIN_SAMPLES_OF_CPU,
+			     `its ${fmt(cpuMs ?? 0, 0)} ms of CPU at ${fmt(profile.meta.interval, 3)} ms call for ` +
+				     `${fmt(expected, 0)} samples (a run that can show its top function needs >= ` +
+				     `${FORKER_MIN_SAMPLES / MIN_SAMPLES_OF_CPU})`);
+		report.check(samples.length >= need,
+			     `${samples.length} on-CPU samples (need >= ${need}, ${100 * MIN_SAMPLES_OF_CPU}% of its CPU time)`);
 		report.check(top === fn && percent(count, samples.length) > FORKER_MIN_TOP_PERCENT,
 			     `top self function is ${fn} > ${FORKER_MIN_TOP_PERCENT}% (found ${top} ` +
 				     `${fmt(percent(count, samples.length))}%)`);

@@ -14,7 +14,14 @@ import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
-import { checkBurner, checkBurnerWithCli, checkForker, checkFormat, checkWithProfilerCli } from './checks.mjs';
+import {
+	checkBurner,
+	checkBurnerWithCli,
+	checkForker,
+	checkFormat,
+	checkWithProfilerCli,
+	parseForkerTruth,
+} from './checks.mjs';
 import { checkDebuginfo, checkDebuginfoWithCli, INLINED, OUTER } from './debuginfo_checks.mjs';
 import { parseBurnerTruth } from './burner_truth.mjs';
 import { Profile, readProfileFile } from './profile.mjs';
@@ -22,7 +29,7 @@ import { ProfilerCliSession, sleepMs } from './profiler_cli.mjs';
 import { Report } from './report.mjs';
 import { assertOnlyFails } from './selftest_assert.mjs';
 import { checkStructure } from './structure.mjs';
-import { BURNER_DEFAULTS, burnerProfile, CAT, forkerProfile, ProfileBuilder } from './synth.mjs';
+import { BURNER_DEFAULTS, burnerProfile, CAT, forkerProfile, forkerTruthText, ProfileBuilder } from './synth.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const EXAMPLE = join(here, '..', '..', '..', 'shared', 'docs', 'format-example-v66.json');
@@ -252,7 +259,8 @@ describe('burner checks', () => {
 
 describe('forker checks', () => {
 	const opts = { parentPid: 5000, childPid: 5001 };
-	const run = (overrides) => failures((r) => checkForker(r, profileOf(forkerProfile(overrides)), opts));
+	const run = (overrides) => failures((r) => checkForker(r, profileOf(forkerProfile(overrides)),
+							       { ...opts, truth: parseForkerTruth(forkerTruthText(overrides)) }));
 
 	test('a good profile passes', () => assert.deepEqual(run({}), []));
 	test('a missing child fails', () =>
@@ -264,8 +272,14 @@ describe('forker checks', () => {
 	test('a parent that kept the profiler name fails', () =>
 		assertOnlyFails(run({ parentName: 'bpfprof' }), [/main thread is named "forker"/, /processName "forker"/]));
 	test('an unrelated process fails', () => assertOnlyFails(run({ extraPid: true }), [/only the command's processes/]));
-	test('too few samples fail', () => assertOnlyFails(run({ samples: 50 }), [/on-CPU samples \(need >= 100\)/,
-										      /on-CPU samples \(need >= 100\)/]));
+	test('a run too short to show a top function fails', () =>
+		assertOnlyFails(run({ samples: 50 }), [/call for 50 samples \(a run that can show its top function needs >= 125\)/,
+						       /call for 50 samples/]));
+	test('fewer samples than the CPU time calls for fail', () =>
+		assertOnlyFails(run({ truthScale: 2 }), [/^700 on-CPU samples \(need >= 1120/, /^700 on-CPU samples \(need >= 1120/]));
+	test('no truth line fails', () =>
+		assertOnlyFails(failures((r) => checkForker(r, profileOf(forkerProfile()), { ...opts, truth: null })),
+				[/the forker's truth line/, /call for 0 samples/, /call for 0 samples/]));
 });
 
 describe('through profiler-cli', () => {
@@ -366,7 +380,9 @@ describe('check.mjs', () => {
 
 	test('exit 1 for a broken profile, exit 1 for the wrong compression', () => {
 		const bad = writeProfile(forkerProfile({ childTop: 'parent_burn' }));
-		const r = run('forker', '--profile', bad, '--parent', '5000', '--child', '5001');
+		const truth = join(work, 'forker.out');
+		writeFileSync(truth, forkerTruthText());
+		const r = run('forker', '--profile', bad, '--parent', '5000', '--child', '5001', '--truth', truth);
 		assert.equal(r.status, 1, r.stdout + r.stderr);
 		assert.match(r.stdout, /FAIL top self function is child_burn/);
 		const good = writeProfile(forkerProfile());

@@ -85,6 +85,20 @@ describe('sleeper: CPU share, ground truth, off-CPU samples', () => {
 				 /^sleeper90: all its threadCPUDelta add up to 400/]);
 	});
 
+	test('a sleeper a busy machine held at 20 % by its own clock passes the share when the profile says so', () => {
+		const { json, truth } = sleeperProfile({ burnShare: 0.2 });
+		truth.sleeper90.overruns = 40;
+		assert.deepEqual(run(json, { pid: 6000, truthText: truthLines(truth), expect: SLEEPER_EXPECT }), []);
+		const { json: off } = sleeperProfile({ burnShare: 0.3 });
+		assertOnlyFails(run(off, { pid: 6000, truthText: truthLines(truth), expect: SLEEPER_EXPECT }),
+				[/^sleeper90: [23]\d\.\d+% CPU in the profile; other load on the machine made it 20\.00% by its own clock/,
+				 /^sleeper90: [23]\d\.\d+% CPU in the profile, 20\.00% measured/, /^sleeper90: all its threadCPUDelta add up/]);
+		// Without overruns the workload ran its plan: 20 % is out of the band whatever it measured.
+		truth.sleeper90.overruns = 0;
+		assertOnlyFails(run(json, { pid: 6000, truthText: truthLines(truth), expect: ['cpu-share sleeper90 5 15'] }),
+				[/^sleeper90: threadCPUDelta .* = [12]\d\.\d+% \(expected 5–15%/]);
+	});
+
 	test('a profile 15 % off the thread\'s own clock fails only the truth checks', () =>
 		assertOnlyFails(sleeper({ truthScale: 1.15 }),
 				[/^sleeper90: 9\.\d+% CPU in the profile, 11\.\d+% measured/, /^sleeper90: all its threadCPUDelta add up/,

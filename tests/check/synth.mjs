@@ -351,7 +351,15 @@ export const FORKER_DEFAULTS = {
 	samples: 700,
 	omitChild: false,
 	extraPid: false,
+	truthScale: 1, // multiplies the CPU time the forker says each process used
 };
+
+// What the forker prints at its end for forkerProfile(overrides): 2 ms of CPU per sample.
+export function forkerTruthText(overrides = {}) {
+	const o = { ...FORKER_DEFAULTS, ...overrides };
+	const ms = (2 * o.samples * o.truthScale).toFixed(3);
+	return `forker parent ${o.parentPid} child ${o.childPid}\nforker: truth parent_cpu_ms ${ms} child_cpu_ms ${ms}\n`;
+}
 
 export function forkerProfile(overrides = {}) {
 	const o = { ...FORKER_DEFAULTS, ...overrides };

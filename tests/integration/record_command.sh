@@ -13,4 +13,5 @@ expect_success
 read -r _ _ parent _ child < <(grep -m 1 '^forker parent [0-9]* child [0-9]*$' "$WORK/bpfprof.out")
 [ -n "${child:-}" ] || fail "forker's line 'forker parent P child C' is not in bpfprof's stdout"
 log "forker ran as parent $parent, child $child"
-run_check forker --profile "$WORK/command.json" --plain --parent "$parent" --child "$child"
+run_check forker --profile "$WORK/command.json" --plain --parent "$parent" --child "$child" \
+	--truth "$WORK/bpfprof.out"
