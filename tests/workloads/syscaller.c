@@ -204,7 +204,8 @@ int main(int argc, char **argv)
 		"%g\n",
 		atomic_load(&workers[1].tid), pipe_fds[1], FEED_BYTES, (unsigned long long)writes,
 		period_ms);
-	fprintf(stderr, "syscaller: truth sspinner tid %d getppid %llu loop_wall_ms %.3f slow_1ms %llu\n",
+	fprintf(stderr,
+		"syscaller: truth sspinner tid %d getppid %llu loop_wall_ms %.3f slow_1ms %llu\n",
 		atomic_load(&workers[2].tid), (unsigned long long)getppid_calls,
 		(double)spin_wall_ns / 1e6, (unsigned long long)slow_getppid_calls);
 	return 0;
