@@ -24,8 +24,9 @@
 #
 # The machine is left as it was, even on failure: the package is purged and
 # the sandbox killed by the EXIT trap. The test refuses to run where a
-# bpfprof package or its files already exist; an empty /var/lib/bpfprof is
-# put back after the purge.
+# bpfprof package or its files already exist, except its own package left by
+# a run killed at its timeout; an empty /var/lib/bpfprof is put back after the
+# purge.
 
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/package_sandbox.sh"
@@ -66,8 +67,11 @@ cleanup() {
 	stop_jit
 	[ -z "$HIDDEN" ] || rm -rf "$HIDDEN"
 	if [ "$INSTALLED" = 1 ]; then
-		dpkg --purge bpfprof >"$WORK/cleanup-purge.log" 2>&1 ||
+		if dpkg --purge bpfprof >"$WORK/cleanup-purge.log" 2>&1; then
+			rm -f "$LEFTOVER"
+		else
 			log "WARNING: dpkg --purge bpfprof failed: $(tail -n 3 "$WORK/cleanup-purge.log")"
+		fi
 		INSTALLED=0
 	fi
 	restore_state_dir
@@ -83,6 +87,17 @@ JIT_HOT=${JIT_HOT:-$(cd "$(dirname "$0")/../workloads" && pwd)/jit_hot.js}
 [ -r "$JIT_HOT" ] || fail "the JIT workload $JIT_HOT is missing"
 
 # --- Nothing of bpfprof may be installed already ------------------------------
+# A run of this test killed at its timeout (SIGKILL: no EXIT trap) leaves its
+# package installed, with this marker: the installed binary's checksum. Only
+# that package, unchanged, is purged here; anyone else's is refused below.
+LEFTOVER=/var/tmp/bpfprof-package-test.installed
+if [ -f "$LEFTOVER" ] && [ -f /usr/bin/bpfprof ] &&
+	[ "$(cat "$LEFTOVER")" = "$(sha256sum </usr/bin/bpfprof)" ]; then
+	log "a killed run of this test left its package installed: dpkg --purge bpfprof"
+	dpkg --purge bpfprof >"$WORK/leftover-purge.log" 2>&1 ||
+		fail "dpkg --purge of the package a killed run left failed: $(tail -n 3 "$WORK/leftover-purge.log")"
+fi
+rm -f "$LEFTOVER"
 status=$(dpkg-query -W -f='${Status}' bpfprof 2>/dev/null)
 case $status in
 "" | *" not-installed") ;;
@@ -188,6 +203,7 @@ ok "the BPF object is embedded; debug info stripped, symbols kept"
 log "\$ dpkg -i $(basename "$DEB")"
 INSTALLED=1
 dpkg -i "$DEB" >"$WORK/install.log" 2>&1 || { indent <"$WORK/install.log"; fail "dpkg -i failed"; }
+sha256sum </usr/bin/bpfprof >"$LEFTOVER"
 for f in "${INSTALLED_FILES[@]}"; do
 	[ -f "$f" ] || fail "$f is missing after dpkg -i"
 done
@@ -479,6 +495,7 @@ systemctl enable bpfprof.service >"$WORK/enable.log" 2>&1 ||
 log "\$ dpkg --purge bpfprof"
 dpkg --purge bpfprof >"$WORK/purge.log" 2>&1 || { indent <"$WORK/purge.log"; fail "dpkg --purge failed"; }
 INSTALLED=0
+rm -f "$LEFTOVER"
 status=$(dpkg-query -W -f='${Status}' bpfprof 2>/dev/null)
 case $status in
 "" | *" not-installed") ;;

@@ -68,10 +68,14 @@ sandbox_start() {
 	v2=$(sandbox_cgroup2_mount)
 	[ -n "$v2" ] || fail "no cgroup2 filesystem mounted: systemd needs one (mount -t cgroup2 none /sys/fs/cgroup/unified)"
 
-	# Cgroups of sandboxes whose owner was killed: empty ones only.
+	# Sandboxes of runs killed at their timeout (SIGKILL: no EXIT trap):
+	# their systemd and services (a bpfprof -a among them) still run.
 	for d in "$v2"/bpfprof-sandbox.*; do
-		[ -d "$d" ] && grep -q '^populated 0' "$d/cgroup.events" &&
-			find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
+		[ -d "$d" ] || continue
+		log "a killed run left the sandbox $d: its processes are killed"
+		sandbox_kill_cgroup "$d"
+		rm -f "/tmp/${d##*/}/canary"
+		rmdir "/tmp/${d##*/}/root" "/tmp/${d##*/}" 2>/dev/null
 	done
 
 	SANDBOX_TMP=$(mktemp -d /tmp/bpfprof-sandbox.XXXXXX) || fail "mktemp -d failed"
@@ -144,8 +148,23 @@ sandbox_ctl() {
 	sandbox_exec systemctl "$@"
 }
 
-sandbox_stop() {
+# sandbox_kill_cgroup DIR: kill whatever runs in a sandbox's cgroup (all of
+# it was started in the sandbox) and remove the cgroup.
+sandbox_kill_cgroup() {
 	local i pids
+	for ((i = 0; i < 100; i++)); do
+		grep -q '^populated 0' "$1/cgroup.events" && break
+		pids=$(find "$1" -name cgroup.procs -exec cat {} + 2>/dev/null)
+		# shellcheck disable=SC2086 # one pid per word
+		[ -n "$pids" ] && kill -KILL $pids 2>/dev/null
+		sleep 0.05
+	done
+	# cgroupfs directories go with rmdir, children first.
+	find "$1" -depth -type d -exec rmdir {} + 2>/dev/null
+	[ -d "$1" ] && log "WARNING: could not remove the cgroup $1"
+}
+
+sandbox_stop() {
 	if [ -n "$SANDBOX_WATCHDOG" ]; then
 		kill "$SANDBOX_WATCHDOG" 2>/dev/null
 		wait "$SANDBOX_WATCHDOG" 2>/dev/null
@@ -163,17 +182,7 @@ sandbox_stop() {
 	fi
 	SANDBOX_PID=
 	if [ -n "$SANDBOX_CG" ] && [ -d "$SANDBOX_CG" ]; then
-		for ((i = 0; i < 100; i++)); do
-			grep -q '^populated 0' "$SANDBOX_CG/cgroup.events" && break
-			# Anything still inside was started in the sandbox.
-			pids=$(find "$SANDBOX_CG" -name cgroup.procs -exec cat {} + 2>/dev/null)
-			# shellcheck disable=SC2086 # one pid per word
-			[ -n "$pids" ] && kill -KILL $pids 2>/dev/null
-			sleep 0.05
-		done
-		# cgroupfs directories go with rmdir, children first.
-		find "$SANDBOX_CG" -depth -type d -exec rmdir {} + 2>/dev/null
-		[ -d "$SANDBOX_CG" ] && log "WARNING: could not remove the cgroup $SANDBOX_CG"
+		sandbox_kill_cgroup "$SANDBOX_CG"
 		SANDBOX_CG=
 	fi
 	if [ -n "$SANDBOX_TMP" ]; then

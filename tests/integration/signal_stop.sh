@@ -11,12 +11,19 @@ make_workdir
 
 SIG=${1:?usage: signal_stop.sh INT|TERM}
 OUT=$WORK/signal.json.gz
-log "\$ bpfprof -a -o $OUT &  (SIG$SIG after 1.5 s)"
+log "\$ bpfprof -a -o $OUT &  (SIG$SIG 0.5 s after it says it records)"
 # A background job of a script ignores SIGINT unless told otherwise; a
 # profiler started from a terminal would not.
 env --default-signal=INT,TERM "$BPFPROF" -a -o "$OUT" >"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
 pid=$!
-sleep 1.5
+# However long loading the programs takes on a busy machine, the signal comes while it records.
+for ((i = 0; i < 600; i++)); do
+	grep -q "^bpfprof: recording" "$WORK/bpfprof.err" && break
+	kill -0 "$pid" 2>/dev/null || fail "bpfprof exited before the signal: $(cat "$WORK/bpfprof.err")"
+	sleep 0.05
+done
+grep -q "^bpfprof: recording" "$WORK/bpfprof.err" || fail "bpfprof did not start recording within 30 s"
+sleep 0.5
 kill -0 "$pid" 2>/dev/null || fail "bpfprof exited before the signal: $(cat "$WORK/bpfprof.err")"
 kill -s "$SIG" "$pid"
 t0=$(date +%s%N)
