@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * .eh_frame to struct cfi_table (see cfi_table.h). libdw interprets the
+ * CFI programs; this file walks every FDE that .eh_frame_hdr indexes, row
+ * by row, and keeps each row's rules in the table's few shapes.
+ */
+#include "cfi_table.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* DWARF register numbers of x86_64 (System V psABI, figure 3.36). */
+#define DWARF_REG_RBP 6
+#define DWARF_REG_RSP 7
+#define DWARF_REG_RA  16
+
+/* .eh_frame_hdr encodings as every linker writes them (DW_EH_PE_*). */
+#define EH_PE_PCREL_SDATA4   0x1b
+#define EH_PE_UDATA4	     0x03
+#define EH_PE_DATAREL_SDATA4 0x3b
+
+struct row_vec {
+	struct unwind_row *data;
+	size_t len, cap;
+};
+
+static int push_row(struct row_vec *v, const struct unwind_row *r)
+{
+	if (v->len) {
+		struct unwind_row *last = &v->data[v->len - 1];
+
+		/* A later row at the same address replaces an earlier one (an empty range). */
+		if (last->pc == r->pc) {
+			*last = *r;
+			return 0;
+		}
+		if (last->cfa == r->cfa && last->cfa_offset == r->cfa_offset && last->fp == r->fp &&
+		    last->fp_offset == r->fp_offset && last->plt_threshold == r->plt_threshold)
+			return 0;
+	}
+	if (v->len == v->cap) {
+		size_t cap = v->cap ? 2 * v->cap : 1024;
+		struct unwind_row *d = realloc(v->data, cap * sizeof(*d));
+
+		if (!d)
+			return -ENOMEM;
+		v->data = d;
+		v->cap = cap;
+	}
+	v->data[v->len++] = *r;
+	return 0;
+}
+
+static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, shdr))
+			continue;
+		n = elf_strptr(elf, shstrndx, shdr->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+static int32_t read_s32(const uint8_t *p)
+{
+	int32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+/*
+ * A location "CFA + N" from dwarf_frame_register: DW_OP_call_frame_cfa,
+ * then nothing, DW_OP_plus_uconst N or DW_OP_consts N DW_OP_plus.
+ */
+static bool cfa_relative(const Dwarf_Op *ops, size_t nops, int64_t *off)
+{
+	if (nops < 1 || ops[0].atom != DW_OP_call_frame_cfa)
+		return false;
+	if (nops == 1) {
+		*off = 0;
+		return true;
+	}
+	if (nops == 2 && ops[1].atom == DW_OP_plus_uconst) {
+		*off = (int64_t)ops[1].number;
+		return true;
+	}
+	if (nops == 3 && ops[1].atom == DW_OP_consts && ops[2].atom == DW_OP_plus) {
+		*off = (int64_t)ops[1].number;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The PLT's CFA as GCC and binutils write it for 16-byte entries:
+ *   DW_OP_breg7 (rsp) 8; DW_OP_breg16 (rip) 0; DW_OP_lit15; DW_OP_and;
+ *   DW_OP_litN; DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus
+ * i.e. rsp + 8, plus 8 when (rip & 15) >= N.
+ */
+static bool plt_expression(const Dwarf_Op *ops, size_t nops, struct unwind_row *row)
+{
+	static const uint8_t shape[] = { DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0,
+					 DW_OP_ge,    DW_OP_lit3,   DW_OP_shl,	 DW_OP_plus };
+
+	if (nops != sizeof(shape))
+		return false;
+	for (size_t i = 0; i < nops; i++)
+		if (shape[i] && ops[i].atom != shape[i])
+			return false;
+	if (ops[4].atom < DW_OP_lit0 || ops[4].atom > DW_OP_lit15 || ops[1].number != 0)
+		return false;
+	row->cfa = UNWIND_CFA_PLT;
+	row->cfa_offset = (int32_t)ops[0].number;
+	row->plt_threshold = (uint8_t)(ops[4].atom - DW_OP_lit0);
+	return true;
+}
+
+static bool fits_s16(int64_t v)
+{
+	return v >= INT16_MIN && v <= INT16_MAX;
+}
+
+/* One row of libdw's into the table's shapes; UNWIND_CFA_NONE when they cannot hold it. */
+static void classify(Dwarf_Frame *frame, bool signal, struct unwind_row *row,
+		     struct cfi_table_stats *st)
+{
+	Dwarf_Op ops_mem[3], *ops;
+	size_t nops;
+	int64_t off;
+
+	row->cfa = UNWIND_CFA_NONE;
+	if (signal) {
+		row->cfa = UNWIND_CFA_SIGNAL;
+		return;
+	}
+	if (dwarf_frame_cfa(frame, &ops, &nops) || nops == 0) {
+		st->unsupported_cfa++;
+		return;
+	}
+	if (nops == 1 && ops[0].atom == DW_OP_bregx &&
+	    (ops[0].number == DWARF_REG_RSP || ops[0].number == DWARF_REG_RBP) &&
+	    (int64_t)ops[0].number2 >= INT32_MIN && (int64_t)ops[0].number2 <= INT32_MAX) {
+		row->cfa = ops[0].number == DWARF_REG_RSP ? UNWIND_CFA_SP : UNWIND_CFA_FP;
+		row->cfa_offset = (int32_t)ops[0].number2;
+	} else if (!plt_expression(ops, nops, row)) {
+		st->unsupported_cfa++;
+		return;
+	}
+
+	/* x86_64: the call pushed the return address just below the CFA. */
+	if (dwarf_frame_register(frame, DWARF_REG_RA, ops_mem, &ops, &nops) == 0 && nops == 0 &&
+	    ops == ops_mem) {
+		row->cfa = UNWIND_CFA_ROOT; /* undefined: nothing called this frame */
+		return;
+	}
+	if (!(dwarf_frame_register(frame, DWARF_REG_RA, ops_mem, &ops, &nops) == 0 &&
+	      cfa_relative(ops, nops, &off) && off == -8)) {
+		st->unsupported_ra++;
+		row->cfa = UNWIND_CFA_NONE;
+		return;
+	}
+
+	if (dwarf_frame_register(frame, DWARF_REG_RBP, ops_mem, &ops, &nops)) {
+		st->unsupported_fp++;
+		row->cfa = UNWIND_CFA_NONE;
+	} else if (nops == 0) {
+		/* ops == NULL: same value; ops == ops_mem: undefined. */
+		row->fp = ops ? UNWIND_FP_UNDEF : UNWIND_FP_SAME;
+	} else if (cfa_relative(ops, nops, &off) && fits_s16(off)) {
+		row->fp = UNWIND_FP_SAVED;
+		row->fp_offset = (int16_t)off;
+	} else {
+		st->unsupported_fp++;
+		row->cfa = UNWIND_CFA_NONE;
+	}
+}
+
+/* The rows of the FDE starting at `start`, up to `limit` (the next FDE's start). */
+static int walk_fde(Dwarf_CFI *cfi, uint64_t start, uint64_t limit, struct row_vec *rows,
+		    struct cfi_table_stats *st)
+{
+	uint64_t pc = start;
+	int err;
+
+	while (pc < limit) {
+		struct unwind_row row = { .pc = pc };
+		Dwarf_Frame *frame;
+		Dwarf_Addr lo, hi;
+		bool signal;
+
+		if (dwarf_cfi_addrframe(cfi, pc, &frame)) {
+			if (pc == start)
+				st->broken_fdes++;
+			/* A gap up to the next FDE (or an unreadable one): nothing to unwind with.
+			 */
+			return push_row(rows, &row);
+		}
+		if (dwarf_frame_info(frame, &lo, &hi, &signal) < 0 || hi <= pc) {
+			free(frame);
+			st->broken_fdes++;
+			return push_row(rows, &row);
+		}
+		st->rows_read++;
+		classify(frame, signal, &row, st);
+		free(frame);
+		if ((err = push_row(rows, &row)))
+			return err;
+		pc = hi;
+	}
+	return 0;
+}
+
+static int cmp_loc(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int cfi_table_build(Elf *elf, struct cfi_table *out)
+{
+	struct row_vec rows = { 0 };
+	const uint8_t *p;
+	uint64_t *starts = NULL;
+	Dwarf_CFI *cfi = NULL;
+	GElf_Shdr shdr;
+	Elf_Data *data;
+	Elf_Scn *scn;
+	uint32_t count;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	scn = find_section(elf, ".eh_frame_hdr", &shdr);
+	if (!scn)
+		return -ENOENT;
+	data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf || data->d_size < 12)
+		return -EINVAL;
+	p = data->d_buf;
+	if (p[0] != 1)
+		return -EINVAL;
+	if (p[1] != EH_PE_PCREL_SDATA4 || p[2] != EH_PE_UDATA4 || p[3] != EH_PE_DATAREL_SDATA4)
+		return -ENOTSUP;
+	memcpy(&count, p + 8, sizeof(count));
+	if (count > (data->d_size - 12) / 8)
+		return -EINVAL;
+	out->stats.fdes = count;
+	if (!count)
+		return 0;
+
+	/* Sorted already by the linker; sorted again, a table from a hostile file must still be. */
+	starts = malloc((size_t)count * sizeof(*starts));
+	if (!starts)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < count; i++)
+		starts[i] = shdr.sh_addr + (int64_t)read_s32(p + 12 + 8 * (size_t)i);
+	qsort(starts, count, sizeof(*starts), cmp_loc);
+
+	cfi = dwarf_getcfi_elf(elf);
+	if (!cfi) {
+		err = -EINVAL;
+		goto out;
+	}
+	for (uint32_t i = 0; i < count && !err; i++) {
+		if (i + 1 < count && starts[i + 1] == starts[i])
+			continue;
+		err = walk_fde(cfi, starts[i], i + 1 < count ? starts[i + 1] : UINT64_MAX, &rows,
+			       &out->stats);
+	}
+out:
+	if (cfi)
+		dwarf_cfi_end(cfi);
+	free(starts);
+	if (err) {
+		free(rows.data);
+		return err;
+	}
+	out->rows = rows.data;
+	out->len = rows.len;
+	return 0;
+}
+
+const struct unwind_row *cfi_table_lookup(const struct cfi_table *t, uint64_t pc)
+{
+	size_t lo = 0, hi = t->len;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->rows[mid].pc <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &t->rows[lo - 1] : NULL;
+}
+
+void cfi_table_free(struct cfi_table *t)
+{
+	free(t->rows);
+	memset(t, 0, sizeof(*t));
+}

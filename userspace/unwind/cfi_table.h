@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * A binary's call frame information (.eh_frame) as a compact table for
+ * unwinding user stacks without frame pointers, in the kernel, from a
+ * sampling program: one row per address range, sorted, telling how to find
+ * the caller's frame there. Only the rules compilers emit for ordinary code
+ * are kept: the CFA (the stack pointer before the call) is the stack or the
+ * frame pointer plus an offset, or the PLT's one expression; the return
+ * address and the caller's frame pointer are saved at fixed offsets from
+ * the CFA. Anything else becomes a row that says "no usable CFI here", where
+ * the unwinder stops (or falls back to the frame pointer).
+ *
+ * x86_64 only for now: the return address is always at CFA - 8 there.
+ */
+#ifndef BPFPROF_UNWIND_CFI_TABLE_H
+#define BPFPROF_UNWIND_CFI_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <libelf.h>
+
+enum unwind_cfa {
+	UNWIND_CFA_NONE = 0, /* no usable CFI: a gap, or rules the table cannot hold */
+	UNWIND_CFA_SP = 1,   /* CFA = SP + cfa_offset */
+	UNWIND_CFA_FP = 2,   /* CFA = FP + cfa_offset */
+	/*
+	 * A PLT entry (16 bytes): CFA = SP + cfa_offset, plus 8 once the
+	 * entry's push has run, i.e. when (PC & 15) >= plt_threshold.
+	 */
+	UNWIND_CFA_PLT = 3,
+	UNWIND_CFA_SIGNAL = 4, /* a signal trampoline: the caller's registers are in the sigframe */
+	/* The outermost frame (_start, a new thread's entry): its return address is undefined. */
+	UNWIND_CFA_ROOT = 5,
+};
+
+enum unwind_fp {
+	UNWIND_FP_SAME = 0,  /* the caller's FP is this frame's FP */
+	UNWIND_FP_SAVED = 1, /* the caller's FP is saved at CFA + fp_offset */
+	UNWIND_FP_UNDEF = 2, /* the caller's FP cannot be recovered */
+};
+
+struct unwind_row {
+	uint64_t pc; /* the first address (ELF virtual address of the file) the row holds for */
+	int32_t cfa_offset;
+	int16_t fp_offset;
+	uint8_t cfa; /* enum unwind_cfa */
+	uint8_t fp;  /* enum unwind_fp */
+	uint8_t plt_threshold;
+};
+
+/* Why rows are UNWIND_CFA_NONE, for the frame-quality figures. */
+struct cfi_table_stats {
+	size_t fdes;		/* FDEs in .eh_frame_hdr */
+	size_t rows_read;	/* rows libdw gave, before merging equal neighbours */
+	size_t unsupported_cfa; /* rows whose CFA rule the table cannot hold */
+	size_t unsupported_ra;	/* rows whose return address is not at CFA - 8 */
+	size_t unsupported_fp;	/* rows whose FP rule the table cannot hold */
+	size_t broken_fdes;	/* FDEs libdw could not read */
+};
+
+struct cfi_table {
+	struct unwind_row *rows; /* sorted by pc, no two neighbours equal but for pc */
+	size_t len;
+	struct cfi_table_stats stats;
+};
+
+/*
+ * Build the table of `elf` (an ELF file read with libelf) from its
+ * .eh_frame, through .eh_frame_hdr's index of FDEs. Returns 0, -ENOENT when
+ * it has no .eh_frame_hdr (no CFI to use), -ENOTSUP for an index encoded in
+ * a way it does not read, -EINVAL for a malformed one, -ENOMEM.
+ */
+int cfi_table_build(Elf *elf, struct cfi_table *out);
+
+/* The row that holds for `pc`, or NULL before the first row. */
+const struct unwind_row *cfi_table_lookup(const struct cfi_table *t, uint64_t pc);
+
+void cfi_table_free(struct cfi_table *t);
+
+#endif
