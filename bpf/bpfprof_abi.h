@@ -231,6 +231,37 @@ struct syscall_totals_event {
 };
 
 /*
+ * CFI unwinding of user stacks. Userspace turns each executable file's
+ * .eh_frame into rows (userspace/unwind/cfi_table.h) and loads them into
+ * two maps: one from a file, by device and inode as the kernel has them in
+ * vma->vm_file, to its run of rows; one array of all rows, each run sorted
+ * by pc. 100 processes of one program share one run.
+ */
+struct unwind_file_key {
+	__u64 dev; /* the kernel's dev_t of the file's superblock: major << 20 | minor */
+	__u64 ino;
+};
+
+struct unwind_file_info {
+	__u32 first_row; /* index in the rows array */
+	__u32 nrows;
+	__s64 bias; /* ELF virtual address = offset in the file + bias */
+};
+
+/* unwind_row.rules: the CFA rule, the FP rule and the PLT threshold (enum unwind_cfa/_fp). */
+#define UNWIND_RULE_CFA(r)	 ((r) & 0x7)
+#define UNWIND_RULE_FP(r)	 (((r) >> 3) & 0x3)
+#define UNWIND_RULE_PLT(r)	 (((r) >> 5) & 0xf)
+#define UNWIND_RULES(cfa, fp, plt) ((__u16)((cfa) | ((fp) << 3) | ((plt) << 5)))
+
+struct unwind_row {
+	__u64 pc; /* ELF virtual address the row starts at */
+	__s32 cfa_offset;
+	__s16 fp_offset;
+	__u16 rules;
+};
+
+/*
  * Per-CPU counters (one BPF_MAP_TYPE_PERCPU_ARRAY slot): events handed to a
  * ring buffer and events lost because the ring buffer had no room, per kind.
  */

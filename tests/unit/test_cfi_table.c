@@ -52,8 +52,8 @@ static void close_table(struct cfi_table *t, int fd, Elf *elf)
 }
 
 /* Whether the row readelf printed (cfa text, rbp text, ra text) is `r`. */
-static bool row_matches(const struct unwind_row *r, const char *cfa, const char *rbp,
-			const char *ra, bool signal_cie)
+static bool row_matches(const struct cfi_row *r, const char *cfa, const char *rbp, const char *ra,
+			bool signal_cie)
 {
 	long off;
 
@@ -141,7 +141,7 @@ static void compare_with_readelf(const char *path, const struct cfi_table *t, st
 			continue;
 		{
 			uint64_t loc = strtoull(cols[0], NULL, 16);
-			const struct unwind_row *r = cfi_table_lookup(t, loc);
+			const struct cfi_row *r = cfi_table_lookup(t, loc);
 			const char *rbp = rbp_col >= 0 && rbp_col < n ? cols[rbp_col] : NULL;
 
 			o->rows++;
@@ -235,7 +235,7 @@ static void system_binaries_rows_are_readelfs(void)
 
 static void lookup_finds_the_row_in_force(void)
 {
-	struct unwind_row rows[] = {
+	struct cfi_row rows[] = {
 		{ .pc = 0x1000, .cfa = UNWIND_CFA_SP, .cfa_offset = 8 },
 		{ .pc = 0x1004, .cfa = UNWIND_CFA_SP, .cfa_offset = 16 },
 		{ .pc = 0x1010, .cfa = UNWIND_CFA_NONE },

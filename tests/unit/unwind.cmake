@@ -11,9 +11,22 @@ add_custom_command(TARGET cfi_fix POST_BUILD
           $<TARGET_FILE:cfi_fix>.nohdr
   VERBATIM)
 
+# The same, linked at a fixed address: its text's addresses are not its offsets.
+add_executable(cfi_fix_nopie ${UNWIND_TEST_DIR}/fixtures/cfi/cfi_fix.c)
+target_compile_options(cfi_fix_nopie PRIVATE -O2 -fomit-frame-pointer -fno-PIE)
+target_link_options(cfi_fix_nopie PRIVATE -no-pie)
+
 bpfprof_unit_test(test_cfi_table ${UNWIND_TEST_DIR}/test_cfi_table.c)
 add_dependencies(test_cfi_table cfi_fix)
 target_compile_definitions(test_cfi_table PRIVATE
   CFI_FIX="$<TARGET_FILE:cfi_fix>"
   CFI_FIX_NO_HDR="$<TARGET_FILE:cfi_fix>.nohdr"
   READELF_PATH="${CMAKE_READELF}")
+
+bpfprof_unit_test(test_unwind_store ${UNWIND_TEST_DIR}/test_unwind_store.c)
+add_dependencies(test_unwind_store cfi_fix cfi_fix_nopie)
+target_compile_definitions(test_unwind_store PRIVATE
+  CFI_FIX="$<TARGET_FILE:cfi_fix>"
+  CFI_FIX_NOPIE="$<TARGET_FILE:cfi_fix_nopie>"
+  CFI_FIX_NO_HDR="$<TARGET_FILE:cfi_fix>.nohdr"
+  CFI_FIX_SOURCE="${UNWIND_TEST_DIR}/fixtures/cfi/cfi_fix.c")

@@ -25,14 +25,14 @@
 #define EH_PE_DATAREL_SDATA4 0x3b
 
 struct row_vec {
-	struct unwind_row *data;
+	struct cfi_row *data;
 	size_t len, cap;
 };
 
-static int push_row(struct row_vec *v, const struct unwind_row *r)
+static int push_row(struct row_vec *v, const struct cfi_row *r)
 {
 	if (v->len) {
-		struct unwind_row *last = &v->data[v->len - 1];
+		struct cfi_row *last = &v->data[v->len - 1];
 
 		/* A later row at the same address replaces an earlier one (an empty range). */
 		if (last->pc == r->pc) {
@@ -45,7 +45,7 @@ static int push_row(struct row_vec *v, const struct unwind_row *r)
 	}
 	if (v->len == v->cap) {
 		size_t cap = v->cap ? 2 * v->cap : 1024;
-		struct unwind_row *d = realloc(v->data, cap * sizeof(*d));
+		struct cfi_row *d = realloc(v->data, cap * sizeof(*d));
 
 		if (!d)
 			return -ENOMEM;
@@ -112,7 +112,7 @@ static bool cfa_relative(const Dwarf_Op *ops, size_t nops, int64_t *off)
  *   DW_OP_litN; DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus
  * i.e. rsp + 8, plus 8 when (rip & 15) >= N.
  */
-static bool plt_expression(const Dwarf_Op *ops, size_t nops, struct unwind_row *row)
+static bool plt_expression(const Dwarf_Op *ops, size_t nops, struct cfi_row *row)
 {
 	static const uint8_t shape[] = { DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0,
 					 DW_OP_ge,    DW_OP_lit3,   DW_OP_shl,	 DW_OP_plus };
@@ -136,7 +136,7 @@ static bool fits_s16(int64_t v)
 }
 
 /* One row of libdw's into the table's shapes; UNWIND_CFA_NONE when they cannot hold it. */
-static void classify(Dwarf_Frame *frame, bool signal, struct unwind_row *row,
+static void classify(Dwarf_Frame *frame, bool signal, struct cfi_row *row,
 		     struct cfi_table_stats *st)
 {
 	Dwarf_Op ops_mem[3], *ops;
@@ -198,7 +198,7 @@ static int walk_fde(Dwarf_CFI *cfi, uint64_t start, uint64_t limit, struct row_v
 	int err;
 
 	while (pc < limit) {
-		struct unwind_row row = { .pc = pc };
+		struct cfi_row row = { .pc = pc };
 		Dwarf_Frame *frame;
 		Dwarf_Addr lo, hi;
 		bool signal;
@@ -295,7 +295,7 @@ out:
 	return 0;
 }
 
-const struct unwind_row *cfi_table_lookup(const struct cfi_table *t, uint64_t pc)
+const struct cfi_row *cfi_table_lookup(const struct cfi_table *t, uint64_t pc)
 {
 	size_t lo = 0, hi = t->len;
 

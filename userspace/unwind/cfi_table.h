@@ -40,7 +40,7 @@ enum unwind_fp {
 	UNWIND_FP_UNDEF = 2, /* the caller's FP cannot be recovered */
 };
 
-struct unwind_row {
+struct cfi_row {
 	uint64_t pc; /* the first address (ELF virtual address of the file) the row holds for */
 	int32_t cfa_offset;
 	int16_t fp_offset;
@@ -60,7 +60,7 @@ struct cfi_table_stats {
 };
 
 struct cfi_table {
-	struct unwind_row *rows; /* sorted by pc, no two neighbours equal but for pc */
+	struct cfi_row *rows; /* sorted by pc, no two neighbours equal but for pc */
 	size_t len;
 	struct cfi_table_stats stats;
 };
@@ -74,7 +74,7 @@ struct cfi_table {
 int cfi_table_build(Elf *elf, struct cfi_table *out);
 
 /* The row that holds for `pc`, or NULL before the first row. */
-const struct unwind_row *cfi_table_lookup(const struct cfi_table *t, uint64_t pc);
+const struct cfi_row *cfi_table_lookup(const struct cfi_table *t, uint64_t pc);
 
 void cfi_table_free(struct cfi_table *t);
 

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The unwind table store (unwind/table_store.c): files by device and inode,
+ * loaded once, their rows packed for the BPF unwinder and equal to the
+ * table's; the load bias of PIE and non-PIE executables; files without CFI,
+ * not ELF, or too big for the capacity. No BPF, no root.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "test.h"
+#include "unwind/cfi_table.h"
+#include "unwind/table_store.h"
+
+/* Add `path` as the kernel would name it (its st_dev in the kernel's encoding, its inode). */
+static const struct unwind_store_file *add_path(struct unwind_store *s, const char *path)
+{
+	const struct unwind_store_file *f;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	CHECK(fd >= 0);
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	f = unwind_store_add(s, unwind_kernel_dev(major(st.st_dev), minor(st.st_dev)), st.st_ino,
+			     fd);
+	close(fd);
+	return f;
+}
+
+static void rows_are_the_tables(void)
+{
+	struct unwind_store s;
+	const struct unwind_store_file *f;
+	struct cfi_table t;
+	Elf *elf;
+	int fd;
+
+	unwind_store_init(&s, 1u << 20);
+	f = add_path(&s, CFI_FIX);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	fd = open(CFI_FIX, O_RDONLY | O_CLOEXEC);
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	CHECK_EQ_INT(cfi_table_build(elf, &t), 0);
+	if (f && f->status == UNWIND_FILE_LOADED) {
+		CHECK_EQ_INT(f->info.first_row, 0);
+		CHECK_EQ_INT(f->info.nrows, t.len);
+		/* A PIE's text segment sits at its file offset. */
+		CHECK_EQ_INT(f->info.bias, 0);
+		for (size_t i = 0; i < t.len && i < f->info.nrows; i++) {
+			const struct unwind_row *r = &s.rows.data[f->info.first_row + i];
+
+			CHECK_EQ_INT(r->pc, t.rows[i].pc);
+			CHECK_EQ_INT(r->cfa_offset, t.rows[i].cfa_offset);
+			CHECK_EQ_INT(r->fp_offset, t.rows[i].fp_offset);
+			CHECK_EQ_INT(UNWIND_RULE_CFA(r->rules), t.rows[i].cfa);
+			CHECK_EQ_INT(UNWIND_RULE_FP(r->rules), t.rows[i].fp);
+			CHECK_EQ_INT(UNWIND_RULE_PLT(r->rules), t.rows[i].plt_threshold);
+		}
+	}
+	cfi_table_free(&t);
+	elf_end(elf);
+	close(fd);
+	unwind_store_free(&s);
+}
+
+static void files_are_loaded_once_and_found_by_dev_and_inode(void)
+{
+	struct unwind_store s;
+	const struct unwind_store_file *a, *b, *again;
+	struct stat st;
+	size_t rows;
+
+	unwind_store_init(&s, 1u << 20);
+	a = add_path(&s, CFI_FIX);
+	rows = s.rows.len;
+	b = add_path(&s, CFI_FIX_NOPIE);
+	CHECK(a && b);
+	if (!a || !b)
+		goto out;
+	/* The second file's run follows the first's. */
+	CHECK_EQ_INT(b->status, UNWIND_FILE_LOADED);
+	CHECK_EQ_INT(b->info.first_row, rows);
+	/* Linked at 0x400000: its text's address is its offset plus that. */
+	CHECK_EQ_INT(b->info.bias, 0x400000);
+	again = add_path(&s, CFI_FIX);
+	CHECK(again != NULL && again->info.first_row == 0);
+	CHECK_EQ_INT(s.files.len, 2);
+	CHECK_EQ_INT(s.stats.files[UNWIND_FILE_LOADED], 2);
+	CHECK_EQ_INT(s.stats.rows, s.rows.len);
+	CHECK(stat(CFI_FIX, &st) == 0);
+	CHECK(unwind_store_find(&s, unwind_kernel_dev(major(st.st_dev), minor(st.st_dev)),
+				st.st_ino) == &s.files.data[0]);
+	CHECK(unwind_store_find(&s, unwind_kernel_dev(major(st.st_dev), minor(st.st_dev)),
+				st.st_ino + 1) == NULL);
+out:
+	unwind_store_free(&s);
+}
+
+static void files_without_cfi_not_elf_or_too_big(void)
+{
+	struct unwind_store s;
+	const struct unwind_store_file *f;
+
+	unwind_store_init(&s, 8);
+	f = add_path(&s, CFI_FIX);
+	CHECK(f && f->status == UNWIND_FILE_FULL);
+	CHECK_EQ_INT(s.rows.len, 0);
+	unwind_store_free(&s);
+
+	unwind_store_init(&s, 1u << 20);
+	f = add_path(&s, CFI_FIX_NO_HDR);
+	CHECK(f && f->status == UNWIND_FILE_NO_CFI);
+	f = add_path(&s, CFI_FIX_SOURCE);
+	CHECK(f && f->status == UNWIND_FILE_INVALID);
+	CHECK_EQ_INT(s.rows.len, 0);
+	CHECK_EQ_INT(s.stats.files[UNWIND_FILE_NO_CFI], 1);
+	CHECK_EQ_INT(s.stats.files[UNWIND_FILE_INVALID], 1);
+	unwind_store_free(&s);
+}
+
+int main(void)
+{
+	elf_version(EV_CURRENT);
+	CHECK_EQ_INT(unwind_kernel_dev(8, 1), (8u << 20) | 1);
+	RUN(rows_are_the_tables);
+	RUN(files_are_loaded_once_and_found_by_dev_and_inode);
+	RUN(files_without_cfi_not_elf_or_too_big);
+	return test_summary();
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The unwind tables of every executable file the recording has met, laid
+ * out as the BPF unwinder reads them (bpf/bpfprof_abi.h): one array of
+ * rows, a run per file, and an index from a file (device, inode) to its
+ * run. Files are added once, whichever process maps them; the array has a
+ * fixed capacity (the BPF map's), and a file that does not fit is refused
+ * and counted, never half-loaded.
+ */
+#ifndef BPFPROF_UNWIND_TABLE_STORE_H
+#define BPFPROF_UNWIND_TABLE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../bpf/bpfprof_abi.h"
+#include "util/hashmap.h"
+#include "util/vec.h"
+
+enum unwind_file_status {
+	UNWIND_FILE_LOADED = 0,	 /* its rows are in the store */
+	UNWIND_FILE_NO_CFI = 1,	 /* no .eh_frame_hdr, or no FDE in it */
+	UNWIND_FILE_FULL = 2,	 /* its rows did not fit in the capacity */
+	UNWIND_FILE_INVALID = 3, /* not an ELF file, or CFI or segments the unwinder cannot use */
+};
+
+struct unwind_store_file {
+	struct unwind_file_key key;
+	struct unwind_file_info info; /* LOADED only */
+	uint8_t status;		      /* enum unwind_file_status */
+};
+
+struct unwind_store_stats {
+	size_t files[4]; /* by status */
+	size_t rows;
+	uint64_t build_ns; /* CPU time spent building tables */
+};
+
+struct unwind_store {
+	VEC(struct unwind_row) rows;
+	size_t max_rows;
+	VEC(struct unwind_store_file) files;
+	struct hmap index; /* (dev, ino) -> index in files */
+	struct unwind_store_stats stats;
+};
+
+void unwind_store_init(struct unwind_store *s, size_t max_rows);
+void unwind_store_free(struct unwind_store *s);
+
+/* The kernel's dev_t of a device that /proc/PID/maps writes as "major:minor". */
+uint64_t unwind_kernel_dev(unsigned int major, unsigned int minor);
+
+/*
+ * Build and add the table of the file open at `fd`, known to the kernel as
+ * (dev, ino): the device and inode /proc/PID/maps writes (the superblock's
+ * device, which on btrfs is not the st_dev of stat(2)). Returns the file's
+ * entry (whatever its status), NULL with errno ENOMEM. A file already met
+ * is not read again.
+ */
+const struct unwind_store_file *unwind_store_add(struct unwind_store *s, uint64_t dev, uint64_t ino,
+						 int fd);
+
+/* The entry of (dev, ino), or NULL when the file was never added. */
+const struct unwind_store_file *unwind_store_find(const struct unwind_store *s, uint64_t dev,
+						  uint64_t ino);
+
+#endif
