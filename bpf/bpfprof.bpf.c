@@ -185,6 +185,8 @@ static __always_inline bool user_in_syscall(void)
 #endif
 }
 
+#include "unwind.bpf.h"
+
 /*
  * The current task's kernel stack, then its user stack right after it, into
  * ips[2 * BPFPROF_MAX_STACK]; returns SAMPLE_*STACK_* flags. Frame pointers:
@@ -207,7 +209,11 @@ static __always_inline __u32 get_stacks(void *ctx, __u64 *ips, bool user, __u32 
 	if (kn == BPFPROF_MAX_STACK)
 		flags |= SAMPLE_KSTACK_TRUNCATED;
 
-	if (user) {
+	if (user && cfi_unwind) {
+		un = unwind_user(bpf_get_current_task_btf(), &ips[kn], BPFPROF_MAX_STACK, &flags);
+		if (un && kn && user_in_syscall())
+			flags |= SAMPLE_USER_IN_SYSCALL;
+	} else if (user) {
 		ulen = bpf_get_stack(ctx, &ips[kn], BPFPROF_MAX_STACK * sizeof(__u64),
 				     BPF_F_USER_STACK);
 		if (ulen < 0) {

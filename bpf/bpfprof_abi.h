@@ -248,6 +248,26 @@ struct unwind_file_info {
 	__s64 bias; /* ELF virtual address = offset in the file + bias */
 };
 
+/*
+ * A process's executable file mappings, sorted by start, as userspace read
+ * them from /proc/PID/maps (again after each executable mmap): the
+ * unwinder finds a PC's file here. (bpf_find_vma would, but it works only
+ * once per program run where interrupts are off.)
+ */
+#define UNWIND_MAX_MAPPINGS 256
+
+struct unwind_mapping {
+	__u64 start, end;
+	__u64 pgoff_bytes; /* offset in the file of `start` */
+	struct unwind_file_key file;
+};
+
+struct unwind_proc {
+	__u32 n;
+	__u32 pad;
+	struct unwind_mapping m[UNWIND_MAX_MAPPINGS];
+};
+
 /* unwind_row.rules: the CFA rule, the FP rule and the PLT threshold (enum unwind_cfa/_fp). */
 #define UNWIND_RULE_CFA(r)	 ((r) & 0x7)
 #define UNWIND_RULE_FP(r)	 (((r) >> 3) & 0x3)

@@ -8,6 +8,23 @@
 import { realpathSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+
+// A checker's command line: --profile, --pid, --gzip and --plain, which
+// every checker takes, and its own `options` (parseArgs's form).
+export function checkerArgs(argv, options) {
+	return parseArgs({
+		args: argv,
+		allowPositionals: true,
+		options: {
+			profile: { type: 'string' },
+			pid: { type: 'string' },
+			gzip: { type: 'boolean' },
+			plain: { type: 'boolean' },
+			...options,
+		},
+	});
+}
 
 export function runIfMain(metaUrl, main) {
 	if (!process.argv[1] || metaUrl !== pathToFileURL(realpathSync(process.argv[1])).href)

@@ -115,6 +115,9 @@ sched_min_no_unit_junk)
 unknown_option)
 	expect_error 'no-such-option|unknown|unrecognized|invalid option' --no-such-option -d 1 -o "$OUT"
 	;;
+bad_unwind)
+	expect_error '--unwind frames: unknown way to unwind; use fp or cfi' --unwind frames -a -d 1 -o "$OUT"
+	;;
 ambiguous_option)
 	# An abbreviation of several options names them all (one of them alone works).
 	expect_error "ambiguous.*--sched-min, --syscall-min, --syscalls" -a --s 5 -d 1 -o "$OUT"

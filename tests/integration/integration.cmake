@@ -97,7 +97,7 @@ bpfprof_integration_test(signal_term 90 TRUE signal_stop.sh TERM)
 
 foreach(case not_root no_such_pid pid_above_max bad_pid_list output_in_proc output_under_file
              freq_zero freq_too_high bad_duration bad_sched_min sched_min_no_unit_junk
-             unknown_option ambiguous_option missing_btf command_not_found)
+             unknown_option ambiguous_option missing_btf command_not_found bad_unwind)
   bpfprof_integration_test(error.${case} 60 FALSE error_case.sh ${case})
 endforeach()
 
@@ -141,6 +141,27 @@ bpfprof_integration_test(jit_anon 120 TRUE jit_node.sh host anon)
 bpfprof_integration_test(jit_anon_pidns 120 TRUE jit_node.sh pidns anon)
 set_property(TEST integration.jit_anon integration.jit_anon_pidns APPEND PROPERTY ENVIRONMENT
   JIT_ANON=$<TARGET_FILE:bpfprof_workload_jit_anon>)
+
+# CFI unwinding (issue 16): a workload built as distributions build, without
+# frame pointers, whose stacks reach main only through .eh_frame.
+add_executable(bpfprof_workload_nofp ${BPFPROF_TESTS_DIR}/workloads/nofp.c)
+set_target_properties(bpfprof_workload_nofp PROPERTIES
+  OUTPUT_NAME nofp
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads
+  COMPILE_OPTIONS "-O2;-fomit-frame-pointer;-Wall;-Wextra"
+  LINK_OPTIONS "")
+foreach(mode cfi fp)
+  bpfprof_integration_test(unwind_${mode} 120 TRUE unwind.sh ${mode})
+  set_property(TEST integration.unwind_${mode} APPEND PROPERTY ENVIRONMENT
+    NOFP=$<TARGET_FILE:bpfprof_workload_nofp>)
+endforeach()
+add_test(NAME integration.check_selftest_unwind
+  COMMAND ${BPFPROF_NODE} --test ${BPFPROF_TESTS_DIR}/check/selftest_unwind.mjs)
+set_tests_properties(integration.check_selftest_unwind PROPERTIES
+  LABELS "integration;checker"
+  TIMEOUT ${BPFPROF_SELFTEST_TIMEOUT}
+  FIXTURES_REQUIRED bpfprof_check_npm
+  ENVIRONMENT "CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules")
 
 # Source lines, inline frames and separate debug files (issue 4, DWARF): the
 # debuginfo workload at -O2 -g, where its hot function really is inlined, run

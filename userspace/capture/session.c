@@ -18,6 +18,8 @@
 #include "cpus.h"
 #include "preflight.h"
 #include "prog_pair.h"
+#include "sideband.h"
+#include "unwind_loader.h"
 #include "../util/clock.h"
 #include "../util/log.h"
 
@@ -285,6 +287,50 @@ static int install_cgroups(struct session *s, const struct session_config *cfg)
 	return 0;
 }
 
+/*
+ * The unwind rows array is preallocated by the kernel: room for the tables
+ * of many big programs at once (this machine's every process: ~1M rows,
+ * 16 bytes each; this is 32 MiB).
+ * Files past it are counted and unwound with frame pointers.
+ */
+#define UNWIND_ROWS_CAPACITY (1u << 21)
+
+/* --unwind cfi: the targets' tables now; lifecycle_feed adds what they map later. */
+static int open_unwind_tables(struct session *s, const struct session_config *cfg)
+{
+	int err;
+
+	s->unwind = calloc(1, sizeof(*s->unwind));
+	err = s->unwind ? unwind_loader_open(s->unwind, bpf_map__fd(s->skel->maps.unwind_rows),
+					     bpf_map__fd(s->skel->maps.unwind_files),
+					     bpf_map__fd(s->skel->maps.unwind_procs),
+					     UNWIND_ROWS_CAPACITY)
+			: -ENOMEM;
+	/*
+	 * bpfprof's own libraries first (libc, the dynamic linker): a command it
+	 * starts maps the same files, whose tables are then ready when its first
+	 * samples come, before the side-band has told about its mappings.
+	 */
+	if (!err)
+		err = unwind_loader_add_process(s->unwind, (uint32_t)getpid());
+	if (!err && cfg->tgids)
+		for (size_t i = 0; i < cfg->nr_tgids && !err; i++)
+			err = unwind_loader_add_process(s->unwind, cfg->tgids[i]);
+	else if (!err)
+		err = unwind_loader_add_all(s->unwind);
+	if (err) {
+		log_error("cannot load the unwind tables for --unwind cfi (%s); use --unwind fp",
+			  strerror(-err));
+		return 1;
+	}
+	log_info("unwind tables: %zu files (%zu without CFI, %zu past the capacity), %zu rows, "
+		 "%.0f ms of CPU",
+		 s->unwind->store.files.len, s->unwind->store.stats.files[UNWIND_FILE_NO_CFI],
+		 s->unwind->store.stats.files[UNWIND_FILE_FULL], s->unwind->store.rows.len,
+		 (double)s->unwind->store.stats.build_ns / 1e6);
+	return 0;
+}
+
 int session_open(struct session *s, const struct session_config *cfg)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
@@ -316,6 +362,9 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->skel->rodata->nr_rings = (uint32_t)s->nr_rings;
 	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;
 	s->skel->rodata->offcpu_stacks = cfg->offcpu_stacks;
+	s->skel->rodata->cfi_unwind = cfg->unwind_cfi;
+	if (cfg->unwind_cfi)
+		bpf_map__set_max_entries(s->skel->maps.unwind_rows, UNWIND_ROWS_CAPACITY);
 	s->skel->rodata->offcpu_stack_interval_ns =
 		1000000000ULL / (cfg->freq_hz ? cfg->freq_hz : 1);
 
@@ -369,6 +418,9 @@ int session_open(struct session *s, const struct session_config *cfg)
 			strerror(-err));
 		return 1;
 	}
+
+	if (cfg->unwind_cfi && open_unwind_tables(s, cfg))
+		return 1;
 
 	/*
 	 * Every slot is "none" before the first can fail: session_close closes
@@ -457,6 +509,12 @@ int session_start(struct session *s, unsigned freq_hz, enum sample_event_kind ki
 				 s->nr_possible);
 }
 
+int session_watch_fds(struct session *s, struct sideband *sb)
+{
+	/* session_poll drains after any wakeup and reads no event's data: any value will do. */
+	return sideband_add_to_epoll(sb, ring_buffer__epoll_fd(s->rb), UINT64_MAX);
+}
+
 int session_poll(struct session *s, int timeout_ms)
 {
 	struct epoll_event ev[8];
@@ -535,6 +593,10 @@ void session_close(struct session *s)
 			if (s->ring_fds[i] >= 0)
 				close(s->ring_fds[i]);
 	free(s->ring_fds);
+	if (s->unwind) {
+		unwind_loader_close(s->unwind);
+		free(s->unwind);
+	}
 	bpfprof_bpf__destroy(s->skel);
 	free(s->online);
 	memset(s, 0, sizeof(*s));

@@ -35,6 +35,12 @@ struct session_config {
 	size_t nr_cgroups;
 	bool sched;	    /* capture context switches and wakeups */
 	bool offcpu_stacks; /* with sched: take the stack of a thread leaving the CPU */
+	/*
+	 * User stacks from the binaries' .eh_frame (bpf/unwind.bpf.h), loaded
+	 * for the targets (every process without tgids) and kept up to date
+	 * through lifecycle_feed; else frame pointers.
+	 */
+	bool unwind_cfi;
 	/* with sched: waits shorter than this are not shown (their wakeups need no record) */
 	uint64_t sched_min_ns;
 	bool syscalls; /* count syscalls; those at least syscall_min_ns long are records */
@@ -43,8 +49,11 @@ struct session_config {
 	void *ctx;
 };
 
+struct unwind_loader;
+
 struct session {
 	struct bpfprof_bpf *skel;
+	struct unwind_loader *unwind; /* unwind_cfi: the tables the BPF unwinder reads */
 	struct ring_buffer *rb;
 	int *ring_fds;
 	int nr_rings;
@@ -82,6 +91,9 @@ struct session_stats {
 
 /* Load and attach everything but the sampler; 0 or an exit status after a one-line error. */
 int session_open(struct session *s, const struct session_config *cfg);
+struct sideband;
+/* Make session_poll wake on the side-band's records too. 0 or -errno. */
+int session_watch_fds(struct session *s, struct sideband *sb);
 /* Add a target process (before or after start). */
 int session_add_target(struct session *s, uint32_t tgid);
 /* Start capturing context switches and wakeups (when configured), then sampling. */

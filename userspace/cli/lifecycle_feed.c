@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "lifecycle_feed.h"
 
+#include "../capture/unwind_loader.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +162,8 @@ static int apply(struct lifecycle_feed *f, const struct sideband_record *r)
 	case SB_EXIT: {
 		int err = is_target(f, r->pid) ? model_exit(m, r->pid, r->tid, r->ts) : 0;
 
+		if (f->unwind && r->tid == r->pid)
+			unwind_loader_forget(f->unwind, r->pid);
 		/* Its pid may come back as another process: decide that one afresh. */
 		if (r->tid == r->pid)
 			hmap_del(&f->members, (struct hmap_key){ r->pid, 0 });
@@ -183,7 +187,11 @@ static int apply(struct lifecycle_feed *f, const struct sideband_record *r)
 			.path = maps_path(r->mmap.filename),
 		};
 
-		return is_target(f, r->pid) ? model_mmap(m, r->pid, r->ts, &e) : 0;
+		if (!is_target(f, r->pid))
+			return 0;
+		if (f->unwind && e.executable && unwind_loader_mark(f->unwind, r->pid))
+			return -ENOMEM;
+		return model_mmap(m, r->pid, r->ts, &e);
 	}
 	default:
 		return 0;
@@ -210,6 +218,9 @@ int lifecycle_feed_drain(void *feed)
 	for (size_t i = 0; i < f->pending.len; i++)
 		free(f->pending.data[i].path);
 	f->pending.len = 0;
+	/* Before the records: a sample of a process that just mapped a file finds its rows. */
+	if (!err && f->unwind)
+		err = unwind_loader_refresh(f->unwind);
 	return err;
 }
 

@@ -25,6 +25,8 @@ struct feed_record {
 	uint64_t seq;
 };
 
+struct unwind_loader;
+
 struct lifecycle_feed {
 	struct sideband sb;
 	bool open;
@@ -45,6 +47,7 @@ struct lifecycle_feed {
 	VEC(struct feed_record) pending;
 	uint64_t seq;
 	uint64_t applied, lost;
+	struct unwind_loader *unwind; /* WIP: targets' executable mappings for the CFI unwinder */
 };
 
 /*

@@ -61,6 +61,7 @@ enum {
 	OPT_OUT_DIR,
 	OPT_KEEP,
 	OPT_MAX_BYTES,
+	OPT_UNWIND,
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_USAGE,
@@ -83,6 +84,10 @@ static const struct argp_option option_defs[] = {
 	{ "event", 'e', "EVENT", 0,
 	  "Sampling clock: cpu-clock, cycles, or auto (default: cycles on bare metal, cpu-clock "
 	  "in VMs)",
+	  0 },
+	{ "unwind", OPT_UNWIND, "HOW", 0,
+	  "User stacks: fp (frame pointers, default) or cfi (each binary's .eh_frame, for code "
+	  "built without frame pointers; x86_64, experimental)",
 	  0 },
 	{ "output", 'o', "FILE", 0, "Output file (default profile.json.gz; .gz compresses)", 0 },
 	{ "idle", OPT_IDLE, NULL, 0, "Include the idle task, as one thread per CPU", 0 },
@@ -339,6 +344,21 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		else {
 			log_error("-e %s: unknown sampling event; use cpu-clock, cycles or auto",
 				  arg);
+			goto reported;
+		}
+		break;
+	case OPT_UNWIND:
+		if (!strcmp(arg, "fp")) {
+			o->unwind_cfi = false;
+		} else if (!strcmp(arg, "cfi")) {
+#if defined(__x86_64__)
+			o->unwind_cfi = true;
+#else
+			log_error("--unwind cfi: only x86_64 is supported so far; use --unwind fp");
+			goto reported;
+#endif
+		} else {
+			log_error("--unwind %s: unknown way to unwind; use fp or cfi", arg);
 			goto reported;
 		}
 		break;

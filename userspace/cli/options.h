@@ -48,6 +48,7 @@ struct options {
 	double duration_s; /* 0: until Ctrl-C or the command exits */
 	unsigned freq_hz;
 	enum sample_event_kind event;
+	bool unwind_cfi; /* --unwind cfi: user stacks from .eh_frame, not frame pointers */
 	const char *output;
 	bool include_idle;
 	bool sched;		 /* capture context switches and wakeups (--no-sched clears) */

@@ -172,6 +172,15 @@ static void follow_lifecycles(struct recording *r, const struct session_config *
 	}
 	lifecycle_feed_set_cgroups(&r->feed, r->cgroups.path, r->cgroups.n);
 	r->model.lifecycle = true;
+	r->feed.unwind = r->session.unwind;
+	/*
+	 * --unwind cfi: a new program's mappings must reach the unwinder before
+	 * its samples do, so each side-band record wakes the loop (else it
+	 * waits for the rings' batched wakeup, tens of ms).
+	 */
+	if (r->session.unwind && session_watch_fds(&r->session, &r->feed.sb))
+		log_warn("cannot wake on side-band records: a new program's first stacks may be "
+			 "unwound with frame pointers");
 	r->session.before_drain = lifecycle_feed_drain;
 	r->session.before_drain_ctx = &r->feed;
 }
@@ -265,6 +274,7 @@ int recording_start(struct recording *r, const struct options *opts)
 	cfg.include_idle = opts->include_idle;
 	cfg.sched = opts->sched;
 	cfg.offcpu_stacks = opts->sched && opts->offcpu;
+	cfg.unwind_cfi = opts->unwind_cfi;
 	cfg.sched_min_ns = opts->sched_min_ns;
 	cfg.syscalls = opts->syscalls;
 	cfg.syscall_min_ns = opts->syscall_min_ns;

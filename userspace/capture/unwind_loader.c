@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* See unwind_loader.h. */
+#include "unwind_loader.h"
+
+#include <bpf/bpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "../symbols/proc_maps.h"
+
+int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int procs_fd,
+		       size_t capacity)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	memset(l, 0, sizeof(*l));
+	l->proc = calloc(1, sizeof(*l->proc));
+	if (!l->proc)
+		return -ENOMEM;
+	l->rows_bytes =
+		(capacity * sizeof(struct unwind_row) + (size_t)page - 1) & ~((size_t)page - 1);
+	p = mmap(NULL, l->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, rows_fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	l->rows = p;
+	l->files_fd = files_fd;
+	l->procs_fd = procs_fd;
+	unwind_store_init(&l->store, capacity);
+	elf_version(EV_CURRENT);
+	return 0;
+}
+
+void unwind_loader_close(struct unwind_loader *l)
+{
+	if (l->rows)
+		munmap(l->rows, l->rows_bytes);
+	unwind_store_free(&l->store);
+	vec_free(&l->dirty);
+	free(l->proc);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Copy the rows of files added since the last call, then tell the BPF side about them. */
+static int publish(struct unwind_loader *l)
+{
+	for (; l->published_files < l->store.files.len; l->published_files++) {
+		const struct unwind_store_file *f = &l->store.files.data[l->published_files];
+
+		if (f->status != UNWIND_FILE_LOADED)
+			continue;
+		memcpy(&l->rows[f->info.first_row], &l->store.rows.data[f->info.first_row],
+		       f->info.nrows * sizeof(struct unwind_row));
+		if (bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY))
+			return -errno;
+	}
+	return 0;
+}
+
+int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
+{
+	map_entries_t maps = { 0 };
+	int err = proc_maps_read("/proc", (pid_t)pid, &maps);
+	struct unwind_proc *proc = l->proc;
+
+	if (err)
+		return err == -ENOMEM ? err : 0; /* gone, or not ours to read: its frames use FP */
+	proc->n = 0;
+	for (size_t i = 0; i < maps.len; i++) {
+		const struct map_entry *e = &maps.data[i];
+		uint64_t dev = unwind_kernel_dev(major(e->dev), minor(e->dev));
+		char link[96];
+		struct stat st;
+		int fd;
+
+		if (!e->executable || !e->inode)
+			continue;
+		/* Sorted by start, as /proc writes them; past the limit, frames use FP. */
+		if (proc->n < UNWIND_MAX_MAPPINGS)
+			proc->m[proc->n++] = (struct unwind_mapping){
+				.start = e->start,
+				.end = e->end,
+				.pgoff_bytes = e->pgoff,
+				.file = { dev, e->inode },
+			};
+		if (unwind_store_find(&l->store, dev, e->inode))
+			continue;
+		/* The file the process maps, whatever its mount namespace; never a FIFO. */
+		snprintf(link, sizeof(link), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid,
+			 e->start, e->end);
+		fd = open(link, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
+		    !unwind_store_add(&l->store, dev, e->inode, fd))
+			err = -ENOMEM;
+		close(fd);
+		if (err)
+			break;
+	}
+	map_entries_free(&maps);
+	if (err || (err = publish(l)))
+		return err;
+	/* Rows and files first: the unwinder never finds a mapping whose file it cannot read. */
+	if (bpf_map_update_elem(l->procs_fd, &pid, proc, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int unwind_loader_mark(struct unwind_loader *l, uint32_t pid)
+{
+	for (size_t i = 0; i < l->dirty.len; i++)
+		if (l->dirty.data[i] == pid)
+			return 0;
+	return vec_push(&l->dirty, pid) ? -ENOMEM : 0;
+}
+
+int unwind_loader_refresh(struct unwind_loader *l)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < l->dirty.len && !err; i++)
+		err = unwind_loader_add_process(l, l->dirty.data[i]);
+	l->dirty.len = 0;
+	return err;
+}
+
+void unwind_loader_forget(struct unwind_loader *l, uint32_t pid)
+{
+	bpf_map_delete_elem(l->procs_fd, &pid);
+}
+
+int unwind_loader_add_all(struct unwind_loader *l)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	int err = 0;
+
+	if (!d)
+		return -errno;
+	while (!err && (de = readdir(d))) {
+		char *end;
+		unsigned long pid = strtoul(de->d_name, &end, 10);
+
+		if (*end || !pid)
+			continue;
+		err = unwind_loader_add_process(l, (uint32_t)pid);
+	}
+	closedir(d);
+	return err;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Feeds the BPF CFI unwinder (bpf/unwind.bpf.h): the unwind tables of the
+ * executable files processes map, built once per file (unwind/table_store)
+ * and published to the BPF maps, rows first, so the unwinder never sees a
+ * file without its rows.
+ */
+#ifndef BPFPROF_CAPTURE_UNWIND_LOADER_H
+#define BPFPROF_CAPTURE_UNWIND_LOADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../unwind/table_store.h"
+
+struct unwind_loader {
+	struct unwind_store store;
+	struct unwind_row *rows; /* the BPF array, mapped */
+	size_t rows_bytes;
+	int files_fd, procs_fd;
+	size_t published_files;
+	VEC(uint32_t) dirty;	  /* processes whose executable mappings changed */
+	struct unwind_proc *proc; /* scratch for one process's mappings */
+};
+
+/*
+ * Map the BPF maps (rows_fd: an mmapable array of `capacity` rows;
+ * files_fd: file -> run of rows; procs_fd: tgid -> mappings). 0 or -errno.
+ */
+int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int procs_fd,
+		       size_t capacity);
+/*
+ * Read process `pid`'s executable mappings now: load their files' tables
+ * and publish its mappings (a gone process is no error). 0 or -ENOMEM.
+ */
+int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid);
+/* The process mapped an executable file: read it again at the next refresh. */
+int unwind_loader_mark(struct unwind_loader *l, uint32_t pid);
+/* Read the processes marked since the last refresh. 0 or -ENOMEM. */
+int unwind_loader_refresh(struct unwind_loader *l);
+/* The process exited: its mappings go. */
+void unwind_loader_forget(struct unwind_loader *l, uint32_t pid);
+/* Every process's: for -a. */
+int unwind_loader_add_all(struct unwind_loader *l);
+void unwind_loader_close(struct unwind_loader *l);
+
+#endif
