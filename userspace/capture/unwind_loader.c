@@ -51,8 +51,12 @@ void unwind_loader_close(struct unwind_loader *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Copy the rows of files added since the last call, then tell the BPF side about them. */
-static int publish(struct unwind_loader *l)
+/*
+ * Copy the rows of files added since the last call, then tell the BPF side
+ * about them. A file the map has no room for is counted, never fatal: its
+ * frames are unwound with frame pointers.
+ */
+static void publish(struct unwind_loader *l)
 {
 	for (; l->published_files < l->store.files.len; l->published_files++) {
 		const struct unwind_store_file *f = &l->store.files.data[l->published_files];
@@ -62,9 +66,8 @@ static int publish(struct unwind_loader *l)
 		memcpy(&l->rows[f->info.first_row], &l->store.rows.data[f->info.first_row],
 		       f->info.nrows * sizeof(struct unwind_row));
 		if (bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY))
-			return -errno;
+			l->unpublished++;
 	}
-	return 0;
 }
 
 int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
@@ -109,11 +112,12 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 			break;
 	}
 	map_entries_free(&maps);
-	if (err || (err = publish(l)))
+	if (err)
 		return err;
+	publish(l);
 	/* Rows and files first: the unwinder never finds a mapping whose file it cannot read. */
 	if (bpf_map_update_elem(l->procs_fd, &pid, proc, BPF_ANY))
-		return -errno;
+		l->unpublished++; /* more processes than the map holds: this one uses FP */
 	return 0;
 }
 

@@ -19,6 +19,7 @@ struct unwind_loader {
 	size_t rows_bytes;
 	int files_fd, procs_fd;
 	size_t published_files;
+	size_t unpublished; /* files or processes the BPF maps had no room for */
 	VEC(uint32_t) dirty;	  /* processes whose executable mappings changed */
 	struct unwind_proc *proc; /* scratch for one process's mappings */
 };
@@ -31,7 +32,8 @@ int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int p
 		       size_t capacity);
 /*
  * Read process `pid`'s executable mappings now: load their files' tables
- * and publish its mappings (a gone process is no error). 0 or -ENOMEM.
+ * and publish its mappings. A gone process, or one the maps have no room
+ * for, is no error (its frames use frame pointers). 0 or -ENOMEM.
  */
 int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid);
 /* The process mapped an executable file: read it again at the next refresh. */
