@@ -211,8 +211,6 @@ static __always_inline __u32 get_stacks(void *ctx, __u64 *ips, bool user, __u32 
 
 	if (user && cfi_unwind) {
 		un = unwind_user(bpf_get_current_task_btf(), &ips[kn], BPFPROF_MAX_STACK, &flags);
-		if (un && kn && user_in_syscall())
-			flags |= SAMPLE_USER_IN_SYSCALL;
 	} else if (user) {
 		ulen = bpf_get_stack(ctx, &ips[kn], BPFPROF_MAX_STACK * sizeof(__u64),
 				     BPF_F_USER_STACK);
@@ -225,9 +223,9 @@ static __always_inline __u32 get_stacks(void *ctx, __u64 *ips, bool user, __u32 
 			un = BPFPROF_MAX_STACK;
 		if (un == BPFPROF_MAX_STACK)
 			flags |= SAMPLE_USTACK_TRUNCATED;
-		if (un && kn && user_in_syscall())
-			flags |= SAMPLE_USER_IN_SYSCALL;
 	}
+	if (un && kn && user_in_syscall())
+		flags |= SAMPLE_USER_IN_SYSCALL;
 	*kn_out = kn;
 	*un_out = un;
 	return flags;

@@ -268,6 +268,27 @@ struct unwind_proc {
 	struct unwind_mapping m[UNWIND_MAX_MAPPINGS];
 };
 
+/* How a row finds the caller's frame. */
+enum unwind_cfa {
+	UNWIND_CFA_NONE = 0, /* no usable CFI: a gap, or rules the table cannot hold */
+	UNWIND_CFA_SP = 1,   /* CFA = SP + cfa_offset */
+	UNWIND_CFA_FP = 2,   /* CFA = FP + cfa_offset */
+	/*
+	 * A PLT entry (16 bytes): CFA = SP + cfa_offset, plus 8 once the
+	 * entry's push has run, i.e. when (PC & 15) >= plt_threshold.
+	 */
+	UNWIND_CFA_PLT = 3,
+	UNWIND_CFA_SIGNAL = 4, /* a signal trampoline: the caller's registers are in the sigframe */
+	/* The outermost frame (_start, a new thread's entry): its return address is undefined. */
+	UNWIND_CFA_ROOT = 5,
+};
+
+enum unwind_fp {
+	UNWIND_FP_SAME = 0,  /* the caller's FP is this frame's FP */
+	UNWIND_FP_SAVED = 1, /* the caller's FP is saved at CFA + fp_offset */
+	UNWIND_FP_UNDEF = 2, /* the caller's FP cannot be recovered */
+};
+
 /* unwind_row.rules: the CFA rule, the FP rule and the PLT threshold (enum unwind_cfa/_fp). */
 #define UNWIND_RULE_CFA(r)	 ((r) & 0x7)
 #define UNWIND_RULE_FP(r)	 (((r) >> 3) & 0x3)

@@ -39,16 +39,6 @@ struct {
 	__type(value, struct unwind_row);
 } unwind_rows SEC(".maps");
 
-/* enum unwind_cfa / unwind_fp of userspace/unwind/cfi_table.h */
-#define UNWIND_CFA_NONE	  0
-#define UNWIND_CFA_SP	  1
-#define UNWIND_CFA_FP	  2
-#define UNWIND_CFA_PLT	  3
-#define UNWIND_CFA_SIGNAL 4
-#define UNWIND_CFA_ROOT	  5
-#define UNWIND_FP_SAME	  0
-#define UNWIND_FP_SAVED	  1
-
 /* Rows of one file: 2^24 is more than any binary has (node: 372k). */
 #define UNWIND_SEARCH_STEPS 24
 
@@ -171,6 +161,11 @@ static long unwind_step(__u32 i, struct unwind_walk *w)
 	w->n = n + 1;
 	/* A caller's PC is a return address: the call it returns from is just before. */
 	addr = n ? w->pc - 1 : w->pc;
+	/*
+	 * Looked up per frame on purpose: a map value pointer kept in the walk
+	 * across bpf_loop iterations defeats the verifier's state pruning
+	 * (1M instructions, E2BIG); a u32 hash lookup is small next to the two searches.
+	 */
 	proc = bpf_map_lookup_elem(&unwind_procs, &w->tgid);
 	map = proc ? unwind_find_mapping(proc, addr) : NULL;
 	/* Not in a file we know (JIT code, a process not read yet): try the frame pointer. */
