@@ -11,13 +11,12 @@
  */
 #include <dirent.h>
 #include <libelf.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "symbols/proc_maps.h"
 #include "unwind/table_store.h"
 
 struct named {
@@ -32,34 +31,6 @@ static int cmp_rows(const void *a, const void *b)
 	uint32_t ry = y->file->status == UNWIND_FILE_LOADED ? y->file->info.nrows : 0;
 
 	return rx < ry ? 1 : rx > ry ? -1 : 0;
-}
-
-/* Add the file of one mapping line of process `pid`; its entry, or NULL. */
-static const struct unwind_store_file *add_mapping(struct unwind_store *s, int pid,
-						   const char *line, char *path, size_t size)
-{
-	char range[64], perms[8], link[128];
-	unsigned int maj, min;
-	unsigned long ino;
-	const struct unwind_store_file *f;
-	int fd;
-
-	path[0] = '\0';
-	if (sscanf(line, "%63s %7s %*s %x:%x %lu %255s", range, perms, &maj, &min, &ino, path) <
-		    5 ||
-	    perms[2] != 'x' || ino == 0)
-		return NULL;
-	f = unwind_store_find(s, unwind_kernel_dev(maj, min), ino);
-	if (f)
-		return NULL; /* met already */
-	snprintf(link, sizeof(link), "/proc/%d/map_files/%s", pid, range);
-	fd = open(link, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	f = unwind_store_add(s, unwind_kernel_dev(maj, min), ino, fd);
-	close(fd);
-	(void)size;
-	return f;
 }
 
 int main(int argc, char **argv)
@@ -81,21 +52,18 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	while ((de = readdir(proc))) {
-		char maps_path[64], line[1024], path[256];
+		map_entries_t maps = { 0 };
 		int pid = atoi(de->d_name);
-		FILE *maps;
 
-		if (pid <= 0)
+		if (pid <= 0 || proc_maps_read("/proc", pid, &maps))
 			continue;
-		snprintf(maps_path, sizeof(maps_path), "/proc/%d/maps", pid);
-		maps = fopen(maps_path, "r");
-		if (!maps)
-			continue;
-		while (fgets(line, sizeof(line), maps)) {
-			const struct unwind_store_file *f =
-				add_mapping(&s, pid, line, path, sizeof(path));
+		for (size_t i = 0; i < maps.len; i++) {
+			size_t before = s.files.len;
 
-			if (!f)
+			/* Only a file met for the first time gets a name: entries and names stay in
+			 * step. */
+			if (!unwind_store_add_mapping(&s, (uint32_t)pid, &maps.data[i]) ||
+			    s.files.len == before)
 				continue;
 			if (nnames == cap) {
 				cap = cap ? 2 * cap : 256;
@@ -103,10 +71,10 @@ int main(int argc, char **argv)
 				if (!names)
 					return 1;
 			}
-			names[nnames].file = f;
-			snprintf(names[nnames++].path, sizeof(names[0].path), "%s", path);
+			snprintf(names[nnames++].path, sizeof(names[0].path), "%s",
+				 maps.data[i].path);
 		}
-		fclose(maps);
+		map_entries_free(&maps);
 	}
 	closedir(proc);
 	/* Entries can move while the store grows: look each up again. */

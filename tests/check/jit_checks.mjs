@@ -17,12 +17,11 @@
 // of its on-CPU samples. Exit status 0 when all checks pass, 1 when one
 // fails, 2 on bad usage.
 
-import { parseArgs } from 'node:util';
-
 import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
 import { bareFunctionName, onCpuFilters } from './profiler_cli.mjs';
 import { CATEGORY_USER, percent, sortedHistogram } from './profile.mjs';
 import { fmt, Report } from './report.mjs';
+import { checkerArgs } from './script_main.mjs';
 
 const DEFAULT_FUNCS = ['bpfprofHotLoop', 'bpfprofInner'];
 const DEFAULT_MIN_PERCENT = 30;
@@ -122,17 +121,9 @@ function checkJitCli(report, profile, cli, handle, best, { funcs, minPercent }) 
 }
 
 function main(argv) {
-	const { values, positionals } = parseArgs({
-		args: argv,
-		allowPositionals: true,
-		options: {
-			profile: { type: 'string' },
-			pid: { type: 'string' },
-			func: { type: 'string', multiple: true },
-			'min-percent': { type: 'string' },
-			gzip: { type: 'boolean' },
-			plain: { type: 'boolean' },
-		},
+	const { values, positionals } = checkerArgs(argv, {
+		func: { type: 'string', multiple: true },
+		'min-percent': { type: 'string' },
 	});
 	if (positionals.length || !values.profile || !/^\d+$/.test(values.pid || ''))
 		throw new Error(USAGE);

@@ -32,12 +32,11 @@
 //   --no-syscalls no syscall schema, marker or totals anywhere
 
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 
 import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
 import { CATEGORY_KERNEL, CATEGORY_OTHER } from './profile.mjs';
 import { fmt, Report } from './report.mjs';
-import { runIfMain } from './script_main.mjs';
+import { checkerArgs, runIfMain } from './script_main.mjs';
 
 export const SYSCALL_SCHEMA = 'bpfprof.Syscall';
 export const TOTALS_SCHEMA = 'bpfprof.SyscallTotals';
@@ -566,19 +565,11 @@ const USAGE = 'usage: syscall_checks.mjs --profile FILE --pid PID --truth FILE [
 	      '(--syscall-min MS | --no-syscalls) [--gzip|--plain]';
 
 function main(argv) {
-	const { values, positionals } = parseArgs({
-		args: argv,
-		allowPositionals: true,
-		options: {
-			profile: { type: 'string' },
-			pid: { type: 'string' },
-			truth: { type: 'string' },
-			'bpfprof-err': { type: 'string' },
-			'syscall-min': { type: 'string' },
-			'no-syscalls': { type: 'boolean' },
-			gzip: { type: 'boolean' },
-			plain: { type: 'boolean' },
-		},
+	const { values, positionals } = checkerArgs(argv, {
+		truth: { type: 'string' },
+		'bpfprof-err': { type: 'string' },
+		'syscall-min': { type: 'string' },
+		'no-syscalls': { type: 'boolean' },
 	});
 	const on = !values['no-syscalls'];
 	if (positionals.length || !values.profile || !values.truth || !/^\d+$/.test(values.pid || '') ||

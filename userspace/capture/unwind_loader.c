@@ -5,14 +5,11 @@
 #include <bpf/bpf.h>
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -79,12 +76,8 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 	if (err)
 		return err == -ENOMEM ? err : 0; /* gone, or not ours to read: its frames use FP */
 	proc->n = 0;
-	for (size_t i = 0; i < maps.len; i++) {
+	for (size_t i = 0; i < maps.len && !err; i++) {
 		const struct map_entry *e = &maps.data[i];
-		uint64_t dev = unwind_kernel_dev(major(e->dev), minor(e->dev));
-		char link[96];
-		struct stat st;
-		int fd;
 
 		if (!e->executable || !e->inode)
 			continue;
@@ -94,22 +87,11 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 				.start = e->start,
 				.end = e->end,
 				.pgoff_bytes = e->pgoff,
-				.file = { dev, e->inode },
+				.file = { unwind_kernel_dev(major(e->dev), minor(e->dev)),
+					  e->inode },
 			};
-		if (unwind_store_find(&l->store, dev, e->inode))
-			continue;
-		/* The file the process maps, whatever its mount namespace; never a FIFO. */
-		snprintf(link, sizeof(link), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid,
-			 e->start, e->end);
-		fd = open(link, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (!fstat(fd, &st) && S_ISREG(st.st_mode) &&
-		    !unwind_store_add(&l->store, dev, e->inode, fd))
+		if (!unwind_store_add_mapping(&l->store, pid, e) && errno == ENOMEM)
 			err = -ENOMEM;
-		close(fd);
-		if (err)
-			break;
 	}
 	map_entries_free(&maps);
 	if (err)

@@ -6,11 +6,18 @@
 #include "table_store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cfi_table.h"
+#include "../symbols/proc_maps.h"
 
 void unwind_store_init(struct unwind_store *s, size_t max_rows)
 {
@@ -153,4 +160,32 @@ const struct unwind_store_file *unwind_store_add(struct unwind_store *s, uint64_
 	}
 	s->stats.files[f.status]++;
 	return &vec_last(&s->files);
+}
+
+const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s, uint32_t pid,
+							 const struct map_entry *e)
+{
+	uint64_t dev = unwind_kernel_dev(major(e->dev), minor(e->dev));
+	const struct unwind_store_file *f;
+	char link[96];
+	struct stat st;
+	int fd;
+
+	errno = 0;
+	if (!e->executable || !e->inode)
+		return NULL;
+	if ((f = unwind_store_find(s, dev, e->inode)))
+		return f;
+	snprintf(link, sizeof(link), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, e->start,
+		 e->end);
+	fd = open(link, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		errno = 0;
+		return NULL;
+	}
+	f = !fstat(fd, &st) && S_ISREG(st.st_mode) ? unwind_store_add(s, dev, e->inode, fd) : NULL;
+	if (!f && errno != ENOMEM)
+		errno = 0;
+	close(fd);
+	return f;
 }

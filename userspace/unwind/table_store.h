@@ -61,6 +61,18 @@ uint64_t unwind_kernel_dev(unsigned int major, unsigned int minor);
 const struct unwind_store_file *unwind_store_add(struct unwind_store *s, uint64_t dev, uint64_t ino,
 						 int fd);
 
+struct map_entry;
+
+/*
+ * The file that one line of /proc/PID/maps (`e`, of process `pid`) maps
+ * executable, added through /proc/PID/map_files (whatever the process's
+ * mount namespace; never a FIFO or a device). Its entry; NULL when the line
+ * maps no executable file or the file cannot be opened (errno 0), or with
+ * errno ENOMEM.
+ */
+const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s, uint32_t pid,
+							 const struct map_entry *e);
+
 /* The entry of (dev, ino), or NULL when the file was never added. */
 const struct unwind_store_file *unwind_store_find(const struct unwind_store *s, uint64_t dev,
 						  uint64_t ino);
