@@ -45,7 +45,7 @@ int main(int argc, char **argv)
 	DIR *proc;
 
 	elf_version(EV_CURRENT);
-	unwind_store_init(&s, (size_t)1 << 26);
+	unwind_store_init(&s, NULL, (size_t)1 << 26);
 	proc = opendir("/proc");
 	if (!proc) {
 		perror("/proc");
@@ -84,8 +84,8 @@ int main(int argc, char **argv)
 	printf("unwind tables: %zu distinct executable files:", s.files.len);
 	for (int k = 0; k < 4; k++)
 		printf(" %zu %s%s", s.stats.files[k], status_names[k], k < 3 ? "," : ";");
-	printf(" %zu rows, %.1f MiB at %zu bytes a row, built in %.3f s of CPU\n", s.stats.rows,
-	       (double)(s.stats.rows * sizeof(struct unwind_row)) / (1024.0 * 1024.0),
+	printf(" %zu rows, %.1f MiB at %zu bytes a row, built in %.3f s of CPU\n", s.rows.len,
+	       (double)(s.rows.len * sizeof(struct unwind_row)) / (1024.0 * 1024.0),
 	       sizeof(struct unwind_row), (double)s.stats.build_ns / 1e9);
 	for (size_t i = 0; i < nnames && i < (verbose ? nnames : 5); i++)
 		printf("  %8u rows  %s (%s)\n",

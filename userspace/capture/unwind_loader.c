@@ -33,7 +33,7 @@ int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int p
 	l->rows = p;
 	l->files_fd = files_fd;
 	l->procs_fd = procs_fd;
-	unwind_store_init(&l->store, capacity);
+	unwind_store_init(&l->store, p, capacity);
 	elf_version(EV_CURRENT);
 	return 0;
 }
@@ -49,9 +49,10 @@ void unwind_loader_close(struct unwind_loader *l)
 }
 
 /*
- * Copy the rows of files added since the last call, then tell the BPF side
- * about them. A file the map has no room for is counted, never fatal: its
- * frames are unwound with frame pointers.
+ * Tell the BPF side about the files added since the last call (the store
+ * wrote their rows into the mapped array already). A file the map has no
+ * room for is counted, never fatal: its frames are unwound with frame
+ * pointers.
  */
 static void publish(struct unwind_loader *l)
 {
@@ -60,8 +61,6 @@ static void publish(struct unwind_loader *l)
 
 		if (f->status != UNWIND_FILE_LOADED)
 			continue;
-		memcpy(&l->rows[f->info.first_row], &l->store.rows.data[f->info.first_row],
-		       f->info.nrows * sizeof(struct unwind_row));
 		if (bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY))
 			l->unpublished++;
 	}

@@ -19,15 +19,22 @@
 #include "cfi_table.h"
 #include "../symbols/proc_maps.h"
 
-void unwind_store_init(struct unwind_store *s, size_t max_rows)
+void unwind_store_init(struct unwind_store *s, struct unwind_row *rows, size_t max_rows)
 {
 	memset(s, 0, sizeof(*s));
 	s->max_rows = max_rows;
+	if (rows) {
+		/* Full capacity from the start: vec_reserve never reallocates it. */
+		s->rows.data = rows;
+		s->rows.cap = max_rows;
+		s->rows_external = true;
+	}
 }
 
 void unwind_store_free(struct unwind_store *s)
 {
-	vec_free(&s->rows);
+	if (!s->rows_external)
+		vec_free(&s->rows);
 	vec_free(&s->files);
 	hmap_free(&s->index);
 	memset(s, 0, sizeof(*s));
@@ -128,7 +135,6 @@ static int load_rows(struct unwind_store *s, int fd, struct unwind_file_info *in
 				.rules = UNWIND_RULES(r->cfa, r->fp, r->plt_threshold),
 			};
 		}
-		s->stats.rows += t.len;
 	}
 	if (!err)
 		cfi_table_free(&t);

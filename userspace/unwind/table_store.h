@@ -32,20 +32,25 @@ struct unwind_store_file {
 };
 
 struct unwind_store_stats {
-	size_t files[4]; /* by status */
-	size_t rows;
+	size_t files[4];   /* by status */
 	uint64_t build_ns; /* CPU time spent building tables */
 };
 
 struct unwind_store {
+	/* In the caller's buffer when one was given (the BPF array, mapped), never moved. */
 	VEC(struct unwind_row) rows;
 	size_t max_rows;
+	bool rows_external;
 	VEC(struct unwind_store_file) files;
 	struct hmap index; /* (dev, ino) -> index in files */
 	struct unwind_store_stats stats;
 };
 
-void unwind_store_init(struct unwind_store *s, size_t max_rows);
+/*
+ * At most max_rows rows, written straight into `rows` (room for max_rows,
+ * the caller's) or, when NULL, into memory of the store's own.
+ */
+void unwind_store_init(struct unwind_store *s, struct unwind_row *rows, size_t max_rows);
 void unwind_store_free(struct unwind_store *s);
 
 /* The kernel's dev_t of a device that /proc/PID/maps writes as "major:minor". */
