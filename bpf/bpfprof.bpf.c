@@ -27,6 +27,8 @@ const volatile __u64 wakeup_bytes = 256 * 1024; /* wake the consumer past this m
 const volatile bool offcpu_stacks = true;	/* take prev's stack at switch-out */
 /* At most one switch-out stack per thread per this many ns (the sampling interval). */
 const volatile __u64 offcpu_stack_interval_ns = 1000000;
+/* The kernel's perf_event_max_stack sysctl: bpf_get_stack() walks no deeper. */
+const volatile __u32 perf_max_stack = BPFPROF_MAX_KSTACK;
 /*
  * Waits shorter than this are not shown as markers (--sched-min); with
  * defer_wakeups their wakeups are folded into the woken thread's next
@@ -189,40 +191,45 @@ static __always_inline bool user_in_syscall(void)
 
 /*
  * The current task's kernel stack, then its user stack right after it, into
- * ips[2 * BPFPROF_MAX_STACK]; returns SAMPLE_*STACK_* flags. Frame pointers:
- * bpf_get_stack() walks them for both sides.
+ * ips[BPFPROF_MAX_FRAMES]; returns SAMPLE_*STACK_* flags. Kernel stacks and
+ * frame-pointer user stacks: bpf_get_stack(), which stops at the
+ * perf_event_max_stack sysctl (userspace sets perf_max_stack from it, so a
+ * full stack is known to be cut).
  */
 static __always_inline __u32 get_stacks(void *ctx, __u64 *ips, bool user, __u32 *kn_out,
 					__u32 *un_out)
 {
-	__u32 flags = 0, kn, un = 0;
+	__u32 flags = 0, kn, un = 0, kmax, umax;
 	long klen, ulen;
 
-	klen = bpf_get_stack(ctx, ips, BPFPROF_MAX_STACK * sizeof(__u64), 0);
+	kmax = perf_max_stack < BPFPROF_MAX_KSTACK ? perf_max_stack : BPFPROF_MAX_KSTACK;
+	umax = perf_max_stack < BPFPROF_MAX_USTACK ? perf_max_stack : BPFPROF_MAX_USTACK;
+	klen = bpf_get_stack(ctx, ips, BPFPROF_MAX_KSTACK * sizeof(__u64), 0);
 	if (klen < 0) {
 		flags |= SAMPLE_KSTACK_ERROR;
 		klen = 0;
 	}
 	kn = (__u32)klen / sizeof(__u64);
-	if (kn > BPFPROF_MAX_STACK)
-		kn = BPFPROF_MAX_STACK;
-	if (kn == BPFPROF_MAX_STACK)
+	if (kn > BPFPROF_MAX_KSTACK)
+		kn = BPFPROF_MAX_KSTACK;
+	if (kn >= kmax)
 		flags |= SAMPLE_KSTACK_TRUNCATED;
 
 	if (user && cfi_unwind) {
-		un = unwind_user(bpf_get_current_task_btf(), &ips[kn], BPFPROF_MAX_STACK, &flags);
+		un = unwind_user(bpf_get_current_task_btf(), &ips[kn], &flags);
 	} else if (user) {
-		ulen = bpf_get_stack(ctx, &ips[kn], BPFPROF_MAX_STACK * sizeof(__u64),
+		ulen = bpf_get_stack(ctx, &ips[kn], BPFPROF_MAX_USTACK * sizeof(__u64),
 				     BPF_F_USER_STACK);
 		if (ulen < 0) {
 			flags |= SAMPLE_USTACK_ERROR;
 			ulen = 0;
 		}
 		un = (__u32)ulen / sizeof(__u64);
-		if (un > BPFPROF_MAX_STACK)
-			un = BPFPROF_MAX_STACK;
-		if (un == BPFPROF_MAX_STACK)
-			flags |= SAMPLE_USTACK_TRUNCATED;
+		if (un > BPFPROF_MAX_USTACK)
+			un = BPFPROF_MAX_USTACK;
+		if (un >= umax)
+			flags |= SAMPLE_USTACK_TRUNCATED |
+				 (USTACK_END_LIMIT << SAMPLE_USTACK_END_SHIFT);
 	}
 	if (un && kn && user_in_syscall())
 		flags |= SAMPLE_USER_IN_SYSCALL;

@@ -15,8 +15,17 @@
 #include <linux/types.h>
 #endif
 
-/* Frames per stack (kernel and user each); the kernel's default perf_event_max_stack. */
-#define BPFPROF_MAX_STACK 127
+/*
+ * Frames per stack. Kernel stacks: the kernel's default perf_event_max_stack
+ * (bpf_get_stack gives no more unless that sysctl is raised, and kernel
+ * stacks that deep are rare). User stacks: CFI unwinding walks as deep as
+ * this (recursive code, interpreters); frame pointers through
+ * bpf_get_stack stop at perf_event_max_stack. Records carry only the
+ * frames used, so the bound costs nothing on shallow stacks.
+ */
+#define BPFPROF_MAX_KSTACK 127
+#define BPFPROF_MAX_USTACK 512
+#define BPFPROF_MAX_FRAMES (BPFPROF_MAX_KSTACK + BPFPROF_MAX_USTACK)
 #define BPFPROF_COMM_LEN  16
 /* --cgroup: at most this many cgroup trees are targets. */
 #define BPFPROF_MAX_CGROUPS 8
@@ -54,6 +63,23 @@ struct event_header {
  * the function before it.
  */
 #define SAMPLE_USER_IN_SYSCALL	(1u << 4)
+/*
+ * Why the user stack ends where it does (enum ustack_end), so a profile can
+ * say how many stacks are whole and why the others are not.
+ */
+#define SAMPLE_USTACK_END_SHIFT 5
+#define SAMPLE_USTACK_END_MASK	(7u << SAMPLE_USTACK_END_SHIFT)
+#define SAMPLE_USTACK_END(flags) (((flags) & SAMPLE_USTACK_END_MASK) >> SAMPLE_USTACK_END_SHIFT)
+
+enum ustack_end {
+	USTACK_END_UNKNOWN = 0,	   /* frame pointers (bpf_get_stack does not say) */
+	USTACK_END_ROOT = 1,	   /* the CFI says this frame has no caller (_start, clone3) */
+	USTACK_END_FP_CHAIN = 2,   /* a frame-pointer step found FP 0: the chain's end */
+	USTACK_END_NO_CFI = 3,	   /* code without CFI (JIT, not loaded) and no frame pointer */
+	USTACK_END_NO_ROW = 4,	   /* a PC its file's CFI does not cover, or rules beyond it */
+	USTACK_END_UNREADABLE = 5, /* the stack could not be read where the CFI points */
+	USTACK_END_LIMIT = 6,	   /* BPFPROF_MAX_USTACK frames: truncated */
+};
 
 /*
  * A wakeup folded into the next record of the woken thread. Wakeups of waits
@@ -85,7 +111,7 @@ struct sample_event {
 	__u16 ustack_len;
 	__u32 flags;
 	struct folded_wakeup woken; /* the wakeup that ended the thread's last wait */
-	__u64 ips[2 * BPFPROF_MAX_STACK];
+	__u64 ips[BPFPROF_MAX_FRAMES];
 };
 
 /* switch_event.flags (the stack flags are the SAMPLE_* bits above) */
@@ -156,7 +182,7 @@ struct switch_event {
 	__u16 ustack_len;
 	__u32 pad;
 	struct folded_wakeup woken; /* the wakeup that ended prev's last wait */
-	__u64 ips[2 * BPFPROF_MAX_STACK];
+	__u64 ips[BPFPROF_MAX_FRAMES];
 };
 
 /* wakeup_event.flags */

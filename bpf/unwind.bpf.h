@@ -46,8 +46,20 @@ struct unwind_walk {
 	__u32 tgid;
 	__u64 *ips; /* where the user frames go */
 	__u64 pc, sp, fp;
-	__u32 n, max;
-	__u32 flags; /* SAMPLE_USTACK_* */
+	__u32 n;
+	__u32 end;	  /* enum ustack_end, once the walk stopped */
+	bool pc_is_exact; /* pc is the interrupted instruction, not a return address */
+	/*
+	 * The last mapping and row found, as plain values (a map value pointer
+	 * kept across bpf_loop iterations defeats the verifier's pruning):
+	 * consecutive frames are mostly in one file, and a recursion repeats
+	 * one row, so most steps skip both searches.
+	 */
+	__u64 map_start, map_end; /* [start, end) of the mapping, 0 when none */
+	__s64 map_to_file;	  /* ELF address = PC + map_to_file */
+	__u32 first_row, nrows;	  /* the mapping's file's rows (nrows 0: none) */
+	__u64 row_lo, row_hi;	  /* the cached row covers ELF addresses [lo, hi) */
+	struct unwind_row row;
 };
 
 /*
@@ -111,93 +123,160 @@ static __always_inline struct unwind_mapping *unwind_find_mapping(struct unwind_
 	return addr < proc->m[idx].end ? &proc->m[idx] : NULL;
 }
 
-/* The last row of the file's run with pc <= addr, or NULL. */
-static __always_inline struct unwind_row *unwind_find_row(const struct unwind_file_info *info,
-							  __u64 addr)
+/*
+ * The last row of the file's run with pc <= addr into w->row, with the
+ * range it covers (up to the next row's pc) into w->row_lo/hi; false when
+ * none.
+ */
+static __always_inline bool unwind_find_row(struct unwind_walk *w, __u64 addr)
 {
 	struct unwind_search s = { .addr = addr,
-				   .lo = info->first_row,
-				   .hi = info->first_row + info->nrows };
+				   .lo = w->first_row,
+				   .hi = w->first_row + w->nrows };
+	struct unwind_row *r;
 	__u32 idx;
 
 	bpf_loop(UNWIND_SEARCH_STEPS, unwind_row_step, &s, 0);
-	if (s.lo <= info->first_row)
-		return NULL;
+	if (s.lo <= w->first_row)
+		return false;
 	idx = s.lo - 1;
-	return bpf_map_lookup_elem(&unwind_rows, &idx);
+	r = bpf_map_lookup_elem(&unwind_rows, &idx);
+	if (!r)
+		return false;
+	w->row = *r;
+	w->row_lo = r->pc;
+	w->row_hi = ~0ull;
+	if (s.lo < w->first_row + w->nrows) {
+		idx = s.lo;
+		r = bpf_map_lookup_elem(&unwind_rows, &idx);
+		if (r)
+			w->row_hi = r->pc;
+	}
+	return true;
+}
+
+/* Makes the mapping holding addr the walk's current one; false when none. */
+static __always_inline bool unwind_enter_mapping(struct unwind_walk *w, __u64 addr)
+{
+	struct unwind_proc *proc = bpf_map_lookup_elem(&unwind_procs, &w->tgid);
+	struct unwind_mapping *map = proc ? unwind_find_mapping(proc, addr) : NULL;
+	struct unwind_file_key key;
+	struct unwind_file_info *info;
+
+	w->row_lo = w->row_hi = 0;
+	if (!map) {
+		w->map_start = w->map_end = 0;
+		return false;
+	}
+	w->map_start = map->start;
+	w->map_end = map->end;
+	key = map->file;
+	info = bpf_map_lookup_elem(&unwind_files, &key);
+	w->first_row = info ? info->first_row : 0;
+	w->nrows = info ? info->nrows : 0;
+	w->map_to_file = info ? (__s64)(map->pgoff_bytes - map->start) + info->bias : 0;
+	return true;
 }
 
 /* One frame with the frame pointer: the caller's return address and FP are at [fp]. */
-static __always_inline bool unwind_fp_step(struct unwind_walk *w)
+static __always_inline long unwind_fp_step(struct unwind_walk *w, __u32 no_fp_end)
 {
 	__u64 frame[2];
 
-	if (!w->fp || bpf_probe_read_user(frame, sizeof(frame), (void *)w->fp))
-		return false;
+	if (!w->fp) {
+		w->end = no_fp_end;
+		return 1;
+	}
+	if (bpf_probe_read_user(frame, sizeof(frame), (void *)w->fp)) {
+		w->end = USTACK_END_UNREADABLE;
+		return 1;
+	}
 	w->sp = w->fp + 16;
 	w->fp = frame[0];
 	w->pc = frame[1];
-	return true;
+	return 0;
+}
+
+/*
+ * A signal trampoline (__restore_rt): SP points at the ucontext the kernel
+ * pushed; the interrupted registers are in its uc_mcontext (x86_64 offsets
+ * of struct ucontext / struct sigcontext, a stable ABI).
+ */
+#define UC_MCONTEXT_RBP 120
+#define UC_MCONTEXT_RSP 160
+#define UC_MCONTEXT_RIP 168
+
+static __always_inline long unwind_signal_step(struct unwind_walk *w)
+{
+	__u64 regs[7]; /* rbp .. rip: rbp rbx rdx rax rcx rsp rip */
+
+	if (bpf_probe_read_user(regs, sizeof(regs), (void *)(w->sp + UC_MCONTEXT_RBP))) {
+		w->end = USTACK_END_UNREADABLE;
+		return 1;
+	}
+	w->fp = regs[0];
+	w->sp = regs[(UC_MCONTEXT_RSP - UC_MCONTEXT_RBP) / 8];
+	w->pc = regs[(UC_MCONTEXT_RIP - UC_MCONTEXT_RBP) / 8];
+	w->pc_is_exact = true;
+	return 0;
 }
 
 static long unwind_step(__u32 i, struct unwind_walk *w)
 {
-	struct unwind_mapping *map;
-	struct unwind_proc *proc;
-	struct unwind_file_key key;
-	struct unwind_file_info *info;
-	struct unwind_row *row;
-	__u64 addr, cfa, ra;
+	__u64 addr, file_addr, cfa, ra;
 	__u16 rules;
 	__u32 n = w->n;
 
-	if (n >= w->max || n >= BPFPROF_MAX_STACK) {
-		w->flags |= SAMPLE_USTACK_TRUNCATED;
+	if (!w->pc) {
+		w->end = USTACK_END_FP_CHAIN;
 		return 1;
 	}
-	if (!w->pc)
+	if (n >= BPFPROF_MAX_USTACK) {
+		w->end = USTACK_END_LIMIT;
 		return 1;
+	}
 	w->ips[n] = w->pc;
 	w->n = n + 1;
 	/* A caller's PC is a return address: the call it returns from is just before. */
-	addr = n ? w->pc - 1 : w->pc;
-	/*
-	 * Looked up per frame on purpose: a map value pointer kept in the walk
-	 * across bpf_loop iterations defeats the verifier's state pruning
-	 * (1M instructions, E2BIG); a u32 hash lookup is small next to the two searches.
-	 */
-	proc = bpf_map_lookup_elem(&unwind_procs, &w->tgid);
-	map = proc ? unwind_find_mapping(proc, addr) : NULL;
-	/* Not in a file we know (JIT code, a process not read yet): try the frame pointer. */
-	if (!map)
-		return unwind_fp_step(w) ? 0 : 1;
-	key = map->file;
-	info = bpf_map_lookup_elem(&unwind_files, &key);
-	if (!info)
-		return unwind_fp_step(w) ? 0 : 1;
-	row = unwind_find_row(info, addr - map->start + map->pgoff_bytes + info->bias);
-	if (!row)
-		return 1;
-	rules = row->rules;
-	switch (UNWIND_RULE_CFA(rules)) {
-	case UNWIND_CFA_SP:
-		cfa = w->sp + row->cfa_offset;
-		break;
-	case UNWIND_CFA_FP:
-		cfa = w->fp + row->cfa_offset;
-		break;
-	case UNWIND_CFA_PLT:
-		cfa = w->sp + row->cfa_offset + (((addr & 15) >= UNWIND_RULE_PLT(rules)) ? 8 : 0);
-		break;
-	default:
-		/* The outermost frame, a signal frame, or rules the table cannot hold. */
+	addr = n && !w->pc_is_exact ? w->pc - 1 : w->pc;
+	w->pc_is_exact = false;
+	if ((addr < w->map_start || addr >= w->map_end) && !unwind_enter_mapping(w, addr))
+		/* Not in a file we know (JIT code, a process not read yet): try the frame pointer.
+		 */
+		return unwind_fp_step(w, USTACK_END_NO_CFI);
+	if (!w->nrows)
+		return unwind_fp_step(w, USTACK_END_NO_CFI);
+	file_addr = addr + w->map_to_file;
+	if ((file_addr < w->row_lo || file_addr >= w->row_hi) && !unwind_find_row(w, file_addr)) {
+		w->end = USTACK_END_NO_ROW;
 		return 1;
 	}
-	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)))
+	rules = w->row.rules;
+	switch (UNWIND_RULE_CFA(rules)) {
+	case UNWIND_CFA_SP:
+		cfa = w->sp + w->row.cfa_offset;
+		break;
+	case UNWIND_CFA_FP:
+		cfa = w->fp + w->row.cfa_offset;
+		break;
+	case UNWIND_CFA_PLT:
+		cfa = w->sp + w->row.cfa_offset + (((addr & 15) >= UNWIND_RULE_PLT(rules)) ? 8 : 0);
+		break;
+	case UNWIND_CFA_SIGNAL:
+		return unwind_signal_step(w);
+	case UNWIND_CFA_ROOT:
+		w->end = USTACK_END_ROOT;
 		return 1;
-	if (UNWIND_RULE_FP(rules) == UNWIND_FP_SAVED &&
-	    bpf_probe_read_user(&w->fp, sizeof(w->fp), (void *)(cfa + row->fp_offset)))
+	default:
+		w->end = USTACK_END_NO_ROW;
 		return 1;
+	}
+	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)) ||
+	    (UNWIND_RULE_FP(rules) == UNWIND_FP_SAVED &&
+	     bpf_probe_read_user(&w->fp, sizeof(w->fp), (void *)(cfa + w->row.fp_offset)))) {
+		w->end = USTACK_END_UNREADABLE;
+		return 1;
+	}
 	w->sp = cfa;
 	w->pc = ra;
 	return 0;
@@ -205,11 +284,10 @@ static long unwind_step(__u32 i, struct unwind_walk *w)
 
 /*
  * The user stack of `task` (its registers at its last entry into the
- * kernel) into ips[0..max); returns how many frames, with SAMPLE_USTACK_*
- * flags added to *flags.
+ * kernel) into ips[0..BPFPROF_MAX_USTACK); returns how many frames, with
+ * SAMPLE_USTACK_* flags and the reason it ends added to *flags.
  */
-static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, __u32 max,
-					 __u32 *flags)
+static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, __u32 *flags)
 {
 #if defined(__TARGET_ARCH_x86)
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
@@ -219,13 +297,15 @@ static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, _
 		return 0;
 	w.tgid = BPF_CORE_READ(task, tgid);
 	w.ips = ips;
-	w.max = max;
 	w.pc = BPF_CORE_READ(regs, ip);
 	w.sp = BPF_CORE_READ(regs, sp);
 	w.fp = BPF_CORE_READ(regs, bp);
-	if (bpf_loop(BPFPROF_MAX_STACK + 1, unwind_step, &w, 0) < 0)
+	w.end = USTACK_END_LIMIT;
+	if (bpf_loop(BPFPROF_MAX_USTACK + 1, unwind_step, &w, 0) < 0)
 		*flags |= SAMPLE_USTACK_ERROR;
-	*flags |= w.flags;
+	if (w.end == USTACK_END_LIMIT)
+		*flags |= SAMPLE_USTACK_TRUNCATED;
+	*flags |= w.end << SAMPLE_USTACK_END_SHIFT;
 	return w.n;
 #else
 	return 0; /* userspace refuses --unwind cfi on other architectures */

@@ -152,14 +152,6 @@ const list = (xs, n = 5) => (xs.length ? `: ${xs.slice(0, n).join('; ')}${xs.len
 // The track name the contract asks for: the comm, then the cgroup path.
 export const trackName = (comm, path) => `${comm} [${path}]`;
 
-function extraEntries(profile) {
-	const out = [];
-	for (const section of profile.meta.extra || [])
-		for (const e of section.entries || [])
-			out.push(e);
-	return out;
-}
-
 function markersOf(thread) {
 	const m = thread.markers;
 	const out = [];
@@ -182,7 +174,7 @@ function clock(profile) {
 function checkMeta(report, profile, truth) {
 	const { path, id } = truth.filter;
 	report.section(`the filter in meta.extra (${path}, id ${id})`);
-	const entries = extraEntries(profile);
+	const entries = profile.extraEntries();
 	const filters = entries.filter((e) => e.label === FILTER_LABEL);
 	const want = `${path} (id ${id})`;
 	report.check(filters.length === 1 && filters[0].value === want,

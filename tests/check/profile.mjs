@@ -76,6 +76,16 @@ export class Profile {
 		return profile;
 	}
 
+	// Every meta.extra entry ({ label, format, value }) of every section.
+	extraEntries() {
+		return (this.meta.extra || []).flatMap((section) => section.entries || []);
+	}
+
+	// The value of the meta.extra entry with this label, or undefined.
+	extraValue(label) {
+		return this.extraEntries().find((e) => e.label === label)?.value;
+	}
+
 	string(index) {
 		return this.shared.stringArray[index];
 	}

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 //
 // Self-test of unwind_checks.mjs (node --test): whole stacks of the nofp
-// workload pass; stacks cut short, with a made-up address, a level too few
-// or without qsort's libc frame fail; the frame-pointer control passes only
-// when its stacks are broken. Needs no root and no bpfprof.
+// workload pass; stacks cut short, with a made-up address, a level too few,
+// without qsort's libc frame, a handler cut at the signal frame, a reader
+// cut at libc, or a meta.extra count that disagrees with the file fail; the
+// frame-pointer control passes only when its stacks are broken. Needs no
+// root and no bpfprof.
 
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -21,38 +23,61 @@ const work = mkdtempSync(join(tmpdir(), 'bpfprof-unwind-selftest-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 const PID = 7100;
+const READER = 7101;
 const DEPTH = 5;
 const N = 400;
+const SIGNALS = 40;
 const NOFP = (name) => [name, CAT.USER, 'nofp'];
 const LIBC = (name) => [name, CAT.USER, 'libc.so.6'];
+const K = (name) => [name, CAT.KERNEL, null];
+const recursion = (depth) => Array.from({ length: depth + 1 }, () => NOFP('nofp_recurse'));
 
 // nofp's stacks: `broken` of every N samples go wrong in the way `how` says.
-function nofpProfile({ broken = 0, how = 'cut', depth = DEPTH } = {}) {
+function nofpProfile({ broken = 0, how = 'cut', depth = DEPTH, extraRoots = null } = {}) {
 	const b = new ProfileBuilder({ interval: 1 });
 	const t = b.thread({ pid: PID, tid: PID, name: 'nofp', isMainThread: true, processName: 'nofp' });
-	const whole = [LIBC('_start'), LIBC('__libc_start_main'), NOFP('main'),
-		       ...Array.from({ length: depth + 1 }, () => NOFP('nofp_recurse')), NOFP('nofp_sort'),
+	const reader = b.thread({ pid: PID, tid: READER, name: 'nofp', processName: 'nofp' });
+	const whole = [LIBC('_start'), LIBC('__libc_start_main'), NOFP('main'), ...recursion(depth), NOFP('nofp_sort'),
 		       LIBC('qsort'), LIBC('msort_with_tmp'), NOFP('nofp_compare')];
+	const handler = [...whole, LIBC('libc.so.6+0x3c050'), NOFP('nofp_on_signal')];
+	const blocked = [LIBC('clone3'), LIBC('start_thread'), NOFP('nofp_reader'), ...recursion(depth),
+			 NOFP('nofp_block'), LIBC('read'), K('ksys_read'), K('schedule'), ['off-CPU: sleeping', CAT.IDLE, null]];
+	let roots = 0;
 	for (let i = 0; i < N; i++) {
-		let stack = whole;
+		const signal = i >= N - SIGNALS;
+		let stack = signal ? handler : whole;
+		let off = blocked;
 		if (i < broken) {
 			if (how === 'cut')
 				stack = [NOFP('nofp_compare')];
 			else if (how === 'address')
 				stack = [LIBC('_start'), NOFP('main'), NOFP('0x5555deadbeef'), NOFP('nofp_compare')];
-			else if (how === 'no-libc')
+			else if (how === 'no-libc' && !signal)
 				stack = whole.filter((f) => f[0] !== 'qsort' && f[0] !== 'msort_with_tmp');
+			else if (how === 'signal' && signal)
+				stack = [NOFP('nofp_on_signal')];
+			else if (how === 'reader')
+				off = blocked.slice(blocked.findIndex((f) => f[0] === 'read'));
 		}
+		if (stack[0][0] === '_start')
+			roots++;
 		t.sample(stack, i + 1, 1000);
+		reader.sample(off, i + 1, 0);
 	}
-	return b.build();
+	const json = b.build();
+	const total = extraRoots?.total ?? N;
+	json.meta.extra = [{ label: 'bpfprof', entries: [
+		{ label: 'User stacks (on-CPU samples)', format: 'integer', value: total },
+		{ label: 'User stacks reaching a thread root', format: 'integer', value: extraRoots?.roots ?? roots },
+	] }];
+	return json;
 }
 
 function failures(json, opts) {
 	const path = join(work, `p${Math.random().toString(36).slice(2)}.json`);
 	writeFileSync(path, JSON.stringify(json));
 	const report = new Report('selftest', { out: () => {} });
-	checkUnwind(report, Profile.fromFile(path), { pid: PID, depth: DEPTH, ...opts });
+	checkUnwind(report, Profile.fromFile(path), { pid: PID, depth: DEPTH, reader: READER, ...opts });
 	return report.failures;
 }
 
@@ -61,17 +86,32 @@ describe('unwind checks', () => {
 	test('4 % of stacks cut short pass', () => assert.deepEqual(failures(nofpProfile({ broken: 16 })), []));
 	test('10 % of stacks cut short fail', () =>
 		assertOnlyFails(failures(nofpProfile({ broken: 40 })),
-				[/stacks \(90\.0%\) start at _start/, /samples in nofp_compare show main/]));
+				[/stacks \(90\.0%\) start at _start/, /samples in nofp_compare show main/, /meta.extra: 360 of 400/,
+				 /^320 of 360 samples in nofp_compare cross/]));
 	test('made-up addresses fail', () =>
 		assertOnlyFails(failures(nofpProfile({ broken: 40, how: 'address' })),
-				[/stacks \(90\.0%\) start at _start/, /samples in nofp_compare show main/]));
+				[/stacks \(90\.0%\) start at _start/, /samples in nofp_compare show main/,
+				 /^320 of 360 samples in nofp_compare cross/]));
 	test('a level missing fails the exact path only', () =>
-		assertOnlyFails(failures(nofpProfile({ depth: DEPTH - 1 })), [/^0 of 400 samples in nofp_compare show main/]));
+		assertOnlyFails(failures(nofpProfile({ depth: DEPTH - 1 })),
+				[/^0 of 360 samples in nofp_compare show main/, /^0 of 400 off-CPU samples of the reader/]));
 	test('no libc frame between nofp_sort and nofp_compare fails', () =>
-		assertOnlyFails(failures(nofpProfile({ broken: N, how: 'no-libc' })), [/^0 of 400 samples in nofp_compare cross/]));
+		assertOnlyFails(failures(nofpProfile({ broken: N, how: 'no-libc' })), [/^0 of 360 samples in nofp_compare cross/]));
 	test('the frame-pointer control passes broken stacks and fails whole ones', () => {
 		assert.deepEqual(failures(nofpProfile({ broken: N }), { expectBroken: true }), []);
-		assertOnlyFails(failures(nofpProfile(), { expectBroken: true }), [/with frame pointers, 100\.0% of 400 stacks are whole/]);
+		assertOnlyFails(failures(nofpProfile(), { expectBroken: true }), [/with frame pointers, 100\.0% of 400 stacks are whole/,
+									  /meta.extra: 100\.0% reach a thread root with frame pointers/]);
+	});
+	test('a handler cut at the signal frame fails', () =>
+		assertOnlyFails(failures(nofpProfile({ broken: N, how: 'signal' })),
+				[/^0 of 40 samples in nofp_on_signal cross the signal frame/, /stacks \(90\.0%\) start at _start/,
+				 /meta.extra: 360 of 400/]));
+	test('a reader cut at libc fails', () =>
+		assertOnlyFails(failures(nofpProfile({ broken: N, how: 'reader' })), [/^0 of 400 off-CPU samples of the reader/]));
+	test('meta.extra counts that disagree with the file fail', () => {
+		assertOnlyFails(failures(nofpProfile({ extraRoots: { total: N + 7 } })),
+				[/meta.extra's 407 user stacks are the file's 400/]);
+		assertOnlyFails(failures(nofpProfile({ extraRoots: { roots: 100 } })), [/meta.extra: 100 of 400/]);
 	});
 	test('a missing process fails', () =>
 		assertOnlyFails(failures(nofpProfile(), { pid: 1 }), [/process 1 is in the profile/]));

@@ -5,17 +5,27 @@
 // built without frame pointers (tests/workloads/nofp.c). With --unwind cfi
 // its user stacks must be whole:
 //
-//   - >= 95 % of its on-CPU samples start at _start, pass through main and
-//     hold no raw address (a frame the unwinder made up);
+//   - >= 95 % of its on-CPU samples start at a thread root (_start for the
+//     main thread, clone3 for the reader), pass through main (or the
+//     reader's entry) and hold no made-up address (a raw 0x... outside
+//     every mapping; "libc.so.6+0x..." is a real, unnamed libc frame);
 //   - >= 95 % of the samples in nofp_compare show the exact path main ->
 //     nofp_recurse x (DEPTH + 1) -> nofp_sort, and >= 90 % cross a libc
 //     frame (qsort's, built without frame pointers too) between nofp_sort
-//     and nofp_compare.
+//     and nofp_compare;
+//   - >= 95 % of the samples in the SIGPROF handler are whole across the
+//     signal frame: main -> nofp_recurse x (DEPTH + 1) ... -> (trampoline)
+//     -> nofp_on_signal;
+//   - >= 95 % of the reader's off-CPU samples show nofp_reader ->
+//     nofp_recurse x (DEPTH + 1) -> nofp_block above libc's read();
+//   - meta.extra counts the stacks the profile holds and says >= 95 % of
+//     them reach a thread root.
 //
 // --expect-broken is the control run with frame pointers: there fewer than
-// half may be whole, or the workload does not test what it should.
+// half may be whole (by the profile and by its own count), or the workload
+// does not test what it should.
 //
-//   unwind_checks.mjs --profile F --pid P --depth D [--expect-broken] [--gzip|--plain]
+//   unwind_checks.mjs --profile F --pid P --depth D --reader T [--expect-broken] [--gzip|--plain]
 
 import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
 import { CATEGORY_USER, percent } from './profile.mjs';
@@ -27,10 +37,17 @@ const CROSSES_LIBC_PERCENT = 90;
 const BROKEN_MAX_PERCENT = 50;
 // The workload's run gives ~1500 samples at 999 Hz; fewer says nothing.
 const MIN_SAMPLES = 200;
+// The handler burns ~10 % of the CPU: ~150 samples in 2 s at 999 Hz.
+const MIN_SIGNAL_SAMPLES = 20;
+// The reader is blocked all along: one off-CPU sample per ms.
+const MIN_OFFCPU_SAMPLES = 200;
+const THREAD_ROOTS = new Set(['_start', 'clone3', '__clone3', 'clone', '__clone', 'start_thread']);
 
-const USAGE = 'usage: unwind_checks.mjs --profile FILE --pid PID --depth D [--expect-broken] [--gzip|--plain]';
+const USAGE = 'usage: unwind_checks.mjs --profile FILE --pid PID --depth D --reader TID [--expect-broken] ' +
+	'[--gzip|--plain]';
 
-const isRawAddress = (name) => /^0x[0-9a-f]+$/i.test(name) || /\+0x[0-9a-f]+$/i.test(name);
+// A frame the unwinder made up: an address in no mapping of the process.
+const isMadeUp = (name) => /^0x[0-9a-f]+$/i.test(name);
 
 // The user frames of a sample, root first: { name, lib }.
 function userFrames(profile, s) {
@@ -38,16 +55,21 @@ function userFrames(profile, s) {
 		.map((f) => ({ name: profile.frameFuncName(f), lib: profile.resourceNameOfFunc(profile.frameFunc(f)) }));
 }
 
-// Whether the frames below main are nofp_recurse x (depth + 1), then nofp_sort.
-function exactPath(frames, depth) {
-	const m = frames.findIndex((f) => f.name === 'main');
+// Whether `frames` starts at a thread root, holds `entry` and no made-up address.
+const isWhole = (frames, entry) =>
+	frames.length > 0 && THREAD_ROOTS.has(frames[0].name) && frames.some((x) => x.name === entry) &&
+	!frames.some((x) => isMadeUp(x.name));
+
+// Whether the frames right below `from` are nofp_recurse x (depth + 1), then `next`.
+function exactPath(frames, depth, from, next) {
+	const m = frames.findIndex((f) => f.name === from);
 	if (m < 0)
 		return false;
 	for (let i = 1; i <= depth + 1; i++) {
 		if (frames[m + i]?.name !== 'nofp_recurse')
 			return false;
 	}
-	return frames[m + depth + 2]?.name === 'nofp_sort';
+	return frames[m + depth + 2]?.name === next;
 }
 
 function crossesLibc(frames) {
@@ -56,18 +78,72 @@ function crossesLibc(frames) {
 	return sort >= 0 && cmp > sort + 1 && frames.slice(sort + 1, cmp).some((f) => /^libc\.so/.test(f.lib ?? ''));
 }
 
-export function checkUnwind(report, profile, { pid, depth, expectBroken }) {
+function checkShare(report, part, whole, what) {
+	report.check(whole.length > 0 && percent(part.length, whole.length) >= WHOLE_PERCENT,
+		     `${part.length} of ${whole.length} ${what} (need >= ${WHOLE_PERCENT}%)`);
+}
+
+// The signal handler's samples: whole from _start through main, across the
+// signal frame (the trampoline, then what it interrupted, sit between main
+// and the handler; the interrupted code is anywhere in main's loop).
+function checkSignal(report, stacks) {
+	const inHandler = stacks.filter((f) => f.some((x) => x.name === 'nofp_on_signal'));
+	if (!report.check(inHandler.length >= MIN_SIGNAL_SAMPLES,
+			  `${inHandler.length} samples in the SIGPROF handler (need >= ${MIN_SIGNAL_SAMPLES})`))
+		return;
+	const across = inHandler.filter((f) => f[0].name === '_start' && isWhole(f, 'main') &&
+		f.findIndex((x) => x.name === 'nofp_on_signal') > f.findIndex((x) => x.name === 'main') + 1);
+	checkShare(report, across, inHandler, 'samples in nofp_on_signal cross the signal frame up to _start -> main');
+}
+
+// The reader's off-CPU samples: its caller chain above libc's read().
+function checkBlockedReader(report, profile, reader, depth) {
+	const thread = profile.threads.find((t) => String(t.tid) === String(reader));
+	if (!report.check(!!thread, `the reader thread ${reader} is in the profile`))
+		return;
+	const off = profile.samplesOf(thread).filter((s) => !profile.isOnCpu(s) && s.path.length > 0);
+	if (!report.check(off.length >= MIN_OFFCPU_SAMPLES,
+			  `${off.length} off-CPU samples of the reader (need >= ${MIN_OFFCPU_SAMPLES})`))
+		return;
+	const chained = off.map((s) => userFrames(profile, s))
+		.filter((f) => isWhole(f, 'nofp_reader') && exactPath(f, depth, 'nofp_reader', 'nofp_block') &&
+			f.findIndex((x) => x.name === 'nofp_block') < f.length - 1);
+	checkShare(report, chained, off, `off-CPU samples of the reader show a thread root -> nofp_reader -> ` +
+		   `nofp_recurse x ${depth + 1} -> nofp_block above libc`);
+}
+
+// meta.extra's own count of whole stacks: it must add up to the samples in the file.
+function checkExtraCounts(report, profile, expectBroken) {
+	const total = profile.extraValue('User stacks (on-CPU samples)');
+	const roots = profile.extraValue('User stacks reaching a thread root');
+	const inFile = profile.threads.flatMap((t) => profile.samplesOf(t))
+		.filter((s) => profile.isOnCpu(s) && userFrames(profile, s).length > 0).length;
+	if (!report.check(Number.isInteger(total) && Number.isInteger(roots),
+			  `meta.extra counts user stacks (${total}) and those reaching a root (${roots})`))
+		return;
+	report.check(total === inFile, `meta.extra's ${total} user stacks are the file's ${inFile} on-CPU samples ` +
+		     'with user frames');
+	const share = percent(roots, total);
+	if (expectBroken)
+		report.check(share < BROKEN_MAX_PERCENT, `meta.extra: ${fmt(share)}% reach a thread root with frame ` +
+			     `pointers (need < ${BROKEN_MAX_PERCENT}%)`);
+	else
+		report.check(share >= WHOLE_PERCENT, `meta.extra: ${roots} of ${total} (${fmt(share)}%) reach a thread ` +
+			     `root (need >= ${WHOLE_PERCENT}%)`);
+}
+
+export function checkUnwind(report, profile, { pid, depth, reader, expectBroken }) {
 	report.section(`nofp (pid ${pid}, depth ${depth}): user stacks without frame pointers`);
 	const threads = profile.threadsOf(String(pid));
 	if (!report.check(threads.length > 0, `process ${pid} is in the profile (${threads.length} threads)`))
 		return;
-	const samples = threads.flatMap((t) => profile.samplesOf(t)).filter((s) => profile.isOnCpu(s));
-	const stacks = samples.map((s) => userFrames(profile, s)).filter((f) => f.length > 0);
+	const main = threads.filter((t) => String(t.tid) === String(pid));
+	const stacks = main.flatMap((t) => profile.samplesOf(t)).filter((s) => profile.isOnCpu(s))
+		.map((s) => userFrames(profile, s)).filter((f) => f.length > 0);
 	if (!report.check(stacks.length >= MIN_SAMPLES,
-			  `${stacks.length} on-CPU samples with user frames (need >= ${MIN_SAMPLES})`))
+			  `${stacks.length} on-CPU samples of the main thread with user frames (need >= ${MIN_SAMPLES})`))
 		return;
-	const whole = stacks.filter((f) => f[0].name === '_start' && f.some((x) => x.name === 'main') &&
-				    !f.some((x) => isRawAddress(x.name)));
+	const whole = stacks.filter((f) => f[0].name === '_start' && isWhole(f, 'main'));
 	const roots = new Map();
 	for (const f of stacks)
 		roots.set(f[0].name, (roots.get(f[0].name) || 0) + 1);
@@ -77,34 +153,39 @@ export function checkUnwind(report, profile, { pid, depth, expectBroken }) {
 		report.check(share < BROKEN_MAX_PERCENT,
 			     `with frame pointers, ${fmt(share)}% of ${stacks.length} stacks are whole: the workload has ` +
 				     `none to follow (need < ${BROKEN_MAX_PERCENT}%)`);
+		checkExtraCounts(report, profile, true);
 		return;
 	}
-	report.check(share >= WHOLE_PERCENT,
-		     `${whole.length} of ${stacks.length} stacks (${fmt(share)}%) start at _start, pass through main and ` +
-			     `hold no raw address (need >= ${WHOLE_PERCENT}%)`);
-	const inCompare = stacks.filter((f) => f.some((x) => x.name === 'nofp_compare'));
-	const exact = inCompare.filter((f) => exactPath(f, depth));
-	const crossing = inCompare.filter(crossesLibc);
-	report.check(inCompare.length > 0 && percent(exact.length, inCompare.length) >= WHOLE_PERCENT,
-		     `${exact.length} of ${inCompare.length} samples in nofp_compare show main -> nofp_recurse x ${depth + 1} ` +
-			     `-> nofp_sort (need >= ${WHOLE_PERCENT}%)`);
-	report.check(inCompare.length > 0 && percent(crossing.length, inCompare.length) >= CROSSES_LIBC_PERCENT,
-		     `${crossing.length} of ${inCompare.length} samples in nofp_compare cross a libc frame between nofp_sort ` +
-			     `and it (need >= ${CROSSES_LIBC_PERCENT}%)`);
+	checkShare(report, whole, stacks, `stacks (${fmt(share)}%) start at _start, pass through main and hold no ` +
+		   'made-up address');
+	const inCompare = stacks.filter((f) => f.some((x) => x.name === 'nofp_compare') &&
+					!f.some((x) => x.name === 'nofp_on_signal'));
+	checkShare(report, inCompare.filter((f) => exactPath(f, depth, 'main', 'nofp_sort')), inCompare,
+		   `samples in nofp_compare show main -> nofp_recurse x ${depth + 1} -> nofp_sort`);
+	report.check(inCompare.length > 0 && percent(inCompare.filter(crossesLibc).length, inCompare.length) >=
+			     CROSSES_LIBC_PERCENT,
+		     `${inCompare.filter(crossesLibc).length} of ${inCompare.length} samples in nofp_compare cross a ` +
+			     `libc frame between nofp_sort and it (need >= ${CROSSES_LIBC_PERCENT}%)`);
+	checkSignal(report, stacks);
+	checkBlockedReader(report, profile, reader, depth);
+	checkExtraCounts(report, profile, false);
 }
 
 function main(argv) {
 	const { values, positionals } = checkerArgs(argv, {
 		depth: { type: 'string' },
+		reader: { type: 'string' },
 		'expect-broken': { type: 'boolean' },
 	});
-	if (positionals.length || !values.profile || !/^\d+$/.test(values.pid || '') || !/^\d+$/.test(values.depth || ''))
+	if (positionals.length || !values.profile || !/^\d+$/.test(values.pid || '') ||
+	    !/^\d+$/.test(values.depth || '') || !/^\d+$/.test(values.reader || ''))
 		throw new Error(USAGE);
 	const report = new Report(`unwind check ${values.profile}`);
 	const profile = openCheckedProfile(report, values.profile, values);
 	if (!profile)
 		return report.finish();
-	checkUnwind(report, profile, { pid: values.pid, depth: Number(values.depth), expectBroken: !!values['expect-broken'] });
+	checkUnwind(report, profile, { pid: values.pid, depth: Number(values.depth), reader: values.reader,
+				       expectBroken: !!values['expect-broken'] });
 	checkWithProfilerCli(report, profile);
 	return report.finish();
 }

@@ -331,6 +331,23 @@ static int open_unwind_tables(struct session *s, const struct session_config *cf
 	return 0;
 }
 
+/*
+ * The perf_event_max_stack sysctl: bpf_get_stack() walks no deeper, so a
+ * stack of that many frames was cut. The default when unreadable.
+ */
+static uint32_t perf_event_max_stack(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "re");
+	unsigned int n = BPFPROF_MAX_KSTACK;
+
+	if (f) {
+		if (fscanf(f, "%u", &n) != 1 || n == 0)
+			n = BPFPROF_MAX_KSTACK;
+		fclose(f);
+	}
+	return n;
+}
+
 int session_open(struct session *s, const struct session_config *cfg)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
@@ -363,6 +380,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;
 	s->skel->rodata->offcpu_stacks = cfg->offcpu_stacks;
 	s->skel->rodata->cfi_unwind = cfg->unwind_cfi;
+	s->skel->rodata->perf_max_stack = perf_event_max_stack();
 	if (cfg->unwind_cfi)
 		bpf_map__set_max_entries(s->skel->maps.unwind_rows, UNWIND_ROWS_CAPACITY);
 	s->skel->rodata->offcpu_stack_interval_ns =

@@ -88,6 +88,8 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 	meta.sample_event =
 		r->session.sampler.event_name ? r->session.sampler.event_name : "cpu-clock";
 	meta.target = opts->target_desc;
+	meta.unwinder = r->session.unwind ? "CFI (.eh_frame), frame pointers where none"
+					  : "frame pointers";
 	meta.start_wall_ms = start_wall_ms;
 	meta.lost_samples = lost->dropped[EV_SAMPLE];
 	meta.lost_switches = lost->dropped[EV_SWITCH];

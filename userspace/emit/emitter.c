@@ -386,8 +386,31 @@ static void write_extra_sched(struct json_writer *w, const struct model *m,
 }
 
 /* The "more info" panel: how this recording was made and what it lost. */
+/*
+ * How whole the user stacks are: a call tree built from cut stacks looks
+ * right and is not, so the panel says how much of it to trust.
+ */
+static void write_extra_frame_quality(struct json_writer *w, const struct frame_quality *q,
+				      const struct profile_meta *meta)
+{
+	char label[128];
+
+	if (meta->unwinder)
+		extra_entry_string(w, "User stack unwinding", meta->unwinder);
+	extra_entry_int(w, "User stacks (on-CPU samples)", q->user_stacks);
+	extra_entry_int(w, "User stacks reaching a thread root", q->reached_root);
+	for (int r = 0; r < FRAME_QUALITY_REASONS; r++) {
+		if (!q->stopped[r])
+			continue;
+		snprintf(label, sizeof(label), "User stacks stopped early: %s",
+			 frame_quality_reason((enum ustack_end)r));
+		extra_entry_int(w, label, q->stopped[r]);
+	}
+}
+
 static void write_extra(struct json_writer *w, const struct model *m,
-			const struct profile_meta *meta, const struct emit_plan *p)
+			const struct profile_tables *t, const struct profile_meta *meta,
+			const struct emit_plan *p)
 {
 	jw_key(w, "extra");
 	jw_begin_array(w);
@@ -407,6 +430,7 @@ static void write_extra(struct json_writer *w, const struct model *m,
 	extra_entry_int(w, "Lost other events", meta->lost_other);
 	write_extra_sched(w, m, meta);
 	extra_entry_int(w, "Truncated stacks", m->stats.truncated_stacks);
+	write_extra_frame_quality(w, &t->frame_quality, meta);
 	extra_entry_int(w, "User frames outside file mappings (JIT, anonymous)",
 			m->stats.unknown_user_addrs);
 	extra_entry_int(w, "Malformed events", m->stats.events_malformed);
@@ -564,7 +588,7 @@ static void write_marker_schemas(struct json_writer *w, const struct emit_plan *
 	jw_end_array(w);
 }
 
-static void write_meta(struct json_writer *w, const struct model *m,
+static void write_meta(struct json_writer *w, const struct model *m, const struct profile_tables *t,
 		       const struct profile_meta *meta, const struct emit_plan *p)
 {
 	char oscpu[256];
@@ -608,7 +632,7 @@ static void write_meta(struct json_writer *w, const struct model *m,
 	jw_kv_string(w, "threadCPUDelta", "\xc2\xb5s");
 	jw_end_object(w);
 	write_marker_schemas(w, p);
-	write_extra(w, m, meta, p);
+	write_extra(w, m, t, meta, p);
 	jw_end_object(w);
 }
 
@@ -1419,7 +1443,7 @@ int emit_profile_fd(int fd, bool gzip, const struct model *m, const struct profi
 		return err;
 	}
 	jw_begin_object(&w);
-	write_meta(&w, m, meta, &plan);
+	write_meta(&w, m, t, meta, &plan);
 	write_libs(&w, t, meta);
 	const_column(&w, "pages", CONST_NULL, 0);
 	const_column(&w, "counters", CONST_NULL, 0);

@@ -24,6 +24,7 @@ struct profile_meta {
 	unsigned logical_cpus;
 	unsigned sample_freq_hz;
 	const char *sample_event; /* "cpu-clock", "cycles" */
+	const char *unwinder;	  /* how user stacks were walked: "cfi", "frame pointers" */
 	const char *target;	  /* "all", "pid 123,456", "command: make -j2" */
 	double start_wall_ms;	  /* UNIX epoch ms at model.start_ts */
 	uint64_t lost_samples;	  /* reservations that failed in BPF */

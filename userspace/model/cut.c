@@ -72,7 +72,7 @@ static int64_t reintern_stack(struct cut *c, uint32_t stack)
 	if (hmap_get(&c->stack_map, key, &idx))
 		return idx;
 	s = &c->old->stacks.data[stack];
-	/* Depth is bounded by two stacks of BPFPROF_MAX_STACK frames plus markers. */
+	/* Depth is bounded by BPFPROF_MAX_FRAMES frames plus markers. */
 	if (s->prefix != NO_INDEX && (prefix = reintern_stack(c, s->prefix)) < 0)
 		return prefix;
 	f = &c->old->frames.data[s->frame];

@@ -374,8 +374,8 @@ void note_event_ts(struct model *m, struct thread *t, uint64_t ts)
 /* Whether a record of `size` bytes holds the ips[] its lengths announce. */
 static bool stack_fits(size_t size, size_t ips_offset, uint32_t kstack_len, uint32_t ustack_len)
 {
-	return size >= ips_offset && kstack_len <= BPFPROF_MAX_STACK &&
-	       ustack_len <= BPFPROF_MAX_STACK &&
+	return size >= ips_offset && kstack_len <= BPFPROF_MAX_KSTACK &&
+	       ustack_len <= BPFPROF_MAX_USTACK &&
 	       size >= ips_offset + sizeof(uint64_t) * (kstack_len + ustack_len);
 }
 
@@ -447,7 +447,8 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 		struct sched_event ev = { .ts = e->hdr.ts,
 					  .since = e->oncpu_since,
 					  .stack = s.stack,
-					  .type = SCHED_EV_SAMPLE };
+					  .type = SCHED_EV_SAMPLE,
+					  .ustack_end = SAMPLE_USTACK_END(e->flags) };
 
 		if ((err = queue_folded_wakeup(m, t, &e->woken)) || (err = sched_queue(t, &ev)))
 			return err;
@@ -456,6 +457,7 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 		s.cpu_delta_ns =
 			m->period_is_ns || !m->nominal_period_ns ? e->period : m->nominal_period_ns;
 		s.kind = SAMPLE_ON_CPU;
+		s.ustack_end = SAMPLE_USTACK_END(e->flags);
 		if (vec_push(&t->samples, s))
 			return -ENOMEM;
 	}

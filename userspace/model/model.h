@@ -34,7 +34,7 @@ struct map_entry;
 enum {
 	OBJ_KERNEL = 0,	   /* offset = kernel virtual address */
 	OBJ_UNKNOWN = 1,   /* offset = user virtual address outside any known mapping */
-	OBJ_TRUNCATED = 2, /* marks a stack cut at BPFPROF_MAX_STACK frames */
+	OBJ_TRUNCATED = 2, /* marks where a stack was cut (see BPFPROF_MAX_*STACK) */
 	OBJ_OFFCPU = 3,	   /* synthetic leaf of an off-CPU sample; offset = enum offcpu_reason */
 	OBJ_FIRST_FILE = 4,
 };
@@ -89,6 +89,7 @@ struct thread_sample {
 	uint64_t cpu_delta_ns; /* the thread's on-CPU time since its previous sample */
 	uint32_t stack;	       /* raw stack, or NO_INDEX */
 	uint8_t kind;
+	uint8_t ustack_end; /* on-CPU: why its user stack ends there (enum ustack_end) */
 };
 
 enum sched_marker_kind {
@@ -142,6 +143,7 @@ struct sched_event {
 	uint8_t type;	/* enum sched_event_type (model/sched.h) */
 	uint8_t flags;
 	uint8_t stack_slot; /* SWITCH_OUT: the switch-out place its stack belongs to */
+	uint8_t ustack_end; /* SAMPLE: why its user stack ends there (enum ustack_end) */
 };
 
 /* A user mapping of a process, translated to an object of the symbolizer. */

@@ -119,9 +119,10 @@ static void marker_other_from_replay(struct sched_marker *mk, const struct sched
 	mk->other_known = r->other_known;
 }
 
-static int push_sample(struct thread *t, uint64_t ts, uint32_t stack, uint8_t kind)
+static int push_sample(struct thread *t, uint64_t ts, uint32_t stack, uint8_t kind,
+		       uint8_t ustack_end)
 {
-	struct thread_sample s = { ts, t->replay.cpu_since_sample_ns, stack, kind };
+	struct thread_sample s = { ts, t->replay.cpu_since_sample_ns, stack, kind, ustack_end };
 
 	if (vec_push(&t->samples, s))
 		return -ENOMEM;
@@ -247,7 +248,7 @@ static int emit_offcpu_samples(struct model *m, struct thread *t, uint64_t out, 
 	for (uint64_t k = 0; k < n; k++) {
 		/* The first carries the run up to the switch-out; push_sample zeroes it after. */
 		if ((err = push_sample(t, out + k * m->offcpu_interval_ns, (uint32_t)stack,
-				       SAMPLE_OFF_CPU)))
+				       SAMPLE_OFF_CPU, USTACK_END_UNKNOWN)))
 			return err;
 	}
 	m->stats.offcpu_samples += n;
@@ -415,7 +416,7 @@ static int replay_sample(struct model *m, struct thread *t, const struct sched_e
 	/* An early wakeup must be followed directly by its switch-out. */
 	t->replay.woken = t->replay.woken_new = false;
 	clear_other(&t->replay);
-	return push_sample(t, ev->ts, ev->stack, SAMPLE_ON_CPU);
+	return push_sample(t, ev->ts, ev->stack, SAMPLE_ON_CPU, ev->ustack_end);
 }
 
 static int replay_switch_out(struct model *m, struct thread *t, const struct sched_event *ev)

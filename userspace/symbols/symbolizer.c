@@ -823,6 +823,18 @@ static void fill_from_dwarf(struct symbolizer *s, struct object *o, uint64_t off
 	}
 }
 
+/* Whether a symbol starts exactly at file offset `offset` (the object is loaded). */
+static bool starts_function(struct object *o, uint64_t offset)
+{
+	const struct elf_sym *sym;
+	uint64_t vaddr;
+
+	if (elf_symtab_offset_to_vaddr(&o->symtab, offset, &vaddr))
+		return false;
+	sym = elf_symtab_lookup(&o->symtab, vaddr);
+	return sym && sym->start == vaddr;
+}
+
 static void resolve_file(struct symbolizer *s, struct object *o, uint64_t offset, bool is_return,
 			 struct resolved_frame *out)
 {
@@ -841,6 +853,16 @@ static void resolve_file(struct symbolizer *s, struct object *o, uint64_t offset
 		sym = elf_symtab_lookup(&o->symtab, vaddr);
 		if (ensure_dwarf(s, o))
 			nlocs = dwarf_info_lookup(o->dwarf, vaddr, locs, RESOLVED_MAX_DEPTH);
+	}
+	/*
+	 * A "return address" at the very start of a function, with no function
+	 * before it: a signal trampoline (__restore_rt), which the kernel makes
+	 * the handler's return address. The byte before is the padding in front
+	 * of it; the trampoline is the frame.
+	 */
+	if (!sym && !nlocs && lookup != offset && starts_function(o, offset)) {
+		resolve_file(s, o, offset, false, out);
+		return;
 	}
 	if (sym) {
 		size_t i = (size_t)(sym - o->symtab.syms.data);

@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "frame_quality.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/model.h"
+#include "profile_tables.h"
+
+/*
+ * Where stacks begin. glibc: _start (the program's and ld.so's entry),
+ * clone3/clone (a new thread's first frame; start_thread above it when the
+ * CFI of clone3 is not used). Go: goroutines start in runtime.goexit, the
+ * main thread in runtime.rt0_go, other threads in runtime.mstart.
+ */
+static const char *const root_funcs[] = {
+	"_start",
+	"__clone3",
+	"clone3",
+	"__clone",
+	"clone",
+	"start_thread",
+	"thread_start",
+	"runtime.goexit",
+	"runtime.rt0_go",
+	"runtime.mstart",
+	"__libc_start_main",
+};
+
+int frame_quality_is_root(const char *func)
+{
+	for (size_t i = 0; i < sizeof(root_funcs) / sizeof(root_funcs[0]); i++)
+		if (!strcmp(func, root_funcs[i]))
+			return 1;
+	return 0;
+}
+
+const char *frame_quality_reason(enum ustack_end reason)
+{
+	switch (reason) {
+	case USTACK_END_UNKNOWN:
+		return "frame pointers ran out";
+	case USTACK_END_ROOT:
+		return "outermost frame by its CFI";
+	case USTACK_END_FP_CHAIN:
+		return "frame-pointer chain ended";
+	case USTACK_END_NO_CFI:
+		return "code without CFI or frame pointer (JIT, unknown)";
+	case USTACK_END_NO_ROW:
+		return "address not covered by its binary's CFI";
+	case USTACK_END_UNREADABLE:
+		return "stack unreadable";
+	case USTACK_END_LIMIT:
+		return "depth limit (truncated)";
+	}
+	return "unknown";
+}
+
+/*
+ * Per profile stack, memoized: 1 when its outermost user frame is a root,
+ * 0 when not, 2 when it has no user frame. Stacks are interned prefix
+ * first, so a stack's answer is its prefix's unless it is the root-most
+ * user frame itself; one pass in index order fills the table.
+ */
+enum { ROOT_NO = 0, ROOT_YES = 1, ROOT_NO_USER = 2 };
+
+static uint8_t *outermost_user_is_root(const struct profile_tables *t)
+{
+	uint8_t *memo = malloc(t->stacks.len ? t->stacks.len : 1);
+
+	if (!memo)
+		return NULL;
+	for (size_t i = 0; i < t->stacks.len; i++) {
+		const struct pt_stack *s = &t->stacks.data[i];
+		const struct pt_frame *f = &t->frames.data[s->frame];
+		uint8_t above =
+			s->prefix == NO_INDEX || s->prefix >= i ? ROOT_NO_USER : memo[s->prefix];
+
+		if (above != ROOT_NO_USER || f->category != CAT_USER)
+			memo[i] = above;
+		else
+			memo[i] = frame_quality_is_root(
+					  strtab_get(&t->strings, t->funcs.data[f->func].name))
+					  ? ROOT_YES
+					  : ROOT_NO;
+	}
+	return memo;
+}
+
+int frame_quality_count(struct frame_quality *q, const struct model *m,
+			const struct profile_tables *t)
+{
+	uint8_t *memo;
+
+	memset(q, 0, sizeof(*q));
+	memo = outermost_user_is_root(t);
+	if (!memo)
+		return -ENOMEM;
+	for (size_t i = 0; i < m->threads.len; i++) {
+		const struct thread *th = &m->threads.data[i];
+
+		for (size_t k = 0; k < th->samples.len; k++) {
+			const struct thread_sample *s = &th->samples.data[k];
+			uint32_t stack = profile_stack_of(t, s->stack);
+			uint8_t root;
+
+			if (s->kind != SAMPLE_ON_CPU || stack == NO_INDEX)
+				continue;
+			root = memo[stack];
+			if (root == ROOT_NO_USER)
+				continue;
+			q->user_stacks++;
+			/* The CFI's own word that nothing called this frame counts as a root too.
+			 */
+			if (root == ROOT_YES || s->ustack_end == USTACK_END_ROOT)
+				q->reached_root++;
+			else
+				q->stopped[s->ustack_end < FRAME_QUALITY_REASONS
+						   ? s->ustack_end
+						   : USTACK_END_UNKNOWN]++;
+		}
+	}
+	free(memo);
+	return 0;
+}
