@@ -17,7 +17,7 @@ import { Profile } from './profile.mjs';
 import { Report } from './report.mjs';
 import { assertOnlyFails } from './selftest_assert.mjs';
 import { CAT, ProfileBuilder } from './synth.mjs';
-import { checkUnwind } from './unwind_checks.mjs';
+import { checkUnwind, checkUnwindCpp, checkUnwindPython } from './unwind_checks.mjs';
 
 const work = mkdtempSync(join(tmpdir(), 'bpfprof-unwind-selftest-'));
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -73,11 +73,59 @@ function nofpProfile({ broken = 0, how = 'cut', depth = DEPTH, extraRoots = null
 	return json;
 }
 
+// nofp_cpp's stacks, as GCC names its frames; `broken` of every N go wrong as `how` says.
+const CPP = (name) => [name, CAT.USER, 'nofp_cpp'];
+const GCC = (name) => [name, CAT.USER, 'libgcc_s.so.1'];
+function cppProfile({ broken = 0, how = 'no-inline' } = {}) {
+	const b = new ProfileBuilder({ interval: 1 });
+	const t = b.thread({ pid: PID, tid: PID, name: 'nofp_cpp', isMainThread: true, processName: 'nofp_cpp' });
+	const top = [LIBC('_start'), LIBC('__libc_start_main'), CPP('main')];
+	const recurse = Array.from({ length: DEPTH + 1 },
+				   () => CPP('(anonymous namespace)::cpp_recurse(int, (anonymous namespace)::Worker&, unsigned long)'));
+	const throwers = Array.from({ length: DEPTH }, () => CPP('(anonymous namespace)::cpp_thrower(int)'));
+	const step = [...top, ...recurse, CPP('(anonymous namespace)::HashWorker::step(unsigned long)'), CPP('mix')];
+	const thrown = [...top, CPP('(anonymous namespace)::cpp_catcher(int)'), ...throwers,
+			CPP('(anonymous namespace)::cpp_thrower(int) [clone .cold]'), CPP('__cxa_throw'),
+			GCC('_Unwind_RaiseException'), GCC('libgcc_s.so.1+0x169ba')];
+	for (let i = 0; i < N; i++) {
+		let stack = i % 2 ? step : thrown;
+		if (i < broken) {
+			if (how === 'no-inline')
+				stack = i % 2 ? step.slice(0, -1) : thrown;
+			else if (how === 'level')
+				stack = i % 2 ? step : thrown.filter((f, k) => k !== 4);
+		}
+		t.sample(stack, i + 1, 1000);
+	}
+	return b.build();
+}
+
+// python3's two threads; `broken` of every N samples of the hasher stop early (no root).
+const PY = (name) => [name, CAT.USER, 'python3.11'];
+function pythonProfile({ broken = 0 } = {}) {
+	const b = new ProfileBuilder({ interval: 1 });
+	const main = b.thread({ pid: PID, tid: PID, name: 'python3', isMainThread: true, processName: 'python3' });
+	const hasher = b.thread({ pid: PID, tid: READER, name: 'python3', processName: 'python3' });
+	const eval_ = [PY('_PyEval_EvalFrameDefault'), PY('python3.11+0x19de9f')];
+	for (let i = 0; i < N; i++) {
+		main.sample([LIBC('_start'), LIBC('__libc_start_main'), PY('Py_BytesMain'), PY('Py_RunMain'), ...eval_], i + 1,
+			    1000);
+		hasher.sample(i < broken ? eval_ : [LIBC('clone3'), LIBC('start_thread'), PY('python3.11+0x2543b3'), ...eval_],
+			      i + 1, 1000);
+	}
+	return b.build();
+}
+
 function failures(json, opts) {
 	const path = join(work, `p${Math.random().toString(36).slice(2)}.json`);
 	writeFileSync(path, JSON.stringify(json));
 	const report = new Report('selftest', { out: () => {} });
-	checkUnwind(report, Profile.fromFile(path), { pid: PID, depth: DEPTH, reader: READER, ...opts });
+	if (opts?.python)
+		checkUnwindPython(report, Profile.fromFile(path), { pid: PID });
+	else if (opts?.cpp)
+		checkUnwindCpp(report, Profile.fromFile(path), { pid: PID, depth: DEPTH });
+	else
+		checkUnwind(report, Profile.fromFile(path), { pid: PID, depth: DEPTH, reader: READER, ...opts });
 	return report.failures;
 }
 
@@ -112,6 +160,19 @@ describe('unwind checks', () => {
 		assertOnlyFails(failures(nofpProfile({ extraRoots: { total: N + 7 } })),
 				[/meta.extra's 407 user stacks are the file's 400/]);
 		assertOnlyFails(failures(nofpProfile({ extraRoots: { roots: 100 } })), [/meta.extra: 100 of 400/]);
+	});
+	test('C++: whole stacks pass, with the cold clone of a thrower counted as its level', () =>
+		assert.deepEqual(failures(cppProfile(), { cpp: true }), []));
+	test('C++: a step without its inlined mix fails', () =>
+		assertOnlyFails(failures(cppProfile({ broken: N, how: 'no-inline' }), { cpp: true }),
+				[/^0 of 200 samples in HashWorker::step show the inlined mix/]));
+	test('C++: a thrower level missing fails', () =>
+		assertOnlyFails(failures(cppProfile({ broken: N, how: 'level' }), { cpp: true }),
+				[/^0 of 200 samples under __cxa_throw show main -> cpp_catcher/]));
+	test('python3: whole stacks pass; a thread cut short fails', () => {
+		assert.deepEqual(failures(pythonProfile(), { python: true }), []);
+		assertOnlyFails(failures(pythonProfile({ broken: 40 }), { python: true }),
+				[/^360 of 400 stacks of thread 7101 start at its root/, /^360 of 400 stacks of thread 7101 are whole/]);
 	});
 	test('a missing process fails', () =>
 		assertOnlyFails(failures(nofpProfile(), { pid: 1 }), [/process 1 is in the profile/]));

@@ -25,7 +25,23 @@
 // half may be whole (by the profile and by its own count), or the workload
 // does not test what it should.
 //
+// --cpp checks a profile of `nofp_cpp SECONDS DEPTH` (tests/workloads/nofp_cpp.cpp)
+// instead: >= 95 % of its on-CPU stacks whole from _start through main;
+// >= 95 % of the samples in HashWorker::step under main -> cpp_recurse x
+// (DEPTH + 1), and >= 90 % of them with the inlined `mix` as an inline frame
+// below it; >= 95 % of the samples under __cxa_throw under main ->
+// cpp_catcher -> cpp_thrower x (DEPTH + 1).
+//
+// --python checks a profile of Debian's own /usr/bin/python3 running
+// tests/workloads/pyloop.py (a recursive pure-Python function on the main
+// thread, hashlib on a thread): >= 95 % of each thread's on-CPU stacks
+// reach its root, the main thread's through python's main (Py_BytesMain:
+// main tail-calls it, so main has no frame of its own), the hasher's
+// through start_thread, and run in the interpreter (_PyEval_EvalFrameDefault).
+//
 //   unwind_checks.mjs --profile F --pid P --depth D --reader T [--expect-broken] [--gzip|--plain]
+//   unwind_checks.mjs --cpp --profile F --pid P --depth D [--gzip|--plain]
+//   unwind_checks.mjs --python --profile F --pid P [--gzip|--plain]
 
 import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
 import { CATEGORY_USER, percent } from './profile.mjs';
@@ -43,8 +59,13 @@ const MIN_SIGNAL_SAMPLES = 20;
 const MIN_OFFCPU_SAMPLES = 200;
 const THREAD_ROOTS = new Set(['_start', 'clone3', '__clone3', 'clone', '__clone', 'start_thread']);
 
-const USAGE = 'usage: unwind_checks.mjs --profile FILE --pid PID --depth D --reader TID [--expect-broken] ' +
-	'[--gzip|--plain]';
+const MIN_THROW_SAMPLES = 20;
+// python3's threads share 2 CPUs with the GIL and whatever else runs: a few seconds give each
+// hundreds, and 50 are enough to tell 95 % from less.
+const MIN_THREAD_SAMPLES = 50;
+const INLINE_PERCENT = 90;
+const USAGE = 'usage: unwind_checks.mjs --profile FILE --pid PID (--depth D (--reader TID [--expect-broken] | --cpp) | ' +
+	'--python) [--gzip|--plain]';
 
 // A frame the unwinder made up: an address in no mapping of the process.
 const isMadeUp = (name) => /^0x[0-9a-f]+$/i.test(name);
@@ -60,16 +81,48 @@ const isWhole = (frames, entry) =>
 	frames.length > 0 && THREAD_ROOTS.has(frames[0].name) && frames.some((x) => x.name === entry) &&
 	!frames.some((x) => isMadeUp(x.name));
 
-// Whether the frames right below `from` are nofp_recurse x (depth + 1), then `next`.
-function exactPath(frames, depth, from, next) {
+// Whether the frames right below `from` are `level` x (depth + 1), then `next`.
+function exactPath(frames, depth, from, next, level = 'nofp_recurse') {
 	const m = frames.findIndex((f) => f.name === from);
 	if (m < 0)
 		return false;
 	for (let i = 1; i <= depth + 1; i++) {
-		if (frames[m + i]?.name !== 'nofp_recurse')
+		if (frames[m + i]?.name !== level)
 			return false;
 	}
 	return frames[m + depth + 2]?.name === next;
+}
+
+// A C++ name as the workload spells it: "(anonymous namespace)::cpp_recurse(int, ...)" -> "cpp_recurse";
+// GCC's cold part of a function ("cpp_thrower(int) [clone .cold]", where its throw is) is the function.
+const cppName = (name) => name.replace(/ \[clone [^\]]*\]$/, '').replace(/\(anonymous namespace\)::/g, '')
+	.replace(/\(.*\)( const)?$/, '');
+
+export function checkUnwindCpp(report, profile, { pid, depth }) {
+	report.section(`nofp_cpp (pid ${pid}, depth ${depth}): C++ stacks without frame pointers`);
+	const main = profile.threads.filter((t) => String(t.tid) === String(pid));
+	const stacks = main.flatMap((t) => profile.samplesOf(t)).filter((s) => profile.isOnCpu(s))
+		.map((s) => userFrames(profile, s).map((f) => ({ ...f, name: cppName(f.name) })))
+		.filter((f) => f.length > 0);
+	if (!report.check(stacks.length >= MIN_SAMPLES,
+			  `${stacks.length} on-CPU samples of the main thread with user frames (need >= ${MIN_SAMPLES})`))
+		return;
+	const whole = stacks.filter((f) => f[0].name === '_start' && isWhole(f, 'main'));
+	checkShare(report, whole, stacks, 'stacks start at _start, pass through main and hold no made-up address');
+	const inStep = stacks.filter((f) => f.some((x) => x.name === 'HashWorker::step'));
+	checkShare(report, inStep.filter((f) => exactPath(f, depth, 'main', 'HashWorker::step', 'cpp_recurse')), inStep,
+		   `samples in HashWorker::step show main -> cpp_recurse x ${depth + 1} -> HashWorker::step`);
+	const inlined = inStep.filter((f) => f[f.findIndex((x) => x.name === 'HashWorker::step') + 1]?.name === 'mix');
+	report.check(inStep.length > 0 && percent(inlined.length, inStep.length) >= INLINE_PERCENT,
+		     `${inlined.length} of ${inStep.length} samples in HashWorker::step show the inlined mix below it ` +
+			     `(need >= ${INLINE_PERCENT}%)`);
+	const throwing = stacks.filter((f) => f.some((x) => x.name === '__cxa_throw'));
+	if (!report.check(throwing.length >= MIN_THROW_SAMPLES,
+			  `${throwing.length} samples under __cxa_throw (need >= ${MIN_THROW_SAMPLES})`))
+		return;
+	checkShare(report, throwing.filter((f) => exactPath(f, depth, 'cpp_catcher', '__cxa_throw', 'cpp_thrower') &&
+					    f[f.findIndex((x) => x.name === 'main') + 1]?.name === 'cpp_catcher'),
+		   throwing, `samples under __cxa_throw show main -> cpp_catcher -> cpp_thrower x ${depth + 1} -> __cxa_throw`);
 }
 
 function crossesLibc(frames) {
@@ -171,21 +224,50 @@ export function checkUnwind(report, profile, { pid, depth, reader, expectBroken 
 	checkExtraCounts(report, profile, false);
 }
 
+export function checkUnwindPython(report, profile, { pid }) {
+	report.section(`python3 (pid ${pid}): Debian's interpreter, built without frame pointers`);
+	const threads = profile.threadsOf(String(pid));
+	if (!report.check(threads.length >= 2, `process ${pid} is in the profile with its 2 threads (${threads.length})`))
+		return;
+	for (const t of threads) {
+		const isMain = String(t.tid) === String(pid);
+		const stacks = profile.samplesOf(t).filter((s) => profile.isOnCpu(s)).map((s) => userFrames(profile, s))
+			.filter((f) => f.length > 0);
+		if (!report.check(stacks.length >= MIN_THREAD_SAMPLES, `thread ${t.tid} (${t.name}): ${stacks.length} ` +
+				  `on-CPU samples with user frames (need >= ${MIN_THREAD_SAMPLES})`))
+			continue;
+		const entry = isMain ? 'Py_BytesMain' : 'start_thread';
+		const whole = stacks.filter((f) => (isMain ? f[0].name === '_start' : true) && isWhole(f, entry));
+		checkShare(report, whole, stacks, `stacks of thread ${t.tid} start at ${isMain ? '_start' : 'its root'}, ` +
+			   `pass through ${entry} and hold no made-up address`);
+		checkShare(report, whole.filter((f) => f.some((x) => x.name === '_PyEval_EvalFrameDefault')), stacks,
+			   `stacks of thread ${t.tid} are whole and in the interpreter (_PyEval_EvalFrameDefault)`);
+	}
+}
+
 function main(argv) {
 	const { values, positionals } = checkerArgs(argv, {
 		depth: { type: 'string' },
 		reader: { type: 'string' },
 		'expect-broken': { type: 'boolean' },
+		cpp: { type: 'boolean' },
+		python: { type: 'boolean' },
 	});
 	if (positionals.length || !values.profile || !/^\d+$/.test(values.pid || '') ||
-	    !/^\d+$/.test(values.depth || '') || !/^\d+$/.test(values.reader || ''))
+	    (!values.python && !/^\d+$/.test(values.depth || '')) ||
+	    (!values.cpp && !values.python && !/^\d+$/.test(values.reader || '')))
 		throw new Error(USAGE);
 	const report = new Report(`unwind check ${values.profile}`);
 	const profile = openCheckedProfile(report, values.profile, values);
 	if (!profile)
 		return report.finish();
-	checkUnwind(report, profile, { pid: values.pid, depth: Number(values.depth), reader: values.reader,
-				       expectBroken: !!values['expect-broken'] });
+	if (values.python)
+		checkUnwindPython(report, profile, { pid: values.pid });
+	else if (values.cpp)
+		checkUnwindCpp(report, profile, { pid: values.pid, depth: Number(values.depth) });
+	else
+		checkUnwind(report, profile, { pid: values.pid, depth: Number(values.depth), reader: values.reader,
+					       expectBroken: !!values['expect-broken'] });
 	checkWithProfilerCli(report, profile);
 	return report.finish();
 }

@@ -156,6 +156,21 @@ foreach(mode cfi fp)
   set_property(TEST integration.unwind_${mode} APPEND PROPERTY ENVIRONMENT
     NOFP=$<TARGET_FILE:bpfprof_workload_nofp>)
 endforeach()
+# The same in C++: a virtual call under a recursion with an inlined hot loop,
+# and exceptions thrown through libstdc++ and libgcc_s (no frame pointers
+# either); -g for the inline frames.
+enable_language(CXX)
+add_executable(bpfprof_workload_nofp_cpp ${BPFPROF_TESTS_DIR}/workloads/nofp_cpp.cpp)
+set_target_properties(bpfprof_workload_nofp_cpp PROPERTIES
+  OUTPUT_NAME nofp_cpp
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads
+  COMPILE_OPTIONS "-O2;-g;-fomit-frame-pointer;-Wall;-Wextra"
+  LINK_OPTIONS "")
+bpfprof_integration_test(unwind_cpp 120 TRUE unwind.sh cfi cpp)
+# Debian's python3 as packaged (tests/workloads/pyloop.py).
+bpfprof_integration_test(unwind_python 120 TRUE unwind.sh cfi python)
+set_property(TEST integration.unwind_cpp APPEND PROPERTY ENVIRONMENT
+  NOFP_CPP=$<TARGET_FILE:bpfprof_workload_nofp_cpp>)
 add_test(NAME integration.check_selftest_unwind
   COMMAND ${BPFPROF_NODE} --test ${BPFPROF_TESTS_DIR}/check/selftest_unwind.mjs)
 set_tests_properties(integration.check_selftest_unwind PROPERTIES

@@ -12,13 +12,46 @@
 #   fp   the control: with frame pointers they are not, so the cfi run
 #        measures what it claims
 #
-# Usage: unwind.sh cfi|fp
+#   cpp  (with cfi) the C++ workload nofp_cpp: main -> a recursion 31 deep
+#        -> a virtual call with an inlined hot loop, and exceptions thrown
+#        31 frames deep through libstdc++ and libgcc_s
+#
+#   python  (with cfi) Debian's /usr/bin/python3 running tests/workloads/pyloop.py
+#
+# Usage: unwind.sh cfi|fp [c|cpp|python]
 . "$(dirname "$0")/common.sh"
-: "${NOFP:?NOFP is not set}"
 require_root
 make_workdir
 
-MODE=${1:?usage: unwind.sh cfi|fp}
+MODE=${1:?usage: unwind.sh cfi|fp [c|cpp|python]}
+LANG_=${2:-c}
+if [ "$LANG_" = cpp ]; then
+	: "${NOFP_CPP:?NOFP_CPP is not set}"
+	DEPTH=30
+	run_bpfprof 60 -v --unwind "$MODE" -o "$WORK/unwind.json.gz" -- "$NOFP_CPP" 2 "$DEPTH"
+	expect_success
+	read -r _ _ _ pid _ depth < <(grep -m 1 "^nofp_cpp: truth pid " "$WORK/bpfprof.out")
+	[[ $pid =~ ^[0-9]+$ ]] && [ "$depth" = "$DEPTH" ] ||
+		fail "nofp_cpp did not print 'nofp_cpp: truth pid P depth $DEPTH': $(head -n 3 "$WORK/bpfprof.out")"
+	log "\$ unwind_checks.mjs --cpp --profile $WORK/unwind.json.gz --pid $pid --depth $DEPTH"
+	"$NODE" "$CHECK_DIR/unwind_checks.mjs" --cpp --profile "$WORK/unwind.json.gz" --gzip --pid "$pid" \
+		--depth "$DEPTH" || fail "unwind checks failed"
+	exit 0
+fi
+if [ "$LANG_" = python ]; then
+	# Debian's own interpreter, as packaged: no frame pointers, stripped.
+	PY=/usr/bin/python3
+	[ -x "$PY" ] || fail "$PY is missing: scripts/install-deps.sh --test installs python3"
+	run_bpfprof 60 -v --unwind "$MODE" -o "$WORK/unwind.json.gz" -- "$PY" "$(dirname "$0")/../workloads/pyloop.py" 2
+	expect_success
+	read -r _ _ _ pid < <(grep -m 1 "^pyloop: truth pid " "$WORK/bpfprof.out")
+	[[ $pid =~ ^[0-9]+$ ]] || fail "pyloop did not print 'pyloop: truth pid P': $(head -n 3 "$WORK/bpfprof.out")"
+	log "\$ unwind_checks.mjs --python --profile $WORK/unwind.json.gz --pid $pid"
+	"$NODE" "$CHECK_DIR/unwind_checks.mjs" --python --profile "$WORK/unwind.json.gz" --gzip --pid "$pid" ||
+		fail "unwind checks failed"
+	exit 0
+fi
+: "${NOFP:?NOFP is not set}"
 DEPTH=300
 run_bpfprof 60 -v --unwind "$MODE" -o "$WORK/unwind.json.gz" -- "$NOFP" 2 "$DEPTH"
 expect_success

@@ -10,6 +10,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bpf/libbpf.h>
+
 #include "../util/log.h"
 
 #ifndef CAP_PERFMON
@@ -81,4 +83,22 @@ int preflight_check_btf(void)
 			  "set BPFPROF_BTF_PATH to a BTF file for it",
 			  path, strerror(errno));
 	return 1;
+}
+
+int preflight_cfi_unwind_supported(void)
+{
+#if defined(__x86_64__)
+	static const enum bpf_func_id helpers[] = { BPF_FUNC_loop, BPF_FUNC_task_pt_regs };
+
+	for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++)
+		if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, helpers[i], NULL) != 1) {
+			log_debug("--unwind auto: the kernel lacks BPF helper %d; unwinding with "
+				  "frame pointers",
+				  (int)helpers[i]);
+			return 0;
+		}
+	return 1;
+#else
+	return 0;
+#endif
 }

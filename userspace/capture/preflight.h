@@ -15,4 +15,10 @@ int preflight_btf_is_custom(void);
 int preflight_check_privileges(void);
 int preflight_check_btf(void);
 
+/*
+ * Whether the BPF CFI unwinder can run here: x86_64, and a kernel whose
+ * perf_event programs have bpf_loop (5.17) and bpf_task_pt_regs (5.15).
+ */
+int preflight_cfi_unwind_supported(void);
+
 #endif

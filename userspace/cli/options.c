@@ -86,8 +86,9 @@ static const struct argp_option option_defs[] = {
 	  "in VMs)",
 	  0 },
 	{ "unwind", OPT_UNWIND, "HOW", 0,
-	  "User stacks: fp (frame pointers, default) or cfi (each binary's .eh_frame, for code "
-	  "built without frame pointers; x86_64, experimental)",
+	  "User stacks: cfi (each binary's .eh_frame: whole stacks of code built without frame "
+	  "pointers, as distributions build; x86_64), fp (frame pointers only: cheaper, cut "
+	  "short where code has none), or auto (default: cfi where the kernel allows it)",
 	  0 },
 	{ "output", 'o', "FILE", 0, "Output file (default profile.json.gz; .gz compresses)", 0 },
 	{ "idle", OPT_IDLE, NULL, 0, "Include the idle task, as one thread per CPU", 0 },
@@ -349,16 +350,18 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_UNWIND:
 		if (!strcmp(arg, "fp")) {
-			o->unwind_cfi = false;
+			o->unwind = UNWIND_FP;
+		} else if (!strcmp(arg, "auto")) {
+			o->unwind = UNWIND_AUTO;
 		} else if (!strcmp(arg, "cfi")) {
 #if defined(__x86_64__)
-			o->unwind_cfi = true;
+			o->unwind = UNWIND_CFI;
 #else
 			log_error("--unwind cfi: only x86_64 is supported so far; use --unwind fp");
 			goto reported;
 #endif
 		} else {
-			log_error("--unwind %s: unknown way to unwind; use fp or cfi", arg);
+			log_error("--unwind %s: unknown way to unwind; use cfi, fp or auto", arg);
 			goto reported;
 		}
 		break;

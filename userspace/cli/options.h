@@ -37,6 +37,13 @@ enum run_mode {
 	MODE_CONTINUOUS,
 };
 
+/* --unwind */
+enum unwind_mode {
+	UNWIND_AUTO = 0, /* CFI where the architecture and kernel allow it, else frame pointers */
+	UNWIND_FP,	 /* frame pointers only (bpf_get_stack) */
+	UNWIND_CFI,	 /* each binary's .eh_frame, frame pointers where a binary has none */
+};
+
 struct options {
 	enum run_mode mode;
 	bool all;
@@ -48,7 +55,7 @@ struct options {
 	double duration_s; /* 0: until Ctrl-C or the command exits */
 	unsigned freq_hz;
 	enum sample_event_kind event;
-	bool unwind_cfi; /* --unwind cfi: user stacks from .eh_frame, not frame pointers */
+	enum unwind_mode unwind; /* --unwind: how user stacks are walked */
 	const char *output;
 	bool include_idle;
 	bool sched;		 /* capture context switches and wakeups (--no-sched clears) */

@@ -15,6 +15,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "../capture/preflight.h"
 #include "../emit/emitter.h"
 #include "../symbols/jit_maps.h"
 #include "../symbols/kallsyms.h"
@@ -88,8 +89,8 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 	meta.sample_event =
 		r->session.sampler.event_name ? r->session.sampler.event_name : "cpu-clock";
 	meta.target = opts->target_desc;
-	meta.unwinder = r->session.unwind ? "CFI (.eh_frame), frame pointers where none"
-					  : "frame pointers";
+	meta.unwinder =
+		r->session.unwind ? "CFI (.eh_frame), frame pointers where none" : "frame pointers";
 	meta.start_wall_ms = start_wall_ms;
 	meta.lost_samples = lost->dropped[EV_SAMPLE];
 	meta.lost_switches = lost->dropped[EV_SWITCH];
@@ -276,7 +277,8 @@ int recording_start(struct recording *r, const struct options *opts)
 	cfg.include_idle = opts->include_idle;
 	cfg.sched = opts->sched;
 	cfg.offcpu_stacks = opts->sched && opts->offcpu;
-	cfg.unwind_cfi = opts->unwind_cfi;
+	cfg.unwind_cfi = opts->unwind == UNWIND_CFI ||
+			 (opts->unwind == UNWIND_AUTO && preflight_cfi_unwind_supported());
 	cfg.sched_min_ns = opts->sched_min_ns;
 	cfg.syscalls = opts->syscalls;
 	cfg.syscall_min_ns = opts->syscall_min_ns;
