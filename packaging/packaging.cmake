@@ -85,6 +85,12 @@ if(BPFPROF_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6, libbpf1, libelf1, libdw1, libjansson4, zlib1g")
+  if(DEBUGINFOD_FOUND)
+    string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libdebuginfod1")
+  endif()
+  if(LZMA_FOUND)
+    string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", liblzma5")
+  endif()
 endif()
 
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA

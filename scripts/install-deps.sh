@@ -15,13 +15,15 @@ Usage: $0 [--test] [--bench]
 Installs, with apt-get, as root:
   always   build-essential cmake pkg-config clang llvm libbpf-dev libelf-dev
            libdw-dev zlib1g-dev libjansson-dev libiberty-dev linux-libc-dev
-           bpftool (linux-libc-dev: the syscall tables), and clang-16 when
-           no clang 15+ is installed (BTF type tags: --cgroup's kfunc path)
-           (on Ubuntu bpftool comes from linux-tools-common and
-           linux-tools-\$(uname -r))
-  --test   util-linux procps python3 systemd strace, and nodejs npm when node is
-           missing or older than v18 (the integration tests run the profiler's
-           npm CLI; the package test runs the service under systemd)
+           libdebuginfod-dev liblzma-dev bpftool (linux-libc-dev: the syscall
+           tables; libdebuginfod-dev: debug files from DEBUGINFOD_URLS;
+           liblzma-dev: MiniDebugInfo), and clang-16 when no clang 15+ is
+           installed (BTF type tags: --cgroup's kfunc path) (on Ubuntu
+           bpftool comes from linux-tools-common and linux-tools-\$(uname -r))
+  --test   util-linux procps python3 systemd strace debuginfod xz-utils, and
+           nodejs npm when node is missing or older than v18 (the integration
+           tests run the profiler's npm CLI; the package test runs the service
+           under systemd; the debuginfod test runs a local debuginfod server)
   --bench  linux-perf (Ubuntu: linux-tools-\$(uname -r))
 EOF
 }
@@ -89,7 +91,7 @@ node_major() {
 }
 
 PACKAGES=(build-essential cmake pkg-config clang llvm libbpf-dev libelf-dev
-	libdw-dev zlib1g-dev libjansson-dev libiberty-dev linux-libc-dev)
+	libdw-dev zlib1g-dev libjansson-dev libiberty-dev linux-libc-dev libdebuginfod-dev liblzma-dev)
 NEED_BPFTOOL=0
 NEED_PERF=0
 NEED_CLANG15=0
@@ -97,7 +99,7 @@ have_bpftool || NEED_BPFTOOL=1
 have_clang15 || NEED_CLANG15=1
 
 if [ "$WITH_TEST" = 1 ]; then
-	PACKAGES+=(util-linux procps python3 systemd strace)
+	PACKAGES+=(util-linux procps python3 systemd strace debuginfod xz-utils)
 	major=$(node_major) || major=0
 	if [ "$major" -lt 18 ]; then
 		PACKAGES+=(nodejs npm)

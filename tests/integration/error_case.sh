@@ -116,7 +116,10 @@ unknown_option)
 	expect_error 'no-such-option|unknown|unrecognized|invalid option' --no-such-option -d 1 -o "$OUT"
 	;;
 bad_unwind)
-	expect_error '--unwind frames: unknown way to unwind; use fp or cfi' --unwind frames -a -d 1 -o "$OUT"
+	expect_error '--unwind frames: unknown way to unwind; use cfi, fp or auto' --unwind frames -a -d 1 -o "$OUT"
+	;;
+bad_debuginfod_timeout)
+	expect_error '--debuginfod-timeout 10: give a time such as 10s or 500ms' --debuginfod-timeout 10 -a -d 1 -o "$OUT"
 	;;
 ambiguous_option)
 	# An abbreviation of several options names them all (one of them alone works).

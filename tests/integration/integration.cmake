@@ -97,7 +97,8 @@ bpfprof_integration_test(signal_term 90 TRUE signal_stop.sh TERM)
 
 foreach(case not_root no_such_pid pid_above_max bad_pid_list output_in_proc output_under_file
              freq_zero freq_too_high bad_duration bad_sched_min sched_min_no_unit_junk
-             unknown_option ambiguous_option missing_btf command_not_found bad_unwind)
+             unknown_option ambiguous_option missing_btf command_not_found bad_unwind
+             bad_debuginfod_timeout)
   bpfprof_integration_test(error.${case} 60 FALSE error_case.sh ${case})
 endforeach()
 
@@ -198,6 +199,10 @@ add_custom_command(TARGET bpfprof_workload_debuginfo POST_BUILD
           $<TARGET_FILE:bpfprof_workload_debuginfo>
   VERBATIM)
 bpfprof_integration_test(debuginfo 120 TRUE debuginfo.sh)
+# Names for stripped code from a debuginfod server started by the test, and
+# from MiniDebugInfo; the workload is built by the test (it strips and
+# rewrites the library).
+bpfprof_integration_test(debuginfod 180 TRUE debuginfod.sh)
 set_property(TEST integration.debuginfo APPEND PROPERTY ENVIRONMENT
   DEBUGINFO_STRIPPED=${BPFPROF_DEBUGINFO_DIR}/debuginfo
   DEBUGINFO_DEBUG=${BPFPROF_DEBUGINFO_DIR}/debuginfo.debug

@@ -62,6 +62,8 @@ enum {
 	OPT_KEEP,
 	OPT_MAX_BYTES,
 	OPT_UNWIND,
+	OPT_DEBUGINFOD_TIMEOUT,
+	OPT_NO_DEBUGINFOD,
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_USAGE,
@@ -90,6 +92,12 @@ static const struct argp_option option_defs[] = {
 	  "pointers, as distributions build; x86_64), fp (frame pointers only: cheaper, cut "
 	  "short where code has none), or auto (default: cfi where the kernel allows it)",
 	  0 },
+	{ "debuginfod-timeout", OPT_DEBUGINFOD_TIMEOUT, "TIME", 0,
+	  "With DEBUGINFOD_URLS set: at most TIME (default 10s) fetching debug files of "
+	  "stripped binaries from debuginfod servers while the profile is built",
+	  0 },
+	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0,
+	  "Never ask debuginfod servers, even with DEBUGINFOD_URLS set", 0 },
 	{ "output", 'o', "FILE", 0, "Output file (default profile.json.gz; .gz compresses)", 0 },
 	{ "idle", OPT_IDLE, NULL, 0, "Include the idle task, as one thread per CPU", 0 },
 	{ "no-off-cpu", OPT_NO_OFFCPU, NULL, 0,
@@ -133,6 +141,7 @@ struct parse_state {
 	struct options *o;
 	/* Given explicitly, so the mode's default does not apply. */
 	bool freq_set, offcpu_set, syscalls_set, keep_set, max_bytes_set;
+	bool no_debuginfod; /* wins over --debuginfod-timeout, in any order */
 	/* Options of one mode only, to reject them in the other (the last one given). */
 	const char *continuous_only, *record_only;
 	int done;     /* --help/--version: exit 0 */
@@ -430,6 +439,17 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		ps->max_bytes_set = true;
 		break;
+	case OPT_DEBUGINFOD_TIMEOUT:
+		if (parse_interval_ns(arg, &o->debuginfod_budget_ns) || !o->debuginfod_budget_ns) {
+			log_error("--debuginfod-timeout %s: give a time such as 10s or 500ms (or "
+				  "--no-debuginfod)",
+				  arg);
+			goto reported;
+		}
+		break;
+	case OPT_NO_DEBUGINFOD:
+		ps->no_debuginfod = true;
+		break;
 	case OPT_SCHED_MIN:
 		if (parse_duration_ns(arg, &o->sched_min_ns)) {
 			log_error(
@@ -710,6 +730,7 @@ int options_parse(int argc, char **argv, struct options *o)
 	o->sched_min_ns = DEFAULT_SCHED_MIN_NS;
 	o->syscalls = true;
 	o->syscall_min_ns = DEFAULT_SYSCALL_MIN_NS;
+	o->debuginfod_budget_ns = DEFAULT_DEBUGINFOD_BUDGET_NS;
 	o->interval_ns = CONTINUOUS_INTERVAL_NS;
 	o->out_dir = CONTINUOUS_OUT_DIR;
 
@@ -745,6 +766,8 @@ int options_parse(int argc, char **argv, struct options *o)
 
 	if (apply_mode(&ps))
 		return 2;
+	if (ps.no_debuginfod)
+		o->debuginfod_budget_ns = 0;
 	if (o->nr_cgroups && (o->nr_pids || o->command)) {
 		log_error("--cgroup narrows the whole system (-a), not %s; drop %s or --cgroup",
 			  o->command ? "a command" : "-p", o->command ? "the command" : "-p");

@@ -19,6 +19,8 @@
  */
 #define DEFAULT_SCHED_MIN_NS   1000000ULL
 #define DEFAULT_SYSCALL_MIN_NS 1000000ULL
+/* What fetching debug files from debuginfod servers may add to the end of a recording. */
+#define DEFAULT_DEBUGINFOD_BUDGET_NS 10000000000ULL
 
 /*
  * `continuous` runs for days on every machine of a fleet, so its defaults
@@ -56,6 +58,8 @@ struct options {
 	unsigned freq_hz;
 	enum sample_event_kind event;
 	enum unwind_mode unwind; /* --unwind: how user stacks are walked */
+	/* --debuginfod-timeout: fetching debug files may take this long per profile; 0: never */
+	uint64_t debuginfod_budget_ns;
 	const char *output;
 	bool include_idle;
 	bool sched;		 /* capture context switches and wakeups (--no-sched clears) */

@@ -17,6 +17,7 @@
 
 #include "../capture/preflight.h"
 #include "../emit/emitter.h"
+#include "../symbols/debuginfo_server.h"
 #include "../symbols/jit_maps.h"
 #include "../symbols/kallsyms.h"
 #include "../symbols/symbolizer.h"
@@ -153,7 +154,11 @@ static void log_symbolization(struct recording *r, const struct profile_tables *
 int recording_build_tables(struct recording *r, struct model *m, struct profile_tables *tables)
 {
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
-	int err = profile_tables_build(tables, m, resolve_frame, r);
+	int err;
+
+	/* Each profile (each continuous snapshot) gets the whole fetch budget. */
+	debuginfo_server_new_profile(r->debuginfod);
+	err = profile_tables_build(tables, m, resolve_frame, r);
 
 	if (!err)
 		log_symbolization(r, tables, clock_ns(CLOCK_MONOTONIC) - t0);
@@ -263,6 +268,9 @@ int recording_start(struct recording *r, const struct options *opts)
 
 	r->sym = symbolizer_new("/proc", "/proc/kallsyms");
 	r->jit = r->sym ? jit_maps_new("/proc") : NULL;
+	r->debuginfod = debuginfo_server_open(opts->debuginfod_budget_ns / 1000000);
+	if (r->sym)
+		symbolizer_set_debuginfod(r->sym, r->debuginfod);
 	if (!r->jit) {
 		log_error("out of memory");
 		return 1;
@@ -354,6 +362,7 @@ void recording_close(struct recording *r)
 	lifecycle_feed_close(&r->feed);
 	model_free(&r->model);
 	symbolizer_free(r->sym);
+	debuginfo_server_close(r->debuginfod);
 	jit_maps_free(r->jit);
 	cgroup_targets_close(&r->cgroups);
 }

@@ -31,6 +31,7 @@
 struct recording {
 	struct model model;
 	struct symbolizer *sym;
+	struct debuginfo_server *debuginfod; /* DEBUGINFOD_URLS: debug files from servers */
 	struct jit_maps *jit;
 	struct proc_source_ctx src_ctx;
 	struct session session;

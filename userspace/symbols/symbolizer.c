@@ -34,6 +34,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <elfutils/libdwelf.h>
 #include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
@@ -48,10 +49,12 @@
 #include "../util/log.h"
 #include "../util/strtab.h"
 #include "debug_file.h"
+#include "debuginfo_server.h"
 #include "demangle.h"
 #include "dwarf.h"
 #include "elf_symtab.h"
 #include "kallsyms.h"
+#include "minidebuginfo.h"
 #include "vdso.h"
 
 /* Files kept open from registration to resolution, at most (see symbolizer_set_max_open_files). */
@@ -114,6 +117,7 @@ struct symbolizer {
 	char *proc_root;
 	char *kallsyms_path;
 	char *debug_root;
+	struct debuginfo_server *debuginfod; /* NULL: local debug files only */
 	unsigned kept_files, max_kept_files;
 	VEC(struct object *) objects; /* pointers, so object_info stays put as this grows */
 	VEC(uint32_t) free_ids;	      /* slots of swept objects (NULL), reused first */
@@ -313,6 +317,11 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->kallsyms_path);
 	free(s->debug_root);
 	free(s);
+}
+
+void symbolizer_set_debuginfod(struct symbolizer *s, struct debuginfo_server *d)
+{
+	s->debuginfod = d;
 }
 
 int symbolizer_set_debug_root(struct symbolizer *s, const char *path)
@@ -555,11 +564,37 @@ size_t symbolizer_sweep(struct symbolizer *s)
  * takes symbols and DWARF from its separate debug file, whose path is kept
  * so that DWARF can be read later, only if an address in it is resolved.
  */
+/* The debug file of `elf` from a debuginfod server, by its build-id; an fd or a negative errno. */
+static int fetch_debug_file(struct symbolizer *s, Elf *elf, char *found, size_t found_size)
+{
+	const unsigned char *id;
+	char hex[2 * 64 + 1];
+	ssize_t n;
+
+	if (!s->debuginfod)
+		return -ENOENT;
+	n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
+	if (n <= 0 || n > 64)
+		return -ENOENT;
+	for (ssize_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	return debuginfo_server_fetch(s->debuginfod, hex, found, found_size);
+}
+
+/*
+ * Symbols of the file at `fd`, and where its DWARF is. A stripped file takes
+ * symbols and DWARF from its separate debug file, found locally (build-id,
+ * debug link) or on a debuginfod server, whose path is kept so that DWARF
+ * can be read later, only if an address in it is resolved; without one,
+ * from its MiniDebugInfo (symbols only) when it has some.
+ */
 static int load_elf_fd(struct symbolizer *s, struct object *o, int fd)
 {
 	char found[PATH_MAX];
 	Elf *elf, *debug = NULL;
 	int debug_fd = -ENOENT;
+	void *mini = NULL;
+	size_t mini_size;
 	int err;
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -574,11 +609,15 @@ static int load_elf_fd(struct symbolizer *s, struct object *o, int fd)
 	o->dwarf_in_file = dwarf_info_present(elf);
 	if (!o->dwarf_in_file || !elf_has_symtab(elf)) {
 		debug_fd = debug_file_find(elf, o->path, s->debug_root, found, sizeof(found));
+		if (debug_fd < 0)
+			debug_fd = fetch_debug_file(s, elf, found, sizeof(found));
 		if (debug_fd >= 0)
 			debug = elf_begin(debug_fd, ELF_C_READ_MMAP, NULL);
+		else if (!elf_has_symtab(elf) && !minidebuginfo_read(elf, &mini, &mini_size))
+			debug = elf_memory(mini, mini_size);
 	}
 	err = elf_symtab_load_elf(&o->symtab, elf, debug);
-	if (!err && !o->dwarf_in_file && debug && dwarf_info_present(debug)) {
+	if (!err && !o->dwarf_in_file && debug_fd >= 0 && debug && dwarf_info_present(debug)) {
 		o->debug_path = strdup(found);
 		if (!o->debug_path)
 			err = -ENOMEM;
@@ -586,6 +625,7 @@ static int load_elf_fd(struct symbolizer *s, struct object *o, int fd)
 out:
 	if (debug)
 		elf_end(debug);
+	free(mini);
 	if (debug_fd >= 0)
 		close(debug_fd);
 	elf_end(elf);

@@ -81,6 +81,10 @@ void symbolizer_free(struct symbolizer *s);
  */
 int symbolizer_set_debug_root(struct symbolizer *s, const char *path);
 
+struct debuginfo_server;
+/* Ask this debuginfod client (not owned; NULL: none) for debug files found nowhere locally. */
+void symbolizer_set_debuginfod(struct symbolizer *s, struct debuginfo_server *d);
+
 /*
  * At most this many files are kept open from registration to resolution
  * (default: 1024, or half the RLIMIT_NOFILE soft limit if that is lower).
