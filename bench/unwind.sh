@@ -176,7 +176,7 @@ measure_cost() {
 	t1=$(now_ns)
 	stop_bpfprof
 	restore_bpf_stats
-	tables=$(sed -n 's/^bpfprof: unwind tables: //p' "$WORK/bpfprof.err" | head -n 1)
+	tables=$(sed -n 's/^bpfprof: debug: unwind tables: //p' "$WORK/bpfprof.err" | head -n 1)
 	rm -f "$WORK/bpfprof.json.gz"
 	awk -v a="$s0" -v b="$s1" -v how="$how" -v all="$(((t1 - t0) * NCPU))" 'BEGIN {
 		split(a, x, " "); split(b, y, " ")

@@ -59,8 +59,8 @@ read -r _ _ _ pid _ depth _ reader < <(grep -m 1 "^nofp: truth pid " "$WORK/bpfp
 [[ $pid =~ ^[0-9]+$ && $reader =~ ^[0-9]+$ ]] && [ "$depth" = "$DEPTH" ] ||
 	fail "nofp did not print 'nofp: truth pid P depth $DEPTH reader T': $(head -n 3 "$WORK/bpfprof.out")"
 if [ "$MODE" = cfi ]; then
-	grep -q "^bpfprof: unwind tables: " "$WORK/bpfprof.err" || fail "bpfprof -v did not say it loaded unwind tables"
-	ok "$(grep "^bpfprof: unwind tables: " "$WORK/bpfprof.err")"
+	grep -q "^bpfprof: debug: unwind tables: " "$WORK/bpfprof.err" || fail "bpfprof -v did not say it loaded unwind tables"
+	ok "$(grep "^bpfprof: debug: unwind tables: " "$WORK/bpfprof.err")"
 	expect=()
 else
 	expect=(--expect-broken)

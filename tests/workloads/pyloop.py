@@ -15,9 +15,12 @@ def fib(n):
     return n if n < 2 else fib(n - 1) + fib(n - 2)
 
 
+# Large buffers: hashlib drops the GIL while it hashes one, so this thread
+# burns CPU beside the main thread instead of waiting for the GIL.
 def hasher(end):
+    data = b'x' * (8 << 20)
     while time.time() < end:
-        hashlib.sha256(b'x' * 65536).digest()
+        hashlib.sha256(data).digest()
 
 
 print(f'pyloop: truth pid {os.getpid()}', flush=True)
