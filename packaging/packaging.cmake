@@ -85,13 +85,13 @@ if(BPFPROF_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
   set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6, libbpf1, libelf1, libdw1, libjansson4, zlib1g")
-  if(DEBUGINFOD_FOUND)
-    string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", libdebuginfod1")
-  endif()
   if(LZMA_FOUND)
     string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", liblzma5")
   endif()
 endif()
+
+# Opened at run time when DEBUGINFOD_URLS is set (symbols/debuginfo_server.c).
+set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libdebuginfod1")
 
 set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
     ${BPFPROF_PACKAGING_DIR}/debian/conffiles

@@ -3,16 +3,20 @@
  * The unwind table store (unwind/table_store.c): files by device and inode,
  * loaded once, their rows packed for the BPF unwinder and equal to the
  * table's; the load bias of PIE and non-PIE executables; files without CFI,
- * not ELF, or too big for the capacity. No BPF, no root.
+ * not ELF, or too big for the capacity; the vDSO's own table. No BPF, no root.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
+#include <stdio.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "symbols/elf_symtab.h"
+#include "symbols/vdso.h"
 #include "test.h"
 #include "unwind/cfi_table.h"
 #include "unwind/table_store.h"
@@ -146,6 +150,50 @@ static void rows_go_into_the_callers_buffer(void)
 	unwind_store_free(&s);
 }
 
+/*
+ * The vDSO, which has no file: keyed (0, UNWIND_VDSO_INO), built from our
+ * own image once, its rows covering the function a clock_gettime call runs.
+ */
+static void the_vdso_has_a_table_of_its_own(void)
+{
+	struct unwind_store s;
+	const struct unwind_store_file *f, *again;
+	uint64_t base = getauxval(AT_SYSINFO_EHDR);
+	size_t size, size2;
+	struct elf_symtab syms = { 0 };
+	const struct elf_sym *sym;
+
+	if (!base) {
+		printf("   (no vDSO here: nothing to test)\n");
+		return;
+	}
+	unwind_store_init(&s, NULL, 1u << 20);
+	f = unwind_store_add_vdso(&s, &size);
+	CHECK(f && f->status == UNWIND_FILE_LOADED && size > 0);
+	again = unwind_store_add_vdso(&s, &size2);
+	CHECK(again == f && size2 == size);
+	CHECK(unwind_store_find(&s, 0, UNWIND_VDSO_INO) == f);
+	CHECK_EQ_INT(s.files.len, 1);
+	if (!f || f->status != UNWIND_FILE_LOADED || vdso_load(&syms))
+		goto out;
+	sym = elf_symtab_find(&syms, "__vdso_clock_gettime");
+	CHECK(sym != NULL);
+	if (sym) {
+		/* The row in force inside the function is at or before it, and within the run. */
+		const struct unwind_row *rows = &s.rows.data[f->info.first_row];
+		uint64_t pc = sym->start + 1;
+		bool covered = false;
+
+		for (uint32_t i = 0; i < f->info.nrows; i++)
+			if (rows[i].pc <= pc && (i + 1 == f->info.nrows || rows[i + 1].pc > pc))
+				covered = UNWIND_RULE_CFA(rows[i].rules) != UNWIND_CFA_NONE;
+		CHECK(covered);
+	}
+out:
+	elf_symtab_free(&syms);
+	unwind_store_free(&s);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -154,5 +202,6 @@ int main(void)
 	RUN(files_are_loaded_once_and_found_by_dev_and_inode);
 	RUN(files_without_cfi_not_elf_or_too_big);
 	RUN(rows_go_into_the_callers_buffer);
+	RUN(the_vdso_has_a_table_of_its_own);
 	return test_summary();
 }

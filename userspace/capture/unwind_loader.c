@@ -66,6 +66,28 @@ static void publish(struct unwind_loader *l)
 	}
 }
 
+/*
+ * The process's [vdso], when it is the image we map ourselves (same size:
+ * a 32-bit process maps another): its frames (clock_gettime & co., signal
+ * returns on some architectures) are unwound with the vDSO's own CFI.
+ */
+static void add_vdso(struct unwind_loader *l, struct unwind_proc *proc, const struct map_entry *e)
+{
+	const struct unwind_store_file *f;
+	size_t size;
+
+	f = unwind_store_add_vdso(&l->store, &size);
+	if (!f || f->status != UNWIND_FILE_LOADED || e->end - e->start != size ||
+	    proc->n >= UNWIND_MAX_MAPPINGS)
+		return;
+	proc->m[proc->n++] = (struct unwind_mapping){
+		.start = e->start,
+		.end = e->end,
+		.pgoff_bytes = 0,
+		.file = f->key,
+	};
+}
+
 int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 {
 	map_entries_t maps = { 0 };
@@ -78,6 +100,10 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 	for (size_t i = 0; i < maps.len && !err; i++) {
 		const struct map_entry *e = &maps.data[i];
 
+		if (e->executable && !e->inode && !strcmp(e->path, "[vdso]")) {
+			add_vdso(l, proc, e);
+			continue;
+		}
 		if (!e->executable || !e->inode)
 			continue;
 		/* Sorted by start, as /proc writes them; past the limit, frames use FP. */

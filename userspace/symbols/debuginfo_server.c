@@ -15,7 +15,51 @@
 #include "../util/log.h"
 
 #ifdef HAVE_DEBUGINFOD
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
+
+/*
+ * libdebuginfod is opened only when DEBUGINFOD_URLS asks for it, as libdw
+ * itself does: linked, it would load libcurl, OpenSSL and some twenty more
+ * libraries into every bpfprof, whose own mappings -a profiles and unwinds.
+ */
+static struct {
+	debuginfod_client *(*begin)(void);
+	int (*find_debuginfo)(debuginfod_client *, const unsigned char *, int, char **);
+	void (*set_progressfn)(debuginfod_client *, debuginfod_progressfn_t);
+	void (*set_user_data)(debuginfod_client *, void *);
+	void *(*get_user_data)(debuginfod_client *);
+	void (*end)(debuginfod_client *);
+} lib;
+
+static bool load_library(void)
+{
+	void *h = lib.begin ? NULL : dlopen("libdebuginfod.so.1", RTLD_NOW | RTLD_LOCAL);
+
+	if (lib.begin)
+		return true;
+	if (!h) {
+		log_warn("DEBUGINFOD_URLS is set but libdebuginfod.so.1 cannot be loaded (%s); "
+			 "install libdebuginfod1 to fetch debug files",
+			 dlerror());
+		return false;
+	}
+	*(void **)&lib.find_debuginfo = dlsym(h, "debuginfod_find_debuginfo");
+	*(void **)&lib.set_progressfn = dlsym(h, "debuginfod_set_progressfn");
+	*(void **)&lib.set_user_data = dlsym(h, "debuginfod_set_user_data");
+	*(void **)&lib.get_user_data = dlsym(h, "debuginfod_get_user_data");
+	*(void **)&lib.end = dlsym(h, "debuginfod_end");
+	*(void **)&lib.begin = dlsym(h, "debuginfod_begin");
+	if (!lib.find_debuginfo || !lib.set_progressfn || !lib.set_user_data ||
+	    !lib.get_user_data || !lib.end || !lib.begin) {
+		log_warn("libdebuginfod.so.1 lacks the functions bpfprof calls; not fetching debug "
+			 "files");
+		lib.begin = NULL;
+		dlclose(h);
+		return false;
+	}
+	return true; /* kept loaded for the life of the process */
+}
 
 struct debuginfo_server {
 	debuginfod_client *client;
@@ -28,7 +72,7 @@ struct debuginfo_server {
 /* Called by libdebuginfod while it transfers: non-zero cancels. */
 static int past_deadline(debuginfod_client *client, long done, long total)
 {
-	struct debuginfo_server *d = debuginfod_get_user_data(client);
+	struct debuginfo_server *d = lib.get_user_data(client);
 
 	(void)done;
 	(void)total;
@@ -76,13 +120,13 @@ struct debuginfo_server *debuginfo_server_open(uint64_t budget_ms)
 	const char *urls = getenv("DEBUGINFOD_URLS");
 	struct debuginfo_server *d;
 
-	if (!urls || !urls[strspn(urls, " \t")] || !budget_ms)
+	if (!urls || !urls[strspn(urls, " \t")] || !budget_ms || !load_library())
 		return NULL;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
 	choose_cache();
-	d->client = debuginfod_begin();
+	d->client = lib.begin();
 	if (!d->client) {
 		log_warn("debuginfod: cannot start a client; stripped binaries keep unnamed "
 			 "functions");
@@ -90,8 +134,8 @@ struct debuginfo_server *debuginfo_server_open(uint64_t budget_ms)
 		return NULL;
 	}
 	d->budget_ns = budget_ms * 1000000ULL;
-	debuginfod_set_user_data(d->client, d);
-	debuginfod_set_progressfn(d->client, past_deadline);
+	lib.set_user_data(d->client, d);
+	lib.set_progressfn(d->client, past_deadline);
 	log_debug("debuginfod: asking %s for missing debug files, %.1f s at most", urls,
 		  (double)budget_ms / 1e3);
 	return d;
@@ -106,7 +150,7 @@ void debuginfo_server_close(struct debuginfo_server *d)
 			  " failed, %" PRIu64 " not asked; %.0f ms",
 			  d->stats.fetched, d->stats.missing, d->stats.failed, d->stats.skipped,
 			  (double)d->stats.spent_ns / 1e6);
-	debuginfod_end(d->client);
+	lib.end(d->client);
 	free(d);
 }
 
@@ -166,7 +210,7 @@ int debuginfo_server_fetch(struct debuginfo_server *d, const char *build_id, cha
 		d->stats.skipped++;
 		return -ETIME;
 	}
-	fd = debuginfod_find_debuginfo(d->client, id, len, &found);
+	fd = lib.find_debuginfo(d->client, id, len, &found);
 	t1 = clock_ns(CLOCK_MONOTONIC);
 	d->stats.spent_ns += t1 - t0;
 	if (fd < 0 && t1 >= d->deadline_ns)

@@ -31,23 +31,34 @@ static int vdso_size(uint64_t start, size_t *size)
 	return err;
 }
 
-int vdso_load(struct elf_symtab *t)
+int vdso_copy(void **image, size_t *size)
 {
 	uint64_t start = getauxval(AT_SYSINFO_EHDR);
+	int err;
+
+	*image = NULL;
+	if (!start)
+		return -ENOENT;
+	err = vdso_size(start, size);
+	if (err)
+		return err;
+	*image = malloc(*size);
+	if (!*image)
+		return -ENOMEM;
+	memcpy(*image, (const void *)(uintptr_t)start, *size);
+	return 0;
+}
+
+int vdso_load(struct elf_symtab *t)
+{
 	size_t size;
 	void *copy;
 	int err;
 
-	if (!start)
-		return -ENOENT;
-	err = vdso_size(start, &size);
+	/* libelf may write to the image it parses; the vDSO is read-only, so hand it a copy. */
+	err = vdso_copy(&copy, &size);
 	if (err)
 		return err;
-	/* libelf may write to the image it parses; the vDSO is read-only, so hand it a copy. */
-	copy = malloc(size);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, (const void *)(uintptr_t)start, size);
 	err = elf_symtab_load_mem(t, copy, size);
 	free(copy);
 	return err;

@@ -16,4 +16,10 @@
  */
 int vdso_load(struct elf_symtab *t);
 
+/*
+ * A malloc'd copy of this process's vDSO image (the whole [vdso] mapping,
+ * which libelf may parse and write to); 0, -ENOENT or -ENOMEM.
+ */
+int vdso_copy(void **image, size_t *size);
+
 #endif

@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 #include "cfi_table.h"
 #include "../symbols/proc_maps.h"
+#include "../symbols/vdso.h"
 
 void unwind_store_init(struct unwind_store *s, struct unwind_row *rows, size_t max_rows)
 {
@@ -93,15 +95,16 @@ static uint64_t cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Build the file's table and pack it after the rows already stored; its status, or -ENOMEM. */
-static int load_rows(struct unwind_store *s, int fd, struct unwind_file_info *info)
+/*
+ * Build the table of `elf` (ended here, NULL: not an ELF file) and pack it
+ * after the rows already stored; its status, or -ENOMEM.
+ */
+static int load_rows(struct unwind_store *s, Elf *elf, struct unwind_file_info *info)
 {
 	struct cfi_table t;
 	int64_t bias = 0;
 	int status, err;
-	Elf *elf;
 
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF || exec_bias(elf, &bias)) {
 		if (elf)
 			elf_end(elf);
@@ -141,18 +144,16 @@ static int load_rows(struct unwind_store *s, int fd, struct unwind_file_info *in
 	return status;
 }
 
-const struct unwind_store_file *unwind_store_add(struct unwind_store *s, uint64_t dev, uint64_t ino,
-						 int fd)
+/* Add the file (dev, ino) whose ELF is `elf` (ended here); see unwind_store_add. */
+static const struct unwind_store_file *add_elf(struct unwind_store *s, uint64_t dev, uint64_t ino,
+					       Elf *elf)
 {
 	struct unwind_store_file f = { .key = { dev, ino } };
-	const struct unwind_store_file *known = unwind_store_find(s, dev, ino);
 	uint64_t t0;
 	int status;
 
-	if (known)
-		return known;
 	t0 = cpu_ns();
-	status = load_rows(s, fd, &f.info);
+	status = load_rows(s, elf, &f.info);
 	s->stats.build_ns += cpu_ns() - t0;
 	if (status < 0) {
 		errno = -status;
@@ -166,6 +167,39 @@ const struct unwind_store_file *unwind_store_add(struct unwind_store *s, uint64_
 	}
 	s->stats.files[f.status]++;
 	return &vec_last(&s->files);
+}
+
+const struct unwind_store_file *unwind_store_add(struct unwind_store *s, uint64_t dev, uint64_t ino,
+						 int fd)
+{
+	const struct unwind_store_file *known = unwind_store_find(s, dev, ino);
+
+	if (known)
+		return known;
+	return add_elf(s, dev, ino, elf_begin(fd, ELF_C_READ_MMAP, NULL));
+}
+
+const struct unwind_store_file *unwind_store_add_vdso(struct unwind_store *s, size_t *size)
+{
+	const struct unwind_store_file *f = unwind_store_find(s, 0, UNWIND_VDSO_INO);
+	void *image;
+	int err;
+
+	*size = 0;
+	if (f) {
+		*size = s->vdso_size;
+		return f;
+	}
+	err = vdso_copy(&image, size);
+	if (err) {
+		errno = err == -ENOMEM ? ENOMEM : 0;
+		return NULL;
+	}
+	f = add_elf(s, 0, UNWIND_VDSO_INO, elf_memory(image, *size));
+	free(image);
+	if (f)
+		s->vdso_size = *size;
+	return f;
 }
 
 const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s, uint32_t pid,

@@ -43,6 +43,7 @@ struct unwind_store {
 	bool rows_external;
 	VEC(struct unwind_store_file) files;
 	struct hmap index; /* (dev, ino) -> index in files */
+	size_t vdso_size;  /* of our [vdso] mapping, once its table was added */
 	struct unwind_store_stats stats;
 };
 
@@ -77,6 +78,20 @@ struct map_entry;
  */
 const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s, uint32_t pid,
 							 const struct map_entry *e);
+
+/*
+ * The vDSO has no file: its key is (0, UNWIND_VDSO_INO), and its table is
+ * built from our own [vdso], which every process of our architecture maps
+ * (a 32-bit process maps another one, of another size: callers compare).
+ */
+#define UNWIND_VDSO_INO (~0ull)
+
+/*
+ * The vDSO's entry, added from our own image on the first call; *size is
+ * the size of our [vdso] mapping. NULL when there is none (errno 0) or with
+ * errno ENOMEM.
+ */
+const struct unwind_store_file *unwind_store_add_vdso(struct unwind_store *s, size_t *size);
 
 /* The entry of (dev, ino), or NULL when the file was never added. */
 const struct unwind_store_file *unwind_store_find(const struct unwind_store *s, uint64_t dev,
