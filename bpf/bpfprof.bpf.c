@@ -350,20 +350,29 @@ int on_sample(struct bpf_perf_event_data *ctx)
 }
 
 /*
- * `-- cmd`: a child of a target process becomes a target. A fork is not
- * sched_switch or NMI context, so the one hash update here is allowed.
+ * `-- cmd`: a child of a target process becomes a target. --unwind cfi: a
+ * new process maps what its parent maps, so it starts with its parent's
+ * unwind mappings, until userspace reads its own (after its next mmap or
+ * exec); without this its first stacks would be walked with frame
+ * pointers. A fork is not sched_switch or NMI context, so the hash updates
+ * here are allowed.
  */
 static __always_inline void track_fork(struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	struct unwind_proc *proc;
 	__u8 one = 1;
 
-	if (!follow_forks || ptgid == ctgid)
+	if (ptgid == ctgid)
 		return;
-	if (!bpf_map_lookup_elem(&target_tgids, &ptgid))
+	if (follow_forks && bpf_map_lookup_elem(&target_tgids, &ptgid))
+		bpf_map_update_elem(&target_tgids, &ctgid, &one, BPF_NOEXIST);
+	if (!cfi_unwind || (filter_tgid && !bpf_map_lookup_elem(&target_tgids, &ctgid)))
 		return;
-	bpf_map_update_elem(&target_tgids, &ctgid, &one, BPF_NOEXIST);
+	proc = bpf_map_lookup_elem(&unwind_procs, &ptgid);
+	if (proc)
+		bpf_map_update_elem(&unwind_procs, &ctgid, proc, BPF_NOEXIST);
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -378,6 +387,21 @@ SEC("raw_tp/sched_process_fork")
 int BPF_PROG(on_fork_raw, struct task_struct *parent, struct task_struct *child)
 {
 	track_fork(parent, child);
+	return 0;
+}
+
+/*
+ * --unwind cfi: an exec replaces every mapping, so the process's unwind
+ * mappings go at once (frame pointers until userspace has read the new
+ * ones): stale rows applied to the new image would make up frames. Not
+ * sched_switch or NMI context.
+ */
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *task)
+{
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+
+	bpf_map_delete_elem(&unwind_procs, &tgid);
 	return 0;
 }
 

@@ -76,7 +76,7 @@ enum ustack_end {
 	USTACK_END_ROOT = 1,	   /* the CFI says this frame has no caller (_start, clone3) */
 	USTACK_END_FP_CHAIN = 2,   /* a frame-pointer step found FP 0: the chain's end */
 	USTACK_END_NO_CFI = 3,	   /* code without CFI (JIT, not loaded) and no frame pointer */
-	USTACK_END_NO_ROW = 4,	   /* a PC its file's CFI does not cover, or rules beyond it */
+	USTACK_END_NO_ROW = 4,	   /* code its file's CFI does not cover, and no frame pointer */
 	USTACK_END_UNREADABLE = 5, /* the stack could not be read where the CFI points */
 	USTACK_END_LIMIT = 6,	   /* BPFPROF_MAX_USTACK frames: truncated */
 };

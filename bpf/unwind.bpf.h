@@ -247,10 +247,12 @@ static long unwind_step(__u32 i, struct unwind_walk *w)
 	if (!w->nrows)
 		return unwind_fp_step(w, USTACK_END_NO_CFI);
 	file_addr = addr + w->map_to_file;
-	if ((file_addr < w->row_lo || file_addr >= w->row_hi) && !unwind_find_row(w, file_addr)) {
-		w->end = USTACK_END_NO_ROW;
-		return 1;
-	}
+	/*
+	 * Code its file's CFI does not cover (node's builtins, hand-written
+	 * assembly): the frame pointer is all there is, as for JIT code.
+	 */
+	if ((file_addr < w->row_lo || file_addr >= w->row_hi) && !unwind_find_row(w, file_addr))
+		return unwind_fp_step(w, USTACK_END_NO_ROW);
 	rules = w->row.rules;
 	switch (UNWIND_RULE_CFA(rules)) {
 	case UNWIND_CFA_SP:
@@ -268,8 +270,8 @@ static long unwind_step(__u32 i, struct unwind_walk *w)
 		w->end = USTACK_END_ROOT;
 		return 1;
 	default:
-		w->end = USTACK_END_NO_ROW;
-		return 1;
+		/* A gap between FDEs, or rules the table cannot hold. */
+		return unwind_fp_step(w, USTACK_END_NO_ROW);
 	}
 	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)) ||
 	    (UNWIND_RULE_FP(rules) == UNWIND_FP_SAVED &&

@@ -352,7 +352,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
 	int template_fd, err;
-	bool use_btf;
+	bool use_btf, want_fork;
 
 	memset(s, 0, sizeof(*s));
 	libbpf_set_print(libbpf_print);
@@ -404,8 +404,10 @@ int session_open(struct session *s, const struct session_config *cfg)
 
 	configure_cgroups(s, cfg);
 	use_btf = tp_btf_supported("sched_process_fork");
-	bpf_program__set_autoload(s->skel->progs.on_fork_btf, cfg->follow_forks && use_btf);
-	bpf_program__set_autoload(s->skel->progs.on_fork_raw, cfg->follow_forks && !use_btf);
+	want_fork = cfg->follow_forks || cfg->unwind_cfi;
+	bpf_program__set_autoload(s->skel->progs.on_fork_btf, want_fork && use_btf);
+	bpf_program__set_autoload(s->skel->progs.on_fork_raw, want_fork && !use_btf);
+	bpf_program__set_autoload(s->skel->progs.on_exec, cfg->unwind_cfi);
 	s->sched = cfg->sched;
 	s->skel->rodata->sched_min_ns = cfg->sched_min_ns;
 	/*
@@ -485,7 +487,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	if (install_cgroups(s, cfg))
 		return 1;
 
-	if (cfg->follow_forks) {
+	if (want_fork) {
 		struct bpf_program *prog =
 			use_btf ? s->skel->progs.on_fork_btf : s->skel->progs.on_fork_raw;
 		struct bpf_link **link =
@@ -495,6 +497,15 @@ int session_open(struct session *s, const struct session_config *cfg)
 		*link = bpf_program__attach(prog);
 		if (!*link) {
 			log_error("cannot attach the fork tracepoint (%s)", strerror(errno));
+			return 1;
+		}
+	}
+	if (cfg->unwind_cfi) {
+		s->skel->links.on_exec = bpf_program__attach(s->skel->progs.on_exec);
+		if (!s->skel->links.on_exec) {
+			log_error("cannot attach the exec tracepoint for --unwind cfi (%s); use "
+				  "--unwind fp",
+				  strerror(errno));
 			return 1;
 		}
 	}

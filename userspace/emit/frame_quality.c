@@ -48,7 +48,7 @@ const char *frame_quality_reason(enum ustack_end reason)
 	case USTACK_END_NO_CFI:
 		return "code without CFI or frame pointer (JIT, unknown)";
 	case USTACK_END_NO_ROW:
-		return "address not covered by its binary's CFI";
+		return "code its binary's CFI does not cover, without frame pointer";
 	case USTACK_END_UNREADABLE:
 		return "stack unreadable";
 	case USTACK_END_LIMIT:
