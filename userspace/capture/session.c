@@ -324,10 +324,10 @@ static int open_unwind_tables(struct session *s, const struct session_config *cf
 		return 1;
 	}
 	log_debug("unwind tables: %zu files (%zu without CFI, %zu past the capacity), %zu rows, "
-		 "%.0f ms of CPU",
-		 s->unwind->store.files.len, s->unwind->store.stats.files[UNWIND_FILE_NO_CFI],
-		 s->unwind->store.stats.files[UNWIND_FILE_FULL], s->unwind->store.rows.len,
-		 (double)s->unwind->store.stats.build_ns / 1e6);
+		  "%.0f ms of CPU",
+		  s->unwind->store.files.len, s->unwind->store.stats.files[UNWIND_FILE_NO_CFI],
+		  s->unwind->store.stats.files[UNWIND_FILE_FULL], s->unwind->store.rows.len,
+		  (double)s->unwind->store.stats.build_ns / 1e6);
 	return 0;
 }
 
