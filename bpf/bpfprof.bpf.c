@@ -218,8 +218,10 @@ static __always_inline __u32 get_stacks(void *ctx, __u64 *ips, bool user, __u32 
 	if (user && cfi_unwind) {
 		un = unwind_user(bpf_get_current_task_btf(), &ips[kn], &flags);
 	} else if (user) {
-		ulen = bpf_get_stack(ctx, &ips[kn], BPFPROF_MAX_USTACK * sizeof(__u64),
-				     BPF_F_USER_STACK);
+		/* Only as much as it can fill: bpf_get_stack zeroes the rest of the buffer. */
+		if (umax > BPFPROF_MAX_USTACK || umax < 1)
+			umax = BPFPROF_MAX_USTACK;
+		ulen = bpf_get_stack(ctx, &ips[kn], umax * sizeof(__u64), BPF_F_USER_STACK);
 		if (ulen < 0) {
 			flags |= SAMPLE_USTACK_ERROR;
 			ulen = 0;
