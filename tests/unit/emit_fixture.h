@@ -10,7 +10,7 @@
  * and the idle process pid 0 with swapper threads on CPU 0 and 1.
  *
  * Raw stacks, root first:
- *   S0 main                          S5 [truncated]
+ *   S0 main                          S5 [stack truncated]
  *   S1 S0 > compute(+inline_helper)  S6 S5 > worker_loop
  *   S2 S1 > write                    S7 main (another line)
  *   S3 S2 > do_syscall_64 (kernel)   S8 S6 > 0xdead (unknown address)
@@ -75,7 +75,7 @@ static const struct fx_frame_def fx_frames[] = {
 	{ FX_OBJ_LIBC, 0x500, { "write" }, { NULL }, { 0 } },
 	{ OBJ_KERNEL, FX_KADDR_SYSCALL, { "do_syscall_64" }, { NULL }, { 0 } },
 	{ OBJ_KERNEL, FX_KADDR_WRITE, { "ksys_write" }, { NULL }, { 0 } },
-	{ OBJ_TRUNCATED, 0, { "[truncated]" }, { NULL }, { 0 } },
+	{ OBJ_TRUNCATED, 0, { "[stack truncated]" }, { NULL }, { 0 } }, /* named by the tables */
 	{ FX_OBJ_APP, 0x3000, { "worker_loop" }, { "worker.c" }, { 5 } },
 	{ FX_OBJ_APP, 0x1010, { "main" }, { "main.c" }, { 11 } },
 	{ OBJ_UNKNOWN, 0xdead, { "0xdead" }, { NULL }, { 0 } },
@@ -116,8 +116,6 @@ static const struct raw_stack fx_sched_stacks[] = {
 
 struct fx_resolver {
 	const struct model *m;
-	/* When set, OBJ_OFFCPU frames go through the real symbolizer. */
-	struct symbolizer *sym;
 	unsigned calls[FX_MAX_RAW_FRAMES];
 	unsigned total_calls;
 };
@@ -131,10 +129,6 @@ static void fx_resolve(void *ctx, const struct raw_frame *f, struct resolved_fra
 
 	r->calls[idx]++;
 	r->total_calls++;
-	if (d->object == OBJ_OFFCPU && r->sym) {
-		symbolizer_resolve(r->sym, f->object, f->offset, f->is_return, out);
-		return;
-	}
 	memset(out, 0, sizeof(*out));
 	out->count = d->names[1] ? 2 : 1;
 	for (unsigned i = 0; i < out->count; i++) {

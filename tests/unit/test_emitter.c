@@ -630,8 +630,8 @@ struct fixture {
 };
 
 /*
- * The fixture model, with its scheduling part when `sched`; off-CPU leaves
- * are then named by the real symbolizer, as in a recording.
+ * The fixture model, with its scheduling part when `sched` (its off-CPU
+ * leaves are named by the profile tables, as in a recording).
  */
 static int fixture_init_with(struct fixture *f, bool sched)
 {
@@ -640,9 +640,6 @@ static int fixture_init_with(struct fixture *f, bool sched)
 		return -1;
 	if (sched) {
 		if (fx_add_sched(&f->m))
-			return -1;
-		f->r.sym = symbolizer_new("/proc", "/nonexistent/kallsyms");
-		if (!f->r.sym)
 			return -1;
 	}
 	f->r.m = &f->m;
@@ -661,7 +658,6 @@ static void fixture_free(struct fixture *f)
 {
 	if (f->tables)
 		profile_tables_free(&f->t);
-	symbolizer_free(f->r.sym);
 	fx_model_free(&f->m);
 }
 
@@ -963,7 +959,7 @@ static void check_fixture_values(json_t *root, bool sched)
 	/* worker: the truncation marker sits at the root and has no resource */
 	th = thread_at(root, 3);
 	stack_path(root, json_array_get(sample_col(th, "stack"), 0), path, sizeof(path));
-	CHECK_EQ_STR(path, "[truncated]>worker_loop>0xdead");
+	CHECK_EQ_STR(path, "[stack truncated]>worker_loop>0xdead");
 	CHECK(json_number_value(json_array_get(sample_col(th, "timeDeltas"), 0)) == 1.5);
 	CHECK_EQ_INT(json_integer_value(json_array_get(sample_col(th, "threadCPUDelta"), 0)), 700);
 	{

@@ -53,10 +53,13 @@ static void test_resolves_each_raw_frame_once(void)
 	CHECK_EQ_INT(fx_model_build(&m), 0);
 	r.m = &m;
 	CHECK_EQ_INT(profile_tables_build(&t, &m, fx_resolve, &r), 0);
-	/* F0..F9 are referenced by stacks (several of them more than once); F10 by none. */
+	/*
+	 * F0..F9 are referenced by stacks (several of them more than once); F10
+	 * by none; F5, the mark of a cut stack, is named by the tables.
+	 */
 	for (size_t i = 0; i < FX_NFRAMES; i++)
-		CHECK_EQ_INT(r.calls[i], i < 10 ? 1 : 0);
-	CHECK_EQ_INT(r.total_calls, 10);
+		CHECK_EQ_INT(r.calls[i], i < 10 && i != 5 ? 1 : 0);
+	CHECK_EQ_INT(r.total_calls, 9);
 	profile_tables_free(&t);
 	fx_model_free(&m);
 }
@@ -69,10 +72,10 @@ static void test_raw_stacks_map_to_root_first_paths(void)
 		"main>compute>inline_helper>write",
 		"main>compute>inline_helper>write>do_syscall_64",
 		"main>compute>inline_helper>write>do_syscall_64>ksys_write",
-		"[truncated]",
-		"[truncated]>worker_loop",
+		"[stack truncated]",
+		"[stack truncated]>worker_loop",
 		"main",
-		"[truncated]>worker_loop>0xdead",
+		"[stack truncated]>worker_loop>0xdead",
 		"idle_loop",
 	};
 	struct fx_resolver r = { 0 };
@@ -151,7 +154,7 @@ static void test_categories_resources_libs(void)
 		{ "do_syscall_64", CAT_KERNEL, FX_KERNEL_RES, NULL },
 		{ "ksys_write", CAT_KERNEL, FX_KERNEL_RES, NULL },
 		{ "idle_loop", CAT_KERNEL, FX_KERNEL_RES, NULL },
-		{ "[truncated]", CAT_USER, NULL, NULL },
+		{ "[stack truncated]", CAT_USER, NULL, NULL },
 		{ "0xdead", CAT_USER, NULL, NULL },
 		{ "worker_loop", CAT_USER, "app", &fx_app_obj },
 	};
@@ -433,6 +436,59 @@ static void test_offcpu_frames_and_marker_stacks(void)
 }
 
 /* No scheduling data, no scheduling strings; a summary alone is scheduling data. */
+/*
+ * Frames that are no code are named by the tables, never by a frame
+ * source: off-CPU leaves by reason (an unknown reason is "other"), in the
+ * Off-CPU category and no resource; the mark of a cut stack.
+ */
+static void test_synthetic_frames_named_by_the_tables(void)
+{
+	static const char *const names[OFFCPU_REASON_MAX] = {
+		[OFFCPU_SLEEPING] = "off-CPU: sleeping",
+		[OFFCPU_BLOCKED] = "off-CPU: blocked (D)",
+		[OFFCPU_PREEMPTED] = "off-CPU: preempted",
+		[OFFCPU_YIELDED] = "off-CPU: yielded",
+		[OFFCPU_STOPPED] = "off-CPU: stopped",
+		[OFFCPU_EXITING] = "off-CPU: exiting",
+		[OFFCPU_OTHER] = "off-CPU: other",
+	};
+	struct profile_tables t;
+	struct model m;
+	int64_t stacks[OFFCPU_REASON_MAX + 2];
+
+	model_init(&m, NULL, 0);
+	for (unsigned r = 0; r < OFFCPU_REASON_MAX + 1; r++) {
+		/* The last one: a reason from a newer kernel. */
+		int64_t f =
+			model_intern_frame(&m, OBJ_OFFCPU, r < OFFCPU_REASON_MAX ? r : 99, false);
+
+		stacks[r] = f < 0 ? f : model_intern_stack(&m, NO_INDEX, (uint32_t)f);
+	}
+	stacks[OFFCPU_REASON_MAX + 1] = model_intern_stack(
+		&m, NO_INDEX, (uint32_t)model_intern_frame(&m, OBJ_TRUNCATED, 0, false));
+	/* null_resolve names nothing: every name below comes from the tables. */
+	CHECK_EQ_INT(profile_tables_build(&t, &m, null_resolve, NULL), 0);
+	for (unsigned r = 0; r < OFFCPU_REASON_MAX + 2; r++) {
+		const struct pt_frame *f;
+		const struct pt_func *fn;
+		const char *want = r < OFFCPU_REASON_MAX    ? names[r]
+				   : r == OFFCPU_REASON_MAX ? "off-CPU: other"
+							    : "[stack truncated]";
+
+		CHECK(stacks[r] >= 0);
+		if (stacks[r] < 0)
+			continue;
+		f = &t.frames.data[t.stacks.data[profile_stack_of(&t, (uint32_t)stacks[r])].frame];
+		fn = &t.funcs.data[f->func];
+		CHECK_EQ_STR(strtab_get(&t.strings, fn->name), want);
+		CHECK_EQ_INT(fn->resource, -1);
+		CHECK_EQ_INT(f->address, -1);
+		CHECK_EQ_INT(f->category, r <= OFFCPU_REASON_MAX ? CAT_OFFCPU : CAT_USER);
+	}
+	profile_tables_free(&t);
+	model_free(&m);
+}
+
 static void test_sched_names_only_with_sched_data(void)
 {
 	struct fx_resolver r = { 0 };
@@ -472,5 +528,6 @@ int main(void)
 	RUN(test_empty_model);
 	RUN(test_offcpu_frames_and_marker_stacks);
 	RUN(test_sched_names_only_with_sched_data);
+	RUN(test_synthetic_frames_named_by_the_tables);
 	return test_summary();
 }

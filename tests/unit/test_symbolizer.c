@@ -94,10 +94,11 @@ static void test_reserved_objects(void)
 	CHECK(o && o->kind == OBJECT_KERNEL && !strcmp(o->name, "[kernel.kallsyms]"));
 	o = symbolizer_object(s, OBJ_UNKNOWN);
 	CHECK(o && o->kind == OBJECT_UNKNOWN && !strcmp(o->name, "[unknown]"));
+	/* Reserved for the synthetic frames, which the profile's tables name. */
 	o = symbolizer_object(s, OBJ_TRUNCATED);
-	CHECK(o && o->kind == OBJECT_TRUNCATED && !strcmp(o->name, "[truncated]"));
+	CHECK(o && o->kind == OBJECT_SYNTHETIC && !strcmp(o->name, "[truncated]"));
 	o = symbolizer_object(s, OBJ_OFFCPU);
-	CHECK(o && o->kind == OBJECT_OFFCPU);
+	CHECK(o && o->kind == OBJECT_SYNTHETIC);
 	CHECK(symbolizer_object(s, OBJ_FIRST_FILE) == NULL);
 
 	symbolizer_resolve(s, OBJ_UNKNOWN, 0x7f001234abcdULL, true, &f);
@@ -105,37 +106,6 @@ static void test_reserved_objects(void)
 	CHECK_EQ_INT(f.count, 1);
 	CHECK(f.resource == NULL && f.lib == NULL && !f.kernel);
 	CHECK_EQ_INT(f.address, -1);
-
-	symbolizer_resolve(s, OBJ_TRUNCATED, 0, false, &f);
-	CHECK_EQ_STR(f.items[0].func, "[stack truncated]");
-	CHECK(f.resource == NULL && f.lib == NULL);
-
-	/* Off-CPU leaves: named by reason, flagged, in no resource; unknown reasons are "other". */
-	{
-		static const char *const names[OFFCPU_REASON_MAX] = {
-			[OFFCPU_SLEEPING] = "off-CPU: sleeping",
-			[OFFCPU_BLOCKED] = "off-CPU: blocked (D)",
-			[OFFCPU_PREEMPTED] = "off-CPU: preempted",
-			[OFFCPU_YIELDED] = "off-CPU: yielded",
-			[OFFCPU_STOPPED] = "off-CPU: stopped",
-			[OFFCPU_EXITING] = "off-CPU: exiting",
-			[OFFCPU_OTHER] = "off-CPU: other",
-		};
-
-		for (unsigned r = 0; r < OFFCPU_REASON_MAX; r++) {
-			symbolizer_resolve(s, OBJ_OFFCPU, r, false, &f);
-			CHECK_EQ_STR(f.items[0].func, names[r]);
-			CHECK_EQ_INT(f.count, 1);
-			CHECK(f.offcpu && !f.kernel && f.resource == NULL && f.lib == NULL);
-			CHECK_EQ_INT(f.address, -1);
-		}
-		symbolizer_resolve(s, OBJ_OFFCPU, 99, false, &f);
-		CHECK_EQ_STR(f.items[0].func, "off-CPU: other");
-		CHECK(f.offcpu);
-		/* Only off-CPU leaves carry the flag. */
-		symbolizer_resolve(s, OBJ_TRUNCATED, 0, false, &f);
-		CHECK(!f.offcpu);
-	}
 
 	/* No kallsyms: kernel frames are addresses, still in the kernel resource. */
 	symbolizer_resolve(s, OBJ_KERNEL, 0xffffffff81000123ULL, false, &f);

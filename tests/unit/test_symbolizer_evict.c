@@ -462,7 +462,7 @@ static void test_jit_sweep(void)
 	fds0 = count_fds();
 	for (unsigned i = 0; i < JIT_PIDS; i++) {
 		ids[i] = jit_maps_object(j, FIRST_PID + i, 1);
-		CHECK(ids[i] >= JIT_OBJECT_BASE && !in_list(ids, i, ids[i]));
+		CHECK(ids[i] >= OBJ_FIRST_JIT && !in_list(ids, i, ids[i]));
 		names[i] = jit_name(j, ids[i], 0x1010);
 		snprintf(expected, sizeof(expected), "jit_%u", FIRST_PID + i);
 		CHECK_EQ_STR(names[i], expected);
@@ -477,7 +477,7 @@ static void test_jit_sweep(void)
 	for (unsigned i = 0; i < JIT_PIDS; i += 2)
 		jit_maps_retain(j, (uint32_t)ids[i]);
 	jit_maps_retain(j, OBJ_FIRST_FILE); /* a symbolizer id: not ours, ignored */
-	jit_maps_retain(j, JIT_OBJECT_BASE + 100000);
+	jit_maps_retain(j, OBJ_FIRST_JIT + 100000);
 	CHECK_EQ_INT(jit_maps_sweep(j), JIT_PIDS / 2);
 	for (unsigned i = 1; i < JIT_PIDS; i += 2)
 		swept_ids[nswept++] = ids[i];
@@ -497,7 +497,7 @@ static void test_jit_sweep(void)
 	 * slots were those JIT_PIDS processes and the map-less one).
 	 */
 	again = jit_maps_object(j, FIRST_PID + 1, 3);
-	CHECK(again >= JIT_OBJECT_BASE && again <= JIT_OBJECT_BASE + JIT_PIDS);
+	CHECK(again >= OBJ_FIRST_JIT && again <= OBJ_FIRST_JIT + JIT_PIDS);
 	for (unsigned i = 0; i < JIT_PIDS; i += 2)
 		CHECK(again != ids[i]);
 	CHECK_EQ_STR(jit_name(j, again, 0x1010), "jit_5001");
@@ -538,7 +538,7 @@ static void test_jit_churn_stays_flat(void)
 
 			/* Slots: the kept one, then a map and a map-less pid per process of a
 			 * round. */
-			ok &= id >= JIT_OBJECT_BASE && id <= JIT_OBJECT_BASE + 2 * PER_ROUND;
+			ok &= id >= OBJ_FIRST_JIT && id <= OBJ_FIRST_JIT + 2 * PER_ROUND;
 			snprintf(expected, sizeof(expected), "jit_%u", pid);
 			ok &= jit_name(j, id, 0x1050) && !strcmp(jit_name(j, id, 0x1050), expected);
 			/* Unknown code at a new address every time, and a new map-less process. */

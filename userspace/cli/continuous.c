@@ -25,7 +25,6 @@
 
 #include "../capture/preflight.h"
 #include "../model/cut.h"
-#include "../symbols/jit_maps.h"
 #include "../symbols/symbolizer.h"
 #include "../util/clock.h"
 #include "../util/log.h"
@@ -107,25 +106,17 @@ static void sweep_caches(struct continuous *c)
 	const struct model *m = &c->rec.model;
 	size_t objects, jits;
 
-	symbolizer_retain_begin(c->rec.sym);
-	jit_maps_retain_begin(c->rec.jit);
+	frame_resolver_retain_begin(&c->rec.frames);
 	for (size_t i = 0; i < m->processes.len; i++) {
 		const struct process *p = &m->processes.data[i];
 
 		for (size_t k = 0; k < p->mappings.len; k++)
 			if (p->mappings.data[k].object != NO_INDEX)
-				symbolizer_retain(c->rec.sym, p->mappings.data[k].object);
+				frame_resolver_retain(&c->rec.frames, p->mappings.data[k].object);
 	}
-	for (size_t i = 0; i < m->frames.len; i++) {
-		uint32_t object = m->frames.data[i].object;
-
-		if (object >= JIT_OBJECT_BASE)
-			jit_maps_retain(c->rec.jit, object);
-		else
-			symbolizer_retain(c->rec.sym, object);
-	}
-	objects = symbolizer_sweep(c->rec.sym);
-	jits = jit_maps_sweep(c->rec.jit);
+	for (size_t i = 0; i < m->frames.len; i++)
+		frame_resolver_retain(&c->rec.frames, m->frames.data[i].object);
+	objects = frame_resolver_sweep(&c->rec.frames, &jits);
 	/* Give what the snapshot used back to the system, so RSS shows the live state. */
 	malloc_trim(0);
 	if (objects || jits)

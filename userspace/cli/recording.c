@@ -18,6 +18,7 @@
 #include "../capture/preflight.h"
 #include "../emit/emitter.h"
 #include "../symbols/debuginfo_server.h"
+#include "../symbols/frame_resolver.h"
 #include "../symbols/jit_maps.h"
 #include "../symbols/kallsyms.h"
 #include "../symbols/symbolizer.h"
@@ -37,10 +38,9 @@ static int on_record(void *ctx, const void *data, size_t size)
 
 static void resolve_frame(void *ctx, const struct raw_frame *f, struct resolved_frame *out)
 {
-	struct recording *r = ctx;
+	const struct recording *r = ctx;
 
-	if (!jit_maps_resolve(r->jit, f->object, f->offset, out))
-		symbolizer_resolve(r->sym, f->object, f->offset, f->is_return, out);
+	frame_resolve(&r->frames, f->object, f->offset, f->is_return, out);
 }
 
 const char *human_size(double bytes, char *buf, size_t len)
@@ -268,6 +268,7 @@ int recording_start(struct recording *r, const struct options *opts)
 
 	r->sym = symbolizer_new("/proc", "/proc/kallsyms");
 	r->jit = r->sym ? jit_maps_new("/proc") : NULL;
+	r->frames = (struct frame_resolver){ r->sym, r->jit };
 	r->debuginfod = debuginfo_server_open(opts->debuginfod_budget_ns / 1000000);
 	if (r->sym)
 		symbolizer_set_debuginfod(r->sym, r->debuginfod);

@@ -17,6 +17,7 @@
 #include "../emit/profile_tables.h"
 #include "../model/model.h"
 #include "../model/proc_source.h"
+#include "../symbols/frame_resolver.h"
 #include "cgroup_targets.h"
 #include "lifecycle_feed.h"
 #include "options.h"
@@ -33,6 +34,7 @@ struct recording {
 	struct symbolizer *sym;
 	struct debuginfo_server *debuginfod; /* DEBUGINFOD_URLS: debug files from servers */
 	struct jit_maps *jit;
+	struct frame_resolver frames; /* sym and jit, by frame object id */
 	struct proc_source_ctx src_ctx;
 	struct session session;
 	struct lifecycle_feed feed;

@@ -2,6 +2,7 @@
 #include "profile_tables.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -248,11 +249,39 @@ static int64_t frame_of_item(struct profile_tables *t, const struct resolved_fra
 	return intern_frame(t, &frame);
 }
 
+/*
+ * Frames that are no code, named here rather than by a frame source: the
+ * mark of a cut stack, and the leaf of an off-CPU sample ("off-CPU:
+ * sleeping", ...; a reason this build does not know, from a newer kernel's
+ * state, is shown as "other" rather than dropped, so the time still adds
+ * up). `buf` holds the name until it is interned.
+ */
+static bool name_synthetic(const struct raw_frame *f, struct resolved_frame *out, char *buf,
+			   size_t size)
+{
+	uint64_t reason = f->offset;
+
+	if (f->object != OBJ_TRUNCATED && f->object != OBJ_OFFCPU)
+		return false;
+	out->count = 1;
+	if (f->object == OBJ_TRUNCATED) {
+		out->items[0].func = "[stack truncated]";
+		return true;
+	}
+	if (reason >= OFFCPU_REASON_MAX)
+		reason = OFFCPU_OTHER;
+	snprintf(buf, size, "off-CPU: %s", offcpu_reason_name((enum offcpu_reason)reason));
+	out->items[0].func = buf;
+	out->offcpu = true;
+	return true;
+}
+
 /* Resolve raw frame `raw` once and remember its profile frames. */
 static int expand_raw_frame(struct build_state *s, const struct model *m, uint32_t raw)
 {
 	struct frame_memo *memo = &s->memo[raw];
 	struct resolved_frame rf;
+	char synthetic[64];
 	int64_t resource;
 	unsigned count;
 	int err;
@@ -261,7 +290,8 @@ static int expand_raw_frame(struct build_state *s, const struct model *m, uint32
 		return 0;
 	memset(&rf, 0, sizeof(rf));
 	rf.address = -1;
-	s->resolve(s->ctx, &m->frames.data[raw], &rf);
+	if (!name_synthetic(&m->frames.data[raw], &rf, synthetic, sizeof(synthetic)))
+		s->resolve(s->ctx, &m->frames.data[raw], &rf);
 	count = rf.count;
 	if (count < 1)
 		count = 1;

@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "../../bpf/bpfprof_abi.h"
+#include "../symbols/frame_objects.h"
 #include "../util/hashmap.h"
 #include "../util/vec.h"
 
@@ -29,15 +30,6 @@ struct model;
 struct map_entry;
 
 #define NO_INDEX UINT32_MAX
-
-/* Reserved object ids; objects from process mappings start at OBJ_FIRST_FILE. */
-enum {
-	OBJ_KERNEL = 0,	   /* offset = kernel virtual address */
-	OBJ_UNKNOWN = 1,   /* offset = user virtual address outside any known mapping */
-	OBJ_TRUNCATED = 2, /* marks where a stack was cut (see BPFPROF_MAX_*STACK) */
-	OBJ_OFFCPU = 3,	   /* synthetic leaf of an off-CPU sample; offset = enum offcpu_reason */
-	OBJ_FIRST_FILE = 4,
-};
 
 /* Why a thread left the CPU, from the switch-out's task state and preempt flag. */
 enum offcpu_reason {

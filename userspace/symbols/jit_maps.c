@@ -35,7 +35,7 @@ struct jit_entry {
 
 struct jit_maps {
 	char *proc_root;
-	VEC(struct jit_entry) entries; /* slot i is object JIT_OBJECT_BASE + i */
+	VEC(struct jit_entry) entries; /* slot i is object OBJ_FIRST_JIT + i */
 	VEC(uint32_t) free_slots;      /* unused entries, reused first */
 	struct hmap by_pid;	       /* pid -> entries index */
 	/* "0x..." names of addresses outside the maps, valid until the next sweep. */
@@ -82,7 +82,7 @@ static int64_t add_entry(struct jit_maps *j, uint32_t pid)
 	if (reused) {
 		idx = j->free_slots.data[--j->free_slots.len];
 	} else {
-		if (j->entries.len >= UINT32_MAX - JIT_OBJECT_BASE)
+		if (j->entries.len >= UINT32_MAX - OBJ_FIRST_JIT)
 			return -ENOMEM;
 		idx = (uint32_t)j->entries.len;
 		if (vec_push(&j->entries, ne))
@@ -118,7 +118,7 @@ int64_t jit_maps_object(struct jit_maps *j, uint32_t pid, uint64_t now_ns)
 		e->tried_ns = now_ns ? now_ns : 1;
 		e->map = perf_map_open(j->proc_root, (pid_t)pid);
 	}
-	return e->map ? (int64_t)JIT_OBJECT_BASE + idx : -ENOENT;
+	return e->map ? (int64_t)OBJ_FIRST_JIT + idx : -ENOENT;
 }
 
 /* "0xADDR", valid until the next sweep; NULL when out of memory. */
@@ -143,9 +143,9 @@ bool jit_maps_resolve(struct jit_maps *j, uint32_t object, uint64_t addr,
 	const struct jit_entry *e;
 	const char *name = NULL;
 
-	if (!j || object < JIT_OBJECT_BASE || object - JIT_OBJECT_BASE >= j->entries.len)
+	if (!j || object < OBJ_FIRST_JIT || object - OBJ_FIRST_JIT >= j->entries.len)
 		return false;
-	e = &j->entries.data[object - JIT_OBJECT_BASE];
+	e = &j->entries.data[object - OBJ_FIRST_JIT];
 	/* A swept object's slot may be free or another process's: its address is all we know. */
 	if (e->used && e->map)
 		name = perf_map_lookup(e->map, addr, NULL);
@@ -171,9 +171,9 @@ void jit_maps_retain_begin(struct jit_maps *j)
 
 void jit_maps_retain(struct jit_maps *j, uint32_t object)
 {
-	if (object < JIT_OBJECT_BASE || object - JIT_OBJECT_BASE >= j->entries.len)
+	if (object < OBJ_FIRST_JIT || object - OBJ_FIRST_JIT >= j->entries.len)
 		return;
-	j->entries.data[object - JIT_OBJECT_BASE].marked = true;
+	j->entries.data[object - OBJ_FIRST_JIT].marked = true;
 }
 
 size_t jit_maps_sweep(struct jit_maps *j)

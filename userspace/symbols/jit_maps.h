@@ -13,10 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "frame_objects.h"
 #include "symbolizer.h"
-
-/* Object ids of perf maps: far above any id the symbolizer hands out. */
-#define JIT_OBJECT_BASE 0x40000000u
 
 struct jit_maps;
 

@@ -44,7 +44,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../model/model.h"
 #include "../util/hashmap.h"
 #include "../util/log.h"
 #include "../util/strtab.h"
@@ -53,6 +52,7 @@
 #include "demangle.h"
 #include "dwarf.h"
 #include "elf_symtab.h"
+#include "frame_objects.h"
 #include "kallsyms.h"
 #include "minidebuginfo.h"
 #include "vdso.h"
@@ -273,8 +273,8 @@ struct symbolizer *symbolizer_new(const char *proc_root, const char *kallsyms_pa
 	} reserved[] = {
 		{ OBJ_KERNEL, OBJECT_KERNEL, "[kernel.kallsyms]" },
 		{ OBJ_UNKNOWN, OBJECT_UNKNOWN, "[unknown]" },
-		{ OBJ_TRUNCATED, OBJECT_TRUNCATED, "[truncated]" },
-		{ OBJ_OFFCPU, OBJECT_OFFCPU, "[off-CPU]" },
+		{ OBJ_TRUNCATED, OBJECT_SYNTHETIC, "[truncated]" },
+		{ OBJ_OFFCPU, OBJECT_SYNTHETIC, "[off-CPU]" },
 	};
 	struct symbolizer *s = calloc(1, sizeof(*s));
 
@@ -916,22 +916,6 @@ static void resolve_file(struct symbolizer *s, struct object *o, uint64_t offset
 		out->items[0].func = symbol ? symbol : offset_name(s, o, lookup);
 }
 
-/*
- * The leaf of an off-CPU sample: "off-CPU: sleeping", ... A reason the
- * model does not know (a newer kernel's state) is shown as "other" rather
- * than dropped, so the time still adds up.
- */
-static void resolve_offcpu(struct symbolizer *s, uint64_t reason, struct resolved_frame *out)
-{
-	char buf[64];
-
-	if (reason >= OFFCPU_REASON_MAX)
-		reason = OFFCPU_OTHER;
-	snprintf(buf, sizeof(buf), "off-CPU: %s", offcpu_reason_name((enum offcpu_reason)reason));
-	out->items[0].func = intern_or_fallback(&s->names, buf);
-	out->offcpu = true;
-}
-
 void symbolizer_resolve(struct symbolizer *s, uint32_t object, uint64_t offset, bool is_return,
 			struct resolved_frame *out)
 {
@@ -942,12 +926,12 @@ void symbolizer_resolve(struct symbolizer *s, uint32_t object, uint64_t offset, 
 
 	if (object == OBJ_KERNEL) {
 		resolve_kernel(s, offset, is_return, out);
-	} else if (object == OBJ_TRUNCATED) {
-		out->items[0].func = "[stack truncated]";
-	} else if (object == OBJ_OFFCPU) {
-		resolve_offcpu(s, offset, out);
-	} else if (object == OBJ_UNKNOWN || object >= s->objects.len || !s->objects.data[object]) {
-		/* An id never handed out, or swept: only the address is known. */
+	} else if (object < OBJ_FIRST_FILE || object >= s->objects.len || !s->objects.data[object]) {
+		/*
+		 * An unknown address, an id never handed out or swept (or a
+		 * synthetic one, which the profile's tables name instead): only
+		 * the address is known.
+		 */
 		out->items[0].func = hex_name(s, "", offset);
 	} else {
 		resolve_file(s, s->objects.data[object], offset, is_return, out);

@@ -21,8 +21,7 @@ struct symbolizer;
 enum object_kind {
 	OBJECT_KERNEL,
 	OBJECT_UNKNOWN,
-	OBJECT_TRUNCATED,
-	OBJECT_OFFCPU, /* the synthetic leaf of off-CPU samples */
+	OBJECT_SYNTHETIC, /* ids reserved for frames that are no code (frame_objects.h) */
 	OBJECT_ELF,
 	OBJECT_VDSO,
 };
@@ -70,8 +69,9 @@ struct resolved_frame {
  */
 struct symbolizer *symbolizer_new(const char *proc_root, const char *kallsyms_path);
 /*
- * Object ids 0..3 are OBJ_KERNEL, OBJ_UNKNOWN, OBJ_TRUNCATED and OBJ_OFFCPU
- * of model.h, registered by _new.
+ * Object ids below OBJ_FIRST_FILE (frame_objects.h) are registered by _new:
+ * the kernel, unknown addresses, and the synthetic ids, which it never
+ * resolves (the profile's tables name them).
  */
 void symbolizer_free(struct symbolizer *s);
 
@@ -97,7 +97,7 @@ void symbolizer_set_max_open_files(struct symbolizer *s, unsigned n);
 /*
  * The object for a file-backed executable mapping of process `pid` (or the
  * vDSO); interned by dev+inode (files) or kind (vDSO). Returns the object id
- * (>= OBJ_FIRST_FILE in model.h terms) or a negative errno. Mappings that
+ * (>= OBJ_FIRST_FILE, frame_objects.h) or a negative errno. Mappings that
  * cannot be symbolized (anonymous) return -ENOENT. Call it while `pid`
  * lives: the object's file is opened here and kept (see
  * symbolizer_set_max_open_files), so that it can be read after the
