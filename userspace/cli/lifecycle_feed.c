@@ -18,10 +18,9 @@ enum { MEMBER_IN = 1, MEMBER_OUT = 2 };
 /* The model has a live image of pid: the kernel's filter let its events through. */
 static bool model_has_live(const struct lifecycle_feed *f, uint32_t pid)
 {
-	uint32_t idx;
+	const struct process *p = model_find_process(f->model, pid);
 
-	return hmap_get(&f->model->pid_index, (struct hmap_key){ pid, 0 }, &idx) &&
-	       !f->model->processes.data[idx].ended;
+	return p && !p->ended;
 }
 
 static bool proc_in_cgroups(const struct lifecycle_feed *f, uint32_t pid)

@@ -123,7 +123,6 @@ static int copy_process(struct cut *c, const struct process *p, uint32_t old_idx
 {
 	struct process np = *p;
 	uint32_t idx = (uint32_t)c->live->processes.len;
-	struct hmap_key key = { p->pid, 0 };
 
 	memset(&np.threads, 0, sizeof(np.threads));
 	memset(&np.mappings, 0, sizeof(np.mappings));
@@ -146,7 +145,7 @@ static int copy_process(struct cut *c, const struct process *p, uint32_t old_idx
 	if (vec_push(&c->live->processes, np))
 		goto fail;
 	/* Images are in creation order, so the newest alive one ends up indexed. */
-	if (hmap_put(&c->live->pid_index, key, idx))
+	if (model_index_process(c->live, idx))
 		return -ENOMEM; /* the pushed copy is freed with the live model */
 	c->live_proc[old_idx] = idx;
 	return 0;
@@ -207,7 +206,6 @@ static int copy_thread(struct cut *c, const struct thread *t, uint32_t old_idx)
 {
 	struct thread nt = *t;
 	uint32_t idx = (uint32_t)c->live->threads.len;
-	struct hmap_key key = { t->tid, t->tid == 0 ? (uint64_t)(t->cpu + 1) : 0 };
 	struct process *np;
 	int err = -ENOMEM;
 
@@ -255,7 +253,7 @@ static int copy_thread(struct cut *c, const struct thread *t, uint32_t old_idx)
 		goto fail;
 	c->live_thread[old_idx] = idx;
 	np = &c->live->processes.data[nt.process];
-	if (vec_push(&np->threads, idx) || hmap_put(&c->live->tid_index, key, idx))
+	if (vec_push(&np->threads, idx) || model_index_thread(c->live, idx))
 		return -ENOMEM; /* the pushed thread is freed with the live model */
 	return 0;
 fail:
@@ -408,19 +406,12 @@ static int build_snapshot(struct cut *c)
 
 	hmap_free(&m->pid_index);
 	hmap_free(&m->tid_index);
-	for (size_t i = 0; i < m->processes.len; i++) {
-		struct hmap_key key = { m->processes.data[i].pid, 0 };
-
-		if (hmap_put(&m->pid_index, key, (uint32_t)i))
+	for (size_t i = 0; i < m->processes.len; i++)
+		if (model_index_process(m, (uint32_t)i))
 			return -ENOMEM;
-	}
-	for (size_t i = 0; i < m->threads.len; i++) {
-		const struct thread *t = &m->threads.data[i];
-		struct hmap_key key = { t->tid, t->tid == 0 ? (uint64_t)(t->cpu + 1) : 0 };
-
-		if (hmap_put(&m->tid_index, key, (uint32_t)i))
+	for (size_t i = 0; i < m->threads.len; i++)
+		if (model_index_thread(m, (uint32_t)i))
 			return -ENOMEM;
-	}
 	m->end_ts = m->stop_ts = c->boundary;
 	return 0;
 }

@@ -30,23 +30,13 @@ static void copy_comm(char dst[BPFPROF_COMM_LEN], const char *src)
 /* A thread of the model with this tid, or NULL; never creates one. */
 static struct thread *known_thread(struct model *m, uint32_t pid, uint32_t tid, uint64_t ts)
 {
-	struct hmap_key key = { tid, 0 };
-	uint32_t idx;
-
-	if (!hmap_get(&m->tid_index, key, &idx))
-		return NULL;
-	return model_thread(m, pid, tid, -1, ts);
+	return model_find_thread(m, tid) ? model_thread(m, pid, tid, -1, ts) : NULL;
 }
 
 /* A process of the model with this pid (its image at ts), or NULL; never creates one. */
 static struct process *known_process(struct model *m, uint32_t pid, uint64_t ts)
 {
-	struct hmap_key key = { pid, 0 };
-	uint32_t idx;
-
-	if (!hmap_get(&m->pid_index, key, &idx))
-		return NULL;
-	return model_process(m, pid, ts);
+	return model_find_process(m, pid) ? model_process(m, pid, ts) : NULL;
 }
 
 static void mark_started(struct process *p, uint64_t ts)
@@ -91,14 +81,9 @@ static void end_image(struct model *m, struct process *p, uint64_t ts)
  */
 static struct thread *early_thread(struct model *m, uint32_t pid, uint32_t tid, uint64_t ts)
 {
-	struct hmap_key key = { tid, 0 };
-	struct thread *t;
-	uint32_t idx;
+	struct thread *t = model_find_thread(m, tid);
 
-	if (!hmap_get(&m->tid_index, key, &idx))
-		return NULL;
-	t = &m->threads.data[idx];
-	return t->pid == pid && !t->registered && !t->exited && t->first_ts >= ts ? t : NULL;
+	return t && t->pid == pid && !t->registered && !t->exited && t->first_ts >= ts ? t : NULL;
 }
 
 static struct process *early_process(struct model *m, uint32_t pid, uint64_t ts)

@@ -374,6 +374,13 @@ int64_t model_intern_stack(struct model *m, uint32_t prefix, uint32_t frame);
 
 struct process *model_process(struct model *m, uint32_t pid, uint64_t ts);
 struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid, int cpu, uint64_t ts);
+/*
+ * The newest thread entry of `tid` (any image, any pid), without creating
+ * one; NULL when none. Not for the idle task (tid 0, one per CPU).
+ */
+struct thread *model_find_thread(struct model *m, uint32_t tid);
+/* The newest image of `pid`, without creating one; NULL when none. */
+struct process *model_find_process(struct model *m, uint32_t pid);
 
 /*
  * After the last event: replay the scheduler events still queued and end

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
-/* Helpers shared by the model's own files (model.c, lifecycle.c); not an API. */
+/*
+ * Helpers shared by the model's own files; not an API. From the bottom up:
+ * interning.c (frames, stacks), registry.c (processes, threads), the
+ * handlers (sched.c, syscalls.c, lifecycle.c, cut.c), ingest.c (records in,
+ * model_finish) on top.
+ */
 #ifndef BPFPROF_MODEL_INTERNAL_H
 #define BPFPROF_MODEL_INTERNAL_H
 
@@ -22,6 +27,16 @@ void model_read_cgroup(struct model *m, struct process *p);
  * prctl(PR_SET_NAME) can arrive after one from after it.
  */
 void model_name_thread(struct thread *t, const char *comm, uint64_t ts);
+
+/*
+ * Make process (thread) `idx` the one its pid (tid) finds, as the newest;
+ * cut.c rebuilds a model's indexes with these. 0 or -ENOMEM.
+ */
+int model_index_process(struct model *m, uint32_t idx);
+int model_index_thread(struct model *m, uint32_t idx);
+
+/* Give process `pidx` exactly one main thread (model_finish); 0 or -ENOMEM. */
+int model_ensure_main_thread(struct model *m, uint32_t pidx);
 
 /* A record of thread `t` was seen at ts: lifetimes of the thread, its process and the profile. */
 void note_event_ts(struct model *m, struct thread *t, uint64_t ts);

@@ -263,15 +263,10 @@ static int emit_offcpu_samples(struct model *m, struct thread *t, uint64_t out, 
 static int notify_waker(struct model *m, struct thread *wakee, uint64_t wait_ns)
 {
 	const struct sched_replay_state *r = &wakee->replay;
-	struct hmap_key key = { r->other_tid, 0 };
 	struct sched_marker mk = { 0 };
-	struct thread *waker;
-	uint32_t idx;
+	struct thread *waker = r->other_known ? model_find_thread(m, r->other_tid) : NULL;
 
-	if (!r->other_known || r->other_tid == 0 || !hmap_get(&m->tid_index, key, &idx))
-		return 0;
-	waker = &m->threads.data[idx];
-	if (waker == wakee)
+	if (!waker || waker == wakee)
 		return 0;
 	waker->sched.wakeups_sent++;
 	if (wait_ns < m->sched_min_ns)

@@ -1,0 +1,424 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * How a record becomes part of the model, the top of model/: each ring
+ * buffer record is checked, its thread found in the registry, its stack
+ * built from its addresses and interned, and the record handed to its
+ * handler (sched.c's replay queue, syscalls.c, or straight into the
+ * thread's samples); model_finish ends the recording. Nothing below calls
+ * back up here.
+ */
+#include "model.h"
+#include "model_internal.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched.h"
+
+/* Re-read a process's maps for an unknown address at most this often (ns). */
+#define MAPS_REREAD_INTERVAL_NS (20ULL * 1000 * 1000)
+
+static const struct proc_mapping *find_mapping(const struct process *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->mappings.len;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct proc_mapping *pm = &p->mappings.data[mid];
+
+		if (addr < pm->start)
+			hi = mid;
+		else if (addr >= pm->end)
+			lo = mid + 1;
+		else
+			return pm;
+	}
+	return NULL;
+}
+
+/* Translate a user address to (object, file offset); re-read maps once if it is new. */
+static void user_addr_to_object(struct model *m, struct process *p, uint64_t addr, uint64_t ts,
+				uint32_t *object, uint64_t *offset)
+{
+	const struct proc_mapping *pm = find_mapping(p, addr);
+	int64_t jit;
+
+	if (!pm && !p->gone && ts - p->maps_read_ts >= MAPS_REREAD_INTERVAL_NS) {
+		model_read_maps(m, p, ts);
+		pm = find_mapping(p, addr);
+	}
+	if (pm && pm->object != NO_INDEX) {
+		*object = pm->object;
+		*offset = addr - pm->start + pm->pgoff;
+	} else if (m->source.jit_object &&
+		   (jit = m->source.jit_object(m->source.ctx, p->pid, ts)) >= 0) {
+		/* Anonymous (or unmapped) code a runtime may describe in its perf map. */
+		*object = (uint32_t)jit;
+		*offset = addr;
+	} else {
+		*object = OBJ_UNKNOWN;
+		*offset = addr;
+		m->stats.unknown_user_addrs++;
+	}
+}
+
+static int push_frame(struct model *m, uint32_t *stack, uint32_t object, uint64_t offset,
+		      bool is_return)
+{
+	int64_t f = model_intern_frame(m, object, offset, is_return);
+	int64_t s;
+
+	if (f < 0)
+		return (int)f;
+	s = model_intern_stack(m, *stack, (uint32_t)f);
+	if (s < 0)
+		return (int)s;
+	*stack = (uint32_t)s;
+	return 0;
+}
+
+/* The stack part of a sample or switch record: ips[] as sample_event describes it. */
+struct stack_record {
+	const __u64 *ips;
+	uint32_t kstack_len, ustack_len;
+	uint32_t flags; /* SAMPLE_*STACK_TRUNCATED */
+	uint64_t ts;
+};
+
+/*
+ * Build the raw stack of a sample, root first: user frames from the
+ * outermost caller inwards, then kernel frames from the syscall/interrupt
+ * entry to the leaf. A truncated side gets a marker frame where the cut is.
+ */
+static int build_stack(struct model *m, struct process *p, const struct stack_record *e,
+		       uint32_t *out)
+{
+	const __u64 *kips = e->ips, *uips = e->ips + e->kstack_len;
+	uint32_t stack = NO_INDEX;
+	int err;
+
+	if (e->flags & SAMPLE_USTACK_TRUNCATED) {
+		if ((err = push_frame(m, &stack, OBJ_TRUNCATED, 0, false)))
+			return err;
+		m->stats.truncated_stacks++;
+	}
+	for (int i = (int)e->ustack_len - 1; i >= 0; i--) {
+		uint32_t object;
+		uint64_t offset;
+		/*
+		 * Every user frame but the innermost is a return address; so is the
+		 * innermost when the thread is in a syscall (the instruction after
+		 * it). In user mode, or in the kernel through an interrupt or a
+		 * fault, it is the instruction about to run.
+		 */
+		bool is_return = i > 0 || (e->flags & SAMPLE_USER_IN_SYSCALL);
+
+		user_addr_to_object(m, p, uips[i], e->ts, &object, &offset);
+		if ((err = push_frame(m, &stack, object, offset, is_return)))
+			return err;
+	}
+	if ((e->flags & SAMPLE_KSTACK_TRUNCATED) && !(e->flags & SAMPLE_USTACK_TRUNCATED)) {
+		if ((err = push_frame(m, &stack, OBJ_TRUNCATED, 0, false)))
+			return err;
+		m->stats.truncated_stacks++;
+	}
+	for (int i = (int)e->kstack_len - 1; i >= 0; i--)
+		if ((err = push_frame(m, &stack, OBJ_KERNEL, kips[i], i > 0)))
+			return err;
+	*out = stack;
+	return 0;
+}
+
+/* Whether a record of `size` bytes holds the ips[] its lengths announce. */
+static bool stack_fits(size_t size, size_t ips_offset, uint32_t kstack_len, uint32_t ustack_len)
+{
+	return size >= ips_offset && kstack_len <= BPFPROF_MAX_KSTACK &&
+	       ustack_len <= BPFPROF_MAX_USTACK &&
+	       size >= ips_offset + sizeof(uint64_t) * (kstack_len + ustack_len);
+}
+
+/*
+ * A wakeup the kernel kept with the thread (its wait was under the
+ * threshold) and handed over in the thread's next record: it goes into the
+ * replay as the wakeup record it would have been, before that record.
+ */
+static int queue_folded_wakeup(struct model *m, struct thread *t, const struct folded_wakeup *w)
+{
+	struct sched_event ev = { 0 };
+
+	if (!w->ts)
+		return 0;
+	m->stats.wakeups++;
+	ev.ts = w->ts;
+	ev.stack = NO_INDEX;
+	ev.type = SCHED_EV_WAKEUP;
+	ev.other_pid = w->waker_pid;
+	ev.other_tid = w->waker_tid;
+	/*
+	 * No waker name: the kernel folds only waits under the marker
+	 * threshold, so no marker will ever show it; the replay counts the
+	 * wakeup for the waker by its tid.
+	 */
+	return sched_queue(t, &ev);
+}
+
+int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
+{
+	struct stack_record sr;
+	struct thread_sample s = { 0 };
+	struct process *p;
+	struct thread *t;
+	int err;
+
+	/* The lengths are read only once the record is known to hold them. */
+	if (size < offsetof(struct sample_event, ips) ||
+	    !stack_fits(size, offsetof(struct sample_event, ips), e->kstack_len, e->ustack_len)) {
+		m->stats.events_malformed++;
+		return 0;
+	}
+	t = model_thread(m, e->hdr.pid, e->hdr.tid, (int)e->hdr.cpu, e->hdr.ts);
+	if (!t)
+		return -ENOMEM;
+	p = &m->processes.data[t->process];
+	if (e->hdr.tid != 0)
+		model_name_thread(t, e->comm, e->hdr.ts);
+	if (!p->maps_read)
+		model_read_maps(m, p, e->hdr.ts);
+
+	sr = (struct stack_record){ e->ips, e->kstack_len, e->ustack_len, e->flags, e->hdr.ts };
+	err = build_stack(m, p, &sr, &s.stack);
+	if (err)
+		return err;
+	if (m->sched_enabled && e->hdr.tid != 0) {
+		/* Its CPU time is known only once the thread's events are in order. */
+		struct sched_event ev = { .ts = e->hdr.ts,
+					  .since = e->oncpu_since,
+					  .stack = s.stack,
+					  .type = SCHED_EV_SAMPLE,
+					  .ustack_end = SAMPLE_USTACK_END(e->flags) };
+
+		if ((err = queue_folded_wakeup(m, t, &e->woken)) || (err = sched_queue(t, &ev)))
+			return err;
+	} else {
+		s.ts = e->hdr.ts;
+		s.cpu_delta_ns =
+			m->period_is_ns || !m->nominal_period_ns ? e->period : m->nominal_period_ns;
+		s.kind = SAMPLE_ON_CPU;
+		s.ustack_end = SAMPLE_USTACK_END(e->flags);
+		if (vec_push(&t->samples, s))
+			return -ENOMEM;
+	}
+	note_event_ts(m, t, e->hdr.ts);
+	m->stats.samples++;
+	return 0;
+}
+
+/* Drop the tracing frames (BPF program, tracepoint) leafward of __schedule. */
+static void trim_switch_stack(const struct model *m, struct stack_record *sr)
+{
+	if (m->switch_trim_lo >= m->switch_trim_hi)
+		return;
+	for (uint32_t i = 0; i < sr->kstack_len; i++)
+		if (sr->ips[i] >= m->switch_trim_lo && sr->ips[i] < m->switch_trim_hi) {
+			/* The user frames stay where they are: ips + kstack_len. */
+			sr->ips += i;
+			sr->kstack_len -= i;
+			return;
+		}
+}
+
+/* A target thread left the target cgroups: its timeline ends (see SWITCH_LEFT_TARGETS). */
+static int add_leave(struct model *m, const struct switch_event *e)
+{
+	struct sched_event ev = { 0 };
+	struct thread *t;
+	int err;
+
+	if (!m->sched_enabled || e->hdr.tid == 0)
+		return 0;
+	t = model_thread(m, e->hdr.pid, e->hdr.tid, (int)e->hdr.cpu, e->hdr.ts);
+	if (!t)
+		return -ENOMEM;
+	ev.ts = e->hdr.ts;
+	ev.since = e->oncpu_since;
+	ev.stack = NO_INDEX;
+	ev.type = SCHED_EV_LEAVE;
+	if ((err = sched_queue(t, &ev)))
+		return err;
+	note_event_ts(m, t, e->hdr.ts);
+	return 0;
+}
+
+int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
+{
+	struct sched_event ev = { 0 };
+	struct stack_record sr;
+	bool has_stack;
+	struct process *p;
+	struct thread *t;
+	int err;
+
+	if (size < offsetof(struct switch_event, ips)) {
+		m->stats.events_malformed++;
+		return 0;
+	}
+	has_stack = e->flags & SWITCH_HAS_STACK;
+	if (has_stack &&
+	    !stack_fits(size, offsetof(struct switch_event, ips), e->kstack_len, e->ustack_len)) {
+		m->stats.events_malformed++;
+		return 0;
+	}
+	if (e->flags & SWITCH_LEFT_TARGETS)
+		return add_leave(m, e);
+	m->stats.switches++;
+	/* Idle's slices are not accounted; a non-target prev has nothing to tell. */
+	if (!m->sched_enabled || !(e->flags & SWITCH_PREV_TARGET) || e->hdr.tid == 0)
+		return 0;
+	t = model_thread(m, e->hdr.pid, e->hdr.tid, (int)e->hdr.cpu, e->hdr.ts);
+	if (!t)
+		return -ENOMEM;
+	p = &m->processes.data[t->process];
+	model_name_thread(t, e->prev_comm, e->hdr.ts);
+
+	ev.ts = e->hdr.ts;
+	ev.since = e->oncpu_since;
+	ev.runtime_ns = e->runtime_ns;
+	ev.stack = NO_INDEX;
+	ev.type = SCHED_EV_SWITCH_OUT;
+	ev.flags = e->flags & SWITCH_PREEMPT ? SCHED_EVF_PREEMPT : 0;
+	if (!has_stack && (e->flags & SWITCH_STACK_REUSED))
+		ev.flags |= SCHED_EVF_STACK_REUSED;
+	ev.stack_slot = (e->flags & SWITCH_STACK_SLOT_MASK) >> SWITCH_STACK_SLOT_SHIFT;
+	ev.state = e->prev_state;
+	ev.other_pid = e->next_pid;
+	ev.other_tid = e->next_tid;
+	memcpy(ev.other_comm, e->next_comm, sizeof(ev.other_comm));
+	ev.other_comm[sizeof(ev.other_comm) - 1] = '\0';
+	if (has_stack) {
+		if (!p->maps_read)
+			model_read_maps(m, p, e->hdr.ts);
+		sr = (struct stack_record){ e->ips, e->kstack_len, e->ustack_len, e->flags,
+					    e->hdr.ts };
+		trim_switch_stack(m, &sr);
+		if ((err = build_stack(m, p, &sr, &ev.stack)))
+			return err;
+	}
+	if ((err = queue_folded_wakeup(m, t, &e->woken)) || (err = sched_queue(t, &ev)))
+		return err;
+	note_event_ts(m, t, e->hdr.ts);
+	return 0;
+}
+
+int model_add_wakeup(struct model *m, const struct wakeup_event *e, size_t size)
+{
+	struct sched_event ev = { 0 };
+	struct thread *t;
+	int err;
+
+	if (size < sizeof(*e)) {
+		m->stats.events_malformed++;
+		return 0;
+	}
+	m->stats.wakeups++;
+	/*
+	 * Only the wakee's timeline needs the event; the waker gets its
+	 * instant marker from the wakee's replay, if the waker is a thread of
+	 * the model by then.
+	 */
+	if (!m->sched_enabled || !(e->flags & WAKEUP_WAKEE_TARGET) || e->hdr.tid == 0)
+		return 0;
+	t = model_thread(m, e->hdr.pid, e->hdr.tid, (int)e->hdr.cpu, e->hdr.ts);
+	if (!t)
+		return -ENOMEM;
+	model_name_thread(t, e->wakee_comm, e->hdr.ts);
+
+	ev.ts = e->hdr.ts;
+	ev.stack = NO_INDEX;
+	ev.type = SCHED_EV_WAKEUP;
+	ev.flags = e->flags & WAKEUP_NEW ? SCHED_EVF_NEW : 0;
+	ev.other_pid = e->waker_pid;
+	ev.other_tid = e->waker_tid;
+	memcpy(ev.other_comm, e->waker_comm, sizeof(ev.other_comm));
+	ev.other_comm[sizeof(ev.other_comm) - 1] = '\0';
+	if ((err = sched_queue(t, &ev)))
+		return err;
+	note_event_ts(m, t, e->hdr.ts);
+	return 0;
+}
+
+int model_add_record(struct model *m, const void *data, size_t size)
+{
+	const struct event_header *h = data;
+
+	if (size < sizeof(*h) || h->size > size) {
+		m->stats.events_malformed++;
+		return 0;
+	}
+	switch (h->kind) {
+	case EV_SAMPLE:
+		return model_add_sample(m, data, h->size);
+	case EV_SWITCH:
+		return model_add_switch(m, data, h->size);
+	case EV_WAKEUP:
+		return model_add_wakeup(m, data, h->size);
+	case EV_SYSCALL:
+		return model_add_syscall(m, data, h->size);
+	case EV_SYSCALL_TOTALS:
+		return model_add_syscall_totals(m, data, h->size);
+	default:
+		/* A kind this build does not know: skip it, the size says how far. */
+		m->stats.events_malformed++;
+		return 0;
+	}
+}
+
+static int cmp_sample_ts(const void *a, const void *b)
+{
+	const struct thread_sample *x = a, *y = b;
+
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+/* Sorted already after a replay; qsort is not stable, so leave equal times alone then. */
+static void sort_samples(struct thread *t)
+{
+	for (size_t i = 1; i < t->samples.len; i++) {
+		if (t->samples.data[i].ts < t->samples.data[i - 1].ts) {
+			qsort(t->samples.data, t->samples.len, sizeof(*t->samples.data),
+			      cmp_sample_ts);
+			return;
+		}
+	}
+}
+
+int model_finish(struct model *m)
+{
+	int err;
+
+	/* Replay what is still queued, then end every thread's state at the stop. */
+	if ((err = model_sched_flush(m, UINT64_MAX)))
+		return err;
+	if ((err = sched_close_all(m, m->stop_ts ? m->stop_ts : m->end_ts)))
+		return err;
+	sched_sort_markers(m);
+	for (size_t i = 0; i < m->processes.len; i++) {
+		struct process *p = &m->processes.data[i];
+
+		if ((err = model_ensure_main_thread(m, (uint32_t)i)))
+			return err;
+		p = &m->processes.data[i];
+		/* The process is named after its main thread's current comm. */
+		if (!p->is_idle && m->threads.data[p->main_thread].name[0])
+			memcpy(p->name, m->threads.data[p->main_thread].name, sizeof(p->name));
+		if (!p->name[0] && p->threads.len)
+			memcpy(p->name, m->threads.data[p->threads.data[0]].name, sizeof(p->name));
+	}
+	for (size_t i = 0; i < m->threads.len; i++) {
+		sort_samples(&m->threads.data[i]);
+		syscalls_finish(&m->threads.data[i]);
+	}
+	return 0;
+}
