@@ -4,10 +4,10 @@
  * CPU, context switches with the stack at switch-out, wakeups, target
  * filtering in the kernel, and fork tracking for `-- cmd`.
  *
- * Rules followed here (see design.md): no shared hash-map *updates* from the
- * perf_event (NMI-like) handler or from sched_switch — they only look up;
- * per-CPU scratch, state and counters; every failed ring buffer write is
- * counted.
+ * Rules followed here: no shared hash-map *updates* from the perf_event
+ * (NMI-like) handler or from sched_switch — they only look up (task
+ * storage and per-CPU maps are theirs to write); per-CPU scratch, state
+ * and counters; every failed ring buffer write is counted.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -52,17 +52,13 @@ struct {
 } rings SEC(".maps");
 
 /*
- * Scratch records, one per CPU and per context: a perf_event sample can
+ * The sample record, built per CPU before it goes to a ring (too big for
+ * the BPF stack). Each context has its own scratch: a perf_event sample can
  * interrupt a tracepoint program on the same CPU, so they must not share.
  */
-enum scratch_slot {
-	SCRATCH_SAMPLE = 0,
-	SCRATCH_SLOTS,
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, SCRATCH_SLOTS);
+	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct sample_event);
 } scratch SEC(".maps");
@@ -304,7 +300,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
-	__u32 slot = SCRATCH_SAMPLE, zero = 0;
+	__u32 zero = 0;
 	struct sample_event *e;
 	__u64 size, *switch_ts;
 	__u32 kn, un;
@@ -316,7 +312,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	if (tid == 0 && (filter_tgid || nr_cgroups))
 		return 0;
 
-	e = bpf_map_lookup_elem(&scratch, &slot);
+	e = bpf_map_lookup_elem(&scratch, &zero);
 	if (!e)
 		return 0;
 

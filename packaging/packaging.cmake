@@ -77,14 +77,13 @@ string(CONCAT CPACK_PACKAGE_DESCRIPTION
   "profile per interval and deletes the oldest.")
 
 # Depends: dpkg-shlibdeps derives the libraries and their minimum versions
-# from the binary itself (libjansson4 is not among them when the linker drops
-# it as unused); without it, the Debian 12 names of every library bpfprof
-# links (libiberty is static).
+# from the binary itself; without it, the Debian 12 names of every library
+# bpfprof links (libiberty is static).
 find_program(BPFPROF_DPKG_SHLIBDEPS dpkg-shlibdeps)
 if(BPFPROF_DPKG_SHLIBDEPS)
   set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 else()
-  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6, libbpf1, libelf1, libdw1, libjansson4, zlib1g")
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "libc6, libbpf1, libelf1, libdw1, zlib1g")
   if(LZMA_FOUND)
     string(APPEND CPACK_DEBIAN_PACKAGE_DEPENDS ", liblzma5")
   endif()

@@ -136,19 +136,20 @@ static void log_symbolization(struct recording *r, const struct profile_tables *
 			      uint64_t elapsed_ns)
 {
 	struct symbolizer_stats st;
-	char bytes[32], dwarf[32], rss[32] = "?";
+	char bytes[32], dwarf[32], jit[32], rss[32] = "?";
 	struct rusage ru;
 
 	symbolizer_get_stats(r->sym, &st);
 	human_size((double)st.bytes, bytes, sizeof(bytes));
 	human_size((double)st.dwarf_bytes, dwarf, sizeof(dwarf));
+	human_size((double)jit_maps_bytes(r->jit), jit, sizeof(jit));
 	if (!getrusage(RUSAGE_SELF, &ru))
 		human_size((double)ru.ru_maxrss * 1024, rss, sizeof(rss));
 	log_debug("symbolized %zu frames (%zu functions) in %.0f ms: %" PRIu64 " objects (%" PRIu64
 		  " with DWARF), %" PRIu64 " lookups; symbol caches hold %s "
-		  "(DWARF %s), %" PRIu64 " files open; bpfprof peak RSS %s",
+		  "(DWARF %s), JIT maps %s, %" PRIu64 " files open; bpfprof peak RSS %s",
 		  tables->frames.len, tables->funcs.len, (double)elapsed_ns / 1e6, st.objects,
-		  st.dwarf_objects, st.lookups, bytes, dwarf, st.open_files, rss);
+		  st.dwarf_objects, st.lookups, bytes, dwarf, jit, st.open_files, rss);
 }
 
 int recording_build_tables(struct recording *r, struct model *m, struct profile_tables *tables)
