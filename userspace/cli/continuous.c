@@ -32,9 +32,8 @@
 #include "snapshot_dir.h"
 
 /* How often the rings are drained (as in record). */
-#define POLL_INTERVAL_MS 50
 /* A wall clock that moved this much against the monotonic one was set, not slewed. */
-#define CLOCK_STEP_MS	 1000.0
+#define CLOCK_STEP_MS 1000.0
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t rotate_requested;
@@ -72,7 +71,6 @@ struct continuous {
 	struct snapshot_dir dir;
 	uint64_t next_boundary;	       /* the current window ends here (CLOCK_MONOTONIC) */
 	uint64_t cut_at;	       /* a boundary reached, waiting for the rings; 0: none */
-	uint64_t last_replay;	       /* the watermark of the last replay */
 	double wall_offset_ms;	       /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct session_stats counters; /* the rings' counters at the last cut */
 	unsigned long snapshots;
@@ -232,7 +230,6 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 	model_free(&snap);
 	free(path);
 	sweep_caches(c);
-	c->last_replay = boundary;
 	return err;
 }
 
@@ -260,37 +257,36 @@ static void start_cut(struct continuous *c, uint64_t now)
 static int poll_loop(struct continuous *c)
 {
 	struct recording *r = &c->rec;
-	uint64_t last_alive_check = r->start_ns;
+	struct recording_pump pump = { .last_alive_check = r->start_ns,
+				       .last_replay = r->start_ns };
 
 	while (!stop_requested) {
-		uint64_t now = clock_ns(CLOCK_MONOTONIC), watermark, limit;
-		int timeout = POLL_INTERVAL_MS;
-		int n;
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+		int timeout = RECORDING_POLL_INTERVAL_MS;
+		int res;
 
-		/* -p: once every target is gone, the next snapshots would all be empty. */
-		if (c->opts->nr_pids && now - last_alive_check > 1000000000ULL) {
-			last_alive_check = now;
-			if (!recording_any_target_alive(c->opts)) {
-				log_info("every target process has exited; writing the last "
-					 "snapshot");
-				return 0;
-			}
-		}
 		if (!c->cut_at && (rotate_requested || now >= c->next_boundary))
 			start_cut(c, now);
-		if (!c->cut_at && c->next_boundary - now < POLL_INTERVAL_MS * 1000000ULL)
+		if (!c->cut_at && c->next_boundary - now < RECORDING_POLL_INTERVAL_MS * 1000000ULL)
 			timeout = (int)((c->next_boundary - now) / 1000000) + 1;
-		n = session_poll(&r->session, timeout);
-		if (n < 0) {
-			log_error("reading the ring buffers failed (%s); writing the current "
-				  "snapshot and stopping",
-				  strerror(-n));
-			return 1;
-		}
-		if (r->session.record_error == -ENOMEM) {
+		/* Replay as record does, never past the boundary still to be cut. */
+		res = recording_pump(r, c->opts, &pump, timeout,
+				     (c->cut_at ? c->cut_at : c->next_boundary) - 1);
+		if (res == -ENOMEM) {
 			log_error("out of memory while recording; writing the current snapshot and "
 				  "stopping");
 			return 1;
+		}
+		if (res < 0) {
+			log_error("reading the ring buffers failed (%s); writing the current "
+				  "snapshot and stopping",
+				  strerror(-res));
+			return 1;
+		}
+		/* -p: once every target is gone, the next snapshots would all be empty. */
+		if (res == PUMP_TARGETS_GONE) {
+			log_info("every target process has exited; writing the last snapshot");
+			return 0;
 		}
 		if (c->cut_at &&
 		    r->session.drained_before_ns >= c->cut_at + SCHED_REPLAY_MARGIN_NS) {
@@ -298,18 +294,9 @@ static int poll_loop(struct continuous *c)
 
 			c->cut_at = 0;
 			take_snapshot(c, b);
-			continue;
+			/* It replayed up to the boundary: the next replay is an interval on. */
+			pump.last_replay = b;
 		}
-		/* Replay as record does, never past the boundary still to be cut. */
-		limit = (c->cut_at ? c->cut_at : c->next_boundary) - 1;
-		if (!r->model.sched_enabled ||
-		    r->session.drained_before_ns < c->last_replay + POLL_INTERVAL_MS * 1000000ULL ||
-		    r->session.drained_before_ns < SCHED_REPLAY_MARGIN_NS)
-			continue;
-		c->last_replay = r->session.drained_before_ns;
-		watermark = c->last_replay - SCHED_REPLAY_MARGIN_NS;
-		if (model_sched_flush(&r->model, watermark < limit ? watermark : limit))
-			r->session.record_error = -ENOMEM;
 	}
 	return 0;
 }
@@ -334,7 +321,6 @@ int continuous_main(const struct options *opts)
 		goto out;
 	c.wall_offset_ms = c.rec.start_wall_ms - (double)c.rec.start_ns / 1e6;
 	c.next_boundary = c.rec.start_ns + opts->interval_ns;
-	c.last_replay = c.rec.start_ns;
 	log_info("recording %s at %u Hz into %s: one snapshot every %.3g s, keeping %s",
 		 opts->target_desc, opts->freq_hz, opts->out_dir, (double)opts->interval_ns / 1e9,
 		 opts->max_bytes ? "what fits --max-bytes" : "the newest --keep");

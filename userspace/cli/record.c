@@ -26,12 +26,6 @@
 #include "progress.h"
 #include "recording.h"
 
-/*
- * How often the rings are drained: bounds how long a new process can live
- * before we read its mappings (shorter-lived ones need the exec/mmap events).
- */
-#define POLL_INTERVAL_MS 50
-
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t interrupts;
 static const char *volatile abort_unlink_path;
@@ -152,51 +146,36 @@ static void record_loop(struct recording *r, const struct options *opts, uint64_
 {
 	uint64_t deadline =
 		opts->duration_s > 0 ? start_ns + (uint64_t)(opts->duration_s * 1e9) : UINT64_MAX;
-	uint64_t last_alive_check = start_ns, last_replay = start_ns;
+	struct recording_pump pump = { .last_alive_check = start_ns, .last_replay = start_ns };
 	struct progress prog;
 
 	progress_init(&prog);
 	while (!stop_requested) {
-		uint64_t now;
-		int timeout = POLL_INTERVAL_MS;
-		int n;
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
+		int timeout = RECORDING_POLL_INTERVAL_MS;
+		int res;
 
-		now = clock_ns(CLOCK_MONOTONIC);
 		if (now >= deadline)
 			break;
-		if (deadline - now < POLL_INTERVAL_MS * 1000000ULL)
+		if (deadline - now < RECORDING_POLL_INTERVAL_MS * 1000000ULL)
 			timeout = (int)((deadline - now) / 1000000) + 1;
-		n = session_poll(&r->session, timeout);
-		if (n < 0) {
-			log_error("reading the ring buffers failed (%s); stopping and writing what "
-				  "was recorded",
-				  strerror(-n));
-			break;
-		}
-		/*
-		 * On busy machines the rings are never empty and this loop spins
-		 * every few µs; a replay pass costs O(events buffered), so replay
-		 * once per poll interval, not per pass.
-		 */
-		if (r->model.sched_enabled &&
-		    r->session.drained_before_ns >= last_replay + POLL_INTERVAL_MS * 1000000ULL) {
-			last_replay = r->session.drained_before_ns;
-			if (model_sched_flush(&r->model, last_replay - SCHED_REPLAY_MARGIN_NS))
-				r->session.record_error = -ENOMEM;
-		}
-		if (r->session.record_error == -ENOMEM) {
+		res = recording_pump(r, opts, &pump, timeout, UINT64_MAX);
+		if (res == -ENOMEM) {
 			log_error("out of memory while recording; stopping and writing what was "
 				  "recorded");
 			break;
 		}
-		if (r->have_cmd && command_poll_exit(&r->cmd))
+		if (res < 0) {
+			log_error("reading the ring buffers failed (%s); stopping and writing what "
+				  "was recorded",
+				  strerror(-res));
 			break;
-		if (opts->nr_pids && now - last_alive_check > 1000000000ULL) {
-			last_alive_check = now;
-			if (!recording_any_target_alive(opts)) {
-				log_info("every target process has exited; stopping");
-				break;
-			}
+		}
+		if (res == PUMP_COMMAND_EXITED)
+			break;
+		if (res == PUMP_TARGETS_GONE) {
+			log_info("every target process has exited; stopping");
+			break;
 		}
 		if (prog.enabled) {
 			struct session_stats st;

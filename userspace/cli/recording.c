@@ -356,6 +356,41 @@ bool recording_any_target_alive(const struct options *opts)
 	return false;
 }
 
+int recording_pump(struct recording *r, const struct options *opts, struct recording_pump *p,
+		   int timeout_ms, uint64_t replay_limit)
+{
+	uint64_t drained, watermark, now;
+	int n = session_poll(&r->session, timeout_ms);
+
+	if (n < 0)
+		return n;
+	if (r->session.record_error == -ENOMEM)
+		return -ENOMEM;
+	/*
+	 * On busy machines the rings are never empty and this loop turns every
+	 * few µs; a replay pass costs O(events buffered), so replay once per
+	 * poll interval, not per turn.
+	 */
+	drained = r->session.drained_before_ns;
+	if (r->model.sched_enabled && drained >= SCHED_REPLAY_MARGIN_NS &&
+	    drained >= p->last_replay + RECORDING_POLL_INTERVAL_MS * 1000000ULL) {
+		p->last_replay = drained;
+		watermark = drained - SCHED_REPLAY_MARGIN_NS;
+		if (model_sched_flush(&r->model,
+				      watermark < replay_limit ? watermark : replay_limit))
+			return -ENOMEM;
+	}
+	if (r->have_cmd && command_poll_exit(&r->cmd))
+		return PUMP_COMMAND_EXITED;
+	now = clock_ns(CLOCK_MONOTONIC);
+	if (opts->nr_pids && now - p->last_alive_check > 1000000000ULL) {
+		p->last_alive_check = now;
+		if (!recording_any_target_alive(opts))
+			return PUMP_TARGETS_GONE;
+	}
+	return PUMP_GO_ON;
+}
+
 void recording_close(struct recording *r)
 {
 	if (r->have_cmd && r->cmd.go_fd >= 0)

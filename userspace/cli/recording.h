@@ -77,6 +77,36 @@ void recording_report_lost(const struct session_stats *st);
 /* With -p, a recording ends once none of the processes is left. */
 bool recording_any_target_alive(const struct options *opts);
 
+/*
+ * How often the rings are drained: bounds how long a new process can live
+ * before we read its mappings (shorter-lived ones need the exec/mmap events).
+ */
+#define RECORDING_POLL_INTERVAL_MS 50
+
+/* The poll loop's memory between turns (zero-initialised, then start_ns set). */
+struct recording_pump {
+	uint64_t last_alive_check; /* -p: when the targets were last looked for */
+	uint64_t last_replay;	   /* drained_before_ns of the last scheduler replay */
+};
+
+enum recording_pump_result {
+	PUMP_GO_ON = 0,
+	PUMP_TARGETS_GONE,  /* -p: every target process has exited */
+	PUMP_COMMAND_EXITED /* -- cmd: the command has exited */
+};
+
+/*
+ * One turn of the poll loop of record and continuous: wait up to
+ * timeout_ms for records and decode them into the model; once per poll
+ * interval, replay the scheduler events up to what every ring has been
+ * drained past (minus a margin), never past `replay_limit`; see whether
+ * the command exited or (every second, -p) the targets are gone. A
+ * PUMP_* result, or a negative errno (the rings could not be read, or
+ * out of memory), after which the caller writes what was recorded.
+ */
+int recording_pump(struct recording *r, const struct options *opts, struct recording_pump *p,
+		   int timeout_ms, uint64_t replay_limit);
+
 /* "12.3 MiB" */
 const char *human_size(double bytes, char *buf, size_t len);
 
