@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../syscalls/syscall_names.h"
+#include "../util/log.h"
 
 #define SYSCALL_SCHEMA	      "bpfprof.Syscall"
 #define SYSCALL_TOTALS_SCHEMA "bpfprof.SyscallTotals"
@@ -318,4 +319,21 @@ void syscall_totals_data_write(struct json_writer *w, const struct syscall_count
 	jw_key(w, "thresholdMs");
 	jw_decimal(w, (int64_t)threshold_ns, 6);
 	jw_end_object(w);
+}
+
+int syscall_markers_check(const struct thread *th, uint64_t *end)
+{
+	for (size_t k = 0; k < th->syscall_markers.len; k++) {
+		const struct syscall_marker *mk = &th->syscall_markers.data[k];
+
+		if (mk->end < mk->start) {
+			log_error("internal error: syscall marker of thread %u ends before it "
+				  "starts",
+				  th->tid);
+			return -EINVAL;
+		}
+		if (mk->end > *end)
+			*end = mk->end;
+	}
+	return 0;
 }

@@ -31,6 +31,13 @@ struct syscall_args_view {
 };
 void syscall_args_decode(const char *name, const uint64_t args[6], struct syscall_args_view *out);
 
+/*
+ * A thread's syscall markers must each end no earlier than they start;
+ * returns 0 or -EINVAL. Extends *end to the last marker end, which the
+ * profile must reach.
+ */
+int syscall_markers_check(const struct thread *th, uint64_t *end);
+
 /* The data object of a "Syscall" marker. */
 void syscall_marker_data_write(struct json_writer *w, const struct syscall_marker *mk);
 /* The data object of a "Syscall totals" marker. */

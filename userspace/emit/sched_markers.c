@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "sched_markers.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "../util/log.h"
+#include "emit_internal.h"
+
+#define OFFCPU_SCHEMA	     "bpfprof.OffCPU"
+#define RUNNABLE_SCHEMA	     "bpfprof.Runnable"
+#define WAKEUP_SCHEMA	     "bpfprof.Wakeup"
+#define SCHED_SUMMARY_SCHEMA "bpfprof.SchedSummary"
+
+/*
+ * The other task of a wait: who woke the thread, or who got its CPU when it
+ * was preempted or yielded. A label template leaves out a missing key, so
+ * the same template serves markers with and without either. The Runnable
+ * reason is already "woken" or "new thread", hence its shorter " by ".
+ */
+#define PREEMPTED_BY_LABEL \
+	"{marker.data.preemptedBy ? ', CPU went to ' : ''}{marker.data.preemptedBy}"
+#define OFFCPU_OTHER_LABEL \
+	"{marker.data.waker ? ', woken by ' : ''}{marker.data.waker}" PREEMPTED_BY_LABEL
+#define RUNNABLE_OTHER_LABEL \
+	"{marker.data.waker ? ' by ' : ''}{marker.data.waker}" PREEMPTED_BY_LABEL
+
+/* One field a line. */
+/* clang-format off */
+static const struct schema_field wait_fields[] = {
+	{ "reason", "Reason", "string" },
+	{ "waker", "Woken by", "string" },
+	{ "wakerTid", "Waker TID", "integer" },
+	{ "wakerPid", "Waker PID", "integer" },
+	{ "preemptedBy", "CPU went to", "string" },
+	{ NULL },
+};
+/* clang-format on */
+
+const struct marker_schema offcpu_schema = {
+	.name = OFFCPU_SCHEMA,
+	.display = display_chart_table_timeline,
+	.chart_label = "{marker.data.reason}",
+	.tooltip_label = "Off-CPU: {marker.data.reason}",
+	.table_label = "{marker.data.reason}" OFFCPU_OTHER_LABEL,
+	.description = "The thread was off the CPU, from its switch-out until it ran again. "
+		       "The reason comes from its task state at the switch-out (sleeping: an "
+		       "interruptible wait; blocked (D): uninterruptible, usually I/O; "
+		       "preempted or yielded: it was still runnable). The stack is where it "
+		       "left the CPU.",
+	.fields = wait_fields,
+};
+
+const struct marker_schema runnable_schema = {
+	.name = RUNNABLE_SCHEMA,
+	.display = display_chart_table_timeline,
+	.chart_label = "{marker.data.reason}",
+	.tooltip_label = "Runnable ({marker.data.reason}), waiting for a CPU",
+	.table_label = "{marker.data.reason}" RUNNABLE_OTHER_LABEL,
+	.description = "The thread could run but waited for a CPU: from its wakeup (or from "
+		       "being preempted, or from its creation) until it was switched in. Long "
+		       "runnable time means CPU contention.",
+	.fields = wait_fields,
+};
+
+const struct marker_schema wakeup_schema = {
+	.name = WAKEUP_SCHEMA,
+	.display = display_chart_table,
+	.chart_label = "{marker.data.wakee}",
+	.tooltip_label = "Woke {marker.data.wakee}",
+	.table_label = "woke {marker.data.wakee}",
+	.description = "This thread woke another one, ending a wait of it at least as long as the "
+		       "scheduling marker threshold.",
+	.fields = (const struct schema_field[]){ { "wakee", "Woke", "string" },
+						 { "wakeeTid", "Wakee TID", "integer" },
+						 { "wakeePid", "Wakee PID", "integer" },
+						 { NULL } },
+};
+
+const struct marker_schema sched_summary_schema = {
+	.name = SCHED_SUMMARY_SCHEMA,
+	.display = display_table,
+	.tooltip_label = "Scheduling: {marker.data.onCpu} on-CPU",
+	.table_label = "on-CPU {marker.data.onCpu}, off-CPU {marker.data.offCpuTime} in "
+		       "{marker.data.offCpuCount} waits, runnable {marker.data.runnableTime}",
+	.description = "The thread's scheduling over the whole recording, including the waits "
+		       "shorter than the marker threshold, which have no marker of their own.",
+	.fields =
+		(const struct schema_field[]){
+			{ "onCpu", "On-CPU time", "duration" },
+			{ "voluntarySwitches", "Voluntary switches", "integer" },
+			{ "preemptions", "Preemptions", "integer" },
+			{ "offCpuCount", "Off-CPU intervals", "integer" },
+			{ "offCpuTime", "Off-CPU time", "duration" },
+			{ "hiddenOffCpuCount", "Off-CPU intervals under the threshold", "integer" },
+			{ "hiddenOffCpuTime", "Off-CPU time under the threshold", "duration" },
+			{ "runnableCount", "Runnable waits", "integer" },
+			{ "runnableTime", "Runnable time", "duration" },
+			{ "hiddenRunnableCount", "Runnable waits under the threshold", "integer" },
+			{ "hiddenRunnableTime", "Runnable time under the threshold", "duration" },
+			{ "wakeupsSent", "Wakeups of other threads", "integer" },
+			{ "thresholdMs", "Marker threshold", "milliseconds" },
+			{ NULL } },
+};
+
+/*
+ * Run by plan_build before anything is written, so that the writers below
+ * may index the marker names by kind and look the stack up unchecked.
+ */
+int sched_markers_check(const struct thread *th, const struct profile_tables *t, uint64_t *end)
+{
+	for (size_t k = 0; k < th->sched_markers.len; k++) {
+		const struct sched_marker *mk = &th->sched_markers.data[k];
+
+		if (mk->kind > SCHED_MARKER_WAKEUP || t->sched_marker_names[mk->kind] == NO_INDEX) {
+			log_error("internal error: thread %u has a sched marker of kind %u without "
+				  "a name",
+				  th->tid, mk->kind);
+			return -EINVAL;
+		}
+		if (mk->stack != NO_INDEX && mk->stack >= t->raw_stack_map.len) {
+			log_error("internal error: sched marker of thread %u has unknown stack %u",
+				  th->tid, mk->stack);
+			return -EINVAL;
+		}
+		if (mk->end > *end)
+			*end = mk->end;
+		if (mk->start > *end)
+			*end = mk->start;
+	}
+	return 0;
+}
+
+/* "comm (tid)", the way the marker fields name another task. */
+static void jw_kv_task(struct json_writer *w, const char *key, const char *comm, uint32_t tid)
+{
+	char buf[BPFPROF_COMM_LEN + 32];
+	size_t n = comm_len(comm);
+
+	if (n)
+		snprintf(buf, sizeof(buf), "%.*s (%u)", (int)n, comm, tid);
+	else
+		snprintf(buf, sizeof(buf), "unknown (%u)", tid);
+	jw_kv_string(w, key, buf);
+}
+
+static enum offcpu_reason marker_reason(const struct sched_marker *mk)
+{
+	return mk->reason < OFFCPU_REASON_MAX ? (enum offcpu_reason)mk->reason : OFFCPU_OTHER;
+}
+
+/* After a preemption or a yield, `other` got the CPU; otherwise it is the waker. */
+static void write_wait_other(struct json_writer *w, const struct sched_marker *mk)
+{
+	enum offcpu_reason r = marker_reason(mk);
+
+	if (!mk->other_known)
+		return;
+	if (r == OFFCPU_PREEMPTED || r == OFFCPU_YIELDED) {
+		jw_kv_task(w, "preemptedBy", mk->other_comm, mk->other_tid);
+		return;
+	}
+	jw_kv_task(w, "waker", mk->other_comm, mk->other_tid);
+	jw_kv_uint(w, "wakerTid", mk->other_tid);
+	jw_kv_uint(w, "wakerPid", mk->other_pid);
+}
+
+static const char *runnable_reason(const struct sched_marker *mk)
+{
+	if (mk->woken_new)
+		return "new thread";
+	switch (marker_reason(mk)) {
+	case OFFCPU_PREEMPTED:
+		return "preempted";
+	case OFFCPU_YIELDED:
+		return "yielded";
+	default:
+		return "woken";
+	}
+}
+
+void sched_marker_data_write(struct json_writer *w, const struct profile_tables *t,
+			     const struct sched_marker *mk)
+{
+	jw_begin_object(w);
+	switch (mk->kind) {
+	case SCHED_MARKER_OFFCPU:
+		jw_kv_string(w, "type", OFFCPU_SCHEMA);
+		jw_kv_string(w, "reason", offcpu_reason_name(marker_reason(mk)));
+		write_wait_other(w, mk);
+		/* The switch-out stack, shown as the marker's backtrace. */
+		if (profile_stack_of(t, mk->stack) != NO_INDEX) {
+			jw_key(w, "cause");
+			jw_begin_object(w);
+			jw_kv_uint(w, "stack", profile_stack_of(t, mk->stack));
+			jw_end_object(w);
+		}
+		break;
+	case SCHED_MARKER_RUNNABLE:
+		jw_kv_string(w, "type", RUNNABLE_SCHEMA);
+		jw_kv_string(w, "reason", runnable_reason(mk));
+		write_wait_other(w, mk);
+		break;
+	default: /* SCHED_MARKER_WAKEUP; sched_markers_check rejected anything else */
+		jw_kv_string(w, "type", WAKEUP_SCHEMA);
+		if (mk->other_known) {
+			jw_kv_task(w, "wakee", mk->other_comm, mk->other_tid);
+			jw_kv_uint(w, "wakeeTid", mk->other_tid);
+			jw_kv_uint(w, "wakeePid", mk->other_pid);
+		}
+		break;
+	}
+	jw_end_object(w);
+}
+
+void sched_summary_data_write(struct json_writer *w, const struct thread *th,
+			      const struct profile_meta *meta)
+{
+	const struct sched_summary *s = &th->sched;
+
+	jw_begin_object(w);
+	jw_kv_string(w, "type", SCHED_SUMMARY_SCHEMA);
+	jw_kv_ms(w, "onCpu", s->on_cpu_ns);
+	jw_kv_uint(w, "voluntarySwitches", s->switches_voluntary);
+	jw_kv_uint(w, "preemptions", s->switches_preempted);
+	jw_kv_uint(w, "offCpuCount", s->offcpu_count);
+	jw_kv_ms(w, "offCpuTime", s->offcpu_ns);
+	jw_kv_uint(w, "hiddenOffCpuCount", s->offcpu_hidden_count);
+	jw_kv_ms(w, "hiddenOffCpuTime", s->offcpu_hidden_ns);
+	jw_kv_uint(w, "runnableCount", s->runnable_count);
+	jw_kv_ms(w, "runnableTime", s->runnable_ns);
+	jw_kv_uint(w, "hiddenRunnableCount", s->runnable_hidden_count);
+	jw_kv_ms(w, "hiddenRunnableTime", s->runnable_hidden_ns);
+	jw_kv_uint(w, "wakeupsSent", s->wakeups_sent);
+	jw_kv_ms(w, "thresholdMs", meta->sched_min_ns);
+	jw_end_object(w);
+}

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "shared_tables.h"
+
+void const_column(struct json_writer *w, const char *key, enum const_value v, size_t n)
+{
+	jw_key(w, key);
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		switch (v) {
+		case CONST_NULL:
+			jw_null(w);
+			break;
+		case CONST_FALSE:
+			jw_bool(w, false);
+			break;
+		case CONST_ZERO:
+			jw_int(w, 0);
+			break;
+		case CONST_ONE:
+			jw_int(w, 1);
+			break;
+		}
+	}
+	jw_end_array(w);
+}
+
+static void empty_column(struct json_writer *w, const char *key)
+{
+	const_column(w, key, CONST_NULL, 0);
+}
+
+/* An int column where 0 or a negative number (per `none_below`) means null. */
+static void jw_int_or_null(struct json_writer *w, int64_t v, int64_t none_below)
+{
+	if (v < none_below)
+		jw_null(w);
+	else
+		jw_int(w, v);
+}
+
+static void write_strings(struct json_writer *w, const struct profile_tables *t)
+{
+	jw_key(w, "stringArray");
+	jw_begin_array(w);
+	for (size_t i = 0; i < strtab_len(&t->strings); i++)
+		jw_string(w, strtab_get(&t->strings, (uint32_t)i));
+	jw_end_array(w);
+}
+
+static void write_sources(struct json_writer *w, const struct profile_tables *t)
+{
+	size_t n = t->sources.len;
+
+	jw_key(w, "sources");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", n);
+	const_column(w, "id", CONST_NULL, n);
+	jw_key(w, "filename");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->sources.data[i]);
+	jw_end_array(w);
+	const_column(w, "startLine", CONST_ONE, n);
+	const_column(w, "startColumn", CONST_ONE, n);
+	const_column(w, "sourceMapURL", CONST_NULL, n);
+	const_column(w, "content", CONST_NULL, n);
+	jw_end_object(w);
+
+	jw_key(w, "sourceLocationTable");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", 0);
+	empty_column(w, "source");
+	empty_column(w, "line");
+	empty_column(w, "column");
+	jw_end_object(w);
+}
+
+static void write_resources(struct json_writer *w, const struct profile_tables *t)
+{
+	size_t n = t->resources.len;
+
+	jw_key(w, "resourceTable");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", n);
+	jw_key(w, "lib");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_int_or_null(w, t->resources.data[i].lib, 0);
+	jw_end_array(w);
+	jw_key(w, "name");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->resources.data[i].name);
+	jw_end_array(w);
+	const_column(w, "host", CONST_NULL, n);
+	/* Type 1 = library: every resource bpfprof makes is a binary or the kernel. */
+	const_column(w, "type", CONST_ONE, n);
+	jw_end_object(w);
+
+	jw_key(w, "nativeSymbols");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", 0);
+	empty_column(w, "libIndex");
+	empty_column(w, "address");
+	empty_column(w, "name");
+	empty_column(w, "functionSize");
+	jw_end_object(w);
+}
+
+static void write_funcs(struct json_writer *w, const struct profile_tables *t)
+{
+	size_t n = t->funcs.len;
+
+	jw_key(w, "funcTable");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", n);
+	jw_key(w, "name");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->funcs.data[i].name);
+	jw_end_array(w);
+	const_column(w, "isJS", CONST_FALSE, n);
+	const_column(w, "relevantForJS", CONST_FALSE, n);
+	jw_key(w, "resource");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_int(w, t->funcs.data[i].resource < 0 ? -1 : t->funcs.data[i].resource);
+	jw_end_array(w);
+	jw_key(w, "source");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_int_or_null(w, t->funcs.data[i].source, 0);
+	jw_end_array(w);
+	jw_key(w, "lineNumber");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_int_or_null(w, t->funcs.data[i].line, 1);
+	jw_end_array(w);
+	const_column(w, "columnNumber", CONST_NULL, n);
+	const_column(w, "originalLocation", CONST_NULL, n);
+	jw_end_object(w);
+}
+
+static void write_frames(struct json_writer *w, const struct profile_tables *t)
+{
+	size_t n = t->frames.len;
+
+	jw_key(w, "frameTable");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", n);
+	jw_key(w, "address");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_int(w, t->frames.data[i].address < 0 ? -1 : t->frames.data[i].address);
+	jw_end_array(w);
+	jw_key(w, "inlineDepth");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->frames.data[i].inline_depth);
+	jw_end_array(w);
+	jw_key(w, "category");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->frames.data[i].category);
+	jw_end_array(w);
+	/* Every category has subcategory 0 ("Other"); null here would break the category. */
+	const_column(w, "subcategory", CONST_ZERO, n);
+	jw_key(w, "func");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->frames.data[i].func);
+	jw_end_array(w);
+	const_column(w, "nativeSymbol", CONST_NULL, n);
+	const_column(w, "innerWindowID", CONST_ZERO, n);
+	jw_key(w, "line");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_int_or_null(w, t->frames.data[i].line, 1);
+	jw_end_array(w);
+	const_column(w, "column", CONST_NULL, n);
+	const_column(w, "originalLocation", CONST_NULL, n);
+	jw_end_object(w);
+}
+
+static void write_stacks(struct json_writer *w, const struct profile_tables *t)
+{
+	size_t n = t->stacks.len;
+
+	jw_key(w, "stackTable");
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", n);
+	jw_key(w, "frame");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->stacks.data[i].frame);
+	jw_end_array(w);
+	/* v66: distance back to the parent, 0 for a root; parents always precede children. */
+	jw_key(w, "prefixOffset");
+	jw_begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t prefix = t->stacks.data[i].prefix;
+
+		jw_uint(w, prefix == NO_INDEX ? 0 : i - prefix);
+	}
+	jw_end_array(w);
+	jw_end_object(w);
+}
+
+void shared_tables_write(struct json_writer *w, const struct profile_tables *t)
+{
+	jw_key(w, "shared");
+	jw_begin_object(w);
+	write_strings(w, t);
+	write_sources(w, t);
+	write_resources(w, t);
+	write_funcs(w, t);
+	write_frames(w, t);
+	write_stacks(w, t);
+	jw_end_object(w);
+}
