@@ -24,7 +24,6 @@
 
 #include "capture/cpus.h"
 #include "capture/sideband.h"
-#include "symbols/elf_symtab.h"
 #include "util/clock.h"
 #include "test.h"
 
@@ -124,9 +123,6 @@ static void rb_end(struct rec_buf *r, uint32_t pid, uint32_t tid, uint64_t time)
 	memcpy(r->b + offsetof(struct perf_event_header, size), &size, sizeof(size));
 }
 
-static const uint8_t sha1_id[20] = { 0xc8, 0x91, 0x56, 0xeb, 0xda, 0xbf, 0x85, 0x9f, 0x4e, 0xe7,
-				     0x0c, 0xb0, 0xc3, 0x03, 0x00, 0x4d, 0xcc, 0xf1, 0xae, 0x51 };
-
 static void mk_mmap2_inode(struct rec_buf *r, const char *name, uint64_t ts)
 {
 	rb_begin(r, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER);
@@ -143,24 +139,6 @@ static void mk_mmap2_inode(struct rec_buf *r, const char *name, uint64_t ts)
 	rb_u32(r, MAP_PRIVATE);
 	rb_str(r, name);
 	rb_end(r, 4242, 4243, ts);
-}
-
-static void mk_mmap2_build_id(struct rec_buf *r, const char *name, uint8_t id_size, uint64_t ts)
-{
-	uint8_t id_block[24] = { id_size };
-
-	memcpy(id_block + 4, sha1_id, id_size);
-	rb_begin(r, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID);
-	rb_u32(r, 77);
-	rb_u32(r, 78);
-	rb_u64(r, 0x555500000000ull);
-	rb_u64(r, 0x1000);
-	rb_u64(r, 0);
-	rb_bytes(r, id_block, sizeof(id_block));
-	rb_u32(r, PROT_READ | PROT_EXEC);
-	rb_u32(r, MAP_PRIVATE | MAP_DENYWRITE);
-	rb_str(r, name);
-	rb_end(r, 77, 78, ts);
 }
 
 static void mk_comm(struct rec_buf *r, uint32_t pid, uint32_t tid, const char *comm, bool exec,
@@ -241,40 +219,32 @@ static void test_parse_mmap2_inode(void)
 	CHECK_EQ_INT(r.mmap.ino_generation, 12);
 	CHECK_EQ_INT(r.mmap.prot, PROT_READ | PROT_EXEC);
 	CHECK_EQ_INT(r.mmap.flags, MAP_PRIVATE);
-	CHECK_EQ_INT(r.mmap.build_id_size, 0);
 	CHECK_EQ_STR(r.mmap.filename, "/usr/lib/x86_64-linux-gnu/libc.so.6");
 }
 
-static void test_parse_mmap2_build_id(void)
+/*
+ * sideband_open never asks for build ids, but a record flagged as carrying
+ * one (over maj..ino_generation) still parses: its device and inode are 0.
+ */
+static void test_parse_mmap2_build_id_bit(void)
 {
+	uint16_t misc = PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_BUILD_ID;
 	struct sideband_record r;
 	struct rec_buf b;
 
-	mk_mmap2_build_id(&b, "/usr/bin/true", 20, 2000);
+	mk_mmap2_inode(&b, "/usr/bin/true", 2000);
+	memcpy(b.b + offsetof(struct perf_event_header, misc), &misc, sizeof(misc));
 	CHECK_EQ_INT(sideband_parse(b.b, b.len, 0, &r), 1);
 	CHECK_EQ_INT(r.kind, SB_MMAP);
-	CHECK_EQ_INT(r.pid, 77);
-	CHECK_EQ_INT(r.tid, 78);
+	CHECK_EQ_INT(r.pid, 4242);
 	CHECK_EQ_INT(r.ts, 2000);
-	CHECK_EQ_INT(r.mmap.start, 0x555500000000ull);
-	CHECK_EQ_INT(r.mmap.len, 0x1000);
-	CHECK_EQ_INT(r.mmap.build_id_size, 20);
-	CHECK(!memcmp(r.mmap.build_id, sha1_id, 20));
-	/* The build id overlays maj/min/ino: none of them is reported. */
+	CHECK_EQ_INT(r.mmap.start, 0x7f0000001000ull);
+	CHECK_EQ_INT(r.mmap.len, 0x5000);
 	CHECK_EQ_INT(r.mmap.maj, 0);
 	CHECK_EQ_INT(r.mmap.min, 0);
 	CHECK_EQ_INT(r.mmap.ino, 0);
-	CHECK_EQ_INT(r.mmap.prot, PROT_READ | PROT_EXEC);
-	CHECK_EQ_INT(r.mmap.flags, MAP_PRIVATE | MAP_DENYWRITE);
+	CHECK_EQ_INT(r.mmap.ino_generation, 0);
 	CHECK_EQ_STR(r.mmap.filename, "/usr/bin/true");
-
-	/* A shorter id (e.g. md5, 16 bytes): only its bytes, the rest zero. */
-	mk_mmap2_build_id(&b, "/lib/short-id.so", 16, 2001);
-	CHECK_EQ_INT(sideband_parse(b.b, b.len, 0, &r), 1);
-	CHECK_EQ_INT(r.mmap.build_id_size, 16);
-	CHECK(!memcmp(r.mmap.build_id, sha1_id, 16));
-	CHECK_EQ_INT(r.mmap.build_id[16], 0);
-	CHECK_EQ_STR(r.mmap.filename, "/lib/short-id.so");
 }
 
 static void test_parse_plain_mmap(void)
@@ -401,8 +371,8 @@ static void test_parse_lost_other_short(void)
 /* ---- the ring protocol --------------------------------------------------- */
 
 /*
- * Six records from a tail near the end of a 512-byte ring and far past
- * the first lap, so several straddle the end: all arrive whole, in order.
+ * Five records from a tail near the end of a 512-byte ring and far past
+ * the first lap, so one straddles the end: all arrive whole, in order.
  */
 static void test_ring_wraps(void)
 {
@@ -422,8 +392,6 @@ static void test_ring_wraps(void)
 	mk_mmap2_inode(&b, "/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2", 101);
 	wrapped = (f->meta->data_head % RING_SIZE) + b.len > RING_SIZE;
 	fake_ring_put(f, b.b, b.len);
-	mk_mmap2_build_id(&b, "/usr/bin/true", 20, 102);
-	fake_ring_put(f, b.b, b.len);
 	mk_task(&b, PERF_RECORD_FORK, 301, 300, 301, 300, 103, 103);
 	fake_ring_put(f, b.b, b.len);
 	mk_lost(&b, 5, 104);
@@ -433,9 +401,9 @@ static void test_ring_wraps(void)
 	CHECK(wrapped); /* the test is about a record across the end */
 	CHECK(f->meta->data_head - start < RING_SIZE);
 
-	CHECK_EQ_INT(sideband_ring_drain(&f->ring, f->bounce, &st, collect, &c), 6);
+	CHECK_EQ_INT(sideband_ring_drain(&f->ring, f->bounce, &st, collect, &c), 5);
 	CHECK_EQ_INT(f->meta->data_tail, f->meta->data_head);
-	CHECK_EQ_INT(c.n, 6);
+	CHECK_EQ_INT(c.n, 5);
 	CHECK_EQ_INT(c.r[0].kind, SB_COMM);
 	CHECK_EQ_STR(c.r[0].comm.comm, "true");
 	CHECK_EQ_INT(c.r[1].kind, SB_MMAP);
@@ -443,27 +411,22 @@ static void test_ring_wraps(void)
 	CHECK_EQ_INT(c.r[1].mmap.ino, 987654321);
 	CHECK_EQ_INT(c.r[1].mmap.pgoff, 0x2000);
 	CHECK_EQ_INT(c.r[1].ts, 101);
-	CHECK_EQ_INT(c.r[2].kind, SB_MMAP);
-	CHECK_EQ_STR(c.r[2].mmap.filename, "/usr/bin/true");
-	CHECK_EQ_INT(c.r[2].mmap.build_id_size, 20);
-	CHECK(!memcmp(c.r[2].mmap.build_id, sha1_id, 20));
-	CHECK_EQ_INT(c.r[3].kind, SB_FORK);
-	CHECK_EQ_INT(c.r[3].pid, 301);
-	CHECK_EQ_INT(c.r[3].task.ppid, 300);
-	CHECK_EQ_INT(c.r[4].kind, SB_LOST);
-	CHECK_EQ_INT(c.r[4].lost.count, 5);
-	CHECK_EQ_INT(c.r[5].kind, SB_EXIT);
-	CHECK_EQ_INT(c.r[5].ts, 106);
+	CHECK_EQ_INT(c.r[2].kind, SB_FORK);
+	CHECK_EQ_INT(c.r[2].pid, 301);
+	CHECK_EQ_INT(c.r[2].task.ppid, 300);
+	CHECK_EQ_INT(c.r[3].kind, SB_LOST);
+	CHECK_EQ_INT(c.r[3].lost.count, 5);
+	CHECK_EQ_INT(c.r[4].kind, SB_EXIT);
+	CHECK_EQ_INT(c.r[4].ts, 106);
 	for (int i = 0; i < c.n; i++)
 		CHECK_EQ_INT(c.r[i].cpu, 3);
 
-	CHECK_EQ_INT(st.records[SB_MMAP], 2);
+	CHECK_EQ_INT(st.records[SB_MMAP], 1);
 	CHECK_EQ_INT(st.records[SB_COMM], 1);
 	CHECK_EQ_INT(st.records[SB_FORK], 1);
 	CHECK_EQ_INT(st.records[SB_EXIT], 1);
 	CHECK_EQ_INT(st.records[SB_LOST], 1);
 	CHECK_EQ_INT(st.lost, 5);
-	CHECK_EQ_INT(st.mmap_no_build_id, 1);
 
 	/* Nothing new: a second drain delivers nothing and leaves the tail. */
 	CHECK_EQ_INT(sideband_ring_drain(&f->ring, f->bounce, &st, collect, &c), 0);
@@ -550,29 +513,20 @@ static void test_ring_callback_error(void)
 /* ---- live: the kernel's records of a child and a thread (root) ------------ */
 
 struct live {
-	bool want_build_ids;
 	pid_t self, child, thr_tid;
 	uint64_t t0, t1;
 	char true_path[PATH_MAX];
 	struct stat true_st;
 	bool true_on_overlay;
-	char true_build_id[ELF_BUILD_ID_MAX * 2 + 1];
 
 	uint64_t *last_ts; /* per CPU */
 	int nr_cpus, backwards, child_out_of_window;
 	struct sideband_record fork, comm, exit, thr_comm;
 	bool have_fork, have_comm, have_exit, have_thr_comm;
 	uint64_t true_mmap_ts;
-	int true_mmaps, true_identity_ok, true_build_ids;
+	int true_mmaps, true_identity_ok;
 	bool ld_mapped, libc_mapped;
 };
-
-static void hex(const uint8_t *b, int n, char *out)
-{
-	for (int i = 0; i < n; i++)
-		sprintf(out + 2 * i, "%02x", b[i]);
-	out[2 * n] = '\0';
-}
 
 static void live_mmap(struct live *l, const struct sideband_record *r)
 {
@@ -589,19 +543,9 @@ static void live_mmap(struct live *l, const struct sideband_record *r)
 		return;
 	l->true_mmaps++;
 	l->true_mmap_ts = r->ts;
-	if (r->mmap.build_id_size) {
-		char id[SIDEBAND_BUILD_ID_MAX * 2 + 1];
-
-		l->true_build_ids++;
-		hex(r->mmap.build_id, r->mmap.build_id_size, id);
-		if (!strcmp(id, l->true_build_id))
-			l->true_identity_ok++;
-		else
-			fprintf(stderr, "true: build id %s, the file has %s\n", id,
-				l->true_build_id);
-	} else if (r->mmap.ino == l->true_st.st_ino &&
-		   (l->true_on_overlay || (r->mmap.maj == major(l->true_st.st_dev) &&
-					   r->mmap.min == minor(l->true_st.st_dev)))) {
+	if (r->mmap.ino == l->true_st.st_ino &&
+	    (l->true_on_overlay || (r->mmap.maj == major(l->true_st.st_dev) &&
+				    r->mmap.min == minor(l->true_st.st_dev)))) {
 		l->true_identity_ok++;
 	} else {
 		fprintf(stderr, "true: dev %u:%u ino %llu, stat says %u:%u ino %llu\n", r->mmap.maj,
@@ -663,29 +607,20 @@ static void *renaming_thread(void *arg)
 	return NULL;
 }
 
-/* What /bin/true really is: the path the kernel names, its inode and build id. */
+/* What /bin/true really is: the path the kernel names, and its inode. */
 static int live_find_true(struct live *l)
 {
-	struct elf_symtab t = { 0 };
 	struct statfs fs;
-	int err;
 
 	if (!realpath("/bin/true", l->true_path) || stat(l->true_path, &l->true_st))
 		return -errno;
 	l->true_on_overlay = !statfs(l->true_path, &fs) && fs.f_type == 0x794c7630;
-	err = elf_symtab_load_path(&t, l->true_path, NULL);
-	if (err)
-		return err;
-	snprintf(l->true_build_id, sizeof(l->true_build_id), "%s", t.build_id);
-	elf_symtab_free(&t);
 	return 0;
 }
 
-static void live_run(bool want_build_ids)
+static void test_live(void)
 {
-	struct live l = {
-		.want_build_ids = want_build_ids, .self = getpid(), .child = -1, .thr_tid = -1
-	};
+	struct live l = { .self = getpid(), .child = -1, .thr_tid = -1 };
 	struct epoll_event ev;
 	struct sideband sb;
 	pthread_t thr;
@@ -699,7 +634,7 @@ static void live_run(bool want_build_ids)
 	l.nr_cpus = nr_possible;
 	l.last_ts = calloc((size_t)nr_possible, sizeof(*l.last_ts));
 	CHECK(l.last_ts);
-	n = sideband_open_opts(&sb, online, nr_possible, 0, want_build_ids);
+	n = sideband_open(&sb, online, nr_possible, 0);
 	if (n) {
 		fprintf(stderr, "sideband_open: %s\n", sb.error);
 		CHECK_EQ_INT(n, 0);
@@ -707,8 +642,6 @@ static void live_run(bool want_build_ids)
 		free(l.last_ts);
 		return;
 	}
-	if (!want_build_ids)
-		CHECK(!sb.build_ids);
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	CHECK(epfd >= 0);
 	CHECK_EQ_INT(sideband_add_to_epoll(&sb, epfd, 0x5b), 0);
@@ -746,8 +679,6 @@ static void live_run(bool want_build_ids)
 	CHECK_EQ_INT(l.comm.tid, l.child);
 	CHECK(l.true_mmaps >= 1);
 	CHECK_EQ_INT(l.true_identity_ok, l.true_mmaps);
-	if (!want_build_ids)
-		CHECK_EQ_INT(l.true_build_ids, 0);
 	CHECK(l.ld_mapped);
 	CHECK(l.libc_mapped);
 	CHECK(l.have_exit);
@@ -762,27 +693,13 @@ static void live_run(bool want_build_ids)
 	CHECK(!l.thr_comm.comm.exec);
 	CHECK(l.thr_comm.ts >= l.t0 && l.thr_comm.ts <= l.t1);
 	CHECK_EQ_INT(sb.stats.lost, 0);
-	fprintf(stderr,
-		"live (build ids %s): %d records, /bin/true mapped %d times (%d with "
-		"build id), %llu mmaps without build id\n",
-		sb.build_ids ? "on" : "off", n, l.true_mmaps, l.true_build_ids,
-		(unsigned long long)sb.stats.mmap_no_build_id);
+	fprintf(stderr, "live: %d records, /bin/true mapped %d times\n", n, l.true_mmaps);
 
 	sideband_close(&sb);
 	sideband_close(&sb); /* twice is safe */
 	close(epfd);
 	free(online);
 	free(l.last_ts);
-}
-
-static void test_live_with_build_ids(void)
-{
-	live_run(true);
-}
-
-static void test_live_inodes(void)
-{
-	live_run(false);
 }
 
 static void test_open_bad_pages(void)
@@ -800,7 +717,7 @@ static void test_open_bad_pages(void)
 int main(void)
 {
 	RUN(test_parse_mmap2_inode);
-	RUN(test_parse_mmap2_build_id);
+	RUN(test_parse_mmap2_build_id_bit);
 	RUN(test_parse_plain_mmap);
 	RUN(test_parse_unterminated_name);
 	RUN(test_parse_comm);
@@ -810,11 +727,9 @@ int main(void)
 	RUN(test_ring_skips);
 	RUN(test_ring_callback_error);
 	RUN(test_open_bad_pages);
-	if (geteuid() == 0) {
-		RUN(test_live_with_build_ids);
-		RUN(test_live_inodes);
-	} else {
+	if (geteuid() == 0)
+		RUN(test_live);
+	else
 		fprintf(stderr, "skip live (not root)\n");
-	}
 	return test_summary();
 }

@@ -20,7 +20,7 @@
 
 /* Where each record's variable part starts, header included. */
 #define MMAP_FIXED_SIZE	 40 /* header, pid, tid, addr, len, pgoff */
-#define MMAP2_FIXED_SIZE 72 /* ... maj, min, ino, ino_generation | build id; prot, flags */
+#define MMAP2_FIXED_SIZE 72 /* ... maj, min, ino, ino_generation; prot, flags */
 #define COMM_FIXED_SIZE	 16 /* header, pid, tid */
 #define TASK_BODY_SIZE	 32 /* header, pid, ppid, tid, ptid, time */
 #define LOST_BODY_SIZE	 24 /* header, id, lost */
@@ -83,16 +83,11 @@ static void parse_mmap(unsigned char *rec, const struct perf_event_header *h, si
 	out->mmap.len = get_u64(rec + 24);
 	out->mmap.pgoff = get_u64(rec + 32);
 	if (h->type == PERF_RECORD_MMAP2) {
-		if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			/* { u8 size; u8 res; u16 res; u8 build_id[20]; } over maj..ino_generation
-			 */
-			uint8_t n = rec[40];
-
-			if (n > SIDEBAND_BUILD_ID_MAX)
-				n = SIDEBAND_BUILD_ID_MAX;
-			out->mmap.build_id_size = n;
-			memcpy(out->mmap.build_id, rec + 44, n);
-		} else {
+		/*
+		 * With PERF_RECORD_MISC_MMAP_BUILD_ID a build id overlays
+		 * maj..ino_generation (never asked for); they stay 0 then.
+		 */
+		if (!(h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID)) {
 			out->mmap.maj = get_u32(rec + 40);
 			out->mmap.min = get_u32(rec + 44);
 			out->mmap.ino = get_u64(rec + 48);
@@ -182,8 +177,6 @@ static void account(struct sideband_stats *stats, const struct sideband_record *
 	stats->records[r->kind]++;
 	if (r->kind == SB_LOST)
 		stats->lost += r->lost.count;
-	if (r->kind == SB_MMAP && !r->mmap.build_id_size)
-		stats->mmap_no_build_id++;
 }
 
 int sideband_ring_drain(struct sideband_ring *ring, unsigned char *bounce,
@@ -252,7 +245,7 @@ int sideband_drain(struct sideband *sb, sideband_fn fn, void *ctx)
 	return total;
 }
 
-static int open_dummy(int cpu, bool build_id)
+static int open_dummy(int cpu)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -260,9 +253,8 @@ static int open_dummy(int cpu, bool build_id)
 		.config = PERF_COUNT_SW_DUMMY,
 		.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
 		.sample_id_all = 1,
-		.mmap = 1, /* without mmap_data: executable mappings only */
-		.mmap2 = 1,
-		.build_id = build_id,
+		.mmap = 1,  /* without mmap_data: executable mappings only */
+		.mmap2 = 1, /* device and inode; no attr.build_id, which would replace them */
 		.comm = 1,
 		.comm_exec = 1,
 		.task = 1,
@@ -314,28 +306,6 @@ static int fail(struct sideband *sb, int err, const char *fmt, ...)
 	return err;
 }
 
-/* Open this CPU's event, settling on build ids at the first CPU that answers. */
-static int open_cpu_event(struct sideband *sb, int cpu, bool *decided)
-{
-	int fd;
-
-	if (!*decided && sb->build_ids) {
-		fd = open_dummy(cpu, true);
-		if (fd != -EINVAL) {
-			*decided = fd >= 0;
-			return fd;
-		}
-		/* Linux < 5.12 does not know attr.build_id. */
-		sb->build_ids = false;
-		log_info("this kernel sends no build ids with mmap records (Linux < 5.12); "
-			 "every mapping is named by device and inode instead");
-	}
-	fd = open_dummy(cpu, sb->build_ids);
-	if (fd >= 0)
-		*decided = true;
-	return fd;
-}
-
 static int map_ring(struct sideband_ring *ring, size_t pages, size_t page)
 {
 	struct perf_event_mmap_page *meta;
@@ -354,15 +324,12 @@ static int map_ring(struct sideband_ring *ring, size_t pages, size_t page)
 	return 0;
 }
 
-int sideband_open_opts(struct sideband *sb, const bool *online, int nr_cpus, size_t ring_pages,
-		       bool want_build_ids)
+int sideband_open(struct sideband *sb, const bool *online, int nr_cpus, size_t ring_pages)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	bool decided = false;
 	int nr_online = 0;
 
 	memset(sb, 0, sizeof(*sb));
-	sb->build_ids = want_build_ids;
 	if (!ring_pages)
 		ring_pages = SIDEBAND_DEFAULT_PAGES;
 	if (ring_pages & (ring_pages - 1))
@@ -383,7 +350,7 @@ int sideband_open_opts(struct sideband *sb, const bool *online, int nr_cpus, siz
 
 		if (!online[cpu])
 			continue;
-		fd = open_cpu_event(sb, cpu, &decided);
+		fd = open_dummy(cpu);
 		if (fd == -ENODEV) /* went offline meanwhile */
 			continue;
 		if (fd < 0)
@@ -398,14 +365,8 @@ int sideband_open_opts(struct sideband *sb, const bool *online, int nr_cpus, siz
 	}
 	if (!sb->nr_rings)
 		return fail(sb, -ENODEV, "every CPU went offline while opening the side-band");
-	log_debug("side-band on %d CPUs, %zu KiB each, build ids %s", sb->nr_rings,
-		  ring_pages * page / 1024, sb->build_ids ? "on" : "off");
+	log_debug("side-band on %d CPUs, %zu KiB each", sb->nr_rings, ring_pages * page / 1024);
 	return 0;
-}
-
-int sideband_open(struct sideband *sb, const bool *online, int nr_cpus, size_t ring_pages)
-{
-	return sideband_open_opts(sb, online, nr_cpus, ring_pages, true);
 }
 
 int sideband_add_to_epoll(struct sideband *sb, int epfd, uint64_t data)

@@ -22,7 +22,6 @@
 
 struct perf_event_mmap_page;
 
-#define SIDEBAND_BUILD_ID_MAX  20    /* the kernel sends at most a SHA-1 build id */
 #define SIDEBAND_COMM_LEN      16    /* TASK_COMM_LEN, NUL included */
 #define SIDEBAND_DEFAULT_PAGES 128   /* data pages per CPU when the caller passes 0 */
 #define SIDEBAND_RECORD_MAX    65536 /* header.size is a u16 */
@@ -44,12 +43,13 @@ struct sideband_record {
 	union {
 		struct {
 			uint64_t start, len, pgoff;
-			/* Device and inode; all 0 when the kernel sent a build id instead. */
+			/*
+			 * Device and inode (MMAP2); all 0 for MMAP, and for an
+			 * MMAP2 whose build id (never asked for) takes their place.
+			 */
 			uint32_t maj, min;
 			uint64_t ino, ino_generation;
 			uint32_t prot, flags; /* PROT_*, MAP_* */
-			uint8_t build_id[SIDEBAND_BUILD_ID_MAX];
-			uint8_t build_id_size; /* 0: none (kernel < 5.12, or not readable) */
 			/* NUL-terminated; valid only during the callback. */
 			const char *filename;
 		} mmap;
@@ -79,7 +79,6 @@ typedef int (*sideband_fn)(const struct sideband_record *r, void *ctx);
 struct sideband_stats {
 	uint64_t records[SB_NR_KINDS]; /* delivered, per kind */
 	uint64_t lost;		       /* records the kernel dropped (sum of LOST counts) */
-	uint64_t mmap_no_build_id;     /* MMAP records that came without a build id */
 	uint64_t other;		       /* record types not asked for, skipped */
 	uint64_t malformed;	       /* shorter than their type needs, skipped */
 };
@@ -98,7 +97,6 @@ struct sideband_ring {
 struct sideband {
 	struct sideband_ring *rings; /* one per online CPU, in CPU order */
 	int nr_rings;
-	bool build_ids; /* the kernel fills MMAP build ids (Linux 5.12+) */
 	struct sideband_stats stats;
 	unsigned char *bounce; /* SIDEBAND_RECORD_MAX + 1 bytes: one record, copied out */
 	char error[256];       /* why sideband_open failed, one line for the caller to log */
@@ -107,14 +105,11 @@ struct sideband {
 /*
  * Open the side-band on every CPU flagged in online[0, nr_cpus), with
  * `ring_pages` data pages per CPU (a power of two; 0 for the default).
+ * MMAP2 records carry device and inode, never a build id in their place.
  * Returns 0 or -errno (-EACCES/-EPERM without root or CAP_PERFMON); on
  * error `sb->error` says what failed and nothing stays open.
  */
 int sideband_open(struct sideband *sb, const bool *online, int nr_cpus, size_t ring_pages);
-
-/* As sideband_open, but build ids can be left off (then every MMAP carries maj/min/ino). */
-int sideband_open_opts(struct sideband *sb, const bool *online, int nr_cpus, size_t ring_pages,
-		       bool want_build_ids);
 
 /*
  * Register every ring's fd with `epfd` for EPOLLIN, each with `data` as its
@@ -147,7 +142,9 @@ int sideband_ring_drain(struct sideband_ring *ring, unsigned char *bounce,
  * with sample_id_all and PERF_SAMPLE_TID | PERF_SAMPLE_TIME. `rec` must be
  * writable and have one spare byte past `size`: strings are terminated in
  * place. Returns 1 with `out` filled, 0 for a type not asked for, or
- * -EBADMSG when the record is too short for its type.
+ * -EBADMSG when the record is too short for its type. Any bytes are safe
+ * to pass; an MMAP2 carrying a build id (PERF_RECORD_MISC_MMAP_BUILD_ID)
+ * parses with maj/min/ino/ino_generation 0.
  */
 int sideband_parse(unsigned char *rec, size_t size, int cpu, struct sideband_record *out);
 

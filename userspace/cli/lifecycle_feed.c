@@ -81,11 +81,8 @@ int lifecycle_feed_open(struct lifecycle_feed *f, struct model *m, const bool *o
 	for (size_t i = 0; i < nr_tgids; i++)
 		if (hmap_put(&f->targets, (struct hmap_key){ tgids[i], 0 }, 1))
 			return -ENOMEM;
-	/*
-	 * No build ids: with them the kernel leaves out device and inode, and
-	 * the symbolizer identifies (and shares) binaries by those.
-	 */
-	err = sideband_open_opts(&f->sb, online, nr_cpus, 0, false);
+	/* MMAP2 records carry device and inode, by which the symbolizer keys binaries. */
+	err = sideband_open(&f->sb, online, nr_cpus, 0);
 	if (err)
 		return err;
 	f->open = true;
