@@ -101,23 +101,8 @@ static void plan_free(struct emit_plan *p)
  */
 static void choose_main_threads(struct emit_plan *p, const struct model *m)
 {
-	for (size_t i = 0; i < m->processes.len; i++) {
-		uint32_t mt = m->processes.data[i].main_thread;
-		bool valid = mt < m->threads.len && m->threads.data[mt].process == i;
-
-		p->main_thread[i] = valid ? mt : NO_INDEX;
-	}
-	for (size_t i = 0; i < m->threads.len; i++) {
-		const struct thread *th = &m->threads.data[i];
-		uint32_t cur = p->main_thread[th->process];
-
-		/* The model's own (valid) choice stands. */
-		if (cur != NO_INDEX && m->processes.data[th->process].main_thread == cur)
-			continue;
-		if (cur == NO_INDEX || cmp2(th->first_ts, th->tid, m->threads.data[cur].first_ts,
-					    m->threads.data[cur].tid) < 0)
-			p->main_thread[th->process] = (uint32_t)i;
-	}
+	for (size_t i = 0; i < m->processes.len; i++)
+		p->main_thread[i] = model_main_thread(m, (uint32_t)i);
 }
 
 /* pid strings must be unique per process; a reused pid gets "P.1", "P.2" like samply. */
@@ -649,7 +634,7 @@ static void write_process_name(struct json_writer *w, const struct model *m,
 
 /*
  * The main thread carries the process name (it labels the process track);
- * per-CPU idle threads are all "swapper" in comm, so they get their CPU.
+ * idle threads keep the model's names ("swapper/N" per CPU, registry.c).
  */
 static void write_thread_name(struct json_writer *w, const struct model *m,
 			      const struct emit_plan *p, const struct process *proc,
@@ -657,12 +642,8 @@ static void write_thread_name(struct json_writer *w, const struct model *m,
 {
 	char buf[48];
 
-	if (proc->is_idle) {
-		if (th->cpu >= 0)
-			snprintf(buf, sizeof(buf), "swapper/%d", th->cpu);
-		else
-			snprintf(buf, sizeof(buf), "swapper");
-		jw_string(w, buf);
+	if (proc->is_idle && comm_len(th->name)) {
+		jw_string_len(w, th->name, comm_len(th->name));
 	} else if (is_main) {
 		write_process_name(w, m, p, proc);
 	} else if (comm_len(th->name)) {

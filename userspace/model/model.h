@@ -379,6 +379,13 @@ struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid, int cpu
  * one; NULL when none. Not for the idle task (tid 0, one per CPU).
  */
 struct thread *model_find_thread(struct model *m, uint32_t tid);
+/*
+ * The thread that stands for process `pidx` (its main thread): the one
+ * model_finish chose, or, in a model where that is missing or not one of
+ * the process's threads, its earliest thread (first seen, then lowest tid);
+ * NO_INDEX for a process without threads.
+ */
+uint32_t model_main_thread(const struct model *m, uint32_t pidx);
 /* The newest image of `pid`, without creating one; NULL when none. */
 struct process *model_find_process(struct model *m, uint32_t pid);
 

@@ -262,3 +262,25 @@ int model_ensure_main_thread(struct model *m, uint32_t pidx)
 		memcpy(t->name, p->name, sizeof(t->name));
 	return 0;
 }
+
+uint32_t model_main_thread(const struct model *m, uint32_t pidx)
+{
+	const struct process *p = &m->processes.data[pidx];
+	uint32_t best = NO_INDEX;
+
+	if (p->main_thread < m->threads.len && m->threads.data[p->main_thread].process == pidx)
+		return p->main_thread;
+	for (size_t i = 0; i < p->threads.len; i++) {
+		uint32_t ti = p->threads.data[i];
+		const struct thread *t, *b;
+
+		if (ti >= m->threads.len || m->threads.data[ti].process != pidx)
+			continue;
+		t = &m->threads.data[ti];
+		b = best == NO_INDEX ? NULL : &m->threads.data[best];
+		if (!b || t->first_ts < b->first_ts ||
+		    (t->first_ts == b->first_ts && t->tid < b->tid))
+			best = ti;
+	}
+	return best;
+}
