@@ -185,6 +185,22 @@ struct switch_event {
 	__u64 ips[BPFPROF_MAX_FRAMES];
 };
 
+/*
+ * switch_event.prev_state: the task state bits of include/linux/sched.h
+ * (stable for years; TASK_REPORT_MAX and the idle bits excluded).
+ */
+#define KTASK_INTERRUPTIBLE   0x0001
+#define KTASK_UNINTERRUPTIBLE 0x0002
+#define KTASK_STOPPED	      0x0004
+#define KTASK_TRACED	      0x0008
+#define KTASK_EXIT_DEAD	      0x0010
+#define KTASK_EXIT_ZOMBIE     0x0020
+#define KTASK_PARKED	      0x0040
+#define KTASK_DEAD	      0x0080
+#define KTASK_WAKEKILL	      0x0100
+#define KTASK_NOLOAD	      0x0400
+#define KTASK_RTLOCK_WAIT     0x1000 /* PREEMPT_RT lock wait: reported as "D" by the kernel */
+
 /* wakeup_event.flags */
 #define WAKEUP_NEW	    (1u << 0) /* first wakeup of a new task (sched_wakeup_new) */
 #define WAKEUP_WAKEE_TARGET (1u << 1)

@@ -18,12 +18,6 @@
 #define MS 1000000ULL
 #define T0 (1000 * MS) /* recording start */
 
-#define KTASK_INTERRUPTIBLE   0x1
-#define KTASK_UNINTERRUPTIBLE 0x2
-#define KTASK_DEAD	      0x80
-#define KTASK_WAKEKILL	      0x100
-#define KTASK_NOLOAD	      0x400
-
 /* Addresses of the switch-out stack: a kernel leaf and a user caller (outside any mapping). */
 #define KIP 0xffffffff81001000ULL
 #define UIP 0x401000ULL

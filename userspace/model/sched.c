@@ -21,18 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Task state bits of include/linux/sched.h, as switch_event.prev_state carries them. */
-#define KTASK_INTERRUPTIBLE   0x0001
-#define KTASK_UNINTERRUPTIBLE 0x0002
-#define KTASK_STOPPED	      0x0004
-#define KTASK_TRACED	      0x0008
-#define KTASK_EXIT_DEAD	      0x0010
-#define KTASK_EXIT_ZOMBIE     0x0020
-#define KTASK_PARKED	      0x0040
-#define KTASK_DEAD	      0x0080
-#define KTASK_NOLOAD	      0x0400
-#define KTASK_RTLOCK_WAIT     0x1000 /* PREEMPT_RT lock wait: reported as "D" by the kernel */
-
 static const char *const reason_names[OFFCPU_REASON_MAX] = {
 	[OFFCPU_SLEEPING] = "sleeping",	  [OFFCPU_BLOCKED] = "blocked (D)",
 	[OFFCPU_PREEMPTED] = "preempted", [OFFCPU_YIELDED] = "yielded",
