@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model/model.h"
+#include "model/sched.h"
 #include "test.h"
 
 #include "sched_records.h"
@@ -817,7 +818,7 @@ static void late_event_across_flushes(void)
 	if (!t)
 		goto out;
 	CHECK_EQ_INT(t->samples.len, 2);
-	CHECK_EQ_INT(t->sched_pending.len, 1);
+	CHECK_EQ_INT(t->replay ? t->replay->pending.len : 0, 1);
 	feed(&m, mk_sample(100, 101, 1, T0 + 2500 * US, T0 + 1 * MS));
 	CHECK_EQ_INT(model_sched_flush(&m, T0 + 6 * MS), 0);
 	CHECK_EQ_INT(model_finish(&m), 0);
@@ -1118,7 +1119,7 @@ static void period_deltas_without_replay(void)
 	feed(&m, idle);
 	CHECK_EQ_INT(m.threads.data[0].samples.len, 1);
 	CHECK_EQ_INT(m.threads.data[0].samples.data[0].cpu_delta_ns, 1001001);
-	CHECK_EQ_INT(m.threads.data[0].sched_pending.len, 0);
+	CHECK_EQ_INT(m.threads.data[0].replay ? m.threads.data[0].replay->pending.len : 0, 0);
 	model_free(&m);
 
 	setup(&m);

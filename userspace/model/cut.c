@@ -163,11 +163,13 @@ fail:
  */
 static int continue_replay(struct cut *c, struct thread *t)
 {
-	struct sched_replay_state *r = &t->replay;
+	struct sched_replay *r = t->replay;
 	const struct model *m = c->live;
 	uint64_t b = c->boundary;
 	int err;
 
+	if (!r)
+		return 0; /* never replayed: nothing to continue */
 	/* The switch-out stack means something only while off; else it may be stale or unset. */
 	if (r->state != REPLAY_OFF)
 		r->stack = NO_INDEX;
@@ -213,7 +215,7 @@ static int copy_thread(struct cut *c, const struct thread *t, uint32_t old_idx)
 	memset(&nt.sched_markers, 0, sizeof(nt.sched_markers));
 	memset(&nt.syscall_markers, 0, sizeof(nt.syscall_markers));
 	memset(&nt.syscall_counts, 0, sizeof(nt.syscall_counts));
-	memset(&nt.sched_pending, 0, sizeof(nt.sched_pending));
+	nt.replay = NULL;
 	memset(&nt.sched, 0, sizeof(nt.sched));
 	nt.process = c->live_proc[t->process];
 	nt.prev = t->prev == NO_INDEX ? NO_INDEX : c->live_thread[t->prev];
@@ -237,14 +239,22 @@ static int copy_thread(struct cut *c, const struct thread *t, uint32_t old_idx)
 		if (t->syscall_markers.data[i].end >= c->boundary &&
 		    vec_push(&nt.syscall_markers, t->syscall_markers.data[i]))
 			goto fail;
-	if (vec_reserve(&nt.sched_pending, t->sched_pending.len))
-		goto fail;
-	for (size_t i = 0; i < t->sched_pending.len; i++) {
-		struct sched_event ev = t->sched_pending.data[i];
-
-		if ((err = reintern_in_place(c, &ev.stack)))
+	/* The replay goes on in the live model from where it stands; the snapshot keeps its own. */
+	if (t->replay) {
+		nt.replay = malloc(sizeof(*nt.replay));
+		if (!nt.replay)
 			goto fail;
-		nt.sched_pending.data[nt.sched_pending.len++] = ev;
+		*nt.replay = *t->replay;
+		memset(&nt.replay->pending, 0, sizeof(nt.replay->pending));
+		if (vec_reserve(&nt.replay->pending, t->replay->pending.len))
+			goto fail;
+		for (size_t i = 0; i < t->replay->pending.len; i++) {
+			struct sched_event ev = t->replay->pending.data[i];
+
+			if ((err = reintern_in_place(c, &ev.stack)))
+				goto fail;
+			nt.replay->pending.data[nt.replay->pending.len++] = ev;
+		}
 	}
 	if ((err = continue_replay(c, &nt)))
 		goto fail;
@@ -259,7 +269,7 @@ static int copy_thread(struct cut *c, const struct thread *t, uint32_t old_idx)
 fail:
 	vec_free(&nt.samples);
 	vec_free(&nt.syscall_markers);
-	vec_free(&nt.sched_pending);
+	sched_replay_free(nt.replay);
 	return err;
 }
 
@@ -300,7 +310,8 @@ static void free_thread_data(struct thread *t)
 {
 	vec_free(&t->samples);
 	vec_free(&t->sched_markers);
-	vec_free(&t->sched_pending);
+	sched_replay_free(t->replay);
+	t->replay = NULL;
 	vec_free(&t->syscall_markers);
 	vec_free(&t->syscall_counts);
 }
@@ -319,7 +330,9 @@ static void trim_thread(struct thread *t, uint64_t boundary)
 		if (t->syscall_markers.data[i].end < boundary)
 			t->syscall_markers.data[n++] = t->syscall_markers.data[i];
 	t->syscall_markers.len = n;
-	vec_free(&t->sched_pending);
+	/* Its queue went live; what it replayed up to the boundary stays for model_finish. */
+	if (t->replay)
+		vec_free(&t->replay->pending);
 	if (t->exited && t->unregister_ts >= boundary)
 		t->exited = false;
 	t->first_ts = min_u64(t->first_ts, boundary);

@@ -205,8 +205,8 @@ static bool image_ran_no_code(const struct model *m, const struct process *p)
 
 		if (t->samples.len)
 			return false;
-		for (size_t k = 0; k < t->sched_pending.len; k++)
-			if (t->sched_pending.data[k].type == SCHED_EV_SAMPLE)
+		for (size_t k = 0; t->replay && k < t->replay->pending.len; k++)
+			if (t->replay->pending.data[k].type == SCHED_EV_SAMPLE)
 				return false;
 	}
 	return true;

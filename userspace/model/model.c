@@ -6,6 +6,7 @@
  * decoded events and never touches BPF, so tests feed it synthetic records.
  */
 #include "model.h"
+#include "sched.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,7 @@ void model_free(struct model *m)
 
 		vec_free(&t->samples);
 		vec_free(&t->sched_markers);
-		vec_free(&t->sched_pending);
+		sched_replay_free(t->replay);
 		vec_free(&t->syscall_markers);
 		vec_free(&t->syscall_counts);
 	}

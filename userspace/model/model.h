@@ -27,6 +27,7 @@
 
 struct symbolizer;
 struct model;
+struct sched_replay;
 struct map_entry;
 
 #define NO_INDEX UINT32_MAX
@@ -122,22 +123,6 @@ struct sched_summary {
 	uint64_t wakeups_sent; /* wakeups this thread did to threads in the model */
 };
 
-/* One buffered scheduling-relevant event of a thread, until it is in time order. */
-struct sched_event {
-	uint64_t ts;
-	uint64_t since; /* SAMPLE/SWITCH_OUT: when the thread got the CPU (0: unknown) */
-	uint64_t runtime_ns; /* SWITCH_OUT: the kernel's CPU time of the thread so far (0: unknown) */
-	uint32_t stack; /* SAMPLE: its stack; SWITCH_OUT: switch-out stack or NO_INDEX */
-	uint32_t other_pid, other_tid; /* SWITCH_OUT: next; WAKEUP: waker */
-	char other_comm[BPFPROF_COMM_LEN];
-	uint32_t state; /* SWITCH_OUT: prev_state */
-	uint32_t seq;	/* arrival order: a stable tie-break */
-	uint8_t type;	/* enum sched_event_type (model/sched.h) */
-	uint8_t flags;
-	uint8_t stack_slot; /* SWITCH_OUT: the switch-out place its stack belongs to */
-	uint8_t ustack_end; /* SAMPLE: why its user stack ends there (enum ustack_end) */
-};
-
 /* A user mapping of a process, translated to an object of the symbolizer. */
 struct proc_mapping {
 	uint64_t start, end, pgoff;
@@ -180,41 +165,8 @@ struct thread {
 	struct sched_summary sched;
 	VEC(struct syscall_marker) syscall_markers; /* in time order after model_finish */
 	VEC(struct syscall_count) syscall_counts;   /* by syscall number after model_finish */
-	/* Scheduler replay state (model/sched.c), private to it. */
-	VEC(struct sched_event) sched_pending;
-	struct sched_replay_state {
-		uint8_t state;	  /* unknown, on-CPU, off-CPU, exited */
-		uint8_t reason;	  /* while off */
-		bool start_known; /* off: the switch-out was seen (else only a wakeup) */
-		/* off: a wakeup came; on: one came early, racing with the coming switch-out */
-		bool woken, woken_new;
-		/* woken: the waker got its instant already, in an earlier snapshot (model/cut.c) */
-		bool waker_told;
-		uint32_t next_seq; /* arrival order of the next queued event */
-		uint64_t since;	   /* on: slice start; off: switch-out (or wakeup) time */
-		uint64_t cursor;   /* on: CPU time is accounted up to here */
-		uint64_t wake_ts;
-		uint64_t cpu_since_sample_ns; /* on-CPU time not yet given to a sample */
-		/*
-		 * The kernel's CPU time of the thread at its last switch-out
-		 * (runtime_known), and the on-CPU time the replay accounted
-		 * from the switch times since then: the next switch-out trues
-		 * the two up (sched.c:true_up_runtime).
-		 */
-		uint64_t runtime_ns, runtime_ts, runtime_replayed_ns;
-		bool runtime_known;
-		/* Given to samples beyond the kernel's figure: taken from the next ones. */
-		uint64_t cpu_debt_ns;
-		uint64_t offcpu_carry_ns;     /* off-CPU time not yet given to a sample */
-		uint64_t last_ts;	      /* last event replayed */
-		uint32_t stack;		      /* switch-out stack while off */
-		/* The last switch-out stack taken per place, for switch-outs that reuse it. */
-		uint32_t last_switch_stack[SWITCH_STACK_SLOTS];
-		uint8_t have_switch_stack;     /* bit per slot */
-		uint32_t other_pid, other_tid; /* waker or preemptor while off */
-		char other_comm[BPFPROF_COMM_LEN];
-		bool other_known;
-	} replay;
+	/* The scheduler replay of the thread (model/sched.h), private to it; NULL until needed. */
+	struct sched_replay *replay;
 };
 
 struct process {

@@ -77,13 +77,32 @@ static bool is_runnable_reason(uint8_t reason)
 	return reason == OFFCPU_PREEMPTED || reason == OFFCPU_YIELDED;
 }
 
-int sched_queue(struct thread *t, struct sched_event *ev)
+struct sched_replay *sched_replay_of(struct thread *t)
 {
-	ev->seq = t->replay.next_seq++;
-	return vec_push(&t->sched_pending, *ev) ? -ENOMEM : 0;
+	if (!t->replay)
+		t->replay = calloc(1, sizeof(*t->replay));
+	return t->replay;
 }
 
-static void set_other(struct sched_replay_state *r, uint32_t pid, uint32_t tid, const char *comm)
+void sched_replay_free(struct sched_replay *r)
+{
+	if (r) {
+		vec_free(&r->pending);
+		free(r);
+	}
+}
+
+int sched_queue(struct thread *t, struct sched_event *ev)
+{
+	struct sched_replay *r = sched_replay_of(t);
+
+	if (!r)
+		return -ENOMEM;
+	ev->seq = r->next_seq++;
+	return vec_push(&r->pending, *ev) ? -ENOMEM : 0;
+}
+
+static void set_other(struct sched_replay *r, uint32_t pid, uint32_t tid, const char *comm)
 {
 	r->other_pid = pid;
 	r->other_tid = tid;
@@ -92,14 +111,14 @@ static void set_other(struct sched_replay_state *r, uint32_t pid, uint32_t tid, 
 	r->other_known = true;
 }
 
-static void clear_other(struct sched_replay_state *r)
+static void clear_other(struct sched_replay *r)
 {
 	r->other_pid = r->other_tid = 0;
 	memset(r->other_comm, 0, sizeof(r->other_comm));
 	r->other_known = false;
 }
 
-static void marker_other_from_replay(struct sched_marker *mk, const struct sched_replay_state *r)
+static void marker_other_from_replay(struct sched_marker *mk, const struct sched_replay *r)
 {
 	mk->other_pid = r->other_pid;
 	mk->other_tid = r->other_tid;
@@ -110,11 +129,11 @@ static void marker_other_from_replay(struct sched_marker *mk, const struct sched
 static int push_sample(struct thread *t, uint64_t ts, uint32_t stack, uint8_t kind,
 		       uint8_t ustack_end)
 {
-	struct thread_sample s = { ts, t->replay.cpu_since_sample_ns, stack, kind, ustack_end };
+	struct thread_sample s = { ts, t->replay->cpu_since_sample_ns, stack, kind, ustack_end };
 
 	if (vec_push(&t->samples, s))
 		return -ENOMEM;
-	t->replay.cpu_since_sample_ns = 0;
+	t->replay->cpu_since_sample_ns = 0;
 	return 0;
 }
 
@@ -126,7 +145,7 @@ static int push_marker(struct thread *t, const struct sched_marker *mk)
 /* On-CPU time for the thread's next sample; a debt (see true_up_runtime) is paid first. */
 static void credit_cpu(struct thread *t, uint64_t ns)
 {
-	struct sched_replay_state *r = &t->replay;
+	struct sched_replay *r = t->replay;
 	uint64_t paid = min_u64(ns, r->cpu_debt_ns);
 
 	r->cpu_debt_ns -= paid;
@@ -138,7 +157,7 @@ static void credit_cpu(struct thread *t, uint64_t ns)
 /* Take back on-CPU time: from what no sample holds yet, the rest from the next samples. */
 static void debit_cpu(struct thread *t, uint64_t ns)
 {
-	struct sched_replay_state *r = &t->replay;
+	struct sched_replay *r = t->replay;
 	uint64_t taken = min_u64(ns, r->cpu_since_sample_ns);
 
 	r->cpu_since_sample_ns -= taken;
@@ -149,7 +168,7 @@ static void debit_cpu(struct thread *t, uint64_t ns)
 /* The thread ran until `ts` in its current slice. */
 static void account_cpu(struct thread *t, uint64_t ts)
 {
-	struct sched_replay_state *r = &t->replay;
+	struct sched_replay *r = t->replay;
 
 	if (ts <= r->cursor)
 		return;
@@ -159,7 +178,7 @@ static void account_cpu(struct thread *t, uint64_t ts)
 }
 
 /* The thread's CPU time by the kernel's accounting is known from here: `runtime_ns` at `ts`. */
-static void anchor_runtime(struct sched_replay_state *r, uint64_t runtime_ns, uint64_t ts)
+static void anchor_runtime(struct sched_replay *r, uint64_t runtime_ns, uint64_t ts)
 {
 	r->runtime_known = true;
 	r->runtime_ns = runtime_ns;
@@ -179,7 +198,7 @@ static void anchor_runtime(struct sched_replay_state *r, uint64_t runtime_ns, ui
  */
 static void true_up_runtime(struct thread *t, uint64_t runtime_ns, uint64_t ts)
 {
-	struct sched_replay_state *r = &t->replay;
+	struct sched_replay *r = t->replay;
 	uint64_t kernel_ns;
 
 	if (!runtime_ns) {
@@ -197,7 +216,7 @@ static void true_up_runtime(struct thread *t, uint64_t runtime_ns, uint64_t ts)
 	anchor_runtime(r, runtime_ns, ts);
 }
 
-static void start_slice(struct sched_replay_state *r, uint64_t in)
+static void start_slice(struct sched_replay *r, uint64_t in)
 {
 	r->state = REPLAY_ON;
 	r->since = r->cursor = in;
@@ -213,7 +232,7 @@ static void start_slice(struct sched_replay_state *r, uint64_t in)
  */
 static int emit_offcpu_samples(struct model *m, struct thread *t, uint64_t out, uint64_t dur)
 {
-	struct sched_replay_state *r = &t->replay;
+	struct sched_replay *r = t->replay;
 	uint64_t total, n;
 	int64_t frame, stack;
 	int err;
@@ -250,7 +269,7 @@ static int emit_offcpu_samples(struct model *m, struct thread *t, uint64_t out, 
  */
 static int notify_waker(struct model *m, struct thread *wakee, uint64_t wait_ns)
 {
-	const struct sched_replay_state *r = &wakee->replay;
+	const struct sched_replay *r = wakee->replay;
 	struct sched_marker mk = { 0 };
 	struct thread *waker = r->other_known ? model_find_thread(m, r->other_tid) : NULL;
 
@@ -273,7 +292,7 @@ static int notify_waker(struct model *m, struct thread *wakee, uint64_t wait_ns)
 /* The thread got a CPU again at `in`: the off-CPU interval becomes samples and markers. */
 static int close_offcpu(struct model *m, struct thread *t, uint64_t in)
 {
-	struct sched_replay_state *r = &t->replay;
+	struct sched_replay *r = t->replay;
 	struct sched_marker mk = { 0 };
 	uint64_t off_ns = 0, run_start = 0, run_ns;
 	bool runnable = false;
@@ -342,7 +361,7 @@ static int close_offcpu(struct model *m, struct thread *t, uint64_t in)
  */
 static int run_until(struct model *m, struct thread *t, uint64_t since, uint64_t ts)
 {
-	struct sched_replay_state *r = &t->replay;
+	struct sched_replay *r = t->replay;
 	uint64_t in;
 	int err;
 
@@ -397,14 +416,14 @@ static int replay_sample(struct model *m, struct thread *t, const struct sched_e
 	if (err)
 		return err;
 	/* An early wakeup must be followed directly by its switch-out. */
-	t->replay.woken = t->replay.woken_new = false;
-	clear_other(&t->replay);
+	t->replay->woken = t->replay->woken_new = false;
+	clear_other(t->replay);
 	return push_sample(t, ev->ts, ev->stack, SAMPLE_ON_CPU, ev->ustack_end);
 }
 
 static int replay_switch_out(struct model *m, struct thread *t, const struct sched_event *ev)
 {
-	struct sched_replay_state *r = &t->replay;
+	struct sched_replay *r = t->replay;
 	bool preempted = ev->flags & SCHED_EVF_PREEMPT;
 	enum offcpu_reason reason = offcpu_reason_from_state(ev->state, preempted);
 	unsigned int slot;
@@ -459,7 +478,7 @@ static int replay_switch_out(struct model *m, struct thread *t, const struct sch
 
 static void replay_wakeup(struct thread *t, const struct sched_event *ev, bool late)
 {
-	struct sched_replay_state *r = &t->replay;
+	struct sched_replay *r = t->replay;
 	bool is_new = ev->flags & SCHED_EVF_NEW;
 
 	switch (r->state) {
@@ -500,7 +519,7 @@ static void replay_wakeup(struct thread *t, const struct sched_event *ev, bool l
  */
 static int replay_leave(struct model *m, struct thread *t, const struct sched_event *ev)
 {
-	struct sched_replay_state *r = &t->replay;
+	struct sched_replay *r = t->replay;
 	int err;
 
 	if (r->state == REPLAY_OFF && (err = close_offcpu(m, t, min_u64(ev->since, ev->ts))))
@@ -513,7 +532,7 @@ static int replay_leave(struct model *m, struct thread *t, const struct sched_ev
 
 static int replay_event(struct model *m, struct thread *t, struct sched_event ev)
 {
-	struct sched_replay_state *r = &t->replay;
+	struct sched_replay *r = t->replay;
 	bool late = ev.ts < r->last_ts;
 
 	/* Older than what was replayed already (its ring was drained late): apply it now. */
@@ -558,12 +577,14 @@ int model_sched_flush(struct model *m, uint64_t watermark)
 	for (size_t i = 0; i < m->threads.len; i++) {
 		/* Replaying never adds threads, so `t` stays valid. */
 		struct thread *t = &m->threads.data[i];
-		struct sched_event *ev = t->sched_pending.data;
-		size_t len = t->sched_pending.len, n = 0;
+		struct sched_event *ev;
+		size_t len, n = 0;
 		int err = 0;
 
-		if (!len)
+		if (!t->replay || !t->replay->pending.len)
 			continue;
+		ev = t->replay->pending.data;
+		len = t->replay->pending.len;
 		/*
 		 * (ts, arrival order): a stable sort by time. A thread's events
 		 * come mostly in order (out of order only across CPUs' rings), and
@@ -575,7 +596,7 @@ int model_sched_flush(struct model *m, uint64_t watermark)
 			if ((err = replay_event(m, t, ev[n])))
 				break;
 		memmove(ev, ev + n, (len - n) * sizeof(*ev));
-		t->sched_pending.len = len - n;
+		t->replay->pending.len = len - n;
 		if (err)
 			return err;
 	}
@@ -586,11 +607,15 @@ int sched_close_all(struct model *m, uint64_t stop)
 {
 	for (size_t i = 0; i < m->threads.len; i++) {
 		struct thread *t = &m->threads.data[i];
-		struct sched_replay_state *r = &t->replay;
-		/* A thread that exited (or whose image an exec replaced) ends there. */
-		uint64_t end =
-			max_u64(t->exited ? min_u64(stop, t->unregister_ts) : stop, r->last_ts);
+		struct sched_replay *r = t->replay;
+		uint64_t end;
 		int err;
+
+		/* Never replayed: nothing to close. */
+		if (!r)
+			continue;
+		/* A thread that exited (or whose image an exec replaced) ends there. */
+		end = max_u64(t->exited ? min_u64(stop, t->unregister_ts) : stop, r->last_ts);
 
 		if (r->state == REPLAY_ON) {
 			/* CPU time after the last sample: in the totals, in no sample. */

@@ -8,6 +8,7 @@
 #ifndef BPFPROF_MODEL_SCHED_H
 #define BPFPROF_MODEL_SCHED_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "model.h"
@@ -20,7 +21,67 @@ enum sched_event_type {
 	SCHED_EV_LEAVE = 3,
 };
 
-/* A thread's replay state (thread.replay.state). */
+/* One buffered scheduling-relevant event of a thread, until it is in time order. */
+struct sched_event {
+	uint64_t ts;
+	uint64_t since;	     /* SAMPLE/SWITCH_OUT: when the thread got the CPU (0: unknown) */
+	uint64_t runtime_ns; /* SWITCH_OUT: the kernel's CPU time of the thread so far (0: unknown)
+			      */
+	uint32_t stack;	     /* SAMPLE: its stack; SWITCH_OUT: switch-out stack or NO_INDEX */
+	uint32_t other_pid, other_tid; /* SWITCH_OUT: next; WAKEUP: waker */
+	char other_comm[BPFPROF_COMM_LEN];
+	uint32_t state; /* SWITCH_OUT: prev_state */
+	uint32_t seq;	/* arrival order: a stable tie-break */
+	uint8_t type;	/* enum sched_event_type (below) */
+	uint8_t flags;
+	uint8_t stack_slot; /* SWITCH_OUT: the switch-out place its stack belongs to */
+	uint8_t ustack_end; /* SAMPLE: why its user stack ends there (enum ustack_end) */
+};
+
+/*
+ * A thread's replay (thread.replay): its events queued until they are in
+ * time order, and where its replay stands.
+ */
+struct sched_replay {
+	VEC(struct sched_event) pending;
+	uint8_t state;	  /* unknown, on-CPU, off-CPU, exited */
+	uint8_t reason;	  /* while off */
+	bool start_known; /* off: the switch-out was seen (else only a wakeup) */
+	/* off: a wakeup came; on: one came early, racing with the coming switch-out */
+	bool woken, woken_new;
+	/* woken: the waker got its instant already, in an earlier snapshot (model/cut.c) */
+	bool waker_told;
+	uint32_t next_seq; /* arrival order of the next queued event */
+	uint64_t since;	   /* on: slice start; off: switch-out (or wakeup) time */
+	uint64_t cursor;   /* on: CPU time is accounted up to here */
+	uint64_t wake_ts;
+	uint64_t cpu_since_sample_ns; /* on-CPU time not yet given to a sample */
+	/*
+	 * The kernel's CPU time of the thread at its last switch-out
+	 * (runtime_known), and the on-CPU time the replay accounted
+	 * from the switch times since then: the next switch-out trues
+	 * the two up (sched.c:true_up_runtime).
+	 */
+	uint64_t runtime_ns, runtime_ts, runtime_replayed_ns;
+	bool runtime_known;
+	/* Given to samples beyond the kernel's figure: taken from the next ones. */
+	uint64_t cpu_debt_ns;
+	uint64_t offcpu_carry_ns; /* off-CPU time not yet given to a sample */
+	uint64_t last_ts;	  /* last event replayed */
+	uint32_t stack;		  /* switch-out stack while off */
+	/* The last switch-out stack taken per place, for switch-outs that reuse it. */
+	uint32_t last_switch_stack[SWITCH_STACK_SLOTS];
+	uint8_t have_switch_stack;     /* bit per slot */
+	uint32_t other_pid, other_tid; /* waker or preemptor while off */
+	char other_comm[BPFPROF_COMM_LEN];
+	bool other_known;
+};
+
+/* The replay of `t`, created on first use; NULL on -ENOMEM. */
+struct sched_replay *sched_replay_of(struct thread *t);
+void sched_replay_free(struct sched_replay *r);
+
+/* A thread's replay state (sched_replay.state). */
 enum replay_state {
 	REPLAY_UNKNOWN = 0, /* nothing seen yet, or the recording was closed */
 	REPLAY_ON = 1,
