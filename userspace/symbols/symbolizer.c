@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The object registry and address resolution.
+ * The object registry: objects, their files, their lazily loaded symbols
+ * and DWARF, and their lifetime (resolving addresses is symbolizer_resolve.c).
  *
  * Objects are registered while processes are alive (when their mappings are
  * read), but their symbol tables and DWARF are loaded lazily, at the first
@@ -30,6 +31,7 @@
  * addresses ever sampled, so they are kept only until the next sweep.
  */
 #include "symbolizer.h"
+#include "symbolizer_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -57,87 +59,8 @@
 #include "minidebuginfo.h"
 #include "vdso.h"
 
-/* Files kept open from registration to resolution, at most (see symbolizer_set_max_open_files). */
-#define MAX_KEPT_FILES 1024
-
-/* Processes remembered per object as ways to reach its file. */
-#define MAX_CANDIDATES 4
-
-#define NO_OBJECT UINT32_MAX
-
-/* Per-symbol display name cache: 0 = not computed yet, else a strtab index + 1 or: */
-#define DISPLAY_RAW UINT32_MAX /* the symbol's own name is the display name */
-
-/* Returned when even an "[unknown]"-style name cannot be allocated. */
-static const char out_of_memory_name[] = "[unsymbolized]";
-
-enum load_state {
-	LOAD_PENDING,
-	LOAD_OK,
-	LOAD_FAILED,
-};
-
-/* A string table and the bytes its strings take, for the stats. */
-struct name_table {
-	struct strtab strs;
-	size_t bytes;
-};
-
-/* A process mapping of the object, through which its file can be reopened. */
-struct candidate {
-	pid_t pid;
-	uint64_t start, end;
-};
-
-struct object {
-	struct object_info info;
-	bool marked; /* kept by the next symbolizer_sweep */
-	char *path;  /* owned; info.path and info.name point into it */
-	dev_t dev;
-	uint64_t inode;
-	bool keyed_by_path;
-	struct candidate candidates[MAX_CANDIDATES];
-	unsigned ncandidates;
-	int fd; /* the file, opened at registration; -1 when not kept */
-	enum load_state state;
-	struct elf_symtab symtab;
-	uint32_t *display; /* per symbol of symtab, see DISPLAY_RAW; NULL until needed */
-	/* DWARF: in the file itself, or in `debug_path` (found with the symbols), or none. */
-	bool dwarf_in_file;
-	char *debug_path;
-	enum load_state dwarf_state;
-	struct dwarf_info *dwarf;
-	/* Demangled names of its symbols and DWARF functions: they die with the object. */
-	struct name_table names;
-	/* DWARF name (libdw's pointer, stable while `dwarf` lives) -> `names` index. */
-	struct hmap dwarf_names;
-};
-
-struct symbolizer {
-	char *proc_root;
-	char *kallsyms_path;
-	char *debug_root;
-	struct debuginfo_server *debuginfod; /* NULL: local debug files only */
-	unsigned kept_files, max_kept_files;
-	VEC(struct object *) objects; /* pointers, so object_info stays put as this grows */
-	VEC(uint32_t) free_ids;	      /* slots of swept objects (NULL), reused first */
-	struct hmap by_inode;	      /* (dev, inode) -> object id */
-	struct hmap by_path; /* (hash of path and dev, inode) -> object id, deleted files */
-	uint32_t vdso;
-
-	struct kallsyms ksyms;
-	int ksyms_state; /* 0 not loaded yet, 1 loaded, else the negative errno */
-	uint32_t *ksym_display;
-
-	/* Names of kernel symbols and modules, and off-CPU leaves: stable until free. */
-	struct name_table names;
-	/* Names made of an address, "0x.." and "lib+0x..": stable until the next sweep. */
-	struct name_table addr_names;
-	uint64_t lookups;
-};
-
 /* Intern `str` in `t`; the stable copy, or NULL when out of memory. */
-static const char *name_intern(struct name_table *t, const char *str, uint32_t *index)
+const char *sym_name_intern(struct name_table *t, const char *str, uint32_t *index)
 {
 	size_t before = strtab_len(&t->strs);
 	int64_t idx = strtab_intern(&t->strs, str);
@@ -646,7 +569,7 @@ static int load_elf_object(struct symbolizer *s, struct object *o)
 }
 
 /* Load the symbol table of `o` once; later calls return the cached outcome. */
-static bool ensure_loaded(struct symbolizer *s, struct object *o)
+bool sym_ensure_loaded(struct symbolizer *s, struct object *o)
 {
 	int err;
 
@@ -667,13 +590,13 @@ static bool ensure_loaded(struct symbolizer *s, struct object *o)
 }
 
 /* Read the DWARF of `o` once, after its symbols; false when it has none. */
-static bool ensure_dwarf(struct symbolizer *s, struct object *o)
+bool sym_ensure_dwarf(struct symbolizer *s, struct object *o)
 {
 	int fd = -ENOENT, err = -ENOENT;
 
 	if (o->dwarf_state != LOAD_PENDING)
 		return o->dwarf_state == LOAD_OK;
-	if (!ensure_loaded(s, o))
+	if (!sym_ensure_loaded(s, o))
 		return false;
 	if (o->dwarf_in_file)
 		fd = o->fd >= 0 ? o->fd : open_object_file(s, o);
@@ -699,11 +622,11 @@ const struct object_info *symbolizer_object(struct symbolizer *s, uint32_t objec
 		return NULL;
 	o = s->objects.data[object];
 	/* Callers want the build-id, which only the file can tell. */
-	ensure_loaded(s, o);
+	sym_ensure_loaded(s, o);
 	return &o->info;
 }
 
-static bool ensure_kallsyms(struct symbolizer *s)
+bool sym_ensure_kallsyms(struct symbolizer *s)
 {
 	if (!s->ksyms_state) {
 		int err = kallsyms_load(&s->ksyms, s->kallsyms_path);
@@ -719,223 +642,6 @@ static bool ensure_kallsyms(struct symbolizer *s)
 				 s->kallsyms_path, strerror(-err));
 	}
 	return s->ksyms_state == 1;
-}
-
-/* ---- Resolution ---------------------------------------------------------- */
-
-static const char *intern_or_fallback(struct name_table *t, const char *str)
-{
-	const char *copy = name_intern(t, str, NULL);
-
-	return copy ? copy : out_of_memory_name;
-}
-
-/* "PREFIX0xVALUE", valid until the next sweep. */
-static const char *hex_name(struct symbolizer *s, const char *prefix, uint64_t value)
-{
-	char buf[PATH_MAX + 32];
-
-	snprintf(buf, sizeof(buf), "%s0x%" PRIx64, prefix, value);
-	return intern_or_fallback(&s->addr_names, buf);
-}
-
-/*
- * The name to show for a symbol, demangled once into `names` (those of
- * the symbol's object): `cache` is the symbol's slot in a per-table array
- * (NULL if that array could not be allocated).
- */
-static const char *display_name(struct name_table *names, uint32_t *cache, const char *raw)
-{
-	const char *shown;
-	char *pretty;
-	uint32_t idx;
-
-	if (cache && *cache == DISPLAY_RAW)
-		return raw;
-	if (cache && *cache)
-		return strtab_get(&names->strs, *cache - 1);
-	pretty = demangle(raw);
-	if (!pretty) {
-		if (cache)
-			*cache = DISPLAY_RAW;
-		return raw;
-	}
-	shown = name_intern(names, pretty, &idx);
-	free(pretty);
-	if (!shown)
-		return raw;
-	if (cache)
-		*cache = idx + 1;
-	return shown;
-}
-
-/* The cache slot of symbol `i` of a table of `n`, allocating the array on first use. */
-static uint32_t *display_slot(uint32_t **array, size_t n, size_t i)
-{
-	if (!*array && n)
-		*array = calloc(n, sizeof(**array));
-	return *array ? &(*array)[i] : NULL;
-}
-
-static void resolve_kernel(struct symbolizer *s, uint64_t addr, bool is_return,
-			   struct resolved_frame *out)
-{
-	uint64_t lookup = addr - (is_return && addr ? 1 : 0);
-	const struct ksym *sym = NULL;
-	const char *module;
-	char buf[128];
-
-	out->kernel = true;
-	out->resource = s->objects.data[OBJ_KERNEL]->info.name;
-	if (ensure_kallsyms(s))
-		sym = kallsyms_lookup(&s->ksyms, lookup);
-	if (!sym) {
-		out->items[0].func = hex_name(s, "", addr);
-		return;
-	}
-	out->items[0].func = display_name(
-		&s->names,
-		display_slot(&s->ksym_display, s->ksyms.syms.len, sym - s->ksyms.syms.data),
-		kallsyms_name(&s->ksyms, sym));
-	module = kallsyms_module(&s->ksyms, sym);
-	if (module) {
-		snprintf(buf, sizeof(buf), "[%s]", module);
-		out->resource = intern_or_fallback(&s->names, buf);
-	}
-}
-
-/* A DWARF function name of `o` as shown: demangled once per distinct name. */
-static const char *dwarf_display_name(struct object *o, const char *raw)
-{
-	struct hmap_key key = { (uint64_t)(uintptr_t)raw, 0 };
-	const char *shown;
-	char *pretty;
-	uint32_t idx;
-
-	if (hmap_get(&o->dwarf_names, key, &idx))
-		return strtab_get(&o->names.strs, idx);
-	pretty = demangle(raw);
-	shown = name_intern(&o->names, pretty ? pretty : raw, &idx);
-	free(pretty);
-	if (!shown)
-		return raw;
-	/* Only a cache: a failed insert costs a second demangling later. */
-	hmap_put(&o->dwarf_names, key, idx);
-	return shown;
-}
-
-/* "libname+0xOFFSET": what an address without any name is called. */
-static const char *offset_name(struct symbolizer *s, const struct object *o, uint64_t offset)
-{
-	char prefix[PATH_MAX];
-
-	snprintf(prefix, sizeof(prefix), "%s+", o->info.name);
-	return hex_name(s, prefix, offset);
-}
-
-/*
- * Fill `out` from DWARF locations (outer to inner). Item 0 keeps the symbol
- * table's name when there is one (`symbol`): DWARF names the definition,
- * which in C may be an internal alias ("__GI___libc_write" for write,
- * "__printf" for printf) where the symbol table has the public name, the
- * one other profilers show. Otherwise the DWARF name, else the offset.
- */
-static void fill_from_dwarf(struct symbolizer *s, struct object *o, uint64_t offset,
-			    const struct dwarf_location *locs, unsigned n, const char *symbol,
-			    struct resolved_frame *out)
-{
-	out->count = n;
-	for (unsigned k = 0; k < n; k++) {
-		const struct dwarf_location *l = &locs[k];
-		const char *file = l->file ? l->file : l->decl_file;
-		const char *name = k == 0 ? symbol : NULL;
-
-		if (!name && l->name)
-			name = dwarf_display_name(o, l->name);
-		if (!name)
-			name = k == 0 ? offset_name(s, o, offset) : "[inlined]";
-		out->items[k].func = name;
-		out->items[k].file = file;
-		out->items[k].line = l->line;
-		/* A start line in another file than `file` would point into the wrong source. */
-		if (l->decl_line > 0 && l->decl_file && file && !strcmp(l->decl_file, file))
-			out->items[k].start_line = l->decl_line;
-	}
-}
-
-/* Whether a symbol starts exactly at file offset `offset` (the object is loaded). */
-static bool starts_function(struct object *o, uint64_t offset)
-{
-	const struct elf_sym *sym;
-	uint64_t vaddr;
-
-	if (elf_symtab_offset_to_vaddr(&o->symtab, offset, &vaddr))
-		return false;
-	sym = elf_symtab_lookup(&o->symtab, vaddr);
-	return sym && sym->start == vaddr;
-}
-
-static void resolve_file(struct symbolizer *s, struct object *o, uint64_t offset, bool is_return,
-			 struct resolved_frame *out)
-{
-	/* A return address points after the call; the call itself is one byte earlier. */
-	uint64_t lookup = offset - (is_return && offset ? 1 : 0);
-	struct dwarf_location locs[RESOLVED_MAX_DEPTH];
-	const struct elf_sym *sym = NULL;
-	const char *symbol = NULL;
-	unsigned nlocs = 0;
-	uint64_t vaddr;
-
-	out->resource = o->info.name;
-	out->lib = &o->info;
-	if (ensure_loaded(s, o) && !elf_symtab_offset_to_vaddr(&o->symtab, lookup, &vaddr)) {
-		out->address = (int64_t)(vaddr - o->symtab.base);
-		sym = elf_symtab_lookup(&o->symtab, vaddr);
-		if (ensure_dwarf(s, o))
-			nlocs = dwarf_info_lookup(o->dwarf, vaddr, locs, RESOLVED_MAX_DEPTH);
-	}
-	/*
-	 * A "return address" at the very start of a function, with no function
-	 * before it: a signal trampoline (__restore_rt), which the kernel makes
-	 * the handler's return address. The byte before is the padding in front
-	 * of it; the trampoline is the frame.
-	 */
-	if (!sym && !nlocs && lookup != offset && starts_function(o, offset)) {
-		resolve_file(s, o, offset, false, out);
-		return;
-	}
-	if (sym) {
-		size_t i = (size_t)(sym - o->symtab.syms.data);
-
-		symbol = display_name(&o->names, display_slot(&o->display, o->symtab.syms.len, i),
-				      elf_symtab_name(&o->symtab, sym));
-	}
-	if (nlocs)
-		fill_from_dwarf(s, o, lookup, locs, nlocs, symbol, out);
-	else
-		out->items[0].func = symbol ? symbol : offset_name(s, o, lookup);
-}
-
-void symbolizer_resolve(struct symbolizer *s, uint32_t object, uint64_t offset, bool is_return,
-			struct resolved_frame *out)
-{
-	memset(out, 0, sizeof(*out));
-	out->count = 1;
-	out->address = -1;
-	s->lookups++;
-
-	if (object == OBJ_KERNEL) {
-		resolve_kernel(s, offset, is_return, out);
-	} else if (object < OBJ_FIRST_FILE || object >= s->objects.len || !s->objects.data[object]) {
-		/*
-		 * An unknown address, an id never handed out or swept (or a
-		 * synthetic one, which the profile's tables name instead): only
-		 * the address is known.
-		 */
-		out->items[0].func = hex_name(s, "", offset);
-	} else {
-		resolve_file(s, s->objects.data[object], offset, is_return, out);
-	}
 }
 
 /* Heap held by object `o` (DWARF apart, which the stats count on their own). */
