@@ -74,7 +74,7 @@ int command_start(struct command *c, char **argv)
 	if (write(c->go_fd, &byte, 1) != 1) {
 		log_error("cannot start '%s': the held child is gone (%s)", argv[0],
 			  strerror(errno));
-		return 1;
+		return -errno;
 	}
 	close(c->go_fd);
 	c->go_fd = -1;
@@ -89,7 +89,7 @@ int command_start(struct command *c, char **argv)
 		c->exited = true;
 		log_error("cannot run '%s': %s; check the command name and PATH", argv[0],
 			  strerror(child_errno));
-		return 1;
+		return child_errno > 0 ? -child_errno : -EIO;
 	}
 	return 0;
 }

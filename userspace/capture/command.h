@@ -11,7 +11,7 @@
 
 struct command {
 	pid_t pid;
-	int go_fd; /* write end: a byte releases the child into exec */
+	int go_fd;  /* write end: a byte releases the child into exec */
 	int err_fd; /* read end: errno of a failed exec, EOF on success */
 	bool exited;
 	int status;
@@ -19,7 +19,7 @@ struct command {
 
 /* Fork the held child; 0 or -errno. */
 int command_prepare(struct command *c, char **argv);
-/* Let it exec; 0, or an exit status after printing why the exec failed. */
+/* Let it exec; 0, or a negative errno after printing why the exec failed. */
 int command_start(struct command *c, char **argv);
 /* Non-blocking reap; true once the command has exited. */
 bool command_poll_exit(struct command *c);

@@ -49,7 +49,7 @@ int preflight_check_privileges(void)
 	if (syscall(SYS_capget, &hdr, data)) {
 		log_error("cannot read this process's capabilities (%s); run bpfprof as root",
 			  strerror(errno));
-		return 1;
+		return -errno;
 	}
 	admin = has_cap(data, CAP_SYS_ADMIN);
 	bpf = has_cap(data, CAP_BPF);
@@ -57,7 +57,7 @@ int preflight_check_privileges(void)
 	if (!admin && !(bpf && perfmon)) {
 		log_error("not enough privileges: loading BPF programs and opening system-wide perf "
 			  "events needs root (or CAP_BPF and CAP_PERFMON); run it with sudo");
-		return 1;
+		return -EPERM;
 	}
 	if (!has_cap(data, CAP_SYSLOG))
 		log_warn("no CAP_SYSLOG: kernel addresses in /proc/kallsyms are hidden, kernel "
@@ -82,7 +82,7 @@ int preflight_check_btf(void)
 			  "CONFIG_DEBUG_INFO_BTF=y (Debian 11+, Ubuntu 20.10+, RHEL 8.2+ have it), or "
 			  "set BPFPROF_BTF_PATH to a BTF file for it",
 			  path, strerror(errno));
-	return 1;
+	return -errno;
 }
 
 int preflight_cfi_unwind_supported(void)

@@ -11,7 +11,7 @@ const char *preflight_btf_path(void);
 /* True when BPFPROF_BTF_PATH names a BTF file to use instead of the kernel's. */
 int preflight_btf_is_custom(void);
 
-/* 0, or an exit status after printing one line. */
+/* 0, or a negative errno after printing one line. */
 int preflight_check_privileges(void);
 int preflight_check_btf(void);
 

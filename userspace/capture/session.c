@@ -17,7 +17,7 @@
 #include "../../bpf/bpfprof_abi.h"
 #include "cpus.h"
 #include "preflight.h"
-#include "prog_pair.h"
+#include "tp_flavours.h"
 #include "sideband.h"
 #include "unwind_loader.h"
 #include "../util/clock.h"
@@ -65,25 +65,25 @@ static size_t ring_size_for(unsigned freq_hz, bool sched, int nr_rings)
 }
 
 /* The scheduler programs: switches, wakeups, new tasks' first wakeups. */
-static int sched_prog_pairs(struct session *s, struct prog_pair pairs[3])
+static int sched_tp_flavours(struct session *s, struct tp_flavours tps[3])
 {
 	struct bpfprof_bpf *k = s->skel;
 
-	pairs[0] = (struct prog_pair){ .tp = "sched_switch",
+	tps[0] = (struct tp_flavours){ .tp = "sched_switch",
 				       .btf = k->progs.on_switch_btf,
 				       .raw = k->progs.on_switch_raw,
 				       .btf_cg = k->progs.on_switch_btf_cg,
 				       .btf_link = &k->links.on_switch_btf,
 				       .raw_link = &k->links.on_switch_raw,
 				       .btf_cg_link = &k->links.on_switch_btf_cg };
-	pairs[1] = (struct prog_pair){ .tp = "sched_waking",
+	tps[1] = (struct tp_flavours){ .tp = "sched_waking",
 				       .btf = k->progs.on_waking_btf,
 				       .raw = k->progs.on_waking_raw,
 				       .btf_cg = k->progs.on_waking_btf_cg,
 				       .btf_link = &k->links.on_waking_btf,
 				       .raw_link = &k->links.on_waking_raw,
 				       .btf_cg_link = &k->links.on_waking_btf_cg };
-	pairs[2] = (struct prog_pair){ .tp = "sched_wakeup_new",
+	tps[2] = (struct tp_flavours){ .tp = "sched_wakeup_new",
 				       .btf = k->progs.on_wakeup_new_btf,
 				       .raw = k->progs.on_wakeup_new_raw,
 				       .btf_cg = k->progs.on_wakeup_new_btf_cg,
@@ -94,34 +94,34 @@ static int sched_prog_pairs(struct session *s, struct prog_pair pairs[3])
 }
 
 /* The syscall programs: entry, exit, and the last totals of exiting threads. */
-static int syscall_prog_pairs(struct session *s, struct prog_pair pairs[3])
+static int syscall_tp_flavours(struct session *s, struct tp_flavours tps[3])
 {
 	struct bpfprof_bpf *k = s->skel;
 
-	pairs[0] = (struct prog_pair){ "sys_enter", k->progs.on_sys_enter_btf,
+	tps[0] = (struct tp_flavours){ "sys_enter", k->progs.on_sys_enter_btf,
 				       k->progs.on_sys_enter_raw, &k->links.on_sys_enter_btf,
 				       &k->links.on_sys_enter_raw };
-	pairs[1] =
-		(struct prog_pair){ "sys_exit", k->progs.on_sys_exit_btf, k->progs.on_sys_exit_raw,
-				    &k->links.on_sys_exit_btf, &k->links.on_sys_exit_raw };
-	pairs[2] =
-		(struct prog_pair){ "sched_process_exit", k->progs.on_exit_syscalls_btf,
-				    k->progs.on_exit_syscalls_raw, &k->links.on_exit_syscalls_btf,
-				    &k->links.on_exit_syscalls_raw };
+	tps[1] = (struct tp_flavours){ "sys_exit", k->progs.on_sys_exit_btf,
+				       k->progs.on_sys_exit_raw, &k->links.on_sys_exit_btf,
+				       &k->links.on_sys_exit_raw };
+	tps[2] =
+		(struct tp_flavours){ "sched_process_exit", k->progs.on_exit_syscalls_btf,
+				      k->progs.on_exit_syscalls_raw, &k->links.on_exit_syscalls_btf,
+				      &k->links.on_exit_syscalls_raw };
 	return 3;
 }
 
 /* Returns true when the sched_waking program is the BTF-typed one. */
 static bool choose_sched_programs(struct session *s, bool sched)
 {
-	struct prog_pair pairs[3];
-	int n = sched_prog_pairs(s, pairs);
+	struct tp_flavours tps[3];
+	int n = sched_tp_flavours(s, tps);
 	bool waking_btf = false;
 
 	for (int i = 0; i < n; i++) {
-		bool btf = prog_pair_choose(&pairs[i], sched, s->cg_kfunc);
+		bool btf = tp_flavours_choose(&tps[i], sched, s->cg_kfunc);
 
-		if (pairs[i].btf == s->skel->progs.on_waking_btf)
+		if (tps[i].btf == s->skel->progs.on_waking_btf)
 			waking_btf = btf;
 	}
 	return waking_btf;
@@ -129,19 +129,19 @@ static bool choose_sched_programs(struct session *s, bool sched)
 
 static void choose_syscall_programs(struct session *s, bool on)
 {
-	struct prog_pair pairs[3];
-	int n = syscall_prog_pairs(s, pairs);
+	struct tp_flavours tps[3];
+	int n = syscall_tp_flavours(s, tps);
 
 	for (int i = 0; i < n; i++)
-		prog_pair_choose(&pairs[i], on, s->cg_kfunc);
+		tp_flavours_choose(&tps[i], on, s->cg_kfunc);
 	bpf_program__set_autoload(s->skel->progs.dump_syscall_totals, on);
 }
 
-/* Attach one group of pairs; a failure costs only that group's events. */
-static bool attach_pairs(struct prog_pair *pairs, int n, const char *without)
+/* Attach one group of tps; a failure costs only that group's events. */
+static bool attach_flavours(struct tp_flavours *tps, int n, const char *without)
 {
 	const char *failed = NULL;
-	int err = prog_pairs_attach(pairs, n, &failed);
+	int err = tp_flavours_attach(tps, n, &failed);
 
 	if (err)
 		log_warn("cannot attach the %s tracepoint (%s): recording without %s", failed,
@@ -264,7 +264,7 @@ static int stash_cgroup(struct session *s, uint32_t slot, int cgroup_fd)
 	return run_iter(s->skel->progs.stash_target_cgroup, &opts, buf, sizeof(buf), NULL, NULL);
 }
 
-/* After load: hand the kernel the target cgroups. 0, or 1 after a one-line error. */
+/* After load: hand the kernel the target cgroups. 0, or -errno after a one-line error. */
 static int install_cgroups(struct session *s, const struct session_config *cfg)
 {
 	int map_fd = bpf_map__fd(s->skel->maps.target_cgroups);
@@ -275,13 +275,13 @@ static int install_cgroups(struct session *s, const struct session_config *cfg)
 		if (bpf_map_update_elem(map_fd, &i, &fd, BPF_ANY)) {
 			log_error("cannot add cgroup %llu to the target filter (%s)",
 				  (unsigned long long)cfg->cgroups[i].id, strerror(errno));
-			return 1;
+			return -errno;
 		}
 		if (s->cg_kfunc && (err = stash_cgroup(s, i, fd))) {
 			log_error("cannot hand cgroup %llu to the BPF filter (%s); "
 				  "BPFPROF_CGROUP_NO_KFUNC=1 avoids the kfunc",
 				  (unsigned long long)cfg->cgroups[i].id, strerror(-err));
-			return 1;
+			return err;
 		}
 	}
 	return 0;
@@ -295,8 +295,12 @@ static int install_cgroups(struct session *s, const struct session_config *cfg)
  */
 #define UNWIND_ROWS_CAPACITY (1u << 21)
 
-/* --unwind cfi: the targets' tables now; lifecycle_feed adds what they map later. */
-static int open_unwind_tables(struct session *s, const struct session_config *cfg)
+/*
+ * --unwind cfi: the targets' tables now; lifecycle_feed adds what they map
+ * later. Without tables the BPF walker still follows frame pointers, so a
+ * failure here is a warning: stacks are then what --unwind fp gives.
+ */
+static void open_unwind_tables(struct session *s, const struct session_config *cfg)
 {
 	int err;
 
@@ -319,16 +323,20 @@ static int open_unwind_tables(struct session *s, const struct session_config *cf
 	else if (!err)
 		err = unwind_loader_add_all(s->unwind);
 	if (err) {
-		log_error("cannot load the unwind tables for --unwind cfi (%s); use --unwind fp",
-			  strerror(-err));
-		return 1;
+		log_warn("cannot load the unwind tables (%s); user stacks are walked with frame "
+			 "pointers only",
+			 strerror(-err));
+		if (s->unwind)
+			unwind_loader_close(s->unwind);
+		free(s->unwind);
+		s->unwind = NULL;
+		return;
 	}
 	log_debug("unwind tables: %zu files (%zu without CFI, %zu past the capacity), %zu rows, "
 		  "%.0f ms of CPU",
 		  s->unwind->store.files.len, s->unwind->store.stats.files[UNWIND_FILE_NO_CFI],
 		  s->unwind->store.stats.files[UNWIND_FILE_FULL], s->unwind->store.rows.len,
 		  (double)s->unwind->store.stats.build_ns / 1e6);
-	return 0;
 }
 
 /*
@@ -361,7 +369,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	if (s->nr_online <= 0) {
 		log_error("cannot read the online CPUs from /sys/devices/system/cpu/online (%s)",
 			  strerror(-s->nr_online));
-		return 1;
+		return s->nr_online < 0 ? s->nr_online : -ENODEV;
 	}
 	s->nr_rings = s->nr_possible;
 	s->ring_bytes = ring_size_for(cfg->freq_hz, cfg->sched, s->nr_rings);
@@ -371,7 +379,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->skel = bpfprof_bpf__open_opts(&open_opts);
 	if (!s->skel) {
 		log_error("cannot open the BPF object (%s)", strerror(errno));
-		return 1;
+		return -errno;
 	}
 	s->skel->rodata->include_idle = cfg->include_idle;
 	s->skel->rodata->filter_tgid = cfg->tgids != NULL;
@@ -395,11 +403,12 @@ int session_open(struct session *s, const struct session_config *cfg)
 	template_fd =
 		bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, (uint32_t)s->ring_bytes, NULL);
 	if (template_fd < 0 || bpf_map__set_inner_map_fd(s->skel->maps.rings, template_fd)) {
+		err = -errno;
 		log_error("cannot create a %zu KiB BPF ring buffer (%s); bpfprof needs kernel 5.8+",
-			  s->ring_bytes / 1024, strerror(errno));
+			  s->ring_bytes / 1024, strerror(-err));
 		if (template_fd >= 0)
 			close(template_fd);
-		return 1;
+		return err;
 	}
 
 	configure_cgroups(s, cfg);
@@ -429,18 +438,18 @@ int session_open(struct session *s, const struct session_config *cfg)
 		log_error("cannot load bpfprof's BPF programs: %s; raise the open-file limit "
 			  "(ulimit -n)",
 			  strerror(-err));
-		return 1;
+		return err;
 	}
 	if (err) {
 		log_error(
 			"the kernel rejected bpfprof's BPF programs (%s); run with -vv to see the "
 			"verifier log, and check that the kernel is 5.8 or newer",
 			strerror(-err));
-		return 1;
+		return err;
 	}
 
-	if (cfg->unwind_cfi && open_unwind_tables(s, cfg))
-		return 1;
+	if (cfg->unwind_cfi)
+		open_unwind_tables(s, cfg);
 
 	/*
 	 * Every slot is "none" before the first can fail: session_close closes
@@ -450,7 +459,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->ring_fds = malloc(sizeof(*s->ring_fds) * (size_t)s->nr_rings);
 	if (!s->ring_fds) {
 		log_error("out of memory");
-		return 1;
+		return -ENOMEM;
 	}
 	for (int i = 0; i < s->nr_rings; i++)
 		s->ring_fds[i] = -1;
@@ -465,27 +474,27 @@ int session_open(struct session *s, const struct session_config *cfg)
 			log_error("cannot create a %zu KiB ring buffer for CPU %d (%s); lower -F, "
 				  "or raise the open-file or memlock limit",
 				  s->ring_bytes / 1024, i, strerror(errno));
-			return 1;
+			return -errno;
 		}
 		s->ring_fds[i] = fd;
 		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.rings), &key, &fd, BPF_ANY)) {
 			log_error("cannot install ring buffer %d (%s)", i, strerror(errno));
-			return 1;
+			return -errno;
 		}
 		/* A failed add leaves the manager as it was: session_close frees it. */
 		if (s->rb ? ring_buffer__add(s->rb, fd, on_ring_record, s) != 0
 			  : !(s->rb = ring_buffer__new(fd, on_ring_record, s, NULL))) {
 			log_error("cannot poll ring buffer %d (%s); raise the open-file limit", i,
 				  strerror(errno));
-			return 1;
+			return -errno;
 		}
 	}
 
 	for (size_t i = 0; i < cfg->nr_tgids; i++)
-		if (session_add_target(s, cfg->tgids[i]))
-			return 1;
-	if (install_cgroups(s, cfg))
-		return 1;
+		if ((err = session_add_target(s, cfg->tgids[i])))
+			return err;
+	if ((err = install_cgroups(s, cfg)))
+		return err;
 
 	if (want_fork) {
 		struct bpf_program *prog =
@@ -497,7 +506,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 		*link = bpf_program__attach(prog);
 		if (!*link) {
 			log_error("cannot attach the fork tracepoint (%s)", strerror(errno));
-			return 1;
+			return -errno;
 		}
 	}
 	if (cfg->unwind_cfi) {
@@ -506,7 +515,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 			log_error("cannot attach the exec tracepoint for --unwind cfi (%s); use "
 				  "--unwind fp",
 				  strerror(errno));
-			return 1;
+			return -errno;
 		}
 	}
 	log_debug("%d ring buffers of %zu KiB", s->nr_rings, s->ring_bytes / 1024);
@@ -526,14 +535,14 @@ int session_add_target(struct session *s, uint32_t tgid)
 
 int session_start(struct session *s, unsigned freq_hz, enum sample_event_kind kind)
 {
-	struct prog_pair pairs[3];
+	struct tp_flavours tps[3];
 
 	if (s->sched)
 		s->sched_attached =
-			attach_pairs(pairs, sched_prog_pairs(s, pairs), "scheduler events");
+			attach_flavours(tps, sched_tp_flavours(s, tps), "scheduler events");
 	if (s->syscalls)
 		s->syscalls_attached =
-			attach_pairs(pairs, syscall_prog_pairs(s, pairs), "syscall events");
+			attach_flavours(tps, syscall_tp_flavours(s, tps), "syscall events");
 	return perf_sampler_open(&s->sampler, s->skel->progs.on_sample, freq_hz, kind, s->online,
 				 s->nr_possible);
 }

@@ -89,7 +89,14 @@ struct session_stats {
 	uint64_t dropped[8];
 };
 
-/* Load and attach everything but the sampler; 0 or an exit status after a one-line error. */
+/*
+ * Load the BPF object (sched, syscall and unwind choices made from `cfg`),
+ * create and install one ring buffer per possible CPU, hand the kernel the
+ * target pids and cgroups, load the unwind tables (--unwind cfi), and
+ * attach the fork and exec tracepoints when following forks or unwinding
+ * with CFI. The scheduler and syscall programs and the sampler are attached
+ * by session_start. 0, or a negative errno after a one-line error.
+ */
 int session_open(struct session *s, const struct session_config *cfg);
 struct sideband;
 /* Make session_poll wake on the side-band's records too. 0 or -errno. */

@@ -307,8 +307,8 @@ int continuous_main(const struct options *opts)
 	struct session_stats final;
 	int ret;
 
-	if ((ret = preflight_check_privileges()) || (ret = preflight_check_btf()))
-		return ret;
+	if (preflight_check_privileges() || preflight_check_btf())
+		return 1;
 	if (cgroup_targets_open(&c.rec.cgroups, opts->cgroups, opts->nr_cgroups))
 		return 1;
 	if (snapshot_dir_open(&c.dir, opts->out_dir)) {

@@ -239,8 +239,8 @@ int record_main(const struct options *opts)
 	struct session_stats lost;
 	int ret;
 
-	if ((ret = preflight_check_privileges()) || (ret = preflight_check_btf()))
-		return ret;
+	if (preflight_check_privileges() || preflight_check_btf())
+		return 1;
 	/* Bad --cgroup paths are the user's to fix before anything is created. */
 	if (cgroup_targets_open(&r.cgroups, opts->cgroups, opts->nr_cgroups))
 		return 1;

@@ -323,9 +323,8 @@ int recording_start(struct recording *r, const struct options *opts)
 	if (session_start(&r->session, opts->freq_hz, opts->event))
 		return 1;
 	configure_model(r, opts);
-	/* An exec that fails is reported with its exit status (127, 126). */
-	if (r->have_cmd && (ret = command_start(&r->cmd, opts->command)))
-		return ret;
+	if (r->have_cmd && command_start(&r->cmd, opts->command))
+		return 1;
 	return seed_targets(r, &cfg);
 }
 

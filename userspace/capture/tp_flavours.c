@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-#include "prog_pair.h"
+#include "tp_flavours.h"
 
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
@@ -57,7 +57,7 @@ void tp_btf_release(void)
 	vmlinux_btf_tried = false;
 }
 
-bool prog_pair_choose(struct prog_pair *p, bool on, bool cg_kfunc)
+bool tp_flavours_choose(struct tp_flavours *p, bool on, bool cg_kfunc)
 {
 	bool btf = on && tp_btf_supported(p->tp);
 	bool cg = btf && cg_kfunc && p->btf_cg;
@@ -74,8 +74,8 @@ bool prog_pair_choose(struct prog_pair *p, bool on, bool cg_kfunc)
 	return btf;
 }
 
-/* The loaded flavour of a pair and where its link goes. */
-static struct bpf_program *chosen(const struct prog_pair *p, struct bpf_link ***link)
+/* The loaded flavour of a tracepoint and where its link goes. */
+static struct bpf_program *chosen(const struct tp_flavours *p, struct bpf_link ***link)
 {
 	if (p->btf_cg && bpf_program__autoload(p->btf_cg)) {
 		*link = p->btf_cg_link;
@@ -89,19 +89,19 @@ static struct bpf_program *chosen(const struct prog_pair *p, struct bpf_link ***
 	return p->raw;
 }
 
-int prog_pairs_attach(struct prog_pair *pairs, int n, const char **failed)
+int tp_flavours_attach(struct tp_flavours *tps, int n, const char **failed)
 {
 	for (int i = 0; i < n; i++) {
 		struct bpf_link **link;
-		struct bpf_program *prog = chosen(&pairs[i], &link);
+		struct bpf_program *prog = chosen(&tps[i], &link);
 
 		*link = bpf_program__attach(prog);
 		if (!*link) {
 			int err = -errno;
 
-			*failed = pairs[i].tp;
+			*failed = tps[i].tp;
 			for (int j = 0; j < n; j++) {
-				chosen(&pairs[j], &link);
+				chosen(&tps[j], &link);
 				bpf_link__destroy(*link);
 				*link = NULL;
 			}

@@ -1,19 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Tracepoint programs come in pairs: a tp_btf flavour (BTF-typed arguments,
- * plain loads, task storage of other tasks) and a raw_tp fallback for kernels
- * whose BTF lacks the tracepoint's types. Some have a third flavour, tp_btf
- * calling the cgroup kfuncs of 6.5+ kernels (--cgroup). One is loaded.
+ * Each tracepoint program comes in flavours: tp_btf (BTF-typed arguments,
+ * plain loads, task storage of other tasks), a raw_tp fallback for kernels
+ * whose BTF lacks the tracepoint's types, and for some a tp_btf one calling
+ * the cgroup kfuncs of 6.5+ kernels (--cgroup). One of them is loaded.
  */
-#ifndef BPFPROF_PROG_PAIR_H
-#define BPFPROF_PROG_PAIR_H
+#ifndef BPFPROF_TP_FLAVOURS_H
+#define BPFPROF_TP_FLAVOURS_H
 
 #include <stdbool.h>
 
 struct bpf_program;
 struct bpf_link;
 
-struct prog_pair {
+struct tp_flavours {
 	const char *tp;
 	struct bpf_program *btf, *raw;
 	struct bpf_link **btf_link, **raw_link;
@@ -34,15 +34,16 @@ void tp_btf_release(void);
 
 /*
  * Before load: mark the flavour to load (none when !on; the cgroup kfunc
- * one, when the pair has it, for cg_kfunc with tp_btf) and say which in
+ * one, when the tracepoint has it, for cg_kfunc with tp_btf) and say which in
  * debug output. Returns true when a tp_btf one was chosen.
  */
-bool prog_pair_choose(struct prog_pair *p, bool on, bool cg_kfunc);
+bool tp_flavours_choose(struct tp_flavours *p, bool on, bool cg_kfunc);
 
 /*
- * After load: attach the loaded half of each pair. On failure nothing of
- * these pairs stays attached; returns 0 or -errno, with *failed the pair's tp.
+ * After load: attach the loaded flavour of each of the n tracepoints. On
+ * failure none of them stays attached; returns 0 or -errno, with *failed
+ * the tracepoint that failed.
  */
-int prog_pairs_attach(struct prog_pair *pairs, int n, const char **failed);
+int tp_flavours_attach(struct tp_flavours *tps, int n, const char **failed);
 
 #endif
