@@ -16,8 +16,9 @@
 //   - >= 95 % of the samples in the SIGPROF handler are whole across the
 //     signal frame: main -> nofp_recurse x (DEPTH + 1) ... -> (trampoline)
 //     -> nofp_on_signal;
-//   - >= 95 % of the reader's off-CPU samples show nofp_reader ->
-//     nofp_recurse x (DEPTH + 1) -> nofp_block above libc's read();
+//   - >= 95 % of the reader's off-CPU samples in the pipe read show
+//     nofp_reader -> nofp_recurse x (DEPTH + 1) -> nofp_block above libc's
+//     read();
 //   - meta.extra counts the stacks the profile holds and says >= 95 % of
 //     them reach a thread root.
 //
@@ -44,7 +45,7 @@
 //   unwind_checks.mjs --python --profile F --pid P [--gzip|--plain]
 
 import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
-import { CATEGORY_USER, percent } from './profile.mjs';
+import { CATEGORY_KERNEL, CATEGORY_USER, percent } from './profile.mjs';
 import { fmt, Report } from './report.mjs';
 import { checkerArgs, runIfMain } from './script_main.mjs';
 
@@ -154,9 +155,13 @@ function checkBlockedReader(report, profile, reader, depth) {
 	const thread = profile.threads.find((t) => String(t.tid) === String(reader));
 	if (!report.check(!!thread, `the reader thread ${reader} is in the profile`))
 		return;
-	const off = profile.samplesOf(thread).filter((s) => !profile.isOnCpu(s) && s.path.length > 0);
+	// Its samples blocked in the pipe read (the kernel's frames say so whatever the user
+	// stack); not those of its first 200 ms asleep, taken while the profiler was still
+	// reading the process's new mappings.
+	const off = profile.samplesOf(thread).filter((s) => !profile.isOnCpu(s) &&
+		s.path.some((f) => profile.frameCategory(f) === CATEGORY_KERNEL && /pipe_read/.test(profile.frameFuncName(f))));
 	if (!report.check(off.length >= MIN_OFFCPU_SAMPLES,
-			  `${off.length} off-CPU samples of the reader (need >= ${MIN_OFFCPU_SAMPLES})`))
+			  `${off.length} off-CPU samples of the reader in the pipe read (need >= ${MIN_OFFCPU_SAMPLES})`))
 		return;
 	const chained = off.map((s) => userFrames(profile, s))
 		.filter((f) => isWhole(f, 'nofp_reader') && exactPath(f, depth, 'nofp_reader', 'nofp_block') &&

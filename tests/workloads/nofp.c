@@ -13,8 +13,9 @@
  *   (__restore_rt) back into whatever it interrupted, up to main;
  *
  *   a thread, nofp_reader, blocked in libc's read() of a pipe under
- *   nofp_recurse x (DEPTH + 1) -> nofp_block: its off-CPU samples must show
- *   that caller chain above libc, up to the thread's root.
+ *   nofp_recurse x (DEPTH + 1) -> nofp_block (after 200 ms asleep): its
+ *   off-CPU samples in the pipe read must show that caller chain above
+ *   libc, up to the thread's root.
  *
  * Prints "nofp: truth pid P depth D reader T" on stdout.
  *
@@ -121,6 +122,13 @@ static void *nofp_reader(void *arg)
 	reader_tid = syscall(SYS_gettid);
 	pthread_cond_signal(&reader_ready);
 	pthread_mutex_unlock(&reader_lock);
+	/*
+	 * Block once the profiler has read this process's new mappings: a
+	 * stack taken in the first milliseconds after an exec is walked with
+	 * frame pointers (README, "Unwinding"), and this thread leaves the CPU
+	 * only once, so that one stack would stand for all its off-CPU time.
+	 */
+	usleep(200000);
 	nofp_recurse(depth, 0, block_leaf);
 	return NULL;
 }
