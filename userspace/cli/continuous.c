@@ -53,18 +53,6 @@ static void on_signal(int sig)
 		stop_requested = 1;
 }
 
-static void install_signal_handlers(void)
-{
-	struct sigaction sa = { 0 };
-
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: a signal must wake the poll loop at once. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 struct continuous {
 	struct recording rec;
 	const struct options *opts;
@@ -315,7 +303,7 @@ int continuous_main(const struct options *opts)
 		cgroup_targets_close(&c.rec.cgroups);
 		return 1;
 	}
-	install_signal_handlers();
+	recording_handle_signals(on_signal);
 	ret = recording_start(&c.rec, opts);
 	if (ret)
 		goto out;

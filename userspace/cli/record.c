@@ -41,18 +41,6 @@ static void on_stop_signal(int sig)
 	stop_requested = 1;
 }
 
-static void install_signal_handlers(void)
-{
-	struct sigaction sa = { 0 };
-
-	sa.sa_handler = on_stop_signal;
-	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: a signal must wake the poll loop at once. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 /*
  * The chosen path failed after recording (disk full, directory removed):
  * the samples are in memory, so try the usual temporary directories.
@@ -249,7 +237,7 @@ int record_main(const struct options *opts)
 		return 1;
 	}
 	abort_unlink_path = out.tmp_path;
-	install_signal_handlers();
+	recording_handle_signals(on_stop_signal);
 
 	ret = recording_start(&r, opts);
 	if (ret)

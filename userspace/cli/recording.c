@@ -110,25 +110,22 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 
 void recording_report_lost(const struct session_stats *st)
 {
-	static const char *const what[EV_KIND_MAX] = {
-		[EV_SAMPLE] = "samples",
-		[EV_SWITCH] = "context switches",
-		[EV_WAKEUP] = "wakeups",
-		[EV_SYSCALL] = "syscall markers",
-		[EV_SYSCALL_TOTALS] = "syscall totals",
-	};
-	static const char *const effect[EV_KIND_MAX] = {
-		[EV_SAMPLE] = "CPU use and off-CPU time are approximate around them",
-		[EV_SWITCH] = "CPU use and off-CPU time are approximate around them",
-		[EV_WAKEUP] = "CPU use and off-CPU time are approximate around them",
-		[EV_SYSCALL] = "those syscalls are counted but not shown",
-		[EV_SYSCALL_TOTALS] = "the syscall counts of some threads are too low",
+	static const char approximate[] = "CPU use and off-CPU time are approximate around them";
+	static const struct {
+		const char *what, *effect;
+	} kinds[EV_KIND_MAX] = {
+		[EV_SAMPLE] = { "samples", approximate },
+		[EV_SWITCH] = { "context switches", approximate },
+		[EV_WAKEUP] = { "wakeups", approximate },
+		[EV_SYSCALL] = { "syscall markers", "those syscalls are counted but not shown" },
+		[EV_SYSCALL_TOTALS] = { "syscall totals",
+					"the syscall counts of some threads are too low" },
 	};
 
 	for (int k = 1; k < EV_KIND_MAX; k++)
 		if (st->dropped[k])
 			log_warn("%" PRIu64 " %s were lost because a ring buffer was full; %s",
-				 st->dropped[k], what[k], effect[k]);
+				 st->dropped[k], kinds[k].what, kinds[k].effect);
 }
 
 /* -v: what symbolizing the profile cost, for users who wonder where the time went. */
@@ -345,6 +342,17 @@ void recording_stop(struct recording *r, struct session_stats *stats)
 		r->model.end_ts = now;
 	/* Every program is detached: nothing after this instant was recorded. */
 	r->model.stop_ts = r->model.end_ts;
+}
+
+void recording_handle_signals(void (*handler)(int))
+{
+	static const int signals[] = { SIGINT, SIGTERM, SIGHUP };
+	struct sigaction sa = { 0 };
+
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(signals) / sizeof(signals[0]); i++)
+		sigaction(signals[i], &sa, NULL);
 }
 
 bool recording_any_target_alive(const struct options *opts)

@@ -74,6 +74,9 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 /* Warn about records lost because a ring buffer was full. */
 void recording_report_lost(const struct session_stats *st);
 
+/* SIGINT, SIGTERM and SIGHUP go to `handler`, without SA_RESTART: they wake the poll loop. */
+void recording_handle_signals(void (*handler)(int));
+
 /* With -p, a recording ends once none of the processes is left. */
 bool recording_any_target_alive(const struct options *opts);
 

@@ -223,11 +223,8 @@ static void write_samples(struct json_writer *w, const struct model *m,
 	size_t n = th->samples.len;
 	uint64_t prev;
 
-	jw_key(w, "samples");
-	jw_begin_object(w);
-	jw_kv_uint(w, "length", n);
-	jw_key(w, "stack");
-	jw_begin_array(w);
+	jw_begin_table(w, "samples", n);
+	jw_key_array(w, "stack");
 	for (size_t i = 0; i < n; i++) {
 		uint32_t st = profile_stack_of(t, th->samples.data[i].stack);
 
@@ -243,8 +240,7 @@ static void write_samples(struct json_writer *w, const struct model *m,
 	 * order (or before the start) is moved to its predecessor's time rather
 	 * than written with a negative delta.
 	 */
-	jw_key(w, "timeDeltas");
-	jw_begin_array(w);
+	jw_key_array(w, "timeDeltas");
 	prev = m->start_ts;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t ts = th->samples.data[i].ts;
@@ -260,8 +256,7 @@ static void write_samples(struct json_writer *w, const struct model *m,
 	jw_kv_null(w, "weight");
 	jw_kv_string(w, "weightType", "samples");
 	/* Integer µs, rounded: the unit declared in meta.sampleUnits. */
-	jw_key(w, "threadCPUDelta");
-	jw_begin_array(w);
+	jw_key_array(w, "threadCPUDelta");
 	for (size_t i = 0; i < n; i++)
 		jw_uint(w, (th->samples.data[i].cpu_delta_ns + 500) / 1000);
 	jw_end_array(w);
@@ -574,24 +569,19 @@ static void write_markers(struct json_writer *w, const struct model *m,
 	summary_span(m, p, th, &c.life_start, &c.life_end);
 	n = collect_marker_rows(p, &c);
 
-	jw_key(w, "markers");
-	jw_begin_object(w);
-	jw_kv_uint(w, "length", n);
-	jw_key(w, "name");
-	jw_begin_array(w);
+	jw_begin_table(w, "markers", n);
+	jw_key_array(w, "name");
 	for (size_t i = 0; i < n; i++) {
 		describe_row(&c, &p->rows[i], &info);
 		jw_uint(w, info.name);
 	}
 	jw_end_array(w);
-	jw_key(w, "startTime");
-	jw_begin_array(w);
+	jw_key_array(w, "startTime");
 	for (size_t i = 0; i < n; i++)
 		jw_ms(w, rel_ns(m, p->rows[i].start));
 	jw_end_array(w);
 	/* Instants (Process, Wakeup) have no end; an interval never ends before it starts. */
-	jw_key(w, "endTime");
-	jw_begin_array(w);
+	jw_key_array(w, "endTime");
 	for (size_t i = 0; i < n; i++) {
 		describe_row(&c, &p->rows[i], &info);
 		if (info.instant)
@@ -600,20 +590,17 @@ static void write_markers(struct json_writer *w, const struct model *m,
 			jw_ms(w, rel_ns(m, info.end > info.start ? info.end : info.start));
 	}
 	jw_end_array(w);
-	jw_key(w, "phase");
-	jw_begin_array(w);
+	jw_key_array(w, "phase");
 	for (size_t i = 0; i < n; i++) {
 		describe_row(&c, &p->rows[i], &info);
 		jw_uint(w, info.instant ? 0 : 1);
 	}
 	jw_end_array(w);
-	jw_key(w, "category");
-	jw_begin_array(w);
+	jw_key_array(w, "category");
 	for (size_t i = 0; i < n; i++)
 		jw_uint(w, marker_row_kinds[p->rows[i].kind].category);
 	jw_end_array(w);
-	jw_key(w, "data");
-	jw_begin_array(w);
+	jw_key_array(w, "data");
 	for (size_t i = 0; i < n; i++)
 		marker_row_kinds[p->rows[i].kind].write_data(w, &c, p->rows[i].index);
 	jw_end_array(w);
@@ -708,8 +695,7 @@ static void write_thread(struct json_writer *w, const struct model *m,
 		jw_kv_ms(w, "unregisterTime", rel_ns(m, th->unregister_ts));
 	else
 		jw_kv_null(w, "unregisterTime");
-	jw_key(w, "pausedRanges");
-	jw_begin_array(w);
+	jw_key_array(w, "pausedRanges");
 	jw_end_array(w);
 	jw_kv_bool(w, "showMarkersInTimeline", true);
 	write_samples(w, m, t, th, p);
@@ -721,8 +707,7 @@ static void write_threads(struct json_writer *w, const struct model *m,
 			  const struct profile_tables *t, struct emit_plan *p,
 			  const struct profile_meta *meta)
 {
-	jw_key(w, "threads");
-	jw_begin_array(w);
+	jw_key_array(w, "threads");
 	for (size_t i = 0; i < m->threads.len; i++)
 		write_thread(w, m, t, p, meta, p->order[i].index);
 	jw_end_array(w);

@@ -78,35 +78,33 @@ void jw_string(struct json_writer *w, const char *s);
 /* `n` bytes that may contain NUL (written as \u0000). */
 void jw_string_len(struct json_writer *w, const char *s, size_t n);
 
-/* Key + value shorthands for object-shaped parts. */
-static inline void jw_kv_string(struct json_writer *w, const char *key, const char *v)
+/* Key + value shorthands for object-shaped parts: jw_kv_T(w, key, v) is jw_key, then jw_T. */
+#define JW_KV(suffix, type)                                                               \
+	static inline void jw_kv_##suffix(struct json_writer *w, const char *key, type v) \
+	{                                                                                 \
+		jw_key(w, key);                                                           \
+		jw_##suffix(w, v);                                                        \
+	}
+JW_KV(string, const char *)
+JW_KV(int, int64_t)
+JW_KV(uint, uint64_t)
+JW_KV(double, double)
+JW_KV(bool, bool)
+#undef JW_KV
+
+/* "key": [ — a column of a table, or any array under a key. */
+static inline void jw_key_array(struct json_writer *w, const char *key)
 {
 	jw_key(w, key);
-	jw_string(w, v);
+	jw_begin_array(w);
 }
 
-static inline void jw_kv_int(struct json_writer *w, const char *key, int64_t v)
+/* "key": { "length": n, — a table of the profile format, whose columns follow. */
+static inline void jw_begin_table(struct json_writer *w, const char *key, uint64_t length)
 {
 	jw_key(w, key);
-	jw_int(w, v);
-}
-
-static inline void jw_kv_uint(struct json_writer *w, const char *key, uint64_t v)
-{
-	jw_key(w, key);
-	jw_uint(w, v);
-}
-
-static inline void jw_kv_double(struct json_writer *w, const char *key, double v)
-{
-	jw_key(w, key);
-	jw_double(w, v);
-}
-
-static inline void jw_kv_bool(struct json_writer *w, const char *key, bool v)
-{
-	jw_key(w, key);
-	jw_bool(w, v);
+	jw_begin_object(w);
+	jw_kv_uint(w, "length", length);
 }
 
 static inline void jw_kv_null(struct json_writer *w, const char *key)

@@ -10,8 +10,7 @@ void marker_schema_write(struct json_writer *w, const struct marker_schema *s)
 {
 	jw_begin_object(w);
 	jw_kv_string(w, "name", s->name);
-	jw_key(w, "display");
-	jw_begin_array(w);
+	jw_key_array(w, "display");
 	for (const char *const *d = s->display; *d; d++)
 		jw_string(w, *d);
 	jw_end_array(w);
@@ -22,8 +21,7 @@ void marker_schema_write(struct json_writer *w, const struct marker_schema *s)
 	if (s->table_label)
 		jw_kv_string(w, "tableLabel", s->table_label);
 	jw_kv_string(w, "description", s->description);
-	jw_key(w, "fields");
-	jw_begin_array(w);
+	jw_key_array(w, "fields");
 	for (const struct schema_field *f = s->fields; f->key; f++) {
 		jw_begin_object(w);
 		jw_kv_string(w, "key", f->key);

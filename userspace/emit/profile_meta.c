@@ -29,14 +29,12 @@ static void write_categories(struct json_writer *w)
 		[CAT_OFFCPU] = { "Off-CPU", "lightblue" },
 	};
 
-	jw_key(w, "categories");
-	jw_begin_array(w);
+	jw_key_array(w, "categories");
 	for (int i = 0; i < CAT_COUNT; i++) {
 		jw_begin_object(w);
 		jw_kv_string(w, "name", cats[i].name);
 		jw_kv_string(w, "color", cats[i].color);
-		jw_key(w, "subcategories");
-		jw_begin_array(w);
+		jw_key_array(w, "subcategories");
 		jw_string(w, "Other");
 		jw_end_array(w);
 		jw_end_object(w);
@@ -44,32 +42,35 @@ static void write_categories(struct json_writer *w)
 	jw_end_array(w);
 }
 
-static void extra_entry_string(struct json_writer *w, const char *label, const char *value)
+/* One entry of the "more info" panel: { label, format, value }; the caller writes the value. */
+static void extra_entry(struct json_writer *w, const char *label, const char *format)
 {
-	if (!value)
-		return;
 	jw_begin_object(w);
 	jw_kv_string(w, "label", label);
-	jw_kv_string(w, "format", "string");
-	jw_kv_string(w, "value", value);
-	jw_end_object(w);
+	jw_kv_string(w, "format", format);
+	jw_key(w, "value");
+}
+
+static void extra_entry_string(struct json_writer *w, const char *label, const char *value)
+{
+	if (value) {
+		extra_entry(w, label, "string");
+		jw_string(w, value);
+		jw_end_object(w);
+	}
 }
 
 static void extra_entry_int(struct json_writer *w, const char *label, uint64_t value)
 {
-	jw_begin_object(w);
-	jw_kv_string(w, "label", label);
-	jw_kv_string(w, "format", "integer");
-	jw_kv_uint(w, "value", value);
+	extra_entry(w, label, "integer");
+	jw_uint(w, value);
 	jw_end_object(w);
 }
 
 static void extra_entry_duration(struct json_writer *w, const char *label, uint64_t ns)
 {
-	jw_begin_object(w);
-	jw_kv_string(w, "label", label);
-	jw_kv_string(w, "format", "duration");
-	jw_kv_ms(w, "value", ns);
+	extra_entry(w, label, "duration");
+	jw_ms(w, ns);
 	jw_end_object(w);
 }
 
@@ -118,12 +119,10 @@ static void write_extra(struct json_writer *w, const struct model *m,
 			const struct profile_tables *t, const struct profile_meta *meta,
 			const struct emit_plan *p)
 {
-	jw_key(w, "extra");
-	jw_begin_array(w);
+	jw_key_array(w, "extra");
 	jw_begin_object(w);
 	jw_kv_string(w, "label", "bpfprof");
-	jw_key(w, "entries");
-	jw_begin_array(w);
+	jw_key_array(w, "entries");
 	extra_entry_string(w, "Command line", meta->command_line);
 	extra_entry_string(w, "Target", meta->target);
 	for (size_t i = 0; i < meta->nr_cgroup_filters; i++)
@@ -161,8 +160,7 @@ static void write_extra(struct json_writer *w, const struct model *m,
  */
 static void write_marker_schemas(struct json_writer *w, const struct emit_plan *p)
 {
-	jw_key(w, "markerSchema");
-	jw_begin_array(w);
+	jw_key_array(w, "markerSchema");
 	marker_schema_write(w, &process_schema);
 	if (p->sched_schemas) {
 		marker_schema_write(w, &offcpu_schema);
@@ -292,8 +290,7 @@ static void write_code_id(struct json_writer *w, const char *build_id)
 void profile_libs_write(struct json_writer *w, const struct profile_tables *t,
 			const struct profile_meta *meta)
 {
-	jw_key(w, "libs");
-	jw_begin_array(w);
+	jw_key_array(w, "libs");
 	for (size_t i = 0; i < t->libs.len; i++) {
 		const struct object_info *obj = t->libs.data[i].obj;
 		const char *name = obj->name ? obj->name : "";

@@ -3,8 +3,7 @@
 
 void const_column(struct json_writer *w, const char *key, enum const_value v, size_t n)
 {
-	jw_key(w, key);
-	jw_begin_array(w);
+	jw_key_array(w, key);
 	for (size_t i = 0; i < n; i++) {
 		switch (v) {
 		case CONST_NULL:
@@ -40,8 +39,7 @@ static void jw_int_or_null(struct json_writer *w, int64_t v, int64_t none_below)
 
 static void write_strings(struct json_writer *w, const struct profile_tables *t)
 {
-	jw_key(w, "stringArray");
-	jw_begin_array(w);
+	jw_key_array(w, "stringArray");
 	for (size_t i = 0; i < strtab_len(&t->strings); i++)
 		jw_string(w, strtab_get(&t->strings, (uint32_t)i));
 	jw_end_array(w);
@@ -51,12 +49,9 @@ static void write_sources(struct json_writer *w, const struct profile_tables *t)
 {
 	size_t n = t->sources.len;
 
-	jw_key(w, "sources");
-	jw_begin_object(w);
-	jw_kv_uint(w, "length", n);
+	jw_begin_table(w, "sources", n);
 	const_column(w, "id", CONST_NULL, n);
-	jw_key(w, "filename");
-	jw_begin_array(w);
+	jw_key_array(w, "filename");
 	for (size_t i = 0; i < n; i++)
 		jw_uint(w, t->sources.data[i]);
 	jw_end_array(w);
@@ -66,9 +61,7 @@ static void write_sources(struct json_writer *w, const struct profile_tables *t)
 	const_column(w, "content", CONST_NULL, n);
 	jw_end_object(w);
 
-	jw_key(w, "sourceLocationTable");
-	jw_begin_object(w);
-	jw_kv_uint(w, "length", 0);
+	jw_begin_table(w, "sourceLocationTable", 0);
 	empty_column(w, "source");
 	empty_column(w, "line");
 	empty_column(w, "column");
@@ -79,16 +72,12 @@ static void write_resources(struct json_writer *w, const struct profile_tables *
 {
 	size_t n = t->resources.len;
 
-	jw_key(w, "resourceTable");
-	jw_begin_object(w);
-	jw_kv_uint(w, "length", n);
-	jw_key(w, "lib");
-	jw_begin_array(w);
+	jw_begin_table(w, "resourceTable", n);
+	jw_key_array(w, "lib");
 	for (size_t i = 0; i < n; i++)
 		jw_int_or_null(w, t->resources.data[i].lib, 0);
 	jw_end_array(w);
-	jw_key(w, "name");
-	jw_begin_array(w);
+	jw_key_array(w, "name");
 	for (size_t i = 0; i < n; i++)
 		jw_uint(w, t->resources.data[i].name);
 	jw_end_array(w);
@@ -97,9 +86,7 @@ static void write_resources(struct json_writer *w, const struct profile_tables *
 	const_column(w, "type", CONST_ONE, n);
 	jw_end_object(w);
 
-	jw_key(w, "nativeSymbols");
-	jw_begin_object(w);
-	jw_kv_uint(w, "length", 0);
+	jw_begin_table(w, "nativeSymbols", 0);
 	empty_column(w, "libIndex");
 	empty_column(w, "address");
 	empty_column(w, "name");
@@ -111,28 +98,22 @@ static void write_funcs(struct json_writer *w, const struct profile_tables *t)
 {
 	size_t n = t->funcs.len;
 
-	jw_key(w, "funcTable");
-	jw_begin_object(w);
-	jw_kv_uint(w, "length", n);
-	jw_key(w, "name");
-	jw_begin_array(w);
+	jw_begin_table(w, "funcTable", n);
+	jw_key_array(w, "name");
 	for (size_t i = 0; i < n; i++)
 		jw_uint(w, t->funcs.data[i].name);
 	jw_end_array(w);
 	const_column(w, "isJS", CONST_FALSE, n);
 	const_column(w, "relevantForJS", CONST_FALSE, n);
-	jw_key(w, "resource");
-	jw_begin_array(w);
+	jw_key_array(w, "resource");
 	for (size_t i = 0; i < n; i++)
 		jw_int(w, t->funcs.data[i].resource < 0 ? -1 : t->funcs.data[i].resource);
 	jw_end_array(w);
-	jw_key(w, "source");
-	jw_begin_array(w);
+	jw_key_array(w, "source");
 	for (size_t i = 0; i < n; i++)
 		jw_int_or_null(w, t->funcs.data[i].source, 0);
 	jw_end_array(w);
-	jw_key(w, "lineNumber");
-	jw_begin_array(w);
+	jw_key_array(w, "lineNumber");
 	for (size_t i = 0; i < n; i++)
 		jw_int_or_null(w, t->funcs.data[i].line, 1);
 	jw_end_array(w);
@@ -145,35 +126,28 @@ static void write_frames(struct json_writer *w, const struct profile_tables *t)
 {
 	size_t n = t->frames.len;
 
-	jw_key(w, "frameTable");
-	jw_begin_object(w);
-	jw_kv_uint(w, "length", n);
-	jw_key(w, "address");
-	jw_begin_array(w);
+	jw_begin_table(w, "frameTable", n);
+	jw_key_array(w, "address");
 	for (size_t i = 0; i < n; i++)
 		jw_int(w, t->frames.data[i].address < 0 ? -1 : t->frames.data[i].address);
 	jw_end_array(w);
-	jw_key(w, "inlineDepth");
-	jw_begin_array(w);
+	jw_key_array(w, "inlineDepth");
 	for (size_t i = 0; i < n; i++)
 		jw_uint(w, t->frames.data[i].inline_depth);
 	jw_end_array(w);
-	jw_key(w, "category");
-	jw_begin_array(w);
+	jw_key_array(w, "category");
 	for (size_t i = 0; i < n; i++)
 		jw_uint(w, t->frames.data[i].category);
 	jw_end_array(w);
 	/* Every category has subcategory 0 ("Other"); null here would break the category. */
 	const_column(w, "subcategory", CONST_ZERO, n);
-	jw_key(w, "func");
-	jw_begin_array(w);
+	jw_key_array(w, "func");
 	for (size_t i = 0; i < n; i++)
 		jw_uint(w, t->frames.data[i].func);
 	jw_end_array(w);
 	const_column(w, "nativeSymbol", CONST_NULL, n);
 	const_column(w, "innerWindowID", CONST_ZERO, n);
-	jw_key(w, "line");
-	jw_begin_array(w);
+	jw_key_array(w, "line");
 	for (size_t i = 0; i < n; i++)
 		jw_int_or_null(w, t->frames.data[i].line, 1);
 	jw_end_array(w);
@@ -186,17 +160,13 @@ static void write_stacks(struct json_writer *w, const struct profile_tables *t)
 {
 	size_t n = t->stacks.len;
 
-	jw_key(w, "stackTable");
-	jw_begin_object(w);
-	jw_kv_uint(w, "length", n);
-	jw_key(w, "frame");
-	jw_begin_array(w);
+	jw_begin_table(w, "stackTable", n);
+	jw_key_array(w, "frame");
 	for (size_t i = 0; i < n; i++)
 		jw_uint(w, t->stacks.data[i].frame);
 	jw_end_array(w);
 	/* v66: distance back to the parent, 0 for a root; parents always precede children. */
-	jw_key(w, "prefixOffset");
-	jw_begin_array(w);
+	jw_key_array(w, "prefixOffset");
 	for (size_t i = 0; i < n; i++) {
 		uint32_t prefix = t->stacks.data[i].prefix;
 

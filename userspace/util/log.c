@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 int log_verbosity;
@@ -18,40 +19,20 @@ static void vlog(const char *prefix, const char *fmt, va_list ap)
 	errno = saved;
 }
 
-void log_error(const char *fmt, ...)
-{
-	va_list ap;
+/* Each level: its prefix, and whether it is shown at all. */
+#define LOG_LEVEL(name, prefix, shown)  \
+	void name(const char *fmt, ...) \
+	{                               \
+		va_list ap;             \
+                                        \
+		if (!(shown))           \
+			return;         \
+		va_start(ap, fmt);      \
+		vlog(prefix, fmt, ap);  \
+		va_end(ap);             \
+	}
 
-	va_start(ap, fmt);
-	vlog("bpfprof: error: ", fmt, ap);
-	va_end(ap);
-}
-
-void log_warn(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog("bpfprof: warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void log_info(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vlog("bpfprof: ", fmt, ap);
-	va_end(ap);
-}
-
-void log_debug(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (log_verbosity < 1)
-		return;
-	va_start(ap, fmt);
-	vlog("bpfprof: debug: ", fmt, ap);
-	va_end(ap);
-}
+LOG_LEVEL(log_error, "bpfprof: error: ", true)
+LOG_LEVEL(log_warn, "bpfprof: warning: ", true)
+LOG_LEVEL(log_info, "bpfprof: ", true)
+LOG_LEVEL(log_debug, "bpfprof: debug: ", log_verbosity >= 1)
