@@ -7,13 +7,15 @@
 # bpfprof counts it per thread and perf writes two records.
 #
 #   A  baseline: the loop alone
-#   B  bpfprof -a (defaults: syscalls counted, markers past 1 ms, scheduler
-#      capture, 999 Hz samples)
+#   B  bpfprof -a (defaults: --syscalls=blocking, markers of waits past 1 ms
+#      named at the switch-out, no per-syscall hook; scheduler capture,
+#      999 Hz samples)
+#   F  bpfprof -a --syscalls=all (sys_enter/sys_exit: every syscall counted)
 #   N  bpfprof -a --no-syscalls (what the rest of bpfprof costs this loop)
 #   C  perf record -a -e raw_syscalls:sys_enter -e raw_syscalls:sys_exit
 #
 # A benchmark, not a test: it asserts nothing. The configurations run
-# interleaved and rotated (A B N C, B N C A, ...) and the summary compares
+# interleaved and rotated (A B F N C, B F N C A, ...) and the summary compares
 # medians and per-round ratios measured side by side. The loop is pinned to
 # one CPU (--cpu) so that runs are comparable.
 #
@@ -32,7 +34,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 MODE=getppid
 PIN_CPU=
 LIMIT_SLACK=30
-CONFIGS=(A B N C)
+CONFIGS=(A B F N C)
 
 usage() {
 	cat <<EOF
@@ -94,7 +96,7 @@ start_perf() {
 	}
 }
 
-declare -a TP_A TP_B TP_N TP_C CPU_B CPU_C WIN_B WIN_C COUNTED LOST_B
+declare -a TP_A TP_B TP_F TP_N TP_C CPU_F CPU_C WIN_F WIN_C COUNTED LOST_F
 
 # run_config CONFIG ROUND
 run_config() {
@@ -104,24 +106,30 @@ run_config() {
 	A)
 		TP_A[r]=$(run_loop) || exit 1
 		;;
-	B | N)
-		if [ "$c" = B ]; then start_bpfprof; else start_bpfprof --no-syscalls; fi
+	B | F | N)
+		case $c in
+		B) start_bpfprof ;;
+		F) start_bpfprof --syscalls=all ;;
+		N) start_bpfprof --no-syscalls ;;
+		esac
 		t0=$(now_ns)
 		cpu0=$(proc_cpu_s "$PROF_PID")
 		tp=$(run_loop) || exit 1
 		cpu1=$(proc_cpu_s "$PROF_PID")
-		if [ "$c" = B ]; then
-			TP_B[r]=$tp CPU_B[r]=$(calc "$cpu1 - $cpu0" %.4f) WIN_B[r]=$(($(now_ns) - t0))
-			stop_bpfprof
+		case $c in
+		B) TP_B[r]=$tp ;;
+		N) TP_N[r]=$tp ;;
+		F)
+			TP_F[r]=$tp CPU_F[r]=$(calc "$cpu1 - $cpu0" %.4f) WIN_F[r]=$(($(now_ns) - t0))
+			;;
+		esac
+		stop_bpfprof
+		if [ "$c" = F ]; then
 			counts=$(bpfprof_syscall_counts)
 			COUNTED[r]=${counts%% *}
-			LOST_B[r]=$(awk '{ print $2 + $3 }' <<<"$counts")
-			rm -f "$WORK/bpfprof.json.gz"
-		else
-			TP_N[r]=$tp
-			stop_bpfprof
-			rm -f "$WORK/bpfprof.json.gz"
+			LOST_F[r]=$(awk '{ print $2 + $3 }' <<<"$counts")
 		fi
+		rm -f "$WORK/bpfprof.json.gz"
 		;;
 	C)
 		start_perf
@@ -145,9 +153,9 @@ run_rounds() {
 	local -a order
 
 	echo "== calls per second, $MODE loop on CPU $PIN_CPU: $ROUNDS rounds of A (baseline)," \
-		"B (bpfprof), N (bpfprof --no-syscalls), C (perf), interleaved =="
-	printf '%-7s %-6s %9s %9s %9s %9s %7s %7s %7s %12s %7s\n' round order "A M/s" "B M/s" "N M/s" \
-		"C M/s" B/A N/A C/A "B counted" "B lost"
+		"B (bpfprof), F (--syscalls=all), N (--no-syscalls), C (perf), interleaved =="
+	printf '%-7s %-6s %9s %9s %9s %9s %9s %7s %7s %7s %7s %12s %7s\n' round order "A M/s" "B M/s" \
+		"F M/s" "N M/s" "C M/s" B/A F/A N/A C/A "F counted" "F lost"
 	for ((r = 0; r < ROUNDS; r++)); do
 		rot=$((r % ${#CONFIGS[@]}))
 		order=("${CONFIGS[@]:rot}" "${CONFIGS[@]:0:rot}")
@@ -155,11 +163,12 @@ run_rounds() {
 			run_config "$c" "$r"
 			sleep 0.3
 		done
-		printf '%-7s %-6s %9s %9s %9s %9s %7s %7s %7s %12s %7s\n' "$((r + 1))/$ROUNDS" \
+		printf '%-7s %-6s %9s %9s %9s %9s %9s %7s %7s %7s %7s %12s %7s\n' "$((r + 1))/$ROUNDS" \
 			"$(printf '%s' "${order[@]}")" "$(mcalls "${TP_A[r]}")" "$(mcalls "${TP_B[r]}")" \
-			"$(mcalls "${TP_N[r]}")" "$(mcalls "${TP_C[r]}")" \
-			"$(calc "${TP_B[r]} / ${TP_A[r]}" %.3f)" "$(calc "${TP_N[r]} / ${TP_A[r]}" %.3f)" \
-			"$(calc "${TP_C[r]} / ${TP_A[r]}" %.3f)" "${COUNTED[r]:-?}" "${LOST_B[r]:-?}"
+			"$(mcalls "${TP_F[r]}")" "$(mcalls "${TP_N[r]}")" "$(mcalls "${TP_C[r]}")" \
+			"$(calc "${TP_B[r]} / ${TP_A[r]}" %.3f)" "$(calc "${TP_F[r]} / ${TP_A[r]}" %.3f)" \
+			"$(calc "${TP_N[r]} / ${TP_A[r]}" %.3f)" "$(calc "${TP_C[r]} / ${TP_A[r]}" %.3f)" \
+			"${COUNTED[r]:-?}" "${LOST_F[r]:-?}"
 	done
 }
 
@@ -170,49 +179,60 @@ summary_line() {
 }
 
 print_summary() {
-	local ma mb mn mc r
-	local -a rb rn rc sb sc
+	local ma mb mf mn mc r
+	local -a rb rf rn rc sf sc
 
 	ma=$(median "${TP_A[@]}") mb=$(median "${TP_B[@]}") mn=$(median "${TP_N[@]}") mc=$(median "${TP_C[@]}")
+	mf=$(median "${TP_F[@]}")
 	mapfile -t rb < <(ratio_list TP_B TP_A)
+	mapfile -t rf < <(ratio_list TP_F TP_A)
 	mapfile -t rn < <(ratio_list TP_N TP_A)
 	mapfile -t rc < <(ratio_list TP_C TP_A)
 	echo
 	echo "== median of $ROUNDS rounds =="
 	printf '%-58s %10s %8s %9s\n' configuration "M calls/s" "vs A" overhead
 	printf '%-58s %10s %8s %9s\n' "A  baseline (no profiler)" "$(mcalls "$ma")" 1.000 -
-	summary_line "B  bpfprof -a (defaults)" "$mb" "$ma"
+	summary_line "B  bpfprof -a (defaults: --syscalls=blocking)" "$mb" "$ma"
+	summary_line "F  bpfprof -a --syscalls=all" "$mf" "$ma"
 	summary_line "N  bpfprof -a --no-syscalls" "$mn" "$ma"
 	summary_line "C  perf record -a -e raw_syscalls:sys_{enter,exit}" "$mc" "$ma"
-	printf 'per-round ratios (min / median / max):  B/A %.3f / %.3f / %.3f   N/A %.3f / %.3f / %.3f   C/A %.3f / %.3f / %.3f\n' \
+	printf 'per-round ratios (min / median / max):  B/A %.3f / %.3f / %.3f   F/A %.3f / %.3f / %.3f   N/A %.3f / %.3f / %.3f   C/A %.3f / %.3f / %.3f\n' \
 		"$(min_of "${rb[@]}")" "$(median "${rb[@]}")" "$(max_of "${rb[@]}")" \
+		"$(min_of "${rf[@]}")" "$(median "${rf[@]}")" "$(max_of "${rf[@]}")" \
 		"$(min_of "${rn[@]}")" "$(median "${rn[@]}")" "$(max_of "${rn[@]}")" \
 		"$(min_of "${rc[@]}")" "$(median "${rc[@]}")" "$(max_of "${rc[@]}")"
-	echo "per call (medians): bpfprof adds $(calc "(1 / $mb - 1 / $ma) * 1e9" %.1f) ns," \
-		"$(calc "(1 / $mb - 1 / $mn) * 1e9" %.1f) ns of it for syscall capture; perf adds" \
+	echo "per call (medians): bpfprof's defaults add $(calc "(1 / $mb - 1 / $ma) * 1e9" %.1f) ns;" \
+		"--syscalls=all adds $(calc "(1 / $mf - 1 / $ma) * 1e9" %.1f) ns," \
+		"$(calc "(1 / $mf - 1 / $mn) * 1e9" %.1f) ns of it for tracing every syscall; perf adds" \
 		"$(calc "(1 / $mc - 1 / $ma) * 1e9" %.1f) ns"
 	printf 'noise: baseline A ranged %s..%s M/s (%+.1f%% / %+.1f%% around its median)\n' \
 		"$(mcalls "$(min_of "${TP_A[@]}")")" "$(mcalls "$(max_of "${TP_A[@]}")")" \
 		"$(calc "($(min_of "${TP_A[@]}") / $ma - 1) * 100" %.2f)" \
 		"$(calc "($(max_of "${TP_A[@]}") / $ma - 1) * 100" %.2f)"
 	for ((r = 0; r < ROUNDS; r++)); do
-		sb[r]=$(calc "${CPU_B[r]} * 1e9 / (${WIN_B[r]} * $NCPU) * 100" %.4f)
+		sf[r]=$(calc "${CPU_F[r]} * 1e9 / (${WIN_F[r]} * $NCPU) * 100" %.4f)
 		sc[r]=$(calc "${CPU_C[r]} * 1e9 / (${WIN_C[r]} * $NCPU) * 100" %.4f)
 	done
-	echo "syscalls counted by bpfprof, all rounds: $(printf '%s\n' "${COUNTED[@]}" | awk '{ s += $1 } END { print s }');" \
-		"markers and totals lost: $(printf '%s\n' "${LOST_B[@]}" | awk '{ s += $1 } END { print s }')"
+	echo "syscalls counted by bpfprof --syscalls=all, all rounds: $(printf '%s\n' "${COUNTED[@]}" | awk '{ s += $1 } END { print s }');" \
+		"markers and totals lost: $(printf '%s\n' "${LOST_F[@]}" | awk '{ s += $1 } END { print s }')"
 	echo "profiler process CPU while recording, share of all CPU time (median):" \
-		"bpfprof $(median "${sb[@]}")%, perf $(median "${sc[@]}")%"
+		"bpfprof --syscalls=all $(median "${sf[@]}")%, perf $(median "${sc[@]}")%"
 }
 
 measure_bpfprof_cost() {
 	echo
-	echo "== bpfprof's own cost: one more B run, with kernel.bpf_stats_enabled=1 =="
+	echo "== bpfprof's own cost: one more B and one more F run, with kernel.bpf_stats_enabled=1 =="
 	command -v bpftool >/dev/null 2>&1 || {
 		echo "skipped: bpftool is not installed"
 		return 0
 	}
+	echo "B (defaults):"
 	bpf_stats_run run_loop start_bpfprof
+	stats_window "loop $(mcalls "$STATS_OUT") M calls/s"
+	echo "$STATS_TABLE"
+	stats_process_cpu ""
+	echo "F (--syscalls=all):"
+	bpf_stats_run run_loop start_bpfprof --syscalls=all
 	stats_window "loop $(mcalls "$STATS_OUT") M calls/s"
 	echo "$STATS_TABLE"
 	stats_process_cpu ""

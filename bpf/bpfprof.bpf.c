@@ -27,6 +27,8 @@ const volatile __u64 wakeup_bytes = 256 * 1024; /* wake the consumer past this m
 const volatile bool offcpu_stacks = true;	/* take prev's stack at switch-out */
 /* At most one switch-out stack per thread per this many ns (the sampling interval). */
 const volatile __u64 offcpu_stack_interval_ns = 1000000;
+/* --syscalls=blocking: name the syscall a thread sleeps in at its switch-out. */
+const volatile bool syscalls_from_switch = false;
 /* The kernel's perf_event_max_stack sysctl: bpf_get_stack() walks no deeper. */
 const volatile __u32 perf_max_stack = BPFPROF_MAX_KSTACK;
 /*
@@ -509,12 +511,38 @@ static __always_inline void note_left_targets(struct task_struct *task, __u32 tg
 	e->prev_comm[0] = e->next_comm[0] = '\0';
 	e->prev_state = 0;
 	e->flags = SWITCH_LEFT_TARGETS;
-	e->pad = 0;
+	e->sys_nr = -1;
 	e->woken.ts = 0;
 	e->kstack_len = e->ustack_len = 0;
 	size = __builtin_offsetof(struct switch_event, ips);
 	e->hdr.size = size;
 	submit(e, size, EV_SWITCH, e->hdr.cpu);
+}
+
+/*
+ * The syscall `task` (current, going to sleep) is inside, from the
+ * registers saved at its entry: orig_ax holds the number during a syscall
+ * (an interrupt or exception entry stores a negative value there).
+ */
+static __always_inline void read_blocking_syscall(struct task_struct *task, struct switch_event *e)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	long nr;
+
+	if (!regs)
+		return;
+	nr = BPF_CORE_READ(regs, orig_ax);
+	if (nr < 0 || nr >= SYSCALL_NR_MAX)
+		return;
+	e->sys_nr = (__s32)nr;
+	e->sys_args[0] = BPF_CORE_READ(regs, di);
+	e->sys_args[1] = BPF_CORE_READ(regs, si);
+	e->sys_args[2] = BPF_CORE_READ(regs, dx);
+	e->sys_args[3] = BPF_CORE_READ(regs, r10);
+	e->sys_args[4] = BPF_CORE_READ(regs, r8);
+	e->sys_args[5] = BPF_CORE_READ(regs, r9);
+#endif
 }
 
 /*
@@ -583,11 +611,13 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 		BPF_CORE_READ_STR_INTO(&e->next_comm, next, comm);
 	else
 		e->next_comm[0] = '\0';
-	e->pad = 0;
 	e->woken.ts = 0;
 
 	/* prev is still current here; the BTF-typed pointer works for both flavours. */
 	cur = bpf_get_current_task_btf();
+	e->sys_nr = -1;
+	if (syscalls_from_switch && !preempt && e->prev_state != 0)
+		read_blocking_syscall(cur, e);
 	/* The storage serves kept wakeups, the stack rate limit and seeing leavers. */
 	ts = defer_wakeups || offcpu_stacks || nr_cgroups
 		     ? bpf_task_storage_get(&task_sched, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE)

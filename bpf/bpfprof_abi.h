@@ -180,8 +180,15 @@ struct switch_event {
 	__u32 flags;
 	__u16 kstack_len;
 	__u16 ustack_len;
-	__u32 pad;
+	/*
+	 * --syscalls=blocking: prev went to sleep inside this syscall (its
+	 * number, and its arguments from the saved registers, arg 0 first);
+	 * -1 when it did not, or when not asked. A syscall that blocks at
+	 * least the threshold becomes a marker at no per-syscall cost.
+	 */
+	__s32 sys_nr;
 	struct folded_wakeup woken; /* the wakeup that ended prev's last wait */
+	__u64 sys_args[6];
 	__u64 ips[BPFPROF_MAX_FRAMES];
 };
 

@@ -118,6 +118,9 @@ unknown_option)
 bad_unwind)
 	expect_error '--unwind frames: unknown way to unwind; use cfi, fp or auto' --unwind frames -a -d 1 -o "$OUT"
 	;;
+bad_syscalls)
+	expect_error '--syscalls=every: unknown mode; use blocking, all or off' --syscalls=every -a -d 1 -o "$OUT"
+	;;
 bad_debuginfod_timeout)
 	expect_error '--debuginfod-timeout 10: give a time such as 10s or 500ms' --debuginfod-timeout 10 -a -d 1 -o "$OUT"
 	;;

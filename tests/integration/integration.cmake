@@ -98,7 +98,7 @@ bpfprof_integration_test(signal_term 90 TRUE signal_stop.sh TERM)
 foreach(case not_root no_such_pid pid_above_max bad_pid_list output_in_proc output_under_file
              freq_zero freq_too_high bad_duration bad_sched_min sched_min_no_unit_junk
              unknown_option ambiguous_option missing_btf command_not_found bad_unwind
-             bad_debuginfod_timeout)
+             bad_debuginfod_timeout bad_syscalls)
   bpfprof_integration_test(error.${case} 60 FALSE error_case.sh ${case})
 endforeach()
 
@@ -212,8 +212,16 @@ set_property(TEST integration.debuginfo APPEND PROPERTY ENVIRONMENT
 # threshold, without syscall capture, and at threshold 0 (every syscall a
 # marker); and the syscall checker's own test on hand-made profiles.
 bpfprof_integration_test(syscalls_default 90 TRUE syscalls.sh default)
+bpfprof_integration_test(syscalls_all 90 TRUE syscalls.sh all)
 bpfprof_integration_test(syscalls_no_syscalls 90 TRUE syscalls.sh no_syscalls)
 bpfprof_integration_test(syscalls_min0 90 TRUE syscalls.sh min0)
+add_test(NAME integration.check_selftest_syscall_wait
+  COMMAND ${BPFPROF_NODE} --test ${BPFPROF_TESTS_DIR}/check/selftest_syscall_wait.mjs)
+set_tests_properties(integration.check_selftest_syscall_wait PROPERTIES
+  LABELS "integration;checker"
+  TIMEOUT ${BPFPROF_SELFTEST_TIMEOUT}
+  FIXTURES_REQUIRED bpfprof_check_npm
+  ENVIRONMENT "CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules")
 add_test(NAME integration.check_selftest_syscalls
   COMMAND ${BPFPROF_NODE} --test ${BPFPROF_TESTS_DIR}/check/selftest_syscalls.mjs)
 set_tests_properties(integration.check_selftest_syscalls PROPERTIES

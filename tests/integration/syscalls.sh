@@ -1,20 +1,27 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-2-Clause
 #
-# Syscall markers (issue 5): `bpfprof [OPTION] -- syscaller ...`, whose
-# reader blocks in read(2) on a pipe that its feeder writes every 20 ms, and
-# whose spinner calls getppid(2) in a tight loop. tests/check/syscall_checks.mjs
-# judges the profile, on the file and through profiler-cli, against what the
-# workload says it did (tids, fds, bytes, and how many reads, writes and
-# getppid calls it made) and against bpfprof's own summary.
+# Syscall markers (issues 5 and 18): `bpfprof [OPTION] -- syscaller ...`,
+# whose reader blocks in read(2) on a pipe that its feeder writes every
+# 20 ms, whose spinner calls getppid(2) in a tight loop and whose sleeper
+# calls nanosleep(2) for 1 ms again and again. The checkers judge the
+# profile, on the file and through profiler-cli, against what the workload
+# says it did (tids, fds, bytes, and how many reads, writes, getppid and
+# nanosleep calls it made) and against bpfprof's own summary.
 #
-#   syscalls.sh default      the default 1 ms threshold: ~20 ms read markers
-#                            with the fd, bytes asked and bytes read; every
-#                            getppid counted in the spinner's totals, almost
-#                            none a marker
+#   syscalls.sh default      the defaults (--syscalls=blocking, 1 ms): a marker
+#                            per wait inside a syscall, from the scheduler,
+#                            with no cost per syscall: every ~20 ms read with
+#                            its fd and bytes asked, every 1 ms nanosleep,
+#                            nothing for getppid, no totals
+#                            (syscall_wait_checks.mjs)
+#   syscalls.sh all          --syscalls=all: ~20 ms read markers with the fd,
+#                            bytes asked and bytes read; every getppid
+#                            counted in the spinner's totals, almost none a
+#                            marker (syscall_checks.mjs, as every mode below)
 #   syscalls.sh no_syscalls  --no-syscalls: no syscall marker, totals or
 #                            schema anywhere
-#   syscalls.sh min0         --syscall-min 0: every syscall a marker. A short
+#   syscalls.sh min0         --syscalls=all --syscall-min 0: every syscall a marker. A short
 #                            run and a spinner capped at 20000 calls keep the
 #                            profile small and the ring buffers from filling.
 . "$(dirname "$0")/common.sh"
@@ -26,6 +33,10 @@ PERIOD_MS=20
 case ${1:-} in
 default)
 	options=()
+	workload=(2 "$PERIOD_MS")
+	;;
+all)
+	options=(--syscalls=all)
 	expect=(--syscall-min 1)
 	workload=(2 "$PERIOD_MS")
 	;;
@@ -35,12 +46,12 @@ no_syscalls)
 	workload=(2 "$PERIOD_MS")
 	;;
 min0)
-	options=(--syscall-min 0)
+	options=(--syscalls=all --syscall-min 0)
 	expect=(--syscall-min 0)
 	workload=(1 "$PERIOD_MS" 20000)
 	;;
 *)
-	fail "usage: syscalls.sh default|no_syscalls|min0 (got '${1:-}')"
+	fail "usage: syscalls.sh default|all|no_syscalls|min0 (got '${1:-}')"
 	;;
 esac
 
@@ -57,6 +68,13 @@ grep '^syscaller: truth ' "$WORK/bpfprof.err" >"$WORK/truth.txt" ||
 log "workload ran as pid $pid; its own account:"
 indent <"$WORK/truth.txt"
 
+if [ "$1" = default ]; then
+	log "\$ syscall_wait_checks.mjs --pid $pid"
+	"$NODE" "$CHECK_DIR/syscall_wait_checks.mjs" --profile "$WORK/syscalls.json.gz" --gzip --pid "$pid" \
+		--truth "$WORK/truth.txt" --bpfprof-err "$WORK/bpfprof.err" ||
+		fail "syscall wait checks failed"
+	exit 0
+fi
 log "\$ syscall_checks.mjs --pid $pid ${expect[*]}"
 "$NODE" "$CHECK_DIR/syscall_checks.mjs" --profile "$WORK/syscalls.json.gz" --gzip --pid "$pid" \
 	--truth "$WORK/truth.txt" --bpfprof-err "$WORK/bpfprof.err" "${expect[@]}"

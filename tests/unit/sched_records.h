@@ -63,6 +63,10 @@ struct sw_args {
 	uint32_t next_pid, next_tid;
 	const char *next_comm;
 	uint64_t runtime; /* the kernel's CPU time of the thread so far (0: unknown) */
+	/* Asleep inside syscall sys_nr with args fd, count (--syscalls=blocking). */
+	bool in_syscall;
+	int32_t sys_nr;
+	uint64_t fd, count;
 };
 
 static inline union record mk_switch(struct sw_args a)
@@ -84,6 +88,9 @@ static inline union record mk_switch(struct sw_args a)
 	snprintf(r.sw.next_comm, sizeof(r.sw.next_comm), "%s", a.next_comm ? a.next_comm : "");
 	r.sw.prev_state = a.state;
 	r.sw.flags = SWITCH_PREV_TARGET | (a.preempt ? SWITCH_PREEMPT : 0);
+	r.sw.sys_nr = a.in_syscall ? a.sys_nr : -1;
+	r.sw.sys_args[0] = a.fd;
+	r.sw.sys_args[2] = a.count;
 	if (a.stack) {
 		r.sw.flags |= SWITCH_HAS_STACK;
 		r.sw.ips[0] = KIP;

@@ -301,6 +301,68 @@ out:
  * Reader 201 sleeps in read() and is woken by writer 202 (a target), then
  * by the idle task (an interrupt), then by a task that is no target.
  */
+/*
+ * --syscalls=blocking: a sleeping switch-out inside a syscall becomes that
+ * syscall's marker when the wait reaches --syscall-min, from the switch-out
+ * to the switch-in, with the arguments the switch carried; no counts. A
+ * wait too short, a preemption inside a syscall, or a sleep outside one
+ * (a page fault) is none. Off, the same records give no marker at all.
+ */
+static void blocking_syscall_markers(void)
+{
+	for (int on = 0; on <= 1; on++) {
+		struct model m;
+		const struct thread *t;
+		const struct syscall_marker *mk;
+
+		setup(&m);
+		m.syscalls_from_switch = on;
+		m.syscall_min_ns = 1 * MS;
+		sample(&m, 300, 301, T0 + 1 * MS, T0 + 500 * US);
+		/* read(3, buf, 4096) sleeps 20 ms. */
+		feed(&m, mk_switch((struct sw_args){ .pid = 300, .tid = 301, .ts = T0 + 10 * MS,
+						     .since = T0 + 500 * US,
+						     .state = KTASK_INTERRUPTIBLE, .in_syscall = true,
+						     .sys_nr = 0, .fd = 3, .count = 4096 }));
+		sample(&m, 300, 301, T0 + 30500 * US, T0 + 30 * MS);
+		/* A futex wait of 0.5 ms: under the threshold. */
+		feed(&m, mk_switch((struct sw_args){ .pid = 300, .tid = 301, .ts = T0 + 31 * MS,
+						     .since = T0 + 30 * MS,
+						     .state = KTASK_INTERRUPTIBLE, .in_syscall = true,
+						     .sys_nr = 202 }));
+		sample(&m, 300, 301, T0 + 31700 * US, T0 + 31500 * US);
+		/* Preempted inside a syscall, off for 5 ms: runnable, not waiting in it. */
+		feed(&m, mk_switch((struct sw_args){ .pid = 300, .tid = 301, .ts = T0 + 32 * MS,
+						     .since = T0 + 31500 * US, .preempt = true,
+						     .in_syscall = true, .sys_nr = 1 }));
+		sample(&m, 300, 301, T0 + 37500 * US, T0 + 37 * MS);
+		/* Asleep 5 ms outside any syscall (a page fault's I/O). */
+		feed(&m, mk_switch((struct sw_args){ .pid = 300, .tid = 301, .ts = T0 + 38 * MS,
+						     .since = T0 + 37 * MS,
+						     .state = KTASK_UNINTERRUPTIBLE }));
+		sample(&m, 300, 301, T0 + 43500 * US, T0 + 43 * MS);
+		CHECK_EQ_INT(model_finish(&m), 0);
+		t = model_find_thread(&m, 301);
+		CHECK(t != NULL);
+		if (!t)
+			goto next;
+		CHECK_EQ_INT(t->syscall_markers.len, on ? 1 : 0);
+		CHECK_EQ_INT(t->syscall_counts.len, 0);
+		CHECK_EQ_INT(m.stats.syscall_markers, on ? 1 : 0);
+		if (!on || t->syscall_markers.len != 1)
+			goto next;
+		mk = &t->syscall_markers.data[0];
+		CHECK(mk->blocked_wait);
+		CHECK_EQ_INT(mk->nr, 0);
+		CHECK_EQ_INT(mk->start, T0 + 10 * MS);
+		CHECK_EQ_INT(mk->end, T0 + 30 * MS);
+		CHECK_EQ_INT(mk->args[0], 3);
+		CHECK_EQ_INT(mk->args[2], 4096);
+next:
+		model_free(&m);
+	}
+}
+
 static void sleep_wakeup_markers(void)
 {
 	struct model m;
@@ -1313,6 +1375,7 @@ int main(void)
 	RUN(no_offcpu_samples_keeps_markers_and_deltas);
 	RUN(offcpu_time_carries_across_short_sleeps);
 	RUN(sleep_wakeup_markers);
+	RUN(blocking_syscall_markers);
 	RUN(preempted_and_runnable_switch);
 	RUN(short_intervals_are_counted_not_marked);
 	RUN(folded_wakeups_count_like_records);

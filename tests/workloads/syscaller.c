@@ -10,6 +10,8 @@
  *                            bytes, and gets what one write put there
  *   thread "sspinner"        calls getppid(2) in a tight loop until the
  *                            duration ends, or MAX_GETPPID calls were made
+ *   thread "ssleeper"        calls nanosleep(2) for 1 ms (relative), again
+ *                            and again until the duration ends
  *
  * Usage: syscaller SECONDS [PERIOD_MS [MAX_GETPPID]]  (defaults: 20 ms, no limit)
  *
@@ -19,7 +21,10 @@
  *   syscaller: truth sreader tid T fd F ask A reads R bytes B
  *   syscaller: truth sfeeder tid T fd F bytes_per_write B writes W period_ms P
  *   syscaller: truth sspinner tid T getppid N loop_wall_ms W slow_1ms S
+ *   syscaller: truth ssleeper tid T nanosleeps N under_1ms U
  *
+ * under_1ms counts the nanosleeps that took less than 1 ms by the sleeper's
+ * own clock (none should: the kernel never wakes a sleep early).
  * reads counts every read(2) the reader made, the last one (end of file)
  * included; getppid every getppid(2) the spinner made. Each of these is
  * exactly one syscall: they are issued inline (raw_syscall.h), never
@@ -67,6 +72,7 @@ static uint64_t writes, reads, bytes_read, getppid_calls, spin_wall_ns;
  * is within that, so a profile has no more 1 ms syscall markers of it.
  */
 static uint64_t slow_getppid_calls;
+static uint64_t nanosleeps, short_nanosleeps;
 
 /* One read(2), blocked until the feeder's next write (or EOF). An EINTR
  * would be a second syscall the truth does not count: fail instead. */
@@ -154,10 +160,35 @@ static void *spinner_main(struct worker *w)
 	return NULL;
 }
 
+NOINLINE long sleeper_nap(const struct timespec *ts)
+{
+	KEEP_FRAME();
+	return raw_syscall4(SYS_nanosleep, (long)ts, 0, 0, 0);
+}
+
+static void *sleeper_main(struct worker *w)
+{
+	const struct timespec one_ms = { 0, 1000000 };
+
+	while (!atomic_load_explicit(&stop_flag, memory_order_relaxed)) {
+		uint64_t t0 = mono_ns();
+		long ret = sleeper_nap(&one_ms);
+
+		if (ret) {
+			fprintf(stderr, "syscaller: nanosleep: %s\n", strerror((int)-ret));
+			exit(1);
+		}
+		nanosleeps++;
+		short_nanosleeps += mono_ns() - t0 < 1000000u;
+	}
+	return NULL;
+}
+
 static struct worker workers[] = {
 	{ .name = "sreader", .fn = reader_main },
 	{ .name = "sfeeder", .fn = feeder_main },
 	{ .name = "sspinner", .fn = spinner_main },
+	{ .name = "ssleeper", .fn = sleeper_main },
 };
 
 #define N_WORKERS (sizeof(workers) / sizeof(workers[0]))
@@ -208,5 +239,8 @@ int main(int argc, char **argv)
 		"syscaller: truth sspinner tid %d getppid %llu loop_wall_ms %.3f slow_1ms %llu\n",
 		atomic_load(&workers[2].tid), (unsigned long long)getppid_calls,
 		(double)spin_wall_ns / 1e6, (unsigned long long)slow_getppid_calls);
+	fprintf(stderr, "syscaller: truth ssleeper tid %d nanosleeps %llu under_1ms %llu\n",
+		atomic_load(&workers[3].tid), (unsigned long long)nanosleeps,
+		(unsigned long long)short_nanosleeps);
 	return 0;
 }

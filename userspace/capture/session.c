@@ -427,6 +427,8 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->skel->rodata->defer_wakeups =
 		choose_sched_programs(s, cfg->sched) && cfg->sched_min_ns > 0;
 	s->syscalls = cfg->syscalls;
+	s->syscalls_from_switch = cfg->syscalls_from_switch && cfg->sched;
+	s->skel->rodata->syscalls_from_switch = s->syscalls_from_switch;
 	s->skel->rodata->syscall_min_ns = cfg->syscall_min_ns;
 	s->skel->rodata->self_tgid = (uint32_t)getpid();
 	choose_syscall_programs(s, cfg->syscalls);

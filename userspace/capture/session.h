@@ -44,6 +44,8 @@ struct session_config {
 	/* with sched: waits shorter than this are not shown (their wakeups need no record) */
 	uint64_t sched_min_ns;
 	bool syscalls; /* count syscalls; those at least syscall_min_ns long are records */
+	/* Name the syscall a thread sleeps in at its switch-out (needs `sched`). */
+	bool syscalls_from_switch;
 	uint64_t syscall_min_ns;
 	session_record_fn on_record;
 	void *ctx;
@@ -62,6 +64,7 @@ struct session {
 	bool sched;		/* the switch/wakeup programs are loaded */
 	bool sched_attached;	/* ... and attached (session_start) */
 	bool syscalls;		/* the syscall programs are loaded */
+	bool syscalls_from_switch; /* switch-outs name the syscall they sleep in */
 	bool syscalls_attached; /* ... and attached */
 	bool cg_kfunc;		/* other tasks' cgroups are tested with the 6.5+ kfunc */
 	bool *online;

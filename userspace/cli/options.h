@@ -10,15 +10,15 @@
 #include "../capture/perf_events.h"
 #include "../../bpf/bpfprof_abi.h"
 
-#define DEFAULT_FREQ_HZ	       999 /* not 1000: avoids lock-step with timer ticks */
-#define DEFAULT_OUTPUT	       "profile.json.gz"
+#define DEFAULT_FREQ_HZ		     999 /* not 1000: avoids lock-step with timer ticks */
+#define DEFAULT_OUTPUT		     "profile.json.gz"
 /*
  * Scheduling markers shorter than this are only counted: 1 ms keeps real
  * waits (I/O, locks, timers, CPU contention) and drops the µs-scale churn
  * of busy machines that would otherwise dominate the profile's size.
  */
-#define DEFAULT_SCHED_MIN_NS   1000000ULL
-#define DEFAULT_SYSCALL_MIN_NS 1000000ULL
+#define DEFAULT_SCHED_MIN_NS	     1000000ULL
+#define DEFAULT_SYSCALL_MIN_NS	     1000000ULL
 /* What fetching debug files from debuginfod servers may add to the end of a recording. */
 #define DEFAULT_DEBUGINFOD_BUDGET_NS 10000000000ULL
 
@@ -46,6 +46,18 @@ enum unwind_mode {
 	UNWIND_CFI,	 /* each binary's .eh_frame, frame pointers where a binary has none */
 };
 
+/* --syscalls */
+enum syscall_mode {
+	SYSCALLS_OFF = 0,
+	/*
+	 * Blocking waits inside syscalls, named from the registers at the
+	 * switch-out: markers at no cost per syscall (needs switch tracing).
+	 */
+	SYSCALLS_BLOCKING,
+	/* sys_enter/sys_exit on every syscall: exact counts, results, non-blocking ones. */
+	SYSCALLS_ALL,
+};
+
 struct options {
 	enum run_mode mode;
 	bool all;
@@ -62,12 +74,12 @@ struct options {
 	uint64_t debuginfod_budget_ns;
 	const char *output;
 	bool include_idle;
-	bool sched;		 /* capture context switches and wakeups (--no-sched clears) */
-	bool offcpu;		 /* off-CPU samples and switch-out stacks (--no-off-cpu clears) */
-	uint64_t sched_min_ns;	 /* --sched-min */
-	bool syscalls;		 /* syscall markers and counts (--no-syscalls clears) */
-	uint64_t syscall_min_ns; /* --syscall-min */
-	char **command;		 /* argv after `--`, NULL-terminated, or NULL */
+	bool sched;	       /* capture context switches and wakeups (--no-sched clears) */
+	bool offcpu;	       /* off-CPU samples and switch-out stacks (--no-off-cpu clears) */
+	uint64_t sched_min_ns; /* --sched-min */
+	enum syscall_mode syscalls; /* --syscalls: how syscalls are seen */
+	uint64_t syscall_min_ns;    /* --syscall-min */
+	char **command;		    /* argv after `--`, NULL-terminated, or NULL */
 	/* continuous */
 	uint64_t interval_ns;	 /* --interval: the length of one snapshot */
 	const char *out_dir;	 /* --out-dir */

@@ -117,6 +117,11 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 			lost->emitted[EV_SWITCH], r->model.stats.wakeups,
 			r->model.stats.offcpu_samples, lost->dropped[EV_SWITCH],
 			lost->dropped[EV_WAKEUP]);
+	if (r->model.syscalls_from_switch)
+		fprintf(stderr,
+			"bpfprof: %" PRIu64 " waits inside syscalls shown as markers (blocking "
+			"syscalls, from the scheduler; --syscalls=all counts every call)\n",
+			r->model.stats.syscall_markers);
 	if (r->model.syscalls_enabled)
 		fprintf(stderr,
 			"bpfprof: %" PRIu64 " syscalls counted, %" PRIu64

@@ -102,6 +102,7 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 	meta.offcpu_samples = m->sched_enabled && m->offcpu_samples;
 	meta.sched_min_ns = m->sched_min_ns;
 	meta.syscalls_enabled = m->syscalls_enabled;
+	meta.syscalls_from_switch = m->syscalls_from_switch;
 	meta.syscall_min_ns = m->syscall_min_ns;
 	meta.cgroup_filters = (const char *const *)r->cgroups.desc;
 	meta.nr_cgroup_filters = r->cgroups.n;
@@ -207,6 +208,7 @@ static void configure_model(struct recording *r, const struct options *opts)
 	m->offcpu_interval_ns = m->nominal_period_ns;
 	m->sched_min_ns = opts->sched_min_ns;
 	m->syscalls_enabled = r->session.syscalls_attached;
+	m->syscalls_from_switch = r->session.syscalls_from_switch && r->session.sched_attached;
 	m->syscall_min_ns = opts->syscall_min_ns;
 	if (m->sched_enabled && opts->offcpu &&
 	    kallsyms_find_range("/proc/kallsyms", "__schedule", &m->switch_trim_lo,
@@ -287,7 +289,8 @@ int recording_start(struct recording *r, const struct options *opts)
 	cfg.unwind_cfi = opts->unwind == UNWIND_CFI ||
 			 (opts->unwind == UNWIND_AUTO && preflight_cfi_unwind_supported());
 	cfg.sched_min_ns = opts->sched_min_ns;
-	cfg.syscalls = opts->syscalls;
+	cfg.syscalls = opts->syscalls == SYSCALLS_ALL;
+	cfg.syscalls_from_switch = opts->syscalls == SYSCALLS_BLOCKING;
 	cfg.syscall_min_ns = opts->syscall_min_ns;
 	cfg.on_record = on_record;
 	cfg.ctx = &r->model;

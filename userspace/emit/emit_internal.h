@@ -30,6 +30,7 @@ struct emit_plan {
 	uint64_t clamped_samples; /* out of order or before start; moved, not dropped */
 	bool sched_schemas;	  /* write the scheduling marker schemas */
 	bool syscall_schemas;	  /* write the syscall marker schemas */
+	bool syscall_totals;	  /* ... and the totals' one (counted in the kernel) */
 	struct marker_row *rows;  /* scratch for one thread's markers: the most any has */
 	/* Process labels and per-cgroup meta entries. */
 	struct cgroup_meta cgroups;

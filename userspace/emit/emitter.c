@@ -145,7 +145,8 @@ static int plan_build(struct emit_plan *p, const struct model *m, const struct p
 		return -EINVAL;
 	}
 	p->sched_schemas = has_sched || meta->sched_enabled;
-	p->syscall_schemas = meta->syscalls_enabled;
+	p->syscall_schemas = meta->syscalls_enabled || meta->syscalls_from_switch;
+	p->syscall_totals = meta->syscalls_enabled;
 	for (size_t i = 0; i < nt; i++) {
 		const struct thread *th = &m->threads.data[i];
 

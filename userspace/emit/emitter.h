@@ -35,6 +35,7 @@ struct profile_meta {
 	bool offcpu_samples;	 /* off-CPU samples were synthesized */
 	uint64_t sched_min_ns;	 /* the marker threshold (--sched-min) */
 	bool syscalls_enabled;	 /* syscall capture was on */
+	bool syscalls_from_switch; /* syscall markers of blocking waits, from the scheduler */
 	uint64_t syscall_min_ns; /* its marker threshold (--syscall-min) */
 	/* --cgroup targets, e.g. "/test/child (id 1234)": one "Cgroup filter" entry each. */
 	const char *const *cgroup_filters;

@@ -134,6 +134,10 @@ static void write_extra(struct json_writer *w, const struct model *m,
 	extra_entry_int(w, "Lost samples", meta->lost_samples);
 	extra_entry_int(w, "Lost other events", meta->lost_other);
 	write_extra_sched(w, m, meta);
+	extra_entry_string(w, "Syscall capture",
+			   meta->syscalls_enabled	? "every syscall (sys_enter/sys_exit)"
+			   : meta->syscalls_from_switch ? "blocking waits, from the scheduler"
+							: "off");
 	extra_entry_int(w, "Truncated stacks", m->stats.truncated_stacks);
 	write_extra_frame_quality(w, &t->frame_quality, meta);
 	extra_entry_int(w, "User frames outside file mappings (JIT, anonymous)",
@@ -170,8 +174,10 @@ static void write_marker_schemas(struct json_writer *w, const struct emit_plan *
 	}
 	if (p->syscall_schemas) {
 		marker_schema_write(w, &syscall_schema);
-		marker_schema_write(w, &syscall_totals_schema);
+		marker_schema_write(w, &syscall_wait_schema);
 	}
+	if (p->syscall_totals)
+		marker_schema_write(w, &syscall_totals_schema);
 	jw_end_array(w);
 }
 

@@ -11,6 +11,7 @@
 
 #define SYSCALL_SCHEMA	      "bpfprof.Syscall"
 #define SYSCALL_TOTALS_SCHEMA "bpfprof.SyscallTotals"
+#define SYSCALL_WAIT_SCHEMA   "bpfprof.SyscallWait"
 
 /* clang-format off */
 const struct marker_schema syscall_schema = {
@@ -31,6 +32,26 @@ const struct marker_schema syscall_schema = {
 		{ "count", "Bytes asked", "bytes" },
 		{ "ret", "Returned", "integer" },
 		{ "error", "Error", "string" },
+		{ NULL } },
+};
+
+const struct marker_schema syscall_wait_schema = {
+	.name = SYSCALL_WAIT_SCHEMA,
+	.display = display_chart_table_timeline,
+	.chart_label = "{marker.data.syscall}({marker.data.args})",
+	.tooltip_label = "{marker.data.syscall}({marker.data.args}), blocked",
+	.table_label = "{marker.data.syscall}({marker.data.args}), blocked",
+	.description = "A wait of the thread inside a syscall, at least as long as the syscall "
+		       "marker threshold (--syscall-min), seen from the scheduler "
+		       "(--syscalls=blocking): from when the thread left the CPU in the syscall "
+		       "until it ran again. Its key arguments come from the registers saved at "
+		       "its entry; its result and the short on-CPU parts around the wait are not "
+		       "recorded (--syscalls=all records every syscall, at a cost per call).",
+	.fields = (const struct schema_field[]){
+		{ "syscall", "Syscall", "string" },
+		{ "args", "Arguments", "string" },
+		{ "fd", "File descriptor", "integer" },
+		{ "count", "Bytes asked", "bytes" },
 		{ NULL } },
 };
 
@@ -276,7 +297,7 @@ void syscall_marker_data_write(struct json_writer *w, const struct syscall_marke
 
 	syscall_args_decode(name, mk->args, &view);
 	jw_begin_object(w);
-	jw_kv_string(w, "type", SYSCALL_SCHEMA);
+	jw_kv_string(w, "type", mk->blocked_wait ? SYSCALL_WAIT_SCHEMA : SYSCALL_SCHEMA);
 	jw_kv_string(w, "syscall",
 		     name ? name
 			  : syscall_name_or_number(syscall_arch_native(), (long)mk->nr, buf,
@@ -286,6 +307,10 @@ void syscall_marker_data_write(struct json_writer *w, const struct syscall_marke
 		jw_kv_int(w, "fd", view.fd);
 	if (view.count >= 0)
 		jw_kv_int(w, "count", view.count);
+	if (mk->blocked_wait) {
+		jw_end_object(w);
+		return;
+	}
 	jw_kv_int(w, "ret", mk->ret);
 	/* The kernel returns -errno, from -1 to -4095, on failure. */
 	if (mk->ret < 0 && mk->ret >= -4095) {

@@ -16,6 +16,7 @@
 #include "marker_schema.h"
 
 extern const struct marker_schema syscall_schema;
+extern const struct marker_schema syscall_wait_schema;
 extern const struct marker_schema syscall_totals_schema;
 
 /*

@@ -47,6 +47,7 @@ static void copy_settings(struct model *dst, const struct model *src)
 	dst->offcpu_interval_ns = src->offcpu_interval_ns;
 	dst->sched_min_ns = src->sched_min_ns;
 	dst->syscalls_enabled = src->syscalls_enabled;
+	dst->syscalls_from_switch = src->syscalls_from_switch;
 	dst->syscall_min_ns = src->syscall_min_ns;
 	dst->all_processes = src->all_processes;
 	dst->cgroup_names = src->cgroup_names;

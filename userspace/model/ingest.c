@@ -297,6 +297,9 @@ int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 	ev.other_tid = e->next_tid;
 	memcpy(ev.other_comm, e->next_comm, sizeof(ev.other_comm));
 	ev.other_comm[sizeof(ev.other_comm) - 1] = '\0';
+	ev.sys_nr = e->sys_nr;
+	if (e->sys_nr >= 0)
+		memcpy(ev.sys_args, e->sys_args, sizeof(ev.sys_args));
 	if (has_stack) {
 		if (!p->maps_read)
 			model_read_maps(m, p, e->hdr.ts);

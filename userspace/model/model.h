@@ -132,9 +132,14 @@ struct proc_mapping {
 /* A syscall at least the threshold long (--syscall-min). */
 struct syscall_marker {
 	uint64_t start, end;
-	int64_t ret; /* -errno on failure */
+	int64_t ret; /* -errno on failure; unknown for a blocked wait */
 	uint64_t args[6];
 	uint32_t nr;
+	/*
+	 * From the scheduler (--syscalls=blocking): the wait of the thread
+	 * inside the syscall, switch-out to switch-in; no return value.
+	 */
+	bool blocked_wait;
 };
 
 /* Every syscall of a thread, counted in the kernel, per syscall number. */
@@ -261,6 +266,7 @@ struct model {
 	uint64_t offcpu_interval_ns; /* one off-CPU sample per this much off-CPU time */
 	uint64_t sched_min_ns;	     /* markers shorter than this are only counted */
 	bool syscalls_enabled;	     /* syscall capture was on: counts and markers are real */
+	bool syscalls_from_switch;   /* syscall markers from blocking switch-outs (no counts) */
 	uint64_t syscall_min_ns;     /* syscalls shorter than this are only counted */
 	/* Whole machine (-a): a fork's parent becomes a process of the model too. */
 	bool all_processes;

@@ -289,6 +289,30 @@ static int notify_waker(struct model *m, struct thread *wakee, uint64_t wait_ns)
 	return push_marker(waker, &mk);
 }
 
+/*
+ * --syscalls=blocking: a wait of at least --syscall-min inside a syscall is
+ * that syscall's marker, from the switch-out to the switch-in (its short
+ * on-CPU parts around the wait, and its return value, are not known). A
+ * syscall that sleeps several times gives one marker per long wait.
+ */
+static int blocking_syscall_marker(struct model *m, struct thread *t, uint64_t in, uint64_t off_ns)
+{
+	const struct sched_replay *r = t->replay;
+	struct syscall_marker mk = { 0 };
+
+	/* Runnable (preempted, yielded) is not waiting in the syscall, whatever the record says. */
+	if (!m->syscalls_from_switch || r->sys_nr < 0 || is_runnable_reason(r->reason) ||
+	    off_ns < m->syscall_min_ns)
+		return 0;
+	mk.start = r->since;
+	mk.end = in;
+	mk.nr = (uint32_t)r->sys_nr;
+	memcpy(mk.args, r->sys_args, sizeof(mk.args));
+	mk.blocked_wait = true;
+	m->stats.syscall_markers++;
+	return vec_push(&t->syscall_markers, mk) ? -ENOMEM : 0;
+}
+
 /* The thread got a CPU again at `in`: the off-CPU interval becomes samples and markers. */
 static int close_offcpu(struct model *m, struct thread *t, uint64_t in)
 {
@@ -317,6 +341,8 @@ static int close_offcpu(struct model *m, struct thread *t, uint64_t in)
 			t->sched.offcpu_hidden_ns += off_ns;
 		}
 		if ((err = emit_offcpu_samples(m, t, r->since, off_ns)))
+			return err;
+		if ((err = blocking_syscall_marker(m, t, in, off_ns)))
 			return err;
 	}
 
@@ -449,6 +475,8 @@ static int replay_switch_out(struct model *m, struct thread *t, const struct sch
 	r->since = ev->ts;
 	r->reason = (uint8_t)reason;
 	r->stack = ev->stack;
+	r->sys_nr = ev->sys_nr;
+	memcpy(r->sys_args, ev->sys_args, sizeof(r->sys_args));
 	/*
 	 * The kernel takes at most one stack per thread and switch-out place
 	 * (slot) per sampling interval; the switch-outs in between stand on

@@ -36,6 +36,8 @@ struct sched_event {
 	uint8_t flags;
 	uint8_t stack_slot; /* SWITCH_OUT: the switch-out place its stack belongs to */
 	uint8_t ustack_end; /* SAMPLE: why its user stack ends there (enum ustack_end) */
+	int32_t sys_nr;	    /* SWITCH_OUT: the syscall it went to sleep in, or -1 */
+	uint64_t sys_args[6];
 };
 
 /*
@@ -75,6 +77,9 @@ struct sched_replay {
 	uint32_t other_pid, other_tid; /* waker or preemptor while off */
 	char other_comm[BPFPROF_COMM_LEN];
 	bool other_known;
+	/* off: the syscall it sleeps in (--syscalls=blocking), or -1. */
+	int32_t sys_nr;
+	uint64_t sys_args[6];
 };
 
 /* The replay of `t`, created on first use; NULL on -ENOMEM. */

@@ -15,7 +15,7 @@
 
 int model_add_syscall(struct model *m, const struct syscall_event *e, size_t size)
 {
-	struct syscall_marker mk;
+	struct syscall_marker mk = { 0 };
 	struct thread *t;
 
 	if (size < sizeof(*e) || e->enter_ts > e->hdr.ts) {
@@ -110,12 +110,15 @@ void syscalls_finish(struct thread *t)
 	/*
 	 * A marker's syscall is in the totals too, unless the thread's totals
 	 * were lost (a full ring buffer): then the markers alone are counted.
+	 * Blocked waits (--syscalls=blocking) come without any totals.
 	 */
 	for (size_t i = 0; i < t->syscall_markers.len; i++) {
 		const struct syscall_marker *mk = &t->syscall_markers.data[i];
-		struct syscall_count *c = count_of(t, mk->nr);
+		struct syscall_count *c;
 
-		if (!c)
+		if (mk->blocked_wait)
+			continue;
+		if (!(c = count_of(t, mk->nr)))
 			break;
 		c->shown++;
 		if (c->count < c->shown) {

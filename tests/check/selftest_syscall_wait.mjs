@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: BSD-2-Clause
+//
+// Self-test of syscall_wait_checks.mjs (node --test): a profile as
+// --syscalls=blocking makes it passes; markers missing, with the wrong fd,
+// too short, on the spinner, or with totals beside them fail, each with its
+// own check. Needs no root and no bpfprof.
+
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+
+import { Report } from './report.mjs';
+import { assertOnlyFails } from './selftest_assert.mjs';
+import { judgeBlocking } from './syscall_wait_checks.mjs';
+
+const WAIT = 'bpfprof.SyscallWait';
+const truth = {
+	sreader: { tid: '11', fd: 3, ask: 4096, reads: 101, bytes: 10000 },
+	sfeeder: { tid: '12', fd: 4, bytesPerWrite: 100, writes: 100, periodMs: 20 },
+	sspinner: { tid: '13', getppid: 1000000, loopWallMs: 2000, slow: 0 },
+	ssleeper: { tid: '14', nanosleeps: 1800, under: 0 },
+};
+const SCHEMAS = ['bpfprof.Process', 'bpfprof.Syscall', WAIT];
+
+function good() {
+	const read = (i) => ({ name: 'read', type: WAIT, duration: 19.9 + (i % 3) * 0.05, data: { fd: 3, count: 4096 } });
+	return new Map([
+		['sreader', Array.from({ length: 100 }, (_, i) => read(i))],
+		['sfeeder', Array.from({ length: 100 }, () => ({ name: 'clock_nanosleep', type: WAIT, duration: 19.99, data: {} }))],
+		['ssleeper', Array.from({ length: 1800 }, () => ({ name: 'nanosleep', type: WAIT, duration: 1.06, data: {} }))],
+		['sspinner', []],
+	]);
+}
+
+const count = (byThread) => [...byThread.values()].flat().filter((m) => m.type === WAIT).length;
+
+function failures(byThread, { schemas = SCHEMAS, summary = count(byThread),
+			      sleeperSched = { offCpuCount: 1800, hiddenOffCpuCount: 1800 - byThread.get('ssleeper').length } } = {}) {
+	const report = new Report('selftest', { out: () => {} });
+	judgeBlocking(report, { byThread, schemas, truth, summary, sleeperSched });
+	return report.failures;
+}
+
+describe('syscall wait checks', () => {
+	test('a profile as --syscalls=blocking makes it passes', () => assert.deepEqual(failures(good()), []));
+	test('read markers missing fail', () => {
+		const b = good();
+		b.set('sreader', b.get('sreader').slice(0, 90));
+		assertOnlyFails(failures(b), [/^90 read markers for the 101 reads/]);
+	});
+	test('a wrong fd fails', () => {
+		const b = good();
+		b.get('sreader')[5].data = { fd: 7, count: 4096 };
+		assertOnlyFails(failures(b), [/^99 of 100 read markers have fd 3/]);
+	});
+	test('reads far from the period fail', () => {
+		const b = good();
+		b.get('sreader').slice(0, 20).forEach((m) => { m.duration = 5; });
+		assertOnlyFails(failures(b), [/^80 of 100 last the feeder's 20 ms/]);
+	});
+	test('a few sleeps that waited under 1 ms pass; markers missing, too many short waits, or too short fail', () => {
+		const b = good();
+		b.set('ssleeper', b.get('ssleeper').slice(0, 1795));
+		assert.deepEqual(failures(b), []);
+		assertOnlyFails(failures(b, { sleeperSched: { offCpuCount: 1800, hiddenOffCpuCount: 0 } }),
+				[/^1795 nanosleep markers: one per wait/]);
+		b.set('ssleeper', b.get('ssleeper').slice(0, 1700));
+		assertOnlyFails(failures(b), [/^100 of its 1 ms nanosleeps waited less than 1 ms/]);
+		assertOnlyFails(failures(good(), { sleeperSched: { offCpuCount: 1500, hiddenOffCpuCount: 0 } }),
+				[/counts 1500 waits for its 1800/, /^1800 nanosleep markers: one per wait/]);
+		const c = good();
+		c.get('ssleeper')[0].duration = 0.5;
+		assertOnlyFails(failures(c), [/no nanosleep marker is shorter/]);
+	});
+	test('a spinner marker fails', () => {
+		const b = good();
+		b.set('sspinner', [{ name: 'getppid', type: WAIT, duration: 1.2, data: {} }]);
+		assertOnlyFails(failures(b), [/the spinner has no syscall marker \(found 1\)/]);
+	});
+	test('totals or traced markers, or a summary that disagrees, fail', () => {
+		const b = good();
+		b.get('sspinner').push({ name: 'Syscall totals', type: 'bpfprof.SyscallTotals', duration: 2000, data: {} });
+		assertOnlyFails(failures(b, { schemas: [...SCHEMAS, 'bpfprof.SyscallTotals'] }),
+				[/meta.markerSchema has bpfprof.SyscallWait and no/, /no traced syscall or totals marker/]);
+		assertOnlyFails(failures(good(), { summary: 5 }), [/summary says 5 waits/]);
+	});
+});
