@@ -320,24 +320,38 @@ static void blocking_syscall_markers(void)
 		m.syscall_min_ns = 1 * MS;
 		sample(&m, 300, 301, T0 + 1 * MS, T0 + 500 * US);
 		/* read(3, buf, 4096) sleeps 20 ms. */
-		feed(&m, mk_switch((struct sw_args){ .pid = 300, .tid = 301, .ts = T0 + 10 * MS,
+		feed(&m, mk_switch((struct sw_args){ .pid = 300,
+						     .tid = 301,
+						     .ts = T0 + 10 * MS,
 						     .since = T0 + 500 * US,
-						     .state = KTASK_INTERRUPTIBLE, .in_syscall = true,
-						     .sys_nr = 0, .fd = 3, .count = 4096 }));
+						     .state = KTASK_INTERRUPTIBLE,
+						     .in_syscall = true,
+						     .sys_nr = 0,
+						     .fd = 3,
+						     .count = 4096 }));
 		sample(&m, 300, 301, T0 + 30500 * US, T0 + 30 * MS);
 		/* A futex wait of 0.5 ms: under the threshold. */
-		feed(&m, mk_switch((struct sw_args){ .pid = 300, .tid = 301, .ts = T0 + 31 * MS,
+		feed(&m, mk_switch((struct sw_args){ .pid = 300,
+						     .tid = 301,
+						     .ts = T0 + 31 * MS,
 						     .since = T0 + 30 * MS,
-						     .state = KTASK_INTERRUPTIBLE, .in_syscall = true,
+						     .state = KTASK_INTERRUPTIBLE,
+						     .in_syscall = true,
 						     .sys_nr = 202 }));
 		sample(&m, 300, 301, T0 + 31700 * US, T0 + 31500 * US);
 		/* Preempted inside a syscall, off for 5 ms: runnable, not waiting in it. */
-		feed(&m, mk_switch((struct sw_args){ .pid = 300, .tid = 301, .ts = T0 + 32 * MS,
-						     .since = T0 + 31500 * US, .preempt = true,
-						     .in_syscall = true, .sys_nr = 1 }));
+		feed(&m, mk_switch((struct sw_args){ .pid = 300,
+						     .tid = 301,
+						     .ts = T0 + 32 * MS,
+						     .since = T0 + 31500 * US,
+						     .preempt = true,
+						     .in_syscall = true,
+						     .sys_nr = 1 }));
 		sample(&m, 300, 301, T0 + 37500 * US, T0 + 37 * MS);
 		/* Asleep 5 ms outside any syscall (a page fault's I/O). */
-		feed(&m, mk_switch((struct sw_args){ .pid = 300, .tid = 301, .ts = T0 + 38 * MS,
+		feed(&m, mk_switch((struct sw_args){ .pid = 300,
+						     .tid = 301,
+						     .ts = T0 + 38 * MS,
 						     .since = T0 + 37 * MS,
 						     .state = KTASK_UNINTERRUPTIBLE }));
 		sample(&m, 300, 301, T0 + 43500 * US, T0 + 43 * MS);
@@ -358,7 +372,7 @@ static void blocking_syscall_markers(void)
 		CHECK_EQ_INT(mk->end, T0 + 30 * MS);
 		CHECK_EQ_INT(mk->args[0], 3);
 		CHECK_EQ_INT(mk->args[2], 4096);
-next:
+	next:
 		model_free(&m);
 	}
 }
