@@ -519,6 +519,10 @@ static __always_inline void note_left_targets(struct task_struct *task, __u32 tg
 	submit(e, size, EV_SWITCH, e->hdr.cpu);
 }
 
+/* Kernel threads and io_uring/user workers: their saved registers are zeros, not a syscall. */
+#define TASK_NO_SYSCALL_REGS (0x00200000 /* PF_KTHREAD */ | 0x00000010 /* PF_IO_WORKER */ | \
+			      0x00004000 /* PF_USER_WORKER */)
+
 /*
  * The syscall `task` (current, going to sleep) is inside, from the
  * registers saved at its entry: orig_ax holds the number during a syscall
@@ -527,9 +531,12 @@ static __always_inline void note_left_targets(struct task_struct *task, __u32 tg
 static __always_inline void read_blocking_syscall(struct task_struct *task, struct switch_event *e)
 {
 #if defined(__TARGET_ARCH_x86)
-	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	struct pt_regs *regs;
 	long nr;
 
+	if (task->flags & TASK_NO_SYSCALL_REGS)
+		return;
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	if (!regs)
 		return;
 	nr = BPF_CORE_READ(regs, orig_ax);
