@@ -287,10 +287,30 @@ export function checkBurner(report, profile, { pid, tids, systemWide, durationS,
 			.sort((a, b) => b[2] - a[2]);
 		report.check(others.length >= 1, `other processes are present: ${others.length}`);
 		report.note(`busiest: ${counts.slice(0, 5).map(([p, n, c]) => `${n} (${p}) ${c} samples`).join(', ')}`);
+		checkNoKernelThreadSyscalls(report, profile);
 	} else {
 		report.check(others.length === 0, `no threads of other processes (found pids: ` +
 						  `${others.slice(0, 10).join(', ') || 'none'})`);
 	}
+}
+
+// A wait inside a syscall (--syscalls=blocking) belongs to a thread that runs user code: one
+// with a user frame in some sample (on-CPU, or the switch-out stack of an off-CPU one). Kernel
+// threads have none, and their saved registers are zeros, which once read as read(0, 0, 0).
+function checkNoKernelThreadSyscalls(report, profile) {
+	const bad = [];
+	let waits = 0;
+	for (const t of profile.threads) {
+		const m = t.markers;
+		let n = 0;
+		for (let i = 0; i < (m?.length || 0); i++)
+			n += m.data[i]?.type === 'bpfprof.SyscallWait';
+		waits += n;
+		if (n && !profile.samplesOf(t).some((s) => s.path.some((f) => profile.frameCategory(f) === CATEGORY_USER)))
+			bad.push(`${t.name} (${t.tid}): ${n}`);
+	}
+	report.check(bad.length === 0, `the ${waits} syscall waits are all on threads that run user code ` +
+		     `(on threads without any user frame: ${bad.slice(0, 5).join(', ') || 'none'})`);
 }
 
 // The workload's functions are user code of the burner binary.
