@@ -156,6 +156,46 @@ out:
 	model_free(&m);
 }
 
+/*
+ * A thread the new program starts, whose first sample is drained before
+ * the exec's side-band record: it belongs to the new image, alive, not to
+ * the old one (whose other threads the exec killed), whether the old image
+ * ran code of its own or not.
+ */
+static void early_thread_of_the_new_program(void)
+{
+	for (int old_ran = 0; old_ran <= 1; old_ran++) {
+		struct model m;
+		struct map_entry old_exe = exe_map(0x400000, 0x500000, 0, 7);
+		const struct thread *early;
+		const struct process *p_new;
+
+		init_model(&m);
+		CHECK_EQ_INT(model_fork(&m, 1, 1, 400, 400, T0 + 1 * MS), 0);
+		CHECK_EQ_INT(model_mmap(&m, 400, T0 + 1 * MS, &old_exe), 0);
+		if (old_ran)
+			CHECK_EQ_INT(
+				sample_object(&m, 400, 400, "old", T0 + 2 * MS, 0x401000, NULL),
+				107);
+		/* Thread 402 of the new program, sampled at 6 ms; the exec (5 ms) is read after. */
+		sample_object(&m, 400, 402, "worker", T0 + 6 * MS, 0x401000, NULL);
+		CHECK_EQ_INT(model_comm(&m, 400, 400, "new", true, T0 + 5 * MS), 0);
+		CHECK_EQ_INT(model_finish(&m), 0);
+		p_new = model_process(&m, 400, T0 + 6 * MS);
+		early = model_find_thread(&m, 402);
+		CHECK(p_new && early);
+		if (!p_new || !early)
+			goto next;
+		CHECK_EQ_STR(p_new->name, "new");
+		CHECK(&m.processes.data[early->process] == p_new);
+		CHECK(!early->exited);
+		CHECK_EQ_INT(early->samples.len, 1);
+		CHECK_EQ_INT(images_of(&m, 400), old_ran ? 2 : 1);
+	next:
+		model_free(&m);
+	}
+}
+
 /* fork + exec with nothing run in between: one process, the new program, from the fork. */
 static void fork_then_exec_is_one_process(void)
 {
@@ -268,6 +308,7 @@ int main(void)
 	RUN(fork_inherits_mappings_and_lifetimes);
 	RUN(exec_starts_a_new_image);
 	RUN(fork_then_exec_is_one_process);
+	RUN(early_thread_of_the_new_program);
 	RUN(rename_and_pid_reuse);
 	RUN(latest_name_wins_whatever_the_arrival_order);
 	RUN(new_mapping_replaces_what_it_overlaps);

@@ -197,12 +197,29 @@ int model_exit(struct model *m, uint32_t pid, uint32_t tid, uint64_t ts)
 	return 0;
 }
 
-/* No sample of the image's own code so far (queued for the replay or final). */
-static bool image_ran_no_code(const struct model *m, const struct process *p)
+/*
+ * A thread first seen after `ts` with no fork record of its own before it:
+ * its records were drained before the exec's side-band record (the rings
+ * and the side-band are read one after the other). It cannot be a thread
+ * of the image the exec ended, whose other threads the kernel killed
+ * (de_thread): it is the new program's.
+ */
+static bool seen_only_after(const struct thread *t, uint64_t ts)
+{
+	return !t->registered && t->first_ts >= ts;
+}
+
+/*
+ * No sample of the image's own code before the exec at ts (queued for the
+ * replay or final): threads first seen after it are the new program's.
+ */
+static bool image_ran_no_code(const struct model *m, const struct process *p, uint64_t ts)
 {
 	for (size_t i = 0; i < p->threads.len; i++) {
 		const struct thread *t = &m->threads.data[p->threads.data[i]];
 
+		if (seen_only_after(t, ts))
+			continue;
 		if (t->samples.len)
 			return false;
 		for (size_t k = 0; t->replay && k < t->replay->pending.len; k++)
@@ -210,6 +227,35 @@ static bool image_ran_no_code(const struct model *m, const struct process *p)
 				return false;
 	}
 	return true;
+}
+
+/*
+ * The threads of image `old_idx` first seen after the exec at ts go to the
+ * new image `new_idx`, alive: they were put in the old one only because
+ * the exec's record came late. 0 or -ENOMEM.
+ */
+static int adopt_early_threads(struct model *m, uint32_t old_idx, uint32_t new_idx, uint64_t ts)
+{
+	struct process *old = &m->processes.data[old_idx];
+	size_t kept = 0;
+
+	for (size_t i = 0; i < old->threads.len; i++) {
+		uint32_t ti = old->threads.data[i];
+		struct thread *t = &m->threads.data[ti];
+
+		if (!seen_only_after(t, ts)) {
+			old->threads.data[kept++] = ti;
+			continue;
+		}
+		t->process = new_idx;
+		t->exited = false;
+		t->unregister_ts = 0;
+		if (vec_push(&m->processes.data[new_idx].threads, ti))
+			return -ENOMEM;
+		old = &m->processes.data[old_idx];
+	}
+	old->threads.len = kept;
+	return 0;
 }
 
 /*
@@ -237,7 +283,7 @@ static int reuse_image(struct model *m, struct process *p, uint32_t tid, const c
 	/* de_thread: every other thread is gone; the exec'ing one is the leader now. */
 	for (size_t i = 0; i < p->threads.len; i++) {
 		t = &m->threads.data[p->threads.data[i]];
-		if (t->tid != tid)
+		if (t->tid != tid && !seen_only_after(t, ts))
 			end_thread(t, ts);
 	}
 	t = model_thread(m, p->pid, tid, -1, ts);
@@ -250,7 +296,7 @@ static int reuse_image(struct model *m, struct process *p, uint32_t tid, const c
 int model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, bool exec,
 	       uint64_t ts)
 {
-	uint32_t old_idx = NO_INDEX;
+	uint32_t old_idx = NO_INDEX, new_idx;
 	struct process *p;
 	struct thread *t;
 
@@ -267,7 +313,7 @@ int model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, bo
 	}
 	/* A new program in this pid: the old image ends here and a new process begins. */
 	p = known_process(m, pid, ts);
-	if (p && image_ran_no_code(m, p))
+	if (p && image_ran_no_code(m, p, ts))
 		return reuse_image(m, p, tid, comm, ts);
 	if (p) {
 		end_image(m, p, ts);
@@ -276,8 +322,11 @@ int model_comm(struct model *m, uint32_t pid, uint32_t tid, const char *comm, bo
 	p = model_new_image(m, pid, ts);
 	if (!p)
 		return -ENOMEM;
-	if (old_idx != NO_INDEX && inherit_cgroup(p, &m->processes.data[old_idx]))
+	new_idx = (uint32_t)(p - m->processes.data);
+	if (old_idx != NO_INDEX && (inherit_cgroup(p, &m->processes.data[old_idx]) ||
+				    adopt_early_threads(m, old_idx, new_idx, ts)))
 		return -ENOMEM;
+	p = &m->processes.data[new_idx];
 	mark_started(p, ts);
 	copy_comm(p->name, comm);
 	/* After an exec the thread that made it has the pid as tid (the kernel's de_thread). */
