@@ -121,6 +121,9 @@ bad_unwind)
 bad_syscalls)
 	expect_error '--syscalls=every: unknown mode; use blocking, all or off' --syscalls=every -a -d 1 -o "$OUT"
 	;;
+syscalls_value_without_equals)
+	expect_error "option '--syscalls' takes its value after '=' \(--syscalls=all\)" --syscalls all -a -d 1 -o "$OUT"
+	;;
 bad_debuginfod_timeout)
 	expect_error '--debuginfod-timeout 10: give a time such as 10s or 500ms' --debuginfod-timeout 10 -a -d 1 -o "$OUT"
 	;;
