@@ -701,9 +701,8 @@ static int check_option_words(int nopt, char **argv)
 			/* An optional value only ever comes after '=' (argp's rule): say so. */
 			if (d->arg && (d->flags & OPTION_ARG_OPTIONAL) && !eq && i + 1 < nopt &&
 			    argv[i + 1][0] != '-') {
-				log_error("option '%s' takes its value after '=' (%s=%s); see bpfprof "
-					  "--help",
-					  a, a, argv[i + 1]);
+				log_error("option '%s' takes its value after '=' (%s=%s)", a, a,
+					  argv[i + 1]);
 				return -EINVAL;
 			}
 			if (d->arg && !(d->flags & OPTION_ARG_OPTIONAL) && !eq && ++i >= nopt) {
