@@ -13,8 +13,10 @@
  * two direct switches, the worst case for a tracer; two different ones:
  * every wakeup crosses CPUs), which makes runs far less noisy.
  *
- * Usage: pingpong [-s SECONDS] [-c PING_CPU,PONG_CPU]
- * Prints one line:
+ * Usage: pingpong [-s SECONDS] [-c PING_CPU,PONG_CPU] [-p]
+ * -p first prints the process id on a line of its own, as the test workloads
+ * do (tests/integration/sched_kept_wakeups.sh runs it under bpfprof). Then
+ * one line:
  *   round_trips=N seconds=S rt_per_s=R cpu_s=C rt_per_cpu_s=P same_cpu_pct=X
  * where cpu_s is the CPU time both threads used (CLOCK_PROCESS_CPUTIME_ID)
  * and same_cpu_pct the share of round trips in which ping found pong's last
@@ -126,7 +128,7 @@ int main(int argc, char **argv)
 	pthread_t pong;
 	int opt, err;
 
-	while ((opt = getopt(argc, argv, "s:c:")) != -1) {
+	while ((opt = getopt(argc, argv, "s:c:p")) != -1) {
 		char *end;
 
 		switch (opt) {
@@ -146,8 +148,13 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 'p':
+			printf("%d\n", (int)getpid());
+			fflush(stdout);
+			break;
 		default:
-			fprintf(stderr, "usage: %s [-s SECONDS] [-c PING_CPU,PONG_CPU]\n", argv[0]);
+			fprintf(stderr, "usage: %s [-s SECONDS] [-c PING_CPU,PONG_CPU] [-p]\n",
+				argv[0]);
 			return 2;
 		}
 	}

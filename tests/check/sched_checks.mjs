@@ -669,6 +669,32 @@ export const EXPECTATIONS = {
 							   `${v} (need >= ${min})`);
 		},
 	},
+	// The kernel keeps the wakeup of a wait still under the threshold with
+	// the wakee and hands it over in the wakee's next record: it costs no
+	// record of its own. Only the wakeups of long waits, of new threads and a
+	// few that raced with a switch may come as records ("Wakeups" minus
+	// "Wakeups kept in the kernel" in meta.extra); at most MAX_SENT_PCT % of
+	// all wakeups beyond those, of at least MIN_WAKEUPS.
+	'kept-wakeups': {
+		args: 'MAX_SENT_PCT MIN_WAKEUPS', threads: [],
+		json: (ctx, maxPct, minWakeups) => {
+			const all = ctx.profile.extraValue('Wakeups');
+			const kept = ctx.profile.extraValue('Wakeups kept in the kernel');
+			const threads = ctx.profile.threadsOf(ctx.pid);
+			let long = 0;
+			for (const t of threads) {
+				const s = markersOf(ctx.profile, t, 'Scheduling')[0]?.data;
+				long += s ? s.offCpuCount - s.hiddenOffCpuCount : 0;
+			}
+			const sent = all - kept;
+			const allowed = long + threads.length + Math.ceil((all * Number(maxPct)) / 100);
+			ctx.report.check(Number.isInteger(all) && all >= Number(minWakeups),
+					 `the recording has ${all} wakeups of pid ${ctx.pid}'s threads (need >= ${minWakeups})`);
+			ctx.report.check(Number.isInteger(all) && Number.isInteger(kept) && sent <= allowed,
+					 `${sent} of ${all} wakeups came as records, ${kept} were kept in the kernel (allowed: ` +
+						 `${long} long waits + ${threads.length} threads + ${maxPct}% = ${allowed})`);
+		},
+	},
 	// Any count of the thread's Scheduling summary, e.g. hiddenRunnableCount
 	// or wakeupsSent (which need the wakeups of waits under the threshold).
 	'summary-min': {

@@ -230,6 +230,22 @@ describe('pipepair: markers', () => {
 				 /^profiler-cli: pwriter's Scheduling marker shows wakeupsSent 0/]);
 	});
 
+	test('kept-wakeups: wakeups of short waits sent as records, or too few wakeups, fail', () => {
+		// 99 reader and 99 writer waits of 20 ms under a 50 ms threshold; main's one wait is long.
+		const withCounts = (all, kept) => {
+			const json = pipepairProfile({ schedMinMs: 50 });
+			json.meta.extra = [...(json.meta.extra ?? []), { label: 'Scheduling', entries: [
+				{ label: 'Wakeups', format: 'integer', value: all },
+				{ label: 'Wakeups kept in the kernel', format: 'integer', value: kept }] }];
+			return run(json, { pid: PIPEPAIR_DEFAULTS.pid, expect: ['kept-wakeups 2 150'], schedMinMs: 50 });
+		};
+		assert.deepEqual(withCounts(198, 194), []);
+		assertOnlyFails(withCounts(198, 20), [/^178 of 198 wakeups came as records, 20 were kept .*= 8\)/]);
+		assertOnlyFails(withCounts(99, 99), [/has 99 wakeups of pid 7000's threads \(need >= 150\)/]);
+		assertOnlyFails(pipe({ schedMinMs: 50 }, { expect: ['kept-wakeups 2 150'], schedMinMs: 50 }),
+				[/has undefined wakeups/, /came as records/]);
+	});
+
 	test('--no-off-cpu: off-CPU samples fail, markers stay', () => {
 		const expect = ['no-offcpu-samples', 'offcpu-markers preader sleeping pwriter 20', 'runnable-markers preader pwriter'];
 		assert.deepEqual(pipe({ offCpuSamples: false }, { expect, offCpuSamples: false }), []);

@@ -29,6 +29,14 @@ foreach(workload burner forker sleeper pipepair spawner syscaller cgroup_worker)
     LINK_OPTIONS "")
   target_link_libraries(bpfprof_workload_${workload} PRIVATE Threads::Threads)
 endforeach()
+# bench/'s ping-pong: two threads that wake each other, ~1 M switches/s when
+# pinned to one CPU.
+add_executable(bpfprof_workload_pingpong ${CMAKE_SOURCE_DIR}/bench/pingpong.c)
+set_target_properties(bpfprof_workload_pingpong PROPERTIES
+  OUTPUT_NAME pingpong
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads
+  COMPILE_OPTIONS "-O1;-fno-omit-frame-pointer;-Wall;-Wextra")
+target_link_libraries(bpfprof_workload_pingpong PRIVATE Threads::Threads)
 
 # --- Checker dependencies: `npm ci` into the build tree -----------------------
 add_test(NAME integration.setup.npm_ci
@@ -47,6 +55,7 @@ set(BPFPROF_INTEGRATION_ENV
   SPAWNER=$<TARGET_FILE:bpfprof_workload_spawner>
   SYSCALLER=$<TARGET_FILE:bpfprof_workload_syscaller>
   CGROUP_WORKER=$<TARGET_FILE:bpfprof_workload_cgroup_worker>
+  PINGPONG=$<TARGET_FILE:bpfprof_workload_pingpong>
   CHECK_DIR=${BPFPROF_TESTS_DIR}/check
   CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules
   NODE=${BPFPROF_NODE})
@@ -109,6 +118,8 @@ bpfprof_integration_test(sched_pipe 90 TRUE sched_pipe.sh)
 bpfprof_integration_test(sched_no_offcpu 90 TRUE sched_no_offcpu.sh)
 bpfprof_integration_test(sched_min 90 TRUE sched_min.sh)
 bpfprof_integration_test(sched_raw_tp 90 TRUE sched_raw_tp.sh)
+# Cheap capture (issue 18): the wakeups of short waits stay in the kernel.
+bpfprof_integration_test(sched_kept_wakeups 90 TRUE sched_kept_wakeups.sh)
 
 # Processes over time (issue 4): lifecycles, exec, renames, symbols of exited processes.
 # Ring buffers that cannot all be set up: one error, only our own descriptors closed.

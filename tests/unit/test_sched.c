@@ -659,6 +659,7 @@ static void folded_wakeups_count_like_records(void)
 	CHECK_EQ_INT(t->sched.runnable_hidden_ns, 250 * US);
 	CHECK_EQ_INT(t->sched.on_cpu_ns, 1500 * US + 500 * US + 200 * US + 100 * US);
 	CHECK_EQ_INT(m.stats.wakeups, 3);
+	CHECK_EQ_INT(m.stats.wakeups_folded, 2); /* the long sleep's came as a record */
 	/* All three wakeups counted for the waker; an instant only for the long sleep. */
 	CHECK_EQ_INT(w->sched.wakeups_sent, 3);
 	CHECK_EQ_INT(w->sched_markers.len, 1);

@@ -88,6 +88,8 @@ static void write_extra_sched(struct json_writer *w, const struct model *m,
 	extra_entry_int(w, "Lost wakeup events", meta->lost_wakeups);
 	extra_entry_int(w, "Context switches", m->stats.switches);
 	extra_entry_int(w, "Wakeups", m->stats.wakeups);
+	/* How much of the wakeup traffic the kernel absorbed: those cost no record. */
+	extra_entry_int(w, "Wakeups kept in the kernel", m->stats.wakeups_folded);
 	extra_entry_int(w, "Off-CPU samples written", m->stats.offcpu_samples);
 	extra_entry_int(w, "Scheduler events that arrived too late", m->stats.sched_late_events);
 }

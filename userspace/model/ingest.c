@@ -152,6 +152,7 @@ static int queue_folded_wakeup(struct model *m, struct thread *t, const struct f
 	if (!w->ts)
 		return 0;
 	m->stats.wakeups++;
+	m->stats.wakeups_folded++;
 	ev.ts = w->ts;
 	ev.stack = NO_INDEX;
 	ev.type = SCHED_EV_WAKEUP;
