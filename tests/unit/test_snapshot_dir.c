@@ -3,7 +3,7 @@
  * The snapshot directory of `bpfprof continuous`: names that sort like
  * times, creating and checking the directory, pruning by count and size
  * without touching anything but snapshots, removing crashed writers'
- * temporary files (made by the real output_file.c), and parse_size().
+ * temporary files (made by the real output_file.c).
  */
 #include "cli/snapshot_dir.h"
 #include "emit/output_file.h"
@@ -543,73 +543,6 @@ static void test_open_removes_stale_temporaries(void)
 	snapshot_dir_close(&d);
 }
 
-static void test_parse_size(void)
-{
-	static const struct {
-		const char *s;
-		uint64_t want;
-	} good[] = {
-		{ "0", 0 },
-		{ "123", 123 },
-		{ "123B", 123 },
-		{ "512K", 512ULL << 10 },
-		{ "512k", 512ULL << 10 },
-		{ "1KB", 1024 },
-		{ "1KiB", 1024 },
-		{ "100M", 100ULL << 20 },
-		{ "100MiB", 100ULL << 20 },
-		{ "100mb", 100ULL << 20 },
-		{ "2G", 2ULL << 30 },
-		{ "2GB", 2ULL << 30 },
-		{ "2GiB", 2ULL << 30 },
-		{ "1T", 1ULL << 40 },
-		{ "1TiB", 1ULL << 40 },
-		{ "007", 7 },
-		{ "18446744073709551615", UINT64_MAX },
-		{ "16777215T", 16777215ULL << 40 },
-	};
-	static const struct {
-		const char *s;
-		int err;
-	} bad[] = {
-		{ "", -EINVAL },
-		{ "-1", -EINVAL },
-		{ "+1", -EINVAL },
-		{ " 1", -EINVAL },
-		{ "1 ", -EINVAL },
-		{ "1 M", -EINVAL },
-		{ "M", -EINVAL },
-		{ "1.5G", -EINVAL },
-		{ "10X", -EINVAL },
-		{ "10MBB", -EINVAL },
-		{ "10Mi", -EINVAL },
-		{ "0x10", -EINVAL },
-		{ "18446744073709551616", -ERANGE },
-		{ "99999999999999999999999", -ERANGE },
-		{ "16777216T", -ERANGE },
-		{ "17179869184G", -ERANGE },
-	};
-	uint64_t v;
-	size_t i;
-
-	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		v = 12345;
-		CHECK_EQ_INT(parse_size(good[i].s, &v), 0);
-		if (v != good[i].want)
-			fprintf(stderr, "  parse_size(\"%s\") = %" PRIu64 ", want %" PRIu64 "\n",
-				good[i].s, v, good[i].want);
-		CHECK(v == good[i].want);
-	}
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		v = 12345;
-		if (parse_size(bad[i].s, &v) != bad[i].err)
-			fprintf(stderr, "  parse_size(\"%s\") accepted or wrong error\n", bad[i].s);
-		CHECK_EQ_INT(parse_size(bad[i].s, &v), bad[i].err);
-		CHECK(v == 12345); /* untouched on error */
-	}
-	CHECK_EQ_INT(parse_size(NULL, &v), -EINVAL);
-}
-
 /* Best effort: one entry that cannot go must not keep the rest. */
 static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
@@ -636,7 +569,6 @@ int main(void)
 	RUN(test_prune_by_size);
 	RUN(test_prune_never_deletes_protected);
 	RUN(test_open_removes_stale_temporaries);
-	RUN(test_parse_size);
 	rc = test_summary();
 	chmod(path_in(base, "readonly"), 0700);
 	nftw(base, remove_entry, 16, FTW_DEPTH | FTW_PHYS);

@@ -2,7 +2,6 @@
 #include "options.h"
 
 #include <argp.h>
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -11,6 +10,7 @@
 #include <string.h>
 
 #include "../util/log.h"
+#include "option_values.h"
 #include "snapshot_dir.h"
 
 static const char doc[] =
@@ -150,73 +150,6 @@ struct parse_state {
 	int done;     /* --help/--version: exit 0 */
 	int reported; /* a handler already printed its one-line error */
 };
-
-/* Strict unsigned parse: digits only, no sign, no trailing junk. */
-static int parse_uint(const char *s, unsigned long long max, unsigned long long *out)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return -ERANGE;
-	*out = v;
-	return 0;
-}
-
-struct time_unit {
-	const char *suffix;
-	double ns;
-};
-
-/* A number (fractions allowed) and one suffix of `units`, at most a day; -EINVAL otherwise. */
-static int parse_time_ns(const char *s, const struct time_unit *units, size_t n, uint64_t *out)
-{
-	char *end;
-	double v;
-
-	if (!s || !(isdigit((unsigned char)*s) || *s == '.'))
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || !isfinite(v) || v < 0)
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(end, units[i].suffix)) {
-			double ns = v * units[i].ns;
-
-			if (ns > 86400e9)
-				return -ERANGE;
-			*out = (uint64_t)(ns + 0.5);
-			return 0;
-		}
-	return -EINVAL;
-}
-
-/* "1ms", "250us", "2s", "1.5ms", "100ns", or a bare number of ms; -EINVAL otherwise. */
-static int parse_duration_ns(const char *s, uint64_t *out)
-{
-	static const struct time_unit units[] = { { "ns", 1 },	 { "us", 1e3 }, { "µs", 1e3 },
-						  { "ms", 1e6 }, { "", 1e6 },	{ "s", 1e9 } };
-
-	return parse_time_ns(s, units, sizeof(units) / sizeof(units[0]), out);
-}
-
-/*
- * --interval: "500ms", "60s", "5m", "1h"; the unit is required (a bare
- * number, ms for the thresholds, is too easy to misread here).
- */
-static int parse_interval_ns(const char *s, uint64_t *out)
-{
-	static const struct time_unit units[] = {
-		{ "ms", 1e6 }, { "s", 1e9 }, { "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 }
-	};
-
-	return parse_time_ns(s, units, sizeof(units) / sizeof(units[0]), out);
-}
 
 static int read_max_sample_rate(void)
 {

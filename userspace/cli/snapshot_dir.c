@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -487,36 +486,3 @@ void snapshot_dir_close(struct snapshot_dir *d)
 	d->path = NULL;
 }
 
-int parse_size(const char *s, uint64_t *bytes)
-{
-	static const struct {
-		const char *suffix;
-		unsigned shift;
-	} units[] = {
-		{ "", 0 },     { "b", 0 },   { "k", 10 },   { "kb", 10 },  { "kib", 10 },
-		{ "m", 20 },   { "mb", 20 }, { "mib", 20 }, { "g", 30 },   { "gb", 30 },
-		{ "gib", 30 }, { "t", 40 },  { "tb", 40 },  { "tib", 40 },
-	};
-	uint64_t v = 0;
-	size_t i;
-
-	/* strtoull would take leading spaces and negate a '-'; read digits by hand. */
-	if (!s || s[0] < '0' || s[0] > '9')
-		return -EINVAL;
-	for (; *s >= '0' && *s <= '9'; s++) {
-		unsigned digit = (unsigned)(*s - '0');
-
-		if (v > (UINT64_MAX - digit) / 10)
-			return -ERANGE;
-		v = v * 10 + digit;
-	}
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (strcasecmp(s, units[i].suffix))
-			continue;
-		if (v > (UINT64_MAX >> units[i].shift))
-			return -ERANGE;
-		*bytes = v << units[i].shift;
-		return 0;
-	}
-	return -EINVAL;
-}

@@ -73,14 +73,4 @@ int snapshot_dir_prune(struct snapshot_dir *d, unsigned keep, uint64_t max_bytes
 /* Release `d`; safe to call twice and after a zero-initialised struct. */
 void snapshot_dir_close(struct snapshot_dir *d);
 
-/*
- * Parse a size in bytes: digits, then optionally a unit, case-insensitive:
- * B; K, KB, KiB; M, MB, MiB; G, GB, GiB; T, TB, TiB. Every unit is a power
- * of 1024 (KB too: this is a disk budget, and one meaning per letter is
- * easier to remember than two). No sign, no spaces, no fractions. 0 (the
- * value in *bytes), or -EINVAL for malformed input, -ERANGE when the value
- * does not fit 64 bits. Prints nothing: the caller names the option.
- */
-int parse_size(const char *s, uint64_t *bytes);
-
 #endif
