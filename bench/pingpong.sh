@@ -8,7 +8,9 @@
 # bpfprof's sched_switch and sched_waking programs sit on.
 #
 #   A  baseline: the workload alone
-#   B  bpfprof -a (defaults: scheduler capture, off-CPU stacks, 999 Hz samples)
+#   B  bpfprof -a (defaults: scheduler capture, off-CPU stacks, 999 Hz samples),
+#      or with --continuous `bpfprof continuous -a` (its defaults: 49 Hz,
+#      scheduler markers, no off-CPU samples), the fleet mode
 #   C  perf record -a -e sched:sched_switch (one record per switch, no stacks
 #      unless --perf-g)
 #
@@ -40,6 +42,7 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 PERF_G=0
 PIN_CPUS=
+CONTINUOUS=0
 # The profilers' own time limit: far beyond the workload, which ends each
 # recording with SIGINT; it only bounds a recording the script failed to stop.
 LIMIT_SLACK=30
@@ -61,6 +64,7 @@ with kernel.bpf_stats_enabled=1.
                     CPU, the worst case for a tracer); default: not pinned
   --perf-g          give perf -g too (stacks at every switch, like bpfprof's
                     off-CPU stacks); default is the plain tracepoint
+  --continuous      B is bpfprof continuous -a with its defaults, not bpfprof -a
   --quick           smoke test: 3 rounds of 2 s (explicit --rounds/--seconds win)
   -h, --help        this help
 EOF
@@ -70,11 +74,12 @@ set_option() {
 	case $1 in
 	--cpus) PIN_CPUS=$2 ;;
 	--perf-g) PERF_G=1 ;;
+	--continuous) CONTINUOUS=1 ;;
 	esac
 }
 
 parse_args() {
-	parse_bench_args "--cpus" "--perf-g" "$@"
+	parse_bench_args "--cpus" "--perf-g --continuous" "$@"
 	# Whole seconds: the profilers' limits (-d, sleep) are computed from it.
 	is_uint "$WORK_SECONDS" || die "--seconds wants a positive integer, not '$WORK_SECONDS'"
 	if [ -n "$PIN_CPUS" ]; then
@@ -199,7 +204,7 @@ run_config() {
 			read -r 'TP_B[r]' 'CP_B[r]' 'SAME_B[r]' <<<"$tp"
 			REC_CPU_B[r]=$(calc "$cpu1 - $cpu0" %.4f) WIN_B[r]=$((t1 - t0))
 			read -r 'LOST_SMP[r]' 'SW_B[r]' 'WK_B[r]' 'LOST_SW[r]' 'LOST_WK[r]' < <(bpfprof_counts)
-			rm -f "$WORK/bpfprof.json.gz"
+			rm -rf "$WORK/bpfprof.json.gz" "$WORK/snapshots"
 		else
 			stop_perf
 			read -r 'TP_C[r]' 'CP_C[r]' 'SAME_C[r]' <<<"$tp"
@@ -267,7 +272,7 @@ summarize_metric() {
 	echo "== $title, median of $ROUNDS rounds =="
 	printf '%-52s %10s %8s %9s\n' configuration "krt/s" "vs A" overhead
 	printf '%-52s %10s %8s %9s\n' "A  baseline (no profiler)" "$(krt "$ma")" 1.000 -
-	printf '%-52s %10s %8s %8s%%\n' "B  bpfprof -a (defaults)" "$(krt "$mb")" "$(calc "$mb / $ma" %.3f)" \
+	printf '%-52s %10s %8s %8s%%\n' "B  $B_LABEL" "$(krt "$mb")" "$(calc "$mb / $ma" %.3f)" \
 		"$(calc "(1 - $mb / $ma) * 100" %.1f)"
 	printf '%-52s %10s %8s %8s%%\n' "C  perf record -a $PERF_FLAGS-e sched:sched_switch" "$(krt "$mc")" \
 		"$(calc "$mc / $ma" %.3f)" "$(calc "(1 - $mc / $ma) * 100" %.1f)"
@@ -301,8 +306,12 @@ print_summary() {
 	mapfile -t sc < <(share_list REC_CPU_C WIN_C)
 	echo
 	echo "== events and losses, all $ROUNDS rounds =="
-	echo "bpfprof: $(sum_of "${SW_B[@]}") context switches and $(sum_of "${WK_B[@]}") wakeups recorded;" \
-		"lost: $(sum_of "${LOST_SW[@]}") switches, $(sum_of "${LOST_WK[@]}") wakeups, $(sum_of "${LOST_SMP[@]}") samples"
+	if [ "$CONTINUOUS" = 1 ]; then
+		echo "bpfprof: continuous mode prints no event counts (its snapshots hold them)"
+	else
+		echo "bpfprof: $(sum_of "${SW_B[@]}") context switches and $(sum_of "${WK_B[@]}") wakeups recorded;" \
+			"lost: $(sum_of "${LOST_SW[@]}") switches, $(sum_of "${LOST_WK[@]}") wakeups, $(sum_of "${LOST_SMP[@]}") samples"
+	fi
 	echo "perf:    $(sum_of "${EV_C[@]}") sched_switch records; lost: $(sum_of "${LOST_C[@]}") events"
 	echo "profiler process CPU while recording, share of all CPU time (median):" \
 		"bpfprof $(median "${sb[@]}")%, perf $(median "${sc[@]}")%"
@@ -321,10 +330,11 @@ measure_bpfprof_cost() {
 		return 0
 	fi
 	bpf_stats_run run_workload start_bpfprof
-	rm -f "$WORK/bpfprof.json.gz"
+	rm -rf "$WORK/bpfprof.json.gz" "$WORK/snapshots"
 	stats_window "workload $(krt "${STATS_OUT%% *}") krt/s, same CPU ${STATS_OUT##* }% of round trips"
 	echo "$STATS_TABLE"
 	stats_process_cpu ""
+	[ "$CONTINUOUS" = 1 ] && return 0
 	read -r smp sw wk swl wkl < <(bpfprof_counts)
 	echo "recorded: $sw switches, $wk wakeups; lost: $swl switches, $wkl wakeups, $smp samples"
 }
@@ -339,7 +349,15 @@ main() {
 
 	PERF_FLAGS=
 	[ "$PERF_G" = 1 ] && PERF_FLAGS='-g '
-	BPFPROF_ARGS=(-a -d $((WORK_SECONDS + LIMIT_SLACK)) -o "$WORK/bpfprof.json.gz")
+	if [ "$CONTINUOUS" = 1 ]; then
+		# One snapshot interval longer than any run: the mode's steady state.
+		BPFPROF_ARGS=(continuous -a --out-dir "$WORK/snapshots" --interval 60s)
+		BPFPROF_DONE='^bpfprof: stopped after '
+		B_LABEL="bpfprof continuous -a (defaults)"
+	else
+		BPFPROF_ARGS=(-a -d $((WORK_SECONDS + LIMIT_SLACK)) -o "$WORK/bpfprof.json.gz")
+		B_LABEL="bpfprof -a (defaults)"
+	fi
 
 	build_workload
 	PERF_CONTROL=0
