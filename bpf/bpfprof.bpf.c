@@ -99,15 +99,22 @@ struct {
 
 /*
  * When this CPU last switched tasks, i.e. when the task now running on it
- * got the CPU. Samples and switch-outs carry it, so a switch-in needs no
- * record of its own: that halves the records on switch-heavy machines.
+ * got the CPU, and that task's CPU time by the kernel then (0 for tasks
+ * that are no target). Samples and switch-outs carry them, so a switch-in
+ * needs no record of its own: that halves the records on switch-heavy
+ * machines.
  */
+struct cpu_slice {
+	__u64 since;
+	__u64 runtime_ns;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, __u64);
-} cpu_switch_ts SEC(".maps");
+	__type(value, struct cpu_slice);
+} cpu_slices SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -316,8 +323,9 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	__u32 zero = 0;
+	struct cpu_slice *slice;
 	struct sample_event *e;
-	__u64 size, *switch_ts;
+	__u64 size;
 	__u32 kn, un;
 
 	if (tid == 0 && !include_idle)
@@ -338,8 +346,9 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	e->hdr.tid = tid;
 	e->period = ctx->sample_period;
 	e->flags = 0;
-	switch_ts = bpf_map_lookup_elem(&cpu_switch_ts, &zero);
-	e->oncpu_since = switch_ts ? *switch_ts : 0;
+	slice = bpf_map_lookup_elem(&cpu_slices, &zero);
+	e->oncpu_since = slice ? slice->since : 0;
+	e->oncpu_runtime_ns = slice ? slice->runtime_ns : 0;
 	current_comm(e->comm);
 	e->woken.ts = 0;
 	if (defer_wakeups && tid != 0) {
@@ -582,21 +591,23 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 					  struct task_struct *next, bool btf, bool cg_kfunc)
 {
 	__u32 zero = 0, prev_tid, prev_tgid, next_tid, next_tgid, kn = 0, un = 0;
-	__u64 now = bpf_ktime_get_ns(), since = 0, size, *switch_ts;
+	__u64 now = bpf_ktime_get_ns(), since = 0, size;
 	struct task_sched_state *ts;
+	struct cpu_slice *slice;
 	struct task_struct *cur;
 	struct switch_event *e;
 	bool next_target;
 
-	switch_ts = bpf_map_lookup_elem(&cpu_switch_ts, &zero);
-	if (switch_ts) {
-		since = *switch_ts;
-		*switch_ts = now;
-	}
-
 	next_tid = TASK_READ(btf, next, pid);
 	next_tgid = TASK_READ(btf, next, tgid);
 	next_target = next_tid != 0 && task_is_target(next, next_tgid, cg_kfunc);
+	slice = bpf_map_lookup_elem(&cpu_slices, &zero);
+	if (slice) {
+		since = slice->since;
+		slice->since = now;
+		/* next has not run since its last switch-out: this is final until it does. */
+		slice->runtime_ns = next_target ? TASK_READ(btf, next, se.sum_exec_runtime) : 0;
+	}
 	/* Only the BTF-typed next can reach its task storage: raw_tp sees leavers at switch-out. */
 	if (nr_cgroups && btf && next_tid != 0 && !next_target)
 		note_left_targets(next, next_tgid, next_tid, now, now);

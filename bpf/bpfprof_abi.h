@@ -107,6 +107,13 @@ struct sample_event {
 	 * context switch, 0 if none was seen since the recording started.
 	 */
 	__u64 oncpu_since;
+	/*
+	 * The thread's se.sum_exec_runtime when it got this CPU (at
+	 * oncpu_since; 0: unknown): the kernel's CPU time of everything it ran
+	 * before this slice, so a slice whose switch-in follows switch-outs the
+	 * replay never saw still starts from the kernel's exact figure.
+	 */
+	__u64 oncpu_runtime_ns;
 	__u16 kstack_len;
 	__u16 ustack_len;
 	__u32 flags;

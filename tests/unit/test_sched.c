@@ -1156,6 +1156,50 @@ out:
 	model_free(&m);
 }
 
+/* A sample of `tid` (pid 200) in a slice since `since`, when the kernel had counted `runtime`. */
+static void sample_rt(struct model *m, uint32_t tid, uint64_t ts, uint64_t since, uint64_t runtime)
+{
+	union record r = mk_sample(200, tid, 0, ts, since);
+
+	r.sample.oncpu_runtime_ns = runtime;
+	feed(m, r);
+}
+
+/*
+ * Samples carry the kernel's CPU time at their slice's switch-in: a slice
+ * whose switch-outs were never seen (lost, or kept in the kernel) gives its
+ * CPU time to the first sample after it, not to whatever follows the next
+ * switch-out. Slices 1..2 ms (its switch-out lost) and 3..3.5 ms (not seen
+ * at all), then 4..5 ms.
+ */
+static void sample_runtime_places_unseen_slices(void)
+{
+	struct model m;
+	const struct thread *t;
+
+	setup(&m);
+	m.stop_ts = T0 + 10 * MS;
+	sample_rt(&m, 203, T0 + 1500 * US, T0 + 1 * MS, 5 * MS);
+	sample_rt(&m, 203, T0 + 4500 * US, T0 + 4 * MS, 6500 * US);
+	sleep_out(&m, 203, T0 + 5 * MS, T0 + 4 * MS, 7500 * US);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	t = thread_of(&m, 203);
+	CHECK(t != NULL);
+	if (!t)
+		goto out;
+	CHECK(t->samples.len >= 3);
+	if (t->samples.len >= 3) {
+		check_sample(&t->samples.data[0], T0 + 1500 * US, 500 * US, SAMPLE_ON_CPU);
+		/* 1 ms of unseen slices, then its own 0.5 ms. */
+		check_sample(&t->samples.data[1], T0 + 4500 * US, 1500 * US, SAMPLE_ON_CPU);
+		check_sample(&t->samples.data[2], T0 + 5 * MS, 500 * US, SAMPLE_OFF_CPU);
+	}
+	CHECK_EQ_INT(sum_deltas(t), 2500 * US);
+	CHECK_EQ_INT(t->sched.on_cpu_ns, 2500 * US);
+out:
+	model_free(&m);
+}
+
 static void exiting_thread_has_no_offcpu_tail(void)
 {
 	struct model m;
@@ -1405,6 +1449,7 @@ int main(void)
 	RUN(lost_records_are_clamped);
 	RUN(kernel_runtime_trues_up_deltas);
 	RUN(kernel_runtime_across_lost_and_bad_records);
+	RUN(sample_runtime_places_unseen_slices);
 	RUN(exiting_thread_has_no_offcpu_tail);
 	RUN(period_deltas_without_replay);
 	RUN(malformed_sched_records);

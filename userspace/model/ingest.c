@@ -197,6 +197,7 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 		/* Its CPU time is known only once the thread's events are in order. */
 		struct sched_event ev = { .ts = e->hdr.ts,
 					  .since = e->oncpu_since,
+					  .since_runtime_ns = e->oncpu_runtime_ns,
 					  .stack = s.stack,
 					  .type = SCHED_EV_SAMPLE,
 					  .ustack_end = SAMPLE_USTACK_END(e->flags) };

@@ -382,16 +382,19 @@ static int close_offcpu(struct model *m, struct thread *t, uint64_t in)
 
 /*
  * The thread is on a CPU at `ts`, in a slice that began at `since` (0:
- * unknown, before the recording). Ends an off-CPU interval, starts or
- * continues a slice, and accounts the CPU time up to `ts`.
+ * unknown, before the recording), when the kernel had accounted it
+ * `since_runtime` of CPU time (0: unknown). Ends an off-CPU interval,
+ * starts or continues a slice, and accounts the CPU time up to `ts`.
  */
-static int run_until(struct model *m, struct thread *t, uint64_t since, uint64_t ts)
+static int run_until(struct model *m, struct thread *t, uint64_t since, uint64_t since_runtime,
+		     uint64_t ts)
 {
 	struct sched_replay *r = t->replay;
 	uint64_t in;
 	int err;
 
-	since = min_u64(since, ts);
+	if (since > ts)
+		since = ts, since_runtime = 0;
 	switch (r->state) {
 	case REPLAY_OFF:
 		if (r->start_known || since > r->since) {
@@ -403,6 +406,9 @@ static int run_until(struct model *m, struct thread *t, uint64_t since, uint64_t
 			in = since > r->since ? since : ts;
 			if ((err = close_offcpu(m, t, in)))
 				return err;
+			/* Slices between the switch-out and this one that no record showed. */
+			if (since > r->since && since_runtime)
+				true_up_runtime(t, since_runtime, since);
 			start_slice(r, in);
 			break;
 		}
@@ -414,20 +420,27 @@ static int run_until(struct model *m, struct thread *t, uint64_t since, uint64_t
 	case REPLAY_UNKNOWN:
 	case REPLAY_EXITED:
 		/* Not before the thread (or its exec'd image) existed. */
-		start_slice(r, min_u64(max_u64(max_u64(since, m->start_ts),
-					       t->registered ? t->register_ts : 0),
-				       ts));
+		in = min_u64(max_u64(max_u64(since, m->start_ts), t->registered ? t->register_ts : 0),
+			     ts);
+		start_slice(r, in);
+		/* The kernel's figure at the slice's own start: exact accounting from here. */
+		if (since_runtime && in == since && !r->runtime_known)
+			anchor_runtime(r, since_runtime, since);
 		break;
 	case REPLAY_ON:
 		if (since > r->since) {
 			/*
 			 * A slice we saw no start of (a lost switch-out): the gap
-			 * is no CPU until the next switch-out's kernel figure says.
+			 * is no CPU until the kernel's figure says, at the start
+			 * of this slice when the record carries it, else at the
+			 * next switch-out.
 			 */
 			r->since = since;
 			r->cursor = max_u64(r->cursor, since);
 			r->woken = r->woken_new = false;
 			clear_other(r);
+			if (since_runtime)
+				true_up_runtime(t, since_runtime, since);
 		}
 		break;
 	}
@@ -437,7 +450,7 @@ static int run_until(struct model *m, struct thread *t, uint64_t since, uint64_t
 
 static int replay_sample(struct model *m, struct thread *t, const struct sched_event *ev)
 {
-	int err = run_until(m, t, ev->since, ev->ts);
+	int err = run_until(m, t, ev->since, ev->since_runtime_ns, ev->ts);
 
 	if (err)
 		return err;
@@ -455,7 +468,7 @@ static int replay_switch_out(struct model *m, struct thread *t, const struct sch
 	unsigned int slot;
 	int err;
 
-	if ((err = run_until(m, t, ev->since, ev->ts)))
+	if ((err = run_until(m, t, ev->since, 0, ev->ts)))
 		return err;
 	true_up_runtime(t, ev->runtime_ns, ev->ts);
 	if (reason == OFFCPU_PREEMPTED)

@@ -27,6 +27,7 @@ struct sched_event {
 	uint64_t since;	     /* SAMPLE/SWITCH_OUT: when the thread got the CPU (0: unknown) */
 	uint64_t runtime_ns; /* SWITCH_OUT: the kernel's CPU time of the thread so far (0: unknown)
 			      */
+	uint64_t since_runtime_ns; /* SAMPLE: the kernel's CPU time of the thread at `since` */
 	uint32_t stack;	     /* SAMPLE: its stack; SWITCH_OUT: switch-out stack or NO_INDEX */
 	uint32_t other_pid, other_tid; /* SWITCH_OUT: next; WAKEUP: waker */
 	char other_comm[BPFPROF_COMM_LEN];
