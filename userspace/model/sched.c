@@ -420,8 +420,10 @@ static int run_until(struct model *m, struct thread *t, uint64_t since, uint64_t
 	case REPLAY_UNKNOWN:
 	case REPLAY_EXITED:
 		/* Not before the thread (or its exec'd image) existed. */
-		in = min_u64(max_u64(max_u64(since, m->start_ts), t->registered ? t->register_ts : 0),
-			     ts);
+		in = max_u64(since, m->start_ts);
+		if (t->registered)
+			in = max_u64(in, t->register_ts);
+		in = min_u64(in, ts);
 		start_slice(r, in);
 		/* The kernel's figure at the slice's own start: exact accounting from here. */
 		if (since_runtime && in == since && !r->runtime_known)
