@@ -21,8 +21,15 @@ const truth = {
 };
 const SCHEMAS = ['bpfprof.Process', 'bpfprof.Syscall', WAIT];
 
+const BOOT_NS = 5e12;
+// The reader's read i began at 10 + 20 i ms and lasted readMs(i); its marker starts 10 µs in.
+const readMs = (i) => 19.93 + (i % 3) * 0.05;
+truth.readTimes = Array.from({ length: 101 }, (_, i) => ({ startNs: BOOT_NS + (10 + 20 * i) * 1e6,
+							   durNs: Math.round(readMs(i) * 1e6) }));
+
 function good() {
-	const read = (i) => ({ name: 'read', type: WAIT, duration: 19.9 + (i % 3) * 0.05, data: { fd: 3, count: 4096 } });
+	const read = (i) => ({ name: 'read', type: WAIT, start: 10 + 20 * i + 0.01, duration: readMs(i) - 0.03,
+			       data: { fd: 3, count: 4096 } });
 	return new Map([
 		['sreader', Array.from({ length: 100 }, (_, i) => read(i))],
 		['sfeeder', Array.from({ length: 100 }, () => ({ name: 'clock_nanosleep', type: WAIT, duration: 19.99, data: {} }))],
@@ -34,9 +41,10 @@ function good() {
 const count = (byThread) => [...byThread.values()].flat().filter((m) => m.type === WAIT).length;
 
 function failures(byThread, { schemas = SCHEMAS, summary = count(byThread),
-			      sleeperSched = { offCpuCount: 1800, hiddenOffCpuCount: 1800 - byThread.get('ssleeper').length } } = {}) {
+			      sleeperSched = { offCpuCount: 1800, hiddenOffCpuCount: 1800 - byThread.get('ssleeper').length },
+			      bootNs = BOOT_NS, readTruth = truth } = {}) {
 	const report = new Report('selftest', { out: () => {} });
-	judgeBlocking(report, { byThread, schemas, truth, summary, sleeperSched });
+	judgeBlocking(report, { byThread, schemas, truth: readTruth, summary, sleeperSched, bootNs });
 	return report.failures;
 }
 
@@ -52,10 +60,31 @@ describe('syscall wait checks', () => {
 		b.get('sreader')[5].data = { fd: 7, count: 4096 };
 		assertOnlyFails(failures(b), [/^99 of 100 read markers have fd 3/]);
 	});
-	test('reads far from the period fail', () => {
+	test('markers off their read\'s own duration, or outside every timed read, fail', () => {
 		const b = good();
 		b.get('sreader').slice(0, 20).forEach((m) => { m.duration = 5; });
-		assertOnlyFails(failures(b), [/^80 of 100 last the feeder's 20 ms/]);
+		assertOnlyFails(failures(b), [/^80 of 100 lie in a read the reader timed/]);
+		const c = good();
+		c.get('sreader').slice(0, 20).forEach((m) => { m.start = -100; });
+		assertOnlyFails(failures(c), [/^80 of 100 lie in a read the reader timed/]);
+		assertOnlyFails(failures(good(), { bootNs: NaN }),
+				[/startTimeAsClockMonotonicNanosecondsSinceBoot is a number \(found null\)/, /^0 of 100 lie in a read/]);
+	});
+	test('reads a busy machine stretched pass when their markers follow them', () => {
+		// Every other read took 35 ms instead of 20; reads start every 40 ms.
+		const ms = (i) => (i % 2 ? 35 : 20);
+		const slow = { ...truth, readTimes: Array.from({ length: 101 }, (_, i) =>
+			({ startNs: BOOT_NS + (10 + 40 * i) * 1e6, durNs: ms(i) * 1e6 })) };
+		const markers = (follow) => {
+			const b = good();
+			b.get('sreader').forEach((m, i) => {
+				m.start = 10 + 40 * i + 0.01;
+				m.duration = (follow ? ms(i) : 20) - 0.03;
+			});
+			return b;
+		};
+		assert.deepEqual(failures(markers(true), { readTruth: slow }), []);
+		assertOnlyFails(failures(markers(false), { readTruth: slow }), [/^50 of 100 lie in a read the reader timed/]);
 	});
 	test('a few sleeps that waited under 1 ms pass; markers missing, too many short waits, or too short fail', () => {
 		const b = good();

@@ -9,7 +9,10 @@
 //
 //   - sreader: one "read" marker per read(2) it made (give or take the last,
 //     cut by the end of the recording), each with its fd and the bytes it
-//     asked, >= 90 % of them lasting the feeder's period within 10 %;
+//     asked, >= 90 % of them inside a read the reader timed itself and
+//     lasting that read's own duration within 10 % (a read waits for the
+//     feeder's next write, ~20 ms, but on a busy machine the feeder and the
+//     reader wait for CPUs too: the read's own clock is the truth);
 //   - ssleeper: its nanosleep(2) calls of 1 ms each made it wait once (the
 //     scheduling summary's waits = its calls), and every such wait of at
 //     least 1 ms is a "nanosleep" marker: markers = waits - the waits under
@@ -32,15 +35,28 @@ import { parseSyscallerTruth } from './syscall_checks.mjs';
 const WAIT_SCHEMA = 'bpfprof.SyscallWait';
 const TRACED_SCHEMA = 'bpfprof.Syscall';
 const TOTALS_SCHEMA = 'bpfprof.SyscallTotals';
-const PERIOD_TOLERANCE = 0.10;
+const READ_TOLERANCE = 0.10;
 const SHORT_SLEEPS_MAX_PERCENT = 1;
-const IN_PERIOD_PERCENT = 90;
+const MATCHED_PERCENT = 90;
+// A marker starts after its read began (the switch-out follows the entry).
+const START_SLACK_NS = 50000;
 const USAGE = 'usage: syscall_wait_checks.mjs --profile FILE --pid PID --truth FILE --bpfprof-err FILE [--gzip|--plain]';
 
 // "bpfprof: N waits inside syscalls shown as markers ..." of the summary, or null.
 export function parseWaitSummary(text) {
 	const m = text.match(/^bpfprof: (\d+) waits inside syscalls shown as markers/m);
 	return m ? Number(m[1]) : null;
+}
+
+// The reader's own timing of each read(2): [{ startNs, durNs }] (CLOCK_MONOTONIC).
+export function parseReadTimes(text) {
+	const m = text.match(/^syscaller: truth sreader_reads((?: \d+\+\d+)*)$/m);
+	if (!m)
+		throw new Error('the truth has no "syscaller: truth sreader_reads ..." line');
+	return m[1].trim().split(/\s+/).filter(Boolean).map((pair) => {
+		const [start, dur] = pair.split('+').map(Number);
+		return { startNs: start, durNs: dur };
+	});
 }
 
 // The ssleeper's truth line (syscaller.c), which parseSyscallerTruth leaves alone.
@@ -58,8 +74,10 @@ export function parseSleeperTruth(text) {
  *   truth     parseSyscallerTruth's, plus .ssleeper from parseSleeperTruth
  *   summary   parseWaitSummary's count
  *   sleeperSched  the ssleeper's scheduling summary marker data ({ offCpuCount, hiddenOffCpuCount })
+ *   bootNs    the profile's time 0 on CLOCK_MONOTONIC (meta.startTimeAsClockMonotonicNanosecondsSinceBoot)
+ * Markers are { name, type, start (ms), duration, data }; truth.readTimes the reader's own timing.
  */
-export function judgeBlocking(report, { byThread, schemas, truth, summary, sleeperSched }) {
+export function judgeBlocking(report, { byThread, schemas, truth, summary, sleeperSched, bootNs }) {
 	const all = [...byThread.values()].flat();
 	const waits = all.filter((m) => m.type === WAIT_SCHEMA);
 
@@ -79,11 +97,18 @@ export function judgeBlocking(report, { byThread, schemas, truth, summary, sleep
 	const args = reads.filter((m) => m.data.fd === r.fd && m.data.count === r.ask);
 	report.check(reads.length > 0 && args.length === reads.length,
 		     `${args.length} of ${reads.length} read markers have fd ${r.fd} and count ${r.ask}`);
-	const period = truth.sfeeder.periodMs;
-	const inPeriod = reads.filter((m) => Math.abs(m.duration - period) <= period * PERIOD_TOLERANCE);
-	report.check(reads.length > 0 && percent(inPeriod.length, reads.length) >= IN_PERIOD_PERCENT,
-		     `${inPeriod.length} of ${reads.length} last the feeder's ${period} ms within ` +
-			     `${PERIOD_TOLERANCE * 100}% (need >= ${IN_PERIOD_PERCENT}%)`);
+	// Each marker's read: the one that was in progress when the marker began.
+	const times = truth.readTimes || [];
+	report.check(Number.isFinite(bootNs), `meta.startTimeAsClockMonotonicNanosecondsSinceBoot is a number ` +
+		     `(found ${JSON.stringify(bootNs)})`);
+	const matched = reads.filter((m) => {
+		const at = bootNs + m.start * 1e6;
+		const read = times.find((t) => at >= t.startNs - START_SLACK_NS && at <= t.startNs + t.durNs);
+		return read && Math.abs(m.duration - read.durNs / 1e6) <= (read.durNs / 1e6) * READ_TOLERANCE;
+	});
+	report.check(reads.length > 0 && percent(matched.length, reads.length) >= MATCHED_PERCENT,
+		     `${matched.length} of ${reads.length} lie in a read the reader timed and last its duration ` +
+			     `within ${READ_TOLERANCE * 100}% (need >= ${MATCHED_PERCENT}%; ${times.length} reads timed)`);
 
 	const s = truth.ssleeper;
 	report.section(`ssleeper: ${s.nanosleeps} nanosleep(2) of 1 ms`);
@@ -112,7 +137,7 @@ function markersByThread(profile, pid) {
 		const list = [];
 		for (let i = 0; i < (m?.length || 0); i++)
 			list.push({ name: profile.string(m.name[i]), type: m.data[i]?.type, data: m.data[i] || {},
-				    duration: m.endTime[i] - m.startTime[i] });
+				    start: m.startTime[i], duration: m.endTime[i] - m.startTime[i] });
 		out.set(t.name, [...(out.get(t.name) || []), ...list]);
 	}
 	return out;
@@ -128,6 +153,7 @@ function main(argv) {
 		throw new Error(USAGE);
 	const truthText = readFileSync(values.truth, 'utf8');
 	const truth = { ...parseSyscallerTruth(truthText), ssleeper: parseSleeperTruth(truthText) };
+	truth.readTimes = parseReadTimes(truthText);
 	const report = new Report(`syscall wait check ${values.profile}`);
 	const profile = openCheckedProfile(report, values.profile, values);
 	if (!profile)
@@ -141,6 +167,7 @@ function main(argv) {
 		schemas: (profile.meta.markerSchema || []).map((s) => s.name),
 		truth,
 		summary: parseWaitSummary(readFileSync(values['bpfprof-err'], 'utf8')),
+		bootNs: profile.meta.startTimeAsClockMonotonicNanosecondsSinceBoot,
 	});
 	checkWithProfilerCli(report, profile);
 	return report.finish();

@@ -22,7 +22,12 @@
  *   syscaller: truth sfeeder tid T fd F bytes_per_write B writes W period_ms P
  *   syscaller: truth sspinner tid T getppid N loop_wall_ms W slow_1ms S
  *   syscaller: truth ssleeper tid T nanosleeps N under_1ms U
+ *   syscaller: truth sreader_reads START+DUR START+DUR ...
  *
+ * The last line has each read(2) of the reader (the first MAX_TIMED_READS):
+ * when it began (CLOCK_MONOTONIC ns, the clock bpfprof stamps records with)
+ * and how long it took by the reader's own clock (ns), so a check can hold
+ * each read's marker against that read, on a busy machine too.
  * under_1ms counts the nanosleeps that took less than 1 ms by the sleeper's
  * own clock (none should: the kernel never wakes a sleep early).
  * reads counts every read(2) the reader made, the last one (end of file)
@@ -120,13 +125,21 @@ static void *feeder_main(struct worker *w)
 	return NULL;
 }
 
+#define MAX_TIMED_READS 4096
+static uint64_t read_start_ns[MAX_TIMED_READS], read_dur_ns[MAX_TIMED_READS];
+
 static void *reader_main(struct worker *w)
 {
 	char buf[READ_ASK];
 
 	for (;;) {
+		uint64_t t0 = mono_ns();
 		long ret = reader_wait(pipe_fds[0], buf, sizeof(buf));
 
+		if (reads < MAX_TIMED_READS) {
+			read_start_ns[reads] = t0;
+			read_dur_ns[reads] = mono_ns() - t0;
+		}
 		reads++;
 		if (ret == 0)
 			break;
@@ -242,5 +255,10 @@ int main(int argc, char **argv)
 	fprintf(stderr, "syscaller: truth ssleeper tid %d nanosleeps %llu under_1ms %llu\n",
 		atomic_load(&workers[3].tid), (unsigned long long)nanosleeps,
 		(unsigned long long)short_nanosleeps);
+	fprintf(stderr, "syscaller: truth sreader_reads");
+	for (uint64_t i = 0; i < reads && i < MAX_TIMED_READS; i++)
+		fprintf(stderr, " %llu+%llu", (unsigned long long)read_start_ns[i],
+			(unsigned long long)read_dur_ns[i]);
+	fprintf(stderr, "\n");
 	return 0;
 }
