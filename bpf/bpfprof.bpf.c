@@ -39,6 +39,14 @@ const volatile __u32 perf_max_stack = BPFPROF_MAX_KSTACK;
  */
 const volatile __u64 sched_min_ns = 1000000;
 const volatile bool defer_wakeups = false;
+/*
+ * Hold target switch-outs until their switch-in and only count the waits
+ * shorter than fold_min_ns while the off-CPU time counted since the
+ * thread's last record stays under fold_off_ns (fold_waits.bpf.h).
+ */
+const volatile bool fold_waits = false;
+const volatile __u64 fold_min_ns = 0;
+const volatile __u64 fold_off_ns = ~0ULL;
 
 struct ringbuf_map {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -73,6 +81,19 @@ struct {
 	__type(value, struct switch_event);
 } switch_scratch SEC(".maps");
 
+/* A switch-out held back (fold_waits.bpf.h): switch_event's fields but the stack. */
+struct held_switch {
+	__u64 since, runtime_ns;
+	__u32 next_pid, next_tid;
+	__u32 prev_state, flags;
+	__s32 sys_nr;
+	__u32 cpu;
+	struct folded_wakeup woken;
+	__u64 sys_args[6];
+	char prev_comm[BPFPROF_COMM_LEN];
+	char next_comm[BPFPROF_COMM_LEN];
+};
+
 /* Per-thread state kept by the kernel with the task: no shared map is updated. */
 struct task_sched_state {
 	/* Per switch-out place (slot): when its stack was last taken (0: never) and where. */
@@ -88,6 +109,14 @@ struct task_sched_state {
 	__u32 wake_cpu, wake_target_cpu;
 	__u32 wake_flags, pad;
 	char waker_comm[BPFPROF_COMM_LEN];
+	/*
+	 * fold_waits: its last switch-out, not sent while held is 1; must_send:
+	 * that one may not be folded, next_must_send: nor the next one.
+	 */
+	__u64 held; /* 64 bits: the cmpxchg of BPF's v1-v2 instruction sets */
+	__u32 must_send, next_must_send;
+	struct held_switch hs;
+	struct folded_waits fold; /* counted since its last switch record */
 };
 
 struct {
@@ -578,6 +607,8 @@ static __always_inline void read_blocking_syscall(struct task_struct *task, stru
 #endif
 }
 
+#include "fold_waits.bpf.h"
+
 /*
  * Every context switch on every CPU comes here, so the common path (a
  * switch of non-targets) is one per-CPU store and at most one lookup. Only
@@ -608,6 +639,9 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 		/* next has not run since its last switch-out: this is final until it does. */
 		slice->runtime_ns = next_target ? TASK_READ(btf, next, se.sum_exec_runtime) : 0;
 	}
+	/* next's wait ends: its held switch-out is folded or sent before prev's record. */
+	if (fold_waits && btf && next_target)
+		end_held_wait(next, next_tgid, next_tid, now);
 	/* Only the BTF-typed next can reach its task storage: raw_tp sees leavers at switch-out. */
 	if (nr_cgroups && btf && next_tid != 0 && !next_target)
 		note_left_targets(next, next_tgid, next_tid, now, now);
@@ -650,8 +684,8 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	e->sys_nr = -1;
 	if (syscalls_from_switch && !preempt && e->prev_state != 0)
 		read_blocking_syscall(cur, e);
-	/* The storage serves kept wakeups, the stack rate limit and seeing leavers. */
-	ts = defer_wakeups || offcpu_stacks || nr_cgroups
+	/* The storage serves kept wakeups, the stack rate limit, held waits and seeing leavers. */
+	ts = defer_wakeups || offcpu_stacks || nr_cgroups || fold_waits
 		     ? bpf_task_storage_get(&task_sched, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE)
 		     : NULL;
 	if (defer_wakeups)
@@ -671,6 +705,16 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	}
 	e->kstack_len = kn;
 	e->ustack_len = un;
+	e->back_ts = 0;
+	if (fold_waits && btf && ts) {
+		if (hold_switch(ts, e))
+			return;
+		/* Sent now, its wait still on: the next switch-out must end it. */
+		ts->next_must_send = 1;
+		take_folded(ts, &e->folded);
+	} else {
+		__builtin_memset(&e->folded, 0, sizeof(e->folded));
+	}
 	size = __builtin_offsetof(struct switch_event, ips) + (__u64)(kn + un) * sizeof(__u64);
 	if (size > sizeof(*e))
 		size = sizeof(*e);
@@ -733,17 +777,26 @@ static __always_inline bool task_queued_runnable(struct task_struct *p)
 static __always_inline bool keep_wakeup(struct task_struct *p, __u64 now, __u32 waker_pid,
 					__u32 waker_tid, __u32 cpu, __u32 flags)
 {
-	struct task_sched_state *ts;
+	struct task_sched_state *ts = bpf_task_storage_get(&task_sched, p, NULL, 0);
 
+	/*
+	 * Its switch-out is held (fold_waits): the wakeup goes out with it or
+	 * is counted with it, whatever the wait's length, never before it.
+	 */
+	if (fold_waits && ts && ts->held) {
+		if (ts->wake_ts)
+			return true;
+		goto keep;
+	}
 	if (task_queued_runnable(p)) /* only called for BTF-typed pointers */
 		return false;
-	ts = bpf_task_storage_get(&task_sched, p, NULL, 0);
 	if (!ts || !ts->off_ts)
 		return false;
 	if (ts->wake_ts)
 		return true; /* the first wakeup ends the wait; it is kept already */
 	if (now - ts->off_ts >= sched_min_ns)
 		return false;
+keep:
 	ts->wake_ts = now;
 	ts->waker_pid = waker_pid;
 	ts->waker_tid = waker_tid;

@@ -151,12 +151,40 @@ struct sample_event {
  * nothing of it is recorded from then on, until it comes back. No stack.
  */
 #define SWITCH_LEFT_TARGETS	(1u << 15)
+/*
+ * Not a switch-out: only `folded`, the short waits a thread had since its
+ * last switch record, read at the end of a recording or of a snapshot
+ * window (the thread has not sent a switch record since).
+ */
+#define SWITCH_FOLD_ONLY	(1u << 16)
+
+/*
+ * Short waits the kernel counted instead of sending (see fold_waits in
+ * bpfprof.bpf.c), since the thread's previous switch record: `waits`
+ * switch-outs, `preempted` of them involuntary, whose waits each stayed
+ * under every threshold that would show them; `off_ns` off-CPU in all, of
+ * which `runnable` waits (preempted, or from the wakeup to the switch-in)
+ * spent `runnable_ns` runnable; `wakeups` of them were ended by a wakeup,
+ * `waker_wakeups` of those by waker_pid/waker_tid (the first waker seen;
+ * the others are only counted).
+ */
+struct folded_waits {
+	__u64 off_ns;
+	__u64 runnable_ns;
+	__u32 waits, preempted;
+	__u32 runnable, wakeups;
+	__u32 waker_pid, waker_tid;
+	__u32 waker_wakeups, pad;
+};
 
 /*
  * A context switch on hdr.cpu at hdr.ts; hdr.pid/hdr.tid are prev, the task
  * leaving the CPU. Emitted when prev is a target (its on-CPU slice ends) and
  * never for a switch away from idle: a slice's start is carried instead, in
  * oncpu_since, from a per-CPU "last switch" time, so switch-ins cost no record.
+ * With fold_waits (bpf/fold_waits.bpf.h) most are held until prev's switch-in
+ * and written then, with back_ts, or only counted (struct folded_waits) when
+ * the wait was too short to show.
  *
  * prev_state is prev's raw task state (TASK_INTERRUPTIBLE = 1,
  * TASK_UNINTERRUPTIBLE = 2, TASK_STOPPED = 4, TASK_TRACED = 8, with
@@ -196,6 +224,15 @@ struct switch_event {
 	__s32 sys_nr;
 	struct folded_wakeup woken; /* the wakeup that ended prev's last wait */
 	__u64 sys_args[6];
+	/*
+	 * A switch-out held back until its wait's length was known: when prev
+	 * got a CPU again (0: sent at the switch-out, or its wait was still on
+	 * when the recording or the snapshot window ended). hdr.ts stays the
+	 * switch-out's time; the record is written at back_ts, and the wakeup
+	 * that ended the wait, if any, follows it as a record of its own.
+	 */
+	__u64 back_ts;
+	struct folded_waits folded;
 	__u64 ips[BPFPROF_MAX_FRAMES];
 };
 
@@ -226,7 +263,9 @@ struct switch_event {
  * interrupt on an idle CPU). Emitted at the wakeup when the wakee has slept
  * for the threshold already, else at the wakee's first sample or switch-out
  * after it ran again if its whole wait reached the threshold; shorter waits
- * fold the wakeup into that record instead (struct folded_wakeup).
+ * fold the wakeup into that record instead (struct folded_wakeup). A wakee
+ * whose switch-out is held (fold_waits) keeps its wakeup until its switch-in:
+ * sent right after the held switch-out, or counted with the folded wait.
  */
 struct wakeup_event {
 	struct event_header hdr;

@@ -1200,6 +1200,85 @@ out:
 	model_free(&m);
 }
 
+/*
+ * fold_waits: a switch-out held until its switch-in (back_ts) ends its own
+ * wait there, whatever the next record says; the short waits the kernel
+ * only counted before it add to the totals and the waker's count, and
+ * their off-CPU time to the off-CPU samples, which stay inside the wait.
+ */
+static void held_switch_out_and_folded_waits(void)
+{
+	struct model m;
+	const struct thread *t, *w;
+	union record r;
+
+	setup(&m);
+	m.sched_min_ns = 1 * MS;
+	m.stop_ts = T0 + 10 * MS;
+	sample_rt(&m, 205, T0 + 100 * US, T0 + 50 * US, 1 * MS); /* the waker, seen */
+	sample_rt(&m, 204, T0 + 1500 * US, T0 + 1 * MS, 5 * MS);
+	r = mk_switch((struct sw_args){ .pid = 200,
+					.tid = 204,
+					.ts = T0 + 2 * MS,
+					.since = T0 + 1 * MS,
+					.state = KTASK_INTERRUPTIBLE,
+					.runtime = 6 * MS });
+	r.sw.back_ts = T0 + 5 * MS;
+	r.sw.folded = (struct folded_waits){ .off_ns = 2500 * US,
+					     .runnable_ns = 100 * US,
+					     .waits = 10,
+					     .preempted = 4,
+					     .runnable = 6,
+					     .wakeups = 6,
+					     .waker_pid = 200,
+					     .waker_tid = 205,
+					     .waker_wakeups = 5 };
+	feed(&m, r);
+	/* Its wakeup comes after it, as the kernel sends them. */
+	wakeup(&m, 200, 204, T0 + 4900 * US, 200, 205, "t205", WAKEUP_WAKER_TARGET);
+	/* A later slice whose switch-in the replay did not see: it must not reopen the wait. */
+	sample_rt(&m, 204, T0 + 8500 * US, T0 + 8 * MS, 6500 * US);
+	/* Waits counted at the end of the recording. */
+	r = mk_switch((struct sw_args){ .pid = 200, .tid = 204, .ts = T0 + 9 * MS });
+	r.sw.flags = SWITCH_FOLD_ONLY;
+	r.sw.folded = (struct folded_waits){ .off_ns = 30 * US, .waits = 3 };
+	feed(&m, r);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	t = thread_of(&m, 204);
+	w = thread_of(&m, 205);
+	CHECK(t && w);
+	if (!t || !w)
+		goto out;
+	/* Off-CPU 2..5 ms; its runnable part (4.9..5 ms) is under the threshold. */
+	CHECK_EQ_INT(t->sched_markers.len, 1);
+	if (t->sched_markers.len >= 1)
+		check_marker(&t->sched_markers.data[0], SCHED_MARKER_OFFCPU, T0 + 2 * MS,
+			     T0 + 5 * MS, OFFCPU_SLEEPING);
+	CHECK_EQ_INT(t->sched.switches_voluntary, 1 + 6 + 3);
+	CHECK_EQ_INT(t->sched.switches_preempted, 4);
+	CHECK_EQ_INT(t->sched.offcpu_count, 1 + 10 + 3);
+	CHECK_EQ_INT(t->sched.offcpu_ns, 3 * MS + 2500 * US + 30 * US);
+	CHECK_EQ_INT(t->sched.offcpu_hidden_count, 13);
+	CHECK_EQ_INT(t->sched.runnable_hidden_count, 6 + 1);
+	CHECK_EQ_INT(t->sched.runnable_hidden_ns, 100 * US + 100 * US);
+	CHECK_EQ_INT(w->sched.wakeups_sent, 5 + 1);
+	CHECK_EQ_INT(m.stats.switches, 1 + 10 + 3);
+	CHECK_EQ_INT(m.stats.switches_folded, 13);
+	CHECK_EQ_INT(m.stats.wakeups_folded, 6);
+	/* 2.5 ms folded + the 3 ms wait: 5 off-CPU samples, spread over 2..5 ms. */
+	CHECK(samples_sorted(t));
+	CHECK_EQ_INT(t->samples.len, 1 + 5 + 1);
+	if (t->samples.len == 7) {
+		for (int k = 0; k < 5; k++)
+			check_sample(&t->samples.data[1 + k], T0 + 2 * MS + 3 * MS * k / 5,
+				     k ? 0 : 500 * US, SAMPLE_OFF_CPU);
+		/* Unseen slices in 5..8 ms (0.5 ms by the kernel), and its own 0.5 ms. */
+		check_sample(&t->samples.data[6], T0 + 8500 * US, 1 * MS, SAMPLE_ON_CPU);
+	}
+out:
+	model_free(&m);
+}
+
 static void exiting_thread_has_no_offcpu_tail(void)
 {
 	struct model m;
@@ -1450,6 +1529,7 @@ int main(void)
 	RUN(kernel_runtime_trues_up_deltas);
 	RUN(kernel_runtime_across_lost_and_bad_records);
 	RUN(sample_runtime_places_unseen_slices);
+	RUN(held_switch_out_and_folded_waits);
 	RUN(exiting_thread_has_no_offcpu_tail);
 	RUN(period_deltas_without_replay);
 	RUN(malformed_sched_records);

@@ -5,6 +5,8 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,20 +113,54 @@ static int syscall_tp_flavours(struct session *s, struct tp_flavours tps[3])
 	return 3;
 }
 
-/* Returns true when the sched_waking program is the BTF-typed one. */
-static bool choose_sched_programs(struct session *s, bool sched)
+/*
+ * Returns true when the sched_waking program is the BTF-typed one; sets
+ * *switch_btf when the sched_switch one is.
+ */
+static bool choose_sched_programs(struct session *s, bool sched, bool *switch_btf)
 {
 	struct tp_flavours tps[3];
 	int n = sched_tp_flavours(s, tps);
 	bool waking_btf = false;
 
+	*switch_btf = false;
 	for (int i = 0; i < n; i++) {
 		bool btf = tp_flavours_choose(&tps[i], sched, s->cg_kfunc);
 
 		if (tps[i].btf == s->skel->progs.on_waking_btf)
 			waking_btf = btf;
+		if (tps[i].btf == s->skel->progs.on_switch_btf)
+			*switch_btf = btf;
 	}
 	return waking_btf;
+}
+
+/*
+ * Short waits counted in the kernel instead of sent (bpf/fold_waits.bpf.h):
+ * with both BTF-typed scheduler programs, no --cgroup, and a threshold
+ * below which waits show nothing (the smallest of --sched-min, of
+ * --syscall-min when blocking syscalls are named, and nothing when either
+ * is 0). BPFPROF_FOLD_WAITS=0 turns it off, to compare.
+ */
+static void configure_fold_waits(struct session *s, const struct session_config *cfg,
+				 bool btf_programs)
+{
+	const char *env = getenv("BPFPROF_FOLD_WAITS");
+	uint64_t min_ns = cfg->sched_min_ns;
+
+	if (s->syscalls_from_switch && cfg->syscall_min_ns < min_ns)
+		min_ns = cfg->syscall_min_ns;
+	s->fold_waits = cfg->sched && btf_programs && !cfg->nr_cgroups && min_ns > 0 &&
+			!(env && !strcmp(env, "0"));
+	s->skel->rodata->fold_waits = s->fold_waits;
+	s->skel->rodata->fold_min_ns = min_ns;
+	/* Folded off-CPU time must still become off-CPU samples, one per interval. */
+	s->skel->rodata->fold_off_ns =
+		cfg->offcpu_stacks ? 1000000000ULL / (cfg->freq_hz ? cfg->freq_hz : 1) : ~0ULL;
+	bpf_program__set_autoload(s->skel->progs.flush_held_waits, s->fold_waits);
+	if (s->fold_waits)
+		log_debug("waits under %" PRIu64 " us are counted in the kernel, not sent",
+			  min_ns / 1000);
 }
 
 static void choose_syscall_programs(struct session *s, bool on)
@@ -360,7 +396,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, open_opts);
 	int template_fd, err;
-	bool use_btf, want_fork;
+	bool use_btf, want_fork, waking_btf, switch_btf;
 
 	memset(s, 0, sizeof(*s));
 	libbpf_set_print(libbpf_print);
@@ -424,11 +460,12 @@ int session_open(struct session *s, const struct session_config *cfg)
 	 * storage, which only the BTF-typed sched_waking program can reach;
 	 * with --sched-min 0 every wakeup is shown anyway.
 	 */
-	s->skel->rodata->defer_wakeups =
-		choose_sched_programs(s, cfg->sched) && cfg->sched_min_ns > 0;
+	waking_btf = choose_sched_programs(s, cfg->sched, &switch_btf);
+	s->skel->rodata->defer_wakeups = waking_btf && cfg->sched_min_ns > 0;
 	s->syscalls = cfg->syscalls;
 	s->syscalls_from_switch = cfg->syscalls_from_switch && cfg->sched;
 	s->skel->rodata->syscalls_from_switch = s->syscalls_from_switch;
+	configure_fold_waits(s, cfg, waking_btf && switch_btf && cfg->sched_min_ns > 0);
 	s->skel->rodata->syscall_min_ns = cfg->syscall_min_ns;
 	s->skel->rodata->self_tgid = (uint32_t)getpid();
 	choose_syscall_programs(s, cfg->syscalls);
@@ -612,6 +649,17 @@ void session_read_stats(struct session *s, struct session_stats *out)
 			}
 	}
 	free(per_cpu);
+}
+
+int session_flush_held_waits(struct session *s, uint64_t before_ns)
+{
+	struct switch_event rec;
+
+	if (!s->fold_waits || !s->sched_attached)
+		return 0;
+	s->skel->bss->flush_folded_ts = before_ns;
+	return run_iter(s->skel->progs.flush_held_waits, NULL, &rec,
+			offsetof(struct switch_event, ips), s->on_record, s->record_ctx);
 }
 
 int session_dump_syscall_totals(struct session *s)

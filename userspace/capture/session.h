@@ -66,6 +66,7 @@ struct session {
 	bool syscalls;		/* the syscall programs are loaded */
 	bool syscalls_from_switch; /* switch-outs name the syscall they sleep in */
 	bool syscalls_attached; /* ... and attached */
+	bool fold_waits;	/* short waits are counted in the kernel (bpf/fold_waits.bpf.h) */
 	bool cg_kfunc;		/* other tasks' cgroups are tested with the 6.5+ kfunc */
 	bool *online;
 	int nr_possible, nr_online;
@@ -119,6 +120,14 @@ void session_read_stats(struct session *s, struct session_stats *out);
  * 0 or -errno.
  */
 int session_dump_syscall_totals(struct session *s);
+/*
+ * With fold_waits, hand the record callback every switch-out the kernel
+ * still holds (its thread's wait is on) and every thread's short waits
+ * counted since its last switch record, as EV_SWITCH records; the latter
+ * are stamped `before_ns` (0: now), the end of the window they belong to.
+ * At the end of a recording and at each snapshot boundary. 0 or -errno.
+ */
+int session_flush_held_waits(struct session *s, uint64_t before_ns);
 void session_close(struct session *s);
 
 #endif

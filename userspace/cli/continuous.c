@@ -240,6 +240,12 @@ static void start_cut(struct continuous *c, uint64_t now)
 		log_warn("cannot read the live threads' syscall totals (%s); their counts move to "
 			 "a later snapshot",
 			 strerror(-err));
+	/* A thread asleep across the boundary: its wait must be known to the window that ends. */
+	err = session_flush_held_waits(&c->rec.session, c->cut_at - 1);
+	if (err)
+		log_warn("cannot read the waits the kernel holds (%s); threads asleep across the "
+			 "boundary show no wait before it",
+			 strerror(-err));
 }
 
 static int poll_loop(struct continuous *c)

@@ -113,8 +113,8 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 		fprintf(stderr,
 			"bpfprof: %" PRIu64 " context switches, %" PRIu64 " wakeups, %" PRIu64
 			" off-CPU samples; %" PRIu64 " switches and %" PRIu64 " wakeups lost\n",
-			/* wakeups: also those folded into other records (model_add_*) */
-			lost->emitted[EV_SWITCH], r->model.stats.wakeups,
+			/* also those the kernel only counted or folded into other records */
+			r->model.stats.switches, r->model.stats.wakeups,
 			r->model.stats.offcpu_samples, lost->dropped[EV_SWITCH],
 			lost->dropped[EV_WAKEUP]);
 	if (r->model.syscalls_from_switch)

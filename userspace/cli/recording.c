@@ -334,6 +334,11 @@ void recording_stop(struct recording *r, struct session_stats *stats)
 	int err;
 
 	session_stop(&r->session);
+	err = session_flush_held_waits(&r->session, 0);
+	if (err)
+		log_warn("cannot read the waits the kernel still holds (%s); the threads asleep at "
+			 "the end show no last wait",
+			 strerror(-err));
 	err = session_dump_syscall_totals(&r->session);
 	if (err)
 		log_warn("cannot read the live threads' syscall totals (%s); their syscall counts "

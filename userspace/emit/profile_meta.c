@@ -87,6 +87,8 @@ static void write_extra_sched(struct json_writer *w, const struct model *m,
 	extra_entry_int(w, "Lost switch events", meta->lost_switches);
 	extra_entry_int(w, "Lost wakeup events", meta->lost_wakeups);
 	extra_entry_int(w, "Context switches", m->stats.switches);
+	/* Short waits the kernel only counted: no record each (fold_waits). */
+	extra_entry_int(w, "Context switches kept in the kernel", m->stats.switches_folded);
 	extra_entry_int(w, "Wakeups", m->stats.wakeups);
 	/* How much of the wakeup traffic the kernel absorbed: those cost no record. */
 	extra_entry_int(w, "Wakeups kept in the kernel", m->stats.wakeups_folded);

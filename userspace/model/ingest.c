@@ -254,6 +254,28 @@ static int add_leave(struct model *m, const struct switch_event *e)
 	return 0;
 }
 
+/* Only the short waits a thread had since its last switch record (SWITCH_FOLD_ONLY). */
+static int add_folded(struct model *m, const struct switch_event *e)
+{
+	struct sched_event ev = { 0 };
+	struct thread *t;
+	int err;
+
+	if (!m->sched_enabled || e->hdr.tid == 0 || !e->folded.waits)
+		return 0;
+	t = model_thread(m, e->hdr.pid, e->hdr.tid, (int)e->hdr.cpu, e->hdr.ts);
+	if (!t)
+		return -ENOMEM;
+	ev.ts = e->hdr.ts;
+	ev.stack = NO_INDEX;
+	ev.type = SCHED_EV_FOLDED;
+	ev.folded = e->folded;
+	if ((err = sched_queue(t, &ev)))
+		return err;
+	note_event_ts(m, t, e->hdr.ts);
+	return 0;
+}
+
 int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 {
 	struct sched_event ev = { 0 };
@@ -275,6 +297,8 @@ int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 	}
 	if (e->flags & SWITCH_LEFT_TARGETS)
 		return add_leave(m, e);
+	if (e->flags & SWITCH_FOLD_ONLY)
+		return add_folded(m, e);
 	m->stats.switches++;
 	/* Idle's slices are not accounted; a non-target prev has nothing to tell. */
 	if (!m->sched_enabled || !(e->flags & SWITCH_PREV_TARGET) || e->hdr.tid == 0)
@@ -311,9 +335,21 @@ int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 		if ((err = build_stack(m, p, &sr, &ev.stack)))
 			return err;
 	}
+	ev.folded = e->folded;
 	if ((err = queue_folded_wakeup(m, t, &e->woken)) || (err = sched_queue(t, &ev)))
 		return err;
 	note_event_ts(m, t, e->hdr.ts);
+	/* Held until its wait ended: the switch-in is known too. */
+	if (e->back_ts > e->hdr.ts) {
+		struct sched_event in = { .ts = e->back_ts,
+					  .since = e->back_ts,
+					  .stack = NO_INDEX,
+					  .type = SCHED_EV_SWITCH_IN };
+
+		if ((err = sched_queue(t, &in)))
+			return err;
+		note_event_ts(m, t, e->back_ts);
+	}
 	return 0;
 }
 

@@ -209,6 +209,7 @@ struct model_stats {
 	uint64_t switches;
 	uint64_t wakeups;	    /* records, and wakeups folded into samples and switch-outs */
 	uint64_t wakeups_folded;    /* of those, the folded: kept in the kernel, no record */
+	uint64_t switches_folded;   /* of `switches`, short waits only counted in the kernel */
 	uint64_t sched_late_events; /* arrived after their time was replayed */
 	uint64_t events_malformed;
 	uint64_t unknown_user_addrs;

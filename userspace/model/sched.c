@@ -253,9 +253,18 @@ static int emit_offcpu_samples(struct model *m, struct thread *t, uint64_t out, 
 	if (vec_reserve(&t->samples, n))
 		return -ENOMEM;
 	for (uint64_t k = 0; k < n; k++) {
-		/* The first carries the run up to the switch-out; push_sample zeroes it after. */
-		if ((err = push_sample(t, out + k * m->offcpu_interval_ns, (uint32_t)stack,
-				       SAMPLE_OFF_CPU, USTACK_END_UNKNOWN)))
+		/*
+		 * Spaced by the interval, unless the carry holds waits the
+		 * kernel folded (fold_waits) and that would run past the
+		 * wait: then spread over it. The first carries the run up to
+		 * the switch-out; push_sample zeroes it after.
+		 */
+		uint64_t at = out + k * m->offcpu_interval_ns;
+
+		if ((n - 1) * m->offcpu_interval_ns >= dur)
+			at = out + dur * k / n;
+
+		if ((err = push_sample(t, at, (uint32_t)stack, SAMPLE_OFF_CPU, USTACK_END_UNKNOWN)))
 			return err;
 	}
 	m->stats.offcpu_samples += n;
@@ -462,6 +471,38 @@ static int replay_sample(struct model *m, struct thread *t, const struct sched_e
 	return push_sample(t, ev->ts, ev->stack, SAMPLE_ON_CPU, ev->ustack_end);
 }
 
+/*
+ * Waits the kernel only counted (fold_waits): each under every threshold, so
+ * no marker and no sample of its own; they add to the totals as the replay
+ * would have added them, and their off-CPU time to the off-CPU samples.
+ */
+static void apply_folded(struct model *m, struct thread *t, const struct folded_waits *f)
+{
+	struct thread *waker;
+
+	if (!f->waits)
+		return;
+	t->sched.switches_preempted += f->preempted;
+	t->sched.switches_voluntary += f->waits - min_u64(f->preempted, f->waits);
+	t->sched.offcpu_count += f->waits;
+	t->sched.offcpu_ns += f->off_ns;
+	t->sched.offcpu_hidden_count += f->waits;
+	t->sched.offcpu_hidden_ns += f->off_ns;
+	t->sched.runnable_count += f->runnable;
+	t->sched.runnable_ns += f->runnable_ns;
+	t->sched.runnable_hidden_count += f->runnable;
+	t->sched.runnable_hidden_ns += f->runnable_ns;
+	m->stats.switches += f->waits;
+	m->stats.switches_folded += f->waits;
+	m->stats.wakeups += f->wakeups;
+	m->stats.wakeups_folded += f->wakeups;
+	waker = f->waker_wakeups ? model_find_thread(m, f->waker_tid) : NULL;
+	if (waker && waker != t)
+		waker->sched.wakeups_sent += f->waker_wakeups;
+	if (m->offcpu_samples)
+		t->replay->offcpu_carry_ns += f->off_ns;
+}
+
 static int replay_switch_out(struct model *m, struct thread *t, const struct sched_event *ev)
 {
 	struct sched_replay *r = t->replay;
@@ -473,6 +514,7 @@ static int replay_switch_out(struct model *m, struct thread *t, const struct sch
 	if ((err = run_until(m, t, ev->since, 0, ev->ts)))
 		return err;
 	true_up_runtime(t, ev->runtime_ns, ev->ts);
+	apply_folded(m, t, &ev->folded);
 	if (reason == OFFCPU_PREEMPTED)
 		t->sched.switches_preempted++;
 	else
@@ -594,6 +636,12 @@ static int replay_event(struct model *m, struct thread *t, struct sched_event ev
 		return 0;
 	case SCHED_EV_LEAVE:
 		return replay_leave(m, t, &ev);
+	case SCHED_EV_SWITCH_IN:
+		/* Ends the wait of its held switch-out; CPU time comes with later records. */
+		return run_until(m, t, ev.ts, 0, ev.ts);
+	case SCHED_EV_FOLDED:
+		apply_folded(m, t, &ev.folded);
+		return 0;
 	}
 	return 0;
 }

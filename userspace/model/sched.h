@@ -19,6 +19,8 @@ enum sched_event_type {
 	SCHED_EV_WAKEUP = 2,	 /* the thread was woken at ts by `other` */
 	/* the thread left the targets (--cgroup); a wait it was in ended at `since` */
 	SCHED_EV_LEAVE = 3,
+	SCHED_EV_SWITCH_IN = 4, /* a held switch-out's wait ended: the thread got a CPU at ts */
+	SCHED_EV_FOLDED = 5,	/* only `folded`: short waits the kernel counted (fold_waits) */
 };
 
 /* One buffered scheduling-relevant event of a thread, until it is in time order. */
@@ -39,6 +41,8 @@ struct sched_event {
 	uint8_t ustack_end; /* SAMPLE: why its user stack ends there (enum ustack_end) */
 	int32_t sys_nr;	    /* SWITCH_OUT: the syscall it went to sleep in, or -1 */
 	uint64_t sys_args[6];
+	/* SWITCH_OUT, FOLDED: waits the kernel counted instead of sending, before ts */
+	struct folded_waits folded;
 };
 
 /*

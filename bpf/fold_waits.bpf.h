@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Short waits counted in the kernel instead of sent (fold_waits).
+ *
+ * A switch-out record costs more than everything else a switch does, and on
+ * a switch-heavy machine nearly every wait is microseconds long: too short
+ * for a marker, an off-CPU sample or a blocking syscall's marker. So a
+ * target's switch-out is held in its task storage instead of sent, and
+ * decided at its switch-in, when the wait's length is known:
+ *
+ *  - still under every threshold (fold_min_ns), and the off-CPU time folded
+ *    since the thread's last record under fold_off_ns (one off-CPU sampling
+ *    interval, so that folded time still becomes off-CPU samples in time):
+ *    only counted in struct folded_waits, which goes out with the thread's
+ *    next switch record, or at the end of the recording or snapshot window;
+ *  - else sent, with back_ts (the switch-in), and the wakeup that ended it
+ *    as a record right after.
+ *
+ * The replay learns a slice's start from its records' `since`, so a wait it
+ * saw the start of must be ended by a record: after a switch-out sent at
+ * once (one that took a stack, rate-limited per interval) or one the end
+ * iterator sent while its wait was on, the next switch-out is never folded
+ * (must_send). While a switch-out is held, every wakeup of the thread is
+ * kept too: a wakeup record must not reach the replay before the switch-out
+ * it ends. CPU time stays exact: samples carry the kernel's figure at their
+ * slice's start (sample_event.oncpu_runtime_ns), switch-outs at their end.
+ *
+ * Needs the BTF-typed sched_switch (only it reaches next's task storage);
+ * not with --cgroup, whose leaver detection reads off_ts differently.
+ */
+
+static __always_inline bool wait_is_runnable(__u32 flags, __u32 prev_state)
+{
+	return (flags & SWITCH_PREEMPT) || prev_state == 0;
+}
+
+/* Hand the thread's folded waits over to a record and start counting afresh. */
+static __always_inline void take_folded(struct task_sched_state *ts, struct folded_waits *out)
+{
+	*out = ts->fold;
+	__builtin_memset(&ts->fold, 0, sizeof(ts->fold));
+}
+
+/*
+ * At a switch-out: keep `e` (built in full, without a stack) instead of
+ * sending it. Returns false when it must go now: the thread exits (no
+ * switch-in follows) or a stack was taken (too big to keep).
+ */
+static __always_inline bool hold_switch(struct task_sched_state *ts, const struct switch_event *e)
+{
+	struct held_switch *hs = &ts->hs;
+
+	if (e->prev_state & (KTASK_DEAD | KTASK_EXIT_DEAD | KTASK_EXIT_ZOMBIE))
+		return false;
+	if (e->flags & SWITCH_HAS_STACK)
+		return false;
+	hs->since = e->oncpu_since;
+	hs->runtime_ns = e->runtime_ns;
+	hs->next_pid = e->next_pid;
+	hs->next_tid = e->next_tid;
+	hs->prev_state = e->prev_state;
+	hs->flags = e->flags;
+	hs->sys_nr = e->sys_nr;
+	hs->cpu = e->hdr.cpu;
+	hs->woken = e->woken;
+	__builtin_memcpy(hs->sys_args, e->sys_args, sizeof(hs->sys_args));
+	__builtin_memcpy(hs->prev_comm, e->prev_comm, sizeof(hs->prev_comm));
+	__builtin_memcpy(hs->next_comm, e->next_comm, sizeof(hs->next_comm));
+	ts->must_send = ts->next_must_send;
+	ts->next_must_send = 0;
+	/* Last: the iterator reads hs once it sees held. */
+	ts->held = 1;
+	return true;
+}
+
+/* The held switch-out of tgid/tid as a switch record in `e`, without a stack. */
+static __always_inline __u64 held_record(struct switch_event *e, struct task_sched_state *ts,
+					 __u32 tgid, __u32 tid, __u64 back_ts)
+{
+	struct held_switch *hs = &ts->hs;
+
+	e->hdr.kind = EV_SWITCH;
+	e->hdr.cpu = hs->cpu;
+	e->hdr.ts = ts->off_ts;
+	e->hdr.pid = tgid;
+	e->hdr.tid = tid;
+	e->oncpu_since = hs->since;
+	e->runtime_ns = hs->runtime_ns;
+	e->next_pid = hs->next_pid;
+	e->next_tid = hs->next_tid;
+	__builtin_memcpy(e->prev_comm, hs->prev_comm, sizeof(e->prev_comm));
+	__builtin_memcpy(e->next_comm, hs->next_comm, sizeof(e->next_comm));
+	e->prev_state = hs->prev_state;
+	e->flags = hs->flags;
+	e->kstack_len = 0;
+	e->ustack_len = 0;
+	e->sys_nr = hs->sys_nr;
+	e->woken = hs->woken;
+	__builtin_memcpy(e->sys_args, hs->sys_args, sizeof(e->sys_args));
+	e->back_ts = back_ts;
+	take_folded(ts, &e->folded);
+	e->hdr.size = __builtin_offsetof(struct switch_event, ips);
+	return e->hdr.size;
+}
+
+/* Count a short wait [off_ts, now] of the thread instead of sending it. */
+static __always_inline void fold_wait(struct task_sched_state *ts, __u64 now)
+{
+	struct folded_waits *f = &ts->fold;
+	__u64 wait = now - ts->off_ts, from;
+
+	f->waits++;
+	f->off_ns += wait;
+	if (wait_is_runnable(ts->hs.flags, ts->hs.prev_state)) {
+		f->preempted++;
+		if (!ts->wake_ts) {
+			f->runnable++;
+			f->runnable_ns += wait;
+		}
+	}
+	if (ts->wake_ts) {
+		from = ts->wake_ts > ts->off_ts ? ts->wake_ts : ts->off_ts;
+		f->runnable++;
+		f->runnable_ns += now > from ? now - from : 0;
+		f->wakeups++;
+		if (!f->waker_wakeups) {
+			f->waker_pid = ts->waker_pid;
+			f->waker_tid = ts->waker_tid;
+		}
+		if (f->waker_pid == ts->waker_pid && f->waker_tid == ts->waker_tid)
+			f->waker_wakeups++;
+		ts->wake_ts = 0;
+	}
+}
+
+/*
+ * `next` (a target, BTF-typed) gets this CPU at `now`: end the wait of its
+ * held switch-out, if any, by folding or sending it.
+ */
+static __always_inline void end_held_wait(struct task_struct *next, __u32 tgid, __u32 tid,
+					  __u64 now)
+{
+	struct task_sched_state *ts = bpf_task_storage_get(&task_sched, next, NULL, 0);
+	struct switch_event *e;
+	__u32 zero = 0;
+	__u64 size;
+
+	if (!ts || !ts->held)
+		return;
+	/* The end iterator may be sending it right now, from another CPU. */
+	if (__sync_val_compare_and_swap(&ts->held, 1, 0) != 1)
+		return;
+	if (!ts->must_send && now - ts->off_ts < fold_min_ns &&
+	    ts->fold.off_ns + (now - ts->off_ts) < fold_off_ns) {
+		fold_wait(ts, now);
+		return;
+	}
+	e = bpf_map_lookup_elem(&switch_scratch, &zero);
+	if (!e)
+		return;
+	size = held_record(e, ts, tgid, tid, now);
+	submit(e, size, EV_SWITCH, bpf_get_smp_processor_id());
+	if (ts->wake_ts) {
+		emit_wakeup(ts->wake_ts, ts->wake_cpu, next, ts->waker_pid, ts->waker_tid,
+			    ts->waker_comm, ts->wake_target_cpu, ts->wake_flags);
+		ts->wake_ts = 0;
+	}
+}
+
+/*
+ * The per-CPU record the end iterator builds: its own, as sched_switch can
+ * preempt an iterator and use switch_scratch on the same CPU.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct switch_event);
+} held_scratch SEC(".maps");
+
+/*
+ * At the end of a recording or a snapshot window: every held switch-out (its
+ * wait still on) and every thread's folded waits, as switch records in the
+ * ring's format (offsetof(ips) bytes each), read by userspace through a task
+ * iterator. A held switch-out sent here leaves a wait the replay saw the
+ * start of, so the thread's next switch-out is sent whatever its length.
+ */
+/* Set by userspace before each run: the time fold-only records carry (0: now). */
+__u64 flush_folded_ts = 0;
+
+SEC("iter/task")
+int flush_held_waits(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	const __u64 size = __builtin_offsetof(struct switch_event, ips);
+	struct task_sched_state *ts;
+	struct switch_event *e;
+	__u32 zero = 0;
+
+	if (!task)
+		return 0;
+	ts = bpf_task_storage_get(&task_sched, task, NULL, 0);
+	if (!ts)
+		return 0;
+	e = bpf_map_lookup_elem(&held_scratch, &zero);
+	if (!e)
+		return 0;
+	if (ts->held) {
+		ts->next_must_send = 1;
+		if (__sync_val_compare_and_swap(&ts->held, 1, 0) == 1) {
+			held_record(e, ts, task->tgid, task->pid, 0);
+			bpf_seq_write(ctx->meta->seq, e, size);
+			return 0;
+		}
+	}
+	if (!ts->fold.waits)
+		return 0;
+	__builtin_memset(e, 0, size);
+	e->hdr.kind = EV_SWITCH;
+	e->hdr.size = size;
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts = flush_folded_ts ? flush_folded_ts : bpf_ktime_get_ns();
+	e->hdr.pid = task->tgid;
+	e->hdr.tid = task->pid;
+	e->flags = SWITCH_FOLD_ONLY;
+	e->sys_nr = -1;
+	take_folded(ts, &e->folded);
+	bpf_seq_write(ctx->meta->seq, e, size);
+	return 0;
+}
