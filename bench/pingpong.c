@@ -15,8 +15,11 @@
  *
  * Usage: pingpong [-s SECONDS] [-c PING_CPU,PONG_CPU] [-p]
  * -p first prints the process id on a line of its own, as the test workloads
- * do (tests/integration/sched_kept_wakeups.sh runs it under bpfprof). Then
- * one line:
+ * do (tests/integration/sched_kept_wakeups.sh runs it under bpfprof), and at
+ * the end, on stderr, each thread's context switches by the kernel's count
+ * (getrusage RUSAGE_THREAD, taken as the thread's last act):
+ *   pingpong: truth ping|pong tid T nvcsw V nivcsw I
+ * Then, on stdout, one line:
  *   round_trips=N seconds=S rt_per_s=R cpu_s=C rt_per_cpu_s=P same_cpu_pct=X
  * where cpu_s is the CPU time both threads used (CLOCK_PROCESS_CPUTIME_ID)
  * and same_cpu_pct the share of round trips in which ping found pong's last
@@ -34,10 +37,13 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -50,6 +56,10 @@ static int ping_to_pong[2], pong_to_ping[2];
 static atomic_int pong_cpu = -1;
 /* -c: where ping and pong run (-1: wherever the kernel puts them). */
 static int ping_pin = -1, pong_pin = -1;
+/* -p: the ids and, at the end, each thread's switch counts. */
+static bool print_ids;
+static struct rusage pong_usage;
+static pid_t pong_tid;
 
 /* Pins the calling thread to `cpu` unless it is -1; exits on failure. */
 static void pin_self(int cpu, const char *who)
@@ -118,6 +128,8 @@ static void *pong_main(void *arg)
 		perror("pingpong: pong read");
 		exit(1);
 	}
+	pong_tid = (pid_t)syscall(SYS_gettid);
+	getrusage(RUSAGE_THREAD, &pong_usage);
 	return NULL;
 }
 
@@ -151,6 +163,7 @@ int main(int argc, char **argv)
 		case 'p':
 			printf("%d\n", (int)getpid());
 			fflush(stdout);
+			print_ids = true;
 			break;
 		default:
 			fprintf(stderr, "usage: %s [-s SECONDS] [-c PING_CPU,PONG_CPU] [-p]\n",
@@ -191,6 +204,15 @@ int main(int argc, char **argv)
 	/* End of file tells pong to stop. */
 	close(ping_to_pong[1]);
 	pthread_join(pong, NULL);
+	if (print_ids) {
+		struct rusage ping_usage;
+
+		getrusage(RUSAGE_THREAD, &ping_usage);
+		fprintf(stderr, "pingpong: truth pong tid %d nvcsw %ld nivcsw %ld\n", (int)pong_tid,
+			pong_usage.ru_nvcsw, pong_usage.ru_nivcsw);
+		fprintf(stderr, "pingpong: truth ping tid %d nvcsw %ld nivcsw %ld\n", (int)getpid(),
+			ping_usage.ru_nvcsw, ping_usage.ru_nivcsw);
+	}
 	printf("round_trips=%llu seconds=%.3f rt_per_s=%.0f cpu_s=%.3f rt_per_cpu_s=%.0f "
 	       "same_cpu_pct=%.1f\n",
 	       (unsigned long long)trips, now - start, (double)trips / (now - start), cpu,

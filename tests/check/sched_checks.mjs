@@ -15,7 +15,7 @@
 
 import { checkWithProfilerCli } from './checks.mjs';
 import { bareFunctionName, onCpuFilters } from './profiler_cli.mjs';
-import { CATEGORY_KERNEL, CATEGORY_USER, percent } from './profile.mjs';
+import { CATEGORY_KERNEL, CATEGORY_USER, percent, sampleTimes } from './profile.mjs';
 import { fmt } from './report.mjs';
 
 export const CATEGORY_OFFCPU = 3;
@@ -52,6 +52,8 @@ const OFFCPU_TILE_INTERVALS = 3;
 const MAJORITY_PERCENT = 90;
 // pipepair: the reader's waits last the writer's period, minus its short run.
 const PERIOD_TOLERANCE = 0.3;
+// SWITCH_STACK_SLOTS of bpf/bpfprof_abi.h: switch-out places whose stacks are rate-limited apart.
+const SWITCH_STACK_PLACES = 4;
 // Marker durations are written in ms with µs precision.
 const DURATION_EPSILON_MS = 0.002;
 
@@ -693,6 +695,56 @@ export const EXPECTATIONS = {
 			ctx.report.check(Number.isInteger(all) && Number.isInteger(kept) && sent <= allowed,
 					 `${sent} of ${all} wakeups came as records, ${kept} were kept in the kernel (allowed: ` +
 						 `${long} long waits + ${threads.length} threads + ${maxPct}% = ${allowed})`);
+		},
+	},
+	// Short waits are only counted in the kernel (fold_waits): of pid's
+	// context switches, the kernel sends only those it must, bounded by time,
+	// not by how many switches there were. Per thread: its long waits, one
+	// per off-CPU sampling interval of off-CPU time (folded time must become
+	// off-CPU samples), and two per switch-out stack (the stack's own and the
+	// next switch-out, which ends that wait), at most one stack per interval
+	// and switch-out place (4 places). "Context switches kept in the kernel"
+	// in meta.extra; the recording must have at least MIN_SWITCHES.
+	'kept-switches': {
+		args: 'MIN_SWITCHES', threads: [],
+		json: (ctx, minSwitches) => {
+			const all = ctx.profile.extraValue('Context switches');
+			const kept = ctx.profile.extraValue('Context switches kept in the kernel');
+			const interval = ctx.intervalMs;
+			const meta = ctx.profile.meta;
+			// The recording's span; from the samples where the meta does not say.
+			const lastSample = () => ctx.profile.threads.reduce((end, t) =>
+				(t.samples ? sampleTimes(t.samples).reduce((a, x) => Math.max(a, x), end) : end), 0);
+			const span = (meta.profilingEndTime ?? lastSample()) - (meta.profilingStartTime ?? 0);
+			let bound = 0;
+			for (const t of ctx.profile.threadsOf(ctx.pid)) {
+				const s = markersOf(ctx.profile, t, 'Scheduling')[0]?.data;
+				if (s)
+					bound += s.offCpuCount - s.hiddenOffCpuCount + Math.ceil(s.offCpuTime / interval) + 1 +
+						2 * SWITCH_STACK_PLACES * (Math.ceil(span / interval) + 1);
+			}
+			ctx.report.check(Number.isInteger(all) && all >= Number(minSwitches),
+					 `the recording has ${all} context switches (need >= ${minSwitches})`);
+			ctx.report.check(Number.isInteger(kept) && all - kept <= bound,
+					 `${all - kept} of ${all} context switches were sent as records, ${kept} only counted ` +
+						 `in the kernel (at most ${bound} sends for ${fmt(span, 0)} ms at ${fmt(interval, 3)} ms)`);
+		},
+	},
+	// The thread's switches by the kernel's own count (getrusage: nvcsw and
+	// nivcsw, taken as its last act; a few switches on its way out come
+	// after): voluntarySwitches and preemptions must match them whether the
+	// kernel sent or only counted each wait (0.1 % + 10, + lost records).
+	'switches': {
+		args: 'THREAD VOLUNTARY INVOLUNTARY', threads: [0],
+		json: (ctx, name, vol, invol) => {
+			const s = markersOf(ctx.profile, ctx.thread(name), 'Scheduling')[0]?.data;
+			const lost = ctx.profile.extraValue('Lost switch events') ?? 0;
+			for (const [field, want] of [['voluntarySwitches', Number(vol)], ['preemptions', Number(invol)]]) {
+				const got = s?.[field];
+				const tol = Math.ceil(want / 1000) + 10 + lost;
+				ctx.report.check(Number.isInteger(got) && Math.abs(got - want) <= tol,
+						 `${name}: ${field} ${got}, the kernel counted ${want} (tolerance ±${tol})`);
+			}
 		},
 	},
 	// Any count of the thread's Scheduling summary, e.g. hiddenRunnableCount

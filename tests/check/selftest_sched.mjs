@@ -246,6 +246,25 @@ describe('pipepair: markers', () => {
 				[/has undefined wakeups/, /came as records/]);
 	});
 
+	test('switches: the summary against the kernel\'s counts; kept-switches: sends bounded by time', () => {
+		const withSwitches = (all, kept) => {
+			const json = pipepairProfile({ schedMinMs: 50 });
+			json.meta.extra = [...(json.meta.extra ?? []), { label: 'Scheduling', entries: [
+				{ label: 'Context switches', format: 'integer', value: all },
+				{ label: 'Context switches kept in the kernel', format: 'integer', value: kept }] }];
+			return json;
+		};
+		const check = (json, expect) => run(json, { pid: PIPEPAIR_DEFAULTS.pid, expect, schedMinMs: 50 });
+		assert.deepEqual(check(withSwitches(1e6, 999000), ['switches pwriter 99 0', 'kept-switches 500000']), []);
+		assertOnlyFails(check(withSwitches(1e6, 999000), ['switches pwriter 150 0', 'switches preader 99 20']),
+				[/^pwriter: voluntarySwitches 99, the kernel counted 150/,
+				 /^preader: preemptions 0, the kernel counted 20/]);
+		assertOnlyFails(check(withSwitches(1e6, 0), ['kept-switches 500000']),
+				[/^1000000 of 1000000 context switches were sent as records/]);
+		assertOnlyFails(check(withSwitches(1000, 1000), ['kept-switches 500000']),
+				[/has 1000 context switches \(need >= 500000\)/]);
+	});
+
 	test('--no-off-cpu: off-CPU samples fail, markers stay', () => {
 		const expect = ['no-offcpu-samples', 'offcpu-markers preader sleeping pwriter 20', 'runnable-markers preader pwriter'];
 		assert.deepEqual(pipe({ offCpuSamples: false }, { expect, offCpuSamples: false }), []);
