@@ -56,10 +56,13 @@ function markersNamed(profile, thread, name) {
 function checkBurner(report, profile, pid, index, truth) {
 	const meta = profile.meta;
 	const lo = meta.profilingStartTime, hi = meta.profilingEndTime;
-	const threads = profile.threadsOf(pid);
-	if (!report.check(threads.length > 0, `burner pid ${pid} is in the snapshot (${threads.length} threads)`))
+	// Every image of the process: a window that also saw the shell that
+	// exec'd the burner has that as "PID" and the burner as "PID.1".
+	const images = profile.threadsOfProcess(pid);
+	if (!report.check(images.length > 0, `burner pid ${pid} is in the snapshot (${images.length} threads)`))
 		return;
-	const beta = threads.find((t) => t.name === 'beta');
+	const beta = images.find((t) => t.name === 'beta');
+	const threads = beta ? images.filter((t) => t.pid === beta.pid) : images;
 	if (report.check(beta !== undefined, 'its spinning thread "beta" is there')) {
 		const samples = profile.samplesOf(beta);
 		const toMs = cpuToMs(meta);

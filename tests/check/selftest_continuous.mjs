@@ -24,8 +24,9 @@ const START_MS = Date.UTC(2026, 10, 25, 12, 0, 0, 123);
 
 // A snapshot directory holding one burner window, and the burner's truth file.
 let dirNo = 0;
-function snapshotDir(overrides) {
+function snapshotDir(overrides, edit = () => {}) {
 	const json = burnerProfile(overrides);
+	edit(json);
 	json.meta.startTime = START_MS;
 	json.meta.profilingStartTime = 0;
 	json.meta.profilingEndTime = 1000 * BURNER_DEFAULTS.durationS;
@@ -47,6 +48,21 @@ describe('continuous.mjs', () => {
 		const r = run('--dir', dir, '--pid', String(BURNER_DEFAULTS.pid), '--truth', truth, '--count', '1');
 		assert.equal(r.status, 0, r.stdout + r.stderr);
 		assert.match(r.stdout, /ok {3}beta: [\d.]+ ms CPU in the profile over \d+ ms, [\d.]+ ms by its own clock/);
+	});
+
+	test('a window that saw the shell exec the burner passes: the burner is the image "PID.1"', () => {
+		const pid = String(BURNER_DEFAULTS.pid);
+		const { dir, truth } = snapshotDir({}, (json) => {
+			const shell = JSON.parse(JSON.stringify(json.threads.find((t) => t.pid === pid && t.isMainThread)));
+			for (const t of json.threads)
+				if (t.pid === pid)
+					t.pid = `${pid}.1`;
+			shell.name = 'sh';
+			json.threads.unshift(shell);
+		});
+		const r = run('--dir', dir, '--pid', pid, '--truth', truth, '--count', '1');
+		assert.equal(r.status, 0, r.stdout + r.stderr);
+		assert.match(r.stdout, /ok {3}its spinning thread "beta" is there/);
 	});
 
 	test('beta with half the CPU time its clock counted fails', () => {
