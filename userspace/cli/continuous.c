@@ -315,9 +315,20 @@ int continuous_main(const struct options *opts)
 		goto out;
 	c.wall_offset_ms = c.rec.start_wall_ms - (double)c.rec.start_ns / 1e6;
 	c.next_boundary = c.rec.start_ns + opts->interval_ns;
-	log_info("recording %s at %u Hz into %s: one snapshot every %.3g s, keeping %s",
-		 opts->target_desc, opts->freq_hz, opts->out_dir, (double)opts->interval_ns / 1e9,
-		 opts->max_bytes ? "what fits --max-bytes" : "the newest --keep");
+	if (opts->max_bytes) {
+		char size[32];
+
+		human_size((double)opts->max_bytes, size, sizeof(size));
+		log_info("recording %s at %u Hz into %s: one snapshot every %.3g s, keeping the "
+			 "newest that fit in %s",
+			 opts->target_desc, opts->freq_hz, opts->out_dir,
+			 (double)opts->interval_ns / 1e9, size);
+	} else {
+		log_info("recording %s at %u Hz into %s: one snapshot every %.3g s, keeping the "
+			 "newest %u",
+			 opts->target_desc, opts->freq_hz, opts->out_dir,
+			 (double)opts->interval_ns / 1e9, opts->keep);
+	}
 
 	ret = poll_loop(&c);
 
