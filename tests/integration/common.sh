@@ -81,6 +81,19 @@ run_bpfprof() {
 	fi
 }
 
+# wait_recording PID: until the background bpfprof PID says it records
+# (however long loading its programs takes on a busy machine); fails if it
+# exits first or takes 30 s. Its stderr is $WORK/bpfprof.err.
+wait_recording() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		grep -q "^bpfprof: recording" "$WORK/bpfprof.err" && return 0
+		kill -0 "$1" 2>/dev/null || fail "bpfprof exited before it recorded: $(cat "$WORK/bpfprof.err")"
+		sleep 0.05
+	done
+	fail "bpfprof did not start recording within 30 s"
+}
+
 expect_success() {
 	if [ "$STATUS" -ne 0 ]; then
 		fail "bpfprof exited with status $STATUS, expected 0"

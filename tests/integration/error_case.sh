@@ -121,6 +121,9 @@ bad_unwind)
 bad_syscalls)
 	expect_error '--syscalls=every: unknown mode; use blocking, all or off' --syscalls=every -a -d 1 -o "$OUT"
 	;;
+no_inherit_without_pid)
+	expect_error '--no-inherit is for -p PID' -a --no-inherit -d 1 -o "$OUT"
+	;;
 syscalls_value_without_equals)
 	expect_error "option '--syscalls' takes its value after '=' \(--syscalls=all\)" --syscalls all -a -d 1 -o "$OUT"
 	;;

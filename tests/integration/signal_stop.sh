@@ -17,12 +17,7 @@ log "\$ bpfprof -a -o $OUT &  (SIG$SIG 0.5 s after it says it records)"
 env --default-signal=INT,TERM "$BPFPROF" -a -o "$OUT" >"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
 pid=$!
 # However long loading the programs takes on a busy machine, the signal comes while it records.
-for ((i = 0; i < 600; i++)); do
-	grep -q "^bpfprof: recording" "$WORK/bpfprof.err" && break
-	kill -0 "$pid" 2>/dev/null || fail "bpfprof exited before the signal: $(cat "$WORK/bpfprof.err")"
-	sleep 0.05
-done
-grep -q "^bpfprof: recording" "$WORK/bpfprof.err" || fail "bpfprof did not start recording within 30 s"
+wait_recording "$pid"
 sleep 0.5
 kill -0 "$pid" 2>/dev/null || fail "bpfprof exited before the signal: $(cat "$WORK/bpfprof.err")"
 kill -s "$SIG" "$pid"

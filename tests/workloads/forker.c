@@ -7,7 +7,9 @@
  *   child  (comm "bpfprof-child")      burns child_burn
  *
  * Both burn for SECONDS of wall time (default 1.5), then the child exits and the
- * parent reaps it. Prints "forker parent PID child PID" once the child exists,
+ * parent reaps it. With --wait-signal the parent first prints "forker waiting
+ * PID" and forks only once it gets SIGUSR1 (the `-p` test forks while
+ * bpfprof records). Prints "forker parent PID child PID" once the child exists,
  * so a test can tell which process is which, and at the end the CPU time each
  * got, which on a busy machine is far less than SECONDS:
  *   forker: truth parent_cpu_ms P child_cpu_ms C
@@ -18,10 +20,12 @@
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -77,8 +81,12 @@ int main(int argc, char **argv)
 	int status;
 	pid_t child;
 
+	bool wait_signal = argc > 1 && !strcmp(argv[argc - 1], "--wait-signal");
+
+	if (wait_signal)
+		argc--;
 	if (argc > 2) {
-		fprintf(stderr, "usage: %s [SECONDS]\n", argv[0]);
+		fprintf(stderr, "usage: %s [SECONDS] [--wait-signal]\n", argv[0]);
 		return 2;
 	}
 	if (argc == 2) {
@@ -91,6 +99,20 @@ int main(int argc, char **argv)
 		}
 	}
 
+	if (wait_signal) {
+		sigset_t usr1;
+		int sig;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
+		printf("forker waiting %d\n", (int)getpid());
+		fflush(stdout);
+		if (sigwait(&usr1, &sig)) {
+			fprintf(stderr, "forker: sigwait failed\n");
+			return 1;
+		}
+	}
 	/* Flush before fork so the child does not print the parent's buffer too. */
 	fflush(stdout);
 	child = fork();

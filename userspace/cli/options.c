@@ -64,6 +64,7 @@ enum {
 	OPT_UNWIND,
 	OPT_DEBUGINFOD_TIMEOUT,
 	OPT_NO_DEBUGINFOD,
+	OPT_NO_INHERIT,
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_USAGE,
@@ -72,7 +73,11 @@ enum {
 static const struct argp_option option_defs[] = {
 	{ "all", 'a', NULL, 0, "Profile the whole system (every process)", 0 },
 	{ "pid", 'p', "PID[,PID...]", 0,
-	  "Profile these processes (every thread, including threads created later)", 0 },
+	  "Profile these processes: every thread, including threads created later, and the "
+	  "processes they fork while recording (and theirs); ends when the given ones are gone",
+	  0 },
+	{ "no-inherit", OPT_NO_INHERIT, NULL, 0,
+	  "With -p: only the given processes, not the children they fork while recording", 0 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0,
 	  "Only tasks in this cgroup v2 directory or below it (repeatable, up to 8): a path "
 	  "under the v2 mount, or one relative to its root as /proc/PID/cgroup shows it. "
@@ -323,6 +328,9 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_SCHED:
 		o->sched = false;
+		break;
+	case OPT_NO_INHERIT:
+		o->no_inherit = true;
 		break;
 	case OPT_NO_OFFCPU:
 		o->offcpu = false;
@@ -733,6 +741,11 @@ int options_parse(int argc, char **argv, struct options *o)
 	}
 	if (targets > 1) {
 		log_error("choose one target: -a, -p PID, or -- COMMAND (got %d of them)", targets);
+		return 2;
+	}
+	if (o->no_inherit && !o->nr_pids) {
+		log_error("--no-inherit is for -p PID (a command's children and -a's processes are "
+			  "always recorded); drop --no-inherit");
 		return 2;
 	}
 	if (describe_target(o))

@@ -308,6 +308,8 @@ int recording_start(struct recording *r, const struct options *opts)
 	} else if (!opts->all) {
 		cfg.tgids = opts->pids;
 		cfg.nr_tgids = opts->nr_pids;
+		/* Like perf's inherited events: the work a shell or a server starts. */
+		cfg.follow_forks = !opts->no_inherit;
 	}
 	cfg.cgroups = r->cgroups.session;
 	cfg.nr_cgroups = r->cgroups.n;
