@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* bpfprof entry point: parse the command line, then record or run continuously. */
+/* bpfprof entry point: parse the command line, then record, run continuously or view. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/continuous.h"
 #include "cli/options.h"
 #include "cli/record.h"
+#include "cli/view.h"
 
 int main(int argc, char **argv)
 {
 	struct options opts;
-	int ret = options_parse(argc, argv, &opts);
+	int ret;
+
+	/* view reads a profile: none of the recording options apply. */
+	if (argc > 1 && !strcmp(argv[1], "view"))
+		return view_main(argc - 1, argv + 1);
+	ret = options_parse(argc, argv, &opts);
 
 	if (ret == 0)
 		ret = opts.mode == MODE_CONTINUOUS ? continuous_main(&opts) : record_main(&opts);

@@ -121,6 +121,16 @@ bad_unwind)
 bad_syscalls)
 	expect_error '--syscalls=every: unknown mode; use blocking, all or off' --syscalls=every -a -d 1 -o "$OUT"
 	;;
+view_missing_file)
+	expect_error "cannot open $WORK/none.json.gz \(No such file or directory\); give a profile bpfprof wrote" view "$WORK/none.json.gz"
+	;;
+view_not_a_profile)
+	echo "hello" >"$WORK/hello.txt"
+	expect_error "is neither gzip nor JSON" view "$WORK/hello.txt"
+	;;
+view_bad_port)
+	expect_error '--port 70000: give a port number from 0' view --port 70000 "$WORK/x.json.gz"
+	;;
 no_inherit_without_pid)
 	expect_error '--no-inherit is for -p PID' -a --no-inherit -d 1 -o "$OUT"
 	;;

@@ -25,8 +25,9 @@ static const char doc[] =
 	"                                   # one container (and its sub-cgroups)\n"
 	"  sudo bpfprof continuous -a --interval 60s --keep 60 --out-dir /var/lib/bpfprof\n"
 	"                                   # always on: one profile a minute, the last hour kept\n"
+	"  bpfprof view profile.json.gz     # serve it to the Firefox Profiler, print the link\n"
 	"\n"
-	"Open the result at https://profiler.firefox.com/\n"
+	"Open the result with bpfprof view, or at https://profiler.firefox.com/\n"
 	"(\"Load a profile from file\").\n"
 	"\v"
 	"Exactly one target: -a, -p, or a command after --. --cgroup narrows -a\n"
@@ -45,7 +46,8 @@ static const char doc[] =
 static const char args_doc[] =
 	"[record] -a | -p PID[,PID...] | -- COMMAND [ARGS...]\n"
 	"continuous [--interval TIME] [--out-dir DIR] [--keep N | --max-bytes "
-	"SIZE] -a | -p PID[,PID...]";
+	"SIZE] -a | -p PID[,PID...]\n"
+	"view FILE [--port PORT] [--address ADDR] [--no-open]";
 
 enum {
 	OPT_IDLE = 1000,

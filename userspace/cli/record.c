@@ -130,8 +130,10 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 			lost->dropped[EV_SYSCALL], lost->dropped[EV_SYSCALL_TOTALS]);
 	print_frame_quality(frames);
 	fprintf(stderr, "bpfprof: wrote %s (%s)\n", path, size);
-	fprintf(stderr, "bpfprof: open it at https://profiler.firefox.com/ with \"Load a profile "
-			"from file\"\n");
+	fprintf(stderr,
+		"bpfprof: view it with: bpfprof view %s (or load the file at "
+		"https://profiler.firefox.com/)\n",
+		path);
 }
 
 /* The poll loop: until the duration, a signal, the command's exit, or the targets' exit. */

@@ -1,0 +1,106 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# `bpfprof view FILE --no-open` (issue 19): a profile it just recorded is
+# served on 127.0.0.1 only, under a random path: the exact bytes with the
+# CORS header and Content-Encoding: gzip, a 204 CORS preflight, a 404 for
+# every other path (the path without its secret, a wrong secret, the root)
+# and a 405 for other methods. The printed link is the profiler's from-url
+# route with the URL encoded as encodeURIComponent does. Headless Chromium
+# on another origin (a file:// page) fetches it through CORS and gets the
+# decompressed JSON. A plain .json is served without Content-Encoding.
+# SIGINT stops it with status 0 and closes the port.
+. "$(dirname "$0")/common.sh"
+require_root
+make_workdir
+
+CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$CHROMIUM" ] || fail "chromium is not installed (scripts/install-deps.sh --test installs it)"
+
+run_bpfprof 60 -o "$WORK/p.json.gz" -- sleep 0.3
+expect_success
+zcat "$WORK/p.json.gz" >"$WORK/p.json"
+
+# serve FILE: starts bpfprof view on FILE; sets VIEW_PID, URL, LINK, PORT.
+serve() {
+	env --default-signal=INT,TERM "$BPFPROF" view "$1" --no-open >"$WORK/view.out" 2>"$WORK/view.err" &
+	VIEW_PID=$!
+	for ((i = 0; i < 200; i++)); do
+		grep -q '^bpfprof: serving ' "$WORK/view.err" && break
+		kill -0 "$VIEW_PID" 2>/dev/null || fail "bpfprof view exited: $(cat "$WORK/view.err")"
+		sleep 0.05
+	done
+	URL=$(sed -n 's/^bpfprof: serving .* at \(http:[^ ]*\) until Ctrl-C$/\1/p' "$WORK/view.err")
+	LINK=$(head -n 1 "$WORK/view.out")
+	PORT=$(sed -n 's|^http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' <<<"$URL")
+	[[ $PORT =~ ^[0-9]+$ ]] || fail "bpfprof view printed no http://127.0.0.1:PORT/... URL: $(cat "$WORK/view.err")"
+	log "serving at $URL"
+}
+
+# status METHOD URL: the HTTP status curl gets.
+status() {
+	curl -s -o /dev/null -w '%{http_code}' -X "$1" "$2"
+}
+
+serve "$WORK/p.json.gz"
+want="https://profiler.firefox.com/from-url/$("$NODE" -e 'console.log(encodeURIComponent(process.argv[1]))' "$URL")/"
+[ "$LINK" = "$want" ] || fail "the link is '$LINK', expected '$want'"
+ok "the link is the profiler's from-url route with the URL encoded"
+[[ $URL =~ ^http://127\.0\.0\.1:[0-9]+/[0-9a-f]{32}/p\.json\.gz$ ]] || fail "unexpected URL shape: $URL"
+ok "the path has a 128-bit random prefix"
+
+listen=$(ss -ltnH "sport = :$PORT" | awk '{ print $4 }' | sort -u)
+[ "$listen" = "127.0.0.1:$PORT" ] || fail "listening on '$listen', expected only 127.0.0.1:$PORT"
+ok "it listens on 127.0.0.1:$PORT only"
+
+curl -s -D "$WORK/headers" -o "$WORK/got" "$URL" || fail "curl $URL failed"
+grep -qi '^HTTP/1.1 200' "$WORK/headers" || fail "GET: $(head -n 1 "$WORK/headers")"
+grep -qi '^Access-Control-Allow-Origin: \*' "$WORK/headers" || fail "GET: no Access-Control-Allow-Origin: *"
+grep -qi '^Content-Encoding: gzip' "$WORK/headers" || fail "GET: no Content-Encoding: gzip for a .gz profile"
+cmp -s "$WORK/got" "$WORK/p.json.gz" || fail "GET: the bytes differ from the file"
+ok "GET gives the file's bytes, with the CORS header and Content-Encoding: gzip"
+[ "$(status HEAD "$URL")" = 200 ] || fail "HEAD is not 200"
+[ "$(status OPTIONS "$URL")" = 204 ] || fail "the CORS preflight (OPTIONS) is not 204"
+[ "$(status POST "$URL")" = 405 ] || fail "POST is not 405"
+secret_path=${URL#http://127.0.0.1:$PORT}
+for other in "http://127.0.0.1:$PORT/" "http://127.0.0.1:$PORT/p.json.gz" \
+	"http://127.0.0.1:$PORT${secret_path%/*}/" "http://127.0.0.1:$PORT/00000000000000000000000000000000/p.json.gz" \
+	"${URL}x" "http://127.0.0.1:$PORT${secret_path%/*}/../p.json.gz"; do
+	[ "$(status GET "$other")" = 404 ] || fail "GET $other is not 404"
+done
+ok "HEAD 200, OPTIONS 204, POST 405, and 404 for every other path"
+
+# A real browser page on another origin (file://): fetch through CORS, gunzip by the browser.
+cat >"$WORK/page.html" <<HTML
+<!doctype html><html><body><pre id="out">pending</pre><script>
+fetch("$URL").then(async (r) => {
+  const text = await r.text();
+  document.getElementById("out").textContent = "status " + r.status + " chars " + text.length +
+    " product " + JSON.parse(text).meta.product;
+}).catch((e) => { document.getElementById("out").textContent = "error " + e; });
+</script></body></html>
+HTML
+got=$(timeout 120 "$CHROMIUM" --headless=new --no-sandbox --disable-gpu --no-first-run \
+	--user-data-dir="$WORK/chromium" --virtual-time-budget=20000 --dump-dom "file://$WORK/page.html" 2>/dev/null |
+	sed -n 's/.*<pre id="out">\([^<]*\)<.*/\1/p')
+log "headless Chromium: $got"
+want_chars=$("$NODE" -e 'console.log(require("fs").readFileSync(process.argv[1], "utf8").length)' "$WORK/p.json")
+[ "$got" = "status 200 chars $want_chars product bpfprof" ] ||
+	fail "Chromium's cross-origin fetch gave '$got', expected 'status 200 chars $want_chars product bpfprof'"
+ok "Chromium on a file:// page fetched it through CORS and read the profile ($want_chars characters)"
+
+kill -INT "$VIEW_PID"
+wait "$VIEW_PID"
+st=$?
+[ "$st" -eq 0 ] || fail "bpfprof view exited $st after SIGINT"
+[ -z "$(ss -ltnH "sport = :$PORT")" ] || fail "port $PORT still open after SIGINT"
+ok "SIGINT: exit 0, port closed"
+
+serve "$WORK/p.json"
+curl -s -D "$WORK/headers" -o "$WORK/got" "$URL" || fail "curl $URL failed"
+grep -qi '^Content-Encoding' "$WORK/headers" && fail "a plain .json went out with a Content-Encoding"
+cmp -s "$WORK/got" "$WORK/p.json" || fail "GET of the .json: the bytes differ from the file"
+ok "a plain .json is served as is"
+kill -TERM "$VIEW_PID"
+wait "$VIEW_PID" || fail "bpfprof view exited non-zero after SIGTERM"
+ok "SIGTERM: exit 0"

@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * `bpfprof view FILE`: the profile goes to the browser without copying it
+ * anywhere. It is served on 127.0.0.1 (a free port) under a random,
+ * unguessable path; the https://profiler.firefox.com/from-url/ link loads
+ * it from there. With a display and not as root the link is opened
+ * (xdg-open or $BROWSER); over SSH the `ssh -L` line to reach the port is
+ * printed. Serves until Ctrl-C or SIGTERM.
+ */
+#include "view.h"
+
+#include <argp.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../util/log.h"
+#include "file_server.h"
+#include "option_values.h"
+
+#define PROFILER_FROM_URL "https://profiler.firefox.com/from-url/"
+
+extern char **environ;
+
+struct view_options {
+	const char *file;
+	const char *address;
+	unsigned port;
+	bool no_open;
+	bool done;     /* --help */
+	bool reported; /* an option's one-line error is out */
+};
+
+enum { OPT_PORT = 1000, OPT_ADDRESS, OPT_NO_OPEN, OPT_HELP };
+
+static const struct argp_option view_option_defs[] = {
+	{ "port", OPT_PORT, "PORT", 0, "Listen on PORT (default: a free one)", 0 },
+	{ "address", OPT_ADDRESS, "ADDR", 0,
+	  "Listen on ADDR (default 127.0.0.1; anyone who can reach it and knows the link can "
+	  "read the profile)",
+	  0 },
+	{ "no-open", OPT_NO_OPEN, NULL, 0, "Print the link, do not open a browser", 0 },
+	{ "help", OPT_HELP, NULL, 0, "Give this help list", -1 },
+	{ 0 },
+};
+
+static const char view_doc[] =
+	"Serve a profile bpfprof wrote to the Firefox Profiler, from this machine, until "
+	"Ctrl-C.\v"
+	"The link opens https://profiler.firefox.com/from-url/..., which fetches the profile "
+	"from this machine's port under a random path; nothing is uploaded anywhere. Over SSH, "
+	"forward the port first (the line to use is printed).";
+
+static error_t parse_view_opt(int key, char *arg, struct argp_state *state);
+
+static const struct argp view_argp = { view_option_defs, parse_view_opt, "FILE", view_doc };
+
+static error_t parse_view_opt(int key, char *arg, struct argp_state *state)
+{
+	struct view_options *o = state->input;
+	unsigned long long v;
+
+	switch (key) {
+	case OPT_PORT:
+		if (parse_uint(arg, 65535, &v)) {
+			log_error("--port %s: give a port number from 0 (any free one) to 65535",
+				  arg);
+			o->reported = true;
+			return EINVAL;
+		}
+		o->port = (unsigned)v;
+		break;
+	case OPT_ADDRESS:
+		o->address = arg;
+		break;
+	case OPT_NO_OPEN:
+		o->no_open = true;
+		break;
+	case OPT_HELP:
+		argp_help(&view_argp, stdout, ARGP_HELP_STD_HELP & ~ARGP_HELP_EXIT_OK,
+			  "bpfprof view");
+		o->done = true;
+		break;
+	case ARGP_KEY_ARG:
+		if (o->file) {
+			log_error("view takes one profile, got '%s' and '%s'", o->file, arg);
+			o->reported = true;
+			return EINVAL;
+		}
+		o->file = arg;
+		break;
+	default:
+		return ARGP_ERR_UNKNOWN;
+	}
+	return 0;
+}
+
+/* The file must be a profile bpfprof could have written: gzip, or JSON. */
+static int check_profile_file(const char *file)
+{
+	unsigned char head[2] = { 0 };
+	struct stat st;
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	ssize_t n;
+
+	if (fd < 0) {
+		log_error("cannot open %s (%s); give a profile bpfprof wrote", file,
+			  strerror(errno));
+		return -errno;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		log_error("%s is not a regular file; give a profile bpfprof wrote", file);
+		return -EINVAL;
+	}
+	n = read(fd, head, sizeof(head));
+	close(fd);
+	if (n < 1 || !((n == 2 && head[0] == 0x1f && head[1] == 0x8b) || head[0] == '{')) {
+		log_error("%s is neither gzip nor JSON; give a profile bpfprof wrote "
+			  "(.json.gz or .json)",
+			  file);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* "/<32 hex digits>/<the file's name, reduced to [A-Za-z0-9._-]>". */
+static int make_path(const char *file, char *out, size_t len)
+{
+	unsigned char secret[16];
+	const char *base = strrchr(file, '/');
+	size_t at;
+
+	if (getrandom(secret, sizeof(secret), 0) != (ssize_t)sizeof(secret))
+		return -errno;
+	at = (size_t)snprintf(out, len, "/");
+	for (size_t i = 0; i < sizeof(secret) && at + 3 < len; i++)
+		at += (size_t)snprintf(out + at, len - at, "%02x", secret[i]);
+	if (at + 2 < len)
+		out[at++] = '/';
+	for (base = base ? base + 1 : file; *base && at + 1 < len; base++) {
+		char c = *base;
+		bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			     (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_';
+
+		out[at++] = plain ? c : '_';
+	}
+	out[at] = '\0';
+	return 0;
+}
+
+/* encodeURIComponent, which the profiler's from-url route undoes. */
+static void url_encode(const char *in, char *out, size_t len)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t at = 0;
+
+	for (; *in && at + 4 < len; in++) {
+		unsigned char c = (unsigned char)*in;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("-_.!~*'()", c)) {
+			out[at++] = (char)c;
+		} else {
+			out[at++] = '%';
+			out[at++] = hex[c >> 4];
+			out[at++] = hex[c & 15];
+		}
+	}
+	out[at] = '\0';
+}
+
+/* Open `link` in the user's browser when there is one to open it in. */
+static void open_browser(const char *link)
+{
+	const char *browser = getenv("BROWSER");
+	char *argv[3] = { (char *)(browser && *browser ? browser : "xdg-open"), (char *)link,
+			  NULL };
+	posix_spawn_file_actions_t fa;
+	pid_t pid;
+
+	if (!getenv("DISPLAY") && !getenv("WAYLAND_DISPLAY")) {
+		log_info("no display here: open the link in a browser that can reach this port");
+		return;
+	}
+	if (geteuid() == 0) {
+		log_info("not opening a browser as root: open the link yourself");
+		return;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+	if (posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ))
+		log_warn("cannot run %s to open the link (%s): open it yourself", argv[0],
+			 strerror(errno));
+	posix_spawn_file_actions_destroy(&fa);
+}
+
+/*
+ * Over SSH the browser is on the other end: it reaches the port through a
+ * forward, for which SSH_CONNECTION names this side's address.
+ */
+static void print_ssh_hint(unsigned port)
+{
+	const char *conn = getenv("SSH_CONNECTION");
+	const char *user = getenv("SUDO_USER");
+	char client[64], client_port[16], server[64];
+
+	if (!conn || sscanf(conn, "%63s %15s %63s", client, client_port, server) != 3)
+		return;
+	if (!user || !*user)
+		user = getenv("USER");
+	log_info("over SSH: on your machine run   ssh -N -L %u:127.0.0.1:%u %s%s%s   then open "
+		 "the link there",
+		 port, port, user ? user : "", user ? "@" : "", server);
+}
+
+int view_main(int argc, char **argv)
+{
+	struct view_options o = { .address = "127.0.0.1" };
+	char path[160], url[256], encoded[768];
+	struct file_server server;
+	sigset_t stop;
+	int sig, arg_index = 0;
+
+	if (argp_parse(&view_argp, argc, argv, ARGP_NO_ERRS | ARGP_NO_EXIT | ARGP_NO_HELP,
+		       &arg_index, &o)) {
+		if (!o.reported)
+			log_error("invalid arguments; see bpfprof view --help");
+		return 2;
+	}
+	if (o.done)
+		return 0;
+	if (!o.file) {
+		log_error("no profile to view; give its file, e.g. bpfprof view profile.json.gz");
+		return 2;
+	}
+	if (check_profile_file(o.file))
+		return 1;
+	if (make_path(o.file, path, sizeof(path))) {
+		log_error("cannot get random bytes for the link (%s)", strerror(errno));
+		return 1;
+	}
+	/* Blocked before the server's thread starts, so only sigwait below sees them. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	if (file_server_start(&server, o.file, path, o.address, (uint16_t)o.port))
+		return 1;
+	snprintf(url, sizeof(url), "http://%s%s%s:%u%s", strchr(o.address, ':') ? "[" : "",
+		 o.address, strchr(o.address, ':') ? "]" : "", server.port, path);
+	url_encode(url, encoded, sizeof(encoded));
+	log_info("serving %s at %s until Ctrl-C", o.file, url);
+	/* The link alone on stdout, for scripts and for copying. */
+	printf("%s%s/\n", PROFILER_FROM_URL, encoded);
+	fflush(stdout);
+	print_ssh_hint(server.port);
+	if (!o.no_open) {
+		char link[sizeof(encoded) + sizeof(PROFILER_FROM_URL) + 2];
+
+		snprintf(link, sizeof(link), "%s%s/", PROFILER_FROM_URL, encoded);
+		open_browser(link);
+	}
+	while (sigwait(&stop, &sig))
+		;
+	file_server_stop(&server);
+	log_info("stopped serving %s", o.file);
+	return 0;
+}
