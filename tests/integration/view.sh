@@ -9,7 +9,8 @@
 # route with the URL encoded as encodeURIComponent does. Headless Chromium
 # on another origin (a file:// page) fetches it through CORS and gets the
 # decompressed JSON. A plain .json is served without Content-Encoding.
-# SIGINT stops it with status 0 and closes the port.
+# SIGINT stops it with status 0 and closes the port. `bpfprof --view -- cmd`
+# serves what it just wrote the same way.
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
@@ -21,20 +22,26 @@ run_bpfprof 60 -o "$WORK/p.json.gz" -- sleep 0.3
 expect_success
 zcat "$WORK/p.json.gz" >"$WORK/p.json"
 
-# serve FILE: starts bpfprof view on FILE; sets VIEW_PID, URL, LINK, PORT.
-serve() {
-	env --default-signal=INT,TERM "$BPFPROF" view "$1" --no-open >"$WORK/view.out" 2>"$WORK/view.err" &
+# start_serving ARGS...: bpfprof ARGS in the background, until it says it
+# serves; sets VIEW_PID, URL, LINK, PORT.
+start_serving() {
+	log "\$ bpfprof $* &"
+	env --default-signal=INT,TERM "$BPFPROF" "$@" >"$WORK/view.out" 2>"$WORK/view.err" &
 	VIEW_PID=$!
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		grep -q '^bpfprof: serving ' "$WORK/view.err" && break
-		kill -0 "$VIEW_PID" 2>/dev/null || fail "bpfprof view exited: $(cat "$WORK/view.err")"
+		kill -0 "$VIEW_PID" 2>/dev/null || fail "bpfprof exited: $(cat "$WORK/view.err")"
 		sleep 0.05
 	done
 	URL=$(sed -n 's/^bpfprof: serving .* at \(http:[^ ]*\) until Ctrl-C$/\1/p' "$WORK/view.err")
 	LINK=$(head -n 1 "$WORK/view.out")
 	PORT=$(sed -n 's|^http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' <<<"$URL")
-	[[ $PORT =~ ^[0-9]+$ ]] || fail "bpfprof view printed no http://127.0.0.1:PORT/... URL: $(cat "$WORK/view.err")"
+	[[ $PORT =~ ^[0-9]+$ ]] || fail "bpfprof printed no http://127.0.0.1:PORT/... URL: $(cat "$WORK/view.err")"
 	log "serving at $URL"
+}
+
+serve() {
+	start_serving view "$1" --no-open
 }
 
 # status METHOD URL: the HTTP status curl gets.
@@ -104,3 +111,13 @@ ok "a plain .json is served as is"
 kill -TERM "$VIEW_PID"
 wait "$VIEW_PID" || fail "bpfprof view exited non-zero after SIGTERM"
 ok "SIGTERM: exit 0"
+
+# record --view: the profile it just wrote, served the same way once written.
+start_serving --view -o "$WORK/r.json.gz" -- sleep 0.3
+grep -q "^bpfprof: wrote $WORK/r.json.gz" "$WORK/view.err" || fail "bpfprof --view served before it said it wrote the file"
+curl -s -o "$WORK/got" "$URL" || fail "curl $URL failed"
+cmp -s "$WORK/got" "$WORK/r.json.gz" || fail "record --view: the bytes differ from the file it wrote"
+[[ $LINK == https://profiler.firefox.com/from-url/* ]] || fail "record --view printed no link"
+kill -INT "$VIEW_PID"
+wait "$VIEW_PID" || fail "bpfprof --view exited non-zero after SIGINT"
+ok "record --view serves the profile it wrote until SIGINT, then exits 0"

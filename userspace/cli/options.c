@@ -67,6 +67,7 @@ enum {
 	OPT_DEBUGINFOD_TIMEOUT,
 	OPT_NO_DEBUGINFOD,
 	OPT_NO_INHERIT,
+	OPT_VIEW,
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_USAGE,
@@ -80,6 +81,10 @@ static const struct argp_option option_defs[] = {
 	  0 },
 	{ "no-inherit", OPT_NO_INHERIT, NULL, 0,
 	  "With -p: only the given processes, not the children they fork while recording", 0 },
+	{ "view", OPT_VIEW, NULL, 0,
+	  "(record) Then serve the profile to the Firefox Profiler, as bpfprof view does, until "
+	  "Ctrl-C",
+	  0 },
 	{ "cgroup", OPT_CGROUP, "PATH", 0,
 	  "Only tasks in this cgroup v2 directory or below it (repeatable, up to 8): a path "
 	  "under the v2 mount, or one relative to its root as /proc/PID/cgroup shows it. "
@@ -333,6 +338,10 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		break;
 	case OPT_NO_INHERIT:
 		o->no_inherit = true;
+		break;
+	case OPT_VIEW:
+		o->view = true;
+		ps->record_only = "--view";
 		break;
 	case OPT_NO_OFFCPU:
 		o->offcpu = false;

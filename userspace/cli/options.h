@@ -64,6 +64,7 @@ struct options {
 	uint32_t *pids; /* tgids, resolved from the given pids (a tid maps to its process) */
 	size_t nr_pids;
 	bool no_inherit; /* -p: not the children the given processes fork while recording */
+	bool view;	 /* record --view: serve the profile once written */
 	/* --cgroup arguments as given (resolved by record); they imply `all` */
 	const char *cgroups[BPFPROF_MAX_CGROUPS];
 	size_t nr_cgroups;

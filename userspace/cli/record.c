@@ -25,6 +25,7 @@
 #include "../util/log.h"
 #include "progress.h"
 #include "recording.h"
+#include "view.h"
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t interrupts;
@@ -267,5 +268,8 @@ out:
 		output_file_abort(&out);
 	output_file_free(&out);
 	recording_close(&r);
+	/* Nothing of the recording is held any more: only the file is served. */
+	if (!ret && opts->view)
+		ret = view_serve(opts->output, "127.0.0.1", 0, false);
 	return ret;
 }

@@ -224,13 +224,49 @@ static void print_ssh_hint(unsigned port)
 		 port, port, user ? user : "", user ? "@" : "", server);
 }
 
+int view_serve(const char *file, const char *address, unsigned port, bool no_open)
+{
+	char path[160], url[256], encoded[768],
+		link[sizeof(encoded) + sizeof(PROFILER_FROM_URL) + 2];
+	struct file_server server;
+	sigset_t stop;
+	int sig;
+
+	if (check_profile_file(file))
+		return 1;
+	if (make_path(file, path, sizeof(path))) {
+		log_error("cannot get random bytes for the link (%s)", strerror(errno));
+		return 1;
+	}
+	/* Blocked before the server's thread starts, so only sigwait below sees them. */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigprocmask(SIG_BLOCK, &stop, NULL);
+	if (file_server_start(&server, file, path, address, (uint16_t)port))
+		return 1;
+	snprintf(url, sizeof(url), "http://%s%s%s:%u%s", strchr(address, ':') ? "[" : "", address,
+		 strchr(address, ':') ? "]" : "", server.port, path);
+	url_encode(url, encoded, sizeof(encoded));
+	snprintf(link, sizeof(link), "%s%s/", PROFILER_FROM_URL, encoded);
+	log_info("serving %s at %s until Ctrl-C", file, url);
+	/* The link alone on stdout, for scripts and for copying. */
+	printf("%s\n", link);
+	fflush(stdout);
+	print_ssh_hint(server.port);
+	if (!no_open)
+		open_browser(link);
+	while (sigwait(&stop, &sig))
+		;
+	file_server_stop(&server);
+	log_info("stopped serving %s", file);
+	return 0;
+}
+
 int view_main(int argc, char **argv)
 {
 	struct view_options o = { .address = "127.0.0.1" };
-	char path[160], url[256], encoded[768];
-	struct file_server server;
-	sigset_t stop;
-	int sig, arg_index = 0;
+	int arg_index = 0;
 
 	if (argp_parse(&view_argp, argc, argv, ARGP_NO_ERRS | ARGP_NO_EXIT | ARGP_NO_HELP,
 		       &arg_index, &o)) {
@@ -244,36 +280,5 @@ int view_main(int argc, char **argv)
 		log_error("no profile to view; give its file, e.g. bpfprof view profile.json.gz");
 		return 2;
 	}
-	if (check_profile_file(o.file))
-		return 1;
-	if (make_path(o.file, path, sizeof(path))) {
-		log_error("cannot get random bytes for the link (%s)", strerror(errno));
-		return 1;
-	}
-	/* Blocked before the server's thread starts, so only sigwait below sees them. */
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigprocmask(SIG_BLOCK, &stop, NULL);
-	if (file_server_start(&server, o.file, path, o.address, (uint16_t)o.port))
-		return 1;
-	snprintf(url, sizeof(url), "http://%s%s%s:%u%s", strchr(o.address, ':') ? "[" : "",
-		 o.address, strchr(o.address, ':') ? "]" : "", server.port, path);
-	url_encode(url, encoded, sizeof(encoded));
-	log_info("serving %s at %s until Ctrl-C", o.file, url);
-	/* The link alone on stdout, for scripts and for copying. */
-	printf("%s%s/\n", PROFILER_FROM_URL, encoded);
-	fflush(stdout);
-	print_ssh_hint(server.port);
-	if (!o.no_open) {
-		char link[sizeof(encoded) + sizeof(PROFILER_FROM_URL) + 2];
-
-		snprintf(link, sizeof(link), "%s%s/", PROFILER_FROM_URL, encoded);
-		open_browser(link);
-	}
-	while (sigwait(&stop, &sig))
-		;
-	file_server_stop(&server);
-	log_info("stopped serving %s", o.file);
-	return 0;
+	return view_serve(o.file, o.address, o.port, o.no_open);
 }
