@@ -121,6 +121,13 @@ bad_unwind)
 bad_syscalls)
 	expect_error '--syscalls=every: unknown mode; use blocking, all or off' --syscalls=every -a -d 1 -o "$OUT"
 	;;
+report_missing_file)
+	expect_error "cannot open $WORK/none.json.gz" report "$WORK/none.json.gz"
+	;;
+report_not_a_profile)
+	echo '{"hello": 1}' >"$WORK/hello.json"
+	expect_error "is not a processed profile" report "$WORK/hello.json"
+	;;
 view_missing_file)
 	expect_error "cannot open $WORK/none.json.gz \(No such file or directory\); give a profile bpfprof wrote" view "$WORK/none.json.gz"
 	;;

@@ -102,6 +102,15 @@ bpfprof_integration_test(record_pid_children 90 TRUE record_pid_children.sh inhe
 bpfprof_integration_test(record_pid_no_inherit 90 TRUE record_pid_children.sh no_inherit)
 # bpfprof view: the profile served to the Firefox Profiler (issue 19).
 bpfprof_integration_test(view 180 TRUE view.sh)
+# bpfprof report: the summary of a burner recording against the workload (issue 19).
+bpfprof_integration_test(report 90 TRUE report.sh)
+add_test(NAME integration.check_selftest_report
+  COMMAND ${BPFPROF_NODE} --test ${BPFPROF_TESTS_DIR}/check/selftest_report.mjs)
+set_tests_properties(integration.check_selftest_report PROPERTIES
+  LABELS "integration;checker"
+  TIMEOUT ${BPFPROF_SELFTEST_TIMEOUT}
+  FIXTURES_REQUIRED bpfprof_check_npm
+  ENVIRONMENT "CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules")
 bpfprof_integration_test(record_all 120 TRUE record_all.sh)
 bpfprof_integration_test(record_command 90 TRUE record_command.sh)
 bpfprof_integration_test(record_command_duration 90 TRUE record_command_duration.sh)
@@ -113,7 +122,8 @@ foreach(case not_root no_such_pid pid_above_max bad_pid_list output_in_proc outp
              freq_zero freq_too_high bad_duration bad_sched_min sched_min_no_unit_junk
              unknown_option ambiguous_option missing_btf command_not_found bad_unwind
              bad_debuginfod_timeout bad_syscalls syscalls_value_without_equals
-             no_inherit_without_pid view_missing_file view_not_a_profile view_bad_port)
+             no_inherit_without_pid view_missing_file view_not_a_profile view_bad_port
+             report_missing_file report_not_a_profile)
   bpfprof_integration_test(error.${case} 60 FALSE error_case.sh ${case})
 endforeach()
 

@@ -26,6 +26,7 @@ static const char doc[] =
 	"  sudo bpfprof continuous -a --interval 60s --keep 60 --out-dir /var/lib/bpfprof\n"
 	"                                   # always on: one profile a minute, the last hour kept\n"
 	"  bpfprof view profile.json.gz     # serve it to the Firefox Profiler, print the link\n"
+	"  bpfprof report profile.json.gz   # its summary in the terminal\n"
 	"\n"
 	"Open the result with bpfprof view, or at https://profiler.firefox.com/\n"
 	"(\"Load a profile from file\").\n"
@@ -47,7 +48,8 @@ static const char args_doc[] =
 	"[record] -a | -p PID[,PID...] | -- COMMAND [ARGS...]\n"
 	"continuous [--interval TIME] [--out-dir DIR] [--keep N | --max-bytes "
 	"SIZE] -a | -p PID[,PID...]\n"
-	"view FILE [--port PORT] [--address ADDR] [--no-open]";
+	"view FILE [--port PORT] [--address ADDR] [--no-open]\n"
+	"report FILE [--pid PID] [--tid TID] [--rows N] [--off-cpu] [--json]";
 
 enum {
 	OPT_IDLE = 1000,

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "../util/log.h"
+#include "file_command.h"
 #include "file_server.h"
 #include "option_values.h"
 
@@ -32,15 +33,13 @@
 extern char **environ;
 
 struct view_options {
-	const char *file;
+	struct file_command fc;
 	const char *address;
 	unsigned port;
 	bool no_open;
-	bool done;     /* --help */
-	bool reported; /* an option's one-line error is out */
 };
 
-enum { OPT_PORT = 1000, OPT_ADDRESS, OPT_NO_OPEN, OPT_HELP };
+enum { OPT_PORT = 1000, OPT_ADDRESS, OPT_NO_OPEN };
 
 static const struct argp_option view_option_defs[] = {
 	{ "port", OPT_PORT, "PORT", 0, "Listen on PORT (default: a free one)", 0 },
@@ -49,7 +48,7 @@ static const struct argp_option view_option_defs[] = {
 	  "read the profile)",
 	  0 },
 	{ "no-open", OPT_NO_OPEN, NULL, 0, "Print the link, do not open a browser", 0 },
-	{ "help", OPT_HELP, NULL, 0, "Give this help list", -1 },
+	{ "help", FILE_COMMAND_OPT_HELP, NULL, 0, "Give this help list", -1 },
 	{ 0 },
 };
 
@@ -74,7 +73,7 @@ static error_t parse_view_opt(int key, char *arg, struct argp_state *state)
 		if (parse_uint(arg, 65535, &v)) {
 			log_error("--port %s: give a port number from 0 (any free one) to 65535",
 				  arg);
-			o->reported = true;
+			o->fc.reported = true;
 			return EINVAL;
 		}
 		o->port = (unsigned)v;
@@ -85,21 +84,8 @@ static error_t parse_view_opt(int key, char *arg, struct argp_state *state)
 	case OPT_NO_OPEN:
 		o->no_open = true;
 		break;
-	case OPT_HELP:
-		argp_help(&view_argp, stdout, ARGP_HELP_STD_HELP & ~ARGP_HELP_EXIT_OK,
-			  "bpfprof view");
-		o->done = true;
-		break;
-	case ARGP_KEY_ARG:
-		if (o->file) {
-			log_error("view takes one profile, got '%s' and '%s'", o->file, arg);
-			o->reported = true;
-			return EINVAL;
-		}
-		o->file = arg;
-		break;
 	default:
-		return ARGP_ERR_UNKNOWN;
+		return file_command_key(&o->fc, key, arg);
 	}
 	return 0;
 }
@@ -265,20 +251,11 @@ int view_serve(const char *file, const char *address, unsigned port, bool no_ope
 
 int view_main(int argc, char **argv)
 {
-	struct view_options o = { .address = "127.0.0.1" };
-	int arg_index = 0;
+	struct view_options o = { .fc = { .name = "view", .argp = &view_argp },
+				  .address = "127.0.0.1" };
+	int ret = file_command_parse(&o.fc, argc, argv, &o, "profile.json.gz");
 
-	if (argp_parse(&view_argp, argc, argv, ARGP_NO_ERRS | ARGP_NO_EXIT | ARGP_NO_HELP,
-		       &arg_index, &o)) {
-		if (!o.reported)
-			log_error("invalid arguments; see bpfprof view --help");
-		return 2;
-	}
-	if (o.done)
-		return 0;
-	if (!o.file) {
-		log_error("no profile to view; give its file, e.g. bpfprof view profile.json.gz");
-		return 2;
-	}
-	return view_serve(o.file, o.address, o.port, o.no_open);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	return view_serve(o.fc.file, o.address, o.port, o.no_open);
 }
