@@ -15,14 +15,16 @@ Usage: $0 [--test] [--bench]
 Installs, with apt-get, as root:
   always   build-essential cmake pkg-config clang llvm libbpf-dev libelf-dev
            libdw-dev zlib1g-dev libjansson-dev libiberty-dev linux-libc-dev
-           libdebuginfod-dev liblzma-dev libmicrohttpd-dev bpftool
-           (linux-libc-dev: the syscall tables; libdebuginfod-dev: debug files
-           from DEBUGINFOD_URLS; liblzma-dev: MiniDebugInfo; libmicrohttpd-dev:
-           bpfprof view's HTTP server), and clang-16 when no clang 15+ is
+           libdebuginfod-dev liblzma-dev libmicrohttpd-dev libprotobuf-c-dev
+           protobuf-c-compiler bpftool (linux-libc-dev: the syscall tables;
+           libdebuginfod-dev: debug files from DEBUGINFOD_URLS; liblzma-dev:
+           MiniDebugInfo; libmicrohttpd-dev: bpfprof view's HTTP server;
+           protobuf-c: pprof output), and clang-16 when no clang 15+ is
            installed (BTF type tags: --cgroup's kfunc path) (on Ubuntu
            bpftool comes from linux-tools-common and linux-tools-\$(uname -r))
   --test   util-linux procps python3 systemd strace debuginfod xz-utils curl
-           chromium (the view test fetches a profile from a headless page), and
+           chromium golang-go (the view test fetches a profile from a headless
+           page; the pprof test reads pprof files with go tool pprof), and
            nodejs npm when node is missing or older than v18 (the integration
            tests run the profiler's npm CLI; the package test runs the service
            under systemd; the debuginfod test runs a local debuginfod server)
@@ -94,7 +96,7 @@ node_major() {
 
 PACKAGES=(build-essential cmake pkg-config clang llvm libbpf-dev libelf-dev
 	libdw-dev zlib1g-dev libjansson-dev libiberty-dev linux-libc-dev libdebuginfod-dev liblzma-dev
-	libmicrohttpd-dev)
+	libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler)
 NEED_BPFTOOL=0
 NEED_PERF=0
 NEED_CLANG15=0
@@ -102,7 +104,7 @@ have_bpftool || NEED_BPFTOOL=1
 have_clang15 || NEED_CLANG15=1
 
 if [ "$WITH_TEST" = 1 ]; then
-	PACKAGES+=(util-linux procps python3 systemd strace debuginfod xz-utils curl chromium)
+	PACKAGES+=(util-linux procps python3 systemd strace debuginfod xz-utils curl chromium golang-go)
 	major=$(node_major) || major=0
 	if [ "$major" -lt 18 ]; then
 		PACKAGES+=(nodejs npm)

@@ -121,6 +121,12 @@ bad_unwind)
 bad_syscalls)
 	expect_error '--syscalls=every: unknown mode; use blocking, all or off' --syscalls=every -a -d 1 -o "$OUT"
 	;;
+bad_format)
+	expect_error '--format json: unknown format; use firefox, pprof or both' --format json -a -d 1 -o "$OUT"
+	;;
+format_both_pb)
+	expect_error "--format both: -o $WORK/x.pb.gz is the Firefox profile's name" --format both -o "$WORK/x.pb.gz" -a -d 1
+	;;
 report_missing_file)
 	expect_error "cannot open $WORK/none.json.gz" report "$WORK/none.json.gz"
 	;;

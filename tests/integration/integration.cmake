@@ -104,6 +104,8 @@ bpfprof_integration_test(record_pid_no_inherit 90 TRUE record_pid_children.sh no
 bpfprof_integration_test(view 180 TRUE view.sh)
 # bpfprof report: the summary of a burner recording against the workload (issue 19).
 bpfprof_integration_test(report 90 TRUE report.sh)
+# pprof output beside the Firefox profile, read by go tool pprof (issue 19).
+bpfprof_integration_test(pprof 120 TRUE pprof.sh)
 add_test(NAME integration.check_selftest_report
   COMMAND ${BPFPROF_NODE} --test ${BPFPROF_TESTS_DIR}/check/selftest_report.mjs)
 set_tests_properties(integration.check_selftest_report PROPERTIES
@@ -123,7 +125,7 @@ foreach(case not_root no_such_pid pid_above_max bad_pid_list output_in_proc outp
              unknown_option ambiguous_option missing_btf command_not_found bad_unwind
              bad_debuginfod_timeout bad_syscalls syscalls_value_without_equals
              no_inherit_without_pid view_missing_file view_not_a_profile view_bad_port
-             report_missing_file report_not_a_profile)
+             report_missing_file report_not_a_profile bad_format format_both_pb)
   bpfprof_integration_test(error.${case} 60 FALSE error_case.sh ${case})
 endforeach()
 

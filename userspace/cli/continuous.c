@@ -153,7 +153,7 @@ static int write_snapshot(struct continuous *c, struct model *snap,
 		err = output_file_open(&out, *path);
 		if (!err) {
 			err = recording_write(&c->rec, c->opts, snap, lost, start_wall_ms, tables,
-					      &out);
+					      &out, FORMAT_FIREFOX);
 			if (!err)
 				err = output_file_commit(&out);
 			if (err)

@@ -70,6 +70,7 @@ enum {
 	OPT_NO_DEBUGINFOD,
 	OPT_NO_INHERIT,
 	OPT_VIEW,
+	OPT_FORMAT,
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_USAGE,
@@ -83,6 +84,11 @@ static const struct argp_option option_defs[] = {
 	  0 },
 	{ "no-inherit", OPT_NO_INHERIT, NULL, 0,
 	  "With -p: only the given processes, not the children they fork while recording", 0 },
+	{ "format", OPT_FORMAT, "FORMAT", 0,
+	  "(record) firefox (default), pprof (gzip'd protobuf, for go tool pprof, Pyroscope, "
+	  "Parca), or both (the pprof file beside -o, ending in .pb.gz); an -o name ending in "
+	  ".pb.gz or .pb picks pprof",
+	  0 },
 	{ "view", OPT_VIEW, NULL, 0,
 	  "(record) Then serve the profile to the Firefox Profiler, as bpfprof view does, until "
 	  "Ctrl-C",
@@ -157,7 +163,7 @@ static const struct argp_option option_defs[] = {
 struct parse_state {
 	struct options *o;
 	/* Given explicitly, so the mode's default does not apply. */
-	bool freq_set, offcpu_set, syscalls_set, keep_set, max_bytes_set;
+	bool freq_set, offcpu_set, syscalls_set, keep_set, max_bytes_set, format_set;
 	bool no_debuginfod; /* wins over --debuginfod-timeout, in any order */
 	/* Options of one mode only, to reject them in the other (the last one given). */
 	const char *continuous_only, *record_only;
@@ -345,6 +351,20 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		o->view = true;
 		ps->record_only = "--view";
 		break;
+	case OPT_FORMAT:
+		if (!strcmp(arg, "firefox")) {
+			o->format = FORMAT_FIREFOX;
+		} else if (!strcmp(arg, "pprof")) {
+			o->format = FORMAT_PPROF;
+		} else if (!strcmp(arg, "both")) {
+			o->format = FORMAT_BOTH;
+		} else {
+			log_error("--format %s: unknown format; use firefox, pprof or both", arg);
+			goto reported;
+		}
+		ps->format_set = true;
+		ps->record_only = "--format";
+		break;
 	case OPT_NO_OFFCPU:
 		o->offcpu = false;
 		ps->offcpu_set = true;
@@ -474,15 +494,37 @@ reported:
 	return EINVAL;
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
 /* Options that belong to one mode, and the defaults that differ between them. */
 static int apply_mode(struct parse_state *ps)
 {
 	struct options *o = ps->o;
+	bool pb_name;
 
 	if (o->mode == MODE_RECORD) {
 		if (ps->continuous_only) {
 			log_error("%s belongs to bpfprof continuous; run bpfprof continuous %s ...",
 				  ps->continuous_only, ps->continuous_only);
+			return -EINVAL;
+		}
+		pb_name = ends_with(o->output, ".pb.gz") || ends_with(o->output, ".pb");
+		if (!ps->format_set && pb_name)
+			o->format = FORMAT_PPROF;
+		if (o->format == FORMAT_BOTH && pb_name) {
+			log_error("--format both: -o %s is the Firefox profile's name; give one "
+				  "ending in .json.gz (the pprof file goes beside it)",
+				  o->output);
+			return -EINVAL;
+		}
+		if (o->view && o->format == FORMAT_PPROF) {
+			log_error("--view serves Firefox profiles, not pprof; drop --view or write "
+				  "--format firefox");
 			return -EINVAL;
 		}
 		return 0;

@@ -58,6 +58,17 @@ enum syscall_mode {
 	SYSCALLS_ALL,
 };
 
+/*
+ * What `record` writes: the Firefox Profiler's format, pprof (-o *.pb.gz,
+ * --format pprof), or both from the same recording (the pprof file beside
+ * the -o one, its .json.gz or .json ending replaced by .pb.gz).
+ */
+enum output_format {
+	FORMAT_FIREFOX = 0,
+	FORMAT_PPROF,
+	FORMAT_BOTH,
+};
+
 struct options {
 	enum run_mode mode;
 	bool all;
@@ -65,6 +76,7 @@ struct options {
 	size_t nr_pids;
 	bool no_inherit; /* -p: not the children the given processes fork while recording */
 	bool view;	 /* record --view: serve the profile once written */
+	enum output_format format;
 	/* --cgroup arguments as given (resolved by record); they imply `all` */
 	const char *cgroups[BPFPROF_MAX_CGROUPS];
 	size_t nr_cgroups;

@@ -51,6 +51,8 @@ static int write_fallback(struct recording *r, const struct options *opts,
 			  char *saved, size_t saved_len)
 {
 	const char *dirs[] = { getenv("TMPDIR"), "/var/tmp", "/tmp" };
+	/* What -o was to hold (--format both: its Firefox profile). */
+	enum output_format fmt = opts->format == FORMAT_PPROF ? FORMAT_PPROF : FORMAT_FIREFOX;
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		struct output_file alt;
@@ -58,12 +60,12 @@ static int write_fallback(struct recording *r, const struct options *opts,
 
 		if (!dirs[i] || !*dirs[i])
 			continue;
-		snprintf(path, sizeof(path), "%s/bpfprof-%d-%ld.json.gz", dirs[i], (int)getpid(),
-			 (long)time(NULL));
+		snprintf(path, sizeof(path), "%s/bpfprof-%d-%ld.%s", dirs[i], (int)getpid(),
+			 (long)time(NULL), fmt == FORMAT_PPROF ? "pb.gz" : "json.gz");
 		if (output_file_open(&alt, path))
 			continue;
-		if (recording_write(r, opts, &r->model, lost, r->start_wall_ms, tables, &alt) ==
-			    0 &&
+		if (recording_write(r, opts, &r->model, lost, r->start_wall_ms, tables, &alt,
+				    fmt) == 0 &&
 		    output_file_commit(&alt) == 0) {
 			snprintf(saved, saved_len, "%s", path);
 			output_file_free(&alt);
@@ -97,7 +99,8 @@ static void print_frame_quality(const struct frame_quality *q)
 }
 
 static void print_summary(struct recording *r, const struct session_stats *lost,
-			  const struct frame_quality *frames, const char *path)
+			  const struct frame_quality *frames, const char *path,
+			  enum output_format format)
 {
 	struct stat st;
 	char size[32] = "?";
@@ -131,10 +134,16 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 			lost->dropped[EV_SYSCALL], lost->dropped[EV_SYSCALL_TOTALS]);
 	print_frame_quality(frames);
 	fprintf(stderr, "bpfprof: wrote %s (%s)\n", path, size);
-	fprintf(stderr,
-		"bpfprof: view it with: bpfprof view %s (or load the file at "
-		"https://profiler.firefox.com/)\n",
-		path);
+	if (format == FORMAT_PPROF)
+		fprintf(stderr,
+			"bpfprof: a pprof profile: go tool pprof -top %s, or load it into "
+			"Pyroscope or Parca\n",
+			path);
+	else
+		fprintf(stderr,
+			"bpfprof: view it with: bpfprof view %s (or load the file at "
+			"https://profiler.firefox.com/)\n",
+			path);
 }
 
 /* The poll loop: until the duration, a signal, the command's exit, or the targets' exit. */
@@ -187,6 +196,43 @@ static void record_loop(struct recording *r, const struct options *opts, uint64_
 	progress_clear(&prog);
 }
 
+/*
+ * --format both: the same recording as pprof, beside the Firefox profile
+ * (its .json.gz or .json ending replaced by .pb.gz). 0, or 1 after a
+ * one-line error (the Firefox profile is written already).
+ */
+static int write_pprof_beside(struct recording *r, const struct options *opts,
+			      const struct session_stats *lost, const struct profile_tables *tables)
+{
+	struct output_file out;
+	size_t n = strlen(opts->output);
+	char path[PATH_MAX];
+	int err;
+
+	if (n > 8 && !strcmp(opts->output + n - 8, ".json.gz"))
+		n -= 8;
+	else if (n > 5 && !strcmp(opts->output + n - 5, ".json"))
+		n -= 5;
+	snprintf(path, sizeof(path), "%.*s.pb.gz", (int)n, opts->output);
+	err = output_file_open(&out, path);
+	if (!err) {
+		err = recording_write(r, opts, &r->model, lost, r->start_wall_ms, tables, &out,
+				      FORMAT_PPROF);
+		err = err ? err : output_file_commit(&out);
+		if (err)
+			output_file_abort(&out);
+		output_file_free(&out);
+	}
+	if (err) {
+		log_error("cannot write the pprof profile %s (%s); the Firefox profile %s is "
+			  "written",
+			  path, strerror(-err), opts->output);
+		return 1;
+	}
+	log_info("wrote %s (pprof: go tool pprof -top %s)", path, path);
+	return 0;
+}
+
 static int finish_and_write(struct recording *r, const struct options *opts,
 			    struct output_file *out, const struct session_stats *lost)
 {
@@ -204,7 +250,8 @@ static int finish_and_write(struct recording *r, const struct options *opts,
 		profile_tables_free(&tables);
 		return 1;
 	}
-	err = recording_write(r, opts, &r->model, lost, r->start_wall_ms, &tables, out);
+	err = recording_write(r, opts, &r->model, lost, r->start_wall_ms, &tables, out,
+			      opts->format);
 	if (!err)
 		err = output_file_commit(out);
 	if (err) {
@@ -219,13 +266,14 @@ static int finish_and_write(struct recording *r, const struct options *opts,
 			return 1;
 		}
 		log_info("the profile was saved to %s instead", saved);
-		print_summary(r, lost, &tables.frame_quality, saved);
+		print_summary(r, lost, &tables.frame_quality, saved, opts->format);
 		profile_tables_free(&tables);
 		return 1;
 	}
-	print_summary(r, lost, &tables.frame_quality, opts->output);
+	print_summary(r, lost, &tables.frame_quality, opts->output, opts->format);
+	err = opts->format == FORMAT_BOTH ? write_pprof_beside(r, opts, lost, &tables) : 0;
 	profile_tables_free(&tables);
-	return 0;
+	return err;
 }
 
 int record_main(const struct options *opts)

@@ -17,6 +17,7 @@
 
 #include "../capture/preflight.h"
 #include "../emit/emitter.h"
+#include "../emit/pprof_writer.h"
 #include "../symbols/debuginfo_server.h"
 #include "../symbols/frame_resolver.h"
 #include "../symbols/jit_maps.h"
@@ -72,7 +73,8 @@ static int seed_cgroup_process(void *vctx, uint32_t pid)
 
 int recording_write(struct recording *r, const struct options *opts, const struct model *m,
 		    const struct session_stats *lost, double start_wall_ms,
-		    const struct profile_tables *tables, struct output_file *out)
+		    const struct profile_tables *tables, struct output_file *out,
+		    enum output_format format)
 {
 	struct profile_meta meta = { 0 };
 	char host[256] = "";
@@ -106,6 +108,8 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 	meta.syscall_min_ns = m->syscall_min_ns;
 	meta.cgroup_filters = (const char *const *)r->cgroups.desc;
 	meta.nr_cgroup_filters = r->cgroups.n;
+	if (format == FORMAT_PPROF)
+		return pprof_write_fd(out->fd, out->gzip, m, tables, &meta);
 	return emit_profile_fd(out->fd, out->gzip, m, tables, &meta);
 }
 

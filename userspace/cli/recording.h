@@ -63,13 +63,15 @@ void recording_stop(struct recording *r, struct session_stats *stats);
 int recording_build_tables(struct recording *r, struct model *m, struct profile_tables *tables);
 
 /*
- * Write `m` (finished, its tables built) to `out`; `lost` are the records
- * the rings dropped while it was recorded, `start_wall_ms` the wall-clock
- * time of m->start_ts. 0 or -errno.
+ * Write `m` (finished, its tables built) to `out` as `format` (FORMAT_BOTH
+ * writes the Firefox profile); `lost` are the records the rings dropped
+ * while it was recorded, `start_wall_ms` the wall-clock time of
+ * m->start_ts. 0 or -errno.
  */
 int recording_write(struct recording *r, const struct options *opts, const struct model *m,
 		    const struct session_stats *lost, double start_wall_ms,
-		    const struct profile_tables *tables, struct output_file *out);
+		    const struct profile_tables *tables, struct output_file *out,
+		    enum output_format format);
 
 /* Warn about records lost because a ring buffer was full. */
 void recording_report_lost(const struct session_stats *st);

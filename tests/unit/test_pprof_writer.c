@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The pprof writer on the emitter's fixture model: the file protobuf-c
+ * reads back has pprof's fixed parts (string 0 is "", the three sample
+ * types), values that add up to the model's samples and CPU time, ids that
+ * all resolve, and for every sample the same function names, leaf first,
+ * as the profile tables' stack of the model's raw stack.
+ */
+#include "emit/pprof_writer.h"
+#include "emit_fixture.h"
+#include "pprof/profile.pb-c.h"
+#include "test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef Perftools__Profiles__Profile pb_profile;
+
+static pb_profile *write_and_read(const struct model *m, const struct profile_tables *t)
+{
+	struct profile_meta meta = { .command_line = "bpfprof -a", .start_wall_ms = 1.7e12 };
+	FILE *f = tmpfile();
+	uint8_t *buf = NULL;
+	pb_profile *p = NULL;
+	long len;
+
+	if (!f)
+		return NULL;
+	CHECK_EQ_INT(pprof_write_fd(fileno(f), false, m, t, &meta), 0);
+	len = ftell(f) > 0 ? ftell(f) : lseek(fileno(f), 0, SEEK_END);
+	buf = malloc(len > 0 ? (size_t)len : 1);
+	if (buf && len > 0 && pread(fileno(f), buf, (size_t)len, 0) == len)
+		p = perftools__profiles__profile__unpack(NULL, (size_t)len, buf);
+	free(buf);
+	fclose(f);
+	return p;
+}
+
+static const char *pb_str(const pb_profile *p, int64_t i)
+{
+	return i >= 0 && (size_t)i < p->n_string_table ? p->string_table[i] : "(bad index)";
+}
+
+/* The function name of location `id` (one Line each). */
+static const char *location_name(const pb_profile *p, uint64_t id)
+{
+	const Perftools__Profiles__Location *l =
+		id && id <= p->n_location ? p->location[id - 1] : NULL;
+	uint64_t fid = l && l->n_line ? l->line[0]->function_id : 0;
+
+	return fid && fid <= p->n_function ? pb_str(p, p->function[fid - 1]->name) : "(bad id)";
+}
+
+static void pprof_matches_model(void)
+{
+	struct fx_resolver r = { 0 };
+	struct profile_tables t = { 0 };
+	struct model m;
+	pb_profile *p;
+	int64_t samples = 0, cpu = 0, off = 0, want_samples = 0, want_cpu = 0, want_off = 0;
+	size_t empty = 0, worker_labels = 0;
+
+	/* With the scheduling part: off-CPU samples, named leaves, CPU deltas of their runs. */
+	CHECK_EQ_INT(fx_model_build(&m), 0);
+	CHECK_EQ_INT(fx_add_sched(&m), 0);
+	m.offcpu_interval_ns = 250000; /* what each off-CPU sample stands for */
+	r.m = &m;
+	CHECK_EQ_INT(profile_tables_build(&t, &m, fx_resolve, &r), 0);
+	p = write_and_read(&m, &t);
+	CHECK(p != NULL);
+	if (!p)
+		goto out;
+	CHECK(p->n_string_table > 0 && !strcmp(p->string_table[0], ""));
+	CHECK_EQ_INT(p->n_sample_type, 3);
+	if (p->n_sample_type == 3) {
+		CHECK_EQ_STR(pb_str(p, p->sample_type[0]->type), "samples");
+		CHECK_EQ_STR(pb_str(p, p->sample_type[1]->type), "cpu");
+		CHECK_EQ_STR(pb_str(p, p->sample_type[1]->unit), "nanoseconds");
+		CHECK_EQ_STR(pb_str(p, p->sample_type[2]->type), "off_cpu");
+	}
+	CHECK_EQ_STR(pb_str(p, p->default_sample_type), "cpu");
+	CHECK_EQ_INT(p->n_function, t.funcs.len);
+	CHECK_EQ_INT(p->n_location, t.frames.len);
+	for (size_t i = 0; i < m.threads.len; i++)
+		for (size_t j = 0; j < m.threads.data[i].samples.len; j++) {
+			const struct thread_sample *ts = &m.threads.data[i].samples.data[j];
+
+			want_cpu += (int64_t)ts->cpu_delta_ns;
+			if (ts->kind == SAMPLE_OFF_CPU)
+				want_off += (int64_t)m.offcpu_interval_ns;
+			else
+				want_samples++;
+		}
+	CHECK(want_off > 0);
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = p->sample[i];
+
+		CHECK_EQ_INT(s->n_value, 3);
+		samples += s->value[0];
+		cpu += s->value[1];
+		off += s->value[2];
+		empty += s->n_location_id == 0;
+		for (size_t j = 0; j < s->n_label; j++)
+			worker_labels += !strcmp(pb_str(p, s->label[j]->key), "thread") &&
+					 !strcmp(pb_str(p, s->label[j]->str), "worker");
+	}
+	CHECK_EQ_INT(samples, want_samples);
+	CHECK_EQ_INT(cpu, want_cpu);
+	CHECK_EQ_INT(off, want_off);
+	CHECK_EQ_INT(empty, 1); /* app main's sample without a stack */
+	CHECK(worker_labels > 0);
+	/* Every model sample's stack, leaf first, is some pprof sample's. */
+	for (size_t i = 0; i < m.threads.len; i++)
+		for (size_t j2 = 0; j2 < m.threads.data[i].samples.len; j2++) {
+			uint32_t ps =
+				profile_stack_of(&t, m.threads.data[i].samples.data[j2].stack);
+			const char *want[64];
+			size_t n = 0;
+			bool found = false;
+
+			for (uint32_t s = ps; s != NO_INDEX && n < 64; s = t.stacks.data[s].prefix)
+				want[n++] = strtab_get(
+					&t.strings,
+					t.funcs.data[t.frames.data[t.stacks.data[s].frame].func]
+						.name);
+			for (size_t k = 0; k < p->n_sample && !found; k++) {
+				const Perftools__Profiles__Sample *s = p->sample[k];
+
+				if (s->n_location_id != n)
+					continue;
+				found = true;
+				for (size_t j = 0; j < n && found; j++)
+					found = !strcmp(location_name(p, s->location_id[j]),
+							want[j]);
+			}
+			if (!found)
+				fprintf(stderr,
+					"  thread %zu sample %zu: its stack is in no pprof "
+					"sample\n",
+					i, j2);
+			CHECK(found);
+		}
+	perftools__profiles__profile__free_unpacked(p, NULL);
+out:
+	profile_tables_free(&t);
+	fx_model_free(&m);
+}
+
+int main(void)
+{
+	RUN(pprof_matches_model);
+	return test_summary();
+}

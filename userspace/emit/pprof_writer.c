@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * pprof from the profile tables: a pprof Function per funcTable row, a
+ * Location per frameTable row (one Line each: inlined functions are frames
+ * of their own in both outputs), a Mapping per library; then one Sample per
+ * (thread, stack), its values summed over that thread's samples of the stack.
+ * protobuf-c packs it; zlib compresses it as pprof readers expect.
+ */
+#include "pprof_writer.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "../util/hashmap.h"
+#include "../util/strtab.h"
+#include "pprof/profile.pb-c.h" /* generated into build/gen/pprof */
+
+typedef Perftools__Profiles__Profile pb_profile;
+typedef Perftools__Profiles__Sample pb_sample;
+typedef Perftools__Profiles__Label pb_label;
+typedef Perftools__Profiles__Location pb_location;
+typedef Perftools__Profiles__Line pb_line;
+typedef Perftools__Profiles__Function pb_function;
+typedef Perftools__Profiles__Mapping pb_mapping;
+typedef Perftools__Profiles__ValueType pb_value_type;
+
+enum { V_SAMPLES, V_CPU, V_OFF_CPU, NR_VALUES };
+
+#define THREAD_LABELS 5
+
+/* Everything the packed message points into, freed in one place. */
+struct pprof_build {
+	struct strtab strings;
+	uint32_t *string_map; /* profile_tables string -> pprof string */
+	pb_function *funcs;
+	pb_function **func_ptrs;
+	pb_location *locs;
+	pb_location **loc_ptrs;
+	pb_line *lines;
+	pb_line **line_ptrs;
+	pb_mapping *maps;
+	pb_mapping **map_ptrs;
+	pb_label *labels;      /* THREAD_LABELS per thread */
+	pb_label **label_ptrs; /* THREAD_LABELS per thread */
+	size_t *nr_labels;     /* per thread */
+	pb_sample *samples;
+	pb_sample **sample_ptrs;
+	int64_t *values;	/* NR_VALUES per sample */
+	uint64_t *location_ids; /* all samples' stacks, leaf first */
+	size_t nr_samples, cap_samples, nr_ids, cap_ids;
+	pb_value_type types[NR_VALUES], period_type;
+	pb_value_type *type_ptrs[NR_VALUES];
+	int64_t comment;
+	struct hmap sample_index; /* (thread, stack) -> sample */
+};
+
+static int64_t str(struct pprof_build *b, const char *s)
+{
+	return strtab_intern(&b->strings, s ? s : "");
+}
+
+static void build_free(struct pprof_build *b)
+{
+	strtab_free(&b->strings);
+	free(b->string_map);
+	free(b->funcs);
+	free(b->func_ptrs);
+	free(b->locs);
+	free(b->loc_ptrs);
+	free(b->lines);
+	free(b->line_ptrs);
+	free(b->maps);
+	free(b->map_ptrs);
+	free(b->labels);
+	free(b->label_ptrs);
+	free(b->nr_labels);
+	free(b->samples);
+	free(b->sample_ptrs);
+	free(b->values);
+	free(b->location_ids);
+	hmap_free(&b->sample_index);
+}
+
+static void *calloc_n(size_t n, size_t size)
+{
+	return calloc(n ? n : 1, size);
+}
+
+static int add_strings(struct pprof_build *b, const struct profile_tables *t)
+{
+	size_t n = strtab_len(&t->strings);
+
+	if (str(b, "") != 0) /* pprof: string_table[0] is "" */
+		return -ENOMEM;
+	b->string_map = calloc_n(n, sizeof(*b->string_map));
+	if (!b->string_map)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		int64_t s = str(b, strtab_get(&t->strings, (uint32_t)i));
+
+		if (s < 0)
+			return -ENOMEM;
+		b->string_map[i] = (uint32_t)s;
+	}
+	return 0;
+}
+
+static int add_functions(struct pprof_build *b, const struct profile_tables *t)
+{
+	size_t n = t->funcs.len;
+
+	b->funcs = calloc_n(n, sizeof(*b->funcs));
+	b->func_ptrs = calloc_n(n, sizeof(*b->func_ptrs));
+	if (!b->funcs || !b->func_ptrs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct pt_func *f = &t->funcs.data[i];
+		pb_function *pf = &b->funcs[i];
+
+		perftools__profiles__function__init(pf);
+		pf->id = i + 1;
+		pf->name = pf->system_name = b->string_map[f->name];
+		if (f->source >= 0 && (size_t)f->source < t->sources.len)
+			pf->filename = b->string_map[t->sources.data[f->source]];
+		pf->start_line = f->line > 0 ? f->line : 0;
+		b->func_ptrs[i] = pf;
+	}
+	return 0;
+}
+
+/* A frame's library (its func's resource's lib) as a mapping id, 0 for none. */
+static uint64_t mapping_of(const struct profile_tables *t, const struct pt_frame *fr)
+{
+	int32_t res = t->funcs.data[fr->func].resource;
+	int32_t lib;
+
+	if (res < 0 || (size_t)res >= t->resources.len)
+		return 0;
+	lib = t->resources.data[res].lib;
+	return lib < 0 || (size_t)lib >= t->libs.len ? 0 : (uint64_t)lib + 1;
+}
+
+static int add_mappings_and_locations(struct pprof_build *b, const struct profile_tables *t)
+{
+	size_t nl = t->libs.len, nf = t->frames.len;
+
+	b->maps = calloc_n(nl, sizeof(*b->maps));
+	b->map_ptrs = calloc_n(nl, sizeof(*b->map_ptrs));
+	b->locs = calloc_n(nf, sizeof(*b->locs));
+	b->loc_ptrs = calloc_n(nf, sizeof(*b->loc_ptrs));
+	b->lines = calloc_n(nf, sizeof(*b->lines));
+	b->line_ptrs = calloc_n(nf, sizeof(*b->line_ptrs));
+	if (!b->maps || !b->map_ptrs || !b->locs || !b->loc_ptrs || !b->lines || !b->line_ptrs)
+		return -ENOMEM;
+	for (size_t i = 0; i < nl; i++) {
+		const struct object_info *obj = t->libs.data[i].obj;
+		pb_mapping *pm = &b->maps[i];
+
+		perftools__profiles__mapping__init(pm);
+		pm->id = i + 1;
+		pm->filename = str(b, obj && obj->path ? obj->path : obj ? obj->name : "");
+		pm->build_id = str(b, obj ? obj->build_id : "");
+		/* Symbolized here: readers must not try to symbolize again. */
+		pm->has_functions = pm->has_filenames = pm->has_line_numbers = true;
+		pm->has_inline_frames = true;
+		b->map_ptrs[i] = pm;
+	}
+	for (size_t i = 0; i < nf; i++) {
+		const struct pt_frame *fr = &t->frames.data[i];
+		pb_location *pl = &b->locs[i];
+		pb_line *ln = &b->lines[i];
+
+		perftools__profiles__line__init(ln);
+		ln->function_id = (uint64_t)fr->func + 1;
+		ln->line = fr->line > 0 ? fr->line : 0;
+		b->line_ptrs[i] = ln;
+		perftools__profiles__location__init(pl);
+		pl->id = i + 1;
+		pl->mapping_id = mapping_of(t, fr);
+		/* Library-relative, like the frame table's: the mapping starts at 0. */
+		pl->address = fr->address > 0 ? (uint64_t)fr->address : 0;
+		pl->n_line = 1;
+		pl->line = &b->line_ptrs[i];
+		b->loc_ptrs[i] = pl;
+		if (pl->mapping_id && pl->address >= b->maps[pl->mapping_id - 1].memory_limit)
+			b->maps[pl->mapping_id - 1].memory_limit = pl->address + 1;
+	}
+	return 0;
+}
+
+static void set_label(pb_label *l, int64_t key, int64_t s, int64_t num)
+{
+	perftools__profiles__label__init(l);
+	l->key = key;
+	l->str = s;
+	l->num = num;
+}
+
+static int add_thread_labels(struct pprof_build *b, const struct model *m)
+{
+	size_t n = m->threads.len;
+	int64_t k_pid = str(b, "pid"), k_tid = str(b, "tid"), k_proc = str(b, "process"),
+		k_thread = str(b, "thread"), k_cgroup = str(b, "cgroup");
+
+	b->labels = calloc_n(n * THREAD_LABELS, sizeof(*b->labels));
+	b->label_ptrs = calloc_n(n * THREAD_LABELS, sizeof(*b->label_ptrs));
+	b->nr_labels = calloc_n(n, sizeof(*b->nr_labels));
+	if (!b->labels || !b->label_ptrs || !b->nr_labels || k_cgroup < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const struct thread *th = &m->threads.data[i];
+		const struct process *p = &m->processes.data[th->process];
+		pb_label *l = &b->labels[i * THREAD_LABELS];
+		size_t k = 0;
+
+		set_label(&l[k++], k_pid, 0, th->pid);
+		set_label(&l[k++], k_tid, 0, th->tid);
+		set_label(&l[k++], k_proc, str(b, p->name), 0);
+		set_label(&l[k++], k_thread, str(b, th->name), 0);
+		if (p->cgroup)
+			set_label(&l[k++], k_cgroup, str(b, p->cgroup), 0);
+		for (size_t j = 0; j < k; j++)
+			b->label_ptrs[i * THREAD_LABELS + j] = &l[j];
+		b->nr_labels[i] = k;
+	}
+	return 0;
+}
+
+/* The sample of (thread, stack), added with its stack's locations when new; -1: no memory. */
+static int64_t sample_of(struct pprof_build *b, const struct profile_tables *t, uint32_t thread,
+			 uint32_t stack)
+{
+	struct hmap_key key = { thread, stack };
+	uint32_t at;
+	size_t depth = 0;
+
+	if (hmap_get(&b->sample_index, key, &at))
+		return at;
+	for (uint32_t s = stack; s != NO_INDEX; s = t->stacks.data[s].prefix)
+		depth++;
+	if (b->nr_samples == b->cap_samples) {
+		size_t cap = b->cap_samples ? b->cap_samples * 2 : 1024;
+		int64_t *v = realloc(b->values, cap * NR_VALUES * sizeof(*v));
+
+		if (!v)
+			return -1;
+		b->values = v;
+		b->cap_samples = cap;
+	}
+	if (b->nr_ids + depth > b->cap_ids) {
+		size_t cap = (b->cap_ids + depth) * 2;
+		uint64_t *ids = realloc(b->location_ids, cap * sizeof(*ids));
+
+		if (!ids)
+			return -1;
+		b->location_ids = ids;
+		b->cap_ids = cap;
+	}
+	at = (uint32_t)b->nr_samples++;
+	memset(&b->values[(size_t)at * NR_VALUES], 0, NR_VALUES * sizeof(*b->values));
+	for (uint32_t s = stack; s != NO_INDEX; s = t->stacks.data[s].prefix)
+		b->location_ids[b->nr_ids++] = (uint64_t)t->stacks.data[s].frame + 1;
+	if (hmap_put(&b->sample_index, key, at))
+		return -1;
+	return at;
+}
+
+static int add_samples(struct pprof_build *b, const struct model *m, const struct profile_tables *t)
+{
+	/* Where each sample's ids start in location_ids: samples are built in that order. */
+	size_t *first_id, ids = 0;
+
+	for (size_t i = 0; i < m->threads.len; i++) {
+		const struct thread *th = &m->threads.data[i];
+		int64_t last_on = -1; /* this thread's last on-CPU sample */
+
+		for (size_t j = 0; j < th->samples.len; j++) {
+			const struct thread_sample *s = &th->samples.data[j];
+			int64_t at = sample_of(b, t, (uint32_t)i, profile_stack_of(t, s->stack));
+			int64_t *v;
+
+			if (at < 0)
+				return -ENOMEM;
+			v = &b->values[(size_t)at * NR_VALUES];
+			if (s->kind == SAMPLE_OFF_CPU) {
+				v[V_OFF_CPU] += (int64_t)m->offcpu_interval_ns;
+				/*
+				 * Its CPU delta is the run from the thread's last
+				 * sample to the switch-out: that sample's code, not
+				 * the wait's stack (totals stay exact either way).
+				 */
+				if (last_on >= 0)
+					v = &b->values[(size_t)last_on * NR_VALUES];
+				v[V_CPU] += (int64_t)s->cpu_delta_ns;
+			} else {
+				v[V_SAMPLES]++;
+				v[V_CPU] += (int64_t)s->cpu_delta_ns;
+				last_on = at;
+			}
+		}
+	}
+	b->samples = calloc_n(b->nr_samples, sizeof(*b->samples));
+	b->sample_ptrs = calloc_n(b->nr_samples, sizeof(*b->sample_ptrs));
+	first_id = calloc_n(b->nr_samples + 1, sizeof(*first_id));
+	if (!b->samples || !b->sample_ptrs || !first_id) {
+		free(first_id);
+		return -ENOMEM;
+	}
+	/* Each sample's ids are where sample_of appended them; find the bounds again. */
+	for (size_t i = 0; i < b->sample_index.cap; i++) {
+		const struct hmap_slot *sl = &b->sample_index.slots[i];
+		uint32_t depth = 0;
+
+		if (!sl->used)
+			continue;
+		for (uint32_t s = (uint32_t)sl->key.b; s != NO_INDEX; s = t->stacks.data[s].prefix)
+			depth++;
+		first_id[sl->value + 1] = depth;
+	}
+	for (size_t i = 0; i < b->nr_samples; i++) {
+		first_id[i + 1] += first_id[i];
+		ids = first_id[i + 1];
+	}
+	for (size_t i = 0; i < b->sample_index.cap; i++) {
+		const struct hmap_slot *sl = &b->sample_index.slots[i];
+		pb_sample *ps;
+		uint32_t th;
+
+		if (!sl->used)
+			continue;
+		th = (uint32_t)sl->key.a;
+		ps = &b->samples[sl->value];
+		perftools__profiles__sample__init(ps);
+		ps->n_location_id = first_id[sl->value + 1] - first_id[sl->value];
+		ps->location_id = ps->n_location_id ? &b->location_ids[first_id[sl->value]] : NULL;
+		ps->n_value = NR_VALUES;
+		ps->value = &b->values[(size_t)sl->value * NR_VALUES];
+		ps->n_label = b->nr_labels[th];
+		ps->label = &b->label_ptrs[(size_t)th * THREAD_LABELS];
+		b->sample_ptrs[sl->value] = ps;
+	}
+	free(first_id);
+	return ids == b->nr_ids ? 0 : -EINVAL;
+}
+
+static int write_all(int fd, bool gzip, const uint8_t *buf, size_t len)
+{
+	if (gzip) {
+		int dfd = dup(fd);
+		gzFile gz = dfd >= 0 ? gzdopen(dfd, "wb6") : NULL;
+		size_t done = 0;
+
+		if (!gz) {
+			if (dfd >= 0)
+				close(dfd);
+			return -ENOMEM;
+		}
+		while (done < len) {
+			unsigned chunk =
+				len - done > (1u << 30) ? 1u << 30 : (unsigned)(len - done);
+			int n = gzwrite(gz, buf + done, chunk);
+
+			if (n <= 0) {
+				gzclose(gz);
+				return -EIO;
+			}
+			done += (size_t)n;
+		}
+		return gzclose(gz) == Z_OK ? 0 : -EIO;
+	}
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(fd, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+int pprof_write_fd(int fd, bool gzip, const struct model *m, const struct profile_tables *t,
+		   const struct profile_meta *meta)
+{
+	static const char *const type_names[NR_VALUES][2] = {
+		[V_SAMPLES] = { "samples", "count" },
+		[V_CPU] = { "cpu", "nanoseconds" },
+		[V_OFF_CPU] = { "off_cpu", "nanoseconds" },
+	};
+	struct pprof_build b = { 0 };
+	pb_profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
+	uint8_t *buf = NULL;
+	size_t len;
+	int err;
+
+	if ((err = add_strings(&b, t)) || (err = add_functions(&b, t)) ||
+	    (err = add_mappings_and_locations(&b, t)) || (err = add_thread_labels(&b, m)) ||
+	    (err = add_samples(&b, m, t)))
+		goto out;
+	for (int i = 0; i < NR_VALUES; i++) {
+		perftools__profiles__value_type__init(&b.types[i]);
+		b.types[i].type = str(&b, type_names[i][0]);
+		b.types[i].unit = str(&b, type_names[i][1]);
+		b.type_ptrs[i] = &b.types[i];
+	}
+	perftools__profiles__value_type__init(&b.period_type);
+	b.period_type.type = str(&b, "cpu");
+	b.period_type.unit = str(&b, "nanoseconds");
+	b.comment = str(&b, meta->command_line);
+	p.n_sample_type = NR_VALUES;
+	p.sample_type = b.type_ptrs;
+	p.n_sample = b.nr_samples;
+	p.sample = b.sample_ptrs;
+	p.n_mapping = t->libs.len;
+	p.mapping = b.map_ptrs;
+	p.n_location = t->frames.len;
+	p.location = b.loc_ptrs;
+	p.n_function = t->funcs.len;
+	p.function = b.func_ptrs;
+	p.n_string_table = strtab_len(&b.strings);
+	p.string_table = calloc_n(p.n_string_table, sizeof(*p.string_table));
+	if (!p.string_table) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < p.n_string_table; i++)
+		p.string_table[i] = (char *)strtab_get(&b.strings, (uint32_t)i);
+	p.time_nanos = (int64_t)(meta->start_wall_ms * 1e6);
+	p.duration_nanos = m->stop_ts > m->start_ts ? (int64_t)(m->stop_ts - m->start_ts) : 0;
+	p.period_type = &b.period_type;
+	p.period = (int64_t)m->nominal_period_ns;
+	p.n_comment = 1;
+	p.comment = &b.comment;
+	p.default_sample_type = b.types[V_CPU].type;
+	len = perftools__profiles__profile__get_packed_size(&p);
+	buf = malloc(len ? len : 1);
+	if (!buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	perftools__profiles__profile__pack(&p, buf);
+	err = write_all(fd, gzip, buf, len);
+out:
+	free(buf);
+	free(p.string_table);
+	build_free(&b);
+	return err;
+}
