@@ -106,6 +106,10 @@ expect_success() {
 # final names.
 start_burner() {
 	local i line name tid
+	# Emptied here, not by the background job's redirections: those run
+	# later, and the loop below could read a previous burner's lines.
+	: >"$WORK/burner.out"
+	: >"$WORK/burner.err"
 	"$BURNER" "$1" >"$WORK/burner.out" 2>"$WORK/burner.err" &
 	BURNER_PID=$!
 	for ((i = 0; i < 100; i++)); do

@@ -14,13 +14,19 @@
 #              newest 3 are kept, still consecutive; other files are left alone.
 #   max_bytes  --max-bytes 30K: the snapshots kept fit in 30 KiB.
 #   sighup     --interval 60s: SIGHUP ends the current snapshot at once.
+#   pprof      -p BURNER --format both --keep 3 (issue 19): each window is a
+#              .json.gz and a .pb.gz of one stem, kept and deleted together;
+#              go tool pprof reads every .pb.gz and its CPU total is the one
+#              bpfprof report reads from the window's Firefox snapshot, whose
+#              top functions are the burner's; --format pprof alone writes
+#              only .pb.gz snapshots.
 #
-# Usage: continuous.sh gapless|retention|max_bytes|sighup
+# Usage: continuous.sh gapless|retention|max_bytes|sighup|pprof
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
 
-MODE=${1:?usage: continuous.sh gapless|retention|max_bytes|sighup}
+MODE=${1:?usage: continuous.sh gapless|retention|max_bytes|sighup|pprof}
 SNAPS=$WORK/snapshots
 BPF_PID=
 
@@ -37,6 +43,10 @@ snapshots() {
 # start_continuous ARGS...: bpfprof continuous in the background, once its programs are attached.
 start_continuous() {
 	log "\$ bpfprof continuous $* --out-dir $SNAPS -v &"
+	# Emptied here: the background job's own redirections run later, and a
+	# second start would find the first one's lines.
+	: >"$WORK/bpfprof.out"
+	: >"$WORK/bpfprof.err"
 	env --default-signal=INT,TERM "$BPFPROF" continuous "$@" --out-dir "$SNAPS" -v \
 		>"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
 	BPF_PID=$!
@@ -138,6 +148,57 @@ sighup)
 	sleep 0.5
 	stop_continuous TERM
 	check_snapshots --pid "$BURNER_PID" --truth "$WORK/burner.out" --count 2 --last-shorter-than 5000
+	;;
+pprof)
+	command -v go >/dev/null || fail "go is not installed (scripts/install-deps.sh --test installs golang-go)"
+	export GOCACHE=$WORK/gocache GOPATH=$WORK/gopath HOME=${HOME:-$WORK}
+	start_burner 60
+	start_continuous -p "$BURNER_PID" --interval 1s --keep 3 --format both
+	grep -q "one snapshot (.json.gz and .pb.gz) every" "$WORK/bpfprof.err" ||
+		fail "the start-up line does not say that each snapshot is written in both formats"
+	wait_written 5 40
+	stop_continuous TERM
+	ls "$SNAPS" | indent
+	stems=$(find "$SNAPS" -maxdepth 1 -name 'bpfprof-*Z.*' -printf '%f\n' | sed 's/Z\..*/Z/' | sort -u)
+	[ "$(wc -l <<<"$stems")" -eq 3 ] || fail "--keep 3 kept $(wc -l <<<"$stems") windows, not 3"
+	checked=0
+	for stem in $stems; do
+		[ -s "$SNAPS/$stem.json.gz" ] && [ -s "$SNAPS/$stem.pb.gz" ] ||
+			fail "window $stem does not have both its .json.gz and its .pb.gz"
+		"$BPFPROF" report --json "$SNAPS/$stem.json.gz" >"$WORK/$stem.report.json" ||
+			fail "bpfprof report cannot read snapshot $stem.json.gz"
+		go tool pprof -top -sample_index=cpu -unit=ms "$SNAPS/$stem.pb.gz" >"$WORK/$stem.cpu.txt" 2>"$WORK/pprof.err" ||
+			fail "go tool pprof cannot read $stem.pb.gz: $(cat "$WORK/pprof.err")"
+		total=$(sed -n 's/.*Total samples = \([0-9.]*\)ms.*/\1/p' "$WORK/$stem.cpu.txt")
+		want=$("$NODE" -e 'const r = JSON.parse(require("fs").readFileSync(process.argv[1]));
+			console.log(r.recording.cpuMs.toFixed(3), r.recording.onCpuSamples + r.recording.offCpuSamples,
+				r.topSelf.slice(0, 5).map((f) => f.name).join(","))' "$WORK/$stem.report.json")
+		read -r want_ms nsamples top <<<"$want"
+		# threadCPUDelta is whole microseconds in the JSON: one µs of rounding per sample at most.
+		"$NODE" -e 'const [t, w, n] = process.argv.slice(1).map(Number);
+			process.exit(Math.abs(t - w) <= n * 0.001 + 0.01 ? 0 : 1)' "${total:-x}" "$want_ms" "$nsamples" ||
+			fail "$stem: pprof's CPU total is ${total:-none} ms, the Firefox snapshot's is $want_ms ms"
+		# A whole window of the burner: its two busy functions lead the report.
+		if [ "$stem" != "$(tail -n 1 <<<"$stems")" ]; then
+			for fn in alpha_heavy beta_spin; do
+				[[ ,$top, == *,$fn,* ]] || fail "$stem: bpfprof report's top functions are $top, without $fn"
+			done
+		fi
+		log "   $stem: pprof $total ms = snapshot $want_ms ms; report's top: $top"
+		checked=$((checked + 1))
+	done
+	ok "each of the $checked windows: both files, the same CPU total, the burner's functions on top"
+	check_snapshots --count 3
+
+	rm -rf "$SNAPS"
+	start_continuous -p "$BURNER_PID" --interval 500ms --format pprof
+	wait_written 2 30
+	stop_continuous INT
+	[ -z "$(find "$SNAPS" -maxdepth 1 -name '*.json.gz')" ] || fail "--format pprof also wrote Firefox snapshots"
+	for f in "$SNAPS"/bpfprof-*Z.pb.gz; do
+		go tool pprof -raw "$f" >/dev/null 2>&1 || fail "--format pprof: go tool pprof cannot read $f"
+	done
+	ok "--format pprof writes only .pb.gz snapshots, each read by go tool pprof"
 	;;
 *)
 	fail "unknown mode $MODE"

@@ -281,8 +281,8 @@ endforeach()
 
 # Continuous mode (issue 7): consecutive snapshots that touch and each load,
 # a partial one on SIGTERM, SIGHUP rotation, and the retention by count and
-# by size.
-foreach(mode gapless retention max_bytes sighup)
+# by size; snapshots in pprof and both formats (issue 19).
+foreach(mode gapless retention max_bytes sighup pprof)
   bpfprof_integration_test(continuous_${mode} 120 TRUE continuous.sh ${mode})
 endforeach()
 add_test(NAME integration.check_selftest_continuous

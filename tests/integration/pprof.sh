@@ -7,7 +7,8 @@
 # the total CPU time is the sum of threadCPUDelta (bpfprof report), the
 # on-CPU sample count of alpha_heavy, alpha_light and beta_spin is their
 # self count there, and the thread, tid and pid labels name the burner's
-# threads. An -o name ending in .pb.gz alone picks pprof.
+# threads; the first mapping is the burner's executable. An -o name ending
+# in .pb.gz alone picks pprof.
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
@@ -39,6 +40,9 @@ read -r want_ms nsamples <<<"$want"
 	process.exit(Math.abs(t - w) <= n * 0.001 + 0.01 ? 0 : 1)' "$total" "$want_ms" "$nsamples" ||
 	fail "pprof's CPU total is $total ms, the Firefox profile's threadCPUDelta sum is $want_ms ms"
 ok "pprof's CPU total $total ms is the Firefox profile's $want_ms ms"
+# The first mapping is the main binary: go tool pprof names it in its header.
+grep -q '^File: burner$' "$WORK/cpu.txt" || fail "go tool pprof's header names $(grep '^File:' "$WORK/cpu.txt" || echo no file), not the burner"
+ok "the first mapping is the burner's executable (go tool pprof: File: burner)"
 
 go tool pprof -top -sample_index=samples "$WORK/p.pb.gz" >"$WORK/samples.txt" 2>/dev/null || fail "pprof -sample_index=samples failed"
 interval=$("$NODE" -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).recording.intervalMs)' "$WORK/report.json")

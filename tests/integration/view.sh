@@ -26,6 +26,10 @@ zcat "$WORK/p.json.gz" >"$WORK/p.json"
 # serves; sets VIEW_PID, URL, LINK, PORT.
 start_serving() {
 	log "\$ bpfprof $* &"
+	# Emptied here: the background job's own redirections run later, and the
+	# loop below would find the previous server's line (failed once in CI).
+	: >"$WORK/view.out"
+	: >"$WORK/view.err"
 	env --default-signal=INT,TERM "$BPFPROF" "$@" >"$WORK/view.out" 2>"$WORK/view.err" &
 	VIEW_PID=$!
 	for ((i = 0; i < 600; i++)); do

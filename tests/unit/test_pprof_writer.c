@@ -148,8 +148,88 @@ out:
 	fx_model_free(&m);
 }
 
+/* The path of the mapping listed first (go tool pprof's "File:"). */
+static const char *first_mapping(const pb_profile *p)
+{
+	return p->n_mapping ? pb_str(p, p->mapping[0]->filename) : "(no mapping)";
+}
+
+/*
+ * The first mapping is the busiest process's executable, whatever order the
+ * tables met the libraries in; every mapping id still resolves once.
+ */
+static void pprof_main_binary_first(void)
+{
+	struct fx_resolver r = { 0 };
+	struct profile_tables t = { 0 };
+	bool seen[8] = { false };
+	struct model m;
+	pb_profile *p;
+
+	CHECK_EQ_INT(fx_model_build(&m), 0);
+	r.m = &m;
+	CHECK_EQ_INT(profile_tables_build(&t, &m, fx_resolve, &r), 0);
+	CHECK_EQ_INT(t.libs.len, 2);
+	p = write_and_read(&m, &t);
+	CHECK(p != NULL);
+	if (!p)
+		goto out;
+	/* "app" (pid 100) has most samples; its executable is /usr/bin/app. */
+	CHECK_EQ_STR(first_mapping(p), "/usr/bin/app");
+	CHECK_EQ_INT(p->n_mapping, 2);
+	for (size_t i = 0; i < p->n_mapping && i < 8; i++) {
+		uint64_t id = p->mapping[i]->id;
+
+		CHECK(id >= 1 && id <= p->n_mapping && !seen[id]);
+		if (id >= 1 && id < 8)
+			seen[id] = true;
+	}
+	for (size_t i = 0; i < p->n_location; i++) {
+		uint64_t id = p->location[i]->mapping_id;
+		const char *want = NULL;
+
+		if (!id)
+			continue;
+		/* The location's mapping by id is the frame's library. */
+		for (size_t k = 0; k < p->n_mapping; k++)
+			if (p->mapping[k]->id == id)
+				want = pb_str(p, p->mapping[k]->filename);
+		CHECK(want != NULL);
+	}
+	perftools__profiles__profile__free_unpacked(p, NULL);
+
+	/* Both orders: with libc met first, app still comes first. */
+	if (t.libs.len == 2) {
+		struct pt_lib tmp = t.libs.data[0];
+
+		t.libs.data[0] = t.libs.data[1];
+		t.libs.data[1] = tmp;
+		p = write_and_read(&m, &t);
+		CHECK(p != NULL);
+		if (p) {
+			CHECK_EQ_STR(first_mapping(p), "/usr/bin/app");
+			perftools__profiles__profile__free_unpacked(p, NULL);
+		}
+	}
+	/* A process whose executable is not among the libraries: the tables' order. */
+	for (size_t i = 0; i < m.processes.len; i++)
+		if (m.processes.data[i].pid == 100)
+			snprintf(m.processes.data[i].name, sizeof(m.processes.data[i].name),
+				 "other");
+	p = write_and_read(&m, &t);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ_STR(first_mapping(p), t.libs.data[0].obj->path);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+out:
+	profile_tables_free(&t);
+	fx_model_free(&m);
+}
+
 int main(void)
 {
 	RUN(pprof_matches_model);
+	RUN(pprof_main_binary_first);
 	return test_summary();
 }

@@ -107,38 +107,64 @@ static int count_entries(const char *dir)
 	return n;
 }
 
+/* The i-th window's `kind` of file, in a series one minute apart. */
+static const char *series_file(int i, enum snapshot_kind kind)
+{
+	static char buf[16][SNAPSHOT_NAME_SIZE];
+	static int next;
+	char *p = buf[next++ % 16];
+
+	CHECK_EQ_INT(snapshot_name(p, SNAPSHOT_NAME_SIZE,
+				   utc_ms(2026, 11, 22, 10, 15, 0, 123) + i * 60000.0, kind),
+		     0);
+	return p;
+}
+
 /* The i-th snapshot name of a series one minute apart. */
 static const char *series_name(int i)
 {
-	static char buf[8][SNAPSHOT_NAME_SIZE];
-	char *p = buf[i % 8];
+	return series_file(i, SNAPSHOT_FIREFOX);
+}
 
-	CHECK_EQ_INT(snapshot_name(p, SNAPSHOT_NAME_SIZE,
-				   utc_ms(2026, 11, 22, 10, 15, 0, 123) + i * 60000.0),
-		     0);
-	return p;
+/* The i-th window's pprof file (--format both writes it beside series_name(i)). */
+static const char *series_pb_name(int i)
+{
+	return series_file(i, SNAPSHOT_PPROF);
 }
 
 static void test_name_format(void)
 {
 	char buf[SNAPSHOT_NAME_SIZE];
 
-	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), utc_ms(2026, 11, 22, 10, 15, 0, 123)), 0);
+	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), utc_ms(2026, 11, 22, 10, 15, 0, 123),
+				   SNAPSHOT_FIREFOX),
+		     0);
 	CHECK_EQ_STR(buf, "bpfprof-20261122T101500.123Z.json.gz");
 	CHECK_EQ_INT(strlen(buf), SNAPSHOT_NAME_LEN);
-	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), 0), 0);
+	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), 0, SNAPSHOT_FIREFOX), 0);
 	CHECK_EQ_STR(buf, "bpfprof-19700101T000000.000Z.json.gz");
 	/* Fractions of a ms are cut, never rounded up past the window's start. */
-	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), 1999.9), 0);
+	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), 1999.9, SNAPSHOT_FIREFOX), 0);
 	CHECK_EQ_STR(buf, "bpfprof-19700101T000001.999Z.json.gz");
-	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), utc_ms(9999, 12, 31, 23, 59, 59, 999)), 0);
+	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), utc_ms(9999, 12, 31, 23, 59, 59, 999),
+				   SNAPSHOT_FIREFOX),
+		     0);
 	CHECK_EQ_STR(buf, "bpfprof-99991231T235959.999Z.json.gz");
 
-	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), -1), -EINVAL);
-	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), NAN), -EINVAL);
-	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), INFINITY), -EINVAL);
-	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), utc_ms(10000, 1, 1, 0, 0, 0, 0)), -EINVAL);
-	CHECK_EQ_INT(snapshot_name(buf, SNAPSHOT_NAME_LEN, 0), -ENOSPC);
+	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), -1, SNAPSHOT_FIREFOX), -EINVAL);
+	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), NAN, SNAPSHOT_FIREFOX), -EINVAL);
+	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), INFINITY, SNAPSHOT_FIREFOX), -EINVAL);
+	CHECK_EQ_INT(
+		snapshot_name(buf, sizeof(buf), utc_ms(10000, 1, 1, 0, 0, 0, 0), SNAPSHOT_FIREFOX),
+		-EINVAL);
+	CHECK_EQ_INT(snapshot_name(buf, SNAPSHOT_NAME_LEN, 0, SNAPSHOT_FIREFOX), -ENOSPC);
+
+	/* pprof: the same stem, its own ending; an unknown kind is refused. */
+	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), utc_ms(2026, 11, 22, 10, 15, 0, 123),
+				   SNAPSHOT_PPROF),
+		     0);
+	CHECK_EQ_STR(buf, "bpfprof-20261122T101500.123Z.pb.gz");
+	CHECK_EQ_INT(snapshot_name(buf, sizeof(buf), 0, (enum snapshot_kind)7), -EINVAL);
 }
 
 static void test_names_sort_like_times(void)
@@ -156,14 +182,16 @@ static void test_names_sort_like_times(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		CHECK_EQ_INT(snapshot_name(cur, sizeof(cur), t[i]), 0);
+		CHECK_EQ_INT(snapshot_name(cur, sizeof(cur), t[i], SNAPSHOT_FIREFOX), 0);
 		CHECK(snapshot_name_matches(cur));
 		if (i && strcmp(prev, cur) >= 0)
 			fprintf(stderr, "  not increasing: %s then %s\n", prev, cur);
 		CHECK(!i || strcmp(prev, cur) < 0);
 		memcpy(prev, cur, sizeof(cur));
 	}
-	CHECK_EQ_INT(snapshot_name(cur, sizeof(cur), utc_ms(2026, 1, 1, 0, 0, 0, 0)), 0);
+	CHECK_EQ_INT(
+		snapshot_name(cur, sizeof(cur), utc_ms(2026, 1, 1, 0, 0, 0, 0), SNAPSHOT_FIREFOX),
+		0);
 	CHECK_EQ_STR(cur, "bpfprof-20260101T000000.000Z.json.gz");
 }
 
@@ -184,6 +212,12 @@ static void test_name_matching(void)
 	CHECK(!snapshot_name_matches("bpfprof-20261122T241500.123Z.json.gz")); /* hour 24 */
 	CHECK(!snapshot_name_matches("bpfprof-20261122T106000.123Z.json.gz")); /* minute 60 */
 	CHECK(!snapshot_name_matches("bpfprof-profile.json.gz"));
+	CHECK(snapshot_name_matches("bpfprof-20261122T101500.123Z.pb.gz"));
+	CHECK(!snapshot_name_matches("bpfprof-20261122T101500.123Z.pb"));
+	CHECK(!snapshot_name_matches("bpfprof-20261122T101500.123Z.pb.gzz"));
+	CHECK(!snapshot_name_matches("bpfprof-20261122T101500.123Z"));
+	CHECK(!snapshot_name_matches("bpfprof-20261122T101500.123Z.gz"));
+	CHECK(!snapshot_name_matches("bpfprof-20261322T101500.123Z.pb.gz")); /* month 13 */
 }
 
 static void test_open_creates_nested_0700(void)
@@ -203,11 +237,13 @@ static void test_open_creates_nested_0700(void)
 	/* The write probe leaves nothing behind. */
 	CHECK_EQ_INT(count_entries(path_in(base, "made/a/b")), 0);
 
-	CHECK_EQ_INT(snapshot_dir_path(&d, utc_ms(2026, 11, 22, 10, 15, 0, 123), &file), 0);
+	CHECK_EQ_INT(snapshot_dir_path(&d, utc_ms(2026, 11, 22, 10, 15, 0, 123), SNAPSHOT_FIREFOX,
+				       &file),
+		     0);
 	snprintf(want, sizeof(want), "%s/made/a/b/bpfprof-20261122T101500.123Z.json.gz", base);
 	CHECK_EQ_STR(file, want);
 	free(file);
-	CHECK_EQ_INT(snapshot_dir_path(&d, -5, &file), -EINVAL);
+	CHECK_EQ_INT(snapshot_dir_path(&d, -5, SNAPSHOT_PPROF, &file), -EINVAL);
 	CHECK(file == NULL);
 	snapshot_dir_close(&d);
 	snapshot_dir_close(&d); /* twice is harmless */
@@ -434,6 +470,46 @@ static void test_prune_never_deletes_protected(void)
 	snapshot_dir_close(&d);
 }
 
+/* --format both: a window's two files count as one snapshot and go together. */
+static void test_prune_windows_of_both_formats(void)
+{
+	char *dir = case_dir("both");
+	struct snapshot_dir d;
+	int i;
+
+	make_bystanders(dir);
+	for (i = 0; i < 4; i++) {
+		write_file(path_in(dir, series_name(i)), 300);
+		write_file(path_in(dir, series_pb_name(i)), 100);
+	}
+	/* A window that has only its pprof file (the other failed to write). */
+	write_file(path_in(dir, series_pb_name(4)), 100);
+	CHECK_EQ_INT(snapshot_dir_open(&d, dir), 0);
+	/* Five windows: keeping 5 deletes nothing, though there are nine files. */
+	CHECK_EQ_INT(snapshot_dir_prune(&d, 5, 0, series_pb_name(4)), 0);
+	/* Keeping 3 deletes the two oldest windows, both files of each. */
+	CHECK_EQ_INT(snapshot_dir_prune(&d, 3, 0, series_pb_name(4)), 4);
+	for (i = 0; i < 2; i++) {
+		CHECK(!exists(path_in(dir, series_name(i))));
+		CHECK(!exists(path_in(dir, series_pb_name(i))));
+	}
+	CHECK(exists(path_in(dir, series_name(2))) && exists(path_in(dir, series_pb_name(2))));
+	/* Bytes count every file: 400 + 400 + 100 > 499 drops windows 2 and 3. */
+	CHECK_EQ_INT(snapshot_dir_prune(&d, 0, 499, series_pb_name(4)), 4);
+	CHECK(!exists(path_in(dir, series_pb_name(3))));
+	CHECK(exists(path_in(dir, series_pb_name(4))));
+	/* The protected window keeps both its files, whichever of them is named. */
+	write_file(path_in(dir, series_name(5)), 300);
+	write_file(path_in(dir, series_pb_name(5)), 100);
+	write_file(path_in(dir, series_name(6)), 300);
+	CHECK_EQ_INT(snapshot_dir_prune(&d, 1, 0, path_in(dir, series_pb_name(5))), 1);
+	CHECK(!exists(path_in(dir, series_pb_name(4))));
+	CHECK(exists(path_in(dir, series_name(5))) && exists(path_in(dir, series_pb_name(5))));
+	CHECK(exists(path_in(dir, series_name(6))));
+	check_bystanders(dir);
+	snapshot_dir_close(&d);
+}
+
 /* The temporary file output_file.c made in `dir`, or NULL. */
 static char *find_tmp_of(const char *dir, const char *final_name)
 {
@@ -488,18 +564,26 @@ static void backdate(const char *path, int seconds)
 static void test_open_removes_stale_temporaries(void)
 {
 	char *dir = case_dir("stale"), *stale, *recent, *live_tmp;
-	char stale_copy[600], recent_copy[600], live_copy[600];
+	char stale_copy[600], recent_copy[600], live_copy[600], stale_pb[600];
 	const char *others[] = {
 		".notes.txt.ABCDEF",
 		".bpfprof-20261122T101500.123Z.json.gz.ABCDE",	/* 5 letters */
 		".bpfprof-20261122T101500.123Z.json.gz.ABC-EF", /* not mkostemp's */
 		".bpfprof-20261122T101500.123Z.json.gz.tmp.ABCDEF",
-		".bpfprof-profile.json.gz.ABCDEF", /* another output, not a snapshot */
+		".bpfprof-profile.json.gz.ABCDEF",	   /* another output, not a snapshot */
+		".bpfprof-20261122T101500.123Z.pb.ABCDEF", /* not a snapshot's ending */
 	};
 	struct snapshot_dir d;
 	struct output_file live;
 	size_t i;
 
+	/* A crashed pprof writer's file goes the same way. */
+	stale = crashed_writer(dir, series_pb_name(3));
+	CHECK(stale != NULL);
+	if (!stale)
+		return;
+	snprintf(stale_pb, sizeof(stale_pb), "%s", stale);
+	backdate(stale_pb, 2 * 3600);
 	stale = crashed_writer(dir, series_name(0));
 	CHECK(stale != NULL);
 	if (!stale)
@@ -530,6 +614,7 @@ static void test_open_removes_stale_temporaries(void)
 
 	CHECK_EQ_INT(snapshot_dir_open(&d, dir), 0);
 	CHECK(!exists(stale_copy));
+	CHECK(!exists(stale_pb));
 	CHECK(exists(recent_copy));
 	CHECK(exists(live_copy));
 	for (i = 0; i < sizeof(others) / sizeof(others[0]); i++)
@@ -568,6 +653,7 @@ int main(void)
 	RUN(test_prune_by_count);
 	RUN(test_prune_by_size);
 	RUN(test_prune_never_deletes_protected);
+	RUN(test_prune_windows_of_both_formats);
 	RUN(test_open_removes_stale_temporaries);
 	rc = test_summary();
 	chmod(path_in(base, "readonly"), 0700);

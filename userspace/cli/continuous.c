@@ -138,22 +138,42 @@ static void log_snapshot(struct continuous *c, const struct model *snap, const c
 		 c->rec.model.threads.len, c->rec.model.frames.len, caches, st.objects, heap, rss);
 }
 
-/* Write one finished snapshot; on a full disk, make room by dropping the oldest once. */
-static int write_snapshot(struct continuous *c, struct model *snap,
-			  const struct session_stats *lost, const struct profile_tables *tables,
-			  double start_wall_ms, char **path)
+/* The files each window is written as, for --format. */
+static size_t snapshot_kinds(enum output_format format, enum snapshot_kind kinds[2])
+{
+	switch (format) {
+	case FORMAT_PPROF:
+		kinds[0] = SNAPSHOT_PPROF;
+		return 1;
+	case FORMAT_BOTH:
+		kinds[0] = SNAPSHOT_FIREFOX;
+		kinds[1] = SNAPSHOT_PPROF;
+		return 2;
+	case FORMAT_FIREFOX:
+	default:
+		kinds[0] = SNAPSHOT_FIREFOX;
+		return 1;
+	}
+}
+
+/* Write one file of a finished snapshot; on a full disk, make room by dropping the oldest once. */
+static int write_snapshot_file(struct continuous *c, struct model *snap,
+			       const struct session_stats *lost,
+			       const struct profile_tables *tables, double start_wall_ms,
+			       enum snapshot_kind kind, char **path)
 {
 	struct output_file out = { .fd = -1 };
 	int err, attempt;
 
-	err = snapshot_dir_path(&c->dir, start_wall_ms, path);
+	err = snapshot_dir_path(&c->dir, start_wall_ms, kind, path);
 	if (err)
 		return err;
 	for (attempt = 0; attempt < 2; attempt++) {
 		err = output_file_open(&out, *path);
 		if (!err) {
-			err = recording_write(&c->rec, c->opts, snap, lost, start_wall_ms, tables,
-					      &out, FORMAT_FIREFOX);
+			err = recording_write(
+				&c->rec, c->opts, snap, lost, start_wall_ms, tables, &out,
+				kind == SNAPSHOT_PPROF ? FORMAT_PPROF : FORMAT_FIREFOX);
 			if (!err)
 				err = output_file_commit(&out);
 			if (err)
@@ -163,10 +183,43 @@ static int write_snapshot(struct continuous *c, struct model *snap,
 		if (err != -ENOSPC && err != -EDQUOT)
 			break;
 		/* The oldest snapshot is worth less than this one. */
-		if (snapshot_dir_prune(&c->dir, 1, 0, NULL) <= 0)
+		if (snapshot_dir_prune(&c->dir, 1, 0, *path) <= 0)
 			break;
 	}
 	return err;
+}
+
+/*
+ * Write a finished snapshot in each format asked for; *path is the first
+ * file written. A format that fails is said and the others are still
+ * written; an error only when none was.
+ */
+static int write_snapshot(struct continuous *c, struct model *snap,
+			  const struct session_stats *lost, const struct profile_tables *tables,
+			  double start_wall_ms, char **path)
+{
+	enum snapshot_kind kinds[2];
+	size_t n = snapshot_kinds(c->opts->format, kinds);
+	int ret = 0;
+
+	*path = NULL;
+	for (size_t i = 0; i < n; i++) {
+		char *p = NULL;
+		int err = write_snapshot_file(c, snap, lost, tables, start_wall_ms, kinds[i], &p);
+
+		if (err) {
+			log_error("writing snapshot %s failed (%s); free disk space in %s or lower "
+				  "--keep/--max-bytes",
+				  p ? p : "?", strerror(-err), c->opts->out_dir);
+			ret = ret ? ret : err;
+			free(p);
+		} else if (!*path) {
+			*path = p;
+		} else {
+			free(p);
+		}
+	}
+	return *path ? 0 : ret;
 }
 
 /*
@@ -205,10 +258,8 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 	if (err)
 		log_error("out of memory while building a snapshot; its window is lost and "
 			  "recording goes on");
-	else if ((err = write_snapshot(c, &snap, &lost, &tables, start_wall_ms, &path)))
-		log_error("writing snapshot %s failed (%s); its window is lost; free disk space in "
-			  "%s or lower --keep/--max-bytes",
-			  path ? path : "?", strerror(-err), c->opts->out_dir);
+	else
+		err = write_snapshot(c, &snap, &lost, &tables, start_wall_ms, &path);
 	if (!err) {
 		c->snapshots++;
 		log_snapshot(c, &snap, path, clock_ns(CLOCK_MONOTONIC) - t0);
@@ -299,6 +350,7 @@ int continuous_main(const struct options *opts)
 {
 	struct continuous c = { .opts = opts };
 	struct session_stats final;
+	const char *files;
 	int ret;
 
 	if (preflight_check_privileges() || preflight_check_btf())
@@ -315,18 +367,21 @@ int continuous_main(const struct options *opts)
 		goto out;
 	c.wall_offset_ms = c.rec.start_wall_ms - (double)c.rec.start_ns / 1e6;
 	c.next_boundary = c.rec.start_ns + opts->interval_ns;
+	files = opts->format == FORMAT_BOTH    ? ".json.gz and .pb.gz"
+		: opts->format == FORMAT_PPROF ? ".pb.gz"
+					       : ".json.gz";
 	if (opts->max_bytes) {
 		char size[32];
 
 		human_size((double)opts->max_bytes, size, sizeof(size));
-		log_info("recording %s at %u Hz into %s: one snapshot every %.3g s, keeping the "
-			 "newest that fit in %s",
-			 opts->target_desc, opts->freq_hz, opts->out_dir,
+		log_info("recording %s at %u Hz into %s: one snapshot (%s) every %.3g s, keeping "
+			 "the newest that fit in %s",
+			 opts->target_desc, opts->freq_hz, opts->out_dir, files,
 			 (double)opts->interval_ns / 1e9, size);
 	} else {
-		log_info("recording %s at %u Hz into %s: one snapshot every %.3g s, keeping the "
-			 "newest %u",
-			 opts->target_desc, opts->freq_hz, opts->out_dir,
+		log_info("recording %s at %u Hz into %s: one snapshot (%s) every %.3g s, keeping "
+			 "the newest %u",
+			 opts->target_desc, opts->freq_hz, opts->out_dir, files,
 			 (double)opts->interval_ns / 1e9, opts->keep);
 	}
 

@@ -85,9 +85,9 @@ static const struct argp_option option_defs[] = {
 	{ "no-inherit", OPT_NO_INHERIT, NULL, 0,
 	  "With -p: only the given processes, not the children they fork while recording", 0 },
 	{ "format", OPT_FORMAT, "FORMAT", 0,
-	  "(record) firefox (default), pprof (gzip'd protobuf, for go tool pprof, Pyroscope, "
-	  "Parca), or both (the pprof file beside -o, ending in .pb.gz); an -o name ending in "
-	  ".pb.gz or .pb picks pprof",
+	  "firefox (default), pprof (gzip'd protobuf, for go tool pprof, Pyroscope, Parca), or "
+	  "both (record: the pprof file beside -o, ending in .pb.gz; continuous: each snapshot "
+	  "as both); an -o name ending in .pb.gz or .pb picks pprof",
 	  0 },
 	{ "view", OPT_VIEW, NULL, 0,
 	  "(record) Then serve the profile to the Firefox Profiler, as bpfprof view does, until "
@@ -363,7 +363,6 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			goto reported;
 		}
 		ps->format_set = true;
-		ps->record_only = "--format";
 		break;
 	case OPT_NO_OFFCPU:
 		o->offcpu = false;

@@ -22,17 +22,23 @@
 #include "../util/vec.h"
 
 /* '#' stands for a digit; everything else must match literally. */
-static const char name_shape[] = "bpfprof-########T######.###Z.json.gz";
+static const char stem_shape[] = "bpfprof-########T######.###Z";
+
+/* Each kind's ending, by enum snapshot_kind. */
+static const char *const kind_suffix[] = {
+	[SNAPSHOT_FIREFOX] = ".json.gz",
+	[SNAPSHOT_PPROF] = ".pb.gz",
+};
+#define NR_KINDS (sizeof(kind_suffix) / sizeof(kind_suffix[0]))
 
 /* 10000-01-01T00:00:00Z in ms: names have four-digit years. */
 #define YEAR_10000_MS 253402300800000.0
 
 /*
  * output_file.c writes "<dir>/.<final name>.XXXXXX" (mkostemp) and renames it
- * when complete; these are the lengths of its parts around our name.
+ * when complete; this is the length of the part after our name.
  */
 #define TMP_SUFFIX_LEN 6
-#define TMP_NAME_LEN   (1 + SNAPSHOT_NAME_LEN + 1 + TMP_SUFFIX_LEN)
 
 /*
  * A writer closes its temporary file just before renaming it, so "nobody
@@ -41,16 +47,19 @@ static const char name_shape[] = "bpfprof-########T######.###Z.json.gz";
  */
 #define STALE_TMP_MIN_AGE_S 60
 
-_Static_assert(sizeof(name_shape) - 1 == SNAPSHOT_NAME_LEN, "name shape and length disagree");
+_Static_assert(sizeof(stem_shape) - 1 == SNAPSHOT_STEM_LEN, "stem shape and length disagree");
+_Static_assert(SNAPSHOT_STEM_LEN + sizeof(".json.gz") - 1 == SNAPSHOT_NAME_LEN,
+	       "the longest name and SNAPSHOT_NAME_LEN disagree");
 
-int snapshot_name(char *buf, size_t len, double wall_ms)
+int snapshot_name(char *buf, size_t len, double wall_ms, enum snapshot_kind kind)
 {
 	long long ms, secs;
 	struct tm tm;
 	time_t t;
 	int n;
 
-	if (!isfinite(wall_ms) || wall_ms < 0 || wall_ms >= YEAR_10000_MS)
+	if (!isfinite(wall_ms) || wall_ms < 0 || wall_ms >= YEAR_10000_MS ||
+	    (unsigned)kind >= NR_KINDS)
 		return -EINVAL;
 	if (len < SNAPSHOT_NAME_SIZE)
 		return -ENOSPC;
@@ -60,10 +69,10 @@ int snapshot_name(char *buf, size_t len, double wall_ms)
 	t = (time_t)secs;
 	if (!gmtime_r(&t, &tm))
 		return -EINVAL;
-	n = snprintf(buf, len, "bpfprof-%04d%02d%02dT%02d%02d%02d.%03lldZ.json.gz",
-		     tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-		     ms % 1000);
-	if (n != SNAPSHOT_NAME_LEN)
+	n = snprintf(buf, len, "bpfprof-%04d%02d%02dT%02d%02d%02d.%03lldZ%s", tm.tm_year + 1900,
+		     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ms % 1000,
+		     kind_suffix[kind]);
+	if (n != (int)(SNAPSHOT_STEM_LEN + strlen(kind_suffix[kind])))
 		return -EINVAL;
 	return 0;
 }
@@ -74,16 +83,14 @@ static int two_digits(const char *s)
 	return (s[0] - '0') * 10 + (s[1] - '0');
 }
 
-/* Whether the first `n` bytes of `s` are a snapshot name (no NUL needed after). */
-static bool is_snapshot_name(const char *s, size_t n)
+/* Whether `s` starts with a window's stem: its digits and each field in range. */
+static bool is_stem(const char *s)
 {
 	int month, day, hour, min, sec;
 	size_t i;
 
-	if (n != SNAPSHOT_NAME_LEN)
-		return false;
-	for (i = 0; i < n; i++) {
-		if (name_shape[i] == '#' ? (s[i] < '0' || s[i] > '9') : s[i] != name_shape[i])
+	for (i = 0; i < SNAPSHOT_STEM_LEN; i++) {
+		if (stem_shape[i] == '#' ? (s[i] < '0' || s[i] > '9') : s[i] != stem_shape[i])
 			return false;
 	}
 	/* Offsets into "bpfprof-YYYYMMDDTHHMMSS...": a user's look-alike is not ours. */
@@ -96,6 +103,18 @@ static bool is_snapshot_name(const char *s, size_t n)
 	       sec <= 60;
 }
 
+/* Whether the first `n` bytes of `s` are a snapshot name (no NUL needed after). */
+static bool is_snapshot_name(const char *s, size_t n)
+{
+	if (n <= SNAPSHOT_STEM_LEN || !is_stem(s))
+		return false;
+	for (size_t k = 0; k < NR_KINDS; k++)
+		if (n - SNAPSHOT_STEM_LEN == strlen(kind_suffix[k]) &&
+		    !memcmp(s + SNAPSHOT_STEM_LEN, kind_suffix[k], n - SNAPSHOT_STEM_LEN))
+			return true;
+	return false;
+}
+
 bool snapshot_name_matches(const char *name)
 {
 	return name && is_snapshot_name(name, strlen(name));
@@ -104,14 +123,16 @@ bool snapshot_name_matches(const char *name)
 /* ".<snapshot name>.XXXXXX" with mkostemp's letters: [A-Za-z0-9]. */
 static bool is_snapshot_tmp_name(const char *name)
 {
+	size_t len = strlen(name), inner;
 	const char *suffix;
-	size_t i;
 
-	if (strlen(name) != TMP_NAME_LEN || name[0] != '.' ||
-	    !is_snapshot_name(name + 1, SNAPSHOT_NAME_LEN) || name[1 + SNAPSHOT_NAME_LEN] != '.')
+	if (len < 2 + TMP_SUFFIX_LEN || name[0] != '.')
 		return false;
-	suffix = name + 2 + SNAPSHOT_NAME_LEN;
-	for (i = 0; i < TMP_SUFFIX_LEN; i++) {
+	inner = len - 2 - TMP_SUFFIX_LEN;
+	if (!is_snapshot_name(name + 1, inner) || name[1 + inner] != '.')
+		return false;
+	suffix = name + 2 + inner;
+	for (size_t i = 0; i < TMP_SUFFIX_LEN; i++) {
 		char c = suffix[i];
 
 		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
@@ -350,13 +371,14 @@ fail:
 	return err;
 }
 
-int snapshot_dir_path(const struct snapshot_dir *d, double wall_ms, char **out)
+int snapshot_dir_path(const struct snapshot_dir *d, double wall_ms, enum snapshot_kind kind,
+		      char **out)
 {
 	char name[SNAPSHOT_NAME_SIZE];
 	int err;
 
 	*out = NULL;
-	err = snapshot_name(name, sizeof(name), wall_ms);
+	err = snapshot_name(name, sizeof(name), wall_ms, kind);
 	if (err)
 		return err;
 	if (asprintf(out, "%s/%s", d->path, name) < 0) {
@@ -413,7 +435,8 @@ static int list_snapshots(struct snapshot_dir *d, struct snapshot_files *files)
 		}
 		if (!S_ISREG(st.st_mode))
 			continue;
-		memcpy(f.name, de->d_name, SNAPSHOT_NAME_SIZE);
+		/* A matching name fits: SNAPSHOT_NAME_LEN is the longest. */
+		memcpy(f.name, de->d_name, strlen(de->d_name) + 1);
 		f.size = (uint64_t)st.st_size;
 		err = vec_push(files, f);
 		if (err)
@@ -423,18 +446,31 @@ static int list_snapshots(struct snapshot_dir *d, struct snapshot_files *files)
 	return err;
 }
 
+/* The number of files from files->data[i] on that belong to its window. */
+static size_t window_files(const struct snapshot_files *files, size_t i)
+{
+	size_t n = 1;
+
+	while (i + n < files->len &&
+	       !memcmp(files->data[i].name, files->data[i + n].name, SNAPSHOT_STEM_LEN))
+		n++;
+	return n;
+}
+
 int snapshot_dir_prune(struct snapshot_dir *d, unsigned keep, uint64_t max_bytes,
 		       const char *protect)
 {
 	struct snapshot_files files = { 0 };
 	uint64_t total = 0;
-	size_t i, count;
+	size_t i, n, windows = 0;
 	int err, deleted = 0;
 
 	if (protect) {
 		const char *slash = strrchr(protect, '/');
 
 		protect = slash ? slash + 1 : protect;
+		if (!snapshot_name_matches(protect))
+			protect = NULL;
 	}
 	err = list_snapshots(d, &files);
 	if (err) {
@@ -446,30 +482,37 @@ int snapshot_dir_prune(struct snapshot_dir *d, unsigned keep, uint64_t max_bytes
 	if (!files.len)
 		goto out;
 	qsort(files.data, files.len, sizeof(*files.data), cmp_snapshot_file);
+	for (i = 0; i < files.len; i += window_files(&files, i))
+		windows++;
 	for (i = 0; i < files.len; i++)
 		total += files.data[i].size;
-	count = files.len;
 
-	/* Oldest first, and never the newest (the last one). */
-	for (i = 0; i + 1 < files.len; i++) {
-		const struct snapshot_file *f = &files.data[i];
-
-		if (!((keep && count > keep) || (max_bytes && total > max_bytes)))
+	/* Oldest window first, and never the newest (the last one). */
+	for (i = 0; i < files.len; i += n) {
+		n = window_files(&files, i);
+		if (i + n == files.len)
 			break;
-		if (protect && !strcmp(f->name, protect))
+		if (!((keep && windows > keep) || (max_bytes && total > max_bytes)))
+			break;
+		if (protect && !memcmp(files.data[i].name, protect, SNAPSHOT_STEM_LEN))
 			continue;
-		if (!unlinkat(d->fd, f->name, 0)) {
-			deleted++;
-		} else if (errno != ENOENT) {
-			err = -errno;
-			log_error("cannot delete old snapshot %s/%s: %s; check the directory's "
-				  "permissions, or delete old snapshots by hand",
-				  d->path, f->name, strerror(-err));
-			goto out;
+		for (size_t k = i; k < i + n; k++) {
+			const struct snapshot_file *f = &files.data[k];
+
+			if (!unlinkat(d->fd, f->name, 0)) {
+				deleted++;
+			} else if (errno != ENOENT) {
+				err = -errno;
+				log_error("cannot delete old snapshot %s/%s: %s; check the "
+					  "directory's permissions, or delete old snapshots by "
+					  "hand",
+					  d->path, f->name, strerror(-err));
+				goto out;
+			}
+			/* Gone either way: by us, or by whoever got there first. */
+			total -= f->size;
 		}
-		/* Gone either way: by us, or by whoever got there first. */
-		count--;
-		total -= f->size;
+		windows--;
 	}
 	err = deleted;
 out:

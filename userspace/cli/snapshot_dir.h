@@ -14,9 +14,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* strlen("bpfprof-YYYYMMDDTHHMMSS.mmmZ.json.gz") */
+/*
+ * What one window is written as: --format firefox, pprof or both (then the
+ * window has two files with one stem, which count and go together).
+ */
+enum snapshot_kind {
+	SNAPSHOT_FIREFOX, /* bpfprof-YYYYMMDDTHHMMSS.mmmZ.json.gz */
+	SNAPSHOT_PPROF,	  /* bpfprof-YYYYMMDDTHHMMSS.mmmZ.pb.gz */
+};
+
+/* strlen("bpfprof-YYYYMMDDTHHMMSS.mmmZ"): the window's start, shared by its files */
+#define SNAPSHOT_STEM_LEN  28
+/* The longest name: strlen("bpfprof-YYYYMMDDTHHMMSS.mmmZ.json.gz") */
 #define SNAPSHOT_NAME_LEN  36
-/* A buffer that holds a snapshot name and its terminating NUL. */
+/* A buffer that holds any snapshot name and its terminating NUL. */
 #define SNAPSHOT_NAME_SIZE (SNAPSHOT_NAME_LEN + 1)
 
 struct snapshot_dir {
@@ -25,16 +36,17 @@ struct snapshot_dir {
 };
 
 /*
- * Format the snapshot name for a window that starts at `wall_ms`
- * (milliseconds since the Unix epoch, UTC; fractions are truncated), e.g.
- * bpfprof-20261122T101500.123Z.json.gz. 0; -EINVAL when wall_ms is negative,
- * not finite or past year 9999; -ENOSPC when `len` < SNAPSHOT_NAME_SIZE.
+ * Format the name of a window's `kind` of file, the window starting at
+ * `wall_ms` (milliseconds since the Unix epoch, UTC; fractions are
+ * truncated), e.g. bpfprof-20261122T101500.123Z.json.gz. 0; -EINVAL when
+ * wall_ms is negative, not finite or past year 9999, or kind is unknown;
+ * -ENOSPC when `len` < SNAPSHOT_NAME_SIZE.
  */
-int snapshot_name(char *buf, size_t len, double wall_ms);
+int snapshot_name(char *buf, size_t len, double wall_ms, enum snapshot_kind kind);
 
 /*
  * True when `name` (a bare file name, no directory) is exactly a name that
- * snapshot_name() can produce: fixed width, digits where digits belong and
+ * snapshot_name() can produce, of either kind: digits where digits belong and
  * each date and time field in its range.
  */
 bool snapshot_name_matches(const char *name);
@@ -53,19 +65,23 @@ bool snapshot_name_matches(const char *name);
 int snapshot_dir_open(struct snapshot_dir *d, const char *path);
 
 /*
- * The full path of the snapshot for the window starting at `wall_ms`, newly
- * allocated into *out (free() it). 0 or -errno (see snapshot_name()).
+ * The full path of the window's `kind` of file, the window starting at
+ * `wall_ms`, newly allocated into *out (free() it). 0 or -errno (see
+ * snapshot_name()).
  */
-int snapshot_dir_path(const struct snapshot_dir *d, double wall_ms, char **out);
+int snapshot_dir_path(const struct snapshot_dir *d, double wall_ms, enum snapshot_kind kind,
+		      char **out);
 
 /*
  * Delete the oldest snapshots (by name, which is by time) while there are
- * more than `keep` (0: no count limit) or they total more than `max_bytes`
- * bytes of file size (0: no size limit). Never deletes `protect` (the file
- * just written: a bare name or a path, or NULL) nor the newest snapshot, so
- * a max_bytes smaller than one snapshot keeps just the newest. A file that
- * vanishes meanwhile is not an error. Returns the number of files deleted,
- * or -errno with a one-line message already printed.
+ * more than `keep` windows (0: no count limit) or their files total more
+ * than `max_bytes` bytes (0: no size limit). A window's files (its .json.gz
+ * and .pb.gz) count as one snapshot and are deleted together. Never deletes
+ * the window of `protect` (a file just written: a bare name or a path, or
+ * NULL) nor the newest window, so a max_bytes smaller than one snapshot
+ * keeps just the newest. A file that vanishes meanwhile is not an error.
+ * Returns the number of files deleted, or -errno with a one-line message
+ * already printed.
  */
 int snapshot_dir_prune(struct snapshot_dir *d, unsigned keep, uint64_t max_bytes,
 		       const char *protect);

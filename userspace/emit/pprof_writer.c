@@ -6,6 +6,10 @@
  * (thread, stack), its values summed over that thread's samples of the stack.
  * protobuf-c packs it; zlib compresses it as pprof readers expect.
  */
+/* memrchr() is a GNU extension. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
 #include "pprof_writer.h"
 
 #include <errno.h>
@@ -143,8 +147,66 @@ static uint64_t mapping_of(const struct profile_tables *t, const struct pt_frame
 	return lib < 0 || (size_t)lib >= t->libs.len ? 0 : (uint64_t)lib + 1;
 }
 
-static int add_mappings_and_locations(struct pprof_build *b, const struct profile_tables *t)
+/* Whether the library `obj` is the executable named by `argv0` or the truncated `comm`. */
+static bool is_program(const struct object_info *obj, const char *argv0, size_t argv0_len,
+		       const char *comm)
 {
+	size_t comm_len = strnlen(comm, BPFPROF_COMM_LEN);
+
+	if (!obj || obj->kind != OBJECT_ELF || !obj->name)
+		return false;
+	if (argv0_len && strlen(obj->name) == argv0_len && !memcmp(obj->name, argv0, argv0_len))
+		return true;
+	/* The kernel cuts a comm at BPFPROF_COMM_LEN - 1 characters. */
+	return comm_len && (comm_len == BPFPROF_COMM_LEN - 1 ? !strncmp(obj->name, comm, comm_len)
+							     : !strcmp(obj->name, comm));
+}
+
+/*
+ * pprof readers take the first mapping for the main binary (go tool pprof's
+ * "File:"): the executable of the process with the most samples, found among
+ * the libraries by its argv[0] or comm. -1 when none matches.
+ */
+static int64_t main_binary_lib(const struct model *m, const struct profile_tables *t)
+{
+	const struct process *best = NULL;
+	size_t best_samples = 0;
+	const char *argv0 = "";
+	size_t argv0_len = 0;
+
+	for (size_t i = 0; i < m->processes.len; i++) {
+		const struct process *p = &m->processes.data[i];
+		size_t n = 0;
+
+		if (p->is_idle)
+			continue;
+		for (size_t k = 0; k < p->threads.len; k++)
+			n += m->threads.data[p->threads.data[k]].samples.len;
+		if (n > best_samples) {
+			best = p;
+			best_samples = n;
+		}
+	}
+	if (!best)
+		return -1;
+	if (best->cmdline) {
+		const char *end = best->cmdline + strcspn(best->cmdline, " ");
+		const char *slash = memrchr(best->cmdline, '/', (size_t)(end - best->cmdline));
+
+		argv0 = slash ? slash + 1 : best->cmdline;
+		argv0_len = (size_t)(end - argv0);
+	}
+	for (size_t i = 0; i < t->libs.len; i++)
+		if (is_program(t->libs.data[i].obj, argv0, argv0_len, best->name))
+			return (int64_t)i;
+	return -1;
+}
+
+static int add_mappings_and_locations(struct pprof_build *b, const struct model *m,
+				      const struct profile_tables *t)
+{
+	int64_t main_lib;
+
 	size_t nl = t->libs.len, nf = t->frames.len;
 
 	b->maps = calloc_n(nl, sizeof(*b->maps));
@@ -187,6 +249,12 @@ static int add_mappings_and_locations(struct pprof_build *b, const struct profil
 		b->loc_ptrs[i] = pl;
 		if (pl->mapping_id && pl->address >= b->maps[pl->mapping_id - 1].memory_limit)
 			b->maps[pl->mapping_id - 1].memory_limit = pl->address + 1;
+	}
+	/* Ids stay as they are: only the order of the list says which is main. */
+	main_lib = main_binary_lib(m, t);
+	if (main_lib > 0) {
+		b->map_ptrs[0] = &b->maps[main_lib];
+		b->map_ptrs[main_lib] = &b->maps[0];
 	}
 	return 0;
 }
@@ -398,7 +466,7 @@ int pprof_write_fd(int fd, bool gzip, const struct model *m, const struct profil
 	int err;
 
 	if ((err = add_strings(&b, t)) || (err = add_functions(&b, t)) ||
-	    (err = add_mappings_and_locations(&b, t)) || (err = add_thread_labels(&b, m)) ||
+	    (err = add_mappings_and_locations(&b, m, t)) || (err = add_thread_labels(&b, m)) ||
 	    (err = add_samples(&b, m, t)))
 		goto out;
 	for (int i = 0; i < NR_VALUES; i++) {
