@@ -454,6 +454,45 @@ static void test_missing_map(void)
 		perf_map_free(pm);
 		unlink(link);
 	}
+
+	/*
+	 * The process's /tmp is an absolute symlink (its owner built that root
+	 * in a user namespace): it leads to the root's own directory of that
+	 * name, never to ours, where a map only root may read waits.
+	 */
+	{
+		/* Outside /tmp: the link must not lead into itself. */
+		char secret[256] = "", tmp[PATH_MAX], inside[PATH_MAX + 300];
+
+		CHECK(getcwd(secret, sizeof(secret) - 32) != NULL);
+		strcat(secret, "/perf_map_root_only.XXXXXX");
+		CHECK(mkdtemp(secret) != NULL);
+		CHECK_EQ_INT(chmod(secret, 0700), 0);
+		snprintf(path, sizeof(path), "%s/perf-9.map", secret);
+		write_text(path, "1000 10 root_only_secret\n", false);
+		snprintf(tmp, sizeof(tmp), "%s/%d/root/tmp", proc_root, 4343);
+		CHECK_EQ_INT(rmdir(tmp), 0);
+		CHECK_EQ_INT(symlink(secret, tmp), 0);
+		errno = 0;
+		pm = open_map(4343);
+		CHECK(pm == NULL);
+		CHECK_EQ_INT(errno, ENOENT);
+		perf_map_free(pm);
+		/* The same path inside the process's root is its map. */
+		snprintf(inside, sizeof(inside), "%s/%d/root%s", proc_root, 4343, secret);
+		mkdirs(inside);
+		CHECK(snprintf(path, sizeof(path), "%.*s/perf-9.map", PATH_MAX - 16, inside) <
+		      (int)sizeof(path));
+		write_text(path, "1000 10 its_own_map\n", false);
+		pm = open_map(4343);
+		CHECK(pm != NULL);
+		if (pm)
+			CHECK_EQ_STR(perf_map_lookup(pm, 0x1000, NULL), "its_own_map");
+		perf_map_free(pm);
+		snprintf(path, sizeof(path), "%s/perf-9.map", secret);
+		unlink(path);
+		rmdir(secret);
+	}
 }
 
 static void test_host_fallback(void)
@@ -500,6 +539,104 @@ static void test_host_fallback(void)
 	perf_map_free(pm);
 }
 
+/* `n` lines "START 10 fn_I" for I in [0, n), 16 bytes apart. */
+static void write_lines(const char *path, unsigned first, unsigned n, bool append)
+{
+	size_t cap = (size_t)n * 40 + 1, len = 0;
+	char *text = malloc(cap);
+
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	for (unsigned i = first; i < first + n; i++)
+		len += (size_t)snprintf(text + len, cap - len, "%x 10 fn_%u\n", 0x100000 + i * 16,
+					i);
+	write_bytes(path, text, len, append);
+	free(text);
+}
+
+/*
+ * A map of any size is read only up to the limits, per map and for all maps
+ * together: what was read resolves, the rest does not, and the map says which
+ * limit stopped it. (A user's 390 MB map took a recording to 2.9 GB.)
+ */
+static void test_limits(void)
+{
+	struct perf_map_limits small = { .max_file_bytes = 1 << 20,
+					 .max_entries = 1000,
+					 .max_name_bytes = 1 << 20,
+					 .max_total_entries = 1500,
+					 .max_total_name_bytes = 4 << 20 },
+			       old;
+	struct perf_map *pm, *other;
+	char path[PATH_MAX];
+
+	perf_map_set_limits(&small, &old);
+	/* Entries: 1000 of 3000 lines. */
+	inner_map_path(path, sizeof(path), PID, NSPID);
+	write_lines(path, 0, 3000, false);
+	pm = open_map(PID);
+	CHECK(pm != NULL);
+	if (!pm)
+		goto out;
+	CHECK_EQ_INT(perf_map_entries(pm), 1000);
+	CHECK_EQ_STR(perf_map_capped(pm), "entries");
+	CHECK_EQ_STR(perf_map_lookup(pm, 0x100000 + 999 * 16, NULL), "fn_999");
+	CHECK(perf_map_lookup(pm, 0x100000 + 1000 * 16, NULL) == NULL);
+	/* Appending more changes nothing: the map is not read further. */
+	write_lines(path, 3000, 10, true);
+	CHECK_EQ_INT(perf_map_refresh(pm), 0);
+	CHECK_EQ_INT(perf_map_entries(pm), 1000);
+
+	/* All maps together: a second map gets the 500 entries left. */
+	make_process(4747, 7, MNT_NS);
+	inner_map_path(path, sizeof(path), 4747, 7);
+	write_lines(path, 0, 800, false);
+	other = open_map(4747);
+	CHECK(other != NULL);
+	if (other) {
+		CHECK_EQ_INT(perf_map_entries(other), 500);
+		CHECK_EQ_STR(perf_map_capped(other), "entries of all maps");
+	}
+	/* Freed maps give their share back. */
+	perf_map_free(pm);
+	perf_map_free(other);
+	other = open_map(4747);
+	CHECK(other != NULL);
+	if (other) {
+		CHECK_EQ_INT(perf_map_entries(other), 800);
+		CHECK(perf_map_capped(other) == NULL);
+	}
+	perf_map_free(other);
+
+	/* File bytes: a 2 MiB line of garbage and then valid lines, read to 1 MiB only. */
+	small.max_entries = small.max_total_entries = 1u << 20;
+	perf_map_set_limits(&small, NULL);
+	{
+		size_t big = 2u << 20;
+		char *junk = malloc(big);
+
+		CHECK(junk != NULL);
+		if (junk) {
+			memset(junk, 'x', big - 1);
+			junk[big - 1] = '\n';
+			write_bytes(path, junk, big, false);
+			free(junk);
+		}
+		write_lines(path, 0, 10, true);
+	}
+	other = open_map(4747);
+	CHECK(other != NULL);
+	if (other) {
+		CHECK_EQ_INT(perf_map_entries(other), 0);
+		CHECK_EQ_STR(perf_map_capped(other), "file bytes");
+		CHECK(perf_map_bytes(other) < (1u << 20));
+	}
+	perf_map_free(other);
+out:
+	perf_map_set_limits(&old, NULL);
+}
+
 /* The real /proc: this process's own map in /tmp, through the public entry point. */
 static void test_real_proc(void)
 {
@@ -537,6 +674,7 @@ int main(void)
 	RUN(test_readable_after_exit);
 	RUN(test_missing_map);
 	RUN(test_host_fallback);
+	RUN(test_limits);
 	RUN(test_real_proc);
 	teardown();
 	return test_summary();

@@ -388,13 +388,30 @@ static bool lib_alpha_offset(uint64_t *offset, struct map_entry *m)
 	return ok;
 }
 
+/* cp FROM TO. */
+static bool copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	FILE *in = fopen(from, "rb"), *out = fopen(to, "wb");
+	bool ok = in && out;
+	size_t n;
+
+	while (ok && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		ok = fwrite(buf, 1, n, out) == n;
+	if (in)
+		fclose(in);
+	if (out && fclose(out))
+		ok = false;
+	return ok;
+}
+
 static void test_open_fallbacks(void)
 {
-	char root[] = "/tmp/bpfprof-proc-XXXXXX", p[PATH_MAX + 64], q[PATH_MAX];
+	char root[] = "/tmp/bpfprof-proc-XXXXXX", p[PATH_MAX + 64], q[PATH_MAX], q2[64];
 	struct symbolizer *s = NULL;
 	struct resolved_frame f;
 	struct map_entry m, fake;
-	struct stat st;
+	struct stat st, copy;
 	uint64_t offset;
 	int64_t id;
 
@@ -425,8 +442,8 @@ static void test_open_fallbacks(void)
 	CHECK_EQ_STR(f.items[0].func, "symfix_lib_alpha");
 	CHECK_EQ_STR(f.resource, "libsymfix.so");
 
-	/* 2. Only PROC/PID/root/PATH does (another mount namespace). */
-	fake.inode = st.st_ino;
+	/* 2. Only PROC/PID/root/PATH does (another mount namespace): a copy of the library there.
+	 */
 	fake.dev = makedev(250, 1); /* a different key, so a new object */
 	fake.path = "/opt/elsewhere/libsymfix.so";
 	snprintf(p, sizeof(p), "%s/4343", root);
@@ -438,11 +455,28 @@ static void test_open_fallbacks(void)
 	CHECK_EQ_INT(mkdir(p, 0700), 0);
 	CHECK_EQ_INT(mkdir(q, 0700), 0);
 	snprintf(p, sizeof(p), "%s/libsymfix.so", q);
-	CHECK_EQ_INT(symlink(SYMFIX_LIB, p), 0);
+	CHECK(copy_file(SYMFIX_LIB, p));
+	CHECK_EQ_INT(stat(p, &copy), 0);
+	fake.inode = copy.st_ino;
 	id = symbolizer_object_for_mapping(s, 4343, &fake);
 	CHECK(id >= OBJ_FIRST_FILE);
 	symbolizer_resolve(s, (uint32_t)id, offset, false, &f);
 	CHECK_EQ_STR(f.items[0].func, "symfix_lib_alpha");
+	unlink(p);
+
+	/*
+	 * 2b. The process's owner made the path an absolute symlink: inside its
+	 * root it points at the root's own /..., never at our file of that name
+	 * (here: the real library, standing in for a file only root may read).
+	 */
+	fake.dev = makedev(250, 4);
+	fake.inode = st.st_ino;
+	CHECK_EQ_INT(symlink(SYMFIX_LIB, p), 0);
+	id = symbolizer_object_for_mapping(s, 4343, &fake);
+	CHECK(id >= OBJ_FIRST_FILE);
+	symbolizer_resolve(s, (uint32_t)id, offset, false, &f);
+	snprintf(q2, sizeof(q2), "libsymfix.so+0x%" PRIx64, offset);
+	CHECK_EQ_STR(f.items[0].func, q2);
 	unlink(p);
 	rmdir(q);
 

@@ -7,6 +7,7 @@
  */
 #include "debug_file.h"
 #include "../util/hex.h"
+#include "../util/safe_open.h"
 
 #include <elfutils/libdwelf.h>
 #include <errno.h>
@@ -71,9 +72,9 @@ int debug_file_open_build_id(const char *debug_root, const char *build_id)
 	if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", debug_root, build_id,
 		     build_id + 2) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = open_regular(path, 0);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	if (!fd_has_build_id(fd, id, len)) {
 		close(fd);
 		return -ESTALE;
@@ -114,11 +115,12 @@ static int file_crc32(int fd, uint32_t *crc)
 static int open_with_crc(const char *path, uint32_t crc)
 {
 	uint32_t got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* In the binary's directory, which its owner may fill with FIFOs. */
+	int fd = open_regular(path, 0);
 	int err;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = file_crc32(fd, &got);
 	if (!err && got != crc)
 		err = -ESTALE;

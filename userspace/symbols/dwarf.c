@@ -127,10 +127,15 @@ static size_t inflated_size(Elf *elf)
 }
 
 /*
- * libdw finds a dwz supplementary file next to the debug file or under
- * /usr/lib/debug; with another debug root (tests, sysroots) it is ours to find.
+ * A dwz supplementary file, found by its build-id under the debug root (a
+ * root-owned tree), opened by us and handed to libdw. libdw's own search
+ * would open the name the file records, relative to the debug file's
+ * directory, with a plain open(): a FIFO its owner put there would block us.
+ * So libdw must never search: a file that names a supplementary file we
+ * cannot find gives no DWARF (-ENOENT), and its symbols still name its
+ * functions. 0 when there is none or it is attached.
  */
-static void attach_alt(struct dwarf_info *d, const char *debug_root)
+static int attach_alt(struct dwarf_info *d, const char *debug_root)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *id = NULL;
@@ -139,8 +144,10 @@ static void attach_alt(struct dwarf_info *d, const char *debug_root)
 	ssize_t n = dwelf_dwarf_gnu_debugaltlink(d->dbg, &name, (const void **)&id);
 	int fd;
 
-	if (n <= 0 || n > 64 || !id || dwarf_getalt(d->dbg))
-		return;
+	if (n <= 0)
+		return 0; /* none, or unreadable: libdw cannot search for it either */
+	if (n > 64 || !id)
+		return -ENOENT;
 	for (ssize_t i = 0; i < n; i++) {
 		idhex[2 * i] = hex[id[i] >> 4];
 		idhex[2 * i + 1] = hex[id[i] & 15];
@@ -148,13 +155,15 @@ static void attach_alt(struct dwarf_info *d, const char *debug_root)
 	idhex[2 * n] = '\0';
 	fd = debug_file_open_build_id(debug_root, idhex);
 	if (fd < 0)
-		return;
+		return -ENOENT;
 	d->alt_elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (d->alt_elf && !elf_cntl(d->alt_elf, ELF_C_FDREAD))
 		d->alt = dwarf_begin_elf(d->alt_elf, DWARF_C_READ, NULL);
 	close(fd);
-	if (d->alt)
-		dwarf_setalt(d->dbg, d->alt);
+	if (!d->alt)
+		return -ENOENT;
+	dwarf_setalt(d->dbg, d->alt);
+	return 0;
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -195,19 +204,20 @@ static int build_index(struct dwarf_info *d)
 	Dwarf_CU *cu = NULL, *next;
 	Dwarf_Half version;
 	uint8_t type;
-	Dwarf_Die cudie, subdie;
+	Dwarf_Die cudie;
 	int err;
 
 	for (;;) {
-		/* A skeleton whose split unit is not found leaves this empty. */
-		memset(&subdie, 0, sizeof(subdie));
-		if (dwarf_get_units(d->dbg, cu, &next, &version, &type, &cudie, &subdie))
+		/*
+		 * No split unit is asked for: libdw would open the .dwo the
+		 * skeleton names (any path its builder chose) with a plain
+		 * open(). A skeleton keeps the addresses and the line table;
+		 * its inlined frames, in the .dwo, are not shown.
+		 */
+		if (dwarf_get_units(d->dbg, cu, &next, &version, &type, &cudie, NULL))
 			break;
 		cu = next;
-		if (type == DW_UT_skeleton) {
-			/* Split DWARF: addresses in the skeleton, scopes in the .dwo if found. */
-			err = index_unit(d, &cudie, subdie.addr ? &subdie : &cudie);
-		} else if (type == DW_UT_compile || type == DW_UT_partial) {
+		if (type == DW_UT_skeleton || type == DW_UT_compile || type == DW_UT_partial) {
 			err = index_unit(d, &cudie, &cudie);
 		} else {
 			continue; /* type units hold no code */
@@ -243,7 +253,9 @@ int dwarf_info_open(struct dwarf_info **out, int fd, const char *debug_root)
 		err = -ENODATA;
 		goto fail;
 	}
-	attach_alt(d, debug_root ? debug_root : DEBUG_ROOT_DEFAULT);
+	err = attach_alt(d, debug_root ? debug_root : DEBUG_ROOT_DEFAULT);
+	if (err)
+		goto fail;
 	err = build_index(d);
 	if (err)
 		goto fail;

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/safe_open.h"
 #include "debug_file.h"
 #include "elf_plt.h"
 
@@ -409,11 +410,11 @@ int elf_symtab_load_fd(struct elf_symtab *t, int fd, const char *debug_dir)
 
 int elf_symtab_load_path(struct elf_symtab *t, const char *path, const char *debug_dir)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(path, 0);
 	int err;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = elf_symtab_load_fd(t, fd, debug_dir);
 	close(fd);
 	return err;

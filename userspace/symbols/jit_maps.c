@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "../util/hashmap.h"
+#include "../util/log.h"
 #include "../util/strtab.h"
 #include "../util/vec.h"
 #include "perf_map.h"
@@ -31,6 +32,7 @@ struct jit_entry {
 	uint64_t tried_ns;
 	bool used;   /* false: a free slot, listed in free_slots */
 	bool marked; /* kept by the next sweep */
+	bool capped; /* its map reached a limit, and we said so */
 };
 
 struct jit_maps {
@@ -140,15 +142,22 @@ static const char *addr_name(struct jit_maps *j, uint64_t addr)
 bool jit_maps_resolve(struct jit_maps *j, uint32_t object, uint64_t addr,
 		      struct resolved_frame *out)
 {
-	const struct jit_entry *e;
+	struct jit_entry *e;
 	const char *name = NULL;
 
 	if (!j || object < OBJ_FIRST_JIT || object - OBJ_FIRST_JIT >= j->entries.len)
 		return false;
 	e = &j->entries.data[object - OBJ_FIRST_JIT];
 	/* A swept object's slot may be free or another process's: its address is all we know. */
-	if (e->used && e->map)
+	if (e->used && e->map) {
 		name = perf_map_lookup(e->map, addr, NULL);
+		if (!e->capped && perf_map_capped(e->map)) {
+			e->capped = true;
+			log_warn("the perf map of process %u is too large to read whole (limit on "
+				 "its %s reached); its later JIT code shows as addresses",
+				 e->pid, perf_map_capped(e->map));
+		}
+	}
 	memset(out, 0, sizeof(*out));
 	if (!name) {
 		/* Code the map does not describe: the raw address, as for any unknown one. */

@@ -24,12 +24,29 @@
 
 #include "../util/vec.h"
 #include "../util/hex.h"
+#include "../util/safe_open.h"
 
 /* Bytes read per pread(); a node map of a large app is tens of MB. */
 #define READ_CHUNK	(64u * 1024)
 /* Longer lines are garbage (no symbol name is this long): skipped, not buffered. */
 #define MAX_LINE	(64u * 1024)
 #define NAME_BLOCK_SIZE (64u * 1024)
+
+/*
+ * Any user can write a map of any size, and root reads it: a 390 MB map took
+ * a 3 s recording to 2.9 GB and 17 s. Real runtimes write far less (a big
+ * JVM or node app: a few hundred thousand lines, tens of MB), so beyond these
+ * a map is not read further and its later code shows as addresses.
+ */
+static struct perf_map_limits limits = {
+	.max_file_bytes = 64ull << 20,
+	.max_entries = 1u << 20,
+	.max_name_bytes = 64ull << 20,
+	.max_total_entries = 4u << 20,
+	.max_total_name_bytes = 256ull << 20,
+};
+/* What every open map holds, against the max_total_* limits. */
+static size_t total_entries, total_name_bytes;
 
 struct name_block {
 	struct name_block *next;
@@ -61,6 +78,7 @@ struct perf_map {
 	struct name_block *names;
 	size_t name_bytes;
 	size_t bad_lines;
+	const char *capped; /* the limit that stopped the reading, or NULL */
 };
 
 /* ---- names ------------------------------------------------------------------ */
@@ -73,6 +91,14 @@ static const char *name_store(struct perf_map *pm, const char *s, size_t len)
 	if (!b || b->cap - b->used < len + 1) {
 		size_t cap = len + 1 > NAME_BLOCK_SIZE ? len + 1 : NAME_BLOCK_SIZE;
 
+		if (pm->name_bytes + sizeof(*b) + cap > limits.max_name_bytes) {
+			pm->capped = "name bytes";
+			return NULL;
+		}
+		if (total_name_bytes + sizeof(*b) + cap > limits.max_total_name_bytes) {
+			pm->capped = "name bytes of all maps";
+			return NULL;
+		}
 		b = malloc(sizeof(*b) + cap);
 		if (!b)
 			return NULL;
@@ -82,6 +108,7 @@ static const char *name_store(struct perf_map *pm, const char *s, size_t len)
 		b->next = pm->names;
 		pm->names = b;
 		pm->name_bytes += sizeof(*b) + cap;
+		total_name_bytes += sizeof(*b) + cap;
 	}
 	out = b->data + b->used;
 	memcpy(out, s, len);
@@ -141,12 +168,20 @@ static int parse_line(struct perf_map *pm, const char *line, size_t len)
 	if (size > UINT64_MAX - e.start)
 		return 1;
 	e.end = e.start + size;
-	/* Segments name entries with 32 bits. */
-	if (pm->entries.len >= UINT32_MAX)
-		return -ENOMEM;
+	if (pm->entries.len >= limits.max_entries) {
+		pm->capped = "entries";
+		return -E2BIG;
+	}
+	if (total_entries >= limits.max_total_entries) {
+		pm->capped = "entries of all maps";
+		return -E2BIG;
+	}
 	e.name = name_store(pm, p, end - p);
-	if (!e.name || vec_push(&pm->entries, e))
+	if (!e.name)
+		return pm->capped ? -E2BIG : -ENOMEM;
+	if (vec_push(&pm->entries, e))
 		return -ENOMEM;
+	total_entries++;
 	return 0;
 }
 
@@ -168,7 +203,10 @@ static int parse_buffered(struct perf_map *pm)
 			pm->skipping = false;
 		} else {
 			r = parse_line(pm, data + pos, n);
-			/* Keep the line that failed, so that a later refresh retries it alone. */
+			/*
+			 * Keep the line that failed, so that a later refresh
+			 * retries it alone (out of memory; a limit stays reached).
+			 */
 			if (r < 0)
 				break;
 			pm->bad_lines += r;
@@ -194,6 +232,9 @@ int perf_map_refresh(struct perf_map *pm)
 	ssize_t n;
 	int err;
 
+	/* A limit reached stays reached: what was read is what the map holds. */
+	if (pm->capped)
+		return 0;
 	if (fstat(pm->fd, &st))
 		return -errno;
 	if (st.st_size < pm->read_off) {
@@ -208,6 +249,10 @@ int perf_map_refresh(struct perf_map *pm)
 	while (pm->read_off < st.st_size) {
 		size_t want = READ_CHUNK;
 
+		if ((uint64_t)pm->read_off >= limits.max_file_bytes) {
+			pm->capped = "file bytes";
+			break;
+		}
 		if ((off_t)want > st.st_size - pm->read_off)
 			want = st.st_size - pm->read_off;
 		if (vec_reserve(&pm->buf, want))
@@ -222,6 +267,8 @@ int perf_map_refresh(struct perf_map *pm)
 		pm->buf.len += n;
 		pm->read_off += n;
 		err = parse_buffered(pm);
+		if (err == -E2BIG)
+			break; /* pm->capped says which limit */
 		if (err)
 			return err;
 	}
@@ -491,32 +538,6 @@ static bool same_mount_ns(const char *proc_root, pid_t pid)
 	return a > 0 && a < (ssize_t)sizeof(theirs) && a == b && !memcmp(theirs, ours, a);
 }
 
-/*
- * Open a map file: a regular file only (a FIFO planted in /tmp would block
- * the profiler, a device would feed it garbage), and no symlink as the last
- * component, since /tmp is writable by everyone and we may run as root.
- */
-static int open_map_file(const char *path)
-{
-	struct stat st;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		int err = -errno;
-
-		close(fd);
-		return err;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
-}
-
 struct perf_map *perf_map_open_at(const char *proc_root, const char *host_tmp, pid_t pid)
 {
 	char path[PATH_MAX];
@@ -527,12 +548,15 @@ struct perf_map *perf_map_open_at(const char *proc_root, const char *host_tmp, p
 	err = namespace_pid(proc_root, pid, &nspid);
 	if (err)
 		goto fail;
-	if (snprintf(path, sizeof(path), "%s/%d/root/tmp/perf-%d.map", proc_root, (int)pid,
-		     (int)nspid) >= (int)sizeof(path)) {
-		err = -ENAMETOOLONG;
-		goto fail;
-	}
-	fd = open_map_file(path);
+	/*
+	 * A map file is a regular file only (a FIFO planted in /tmp would block
+	 * the profiler, a device would feed it garbage), and no symlink as the
+	 * last component: /tmp is writable by everyone and we may run as root.
+	 * The path is resolved inside the process's root, as the process sees
+	 * it: its owner may have made /tmp there a symlink to any host path.
+	 */
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)nspid);
+	fd = open_regular_in_root(proc_root, pid, path, O_NOFOLLOW);
 	/*
 	 * PROC/PID/root can be out of reach (the process is exiting, or it
 	 * is not ours to ptrace). Our own /tmp is the process's /tmp only when
@@ -545,7 +569,7 @@ struct perf_map *perf_map_open_at(const char *proc_root, const char *host_tmp, p
 			err = -ENAMETOOLONG;
 			goto fail;
 		}
-		fd = open_map_file(path);
+		fd = open_regular(path, O_NOFOLLOW);
 	}
 	if (fd < 0) {
 		err = fd;
@@ -584,6 +608,19 @@ size_t perf_map_bad_lines(const struct perf_map *pm)
 	return pm->bad_lines;
 }
 
+const char *perf_map_capped(const struct perf_map *pm)
+{
+	return pm->capped;
+}
+
+void perf_map_set_limits(const struct perf_map_limits *l, struct perf_map_limits *old)
+{
+	if (old)
+		*old = limits;
+	if (l)
+		limits = *l;
+}
+
 size_t perf_map_bytes(const struct perf_map *pm)
 {
 	return sizeof(*pm) + pm->buf.cap + pm->entries.cap * sizeof(*pm->entries.data) +
@@ -602,6 +639,8 @@ void perf_map_free(struct perf_map *pm)
 		next = b->next;
 		free(b);
 	}
+	total_name_bytes -= pm->name_bytes;
+	total_entries -= pm->entries.len;
 	vec_free(&pm->buf);
 	vec_free(&pm->entries);
 	vec_free(&pm->segments);

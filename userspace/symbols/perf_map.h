@@ -56,6 +56,29 @@ const char *perf_map_lookup(struct perf_map *pm, uint64_t addr, uint64_t *start_
 size_t perf_map_entries(const struct perf_map *pm);
 /* Lines skipped because they were not "START SIZE name". */
 size_t perf_map_bad_lines(const struct perf_map *pm);
+/*
+ * Bounds on what is read of maps that any user can make as large as they
+ * like: per map, the file bytes read, the entries and their name storage;
+ * and the entries and name storage of all open maps together.
+ */
+struct perf_map_limits {
+	uint64_t max_file_bytes;
+	size_t max_entries;
+	size_t max_name_bytes;
+	size_t max_total_entries;
+	size_t max_total_name_bytes;
+};
+
+/*
+ * Which limit stopped the reading of this map ("file bytes", "entries",
+ * "name bytes", "entries of all maps", "name bytes of all maps"), or NULL
+ * while it is read whole. Once reached, the map is not read further.
+ */
+const char *perf_map_capped(const struct perf_map *pm);
+
+/* Set the limits (NULL: keep them), returning the old ones in *old (may be NULL); for tests. */
+void perf_map_set_limits(const struct perf_map_limits *l, struct perf_map_limits *old);
+
 /* Bytes held, for statistics. */
 size_t perf_map_bytes(const struct perf_map *pm);
 

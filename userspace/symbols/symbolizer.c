@@ -48,6 +48,7 @@
 
 #include "../util/hashmap.h"
 #include "../util/log.h"
+#include "../util/safe_open.h"
 #include "../util/strtab.h"
 #include "debug_file.h"
 #include "debuginfo_server.h"
@@ -265,14 +266,13 @@ void symbolizer_set_max_open_files(struct symbolizer *s, unsigned n)
 
 /* ---- Opening files ------------------------------------------------------- */
 
-/* Open `path` if it is the mapped file (same inode); an fd or a negative errno. */
-static int open_checked(const struct object *o, const char *path)
+/* Keep `fd` (or pass on its error) if it is the mapped file (same inode). */
+static int keep_if_mapped_file(const struct object *o, int fd)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	/*
 	 * Only the inode is compared: on btrfs the device in maps differs from
 	 * st_dev. A mismatch means a reused pid or a replaced file.
@@ -284,7 +284,17 @@ static int open_checked(const struct object *o, const char *path)
 	return fd;
 }
 
-/* The file of `o` through process mapping `c`: map_files, then the process's root. */
+/* Open `path` if it is the mapped file: a regular file (never a FIFO) of the same inode. */
+static int open_checked(const struct object *o, const char *path)
+{
+	return keep_if_mapped_file(o, open_regular(path, 0));
+}
+
+/*
+ * The file of `o` through process mapping `c`: map_files, then the path
+ * inside the process's root, resolved as the process would (a symlink its
+ * owner planted there must not lead root out of it).
+ */
 static int open_via_candidate(struct symbolizer *s, const struct object *o,
 			      const struct candidate *c)
 {
@@ -294,9 +304,8 @@ static int open_via_candidate(struct symbolizer *s, const struct object *o,
 	if (snprintf(path, sizeof(path), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, s->proc_root,
 		     (int)c->pid, c->start, c->end) < (int)sizeof(path))
 		fd = open_checked(o, path);
-	if (fd < 0 && snprintf(path, sizeof(path), "%s/%d/root%s", s->proc_root, (int)c->pid,
-			       o->path) < (int)sizeof(path))
-		fd = open_checked(o, path);
+	if (fd < 0 && o->path[0] == '/')
+		fd = keep_if_mapped_file(o, open_regular_in_root(s->proc_root, c->pid, o->path, 0));
 	return fd;
 }
 
@@ -601,7 +610,7 @@ bool sym_ensure_dwarf(struct symbolizer *s, struct object *o)
 	if (o->dwarf_in_file)
 		fd = o->fd >= 0 ? o->fd : open_object_file(s, o);
 	else if (o->debug_path)
-		fd = open(o->debug_path, O_RDONLY | O_CLOEXEC);
+		fd = open_regular(o->debug_path, 0);
 	if (fd >= 0)
 		err = dwarf_info_open(&o->dwarf, fd, s->debug_root);
 	if (fd >= 0 && fd != o->fd)

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Opening files that other users control. bpfprof runs as root and reads
+ * binaries, debug files and JIT maps wherever a process maps or names them:
+ * in directories any user may write. A FIFO there would block the profiler
+ * for good, a device would feed it garbage, and a symlink could lead root to
+ * a file the process's owner may not read. Every such open goes through here.
+ */
+#ifndef BPFPROF_SAFE_OPEN_H
+#define BPFPROF_SAFE_OPEN_H
+
+#include <sys/types.h>
+
+/*
+ * Open `path` read-only if it is a regular file. Never blocks (O_NONBLOCK: a
+ * FIFO without a writer opens at once and is refused), never becomes our
+ * controlling terminal, closed on exec. `extra` adds flags such as
+ * O_NOFOLLOW. An fd the caller closes, or -errno (-EINVAL: not a regular
+ * file).
+ */
+int open_regular(const char *path, int extra);
+
+/*
+ * Open the file the process `pid` calls `path` (absolute, as that process
+ * sees it), resolving it inside the process's root directory
+ * (`proc_root`/PID/root) the way the process itself would: symlinks,
+ * absolute ones included, and ".." cannot lead out of that root
+ * (openat2 RESOLVE_IN_ROOT), and /proc magic links are not followed. Regular
+ * files only, as open_regular(). -ENOSYS when the kernel has no openat2
+ * (before 5.6): the caller does without, never falls back to a plain open of
+ * PROC/PID/root/PATH, which resolves absolute symlinks against our root.
+ */
+int open_regular_in_root(const char *proc_root, pid_t pid, const char *path, int extra);
+
+#endif
