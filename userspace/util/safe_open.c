@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -38,15 +40,139 @@ int open_regular(const char *path, int extra)
 	return keep_if_regular(open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | extra));
 }
 
+/* Symlinks followed in one resolution at most, as the kernel's MAXSYMLINKS. */
+#define MAX_SYMLINKS 40
+/* Directories deep, at most, below the root. */
+#define MAX_DEPTH    256
+
+/* The directories from the root down to where the walk is. */
+struct walk {
+	int fds[MAX_DEPTH + 1];
+	int depth; /* fds[0] is the root */
+};
+
+static void walk_pop_to(struct walk *w, int depth)
+{
+	while (w->depth > depth)
+		close(w->fds[w->depth--]);
+}
+
+/* Put a symlink's `target` before what is left of the path, in `rest`: "TARGET/REST". */
+static int prepend_target(char *rest, size_t cap, const char *target)
+{
+	size_t tail = strlen(rest), tlen = strlen(target);
+
+	if (tlen + 1 + tail + 1 > cap)
+		return -ENAMETOOLONG;
+	memmove(rest + tlen + 1, rest, tail + 1);
+	memcpy(rest, target, tlen);
+	rest[tlen] = '/';
+	if (!tail)
+		rest[tlen] = '\0';
+	return 0;
+}
+
+int open_regular_in_root_walk(int root, const char *path, int extra)
+{
+	char rest[PATH_MAX + 1], target[PATH_MAX + 1];
+	struct walk w = { .depth = 0 };
+	int links = 0, fd = -1, err = 0;
+	char *p;
+
+	if (snprintf(rest, sizeof(rest), "%s", path) >= (int)sizeof(rest))
+		return -ENAMETOOLONG;
+	w.fds[0] = dup(root);
+	if (w.fds[0] < 0)
+		return -errno;
+	p = rest;
+	for (;;) {
+		char *comp, *end;
+		struct stat st;
+		bool last;
+		ssize_t n;
+		int sub;
+
+		while (*p == '/')
+			p++;
+		if (!*p) {
+			err = -EISDIR; /* the path names a directory */
+			break;
+		}
+		comp = p;
+		end = strchr(p, '/');
+		if (end)
+			*end = '\0';
+		last = !end || !end[1 + strspn(end + 1, "/")];
+		p = end ? end + 1 : comp + strlen(comp);
+		if (!strcmp(comp, "."))
+			continue;
+		if (!strcmp(comp, "..")) {
+			/* Never above the root: "/.." is "/" there as here. */
+			walk_pop_to(&w, w.depth > 0 ? w.depth - 1 : 0);
+			continue;
+		}
+		if (last) {
+			fd = openat(w.fds[w.depth], comp,
+				    O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
+			if (fd >= 0 || errno != ELOOP || (extra & O_NOFOLLOW)) {
+				err = fd < 0 ? -errno : 0;
+				break;
+			}
+		}
+		/* A directory to enter, or a symlink to read. */
+		sub = openat(w.fds[w.depth], comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (sub < 0 || fstat(sub, &st)) {
+			err = -errno;
+			if (sub >= 0)
+				close(sub);
+			break;
+		}
+		if (S_ISDIR(st.st_mode) && !last) {
+			if (w.depth == MAX_DEPTH) {
+				close(sub);
+				err = -ENAMETOOLONG;
+				break;
+			}
+			w.fds[++w.depth] = sub;
+			continue;
+		}
+		if (!S_ISLNK(st.st_mode)) {
+			close(sub);
+			err = last ? -EINVAL : -ENOTDIR;
+			break;
+		}
+		/* A symlink: its target, resolved in the root like the rest of the path. */
+		n = readlinkat(sub, "", target, sizeof(target) - 1);
+		close(sub);
+		if (n < 0 || ++links > MAX_SYMLINKS) {
+			err = n < 0 ? -errno : -ELOOP;
+			break;
+		}
+		target[n] = '\0';
+		/* Absolute: from the process's root, never ours. */
+		if (target[0] == '/')
+			walk_pop_to(&w, 0);
+		/* What is left of the path follows the target. */
+		memmove(rest, p, strlen(p) + 1);
+		err = prepend_target(rest, sizeof(rest), target);
+		if (err)
+			break;
+		p = rest;
+	}
+	walk_pop_to(&w, 0);
+	close(w.fds[0]);
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		return err;
+	}
+	return keep_if_regular(fd);
+}
+
 int open_regular_in_root(const char *proc_root, pid_t pid, const char *path, int extra)
 {
-#ifdef SYS_openat2
-	struct open_how how = {
-		.flags = (unsigned long long)(O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | extra),
-		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-	};
 	char root_path[PATH_MAX];
-	int root, fd = -1, err;
+	int root, fd = -1, err = -ENOSYS;
 
 	if (snprintf(root_path, sizeof(root_path), "%s/%d/root", proc_root, (int)pid) >=
 	    (int)sizeof(root_path))
@@ -55,22 +181,32 @@ int open_regular_in_root(const char *proc_root, pid_t pid, const char *path, int
 	root = open(root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return errno == ESRCH ? -ENOENT : -errno;
-	/* Absolute paths are taken relative to `root` under RESOLVE_IN_ROOT. */
-	for (int i = 0; i < OPENAT2_RETRIES; i++) {
-		fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
-		if (fd >= 0 || errno != EAGAIN)
-			break;
+#ifdef SYS_openat2
+	{
+		struct open_how how = {
+			.flags = (unsigned long long)(O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+						      extra),
+			.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+		};
+
+		/* Absolute paths are taken relative to `root` under RESOLVE_IN_ROOT. */
+		for (int i = 0; i < OPENAT2_RETRIES; i++) {
+			fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
+			if (fd >= 0 || errno != EAGAIN)
+				break;
+		}
+		err = fd < 0 ? -errno : 0;
 	}
-	err = fd < 0 ? -errno : 0;
-	close(root);
-	if (err)
-		return err;
-	return keep_if_regular(fd);
-#else
-	(void)proc_root;
-	(void)pid;
-	(void)path;
-	(void)extra;
-	return -ENOSYS;
 #endif
+	/*
+	 * No openat2: before 5.6, or filtered (systemd's RestrictSUIDSGID=
+	 * makes it ENOSYS, since it cannot see its flags). The same walk, a
+	 * component at a time.
+	 */
+	if (err == -ENOSYS || err == -EPERM)
+		fd = open_regular_in_root_walk(root, path, extra);
+	else
+		fd = err ? err : keep_if_regular(fd);
+	close(root);
+	return fd;
 }

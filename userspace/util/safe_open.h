@@ -26,10 +26,20 @@ int open_regular(const char *path, int extra);
  * (`proc_root`/PID/root) the way the process itself would: symlinks,
  * absolute ones included, and ".." cannot lead out of that root
  * (openat2 RESOLVE_IN_ROOT), and /proc magic links are not followed. Regular
- * files only, as open_regular(). -ENOSYS when the kernel has no openat2
- * (before 5.6): the caller does without, never falls back to a plain open of
- * PROC/PID/root/PATH, which resolves absolute symlinks against our root.
+ * files only, as open_regular(). Without openat2 (before 5.6, or filtered by
+ * seccomp as systemd does) the same rules are applied by a walk of our own,
+ * never by a plain open of PROC/PID/root/PATH, which resolves absolute
+ * symlinks against our root.
  */
 int open_regular_in_root(const char *proc_root, pid_t pid, const char *path, int extra);
+
+/*
+ * That walk, from the directory `root`: each component opened with
+ * O_NOFOLLOW beneath the previous, ".." never above `root`, each symlink's
+ * target read and resolved again from `root` when absolute (at most 40).
+ * With O_NOFOLLOW in `extra`, a symlink as the last component is refused
+ * (-ELOOP). Exposed for tests; open_regular_in_root() is the interface.
+ */
+int open_regular_in_root_walk(int root, const char *path, int extra);
 
 #endif
