@@ -124,6 +124,9 @@ bad_syscalls)
 bad_format)
 	expect_error '--format json: unknown format; use firefox, pprof or both' --format json -a -d 1 -o "$OUT"
 	;;
+bad_mode)
+	expect_error '--mode 0222: give the profiles' "'"'permissions in octal, readable by their owner' --mode 0222 -a -d 1 -o "$OUT"
+	;;
 format_both_pb)
 	expect_error "--format both: -o $WORK/x.pb.gz is the Firefox profile's name" --format both -o "$WORK/x.pb.gz" -a -d 1
 	;;

@@ -1684,8 +1684,19 @@ static void test_output_file_lifecycle(void)
 	CHECK_EQ_INT(output_file_commit(&o), 0);
 	output_file_free(&o);
 	CHECK_EQ_INT(stat(path, &st), 0);
-	CHECK_EQ_INT(st.st_mode & 07777, 0644);
+	/* Private by default: a profile shows every process's command line. */
+	CHECK_EQ_INT(st.st_mode & 07777, 0600);
 	CHECK_EQ_INT(st.st_size, 2);
+	CHECK_EQ_INT(count_dir_entries(dir), 1);
+	/* --mode 0644 shares it, whatever the umask. */
+	output_file_set_mode(0644);
+	CHECK_EQ_INT(output_file_open(&o, path), 0);
+	CHECK_EQ_INT(write(o.fd, "{}", 2), 2);
+	CHECK_EQ_INT(output_file_commit(&o), 0);
+	output_file_free(&o);
+	output_file_set_mode(0600);
+	CHECK_EQ_INT(stat(path, &st), 0);
+	CHECK_EQ_INT(st.st_mode & 07777, 0644);
 	CHECK_EQ_INT(count_dir_entries(dir), 1);
 
 	/* abort, and free without commit: nothing is left behind, the old file stays */

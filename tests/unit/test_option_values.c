@@ -153,11 +153,36 @@ static void test_parse_size(void)
 	CHECK_EQ_INT(parse_size(NULL, &v), -EINVAL);
 }
 
+static void test_parse_file_mode(void)
+{
+	const struct {
+		const char *s;
+		unsigned want;
+	} good[] = { { "0600", 0600 }, { "644", 0644 }, { "0400", 0400 }, { "0777", 0777 } };
+	const char *bad[] = { "",     "0",     "0200", "888",  "0o644",
+			      "-644", "00644", "1644", "6 44", "644x" };
+	unsigned v;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		v = 1;
+		CHECK_EQ_INT(parse_file_mode(good[i].s, &v), 0);
+		CHECK_EQ_INT(v, good[i].want);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		v = 12345;
+		if (parse_file_mode(bad[i], &v) != -EINVAL)
+			fprintf(stderr, "  parse_file_mode(\"%s\") was accepted\n", bad[i]);
+		CHECK_EQ_INT(parse_file_mode(bad[i], &v), -EINVAL);
+		CHECK_EQ_INT(v, 12345);
+	}
+}
+
 int main(void)
 {
 	RUN(test_parse_uint);
 	RUN(test_parse_duration);
 	RUN(test_parse_interval);
 	RUN(test_parse_size);
+	RUN(test_parse_file_mode);
 	return test_summary();
 }

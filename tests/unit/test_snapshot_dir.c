@@ -107,6 +107,9 @@ static int count_entries(const char *dir)
 	return n;
 }
 
+/* Names the planted-files case keeps for its checks. */
+static char series_buf[4][SNAPSHOT_NAME_SIZE];
+
 /* The i-th window's `kind` of file, in a series one minute apart. */
 static const char *series_file(int i, enum snapshot_kind kind)
 {
@@ -310,12 +313,15 @@ static void test_open_rejects_unwritable(void)
 	char *ro = case_dir("readonly");
 
 	CHECK_EQ_INT(chmod(base, 0755), 0); /* let that user reach it */
+	/* Theirs, so that only the mode stops them (another's directory is refused anyway). */
+	if (geteuid() == 0)
+		CHECK_EQ_INT(chown(ro, who, who), 0);
 	CHECK_EQ_INT(chmod(ro, 0555), 0);
 	CHECK_EQ_INT(open_as(who, ro), -EACCES);
 	CHECK_EQ_INT(open_as(who, path_in(ro, "new/deeper")), -EACCES);
 	CHECK_EQ_INT(count_entries(ro), 0);
-	/* The same user can use a directory it may write. */
-	CHECK_EQ_INT(chmod(ro, 0777), 0);
+	/* The same user can use a directory it may write (sticky, as /tmp is). */
+	CHECK_EQ_INT(chmod(ro, 01777), 0);
 	CHECK_EQ_INT(open_as(who, path_in(ro, "mine")), 0);
 	CHECK_EQ_INT(mode_of(path_in(ro, "mine")), 0700);
 	CHECK_EQ_INT(chmod(base, 0700), 0);
@@ -356,6 +362,112 @@ static void test_open_under_sudo_gives_dirs_to_user(void)
 		unsetenv("SUDO_GID");
 	free(old_uid);
 	free(old_gid);
+}
+
+/*
+ * Where bpfprof would write and delete as root, nobody else may change what
+ * the directory is: a symlink (planted where the directory was to be), a
+ * directory of another user, or one open to other writers is refused, and
+ * so is one inside a directory that others can change.
+ */
+static void test_open_rejects_unsafe_dirs(void)
+{
+	char *real = case_dir("real"), *open_dir = case_dir("writable"), *theirs;
+	char *shared = case_dir("shared");
+	struct snapshot_dir d;
+
+	CHECK_EQ_INT(symlink(real, path_in(base, "link")), 0);
+	CHECK_EQ_INT(snapshot_dir_open(&d, path_in(base, "link")), -ELOOP);
+	CHECK_EQ_INT(snapshot_dir_open(&d, path_in(base, "link/")), -ELOOP);
+	CHECK_EQ_INT(count_entries(real), 0);
+	/* Through a symlinked parent of our own making: the real path is what counts. */
+	CHECK_EQ_INT(snapshot_dir_open(&d, real), 0);
+	snapshot_dir_close(&d);
+
+	CHECK_EQ_INT(chmod(open_dir, 0777), 0);
+	CHECK_EQ_INT(snapshot_dir_open(&d, open_dir), -EPERM);
+	CHECK_EQ_INT(chmod(open_dir, 0770), 0);
+	CHECK_EQ_INT(snapshot_dir_open(&d, open_dir), -EPERM);
+	CHECK_EQ_INT(chmod(open_dir, 0750), 0);
+	CHECK_EQ_INT(snapshot_dir_open(&d, open_dir), 0);
+	snapshot_dir_close(&d);
+
+	/* Inside a directory others may write to: only if it is sticky. */
+	CHECK_EQ_INT(chmod(shared, 0777), 0);
+	CHECK_EQ_INT(snapshot_dir_open(&d, path_in(shared, "mine")), -EPERM);
+	CHECK_EQ_INT(chmod(shared, 01777), 0);
+	CHECK_EQ_INT(snapshot_dir_open(&d, path_in(shared, "mine")), 0);
+	snapshot_dir_close(&d);
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "  (not root: directories of other users not tested)\n");
+		return;
+	}
+	unsetenv("SUDO_UID");
+	theirs = case_dir("theirs");
+	CHECK_EQ_INT(chown(theirs, 4242, 4242), 0);
+	CHECK_EQ_INT(snapshot_dir_open(&d, theirs), -EPERM);
+	CHECK_EQ_INT(count_entries(theirs), 0);
+	/* Our directory inside theirs: they could swap it for another. */
+	CHECK_EQ_INT(chmod(theirs, 0755), 0);
+	CHECK_EQ_INT(mkdir(path_in(theirs, "ours"), 0700), 0);
+	CHECK_EQ_INT(snapshot_dir_open(&d, path_in(theirs, "ours")), -EPERM);
+	/* Under sudo, the sudo user's directory is ours. */
+	setenv("SUDO_UID", "4242", 1);
+	CHECK_EQ_INT(snapshot_dir_open(&d, theirs), 0);
+	snapshot_dir_close(&d);
+	unsetenv("SUDO_UID");
+}
+
+/*
+ * Files named like snapshots that we did not write: another user's (as a
+ * user with write access to the directory could plant), and names dated
+ * after now, which would sort newest and make the real ones go. Neither is
+ * counted nor deleted; real snapshots are kept as --keep says.
+ */
+static void test_prune_ignores_planted(void)
+{
+	char *dir = case_dir("planted");
+	char future[SNAPSHOT_NAME_SIZE];
+	struct snapshot_dir d;
+	time_t now = time(NULL);
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		char name[SNAPSHOT_NAME_SIZE];
+
+		/* Real ones, minutes in the past. */
+		CHECK_EQ_INT(snapshot_name(name, sizeof(name), ((double)now - 600 + i * 60) * 1000,
+					   SNAPSHOT_FIREFOX),
+			     0);
+		write_file(path_in(dir, name), 10);
+		snprintf(series_buf[i], sizeof(series_buf[i]), "%s", name);
+	}
+	for (i = 1; i <= 3; i++) {
+		CHECK_EQ_INT(snapshot_name(future, sizeof(future), ((double)now + i * 86400) * 1000,
+					   SNAPSHOT_FIREFOX),
+			     0);
+		write_file(path_in(dir, future), 10);
+	}
+	if (geteuid() == 0) {
+		unsetenv("SUDO_UID");
+		/* Another user's, dated between ours. */
+		write_file(path_in(dir, "bpfprof-20000101T000000.000Z.json.gz"), 10);
+		CHECK_EQ_INT(
+			chown(path_in(dir, "bpfprof-20000101T000000.000Z.json.gz"), 4242, 4242), 0);
+	}
+	CHECK_EQ_INT(snapshot_dir_open(&d, dir), 0);
+	/* Four real ones, --keep 2: the two oldest real ones go, nothing else. */
+	CHECK_EQ_INT(snapshot_dir_prune(&d, 2, 0, series_buf[3]), 2);
+	CHECK(!exists(path_in(dir, series_buf[0])));
+	CHECK(!exists(path_in(dir, series_buf[1])));
+	CHECK(exists(path_in(dir, series_buf[2])));
+	CHECK(exists(path_in(dir, series_buf[3])));
+	CHECK(exists(path_in(dir, future)));
+	if (geteuid() == 0)
+		CHECK(exists(path_in(dir, "bpfprof-20000101T000000.000Z.json.gz")));
+	CHECK_EQ_INT(count_entries(dir), geteuid() == 0 ? 6 : 5);
+	snapshot_dir_close(&d);
 }
 
 /* Files that prune must never touch, whatever the limits. */
@@ -654,6 +766,8 @@ int main(void)
 	RUN(test_prune_by_size);
 	RUN(test_prune_never_deletes_protected);
 	RUN(test_prune_windows_of_both_formats);
+	RUN(test_open_rejects_unsafe_dirs);
+	RUN(test_prune_ignores_planted);
 	RUN(test_open_removes_stale_temporaries);
 	rc = test_summary();
 	chmod(path_in(base, "readonly"), 0700);

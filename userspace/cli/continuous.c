@@ -353,6 +353,7 @@ int continuous_main(const struct options *opts)
 	const char *files;
 	int ret;
 
+	output_file_set_mode(opts->file_mode);
 	if (preflight_check_privileges() || preflight_check_btf())
 		return 1;
 	if (cgroup_targets_open(&c.rec.cgroups, opts->cgroups, opts->nr_cgroups))

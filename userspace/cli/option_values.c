@@ -113,3 +113,19 @@ int parse_size(const char *s, uint64_t *bytes)
 	}
 	return -EINVAL;
 }
+
+int parse_file_mode(const char *s, unsigned *mode)
+{
+	unsigned v = 0;
+	size_t n = 0;
+
+	for (; s[n]; n++) {
+		if (s[n] < '0' || s[n] > '7' || n >= 4)
+			return -EINVAL;
+		v = v * 8 + (unsigned)(s[n] - '0');
+	}
+	if (!n || v > 0777 || !(v & 0400))
+		return -EINVAL;
+	*mode = v;
+	return 0;
+}

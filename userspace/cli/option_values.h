@@ -32,4 +32,10 @@ int parse_interval_ns(const char *s, uint64_t *out);
  */
 int parse_size(const char *s, uint64_t *bytes);
 
+/*
+ * File permissions in octal ("0600", "644"): at most 0777, and readable by
+ * the owner (a profile nobody can open is a mistake). 0 or -EINVAL.
+ */
+int parse_file_mode(const char *s, unsigned *mode);
+
 #endif

@@ -71,6 +71,7 @@ enum {
 	OPT_NO_INHERIT,
 	OPT_VIEW,
 	OPT_FORMAT,
+	OPT_MODE,
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_USAGE,
@@ -119,6 +120,10 @@ static const struct argp_option option_defs[] = {
 	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0,
 	  "Never ask debuginfod servers, even with DEBUGINFOD_URLS set", 0 },
 	{ "output", 'o', "FILE", 0, "Output file (default profile.json.gz; .gz compresses)", 0 },
+	{ "mode", OPT_MODE, "MODE", 0,
+	  "Permissions of the profiles written, in octal (default 0600: they hold every "
+	  "process's command line; 0644 to share them)",
+	  0 },
 	{ "idle", OPT_IDLE, NULL, 0, "Include the idle task, as one thread per CPU", 0 },
 	{ "no-off-cpu", OPT_NO_OFFCPU, NULL, 0,
 	  "No off-CPU samples and no stacks at switch-out (cheaper on switch-heavy machines); "
@@ -350,6 +355,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_VIEW:
 		o->view = true;
 		ps->record_only = "--view";
+		break;
+	case OPT_MODE:
+		if (parse_file_mode(arg, &o->file_mode)) {
+			log_error("--mode %s: give the profiles' permissions in octal, readable by "
+				  "their owner, such as 0600 or 0644",
+				  arg);
+			goto reported;
+		}
 		break;
 	case OPT_FORMAT:
 		if (!strcmp(arg, "firefox")) {
@@ -745,6 +758,7 @@ int options_parse(int argc, char **argv, struct options *o)
 	o->debuginfod_budget_ns = DEFAULT_DEBUGINFOD_BUDGET_NS;
 	o->interval_ns = CONTINUOUS_INTERVAL_NS;
 	o->out_dir = CONTINUOUS_OUT_DIR;
+	o->file_mode = DEFAULT_FILE_MODE;
 
 	/* Everything after the first `--` is the command, never our options. */
 	for (int i = 1; i < argc; i++)

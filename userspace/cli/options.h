@@ -12,6 +12,9 @@
 
 #define DEFAULT_FREQ_HZ		     999 /* not 1000: avoids lock-step with timer ticks */
 #define DEFAULT_OUTPUT		     "profile.json.gz"
+/* Profiles hold every process's command line: private unless --mode says otherwise, as perf.data
+ * is. */
+#define DEFAULT_FILE_MODE	     0600
 /*
  * Scheduling markers shorter than this are only counted: 1 ms keeps real
  * waits (I/O, locks, timers, CPU contention) and drops the µs-scale churn
@@ -87,6 +90,7 @@ struct options {
 	/* --debuginfod-timeout: fetching debug files may take this long per profile; 0: never */
 	uint64_t debuginfod_budget_ns;
 	const char *output;
+	unsigned file_mode; /* --mode: permissions of the profiles written */
 	bool include_idle;
 	bool sched;	       /* capture context switches and wakeups (--no-sched clears) */
 	bool offcpu;	       /* off-CPU samples and switch-out stacks (--no-off-cpu clears) */

@@ -283,6 +283,7 @@ int record_main(const struct options *opts)
 	struct session_stats lost;
 	int ret;
 
+	output_file_set_mode(opts->file_mode);
 	if (preflight_check_privileges() || preflight_check_btf())
 		return 1;
 	/* Bad --cgroup paths are the user's to fix before anything is created. */

@@ -159,6 +159,13 @@ static void chown_to_sudo_user(const char *path)
 			 path, uid, strerror(errno));
 }
 
+static bool is_symlink(const char *path)
+{
+	struct stat st;
+
+	return !lstat(path, &st) && S_ISLNK(st.st_mode);
+}
+
 /* A directory we just made: exactly 0700 whatever the umask took away. */
 static void set_up_new_dir(const char *path)
 {
@@ -199,6 +206,75 @@ static int make_dirs(char *p)
 		return 0;
 	}
 	return errno == EEXIST ? 0 : -errno;
+}
+
+/* Ours: the user we run as, or under sudo the user files are given to. */
+static bool ours(uid_t uid)
+{
+	uid_t sudo_uid;
+	gid_t gid;
+
+	return uid == geteuid() || (sudo_user_ids(&sudo_uid, &gid) && uid == sudo_uid);
+}
+
+/* A directory that someone else can change: neither root's nor ours, or open to writers
+ * without the sticky bit (which stops them renaming what is not theirs). */
+static bool others_can_change(const struct stat *st)
+{
+	return (st->st_uid != 0 && !ours(st->st_uid)) ||
+	       ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX));
+}
+
+/*
+ * bpfprof writes and deletes in the snapshot directory as root, for as long
+ * as it runs: nobody else may be able to change what the directory is, or
+ * plant files in it. So the directory must be ours and writable only by us,
+ * and each directory above it must be root's or ours and, if others may
+ * write there, sticky (as /tmp is), so that nobody can swap ours for theirs.
+ * 0 or -EPERM with a one-line message already printed.
+ */
+static int check_dir_safe(struct snapshot_dir *d)
+{
+	char real[PATH_MAX], fdpath[64];
+	struct stat st;
+	ssize_t n;
+
+	if (fstat(d->fd, &st))
+		return -errno;
+	if (!ours(st.st_uid)) {
+		log_error("snapshot directory %s belongs to uid %u, not to you (uid %u); bpfprof "
+			  "writes and deletes files there as root: use a directory you own",
+			  d->path, st.st_uid, geteuid());
+		return -EPERM;
+	}
+	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		log_error("snapshot directory %s can be written by other users (mode %04o), who "
+			  "could plant files that bpfprof deletes: chmod go-w it, or use another "
+			  "directory",
+			  d->path, st.st_mode & 07777);
+		return -EPERM;
+	}
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", d->fd);
+	n = readlink(fdpath, real, sizeof(real) - 1);
+	if (n <= 0 || real[0] != '/')
+		return 0; /* no /proc: the directory itself was checked */
+	real[n] = '\0';
+	/* Each ancestor, from the parent up to "/". */
+	for (char *slash = strrchr(real, '/'); slash; slash = strrchr(real, '/')) {
+		*slash = '\0';
+		if (lstat(real[0] ? real : "/", &st))
+			return 0;
+		if (others_can_change(&st)) {
+			log_error("snapshot directory %s is inside %s, which uid %u can change "
+				  "(mode %04o); use a directory whose parents only root or you can "
+				  "modify",
+				  d->path, real[0] ? real : "/", st.st_uid, st.st_mode & 07777);
+			return -EPERM;
+		}
+		if (!real[0])
+			break;
+	}
+	return 0;
 }
 
 /*
@@ -246,7 +322,8 @@ static int remove_if_stale(struct snapshot_dir *d, const char *name, time_t now)
 				  strerror(errno));
 		return 0;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+	/* Another user's file of that name is theirs, however it is named. */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !ours(st.st_uid))
 		goto out;
 	if (st.st_mtime > now - STALE_TMP_MIN_AGE_S) {
 		log_debug("keeping %s/%s: written less than %d s ago", d->path, name,
@@ -341,10 +418,19 @@ int snapshot_dir_open(struct snapshot_dir *d, const char *path)
 			  d->path, strerror(-err));
 		goto fail;
 	}
-	d->fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* Not through a symlink: one planted there would lead root's writes elsewhere. */
+	d->fd = open(d->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (d->fd < 0) {
 		err = -errno;
-		if (err == -ENOTDIR)
+		if (err == -ENOTDIR && is_symlink(d->path))
+			err = -ELOOP; /* O_DIRECTORY refuses the link before O_NOFOLLOW does */
+		if (err == -ELOOP)
+			log_error("snapshot directory %s is a symbolic link; give the directory it "
+				  "points to (bpfprof does not follow links where it deletes files "
+				  "as "
+				  "root)",
+				  d->path);
+		else if (err == -ENOTDIR)
 			log_error(
 				"snapshot directory %s is not a directory; choose another path or "
 				"move that file away",
@@ -354,6 +440,9 @@ int snapshot_dir_open(struct snapshot_dir *d, const char *path)
 				  d->path, strerror(-err));
 		goto fail;
 	}
+	err = check_dir_safe(d);
+	if (err)
+		goto fail;
 	err = probe_writable(d->path);
 	if (err) {
 		log_error("snapshot directory %s is not writable: %s; choose a directory you can "
@@ -407,9 +496,30 @@ static int cmp_snapshot_file(const void *a, const void *b)
 		      ((const struct snapshot_file *)b)->name);
 }
 
-/* The snapshots in `d`, regular files only, with their sizes. 0 or -errno. */
+/* The UTC start of the window a snapshot name holds, in seconds since the epoch. */
+static time_t name_time(const char *name)
+{
+	struct tm tm = { 0 };
+	const char *s = name + 8; /* after "bpfprof-" */
+
+	tm.tm_year = two_digits(s) * 100 + two_digits(s + 2) - 1900;
+	tm.tm_mon = two_digits(s + 4) - 1;
+	tm.tm_mday = two_digits(s + 6);
+	tm.tm_hour = two_digits(s + 9);
+	tm.tm_min = two_digits(s + 11);
+	tm.tm_sec = two_digits(s + 13);
+	return timegm(&tm);
+}
+
+/*
+ * The snapshots in `d` with their sizes: regular files that we own (another
+ * user's file named like one is theirs, not ours to count or delete), and
+ * not dated after now (a window starts in the past; a name from the future
+ * would sort newest and make us delete real snapshots). 0 or -errno.
+ */
 static int list_snapshots(struct snapshot_dir *d, struct snapshot_files *files)
 {
+	time_t now = time(NULL);
 	struct snapshot_file f;
 	struct dirent *de;
 	struct stat st;
@@ -433,7 +543,7 @@ static int list_snapshots(struct snapshot_dir *d, struct snapshot_files *files)
 			err = -errno;
 			break;
 		}
-		if (!S_ISREG(st.st_mode))
+		if (!S_ISREG(st.st_mode) || !ours(st.st_uid) || name_time(de->d_name) > now)
 			continue;
 		/* A matching name fits: SNAPSHOT_NAME_LEN is the longest. */
 		memcpy(f.name, de->d_name, strlen(de->d_name) + 1);

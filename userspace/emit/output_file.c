@@ -17,6 +17,14 @@
 #include "../util/log.h"
 #include "../util/sudo_user.h"
 
+/* See output_file_set_mode(). */
+static mode_t file_mode = 0600;
+
+void output_file_set_mode(mode_t mode)
+{
+	file_mode = mode & 0777;
+}
+
 /* The directory part of `path` ("." when it has none), newly allocated. */
 static char *dir_of(const char *path)
 {
@@ -122,9 +130,9 @@ int output_file_commit(struct output_file *o)
 
 	if (fd < 0 || !o->tmp_path)
 		return -EBADF;
-	/* mkostemp makes the file 0600; a profile is meant to be opened and shared. */
+	/* mkostemp makes the file 0600; --mode may open it to others. */
 	what = "set permissions on";
-	if (fchmod(fd, 0644))
+	if (fchmod(fd, file_mode))
 		goto fail;
 	chown_to_sudo_user(o);
 	what = "flush";

@@ -8,6 +8,7 @@
 #define BPFPROF_OUTPUT_FILE_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 struct output_file {
 	char *final_path;
@@ -15,6 +16,12 @@ struct output_file {
 	int fd;
 	bool gzip; /* the final name ends in .gz */
 };
+
+/*
+ * The permissions of every file committed from now on (default 0600: a
+ * profile shows every process's command line); the umask does not apply.
+ */
+void output_file_set_mode(mode_t mode);
 
 /* 0, or -errno with a one-line message already printed. */
 int output_file_open(struct output_file *o, const char *path);
