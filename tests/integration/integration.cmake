@@ -172,6 +172,15 @@ bpfprof_integration_test(jit_anon_pidns 120 TRUE jit_node.sh pidns anon)
 set_property(TEST integration.jit_anon integration.jit_anon_pidns APPEND PROPERTY ENVIRONMENT
   JIT_ANON=$<TARGET_FILE:bpfprof_workload_jit_anon>)
 
+# A local user against a root bpfprof (issue 20): FIFOs where debug files
+# go, a perf map behind a symlink in the user's own root, a huge perf map,
+# planted output directories and snapshot names.
+foreach(mode debuglink_fifo perfmap_root perfmap_huge outdir_planted retention_planted)
+  bpfprof_integration_test(hostile_${mode} 180 TRUE hostile.sh ${mode})
+  set_property(TEST integration.hostile_${mode} APPEND PROPERTY ENVIRONMENT
+    JIT_ANON=$<TARGET_FILE:bpfprof_workload_jit_anon>)
+endforeach()
+
 # CFI unwinding (issue 16): a workload built as distributions build, without
 # frame pointers, whose stacks reach main only through .eh_frame.
 add_executable(bpfprof_workload_nofp ${BPFPROF_TESTS_DIR}/workloads/nofp.c)

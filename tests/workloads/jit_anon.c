@@ -15,6 +15,10 @@
  * Prints its pid first on stdout, and "jit_anon: calls N" at the end; waits
  * 0.3 s between the two before it spins. Arguments after SECONDS are
  * ignored (tests tag the process with one).
+ *
+ * With JIT_ANON_CHROOT=DIR it first makes DIR its root, as any user may in a
+ * user namespace of their own (no exec follows, so DIR needs no files): its
+ * perf map is then DIR/tmp/perf-PID.map, whatever DIR/tmp leads to there.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -24,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -135,6 +140,14 @@ int main(int argc, char **argv)
 	if (!(seconds > 0 && seconds <= 3600)) {
 		fprintf(stderr, "usage: %s [SECONDS [ANY...]]\n", argv[0]);
 		return 2;
+	}
+	if (getenv("JIT_ANON_CHROOT")) {
+		const char *dir = getenv("JIT_ANON_CHROOT");
+
+		if (unshare(CLONE_NEWUSER) || chroot(dir) || chdir("/")) {
+			perror("jit_anon: a root of its own");
+			return 1;
+		}
 	}
 	p = code_page(page);
 	if (!p || emit_code(p, page) || write_perf_map(p + CODE_OFFSET, sizeof(count_down_code)))

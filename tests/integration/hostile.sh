@@ -1,0 +1,202 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# What a local user can do to a root bpfprof (issue 20), each attack run by
+# a throw-away unprivileged user made for the test and removed after it:
+#
+#   debuglink_fifo    a stripped binary whose .gnu_debuglink file is a FIFO
+#                     in the user's own directory: bpfprof -a must neither
+#                     block on it nor lose the profile.
+#   perfmap_root      a JIT in a root of the user's own (a user namespace,
+#                     chroot) whose /tmp is an absolute symlink to a 0700
+#                     root-only directory holding a perf map of its pid: the
+#                     profile must name the JIT code from the user's own map,
+#                     never from root's.
+#   perfmap_huge      a JIT that appends 300 MB to its perf map: bpfprof
+#                     reads a bounded part, says so once, stays small and
+#                     fast, and still names the code the map's first line
+#                     describes.
+#   outdir_planted    continuous --out-dir at a path where the user planted a
+#                     symlink to their own directory, or made the directory
+#                     theirs: refused, nothing written there.
+#   retention_planted continuous (as sudo for that user) in the user's
+#                     directory, where they planted snapshot names dated in
+#                     the future and root planted one owned by a third uid:
+#                     retention keeps the newest real snapshots and deletes
+#                     nothing planted.
+#
+# Usage: hostile.sh MODE (JIT_ANON: the jit_anon workload)
+. "$(dirname "$0")/common.sh"
+require_root
+make_workdir
+
+MODE=${1:?usage: hostile.sh debuglink_fifo|perfmap_root|perfmap_huge|outdir_planted|retention_planted}
+: "${JIT_ANON:?JIT_ANON is not set}"
+USER_NAME=bpft$$
+USER_DIR=
+SECRET_DIR=
+VICTIM_PID=
+BPF_PID=
+
+cleanup() {
+	[ -n "$VICTIM_PID" ] && kill -KILL "$VICTIM_PID" 2>/dev/null
+	[ -n "$BPF_PID" ] && kill -KILL "$BPF_PID" 2>/dev/null
+	pkill -KILL -u "$USER_NAME" 2>/dev/null
+	[ -n "$USER_DIR" ] && rm -rf "$USER_DIR"
+	[ -n "$SECRET_DIR" ] && rm -rf "$SECRET_DIR"
+	[ -n "$VICTIM_PID" ] && rm -f "/tmp/perf-$VICTIM_PID.map"
+	userdel "$USER_NAME" 2>/dev/null
+}
+trap cleanup EXIT
+
+useradd --system --no-create-home --shell /usr/sbin/nologin "$USER_NAME" ||
+	fail "cannot create the throw-away user $USER_NAME"
+USER_UID=$(id -u "$USER_NAME")
+as_user=(setpriv --reuid "$USER_UID" --regid "$(id -g "$USER_NAME")" --clear-groups)
+# Outside /tmp (perfmap_root makes /tmp a link) and outside the build tree.
+USER_DIR=$(mktemp -d /var/tmp/bpfprof-hostile.XXXXXX) || fail "mktemp -d failed"
+chown "$USER_NAME:" "$USER_DIR"
+chmod 0755 "$USER_DIR"
+log "throw-away user $USER_NAME (uid $USER_UID), its directory $USER_DIR"
+
+# start_jit [ENV=VALUE...]: jit_anon as the user, spinning 20 s of CPU; sets VICTIM_PID.
+start_jit() {
+	install -m 0755 -o "$USER_NAME" "$JIT_ANON" "$USER_DIR/jit_anon" || fail "cannot install jit_anon"
+	env "$@" "${as_user[@]}" "$USER_DIR/jit_anon" 20 >"$WORK/jit.out" 2>"$WORK/jit.err" &
+	VICTIM_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$WORK/jit.out" ] && break
+		kill -0 "$VICTIM_PID" 2>/dev/null || fail "jit_anon exited early: $(cat "$WORK/jit.err")"
+		sleep 0.05
+	done
+	[ "$(head -n 1 "$WORK/jit.out")" = "$VICTIM_PID" ] || fail "jit_anon did not print its pid: $(cat "$WORK/jit.out" "$WORK/jit.err")"
+}
+
+# names_in PROFILE NAME: how many times NAME is in the profile's strings.
+count_name() {
+	zcat "$1" | grep -o "$2" | wc -l
+}
+
+case $MODE in
+debuglink_fifo)
+	cat >"$USER_DIR/app.c" <<'EOF'
+#include <stdlib.h>
+volatile unsigned long sink;
+__attribute__((noinline)) void hostile_spin(void) { for (unsigned long i = 0; i < 100000000UL; i++) sink += i; }
+int main(int argc, char **argv) { int n = argc > 1 ? atoi(argv[1]) : 100; for (int i = 0; i < n; i++) hostile_spin(); return 0; }
+EOF
+	gcc -O1 -g -o "$USER_DIR/app" "$USER_DIR/app.c" &&
+		objcopy --only-keep-debug "$USER_DIR/app" "$USER_DIR/app.debug" &&
+		strip --strip-all "$USER_DIR/app" &&
+		objcopy --add-gnu-debuglink="$USER_DIR/app.debug" "$USER_DIR/app" || fail "cannot build the stripped app"
+	# Where the debug link is looked for: beside it, and in .debug/ beside it.
+	rm "$USER_DIR/app.debug"
+	mkdir "$USER_DIR/.debug"
+	mkfifo "$USER_DIR/app.debug" "$USER_DIR/.debug/app.debug"
+	chown -R "$USER_NAME:" "$USER_DIR"
+	"${as_user[@]}" "$USER_DIR/app" 1000 &
+	VICTIM_PID=$!
+	run_bpfprof 60 -a -d 3 -o "$WORK/p.json.gz"
+	expect_success
+	[ -p "$USER_DIR/app.debug" ] || fail "the FIFO is gone"
+	"$NODE" -e 'const p = JSON.parse(require("zlib").gunzipSync(require("fs").readFileSync(process.argv[1])));
+		const n = p.threads.filter((t) => t.pid === process.argv[2] || t.pid.startsWith(process.argv[2] + ".")).reduce((s, t) => s + t.samples.length, 0);
+		if (n < 10) { console.error("the app has " + n + " samples"); process.exit(1); }' "$WORK/p.json.gz" "$VICTIM_PID" ||
+		fail "the profile has too few samples of the app"
+	ok "bpfprof -a finished in ${ELAPSED}s beside a FIFO named like the app's debug file, and profiled the app"
+	;;
+perfmap_root)
+	# Root's secret: a perf map only root may read, in a 0700 directory.
+	SECRET_DIR=$(mktemp -d /var/tmp/bpfprof-secret.XXXXXX) || fail "mktemp -d failed"
+	chmod 0700 "$SECRET_DIR"
+	# The user's root: /tmp there is an absolute link to the secret's path,
+	# which inside that root is the user's own directory.
+	mkdir -p "$USER_DIR/root$SECRET_DIR"
+	ln -s "$SECRET_DIR" "$USER_DIR/root/tmp"
+	chown -R "$USER_NAME:" "$USER_DIR/root"
+	start_jit JIT_ANON_CHROOT="$USER_DIR/root"
+	printf '0 7fffffffffff root_only_secret_symbol\n' >"$SECRET_DIR/perf-$VICTIM_PID.map"
+	[ -s "$USER_DIR/root$SECRET_DIR/perf-$VICTIM_PID.map" ] || fail "jit_anon wrote no perf map in its own root"
+	log "   the user's map: $(cat "$USER_DIR/root$SECRET_DIR/perf-$VICTIM_PID.map"); root's: $(cat "$SECRET_DIR/perf-$VICTIM_PID.map")"
+	run_bpfprof 60 -p "$VICTIM_PID" -d 2 -o "$WORK/p.json.gz"
+	expect_success
+	secret=$(count_name "$WORK/p.json.gz" root_only_secret_symbol)
+	own=$(count_name "$WORK/p.json.gz" bpfprof_anon_jit)
+	[ "$secret" -eq 0 ] || fail "root's perf map is in the profile ($secret times)"
+	[ "$own" -ge 1 ] || fail "the JIT's own map did not name its code"
+	ok "the JIT code is named from the map in the user's root; root's map stayed out"
+	;;
+perfmap_huge)
+	start_jit
+	map=/tmp/perf-$VICTIM_PID.map
+	# 300 MB of valid lines after the real one, appended by the user.
+	"${as_user[@]}" sh -c "yes '7f0000001000 10 bpfprof_junk_symbol_with_a_rather_long_name_to_fill_memory' | head -c 300M >>$map" ||
+		fail "cannot grow the perf map"
+	log "   perf map: $(stat -c %s "$map") bytes"
+	BPFPROF_PREFIX=(/usr/bin/time -f "maxrss_kb %M" -o "$WORK/time.txt")
+	run_bpfprof 120 -p "$VICTIM_PID" -d 3 -o "$WORK/p.json.gz"
+	expect_success
+	rss_kb=$(awk '/maxrss_kb/ { print $2 }' "$WORK/time.txt")
+	log "   peak RSS $((rss_kb / 1024)) MiB, ${ELAPSED}s"
+	[ "$rss_kb" -lt $((768 * 1024)) ] || fail "peak RSS $((rss_kb / 1024)) MiB for a 3 s recording of one process"
+	warned=$(grep -c "perf map of process $VICTIM_PID is too large" "$WORK/bpfprof.err")
+	[ "$warned" -eq 1 ] || fail "the limit was said $warned times, not once"
+	[ "$(count_name "$WORK/p.json.gz" bpfprof_anon_jit)" -ge 1 ] || fail "the map's first line no longer names the code"
+	ok "a 300 MB perf map: peak RSS $((rss_kb / 1024)) MiB, one warning, the JIT code still named"
+	;;
+outdir_planted)
+	mkdir "$USER_DIR/theirs"
+	chown "$USER_NAME:" "$USER_DIR/theirs"
+	planted=$(mktemp -u /var/tmp/bpfprof-snapshots.XXXXXX)
+	"${as_user[@]}" ln -s "$USER_DIR/theirs" "$planted" || fail "the user cannot plant a link"
+	run_bpfprof 60 continuous -a --interval 1s --out-dir "$planted"
+	rm -f "$planted"
+	[ "$STATUS" -ne 0 ] || fail "bpfprof continuous wrote through a planted symlink"
+	grep -q "snapshot directory $planted is a symbolic link" "$WORK/bpfprof.err" || fail "no clear error for the symlink"
+	# The directory itself is theirs.
+	run_bpfprof 60 continuous -a --interval 1s --out-dir "$USER_DIR/theirs"
+	[ "$STATUS" -ne 0 ] || fail "bpfprof continuous wrote into another user's directory"
+	grep -q "belongs to uid $USER_UID, not to you" "$WORK/bpfprof.err" || fail "no clear error for the foreign directory"
+	[ -z "$(ls -A "$USER_DIR/theirs")" ] || fail "something was written into the user's directory: $(ls -A "$USER_DIR/theirs")"
+	ok "a planted symlink and another user's directory are refused, each with its reason"
+	;;
+retention_planted)
+	dir=$USER_DIR/snaps
+	mkdir -m 0700 "$dir"
+	chown "$USER_NAME:" "$dir"
+	# Future-dated names would sort newest; one from 2000 owned by a third uid.
+	for y in 2099 2100 2101; do
+		"${as_user[@]}" touch "$dir/bpfprof-${y}0101T000000.000Z.json.gz"
+	done
+	touch "$dir/bpfprof-20000101T000000.000Z.json.gz"
+	chown 4242:4242 "$dir/bpfprof-20000101T000000.000Z.json.gz"
+	log "\$ SUDO_UID=$USER_UID bpfprof continuous -a --interval 300ms --keep 2 --no-sched --out-dir $dir &"
+	env --default-signal=INT,TERM SUDO_UID="$USER_UID" SUDO_GID="$(id -g "$USER_NAME")" \
+		"$BPFPROF" continuous -a --interval 300ms --keep 2 --no-sched --out-dir "$dir" -v \
+		>"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
+	BPF_PID=$!
+	for ((i = 0; i < 600; i++)); do
+		[ "$(grep -c '^bpfprof: snapshot .* written' "$WORK/bpfprof.err")" -ge 5 ] && break
+		kill -0 "$BPF_PID" 2>/dev/null || fail "bpfprof exited: $(tail -n 5 "$WORK/bpfprof.err")"
+		sleep 0.05
+	done
+	kill -INT "$BPF_PID"
+	wait "$BPF_PID"
+	STATUS=$?
+	BPF_PID=
+	expect_success
+	ls -l "$dir" | indent
+	for y in 2099 2100 2101; do
+		[ -f "$dir/bpfprof-${y}0101T000000.000Z.json.gz" ] || fail "retention deleted the planted $y name"
+	done
+	[ -f "$dir/bpfprof-20000101T000000.000Z.json.gz" ] || fail "retention deleted another user's file"
+	real=$(find "$dir" -name 'bpfprof-20[0-8]*Z.json.gz' -user "$USER_UID" -newer "$WORK/bpfprof.out" -size +0 | wc -l)
+	[ "$real" -eq 2 ] || fail "$real real snapshots kept, --keep 2 asked for 2"
+	[ "$(stat -c %a "$(find "$dir" -name 'bpfprof-20[0-8]*Z.json.gz' -size +0 | head -n 1)")" = 600 ] ||
+		fail "snapshots are not 0600"
+	ok "the newest 2 real snapshots (0600, the sudo user's) are kept; nothing planted was touched"
+	;;
+*)
+	fail "unknown mode $MODE"
+	;;
+esac
