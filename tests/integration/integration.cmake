@@ -172,6 +172,10 @@ bpfprof_integration_test(jit_anon_pidns 120 TRUE jit_node.sh pidns anon)
 set_property(TEST integration.jit_anon integration.jit_anon_pidns APPEND PROPERTY ENVIRONMENT
   JIT_ANON=$<TARGET_FILE:bpfprof_workload_jit_anon>)
 
+# Overload made visible (issue 20): 4 KiB rings under a switch storm lose
+# records, and the profile's Lost events intervals account for every one.
+bpfprof_integration_test(overload 120 TRUE overload.sh)
+
 # A local user against a root bpfprof (issue 20): FIFOs where debug files
 # go, a perf map behind a symlink in the user's own root, a huge perf map,
 # planted output directories and snapshot names.

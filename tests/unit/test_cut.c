@@ -393,6 +393,54 @@ static void test_live_model_stays_small(void)
 	model_free(&live);
 }
 
+/*
+ * Lost-record intervals: close ones merge, far ones stay apart, nothing past
+ * LOST_MAX_INTERVALS is a new one, and a cut gives each snapshot the
+ * intervals that start in it (ending at its boundary at the latest).
+ */
+static void test_lost_intervals(void)
+{
+	uint64_t one[LOST_KINDS] = { 1, 2, 3, 4, 5 }, none[LOST_KINDS] = { 0 };
+	struct model live, snap;
+
+	setup(&live, true);
+	CHECK_EQ_INT(model_add_lost(&live, T0, T0 + 10 * MS, none), 0);
+	CHECK_EQ_INT(live.lost.len, 0); /* nothing lost: no interval */
+	CHECK_EQ_INT(model_add_lost(&live, T0 + 10 * MS, T0 + 20 * MS, one), 0);
+	CHECK_EQ_INT(model_add_lost(&live, T0 + 20 * MS, T0 + 30 * MS, one), 0);
+	CHECK_EQ_INT(live.lost.len, 1);
+	CHECK_EQ_INT(live.lost.data[0].start, T0 + 10 * MS);
+	CHECK_EQ_INT(live.lost.data[0].end, T0 + 30 * MS);
+	CHECK_EQ_INT(live.lost.data[0].count[LOST_SWITCHES], 4);
+	/* 70 ms past the last: a new one (the gap is over LOST_MERGE_GAP_NS). */
+	CHECK_EQ_INT(model_add_lost(&live, T0 + 150 * MS, T0 + 160 * MS, one), 0);
+	CHECK_EQ_INT(model_add_lost(&live, T0 + 290 * MS, T0 + 300 * MS, one), 0);
+	CHECK_EQ_INT(live.lost.len, 3);
+	/* A cut at 155 ms: the first two are the snapshot's, the second ending at 155 ms. */
+	CHECK_EQ_INT(model_cut(&live, &snap, T0 + 155 * MS), 0);
+	CHECK_EQ_INT(snap.lost.len, 2);
+	CHECK_EQ_INT(snap.lost.data[1].start, T0 + 150 * MS);
+	CHECK_EQ_INT(snap.lost.data[1].end, T0 + 155 * MS);
+	CHECK_EQ_INT(snap.lost.data[1].count[LOST_LIFECYCLE], 5);
+	CHECK_EQ_INT(live.lost.len, 1);
+	CHECK_EQ_INT(live.lost.data[0].start, T0 + 290 * MS);
+	model_free(&snap);
+	/* A machine that keeps losing: at most LOST_MAX_INTERVALS, the totals kept. */
+	for (unsigned i = 0; i < 2 * LOST_MAX_INTERVALS; i++)
+		CHECK_EQ_INT(model_add_lost(&live, T0 + (400 + i * 200) * MS,
+					    T0 + (410 + i * 200) * MS, one),
+			     0);
+	CHECK_EQ_INT(live.lost.len, LOST_MAX_INTERVALS);
+	{
+		uint64_t samples = 0;
+
+		for (size_t i = 0; i < live.lost.len; i++)
+			samples += live.lost.data[i].count[LOST_SAMPLES];
+		CHECK_EQ_INT(samples, 1 + 2 * LOST_MAX_INTERVALS);
+	}
+	model_free(&live);
+}
+
 int main(void)
 {
 	RUN(test_samples_split_by_time);
@@ -403,5 +451,6 @@ int main(void)
 	RUN(test_idle_and_vanished_threads);
 	RUN(test_thread_without_events);
 	RUN(test_live_model_stays_small);
+	RUN(test_lost_intervals);
 	return test_summary();
 }

@@ -409,6 +409,14 @@ int session_open(struct session *s, const struct session_config *cfg)
 	}
 	s->nr_rings = s->nr_possible;
 	s->ring_bytes = ring_size_for(cfg->freq_hz, cfg->sched, s->nr_rings);
+	if (cfg->ring_bytes) {
+		/* The kernel wants a power of two, a multiple of the page size. */
+		size_t page = (size_t)sysconf(_SC_PAGESIZE), size = page;
+
+		while (size < cfg->ring_bytes && size < MAX_RING_BYTES)
+			size *= 2;
+		s->ring_bytes = size;
+	}
 
 	if (preflight_btf_is_custom())
 		open_opts.btf_custom_path = preflight_btf_path();

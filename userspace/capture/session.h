@@ -26,6 +26,9 @@ struct session_cgroup {
 
 struct session_config {
 	unsigned freq_hz;
+	/* Bytes per CPU ring (rounded up to a power of two, at least a page); 0: sized for the rate
+	 */
+	size_t ring_bytes;
 	bool include_idle;
 	const uint32_t *tgids; /* filter to these processes; NULL = all */
 	size_t nr_tgids;

@@ -72,6 +72,7 @@ enum {
 	OPT_VIEW,
 	OPT_FORMAT,
 	OPT_MODE,
+	OPT_RING_SIZE,
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_USAGE,
@@ -120,6 +121,10 @@ static const struct argp_option option_defs[] = {
 	{ "no-debuginfod", OPT_NO_DEBUGINFOD, NULL, 0,
 	  "Never ask debuginfod servers, even with DEBUGINFOD_URLS set", 0 },
 	{ "output", 'o', "FILE", 0, "Output file (default profile.json.gz; .gz compresses)", 0 },
+	{ "ring-size", OPT_RING_SIZE, "SIZE", 0,
+	  "Bytes of ring buffer per CPU (4K to 64M, a power of two; default: sized for the rate, "
+	  "up to 8M). Smaller loses records under load (shown as Lost events markers)",
+	  0 },
 	{ "mode", OPT_MODE, "MODE", 0,
 	  "Permissions of the profiles written, in octal (default 0600: they hold every "
 	  "process's command line; 0644 to share them)",
@@ -355,6 +360,13 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 	case OPT_VIEW:
 		o->view = true;
 		ps->record_only = "--view";
+		break;
+	case OPT_RING_SIZE:
+		if (parse_size(arg, &o->ring_bytes) || o->ring_bytes < 4096 ||
+		    o->ring_bytes > (64ull << 20)) {
+			log_error("--ring-size %s: give a size from 4K to 64M, such as 256K", arg);
+			goto reported;
+		}
 		break;
 	case OPT_MODE:
 		if (parse_file_mode(arg, &o->file_mode)) {

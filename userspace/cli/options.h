@@ -91,6 +91,7 @@ struct options {
 	uint64_t debuginfod_budget_ns;
 	const char *output;
 	unsigned file_mode; /* --mode: permissions of the profiles written */
+	uint64_t ring_bytes; /* --ring-size: bytes per CPU ring; 0: sized for the rate */
 	bool include_idle;
 	bool sched;	       /* capture context switches and wakeups (--no-sched clears) */
 	bool offcpu;	       /* off-CPU samples and switch-out stacks (--no-off-cpu clears) */

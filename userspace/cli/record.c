@@ -133,6 +133,17 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 			r->model.stats.syscalls_counted, r->model.stats.syscall_markers,
 			lost->dropped[EV_SYSCALL], lost->dropped[EV_SYSCALL_TOTALS]);
 	print_frame_quality(frames);
+	if (r->model.lost.len) {
+		const struct model *m = &r->model;
+
+		fprintf(stderr,
+			"bpfprof: records were lost in %zu interval%s, from %.3f s to %.3f s; the "
+			"profile marks them (Lost events markers); --ring-size or a lower -F "
+			"helps\n",
+			m->lost.len, m->lost.len == 1 ? "" : "s",
+			(double)(m->lost.data[0].start - m->start_ts) / 1e9,
+			(double)(vec_last(&m->lost).end - m->start_ts) / 1e9);
+	}
 	fprintf(stderr, "bpfprof: wrote %s (%s)\n", path, size);
 	if (format == FORMAT_PPROF)
 		fprintf(stderr,

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -287,6 +288,7 @@ int recording_start(struct recording *r, const struct options *opts)
 	model_init(&r->model, &src, 0);
 
 	cfg.freq_hz = opts->freq_hz;
+	cfg.ring_bytes = opts->ring_bytes;
 	cfg.include_idle = opts->include_idle;
 	cfg.sched = opts->sched;
 	cfg.offcpu_stacks = opts->sched && opts->offcpu;
@@ -352,6 +354,8 @@ void recording_stop(struct recording *r, struct session_stats *stats)
 			 strerror(-err));
 	session_read_stats(&r->session, stats);
 	now = clock_ns(CLOCK_MONOTONIC);
+	/* What was lost in the last poll interval; out of memory, its range is unknown. */
+	(void)recording_note_lost(r, now, true);
 	if (now > r->model.end_ts)
 		r->model.end_ts = now;
 	/* Every program is detached: nothing after this instant was recorded. */
@@ -375,6 +379,54 @@ bool recording_any_target_alive(const struct options *opts)
 		if (kill((pid_t)opts->pids[i], 0) == 0 || errno == EPERM)
 			return true;
 	return false;
+}
+
+int recording_note_lost(struct recording *r, uint64_t now, bool force)
+{
+	uint64_t total[LOST_KINDS], delta[LOST_KINDS];
+	struct session_stats st;
+	int err;
+
+	if (!force && now < r->lost_read_ns + RECORDING_POLL_INTERVAL_MS * 1000000ULL)
+		return 0;
+	session_read_stats(&r->session, &st);
+	total[LOST_SAMPLES] = st.dropped[EV_SAMPLE];
+	total[LOST_SWITCHES] = st.dropped[EV_SWITCH];
+	total[LOST_WAKEUPS] = st.dropped[EV_WAKEUP];
+	total[LOST_SYSCALLS] = st.dropped[EV_SYSCALL] + st.dropped[EV_SYSCALL_TOTALS];
+	total[LOST_LIFECYCLE] = r->feed.lost;
+	for (int k = 0; k < LOST_KINDS; k++) {
+		delta[k] = total[k] >= r->lost_seen[k] ? total[k] - r->lost_seen[k] : 0;
+		r->lost_seen[k] = total[k];
+	}
+	err = model_add_lost(&r->model, r->lost_read_ns ? r->lost_read_ns : r->start_ns, now,
+			     delta);
+	r->lost_read_ns = now;
+	return err;
+}
+
+/*
+ * Tests only: BPFPROF_TEST_STALL=AT_MS:FOR_MS makes the consumer stop
+ * reading for FOR_MS once, AT_MS into the recording, as a consumer stalled
+ * by a slow disk or a huge snapshot would: the rings must then overflow.
+ */
+static void test_stall(struct recording *r, uint64_t now)
+{
+	static int state; /* 0: not read yet, 1: armed, 2: done or off */
+	static unsigned at_ms, for_ms;
+	const char *s;
+
+	if (state == 0) {
+		s = getenv("BPFPROF_TEST_STALL");
+		state = s && sscanf(s, "%u:%u", &at_ms, &for_ms) == 2 ? 1 : 2;
+	}
+	if (state != 1 || now < r->start_ns + at_ms * 1000000ULL)
+		return;
+	state = 2;
+	log_info("BPFPROF_TEST_STALL: not reading the rings for %u ms", for_ms);
+	nanosleep(&(struct timespec){ .tv_sec = for_ms / 1000,
+				      .tv_nsec = (long)(for_ms % 1000) * 1000000 },
+		  NULL);
 }
 
 int recording_pump(struct recording *r, const struct options *opts, struct recording_pump *p,
@@ -401,9 +453,12 @@ int recording_pump(struct recording *r, const struct options *opts, struct recor
 				      watermark < replay_limit ? watermark : replay_limit))
 			return -ENOMEM;
 	}
+	now = clock_ns(CLOCK_MONOTONIC);
+	if (recording_note_lost(r, now, false))
+		return -ENOMEM;
+	test_stall(r, now);
 	if (r->have_cmd && command_poll_exit(&r->cmd))
 		return PUMP_COMMAND_EXITED;
-	now = clock_ns(CLOCK_MONOTONIC);
 	if (opts->nr_pids && now - p->last_alive_check > 1000000000ULL) {
 		p->last_alive_check = now;
 		if (!recording_any_target_alive(opts))

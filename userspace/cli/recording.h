@@ -44,6 +44,9 @@ struct recording {
 	struct cgroup_targets cgroups; /* opened by the caller, closed by recording_close */
 	uint64_t start_ns;	       /* CLOCK_MONOTONIC at the start */
 	double start_wall_ms;	       /* CLOCK_REALTIME at the start */
+	/* The drop counters at their last read, and when: lost records get a time range. */
+	uint64_t lost_seen[LOST_KINDS];
+	uint64_t lost_read_ns;
 };
 
 /*
@@ -72,6 +75,13 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 		    const struct session_stats *lost, double start_wall_ms,
 		    const struct profile_tables *tables, struct output_file *out,
 		    enum output_format format);
+
+/*
+ * Read the kernel's drop counters (the rings' and the side-band's); records
+ * lost since the last read go into the model as lost between then and now.
+ * At most once per poll interval unless `force`. 0 or -ENOMEM.
+ */
+int recording_note_lost(struct recording *r, uint64_t now, bool force);
 
 /* Warn about records lost because a ring buffer was full. */
 void recording_report_lost(const struct session_stats *st);

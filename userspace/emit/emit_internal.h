@@ -31,6 +31,7 @@ struct emit_plan {
 	bool sched_schemas;	  /* write the scheduling marker schemas */
 	bool syscall_schemas;	  /* write the syscall marker schemas */
 	bool syscall_totals;	  /* ... and the totals' one (counted in the kernel) */
+	bool lost_schema;	  /* records were lost: the "Lost events" schema */
 	struct marker_row *rows;  /* scratch for one thread's markers: the most any has */
 	/* Process labels and per-cgroup meta entries. */
 	struct cgroup_meta cgroups;

@@ -26,6 +26,7 @@
 #include "json_writer.h"
 #include "marker_schema.h"
 #include "profile_meta.h"
+#include "lost_markers.h"
 #include "sched_markers.h"
 #include "shared_tables.h"
 #include "syscall_markers.h"
@@ -127,7 +128,7 @@ static int number_reused_pids(struct emit_plan *p, const struct model *m,
 	return err;
 }
 
-static size_t marker_rows_most(const struct thread *th);
+static size_t marker_rows_most(const struct model *m, const struct thread *th);
 
 static int plan_build(struct emit_plan *p, const struct model *m, const struct profile_tables *t,
 		      const struct profile_meta *meta)
@@ -147,6 +148,11 @@ static int plan_build(struct emit_plan *p, const struct model *m, const struct p
 	p->sched_schemas = has_sched || meta->sched_enabled;
 	p->syscall_schemas = meta->syscalls_enabled || meta->syscalls_from_switch;
 	p->syscall_totals = meta->syscalls_enabled;
+	p->lost_schema = m->lost.len > 0;
+	if (p->lost_schema && t->lost_marker_name == NO_INDEX) {
+		log_error("internal error: the profile tables were built without the lost events");
+		return -EINVAL;
+	}
 	for (size_t i = 0; i < nt; i++) {
 		const struct thread *th = &m->threads.data[i];
 
@@ -172,8 +178,8 @@ static int plan_build(struct emit_plan *p, const struct model *m, const struct p
 		err = syscall_markers_check(th, &end);
 		if (err)
 			return err;
-		if (marker_rows_most(th) > max_rows)
-			max_rows = marker_rows_most(th);
+		if (marker_rows_most(m, th) > max_rows)
+			max_rows = marker_rows_most(m, th);
 	}
 	err = -ENOMEM;
 	p->end_ns = rel_ns(m, end);
@@ -463,6 +469,49 @@ static void syscall_row_data(struct json_writer *w, const struct marker_ctx *c, 
 	syscall_marker_data_write(w, &c->th->syscall_markers.data[i]);
 }
 
+/* The lost-record intervals that overlap the thread's life: the i-th of them. */
+static const struct lost_interval *lost_nth(const struct marker_ctx *c, uint32_t i, size_t *count)
+{
+	const struct lost_interval *found = NULL;
+	size_t n = 0;
+
+	for (size_t k = 0; k < c->m->lost.len; k++) {
+		const struct lost_interval *li = &c->m->lost.data[k];
+
+		if (li->end < c->life_start || li->start > c->life_end)
+			continue;
+		if (n++ == i)
+			found = li;
+	}
+	if (count)
+		*count = n;
+	return found;
+}
+
+/* Records lost while the thread lived: model.lost, where it overlaps its life. */
+static size_t lost_rows(const struct marker_ctx *c)
+{
+	size_t n = 0;
+
+	if (c->m)
+		lost_nth(c, UINT32_MAX, &n);
+	return n;
+}
+
+static void lost_row(const struct marker_ctx *c, uint32_t i, struct marker_row_info *out)
+{
+	const struct lost_interval *li = lost_nth(c, i, NULL);
+
+	*out = (struct marker_row_info){ .start = li->start,
+					 .end = li->end,
+					 .name = c->t->lost_marker_name };
+}
+
+static void lost_row_data(struct json_writer *w, const struct marker_ctx *c, uint32_t i)
+{
+	lost_marker_data_write(w, lost_nth(c, i, NULL));
+}
+
 /* Every kind of marker row; rows with equal start and seq are written in this order. */
 static const struct marker_row_kind marker_row_kinds[] = {
 	{ process_rows, process_row, process_row_data, CAT_OTHER, 0, false },
@@ -470,14 +519,18 @@ static const struct marker_row_kind marker_row_kinds[] = {
 	{ sched_rows, sched_row, sched_row_data, CAT_OFFCPU, 2, true },
 	{ syscall_totals_rows, syscall_totals_row, syscall_totals_row_data, CAT_OTHER, 1, false },
 	{ syscall_rows, syscall_row, syscall_row_data, CAT_KERNEL, 2, true },
+	{ lost_rows, lost_row, lost_row_data, CAT_OTHER, 2, true },
 };
 
 #define NR_MARKER_ROW_KINDS (sizeof(marker_row_kinds) / sizeof(marker_row_kinds[0]))
 
 /* How many marker rows `th` can have (its Process marker counted, should it carry one). */
-static size_t marker_rows_most(const struct thread *th)
+static size_t marker_rows_most(const struct model *m, const struct thread *th)
 {
-	const struct marker_ctx c = { .th = th, .with_process = true };
+	/* Its life as wide as can be: every lost interval counts. */
+	const struct marker_ctx c = {
+		.m = m, .th = th, .with_process = true, .life_start = 0, .life_end = UINT64_MAX
+	};
 	size_t n = 0;
 
 	for (size_t k = 0; k < NR_MARKER_ROW_KINDS; k++)

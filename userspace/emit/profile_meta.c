@@ -7,6 +7,7 @@
 #include "../util/hex.h"
 #include "emit_internal.h"
 #include "frame_quality.h"
+#include "lost_markers.h"
 #include "marker_schema.h"
 #include "sched_markers.h"
 #include "syscall_markers.h"
@@ -118,6 +119,17 @@ static void write_extra_frame_quality(struct json_writer *w, const struct frame_
 	}
 }
 
+/* When records were lost: how many intervals, and the lifecycle records among them. */
+static void write_extra_lost(struct json_writer *w, const struct model *m)
+{
+	uint64_t lifecycle = 0;
+
+	for (size_t i = 0; i < m->lost.len; i++)
+		lifecycle += m->lost.data[i].count[LOST_LIFECYCLE];
+	extra_entry_int(w, "Intervals with lost events (Lost events markers)", m->lost.len);
+	extra_entry_int(w, "Lost fork/exec/mmap events", lifecycle);
+}
+
 /* The "more info" panel: how this recording was made and what it lost. */
 static void write_extra(struct json_writer *w, const struct model *m,
 			const struct profile_tables *t, const struct profile_meta *meta,
@@ -137,6 +149,7 @@ static void write_extra(struct json_writer *w, const struct model *m,
 	extra_entry_int(w, "Samples", m->stats.samples);
 	extra_entry_int(w, "Lost samples", meta->lost_samples);
 	extra_entry_int(w, "Lost other events", meta->lost_other);
+	write_extra_lost(w, m);
 	write_extra_sched(w, m, meta);
 	extra_entry_string(w, "Syscall capture",
 			   meta->syscalls_enabled	? "every syscall (sys_enter/sys_exit)"
@@ -182,6 +195,8 @@ static void write_marker_schemas(struct json_writer *w, const struct emit_plan *
 	}
 	if (p->syscall_totals)
 		marker_schema_write(w, &syscall_totals_schema);
+	if (p->lost_schema)
+		marker_schema_write(w, &lost_schema);
 	jw_end_array(w);
 }
 

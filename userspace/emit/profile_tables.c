@@ -390,6 +390,13 @@ static int intern_marker_names(struct profile_tables *t, const struct model *m)
 	if (r < 0)
 		return (int)r;
 	t->process_marker_name = (uint32_t)r;
+	t->lost_marker_name = NO_INDEX;
+	if (m->lost.len) {
+		r = intern_string(t, "Lost events");
+		if (r < 0)
+			return (int)r;
+		t->lost_marker_name = (uint32_t)r;
+	}
 	if (!profile_model_has_sched(m))
 		return 0;
 	for (size_t i = 0; i < sizeof(sched_names) / sizeof(sched_names[0]); i++) {

@@ -65,6 +65,7 @@ struct profile_tables {
 	VEC(uint32_t) sources;	      /* filename string per source */
 	VEC(uint32_t) raw_stack_map;  /* model raw stack -> profile stack */
 	uint32_t process_marker_name; /* string "Process": the per-process info marker */
+	uint32_t lost_marker_name;    /* "Lost events" when the model lost records, else NO_INDEX */
 	/*
 	 * Names of the scheduling markers, by enum sched_marker_kind, and of
 	 * the per-thread "Scheduling" summary. Interned only when the model has

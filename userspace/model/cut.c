@@ -430,6 +430,29 @@ static int build_snapshot(struct cut *c)
 	return 0;
 }
 
+/*
+ * Lost-record intervals: those that start before the boundary are the
+ * snapshot's (ending there at the latest), the rest stay with the live model.
+ */
+static int cut_lost(struct model *live, struct model *snap, uint64_t boundary)
+{
+	size_t keep = 0;
+
+	for (size_t i = 0; i < snap->lost.len; i++) {
+		struct lost_interval li = snap->lost.data[i];
+
+		if (li.start < boundary) {
+			if (li.end > boundary)
+				li.end = boundary;
+			snap->lost.data[keep++] = li;
+		} else if (vec_push(&live->lost, li)) {
+			return -ENOMEM;
+		}
+	}
+	snap->lost.len = keep;
+	return 0;
+}
+
 int model_cut(struct model *live, struct model *snap, uint64_t boundary)
 {
 	struct cut c = { 0 };
@@ -447,8 +470,9 @@ int model_cut(struct model *live, struct model *snap, uint64_t boundary)
 	c.live_thread = malloc(nthread * sizeof(uint32_t));
 	c.snap_proc = malloc(nproc * sizeof(uint32_t));
 	c.snap_thread = malloc(nthread * sizeof(uint32_t));
-	if (c.live_proc && c.live_thread && c.snap_proc && c.snap_thread && !(err = build_live(&c)))
-		err = build_snapshot(&c);
+	if (c.live_proc && c.live_thread && c.snap_proc && c.snap_thread &&
+	    !(err = build_live(&c)) && !(err = build_snapshot(&c)))
+		err = cut_lost(live, snap, boundary);
 	hmap_free(&c.stack_map);
 	free(c.live_proc);
 	free(c.live_thread);

@@ -8,6 +8,7 @@
 #include "model.h"
 #include "sched.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,10 +42,35 @@ void model_free(struct model *m)
 	}
 	vec_free(&m->processes);
 	vec_free(&m->threads);
+	vec_free(&m->lost);
 	vec_free(&m->frames);
 	vec_free(&m->stacks);
 	hmap_free(&m->pid_index);
 	hmap_free(&m->tid_index);
 	hmap_free(&m->frame_index);
 	hmap_free(&m->stack_index);
+}
+
+int model_add_lost(struct model *m, uint64_t start, uint64_t end, const uint64_t count[LOST_KINDS])
+{
+	struct lost_interval li = { .start = start, .end = end > start ? end : start };
+	uint64_t any = 0;
+
+	for (int k = 0; k < LOST_KINDS; k++)
+		any |= count[k];
+	if (!any)
+		return 0;
+	if (m->lost.len && (start <= vec_last(&m->lost).end + LOST_MERGE_GAP_NS ||
+			    m->lost.len >= LOST_MAX_INTERVALS)) {
+		struct lost_interval *last = &vec_last(&m->lost);
+
+		if (li.end > last->end)
+			last->end = li.end;
+		for (int k = 0; k < LOST_KINDS; k++)
+			last->count[k] += count[k];
+		return 0;
+	}
+	for (int k = 0; k < LOST_KINDS; k++)
+		li.count[k] = count[k];
+	return vec_push(&m->lost, li) ? -ENOMEM : 0;
 }

@@ -239,6 +239,33 @@ struct proc_source {
 	void *ctx;
 };
 
+/* What records the kernel could not deliver were of: ring records by kind, side-band records. */
+enum lost_kind {
+	LOST_SAMPLES,
+	LOST_SWITCHES,
+	LOST_WAKEUPS,
+	LOST_SYSCALLS,	/* syscall markers and totals */
+	LOST_LIFECYCLE, /* forks, exits, execs and mmaps (the side-band) */
+	LOST_KINDS,
+};
+
+/*
+ * Records lost (a full ring or side-band) somewhere in [start, end]: the
+ * time between two reads of the kernel's drop counters, a poll interval.
+ */
+struct lost_interval {
+	uint64_t start, end;
+	uint64_t count[LOST_KINDS];
+};
+
+/*
+ * Intervals closer than this are one (a stalled consumer loses in every
+ * poll); past LOST_MAX_INTERVALS every new one joins the last, so that a
+ * machine that keeps losing cannot flood every thread with markers.
+ */
+#define LOST_MERGE_GAP_NS  (100ULL * 1000 * 1000)
+#define LOST_MAX_INTERVALS 256
+
 struct model {
 	VEC(struct process) processes;
 	VEC(struct thread) threads;
@@ -291,10 +318,18 @@ struct model {
 	uint64_t start_ts; /* profile zero, CLOCK_MONOTONIC ns */
 	uint64_t end_ts;
 	struct model_stats stats;
+	VEC(struct lost_interval) lost; /* in time order, merged (LOST_MERGE_GAP_NS) */
 };
 
 void model_init(struct model *m, const struct proc_source *source, uint64_t start_ts);
 void model_free(struct model *m);
+
+/*
+ * Records were lost between `start` and `end` (after the intervals already
+ * known): count[k] of each kind. Merged into the last interval when within
+ * LOST_MERGE_GAP_NS of it, or when there are LOST_MAX_INTERVALS. 0 or -ENOMEM.
+ */
+int model_add_lost(struct model *m, uint64_t start, uint64_t end, const uint64_t count[LOST_KINDS]);
 
 /* Feed one ring buffer record; returns 0, or -ENOMEM (anything else is counted and skipped). */
 int model_add_record(struct model *m, const void *data, size_t size);

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "lost_markers.h"
+
+#define LOST_SCHEMA "bpfprof.LostEvents"
+
+/* The data keys, by enum lost_kind. */
+static const char *const lost_keys[LOST_KINDS] = {
+	[LOST_SAMPLES] = "samples",   [LOST_SWITCHES] = "switches",   [LOST_WAKEUPS] = "wakeups",
+	[LOST_SYSCALLS] = "syscalls", [LOST_LIFECYCLE] = "lifecycle",
+};
+
+const struct marker_schema lost_schema = {
+	.name = LOST_SCHEMA,
+	.display = display_chart_table,
+	.chart_label = "lost {marker.data.samples} samples, {marker.data.switches} switches",
+	.tooltip_label = "Lost events: {marker.data.samples} samples, {marker.data.switches} "
+			 "switches, {marker.data.wakeups} wakeups",
+	.table_label = "lost {marker.data.samples} samples, {marker.data.switches} switches, "
+		       "{marker.data.wakeups} wakeups, {marker.data.syscalls} syscall records, "
+		       "{marker.data.lifecycle} fork/exec/mmap records",
+	.description = "Records the kernel could not deliver in this interval because a ring "
+		       "buffer (or the fork/exec/mmap side-band) was full: the machine's whole "
+		       "counts, on every thread alive then. What threads show here may be "
+		       "incomplete.",
+	.fields =
+		(const struct schema_field[]){
+			{ "samples", "Lost samples", "integer" },
+			{ "switches", "Lost context switches", "integer" },
+			{ "wakeups", "Lost wakeups", "integer" },
+			{ "syscalls", "Lost syscall records", "integer" },
+			{ "lifecycle", "Lost fork/exec/mmap records", "integer" },
+			{ NULL },
+		},
+};
+
+void lost_marker_data_write(struct json_writer *w, const struct lost_interval *li)
+{
+	jw_begin_object(w);
+	jw_kv_string(w, "type", LOST_SCHEMA);
+	for (int k = 0; k < LOST_KINDS; k++)
+		jw_kv_uint(w, lost_keys[k], li->count[k]);
+	jw_end_object(w);
+}
