@@ -20,15 +20,23 @@
 #              bpfprof report reads from the window's Firefox snapshot, whose
 #              top functions are the burner's; --format pprof alone writes
 #              only .pb.gz snapshots.
+#   slow_writer -a --interval 2s --ring-size 256K while two threads wake each
+#              other ~20k times a second, and every snapshot takes 1.5 s
+#              more to write (BPFPROF_TEST_WRITE_DELAY_MS, as a slow disk):
+#              the writer thread takes that, the rings are read on, and no
+#              snapshot lost a record; they still touch (issue 20). The
+#              control: the same rings with the reader itself stalled 1.5 s
+#              (BPFPROF_TEST_STALL) do lose records.
 #
-# Usage: continuous.sh gapless|retention|max_bytes|sighup|pprof
+# Usage: continuous.sh gapless|retention|max_bytes|sighup|pprof|slow_writer
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
 
-MODE=${1:?usage: continuous.sh gapless|retention|max_bytes|sighup|pprof}
+MODE=${1:?usage: continuous.sh gapless|retention|max_bytes|sighup|pprof|slow_writer}
 SNAPS=$WORK/snapshots
 BPF_PID=
+CONT_ENV=()
 
 cleanup() {
 	stop_burner
@@ -42,12 +50,12 @@ snapshots() {
 
 # start_continuous ARGS...: bpfprof continuous in the background, once its programs are attached.
 start_continuous() {
-	log "\$ bpfprof continuous $* --out-dir $SNAPS -v &"
+	log "\$ ${CONT_ENV[*]} bpfprof continuous $* --out-dir $SNAPS -v &"
 	# Emptied here: the background job's own redirections run later, and a
 	# second start would find the first one's lines.
 	: >"$WORK/bpfprof.out"
 	: >"$WORK/bpfprof.err"
-	env --default-signal=INT,TERM "$BPFPROF" continuous "$@" --out-dir "$SNAPS" -v \
+	env --default-signal=INT,TERM "${CONT_ENV[@]}" "$BPFPROF" continuous "$@" --out-dir "$SNAPS" -v \
 		>"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
 	BPF_PID=$!
 	for ((i = 0; i < 300; i++)); do
@@ -199,6 +207,47 @@ pprof)
 		go tool pprof -raw "$f" >/dev/null 2>&1 || fail "--format pprof: go tool pprof cannot read $f"
 	done
 	ok "--format pprof writes only .pb.gz snapshots, each read by go tool pprof"
+	;;
+slow_writer)
+	: "${PINGPONG:?PINGPONG is not set}"
+	"$PINGPONG" -s 60 >"$WORK/pingpong.out" 2>&1 &
+	PP_PID=$!
+	trap 'kill "$PP_PID" 2>/dev/null; cleanup' EXIT
+	sleep 0.3
+	# The control: were the capture path to wait that long, these rings would overflow.
+	BPFPROF_PREFIX=(env BPFPROF_TEST_STALL=1000:1500)
+	run_bpfprof 60 -a -d 3 --ring-size 256K -o "$WORK/control.json.gz"
+	BPFPROF_PREFIX=()
+	expect_success
+	control=$(sed -n 's/.*; \([0-9]*\) switches and \([0-9]*\) wakeups lost$/\1 + \2/p' "$WORK/bpfprof.err")
+	[ -n "$control" ] && [ $((control)) -gt 0 ] ||
+		fail "the control lost nothing with the reader stalled 1.5 s: the load is too light to show anything"
+	ok "control: a reader stalled 1.5 s loses $((control)) switch and wakeup records with 256 KiB rings"
+	CONT_ENV=(BPFPROF_TEST_WRITE_DELAY_MS=1500)
+	start_continuous -a --interval 2s --ring-size 256K
+	wait_written 4 60
+	stop_continuous TERM
+	grep -q "lost because a ring buffer was full" "$WORK/bpfprof.err" &&
+		fail "records were lost: $(grep 'lost because' "$WORK/bpfprof.err" | head -n 3)"
+	grep -q "took more than an interval to write" "$WORK/bpfprof.err" &&
+		fail "a snapshot took more than the interval: the test's delay is too long for this machine"
+	"$NODE" -e '
+	const zlib = require("zlib"), fs = require("fs"), path = require("path");
+	const dir = process.argv[1];
+	let n = 0, switches = 0;
+	for (const f of fs.readdirSync(dir).filter((f) => f.endsWith(".json.gz")).sort()) {
+		const p = JSON.parse(zlib.gunzipSync(fs.readFileSync(path.join(dir, f))));
+		const x = Object.fromEntries(p.meta.extra[0].entries.map((e) => [e.label, e.value]));
+		const lost = x["Lost samples"] + x["Lost switch events"] + x["Lost wakeup events"] + x["Lost other events"];
+		if (lost || x["Intervals with lost events (Lost events markers)"])
+			{ console.log(`FAIL ${f}: ${lost} records lost`); process.exit(1); }
+		switches += x["Context switches"];
+		n++;
+	}
+	if (n < 4) { console.log(`FAIL only ${n} snapshots`); process.exit(1); }
+	console.log(`ok   ${n} snapshots, ${switches} context switches, none lost`);
+	' "$SNAPS" || fail "a snapshot lost records while the writer was slow"
+	check_snapshots --min-count 4 --interval 2000
 	;;
 *)
 	fail "unknown mode $MODE"

@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../capture/preflight.h"
@@ -30,6 +31,7 @@
 #include "../util/log.h"
 #include "recording.h"
 #include "snapshot_dir.h"
+#include "snapshot_writer.h"
 
 /* How often the rings are drained (as in record). */
 /* A wall clock that moved this much against the monotonic one was set, not slewed. */
@@ -61,7 +63,21 @@ struct continuous {
 	uint64_t cut_at;	       /* a boundary reached, waiting for the rings; 0: none */
 	double wall_offset_ms;	       /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct session_stats counters; /* the rings' counters at the last cut */
+	struct snapshot_writer writer;
+	/* Written by the writer thread; read once it has stopped. */
 	unsigned long snapshots;
+	bool last_write_failed;
+};
+
+/* A cut window on its way to the writer thread, with what its -v line says of the live state. */
+struct snapshot_job {
+	struct model snap;
+	struct profile_tables tables;
+	struct session_stats lost;
+	double start_wall_ms;
+	uint64_t t0; /* when the cut began */
+	size_t live_threads, live_frames;
+	struct symbolizer_stats sym;
 };
 
 static double wall_offset_now(void)
@@ -111,10 +127,9 @@ static void sweep_caches(struct continuous *c)
 }
 
 /* -v: one line per snapshot, to see size and cost over days. */
-static void log_snapshot(struct continuous *c, const struct model *snap, const char *path,
-			 uint64_t took_ns)
+static void log_snapshot(const struct snapshot_job *job, const char *path, uint64_t took_ns)
 {
-	struct symbolizer_stats st;
+	const struct symbolizer_stats *st = &job->sym;
 	char size[32] = "?", rss[32] = "?", caches[32], heap[32];
 	/* Allocated bytes, apart from what the allocator holds free: tells growth from
 	 * fragmentation. */
@@ -128,14 +143,13 @@ static void log_snapshot(struct continuous *c, const struct model *snap, const c
 		human_size((double)sb.st_size, size, sizeof(size));
 	if (!getrusage(RUSAGE_SELF, &ru))
 		human_size((double)ru.ru_maxrss * 1024, rss, sizeof(rss));
-	symbolizer_get_stats(c->rec.sym, &st);
-	human_size((double)st.bytes, caches, sizeof(caches));
+	human_size((double)st->bytes, caches, sizeof(caches));
 	human_size((double)(mi.uordblks + mi.hblkhd), heap, sizeof(heap));
 	log_info("snapshot %s: %" PRIu64 " samples, %zu threads, %s, written in %.0f ms; live "
 		 "model %zu threads, %zu frames; symbol caches %s (%" PRIu64
 		 " objects); heap in use %s; peak RSS %s",
-		 path, snap->stats.samples, snap->threads.len, size, (double)took_ns / 1e6,
-		 c->rec.model.threads.len, c->rec.model.frames.len, caches, st.objects, heap, rss);
+		 path, job->snap.stats.samples, job->snap.threads.len, size, (double)took_ns / 1e6,
+		 job->live_threads, job->live_frames, caches, st->objects, heap, rss);
 }
 
 /* The files each window is written as, for --format. */
@@ -223,53 +237,98 @@ static int write_snapshot(struct continuous *c, struct model *snap,
 }
 
 /*
- * Cut the live model at `boundary` (every ring drained past it), write the
- * window before it, apply the retention, drop unused caches.
+ * Tests only: BPFPROF_TEST_WRITE_DELAY_MS=N makes the writer take N ms more
+ * per snapshot, as a slow disk would: capture must not notice.
  */
-static int take_snapshot(struct continuous *c, uint64_t boundary)
+static void test_write_delay(void)
 {
-	struct model *live = &c->rec.model, snap;
-	struct profile_tables tables = { 0 };
-	struct session_stats lost;
-	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
-	double offset = wall_offset_now(), start_wall_ms;
+	const char *s = getenv("BPFPROF_TEST_WRITE_DELAY_MS");
+	unsigned ms = s ? (unsigned)strtoul(s, NULL, 10) : 0;
+
+	if (ms)
+		nanosleep(&(struct timespec){ .tv_sec = ms / 1000,
+					      .tv_nsec = (long)(ms % 1000) * 1000000 },
+			  NULL);
+}
+
+/* On the writer thread: write the window, apply the retention, free the job. */
+static void write_job(void *ctx, void *arg)
+{
+	struct continuous *c = ctx;
+	struct snapshot_job *job = arg;
 	char *path = NULL;
 	int err;
 
+	test_write_delay();
+	err = write_snapshot(c, &job->snap, &job->lost, &job->tables, job->start_wall_ms, &path);
+	c->last_write_failed = err != 0;
+	if (!err) {
+		c->snapshots++;
+		log_snapshot(job, path, clock_ns(CLOCK_MONOTONIC) - job->t0);
+		snapshot_dir_prune(&c->dir, c->opts->keep, c->opts->max_bytes, path);
+	}
+	profile_tables_free(&job->tables);
+	model_free(&job->snap);
+	free(path);
+	free(job);
+}
+
+/*
+ * Cut the live model at `boundary` (every ring drained past it), symbolize
+ * the window before it and hand it to the writer thread. The caches are
+ * swept first, once the writer is done with the last window: what it was
+ * writing still named their binaries.
+ */
+static int take_snapshot(struct continuous *c, uint64_t boundary)
+{
+	struct model *live = &c->rec.model;
+	struct snapshot_job *job;
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	double offset = wall_offset_now();
+	int err;
+
+	if (snapshot_writer_wait_idle(&c->writer))
+		log_warn("the last snapshot took more than an interval to write; the rings waited "
+			 "for it (a slow disk in %s?)",
+			 c->opts->out_dir);
+	sweep_caches(c);
 	if (fabs(offset - c->wall_offset_ms) > CLOCK_STEP_MS) {
 		log_warn("the wall clock moved by %.0f ms; snapshot names follow it from now on",
 			 offset - c->wall_offset_ms);
 		c->wall_offset_ms = offset;
 	}
-	start_wall_ms = c->wall_offset_ms + (double)live->start_ts / 1e6;
+	job = calloc(1, sizeof(*job));
+	if (!job)
+		return -ENOMEM;
+	job->t0 = t0;
+	job->start_wall_ms = c->wall_offset_ms + (double)live->start_ts / 1e6;
 	if ((err = model_sched_flush(live, boundary - 1)) ||
-	    (err = model_cut(live, &snap, boundary))) {
+	    (err = model_cut(live, &job->snap, boundary))) {
 		log_error("out of memory while cutting a snapshot; its window is lost and "
 			  "recording goes on");
+		free(job);
 		return err;
 	}
-	lost_since_last_cut(c, &lost);
-	recording_report_lost(&lost);
+	lost_since_last_cut(c, &job->lost);
+	recording_report_lost(&job->lost);
 	/* Threads renamed after their last sample get today's name. */
-	proc_refresh_thread_names(&snap, "/proc");
-	err = model_finish(&snap);
+	proc_refresh_thread_names(&job->snap, "/proc");
+	err = model_finish(&job->snap);
 	if (!err)
-		err = recording_build_tables(&c->rec, &snap, &tables);
-	if (err)
+		err = recording_build_tables(&c->rec, &job->snap, &job->tables);
+	if (err) {
 		log_error("out of memory while building a snapshot; its window is lost and "
 			  "recording goes on");
-	else
-		err = write_snapshot(c, &snap, &lost, &tables, start_wall_ms, &path);
-	if (!err) {
-		c->snapshots++;
-		log_snapshot(c, &snap, path, clock_ns(CLOCK_MONOTONIC) - t0);
-		snapshot_dir_prune(&c->dir, c->opts->keep, c->opts->max_bytes, path);
+		profile_tables_free(&job->tables);
+		model_free(&job->snap);
+		free(job);
+		return err;
 	}
-	profile_tables_free(&tables);
-	model_free(&snap);
-	free(path);
-	sweep_caches(c);
-	return err;
+	job->live_threads = live->threads.len;
+	job->live_frames = live->frames.len;
+	symbolizer_get_stats(c->rec.sym, &job->sym);
+	snapshot_writer_submit(&c->writer, job);
+	return 0;
 }
 
 /*
@@ -366,6 +425,9 @@ int continuous_main(const struct options *opts)
 	ret = recording_start(&c.rec, opts);
 	if (ret)
 		goto out;
+	if (snapshot_writer_start(&c.writer, write_job, &c))
+		log_warn("cannot start the snapshot writer thread; snapshots are written by the "
+			 "reader, which stops reading the rings meanwhile");
 	c.wall_offset_ms = c.rec.start_wall_ms - (double)c.rec.start_ns / 1e6;
 	c.next_boundary = c.rec.start_ns + opts->interval_ns;
 	files = opts->format == FORMAT_BOTH    ? ".json.gz and .pb.gz"
@@ -397,8 +459,13 @@ int continuous_main(const struct options *opts)
 		if (take_snapshot(&c, c.rec.model.stop_ts + 1) && !ret)
 			ret = 1;
 	}
+	/* The last window is written before anything it names is freed. */
+	snapshot_writer_stop(&c.writer);
+	if (c.last_write_failed && !ret)
+		ret = 1;
 	log_info("stopped after %lu snapshots in %s", c.snapshots, opts->out_dir);
 out:
+	snapshot_writer_stop(&c.writer);
 	snapshot_dir_close(&c.dir);
 	recording_close(&c.rec);
 	return ret;

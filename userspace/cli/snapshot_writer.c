@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "snapshot_writer.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+static void *writer_main(void *arg)
+{
+	struct snapshot_writer *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		void *job;
+
+		while (!w->job && !w->stop)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (!w->job)
+			break; /* stop, and nothing left */
+		job = w->job;
+		w->job = NULL;
+		pthread_mutex_unlock(&w->lock);
+		w->write(w->ctx, job);
+		pthread_mutex_lock(&w->lock);
+		w->busy = false;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+int snapshot_writer_start(struct snapshot_writer *w, snapshot_write_fn write, void *ctx)
+{
+	sigset_t all, old;
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	w->write = write;
+	w->ctx = ctx;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	/* The new thread inherits this mask: SIGINT, SIGTERM, SIGHUP stay with the poll loop. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&w->thread, NULL, writer_main, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		pthread_cond_destroy(&w->cond);
+		pthread_mutex_destroy(&w->lock);
+		return -err;
+	}
+	w->started = true;
+	return 0;
+}
+
+bool snapshot_writer_wait_idle(struct snapshot_writer *w)
+{
+	bool waited = false;
+
+	if (!w->started)
+		return false;
+	pthread_mutex_lock(&w->lock);
+	while (w->busy) {
+		waited = true;
+		pthread_cond_wait(&w->cond, &w->lock);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return waited;
+}
+
+void snapshot_writer_submit(struct snapshot_writer *w, void *job)
+{
+	if (!w->started) {
+		w->write(w->ctx, job); /* no thread: write it here */
+		return;
+	}
+	pthread_mutex_lock(&w->lock);
+	while (w->busy)
+		pthread_cond_wait(&w->cond, &w->lock);
+	w->job = job;
+	w->busy = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+void snapshot_writer_stop(struct snapshot_writer *w)
+{
+	if (!w->started)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->stop = true;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+	w->started = false;
+}
