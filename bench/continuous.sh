@@ -175,14 +175,17 @@ rss_run() {
 	start_bpfprof
 	t0=$(now_ns)
 	end=$((t0 + MINUTES * 60 * 1000000000))
-	printf '%8s %10s %12s %12s\n' "time s" "RSS KiB" "churn iters" "processes"
+	printf '%8s %10s %12s %12s %14s %12s\n' "time s" "RSS KiB" "churn iters" "processes" "heap in use" "caches"
 	while :; do
 		sleep 10
 		now=$(now_ns)
 		rss=$(rss_kib "$PROF_PID")
 		count=$(cat "$WORK/churn.count" 2>/dev/null || echo 0)
 		[ -n "$rss" ] || die "bpfprof exited during the RSS run: $(tail -n 3 "$WORK/bpfprof.err")"
-		printf '%8.0f %10s %12s %12s\n' "$(calc "($now - $t0) / 1e9" %.0f)" "$rss" "$count" "$((count * 22))"
+		# The last snapshot's -v line: heap in use (mallinfo2) and the symbol caches' size.
+		heap=$(grep '^bpfprof: snapshot ' "$WORK/bpfprof.err" | tail -n 1 | sed -n 's/.*heap in use \([0-9.]* [KMG]*i*B\).*/\1/p' | tr -d ' ')
+		caches=$(grep '^bpfprof: snapshot ' "$WORK/bpfprof.err" | tail -n 1 | sed -n 's/.*symbol caches \([0-9.]* [KMG]*i*B\).*/\1/p' | tr -d ' ')
+		printf '%8.0f %10s %12s %12s %14s %12s\n' "$(calc "($now - $t0) / 1e9" %.0f)" "$rss" "$count" "$((count * 22))" "${heap:--}" "${caches:--}"
 		samples=$((samples + 1))
 		[ -z "$first_rss" ] && first_rss=$rss
 		# Warm-up: the first minute (caches fill, the first snapshots).

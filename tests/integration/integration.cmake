@@ -176,6 +176,10 @@ set_property(TEST integration.jit_anon integration.jit_anon_pidns APPEND PROPERT
 # records, and the profile's Lost events intervals account for every one.
 bpfprof_integration_test(overload 120 TRUE overload.sh)
 
+# kill -9 leaves no BPF object behind, and the next run removes its stale
+# temporary file (issue 20).
+bpfprof_integration_test(kill9 120 TRUE kill9.sh)
+
 # A local user against a root bpfprof (issue 20): FIFOs where debug files
 # go, a perf map behind a symlink in the user's own root, a huge perf map,
 # planted output directories and snapshot names.

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../emit/output_file.h"
 #include "../util/log.h"
 #include "../util/sudo_user.h"
 #include "../util/vec.h"
@@ -40,12 +41,6 @@ static const char *const kind_suffix[] = {
  */
 #define TMP_SUFFIX_LEN 6
 
-/*
- * A writer closes its temporary file just before renaming it, so "nobody
- * holds it open" alone could catch another bpfprof in that instant; a live
- * writer also wrote the file within the last moment, a crashed one did not.
- */
-#define STALE_TMP_MIN_AGE_S 60
 
 _Static_assert(sizeof(stem_shape) - 1 == SNAPSHOT_STEM_LEN, "stem shape and length disagree");
 _Static_assert(SNAPSHOT_STEM_LEN + sizeof(".json.gz") - 1 == SNAPSHOT_NAME_LEN,
@@ -301,51 +296,6 @@ static int probe_writable(const char *dir)
 	return err;
 }
 
-/*
- * Remove one temporary file if its writer is gone. The file name holds no
- * pid, so ask the kernel instead: a write lease is granted only when no
- * other open file description refers to the file, and a live writer holds
- * its temporary file open from output_file_open() to just before the rename.
- * While we hold the lease nobody can open the file unnoticed. 1 removed, 0
- * kept.
- */
-static int remove_if_stale(struct snapshot_dir *d, const char *name, time_t now)
-{
-	struct stat st;
-	int fd, removed = 0;
-
-	/* O_NONBLOCK: fail instead of waiting should someone hold a lease on it. */
-	fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno != ENOENT)
-			log_debug("keeping %s/%s: cannot open it: %s", d->path, name,
-				  strerror(errno));
-		return 0;
-	}
-	/* Another user's file of that name is theirs, however it is named. */
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !ours(st.st_uid))
-		goto out;
-	if (st.st_mtime > now - STALE_TMP_MIN_AGE_S) {
-		log_debug("keeping %s/%s: written less than %d s ago", d->path, name,
-			  STALE_TMP_MIN_AGE_S);
-		goto out;
-	}
-	if (fcntl(fd, F_SETLEASE, F_WRLCK)) {
-		/* EAGAIN: open elsewhere. Others: no leases here, so no way to tell. */
-		log_debug("keeping %s/%s: %s", d->path, name,
-			  errno == EAGAIN ? "a process has it open" : strerror(errno));
-		goto out;
-	}
-	if (!unlinkat(d->fd, name, 0))
-		removed = 1;
-	else if (errno != ENOENT)
-		log_warn("cannot remove %s/%s, left by a bpfprof that stopped early: %s", d->path,
-			 name, strerror(errno));
-	fcntl(fd, F_SETLEASE, F_UNLCK);
-out:
-	close(fd);
-	return removed;
-}
 
 /*
  * A listing of the directory through its fd (no path re-resolved). The dup
@@ -383,7 +333,7 @@ static int remove_stale_temporaries(struct snapshot_dir *d)
 		return err;
 	while ((de = readdir(dir)))
 		if (is_snapshot_tmp_name(de->d_name))
-			removed += remove_if_stale(d, de->d_name, now);
+			removed += output_file_remove_stale(d->fd, d->path, de->d_name, now);
 	closedir(dir);
 	if (removed)
 		log_info("removed %d unfinished snapshot file(s) from %s, left by a bpfprof that "

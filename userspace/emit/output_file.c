@@ -11,11 +11,100 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../util/log.h"
 #include "../util/sudo_user.h"
+
+/*
+ * A writer closes its temporary file just before renaming it, so "nobody
+ * holds it open" alone could catch another bpfprof in that instant; a live
+ * writer also wrote the file within the last moment, a crashed one did not.
+ */
+#define STALE_TMP_MIN_AGE_S 60
+
+/* Of output_file_open's "<dir>/.<final name>.XXXXXX": the mkostemp letters. */
+#define TMP_SUFFIX_LEN 6
+
+int output_file_remove_stale(int dirfd, const char *dir, const char *name, time_t now)
+{
+	struct stat st;
+	int fd, removed = 0;
+
+	/* O_NONBLOCK: fail instead of waiting should someone hold a lease on it. */
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno != ENOENT)
+			log_debug("keeping %s/%s: cannot open it: %s", dir, name, strerror(errno));
+		return 0;
+	}
+	/* Ours until committed: another user's file is theirs, however it is named. */
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		goto out;
+	if (st.st_mtime > now - STALE_TMP_MIN_AGE_S) {
+		log_debug("keeping %s/%s: written less than %d s ago", dir, name,
+			  STALE_TMP_MIN_AGE_S);
+		goto out;
+	}
+	/*
+	 * The name holds no pid, so ask the kernel: a write lease is granted
+	 * only when no other open file description refers to the file, and a
+	 * live writer holds its temporary file open until just before the
+	 * rename. While we hold the lease nobody can open it unnoticed.
+	 */
+	if (fcntl(fd, F_SETLEASE, F_WRLCK)) {
+		/* EAGAIN: open elsewhere. Others: no leases here, so no way to tell. */
+		log_debug("keeping %s/%s: %s", dir, name,
+			  errno == EAGAIN ? "a process has it open" : strerror(errno));
+		goto out;
+	}
+	if (!unlinkat(dirfd, name, 0))
+		removed = 1;
+	else if (errno != ENOENT)
+		log_warn("cannot remove %s/%s, left by a bpfprof that stopped early: %s", dir, name,
+			 strerror(errno));
+	fcntl(fd, F_SETLEASE, F_UNLCK);
+out:
+	close(fd);
+	return removed;
+}
+
+/* Whether `name` is ".<base>.XXXXXX" with mkostemp's letters. */
+static bool is_tmp_of(const char *name, const char *base)
+{
+	size_t n = strlen(name), b = strlen(base);
+
+	if (n != 1 + b + 1 + TMP_SUFFIX_LEN || name[0] != '.' || strncmp(name + 1, base, b) ||
+	    name[1 + b] != '.')
+		return false;
+	for (const char *c = name + 2 + b; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+			return false;
+	return true;
+}
+
+/* A bpfprof killed while writing FINAL left ".FINAL.XXXXXX" in `dir`: remove those. */
+static void remove_stale_of(const char *dir, const char *base)
+{
+	time_t now = time(NULL);
+	struct dirent *de;
+	int removed = 0;
+	DIR *d = opendir(dir);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (is_tmp_of(de->d_name, base))
+			removed += output_file_remove_stale(dirfd(d), dir, de->d_name, now);
+	closedir(d);
+	if (removed)
+		log_info("removed %d unfinished %s file(s) from %s, left by a bpfprof that stopped "
+			 "early",
+			 removed, base, dir);
+}
 
 /* See output_file_set_mode(). */
 static mode_t file_mode = 0600;
@@ -73,6 +162,7 @@ int output_file_open(struct output_file *o, const char *path)
 		output_file_free(o);
 		return -ENOMEM;
 	}
+	remove_stale_of(dir, base);
 	fd = mkostemp(o->tmp_path, O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <sys/types.h>
+#include <time.h>
 
 struct output_file {
 	char *final_path;
@@ -27,6 +28,14 @@ void output_file_set_mode(mode_t mode);
 int output_file_open(struct output_file *o, const char *path);
 /* fsync + rename over the final path. 0 or -errno. */
 int output_file_commit(struct output_file *o);
+/*
+ * Remove the temporary file `name` in the directory open as `dirfd` (shown
+ * as `dir`) if the bpfprof that wrote it is gone: ours, not written to for a
+ * minute, and open nowhere (a write lease is granted). output_file_open()
+ * does this for the temporaries of its own final name. 1 removed, 0 kept.
+ */
+int output_file_remove_stale(int dirfd, const char *dir, const char *name, time_t now);
+
 /* Remove the temporary file. */
 void output_file_abort(struct output_file *o);
 void output_file_free(struct output_file *o);
