@@ -41,7 +41,6 @@ static const char *const kind_suffix[] = {
  */
 #define TMP_SUFFIX_LEN 6
 
-
 _Static_assert(sizeof(stem_shape) - 1 == SNAPSHOT_STEM_LEN, "stem shape and length disagree");
 _Static_assert(SNAPSHOT_STEM_LEN + sizeof(".json.gz") - 1 == SNAPSHOT_NAME_LEN,
 	       "the longest name and SNAPSHOT_NAME_LEN disagree");
@@ -295,7 +294,6 @@ static int probe_writable(const char *dir)
 	free(probe);
 	return err;
 }
-
 
 /*
  * A listing of the directory through its fd (no path re-resolved). The dup

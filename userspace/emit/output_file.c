@@ -81,7 +81,8 @@ static bool is_tmp_of(const char *name, const char *base)
 	    name[1 + b] != '.')
 		return false;
 	for (const char *c = name + 2 + b; *c; c++)
-		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9')))
 			return false;
 	return true;
 }
