@@ -205,9 +205,7 @@ int lifecycle_feed_drain(void *feed)
 	err = sideband_drain(&f->sb, collect, f);
 	if (err >= 0) {
 		err = 0;
-		if (f->pending.len) /* qsort(NULL, 0, ...) is undefined (UBSan) */
-			qsort(f->pending.data, f->pending.len, sizeof(*f->pending.data),
-			      cmp_record);
+		vec_sort(&f->pending, cmp_record);
 		for (size_t i = 0; i < f->pending.len && !err; i++) {
 			err = apply(f, &f->pending.data[i].rec);
 			f->applied++;

@@ -238,10 +238,10 @@ int report_stats_compute(struct report_stats *s, const struct report_profile *p,
 			return -ENOMEM;
 		add_to(proc, 1, th.cpu_ms);
 	}
-	qsort(s->threads.data, s->threads.len, sizeof(*s->threads.data), by_cpu_desc);
-	qsort(s->processes.data, s->processes.len, sizeof(*s->processes.data), by_ms_desc);
-	qsort(s->reasons.data, s->reasons.len, sizeof(*s->reasons.data), by_ms_desc);
-	qsort(s->syscalls.data, s->syscalls.len, sizeof(*s->syscalls.data), by_ms_desc);
+	vec_sort(&s->threads, by_cpu_desc);
+	vec_sort(&s->processes, by_ms_desc);
+	vec_sort(&s->reasons, by_ms_desc);
+	vec_sort(&s->syscalls, by_ms_desc);
 	return 0;
 }
 

@@ -539,7 +539,7 @@ int snapshot_dir_prune(struct snapshot_dir *d, unsigned keep, uint64_t max_bytes
 	}
 	if (!files.len)
 		goto out;
-	qsort(files.data, files.len, sizeof(*files.data), cmp_snapshot_file);
+	vec_sort(&files, cmp_snapshot_file);
 	for (i = 0; i < files.len; i += window_files(&files, i))
 		windows++;
 	for (i = 0; i < files.len; i++)

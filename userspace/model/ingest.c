@@ -428,8 +428,7 @@ static void sort_samples(struct thread *t)
 {
 	for (size_t i = 1; i < t->samples.len; i++) {
 		if (t->samples.data[i].ts < t->samples.data[i - 1].ts) {
-			qsort(t->samples.data, t->samples.len, sizeof(*t->samples.data),
-			      cmp_sample_ts);
+			vec_sort(&t->samples, cmp_sample_ts);
 			return;
 		}
 	}

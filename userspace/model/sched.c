@@ -742,7 +742,6 @@ void sched_sort_markers(struct model *m)
 
 		if (t->sched_markers.len < 2)
 			continue;
-		qsort(t->sched_markers.data, t->sched_markers.len, sizeof(*t->sched_markers.data),
-		      cmp_marker);
+		vec_sort(&t->sched_markers, cmp_marker);
 	}
 }

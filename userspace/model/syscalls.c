@@ -105,8 +105,7 @@ static int cmp_count(const void *a, const void *b)
 void syscalls_finish(struct thread *t)
 {
 	if (t->syscall_markers.len > 1)
-		qsort(t->syscall_markers.data, t->syscall_markers.len,
-		      sizeof(*t->syscall_markers.data), cmp_marker);
+		vec_sort(&t->syscall_markers, cmp_marker);
 	/*
 	 * A marker's syscall is in the totals too, unless the thread's totals
 	 * were lost (a full ring buffer): then the markers alone are counted.
@@ -127,6 +126,5 @@ void syscalls_finish(struct thread *t)
 		}
 	}
 	if (t->syscall_counts.len > 1)
-		qsort(t->syscall_counts.data, t->syscall_counts.len,
-		      sizeof(*t->syscall_counts.data), cmp_count);
+		vec_sort(&t->syscall_counts, cmp_count);
 }

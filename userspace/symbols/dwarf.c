@@ -226,7 +226,7 @@ static int build_index(struct dwarf_info *d)
 			return err;
 	}
 	if (d->ranges.len)
-		qsort(d->ranges.data, d->ranges.len, sizeof(*d->ranges.data), cmp_range);
+		vec_sort(&d->ranges, cmp_range);
 	return 0;
 }
 
@@ -354,7 +354,7 @@ static void index_functions(struct unit *u)
 		return;
 	}
 	if (u->fns.len)
-		qsort(u->fns.data, u->fns.len, sizeof(*u->fns.data), cmp_fn);
+		vec_sort(&u->fns, cmp_fn);
 }
 
 static const struct fn_range *find_function(const struct unit *u, uint64_t addr)

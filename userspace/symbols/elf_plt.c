@@ -306,7 +306,7 @@ int elf_plt_stubs(Elf *elf, plt_stubs_t *out)
 	}
 	if (!c.slots.len)
 		goto out;
-	qsort(c.slots.data, c.slots.len, sizeof(*c.slots.data), cmp_slot);
+	vec_sort(&c.slots, cmp_slot);
 	for (scn = NULL; (scn = elf_nextscn(elf, scn));) {
 		GElf_Shdr sh;
 		const char *name;

@@ -258,7 +258,7 @@ static int finalize_symbols(struct elf_symtab *t, raw_syms_t *raw)
 
 	if (!raw->len)
 		return 0;
-	qsort(raw->data, raw->len, sizeof(*raw->data), cmp_raw);
+	vec_sort(raw, cmp_raw);
 	for (size_t i = 0; i < raw->len; i++) {
 		struct raw_sym *r = &raw->data[i];
 

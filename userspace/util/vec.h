@@ -37,4 +37,11 @@ int vec_grow_raw(void **data, size_t *cap, size_t need, size_t elem_size);
 
 #define vec_last(v) ((v)->data[(v)->len - 1])
 
+/* qsort the elements; an empty vector (data may be NULL: qsort's undefined case) is left alone. */
+#define vec_sort(v, cmp)                                                       \
+	do {                                                                   \
+		if ((v)->len)                                                  \
+			qsort((v)->data, (v)->len, sizeof(*(v)->data), (cmp)); \
+	} while (0)
+
 #endif
