@@ -2,9 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The whole CI run, and what a developer runs to reproduce it: install the
-# build and test dependencies, configure, build on every core, run ctest.
-# Exits with ctest's status.  Must run as root (apt, and the integration
-# tests load BPF programs).
+# build and test dependencies, configure, build on every core, run ctest;
+# then the same with AddressSanitizer and UndefinedBehaviorSanitizer for the
+# unit tests and a representative set of integration tests (a system-wide
+# recording, continuous cuts and the writer thread, a cgroup, overload, a
+# huge perf map, report and pprof), which must be clean (any report aborts
+# its test); then each fuzz target for a short time (tests/fuzz).
+# Exits non-zero if any stage failed.  Must run as root (apt, and the
+# integration tests load BPF programs).
 
 set -euo pipefail
 
@@ -19,5 +24,18 @@ cmake -B build -S . -DCMAKE_BUILD_TYPE=RelWithDebInfo
 echo "ci-test: building with $(nproc) jobs"
 cmake --build build -j "$(nproc)"
 
+status=0
 echo "ci-test: testing"
-exec ctest --test-dir build --output-on-failure
+ctest --test-dir build --output-on-failure || status=1
+
+echo "ci-test: the sanitizer build (ASan + UBSan)"
+cmake -B build-asan -S . -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBPFPROF_SANITIZE=ON
+cmake --build build-asan -j "$(nproc)"
+sanitized='^unit\.|^integration\.(record_all|continuous_gapless|continuous_slow_writer|cgroup_default|overload|hostile_perfmap_huge|report|pprof)$'
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	ctest --test-dir build-asan --output-on-failure -R "$sanitized" || status=1
+
+echo "ci-test: fuzzing each parser of outside data for 20 s (tests/fuzz)"
+./scripts/fuzz.sh 20 || status=1
+
+exit "$status"

@@ -141,6 +141,8 @@ int kallsyms_load(struct kallsyms *k, const char *path)
 	FILE *f;
 	int err;
 
+	/* A failed load frees what it made: `k` must start empty, whatever the caller had. */
+	memset(k, 0, sizeof(*k));
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
@@ -159,7 +161,7 @@ int kallsyms_load(struct kallsyms *k, const char *path)
 		goto fail;
 	}
 
-	qsort(tmp.data, tmp.len, sizeof(*tmp.data), cmp_tmp);
+	vec_sort(&tmp, cmp_tmp);
 	if (vec_reserve(&k->syms, tmp.len)) {
 		err = -ENOMEM;
 		goto fail;

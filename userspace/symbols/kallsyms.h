@@ -31,7 +31,7 @@ struct kallsyms {
 };
 
 /*
- * Load `path` (normally /proc/kallsyms) into `k`, which must be zeroed.
+ * Load `path` (normally /proc/kallsyms) into `k` (emptied first).
  * Returns 0; -EPERM when every address reads as zero (kptr_restrict, or not
  * root), so the caller can say once that kernel frames stay unnamed;
  * -ENOENT/-EACCES/-ENOMEM/-EINVAL otherwise. On error `k` is left empty.

@@ -541,7 +541,6 @@ static bool same_mount_ns(const char *proc_root, pid_t pid)
 struct perf_map *perf_map_open_at(const char *proc_root, const char *host_tmp, pid_t pid)
 {
 	char path[PATH_MAX];
-	struct perf_map *pm;
 	pid_t nspid;
 	int fd, err;
 
@@ -575,22 +574,30 @@ struct perf_map *perf_map_open_at(const char *proc_root, const char *host_tmp, p
 		err = fd;
 		goto fail;
 	}
-	pm = calloc(1, sizeof(*pm));
+	return perf_map_open_fd(fd);
+fail:
+	errno = -err;
+	return NULL;
+}
+
+struct perf_map *perf_map_open_fd(int fd)
+{
+	struct perf_map *pm = calloc(1, sizeof(*pm));
+	int err;
+
 	if (!pm) {
 		close(fd);
-		err = -ENOMEM;
-		goto fail;
+		errno = ENOMEM;
+		return NULL;
 	}
 	pm->fd = fd;
 	err = perf_map_refresh(pm);
 	if (err) {
 		perf_map_free(pm);
-		goto fail;
+		errno = -err;
+		return NULL;
 	}
 	return pm;
-fail:
-	errno = -err;
-	return NULL;
 }
 
 struct perf_map *perf_map_open(const char *proc_root, pid_t pid)

@@ -32,6 +32,9 @@ struct perf_map;
  * from open or read.
  */
 struct perf_map *perf_map_open(const char *proc_root, pid_t pid);
+/* A map already open as `fd` (taken over: closed by perf_map_free, or on failure). */
+struct perf_map *perf_map_open_fd(int fd);
+
 /* The same, with the host's /tmp at `host_tmp` (tests point it at a temp dir). */
 struct perf_map *perf_map_open_at(const char *proc_root, const char *host_tmp, pid_t pid);
 

@@ -1,0 +1,20 @@
+# libFuzzer targets for every parser of outside data (issue 20), built only
+# with -DBPFPROF_FUZZ=ON and clang (scripts/fuzz.sh does both, and runs them).
+# Everything is compiled with -fsanitize=fuzzer-no-link,address,undefined
+# (see the top-level CMakeLists.txt); the targets link libFuzzer itself.
+set(BPFPROF_FUZZ_TARGETS fuzz_proc_maps fuzz_perf_map fuzz_kallsyms fuzz_container_id fuzz_elf
+    fuzz_model)
+foreach(target ${BPFPROF_FUZZ_TARGETS})
+  add_executable(${target} ${CMAKE_SOURCE_DIR}/tests/fuzz/${target}.c)
+  target_link_libraries(${target} PRIVATE bpfprof_core)
+  target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/userspace)
+  target_link_options(${target} PRIVATE -fsanitize=fuzzer)
+endforeach()
+# bpfprof report's reader lives in cli/, outside bpfprof_core: compiled in here.
+add_executable(fuzz_report ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_report.c
+               ${CMAKE_SOURCE_DIR}/userspace/cli/report_load.c
+               ${CMAKE_SOURCE_DIR}/userspace/cli/report_stats.c)
+target_link_libraries(fuzz_report PRIVATE bpfprof_core PkgConfig::JANSSON)
+target_include_directories(fuzz_report PRIVATE ${CMAKE_SOURCE_DIR}/userspace)
+target_link_options(fuzz_report PRIVATE -fsanitize=fuzzer)
+add_custom_target(fuzzers DEPENDS ${BPFPROF_FUZZ_TARGETS} fuzz_report)
