@@ -461,11 +461,11 @@ static void test_missing_map(void)
 	 * name, never to ours, where a map only root may read waits.
 	 */
 	{
-		/* Outside /tmp: the link must not lead into itself. */
-		char secret[256] = "", tmp[PATH_MAX], inside[PATH_MAX + 300];
+		/* Outside /tmp (and so outside the build tree, which may be there): the link must
+		 * not lead into itself. */
+		char secret[] = "/var/tmp/perf_map_root_only.XXXXXX", tmp[PATH_MAX],
+		     inside[PATH_MAX + 300];
 
-		CHECK(getcwd(secret, sizeof(secret) - 32) != NULL);
-		strcat(secret, "/perf_map_root_only.XXXXXX");
 		CHECK(mkdtemp(secret) != NULL);
 		CHECK_EQ_INT(chmod(secret, 0700), 0);
 		snprintf(path, sizeof(path), "%s/perf-9.map", secret);
