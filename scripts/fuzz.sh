@@ -52,11 +52,11 @@ for t in "${targets[@]}"; do
 		res=FAILED
 		status=1
 	fi
-	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "build-fuzz/$t.log" | tail -n 1)
-	cov=$(grep -o 'cov: [0-9]*' "build-fuzz/$t.log" | tail -n 1)
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "build-fuzz/$t.log" | tail -n 1 || true)
+	cov=$(grep -o 'cov: [0-9]*' "build-fuzz/$t.log" | tail -n 1 || true)
 	printf 'fuzz: %-20s %-6s %10s runs in %s s, %s\n' "$t" "$res" "${execs:-?}" "$seconds" "${cov:-cov: ?}"
 	if [ "$res" = FAILED ]; then
-		grep -E 'ERROR|runtime error|SUMMARY|Test unit written' "build-fuzz/$t.log" | head -n 8 | sed 's/^/    /'
+		grep -E 'ERROR|runtime error|SUMMARY|Test unit written' "build-fuzz/$t.log" | head -n 8 | sed 's/^/    /' || true
 	fi
 done
 exit "$status"

@@ -2,12 +2,15 @@
 /*
  * The model fed arbitrary record streams, then the profile built and
  * written as JSON and pprof. The input is a series of records, each
- * prefixed by its length (one byte); times are folded into ten seconds
- * after the start and CPUs into 64, as the kernel's records always are, so
- * that what is exercised is the model's logic rather than the size of a
- * wait of 2^64 ns.
+ * prefixed by its length (one byte); every time in a record (its header's,
+ * a folded wakeup's, a held switch-out's switch-in, a syscall's entry) is
+ * folded into ten seconds after the start and CPUs into 64, as the kernel's
+ * records always are, so that what is exercised is the model's logic
+ * rather than the size of a wait of 2^64 ns. Durations stay as they come:
+ * the model must bound what they make it allocate.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -19,7 +22,41 @@
 #include "model/model.h"
 
 #define T0	   1000000000000ULL
+#define SPAN	   (10ULL * 1000000000)
 #define MAX_RECORD 255
+
+/* Fold the time at `off` of a record `len` long into [T0, T0 + SPAN); 0 ("none") stays. */
+static void fold_ts(uint8_t *rec, size_t len, size_t off)
+{
+	uint64_t ts;
+
+	if (off + sizeof(ts) > len)
+		return;
+	memcpy(&ts, rec + off, sizeof(ts));
+	if (ts)
+		ts = T0 + ts % SPAN;
+	memcpy(rec + off, &ts, sizeof(ts));
+}
+
+static void fold_times(uint8_t *rec, size_t len)
+{
+	struct event_header *h = (struct event_header *)rec;
+
+	h->ts = T0 + h->ts % SPAN;
+	h->cpu %= 64;
+	switch (h->kind) {
+	case EV_SAMPLE:
+		fold_ts(rec, len, offsetof(struct sample_event, woken.ts));
+		break;
+	case EV_SWITCH:
+		fold_ts(rec, len, offsetof(struct switch_event, woken.ts));
+		fold_ts(rec, len, offsetof(struct switch_event, back_ts));
+		break;
+	case EV_SYSCALL:
+		fold_ts(rec, len, offsetof(struct syscall_event, enter_ts));
+		break;
+	}
+}
 
 static void resolve(void *ctx, const struct raw_frame *f, struct resolved_frame *out)
 {
@@ -60,10 +97,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memset(rec, 0, sizeof(rec));
 		memcpy(rec, data + pos, len);
 		pos += len;
-		if (len >= sizeof(*h)) {
-			h->ts = T0 + h->ts % (10ULL * 1000000000);
-			h->cpu %= 64;
-		}
+		if (len >= sizeof(*h))
+			fold_times(rec, len);
 		if (model_add_record(&m, rec, len) == -ENOMEM)
 			break;
 	}

@@ -259,6 +259,15 @@ static int add_mappings_and_locations(struct pprof_build *b, const struct model 
 	return 0;
 }
 
+/* pprof's values are int64: a sum that would not fit stays at the largest one. */
+static void add_saturated(int64_t *v, uint64_t x)
+{
+	if (x > (uint64_t)(INT64_MAX - *v))
+		*v = INT64_MAX;
+	else
+		*v += (int64_t)x;
+}
+
 static void set_label(pb_label *l, int64_t key, int64_t s, int64_t num)
 {
 	perftools__profiles__label__init(l);
@@ -354,7 +363,7 @@ static int add_samples(struct pprof_build *b, const struct model *m, const struc
 				return -ENOMEM;
 			v = &b->values[(size_t)at * NR_VALUES];
 			if (s->kind == SAMPLE_OFF_CPU) {
-				v[V_OFF_CPU] += (int64_t)m->offcpu_interval_ns;
+				add_saturated(&v[V_OFF_CPU], m->offcpu_interval_ns);
 				/*
 				 * Its CPU delta is the run from the thread's last
 				 * sample to the switch-out: that sample's code, not
@@ -362,10 +371,10 @@ static int add_samples(struct pprof_build *b, const struct model *m, const struc
 				 */
 				if (last_on >= 0)
 					v = &b->values[(size_t)last_on * NR_VALUES];
-				v[V_CPU] += (int64_t)s->cpu_delta_ns;
+				add_saturated(&v[V_CPU], s->cpu_delta_ns);
 			} else {
 				v[V_SAMPLES]++;
-				v[V_CPU] += (int64_t)s->cpu_delta_ns;
+				add_saturated(&v[V_CPU], s->cpu_delta_ns);
 				last_on = at;
 			}
 		}

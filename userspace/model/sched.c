@@ -233,7 +233,7 @@ static void start_slice(struct sched_replay *r, uint64_t in)
 static int emit_offcpu_samples(struct model *m, struct thread *t, uint64_t out, uint64_t dur)
 {
 	struct sched_replay *r = t->replay;
-	uint64_t total, n;
+	uint64_t total, n, max_n;
 	int64_t frame, stack;
 	int err;
 
@@ -242,6 +242,14 @@ static int emit_offcpu_samples(struct model *m, struct thread *t, uint64_t out, 
 	total = r->offcpu_carry_ns + dur;
 	n = total / m->offcpu_interval_ns;
 	r->offcpu_carry_ns = total % m->offcpu_interval_ns;
+	/*
+	 * No thread waits longer than the recording has lasted: times a record
+	 * got wrong (the kernel's folded time is taken as sent) must not make
+	 * this allocate samples for years.
+	 */
+	max_n = (m->end_ts > m->start_ts ? m->end_ts - m->start_ts : 0) / m->offcpu_interval_ns + 1;
+	if (n > max_n)
+		n = max_n;
 	if (!n)
 		return 0;
 	frame = model_intern_frame(m, OBJ_OFFCPU, r->reason, false);
