@@ -19,6 +19,10 @@
 #   outdir_planted    continuous --out-dir at a path where the user planted a
 #                     symlink to their own directory, or made the directory
 #                     theirs: refused, nothing written there.
+#   cgroup_claim      a cgroup subtree delegated to the user, where they name
+#                     a cgroup docker-<64 hex>.scope and a process of theirs
+#                     runs: its label and Process marker say the container
+#                     name is that user's claim (uid N's cgroup).
 #   retention_planted continuous (as sudo for that user) in the user's
 #                     directory, where they planted snapshot names dated in
 #                     the future and root planted one owned by a third uid:
@@ -30,11 +34,12 @@
 require_root
 make_workdir
 
-MODE=${1:?usage: hostile.sh debuglink_fifo|perfmap_root|perfmap_huge|outdir_planted|retention_planted}
+MODE=${1:?usage: hostile.sh debuglink_fifo|perfmap_root|perfmap_huge|outdir_planted|cgroup_claim|retention_planted}
 : "${JIT_ANON:?JIT_ANON is not set}"
 USER_NAME=bpft$$
 USER_DIR=
 SECRET_DIR=
+DELEGATED=
 VICTIM_PID=
 BPF_PID=
 
@@ -45,6 +50,10 @@ cleanup() {
 	[ -n "$USER_DIR" ] && rm -rf "$USER_DIR"
 	[ -n "$SECRET_DIR" ] && rm -rf "$SECRET_DIR"
 	[ -n "$VICTIM_PID" ] && rm -f "/tmp/perf-$VICTIM_PID.map"
+	if [ -n "$DELEGATED" ]; then
+		sleep 0.2 # the killed processes leave their cgroup
+		rmdir "$DELEGATED"/*/ "$DELEGATED" 2>/dev/null
+	fi
 	userdel "$USER_NAME" 2>/dev/null
 }
 trap cleanup EXIT
@@ -159,6 +168,32 @@ outdir_planted)
 	grep -q "belongs to uid $USER_UID, not to you" "$WORK/bpfprof.err" || fail "no clear error for the foreign directory"
 	[ -z "$(ls -A "$USER_DIR/theirs")" ] || fail "something was written into the user's directory: $(ls -A "$USER_DIR/theirs")"
 	ok "a planted symlink and another user's directory are refused, each with its reason"
+	;;
+cgroup_claim)
+	cg2=$(awk '{ for (i = 7; i <= NF; i++) if ($i == "-") { if ($(i + 1) == "cgroup2") { print $5; exit } break } }' /proc/self/mountinfo)
+	[ -n "$cg2" ] || fail "no cgroup v2 mount"
+	# Delegated as systemd delegates: the subtree's directory and files are the user's.
+	DELEGATED=$cg2/bpft-deleg-$$
+	mkdir "$DELEGATED" && chown -R "$USER_NAME:" "$DELEGATED" || fail "cannot delegate $DELEGATED"
+	hex=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+	"${as_user[@]}" mkdir "$DELEGATED/docker-$hex.scope" || fail "the user cannot make a cgroup in their subtree"
+	"${as_user[@]}" sleep 30 &
+	VICTIM_PID=$!
+	echo "$VICTIM_PID" >"$DELEGATED/docker-$hex.scope/cgroup.procs" || fail "cannot move the user's process"
+	grep -q "docker-$hex.scope" "/proc/$VICTIM_PID/cgroup" || fail "the process is not in the user's cgroup"
+	run_bpfprof 60 -p "$VICTIM_PID" -d 1 -o "$WORK/p.json.gz"
+	expect_success
+	"$NODE" -e '
+	const p = JSON.parse(require("zlib").gunzipSync(require("fs").readFileSync(process.argv[1])));
+	const [pid, uid] = process.argv.slice(2);
+	const t = p.threads.find((t) => t.pid === pid);
+	if (!t) { console.log("FAIL no thread of " + pid); process.exit(1); }
+	const want = `[container 0123456789ab, named in uid ${uid}'"'"'s cgroup]`;
+	if (!t.processName.endsWith(want)) { console.log(`FAIL label "${t.processName}" does not end in "${want}"`); process.exit(1); }
+	const m = t.markers, i = m.data.findIndex((d) => d && d.type === "bpfprof.Process");
+	if (i < 0 || m.data[i].cgroupOwner !== "uid " + uid) { console.log("FAIL the Process marker does not name uid " + uid + ": " + JSON.stringify(m.data[i])); process.exit(1); }
+	console.log(`ok   "${t.processName}", Process marker cgroupOwner "${m.data[i].cgroupOwner}"`);
+	' "$WORK/p.json.gz" "$VICTIM_PID" "$USER_UID" || fail "the claim is not marked as the user's"
 	;;
 retention_planted)
 	dir=$USER_DIR/snaps

@@ -183,7 +183,8 @@ bpfprof_integration_test(kill9 120 TRUE kill9.sh)
 # A local user against a root bpfprof (issue 20): FIFOs where debug files
 # go, a perf map behind a symlink in the user's own root, a huge perf map,
 # planted output directories and snapshot names.
-foreach(mode debuglink_fifo perfmap_root perfmap_huge outdir_planted retention_planted)
+foreach(mode debuglink_fifo perfmap_root perfmap_huge outdir_planted cgroup_claim
+             retention_planted)
   bpfprof_integration_test(hostile_${mode} 180 TRUE hostile.sh ${mode})
   set_property(TEST integration.hostile_${mode} APPEND PROPERTY ENVIRONMENT
     JIT_ANON=$<TARGET_FILE:bpfprof_workload_jit_anon>)

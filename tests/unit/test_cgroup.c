@@ -546,6 +546,37 @@ static void remove_tree(const char *dir)
 		fprintf(stderr, "  could not remove %s\n", dir);
 }
 
+/*
+ * Who could have named a cgroup: root when its directory and every one above
+ * it are root's; the owner of the lowest that is not (a delegated subtree,
+ * where a user may call a cgroup "docker-<id>.scope").
+ */
+static void test_path_owner(void)
+{
+	char mount[] = "/tmp/bpfprof-cgmount.XXXXXX", p[PATH_MAX], q[PATH_MAX];
+
+	CHECK(mkdtemp(mount) != NULL);
+	snprintf(p, sizeof(p), "%s/user.slice", mount);
+	CHECK_EQ_INT(mkdir(p, 0755), 0);
+	snprintf(q, sizeof(q), "%s/user.slice/docker-0123.scope", mount);
+	CHECK_EQ_INT(mkdir(q, 0755), 0);
+	if (geteuid() == 0) {
+		CHECK_EQ_INT(cgroup_path_owner(mount, "/user.slice/docker-0123.scope"), 0);
+		CHECK_EQ_INT(cgroup_path_owner(mount, "/"), 0);
+		/* Delegated: the user's subtree, and anything they made below it. */
+		CHECK_EQ_INT(chown(p, 4242, 4242), 0);
+		CHECK_EQ_INT(cgroup_path_owner(mount, "/user.slice/docker-0123.scope"), 4242);
+		CHECK_EQ_INT(chown(q, 4343, 4343), 0);
+		CHECK_EQ_INT(cgroup_path_owner(mount, "/user.slice/docker-0123.scope"), 4343);
+	} else {
+		CHECK_EQ_INT(cgroup_path_owner(mount, "/user.slice/docker-0123.scope"), geteuid());
+	}
+	CHECK_EQ_INT(cgroup_path_owner(mount, "/user.slice/gone.scope"), UINT32_MAX);
+	rmdir(q);
+	rmdir(p);
+	rmdir(mount);
+}
+
 int main(void)
 {
 	strcpy(tmpdir, "/tmp/bpfprof-cgroup-XXXXXX");
@@ -566,6 +597,7 @@ int main(void)
 	RUN(test_target_v1_only);
 	RUN(test_target_real);
 	RUN(test_close_zeroed);
+	RUN(test_path_owner);
 	remove_tree(tmpdir);
 	return test_summary();
 }

@@ -263,6 +263,28 @@ static void test_container_labels(void)
 	CHECK_EQ_STR(labels,
 		     "Cgroup /machine.slice/machine-my\\x2dbox.scope/payload (container my-box)");
 	json_decref(root);
+
+	/*
+	 * A user's delegated subtree, where they named a cgroup like a docker
+	 * container: the label says whose claim it is, the marker who owns it.
+	 */
+	free_cgroups(&m);
+	set_cgroup(&m, P_APP, "/user.slice/user-4242.slice/docker-" HEX_A ".scope");
+	m.processes.data[P_APP].cgroup_owner = 4242;
+	root = emit(&m, &base_meta);
+	if (!root)
+		goto out;
+	CHECK_EQ_STR(thread_str(root, 100, "name"),
+		     "app [container 0123456789ab, named in uid 4242's cgroup]");
+	data = process_marker(root, 100);
+	CHECK_EQ_STR(json_string_value(json_object_get(data, "cgroupOwner")), "uid 4242");
+	CHECK_EQ_STR(json_string_value(json_object_get(data, "containerId")), HEX_A);
+	labels_with(root, "Cgroup", labels, sizeof(labels));
+	CHECK_EQ_STR(labels, "Cgroup /user.slice/user-4242.slice/docker-" HEX_A
+			     ".scope (container 0123456789ab, named in uid 4242's cgroup)");
+	CHECK(schema_has_field(process_schema(root), "cgroupOwner"));
+	json_decref(root);
+	m.processes.data[P_APP].cgroup_owner = 0;
 out:
 	free_cgroups(&m);
 	fx_model_free(&m);

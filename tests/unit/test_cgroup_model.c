@@ -55,7 +55,7 @@ static int fake_info(void *ctx, uint32_t pid, char name[BPFPROF_COMM_LEN], char 
 	return 0;
 }
 
-static int fake_cgroup(void *ctx, uint32_t pid, char **path)
+static int fake_cgroup(void *ctx, uint32_t pid, char **path, uint32_t *owner)
 {
 	const struct fake_proc *p = find_proc(pid);
 
@@ -63,6 +63,7 @@ static int fake_cgroup(void *ctx, uint32_t pid, char **path)
 	cgroup_reads++;
 	if (!p || !p->cgroup)
 		return -ENOENT;
+	*owner = 0;
 	*path = strdup(p->cgroup);
 	return *path ? 0 : -ENOMEM;
 }
@@ -213,10 +214,14 @@ static void test_proc_source_reads_cgroup(void)
 	proc_source_init(&src, &ctx);
 	CHECK(src.read_cgroup != NULL);
 	if (src.read_cgroup) {
-		CHECK_EQ_INT(src.read_cgroup(src.ctx, 77, &cg), 0);
+		uint32_t owner = 0;
+
+		CHECK_EQ_INT(src.read_cgroup(src.ctx, 77, &cg, &owner), 0);
 		CHECK_EQ_STR(cg, "/kubepods/pod1/abc");
+		/* No such cgroup on this machine's mount: who owns it cannot be told. */
+		CHECK_EQ_INT(owner, CGROUP_OWNER_UNKNOWN);
 		free(cg);
-		CHECK_EQ_INT(src.read_cgroup(src.ctx, 78, &cg), -ENOENT);
+		CHECK_EQ_INT(src.read_cgroup(src.ctx, 78, &cg, &owner), -ENOENT);
 	}
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/77", dir);

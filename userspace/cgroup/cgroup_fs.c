@@ -512,3 +512,29 @@ int cgroup_read_proc_path(const char *proc_root, uint32_t pid, char **out)
 	free(buf);
 	return err;
 }
+
+uint32_t cgroup_path_owner(const char *mount, const char *path)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	size_t base;
+	int n;
+
+	n = snprintf(dir, sizeof(dir), "%s%s%s", mount, path[0] == '/' ? "" : "/", path);
+	if (n < 0 || (size_t)n >= sizeof(dir))
+		return UINT32_MAX;
+	base = strlen(mount);
+	/* From the cgroup up to the mount: the lowest directory that is not root's names it. */
+	for (;;) {
+		char *slash;
+
+		if (lstat(dir, &st) || !S_ISDIR(st.st_mode))
+			return UINT32_MAX;
+		if (st.st_uid != 0)
+			return (uint32_t)st.st_uid;
+		slash = strrchr(dir, '/');
+		if (!slash || (size_t)(slash - dir) < base)
+			return 0;
+		*slash = '\0';
+	}
+}

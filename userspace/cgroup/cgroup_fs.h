@@ -70,6 +70,16 @@ void cgroup_target_close(struct cgroup_target *t);
 int cgroup_read_proc_path(const char *proc_root, uint32_t pid, char **out);
 
 /*
+ * Who could have named the cgroup `path` (as /proc/PID/cgroup writes it)
+ * under the v2 mount `mount`: 0 when its directory and every one above it
+ * are root's, as a container runtime's are; else the owner of the lowest
+ * that is not (a subtree delegated to a user, who can create and name
+ * cgroups there, "docker-<id>.scope" too). UINT32_MAX when it cannot be
+ * told (the cgroup is gone).
+ */
+uint32_t cgroup_path_owner(const char *mount, const char *path);
+
+/*
  * `path` is `ancestor` or lies below it, component by component: "/a/bc" is
  * not within "/a/b"; every path is within "/". Trailing slashes of the
  * ancestor do not matter.

@@ -52,7 +52,10 @@ static int process_label(const struct model *m, const struct process *p, char **
 	if (p->is_idle || !p->cgroup)
 		return 0;
 	process_comm(p, comm, sizeof(comm));
-	if (process_container(p, id, &runtime))
+	if (process_container(p, id, &runtime) && process_cgroup_user_owned(p))
+		n = asprintf(out, "%s [container %s, named in uid %u's cgroup]", comm, short_id(id),
+			     p->cgroup_owner);
+	else if (process_container(p, id, &runtime))
 		n = asprintf(out, "%s [container %s]", comm, short_id(id));
 	else if (m->cgroup_names)
 		n = asprintf(out, "%s [%s]", comm, p->cgroup);
@@ -85,7 +88,10 @@ static char *entry_label(const struct process *p)
 	const char *runtime;
 	int n;
 
-	if (process_container(p, id, &runtime))
+	if (process_container(p, id, &runtime) && process_cgroup_user_owned(p))
+		n = asprintf(&label, "Cgroup %s (container %s, named in uid %u's cgroup)",
+			     p->cgroup, short_id(id), p->cgroup_owner);
+	else if (process_container(p, id, &runtime))
 		n = asprintf(&label, "Cgroup %s (container %s)", p->cgroup, short_id(id));
 	else
 		n = asprintf(&label, "Cgroup %s", p->cgroup);

@@ -48,4 +48,14 @@ void cgroup_meta_free(struct cgroup_meta *c);
 /* The container of a process, from its cgroup; false when it has none that is recognised. */
 bool process_container(const struct process *p, char id[CONTAINER_ID_MAX], const char **runtime);
 
+/*
+ * Whether the process's cgroup lies in a subtree a user owns (delegated),
+ * where anyone may name a cgroup like a container: its container label is
+ * then that user's claim, and says so.
+ */
+static inline bool process_cgroup_user_owned(const struct process *p)
+{
+	return p->cgroup_owner != 0 && p->cgroup_owner != CGROUP_OWNER_UNKNOWN;
+}
+
 #endif

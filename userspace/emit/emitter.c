@@ -286,7 +286,10 @@ static void write_process_comm(struct json_writer *w, const struct process *proc
 
 #define PROCESS_SCHEMA "bpfprof.Process"
 
-/* One field a line; the last three only when the process's cgroup is known. */
+/*
+ * One field a line; the last four only when the process's cgroup is known
+ * (cgroupOwner: when a user owns that part of the hierarchy).
+ */
 /* clang-format off */
 static const struct schema_field process_fields[] = {
 	{ "name", "Name", "string" },
@@ -295,6 +298,7 @@ static const struct schema_field process_fields[] = {
 	{ "cgroup", "Cgroup", "string" },
 	{ "containerId", "Container ID", "string" },
 	{ "containerRuntime", "Container runtime", "string" },
+	{ "cgroupOwner", "Cgroup named by", "string" },
 	{ NULL },
 };
 /* clang-format on */
@@ -388,6 +392,13 @@ static void process_row_data(struct json_writer *w, const struct marker_ctx *c, 
 	if (process_container(proc, container, &runtime)) {
 		jw_kv_string(w, "containerId", container);
 		jw_kv_string(w, "containerRuntime", runtime);
+	}
+	/* A delegated subtree: its user chose the names, container-like or not. */
+	if (proc->cgroup && process_cgroup_user_owned(proc)) {
+		char owner[32];
+
+		snprintf(owner, sizeof(owner), "uid %u", proc->cgroup_owner);
+		jw_kv_string(w, "cgroupOwner", owner);
 	}
 	jw_end_object(w);
 }

@@ -107,6 +107,7 @@ static int inherit_cgroup(struct process *p, const struct process *from)
 {
 	if (p->cgroup || !from->cgroup)
 		return 0;
+	p->cgroup_owner = from->cgroup_owner;
 	p->cgroup = strdup(from->cgroup);
 	return p->cgroup ? 0 : -ENOMEM;
 }

@@ -191,6 +191,13 @@ struct process {
 	 */
 	char *cgroup;
 	/*
+	 * Who could name that cgroup: 0 when it and every cgroup above it are
+	 * root's (a runtime's), else the uid that owns one of them (a subtree
+	 * delegated to a user, who may name it like a container);
+	 * CGROUP_OWNER_UNKNOWN when not known.
+	 */
+	uint32_t cgroup_owner;
+	/*
 	 * One process image: a fork or an exec starts a new one (`started`, at
 	 * start_ts), an exit or an exec ends it (`ended`, at end_ts). Images of
 	 * the same pid (exec, pid reuse) are chained newest first through
@@ -202,6 +209,8 @@ struct process {
 	VEC(uint32_t) threads;
 	VEC(struct proc_mapping) mappings; /* sorted by start, no overlaps */
 };
+
+#define CGROUP_OWNER_UNKNOWN UINT32_MAX
 
 struct model_stats {
 	uint64_t samples;
@@ -232,8 +241,11 @@ struct proc_source {
 	 * negative errno when it has none. Optional.
 	 */
 	int64_t (*jit_object)(void *ctx, uint32_t pid, uint64_t ts);
-	/* The cgroup v2 path of a live process, malloc'd; a negative errno if unknown. Optional. */
-	int (*read_cgroup)(void *ctx, uint32_t pid, char **path);
+	/*
+	 * The cgroup v2 path of a live process, malloc'd, and who owns it (see
+	 * process.cgroup_owner); a negative errno if unknown. Optional.
+	 */
+	int (*read_cgroup)(void *ctx, uint32_t pid, char **path, uint32_t *owner);
 	/* Whether the thread still exists (continuous mode drops vanished ones). Optional. */
 	bool (*thread_alive)(void *ctx, uint32_t pid, uint32_t tid);
 	void *ctx;

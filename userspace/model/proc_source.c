@@ -207,11 +207,24 @@ static int64_t jit_object(void *vctx, uint32_t pid, uint64_t ts)
 	return ctx->jit ? jit_maps_object(ctx->jit, pid, ts) : -ENOENT;
 }
 
-static int read_cgroup(void *vctx, uint32_t pid, char **path)
+static int read_cgroup(void *vctx, uint32_t pid, char **path, uint32_t *owner)
 {
 	struct proc_source_ctx *ctx = vctx;
+	int err = cgroup_read_proc_path(ctx->proc_root, pid, path);
 
-	return cgroup_read_proc_path(ctx->proc_root, pid, path);
+	*owner = CGROUP_OWNER_UNKNOWN;
+	if (err)
+		return err;
+	/* Where the v2 hierarchy is mounted, found once (tests without one leave it unknown). */
+	if (!ctx->cgroup_mount_looked) {
+		ctx->cgroup_mount_looked = true;
+		if (cgroup2_mount_from_mountinfo("/proc/self/mountinfo", ctx->cgroup_mount,
+						 sizeof(ctx->cgroup_mount)))
+			ctx->cgroup_mount[0] = '\0';
+	}
+	if (ctx->cgroup_mount[0])
+		*owner = cgroup_path_owner(ctx->cgroup_mount, *path);
+	return 0;
 }
 
 static bool thread_alive(void *vctx, uint32_t pid, uint32_t tid)

@@ -18,6 +18,9 @@ struct proc_source_ctx {
 	const char *proc_root; /* "/proc" */
 	struct symbolizer *sym;
 	struct jit_maps *jit; /* perf maps of JIT runtimes; NULL for none */
+	/* The cgroup v2 mount, to see who owns a process's cgroup; "" when none. */
+	char cgroup_mount[256];
+	bool cgroup_mount_looked;
 };
 
 void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx);

@@ -73,6 +73,7 @@ struct process *model_new_image(struct model *m, uint32_t pid, uint64_t ts)
 		hmap_del(&m->pid_index, key);
 	p.pid = pid;
 	p.main_thread = NO_INDEX;
+	p.cgroup_owner = CGROUP_OWNER_UNKNOWN;
 	p.first_ts = p.last_ts = ts;
 	p.is_idle = pid == 0;
 	p.prev = prev;
@@ -98,13 +99,15 @@ struct process *model_new_image(struct model *m, uint32_t pid, uint64_t ts)
 
 void model_read_cgroup(struct model *m, struct process *p)
 {
+	uint32_t owner = CGROUP_OWNER_UNKNOWN;
 	char *path = NULL;
 
 	/* Only a label: a process gone (or any failure) leaves what was known. */
-	if (!m->source.read_cgroup || m->source.read_cgroup(m->source.ctx, p->pid, &path))
+	if (!m->source.read_cgroup || m->source.read_cgroup(m->source.ctx, p->pid, &path, &owner))
 		return;
 	free(p->cgroup);
 	p->cgroup = path;
+	p->cgroup_owner = owner;
 }
 
 /*

@@ -75,7 +75,15 @@ struct dwarf_info {
 	struct hmap lines_read;	     /* unit DIE offset -> 1: its line table is counted below */
 	size_t line_bytes;
 	size_t inflated_bytes; /* compressed debug sections, as decompressed by libdw */
+	/*
+	 * dwarf_getscopes fails on malformed units and leaks 32 bytes each time
+	 * (elfutils 0.188): after this many failures in one file it is not asked
+	 * again, so a day-long run does not leak per lookup.
+	 */
+	unsigned scopes_failures;
 };
+
+#define SCOPES_FAILURES_MAX 64
 
 static const char *section_name(Elf *elf, size_t shstrndx, Elf_Scn *scn, GElf_Shdr *sh)
 {
@@ -495,13 +503,18 @@ static void line_of(Dwarf_Line *line, struct dwarf_location *loc)
  * The functions on the concrete scope chain of `addr`, outer to inner:
  * the innermost subprogram, then each inlined call inside it.
  */
-static unsigned function_chain(Dwarf_Die *cudie, uint64_t addr, Dwarf_Die *chain)
+static unsigned function_chain(struct dwarf_info *d, Dwarf_Die *cudie, uint64_t addr,
+			       Dwarf_Die *chain)
 {
 	Dwarf_Die *scopes = NULL, inner;
-	int n = dwarf_getscopes(cudie, addr, &scopes);
-	int sub = -1;
+	int n, sub = -1;
 	unsigned count = 0;
 
+	if (d->scopes_failures >= SCOPES_FAILURES_MAX)
+		return 0;
+	n = dwarf_getscopes(cudie, addr, &scopes);
+	if (n < 0)
+		d->scopes_failures++;
 	if (n > 0) {
 		inner = scopes[0];
 		free(scopes);
@@ -542,7 +555,7 @@ unsigned dwarf_info_lookup(struct dwarf_info *d, uint64_t vaddr, struct dwarf_lo
 	if (u)
 		n = indexed_chain(u, vaddr, chain);
 	if (!n)
-		n = function_chain(cudie, vaddr, chain);
+		n = function_chain(d, cudie, vaddr, chain);
 	if (!n) {
 		if (!line)
 			return 0;
