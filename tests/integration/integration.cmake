@@ -199,7 +199,7 @@ set_target_properties(bpfprof_workload_nofp PROPERTIES
   COMPILE_OPTIONS "-O2;-fomit-frame-pointer;-Wall;-Wextra"
   LINK_OPTIONS "")
 target_link_libraries(bpfprof_workload_nofp PRIVATE pthread)
-foreach(mode cfi fp)
+foreach(mode cfi fp rebuild)
   bpfprof_integration_test(unwind_${mode} 120 TRUE unwind.sh ${mode})
   set_property(TEST integration.unwind_${mode} APPEND PROPERTY ENVIRONMENT
     NOFP=$<TARGET_FILE:bpfprof_workload_nofp>)

@@ -23,7 +23,7 @@
 require_root
 make_workdir
 
-MODE=${1:?usage: unwind.sh cfi|fp [c|cpp|python]}
+MODE=${1:?usage: unwind.sh cfi|fp|rebuild [c|cpp|python]}
 LANG_=${2:-c}
 if [ "$LANG_" = cpp ]; then
 	: "${NOFP_CPP:?NOFP_CPP is not set}"
@@ -53,8 +53,62 @@ if [ "$LANG_" = python ]; then
 fi
 : "${NOFP:?NOFP is not set}"
 DEPTH=300
-run_bpfprof 60 -v --unwind "$MODE" -o "$WORK/unwind.json.gz" -- "$NOFP" 2 "$DEPTH"
-expect_success
+if [ "$MODE" = rebuild ]; then
+	# A machine that keeps starting new binaries (issue 20): -a while 150
+	# fresh copies of true run, with the store rebuilt every 40 files
+	# (BPFPROF_TEST_UNWIND_REBUILD_FILES; the real threshold is 3/4 of the
+	# BPF file map). The rebuilds happen, and nofp, alive throughout, keeps
+	# its whole stacks across them.
+	"$NOFP" 3 "$DEPTH" >"$WORK/nofp.out" 2>&1 &
+	NOFP_PID=$!
+	trap 'kill "$NOFP_PID" 2>/dev/null' EXIT
+	mkdir -p "$WORK/churn"
+	(
+		sleep 0.8
+		for ((i = 0; i < 150; i++)); do
+			cp /bin/true "$WORK/churn/true-$i" && "$WORK/churn/true-$i"
+			rm -f "$WORK/churn/true-$i"
+			sleep 0.01
+		done
+	) &
+	BPFPROF_PREFIX=(env BPFPROF_TEST_UNWIND_REBUILD_FILES=40)
+	run_bpfprof 60 -a -v -d 3 -o "$WORK/unwind.json.gz"
+	expect_success
+	wait "$NOFP_PID"
+	rebuilds=$(grep -c "^bpfprof: unwind tables rebuilt from the" "$WORK/bpfprof.err")
+	[ "$rebuilds" -ge 2 ] || fail "the unwind tables were rebuilt $rebuilds times, expected at least 2"
+	ok "the unwind tables were rebuilt $rebuilds times: $(grep -m 1 "^bpfprof: unwind tables rebuilt" "$WORK/bpfprof.err")"
+	# nofp's main thread (recursing 300 deep, no frame pointers): whole stacks from _start.
+	"$NODE" -e '
+	const p = JSON.parse(require("zlib").gunzipSync(require("fs").readFileSync(process.argv[1])));
+	const pid = process.argv[2], sh = p.shared, str = sh.stringArray;
+	const name = (fr) => str[sh.funcTable.name[sh.frameTable.func[fr]]];
+	const t = p.threads.find((t) => String(t.tid) === pid);
+	if (!t) { console.log("FAIL no thread " + pid); process.exit(1); }
+	let user = 0, whole = 0;
+	for (let i = 0; i < t.samples.length; i++) {
+		let s = t.samples.stack[i];
+		const frames = [];
+		// v66: prefixOffset is 0 at a root, else the distance back to the parent.
+		for (; s !== null && s !== undefined; ) {
+			frames.unshift(name(sh.stackTable.frame[s]));
+			const off = sh.stackTable.prefixOffset[s];
+			s = off ? s - off : null;
+		}
+		if (!frames.includes("nofp_recurse") || frames.some((f) => /^off-CPU/.test(f))) continue;
+		user++;
+		if (frames[0] === "_start" && frames.includes("main")) whole++;
+	}
+	const pct = user ? (100 * whole) / user : 0;
+	const msg = `${whole} of ${user} on-CPU samples of nofp in nofp_recurse are whole from _start through main (${pct.toFixed(1)}%, need >= 95%)`;
+	console.log((user >= 200 && pct >= 95 ? "ok   " : "FAIL ") + msg);
+	process.exit(user >= 200 && pct >= 95 ? 0 : 1);
+	' "$WORK/unwind.json.gz" "$NOFP_PID" || fail "nofp lost its whole stacks across the rebuilds"
+	exit 0
+else
+	run_bpfprof 60 -v --unwind "$MODE" -o "$WORK/unwind.json.gz" -- "$NOFP" 2 "$DEPTH"
+	expect_success
+fi
 read -r _ _ _ pid _ depth _ reader < <(grep -m 1 "^nofp: truth pid " "$WORK/bpfprof.out")
 [[ $pid =~ ^[0-9]+$ && $reader =~ ^[0-9]+$ ]] && [ "$depth" = "$DEPTH" ] ||
 	fail "nofp did not print 'nofp: truth pid P depth $DEPTH reader T': $(head -n 3 "$WORK/bpfprof.out")"

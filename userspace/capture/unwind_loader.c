@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../symbols/proc_maps.h"
+#include "../util/log.h"
 
 int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int procs_fd,
 		       size_t capacity)
@@ -33,6 +34,13 @@ int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int p
 	l->rows = p;
 	l->files_fd = files_fd;
 	l->procs_fd = procs_fd;
+	{
+		struct bpf_map_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		l->files_capacity =
+			bpf_obj_get_info_by_fd(files_fd, &info, &len) ? 16384 : info.max_entries;
+	}
 	unwind_store_init(&l->store, p, capacity);
 	elf_version(EV_CURRENT);
 	return 0;
@@ -149,6 +157,78 @@ int unwind_loader_refresh(struct unwind_loader *l)
 void unwind_loader_forget(struct unwind_loader *l, uint32_t pid)
 {
 	bpf_map_delete_elem(l->procs_fd, &pid);
+}
+
+/* Every key of a BPF hash map (of `key_size` bytes) into a malloc'd array; its count. */
+static size_t map_keys(int fd, size_t key_size, void **out)
+{
+	size_t n = 0, cap = 0;
+	unsigned char *keys = NULL, *prev = NULL;
+
+	for (;;) {
+		if (n == cap) {
+			unsigned char *k = realloc(keys, (cap = cap ? 2 * cap : 256) * key_size);
+
+			if (!k)
+				break;
+			keys = k;
+			prev = n ? keys + (n - 1) * key_size : NULL;
+		}
+		if (bpf_map_get_next_key(fd, prev, keys + n * key_size))
+			break;
+		prev = keys + n * key_size;
+		n++;
+	}
+	*out = keys;
+	return n;
+}
+
+/* Tests only: BPFPROF_TEST_UNWIND_REBUILD_FILES=N rebuilds at N files, not at 3/4 of the map. */
+static size_t rebuild_threshold(const struct unwind_loader *l)
+{
+	const char *s = getenv("BPFPROF_TEST_UNWIND_REBUILD_FILES");
+
+	return s && atol(s) > 0 ? (size_t)atol(s) : l->files_capacity / 4 * 3;
+}
+
+int unwind_loader_maybe_rebuild(struct unwind_loader *l)
+{
+	size_t at = rebuild_threshold(l), rows_at = l->store.max_rows / 4 * 3;
+	bool files_full =
+		l->store.files.len >= at && l->store.files.len >= l->files_after_rebuild + at / 3;
+	bool rows_full = l->store.rows.len >= rows_at;
+	uint32_t *pids = NULL;
+	struct unwind_file_key *keys = NULL;
+	size_t npids, nkeys, before = l->store.files.len;
+	char path[32];
+	int err = 0;
+
+	if (!files_full && !rows_full)
+		return 0;
+	/* Rows full of live files only: a rebuild would only do it again. */
+	if (!files_full && l->files_after_rebuild && before < l->files_after_rebuild + at / 3)
+		return 0;
+	npids = map_keys(l->procs_fd, sizeof(*pids), (void **)&pids);
+	nkeys = map_keys(l->files_fd, sizeof(*keys), (void **)&keys);
+	/* The unwinder stops finding files first, then their rows are rewritten. */
+	for (size_t i = 0; i < nkeys; i++)
+		bpf_map_delete_elem(l->files_fd, &keys[i]);
+	unwind_store_reset(&l->store);
+	l->published_files = 0;
+	for (size_t i = 0; i < npids && !err; i++) {
+		snprintf(path, sizeof(path), "/proc/%u", pids[i]);
+		if (access(path, F_OK))
+			bpf_map_delete_elem(l->procs_fd, &pids[i]);
+		else
+			err = unwind_loader_add_process(l, pids[i]);
+	}
+	free(pids);
+	free(keys);
+	l->files_after_rebuild = l->store.files.len;
+	l->rebuilds++;
+	log_info("unwind tables rebuilt from the %zu live processes: %zu files -> %zu, %zu rows",
+		 npids, before, l->store.files.len, l->store.rows.len);
+	return err;
 }
 
 int unwind_loader_add_all(struct unwind_loader *l)

@@ -22,7 +22,21 @@ struct unwind_loader {
 	size_t unpublished; /* files or processes the BPF maps had no room for */
 	VEC(uint32_t) dirty;	  /* processes whose executable mappings changed */
 	struct unwind_proc *proc; /* scratch for one process's mappings */
+	size_t files_capacity;	  /* entries the BPF file map holds */
+	size_t files_after_rebuild; /* files the store kept at its last rebuild */
+	unsigned rebuilds;
 };
+
+/*
+ * Files are never dropped one by one, so on a machine that keeps starting
+ * new binaries (a build farm, a CI runner) the store and the BPF file map
+ * would fill within hours and the new binaries lose their CFI. When either
+ * is three quarters full and has grown by a quarter since the last
+ * rebuild, the store is built again from the processes still alive (the
+ * BPF file map emptied first: for that moment stacks use frame pointers).
+ * 0 when nothing was needed or it was done; -ENOMEM.
+ */
+int unwind_loader_maybe_rebuild(struct unwind_loader *l);
 
 /*
  * Map the BPF maps (rows_fd: an mmapable array of `capacity` rows;

@@ -42,6 +42,15 @@ void unwind_store_free(struct unwind_store *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void unwind_store_reset(struct unwind_store *s)
+{
+	s->rows.len = 0;
+	s->files.len = 0;
+	hmap_free(&s->index);
+	memset(&s->index, 0, sizeof(s->index));
+	s->vdso_size = 0;
+}
+
 uint64_t unwind_kernel_dev(unsigned int major, unsigned int minor)
 {
 	return ((uint64_t)major << 20) | minor; /* MKDEV of include/linux/kdev_t.h */

@@ -54,6 +54,12 @@ struct unwind_store {
 void unwind_store_init(struct unwind_store *s, struct unwind_row *rows, size_t max_rows);
 void unwind_store_free(struct unwind_store *s);
 
+/*
+ * Forget every file and row (the rows' buffer stays): to build the store
+ * again from the files still in use. The statistics keep counting.
+ */
+void unwind_store_reset(struct unwind_store *s);
+
 /* The kernel's dev_t of a device that /proc/PID/maps writes as "major:minor". */
 uint64_t unwind_kernel_dev(unsigned int major, unsigned int minor);
 
