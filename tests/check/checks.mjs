@@ -123,6 +123,11 @@ export function checkFormat(report, profile) {
 		report.check(c && c.name === name && c.color === color,
 			     `category ${i} is ${name}/${color} (found ${c ? `${c.name}/${c.color}` : 'none'})`);
 	}
+	// Without a colour the front-end knows, markers draw black (issue 21); the
+	// format checklist checks the colour each marker carries.
+	const colorless = (meta.markerSchema || []).filter((s) => !s.colorField).map((s) => s.name);
+	report.check(colorless.length === 0, `every marker schema has a colour (colorField)` +
+			     (colorless.length ? `; these have none: ${colorless.join(', ')}` : ''));
 	const total = profile.totalSamples();
 	report.check(total > 0, `profile has samples: ${total} in ${profile.threads.length} threads, ` +
 					`${profile.pids().length} processes`);

@@ -26,8 +26,9 @@ const RUNNABLE_REASONS = ['woken', 'new thread', 'preempted', 'yielded'];
 // name -> [schema, phase, display the contract asks for, category (null:
 // the contract leaves it open)]
 const SCHED_MARKERS = {
-	'Off-CPU': ['bpfprof.OffCPU', 1, ['marker-chart', 'marker-table', 'timeline-overview'], CATEGORY_OFFCPU],
-	Runnable: ['bpfprof.Runnable', 1, ['marker-chart', 'marker-table', 'timeline-overview'], CATEGORY_OFFCPU],
+	// Not in the timeline overview: drawn on every track they made it a solid stripe (issue 21).
+	'Off-CPU': ['bpfprof.OffCPU', 1, ['marker-chart', 'marker-table'], CATEGORY_OFFCPU],
+	Runnable: ['bpfprof.Runnable', 1, ['marker-chart', 'marker-table'], CATEGORY_OFFCPU],
 	Wakeup: ['bpfprof.Wakeup', 0, ['marker-chart', 'marker-table'], CATEGORY_OFFCPU],
 	Scheduling: ['bpfprof.SchedSummary', 1, ['marker-table'], null],
 };
@@ -296,8 +297,10 @@ function checkSchedMarkers(report, profile, { pid, schedMinMs, toMs }) {
 		const who = `${t.name} (${t.tid})`;
 		if (off.length !== d.offCpuCount - d.hiddenOffCpuCount)
 			bad.push(`${who}: ${off.length} Off-CPU markers, summary says ${d.offCpuCount} - ${d.hiddenOffCpuCount} hidden`);
-		if (run.length !== d.runnableCount - d.hiddenRunnableCount)
-			bad.push(`${who}: ${run.length} Runnable markers, summary says ${d.runnableCount} - ${d.hiddenRunnableCount} hidden`);
+		// A preemption's runnable wait is its Off-CPU marker: one row, not two (issue 21).
+		const asOffCpu = d.preemptedRunnableCount ?? 0;
+		if (run.length !== d.runnableCount - d.hiddenRunnableCount - asOffCpu)
+			bad.push(`${who}: ${run.length} Runnable markers, summary says ${d.runnableCount} - ${d.hiddenRunnableCount} hidden - ${asOffCpu} shown as Off-CPU`);
 		if (wake.length > d.wakeupsSent)
 			bad.push(`${who}: ${wake.length} Wakeup markers but wakeupsSent ${d.wakeupsSent}`);
 		if (schedMinMs !== undefined && Math.abs(d.thresholdMs - schedMinMs) > DURATION_EPSILON_MS)
@@ -809,7 +812,7 @@ function checkOffCpuMarkers(ctx, name, reason, wakerName, periodMs) {
 	const byWaker = off.filter((m) => m.data.wakerTid === wtid);
 	ctx.offCpuByWaker.set(name, byWaker.length);
 	const named = byWaker.filter((m) => m.data.waker === `${waker.name} (${waker.tid})` &&
-				     m.data.wakerPid === Number(waker.pid)).length;
+				     m.data.wakerPid === String(waker.pid).split('.')[0]).length;
 	const withReason = off.filter((m) => m.data.reason === reason).length;
 	const med = median(byWaker.map((m) => m.duration));
 	ctx.report.check(off.length > 0 && percent(withReason, off.length) >= MAJORITY_PERCENT,

@@ -22,7 +22,7 @@ import { Profile } from './profile.mjs';
 import { Report } from './report.mjs';
 import { assertOnlyFails, selftestFiles } from './selftest_assert.mjs';
 import { checkStructure } from './structure.mjs';
-import { CAT, ProfileBuilder } from './synth.mjs';
+import { CAT, ProfileBuilder, paintMarkers } from './synth.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const writeFile = selftestFiles('cgroup');
@@ -92,14 +92,14 @@ const PROCESS_SCHEMA_DEF = {
 
 const OFFCPU_SCHEMA_DEF = {
 	name: OFFCPU_SCHEMA,
-	display: ['marker-chart', 'marker-table', 'timeline-overview'],
+	display: ['marker-chart', 'marker-table'],
 	chartLabel: '{marker.data.reason}',
 	tableLabel: '{marker.data.reason}',
 	fields: [
 		{ key: 'reason', label: 'Reason', format: 'string' },
 		{ key: 'waker', label: 'Woken by', format: 'string' },
-		{ key: 'wakerTid', label: 'Waker TID', format: 'integer' },
-		{ key: 'wakerPid', label: 'Waker PID', format: 'integer' },
+		{ key: 'wakerTid', label: 'Waker TID', format: 'tid' },
+		{ key: 'wakerPid', label: 'Waker PID', format: 'pid' },
 	],
 };
 
@@ -171,7 +171,7 @@ function cgroupProfile(overrides = {}) {
 			th.sample([...stack, ['off-CPU: sleeping', CAT.IDLE, null]], start + 10, 0);
 			const data = { type: OFFCPU_SCHEMA, reason: 'sleeping' };
 			if (o.wokenBy !== null && k < o.wokenByTicker)
-				Object.assign(data, { waker: `cg-ticker (${o.wokenBy})`, wakerTid: o.wokenBy, wakerPid: o.wokenBy });
+				Object.assign(data, { waker: `cg-ticker (${o.wokenBy})`, wakerTid: o.wokenBy, wakerPid: String(o.wokenBy) });
 			th.marker('Off-CPU', start, start + 19.9, 1, CAT.OTHER, data);
 		}
 		members.get(CG).push(`${WAITER.comm} (${WAITER.pid})`);
@@ -212,6 +212,7 @@ function cgroupProfile(overrides = {}) {
 	lines.push(`cgroup truth moved_out 204 / ${mono(o.moveOutMs[0])} ${mono(o.moveOutMs[1])}`);
 	lines.push(`cgroup truth outside ${OUTSIDE.pid} ${OUTSIDE.comm}`, `cgroup truth outside ${SHELL.pid} ${SHELL.comm}`,
 		   `cgroup truth outside ${TICKER.pid} ${TICKER.comm}`);
+	paintMarkers(json, { 'bpfprof.Process': 'teal', 'bpfprof.OffCPU': 'blue' });
 	return { json, truthText: `noise before\n${lines.join('\n')}\n` };
 }
 

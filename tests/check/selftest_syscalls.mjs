@@ -19,7 +19,7 @@ import { Report } from './report.mjs';
 import { assertOnlyFails, selftestFiles } from './selftest_assert.mjs';
 import { checkSyscalls, parseBpfprofSummary, parseSyscallerTruth, SYSCALL_SCHEMA, TOTALS_NAME, TOTALS_SCHEMA }
 	from './syscall_checks.mjs';
-import { CAT, ProfileBuilder } from './synth.mjs';
+import { CAT, ProfileBuilder, paintMarkers } from './synth.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const writeFile = selftestFiles('syscall');
@@ -34,7 +34,7 @@ function field(key, label, format) {
 const SYSCALL_SCHEMAS = [
 	{
 		name: SYSCALL_SCHEMA,
-		display: ['marker-chart', 'marker-table', 'timeline-overview'],
+		display: ['marker-chart', 'marker-table'],
 		chartLabel: '{marker.data.syscall}({marker.data.args})',
 		tableLabel: '{marker.data.syscall}({marker.data.args}) = {marker.data.ret}',
 		fields: [field('syscall', 'Syscall', 'string'), field('args', 'Arguments', 'string'),
@@ -193,6 +193,7 @@ function syscallerProfile(overrides = {}) {
 		`slow_1ms ${o.slowCalls}\n`;
 	const summaryText = o.syscalls
 		? `bpfprof: ${counted} syscalls counted, ${markers} shown as markers; 0 markers and 0 totals lost\n` : '';
+	paintMarkers(json, { 'bpfprof.Syscall': 'purple' });
 	return { json, truthText, summaryText };
 }
 

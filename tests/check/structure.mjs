@@ -57,7 +57,9 @@ const CATEGORY_COLORS = new Set([
 
 const CPU_DELTA_UNITS = new Set(['ns', '\u00b5s', 'variable CPU cycles']);
 
-const STRING_FORMATS = new Set(['url', 'file-path', 'sanitized-string', 'string']);
+const STRING_FORMATS = new Set(['url', 'file-path', 'sanitized-string', 'string', 'pid']);
+// The front-end's GraphColor (src/types/markers: the values a colorField may hold).
+const GRAPH_COLORS = new Set(['blue', 'green', 'grey', 'ink', 'magenta', 'orange', 'purple', 'red', 'teal', 'yellow']);
 const STRING_INDEX_FORMATS = new Set(['unique-string', 'flow-id', 'terminating-flow-id']);
 const NUMBER_FORMATS = new Set([
 	'duration',
@@ -347,6 +349,9 @@ function checkMarkers(p, where, markers, json, nStrings) {
 			p.add('markers', `${at}.data.type ${JSON.stringify(data.type)} has no schema (rule 9)`);
 			continue;
 		}
+		// Without a colour the app knows, markers draw black (issue 21).
+		if (schema.colorField && !GRAPH_COLORS.has(data[schema.colorField]))
+			p.add('markers', `${at}.data.${schema.colorField} = ${JSON.stringify(data[schema.colorField])} is not a colour the front-end knows`);
 		for (const f of schema.fields || []) {
 			const v = data[f.key];
 			if (v === undefined || v === null)

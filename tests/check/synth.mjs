@@ -22,6 +22,20 @@ export function rng(seed) {
 	};
 }
 
+// Give each schema a colour, as the emitter does (colorField "color"), and
+// every marker of that schema its colour in its data.
+export function paintMarkers(json, colors) {
+	for (const s of json.meta.markerSchema) {
+		s.colorField = 'color';
+		s.fields = [...(s.fields || []), { key: 'color', label: 'Color', format: 'string', hidden: true }];
+	}
+	for (const t of json.threads)
+		for (const d of t.markers.data)
+			if (d && d.type)
+				d.color = colors[d.type] || 'grey';
+	return json;
+}
+
 export class ProfileBuilder {
 	// firstCpuZero: write 0 as a thread's first threadCPUDelta (the CPU used
 	// before the recording is unknown), as without scheduler capture.

@@ -7,7 +7,7 @@
 // markers. Each knob breaks one expectation, so the self-test can show that
 // every scheduler check fails when what it checks is wrong.
 
-import { CAT as BASE_CAT, ProfileBuilder } from './synth.mjs';
+import { CAT as BASE_CAT, ProfileBuilder, paintMarkers } from './synth.mjs';
 
 export const CAT = { ...BASE_CAT, OFFCPU: 3 };
 delete CAT.IDLE;
@@ -29,22 +29,22 @@ function field(key, label, format) {
 export const SCHED_MARKER_SCHEMAS = [
 	{
 		name: 'bpfprof.OffCPU',
-		display: ['marker-chart', 'marker-table', 'timeline-overview'],
+		display: ['marker-chart', 'marker-table'],
 		fields: [field('reason', 'Reason', 'string'), field('waker', 'Woken by', 'string'),
-			 field('wakerTid', 'Waker TID', 'integer'), field('wakerPid', 'Waker PID', 'integer'),
+			 field('wakerTid', 'Waker TID', 'tid'), field('wakerPid', 'Waker PID', 'pid'),
 			 field('preemptedBy', 'Preempted by', 'string')],
 	},
 	{
 		name: 'bpfprof.Runnable',
-		display: ['marker-chart', 'marker-table', 'timeline-overview'],
+		display: ['marker-chart', 'marker-table'],
 		fields: [field('reason', 'Reason', 'string'), field('waker', 'Woken by', 'string'),
-			 field('wakerTid', 'Waker TID', 'integer'), field('wakerPid', 'Waker PID', 'integer')],
+			 field('wakerTid', 'Waker TID', 'tid'), field('wakerPid', 'Waker PID', 'pid')],
 	},
 	{
 		name: 'bpfprof.Wakeup',
 		display: ['marker-chart', 'marker-table'],
-		fields: [field('wakee', 'Woke', 'string'), field('wakeeTid', 'Wakee TID', 'integer'),
-			 field('wakeePid', 'Wakee PID', 'integer')],
+		fields: [field('wakee', 'Woke', 'string'), field('wakeeTid', 'Wakee TID', 'tid'),
+			 field('wakeePid', 'Wakee PID', 'pid')],
 	},
 	{
 		name: 'bpfprof.SchedSummary',
@@ -67,7 +67,7 @@ export const SCHED_MARKER_SCHEMAS = [
 function finish(json, o) {
 	json.meta.categories[3] = { name: 'Off-CPU', color: o.offCpuColor ?? 'lightblue', subcategories: ['Other'] };
 	json.meta.markerSchema = o.schemas === false ? [] : structuredClone(SCHED_MARKER_SCHEMAS);
-	return json;
+	return paintMarkers(json, { 'bpfprof.OffCPU': 'blue', 'bpfprof.Runnable': 'orange', 'bpfprof.Wakeup': 'green' });
 }
 
 // On-CPU time (ms) in (a, c] of a thread that runs [k*period, k*period + run]
@@ -176,7 +176,7 @@ export function sleeperProfile(overrides = {}) {
 		// A threshold above sleeper90's 9 ms sleeps: only main's long sleep is a marker.
 		const threshold = o.periodMs;
 		main.marker('Off-CPU', 0.3, span, 1, CAT.OFFCPU, { type: 'bpfprof.OffCPU', reason: 'sleeping',
-			waker: 'swapper/0 (0)', wakerTid: 0, wakerPid: 0, cause: { stack: b.stack(mainStack.slice(0, -1)) } });
+			waker: 'swapper/0 (0)', wakerTid: 0, wakerPid: '0', cause: { stack: b.stack(mainStack.slice(0, -1)) } });
 		const summary = (th, onCpu, off, offTime, hiddenOff, run) =>
 			th.marker('Scheduling', 0, span, 1, CAT.OFFCPU, {
 				type: 'bpfprof.SchedSummary', onCpu, voluntarySwitches: off, preemptions: 0, offCpuCount: off,
@@ -259,7 +259,7 @@ export function pipepairProfile(overrides = {}) {
 			const stack = b.stack(outStack);
 			if (dur >= o.schedMinMs) {
 				const data = { type: 'bpfprof.OffCPU', reason, waker: who(iv.wakerTid), wakerTid: iv.wakerTid,
-					       wakerPid: iv.wakerTid === 0 ? 0 : pid };
+					       wakerPid: String(iv.wakerTid === 0 ? 0 : pid) };
 				if (o.markerStacks)
 					data.cause = { stack };
 				th.marker('Off-CPU', iv.out, iv.in, 1, CAT.OFFCPU, data);
@@ -274,7 +274,7 @@ export function pipepairProfile(overrides = {}) {
 			sum.runTime += rdur;
 			if (o.runnable && rdur >= o.schedMinMs) {
 				th.marker('Runnable', iv.wake, iv.in, 1, CAT.OFFCPU, { type: 'bpfprof.Runnable', reason: 'woken',
-					waker: who(iv.wakerTid), wakerTid: iv.wakerTid, wakerPid: iv.wakerTid === 0 ? 0 : pid });
+					waker: who(iv.wakerTid), wakerTid: iv.wakerTid, wakerPid: String(iv.wakerTid === 0 ? 0 : pid) });
 			} else {
 				sum.hidRun++;
 				sum.hidRunTime += rdur;
@@ -306,7 +306,7 @@ export function pipepairProfile(overrides = {}) {
 	for (const iv of readerIv) {
 		if (o.wakeups && waker.tid === o.tids.pwriter && iv.in - iv.out >= o.schedMinMs) {
 			writer.th.marker('Wakeup', iv.wake, null, 0, CAT.OFFCPU, { type: 'bpfprof.Wakeup',
-				wakee: who(o.tids.preader), wakeeTid: o.tids.preader, wakeePid: pid });
+				wakee: who(o.tids.preader), wakeeTid: o.tids.preader, wakeePid: String(pid) });
 		}
 	}
 	writer.sum.wakeups = readerIv.filter((iv) => !o.foldedWakeupsLost || iv.in - iv.out >= o.schedMinMs).length;

@@ -43,7 +43,7 @@ export const TOTALS_SCHEMA = 'bpfprof.SyscallTotals';
 export const TOTALS_NAME = 'Syscall totals';
 // [schema, display the contract asks for, field keys the emitter writes]
 const SCHEMAS = [
-	[SYSCALL_SCHEMA, ['marker-chart', 'marker-table', 'timeline-overview'], ['syscall', 'args', 'fd', 'count', 'ret', 'error']],
+	[SYSCALL_SCHEMA, ['marker-chart', 'marker-table'], ['syscall', 'args', 'fd', 'count', 'ret', 'error']],
 	[TOTALS_SCHEMA, ['marker-table'], ['syscall', 'count', 'time', 'average', 'shown', 'thresholdMs']],
 ];
 export const WORKERS = ['sreader', 'sfeeder', 'sspinner'];

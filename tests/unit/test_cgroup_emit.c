@@ -186,7 +186,8 @@ static void test_without_cgroups(void)
 		CHECK_EQ_STR(thread_str(root, 101, "processName"), "app");
 		CHECK_EQ_STR(thread_str(root, 200, "name"), "tool");
 		data = process_marker(root, 100);
-		CHECK_EQ_INT(json_object_size(data), 4);
+		/* type, color, name, pid, commandLine */
+		CHECK_EQ_INT(json_object_size(data), 5);
 		CHECK(json_object_get(data, "cgroup") == NULL);
 		labels_with(root, "Cgroup", labels, sizeof(labels));
 		CHECK_EQ_STR(labels, "");

@@ -1253,14 +1253,17 @@ static void check_marker_rows(json_t *root, json_t *th, const struct want_marker
 		else
 			CHECK(json_is_number(end) && fabs(json_number_value(end) - w->end) < 1e-9);
 		CHECK_EQ_STR(data_string(th, i, "type"), w->type);
-		CHECK_EQ_INT(json_object_size(marker_data(th, i)), w->nkeys);
+		/* And its colour, in every marker's data (the schema's colorField). */
+		CHECK_EQ_INT(json_object_size(marker_data(th, i)), w->nkeys + 1);
+		CHECK(json_is_string(json_object_get(marker_data(th, i), "color")));
 		if (w->reason)
 			CHECK_EQ_STR(data_string(th, i, "reason"), w->reason);
 		if (w->other) {
 			CHECK_EQ_STR(data_string(th, i, wakeup ? "wakee" : "waker"), w->other);
 			CHECK_EQ_INT(data_int(th, i, wakeup ? "wakeeTid" : "wakerTid"),
 				     w->other_tid);
-			CHECK_EQ_INT(data_int(th, i, wakeup ? "wakeePid" : "wakerPid"),
+			/* A string, as the threads' pids: the "pid" format names the process. */
+			CHECK_EQ_INT(atoll(data_string(th, i, wakeup ? "wakeePid" : "wakerPid")),
 				     w->other_pid);
 		} else {
 			CHECK(!json_object_get(marker_data(th, i), "waker"));
@@ -1329,8 +1332,6 @@ static void check_label_keys(json_t *schema, const char *label_key)
 
 static void check_sched_schemas(json_t *meta)
 {
-	static const char *const chart_table_timeline[] = { "marker-chart", "marker-table",
-							    "timeline-overview", NULL };
 	static const char *const chart_table[] = { "marker-chart", "marker-table", NULL };
 	static const char *const table[] = { "marker-table", NULL };
 	static const struct {
@@ -1338,16 +1339,16 @@ static void check_sched_schemas(json_t *meta)
 	} fields[] = {
 		{ "bpfprof.OffCPU", "reason", "string" },
 		{ "bpfprof.OffCPU", "waker", "string" },
-		{ "bpfprof.OffCPU", "wakerTid", "integer" },
-		{ "bpfprof.OffCPU", "wakerPid", "integer" },
+		{ "bpfprof.OffCPU", "wakerTid", "tid" },
+		{ "bpfprof.OffCPU", "wakerPid", "pid" },
 		{ "bpfprof.OffCPU", "preemptedBy", "string" },
 		{ "bpfprof.Runnable", "reason", "string" },
 		{ "bpfprof.Runnable", "waker", "string" },
-		{ "bpfprof.Runnable", "wakerTid", "integer" },
-		{ "bpfprof.Runnable", "wakerPid", "integer" },
+		{ "bpfprof.Runnable", "wakerTid", "tid" },
+		{ "bpfprof.Runnable", "wakerPid", "pid" },
 		{ "bpfprof.Wakeup", "wakee", "string" },
-		{ "bpfprof.Wakeup", "wakeeTid", "integer" },
-		{ "bpfprof.Wakeup", "wakeePid", "integer" },
+		{ "bpfprof.Wakeup", "wakeeTid", "tid" },
+		{ "bpfprof.Wakeup", "wakeePid", "pid" },
 		{ "bpfprof.SchedSummary", "onCpu", "duration" },
 		{ "bpfprof.SchedSummary", "voluntarySwitches", "integer" },
 		{ "bpfprof.SchedSummary", "preemptions", "integer" },
@@ -1358,6 +1359,7 @@ static void check_sched_schemas(json_t *meta)
 		{ "bpfprof.SchedSummary", "runnableCount", "integer" },
 		{ "bpfprof.SchedSummary", "runnableTime", "duration" },
 		{ "bpfprof.SchedSummary", "hiddenRunnableCount", "integer" },
+		{ "bpfprof.SchedSummary", "preemptedRunnableCount", "integer" },
 		{ "bpfprof.SchedSummary", "hiddenRunnableTime", "duration" },
 		{ "bpfprof.SchedSummary", "wakeupsSent", "integer" },
 		{ "bpfprof.SchedSummary", "thresholdMs", "milliseconds" },
@@ -1368,8 +1370,9 @@ static void check_sched_schemas(json_t *meta)
 	size_t i;
 
 	CHECK_EQ_INT(json_array_size(json_object_get(meta, "markerSchema")), 5);
-	check_display(find_schema(meta, "bpfprof.OffCPU"), chart_table_timeline);
-	check_display(find_schema(meta, "bpfprof.Runnable"), chart_table_timeline);
+	/* Not in the timeline overview: on every track they drew a dense stripe (issue 21). */
+	check_display(find_schema(meta, "bpfprof.OffCPU"), chart_table);
+	check_display(find_schema(meta, "bpfprof.Runnable"), chart_table);
 	check_display(find_schema(meta, "bpfprof.Wakeup"), chart_table);
 	check_display(find_schema(meta, "bpfprof.SchedSummary"), table);
 	for (i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
@@ -1387,6 +1390,8 @@ static void check_sched_schemas(json_t *meta)
 		CHECK(desc && strlen(desc) > 20);
 		CHECK(json_is_string(json_object_get(schema, "tableLabel")));
 		CHECK(json_is_string(json_object_get(schema, "tooltipLabel")));
+		/* A colour the front-end knows, carried by each marker (issue 21). */
+		CHECK_EQ_STR(json_string_value(json_object_get(schema, "colorField")), "color");
 		check_label_keys(schema, "chartLabel");
 		check_label_keys(schema, "tooltipLabel");
 		check_label_keys(schema, "tableLabel");
@@ -1472,7 +1477,7 @@ static void test_sched_profile(void)
 {
 	const struct want_marker srv[] = {
 		{ "Process", 0, 6, -1, CAT_OTHER, "bpfprof.Process", .nkeys = 4 },
-		{ "Scheduling", 1, 6, 10, CAT_OTHER, "bpfprof.SchedSummary", .nkeys = 14 },
+		{ "Scheduling", 1, 6, 10, CAT_OTHER, "bpfprof.SchedSummary", .nkeys = 15 },
 		{ "Off-CPU", 1, 6.9, 7.8, CAT_OFFCPU, "bpfprof.OffCPU", "sleeping",
 		  "srv-worker (301)", 301, 300, NULL, "serve>schedule", 6 },
 		{ "Runnable", 1, 7.5, 7.8, CAT_OFFCPU, "bpfprof.Runnable", "woken",
@@ -1489,7 +1494,7 @@ static void test_sched_profile(void)
 		  NULL, "serve>schedule", 3 },
 	};
 	const struct want_marker worker[] = {
-		{ "Scheduling", 1, 6, 9, CAT_OTHER, "bpfprof.SchedSummary", .nkeys = 14 },
+		{ "Scheduling", 1, 6, 9, CAT_OTHER, "bpfprof.SchedSummary", .nkeys = 15 },
 		{ "Runnable", 1, 6.2, 6.3, CAT_OFFCPU, "bpfprof.Runnable", "new thread",
 		  "srv (300)", 300, 300, NULL, NULL, 5 },
 		{ "Wakeup", 0, 7.5, -1, CAT_OFFCPU, "bpfprof.Wakeup", NULL, "srv (300)", 300, 300,

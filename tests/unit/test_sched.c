@@ -519,17 +519,20 @@ static void preempted_and_runnable_switch(void)
 	CHECK(t != NULL);
 	if (!t)
 		goto out;
-	CHECK_EQ_INT(t->sched_markers.len, 4);
-	if (t->sched_markers.len != 4)
+	/*
+	 * One marker per preemption: the Off-CPU one, with its stack and the
+	 * task that got the CPU. A Runnable one over the same span with the same
+	 * text only doubled the table (issue 21); the summary still counts the
+	 * runnable time.
+	 */
+	CHECK_EQ_INT(t->sched_markers.len, 2);
+	if (t->sched_markers.len != 2)
 		goto out;
 	mk = t->sched_markers.data;
 	check_marker(&mk[0], SCHED_MARKER_OFFCPU, T0 + 2 * MS, T0 + 2600 * US, OFFCPU_PREEMPTED);
 	check_other(&mk[0], 400, 401, "hog");
-	check_marker(&mk[1], SCHED_MARKER_RUNNABLE, T0 + 2 * MS, T0 + 2600 * US, OFFCPU_PREEMPTED);
+	check_marker(&mk[1], SCHED_MARKER_OFFCPU, T0 + 4 * MS, T0 + 4100 * US, OFFCPU_PREEMPTED);
 	check_other(&mk[1], 400, 401, "hog");
-	check_marker(&mk[2], SCHED_MARKER_OFFCPU, T0 + 4 * MS, T0 + 4100 * US, OFFCPU_PREEMPTED);
-	check_marker(&mk[3], SCHED_MARKER_RUNNABLE, T0 + 4 * MS, T0 + 4100 * US, OFFCPU_PREEMPTED);
-	check_other(&mk[3], 400, 401, "hog");
 	CHECK_EQ_INT(t->sched.switches_preempted, 2);
 	CHECK_EQ_INT(t->sched.switches_voluntary, 0);
 	CHECK_EQ_INT(t->sched.runnable_count, 2);

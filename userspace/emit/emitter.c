@@ -307,6 +307,7 @@ static const struct schema_field process_fields[] = {
 const struct marker_schema process_schema = {
 	.name = PROCESS_SCHEMA,
 	.display = display_chart_table,
+	.color = "teal",
 	.chart_label = "{marker.data.commandLine}",
 	.tooltip_label = "{marker.data.name} ({marker.data.pid})",
 	.table_label = "{marker.data.name} ({marker.data.pid}): {marker.data.commandLine}",
@@ -380,8 +381,7 @@ static void process_row_data(struct json_writer *w, const struct marker_ctx *c, 
 	char container[CONTAINER_ID_MAX];
 	const char *runtime;
 
-	jw_begin_object(w);
-	jw_kv_string(w, "type", PROCESS_SCHEMA);
+	marker_data_begin(w, &process_schema);
 	/* The plain comm: the cgroup and container have fields of their own. */
 	jw_key(w, "name");
 	write_process_comm(w, proc);

@@ -11,7 +11,9 @@ static const char *const lost_keys[LOST_KINDS] = {
 
 const struct marker_schema lost_schema = {
 	.name = LOST_SCHEMA,
-	.display = display_chart_table,
+	/* Worth seeing at a glance: the stretch in which what every track shows is incomplete. */
+	.display = display_chart_table_timeline,
+	.color = "red",
 	.chart_label = "lost {marker.data.samples} samples, {marker.data.switches} switches",
 	.tooltip_label = "Lost events: {marker.data.samples} samples, {marker.data.switches} "
 			 "switches, {marker.data.wakeups} wakeups",
@@ -35,8 +37,7 @@ const struct marker_schema lost_schema = {
 
 void lost_marker_data_write(struct json_writer *w, const struct lost_interval *li)
 {
-	jw_begin_object(w);
-	jw_kv_string(w, "type", LOST_SCHEMA);
+	marker_data_begin(w, &lost_schema);
 	for (int k = 0; k < LOST_KINDS; k++)
 		jw_kv_uint(w, lost_keys[k], li->count[k]);
 	jw_end_object(w);

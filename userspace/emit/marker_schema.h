@@ -3,10 +3,13 @@
 #ifndef BPFPROF_MARKER_SCHEMA_H
 #define BPFPROF_MARKER_SCHEMA_H
 
+#include <stdbool.h>
+
 #include "json_writer.h"
 
 struct schema_field {
 	const char *key, *label, *format;
+	bool hidden; /* for labels only: not listed in the tooltip or sidebar */
 };
 
 /* NULL labels are left out. */
@@ -16,6 +19,13 @@ struct marker_schema {
 	const char *chart_label, *tooltip_label, *table_label;
 	const char *description;
 	const struct schema_field *fields; /* ends with a NULL key */
+	/*
+	 * The front-end's GraphColor its markers are drawn in (blue, green,
+	 * grey, ink, magenta, orange, purple, red, teal, yellow): each marker's
+	 * data carries it as "color", which the schema names as its colorField.
+	 * Without one, markers draw black.
+	 */
+	const char *color;
 };
 
 /* Where markers show (spec 3.4 `display`). */
@@ -24,5 +34,8 @@ extern const char *const display_chart_table_timeline[];
 extern const char *const display_table[];
 
 void marker_schema_write(struct json_writer *w, const struct marker_schema *s);
+
+/* A marker's data object begins: its "type" (the schema's name) and its "color". */
+void marker_data_begin(struct json_writer *w, const struct marker_schema *s);
 
 #endif

@@ -30,8 +30,8 @@
 static const struct schema_field wait_fields[] = {
 	{ "reason", "Reason", "string" },
 	{ "waker", "Woken by", "string" },
-	{ "wakerTid", "Waker TID", "integer" },
-	{ "wakerPid", "Waker PID", "integer" },
+	{ "wakerTid", "Waker TID", "tid" },
+	{ "wakerPid", "Waker PID", "pid" },
 	{ "preemptedBy", "CPU went to", "string" },
 	{ NULL },
 };
@@ -39,7 +39,8 @@ static const struct schema_field wait_fields[] = {
 
 const struct marker_schema offcpu_schema = {
 	.name = OFFCPU_SCHEMA,
-	.display = display_chart_table_timeline,
+	.display = display_chart_table,
+	.color = "blue",
 	.chart_label = "{marker.data.reason}",
 	.tooltip_label = "Off-CPU: {marker.data.reason}",
 	.table_label = "{marker.data.reason}" OFFCPU_OTHER_LABEL,
@@ -53,7 +54,8 @@ const struct marker_schema offcpu_schema = {
 
 const struct marker_schema runnable_schema = {
 	.name = RUNNABLE_SCHEMA,
-	.display = display_chart_table_timeline,
+	.display = display_chart_table,
+	.color = "orange",
 	.chart_label = "{marker.data.reason}",
 	.tooltip_label = "Runnable ({marker.data.reason}), waiting for a CPU",
 	.table_label = "{marker.data.reason}" RUNNABLE_OTHER_LABEL,
@@ -66,20 +68,22 @@ const struct marker_schema runnable_schema = {
 const struct marker_schema wakeup_schema = {
 	.name = WAKEUP_SCHEMA,
 	.display = display_chart_table,
+	.color = "green",
 	.chart_label = "{marker.data.wakee}",
 	.tooltip_label = "Woke {marker.data.wakee}",
 	.table_label = "woke {marker.data.wakee}",
 	.description = "This thread woke another one, ending a wait of it at least as long as the "
 		       "scheduling marker threshold.",
 	.fields = (const struct schema_field[]){ { "wakee", "Woke", "string" },
-						 { "wakeeTid", "Wakee TID", "integer" },
-						 { "wakeePid", "Wakee PID", "integer" },
+						 { "wakeeTid", "Wakee TID", "tid" },
+						 { "wakeePid", "Wakee PID", "pid" },
 						 { NULL } },
 };
 
 const struct marker_schema sched_summary_schema = {
 	.name = SCHED_SUMMARY_SCHEMA,
 	.display = display_table,
+	.color = "grey",
 	.tooltip_label = "Scheduling: {marker.data.onCpu} on-CPU",
 	.table_label = "on-CPU {marker.data.onCpu}, off-CPU {marker.data.offCpuTime} in "
 		       "{marker.data.offCpuCount} waits, runnable {marker.data.runnableTime}",
@@ -98,6 +102,7 @@ const struct marker_schema sched_summary_schema = {
 			{ "runnableTime", "Runnable time", "duration" },
 			{ "hiddenRunnableCount", "Runnable waits under the threshold", "integer" },
 			{ "hiddenRunnableTime", "Runnable time under the threshold", "duration" },
+			{ "preemptedRunnableCount", "Runnable waits shown as Off-CPU (preempted, yielded)", "integer" },
 			{ "wakeupsSent", "Wakeups of other threads", "integer" },
 			{ "thresholdMs", "Marker threshold", "milliseconds" },
 			{ NULL } },
@@ -150,6 +155,15 @@ static enum offcpu_reason marker_reason(const struct sched_marker *mk)
 }
 
 /* After a preemption or a yield, `other` got the CPU; otherwise it is the waker. */
+/* A pid as the threads spell theirs (a string), so the "pid" format names the process. */
+static void write_pid(struct json_writer *w, const char *key, uint32_t pid)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u", pid);
+	jw_kv_string(w, key, buf);
+}
+
 static void write_wait_other(struct json_writer *w, const struct sched_marker *mk)
 {
 	enum offcpu_reason r = marker_reason(mk);
@@ -162,7 +176,7 @@ static void write_wait_other(struct json_writer *w, const struct sched_marker *m
 	}
 	jw_kv_task(w, "waker", mk->other_comm, mk->other_tid);
 	jw_kv_uint(w, "wakerTid", mk->other_tid);
-	jw_kv_uint(w, "wakerPid", mk->other_pid);
+	write_pid(w, "wakerPid", mk->other_pid);
 }
 
 static const char *runnable_reason(const struct sched_marker *mk)
@@ -182,10 +196,9 @@ static const char *runnable_reason(const struct sched_marker *mk)
 void sched_marker_data_write(struct json_writer *w, const struct profile_tables *t,
 			     const struct sched_marker *mk)
 {
-	jw_begin_object(w);
 	switch (mk->kind) {
 	case SCHED_MARKER_OFFCPU:
-		jw_kv_string(w, "type", OFFCPU_SCHEMA);
+		marker_data_begin(w, &offcpu_schema);
 		jw_kv_string(w, "reason", offcpu_reason_name(marker_reason(mk)));
 		write_wait_other(w, mk);
 		/* The switch-out stack, shown as the marker's backtrace. */
@@ -197,16 +210,16 @@ void sched_marker_data_write(struct json_writer *w, const struct profile_tables 
 		}
 		break;
 	case SCHED_MARKER_RUNNABLE:
-		jw_kv_string(w, "type", RUNNABLE_SCHEMA);
+		marker_data_begin(w, &runnable_schema);
 		jw_kv_string(w, "reason", runnable_reason(mk));
 		write_wait_other(w, mk);
 		break;
 	default: /* SCHED_MARKER_WAKEUP; sched_markers_check rejected anything else */
-		jw_kv_string(w, "type", WAKEUP_SCHEMA);
+		marker_data_begin(w, &wakeup_schema);
 		if (mk->other_known) {
 			jw_kv_task(w, "wakee", mk->other_comm, mk->other_tid);
 			jw_kv_uint(w, "wakeeTid", mk->other_tid);
-			jw_kv_uint(w, "wakeePid", mk->other_pid);
+			write_pid(w, "wakeePid", mk->other_pid);
 		}
 		break;
 	}
@@ -218,8 +231,7 @@ void sched_summary_data_write(struct json_writer *w, const struct thread *th,
 {
 	const struct sched_summary *s = &th->sched;
 
-	jw_begin_object(w);
-	jw_kv_string(w, "type", SCHED_SUMMARY_SCHEMA);
+	marker_data_begin(w, &sched_summary_schema);
 	jw_kv_ms(w, "onCpu", s->on_cpu_ns);
 	jw_kv_uint(w, "voluntarySwitches", s->switches_voluntary);
 	jw_kv_uint(w, "preemptions", s->switches_preempted);
@@ -230,6 +242,7 @@ void sched_summary_data_write(struct json_writer *w, const struct thread *th,
 	jw_kv_uint(w, "runnableCount", s->runnable_count);
 	jw_kv_ms(w, "runnableTime", s->runnable_ns);
 	jw_kv_uint(w, "hiddenRunnableCount", s->runnable_hidden_count);
+	jw_kv_uint(w, "preemptedRunnableCount", s->runnable_as_offcpu_count);
 	jw_kv_ms(w, "hiddenRunnableTime", s->runnable_hidden_ns);
 	jw_kv_uint(w, "wakeupsSent", s->wakeups_sent);
 	jw_kv_ms(w, "thresholdMs", meta->sched_min_ns);

@@ -16,7 +16,8 @@
 /* clang-format off */
 const struct marker_schema syscall_schema = {
 	.name = SYSCALL_SCHEMA,
-	.display = display_chart_table_timeline,
+	.display = display_chart_table,
+	.color = "purple",
 	.chart_label = "{marker.data.syscall}({marker.data.args})",
 	.tooltip_label = "{marker.data.syscall}({marker.data.args}) = {marker.data.ret}"
 			 "{marker.data.error ? ' ' : ''}{marker.data.error}",
@@ -37,7 +38,8 @@ const struct marker_schema syscall_schema = {
 
 const struct marker_schema syscall_wait_schema = {
 	.name = SYSCALL_WAIT_SCHEMA,
-	.display = display_chart_table_timeline,
+	.display = display_chart_table,
+	.color = "magenta",
 	.chart_label = "{marker.data.syscall}({marker.data.args})",
 	.tooltip_label = "{marker.data.syscall}({marker.data.args}), blocked",
 	.table_label = "{marker.data.syscall}({marker.data.args}), blocked",
@@ -58,8 +60,10 @@ const struct marker_schema syscall_wait_schema = {
 const struct marker_schema syscall_totals_schema = {
 	.name = SYSCALL_TOTALS_SCHEMA,
 	.display = display_table,
-	.tooltip_label = "{marker.data.syscall}: {marker.data.count} calls",
-	.table_label = "{marker.data.syscall}: {marker.data.count} calls, {marker.data.time} "
+	.color = "grey",
+	/* "1 call", "5 calls": the labels' templates cannot choose the plural. */
+	.tooltip_label = "{marker.data.syscall}: {marker.data.calls}",
+	.table_label = "{marker.data.syscall}: {marker.data.calls}, {marker.data.time} "
 		       "in total, {marker.data.shown} shown as markers",
 	.description = "Every call of one syscall by this thread over the recording, counted "
 		       "in the kernel, including those shorter than the marker threshold.",
@@ -70,6 +74,7 @@ const struct marker_schema syscall_totals_schema = {
 		{ "average", "Average time", "duration" },
 		{ "shown", "Shown as markers", "integer" },
 		{ "thresholdMs", "Marker threshold", "milliseconds" },
+		{ "calls", "Calls", "string", true },
 		{ NULL } },
 };
 /* clang-format on */
@@ -296,8 +301,7 @@ void syscall_marker_data_write(struct json_writer *w, const struct syscall_marke
 	char buf[32];
 
 	syscall_args_decode(name, mk->args, &view);
-	jw_begin_object(w);
-	jw_kv_string(w, "type", mk->blocked_wait ? SYSCALL_WAIT_SCHEMA : SYSCALL_SCHEMA);
+	marker_data_begin(w, mk->blocked_wait ? &syscall_wait_schema : &syscall_schema);
 	jw_kv_string(w, "syscall",
 		     name ? name
 			  : syscall_name_or_number(syscall_arch_native(), (long)mk->nr, buf,
@@ -331,8 +335,7 @@ void syscall_totals_data_write(struct json_writer *w, const struct syscall_count
 {
 	char buf[32];
 
-	jw_begin_object(w);
-	jw_kv_string(w, "type", SYSCALL_TOTALS_SCHEMA);
+	marker_data_begin(w, &syscall_totals_schema);
 	jw_kv_string(w, "syscall",
 		     syscall_name_or_number(syscall_arch_native(), (long)c->nr, buf, sizeof(buf)));
 	jw_kv_uint(w, "count", c->count);
@@ -343,6 +346,13 @@ void syscall_totals_data_write(struct json_writer *w, const struct syscall_count
 	jw_kv_uint(w, "shown", c->shown);
 	jw_key(w, "thresholdMs");
 	jw_decimal(w, (int64_t)threshold_ns, 6);
+	{
+		char calls[32];
+
+		snprintf(calls, sizeof(calls), "%" PRIu64 " call%s", (uint64_t)c->count,
+			 c->count == 1 ? "" : "s");
+		jw_kv_string(w, "calls", calls);
+	}
 	jw_end_object(w);
 }
 

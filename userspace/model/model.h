@@ -120,6 +120,8 @@ struct sched_summary {
 	uint64_t offcpu_hidden_count, offcpu_hidden_ns; /* those under sched_min_ns */
 	uint64_t runnable_count, runnable_ns;
 	uint64_t runnable_hidden_count, runnable_hidden_ns;
+	/* preemptions and yields at least the threshold long: their Off-CPU marker is their row */
+	uint64_t runnable_as_offcpu_count;
 	uint64_t wakeups_sent; /* wakeups this thread did to threads in the model */
 };
 

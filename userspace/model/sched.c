@@ -336,7 +336,7 @@ static int close_offcpu(struct model *m, struct thread *t, uint64_t in)
 	struct sched_replay *r = t->replay;
 	struct sched_marker mk = { 0 };
 	uint64_t off_ns = 0, run_start = 0, run_ns;
-	bool runnable = false;
+	bool runnable = false, offcpu_marker = false;
 	int err;
 
 	in = max_u64(in, r->since);
@@ -353,6 +353,7 @@ static int close_offcpu(struct model *m, struct thread *t, uint64_t in)
 			marker_other_from_replay(&mk, r);
 			if ((err = push_marker(t, &mk)))
 				return err;
+			offcpu_marker = true;
 		} else {
 			t->sched.offcpu_hidden_count++;
 			t->sched.offcpu_hidden_ns += off_ns;
@@ -375,7 +376,15 @@ static int close_offcpu(struct model *m, struct thread *t, uint64_t in)
 		run_ns = in - run_start;
 		t->sched.runnable_count++;
 		t->sched.runnable_ns += run_ns;
-		if (run_ns >= m->sched_min_ns) {
+		/*
+		 * Preempted or yielded, and never asleep: the Off-CPU marker
+		 * already spans exactly this, with the same reason and the
+		 * same task that got the CPU, and its stack. A second row with
+		 * the same text would only double the table.
+		 */
+		if (offcpu_marker && !r->woken && run_start == r->since) {
+			t->sched.runnable_as_offcpu_count++;
+		} else if (run_ns >= m->sched_min_ns) {
 			memset(&mk, 0, sizeof(mk));
 			mk.start = run_start;
 			mk.end = in;
