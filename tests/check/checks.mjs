@@ -128,6 +128,34 @@ export function checkFormat(report, profile) {
 	const colorless = (meta.markerSchema || []).filter((s) => !s.colorField).map((s) => s.name);
 	report.check(colorless.length === 0, `every marker schema has a colour (colorField)` +
 			     (colorless.length ? `; these have none: ${colorless.join(', ')}` : ''));
+	// One row per thing in the marker table (issue 21): no two markers of a
+	// thread with the same name, span and data, and no Off-CPU and Runnable
+	// pair over the same span for the same reason (a preemption).
+	let dups = 0;
+	const dupExamples = [];
+	for (const t of profile.json.threads) {
+		const seen = new Set(), waits = new Set();
+		const m = t.markers;
+		for (let i = 0; i < m.length; i++) {
+			const d = m.data[i] || {};
+			const { cause, ...rest } = d;
+			const key = `${m.name[i]}|${m.startTime[i]}|${m.endTime[i]}|${JSON.stringify(rest)}`;
+			let dup = seen.has(key);
+			seen.add(key);
+			if (d.type === 'bpfprof.OffCPU' || d.type === 'bpfprof.Runnable') {
+				const w = `${m.startTime[i]}|${m.endTime[i]}|${d.reason}|${d.preemptedBy ?? ''}|${d.waker ?? ''}`;
+				dup = dup || waits.has(w);
+				waits.add(w);
+			}
+			if (dup) {
+				dups++;
+				if (dupExamples.length < 3)
+					dupExamples.push(`${t.name} (${t.tid}) at ${m.startTime[i]} ms: ${d.reason ?? d.type ?? ''}`);
+			}
+		}
+	}
+	report.check(dups === 0, `no thread has two marker rows for one thing (${dups} found` +
+			     (dupExamples.length ? `: ${dupExamples.join('; ')}` : '') + ')');
 	const total = profile.totalSamples();
 	report.check(total > 0, `profile has samples: ${total} in ${profile.threads.length} threads, ` +
 					`${profile.pids().length} processes`);

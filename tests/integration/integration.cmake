@@ -176,6 +176,12 @@ set_property(TEST integration.jit_anon integration.jit_anon_pidns APPEND PROPERT
 # records, and the profile's Lost events intervals account for every one.
 bpfprof_integration_test(overload 120 TRUE overload.sh)
 
+# What shows first in the Firefox Profiler (issue 21): the targets' threads,
+# the blocked reader in -a, the launched command selected.
+foreach(mode cmd pid all)
+  bpfprof_integration_test(initial_view_${mode} 90 TRUE initial_view.sh ${mode})
+endforeach()
+
 # kill -9 leaves no BPF object behind, and the next run removes its stale
 # temporary file (issue 20).
 bpfprof_integration_test(kill9 120 TRUE kill9.sh)

@@ -33,6 +33,10 @@ struct emit_plan {
 	bool syscall_totals;	  /* ... and the totals' one (counted in the kernel) */
 	bool lost_schema;	  /* records were lost: the "Lost events" schema */
 	struct marker_row *rows;  /* scratch for one thread's markers: the most any has */
+	/* meta.initialVisibleThreads (output indexes, in output order) and the one selected */
+	uint32_t *visible;
+	size_t nr_visible;
+	uint32_t selected; /* UINT32_MAX: none */
 	/* Process labels and per-cgroup meta entries. */
 	struct cgroup_meta cgroups;
 };

@@ -87,6 +87,7 @@ static int cmp_thread_key(const void *a, const void *b)
 
 static void plan_free(struct emit_plan *p)
 {
+	free(p->visible);
 	free(p->order);
 	free(p->main_thread);
 	free(p->pid_dup);
@@ -129,6 +130,94 @@ static int number_reused_pids(struct emit_plan *p, const struct model *m,
 }
 
 static size_t marker_rows_most(const struct model *m, const struct thread *th);
+
+/*
+ * The app shows only threads with at least 5 % of the busiest one's CPU, so
+ * a thread that spent the recording blocked (a reader, a waiter: what the
+ * off-CPU and syscall capture is for) started hidden. bpfprof says which to
+ * show: with -p, -- COMMAND every target thread (the busiest first when
+ * there are more than VISIBLE_TARGETS_MAX); with -a, the VISIBLE_ALL_MAX
+ * threads with the most on-CPU plus off-CPU time.
+ */
+#define VISIBLE_TARGETS_MAX 256
+#define VISIBLE_ALL_MAX	    24
+
+struct thread_score {
+	uint64_t score; /* CPU and off-CPU ns */
+	uint32_t pos;	/* in the output */
+};
+
+static int cmp_score_desc(const void *a, const void *b)
+{
+	const struct thread_score *x = a, *y = b;
+
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int choose_initial_threads(struct emit_plan *p, const struct model *m,
+				  const struct profile_meta *meta)
+{
+	size_t nt = m->threads.len, n = 0, max = m->all_processes ? VISIBLE_ALL_MAX
+								  : VISIBLE_TARGETS_MAX;
+	struct thread_score *s = calloc(nt ? nt : 1, sizeof(*s));
+	uint64_t best_cmd = 0;
+
+	p->selected = UINT32_MAX;
+	p->visible = calloc(max, sizeof(*p->visible));
+	if (!s || !p->visible) {
+		free(s);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nt; i++) {
+		const struct thread *th = &m->threads.data[p->order[i].index];
+		const struct process *proc = &m->processes.data[th->process];
+		uint64_t score = th->sched.offcpu_ns;
+
+		if (proc->is_idle)
+			continue;
+		for (size_t k = 0; k < th->samples.len; k++)
+			score += th->samples.data[k].cpu_delta_ns;
+		/* -a: a thread that neither ran nor waited in view has nothing to show. */
+		if (m->all_processes && !score && !th->samples.len)
+			continue;
+		s[n++] = (struct thread_score){ score + th->samples.len, (uint32_t)i };
+		/* -- COMMAND: its main thread (of its busiest image, after an exec). */
+		if (meta->selected_pid && proc->pid == meta->selected_pid &&
+		    p->main_thread[th->process] == p->order[i].index && score + 1 > best_cmd) {
+			best_cmd = score + 1;
+			p->selected = (uint32_t)i;
+		}
+	}
+	qsort(s, n, sizeof(*s), cmp_score_desc);
+	if (n > max)
+		n = max;
+	for (size_t i = 0; i < n; i++)
+		p->visible[i] = s[i].pos;
+	p->nr_visible = n;
+	if (p->selected == UINT32_MAX && n)
+		p->selected = s[0].pos;
+	/* The selected thread is shown, whatever its rank. */
+	if (p->selected != UINT32_MAX) {
+		bool shown = false;
+
+		for (size_t i = 0; i < n && !shown; i++)
+			shown = p->visible[i] == p->selected;
+		if (!shown && n)
+			p->visible[n - 1] = p->selected;
+	}
+	qsort(p->visible, p->nr_visible, sizeof(*p->visible), cmp_u32);
+	free(s);
+	return 0;
+}
 
 static int plan_build(struct emit_plan *p, const struct model *m, const struct profile_tables *t,
 		      const struct profile_meta *meta)
@@ -212,7 +301,9 @@ static int plan_build(struct emit_plan *p, const struct model *m, const struct p
 					     th->first_ts, th->tid, (uint32_t)i };
 	}
 	qsort(p->order, nt, sizeof(*p->order), cmp_thread_key);
-	err = cgroup_meta_build(&p->cgroups, m);
+	err = choose_initial_threads(p, m, meta);
+	if (!err)
+		err = cgroup_meta_build(&p->cgroups, m);
 out:
 	free(procs);
 	free(rank);

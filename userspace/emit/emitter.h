@@ -40,6 +40,7 @@ struct profile_meta {
 	/* --cgroup targets, e.g. "/test/child (id 1234)": one "Cgroup filter" entry each. */
 	const char *const *cgroup_filters;
 	size_t nr_cgroup_filters;
+	uint32_t selected_pid; /* -- COMMAND: its pid, whose main thread is selected at load; 0: none */
 };
 
 /* Write the whole profile to the open file descriptor `fd`, gzip-compressed when `gzip`. 0 or

@@ -227,6 +227,18 @@ void profile_meta_write(struct json_writer *w, const struct model *m,
 	jw_kv_bool(w, "debug", false);
 	jw_kv_int(w, "version", GECKO_PROFILE_VERSION);
 	jw_kv_int(w, "preprocessedProfileVersion", PROCESSED_PROFILE_VERSION);
+	/* Which tracks show and which is selected at load (emitter.c: choose_initial_threads). */
+	if (p->nr_visible) {
+		jw_key_array(w, "initialVisibleThreads");
+		for (size_t i = 0; i < p->nr_visible; i++)
+			jw_uint(w, p->visible[i]);
+		jw_end_array(w);
+	}
+	if (p->selected != UINT32_MAX) {
+		jw_key_array(w, "initialSelectedThreads");
+		jw_uint(w, p->selected);
+		jw_end_array(w);
+	}
 	jw_kv_bool(w, "symbolicated", true);
 	jw_kv_bool(w, "usesOnlyOneStackType", true);
 	jw_kv_bool(w, "sourceCodeIsNotOnSearchfox", true);

@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# What a person sees first in the Firefox Profiler (issue 21): the profile
+# says which tracks show at load (meta.initialVisibleThreads) and which is
+# selected (initialSelectedThreads), and every profile passes the marker
+# checks (check.mjs valid: every schema has a colour; no two markers of a
+# thread that the table would show as the same row).
+#
+#   cmd   -- forker: every thread of the command and of the children it
+#         forked is shown, and the command's main thread is selected.
+#   pid   -p burner: every thread of the burner is shown.
+#   all   -a while pipepair's reader spends the recording blocked in read():
+#         the reader is among the threads shown, though it barely ran.
+#
+# Usage: initial_view.sh cmd|pid|all
+. "$(dirname "$0")/common.sh"
+require_root
+make_workdir
+
+MODE=${1:?usage: initial_view.sh cmd|pid|all}
+OUT=$WORK/p.json.gz
+
+# view_check WANT_PIDS SELECTED_PID READER_TID: the initial view against the profile.
+view_check() {
+	"$NODE" -e '
+	const p = JSON.parse(require("zlib").gunzipSync(require("fs").readFileSync(process.argv[1])));
+	const [wantPids, selPid, readerTid] = process.argv.slice(2);
+	const vis = p.meta.initialVisibleThreads, sel = p.meta.initialSelectedThreads;
+	const fail = (m) => { console.log("FAIL " + m); process.exit(1); };
+	const ok = (m) => console.log("ok   " + m);
+	if (!Array.isArray(vis) || !vis.length) fail("no meta.initialVisibleThreads");
+	if (vis.some((i) => !Number.isInteger(i) || i < 0 || i >= p.threads.length))
+		fail("an initialVisibleThreads index is not a thread (the app throws on it)");
+	if (!Array.isArray(sel) || sel.length !== 1 || !vis.includes(sel[0]))
+		fail(`initialSelectedThreads ${JSON.stringify(sel)} is not one shown thread`);
+	const shown = new Set(vis);
+	const base = (pid) => String(pid).split(".")[0];
+	if (wantPids) {
+		const want = new Set(wantPids.split(","));
+		const missing = p.threads.map((t, i) => [t, i]).filter(([t, i]) => want.has(base(t.pid)) && !shown.has(i));
+		if (missing.length) fail(`${missing.length} target threads are hidden: ${missing.slice(0, 5).map(([t]) => `${t.name} (${t.tid})`).join(", ")}`);
+		ok(`all ${p.threads.filter((t) => want.has(base(t.pid))).length} threads of ${want.size} target process(es) are shown`);
+	}
+	if (selPid) {
+		const t = p.threads[sel[0]];
+		if (base(t.pid) !== selPid || !t.isMainThread) fail(`the selected thread is ${t.name} (${t.pid}/${t.tid}), not the main thread of ${selPid}`);
+		ok(`the main thread of the command, ${t.name} (${t.tid}) is selected`);
+	}
+	if (readerTid) {
+		const i = p.threads.findIndex((t) => String(t.tid) === readerTid);
+		if (i < 0) fail(`the reader ${readerTid} is not in the profile`);
+		if (!shown.has(i)) fail(`the blocked reader ${readerTid} is hidden (shown: ${vis.length} of ${p.threads.length})`);
+		ok(`the blocked reader ${p.threads[i].name} (${readerTid}) is shown (${vis.length} of ${p.threads.length} threads shown)`);
+	}
+	' "$OUT" "$@" || fail "the initial view is not what the recording was about"
+}
+
+case $MODE in
+cmd)
+	run_bpfprof 60 -o "$OUT" -- "$FORKER" 10
+	expect_success
+	cmd_pid=$(zcat "$OUT" | "$NODE" -e 'let s = "";
+	process.stdin.on("data", (d) => (s += d)).on("end", () => {
+		const p = JSON.parse(s);
+		const t = p.threads.filter((t) => t.processName === "forker" || t.name === "forker").sort((a, b) => a.registerTime - b.registerTime)[0];
+		console.log(t ? String(t.pid).split(".")[0] : "");
+	});')
+	[ -n "$cmd_pid" ] || fail "no forker process in the profile"
+	pids=$(zcat "$OUT" | "$NODE" -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () =>
+		console.log([...new Set(JSON.parse(s).threads.map((t) => String(t.pid).split(".")[0]))].join(",")));')
+	view_check "$pids" "$cmd_pid" ""
+	;;
+pid)
+	start_burner 20
+	pid=$BURNER_PID # stop_burner clears BURNER_PID
+	run_bpfprof 60 -p "$pid" -d 2 -o "$OUT"
+	expect_success
+	stop_burner
+	view_check "$pid" "" ""
+	;;
+all)
+	: "${PIPEPAIR:?PIPEPAIR is not set}"
+	"$PIPEPAIR" 6 200 >"$WORK/pipepair.out" 2>&1 &
+	PP=$!
+	trap 'kill "$PP" 2>/dev/null' EXIT
+	sleep 0.5
+	reader=$(ls "/proc/$PP/task" | while read -r t; do [ "$(cat "/proc/$PP/task/$t/comm")" = preader ] && echo "$t"; done)
+	[[ $reader =~ ^[0-9]+$ ]] || fail "no preader thread in pipepair $PP"
+	run_bpfprof 60 -a -d 3 -o "$OUT"
+	expect_success
+	view_check "" "" "$reader"
+	;;
+*)
+	fail "unknown mode $MODE"
+	;;
+esac
+run_check valid --profile "$OUT" --gzip --min-samples 1
