@@ -16,6 +16,7 @@ import { gzipSync } from 'node:zlib';
 
 import {
 	checkBurner,
+	checkNoKernelThreadSyscalls,
 	checkBurnerWithCli,
 	checkForker,
 	checkFormat,
@@ -192,6 +193,20 @@ describe('burner checks', () => {
 	};
 
 	test('a good -p profile passes', () => assert.deepEqual(run({}), []));
+	// A thread without user code (a kernel thread's zeroed registers) waiting in read(0, 0, 0)
+	// fails; a process seen only in its execve (busy machines) does not.
+	test('a kernel thread in read(0, 0, 0) fails, an execve without user frames does not', () => {
+		const thread = (data) => ({
+			name: 'kworker', tid: 9, pid: '9',
+			samples: { length: 0, stack: [], timeDeltas: [] },
+			markers: { length: 1, name: [0], startTime: [1], endTime: [2], phase: [1], category: [0], data: [data] },
+		});
+		const prof = (data) => new Profile({ meta: {}, shared: {}, threads: [thread(data)] });
+		const bad = failures((r) => checkNoKernelThreadSyscalls(r, prof({ type: 'bpfprof.SyscallWait', syscall: 'read', fd: 0, count: 0 })));
+		assert.equal(bad.length, 1);
+		assert.match(bad[0], /zeroed registers/);
+		assert.deepEqual(failures((r) => checkNoKernelThreadSyscalls(r, prof({ type: 'bpfprof.SyscallWait', syscall: 'execve' }))), []);
+	});
 	test('a good -a profile passes', () => assert.deepEqual(run({ otherProcesses: 3 }, { systemWide: true }), []));
 	test('off-CPU samples of a preempted thread are not CPU work', () =>
 		assert.deepEqual(run({ betaOffCpuShare: 0.3 }), []));
