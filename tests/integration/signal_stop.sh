@@ -16,6 +16,8 @@ log "\$ bpfprof -a -o $OUT &  (SIG$SIG 0.5 s after it says it records)"
 # profiler started from a terminal would not.
 env --default-signal=INT,TERM "$BPFPROF" -a -o "$OUT" >"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
 pid=$!
+# A failure below must not leave a system-wide recording running (one did, for an hour).
+trap 'kill -KILL "$pid" 2>/dev/null' EXIT
 # However long loading the programs takes on a busy machine, the signal comes while it records.
 wait_recording "$pid"
 sleep 0.5

@@ -32,6 +32,8 @@ start_serving() {
 	: >"$WORK/view.err"
 	env --default-signal=INT,TERM "$BPFPROF" "$@" >"$WORK/view.out" 2>"$WORK/view.err" &
 	VIEW_PID=$!
+	# A failure must not leave a server (or a recording, with --view) running.
+	trap 'kill -KILL "$VIEW_PID" 2>/dev/null' EXIT
 	for ((i = 0; i < 600; i++)); do
 		grep -q '^bpfprof: serving ' "$WORK/view.err" && break
 		kill -0 "$VIEW_PID" 2>/dev/null || fail "bpfprof exited: $(cat "$WORK/view.err")"
