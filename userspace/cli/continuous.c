@@ -275,9 +275,9 @@ static void write_job(void *ctx, void *arg)
 
 /*
  * Cut the live model at `boundary` (every ring drained past it), symbolize
- * the window before it and hand it to the writer thread. The caches are
- * swept first, once the writer is done with the last window: what it was
- * writing still named their binaries.
+ * the window before it, drop the caches only dead processes used (the
+ * tables hold their own copy of what they name) and hand the window to the
+ * writer thread. One window is written at a time: the cut waits for the last.
  */
 static int take_snapshot(struct continuous *c, uint64_t boundary)
 {
@@ -291,7 +291,6 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 		log_warn("the last snapshot took more than an interval to write; the rings waited "
 			 "for it (a slow disk in %s?)",
 			 c->opts->out_dir);
-	sweep_caches(c);
 	if (fabs(offset - c->wall_offset_ms) > CLOCK_STEP_MS) {
 		log_warn("the wall clock moved by %.0f ms; snapshot names follow it from now on",
 			 offset - c->wall_offset_ms);
@@ -326,6 +325,8 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 	}
 	job->live_threads = live->threads.len;
 	job->live_frames = live->frames.len;
+	/* After the cut only the live model names binaries: the rest go. */
+	sweep_caches(c);
 	symbolizer_get_stats(c->rec.sym, &job->sym);
 	snapshot_writer_submit(&c->writer, job);
 	return 0;

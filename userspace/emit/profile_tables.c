@@ -33,10 +33,32 @@ static int64_t intern_string(struct profile_tables *t, const char *s)
 	return strtab_intern(&t->strings, s);
 }
 
+/* A copy of `obj` that owns its strings, in one allocation; NULL when out of memory. */
+static struct object_info *copy_object_info(const struct object_info *obj)
+{
+	size_t name = obj->name ? strlen(obj->name) + 1 : 0,
+	       path = obj->path ? strlen(obj->path) + 1 : 0,
+	       id = obj->build_id ? strlen(obj->build_id) + 1 : 0;
+	struct object_info *c = malloc(sizeof(*c) + name + path + id);
+	char *p;
+
+	if (!c)
+		return NULL;
+	*c = *obj;
+	p = (char *)(c + 1);
+	if (name)
+		c->name = memcpy(p, obj->name, name), p += name;
+	if (path)
+		c->path = memcpy(p, obj->path, path), p += path;
+	if (id)
+		c->build_id = memcpy(p, obj->build_id, id);
+	return c;
+}
+
 static int64_t intern_lib(struct profile_tables *t, const struct object_info *obj)
 {
 	struct hmap_key key = { (uint64_t)(uintptr_t)obj, 0 };
-	struct pt_lib lib = { obj };
+	struct pt_lib lib = { NULL };
 	uint32_t idx;
 	int err;
 
@@ -45,11 +67,17 @@ static int64_t intern_lib(struct profile_tables *t, const struct object_info *ob
 	err = check_room(t->libs.len);
 	if (err)
 		return err;
-	idx = (uint32_t)t->libs.len;
-	if (vec_push(&t->libs, lib))
+	lib.obj = copy_object_info(obj);
+	if (!lib.obj)
 		return -ENOMEM;
+	idx = (uint32_t)t->libs.len;
+	if (vec_push(&t->libs, lib)) {
+		free((void *)lib.obj);
+		return -ENOMEM;
+	}
 	err = hmap_put(&t->lib_index, key, idx);
 	if (err) {
+		free((void *)lib.obj);
 		t->libs.len--;
 		return err;
 	}
@@ -494,6 +522,8 @@ void profile_tables_free(struct profile_tables *t)
 	vec_free(&t->frames);
 	vec_free(&t->stacks);
 	vec_free(&t->resources);
+	for (size_t i = 0; i < t->libs.len; i++)
+		free((void *)t->libs.data[i].obj);
 	vec_free(&t->libs);
 	vec_free(&t->sources);
 	vec_free(&t->raw_stack_map);

@@ -52,6 +52,11 @@ struct pt_resource {
 };
 
 struct pt_lib {
+	/*
+	 * The tables' own copy of the library's identity (strings included):
+	 * the symbolizer may drop its object once the tables are built, while
+	 * a continuous snapshot is still being written from them.
+	 */
 	const struct object_info *obj;
 };
 

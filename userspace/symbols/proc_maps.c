@@ -129,6 +129,9 @@ int proc_maps_read(const char *proc_root, pid_t pid, map_entries_t *out)
 		return errno == ESRCH ? -ENOENT : -errno;
 	err = proc_maps_parse(f, out);
 	fclose(f);
+	/* What a failed read parsed is no one's: callers that give up on an error leaked it. */
+	if (err)
+		map_entries_free(out);
 	/* The process can exit between open and read. */
 	return err == -ESRCH ? -ENOENT : err;
 }

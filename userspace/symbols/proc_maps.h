@@ -23,7 +23,10 @@ typedef VEC(struct map_entry) map_entries_t;
 
 /* Parse maps text from `f` and append to `out`; 0, or -EINVAL/-ENOMEM. */
 int proc_maps_parse(FILE *f, map_entries_t *out);
-/* Read /proc/PID/maps (proc_root is normally "/proc"); -ENOENT when the process is gone. */
+/*
+ * Read /proc/PID/maps (proc_root is normally "/proc"); -ENOENT when the
+ * process is gone. On any error `out` is left empty (freed).
+ */
 int proc_maps_read(const char *proc_root, pid_t pid, map_entries_t *out);
 void map_entries_free(map_entries_t *v);
 
