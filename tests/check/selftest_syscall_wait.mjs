@@ -95,7 +95,11 @@ describe('syscall wait checks', () => {
 		b.set('ssleeper', b.get('ssleeper').slice(0, 1700));
 		assertOnlyFails(failures(b), [/^100 of its 1 ms nanosleeps waited less than 1 ms/]);
 		assertOnlyFails(failures(good(), { sleeperSched: { offCpuCount: 1500, hiddenOffCpuCount: 0 } }),
-				[/counts 1500 waits for its 1800/, /^1800 nanosleep markers: one per wait/]);
+				[/counts 1500 waits, 0 of them preemptions, for its 1800/, /^1800 nanosleep markers: one per wait/]);
+		// A busy machine preempts the sleeper: two short preemptions are waits, not nanosleeps.
+		assert.deepEqual(failures(good(), { sleeperSched: { offCpuCount: 1802, hiddenOffCpuCount: 2, preemptions: 2 } }), []);
+		assertOnlyFails(failures(good(), { sleeperSched: { offCpuCount: 1802, hiddenOffCpuCount: 2, preemptions: 0 } }),
+				[/counts 1802 waits, 0 of them preemptions, for its 1800/]);
 		const c = good();
 		c.get('ssleeper')[0].duration = 0.5;
 		assertOnlyFails(failures(c), [/no nanosleep marker is shorter/]);
