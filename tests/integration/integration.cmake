@@ -178,7 +178,7 @@ bpfprof_integration_test(overload 120 TRUE overload.sh)
 
 # What shows first in the Firefox Profiler (issue 21): the targets' threads,
 # the blocked reader in -a, the launched command selected.
-foreach(mode cmd pid all)
+foreach(mode cmd pid all blocked)
   bpfprof_integration_test(initial_view_${mode} 90 TRUE initial_view.sh ${mode})
 endforeach()
 

@@ -382,6 +382,28 @@ bool recording_any_target_alive(const struct options *opts)
 	return false;
 }
 
+void recording_note_blocked_threads(struct recording *r, const struct options *opts)
+{
+	struct model *m = &r->model;
+
+	/* -a has hundreds of such threads, and they are not what was asked for. */
+	if (opts->all || opts->nr_cgroups || !m->sched_enabled || !m->offcpu_samples)
+		return;
+	for (size_t i = 0; i < m->threads.len; i++) {
+		const struct thread *t = &m->threads.data[i];
+		char state;
+
+		if (t->pid == 0 || t->exited || t->samples.len || t->sched_markers.len)
+			continue;
+		state = proc_thread_state("/proc", t->pid, t->tid);
+		if (state != 'S' && state != 'D')
+			continue;
+		if (model_blocked_throughout(m, (uint32_t)i,
+					     state == 'D' ? OFFCPU_BLOCKED : OFFCPU_SLEEPING))
+			return; /* out of memory: the rest stay blank */
+	}
+}
+
 int recording_note_lost(struct recording *r, uint64_t now, bool force)
 {
 	uint64_t total[LOST_KINDS], delta[LOST_KINDS];

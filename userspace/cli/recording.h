@@ -83,6 +83,14 @@ int recording_write(struct recording *r, const struct options *opts, const struc
  */
 int recording_note_lost(struct recording *r, uint64_t now, bool force);
 
+/*
+ * After recording_stop, with -p or -- COMMAND and off-CPU samples: a target
+ * thread that never ran nor woke (blocked in pthread_join, a read, a lock
+ * from before the start to the end) gets its wait over the whole
+ * recording, for the reason its state says now, instead of a blank track.
+ */
+void recording_note_blocked_threads(struct recording *r, const struct options *opts);
+
 /* Warn about records lost because a ring buffer was full. */
 void recording_report_lost(const struct session_stats *st);
 

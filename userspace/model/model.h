@@ -336,6 +336,16 @@ struct model {
 };
 
 void model_init(struct model *m, const struct proc_source *source, uint64_t start_ts);
+
+/*
+ * Thread `thread` (an index in m->threads) neither ran nor woke during the
+ * recording: it was off the CPU from before the start to the end, for
+ * `reason` (enum offcpu_reason, from its state now). With scheduler capture
+ * it then gets its wait like any thread: an Off-CPU marker over the
+ * recording and its off-CPU samples (no stack: its switch-out came before).
+ * Threads with any sample or event are left as they are. 0 or -ENOMEM.
+ */
+int model_blocked_throughout(struct model *m, uint32_t thread, uint8_t reason);
 void model_free(struct model *m);
 
 /*

@@ -34,6 +34,21 @@ static int read_small_file(const char *path, char *buf, size_t cap, size_t *len)
 	return 0;
 }
 
+char proc_thread_state(const char *proc_root, uint32_t pid, uint32_t tid)
+{
+	char path[PATH_MAX], buf[512];
+	const char *close_paren;
+	size_t len;
+
+	snprintf(path, sizeof(path), "%s/%u/task/%u/stat", proc_root, pid, tid);
+	if (read_small_file(path, buf, sizeof(buf) - 1, &len))
+		return 0;
+	buf[len] = '\0';
+	/* "TID (comm) S ...": the comm may hold spaces and parentheses; the last ')' ends it. */
+	close_paren = strrchr(buf, ')');
+	return close_paren && close_paren[1] == ' ' ? close_paren[2] : 0;
+}
+
 int proc_read_comm(const char *proc_root, uint32_t pid, char name[BPFPROF_COMM_LEN])
 {
 	char path[PATH_MAX], buf[BPFPROF_COMM_LEN + 1];

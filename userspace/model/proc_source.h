@@ -36,6 +36,12 @@ void proc_refresh_thread_names(struct model *m, const char *proc_root);
 
 /* Helpers shared with other /proc readers; 0 or -errno. */
 int proc_read_comm(const char *proc_root, uint32_t pid, char name[BPFPROF_COMM_LEN]);
+
+/*
+ * The state letter of thread `tid` of `pid` (the third field of
+ * PROC/PID/task/TID/stat: R, S, D, ...), or 0 when it cannot be read.
+ */
+char proc_thread_state(const char *proc_root, uint32_t pid, uint32_t tid);
 int proc_read_cmdline(const char *proc_root, uint32_t pid, char **out);
 
 #endif

@@ -711,6 +711,28 @@ int model_sched_flush(struct model *m, uint64_t watermark)
 	return 0;
 }
 
+int model_blocked_throughout(struct model *m, uint32_t thread, uint8_t reason)
+{
+	struct thread *t = thread < m->threads.len ? &m->threads.data[thread] : NULL;
+	struct sched_replay *r;
+
+	if (!t || !m->sched_enabled || t->exited || t->samples.len || t->sched_markers.len)
+		return 0;
+	r = sched_replay_of(t);
+	if (!r)
+		return -ENOMEM;
+	/* Any event at all: the replay knows better than a guess. */
+	if (r->state != REPLAY_UNKNOWN || r->pending.len || r->last_ts)
+		return 0;
+	r->state = REPLAY_OFF;
+	r->start_known = true;
+	r->since = m->start_ts;
+	r->last_ts = m->start_ts;
+	r->reason = reason;
+	r->stack = NO_INDEX;
+	return 0;
+}
+
 int sched_close_all(struct model *m, uint64_t stop)
 {
 	for (size_t i = 0; i < m->threads.len; i++) {
