@@ -102,8 +102,9 @@ static void files_are_loaded_once_and_found_by_dev_and_inode(void)
 	CHECK(stat(CFI_FIX, &st) == 0);
 	CHECK(unwind_store_find(&s, unwind_kernel_dev(major(st.st_dev), minor(st.st_dev)),
 				st.st_ino) == &s.files.data[0]);
+	/* An inode no file here has (ino + 1 was the second fixture's in one CI clone). */
 	CHECK(unwind_store_find(&s, unwind_kernel_dev(major(st.st_dev), minor(st.st_dev)),
-				st.st_ino + 1) == NULL);
+				UNWIND_VDSO_INO - 1) == NULL);
 out:
 	unwind_store_free(&s);
 }
