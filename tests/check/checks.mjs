@@ -106,6 +106,8 @@ export function checkFile(report, profile, { expectGzip }) {
 // The format checklist, then the parts of the bpfprof contract that hold for
 // every profile. Returns the checklist problems (the CLI load is skipped when
 // the stack table is unsafe to walk: a cyclic one hangs the loader).
+const PROCESS_TYPES = ['user', 'kernel thread', 'idle', 'profiler (bpfprof)'];
+
 export function checkFormat(report, profile) {
 	report.section('format checklist (spec section 13)');
 	const problems = checkStructure(profile.json);
@@ -128,6 +130,11 @@ export function checkFormat(report, profile) {
 	const colorless = (meta.markerSchema || []).filter((s) => !s.colorField).map((s) => s.name);
 	report.check(colorless.length === 0, `every marker schema has a colour (colorField)` +
 			     (colorless.length ? `; these have none: ${colorless.join(', ')}` : ''));
+	// The track tooltip says `Process: "<processType>"` (issue 21): bpfprof's own
+	// types (emitter.c process_type), never Gecko's, which the front-end gives meanings.
+	const types = new Set(profile.json.threads.map((t) => t.processType));
+	const foreign = [...types].filter((ty) => !PROCESS_TYPES.includes(ty));
+	report.check(foreign.length === 0, `every processType is bpfprof's (${[...types].join(', ')})`);
 	// One row per thing in the marker table (issue 21): no two markers of a
 	// thread with the same name, span and data, and no Off-CPU and Runnable
 	// pair over the same span for the same reason (a preemption).
@@ -321,10 +328,34 @@ export function checkBurner(report, profile, { pid, tids, systemWide, durationS,
 		report.check(others.length >= 1, `other processes are present: ${others.length}`);
 		report.note(`busiest: ${counts.slice(0, 5).map(([p, n, c]) => `${n} (${p}) ${c} samples`).join(', ')}`);
 		checkNoKernelThreadSyscalls(report, profile);
+		checkProcessTypes(report, profile);
 	} else {
 		report.check(others.length === 0, `no threads of other processes (found pids: ` +
 						  `${others.slice(0, 10).join(', ') || 'none'})`);
 	}
+}
+
+// processType is what the track tooltip says after `Process:`. Every machine's kernel runs its
+// workers (vmstat, RCU, timers) within seconds, and bpfprof itself reads its rings: both show
+// in a system-wide recording, each with its own type; every other process is 'user'.
+export function checkProcessTypes(report, profile) {
+	const kernelNamed = /^(kworker\/|ksoftirqd\/|rcu_|migration\/|kthreadd$)/;
+	const kernel = profile.threads.filter((t) => t.pid !== '0' && kernelNamed.test(t.name));
+	const wrongKernel = kernel.filter((t) => t.processType !== 'kernel thread');
+	report.check(kernel.length >= 1 && wrongKernel.length === 0,
+		     `kernel threads have processType "kernel thread": ${kernel.length - wrongKernel.length} ` +
+		     `of ${kernel.length} (wrong: ${wrongKernel.slice(0, 3).map((t) =>
+			     `${t.name}=${t.processType}`).join(', ') || 'none'})`);
+	const profiler = profile.threads.filter((t) => t.processType === 'profiler (bpfprof)');
+	const profilerPids = new Set(profiler.map((t) => t.pid));
+	report.check(profilerPids.size === 1 && profiler.every((t) => t.processName === 'bpfprof'),
+		     `one process is the profiler, named bpfprof (pids: ${[...profilerPids].join(', ') || 'none'})`);
+	const idle = profile.threads.filter((t) => t.pid === '0');
+	report.check(idle.every((t) => t.processType === 'idle'),
+		     `idle threads have processType "idle" (${idle.length})`);
+	const burner = profile.threads.filter((t) => t.processName === 'bpfprof-burner');
+	report.check(burner.length > 0 && burner.every((t) => t.processType === 'user'),
+		     `the burner's threads have processType "user" (${burner.length})`);
 }
 
 // Kernel threads are in no syscall: their saved registers are zeros, which once read as

@@ -208,6 +208,12 @@ describe('burner checks', () => {
 		assert.deepEqual(failures((r) => checkNoKernelThreadSyscalls(r, prof({ type: 'bpfprof.SyscallWait', syscall: 'execve' }))), []);
 	});
 	test('a good -a profile passes', () => assert.deepEqual(run({ otherProcesses: 3 }, { systemWide: true }), []));
+	test('a kernel thread typed as a user process fails under -a', () =>
+		assertOnlyFails(run({ otherProcesses: 3, kworkerType: 'user' }, { systemWide: true }),
+				[/^kernel threads have processType "kernel thread": 0 of 3/]));
+	test("Gecko's process type fails the contract", () =>
+		assertOnlyFails(failures((r) => checkFormat(r, profileOf(burnerProfile({ otherProcesses: 1, kworkerType: 'default' })))),
+				[/^every processType is bpfprof's \(user, default, profiler \(bpfprof\)\)/]));
 	test('off-CPU samples of a preempted thread are not CPU work', () =>
 		assert.deepEqual(run({ betaOffCpuShare: 0.3 }), []));
 	test('alpha_heavy at 80% is within tolerance', () => assert.deepEqual(run({ heavyShare: 0.8 }), []));
@@ -254,7 +260,9 @@ describe('burner checks', () => {
 	test('other processes under -p fail', () =>
 		assertOnlyFails(run({ otherProcesses: 1 }), [/no threads of other processes/]));
 	test('no other process under -a fails', () =>
-		assertOnlyFails(run({}, { systemWide: true }), [/other processes are present: 0/]));
+		assertOnlyFails(run({}, { systemWide: true }), [/other processes are present: 0/,
+								 /^kernel threads have processType "kernel thread": 0 of 0/,
+								 /^one process is the profiler, named bpfprof \(pids: none\)/]));
 	test('a burn function in the wrong library fails', () =>
 		assertOnlyFails(run({ heavyLib: 'libc.so.6' }), [/alpha_heavy belongs to resource "burner"/]));
 	test('a burn function with the Kernel category fails', () =>

@@ -107,8 +107,8 @@ export class ProfileBuilder {
 		return prefix;
 	}
 
-	thread({ pid, tid, name, isMainThread, processName }) {
-		const t = { pid: String(pid), tid, name, isMainThread, processName, samples: [], markers: [] };
+	thread({ pid, tid, name, isMainThread, processName, processType = 'user' }) {
+		const t = { pid: String(pid), tid, name, isMainThread, processName, processType, samples: [], markers: [] };
 		this.threads.push(t);
 		return {
 			// time in ms; cpu in µs since the previous sample of this thread.
@@ -131,7 +131,7 @@ export class ProfileBuilder {
 			return {
 				name: th.name,
 				isMainThread: th.isMainThread,
-				processType: 'default',
+				processType: th.processType,
 				processName: th.processName,
 				processStartupTime: 0,
 				processShutdownTime: null,
@@ -259,6 +259,7 @@ export const BURNER_DEFAULTS = {
 	heavyCategory: CAT.USER,
 	heavyLib: 'burner',
 	otherProcesses: 0,
+	kworkerType: 'kernel thread',
 	cpuScale: 1, // multiplies threadCPUDelta of the busy threads
 	truthScale: 1, // multiplies the CPU time the burner reports it used
 	sampleSpanS: null, // defaults to durationS
@@ -342,8 +343,13 @@ export function burnerProfile(overrides = {}) {
 		for (let t = 3; t < span; t += 97)
 			th.sample([U('main', `proc${i}`), U('work', `proc${i}`)], t, 200);
 		const kt = b.thread({ pid: 2 + i * 1000, tid: 2 + i * 1000, name: `kworker/${i}`, isMainThread: true,
-				      processName: `kworker/${i}` });
+				      processName: `kworker/${i}`, processType: o.kworkerType });
 		kt.sample([K('ret_from_fork'), K('worker_thread')], 5, 100);
+	}
+	if (o.otherProcesses) {
+		const self = b.thread({ pid: 900, tid: 900, name: 'bpfprof', isMainThread: true, processName: 'bpfprof',
+					processType: 'profiler (bpfprof)' });
+		self.sample([U('main', 'bpfprof'), U('ring_buffer__poll', 'libbpf.so.1')], 7, 300);
 	}
 	const json = b.build();
 	json.meta.startTimeAsClockMonotonicNanosecondsSinceBoot = BURNER_MONO_BASE;

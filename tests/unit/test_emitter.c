@@ -782,6 +782,7 @@ static void check_fixture_values(json_t *root, bool sched)
 	static const bool mains[] = { true, false, true, false, true };
 	static const double registered[] = { 0, 0, 0, 1, 5 };
 	static const double started[] = { 0, 0, 0, 0, 5 };
+	static const char *const types[] = { "idle", "idle", "user", "user", "user" };
 	json_t *meta = json_object_get(root, "meta"), *th, *lib, *cats;
 	json_int_t leaf, parent, res;
 	char path[512];
@@ -875,7 +876,7 @@ static void check_fixture_values(json_t *root, bool sched)
 		CHECK_EQ_INT(json_is_true(json_object_get(th, "isMainThread")), mains[i]);
 		CHECK(json_number_value(json_object_get(th, "registerTime")) == registered[i]);
 		CHECK(json_number_value(json_object_get(th, "processStartupTime")) == started[i]);
-		CHECK_EQ_STR(json_string_value(json_object_get(th, "processType")), "default");
+		CHECK_EQ_STR(json_string_value(json_object_get(th, "processType")), types[i]);
 		CHECK(json_is_null(json_object_get(th, "processShutdownTime")));
 		CHECK(json_is_null(json_object_get(th, "unregisterTime")));
 		CHECK(json_is_true(json_object_get(th, "showMarkersInTimeline")));
@@ -1134,6 +1135,32 @@ static void test_main_thread_fallback(void)
 		CHECK(json_is_true(json_object_get(thread_at(e.root, 4), "isMainThread")));
 		CHECK_EQ_STR(json_string_value(json_object_get(thread_at(e.root, 4), "name")),
 			     "tool");
+	}
+	emitted_free(&e);
+	fixture_free(&f);
+}
+
+/* The track tooltip's process type: kernel threads and bpfprof itself are told apart. */
+static void test_process_types(void)
+{
+	struct profile_meta meta = test_meta;
+	struct emitted e;
+	struct fixture f;
+
+	CHECK_EQ_INT(fixture_init(&f), 0);
+	f.m.processes.data[0].kernel_thread = true; /* "tool" */
+	meta.profiler_pid = 100;		    /* "app" */
+	emit_with(&e, "profile.json", &f.m, &f.t, &meta);
+	CHECK_EQ_INT(e.err, 0);
+	if (e.root) {
+		static const char *const types[] = { "idle", "idle", "profiler (bpfprof)",
+						     "profiler (bpfprof)", "kernel thread" };
+
+		CHECK_EQ_INT(check_profile(e.root), 0);
+		for (size_t i = 0; i < 5; i++)
+			CHECK_EQ_STR(json_string_value(
+					     json_object_get(thread_at(e.root, i), "processType")),
+				     types[i]);
 	}
 	emitted_free(&e);
 	fixture_free(&f);
@@ -1766,6 +1793,7 @@ int main(void)
 	RUN(test_checker_catches_violations);
 	RUN(test_main_thread_fallback);
 	RUN(test_unsorted_samples_and_reused_pid);
+	RUN(test_process_types);
 	RUN(test_sched_profile);
 	RUN(test_no_sched_data);
 	RUN(test_rejects_bad_sched_markers);

@@ -24,9 +24,17 @@ static int64_t fake_object(void *ctx, uint32_t pid, const struct map_entry *e)
 	return 100 + (int64_t)e->inode;
 }
 
+/* kthreadd (pid 2) is a kernel thread; every other pid /proc could read is a user process. */
+static int fake_kernel_thread(void *ctx, uint32_t pid)
+{
+	(void)ctx;
+	return pid == 2 ? 1 : pid >= 900 ? -ENOENT : 0;
+}
+
 static void init_model(struct model *m)
 {
-	struct proc_source src = { .object_for_mapping = fake_object };
+	struct proc_source src = { .object_for_mapping = fake_object,
+				   .read_kernel_thread = fake_kernel_thread };
 
 	model_init(m, &src, T0);
 	m->lifecycle = true;
@@ -303,8 +311,32 @@ static void new_mapping_replaces_what_it_overlaps(void)
 	model_free(&m);
 }
 
+/*
+ * A kernel thread's child is one too when /proc could not tell (gone
+ * before it was read); an exec (a usermode helper's) makes a user process.
+ */
+static void kernel_threads_through_fork_and_exec(void)
+{
+	struct model m;
+
+	init_model(&m);
+	CHECK_EQ_INT(model_fork(&m, 0, 0, 2, 2, T0), 0);
+	CHECK_EQ_INT(model_fork(&m, 2, 2, 901, 901, T0 + 1 * MS), 0);
+	CHECK_EQ_INT(model_fork(&m, 1, 1, 902, 902, T0 + 1 * MS), 0);
+	CHECK_EQ_INT(model_fork(&m, 2, 2, 903, 903, T0 + 1 * MS), 0);
+	CHECK(model_process(&m, 2, T0)->kernel_thread);
+	CHECK(model_process(&m, 901, T0 + 1 * MS)->kernel_thread);
+	CHECK(!model_process(&m, 902, T0 + 1 * MS)->kernel_thread);
+	CHECK(model_process(&m, 903, T0 + 1 * MS)->kernel_thread);
+	/* fork + exec with nothing between is one process: the helper's program. */
+	CHECK_EQ_INT(model_comm(&m, 903, 903, "modprobe", true, T0 + 2 * MS), 0);
+	CHECK(!model_process(&m, 903, T0 + 3 * MS)->kernel_thread);
+	model_free(&m);
+}
+
 int main(void)
 {
+	RUN(kernel_threads_through_fork_and_exec);
 	RUN(fork_inherits_mappings_and_lifetimes);
 	RUN(exec_starts_a_new_image);
 	RUN(fork_then_exec_is_one_process);

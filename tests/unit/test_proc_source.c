@@ -66,7 +66,7 @@ static void make_tree(void)
 
 static void remove_tree(void)
 {
-	const char *files[] = { "4242/maps", "4242/comm", "4242/cmdline" };
+	const char *files[] = { "4242/maps", "4242/comm", "4242/cmdline", "4242/stat" };
 	char path[PATH_MAX + 64];
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -163,8 +163,32 @@ static void live_reread_replaces_the_mappings(void)
 	remove_tree();
 }
 
+/* The flags field of PROC/PID/stat: PF_KTHREAD makes a kernel thread, whatever its comm. */
+static void kernel_threads_from_stat(void)
+{
+	make_tree();
+	/* A comm with a space and a ')' must not shift the fields. */
+	write_file("4242/stat", "4242 (kworker/0:1) x) I 2 0 0 0 -1 69238880 0 0 0 0\n");
+	CHECK_EQ_INT(proc_is_kernel_thread(root, PID), 1);
+	write_file("4242/stat", "4242 (app) S 1 4242 4242 0 -1 4194560 120 0 0 0\n");
+	CHECK_EQ_INT(proc_is_kernel_thread(root, PID), 0);
+	write_file("4242/stat", "4242 (app");
+	CHECK_EQ_INT(proc_is_kernel_thread(root, PID), -ENOENT);
+	CHECK_EQ_INT(proc_is_kernel_thread(root, PID + 1), -ENOENT);
+	/* This machine's own: we are a user process; kthreadd (pid 2 outside containers) is not. */
+	CHECK_EQ_INT(proc_is_kernel_thread("/proc", (uint32_t)getpid()), 0);
+	{
+		char comm[BPFPROF_COMM_LEN] = "";
+
+		if (proc_read_comm("/proc", 2, comm) == 0 && !strcmp(comm, "kthreadd"))
+			CHECK_EQ_INT(proc_is_kernel_thread("/proc", 2), 1);
+	}
+	remove_tree();
+}
+
 int main(void)
 {
+	RUN(kernel_threads_from_stat);
 	RUN(zombie_maps_keep_the_known_mappings);
 	RUN(live_reread_replaces_the_mappings);
 	return test_summary();

@@ -109,6 +109,7 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 	meta.syscall_min_ns = m->syscall_min_ns;
 	meta.cgroup_filters = (const char *const *)r->cgroups.desc;
 	meta.selected_pid = r->have_cmd ? r->cmd_tgid : 0;
+	meta.profiler_pid = (uint32_t)getpid();
 	meta.nr_cgroup_filters = r->cgroups.n;
 	if (format == FORMAT_PPROF)
 		return pprof_write_fd(out->fd, out->gzip, m, tables, &meta);

@@ -817,6 +817,21 @@ static uint64_t thread_start(const struct model *m, const struct process *proc,
 	return m->lifecycle && !proc->started ? m->start_ts : th->first_ts;
 }
 
+/*
+ * The track tooltip's `Process: "..."`. The front-end gives Gecko's types
+ * ("default", "tab", "plugin") meanings of its own; these are none of them.
+ */
+static const char *process_type(const struct profile_meta *meta, const struct process *proc)
+{
+	if (proc->is_idle)
+		return "idle";
+	if (proc->kernel_thread)
+		return "kernel thread";
+	if (meta->profiler_pid && proc->pid == meta->profiler_pid)
+		return "profiler (bpfprof)";
+	return "user";
+}
+
 static void write_thread(struct json_writer *w, const struct model *m,
 			 const struct profile_tables *t, struct emit_plan *p,
 			 const struct profile_meta *meta, uint32_t ti)
@@ -836,7 +851,7 @@ static void write_thread(struct json_writer *w, const struct model *m,
 	jw_key(w, "name");
 	write_thread_name(w, m, p, proc, th, is_main);
 	jw_kv_bool(w, "isMainThread", is_main);
-	jw_kv_string(w, "processType", "default");
+	jw_kv_string(w, "processType", process_type(meta, proc));
 	jw_key(w, "processName");
 	write_process_name(w, m, p, proc);
 	jw_kv_string(w, "pid", pid);

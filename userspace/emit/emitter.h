@@ -41,6 +41,7 @@ struct profile_meta {
 	const char *const *cgroup_filters;
 	size_t nr_cgroup_filters;
 	uint32_t selected_pid; /* -- COMMAND: its pid, whose main thread is selected at load; 0: none */
+	uint32_t profiler_pid; /* bpfprof's own process, shown as such; 0: none */
 };
 
 /* Write the whole profile to the open file descriptor `fd`, gzip-compressed when `gzip`. 0 or

@@ -162,6 +162,9 @@ int model_fork(struct model *m, uint32_t ppid, uint32_t ptid, uint32_t pid, uint
 			copy_comm(p->name, name);
 		if (parent_idx != NO_INDEX && inherit_cgroup(p, &m->processes.data[parent_idx]))
 			return -ENOMEM;
+		/* kthreadd's children are kernel threads, also when gone before /proc was read. */
+		if (parent_idx != NO_INDEX && m->processes.data[parent_idx].kernel_thread)
+			p->kernel_thread = true;
 	}
 	t = early_thread(m, pid, tid, ts);
 	if (!t)
@@ -277,6 +280,8 @@ static int reuse_image(struct model *m, struct process *p, uint32_t tid, const c
 	copy_comm(p->name, comm);
 	free(p->cmdline);
 	p->cmdline = NULL;
+	/* Only a user process comes out of an exec (a usermode helper leaves the kernel's). */
+	p->kernel_thread = false;
 	if (m->source.read_info)
 		m->source.read_info(m->source.ctx, p->pid, p->name, &p->cmdline);
 	model_read_cgroup(m, p);

@@ -181,6 +181,7 @@ struct process {
 	char name[BPFPROF_COMM_LEN]; /* main thread's comm */
 	char *cmdline;		     /* NULL when unknown (exited before we looked) */
 	bool is_idle;		     /* pid 0: per-CPU idle threads */
+	bool kernel_thread;	     /* a kernel thread (PF_KTHREAD): read, or its parent's */
 	bool maps_read;		     /* /proc/PID/maps was read at least once */
 	bool gone;		     /* /proc/PID vanished: do not look again */
 	uint64_t maps_read_ts;	     /* when, to throttle re-reads on unknown addresses */
@@ -250,6 +251,8 @@ struct proc_source {
 	int (*read_cgroup)(void *ctx, uint32_t pid, char **path, uint32_t *owner);
 	/* Whether the thread still exists (continuous mode drops vanished ones). Optional. */
 	bool (*thread_alive)(void *ctx, uint32_t pid, uint32_t tid);
+	/* 1 when the process is a kernel thread, 0 when not, -errno when unknown. Optional. */
+	int (*read_kernel_thread)(void *ctx, uint32_t pid);
 	void *ctx;
 };
 

@@ -34,19 +34,48 @@ static int read_small_file(const char *path, char *buf, size_t cap, size_t *len)
 	return 0;
 }
 
-char proc_thread_state(const char *proc_root, uint32_t pid, uint32_t tid)
+/*
+ * The fields of a stat file after "PID (comm) ", from the state on, into
+ * buf; NULL when it cannot be read. The comm may hold spaces and
+ * parentheses: the last ')' ends it.
+ */
+static const char *stat_fields(const char *path, char *buf, size_t cap)
 {
-	char path[PATH_MAX], buf[512];
 	const char *close_paren;
 	size_t len;
 
-	snprintf(path, sizeof(path), "%s/%u/task/%u/stat", proc_root, pid, tid);
-	if (read_small_file(path, buf, sizeof(buf) - 1, &len))
-		return 0;
+	if (read_small_file(path, buf, cap - 1, &len))
+		return NULL;
 	buf[len] = '\0';
-	/* "TID (comm) S ...": the comm may hold spaces and parentheses; the last ')' ends it. */
 	close_paren = strrchr(buf, ')');
-	return close_paren && close_paren[1] == ' ' ? close_paren[2] : 0;
+	return close_paren && close_paren[1] == ' ' ? close_paren + 2 : NULL;
+}
+
+char proc_thread_state(const char *proc_root, uint32_t pid, uint32_t tid)
+{
+	char path[PATH_MAX], buf[512];
+	const char *fields;
+
+	snprintf(path, sizeof(path), "%s/%u/task/%u/stat", proc_root, pid, tid);
+	fields = stat_fields(path, buf, sizeof(buf));
+	return fields ? fields[0] : 0;
+}
+
+/* PF_KTHREAD in include/linux/sched.h: an ABI since /proc/PID/stat shows the flags. */
+#define PROC_PF_KTHREAD 0x00200000u
+
+int proc_is_kernel_thread(const char *proc_root, uint32_t pid)
+{
+	char path[PATH_MAX], buf[1024];
+	const char *fields;
+	unsigned long flags;
+
+	snprintf(path, sizeof(path), "%s/%u/stat", proc_root, pid);
+	fields = stat_fields(path, buf, sizeof(buf));
+	/* state ppid pgrp session tty_nr tpgid flags: the seventh field from the state. */
+	if (!fields || sscanf(fields, "%*c %*d %*d %*d %*d %*d %lu", &flags) != 1)
+		return -ENOENT;
+	return (flags & PROC_PF_KTHREAD) != 0;
 }
 
 int proc_read_comm(const char *proc_root, uint32_t pid, char name[BPFPROF_COMM_LEN])
@@ -107,6 +136,13 @@ static int read_info(void *vctx, uint32_t pid, char name[BPFPROF_COMM_LEN], char
 		return err;
 	err = proc_read_cmdline(ctx->proc_root, pid, cmdline);
 	return err == -ENOENT ? err : 0;
+}
+
+static int read_kernel_thread(void *vctx, uint32_t pid)
+{
+	struct proc_source_ctx *ctx = vctx;
+
+	return proc_is_kernel_thread(ctx->proc_root, pid);
 }
 
 /* Whether /proc lists any executable mapping: none at all means the process is exiting. */
@@ -257,6 +293,7 @@ void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)
 	src->thread_alive = thread_alive;
 	src->jit_object = jit_object;
 	src->read_info = read_info;
+	src->read_kernel_thread = read_kernel_thread;
 	src->read_maps = read_maps;
 	src->object_for_mapping = object_for_mapping;
 	src->read_cgroup = read_cgroup;

@@ -42,6 +42,8 @@ int proc_read_comm(const char *proc_root, uint32_t pid, char name[BPFPROF_COMM_L
  * PROC/PID/task/TID/stat: R, S, D, ...), or 0 when it cannot be read.
  */
 char proc_thread_state(const char *proc_root, uint32_t pid, uint32_t tid);
+/* 1 when PROC/PID is a kernel thread (PF_KTHREAD), 0 when not, -ENOENT when unreadable. */
+int proc_is_kernel_thread(const char *proc_root, uint32_t pid);
 int proc_read_cmdline(const char *proc_root, uint32_t pid, char **out);
 
 #endif

@@ -93,6 +93,8 @@ struct process *model_new_image(struct model *m, uint32_t pid, uint64_t ts)
 		np->gone = true;
 	} else {
 		model_read_cgroup(m, np);
+		if (m->source.read_kernel_thread)
+			np->kernel_thread = m->source.read_kernel_thread(m->source.ctx, pid) == 1;
 	}
 	return np;
 }
