@@ -163,11 +163,50 @@ export function checkFormat(report, profile) {
 	}
 	report.check(dups === 0, `no thread has two marker rows for one thing (${dups} found` +
 			     (dupExamples.length ? `: ${dupExamples.join('; ')}` : '') + ')');
+	checkOtherThreadNames(report, profile);
 	const total = profile.totalSamples();
 	report.check(total > 0, `profile has samples: ${total} in ${profile.threads.length} threads, ` +
 					`${profile.pids().length} processes`);
 	checkKernelAboveUser(report, profile);
 	return problems;
+}
+
+// A scheduling marker names another thread "name (tid)": the waker, the wakee, or the task
+// the CPU went to. When the profile has that thread (one thread of that tid alive at the
+// marker), the name is the one its track shows (issue 21): not a comm it had before it renamed
+// itself. A main thread's track may add a cgroup label ("name [container x]").
+export function checkOtherThreadNames(report, profile) {
+	const byTid = new Map();
+	for (const t of profile.json.threads) {
+		const k = String(t.tid);
+		if (!byTid.has(k))
+			byTid.set(k, []);
+		byTid.get(k).push(t);
+	}
+	const alive = (t, ms) => ms >= t.registerTime - 1e-6 && (t.unregisterTime == null || ms <= t.unregisterTime + 1e-6);
+	let named = 0;
+	const wrong = [];
+	for (const t of profile.json.threads) {
+		const m = t.markers;
+		for (let i = 0; i < m.length; i++) {
+			const d = m.data[i];
+			for (const key of ['waker', 'wakee', 'preemptedBy']) {
+				const match = typeof d?.[key] === 'string' && /^(.*) \((\d+)\)$/.exec(d[key]);
+				if (!match)
+					continue;
+				const at = key === 'waker' ? (m.endTime[i] ?? m.startTime[i]) : m.startTime[i];
+				const cands = (byTid.get(match[2]) || []).filter((o) => alive(o, at));
+				if (cands.length !== 1)
+					continue;
+				named++;
+				const track = cands[0].name;
+				if (track !== match[1] && !track.startsWith(`${match[1]} [`) && wrong.length < 3)
+					wrong.push(`${t.name} (${t.tid}) at ${m.startTime[i]} ms: ${key} "${d[key]}", its track "${track}"`);
+			}
+		}
+	}
+	report.check(wrong.length === 0, `markers name other threads as their tracks do (${named} named` +
+			     (wrong.length ? `; ${wrong.join('; ')}` : '') + ')');
 }
 
 // Kernel code runs on behalf of the user code below it: in every sampled

@@ -17,6 +17,7 @@ import { gzipSync } from 'node:zlib';
 import {
 	checkBurner,
 	checkNoKernelThreadSyscalls,
+	checkOtherThreadNames,
 	checkBurnerWithCli,
 	checkForker,
 	checkFormat,
@@ -252,6 +253,24 @@ describe('burner checks', () => {
 	test('a wrongly named main thread fails', () =>
 		assertOnlyFails(run({ mainName: 'burner' }), [/main thread is named "bpfprof-burner"/]));
 	test('two main threads fail', () => assertOnlyFails(run({ mainThreads: 2 }), [/exactly one main thread/]));
+	// "CPU went to fork-parent (7)" while tid 7's track says "child" fails; a tid the profile
+	// has twice at that time, or not at all, is not judged.
+	test('a marker naming a thread by another name than its track fails', () => {
+		const thread = (name, tid, data, registerTime = 0) => ({
+			name, tid, pid: String(tid), registerTime, unregisterTime: null,
+			samples: { length: 0, stack: [], timeDeltas: [] },
+			markers: { length: data ? 1 : 0, name: [0], startTime: [5], endTime: [6], phase: [1], category: [0], data: [data] },
+		});
+		const names = (data, others) => failures((r) => checkOtherThreadNames(r, new Profile({
+			meta: {}, shared: {}, threads: [thread('main', 6, data), ...others] })));
+		const preempted = (who) => ({ type: 'bpfprof.OffCPU', reason: 'preempted', preemptedBy: who });
+		assert.deepEqual(names(preempted('child (7)'), [thread('child', 7)]), []);
+		assert.deepEqual(names(preempted('web (7)'), [thread('web [container 0123abcd]', 7)]), []);
+		assert.deepEqual(names(preempted('stranger (9)'), [thread('child', 7)]), []);
+		assert.deepEqual(names(preempted('fork-parent (7)'), [thread('child', 7), thread('other', 7, null, 9)]).length, 1);
+		assert.deepEqual(names({ type: 'bpfprof.Wakeup', wakee: 'fork-parent (7)' }, [thread('child', 7)]).length, 1);
+		assert.match(names(preempted('fork-parent (7)'), [thread('child', 7)])[0], /preemptedBy "fork-parent \(7\)", its track "child"/);
+	});
 	test('a missing thread fails', () =>
 		assertOnlyFails(run({ omitThread: 'sysc' }), [/thread "sysc" appears once/, /sysc_loop has frames/,
 							    /thread sysc has threadCPUDelta/]));

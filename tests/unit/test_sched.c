@@ -551,6 +551,47 @@ out:
 }
 
 /*
+ * "CPU went to X" names X as its track does (issue 21): a thread the model
+ * knows by its last name, not the comm the switch record carried before it
+ * renamed itself; one the model never saw keeps the record's comm.
+ */
+static void preempt_301(struct model *m, uint64_t ts, uint64_t since, uint32_t next_pid,
+			uint32_t next_tid, const char *next_comm)
+{
+	feed(m, mk_switch((struct sw_args){ .pid = 300,
+					    .tid = 301,
+					    .ts = ts,
+					    .since = since,
+					    .preempt = true,
+					    .next_pid = next_pid,
+					    .next_tid = next_tid,
+					    .next_comm = next_comm }));
+}
+
+static void other_threads_by_their_track_names(void)
+{
+	struct model m;
+	const struct thread *t;
+
+	setup(&m);
+	sample(&m, 300, 301, T0 + 1 * MS, T0 + 500 * US);
+	preempt_301(&m, T0 + 2 * MS, T0 + 500 * US, 400, 401, "fork-parent");
+	sample(&m, 400, 401, T0 + 2500 * US, T0 + 2 * MS);
+	CHECK_EQ_INT(model_comm(&m, 400, 401, "renamed", false, T0 + 2700 * US), 0);
+	sample(&m, 300, 301, T0 + 4 * MS, T0 + 3500 * US);
+	preempt_301(&m, T0 + 5 * MS, T0 + 3500 * US, 500, 502, "stranger");
+	sample(&m, 300, 301, T0 + 7 * MS, T0 + 6500 * US);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	t = thread_of(&m, 301);
+	CHECK(t && t->sched_markers.len == 2);
+	if (t && t->sched_markers.len == 2) {
+		check_other(&t->sched_markers.data[0], 400, 401, "renamed");
+		check_other(&t->sched_markers.data[1], 500, 502, "stranger");
+	}
+	model_free(&m);
+}
+
+/*
  * Threshold 1 ms; thread 602 runs, thread 601 runs from 0.5 ms and sleeps
  * at 2 ms. Both short-wait tests go on from here.
  */
@@ -1518,6 +1559,7 @@ int main(void)
 	RUN(sleep_wakeup_markers);
 	RUN(blocking_syscall_markers);
 	RUN(preempted_and_runnable_switch);
+	RUN(other_threads_by_their_track_names);
 	RUN(short_intervals_are_counted_not_marked);
 	RUN(folded_wakeups_count_like_records);
 	RUN(reasons_from_task_state);

@@ -154,7 +154,6 @@ static enum offcpu_reason marker_reason(const struct sched_marker *mk)
 	return mk->reason < OFFCPU_REASON_MAX ? (enum offcpu_reason)mk->reason : OFFCPU_OTHER;
 }
 
-/* After a preemption or a yield, `other` got the CPU; otherwise it is the waker. */
 /* A pid as the threads spell theirs (a string), so the "pid" format names the process. */
 static void write_pid(struct json_writer *w, const char *key, uint32_t pid)
 {
@@ -164,6 +163,7 @@ static void write_pid(struct json_writer *w, const char *key, uint32_t pid)
 	jw_kv_string(w, key, buf);
 }
 
+/* After a preemption or a yield, `other` got the CPU; otherwise it is the waker. */
 static void write_wait_other(struct json_writer *w, const struct sched_marker *mk)
 {
 	enum offcpu_reason r = marker_reason(mk);

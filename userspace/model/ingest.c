@@ -456,6 +456,7 @@ int model_finish(struct model *m)
 		if (!p->name[0] && p->threads.len)
 			memcpy(p->name, m->threads.data[p->threads.data[0]].name, sizeof(p->name));
 	}
+	sched_name_others(m);
 	for (size_t i = 0; i < m->threads.len; i++) {
 		sort_samples(&m->threads.data[i]);
 		syscalls_finish(&m->threads.data[i]);

@@ -401,6 +401,8 @@ struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid, int cpu
  * one; NULL when none. Not for the idle task (tid 0, one per CPU).
  */
 struct thread *model_find_thread(struct model *m, uint32_t tid);
+/* The thread `tid` of `pid` at ts, without creating one; NULL when the model has none. */
+struct thread *model_thread_at(struct model *m, uint32_t pid, uint32_t tid, uint64_t ts);
 /*
  * The thread that stands for process `pidx` (its main thread): the one
  * model_finish chose, or, in a model where that is missing or not one of

@@ -137,6 +137,15 @@ struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid, int cpu
 	return model_new_thread(m, pid, tid, cpu, ts);
 }
 
+struct thread *model_thread_at(struct model *m, uint32_t pid, uint32_t tid, uint64_t ts)
+{
+	uint32_t idx;
+
+	if (tid == 0 || !hmap_get(&m->tid_index, (struct hmap_key){ tid, 0 }, &idx))
+		return NULL;
+	return thread_at(m, idx, pid, ts);
+}
+
 struct thread *model_find_thread(struct model *m, uint32_t tid)
 {
 	uint32_t idx;

@@ -761,6 +761,37 @@ int sched_close_all(struct model *m, uint64_t stop)
 	return 0;
 }
 
+void sched_name_others(struct model *m)
+{
+	for (size_t i = 0; i < m->threads.len; i++) {
+		struct thread *t = &m->threads.data[i];
+
+		for (size_t k = 0; k < t->sched_markers.len; k++) {
+			struct sched_marker *mk = &t->sched_markers.data[k];
+			bool preempted =
+				mk->reason == OFFCPU_PREEMPTED || mk->reason == OFFCPU_YIELDED;
+			const struct thread *o;
+
+			if (!mk->other_known)
+				continue;
+			/*
+			 * The comm a record carried is the one of that moment: a
+			 * thread that renamed itself later (prctl, or a fork
+			 * child named after its parent until it did) would be
+			 * called by a name no track has. The track shows its last.
+			 * A preemptor got the CPU at the start; a waker woke
+			 * the thread at the end; a wakee was woken at the instant.
+			 */
+			o = model_thread_at(m, mk->other_pid, mk->other_tid,
+					    mk->kind != SCHED_MARKER_WAKEUP && !preempted
+						    ? mk->end
+						    : mk->start);
+			if (o && o->name[0])
+				memcpy(mk->other_comm, o->name, sizeof(mk->other_comm));
+		}
+	}
+}
+
 static int cmp_marker(const void *a, const void *b)
 {
 	const struct sched_marker *x = a, *y = b;

@@ -121,4 +121,10 @@ int sched_close_all(struct model *m, uint64_t stop);
 /* Put each thread's markers in time order (WAKEUP instants arrive from the wakees' replays). */
 void sched_sort_markers(struct model *m);
 
+/*
+ * At the end: the other thread of each scheduling marker (waker, wakee,
+ * the task the CPU went to) by the name its own track shows.
+ */
+void sched_name_others(struct model *m);
+
 #endif
