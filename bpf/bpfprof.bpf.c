@@ -878,3 +878,4 @@ int BPF_PROG(on_wakeup_new_raw, struct task_struct *p)
 }
 
 #include "syscalls.bpf.h"
+#include "task_stack.bpf.h"

@@ -326,6 +326,22 @@ struct syscall_totals_event {
 };
 
 /*
+ * A thread's stacks as it sleeps, read through a task iterator for threads
+ * no switch record describes (blocked since before the recording began):
+ * the kernel stack from bpf_get_task_stack(), and the user registers it
+ * entered the kernel with, for userspace to walk the user stack from
+ * (another task's memory is out of a BPF program's reach). Not a ring
+ * record: the iterator writes it whole, full-size.
+ */
+struct task_stack_event {
+	__u32 pid, tid;
+	__u64 ip, sp, bp; /* user registers at its kernel entry; 0 when none (kernel thread) */
+	__u32 kstack_len;
+	__u32 flags; /* SAMPLE_KSTACK_*, SAMPLE_USER_IN_SYSCALL */
+	__u64 kips[BPFPROF_MAX_KSTACK];
+};
+
+/*
  * CFI unwinding of user stacks. Userspace turns each executable file's
  * .eh_frame into rows (userspace/unwind/cfi_table.h) and loads them into
  * two maps: one from a file, by device and inode as the kernel has them in

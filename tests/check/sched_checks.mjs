@@ -456,6 +456,33 @@ export const EXPECTATIONS = {
 						 `function in ${fmt(kernPct)}% (need >= ${MAJORITY_PERCENT}% each)`);
 		},
 	},
+	// A thread that never ran nor woke while recorded (issue 21): not a blank track, but one
+	// wait over the whole recording, its off-CPU samples, and where it waits (the marker's stack).
+	'blocked-throughout': {
+		args: 'THREAD REASON', threads: [0],
+		json: (ctx, name, reason) => {
+			const meta = ctx.profile.meta;
+			const span = meta.profilingEndTime - meta.profilingStartTime;
+			const want = Math.floor(0.9 * span / ctx.intervalMs);
+			const samples = ctx.samples(name);
+			const waiting = samples.filter((s) => s.offCpu && s.reason === reason).length;
+			ctx.report.check(samples.length >= want && waiting === samples.length,
+					 `${name}, blocked all along: ${samples.length} samples (need >= ${want} in ` +
+						 `${fmt(span, 0)} ms), ${waiting} of them "${OFFCPU_PREFIX}${reason}"`);
+			const m = ctx.thread(name).markers;
+			const waits = [];
+			for (let i = 0; i < m.length; i++) {
+				if (m.data[i]?.type === 'bpfprof.OffCPU')
+					waits.push({ start: m.startTime[i], end: m.endTime[i], data: m.data[i] });
+			}
+			const w = waits[0];
+			ctx.report.check(waits.length === 1 && w.data.reason === reason && w.end - w.start >= 0.9 * span &&
+						 Number.isInteger(w.data.cause?.stack),
+					 `${name}: one Off-CPU marker over the recording, with its stack (found ${waits.length}` +
+						 (w ? `, ${fmt(w.end - w.start, 0)} ms, "${w.data.reason}", ` +
+							      `stack ${w.data.cause?.stack ?? 'none'}` : '') + ')');
+		},
+	},
 	'oncpu-func': {
 		args: 'THREAD FUNC MIN%', threads: [0],
 		json: (ctx, name, func, min) => {

@@ -12,10 +12,11 @@
 #   pid   -p burner: every thread of the burner is shown.
 #   all   -a while pipepair's reader spends the recording blocked in read():
 #         the reader is among the threads shown, though it barely ran.
-#   blocked  -p pipepair, whose main thread waits in pthread_join from
-#         before the start to after the end: its track is not blank but
-#         holds off-CPU samples over the whole recording ("off-CPU:
-#         sleeping"), with one Off-CPU marker.
+#   blocked  -p pipepair, whose main thread sleeps (sleep_until, then
+#         pthread_join) from before the start to after the end: its track
+#         is not blank but holds off-CPU samples over the whole recording
+#         ("off-CPU: sleeping"), with one Off-CPU marker, at the stack it
+#         sleeps in, user and kernel, read as it sleeps.
 #
 # Usage: initial_view.sh cmd|pid|all|blocked
 . "$(dirname "$0")/common.sh"
@@ -104,19 +105,11 @@ blocked)
 	run_bpfprof 60 -p "$PP" -d 2 -o "$OUT"
 	expect_success
 	view_check "$PP" "" ""
-	"$NODE" -e '
-	const p = JSON.parse(require("zlib").gunzipSync(require("fs").readFileSync(process.argv[1])));
-	const pid = process.argv[2], sh = p.shared, str = sh.stringArray;
-	const main = p.threads.find((t) => String(t.tid) === pid);
-	if (!main) { console.log("FAIL no main thread " + pid); process.exit(1); }
-	const leaf = (s) => str[sh.funcTable.name[sh.frameTable.func[sh.stackTable.frame[s]]]];
-	const n = main.samples.length, sleeping = main.samples.stack.filter((s) => s !== null && leaf(s) === "off-CPU: sleeping").length;
-	const span = p.meta.profilingEndTime - p.meta.profilingStartTime, want = Math.floor(0.9 * span / p.meta.interval);
-	const marks = main.markers.data.filter((d) => d && d.type === "bpfprof.OffCPU").length;
-	const ok = n >= want && sleeping === n && marks === 1;
-	console.log(`${ok ? "ok  " : "FAIL"} the main thread, blocked in pthread_join all along: ${n} samples (need >= ${want}), ${sleeping} of them off-CPU: sleeping, ${marks} Off-CPU marker(s)`);
-	process.exit(ok ? 0 : 1);
-	' "$OUT" "$PP" || fail "the thread blocked all along has a blank track"
+	# Where it waits: main -> sleep_until -> clock_nanosleep, read as it sleeps
+	# (its switch-out came before the recording).
+	run_check sched --profile "$OUT" --gzip --pid "$PP" \
+		--expect "blocked-throughout pipepair sleeping" \
+		--expect "offcpu-stack pipepair sleeping sleep_until nanosleep"
 	;;
 *)
 	fail "unknown mode $MODE"

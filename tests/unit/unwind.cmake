@@ -30,3 +30,5 @@ target_compile_definitions(test_unwind_store PRIVATE
   CFI_FIX_NOPIE="$<TARGET_FILE:cfi_fix_nopie>"
   CFI_FIX_NO_HDR="$<TARGET_FILE:cfi_fix>.nohdr"
   CFI_FIX_SOURCE="${UNWIND_TEST_DIR}/fixtures/cfi/cfi_fix.c")
+
+bpfprof_unit_test(test_user_walk ${UNWIND_TEST_DIR}/test_user_walk.c)

@@ -245,12 +245,8 @@ static void configure_cgroups(struct session *s, const struct session_config *cf
 			  s->cg_kfunc ? "bpf_task_under_cgroup()" : "a walk of their ancestors");
 }
 
-/*
- * Run an iterator program once and read what it writes, as whole records of
- * rec_size bytes handed to on_rec (NULL: only run it). 0 or -errno.
- */
-static int run_iter(struct bpf_program *prog, const struct bpf_iter_attach_opts *opts, void *rec,
-		    size_t rec_size, session_record_fn on_rec, void *ctx)
+int session_run_iter(struct bpf_program *prog, const struct bpf_iter_attach_opts *opts, void *rec,
+		     size_t rec_size, session_record_fn on_rec, void *ctx)
 {
 	struct bpf_link *link = bpf_program__attach_iter(prog, opts);
 	size_t have = 0;
@@ -297,7 +293,8 @@ static int stash_cgroup(struct session *s, uint32_t slot, int cgroup_fd)
 	opts.link_info = &linfo;
 	opts.link_info_len = sizeof(linfo);
 	s->skel->bss->stash_slot = slot;
-	return run_iter(s->skel->progs.stash_target_cgroup, &opts, buf, sizeof(buf), NULL, NULL);
+	return session_run_iter(s->skel->progs.stash_target_cgroup, &opts, buf, sizeof(buf), NULL,
+				NULL);
 }
 
 /* After load: hand the kernel the target cgroups. 0, or -errno after a one-line error. */
@@ -477,6 +474,10 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->skel->rodata->syscall_min_ns = cfg->syscall_min_ns;
 	s->skel->rodata->self_tgid = (uint32_t)getpid();
 	choose_syscall_programs(s, cfg->syscalls);
+	/* Stacks of threads blocked all along: for their off-CPU samples (bpf_task_pt_regs, 5.15).
+	 */
+	s->task_stacks = cfg->sched && preflight_cfi_unwind_supported() == 1;
+	bpf_program__set_autoload(s->skel->progs.dump_task_stacks, s->task_stacks);
 	tp_btf_release();
 
 	err = bpfprof_bpf__load(s->skel);
@@ -666,8 +667,8 @@ int session_flush_held_waits(struct session *s, uint64_t before_ns)
 	if (!s->fold_waits || !s->sched_attached)
 		return 0;
 	s->skel->bss->flush_folded_ts = before_ns;
-	return run_iter(s->skel->progs.flush_held_waits, NULL, &rec,
-			offsetof(struct switch_event, ips), s->on_record, s->record_ctx);
+	return session_run_iter(s->skel->progs.flush_held_waits, NULL, &rec,
+				offsetof(struct switch_event, ips), s->on_record, s->record_ctx);
 }
 
 int session_dump_syscall_totals(struct session *s)
@@ -676,8 +677,8 @@ int session_dump_syscall_totals(struct session *s)
 
 	if (!s->syscalls_attached)
 		return 0;
-	return run_iter(s->skel->progs.dump_syscall_totals, NULL, &rec, sizeof(rec), s->on_record,
-			s->record_ctx);
+	return session_run_iter(s->skel->progs.dump_syscall_totals, NULL, &rec, sizeof(rec),
+				s->on_record, s->record_ctx);
 }
 
 void session_close(struct session *s)

@@ -55,6 +55,8 @@ struct session_config {
 };
 
 struct unwind_loader;
+struct bpf_program;
+struct bpf_iter_attach_opts;
 
 struct session {
 	struct bpfprof_bpf *skel;
@@ -71,6 +73,7 @@ struct session {
 	bool syscalls_attached; /* ... and attached */
 	bool fold_waits;	/* short waits are counted in the kernel (bpf/fold_waits.bpf.h) */
 	bool cg_kfunc;		/* other tasks' cgroups are tested with the 6.5+ kfunc */
+	bool task_stacks;	/* the sleeping-thread stack iterator is loaded (task_stacks.h) */
 	bool *online;
 	int nr_possible, nr_online;
 	session_record_fn on_record;
@@ -123,6 +126,12 @@ void session_read_stats(struct session *s, struct session_stats *out);
  * 0 or -errno.
  */
 int session_dump_syscall_totals(struct session *s);
+/*
+ * Run iterator `prog` once (opts may be NULL) and hand what it writes, as
+ * whole records of rec_size bytes, to on_rec (NULL: only run it). 0 or -errno.
+ */
+int session_run_iter(struct bpf_program *prog, const struct bpf_iter_attach_opts *opts, void *rec,
+		     size_t rec_size, session_record_fn on_rec, void *ctx);
 /*
  * With fold_waits, hand the record callback every switch-out the kernel
  * still holds (its thread's wait is on) and every thread's short waits

@@ -132,6 +132,21 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 	return 0;
 }
 
+int model_task_stack(struct model *m, uint32_t thread, const uint64_t *ips, uint32_t kstack_len,
+		     uint32_t ustack_len, uint32_t flags, uint64_t ts, uint32_t *stack)
+{
+	struct stack_record sr = { (const __u64 *)ips, kstack_len, ustack_len, flags, ts };
+	struct process *p;
+
+	if (thread >= m->threads.len || kstack_len > BPFPROF_MAX_KSTACK ||
+	    ustack_len > BPFPROF_MAX_USTACK)
+		return -EINVAL;
+	p = &m->processes.data[m->threads.data[thread].process];
+	if (!p->maps_read)
+		model_read_maps(m, p, ts);
+	return build_stack(m, p, &sr, stack);
+}
+
 /* Whether a record of `size` bytes holds the ips[] its lengths announce. */
 static bool stack_fits(size_t size, size_t ips_offset, uint32_t kstack_len, uint32_t ustack_len)
 {

@@ -345,10 +345,20 @@ void model_init(struct model *m, const struct proc_source *source, uint64_t star
  * recording: it was off the CPU from before the start to the end, for
  * `reason` (enum offcpu_reason, from its state now). With scheduler capture
  * it then gets its wait like any thread: an Off-CPU marker over the
- * recording and its off-CPU samples (no stack: its switch-out came before).
- * Threads with any sample or event are left as they are. 0 or -ENOMEM.
+ * recording and its off-CPU samples, at `stack` (from model_task_stack;
+ * NO_INDEX when unknown). Threads with any sample or event are left as they
+ * are. 0 or -ENOMEM.
  */
-int model_blocked_throughout(struct model *m, uint32_t thread, uint8_t reason);
+int model_blocked_throughout(struct model *m, uint32_t thread, uint8_t reason, uint32_t stack);
+
+/*
+ * The raw stack of thread `thread` read outside any record (a sleeping
+ * thread's, capture/task_stacks.h): ips as a switch record's, kstack_len
+ * kernel frames then ustack_len user frames, with SAMPLE_* flags. 0 with
+ * *stack set, or -ENOMEM / -EINVAL.
+ */
+int model_task_stack(struct model *m, uint32_t thread, const uint64_t *ips, uint32_t kstack_len,
+		     uint32_t ustack_len, uint32_t flags, uint64_t ts, uint32_t *stack);
 void model_free(struct model *m);
 
 /*

@@ -711,7 +711,7 @@ int model_sched_flush(struct model *m, uint64_t watermark)
 	return 0;
 }
 
-int model_blocked_throughout(struct model *m, uint32_t thread, uint8_t reason)
+int model_blocked_throughout(struct model *m, uint32_t thread, uint8_t reason, uint32_t stack)
 {
 	struct thread *t = thread < m->threads.len ? &m->threads.data[thread] : NULL;
 	struct sched_replay *r;
@@ -729,7 +729,7 @@ int model_blocked_throughout(struct model *m, uint32_t thread, uint8_t reason)
 	r->since = m->start_ts;
 	r->last_ts = m->start_ts;
 	r->reason = reason;
-	r->stack = NO_INDEX;
+	r->stack = stack;
 	return 0;
 }
 

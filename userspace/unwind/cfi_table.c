@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/bsearch_u64.h"
+
 /* DWARF register numbers of x86_64 (System V psABI, figure 3.36). */
 #define DWARF_REG_RBP 6
 #define DWARF_REG_RSP 7
@@ -297,17 +299,9 @@ out:
 
 const struct cfi_row *cfi_table_lookup(const struct cfi_table *t, uint64_t pc)
 {
-	size_t lo = 0, hi = t->len;
+	size_t n = COUNT_LE_BY(t->rows, t->len, pc, pc);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->rows[mid].pc <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &t->rows[lo - 1] : NULL;
+	return n ? &t->rows[n - 1] : NULL;
 }
 
 void cfi_table_free(struct cfi_table *t)

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The userspace walk of a sleeping thread's user stack (unwind/user_walk.c)
+ * on a made-up process: rows with each CFA rule, a file without rows (frame
+ * pointers), a thread root, and memory that cannot be read.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "unwind/user_walk.h"
+#include "test.h"
+
+#define STACK_BASE 0x7000u
+
+static uint64_t stack[64];
+static bool stack_unreadable;
+
+static int read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	(void)ctx;
+	if (stack_unreadable || addr < STACK_BASE || addr + len > STACK_BASE + sizeof(stack))
+		return -EFAULT;
+	memcpy(buf, (const char *)stack + (addr - STACK_BASE), len);
+	return 0;
+}
+
+/* The file at [0x1000, 0x2000) is linked at 0x101000; [0x3000, 0x4000) has no CFI. */
+static const struct unwind_row rows[] = {
+	{ 0x101000, 16, 0, UNWIND_RULES(UNWIND_CFA_SP, UNWIND_FP_SAME, 0) },	/* leaf */
+	{ 0x101100, 16, -16, UNWIND_RULES(UNWIND_CFA_FP, UNWIND_FP_SAVED, 0) }, /* uses rbp */
+	{ 0x101200, 0, 0, UNWIND_RULES(UNWIND_CFA_ROOT, UNWIND_FP_UNDEF, 0) },	/* _start */
+	{ 0x101300, 0, 0, UNWIND_RULES(UNWIND_CFA_NONE, UNWIND_FP_UNDEF, 0) },	/* a gap */
+};
+
+static int find_mapping(void *ctx, uint64_t pc, struct user_walk_mapping *out)
+{
+	(void)ctx;
+	if (pc >= 0x1000 && pc < 0x2000) {
+		*out = (struct user_walk_mapping){ 0x1000, 0x2000, 0x100000, rows, 4 };
+		return 0;
+	}
+	if (pc >= 0x3000 && pc < 0x4000) {
+		*out = (struct user_walk_mapping){ 0x3000, 0x4000, 0, NULL, 0 };
+		return 0;
+	}
+	return -ENOENT;
+}
+
+static const struct user_walk_ops ops = { read_mem, find_mapping, NULL };
+
+static void put(uint64_t addr, uint64_t value)
+{
+	stack[(addr - STACK_BASE) / 8] = value;
+}
+
+/*
+ * leaf (SP rule) <- rbp user <- a function without CFI (frame pointer)
+ * <- _start: every rule once, ending at the root.
+ */
+static void build_stack(void)
+{
+	memset(stack, 0, sizeof(stack));
+	stack_unreadable = false;
+	put(0x7008, 0x1150); /* leaf's return address: CFA 0x7010 */
+	put(0x7048, 0x3020); /* rbp user: CFA = fp 0x7040 + 16, its caller's FP at CFA - 16 */
+	put(0x7040, 0x7060);
+	put(0x7060, 0x7080); /* the no-CFI function's frame: [fp] = caller FP, [fp + 8] = RA */
+	put(0x7068, 0x1210);
+}
+
+static void walks_every_rule_to_the_root(void)
+{
+	uint64_t ips[16];
+	uint8_t end = 0;
+	uint32_t n;
+
+	build_stack();
+	n = user_walk(&ops, 0x1010, 0x7000, 0x7040, ips, 16, &end);
+	CHECK_EQ_INT(n, 4);
+	CHECK_EQ_INT(ips[0], 0x1010);
+	CHECK_EQ_INT(ips[1], 0x1150);
+	CHECK_EQ_INT(ips[2], 0x3020);
+	CHECK_EQ_INT(ips[3], 0x1210);
+	CHECK_EQ_INT(end, USTACK_END_ROOT);
+}
+
+static void stops_where_it_must(void)
+{
+	uint64_t ips[16];
+	uint8_t end = 0;
+
+	build_stack();
+	/* The limit: as many frames as asked, and said so. */
+	CHECK_EQ_INT(user_walk(&ops, 0x1010, 0x7000, 0x7040, ips, 2, &end), 2);
+	CHECK_EQ_INT(end, USTACK_END_LIMIT);
+	/* Memory that cannot be read where the CFI points. */
+	stack_unreadable = true;
+	CHECK_EQ_INT(user_walk(&ops, 0x1010, 0x7000, 0x7040, ips, 16, &end), 1);
+	CHECK_EQ_INT(end, USTACK_END_UNREADABLE);
+	stack_unreadable = false;
+	/* Code in no known mapping and no frame pointer. */
+	CHECK_EQ_INT(user_walk(&ops, 0x5000, 0x7000, 0, ips, 16, &end), 1);
+	CHECK_EQ_INT(end, USTACK_END_NO_CFI);
+	/* A gap in the file's CFI, and no frame pointer. */
+	CHECK_EQ_INT(user_walk(&ops, 0x1310, 0x7000, 0, ips, 16, &end), 1);
+	CHECK_EQ_INT(end, USTACK_END_NO_ROW);
+	/* A frame-pointer chain that ends in 0. */
+	put(0x7060, 0);
+	put(0x7068, 0);
+	CHECK_EQ_INT(user_walk(&ops, 0x3010, 0x7000, 0x7060, ips, 16, &end), 1);
+	CHECK_EQ_INT(end, USTACK_END_FP_CHAIN);
+	/* No registers at all (a kernel thread): nothing. */
+	CHECK_EQ_INT(user_walk(&ops, 0, 0, 0, ips, 16, &end), 0);
+}
+
+int main(void)
+{
+	RUN(walks_every_rule_to_the_root);
+	RUN(stops_where_it_must);
+	return test_summary();
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "task_stacks.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/uio.h>
+
+#include "bpfprof.skel.h"
+#include "session.h"
+#include "unwind_loader.h"
+#include "../unwind/user_walk.h"
+#include "../util/bsearch_u64.h"
+
+struct walk_ctx {
+	struct session *s;
+	uint32_t pid;
+	bool proc_loaded; /* the BPF unwinder's mappings of pid are in s->unwind->proc */
+	task_stack_fn fn;
+	void *fn_ctx;
+	uint64_t ips[BPFPROF_MAX_FRAMES];
+};
+
+static int read_mem(void *vctx, uint64_t addr, void *buf, size_t len)
+{
+	struct walk_ctx *c = vctx;
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv((pid_t)c->pid, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+/*
+ * The mapping of pc as the BPF unwinder sees it (its per-process map, which
+ * userspace wrote), with its file's rows from the store; frame pointers
+ * only when the recording does not unwind with CFI.
+ */
+static int find_mapping(void *vctx, uint64_t pc, struct user_walk_mapping *out)
+{
+	struct walk_ctx *c = vctx;
+	struct unwind_loader *l = c->s->unwind;
+	const struct unwind_store_file *f;
+	const struct unwind_mapping *m;
+	size_t lo;
+
+	if (!l || !c->proc_loaded)
+		return -ENOENT;
+	lo = COUNT_LE_BY(l->proc->m,
+			 l->proc->n < UNWIND_MAX_MAPPINGS ? l->proc->n : UNWIND_MAX_MAPPINGS, start,
+			 pc);
+	if (!lo || pc >= l->proc->m[lo - 1].end)
+		return -ENOENT;
+	m = &l->proc->m[lo - 1];
+	*out = (struct user_walk_mapping){ .start = m->start, .end = m->end };
+	f = unwind_store_find(&l->store, m->file.dev, m->file.ino);
+	if (f && f->status == UNWIND_FILE_LOADED) {
+		out->rows = l->store.rows.data + f->info.first_row;
+		out->nrows = f->info.nrows;
+		out->map_to_file = (int64_t)(m->pgoff_bytes - m->start) + f->info.bias;
+	}
+	return 0;
+}
+
+static int on_task(void *vctx, const void *data, size_t size)
+{
+	const struct task_stack_event *e = data;
+	struct walk_ctx *c = vctx;
+	struct user_walk_ops ops = { read_mem, find_mapping, c };
+	struct task_stack st = { .pid = e->pid, .tid = e->tid, .ips = c->ips, .flags = e->flags };
+	uint8_t end = USTACK_END_UNKNOWN;
+
+	if (size != sizeof(*e))
+		return 0;
+	st.kstack_len = e->kstack_len < BPFPROF_MAX_KSTACK ? e->kstack_len : BPFPROF_MAX_KSTACK;
+	for (uint32_t i = 0; i < st.kstack_len; i++)
+		c->ips[i] = e->kips[i];
+	if (e->ip)
+		st.ustack_len = user_walk(&ops, e->ip, e->sp, e->bp, c->ips + st.kstack_len,
+					  BPFPROF_MAX_USTACK, &end);
+	if (end == USTACK_END_LIMIT)
+		st.flags |= SAMPLE_USTACK_TRUNCATED;
+	if (!st.ustack_len || !st.kstack_len)
+		st.flags &= ~SAMPLE_USER_IN_SYSCALL;
+	st.flags |= (uint32_t)end << SAMPLE_USTACK_END_SHIFT;
+	return c->fn(c->fn_ctx, &st);
+}
+
+int task_stacks_of(struct session *s, uint32_t pid, task_stack_fn fn, void *ctx)
+{
+	struct task_stack_event *rec;
+	struct walk_ctx *c;
+	int err;
+
+	if (!s->task_stacks)
+		return -EOPNOTSUPP;
+	c = calloc(1, sizeof(*c));
+	rec = malloc(sizeof(*rec));
+	if (!c || !rec) {
+		free(c);
+		free(rec);
+		return -ENOMEM;
+	}
+	*c = (struct walk_ctx){ .s = s, .pid = pid, .fn = fn, .fn_ctx = ctx };
+	/* The BPF unwinder's view of the process (none: frame pointers only). */
+	c->proc_loaded =
+		s->unwind && bpf_map_lookup_elem(s->unwind->procs_fd, &pid, s->unwind->proc) == 0;
+	s->skel->bss->task_stack_tgid = pid;
+	err = session_run_iter(s->skel->progs.dump_task_stacks, NULL, rec, sizeof(*rec), on_task,
+			       c);
+	free(rec);
+	free(c);
+	return err;
+}

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "user_walk.h"
+
+#include <errno.h>
+#include <stdbool.h>
+
+#include "../util/bsearch_u64.h"
+
+/* x86_64 offsets in the ucontext a signal frame's SP points at (bpf/unwind.bpf.h). */
+#define UC_MCONTEXT_RBP 120
+#define UC_MCONTEXT_RSP 160
+#define UC_MCONTEXT_RIP 168
+
+struct walk {
+	const struct user_walk_ops *ops;
+	uint64_t pc, sp, fp;
+	bool pc_is_exact;
+	bool have_map;
+	struct user_walk_mapping map;
+};
+
+/* The last row with pc <= addr, or NULL. */
+static const struct unwind_row *find_row(const struct user_walk_mapping *m, uint64_t addr,
+					 uint64_t *hi)
+{
+	size_t lo = COUNT_LE_BY(m->rows, m->nrows, pc, addr);
+
+	if (!lo)
+		return NULL;
+	*hi = lo < m->nrows ? m->rows[lo].pc : UINT64_MAX;
+	return &m->rows[lo - 1];
+}
+
+/* One frame with the frame pointer: the caller's FP and return address are at [fp]. */
+static bool fp_step(struct walk *w, uint8_t no_fp_end, uint8_t *end)
+{
+	uint64_t frame[2];
+
+	if (!w->fp) {
+		*end = no_fp_end;
+		return false;
+	}
+	if (w->ops->read(w->ops->ctx, w->fp, frame, sizeof(frame))) {
+		*end = USTACK_END_UNREADABLE;
+		return false;
+	}
+	w->sp = w->fp + 16;
+	w->fp = frame[0];
+	w->pc = frame[1];
+	return true;
+}
+
+/* __restore_rt: the interrupted registers are in the ucontext at SP. */
+static bool signal_step(struct walk *w, uint8_t *end)
+{
+	uint64_t regs[7]; /* rbp rbx rdx rax rcx rsp rip */
+
+	if (w->ops->read(w->ops->ctx, w->sp + UC_MCONTEXT_RBP, regs, sizeof(regs))) {
+		*end = USTACK_END_UNREADABLE;
+		return false;
+	}
+	w->fp = regs[0];
+	w->sp = regs[(UC_MCONTEXT_RSP - UC_MCONTEXT_RBP) / 8];
+	w->pc = regs[(UC_MCONTEXT_RIP - UC_MCONTEXT_RBP) / 8];
+	w->pc_is_exact = true;
+	return true;
+}
+
+/* Step from the frame at w->pc (already recorded as frame n) to its caller. */
+static bool step(struct walk *w, uint32_t n, uint8_t *end)
+{
+	const struct unwind_row *row;
+	uint64_t addr, file_addr, hi, cfa, ra;
+	uint16_t rules;
+
+	addr = n && !w->pc_is_exact ? w->pc - 1 : w->pc;
+	w->pc_is_exact = false;
+	if (!w->have_map || addr < w->map.start || addr >= w->map.end)
+		w->have_map = w->ops->mapping(w->ops->ctx, addr, &w->map) == 0;
+	if (!w->have_map || !w->map.nrows)
+		return fp_step(w, USTACK_END_NO_CFI, end);
+	file_addr = addr + (uint64_t)w->map.map_to_file;
+	row = find_row(&w->map, file_addr, &hi);
+	if (!row || file_addr >= hi)
+		return fp_step(w, USTACK_END_NO_ROW, end);
+	rules = row->rules;
+	switch (UNWIND_RULE_CFA(rules)) {
+	case UNWIND_CFA_SP:
+		cfa = w->sp + (uint64_t)(int64_t)row->cfa_offset;
+		break;
+	case UNWIND_CFA_FP:
+		cfa = w->fp + (uint64_t)(int64_t)row->cfa_offset;
+		break;
+	case UNWIND_CFA_PLT:
+		cfa = w->sp + (uint64_t)(int64_t)row->cfa_offset +
+		      ((addr & 15) >= UNWIND_RULE_PLT(rules) ? 8 : 0);
+		break;
+	case UNWIND_CFA_SIGNAL:
+		return signal_step(w, end);
+	case UNWIND_CFA_ROOT:
+		*end = USTACK_END_ROOT;
+		return false;
+	default:
+		return fp_step(w, USTACK_END_NO_ROW, end);
+	}
+	if (w->ops->read(w->ops->ctx, cfa - 8, &ra, sizeof(ra)) ||
+	    (UNWIND_RULE_FP(rules) == UNWIND_FP_SAVED &&
+	     w->ops->read(w->ops->ctx, cfa + (uint64_t)(int64_t)row->fp_offset, &w->fp,
+			  sizeof(w->fp)))) {
+		*end = USTACK_END_UNREADABLE;
+		return false;
+	}
+	w->sp = cfa;
+	w->pc = ra;
+	return true;
+}
+
+uint32_t user_walk(const struct user_walk_ops *ops, uint64_t pc, uint64_t sp, uint64_t fp,
+		   uint64_t *ips, uint32_t max, uint8_t *end)
+{
+	struct walk w = { .ops = ops, .pc = pc, .sp = sp, .fp = fp };
+	uint32_t n = 0;
+
+	*end = USTACK_END_LIMIT;
+	for (;;) {
+		if (!w.pc) {
+			*end = USTACK_END_FP_CHAIN;
+			break;
+		}
+		if (n >= max)
+			break;
+		ips[n] = w.pc;
+		if (!step(&w, n++, end))
+			break;
+	}
+	return n;
+}

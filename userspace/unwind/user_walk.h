@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The user stack of a thread that is not running, walked from userspace
+ * with the same rows and the same rules as the BPF unwinder
+ * (bpf/unwind.bpf.h), for a thread the kernel cannot walk for us: another
+ * task's memory is out of a BPF program's reach, and a thread blocked since
+ * before the recording is never switched out while we watch. Its registers
+ * come from a task iterator; its memory from process_vm_readv().
+ */
+#ifndef BPFPROF_UNWIND_USER_WALK_H
+#define BPFPROF_UNWIND_USER_WALK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../../bpf/bpfprof_abi.h"
+
+/* The executable mapping holding a PC, and its file's rows (none: frame pointers). */
+struct user_walk_mapping {
+	uint64_t start, end;
+	int64_t map_to_file; /* ELF address = PC + map_to_file */
+	const struct unwind_row *rows;
+	uint32_t nrows;
+};
+
+struct user_walk_ops {
+	/* Read len bytes at addr of the walked process: 0, or -errno. */
+	int (*read)(void *ctx, uint64_t addr, void *buf, size_t len);
+	/* The mapping holding pc into *out: 0, or -ENOENT when none is known. */
+	int (*mapping)(void *ctx, uint64_t pc, struct user_walk_mapping *out);
+	void *ctx;
+};
+
+/*
+ * Walk from the registers (pc, sp, fp) the thread entered the kernel with:
+ * up to `max` return addresses into ips, the innermost first. Returns how
+ * many; *end says why the walk stopped (enum ustack_end).
+ */
+uint32_t user_walk(const struct user_walk_ops *ops, uint64_t pc, uint64_t sp, uint64_t fp,
+		   uint64_t *ips, uint32_t max, uint8_t *end);
+
+#endif
