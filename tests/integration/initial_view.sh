@@ -11,7 +11,8 @@
 #         forked is shown, and the command's main thread is selected.
 #   pid   -p burner: every thread of the burner is shown.
 #   all   -a while pipepair's reader spends the recording blocked in read():
-#         the reader is among the threads shown, though it barely ran.
+#         the reader is among the threads shown, though it barely ran, and
+#         the thread with the most CPU is selected (never bpfprof itself).
 #   blocked  -p pipepair, whose main thread sleeps (sleep_until, then
 #         pthread_join) from before the start to after the end: its track
 #         is not blank but holds off-CPU samples over the whole recording
@@ -30,7 +31,7 @@ OUT=$WORK/p.json.gz
 view_check() {
 	"$NODE" -e '
 	const p = JSON.parse(require("zlib").gunzipSync(require("fs").readFileSync(process.argv[1])));
-	const [wantPids, selPid, readerTid] = process.argv.slice(2);
+	const [wantPids, selPid, readerTid, mostCpu] = process.argv.slice(2);
 	const vis = p.meta.initialVisibleThreads, sel = p.meta.initialSelectedThreads;
 	const fail = (m) => { console.log("FAIL " + m); process.exit(1); };
 	const ok = (m) => console.log("ok   " + m);
@@ -57,6 +58,16 @@ view_check() {
 		if (i < 0) fail(`the reader ${readerTid} is not in the profile`);
 		if (!shown.has(i)) fail(`the blocked reader ${readerTid} is hidden (shown: ${vis.length} of ${p.threads.length})`);
 		ok(`the blocked reader ${p.threads[i].name} (${readerTid}) is shown (${vis.length} of ${p.threads.length} threads shown)`);
+	}
+	if (mostCpu) {
+		// -a: what is selected first is where the CPU went, not bpfprof polling its rings.
+		const cpu = (t) => (t.samples.threadCPUDelta || []).reduce((a, b) => a + (b || 0), 0);
+		const cand = p.threads.filter((t) => t.pid !== "0" && t.processType !== "profiler (bpfprof)");
+		const best = cand.reduce((a, t) => (cpu(t) > cpu(a) ? t : a), cand[0]);
+		const t = p.threads[sel[0]];
+		if (t.processType === "profiler (bpfprof)") fail(`bpfprof itself is selected (${t.name}, ${t.tid})`);
+		if (cpu(t) !== cpu(best)) fail(`the selected ${t.name} (${t.tid}) used ${cpu(t)} of CPU, ${best.name} (${best.tid}) ${cpu(best)}`);
+		ok(`the thread with the most CPU is selected: ${t.name} (${t.tid}), ${cpu(t)} ${p.meta.sampleUnits.threadCPUDelta}`);
 	}
 	' "$OUT" "$@" || fail "the initial view is not what the recording was about"
 }
@@ -94,7 +105,7 @@ all)
 	[[ $reader =~ ^[0-9]+$ ]] || fail "no preader thread in pipepair $PP"
 	run_bpfprof 60 -a -d 3 -o "$OUT"
 	expect_success
-	view_check "" "" "$reader"
+	view_check "" "" "$reader" most-cpu
 	;;
 blocked)
 	: "${PIPEPAIR:?PIPEPAIR is not set}"

@@ -137,7 +137,11 @@ static size_t marker_rows_most(const struct model *m, const struct thread *th);
  * off-CPU and syscall capture is for) started hidden. bpfprof says which to
  * show: with -p, -- COMMAND every target thread (the busiest first when
  * there are more than VISIBLE_TARGETS_MAX); with -a, the VISIBLE_ALL_MAX
- * threads with the most on-CPU plus off-CPU time.
+ * threads with the most on-CPU plus off-CPU time. A kernel thread's waits
+ * are its idle (workers waiting for work), and bpfprof's own are its poll
+ * loop: neither is what a person looks for first, so only their CPU counts.
+ * The selected thread is the one with the most CPU (the launched command's
+ * main thread with -- COMMAND), never bpfprof itself when another ran.
  */
 #define VISIBLE_TARGETS_MAX 256
 #define VISIBLE_ALL_MAX	    24
@@ -146,6 +150,30 @@ struct thread_score {
 	uint64_t score; /* CPU and off-CPU ns */
 	uint32_t pos;	/* in the output */
 };
+
+/* Which thread starts selected: the launched command's main thread, else the most CPU. */
+struct selection {
+	uint32_t pos; /* in the output; UINT32_MAX: none yet */
+	uint64_t rank;
+	bool command; /* pos is the launched command's main thread */
+};
+
+static void consider_selection(struct selection *sel, uint32_t pos, uint64_t cpu_ns,
+			       bool is_command_main, bool is_profiler)
+{
+	/* The command first, then any thread's CPU, then bpfprof's (+1: also with no CPU at all).
+	 */
+	uint64_t rank = is_profiler ? 1 : cpu_ns + 2;
+
+	if (sel->command && !is_command_main)
+		return;
+	if (is_command_main && !sel->command) {
+		*sel = (struct selection){ pos, rank, true };
+		return;
+	}
+	if (sel->pos == UINT32_MAX || rank > sel->rank)
+		*sel = (struct selection){ pos, rank, is_command_main };
+}
 
 static int cmp_score_desc(const void *a, const void *b)
 {
@@ -169,7 +197,7 @@ static int choose_initial_threads(struct emit_plan *p, const struct model *m,
 	size_t nt = m->threads.len, n = 0, max = m->all_processes ? VISIBLE_ALL_MAX
 								  : VISIBLE_TARGETS_MAX;
 	struct thread_score *s = calloc(nt ? nt : 1, sizeof(*s));
-	uint64_t best_cmd = 0;
+	struct selection sel = { UINT32_MAX, 0, false };
 
 	p->selected = UINT32_MAX;
 	p->visible = calloc(max, sizeof(*p->visible));
@@ -180,22 +208,23 @@ static int choose_initial_threads(struct emit_plan *p, const struct model *m,
 	for (size_t i = 0; i < nt; i++) {
 		const struct thread *th = &m->threads.data[p->order[i].index];
 		const struct process *proc = &m->processes.data[th->process];
-		uint64_t score = th->sched.offcpu_ns;
+		bool profiler = meta->profiler_pid && proc->pid == meta->profiler_pid;
+		uint64_t cpu = 0, score;
 
 		if (proc->is_idle)
 			continue;
 		for (size_t k = 0; k < th->samples.len; k++)
-			score += th->samples.data[k].cpu_delta_ns;
+			cpu += th->samples.data[k].cpu_delta_ns;
+		score = cpu + (proc->kernel_thread || profiler ? 0 : th->sched.offcpu_ns);
 		/* -a: a thread that neither ran nor waited in view has nothing to show. */
 		if (m->all_processes && !score && !th->samples.len)
 			continue;
 		s[n++] = (struct thread_score){ score + th->samples.len, (uint32_t)i };
 		/* -- COMMAND: its main thread (of its busiest image, after an exec). */
-		if (meta->selected_pid && proc->pid == meta->selected_pid &&
-		    p->main_thread[th->process] == p->order[i].index && score + 1 > best_cmd) {
-			best_cmd = score + 1;
-			p->selected = (uint32_t)i;
-		}
+		consider_selection(&sel, (uint32_t)i, cpu,
+				   meta->selected_pid && proc->pid == meta->selected_pid &&
+					   p->main_thread[th->process] == p->order[i].index,
+				   profiler);
 	}
 	qsort(s, n, sizeof(*s), cmp_score_desc);
 	if (n > max)
@@ -203,8 +232,7 @@ static int choose_initial_threads(struct emit_plan *p, const struct model *m,
 	for (size_t i = 0; i < n; i++)
 		p->visible[i] = s[i].pos;
 	p->nr_visible = n;
-	if (p->selected == UINT32_MAX && n)
-		p->selected = s[0].pos;
+	p->selected = sel.pos;
 	/* The selected thread is shown, whatever its rank. */
 	if (p->selected != UINT32_MAX) {
 		bool shown = false;
