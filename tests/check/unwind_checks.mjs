@@ -43,6 +43,10 @@
 //   unwind_checks.mjs --profile F --pid P --depth D --reader T [--expect-broken] [--gzip|--plain]
 //   unwind_checks.mjs --cpp --profile F --pid P --depth D [--gzip|--plain]
 //   unwind_checks.mjs --python --profile F --pid P [--gzip|--plain]
+//   unwind_checks.mjs --whole-main --profile F --pid P [--gzip|--plain]
+//
+// --whole-main checks only that >= 95 % of the main thread's on-CPU samples in
+// nofp_recurse are whole from _start through main (the unwind-store rebuild test).
 
 import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
 import { CATEGORY_KERNEL, CATEGORY_USER, percent } from './profile.mjs';
@@ -66,7 +70,7 @@ const MIN_THROW_SAMPLES = 20;
 const MIN_THREAD_SAMPLES = 50;
 const INLINE_PERCENT = 90;
 const USAGE = 'usage: unwind_checks.mjs --profile FILE --pid PID (--depth D (--reader TID [--expect-broken] | --cpp) | ' +
-	'--python) [--gzip|--plain]';
+	'--python | --whole-main) [--gzip|--plain]';
 
 // A frame the unwinder made up: an address in no mapping of the process.
 const isMadeUp = (name) => /^0x[0-9a-f]+$/i.test(name);
@@ -229,6 +233,20 @@ export function checkUnwind(report, profile, { pid, depth, reader, expectBroken 
 	checkExtraCounts(report, profile, false);
 }
 
+// --whole-main: only that the main thread's on-CPU stacks in nofp_recurse are whole from _start
+// through main (a -a recording in which the unwind tables are rebuilt under it, issue 20).
+export function checkWholeMain(report, profile, { pid }) {
+	report.section(`nofp (pid ${pid}): whole stacks of the main thread`);
+	const main = profile.threads.filter((t) => String(t.tid) === String(pid));
+	const stacks = main.flatMap((t) => profile.samplesOf(t)).filter((s) => profile.isOnCpu(s))
+		.map((s) => userFrames(profile, s)).filter((f) => f.some((x) => x.name === 'nofp_recurse'));
+	if (!report.check(stacks.length >= MIN_SAMPLES,
+			  `${stacks.length} on-CPU samples of the main thread in nofp_recurse (need >= ${MIN_SAMPLES})`))
+		return;
+	checkShare(report, stacks.filter((f) => f[0].name === '_start' && isWhole(f, 'main')), stacks,
+		   'stacks in nofp_recurse start at _start, pass through main and hold no made-up address');
+}
+
 export function checkUnwindPython(report, profile, { pid }) {
 	report.section(`python3 (pid ${pid}): Debian's interpreter, built without frame pointers`);
 	const threads = profile.threadsOf(String(pid));
@@ -257,10 +275,12 @@ function main(argv) {
 		'expect-broken': { type: 'boolean' },
 		cpp: { type: 'boolean' },
 		python: { type: 'boolean' },
+		'whole-main': { type: 'boolean' },
 	});
+	const plain = !values.python && !values['whole-main'];
 	if (positionals.length || !values.profile || !/^\d+$/.test(values.pid || '') ||
-	    (!values.python && !/^\d+$/.test(values.depth || '')) ||
-	    (!values.cpp && !values.python && !/^\d+$/.test(values.reader || '')))
+	    (plain && !/^\d+$/.test(values.depth || '')) ||
+	    (plain && !values.cpp && !/^\d+$/.test(values.reader || '')))
 		throw new Error(USAGE);
 	const report = new Report(`unwind check ${values.profile}`);
 	const profile = openCheckedProfile(report, values.profile, values);
@@ -268,6 +288,8 @@ function main(argv) {
 		return report.finish();
 	if (values.python)
 		checkUnwindPython(report, profile, { pid: values.pid });
+	else if (values['whole-main'])
+		checkWholeMain(report, profile, { pid: values.pid });
 	else if (values.cpp)
 		checkUnwindCpp(report, profile, { pid: values.pid, depth: Number(values.depth) });
 	else

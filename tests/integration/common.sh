@@ -175,4 +175,45 @@ expect_empty_dir() {
 	[ -z "$(ls -A "$1")" ] || fail "$1 is not empty on the host: $(ls -A "$1" | head -n 5 | tr '\n' ' ')"
 }
 
-trap stop_burner EXIT
+# Processes a test started in the background: killed at exit, whatever
+# failed. A test with an EXIT trap of its own calls common_exit from it.
+BACKGROUND_PIDS=()
+
+# start_background NAME CMD...: runs CMD in the background with its output
+# in $WORK/NAME.out (emptied first: the job's own redirections run after
+# `&` returns, and a loop reading the file could see an earlier run's);
+# sets BG_PID.
+start_background() {
+	local name=$1
+	shift
+	: >"$WORK/$name.out"
+	"$@" >"$WORK/$name.out" 2>&1 &
+	BG_PID=$!
+	BACKGROUND_PIDS+=("$BG_PID")
+}
+
+# start_recording_all OUT [ARGS...]: `bpfprof -a -o OUT ARGS` in the
+# background, as from a terminal (SIGINT and SIGTERM at their defaults),
+# until it says it records; sets BPFPROF_PID. Its stderr is
+# $WORK/bpfprof.err.
+start_recording_all() {
+	local out=$1
+	shift
+	log "\$ bpfprof -a -o $out $* &"
+	: >"$WORK/bpfprof.err"
+	env --default-signal=INT,TERM "$BPFPROF" -a -o "$out" "$@" >"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
+	BPFPROF_PID=$!
+	# A failure below must not leave a system-wide recording running (one did, for an hour).
+	BACKGROUND_PIDS+=("$BPFPROF_PID")
+	wait_recording "$BPFPROF_PID"
+}
+
+common_exit() {
+	local pid
+	for pid in "${BACKGROUND_PIDS[@]}"; do
+		kill -KILL "$pid" 2>/dev/null
+	done
+	stop_burner
+}
+
+trap common_exit EXIT

@@ -39,7 +39,7 @@ BPF_PID=
 CONT_ENV=()
 
 cleanup() {
-	stop_burner
+	common_exit
 	[ -n "$BPF_PID" ] && kill -KILL "$BPF_PID" 2>/dev/null
 }
 trap cleanup EXIT
@@ -210,9 +210,7 @@ pprof)
 	;;
 slow_writer)
 	: "${PINGPONG:?PINGPONG is not set}"
-	"$PINGPONG" -s 60 >"$WORK/pingpong.out" 2>&1 &
-	PP_PID=$!
-	trap 'kill "$PP_PID" 2>/dev/null; cleanup' EXIT
+	start_background pingpong "$PINGPONG" -s 60
 	sleep 0.3
 	# The control: were the capture path to wait that long, these rings would overflow.
 	BPFPROF_PREFIX=(env BPFPROF_TEST_STALL=1000:1500)

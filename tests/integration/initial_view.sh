@@ -95,9 +95,8 @@ pid)
 	;;
 all)
 	: "${PIPEPAIR:?PIPEPAIR is not set}"
-	"$PIPEPAIR" 6 200 >"$WORK/pipepair.out" 2>&1 &
-	PP=$!
-	trap 'kill "$PP" 2>/dev/null' EXIT
+	start_background pipepair "$PIPEPAIR" 6 200
+	PP=$BG_PID
 	sleep 0.5
 	reader=$(ls "/proc/$PP/task" | while read -r t; do [ "$(cat "/proc/$PP/task/$t/comm")" = preader ] && echo "$t"; done)
 	[[ $reader =~ ^[0-9]+$ ]] || fail "no preader thread in pipepair $PP"
@@ -107,9 +106,8 @@ all)
 	;;
 blocked)
 	: "${PIPEPAIR:?PIPEPAIR is not set}"
-	"$PIPEPAIR" 6 200 >"$WORK/pipepair.out" 2>&1 &
-	PP=$!
-	trap 'kill "$PP" 2>/dev/null' EXIT
+	start_background pipepair "$PIPEPAIR" 6 200
+	PP=$BG_PID
 	sleep 0.5
 	run_bpfprof 60 -p "$PP" -d 2 -o "$OUT"
 	expect_success

@@ -29,12 +29,8 @@ alive() {
 	});' "$@"
 }
 
-log "\$ bpfprof -a -o $OUT &"
-env --default-signal=INT,TERM "$BPFPROF" -a -o "$OUT" >"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
-PID=$!
-# Whatever fails below, no recording is left running.
-trap 'kill -KILL "$PID" 2>/dev/null' EXIT
-wait_recording "$PID"
+start_recording_all "$OUT"
+PID=$BPFPROF_PID
 sleep 0.5
 progs=$(owned prog "$PID")
 maps=$(owned map "$PID")

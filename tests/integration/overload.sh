@@ -15,9 +15,7 @@ require_root
 make_workdir
 
 : "${PINGPONG:?PINGPONG is not set}"
-"$PINGPONG" -s 6 >"$WORK/pingpong.out" 2>&1 &
-PP_PID=$!
-trap 'kill "$PP_PID" 2>/dev/null' EXIT
+start_background pingpong "$PINGPONG" -s 6
 sleep 0.3
 BPFPROF_PREFIX=(env BPFPROF_TEST_STALL=1000:400)
 run_bpfprof 60 -a -d 2.5 --ring-size 4K -o "$WORK/p.json.gz"

@@ -11,15 +11,12 @@ make_workdir
 
 SIG=${1:?usage: signal_stop.sh INT|TERM}
 OUT=$WORK/signal.json.gz
-log "\$ bpfprof -a -o $OUT &  (SIG$SIG 0.5 s after it says it records)"
 # A background job of a script ignores SIGINT unless told otherwise; a
-# profiler started from a terminal would not.
-env --default-signal=INT,TERM "$BPFPROF" -a -o "$OUT" >"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
-pid=$!
-# A failure below must not leave a system-wide recording running (one did, for an hour).
-trap 'kill -KILL "$pid" 2>/dev/null' EXIT
-# However long loading the programs takes on a busy machine, the signal comes while it records.
-wait_recording "$pid"
+# profiler started from a terminal would not (start_recording_all). However
+# long loading the programs takes on a busy machine, the signal comes while
+# it records: SIG$SIG 0.5 s after it says so.
+start_recording_all "$OUT"
+pid=$BPFPROF_PID
 sleep 0.5
 kill -0 "$pid" 2>/dev/null || fail "bpfprof exited before the signal: $(cat "$WORK/bpfprof.err")"
 kill -s "$SIG" "$pid"

@@ -59,9 +59,8 @@ if [ "$MODE" = rebuild ]; then
 	# (BPFPROF_TEST_UNWIND_REBUILD_FILES; the real threshold is 3/4 of the
 	# BPF file map). The rebuilds happen, and nofp, alive throughout, keeps
 	# its whole stacks across them.
-	"$NOFP" 3 "$DEPTH" >"$WORK/nofp.out" 2>&1 &
-	NOFP_PID=$!
-	trap 'kill "$NOFP_PID" 2>/dev/null' EXIT
+	start_background nofp "$NOFP" 3 "$DEPTH"
+	NOFP_PID=$BG_PID
 	mkdir -p "$WORK/churn"
 	(
 		sleep 0.8
@@ -79,31 +78,9 @@ if [ "$MODE" = rebuild ]; then
 	[ "$rebuilds" -ge 2 ] || fail "the unwind tables were rebuilt $rebuilds times, expected at least 2"
 	ok "the unwind tables were rebuilt $rebuilds times: $(grep -m 1 "^bpfprof: unwind tables rebuilt" "$WORK/bpfprof.err")"
 	# nofp's main thread (recursing 300 deep, no frame pointers): whole stacks from _start.
-	"$NODE" -e '
-	const p = JSON.parse(require("zlib").gunzipSync(require("fs").readFileSync(process.argv[1])));
-	const pid = process.argv[2], sh = p.shared, str = sh.stringArray;
-	const name = (fr) => str[sh.funcTable.name[sh.frameTable.func[fr]]];
-	const t = p.threads.find((t) => String(t.tid) === pid);
-	if (!t) { console.log("FAIL no thread " + pid); process.exit(1); }
-	let user = 0, whole = 0;
-	for (let i = 0; i < t.samples.length; i++) {
-		let s = t.samples.stack[i];
-		const frames = [];
-		// v66: prefixOffset is 0 at a root, else the distance back to the parent.
-		for (; s !== null && s !== undefined; ) {
-			frames.unshift(name(sh.stackTable.frame[s]));
-			const off = sh.stackTable.prefixOffset[s];
-			s = off ? s - off : null;
-		}
-		if (!frames.includes("nofp_recurse") || frames.some((f) => /^off-CPU/.test(f))) continue;
-		user++;
-		if (frames[0] === "_start" && frames.includes("main")) whole++;
-	}
-	const pct = user ? (100 * whole) / user : 0;
-	const msg = `${whole} of ${user} on-CPU samples of nofp in nofp_recurse are whole from _start through main (${pct.toFixed(1)}%, need >= 95%)`;
-	console.log((user >= 200 && pct >= 95 ? "ok   " : "FAIL ") + msg);
-	process.exit(user >= 200 && pct >= 95 ? 0 : 1);
-	' "$WORK/unwind.json.gz" "$NOFP_PID" || fail "nofp lost its whole stacks across the rebuilds"
+	log "\$ unwind_checks.mjs --whole-main --profile $WORK/unwind.json.gz --pid $NOFP_PID"
+	"$NODE" "$CHECK_DIR/unwind_checks.mjs" --whole-main --profile "$WORK/unwind.json.gz" --gzip \
+		--pid "$NOFP_PID" || fail "nofp lost its whole stacks across the rebuilds"
 	exit 0
 else
 	run_bpfprof 60 -v --unwind "$MODE" -o "$WORK/unwind.json.gz" -- "$NOFP" 2 "$DEPTH"
