@@ -10,7 +10,9 @@
 # on another origin (a file:// page) fetches it through CORS and gets the
 # decompressed JSON. A plain .json is served without Content-Encoding.
 # SIGINT stops it with status 0 and closes the port. `bpfprof --view -- cmd`
-# serves what it just wrote the same way.
+# serves what it just wrote the same way. The link names the secret's
+# directory as the profiler's symbol server, whose /source/v1 gives the
+# source view the text of the files the profile names, and nothing else.
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
@@ -55,10 +57,15 @@ status() {
 	curl -s -o /dev/null -w '%{http_code}' -X "$1" "$2"
 }
 
+# encodeURIComponent, as the front-end undoes it.
+encode() {
+	"$NODE" -e 'console.log(encodeURIComponent(process.argv[1]))' "$1"
+}
+
 serve "$WORK/p.json.gz"
-want="https://profiler.firefox.com/from-url/$("$NODE" -e 'console.log(encodeURIComponent(process.argv[1]))' "$URL")/"
+want="https://profiler.firefox.com/from-url/$(encode "$URL")/?symbolServer=$(encode "${URL%/*}")"
 [ "$LINK" = "$want" ] || fail "the link is '$LINK', expected '$want'"
-ok "the link is the profiler's from-url route with the URL encoded"
+ok "the link is the profiler's from-url route with the URL encoded, and the secret's directory as its symbol server"
 [[ $URL =~ ^http://127\.0\.0\.1:[0-9]+/[0-9a-f]{32}/p\.json\.gz$ ]] || fail "unexpected URL shape: $URL"
 ok "the path has a 128-bit random prefix"
 
@@ -108,6 +115,42 @@ st=$?
 [ "$st" -eq 0 ] || fail "bpfprof view exited $st after SIGINT"
 [ -z "$(ss -ltnH "sport = :$PORT")" ] || fail "port $PORT still open after SIGINT"
 ok "SIGINT: exit 0, port closed"
+
+# The source view (/source/v1 under the secret): a profile of the burner,
+# built with debug info, names burner.c; its text comes back, nothing else does.
+run_bpfprof 60 -o "$WORK/src.json.gz" -- "$BURNER" 1
+expect_success
+src=$(zcat "$WORK/src.json.gz" | "$NODE" -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+	const p = JSON.parse(s), str = p.shared.stringArray;
+	console.log(p.shared.sources.filename.map((i) => str[i]).find((f) => f.endsWith("/burner.c")) || "");
+});')
+[ -f "$src" ] || fail "the burner's profile names no burner.c among its source files"
+serve "$WORK/src.json.gz"
+SOURCE=${URL%/*}/source/v1
+source_of() {
+	curl -s -X POST --data-binary "{\"debugName\":\"burner\",\"debugId\":\"0\",\"moduleOffset\":\"0x1\",\"file\":\"$1\"}" "$SOURCE"
+}
+source_of "$src" | "$NODE" -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+	const a = JSON.parse(s), want = require("fs").readFileSync(process.argv[1], "utf8");
+	process.exit(a.source === want && a.file === process.argv[1] ? 0 : 1);
+});' "$src" || fail "/source/v1 did not answer $src with its text"
+ok "/source/v1 answers $src with its text ($(wc -c <"$src") bytes)"
+for other in /etc/passwd /etc/shadow "$WORK/src.json.gz"; do
+	got=$(source_of "$other")
+	[[ $got == '{"error":"'"$other"': the profile names no such source file"}' ]] ||
+		fail "/source/v1 for $other, which the profile does not name: $got"
+done
+ok "/source/v1 refuses files the profile does not name (/etc/passwd, /etc/shadow, the profile)"
+[ "$(status OPTIONS "$SOURCE")" = 204 ] || fail "the preflight of /source/v1 is not 204"
+[ "$(status GET "$SOURCE")" = 404 ] || fail "GET /source/v1 is not 404"
+[ "$(head -c 70000 /dev/zero | curl -s -o /dev/null -w '%{http_code}' --data-binary @- "$SOURCE")" = 413 ] ||
+	fail "a 70 kB request to /source/v1 is not 413"
+wrong="http://127.0.0.1:$PORT/00000000000000000000000000000000/source/v1"
+[ "$(curl -s -o /dev/null -w '%{http_code}' --data-binary '{"file":"'"$src"'"}' "$wrong")" = 404 ] ||
+	fail "/source/v1 under a wrong secret is not 404"
+ok "/source/v1: OPTIONS 204, GET 404, a request over 64 KiB 413, a wrong secret 404"
+kill -TERM "$VIEW_PID"
+wait "$VIEW_PID" || fail "bpfprof view exited non-zero after SIGTERM"
 
 serve "$WORK/p.json"
 curl -s -D "$WORK/headers" -o "$WORK/got" "$URL" || fail "curl $URL failed"

@@ -18,22 +18,12 @@
 #include "cgroup/cgroup_fs.h"
 #include "cgroup/container_id.h"
 #include "test.h"
+#include "write_file.h"
 
 #define HEX_A "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
 #define HEX_B "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
 
 static char tmpdir[64];
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	CHECK(f != NULL);
-	if (!f)
-		return;
-	fputs(text, f);
-	fclose(f);
-}
 
 /* A mountinfo fixture in the temporary directory; returns its path (static). */
 static const char *mountinfo(const char *name, const char *text)
@@ -41,7 +31,7 @@ static const char *mountinfo(const char *name, const char *text)
 	static char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
-	write_file(path, text);
+	write_file_text(path, text);
 	return path;
 }
 
@@ -129,7 +119,7 @@ static void fake_proc(uint32_t pid, const char *cgroup_text)
 	snprintf(path, sizeof(path), "%s/%u", proc_root, pid);
 	mkdir(path, 0755);
 	snprintf(path, sizeof(path), "%s/%u/cgroup", proc_root, pid);
-	write_file(path, cgroup_text);
+	write_file_text(path, cgroup_text);
 }
 
 static void test_proc_path(void)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * One file over HTTP with libmicrohttpd: GET and HEAD of one path, CORS
- * preflights, 404 for the rest. The file is opened for each request and
- * sent from its descriptor, so a 100 MB profile costs no memory here.
+ * preflights, POSTs of /source/v1 requests, 404 for the rest. The file is
+ * opened for each request and sent from its descriptor, so a 100 MB profile
+ * costs no memory here. One thread answers every connection in turn.
  */
 #include "file_server.h"
 
@@ -13,6 +14,7 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -35,7 +37,8 @@ static enum MHD_Result queue_empty(struct MHD_Connection *c, unsigned int status
 		return MHD_NO;
 	add_common_headers(r);
 	if (status == MHD_HTTP_NO_CONTENT) {
-		MHD_add_response_header(r, "Access-Control-Allow-Methods", "GET, HEAD, OPTIONS");
+		MHD_add_response_header(r, "Access-Control-Allow-Methods",
+					"GET, HEAD, POST, OPTIONS");
 		MHD_add_response_header(r, "Access-Control-Allow-Headers", "*");
 		MHD_add_response_header(r, "Access-Control-Max-Age", "600");
 	}
@@ -71,6 +74,93 @@ static enum MHD_Result queue_file(struct file_server *s, struct MHD_Connection *
 	return ret;
 }
 
+/* A /source/v1 request's body, gathered over the calls libmicrohttpd makes. */
+#define SOURCE_REQUEST_MAX 65536
+
+struct upload {
+	char *body;
+	size_t len;
+	bool too_big;
+};
+
+/* The answer is written to an anonymous file and sent from it, like the profile. */
+static enum MHD_Result queue_source(struct file_server *s, struct MHD_Connection *c,
+				    const struct upload *u)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+	off_t size;
+	int fd = memfd_create("bpfprof-source", MFD_CLOEXEC);
+
+	if (fd < 0)
+		return queue_empty(c, MHD_HTTP_INTERNAL_SERVER_ERROR);
+	if (u->too_big) {
+		close(fd);
+		return queue_empty(c, 413 /* content too large */);
+	}
+	if (source_answer(&s->sources, u->body ? u->body : "", u->len, fd)) {
+		close(fd);
+		return queue_empty(c, MHD_HTTP_INTERNAL_SERVER_ERROR);
+	}
+	size = lseek(fd, 0, SEEK_CUR);
+	r = size >= 0 ? MHD_create_response_from_fd_at_offset64((uint64_t)size, fd, 0) : NULL;
+	if (!r) {
+		close(fd);
+		return MHD_NO;
+	}
+	add_common_headers(r);
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* libmicrohttpd calls this once for the headers, once per piece of body, then once more. */
+static enum MHD_Result on_source_request(struct file_server *s, struct MHD_Connection *c,
+					 const char *upload, size_t *upload_size, void **req_cls)
+{
+	struct upload *u = *req_cls;
+	char *nb;
+
+	if (!u) {
+		u = calloc(1, sizeof(*u));
+		if (!u)
+			return MHD_NO;
+		*req_cls = u;
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (u->len + *upload_size > SOURCE_REQUEST_MAX) {
+			u->too_big = true;
+		} else if ((nb = realloc(u->body, u->len + *upload_size + 1))) {
+			u->body = nb;
+			memcpy(u->body + u->len, upload, *upload_size);
+			u->len += *upload_size;
+			u->body[u->len] = '\0';
+		} else {
+			return MHD_NO;
+		}
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	return queue_source(s, c, u);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct upload *u = *req_cls;
+
+	(void)cls;
+	(void)c;
+	(void)toe;
+	if (u && (void *)u != cls) {
+		free(u->body);
+		free(u);
+	}
+	*req_cls = NULL;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **req_cls)
@@ -78,11 +168,15 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	struct file_server *s = cls;
 
 	(void)version;
-	(void)upload;
-	/* Nothing is uploaded: answer on the first call, whatever the body. */
+	if (s->source_path && !strcmp(url, s->source_path) && !strcmp(method, MHD_HTTP_METHOD_POST))
+		return on_source_request(s, c, upload, upload_size, req_cls);
+	/* Nothing else is uploaded: answer on the first call, whatever the body. */
 	if (*upload_size)
 		*upload_size = 0;
 	*req_cls = s;
+	if (s->source_path && !strcmp(url, s->source_path) &&
+	    !strcmp(method, MHD_HTTP_METHOD_OPTIONS))
+		return queue_empty(c, MHD_HTTP_NO_CONTENT);
 	if (strcmp(url, s->path))
 		return queue_empty(c, MHD_HTTP_NOT_FOUND);
 	if (!strcmp(method, MHD_HTTP_METHOD_OPTIONS))
@@ -106,7 +200,7 @@ static bool starts_with_gzip_magic(const char *file)
 }
 
 int file_server_start(struct file_server *s, const char *file, const char *path,
-		      const char *address, uint16_t port)
+		      const char *source_path, const char *address, uint16_t port)
 {
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
 	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(port) };
@@ -125,13 +219,16 @@ int file_server_start(struct file_server *s, const char *file, const char *path,
 	}
 	s->file = strdup(file);
 	s->path = strdup(path);
-	if (!s->file || !s->path) {
+	s->source_path = source_path ? strdup(source_path) : NULL;
+	if (!s->file || !s->path || (source_path && !s->source_path) ||
+	    source_files_init(&s->sources, file)) {
 		file_server_stop(s);
 		return -ENOMEM;
 	}
 	s->gzip = starts_with_gzip_magic(file);
 	s->daemon = MHD_start_daemon(flags, port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
-				     sa, MHD_OPTION_CONNECTION_TIMEOUT, 60u, MHD_OPTION_END);
+				     sa, MHD_OPTION_CONNECTION_TIMEOUT, 60u,
+				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
 	if (!s->daemon) {
 		int err = errno ? errno : EADDRINUSE;
 
@@ -152,5 +249,7 @@ void file_server_stop(struct file_server *s)
 	s->daemon = NULL;
 	free(s->file);
 	free(s->path);
-	s->file = s->path = NULL;
+	free(s->source_path);
+	s->file = s->path = s->source_path = NULL;
+	source_files_free(&s->sources);
 }

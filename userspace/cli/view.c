@@ -57,7 +57,8 @@ static const char view_doc[] =
 	"Ctrl-C.\v"
 	"The link opens https://profiler.firefox.com/from-url/..., which fetches the profile "
 	"from this machine's port under a random path; nothing is uploaded anywhere. Over SSH, "
-	"forward the port first (the line to use is printed).";
+	"forward the port first (the line to use is printed). The source view can show the "
+	"source files the profile names that every user here may read (or the sudo user).";
 
 static error_t parse_view_opt(int key, char *arg, struct argp_state *state);
 
@@ -212,8 +213,10 @@ static void print_ssh_hint(unsigned port)
 
 int view_serve(const char *file, const char *address, unsigned port, bool no_open)
 {
-	char path[160], url[256], encoded[768],
-		link[sizeof(encoded) + sizeof(PROFILER_FROM_URL) + 2];
+	char path[160], source_path[64], url[256], server_url[128], encoded[768],
+		encoded_server[384],
+		link[sizeof(encoded) + sizeof(encoded_server) + sizeof(PROFILER_FROM_URL) + 24];
+	const char *secret_end;
 	struct file_server server;
 	sigset_t stop;
 	int sig;
@@ -229,12 +232,21 @@ int view_serve(const char *file, const char *address, unsigned port, bool no_ope
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
 	sigprocmask(SIG_BLOCK, &stop, NULL);
-	if (file_server_start(&server, file, path, address, (uint16_t)port))
+	/* The secret's directory also answers the source view's /source/v1 requests. */
+	secret_end = strchr(path + 1, '/');
+	snprintf(source_path, sizeof(source_path), "%.*s/source/v1",
+		 (int)(secret_end ? secret_end - path : 0), path);
+	if (file_server_start(&server, file, path, source_path, address, (uint16_t)port))
 		return 1;
-	snprintf(url, sizeof(url), "http://%s%s%s:%u%s", strchr(address, ':') ? "[" : "", address,
-		 strchr(address, ':') ? "]" : "", server.port, path);
+	snprintf(server_url, sizeof(server_url), "http://%s%s%s:%u%.*s",
+		 strchr(address, ':') ? "[" : "", address, strchr(address, ':') ? "]" : "",
+		 server.port, (int)(secret_end ? secret_end - path : 0), path);
+	snprintf(url, sizeof(url), "%s%s", server_url, secret_end ? secret_end : "");
 	url_encode(url, encoded, sizeof(encoded));
-	snprintf(link, sizeof(link), "%s%s/", PROFILER_FROM_URL, encoded);
+	url_encode(server_url, encoded_server, sizeof(encoded_server));
+	/* symbolServer: where the source view asks for a function's file (source_server.h). */
+	snprintf(link, sizeof(link), "%s%s/?symbolServer=%s", PROFILER_FROM_URL, encoded,
+		 encoded_server);
 	log_info("serving %s at %s until Ctrl-C", file, url);
 	/* The link alone on stdout, for scripts and for copying. */
 	printf("%s\n", link);
