@@ -164,6 +164,7 @@ export function checkFormat(report, profile) {
 	report.check(dups === 0, `no thread has two marker rows for one thing (${dups} found` +
 			     (dupExamples.length ? `: ${dupExamples.join('; ')}` : '') + ')');
 	checkOtherThreadNames(report, profile);
+	checkNativeSymbols(report, profile);
 	const total = profile.totalSamples();
 	report.check(total > 0, `profile has samples: ${total} in ${profile.threads.length} threads, ` +
 					`${profile.pids().length} processes`);
@@ -207,6 +208,29 @@ export function checkOtherThreadNames(report, profile) {
 	}
 	report.check(wrong.length === 0, `markers name other threads as their tracks do (${named} named` +
 			     (wrong.length ? `; ${wrong.join('; ')}` : '') + ')');
+}
+
+// A frame's nativeSymbol is the ELF symbol its code is in, which the assembly view disassembles
+// (`bpfprof view`'s /asm/v1): the frame's own library, and an address inside the symbol.
+export function checkNativeSymbols(report, profile) {
+	const sh = profile.json.shared, ns = sh.nativeSymbols, ft = sh.frameTable;
+	let cited = 0;
+	const bad = [];
+	for (let f = 0; f < ft.length; f++) {
+		const i = ft.nativeSymbol[f];
+		if (i === null || i === undefined)
+			continue;
+		cited++;
+		const res = sh.funcTable.resource[ft.func[f]];
+		const lib = res >= 0 ? sh.resourceTable.lib[res] : null;
+		const start = ns.address[i], size = ns.functionSize[i], addr = ft.address[f];
+		const inside = addr >= start && (size === null || addr < start + size);
+		if ((lib !== ns.libIndex[i] || !inside) && bad.length < 3)
+			bad.push(`frame ${f} (${profile.frameFuncName(f)}, lib ${lib}, 0x${addr.toString(16)}) cites ` +
+				 `${sh.stringArray[ns.name[i]]} (lib ${ns.libIndex[i]}, 0x${start.toString(16)} + ${size})`);
+	}
+	report.check(bad.length === 0, `frames cite native symbols of their own library that hold their address ` +
+			     `(${cited} frames, ${ns.length} symbols${bad.length ? `; ${bad.join('; ')}` : ''})`);
 }
 
 // Kernel code runs on behalf of the user code below it: in every sampled

@@ -18,6 +18,7 @@ import {
 	checkBurner,
 	checkNoKernelThreadSyscalls,
 	checkOtherThreadNames,
+	checkNativeSymbols,
 	checkBurnerWithCli,
 	checkForker,
 	checkFormat,
@@ -270,6 +271,22 @@ describe('burner checks', () => {
 		assert.deepEqual(names(preempted('fork-parent (7)'), [thread('child', 7), thread('other', 7, null, 9)]).length, 1);
 		assert.deepEqual(names({ type: 'bpfprof.Wakeup', wakee: 'fork-parent (7)' }, [thread('child', 7)]).length, 1);
 		assert.match(names(preempted('fork-parent (7)'), [thread('child', 7)])[0], /preemptedBy "fork-parent \(7\)", its track "child"/);
+	});
+	// A frame citing a symbol that does not hold its address, or another library's, fails.
+	test('a frame outside its native symbol fails', () => {
+		const prof = (address, libIndex, size) => new Profile({ meta: {}, threads: [], shared: {
+			stringArray: ['f', 'sym'],
+			funcTable: { length: 1, name: [0], resource: [0] },
+			resourceTable: { length: 1, lib: [0], name: [0] },
+			frameTable: { length: 1, func: [0], address: [address], nativeSymbol: [0] },
+			nativeSymbols: { length: 1, libIndex: [libIndex], address: [0x1000], name: [1], functionSize: [size] },
+		} });
+		const fails = (p) => failures((r) => checkNativeSymbols(r, p));
+		assert.deepEqual(fails(prof(0x1010, 0, 0x20)), []);
+		assert.deepEqual(fails(prof(0x2000, 0, null)), []);
+		assert.match(fails(prof(0x1030, 0, 0x20))[0], /cites sym/);
+		assert.match(fails(prof(0x0ff0, 0, null))[0], /cites sym/);
+		assert.match(fails(prof(0x1010, 1, 0x20))[0], /lib 0, 0x1010\) cites sym \(lib 1/);
 	});
 	test('a missing thread fails', () =>
 		assertOnlyFails(run({ omitThread: 'sysc' }), [/thread "sysc" appears once/, /sysc_loop has frames/,

@@ -210,6 +210,68 @@ static void test_categories_resources_libs(void)
 	fx_model_free(&m);
 }
 
+/*
+ * The fixture's resolutions, plus an ELF symbol for each user frame of a
+ * library: 256-byte symbols "sym_<start>", the one at 0 of unknown size.
+ */
+static void symbol_resolve(void *ctx, const struct raw_frame *f, struct resolved_frame *out)
+{
+	static char names[FX_MAX_RAW_FRAMES][32];
+	uint64_t start = f->offset & ~0xffull;
+	size_t i = (size_t)(f - ((struct fx_resolver *)ctx)->m->frames.data);
+
+	fx_resolve(ctx, f, out);
+	if (!out->lib || out->kernel || i >= FX_MAX_RAW_FRAMES)
+		return;
+	snprintf(names[i], sizeof(names[i]), "sym_%llx", (unsigned long long)start);
+	out->address = (int64_t)f->offset;
+	out->symbol_address = (int64_t)start;
+	out->symbol_size = start ? 0x100 : 0;
+	out->symbol_name = names[i];
+}
+
+/* Each user frame of a library cites its symbol, one nativeSymbols row per symbol. */
+static void test_native_symbols(void)
+{
+	struct fx_resolver r = { 0 };
+	struct profile_tables t;
+	size_t with = 0;
+	struct model m;
+
+	CHECK_EQ_INT(fx_model_build(&m), 0);
+	r.m = &m;
+	CHECK_EQ_INT(profile_tables_build(&t, &m, symbol_resolve, &r), 0);
+	CHECK(t.native_symbols.len > 0);
+	for (size_t i = 0; i < t.frames.len; i++) {
+		const struct pt_frame *fr = &t.frames.data[i];
+		const struct pt_native_symbol *ns;
+		int32_t res = t.funcs.data[fr->func].resource;
+		char want[32];
+
+		if (fr->native_symbol < 0) {
+			/* Only frames without a library go without: kernel, unknown, synthetic. */
+			CHECK(fr->category != CAT_USER || res < 0 || t.resources.data[res].lib < 0);
+			continue;
+		}
+		with++;
+		CHECK((size_t)fr->native_symbol < t.native_symbols.len);
+		ns = &t.native_symbols.data[fr->native_symbol];
+		CHECK(res >= 0 && t.resources.data[res].lib == (int32_t)ns->lib);
+		CHECK_EQ_INT(ns->address, (uint64_t)fr->address & ~0xffull);
+		CHECK_EQ_INT(ns->size, ns->address ? 0x100 : 0);
+		snprintf(want, sizeof(want), "sym_%llx", (unsigned long long)ns->address);
+		CHECK_EQ_STR(strtab_get(&t.strings, ns->name), want);
+	}
+	CHECK(with > 0);
+	/* One row per (library, start). */
+	for (size_t i = 0; i < t.native_symbols.len; i++)
+		for (size_t k = i + 1; k < t.native_symbols.len; k++)
+			CHECK(t.native_symbols.data[i].lib != t.native_symbols.data[k].lib ||
+			      t.native_symbols.data[i].address != t.native_symbols.data[k].address);
+	profile_tables_free(&t);
+	fx_model_free(&m);
+}
+
 /* Every raw frame resolves to the same function at the same (unknown) address. */
 static void same_resolve(void *ctx, const struct raw_frame *f, struct resolved_frame *out)
 {
@@ -528,6 +590,7 @@ int main(void)
 	RUN(test_raw_stacks_map_to_root_first_paths);
 	RUN(test_inline_expansion);
 	RUN(test_categories_resources_libs);
+	RUN(test_native_symbols);
 	RUN(test_identical_resolutions_share_frames_and_stacks);
 	RUN(test_many_frames_stay_distinct);
 	RUN(test_broken_resolver_output_still_gives_a_frame);

@@ -84,6 +84,51 @@ static int64_t intern_lib(struct profile_tables *t, const struct object_info *ob
 	return idx;
 }
 
+/* The nativeSymbols row of a library's symbol at `address`, named `name` (interned). */
+static int64_t intern_native_symbol(struct profile_tables *t, uint32_t lib, uint64_t address,
+				    const char *name, uint64_t size)
+{
+	struct hmap_key key = { address, lib };
+	struct pt_native_symbol sym = { lib, address, 0, size };
+	int64_t str;
+	uint32_t idx;
+	int err;
+
+	if (hmap_get(&t->native_symbol_index, key, &idx))
+		return idx;
+	err = check_room(t->native_symbols.len);
+	if (err)
+		return err;
+	str = intern_string(t, name);
+	if (str < 0)
+		return str;
+	sym.name = (uint32_t)str;
+	idx = (uint32_t)t->native_symbols.len;
+	if (vec_push(&t->native_symbols, sym))
+		return -ENOMEM;
+	err = hmap_put(&t->native_symbol_index, key, idx);
+	if (err) {
+		t->native_symbols.len--;
+		return err;
+	}
+	return idx;
+}
+
+/* A resolved user frame's symbol, for the assembly view: its nativeSymbols row, or -1. */
+static int64_t native_symbol_of(struct profile_tables *t, const struct resolved_frame *rf)
+{
+	int64_t lib;
+
+	if (!rf->lib || rf->kernel || rf->offcpu || rf->symbol_address < 0 || !rf->symbol_name ||
+	    !rf->symbol_name[0])
+		return -1;
+	lib = intern_lib(t, rf->lib);
+	if (lib < 0)
+		return lib;
+	return intern_native_symbol(t, (uint32_t)lib, (uint64_t)rf->symbol_address, rf->symbol_name,
+				    rf->symbol_size);
+}
+
 static int64_t intern_resource(struct profile_tables *t, uint32_t name, int32_t lib)
 {
 	struct hmap_key key = { name, (uint32_t)lib };
@@ -158,7 +203,8 @@ static int64_t intern_func(struct profile_tables *t, const struct pt_func *f)
 static bool frame_eq(const struct pt_frame *a, const struct pt_frame *b)
 {
 	return a->func == b->func && a->category == b->category && a->address == b->address &&
-	       a->inline_depth == b->inline_depth && a->line == b->line;
+	       a->inline_depth == b->inline_depth && a->line == b->line &&
+	       a->native_symbol == b->native_symbol;
 }
 
 static int64_t intern_frame(struct profile_tables *t, const struct pt_frame *f)
@@ -236,9 +282,12 @@ static int64_t resource_of(struct profile_tables *t, const struct resolved_frame
 	return intern_resource(t, (uint32_t)name, (int32_t)lib);
 }
 
-/* Profile frame for item `depth` of a resolved frame. */
+/*
+ * Profile frame for item `depth` of a resolved frame; every inline depth
+ * shares the address and the native symbol of the code it is in.
+ */
 static int64_t frame_of_item(struct profile_tables *t, const struct resolved_frame *rf,
-			     unsigned depth, int32_t resource)
+			     unsigned depth, int32_t resource, int32_t native_symbol)
 {
 	const char *name = rf->items[depth].func;
 	const char *file = rf->items[depth].file;
@@ -274,6 +323,7 @@ static int64_t frame_of_item(struct profile_tables *t, const struct resolved_fra
 	frame.address = rf->address < 0 ? -1 : rf->address;
 	frame.inline_depth = depth;
 	frame.line = rf->items[depth].line > 0 ? rf->items[depth].line : 0;
+	frame.native_symbol = native_symbol;
 	return intern_frame(t, &frame);
 }
 
@@ -310,7 +360,7 @@ static int expand_raw_frame(struct build_state *s, const struct model *m, uint32
 	struct frame_memo *memo = &s->memo[raw];
 	struct resolved_frame rf;
 	char synthetic[64];
-	int64_t resource;
+	int64_t resource, native_symbol;
 	unsigned count;
 	int err;
 
@@ -318,6 +368,7 @@ static int expand_raw_frame(struct build_state *s, const struct model *m, uint32
 		return 0;
 	memset(&rf, 0, sizeof(rf));
 	rf.address = -1;
+	rf.symbol_address = -1;
 	if (!name_synthetic(&m->frames.data[raw], &rf, synthetic, sizeof(synthetic)))
 		s->resolve(s->ctx, &m->frames.data[raw], &rf);
 	count = rf.count;
@@ -329,12 +380,16 @@ static int expand_raw_frame(struct build_state *s, const struct model *m, uint32
 	resource = rf.offcpu ? -1 : resource_of(s->t, &rf);
 	if (resource < -1)
 		return (int)resource;
+	native_symbol = native_symbol_of(s->t, &rf);
+	if (native_symbol < -1)
+		return (int)native_symbol;
 	err = vec_reserve(&s->expansion, count);
 	if (err)
 		return err;
 	memo->first = (uint32_t)s->expansion.len;
 	for (unsigned d = 0; d < count; d++) {
-		int64_t frame = frame_of_item(s->t, &rf, d, (int32_t)resource);
+		int64_t frame =
+			frame_of_item(s->t, &rf, d, (int32_t)resource, (int32_t)native_symbol);
 
 		if (frame < 0) {
 			s->expansion.len = memo->first;
@@ -525,6 +580,7 @@ void profile_tables_free(struct profile_tables *t)
 	for (size_t i = 0; i < t->libs.len; i++)
 		free((void *)t->libs.data[i].obj);
 	vec_free(&t->libs);
+	vec_free(&t->native_symbols);
 	vec_free(&t->sources);
 	vec_free(&t->raw_stack_map);
 	hmap_free(&t->func_index);
@@ -533,4 +589,5 @@ void profile_tables_free(struct profile_tables *t)
 	hmap_free(&t->resource_index);
 	hmap_free(&t->lib_index);
 	hmap_free(&t->source_index);
+	hmap_free(&t->native_symbol_index);
 }

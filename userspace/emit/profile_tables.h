@@ -38,7 +38,16 @@ struct pt_frame {
 	uint32_t category;
 	int64_t address; /* -1 = none */
 	uint32_t inline_depth;
-	int32_t line; /* 0 = null */
+	int32_t line;	       /* 0 = null */
+	int32_t native_symbol; /* index in native_symbols, -1 = null */
+};
+
+/* An ELF symbol of a library: what the assembly view disassembles (nativeSymbols). */
+struct pt_native_symbol {
+	uint32_t lib;	  /* index in libs */
+	uint64_t address; /* library-relative start */
+	uint32_t name;	  /* string */
+	uint64_t size;	  /* bytes */
 };
 
 struct pt_stack {
@@ -67,6 +76,7 @@ struct profile_tables {
 	VEC(struct pt_stack) stacks;
 	VEC(struct pt_resource) resources;
 	VEC(struct pt_lib) libs;
+	VEC(struct pt_native_symbol) native_symbols;
 	VEC(uint32_t) sources;	      /* filename string per source */
 	VEC(uint32_t) raw_stack_map;  /* model raw stack -> profile stack */
 	uint32_t process_marker_name; /* string "Process": the per-process info marker */
@@ -86,7 +96,8 @@ struct profile_tables {
 	uint32_t syscall_marker_names[SYSCALL_NR_MAX + 1];
 	uint32_t syscall_totals_marker_name;
 	struct frame_quality frame_quality; /* how whole the on-CPU user stacks are */
-	struct hmap func_index, frame_index, stack_index, resource_index, lib_index, source_index;
+	struct hmap func_index, frame_index, stack_index, resource_index, lib_index, source_index,
+		native_symbol_index;
 };
 
 typedef void (*frame_resolve_fn)(void *ctx, const struct raw_frame *f, struct resolved_frame *out);

@@ -68,6 +68,8 @@ static void write_sources(struct json_writer *w, const struct profile_tables *t)
 	jw_end_object(w);
 }
 
+static void write_native_symbols(struct json_writer *w, const struct profile_tables *t);
+
 static void write_resources(struct json_writer *w, const struct profile_tables *t)
 {
 	size_t n = t->resources.len;
@@ -86,11 +88,36 @@ static void write_resources(struct json_writer *w, const struct profile_tables *
 	const_column(w, "type", CONST_ONE, n);
 	jw_end_object(w);
 
-	jw_begin_table(w, "nativeSymbols", 0);
-	empty_column(w, "libIndex");
-	empty_column(w, "address");
-	empty_column(w, "name");
-	empty_column(w, "functionSize");
+	write_native_symbols(w, t);
+}
+
+/* The ELF symbols of user frames, for the assembly view (`bpfprof view`'s /asm/v1). */
+static void write_native_symbols(struct json_writer *w, const struct profile_tables *t)
+{
+	size_t n = t->native_symbols.len;
+
+	jw_begin_table(w, "nativeSymbols", n);
+	jw_key_array(w, "libIndex");
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->native_symbols.data[i].lib);
+	jw_end_array(w);
+	jw_key_array(w, "address");
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->native_symbols.data[i].address);
+	jw_end_array(w);
+	jw_key_array(w, "name");
+	for (size_t i = 0; i < n; i++)
+		jw_uint(w, t->native_symbols.data[i].name);
+	jw_end_array(w);
+	/* A symbol whose size the ELF did not give (0) is "unknown": the app disassembles on. */
+	jw_key_array(w, "functionSize");
+	for (size_t i = 0; i < n; i++) {
+		if (t->native_symbols.data[i].size)
+			jw_uint(w, t->native_symbols.data[i].size);
+		else
+			jw_null(w);
+	}
+	jw_end_array(w);
 	jw_end_object(w);
 }
 
@@ -145,7 +172,10 @@ static void write_frames(struct json_writer *w, const struct profile_tables *t)
 	for (size_t i = 0; i < n; i++)
 		jw_uint(w, t->frames.data[i].func);
 	jw_end_array(w);
-	const_column(w, "nativeSymbol", CONST_NULL, n);
+	jw_key_array(w, "nativeSymbol");
+	for (size_t i = 0; i < n; i++)
+		jw_int_or_null(w, t->frames.data[i].native_symbol, 0);
+	jw_end_array(w);
 	const_column(w, "innerWindowID", CONST_ZERO, n);
 	jw_key_array(w, "line");
 	for (size_t i = 0; i < n; i++)

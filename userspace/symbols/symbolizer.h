@@ -54,6 +54,13 @@ struct resolved_frame {
 	const char *resource;	       /* NULL for none */
 	const struct object_info *lib; /* the libs[] entry to cite, or NULL (kernel, unknown) */
 	int64_t address;	       /* library-relative address (first PT_LOAD based), or -1 */
+	/*
+	 * The ELF symbol holding the address, for the assembly view: its
+	 * library-relative start (-1: none), its size in bytes and its name.
+	 */
+	int64_t symbol_address;
+	uint64_t symbol_size;
+	const char *symbol_name;
 	bool kernel;
 	/*
 	 * Not code: the "off-CPU: <reason>" leaf of an off-CPU sample. It gets

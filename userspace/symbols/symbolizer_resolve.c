@@ -206,6 +206,11 @@ static void resolve_file(struct symbolizer *s, struct object *o, uint64_t offset
 
 		symbol = display_name(&o->names, display_slot(&o->display, o->symtab.syms.len, i),
 				      elf_symtab_name(&o->symtab, sym));
+		if (symbol && sym->start >= o->symtab.base) {
+			out->symbol_address = (int64_t)(sym->start - o->symtab.base);
+			out->symbol_size = sym->size;
+			out->symbol_name = symbol;
+		}
 	}
 	if (nlocs)
 		fill_from_dwarf(s, o, lookup, locs, nlocs, symbol, out);
@@ -219,6 +224,7 @@ void symbolizer_resolve(struct symbolizer *s, uint32_t object, uint64_t offset, 
 	memset(out, 0, sizeof(*out));
 	out->count = 1;
 	out->address = -1;
+	out->symbol_address = -1;
 	s->lookups++;
 
 	if (object == OBJ_KERNEL) {
