@@ -16,10 +16,11 @@ Installs, with apt-get, as root:
   always   build-essential cmake pkg-config clang llvm libbpf-dev libelf-dev
            libdw-dev zlib1g-dev libjansson-dev libiberty-dev linux-libc-dev
            libdebuginfod-dev liblzma-dev libmicrohttpd-dev libprotobuf-c-dev
-           protobuf-c-compiler bpftool (linux-libc-dev: the syscall tables;
-           libdebuginfod-dev: debug files from DEBUGINFOD_URLS; liblzma-dev:
-           MiniDebugInfo; libmicrohttpd-dev: bpfprof view's HTTP server;
-           protobuf-c: pprof output), and clang-16 when no clang 15+ is
+           protobuf-c-compiler libcapstone-dev bpftool (linux-libc-dev: the
+           syscall tables; libdebuginfod-dev: debug files from DEBUGINFOD_URLS;
+           liblzma-dev: MiniDebugInfo; libmicrohttpd-dev: bpfprof view's HTTP
+           server; protobuf-c: pprof output; libcapstone-dev: bpfprof view's
+           assembly view), and clang-16 when no clang 15+ is
            installed (BTF type tags: --cgroup's kfunc path) (on Ubuntu
            bpftool comes from linux-tools-common and linux-tools-\$(uname -r))
   --test   util-linux procps python3 systemd strace debuginfod xz-utils curl
@@ -96,7 +97,7 @@ node_major() {
 
 PACKAGES=(build-essential cmake pkg-config clang llvm libbpf-dev libelf-dev
 	libdw-dev zlib1g-dev libjansson-dev libiberty-dev linux-libc-dev libdebuginfod-dev liblzma-dev
-	libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler)
+	libmicrohttpd-dev libprotobuf-c-dev protobuf-c-compiler libcapstone-dev)
 NEED_BPFTOOL=0
 NEED_PERF=0
 NEED_CLANG15=0

@@ -12,7 +12,8 @@
 # SIGINT stops it with status 0 and closes the port. `bpfprof --view -- cmd`
 # serves what it just wrote the same way. The link names the secret's
 # directory as the profiler's symbol server, whose /source/v1 gives the
-# source view the text of the files the profile names, and nothing else.
+# source view the text of the files the profile names, and nothing else, and
+# whose /asm/v1 disassembles a function of a library it names (as objdump).
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
@@ -149,6 +150,31 @@ wrong="http://127.0.0.1:$PORT/00000000000000000000000000000000/source/v1"
 [ "$(curl -s -o /dev/null -w '%{http_code}' --data-binary '{"file":"'"$src"'"}' "$wrong")" = 404 ] ||
 	fail "/source/v1 under a wrong secret is not 404"
 ok "/source/v1: OPTIONS 204, GET 404, a request over 64 KiB 413, a wrong secret 404"
+# The assembly view (/asm/v1): alpha_heavy as the profile's nativeSymbols
+# cite it, disassembled; its instructions start where objdump's do.
+read -r lib_name lib_id lib_path start size < <(zcat "$WORK/src.json.gz" | "$NODE" -e '
+let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+	const p = JSON.parse(s), ns = p.shared.nativeSymbols, str = p.shared.stringArray;
+	const i = ns.name.findIndex((n) => str[n] === "alpha_heavy");
+	if (i < 0) return;
+	const lib = p.libs[ns.libIndex[i]];
+	console.log(lib.debugName, lib.breakpadId, lib.path, ns.address[i], ns.functionSize[i]);
+});')
+[ -n "$start" ] && [ "$lib_path" = "$BURNER" ] || fail "the burner's profile cites no native symbol alpha_heavy in $BURNER"
+curl -s -X POST --data-binary "{\"debugName\":\"$lib_name\",\"debugId\":\"$lib_id\",\"name\":\"$lib_name\",\"codeId\":null,\"startAddress\":\"0x$(printf %x "$start")\",\"size\":\"0x$(printf %x "$size")\",\"continueUntilFunctionEnd\":false}" \
+	"${URL%/*}/asm/v1" >"$WORK/asm.json"
+base=$(readelf -lW "$BURNER" | awk '$1 == "LOAD" { print $3; exit }')
+objdump -d --no-show-raw-insn --start-address=$((base + start)) --stop-address=$((base + start + size)) "$BURNER" |
+	sed -n 's/^ *\([0-9a-f]*\):\t.*/\1/p' >"$WORK/objdump.addrs"
+"$NODE" -e '
+const fs = require("fs"), a = JSON.parse(fs.readFileSync(process.argv[1], "utf8"));
+const want = fs.readFileSync(process.argv[2], "utf8").trim().split("\n").map((x) => parseInt(x, 16) - Number(process.argv[3]));
+const got = (a.instructions || []).map((i) => parseInt(a.startAddress, 16) + i[0]);
+const same = got.length === want.length && got.every((x, k) => x === want[k]);
+console.log(`${same ? "ok  " : "FAIL"} /asm/v1: ${got.length} instructions of alpha_heavy (objdump: ${want.length}), ` +
+	`first "${a.instructions?.[0]?.[1]}"${a.error ? `; error: ${a.error}` : ""}`);
+process.exit(same && got.length > 2 ? 0 : 1);
+' "$WORK/asm.json" "$WORK/objdump.addrs" "$((base))" || fail "/asm/v1 did not disassemble alpha_heavy as objdump does"
 kill -TERM "$VIEW_PID"
 wait "$VIEW_PID" || fail "bpfprof view exited non-zero after SIGTERM"
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * One file over HTTP with libmicrohttpd: GET and HEAD of one path, CORS
- * preflights, POSTs of /source/v1 requests, 404 for the rest. The file is
+ * preflights, POSTs to the symbolication API, 404 for the rest. The file is
  * opened for each request and sent from its descriptor, so a 100 MB profile
  * costs no memory here. One thread answers every connection in turn.
  */
@@ -74,23 +74,40 @@ static enum MHD_Result queue_file(struct file_server *s, struct MHD_Connection *
 	return ret;
 }
 
-/* A /source/v1 request's body, gathered over the calls libmicrohttpd makes. */
-#define SOURCE_REQUEST_MAX 65536
+/* An API request's body, gathered over the calls libmicrohttpd makes. */
+#define API_REQUEST_MAX 65536
+
+typedef int (*api_fn)(struct symbol_api *api, const char *body, size_t len, int fd);
 
 struct upload {
+	api_fn answer;
 	char *body;
 	size_t len;
 	bool too_big;
 };
 
+/* The endpoint `url` names under the API's path, or NULL. */
+static api_fn api_endpoint(const struct file_server *s, const char *url)
+{
+	size_t n = s->api_path ? strlen(s->api_path) : 0;
+
+	if (!n || strncmp(url, s->api_path, n))
+		return NULL;
+	if (!strcmp(url + n, "/source/v1"))
+		return symbol_api_source;
+	if (!strcmp(url + n, "/asm/v1"))
+		return symbol_api_asm;
+	return NULL;
+}
+
 /* The answer is written to an anonymous file and sent from it, like the profile. */
-static enum MHD_Result queue_source(struct file_server *s, struct MHD_Connection *c,
-				    const struct upload *u)
+static enum MHD_Result queue_api(struct file_server *s, struct MHD_Connection *c,
+				 const struct upload *u)
 {
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 	off_t size;
-	int fd = memfd_create("bpfprof-source", MFD_CLOEXEC);
+	int fd = memfd_create("bpfprof-api", MFD_CLOEXEC);
 
 	if (fd < 0)
 		return queue_empty(c, MHD_HTTP_INTERNAL_SERVER_ERROR);
@@ -98,7 +115,7 @@ static enum MHD_Result queue_source(struct file_server *s, struct MHD_Connection
 		close(fd);
 		return queue_empty(c, 413 /* content too large */);
 	}
-	if (source_answer(&s->sources, u->body ? u->body : "", u->len, fd)) {
+	if (u->answer(&s->api, u->body ? u->body : "", u->len, fd)) {
 		close(fd);
 		return queue_empty(c, MHD_HTTP_INTERNAL_SERVER_ERROR);
 	}
@@ -116,8 +133,9 @@ static enum MHD_Result queue_source(struct file_server *s, struct MHD_Connection
 }
 
 /* libmicrohttpd calls this once for the headers, once per piece of body, then once more. */
-static enum MHD_Result on_source_request(struct file_server *s, struct MHD_Connection *c,
-					 const char *upload, size_t *upload_size, void **req_cls)
+static enum MHD_Result on_api_request(struct file_server *s, struct MHD_Connection *c,
+				      api_fn answer, const char *upload, size_t *upload_size,
+				      void **req_cls)
 {
 	struct upload *u = *req_cls;
 	char *nb;
@@ -126,11 +144,12 @@ static enum MHD_Result on_source_request(struct file_server *s, struct MHD_Conne
 		u = calloc(1, sizeof(*u));
 		if (!u)
 			return MHD_NO;
+		u->answer = answer;
 		*req_cls = u;
 		return MHD_YES;
 	}
 	if (*upload_size) {
-		if (u->len + *upload_size > SOURCE_REQUEST_MAX) {
+		if (u->len + *upload_size > API_REQUEST_MAX) {
 			u->too_big = true;
 		} else if ((nb = realloc(u->body, u->len + *upload_size + 1))) {
 			u->body = nb;
@@ -143,7 +162,7 @@ static enum MHD_Result on_source_request(struct file_server *s, struct MHD_Conne
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	return queue_source(s, c, u);
+	return queue_api(s, c, u);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
@@ -166,16 +185,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 				  size_t *upload_size, void **req_cls)
 {
 	struct file_server *s = cls;
+	api_fn api = api_endpoint(s, url);
 
 	(void)version;
-	if (s->source_path && !strcmp(url, s->source_path) && !strcmp(method, MHD_HTTP_METHOD_POST))
-		return on_source_request(s, c, upload, upload_size, req_cls);
+	if (api && !strcmp(method, MHD_HTTP_METHOD_POST))
+		return on_api_request(s, c, api, upload, upload_size, req_cls);
 	/* Nothing else is uploaded: answer on the first call, whatever the body. */
 	if (*upload_size)
 		*upload_size = 0;
 	*req_cls = s;
-	if (s->source_path && !strcmp(url, s->source_path) &&
-	    !strcmp(method, MHD_HTTP_METHOD_OPTIONS))
+	if (api && !strcmp(method, MHD_HTTP_METHOD_OPTIONS))
 		return queue_empty(c, MHD_HTTP_NO_CONTENT);
 	if (strcmp(url, s->path))
 		return queue_empty(c, MHD_HTTP_NOT_FOUND);
@@ -200,7 +219,7 @@ static bool starts_with_gzip_magic(const char *file)
 }
 
 int file_server_start(struct file_server *s, const char *file, const char *path,
-		      const char *source_path, const char *address, uint16_t port)
+		      const char *api_path, const char *address, uint16_t port)
 {
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
 	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(port) };
@@ -219,9 +238,8 @@ int file_server_start(struct file_server *s, const char *file, const char *path,
 	}
 	s->file = strdup(file);
 	s->path = strdup(path);
-	s->source_path = source_path ? strdup(source_path) : NULL;
-	if (!s->file || !s->path || (source_path && !s->source_path) ||
-	    source_files_init(&s->sources, file)) {
+	s->api_path = api_path ? strdup(api_path) : NULL;
+	if (!s->file || !s->path || (api_path && !s->api_path) || symbol_api_init(&s->api, file)) {
 		file_server_stop(s);
 		return -ENOMEM;
 	}
@@ -249,7 +267,7 @@ void file_server_stop(struct file_server *s)
 	s->daemon = NULL;
 	free(s->file);
 	free(s->path);
-	free(s->source_path);
-	s->file = s->path = s->source_path = NULL;
-	source_files_free(&s->sources);
+	free(s->api_path);
+	s->file = s->path = s->api_path = NULL;
+	symbol_api_free(&s->api);
 }

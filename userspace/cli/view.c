@@ -57,8 +57,9 @@ static const char view_doc[] =
 	"Ctrl-C.\v"
 	"The link opens https://profiler.firefox.com/from-url/..., which fetches the profile "
 	"from this machine's port under a random path; nothing is uploaded anywhere. Over SSH, "
-	"forward the port first (the line to use is printed). The source view can show the "
-	"source files the profile names that every user here may read (or the sudo user).";
+	"forward the port first (the line to use is printed). The source and assembly views "
+	"show the source files and libraries the profile names that every user here may read "
+	"(or the sudo user).";
 
 static error_t parse_view_opt(int key, char *arg, struct argp_state *state);
 
@@ -213,8 +214,7 @@ static void print_ssh_hint(unsigned port)
 
 int view_serve(const char *file, const char *address, unsigned port, bool no_open)
 {
-	char path[160], source_path[64], url[256], server_url[128], encoded[768],
-		encoded_server[384],
+	char path[160], api_path[64], url[256], server_url[128], encoded[768], encoded_server[384],
 		link[sizeof(encoded) + sizeof(encoded_server) + sizeof(PROFILER_FROM_URL) + 24];
 	const char *secret_end;
 	struct file_server server;
@@ -232,11 +232,11 @@ int view_serve(const char *file, const char *address, unsigned port, bool no_ope
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
 	sigprocmask(SIG_BLOCK, &stop, NULL);
-	/* The secret's directory also answers the source view's /source/v1 requests. */
+	/* The secret's directory also answers the source and assembly views (symbol_api.h). */
 	secret_end = strchr(path + 1, '/');
-	snprintf(source_path, sizeof(source_path), "%.*s/source/v1",
-		 (int)(secret_end ? secret_end - path : 0), path);
-	if (file_server_start(&server, file, path, source_path, address, (uint16_t)port))
+	snprintf(api_path, sizeof(api_path), "%.*s", (int)(secret_end ? secret_end - path : 0),
+		 path);
+	if (file_server_start(&server, file, path, api_path, address, (uint16_t)port))
 		return 1;
 	snprintf(server_url, sizeof(server_url), "http://%s%s%s:%u%.*s",
 		 strchr(address, ':') ? "[" : "", address, strchr(address, ':') ? "]" : "",
@@ -244,7 +244,7 @@ int view_serve(const char *file, const char *address, unsigned port, bool no_ope
 	snprintf(url, sizeof(url), "%s%s", server_url, secret_end ? secret_end : "");
 	url_encode(url, encoded, sizeof(encoded));
 	url_encode(server_url, encoded_server, sizeof(encoded_server));
-	/* symbolServer: where the source view asks for a function's file (source_server.h). */
+	/* symbolServer: where the source and assembly views ask for code (symbol_api.h). */
 	snprintf(link, sizeof(link), "%s%s/?symbolServer=%s", PROFILER_FROM_URL, encoded,
 		 encoded_server);
 	log_info("serving %s at %s until Ctrl-C", file, url);
