@@ -27,13 +27,17 @@
 #              snapshot lost a record; they still touch (issue 20). The
 #              control: the same rings with the reader itself stalled 1.5 s
 #              (BPFPROF_TEST_STALL) do lose records.
+#   blocked    -p pipepair --interval 1s --off-cpu: its main thread sleeps
+#              through every window (issue 21); each full window gives it its
+#              wait over the window, its off-CPU samples, at the stack it
+#              sleeps in, not a blank track.
 #
-# Usage: continuous.sh gapless|retention|max_bytes|sighup|pprof|slow_writer
+# Usage: continuous.sh gapless|retention|max_bytes|sighup|pprof|slow_writer|blocked
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
 
-MODE=${1:?usage: continuous.sh gapless|retention|max_bytes|sighup|pprof|slow_writer}
+MODE=${1:?usage: continuous.sh gapless|retention|max_bytes|sighup|pprof|slow_writer|blocked}
 SNAPS=$WORK/snapshots
 BPF_PID=
 CONT_ENV=()
@@ -108,6 +112,25 @@ check_snapshots() {
 }
 
 case $MODE in
+blocked)
+	: "${PIPEPAIR:?PIPEPAIR is not set}"
+	start_background pipepair "$PIPEPAIR" 30 200
+	PP=$BG_PID
+	sleep 0.5
+	start_continuous -p "$PP" --interval 1s --off-cpu
+	wait_written 3 40
+	stop_continuous TERM
+	# The full windows: all but the last, which SIGTERM cut short.
+	mapfile -t snaps < <(find "$SNAPS" -maxdepth 1 -name 'bpfprof-*Z.json.gz' | sort | head -n -1)
+	[ "${#snaps[@]}" -ge 2 ] || fail "fewer than 2 full windows: ${#snaps[@]}"
+	for f in "${snaps[@]}"; do
+		run_check sched --profile "$f" --gzip --pid "$PP" \
+			--expect "blocked-throughout pipepair sleeping" \
+			--expect "offcpu-stack pipepair sleeping sleep_until nanosleep" ||
+			fail "in $(basename "$f"), pipepair's main thread is not shown waiting through the window"
+	done
+	ok "${#snaps[@]} full windows show pipepair's main thread waiting through each, in sleep_until"
+	;;
 gapless)
 	start_continuous -a --interval 2s
 	start_burner 60

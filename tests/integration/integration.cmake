@@ -306,7 +306,7 @@ endforeach()
 # Continuous mode (issue 7): consecutive snapshots that touch and each load,
 # a partial one on SIGTERM, SIGHUP rotation, and the retention by count and
 # by size; snapshots in pprof and both formats (issue 19).
-foreach(mode gapless retention max_bytes sighup pprof slow_writer)
+foreach(mode gapless retention max_bytes sighup pprof slow_writer blocked)
   bpfprof_integration_test(continuous_${mode} 120 TRUE continuous.sh ${mode})
 endforeach()
 add_test(NAME integration.check_selftest_continuous

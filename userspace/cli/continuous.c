@@ -310,6 +310,8 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 	}
 	lost_since_last_cut(c, &job->lost);
 	recording_report_lost(&job->lost);
+	/* A target blocked through the whole window: its wait there, not a blank track. */
+	recording_note_blocked_threads(&c->rec, &job->snap, c->opts);
 	/* Threads renamed after their last sample get today's name. */
 	proc_refresh_thread_names(&job->snap, "/proc");
 	err = model_finish(&job->snap);

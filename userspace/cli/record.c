@@ -318,7 +318,7 @@ int record_main(const struct options *opts)
 
 	recording_stop(&r, &lost);
 	recording_report_lost(&lost);
-	recording_note_blocked_threads(&r, opts);
+	recording_note_blocked_threads(&r, &r.model, opts);
 	if (r.have_cmd && !r.cmd.exited)
 		log_info("recording stopped; '%s' (pid %d) keeps running", opts->command[0],
 			 (int)r.cmd.pid);

@@ -420,17 +420,17 @@ static int on_blocked_stack(void *ctx, const struct task_stack *st)
  * those it slept with all along (it never ran). One pass of the task
  * iterator per process.
  */
-static int blocked_stacks(struct recording *r, struct blocked_thread *b, size_t n)
+static int blocked_stacks(struct recording *r, struct model *m, struct blocked_thread *b, size_t n)
 {
-	struct blocked_stacks c = { &r->model, b, n, r->model.stop_ts };
+	struct blocked_stacks c = { m, b, n, m->stop_ts };
 	int err;
 
 	for (size_t i = 0; i < n; i++) {
-		uint32_t pid = r->model.threads.data[b[i].thread].pid;
+		uint32_t pid = m->threads.data[b[i].thread].pid;
 		bool done = false;
 
 		for (size_t k = 0; k < i && !done; k++)
-			done = r->model.threads.data[b[k].thread].pid == pid;
+			done = m->threads.data[b[k].thread].pid == pid;
 		if (done)
 			continue;
 		err = task_stacks_of(&r->session, pid, on_blocked_stack, &c);
@@ -446,14 +446,14 @@ static int blocked_stacks(struct recording *r, struct blocked_thread *b, size_t 
 	return 0;
 }
 
-void recording_note_blocked_threads(struct recording *r, const struct options *opts)
+void recording_note_blocked_threads(struct recording *r, struct model *m,
+				    const struct options *opts)
 {
-	struct model *m = &r->model;
 	struct blocked_thread *b = NULL;
 	size_t n = 0;
 
 	/* -a has hundreds of such threads, and they are not what was asked for. */
-	if (opts->all || opts->nr_cgroups || !m->sched_enabled || !m->offcpu_samples)
+	if (opts->all || opts->nr_cgroups || !m->sched_enabled)
 		return;
 	for (size_t i = 0; i < m->threads.len; i++) {
 		const struct thread *t = &m->threads.data[i];
@@ -473,7 +473,8 @@ void recording_note_blocked_threads(struct recording *r, const struct options *o
 						  state == 'D' ? OFFCPU_BLOCKED : OFFCPU_SLEEPING,
 						  NO_INDEX };
 	}
-	if (n && blocked_stacks(r, b, n))
+	/* Stacks where other waits have theirs: with off-CPU samples (switch-out stacks). */
+	if (n && m->offcpu_samples && blocked_stacks(r, m, b, n))
 		goto out;
 	for (size_t i = 0; i < n; i++)
 		if (model_blocked_throughout(m, b[i].thread, b[i].reason, b[i].stack))

@@ -84,12 +84,16 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 int recording_note_lost(struct recording *r, uint64_t now, bool force);
 
 /*
- * After recording_stop, with -p or -- COMMAND and off-CPU samples: a target
- * thread that never ran nor woke (blocked in pthread_join, a read, a lock
- * from before the start to the end) gets its wait over the whole
- * recording, for the reason its state says now, instead of a blank track.
+ * With -p or -- COMMAND and scheduler capture, at the end of `m` (the
+ * recording after recording_stop, or a continuous window just cut): a
+ * target thread that never ran nor woke in it (blocked in pthread_join, a
+ * read, a lock from before its start to its end) gets its wait over the
+ * whole of it (an Off-CPU marker, and its off-CPU samples when they are
+ * on), for the reason its state says now, at the stack it sleeps in (with
+ * off-CPU samples, as other waits), instead of a blank track.
  */
-void recording_note_blocked_threads(struct recording *r, const struct options *opts);
+void recording_note_blocked_threads(struct recording *r, struct model *m,
+				    const struct options *opts);
 
 /* Warn about records lost because a ring buffer was full. */
 void recording_report_lost(const struct session_stats *st);
