@@ -54,25 +54,31 @@ fi
 : "${NOFP:?NOFP is not set}"
 DEPTH=300
 if [ "$MODE" = rebuild ]; then
-	# A machine that keeps starting new binaries (issue 20): -a while 150
-	# fresh copies of true run, with the store rebuilt every 40 files
+	# A machine that keeps starting new binaries (issue 20): -a while 80
+	# fresh copies of sleep run, with the store rebuilt every 40 files
 	# (BPFPROF_TEST_UNWIND_REBUILD_FILES; the real threshold is 3/4 of the
 	# BPF file map). The rebuilds happen, and nofp, alive throughout, keeps
-	# its whole stacks across them.
-	start_background nofp "$NOFP" 3 "$DEPTH"
+	# its whole stacks across them. Each copy lives 0.3 s, so that bpfprof
+	# reads its mappings whatever the machine's load: copies of true, gone
+	# in a millisecond, were missed often enough that a CI run saw a single
+	# rebuild.
+	# Longer than the recording, however long loading the programs takes.
+	start_background nofp "$NOFP" 10 "$DEPTH"
 	NOFP_PID=$BG_PID
 	mkdir -p "$WORK/churn"
 	(
 		sleep 0.8
-		for ((i = 0; i < 150; i++)); do
-			cp /bin/true "$WORK/churn/true-$i" && "$WORK/churn/true-$i"
-			rm -f "$WORK/churn/true-$i"
-			sleep 0.01
+		for ((i = 0; i < 80; i++)); do
+			cp /bin/sleep "$WORK/churn/sleep-$i" && "$WORK/churn/sleep-$i" 0.3 &
+			sleep 0.02
 		done
+		wait
+		rm -f "$WORK/churn"/sleep-*
 	) &
 	BPFPROF_PREFIX=(env BPFPROF_TEST_UNWIND_REBUILD_FILES=40)
 	run_bpfprof 60 -a -v -d 3 -o "$WORK/unwind.json.gz"
 	expect_success
+	kill "$NOFP_PID"
 	wait "$NOFP_PID"
 	rebuilds=$(grep -c "^bpfprof: unwind tables rebuilt from the" "$WORK/bpfprof.err")
 	[ "$rebuilds" -ge 2 ] || fail "the unwind tables were rebuilt $rebuilds times, expected at least 2"
