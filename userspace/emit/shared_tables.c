@@ -28,6 +28,15 @@ static void empty_column(struct json_writer *w, const char *key)
 	const_column(w, key, CONST_NULL, 0);
 }
 
+/* "key": [vec[0].field, vec[1].field, ...]: a whole-number column, one value per row. */
+#define UINT_COLUMN(w, key, vec, field)                      \
+	do {                                                 \
+		jw_key_array(w, key);                        \
+		for (size_t i_ = 0; i_ < (vec).len; i_++)    \
+			jw_uint(w, (vec).data[i_].field);    \
+		jw_end_array(w);                             \
+	} while (0)
+
 /* An int column where 0 or a negative number (per `none_below`) means null. */
 static void jw_int_or_null(struct json_writer *w, int64_t v, int64_t none_below)
 {
@@ -79,10 +88,7 @@ static void write_resources(struct json_writer *w, const struct profile_tables *
 	for (size_t i = 0; i < n; i++)
 		jw_int_or_null(w, t->resources.data[i].lib, 0);
 	jw_end_array(w);
-	jw_key_array(w, "name");
-	for (size_t i = 0; i < n; i++)
-		jw_uint(w, t->resources.data[i].name);
-	jw_end_array(w);
+	UINT_COLUMN(w, "name", t->resources, name);
 	const_column(w, "host", CONST_NULL, n);
 	/* Type 1 = library: every resource bpfprof makes is a binary or the kernel. */
 	const_column(w, "type", CONST_ONE, n);
@@ -97,18 +103,9 @@ static void write_native_symbols(struct json_writer *w, const struct profile_tab
 	size_t n = t->native_symbols.len;
 
 	jw_begin_table(w, "nativeSymbols", n);
-	jw_key_array(w, "libIndex");
-	for (size_t i = 0; i < n; i++)
-		jw_uint(w, t->native_symbols.data[i].lib);
-	jw_end_array(w);
-	jw_key_array(w, "address");
-	for (size_t i = 0; i < n; i++)
-		jw_uint(w, t->native_symbols.data[i].address);
-	jw_end_array(w);
-	jw_key_array(w, "name");
-	for (size_t i = 0; i < n; i++)
-		jw_uint(w, t->native_symbols.data[i].name);
-	jw_end_array(w);
+	UINT_COLUMN(w, "libIndex", t->native_symbols, lib);
+	UINT_COLUMN(w, "address", t->native_symbols, address);
+	UINT_COLUMN(w, "name", t->native_symbols, name);
 	/* A symbol whose size the ELF did not give (0) is "unknown": the app disassembles on. */
 	jw_key_array(w, "functionSize");
 	for (size_t i = 0; i < n; i++) {
@@ -126,10 +123,7 @@ static void write_funcs(struct json_writer *w, const struct profile_tables *t)
 	size_t n = t->funcs.len;
 
 	jw_begin_table(w, "funcTable", n);
-	jw_key_array(w, "name");
-	for (size_t i = 0; i < n; i++)
-		jw_uint(w, t->funcs.data[i].name);
-	jw_end_array(w);
+	UINT_COLUMN(w, "name", t->funcs, name);
 	const_column(w, "isJS", CONST_FALSE, n);
 	const_column(w, "relevantForJS", CONST_FALSE, n);
 	jw_key_array(w, "resource");
@@ -158,20 +152,11 @@ static void write_frames(struct json_writer *w, const struct profile_tables *t)
 	for (size_t i = 0; i < n; i++)
 		jw_int(w, t->frames.data[i].address < 0 ? -1 : t->frames.data[i].address);
 	jw_end_array(w);
-	jw_key_array(w, "inlineDepth");
-	for (size_t i = 0; i < n; i++)
-		jw_uint(w, t->frames.data[i].inline_depth);
-	jw_end_array(w);
-	jw_key_array(w, "category");
-	for (size_t i = 0; i < n; i++)
-		jw_uint(w, t->frames.data[i].category);
-	jw_end_array(w);
+	UINT_COLUMN(w, "inlineDepth", t->frames, inline_depth);
+	UINT_COLUMN(w, "category", t->frames, category);
 	/* Every category has subcategory 0 ("Other"); null here would break the category. */
 	const_column(w, "subcategory", CONST_ZERO, n);
-	jw_key_array(w, "func");
-	for (size_t i = 0; i < n; i++)
-		jw_uint(w, t->frames.data[i].func);
-	jw_end_array(w);
+	UINT_COLUMN(w, "func", t->frames, func);
 	jw_key_array(w, "nativeSymbol");
 	for (size_t i = 0; i < n; i++)
 		jw_int_or_null(w, t->frames.data[i].native_symbol, 0);
@@ -191,10 +176,7 @@ static void write_stacks(struct json_writer *w, const struct profile_tables *t)
 	size_t n = t->stacks.len;
 
 	jw_begin_table(w, "stackTable", n);
-	jw_key_array(w, "frame");
-	for (size_t i = 0; i < n; i++)
-		jw_uint(w, t->stacks.data[i].frame);
-	jw_end_array(w);
+	UINT_COLUMN(w, "frame", t->stacks, frame);
 	/* v66: distance back to the parent, 0 for a root; parents always precede children. */
 	jw_key_array(w, "prefixOffset");
 	for (size_t i = 0; i < n; i++) {
