@@ -161,8 +161,7 @@ struct selection {
 static void consider_selection(struct selection *sel, uint32_t pos, uint64_t cpu_ns,
 			       bool is_command_main, bool is_profiler)
 {
-	/* The command first, then any thread's CPU, then bpfprof's (+1: also with no CPU at all).
-	 */
+	/* After the command: the most CPU, bpfprof last (a rank of 1 still beats none). */
 	uint64_t rank = is_profiler ? 1 : cpu_ns + 2;
 
 	if (sel->command && !is_command_main)
