@@ -16,6 +16,9 @@
 
 #include "bpfprof_abi.h"
 
+/* task_struct.flags: a kernel thread (PF_KTHREAD in include/linux/sched.h; not in BTF). */
+#define KPF_KTHREAD 0x00200000
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Knobs, set by userspace before load. */
@@ -571,8 +574,8 @@ static __always_inline void note_left_targets(struct task_struct *task, __u32 tg
 }
 
 /* Kernel threads and io_uring/user workers: their saved registers are zeros, not a syscall. */
-#define TASK_NO_SYSCALL_REGS (0x00200000 /* PF_KTHREAD */ | 0x00000010 /* PF_IO_WORKER */ | \
-			      0x00004000 /* PF_USER_WORKER */)
+#define TASK_NO_SYSCALL_REGS \
+	(KPF_KTHREAD | 0x00000010 /* PF_IO_WORKER */ | 0x00004000 /* PF_USER_WORKER */)
 
 /*
  * The syscall `task` (current, going to sleep) is inside, from the

@@ -47,7 +47,7 @@ int dump_task_stacks(struct bpf_iter__task *ctx)
 	e->ip = e->sp = e->bp = 0;
 #if defined(__TARGET_ARCH_x86)
 	/* A kernel thread has no user registers: its pt_regs are not a user context. */
-	if (!(task->flags & 0x00200000 /* PF_KTHREAD */) && task->mm) {
+	if (!(task->flags & KPF_KTHREAD) && task->mm) {
 		regs = (struct pt_regs *)bpf_task_pt_regs(task);
 		if (regs) {
 			e->ip = BPF_CORE_READ(regs, ip);
