@@ -40,10 +40,13 @@
 // main tail-calls it, so main has no frame of its own), the hasher's
 // through start_thread, and run in the interpreter (_PyEval_EvalFrameDefault).
 //
-//   unwind_checks.mjs --profile F --pid P --depth D --reader T [--expect-broken] [--gzip|--plain]
+//   unwind_checks.mjs --profile F --pid P --depth D --reader T [--expect-broken] [--static] [--gzip|--plain]
 //   unwind_checks.mjs --cpp --profile F --pid P --depth D [--gzip|--plain]
 //   unwind_checks.mjs --python --profile F --pid P [--gzip|--plain]
 //   unwind_checks.mjs --whole-main --profile F --pid P [--gzip|--plain]
+//
+// --static: nofp linked -static (non-PIE, no .eh_frame_hdr), its libc inside it: the frames
+// between nofp_sort and nofp_compare are libc's qsort, whatever library they name.
 //
 // --whole-main checks only that >= 95 % of the main thread's on-CPU samples in
 // nofp_recurse are whole from _start through main (the unwind-store rebuild test).
@@ -130,10 +133,12 @@ export function checkUnwindCpp(report, profile, { pid, depth }) {
 		   throwing, `samples under __cxa_throw show main -> cpp_catcher -> cpp_thrower x ${depth + 1} -> __cxa_throw`);
 }
 
-function crossesLibc(frames) {
+// With --static, libc is linked into nofp itself: any frame between the two is qsort's.
+function crossesLibc(frames, staticLibc = false) {
 	const sort = frames.findIndex((f) => f.name === 'nofp_sort');
 	const cmp = frames.findIndex((f) => f.name === 'nofp_compare');
-	return sort >= 0 && cmp > sort + 1 && frames.slice(sort + 1, cmp).some((f) => /^libc\.so/.test(f.lib ?? ''));
+	return sort >= 0 && cmp > sort + 1 &&
+		frames.slice(sort + 1, cmp).some((f) => staticLibc || /^libc\.so/.test(f.lib ?? ''));
 }
 
 function checkShare(report, part, whole, what) {
@@ -194,7 +199,7 @@ function checkExtraCounts(report, profile, expectBroken) {
 			     `root (need >= ${WHOLE_PERCENT}%)`);
 }
 
-export function checkUnwind(report, profile, { pid, depth, reader, expectBroken }) {
+export function checkUnwind(report, profile, { pid, depth, reader, expectBroken, staticLibc = false }) {
 	report.section(`nofp (pid ${pid}, depth ${depth}): user stacks without frame pointers`);
 	const threads = profile.threadsOf(String(pid));
 	if (!report.check(threads.length > 0, `process ${pid} is in the profile (${threads.length} threads)`))
@@ -224,9 +229,9 @@ export function checkUnwind(report, profile, { pid, depth, reader, expectBroken 
 					!f.some((x) => x.name === 'nofp_on_signal'));
 	checkShare(report, inCompare.filter((f) => exactPath(f, depth, 'main', 'nofp_sort')), inCompare,
 		   `samples in nofp_compare show main -> nofp_recurse x ${depth + 1} -> nofp_sort`);
-	report.check(inCompare.length > 0 && percent(inCompare.filter(crossesLibc).length, inCompare.length) >=
+	report.check(inCompare.length > 0 && percent(inCompare.filter((f) => crossesLibc(f, staticLibc)).length, inCompare.length) >=
 			     CROSSES_LIBC_PERCENT,
-		     `${inCompare.filter(crossesLibc).length} of ${inCompare.length} samples in nofp_compare cross a ` +
+		     `${inCompare.filter((f) => crossesLibc(f, staticLibc)).length} of ${inCompare.length} samples in nofp_compare cross a ` +
 			     `libc frame between nofp_sort and it (need >= ${CROSSES_LIBC_PERCENT}%)`);
 	checkSignal(report, stacks);
 	checkBlockedReader(report, profile, reader, depth);
@@ -276,6 +281,7 @@ function main(argv) {
 		cpp: { type: 'boolean' },
 		python: { type: 'boolean' },
 		'whole-main': { type: 'boolean' },
+		static: { type: 'boolean' },
 	});
 	const plain = !values.python && !values['whole-main'];
 	if (positionals.length || !values.profile || !/^\d+$/.test(values.pid || '') ||
@@ -294,7 +300,7 @@ function main(argv) {
 		checkUnwindCpp(report, profile, { pid: values.pid, depth: Number(values.depth) });
 	else
 		checkUnwind(report, profile, { pid: values.pid, depth: Number(values.depth), reader: values.reader,
-					       expectBroken: !!values['expect-broken'] });
+					       expectBroken: !!values['expect-broken'], staticLibc: !!values.static });
 	checkWithProfilerCli(report, profile);
 	return report.finish();
 }

@@ -210,6 +210,17 @@ foreach(mode cfi fp rebuild)
   set_property(TEST integration.unwind_${mode} APPEND PROPERTY ENVIRONMENT
     NOFP=$<TARGET_FILE:bpfprof_workload_nofp>)
 endforeach()
+# The same linked -static (issue 26): non-PIE, libc inside, no .eh_frame_hdr.
+add_executable(bpfprof_workload_nofp_static ${BPFPROF_TESTS_DIR}/workloads/nofp.c)
+set_target_properties(bpfprof_workload_nofp_static PROPERTIES
+  OUTPUT_NAME nofp_static
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads
+  COMPILE_OPTIONS "-O2;-fomit-frame-pointer;-Wall;-Wextra"
+  LINK_OPTIONS "-static")
+target_link_libraries(bpfprof_workload_nofp_static PRIVATE pthread)
+bpfprof_integration_test(unwind_static 120 TRUE unwind.sh cfi static)
+set_property(TEST integration.unwind_static APPEND PROPERTY ENVIRONMENT
+  NOFP_STATIC=$<TARGET_FILE:bpfprof_workload_nofp_static>)
 # The same in C++: a virtual call under a recursion with an inlined hot loop,
 # and exceptions thrown through libstdc++ and libgcc_s (no frame pointers
 # either); -g for the inline frames.

@@ -18,7 +18,11 @@
 #
 #   python  (with cfi) Debian's /usr/bin/python3 running tests/workloads/pyloop.py
 #
-# Usage: unwind.sh cfi|fp [c|cpp|python]
+#   static  (with cfi) nofp linked gcc -static: non-PIE, libc inside, and no
+#        .eh_frame_hdr (gcc does not ask the linker for one with -static), so
+#        its FDEs are found in .eh_frame itself (issue 26)
+#
+# Usage: unwind.sh cfi|fp [c|cpp|python|static]
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
@@ -50,6 +54,15 @@ if [ "$LANG_" = python ]; then
 	"$NODE" "$CHECK_DIR/unwind_checks.mjs" --python --profile "$WORK/unwind.json.gz" --gzip --pid "$pid" ||
 		fail "unwind checks failed"
 	exit 0
+fi
+extra=()
+if [ "$LANG_" = static ]; then
+	: "${NOFP_STATIC:?NOFP_STATIC is not set}"
+	readelf -lW "$NOFP_STATIC" | grep -q GNU_EH_FRAME &&
+		fail "$NOFP_STATIC has an .eh_frame_hdr: it does not test what a gcc -static binary is"
+	readelf -hW "$NOFP_STATIC" | grep -q "EXEC (Executable file)" || fail "$NOFP_STATIC is not ET_EXEC"
+	NOFP=$NOFP_STATIC
+	extra=(--static)
 fi
 : "${NOFP:?NOFP is not set}"
 DEPTH=300
@@ -102,6 +115,6 @@ if [ "$MODE" = cfi ]; then
 else
 	expect=(--expect-broken)
 fi
-log "\$ unwind_checks.mjs --profile $WORK/unwind.json.gz --pid $pid --depth $DEPTH --reader $reader ${expect[*]}"
+log "\$ unwind_checks.mjs --profile $WORK/unwind.json.gz --pid $pid --depth $DEPTH --reader $reader ${expect[*]} ${extra[*]}"
 "$NODE" "$CHECK_DIR/unwind_checks.mjs" --profile "$WORK/unwind.json.gz" --gzip --pid "$pid" \
-	--depth "$DEPTH" --reader "$reader" "${expect[@]}" || fail "unwind checks failed"
+	--depth "$DEPTH" --reader "$reader" "${expect[@]}" "${extra[@]}" || fail "unwind checks failed"

@@ -12,6 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <gelf.h>
+#include <string.h>
+
 #include "symbols/elf_symtab.h"
 #include "test.h"
 
@@ -290,6 +293,14 @@ static void test_stripped_and_debug_file(void)
 	CHECK(elf_symtab_find(&stripped, "symfix_main_alpha") == NULL);
 	CHECK_EQ_STR(stripped.build_id, full.build_id);
 	CHECK_EQ_INT(stripped.segments.len, full.segments.len);
+	/*
+	 * The entry point, unnamed in a stripped executable, is _start, at the
+	 * address the full file's own _start has, and no further than that.
+	 */
+	a = elf_symtab_find(&full, "_start");
+	b = elf_symtab_find(&stripped, "_start");
+	CHECK(a && b && a->start == b->start && b->size <= 64);
+	CHECK(b && elf_symtab_lookup(&stripped, b->start + 5) == b);
 
 	/* Lay the debug file out as /usr/lib/debug/.build-id/xx/rest.debug. */
 	CHECK(mkdtemp(dir) != NULL);
@@ -315,6 +326,29 @@ static void test_stripped_and_debug_file(void)
 	elf_symtab_free(&full);
 	elf_symtab_free(&stripped);
 	elf_symtab_free(&merged);
+}
+
+/* Debian's own stripped gzip: its outermost frame is named too. */
+static void test_distro_entry_point(void)
+{
+	struct elf_symtab t = { 0 };
+	const struct elf_sym *s;
+	GElf_Ehdr eh;
+	int fd = open("/bin/gzip", O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	CHECK(elf && gelf_getehdr(elf, &eh));
+	CHECK_EQ_INT(elf_symtab_load_fd(&t, fd, NULL), 0);
+	CHECK(!t.has_symtab);
+	s = elf_symtab_lookup(&t, eh.e_entry + 0x20);
+	CHECK(s && !strcmp(elf_symtab_name(&t, s), "_start") && s->start == eh.e_entry);
+	elf_end(elf);
+	close(fd);
+	elf_symtab_free(&t);
 }
 
 static void test_memory_image(void)
@@ -443,6 +477,7 @@ int main(void)
 	RUN(test_offsets_lib);
 	RUN(test_offsets_exe);
 	RUN(test_stripped_and_debug_file);
+	RUN(test_distro_entry_point);
 	RUN(test_memory_image);
 	RUN(test_plt_stubs);
 	RUN(test_plt_stubs_ibt);

@@ -121,7 +121,7 @@ static void files_without_cfi_not_elf_or_too_big(void)
 	unwind_store_free(&s);
 
 	unwind_store_init(&s, NULL, 1u << 20);
-	f = add_path(&s, CFI_FIX_NO_HDR);
+	f = add_path(&s, CFI_FIX_NO_CFI);
 	CHECK(f && f->status == UNWIND_FILE_NO_CFI);
 	f = add_path(&s, CFI_FIX_SOURCE);
 	CHECK(f && f->status == UNWIND_FILE_INVALID);

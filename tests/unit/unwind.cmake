@@ -2,13 +2,16 @@
 set(UNWIND_TEST_DIR ${CMAKE_CURRENT_LIST_DIR})
 
 # Built as distributions build: optimised, no frame pointers. A copy without
-# .eh_frame_hdr has no index of its CFI.
+# .eh_frame_hdr has no index of its CFI (as gcc -static links), and one
+# without .eh_frame either has no CFI at all.
 add_executable(cfi_fix ${UNWIND_TEST_DIR}/fixtures/cfi/cfi_fix.c)
 target_compile_options(cfi_fix PRIVATE -O2 -fomit-frame-pointer -fPIE)
 target_link_options(cfi_fix PRIVATE -pie)
 add_custom_command(TARGET cfi_fix POST_BUILD
   COMMAND ${CMAKE_OBJCOPY} --remove-section=.eh_frame_hdr $<TARGET_FILE:cfi_fix>
           $<TARGET_FILE:cfi_fix>.nohdr
+  COMMAND ${CMAKE_OBJCOPY} --remove-section=.eh_frame_hdr --remove-section=.eh_frame
+          $<TARGET_FILE:cfi_fix> $<TARGET_FILE:cfi_fix>.nocfi
   VERBATIM)
 
 # The same, linked at a fixed address: its text's addresses are not its offsets.
@@ -21,6 +24,7 @@ add_dependencies(test_cfi_table cfi_fix)
 target_compile_definitions(test_cfi_table PRIVATE
   CFI_FIX="$<TARGET_FILE:cfi_fix>"
   CFI_FIX_NO_HDR="$<TARGET_FILE:cfi_fix>.nohdr"
+  CFI_FIX_NO_CFI="$<TARGET_FILE:cfi_fix>.nocfi"
   READELF_PATH="${CMAKE_READELF}")
 
 bpfprof_unit_test(test_unwind_store ${UNWIND_TEST_DIR}/test_unwind_store.c)
@@ -28,7 +32,8 @@ add_dependencies(test_unwind_store cfi_fix cfi_fix_nopie)
 target_compile_definitions(test_unwind_store PRIVATE
   CFI_FIX="$<TARGET_FILE:cfi_fix>"
   CFI_FIX_NOPIE="$<TARGET_FILE:cfi_fix_nopie>"
-  CFI_FIX_NO_HDR="$<TARGET_FILE:cfi_fix>.nohdr"
+  CFI_FIX_NO_CFI="$<TARGET_FILE:cfi_fix>.nocfi"
   CFI_FIX_SOURCE="${UNWIND_TEST_DIR}/fixtures/cfi/cfi_fix.c")
 
 bpfprof_unit_test(test_user_walk ${UNWIND_TEST_DIR}/test_user_walk.c)
+bpfprof_unit_test(test_eh_frame_index ${UNWIND_TEST_DIR}/test_eh_frame_index.c)

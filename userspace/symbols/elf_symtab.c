@@ -294,6 +294,38 @@ static int finalize_symbols(struct elf_symtab *t, raw_syms_t *raw)
 	return 0;
 }
 
+/*
+ * The program's entry point, which a stripped executable leaves unnamed:
+ * its .dynsym has no _start, so the outermost frame of every whole stack
+ * would read "gzip+0x3e19" and not be seen as a thread root. Named
+ * "_start" (what every C runtime calls it) at the lowest rank, so that any
+ * real symbol at the entry wins, and unsized, so that a sized symbol
+ * covering it keeps its name; it spans at most ENTRY_STUB_MAX bytes (glibc's
+ * _start is 38), up to the next symbol or the end of its segment.
+ */
+#define ENTRY_STUB_MAX 64
+
+static int add_entry_symbol(Elf *elf, const struct elf_symtab *t, raw_syms_t *raw)
+{
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh) || !eh.e_entry || (eh.e_type != ET_EXEC && eh.e_type != ET_DYN))
+		return 0;
+	for (size_t i = 0; i < t->segments.len; i++) {
+		const struct elf_segment *seg = &t->segments.data[i];
+		uint64_t end = seg->vaddr + seg->filesz;
+		struct raw_sym r = {
+			.start = eh.e_entry, .name = "_start", .rank = 0, .seq = (uint32_t)raw->len
+		};
+
+		if (!(seg->flags & PF_X) || eh.e_entry < seg->vaddr || eh.e_entry >= end)
+			continue;
+		r.limit = end - eh.e_entry < ENTRY_STUB_MAX ? end : eh.e_entry + ENTRY_STUB_MAX;
+		return vec_push(raw, r) ? -ENOMEM : 0;
+	}
+	return 0;
+}
+
 /* Separate debug info, as Debian's -dbgsym packages install it: DIR/.build-id/xx/rest.debug. */
 static Elf *open_debug_file(const struct elf_symtab *t, const char *debug_dir, int *fd)
 {
@@ -359,6 +391,9 @@ static int load_elf(struct elf_symtab *t, Elf *elf, Elf *debug, const char *debu
 			goto out;
 		}
 	}
+	err = add_entry_symbol(elf, t, &raw);
+	if (err)
+		goto out;
 	/* Names still point into the ELF images: copy them before closing. */
 	err = finalize_symbols(t, &raw);
 out:

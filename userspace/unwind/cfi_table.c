@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * .eh_frame to struct cfi_table (see cfi_table.h). libdw interprets the
- * CFI programs; this file walks every FDE that .eh_frame_hdr indexes, row
- * by row, and keeps each row's rules in the table's few shapes.
+ * CFI programs; this file walks every FDE that .eh_frame_hdr indexes (or,
+ * without that index, that .eh_frame holds), row by row, and keeps each
+ * row's rules in the table's few shapes.
  */
 #include "cfi_table.h"
 
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "../util/bsearch_u64.h"
+#include "eh_frame_index.h"
 
 /* DWARF register numbers of x86_64 (System V psABI, figure 3.36). */
 #define DWARF_REG_RBP 6
@@ -234,19 +236,19 @@ static int cmp_loc(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int cfi_table_build(Elf *elf, struct cfi_table *out)
+/*
+ * The FDEs' start addresses from .eh_frame_hdr's index (sorted by the
+ * linker). 0, -ENOENT without the section, -ENOTSUP, -EINVAL, -ENOMEM.
+ */
+static int fde_starts_from_hdr(Elf *elf, uint64_t **out, size_t *count)
 {
-	struct row_vec rows = { 0 };
 	const uint8_t *p;
-	uint64_t *starts = NULL;
-	Dwarf_CFI *cfi = NULL;
+	uint64_t *starts;
 	GElf_Shdr shdr;
 	Elf_Data *data;
 	Elf_Scn *scn;
-	uint32_t count;
-	int err = 0;
+	uint32_t n;
 
-	memset(out, 0, sizeof(*out));
 	scn = find_section(elf, ".eh_frame_hdr", &shdr);
 	if (!scn)
 		return -ENOENT;
@@ -258,19 +260,60 @@ int cfi_table_build(Elf *elf, struct cfi_table *out)
 		return -EINVAL;
 	if (p[1] != EH_PE_PCREL_SDATA4 || p[2] != EH_PE_UDATA4 || p[3] != EH_PE_DATAREL_SDATA4)
 		return -ENOTSUP;
-	memcpy(&count, p + 8, sizeof(count));
-	if (count > (data->d_size - 12) / 8)
+	memcpy(&n, p + 8, sizeof(n));
+	if (n > (data->d_size - 12) / 8)
 		return -EINVAL;
+	*out = NULL;
+	*count = n;
+	if (!n)
+		return 0;
+	starts = malloc((size_t)n * sizeof(*starts));
+	if (!starts)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++)
+		starts[i] = shdr.sh_addr + (int64_t)read_s32(p + 12 + 8 * (size_t)i);
+	*out = starts;
+	return 0;
+}
+
+/*
+ * Without the index (gcc -static links without --eh-frame-hdr): the FDEs
+ * found by walking .eh_frame itself. -ENOENT when it has none either.
+ */
+static int fde_starts_from_eh_frame(Elf *elf, uint64_t **out, size_t *count)
+{
+	GElf_Shdr shdr;
+	Elf_Data *data;
+	Elf_Scn *scn;
+
+	scn = find_section(elf, ".eh_frame", &shdr);
+	if (!scn || shdr.sh_type == SHT_NOBITS)
+		return -ENOENT;
+	data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf)
+		return -ENOENT;
+	return eh_frame_fde_starts(data->d_buf, data->d_size, shdr.sh_addr, out, count);
+}
+
+int cfi_table_build(Elf *elf, struct cfi_table *out)
+{
+	struct row_vec rows = { 0 };
+	uint64_t *starts = NULL;
+	Dwarf_CFI *cfi = NULL;
+	size_t count = 0;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	err = fde_starts_from_hdr(elf, &starts, &count);
+	if (err == -ENOENT)
+		err = fde_starts_from_eh_frame(elf, &starts, &count);
+	if (err)
+		return err;
 	out->stats.fdes = count;
 	if (!count)
 		return 0;
 
-	/* Sorted already by the linker; sorted again, a table from a hostile file must still be. */
-	starts = malloc((size_t)count * sizeof(*starts));
-	if (!starts)
-		return -ENOMEM;
-	for (uint32_t i = 0; i < count; i++)
-		starts[i] = shdr.sh_addr + (int64_t)read_s32(p + 12 + 8 * (size_t)i);
+	/* Sorted again: a table from a hostile file must still be. */
 	qsort(starts, count, sizeof(*starts), cmp_loc);
 
 	cfi = dwarf_getcfi_elf(elf);
@@ -278,8 +321,9 @@ int cfi_table_build(Elf *elf, struct cfi_table *out)
 		err = -EINVAL;
 		goto out;
 	}
-	for (uint32_t i = 0; i < count && !err; i++) {
-		if (i + 1 < count && starts[i + 1] == starts[i])
+	for (size_t i = 0; i < count && !err; i++) {
+		/* Duplicates, and FDEs of code the linker discarded (located at 0). */
+		if ((i + 1 < count && starts[i + 1] == starts[i]) || !starts[i])
 			continue;
 		err = walk_fde(cfi, starts[i], i + 1 < count ? starts[i + 1] : UINT64_MAX, &rows,
 			       &out->stats);

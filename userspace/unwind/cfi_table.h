@@ -49,8 +49,9 @@ struct cfi_table {
 
 /*
  * Build the table of `elf` (an ELF file read with libelf) from its
- * .eh_frame, through .eh_frame_hdr's index of FDEs. Returns 0, -ENOENT when
- * it has no .eh_frame_hdr (no CFI to use), -ENOTSUP for an index encoded in
+ * .eh_frame, through .eh_frame_hdr's index of FDEs or, when the binary has
+ * no index (gcc -static), .eh_frame's own records. Returns 0, -ENOENT when
+ * it has neither (no CFI to use), -ENOTSUP for an index encoded in
  * a way it does not read, -EINVAL for a malformed one, -ENOMEM.
  */
 int cfi_table_build(Elf *elf, struct cfi_table *out);
