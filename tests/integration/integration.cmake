@@ -221,6 +221,11 @@ target_link_libraries(bpfprof_workload_nofp_static PRIVATE pthread)
 bpfprof_integration_test(unwind_static 120 TRUE unwind.sh cfi static)
 set_property(TEST integration.unwind_static APPEND PROPERTY ENVIRONMENT
   NOFP_STATIC=$<TARGET_FILE:bpfprof_workload_nofp_static>)
+# Go (issue 26): programs built by Debian's golang-go at test time, unwound
+# through .gopclntab (tests/workloads/go, go.sh).
+foreach(mode go go_sw go_fp cgo)
+  bpfprof_integration_test(${mode} 180 TRUE go.sh ${mode})
+endforeach()
 # The same in C++: a virtual call under a recursion with an inlined hot loop,
 # and exceptions thrown through libstdc++ and libgcc_s (no frame pointers
 # either); -g for the inline frames.

@@ -37,3 +37,12 @@ target_compile_definitions(test_unwind_store PRIVATE
 
 bpfprof_unit_test(test_user_walk ${UNWIND_TEST_DIR}/test_user_walk.c)
 bpfprof_unit_test(test_eh_frame_index ${UNWIND_TEST_DIR}/test_eh_frame_index.c)
+
+# Go's function table and the rows made from it, on Debian's own go command
+# (golang-go: a stripped Go binary whose names are only in .gopclntab).
+find_program(BPFPROF_GO go)
+bpfprof_unit_test(test_go_pclntab ${UNWIND_TEST_DIR}/test_go_pclntab.c)
+if(BPFPROF_GO)
+  get_filename_component(BPFPROF_GO_REAL ${BPFPROF_GO} REALPATH)
+  target_compile_definitions(test_go_pclntab PRIVATE GO_BINARY="${BPFPROF_GO_REAL}")
+endif()

@@ -77,15 +77,27 @@ static int write_fallback(struct recording *r, const struct options *opts,
 	return -EIO;
 }
 
-/* "user stacks: 97.2% of 1998 reach a thread root; 56 stop early: 50 no CFI, 6 unreadable" */
+/*
+ * "user stacks: 97.2% of 1998 reach a thread root; 56 stop early: 50 no CFI, 6 unreadable"
+ * then, when not all are native, "... by runtime: native 96.1% of 998, Go 99.9% of 1000"
+ */
 static void print_frame_quality(const struct frame_quality *q)
 {
-	char why[512] = "";
-	size_t len = 0;
+	char why[512] = "", by[256] = "";
+	size_t len = 0, blen = 0;
 	uint64_t early = q->user_stacks - q->reached_root;
 
 	if (!q->user_stacks)
 		return;
+	if (q->runtime_stacks[CODE_RUNTIME_NATIVE] != q->user_stacks)
+		for (int rt = 0; rt < CODE_RUNTIME_COUNT && blen < sizeof(by); rt++)
+			if (q->runtime_stacks[rt])
+				blen += (size_t)snprintf(
+					by + blen, sizeof(by) - blen, "%s%s %.1f%% of %" PRIu64,
+					blen ? ", " : "; by runtime: ", code_runtime_name(rt),
+					100.0 * (double)q->runtime_reached_root[rt] /
+						(double)q->runtime_stacks[rt],
+					q->runtime_stacks[rt]);
 	for (int r = 0; r < FRAME_QUALITY_REASONS && len < sizeof(why); r++)
 		if (q->stopped[r])
 			len += (size_t)snprintf(why + len, sizeof(why) - len, "%s%" PRIu64 " %s",
@@ -93,9 +105,9 @@ static void print_frame_quality(const struct frame_quality *q)
 						frame_quality_reason((enum ustack_end)r));
 	fprintf(stderr,
 		"bpfprof: user stacks: %.1f%% of %" PRIu64 " reach a thread root; %" PRIu64
-		" stop early%s\n",
+		" stop early%s%s\n",
 		100.0 * (double)q->reached_root / (double)q->user_stacks, q->user_stacks, early,
-		why);
+		why, by);
 }
 
 static void print_summary(struct recording *r, const struct session_stats *lost,

@@ -12,9 +12,15 @@
  * Where stacks begin. glibc: _start (the program's and ld.so's entry),
  * clone3/clone (a new thread's first frame; start_thread above it when the
  * CFI of clone3 is not used). Go: goroutines start in runtime.goexit, the
- * main thread in runtime.rt0_go, other threads in runtime.mstart.
+ * main thread in runtime.rt0_go, other threads in runtime.mstart (".abi0"
+ * where the symbol table names the assembly's ABI); the main goroutine's
+ * runtime.main is a root as well.
  */
 static const char *const root_funcs[] = {
+	"runtime.goexit.abi0",
+	"runtime.rt0_go.abi0",
+	"runtime.mstart.abi0",
+	"runtime.main",
 	"_start",
 	"__clone3",
 	"clone3",
@@ -88,21 +94,62 @@ static uint8_t *outermost_user_is_root(const struct profile_tables *t)
 	return memo;
 }
 
+/* The runtime of a frame's code: its library's, native when it has none. */
+static unsigned frame_runtime_bit(const struct profile_tables *t, const struct pt_frame *f)
+{
+	int32_t res = t->funcs.data[f->func].resource;
+	int32_t lib = res >= 0 ? t->resources.data[res].lib : -1;
+	const struct object_info *obj = lib >= 0 ? t->libs.data[lib].obj : NULL;
+
+	return obj && obj->runtime < CODE_RUNTIME_COUNT ? 1u << obj->runtime : 0;
+}
+
+/* Per profile stack, the runtimes its frames belong to (bits), prefix first as above. */
+static uint8_t *stack_runtimes(const struct profile_tables *t)
+{
+	uint8_t *bits = malloc(t->stacks.len ? t->stacks.len : 1);
+
+	if (!bits)
+		return NULL;
+	for (size_t i = 0; i < t->stacks.len; i++) {
+		const struct pt_stack *s = &t->stacks.data[i];
+
+		bits[i] =
+			(uint8_t)((s->prefix == NO_INDEX || s->prefix >= i ? 0 : bits[s->prefix]) |
+				  frame_runtime_bit(t, &t->frames.data[s->frame]));
+	}
+	return bits;
+}
+
+static enum code_runtime runtime_of(uint8_t bits)
+{
+	if (bits & (1u << CODE_RUNTIME_GO))
+		return CODE_RUNTIME_GO;
+	if (bits & (1u << CODE_RUNTIME_PYTHON))
+		return CODE_RUNTIME_PYTHON;
+	return CODE_RUNTIME_NATIVE;
+}
+
 int frame_quality_count(struct frame_quality *q, const struct model *m,
 			const struct profile_tables *t)
 {
-	uint8_t *memo;
+	uint8_t *memo, *runtimes;
 
 	memset(q, 0, sizeof(*q));
 	memo = outermost_user_is_root(t);
-	if (!memo)
+	runtimes = stack_runtimes(t);
+	if (!memo || !runtimes) {
+		free(memo);
+		free(runtimes);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < m->threads.len; i++) {
 		const struct thread *th = &m->threads.data[i];
 
 		for (size_t k = 0; k < th->samples.len; k++) {
 			const struct thread_sample *s = &th->samples.data[k];
 			uint32_t stack = profile_stack_of(t, s->stack);
+			enum code_runtime rt;
 			uint8_t root;
 
 			if (s->kind != SAMPLE_ON_CPU || stack == NO_INDEX)
@@ -110,17 +157,21 @@ int frame_quality_count(struct frame_quality *q, const struct model *m,
 			root = memo[stack];
 			if (root == ROOT_NO_USER)
 				continue;
+			rt = runtime_of(runtimes[stack]);
 			q->user_stacks++;
+			q->runtime_stacks[rt]++;
 			/* The CFI's own word that nothing called this frame counts as a root too.
 			 */
-			if (root == ROOT_YES || s->ustack_end == USTACK_END_ROOT)
+			if (root == ROOT_YES || s->ustack_end == USTACK_END_ROOT) {
 				q->reached_root++;
-			else
+				q->runtime_reached_root[rt]++;
+			} else
 				q->stopped[s->ustack_end < FRAME_QUALITY_REASONS
 						   ? s->ustack_end
 						   : USTACK_END_UNKNOWN]++;
 		}
 	}
 	free(memo);
+	free(runtimes);
 	return 0;
 }

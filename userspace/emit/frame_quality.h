@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../../bpf/bpfprof_abi.h"
+#include "../lang/code_runtime.h"
 
 struct model;
 struct profile_tables;
@@ -23,6 +24,13 @@ struct frame_quality {
 	uint64_t reached_root; /* ... whose outermost frame is a thread root */
 	/* The others, by why the unwinder stopped (enum ustack_end). */
 	uint64_t stopped[FRAME_QUALITY_REASONS];
+	/*
+	 * The same two counts by runtime (enum code_runtime): a stack with a
+	 * Go binary's frame is Go's, else one with the Python interpreter's is
+	 * Python's, else native.
+	 */
+	uint64_t runtime_stacks[CODE_RUNTIME_COUNT];
+	uint64_t runtime_reached_root[CODE_RUNTIME_COUNT];
 };
 
 /* Counts over every on-CPU sample of the model, named through the built tables. */

@@ -110,6 +110,17 @@ static void write_extra_frame_quality(struct json_writer *w, const struct frame_
 		extra_entry_string(w, "User stack unwinding", meta->unwinder);
 	extra_entry_int(w, "User stacks (on-CPU samples)", q->user_stacks);
 	extra_entry_int(w, "User stacks reaching a thread root", q->reached_root);
+	/* Per runtime, each unwound its own way: "User stacks, Go" and "..., Go, reaching a root".
+	 */
+	for (int rt = 0; rt < CODE_RUNTIME_COUNT; rt++) {
+		if (!q->runtime_stacks[rt])
+			continue;
+		snprintf(label, sizeof(label), "User stacks, %s", code_runtime_name(rt));
+		extra_entry_int(w, label, q->runtime_stacks[rt]);
+		snprintf(label, sizeof(label), "User stacks, %s, reaching a thread root",
+			 code_runtime_name(rt));
+		extra_entry_int(w, label, q->runtime_reached_root[rt]);
+	}
 	for (int r = 0; r < FRAME_QUALITY_REASONS; r++) {
 		if (!q->stopped[r])
 			continue;

@@ -18,6 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../lang/code_runtime.h"
+#include "../lang/go_pclntab.h"
 #include "../util/safe_open.h"
 #include "debug_file.h"
 #include "elf_plt.h"
@@ -326,6 +328,35 @@ static int add_entry_symbol(Elf *elf, const struct elf_symtab *t, raw_syms_t *ra
 	return 0;
 }
 
+/*
+ * A Go binary stripped of its symbol table (-ldflags='-s -w', as release
+ * builds are) still has .gopclntab, which the runtime needs: its function
+ * names and extents name the frames. `go` stays open until the names are
+ * copied out (finalize_symbols).
+ */
+static int add_go_symbols(Elf *elf, struct go_pclntab *go, raw_syms_t *raw)
+{
+	if (go_pclntab_open(elf, go))
+		return 0; /* not Go, or a layout not read: no names from it */
+	for (uint32_t i = 0; i < go->nfunc; i++) {
+		struct go_func f;
+		struct raw_sym r;
+
+		if (!go_pclntab_func(go, i, &f) || !f.name[0] || f.end <= f.entry)
+			continue;
+		r = (struct raw_sym){ .start = f.entry,
+				      .size = f.end - f.entry,
+				      .limit = f.end,
+				      .name = f.name,
+				      .rank = 1100,
+				      .seq = (uint32_t)raw->len,
+				      .sized = true };
+		if (vec_push(raw, r))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 /* Separate debug info, as Debian's -dbgsym packages install it: DIR/.build-id/xx/rest.debug. */
 static Elf *open_debug_file(const struct elf_symtab *t, const char *debug_dir, int *fd)
 {
@@ -351,6 +382,7 @@ static int load_elf(struct elf_symtab *t, Elf *elf, Elf *debug, const char *debu
 {
 	raw_syms_t raw = { 0 };
 	plt_stubs_t stubs = { 0 };
+	struct go_pclntab go = { 0 };
 	Elf *found = NULL;
 	int debug_fd = -1;
 	int err;
@@ -392,13 +424,20 @@ static int load_elf(struct elf_symtab *t, Elf *elf, Elf *debug, const char *debu
 		}
 	}
 	err = add_entry_symbol(elf, t, &raw);
+	if (!err && !t->has_symtab)
+		err = add_go_symbols(elf, &go, &raw);
 	if (err)
 		goto out;
 	/* Names still point into the ELF images: copy them before closing. */
 	err = finalize_symbols(t, &raw);
+	if (!err)
+		t->runtime = go_pclntab_present(elf)			      ? CODE_RUNTIME_GO
+			     : elf_symtab_find(t, "_PyEval_EvalFrameDefault") ? CODE_RUNTIME_PYTHON
+									      : CODE_RUNTIME_NATIVE;
 out:
 	vec_free(&raw);
 	plt_stubs_free(&stubs);
+	go_pclntab_close(&go);
 	if (found) {
 		elf_end(found);
 		close(debug_fd);
@@ -542,4 +581,5 @@ void elf_symtab_free(struct elf_symtab *t)
 	t->build_id[0] = '\0';
 	t->base = 0;
 	t->has_symtab = false;
+	t->runtime = 0;
 }

@@ -38,6 +38,7 @@ struct elf_symtab {
 	char build_id[ELF_BUILD_ID_MAX * 2 + 1]; /* lowercase hex, "" when none */
 	uint64_t base;	 /* p_vaddr of the first PT_LOAD: library-relative addresses start here */
 	bool has_symtab; /* a full .symtab was read (not only .dynsym) */
+	uint8_t runtime; /* enum code_runtime */
 };
 
 /*

@@ -594,6 +594,7 @@ bool sym_ensure_loaded(struct symbolizer *s, struct object *o)
 	}
 	if (o->symtab.build_id[0])
 		o->info.build_id = o->symtab.build_id;
+	o->info.runtime = o->symtab.runtime;
 	o->state = LOAD_OK;
 	return true;
 }

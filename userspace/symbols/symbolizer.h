@@ -31,6 +31,7 @@ struct object_info {
 	const char *name;     /* basename: "libc.so.6", "[kernel.kallsyms]", "[vdso]" */
 	const char *path;     /* path as the process saw it */
 	const char *build_id; /* lowercase hex, or NULL */
+	uint8_t runtime; /* enum code_runtime (lang/code_runtime.h), once its symbols are read */
 };
 
 /* At most this many frames for one address (1 + inline depth); see resolved_frame. */

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../util/bsearch_u64.h"
+#include "../util/elf_section.h"
 #include "eh_frame_index.h"
 
 /* DWARF register numbers of x86_64 (System V psABI, figure 3.36). */
@@ -58,25 +59,6 @@ static int push_row(struct row_vec *v, const struct cfi_row *r)
 	}
 	v->data[v->len++] = *r;
 	return 0;
-}
-
-static Elf_Scn *find_section(Elf *elf, const char *name, GElf_Shdr *shdr)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, shdr))
-			continue;
-		n = elf_strptr(elf, shstrndx, shdr->sh_name);
-		if (n && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
 }
 
 static int32_t read_s32(const uint8_t *p)
@@ -249,7 +231,7 @@ static int fde_starts_from_hdr(Elf *elf, uint64_t **out, size_t *count)
 	Elf_Scn *scn;
 	uint32_t n;
 
-	scn = find_section(elf, ".eh_frame_hdr", &shdr);
+	scn = elf_section_by_name(elf, ".eh_frame_hdr", &shdr);
 	if (!scn)
 		return -ENOENT;
 	data = elf_getdata(scn, NULL);
@@ -286,7 +268,7 @@ static int fde_starts_from_eh_frame(Elf *elf, uint64_t **out, size_t *count)
 	Elf_Data *data;
 	Elf_Scn *scn;
 
-	scn = find_section(elf, ".eh_frame", &shdr);
+	scn = elf_section_by_name(elf, ".eh_frame", &shdr);
 	if (!scn || shdr.sh_type == SHT_NOBITS)
 		return -ENOENT;
 	data = elf_getdata(scn, NULL);

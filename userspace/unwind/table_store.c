@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cfi_table.h"
+#include "go_table.h"
 #include "../symbols/proc_maps.h"
 #include "../symbols/vdso.h"
 
@@ -110,9 +111,10 @@ static uint64_t cpu_ns(void)
  */
 static int load_rows(struct unwind_store *s, Elf *elf, struct unwind_file_info *info)
 {
-	struct cfi_table t;
+	struct cfi_table t, go;
+	uint64_t go_lo, go_hi;
 	int64_t bias = 0;
-	int status, err;
+	int status, err, go_err;
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF || exec_bias(elf, &bias)) {
 		if (elf)
@@ -120,9 +122,26 @@ static int load_rows(struct unwind_store *s, Elf *elf, struct unwind_file_info *
 		return UNWIND_FILE_INVALID;
 	}
 	err = cfi_table_build(elf, &t);
+	/* Go code has no CFI: its rows come from .gopclntab, over any C code's CFI (cgo). */
+	go_err = go_table_build(elf, &go, &go_lo, &go_hi, NULL);
 	elf_end(elf);
-	if (err == -ENOMEM)
-		return err;
+	if (err == -ENOMEM || go_err == -ENOMEM) {
+		if (!err)
+			cfi_table_free(&t);
+		if (!go_err)
+			cfi_table_free(&go);
+		return -ENOMEM;
+	}
+	if (!go_err) {
+		if (err)
+			memset(&t, 0, sizeof(t)); /* Go's rows alone */
+		err = go_table_overlay(&t, &go, go_lo, go_hi);
+		cfi_table_free(&go);
+		if (err) {
+			cfi_table_free(&t);
+			return err;
+		}
+	}
 	if (err == -ENOENT || (!err && !t.len))
 		status = UNWIND_FILE_NO_CFI;
 	else if (err)

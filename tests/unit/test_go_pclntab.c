@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Go's function table (lang/go_pclntab.c) and the unwind rows made from it
+ * (unwind/go_table.c), on a real Go binary: Debian's own `go` command
+ * (golang-go, which the test dependencies install; stripped of .symtab, so
+ * its names come from .gopclntab alone). Then the same table damaged every
+ * way a hostile binary could: truncated, header fields and bytes changed,
+ * which must give errors or other names, never a read out of bounds (the
+ * sanitizer build runs this) or a walk without end. No BPF, no root.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lang/go_pclntab.h"
+#include "test.h"
+#include "unwind/go_table.h"
+
+#ifndef GO_BINARY
+#define GO_BINARY "/usr/lib/go/bin/go"
+#endif
+
+static Elf *open_elf(const char *path, int *fd)
+{
+	*fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (*fd < 0)
+		return NULL;
+	return elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+}
+
+static void close_elf(Elf *elf, int fd)
+{
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+}
+
+static void real_table_reads(void)
+{
+	struct go_pclntab t;
+	int fd, found_goexit = 0, roots = 0;
+	uint64_t prev_end = 0;
+	size_t bad = 0;
+	Elf *elf = open_elf(GO_BINARY, &fd);
+
+	CHECK(elf != NULL);
+	if (!elf)
+		return;
+	CHECK(go_pclntab_present(elf));
+	CHECK_EQ_INT(go_pclntab_open(elf, &t), 0);
+	CHECK(t.version >= 116);
+	CHECK(t.nfunc > 1000);
+	for (uint32_t i = 0; i < t.nfunc; i++) {
+		struct go_func f;
+		struct go_pcvalue_iter it;
+		uint64_t a, b, covered;
+		int32_t sp;
+
+		if (!go_pclntab_func(&t, i, &f)) {
+			bad++;
+			continue;
+		}
+		/* Sorted, contiguous, each function found by its own entry and last byte. */
+		CHECK(f.entry >= prev_end && f.end >= f.entry);
+		prev_end = f.end;
+		if (f.end > f.entry)
+			CHECK(go_pclntab_find(&t, f.entry) == i &&
+			      go_pclntab_find(&t, f.end - 1) == i);
+		if (!strcmp(f.name, "runtime.goexit")) {
+			found_goexit = 1;
+			CHECK(f.flag & GO_FUNC_FLAG_TOPFRAME);
+		}
+		roots += !!(f.flag & GO_FUNC_FLAG_TOPFRAME);
+		/*
+		 * pcsp starts at the entry with SP where the call left it and tiles
+		 * the function's code, which may stop short of the next entry (padding).
+		 */
+		go_pcvalue_begin(&it, &t, f.pcsp, f.entry, f.end);
+		covered = f.entry;
+		while (go_pcvalue_next(&it, &a, &b, &sp)) {
+			if (a == f.entry)
+				CHECK_EQ_INT(sp, 0);
+			/* syscall.rawVforkSyscall pops its return address for vfork: -8. */
+			CHECK(a == covered && b >= a && sp >= -8);
+			covered = b;
+		}
+		CHECK(covered <= f.end && (covered > f.entry || !f.pcsp || f.end == f.entry));
+	}
+	CHECK_EQ_INT(bad, 0);
+	CHECK(found_goexit);
+	CHECK(roots >= 3);
+	/* main.main has a file and a line (the go command's own source). */
+	{
+		struct go_func f = { 0 };
+		const char *file = NULL;
+		int line = 0;
+
+		for (uint32_t i = 0; i < t.nfunc; i++)
+			if (go_pclntab_func(&t, i, &f) && !strcmp(f.name, "main.main"))
+				break;
+		CHECK_EQ_STR(f.name, "main.main");
+		CHECK(go_pclntab_line(&t, &f, f.entry, &file, &line));
+		CHECK(file && strstr(file, ".go") && line > 0);
+	}
+	CHECK(go_pclntab_find(&t, 0) == -1);
+	go_pclntab_close(&t);
+	close_elf(elf, fd);
+}
+
+static void rows_unwind_go(void)
+{
+	struct cfi_table rows, base = { 0 };
+	struct go_table_stats st;
+	uint64_t lo, hi;
+	int fd;
+	Elf *elf = open_elf(GO_BINARY, &fd);
+
+	CHECK(elf != NULL);
+	if (!elf)
+		return;
+	CHECK_EQ_INT(go_table_build(elf, &rows, &lo, &hi, &st), 0);
+	CHECK(rows.len > st.funcs && st.funcs > 1000);
+	CHECK(st.roots >= 3 && st.stack_switches > 0);
+	CHECK(lo < hi && rows.rows[0].pc == lo);
+	for (size_t i = 1; i < rows.len; i++)
+		CHECK(rows.rows[i].pc > rows.rows[i - 1].pc);
+	/* A function's entry: SP + 8 is the CFA (the return address just pushed). */
+	{
+		const struct cfi_row *r = cfi_table_lookup(&rows, lo);
+
+		CHECK(r && (r->cfa != UNWIND_CFA_SP || r->cfa_offset == 8));
+	}
+	/* Over nothing: Go's rows alone, and past hi no usable row. */
+	CHECK_EQ_INT(go_table_overlay(&base, &rows, lo, hi), 0);
+	CHECK(base.len >= rows.len);
+	CHECK(cfi_table_lookup(&base, hi) && cfi_table_lookup(&base, hi)->cfa == UNWIND_CFA_NONE);
+	cfi_table_free(&base);
+	cfi_table_free(&rows);
+	close_elf(elf, fd);
+}
+
+/* C's CFI around Go's: the C rows before and after stay, Go's replace what lies between. */
+static void overlay_keeps_c_rows(void)
+{
+	struct cfi_row c[] = {
+		{ .pc = 0x100, .cfa = UNWIND_CFA_SP, .cfa_offset = 8 },
+		{ .pc = 0x200, .cfa = UNWIND_CFA_SP, .cfa_offset = 16 },
+		{ .pc = 0x300, .cfa = UNWIND_CFA_FP, .cfa_offset = 16 },
+		{ .pc = 0x500, .cfa = UNWIND_CFA_SP, .cfa_offset = 24 },
+	};
+	struct cfi_row g[] = {
+		{ .pc = 0x250, .cfa = UNWIND_CFA_SP, .cfa_offset = 8 },
+		{ .pc = 0x260, .cfa = UNWIND_CFA_SP, .cfa_offset = 40 },
+	};
+	struct cfi_table base = { .rows = malloc(sizeof(c)), .len = 4 };
+	struct cfi_table over = { .rows = g, .len = 2 };
+
+	memcpy(base.rows, c, sizeof(c));
+	CHECK_EQ_INT(go_table_overlay(&base, &over, 0x250, 0x400), 0);
+	CHECK(cfi_table_lookup(&base, 0x1ff)->cfa_offset == 8);
+	CHECK(cfi_table_lookup(&base, 0x24f)->cfa_offset == 16);
+	CHECK(cfi_table_lookup(&base, 0x250)->cfa_offset == 8);
+	CHECK(cfi_table_lookup(&base, 0x3ff)->cfa_offset == 40);
+	/* At hi, the C row in force there (0x300's) holds again. */
+	CHECK(cfi_table_lookup(&base, 0x400)->cfa == UNWIND_CFA_FP);
+	CHECK(cfi_table_lookup(&base, 0x500)->cfa_offset == 24);
+	cfi_table_free(&base);
+}
+
+/* Walk everything a table offers, as the unwinder and symbolizer would. */
+static void walk_all(struct go_pclntab *t)
+{
+	for (uint32_t i = 0; i < t->nfunc && i < 4000; i++) {
+		struct go_func f;
+		struct go_pcvalue_iter it;
+		uint64_t a, b;
+		int32_t v;
+		const char *file;
+		int line;
+
+		if (!go_pclntab_func(t, i, &f))
+			continue;
+		(void)strlen(f.name);
+		go_pcvalue_begin(&it, t, f.pcsp, f.entry, f.end);
+		while (go_pcvalue_next(&it, &a, &b, &v))
+			;
+		if (go_pclntab_line(t, &f, f.entry, &file, &line))
+			(void)strlen(file);
+		go_pclntab_find(t, f.entry);
+	}
+}
+
+static void hostile_tables(void)
+{
+	GElf_Shdr shdr;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	Elf_Data *data = NULL;
+	int fd;
+	Elf *elf = open_elf(GO_BINARY, &fd);
+	unsigned seed = 26;
+
+	CHECK(elf != NULL);
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		return;
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &shdr) && elf_strptr(elf, shstrndx, shdr.sh_name) &&
+		    !strcmp(elf_strptr(elf, shstrndx, shdr.sh_name), ".gopclntab"))
+			break;
+	data = scn ? elf_getdata(scn, NULL) : NULL;
+	CHECK(data && data->d_size > 4096);
+	if (!data || data->d_size <= 4096)
+		goto out;
+	/* Truncated anywhere: the header's offsets past the end are refused. */
+	for (size_t cut = 0; cut < data->d_size; cut += data->d_size / 97 + 1) {
+		uint8_t *copy = malloc(cut ? cut : 1);
+		struct go_pclntab t;
+
+		memcpy(copy, data->d_buf, cut);
+		if (!go_pclntab_from_bytes(copy, cut, 0x401000, &t)) {
+			walk_all(&t);
+			go_pclntab_close(&t);
+		}
+	}
+	/* Random bytes changed, the header's fields first. */
+	for (int round = 0; round < 300; round++) {
+		uint8_t *copy = malloc(data->d_size);
+		struct go_pclntab t;
+
+		memcpy(copy, data->d_buf, data->d_size);
+		for (int k = 0; k < 8; k++) {
+			size_t at = round < 100 ? (size_t)rand_r(&seed) % 72
+						: (size_t)rand_r(&seed) % data->d_size;
+
+			copy[at] = (uint8_t)rand_r(&seed);
+		}
+		if (!go_pclntab_from_bytes(copy, data->d_size, 0x401000, &t)) {
+			walk_all(&t);
+			go_pclntab_close(&t);
+		}
+	}
+	/* Not a table at all. */
+	{
+		uint8_t *junk = calloc(1, 128);
+		struct go_pclntab t;
+
+		CHECK_EQ_INT(go_pclntab_from_bytes(junk, 128, 0, &t), -ENOENT);
+	}
+out:
+	close_elf(elf, fd);
+}
+
+int main(void)
+{
+	elf_version(EV_CURRENT);
+	RUN(real_table_reads);
+	RUN(rows_unwind_go);
+	RUN(overlay_keeps_c_rows);
+	RUN(hostile_tables);
+	return test_summary();
+}

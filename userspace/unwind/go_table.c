@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* See go_table.h. */
+#include "go_table.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lang/go_pclntab.h"
+
+struct rows {
+	struct cfi_row *data;
+	size_t len, cap;
+};
+
+static int push(struct rows *v, struct cfi_row r)
+{
+	if (v->len) {
+		struct cfi_row *last = &v->data[v->len - 1];
+
+		if (last->pc == r.pc) {
+			*last = r;
+			return 0;
+		}
+		if (last->cfa == r.cfa && last->cfa_offset == r.cfa_offset && last->fp == r.fp &&
+		    last->fp_offset == r.fp_offset && last->plt_threshold == r.plt_threshold)
+			return 0;
+	}
+	if (v->len == v->cap) {
+		size_t cap = v->cap ? 2 * v->cap : 4096;
+		struct cfi_row *d = realloc(v->data, cap * sizeof(*d));
+
+		if (!d)
+			return -ENOMEM;
+		v->data = d;
+		v->cap = cap;
+	}
+	v->data[v->len++] = r;
+	return 0;
+}
+
+/* A Go name, with or without the ABI wrapper's suffix the ELF symbol table adds. */
+static bool is_func(const char *name, const char *want)
+{
+	size_t n = strlen(want);
+
+	return !strncmp(name, want, n) && (!name[n] || !strcmp(name + n, ".abi0"));
+}
+
+static int function_rows(const struct go_pclntab *t, const struct go_func *f, struct rows *out,
+			 struct go_table_stats *st)
+{
+	struct go_pcvalue_iter it;
+	uint64_t a, b;
+	int32_t sp;
+	size_t before = out->len;
+	int err;
+
+	/*
+	 * The signal handler's entry is a TOPFRAME for Go's traceback, which
+	 * runs on the signal stack; its return address is the restorer, and
+	 * through that signal frame the interrupted code is unwound too.
+	 */
+	if ((f->flag & GO_FUNC_FLAG_TOPFRAME) && !is_func(f->name, "runtime.sigtramp") &&
+	    !is_func(f->name, "runtime.cgoSigtramp")) {
+		st->roots++;
+		return push(out, (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_ROOT });
+	}
+	if (is_func(f->name, "runtime.asmcgocall"))
+		return push(out, (struct cfi_row){ .pc = f->entry,
+						   .cfa = UNWIND_CFA_FP,
+						   .cfa_offset = 16,
+						   .fp = UNWIND_FP_SAVED,
+						   .fp_offset = -16 });
+	if (is_func(f->name, "runtime.sigreturn") ||
+	    is_func(f->name, "runtime.sigreturn__sigaction"))
+		return push(out, (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_SIGNAL });
+	/*
+	 * cgocallback switches from the system stack to the goroutine's and
+	 * plants the goroutine's saved PC where its pcsp says the return
+	 * address is, so that tracebacks "seamlessly trace back into the
+	 * earlier calls" (asm_amd64.s): its own table is right there.
+	 */
+	if ((f->flag & GO_FUNC_FLAG_SPWRITE) && !is_func(f->name, "runtime.cgocallback")) {
+		st->stack_switches++;
+		return push(out, (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_NONE });
+	}
+	/*
+	 * asmcgocall saves the goroutine's state with systemstack_switch's
+	 * entry as its PC (gosave_systemstack_switch), which cgocallback then
+	 * plants as a return address. A return address is looked up one byte
+	 * back, in the function before: that byte (padding) gets this
+	 * function's frame, so that C calling Go reaches the Go caller of C.
+	 */
+	if (is_func(f->name, "runtime.systemstack_switch") && f->entry &&
+	    (err = push(out, (struct cfi_row){
+				     .pc = f->entry - 1, .cfa = UNWIND_CFA_SP, .cfa_offset = 8 })))
+		return err;
+	go_pcvalue_begin(&it, t, f->pcsp, f->entry, f->end);
+	while (go_pcvalue_next(&it, &a, &b, &sp)) {
+		struct cfi_row r = { .pc = a, .cfa = UNWIND_CFA_SP, .fp = UNWIND_FP_SAME };
+
+		if (a == b)
+			continue;
+		if (sp < 0 || sp > (1 << 30)) {
+			r.cfa = UNWIND_CFA_NONE;
+		} else {
+			r.cfa_offset = sp + 8;
+		}
+		if ((err = push(out, r)))
+			return err;
+	}
+	if (out->len == before || out->data[before].pc != f->entry) {
+		/* No table, or one that does not start at the entry: leave it to the FP. */
+		st->bad_funcs++;
+		if (out->len == before)
+			return push(out,
+				    (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_NONE });
+	}
+	st->funcs++;
+	return 0;
+}
+
+int go_table_build(Elf *elf, struct cfi_table *out, uint64_t *lo, uint64_t *hi,
+		   struct go_table_stats *stats)
+{
+	struct go_table_stats st = { 0 };
+	struct go_pclntab t;
+	struct rows rows = { 0 };
+	uint64_t first = 0, last = 0;
+	int err = go_pclntab_open(elf, &t);
+
+	memset(out, 0, sizeof(*out));
+	if (err)
+		return err;
+	for (uint32_t i = 0; i < t.nfunc && !err; i++) {
+		struct go_func f;
+
+		if (!go_pclntab_func(&t, i, &f) || f.entry < last) {
+			st.bad_funcs++;
+			continue;
+		}
+		if (!rows.len)
+			first = f.entry;
+		last = f.end;
+		err = function_rows(&t, &f, &rows, &st);
+	}
+	go_pclntab_close(&t);
+	if (err) {
+		free(rows.data);
+		return err;
+	}
+	if (!rows.len)
+		return -ENOENT;
+	out->rows = rows.data;
+	out->len = rows.len;
+	*lo = first;
+	*hi = last;
+	if (stats)
+		*stats = st;
+	return 0;
+}
+
+int go_table_overlay(struct cfi_table *base, const struct cfi_table *over, uint64_t lo, uint64_t hi)
+{
+	const struct cfi_row *after = cfi_table_lookup(base, hi);
+	struct rows rows = { 0 };
+	struct cfi_row resume = { .pc = hi, .cfa = UNWIND_CFA_NONE };
+	int err = 0;
+
+	if (after)
+		resume = (struct cfi_row){ .pc = hi,
+					   .cfa = after->cfa,
+					   .cfa_offset = after->cfa_offset,
+					   .fp = after->fp,
+					   .fp_offset = after->fp_offset,
+					   .plt_threshold = after->plt_threshold };
+	for (size_t i = 0; i < base->len && base->rows[i].pc < lo && !err; i++)
+		err = push(&rows, base->rows[i]);
+	for (size_t i = 0; i < over->len && !err; i++)
+		err = push(&rows, over->rows[i]);
+	if (!err)
+		err = push(&rows, resume);
+	for (size_t i = 0; i < base->len && !err; i++)
+		if (base->rows[i].pc > hi)
+			err = push(&rows, base->rows[i]);
+	if (err) {
+		free(rows.data);
+		return err;
+	}
+	free(base->rows);
+	base->rows = rows.data;
+	base->len = rows.len;
+	return 0;
+}
