@@ -162,28 +162,41 @@ summarize() {
 	done
 }
 
-# BPF run time per on_sample run, and of all programs, for one unwinder.
+# The Go workload (tests/workloads/go/gowork.go, hot in crypto/sha256's assembly), when go is here.
+build_go_workload() {
+	command -v go >/dev/null 2>&1 || return 1
+	GOCACHE=$WORK/gocache GOPATH=$WORK/gopath GO111MODULE=off HOME=${HOME:-$WORK} \
+		go build -o "$WORK/gowork" "$HERE/../tests/workloads/go/gowork.go" >"$WORK/go-build.log" 2>&1
+}
+
+run_go_workload() {
+	"$WORK/gowork" "$WORK_SECONDS" >/dev/null || die "gowork failed"
+}
+
+# BPF run time per on_sample run, and of all programs, for one unwinder
+# (and workload: run_workload, or run_go_workload for Go's pcsp rows).
 measure_cost() {
-	local how=$1 ids s0 s1 t0 t1 tables
+	local how=$1 workload=${2:-run_workload} ids s0 s1 t0 t1 tables
 
 	enable_bpf_stats
 	start_bpfprof -v --unwind "$how"
 	mapfile -t ids < <(bpfprof_prog_ids "$PROF_PID")
 	t0=$(now_ns)
 	s0=$(bpf_stats on_sample "${ids[@]}")
-	run_workload >/dev/null
+	"$workload" >/dev/null
 	s1=$(bpf_stats on_sample "${ids[@]}")
 	t1=$(now_ns)
 	stop_bpfprof
 	restore_bpf_stats
 	tables=$(sed -n 's/^bpfprof: debug: unwind tables: //p' "$WORK/bpfprof.err" | head -n 1)
 	rm -f "$WORK/bpfprof.json.gz"
-	awk -v a="$s0" -v b="$s1" -v how="$how" -v all="$(((t1 - t0) * NCPU))" 'BEGIN {
+	awk -v a="$s0" -v b="$s1" -v how="$how${2:+ ($workload)}" -v all="$(((t1 - t0) * NCPU))" 'BEGIN {
 		split(a, x, " "); split(b, y, " ")
 		n = y[4] - x[4]; ns = y[3] - x[3]; tot = y[1] - x[1]
 		printf "%-4s on_sample: %d runs, %.0f ns per sample; all programs %.3f%% of all CPU time\n",
 			how, n, n ? ns / n : 0, tot / all * 100 }'
 	[ -z "$tables" ] || echo "     unwind tables at start: $tables"
+	sed -n 's/^bpfprof: user stacks: /     user stacks: /p' "$WORK/bpfprof.err" | tail -n 1
 }
 
 main() {
@@ -206,6 +219,12 @@ main() {
 	echo "== bpfprof's cost per sample (kernel.bpf_stats_enabled=1), one run each =="
 	measure_cost cfi
 	measure_cost fp
+	if build_go_workload; then
+		echo "Go (gowork: 2 goroutines in crypto/sha256's assembly, unwound by .gopclntab's pcsp rows):"
+		measure_cost cfi run_go_workload
+	else
+		echo "Go: not measured (no go command: scripts/install-deps.sh --test installs golang-go)"
+	fi
 	echo "load average now: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min)"
 }
 

@@ -234,7 +234,7 @@ static __always_inline bool user_in_syscall(void)
  * full stack is known to be cut).
  */
 static __always_inline __u32 get_stacks(void *ctx, __u64 *ips, bool user, __u32 *kn_out,
-					__u32 *un_out)
+					__u32 *un_out, bool may_find_vma)
 {
 	__u32 flags = 0, kn, un = 0, kmax, umax;
 	long klen, ulen;
@@ -252,8 +252,23 @@ static __always_inline __u32 get_stacks(void *ctx, __u64 *ips, bool user, __u32 
 	if (kn >= kmax)
 		flags |= SAMPLE_KSTACK_TRUNCATED;
 
+	/*
+	 * A task past exit_mm() (the end of do_exit) has no user memory left:
+	 * its user registers point into code that is gone, so no user stack.
+	 */
+	if (user && !bpf_get_current_task_btf()->mm)
+		user = false;
+	/* So is the stack of one inside execve once its old memory went (one find_vma). */
+	if (user && cfi_unwind && may_find_vma) {
+		bool used = false;
+
+		if (unwind_user_gone_in_exec(&used))
+			user = false;
+		if (used)
+			may_find_vma = false;
+	}
 	if (user && cfi_unwind) {
-		un = unwind_user(bpf_get_current_task_btf(), &ips[kn], &flags);
+		un = unwind_user(bpf_get_current_task_btf(), &ips[kn], &flags, may_find_vma);
 	} else if (user) {
 		/* Only as much as it can fill: bpf_get_stack zeroes the rest of the buffer. */
 		if (umax > BPFPROF_MAX_USTACK || umax < 1)
@@ -391,7 +406,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 			      &e->woken);
 	}
 
-	e->flags |= get_stacks(ctx, e->ips, tid != 0, &kn, &un);
+	e->flags |= get_stacks(ctx, e->ips, tid != 0, &kn, &un, true);
 	e->kstack_len = kn;
 	e->ustack_len = un;
 
@@ -444,18 +459,35 @@ int BPF_PROG(on_fork_raw, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/* Scratch for the exec handler's new unwind mappings (too big for the BPF stack). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unwind_proc);
+} exec_scratch SEC(".maps");
+
 /*
  * --unwind cfi: an exec replaces every mapping, so the process's unwind
- * mappings go at once (frame pointers until userspace has read the new
- * ones): stale rows applied to the new image would make up frames. Not
+ * mappings are replaced at once: stale rows applied to the new image would
+ * make up frames. With bpf_find_vma, the new executable's and interpreter's
+ * code are entered here (unwind_exec_mappings) until userspace reads the
+ * rest; without, the entry goes (frame pointers meanwhile). Not
  * sched_switch or NMI context.
  */
 SEC("raw_tp/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *task)
 {
-	__u32 tgid = BPF_CORE_READ(task, tgid);
+	__u32 tgid = BPF_CORE_READ(task, tgid), zero = 0;
+	struct unwind_proc *proc;
 
-	bpf_map_delete_elem(&unwind_procs, &tgid);
+	if (!cfi_unwind || !unwind_find_vma ||
+	    (filter_tgid && !bpf_map_lookup_elem(&target_tgids, &tgid)) ||
+	    !(proc = bpf_map_lookup_elem(&exec_scratch, &zero))) {
+		bpf_map_delete_elem(&unwind_procs, &tgid);
+		return 0;
+	}
+	unwind_exec_mappings(proc, tgid);
 	return 0;
 }
 
@@ -702,7 +734,7 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 		    stack_slot(ts, switch_signature(cur, e->prev_state, preempt), now, &slot)) {
 			e->flags |= SWITCH_STACK_REUSED;
 		} else {
-			e->flags |= SWITCH_HAS_STACK | get_stacks(ctx, e->ips, true, &kn, &un);
+			e->flags |= SWITCH_HAS_STACK | get_stacks(ctx, e->ips, true, &kn, &un, false);
 		}
 		e->flags |= slot << SWITCH_STACK_SLOT_SHIFT;
 	}

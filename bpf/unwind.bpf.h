@@ -15,6 +15,12 @@
 
 /* Set by userspace before load when the maps below are filled. */
 const volatile bool cfi_unwind = false;
+/*
+ * Set by userspace when the kernel has bpf_find_vma (5.17+): a process
+ * userspace has not read yet (the first milliseconds after an exec, the
+ * libraries ld.so maps next) has its code's files found in the kernel.
+ */
+const volatile bool unwind_find_vma = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -49,6 +55,12 @@ struct unwind_walk {
 	__u32 n;
 	__u32 end;	  /* enum ustack_end, once the walk stopped */
 	bool pc_is_exact; /* pc is the interrupted instruction, not a return address */
+	/*
+	 * bpf_find_vma may be asked once for a mapping the process's entry
+	 * lacks: in interrupt context it can run once per program run (its
+	 * unlock is deferred to an irq_work it owns until then).
+	 */
+	bool may_find_vma;
 	/*
 	 * The last mapping and row found, as plain values (a map value pointer
 	 * kept across bpf_loop iterations defeats the verifier's pruning):
@@ -155,26 +167,108 @@ static __always_inline bool unwind_find_row(struct unwind_walk *w, __u64 addr)
 	return true;
 }
 
+#define UNWIND_VM_EXEC	  0x4ull /* VM_EXEC of vm_flags */
+#define UNWIND_PAGE_SHIFT 12	 /* x86_64's, the one architecture unwound here */
+
+/* bpf_find_vma's callback: the file mapping holding the address, when executable. */
+static long unwind_vma_found(struct task_struct *task, struct vm_area_struct *vma,
+			     struct unwind_mapping *out)
+{
+	struct file *file = BPF_CORE_READ(vma, vm_file);
+
+	if (!file || !(BPF_CORE_READ(vma, vm_flags) & UNWIND_VM_EXEC))
+		return 0;
+	out->start = BPF_CORE_READ(vma, vm_start);
+	out->end = BPF_CORE_READ(vma, vm_end);
+	out->pgoff_bytes = BPF_CORE_READ(vma, vm_pgoff) << UNWIND_PAGE_SHIFT;
+	out->file.ino = BPF_CORE_READ(file, f_inode, i_ino);
+	out->file.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+	return 0;
+}
+
+/* The current task's executable file mapping holding addr into *out; false when none. */
+static __always_inline bool unwind_current_vma(__u64 addr, struct unwind_mapping *out)
+{
+	out->end = 0;
+	if (!bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma))
+		return false;
+	if (bpf_find_vma(bpf_get_current_task_btf(), addr, unwind_vma_found, out, 0))
+		return false;
+	return out->end > out->start && addr >= out->start && addr < out->end;
+}
+
+static long unwind_vma_any(struct task_struct *task, struct vm_area_struct *vma, bool *found)
+{
+	*found = true;
+	return 0;
+}
+
+#define UNWIND_NR_EXECVE   59  /* x86_64 */
+#define UNWIND_NR_EXECVEAT 322
+
+/*
+ * Whether the current task is inside execve past the point where its old
+ * memory went: its user registers still hold the old image's PC, which no
+ * mapping of the new one holds. Its user stack is gone then, not broken.
+ * *used_find_vma: bpf_find_vma was asked (it answers once per sample).
+ */
+static __always_inline bool unwind_user_gone_in_exec(bool *used_find_vma)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	bool found = false;
+	long nr;
+
+	if (!regs || !unwind_find_vma ||
+	    !bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma))
+		return false;
+	nr = (long)BPF_CORE_READ(regs, orig_ax);
+	if (nr != UNWIND_NR_EXECVE && nr != UNWIND_NR_EXECVEAT)
+		return false;
+	*used_find_vma = true;
+	/* -ENOENT: no mapping holds it (-EBUSY: the lock was taken; we cannot tell). */
+	return bpf_find_vma(task, BPF_CORE_READ(regs, ip), unwind_vma_any, &found, 0) == -2;
+#else
+	return false;
+#endif
+}
+
 /* Makes the mapping holding addr the walk's current one; false when none. */
 static __always_inline bool unwind_enter_mapping(struct unwind_walk *w, __u64 addr)
 {
 	struct unwind_proc *proc = bpf_map_lookup_elem(&unwind_procs, &w->tgid);
 	struct unwind_mapping *map = proc ? unwind_find_mapping(proc, addr) : NULL;
+	struct unwind_mapping found;
 	struct unwind_file_key key;
 	struct unwind_file_info *info;
+	__u64 pgoff;
 
 	w->row_lo = w->row_hi = 0;
-	if (!map) {
+	if (map) {
+		w->map_start = map->start;
+		w->map_end = map->end;
+		pgoff = map->pgoff_bytes;
+		key = map->file;
+	} else if (unwind_find_vma && w->may_find_vma) {
+		/* Not read by userspace yet: ask the kernel, once per walk. */
+		w->may_find_vma = false;
+		if (!unwind_current_vma(addr, &found)) {
+			w->map_start = w->map_end = 0;
+			return false;
+		}
+		w->map_start = found.start;
+		w->map_end = found.end;
+		pgoff = found.pgoff_bytes;
+		key = found.file;
+	} else {
 		w->map_start = w->map_end = 0;
 		return false;
 	}
-	w->map_start = map->start;
-	w->map_end = map->end;
-	key = map->file;
 	info = bpf_map_lookup_elem(&unwind_files, &key);
 	w->first_row = info ? info->first_row : 0;
 	w->nrows = info ? info->nrows : 0;
-	w->map_to_file = info ? (__s64)(map->pgoff_bytes - map->start) + info->bias : 0;
+	w->map_to_file = info ? (__s64)(pgoff - w->map_start) + info->bias : 0;
 	return true;
 }
 
@@ -288,8 +382,11 @@ static long unwind_step(__u32 i, struct unwind_walk *w)
  * The user stack of `task` (its registers at its last entry into the
  * kernel) into ips[0..BPFPROF_MAX_USTACK); returns how many frames, with
  * SAMPLE_USTACK_* flags and the reason it ends added to *flags.
+ * `may_find_vma`: `task` is current and the context allows bpf_find_vma
+ * (a sample, not sched_switch with the run queue locked).
  */
-static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, __u32 *flags)
+static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, __u32 *flags,
+					 bool may_find_vma)
 {
 #if defined(__TARGET_ARCH_x86)
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
@@ -303,6 +400,7 @@ static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, _
 	w.sp = BPF_CORE_READ(regs, sp);
 	w.fp = BPF_CORE_READ(regs, bp);
 	w.end = USTACK_END_LIMIT;
+	w.may_find_vma = may_find_vma;
 	if (bpf_loop(BPFPROF_MAX_USTACK + 1, unwind_step, &w, 0) < 0)
 		*flags |= SAMPLE_USTACK_ERROR;
 	if (w.end == USTACK_END_LIMIT)
@@ -311,6 +409,45 @@ static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, _
 	return w.n;
 #else
 	return 0; /* userspace refuses --unwind cfi on other architectures */
+#endif
+}
+
+/*
+ * At exec, the new image's mappings that the unwinder needs first, before
+ * userspace reads them: the executable's code (where mm->start_code is)
+ * and, for a dynamic program, the interpreter's (where the task starts:
+ * its entry point). Without them, the first milliseconds of every process
+ * (ld.so, and all of a short one) would be walked with frame pointers.
+ * Process context (not sched_switch or NMI), so bpf_find_vma runs as often
+ * as needed and the map update is allowed. `proc` is scratch (10 KiB).
+ */
+static __always_inline void unwind_exec_mappings(struct unwind_proc *proc, __u32 tgid)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	struct unwind_mapping a, b;
+	bool have_a, have_b;
+
+	proc->n = 0;
+	have_a = unwind_current_vma(BPF_CORE_READ(task, mm, start_code), &a);
+	have_b = regs && unwind_current_vma(BPF_CORE_READ(regs, ip), &b);
+	if (have_a && have_b && a.start == b.start)
+		have_b = false; /* static: the entry is in the executable itself */
+	if (have_a && have_b && b.start < a.start) {
+		proc->m[0] = b;
+		proc->m[1] = a;
+		proc->n = 2;
+	} else {
+		if (have_a)
+			proc->m[proc->n++ & 1] = a;
+		if (have_b)
+			proc->m[proc->n++ & 1] = b;
+	}
+	if (proc->n)
+		bpf_map_update_elem(&unwind_procs, &tgid, proc, BPF_ANY);
+	else
+		bpf_map_delete_elem(&unwind_procs, &tgid);
 #endif
 }
 

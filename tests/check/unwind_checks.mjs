@@ -44,6 +44,7 @@
 //   unwind_checks.mjs --cpp --profile F --pid P --depth D [--gzip|--plain]
 //   unwind_checks.mjs --python --profile F --pid P [--gzip|--plain]
 //   unwind_checks.mjs --whole-main --profile F --pid P [--gzip|--plain]
+//   unwind_checks.mjs --short NAME --processes N --profile F --pid 0 [--expect-broken] [--gzip|--plain]
 //
 // --static: nofp linked -static (non-PIE, no .eh_frame_hdr), its libc inside it: the frames
 // between nofp_sort and nofp_compare are libc's qsort, whatever library they name.
@@ -252,6 +253,33 @@ export function checkWholeMain(report, profile, { pid }) {
 		   'stacks in nofp_recurse start at _start, pass through main and hold no made-up address');
 }
 
+// --short NAME: every process named NAME (short-lived copies of one -O2 program): >= 98 % of their
+// on-CPU samples with user frames are whole from _start with no made-up address, in at least
+// 90 % of the --processes the workload ran (a short process with no sample says nothing).
+const SHORT_WHOLE_PERCENT = 98;
+const SHORT_MIN_PROCESS_SHARE = 0.9;
+export function checkShortLived(report, profile, { name, processes, expectBroken }) {
+	report.section(`${processes} short-lived copies of ${name}`);
+	const threads = profile.threads.filter((t) => t.name === name);
+	const pids = new Set(threads.map((t) => t.pid));
+	report.check(pids.size >= Math.ceil(processes * SHORT_MIN_PROCESS_SHARE),
+		     `${pids.size} processes named ${name} in the profile (need >= ${SHORT_MIN_PROCESS_SHARE * 100}% of ` +
+		     `${processes})`);
+	const stacks = threads.flatMap((t) => profile.samplesOf(t)).filter((s) => profile.isOnCpu(s))
+		.map((s) => userFrames(profile, s)).filter((f) => f.length > 0);
+	if (!report.check(stacks.length >= MIN_SAMPLES, `${stacks.length} on-CPU samples with user frames ` +
+			  `(need >= ${MIN_SAMPLES})`))
+		return;
+	const whole = stacks.filter((f) => f[0].name === '_start' && !f.some((x) => isMadeUp(x.name)));
+	const share = percent(whole.length, stacks.length);
+	if (expectBroken)
+		report.check(share < BROKEN_MAX_PERCENT, `${whole.length} of ${stacks.length} (${fmt(share)}%) are ` +
+			     `whole from _start with frame pointers (need < ${BROKEN_MAX_PERCENT}%)`);
+	else
+		report.check(share >= SHORT_WHOLE_PERCENT, `${whole.length} of ${stacks.length} (${fmt(share)}%) are ` +
+			     `whole from _start, every frame named (need >= ${SHORT_WHOLE_PERCENT}%)`);
+}
+
 export function checkUnwindPython(report, profile, { pid }) {
 	report.section(`python3 (pid ${pid}): Debian's interpreter, built without frame pointers`);
 	const threads = profile.threadsOf(String(pid));
@@ -282,8 +310,10 @@ function main(argv) {
 		python: { type: 'boolean' },
 		'whole-main': { type: 'boolean' },
 		static: { type: 'boolean' },
+		short: { type: 'string' },
+		processes: { type: 'string' },
 	});
-	const plain = !values.python && !values['whole-main'];
+	const plain = !values.python && !values['whole-main'] && !values.short;
 	if (positionals.length || !values.profile || !/^\d+$/.test(values.pid || '') ||
 	    (plain && !/^\d+$/.test(values.depth || '')) ||
 	    (plain && !values.cpp && !/^\d+$/.test(values.reader || '')))
@@ -292,7 +322,10 @@ function main(argv) {
 	const profile = openCheckedProfile(report, values.profile, values);
 	if (!profile)
 		return report.finish();
-	if (values.python)
+	if (values.short)
+		checkShortLived(report, profile, { name: values.short, processes: Number(values.processes || 0),
+						   expectBroken: !!values['expect-broken'] });
+	else if (values.python)
 		checkUnwindPython(report, profile, { pid: values.pid });
 	else if (values['whole-main'])
 		checkWholeMain(report, profile, { pid: values.pid });

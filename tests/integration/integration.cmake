@@ -221,6 +221,18 @@ target_link_libraries(bpfprof_workload_nofp_static PRIVATE pthread)
 bpfprof_integration_test(unwind_static 120 TRUE unwind.sh cfi static)
 set_property(TEST integration.unwind_static APPEND PROPERTY ENVIRONMENT
   NOFP_STATIC=$<TARGET_FILE:bpfprof_workload_nofp_static>)
+# Short-lived processes under -a (issue 26): 100 exec'd copies of shortburn.
+add_executable(bpfprof_workload_shortburn ${BPFPROF_TESTS_DIR}/workloads/shortburn.c)
+set_target_properties(bpfprof_workload_shortburn PROPERTIES
+  OUTPUT_NAME shortburn
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads
+  COMPILE_OPTIONS "-O2;-fomit-frame-pointer;-Wall;-Wextra"
+  LINK_OPTIONS "")
+foreach(mode cfi fp)
+  bpfprof_integration_test(short_lived_${mode} 120 TRUE short_lived.sh ${mode})
+  set_property(TEST integration.short_lived_${mode} APPEND PROPERTY ENVIRONMENT
+    SHORTBURN=$<TARGET_FILE:bpfprof_workload_shortburn>)
+endforeach()
 # Go (issue 26): programs built by Debian's golang-go at test time, unwound
 # through .gopclntab (tests/workloads/go, go.sh).
 foreach(mode go go_sw go_fp cgo)

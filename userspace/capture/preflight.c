@@ -55,8 +55,9 @@ int preflight_check_privileges(void)
 	bpf = has_cap(data, CAP_BPF);
 	perfmon = has_cap(data, CAP_PERFMON);
 	if (!admin && !(bpf && perfmon)) {
-		log_error("not enough privileges: loading BPF programs and opening system-wide perf "
-			  "events needs root (or CAP_BPF and CAP_PERFMON); run it with sudo");
+		log_error(
+			"not enough privileges: loading BPF programs and opening system-wide perf "
+			"events needs root (or CAP_BPF and CAP_PERFMON); run it with sudo");
 		return -EPERM;
 	}
 	if (!has_cap(data, CAP_SYSLOG))
@@ -79,10 +80,17 @@ int preflight_check_btf(void)
 			  path, strerror(errno));
 	else
 		log_error("this kernel has no BTF (%s: %s); bpfprof needs a kernel built with "
-			  "CONFIG_DEBUG_INFO_BTF=y (Debian 11+, Ubuntu 20.10+, RHEL 8.2+ have it), or "
+			  "CONFIG_DEBUG_INFO_BTF=y (Debian 11+, Ubuntu 20.10+, RHEL 8.2+ have it), "
+			  "or "
 			  "set BPFPROF_BTF_PATH to a BTF file for it",
 			  path, strerror(errno));
 	return -errno;
+}
+
+bool preflight_find_vma_supported(void)
+{
+	return libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, BPF_FUNC_find_vma, NULL) == 1 &&
+	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_find_vma, NULL) == 1;
 }
 
 int preflight_cfi_unwind_supported(void)

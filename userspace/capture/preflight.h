@@ -6,6 +6,8 @@
 #ifndef BPFPROF_PREFLIGHT_H
 #define BPFPROF_PREFLIGHT_H
 
+#include <stdbool.h>
+
 /* Path of the kernel BTF: $BPFPROF_BTF_PATH or /sys/kernel/btf/vmlinux. */
 const char *preflight_btf_path(void);
 /* True when BPFPROF_BTF_PATH names a BTF file to use instead of the kernel's. */
@@ -14,6 +16,13 @@ int preflight_btf_is_custom(void);
 /* 0, or a negative errno after printing one line. */
 int preflight_check_privileges(void);
 int preflight_check_btf(void);
+
+/*
+ * Whether the BPF unwinder can ask the kernel for a mapping it has not been
+ * given (bpf_find_vma, 5.17+): at exec and for a process userspace has not
+ * read yet.
+ */
+bool preflight_find_vma_supported(void);
 
 /*
  * Whether the BPF CFI unwinder can run here: x86_64, and a kernel whose

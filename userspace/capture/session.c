@@ -185,15 +185,52 @@ static bool attach_flavours(struct tp_flavours *tps, int n, const char *without)
 	return err == 0;
 }
 
-static int on_ring_record(void *ctx, void *data, size_t size)
+static void dispatch(struct session *s, void *data, size_t size)
 {
-	struct session *s = ctx;
 	int err = s->on_record(s->record_ctx, data, size);
 
 	/* Keep draining: a failed record is reported once at the end. */
 	if (err && !s->record_error)
 		s->record_error = err;
+}
+
+static int on_ring_record(void *ctx, void *data, size_t size)
+{
+	struct session *s = ctx;
+	const struct event_header *h = data;
+	struct session_deferred d;
+
+	if (size < sizeof(*h) || h->ts <= s->defer_after_ns) {
+		dispatch(s, data, size);
+		return 0;
+	}
+	/* Out of memory, decoding it now is still better than losing it. */
+	d = (struct session_deferred){ .data = malloc(size), .size = size, .ts = h->ts };
+	if (!d.data || vec_push(&s->deferred, d)) {
+		free(d.data);
+		dispatch(s, data, size);
+		return 0;
+	}
+	memcpy(d.data, data, size);
 	return 0;
+}
+
+/* The held records written up to `upto`, in the order they came; the rest stay held. */
+static void dispatch_deferred(struct session *s, uint64_t upto)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < s->deferred.len; i++) {
+		struct session_deferred *d = &s->deferred.data[i];
+
+		if (d->ts > upto) {
+			s->deferred.data[kept++] = *d;
+			continue;
+		}
+		dispatch(s, d->data, d->size);
+		free(d->data);
+	}
+	s->deferred.len = kept;
 }
 
 /*
@@ -429,6 +466,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->skel->rodata->wakeup_bytes = s->ring_bytes / 4;
 	s->skel->rodata->offcpu_stacks = cfg->offcpu_stacks;
 	s->skel->rodata->cfi_unwind = cfg->unwind_cfi;
+	s->skel->rodata->unwind_find_vma = cfg->unwind_cfi && preflight_find_vma_supported();
 	s->skel->rodata->perf_max_stack = perf_event_max_stack();
 	if (cfg->unwind_cfi)
 		bpf_map__set_max_entries(s->skel->maps.unwind_rows, UNWIND_ROWS_CAPACITY);
@@ -513,6 +551,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 		s->ring_fds[i] = -1;
 	s->on_record = cfg->on_record;
 	s->record_ctx = cfg->ctx;
+	s->defer_after_ns = UINT64_MAX; /* session_poll sets it at each drain */
 	for (int i = 0; i < s->nr_rings; i++) {
 		int fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, NULL, 0, 0, (uint32_t)s->ring_bytes,
 					NULL);
@@ -614,6 +653,9 @@ int session_poll(struct session *s, int timeout_ms)
 	before = clock_ns(CLOCK_MONOTONIC);
 	if (s->before_drain && (n = s->before_drain(s->before_drain_ctx)) < 0)
 		return n;
+	/* The side-band is read up to `before`: what was written until then can be decoded. */
+	dispatch_deferred(s, before);
+	s->defer_after_ns = s->before_drain ? before : UINT64_MAX;
 	/*
 	 * BPF writes without waking us (wakeups are batched), so epoll only
 	 * reports a ring once it is a quarter full. Drain every ring on each
@@ -634,6 +676,8 @@ void session_stop(struct session *s)
 	/* Whatever was written before the detach is still in the rings. */
 	if (s->before_drain)
 		s->before_drain(s->before_drain_ctx);
+	dispatch_deferred(s, UINT64_MAX);
+	s->defer_after_ns = UINT64_MAX;
 	if (s->rb)
 		ring_buffer__consume(s->rb);
 }
@@ -683,6 +727,9 @@ int session_dump_syscall_totals(struct session *s)
 
 void session_close(struct session *s)
 {
+	for (size_t i = 0; i < s->deferred.len; i++)
+		free(s->deferred.data[i].data);
+	vec_free(&s->deferred);
 	perf_sampler_close(&s->sampler);
 	ring_buffer__free(s->rb);
 	if (s->ring_fds)

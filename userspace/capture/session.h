@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/vec.h"
 #include "perf_events.h"
 
 struct bpfprof_bpf;
@@ -58,6 +59,13 @@ struct unwind_loader;
 struct bpf_program;
 struct bpf_iter_attach_opts;
 
+/* A ring record held for the next drain (a copy). */
+struct session_deferred {
+	void *data;
+	size_t size;
+	uint64_t ts;
+};
+
 struct session {
 	struct bpfprof_bpf *skel;
 	struct unwind_loader *unwind; /* unwind_cfi: the tables the BPF unwinder reads */
@@ -66,14 +74,14 @@ struct session {
 	int nr_rings;
 	size_t ring_bytes;
 	struct perf_sampler sampler;
-	bool sched;		/* the switch/wakeup programs are loaded */
-	bool sched_attached;	/* ... and attached (session_start) */
-	bool syscalls;		/* the syscall programs are loaded */
+	bool sched;		   /* the switch/wakeup programs are loaded */
+	bool sched_attached;	   /* ... and attached (session_start) */
+	bool syscalls;		   /* the syscall programs are loaded */
 	bool syscalls_from_switch; /* switch-outs name the syscall they sleep in */
-	bool syscalls_attached; /* ... and attached */
-	bool fold_waits;	/* short waits are counted in the kernel (bpf/fold_waits.bpf.h) */
-	bool cg_kfunc;		/* other tasks' cgroups are tested with the 6.5+ kfunc */
-	bool task_stacks;	/* the sleeping-thread stack iterator is loaded (task_stacks.h) */
+	bool syscalls_attached;	   /* ... and attached */
+	bool fold_waits;  /* short waits are counted in the kernel (bpf/fold_waits.bpf.h) */
+	bool cg_kfunc;	  /* other tasks' cgroups are tested with the 6.5+ kfunc */
+	bool task_stacks; /* the sleeping-thread stack iterator is loaded (task_stacks.h) */
 	bool *online;
 	int nr_possible, nr_online;
 	session_record_fn on_record;
@@ -92,6 +100,14 @@ struct session {
 	 * record being written at that instant; callers keep a margin).
 	 */
 	uint64_t drained_before_ns;
+	/*
+	 * Records written after the side-band was last drained (ts past
+	 * defer_after_ns) wait for the next drain: a sample of a process that
+	 * exec'd a moment ago would otherwise be decoded before its exec and
+	 * mmaps, and its frames named against the wrong image, or none.
+	 */
+	uint64_t defer_after_ns;
+	VEC(struct session_deferred) deferred;
 };
 
 struct session_stats {

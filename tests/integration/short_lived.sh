@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Short-lived processes under -a (issue 26): 100 copies of shortburn (40 ms
+# each, -O2 without frame pointers) run one after another while bpfprof
+# records the machine. Most of a process's samples come before userspace
+# has read its mappings; the kernel enters the new image's code at exec
+# and finds the libraries ld.so maps next, and samples wait for the
+# side-band's exec and mmaps, so >= 98 % of their stacks are whole from
+# _start with every frame named (unwind_checks.mjs --short).
+#
+#   cfi  as above
+#   fp   the control: with frame pointers only, fewer than half are whole
+#
+# Usage: short_lived.sh cfi|fp
+. "$(dirname "$0")/common.sh"
+require_root
+make_workdir
+
+MODE=${1:?usage: short_lived.sh cfi|fp}
+: "${SHORTBURN:?SHORTBURN is not set}"
+COUNT=100
+start_recording_all "$WORK/short.json.gz" -d 8 --unwind "$MODE"
+# Each copy is exec'd by a shell started under the recording, as a build or a CI job would.
+start_background loop bash -c "for ((i = 0; i < $COUNT; i++)); do '$SHORTBURN' 40; done"
+LOOP_PID=$BG_PID
+wait "$LOOP_PID" || fail "the shortburn loop failed: $(cat "$WORK/loop.out")"
+wait "$BPFPROF_PID"
+STATUS=$?
+expect_success
+ok "$(grep "^bpfprof: user stacks" "$WORK/bpfprof.err")"
+expect=()
+[ "$MODE" = fp ] && expect=(--expect-broken)
+log "\$ unwind_checks.mjs --short shortburn --processes $COUNT --profile $WORK/short.json.gz ${expect[*]}"
+"$NODE" "$CHECK_DIR/unwind_checks.mjs" --short shortburn --processes "$COUNT" --profile "$WORK/short.json.gz" \
+	--gzip --pid 0 "${expect[@]}" || fail "short-lived process checks failed"
