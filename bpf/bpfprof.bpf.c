@@ -225,6 +225,7 @@ static __always_inline bool user_in_syscall(void)
 }
 
 #include "unwind.bpf.h"
+#include "python.bpf.h"
 
 /*
  * The current task's kernel stack, then its user stack right after it, into
@@ -409,8 +410,12 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	e->flags |= get_stacks(ctx, e->ips, tid != 0, &kn, &un, true);
 	e->kstack_len = kn;
 	e->ustack_len = un;
+	e->py_len = 0;
+	if (python_frames && un && kn <= BPFPROF_MAX_KSTACK && un <= BPFPROF_MAX_USTACK)
+		e->py_len = python_stack(tgid, e->ips, kn, un, &e->flags);
 
-	size = __builtin_offsetof(struct sample_event, ips) + (__u64)(kn + un) * sizeof(__u64);
+	size = __builtin_offsetof(struct sample_event, ips) +
+	       (__u64)(kn + un + 2 * e->py_len) * sizeof(__u64);
 	if (size > sizeof(*e))
 		size = sizeof(*e);
 	e->hdr.size = size;
@@ -442,6 +447,13 @@ static __always_inline void track_fork(struct task_struct *parent, struct task_s
 	proc = bpf_map_lookup_elem(&unwind_procs, &ptgid);
 	if (proc)
 		bpf_map_update_elem(&unwind_procs, &ctgid, proc, BPF_NOEXIST);
+	/* A forked Python process has its interpreter where its parent had it. */
+	if (python_frames) {
+		struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &ptgid);
+
+		if (pp)
+			bpf_map_update_elem(&py_procs, &ctgid, pp, BPF_NOEXIST);
+	}
 }
 
 SEC("tp_btf/sched_process_fork")
@@ -481,6 +493,9 @@ int BPF_PROG(on_exec, struct task_struct *task)
 	__u32 tgid = BPF_CORE_READ(task, tgid), zero = 0;
 	struct unwind_proc *proc;
 
+	/* Another image: userspace finds its interpreter, if any, when it reads it. */
+	if (python_frames)
+		bpf_map_delete_elem(&py_procs, &tgid);
 	if (!cfi_unwind || !unwind_find_vma ||
 	    (filter_tgid && !bpf_map_lookup_elem(&target_tgids, &tgid)) ||
 	    !(proc = bpf_map_lookup_elem(&exec_scratch, &zero))) {
@@ -734,7 +749,8 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 		    stack_slot(ts, switch_signature(cur, e->prev_state, preempt), now, &slot)) {
 			e->flags |= SWITCH_STACK_REUSED;
 		} else {
-			e->flags |= SWITCH_HAS_STACK | get_stacks(ctx, e->ips, true, &kn, &un, false);
+			e->flags |=
+				SWITCH_HAS_STACK | get_stacks(ctx, e->ips, true, &kn, &un, false);
 		}
 		e->flags |= slot << SWITCH_STACK_SLOT_SHIFT;
 	}

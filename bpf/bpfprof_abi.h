@@ -23,10 +23,19 @@
  * bpf_get_stack stop at perf_event_max_stack. Records carry only the
  * frames used, so the bound costs nothing on shallow stacks.
  */
-#define BPFPROF_MAX_KSTACK 127
-#define BPFPROF_MAX_USTACK 512
-#define BPFPROF_MAX_FRAMES (BPFPROF_MAX_KSTACK + BPFPROF_MAX_USTACK)
-#define BPFPROF_COMM_LEN  16
+#define BPFPROF_MAX_KSTACK   127
+#define BPFPROF_MAX_USTACK   512
+#define BPFPROF_MAX_FRAMES   (BPFPROF_MAX_KSTACK + BPFPROF_MAX_USTACK)
+/* Python frames per sample (interpreter frames of CPython, see struct py_proc). */
+#define BPFPROF_MAX_PYFRAMES 128
+/*
+ * sample_event.ips[]'s size: the native frames and the Python frames' word
+ * pairs, rounded up to a power of two so that BPF can mask an index into it.
+ */
+#define BPFPROF_IPS_WORDS    1024
+_Static_assert(BPFPROF_IPS_WORDS >= BPFPROF_MAX_FRAMES + 2 * BPFPROF_MAX_PYFRAMES,
+	       "sample_event.ips holds every frame");
+#define BPFPROF_COMM_LEN    16
 /* --cgroup: at most this many cgroup trees are targets. */
 #define BPFPROF_MAX_CGROUPS 8
 
@@ -49,10 +58,10 @@ struct event_header {
 };
 
 /* sample_event.flags */
-#define SAMPLE_KSTACK_TRUNCATED (1u << 0)
-#define SAMPLE_USTACK_TRUNCATED (1u << 1)
-#define SAMPLE_KSTACK_ERROR	(1u << 2)
-#define SAMPLE_USTACK_ERROR	(1u << 3)
+#define SAMPLE_KSTACK_TRUNCATED	 (1u << 0)
+#define SAMPLE_USTACK_TRUNCATED	 (1u << 1)
+#define SAMPLE_KSTACK_ERROR	 (1u << 2)
+#define SAMPLE_USTACK_ERROR	 (1u << 3)
 /*
  * The thread is inside a system call: the innermost user frame is the
  * instruction after the syscall, a return address like every outer frame.
@@ -62,14 +71,14 @@ struct event_header {
  * a function: looking it up as a return address (minus one) would name
  * the function before it.
  */
-#define SAMPLE_USER_IN_SYSCALL	(1u << 4)
+#define SAMPLE_USER_IN_SYSCALL	 (1u << 4)
 /*
  * Why the user stack ends where it does (enum ustack_end), so a profile can
  * say how many stacks are whole and why the others are not.
  */
-#define SAMPLE_USTACK_END_SHIFT 5
-#define SAMPLE_USTACK_END_MASK	(7u << SAMPLE_USTACK_END_SHIFT)
-#define SAMPLE_USTACK_END(flags) (((flags) & SAMPLE_USTACK_END_MASK) >> SAMPLE_USTACK_END_SHIFT)
+#define SAMPLE_USTACK_END_SHIFT	 5
+#define SAMPLE_USTACK_END_MASK	 (7u << SAMPLE_USTACK_END_SHIFT)
+#define SAMPLE_USTACK_END(flags) (((flags)&SAMPLE_USTACK_END_MASK) >> SAMPLE_USTACK_END_SHIFT)
 
 enum ustack_end {
 	USTACK_END_UNKNOWN = 0,	   /* frame pointers (bpf_get_stack does not say) */
@@ -93,10 +102,24 @@ struct folded_wakeup {
 	__u32 waker_pid, waker_tid;
 };
 
+/* The sample's Python stack was cut at BPFPROF_MAX_PYFRAMES frames, or could not be read. */
+#define SAMPLE_PY_TRUNCATED (1u << 31) /* sample_event only: switch_event uses bits 8+ */
+
+/*
+ * A user frame (ips[]) that is CPython's interpreter loop: it runs the next
+ * group of the sample's Python frames. User addresses never have bit 63.
+ */
+#define USTACK_PY_EVAL (1ull << 63)
+/* Python frame: the frame is the first its interpreter loop ran (ends a group). */
+#define PY_FRAME_ENTRY 1ull
+
 /*
  * ips[] holds kstack_len kernel frames followed by ustack_len user frames,
- * each innermost (leaf) first, as bpf_get_stack() returns them. Only the
- * used part of ips[] is sent: size = offsetof(ips) + 8 * (kstack_len + ustack_len).
+ * each innermost (leaf) first, as bpf_get_stack() returns them, then
+ * py_len Python frames, innermost first, two words each: the code
+ * object's address, and the frame's last instruction pointer (2-aligned)
+ * with PY_FRAME_ENTRY in bit 0. Only the used part of ips[] is sent:
+ * size = offsetof(ips) + 8 * (kstack_len + ustack_len + 2 * py_len).
  */
 struct sample_event {
 	struct event_header hdr;
@@ -117,8 +140,10 @@ struct sample_event {
 	__u16 kstack_len;
 	__u16 ustack_len;
 	__u32 flags;
+	__u16 py_len;
+	__u16 py_pad[3];
 	struct folded_wakeup woken; /* the wakeup that ended the thread's last wait */
-	__u64 ips[BPFPROF_MAX_FRAMES];
+	__u64 ips[BPFPROF_IPS_WORDS];
 };
 
 /* switch_event.flags (the stack flags are the SAMPLE_* bits above) */
@@ -401,9 +426,9 @@ enum unwind_fp {
 };
 
 /* unwind_row.rules: the CFA rule, the FP rule and the PLT threshold (enum unwind_cfa/_fp). */
-#define UNWIND_RULE_CFA(r)	 ((r) & 0x7)
-#define UNWIND_RULE_FP(r)	 (((r) >> 3) & 0x3)
-#define UNWIND_RULE_PLT(r)	 (((r) >> 5) & 0xf)
+#define UNWIND_RULE_CFA(r)	   ((r)&0x7)
+#define UNWIND_RULE_FP(r)	   (((r) >> 3) & 0x3)
+#define UNWIND_RULE_PLT(r)	   (((r) >> 5) & 0xf)
 #define UNWIND_RULES(cfa, fp, plt) ((__u16)((cfa) | ((fp) << 3) | ((plt) << 5)))
 
 struct unwind_row {
@@ -411,6 +436,38 @@ struct unwind_row {
 	__s32 cfa_offset;
 	__s16 fp_offset;
 	__u16 rules;
+};
+
+/*
+ * CPython's interpreter frames (3.11 on; lang/python_layout.h). Userspace
+ * finds each Python process's _PyRuntime and its interpreter's layout and
+ * publishes them by tgid; a sample of a thread that holds the GIL walks its
+ * interpreter frames from the thread state. Offsets are in bytes.
+ */
+enum py_entry_kind {
+	PY_ENTRY_IS_ENTRY = 0, /* 3.11: a bool in each frame marks a loop's first frame */
+	PY_ENTRY_OWNER = 1,    /* 3.12+: a marker frame owned by the C stack (owner 3) follows it */
+};
+
+struct py_layout {
+	__u16 runtime_tstate;	/* _PyRuntime: the thread state holding the GIL */
+	__u16 tstate_thread_id; /* its pthread_t (the thread's TCB, fs base on x86_64) */
+	__u16 tstate_frame;	/* cframe (3.11, 3.12) or current_frame (3.13+) */
+	__u16 cframe_frame;	/* _PyCFrame.current_frame; 0xffff: tstate_frame is the frame */
+	__u16 frame_code;	/* _PyInterpreterFrame.f_code (f_executable in 3.13+) */
+	__u16 frame_previous;
+	__u16 frame_instr; /* prev_instr (3.11, 3.12) or instr_ptr (3.13+) */
+	__u16 frame_entry; /* is_entry (3.11) or owner (3.12+) */
+	__u8 entry_kind;   /* enum py_entry_kind */
+	__u8 pad[7];
+};
+
+#define PY_NO_CFRAME 0xffff
+
+struct py_proc {
+	__u64 runtime;		    /* address of _PyRuntime in the process */
+	__u64 eval_start, eval_end; /* _PyEval_EvalFrameDefault's code */
+	struct py_layout layout;
 };
 
 /*

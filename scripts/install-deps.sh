@@ -23,9 +23,11 @@ Installs, with apt-get, as root:
            assembly view), and clang-16 when no clang 15+ is
            installed (BTF type tags: --cgroup's kfunc path) (on Ubuntu
            bpftool comes from linux-tools-common and linux-tools-\$(uname -r))
-  --test   util-linux procps python3 systemd strace debuginfod xz-utils curl
-           chromium golang-go (the view test fetches a profile from a headless
-           page; the pprof test reads pprof files with go tool pprof), and
+  --test   util-linux procps python3 python3-dev systemd strace debuginfod
+           xz-utils curl chromium golang-go (the view test fetches a profile
+           from a headless page; the pprof and Go tests build and read Go
+           programs; the Python layout test compiles against python3's own
+           headers), and
            nodejs npm when node is missing or older than v18 (the integration
            tests run the profiler's npm CLI; the package test runs the service
            under systemd; the debuginfod test runs a local debuginfod server)
@@ -105,7 +107,7 @@ have_bpftool || NEED_BPFTOOL=1
 have_clang15 || NEED_CLANG15=1
 
 if [ "$WITH_TEST" = 1 ]; then
-	PACKAGES+=(util-linux procps python3 systemd strace debuginfod xz-utils curl chromium golang-go)
+	PACKAGES+=(util-linux procps python3 python3-dev systemd strace debuginfod xz-utils curl chromium golang-go)
 	major=$(node_major) || major=0
 	if [ "$major" -lt 18 ]; then
 		PACKAGES+=(nodejs npm)

@@ -14,6 +14,8 @@ export const GZIP_MAGIC = [0x1f, 0x8b];
 export const CATEGORY_OTHER = 0;
 export const CATEGORY_KERNEL = 1;
 export const CATEGORY_USER = 2;
+// Python functions (issue 26): user code too, run by the interpreter.
+export const CATEGORY_PYTHON = 4;
 
 // Reads FILE, gunzips it when it starts with the gzip magic, decodes it as
 // strict UTF-8 and parses it. Throws an Error that says which step failed.
@@ -198,7 +200,7 @@ export class Profile {
 	// self-time histogram of CPU work must leave them out.
 	isOnCpu(sample) {
 		const c = this.leafCategory(sample);
-		return c === CATEGORY_KERNEL || c === CATEGORY_USER;
+		return c === CATEGORY_KERNEL || c === CATEGORY_USER || c === CATEGORY_PYTHON;
 	}
 
 	leafFuncName(sample) {

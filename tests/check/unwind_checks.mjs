@@ -53,7 +53,7 @@
 // nofp_recurse are whole from _start through main (the unwind-store rebuild test).
 
 import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
-import { CATEGORY_KERNEL, CATEGORY_USER, percent } from './profile.mjs';
+import { CATEGORY_KERNEL, CATEGORY_PYTHON, CATEGORY_USER, percent } from './profile.mjs';
 import { fmt, Report } from './report.mjs';
 import { checkerArgs, runIfMain } from './script_main.mjs';
 
@@ -79,10 +79,12 @@ const USAGE = 'usage: unwind_checks.mjs --profile FILE --pid PID (--depth D (--r
 // A frame the unwinder made up: an address in no mapping of the process.
 const isMadeUp = (name) => /^0x[0-9a-f]+$/i.test(name);
 
-// The user frames of a sample, root first: { name, lib }.
-function userFrames(profile, s) {
-	return s.path.filter((f) => profile.frameCategory(f) === CATEGORY_USER)
-		.map((f) => ({ name: profile.frameFuncName(f), lib: profile.resourceNameOfFunc(profile.frameFunc(f)) }));
+// The user frames of a sample, root first: { name, lib, python }; with `python`, Python functions too.
+function userFrames(profile, s, python = false) {
+	return s.path.filter((f) => profile.frameCategory(f) === CATEGORY_USER ||
+			     (python && profile.frameCategory(f) === CATEGORY_PYTHON))
+		.map((f) => ({ name: profile.frameFuncName(f), lib: profile.resourceNameOfFunc(profile.frameFunc(f)),
+			       python: profile.frameCategory(f) === CATEGORY_PYTHON }));
 }
 
 // Whether `frames` starts at a thread root, holds `entry` and no made-up address.
@@ -287,7 +289,7 @@ export function checkUnwindPython(report, profile, { pid }) {
 		return;
 	for (const t of threads) {
 		const isMain = String(t.tid) === String(pid);
-		const stacks = profile.samplesOf(t).filter((s) => profile.isOnCpu(s)).map((s) => userFrames(profile, s))
+		const stacks = profile.samplesOf(t).filter((s) => profile.isOnCpu(s)).map((s) => userFrames(profile, s, true))
 			.filter((f) => f.length > 0);
 		if (!report.check(stacks.length >= MIN_THREAD_SAMPLES, `thread ${t.tid} (${t.name}): ${stacks.length} ` +
 				  `on-CPU samples with user frames (need >= ${MIN_THREAD_SAMPLES})`))
@@ -296,8 +298,10 @@ export function checkUnwindPython(report, profile, { pid }) {
 		const whole = stacks.filter((f) => (isMain ? f[0].name === '_start' : true) && isWhole(f, entry));
 		checkShare(report, whole, stacks, `stacks of thread ${t.tid} start at ${isMain ? '_start' : 'its root'}, ` +
 			   `pass through ${entry} and hold no made-up address`);
-		checkShare(report, whole.filter((f) => f.some((x) => x.name === '_PyEval_EvalFrameDefault')), stacks,
-			   `stacks of thread ${t.tid} are whole and in the interpreter (_PyEval_EvalFrameDefault)`);
+		// The interpreter loop, or the Python functions it runs in its place (issue 26).
+		checkShare(report, whole.filter((f) => f.some((x) => x.name === '_PyEval_EvalFrameDefault' || x.python)),
+			   stacks, `stacks of thread ${t.tid} are whole and in the interpreter ` +
+			   '(_PyEval_EvalFrameDefault, or Python functions in its place)');
 	}
 }
 

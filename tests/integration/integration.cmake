@@ -233,6 +233,10 @@ foreach(mode cfi fp)
   set_property(TEST integration.short_lived_${mode} APPEND PROPERTY ENVIRONMENT
     SHORTBURN=$<TARGET_FILE:bpfprof_workload_shortburn>)
 endforeach()
+# Python functions in the stacks (issue 26): Debian's python3 and pyfuncs.py.
+foreach(mode before during fp)
+  bpfprof_integration_test(python_${mode} 120 TRUE python.sh ${mode})
+endforeach()
 # Go (issue 26): programs built by Debian's golang-go at test time, unwound
 # through .gopclntab (tests/workloads/go, go.sh).
 foreach(mode go go_sw go_fp cgo)

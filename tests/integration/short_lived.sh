@@ -9,6 +9,13 @@
 # side-band's exec and mmaps, so >= 98 % of their stacks are whole from
 # _start with every frame named (unwind_checks.mjs --short).
 #
+# The binary runs once first under another name (a hard link: the same
+# file): a binary nobody ran before has no unwind table until bpfprof has
+# read it, a poll interval or more after its first exec, so the first
+# process of a new binary is walked with frame pointers. The 100 that
+# follow are what a build farm or a CI runner looks like: the same
+# binaries, over and over.
+#
 #   cfi  as above
 #   fp   the control: with frame pointers only, fewer than half are whole
 #
@@ -20,9 +27,10 @@ make_workdir
 MODE=${1:?usage: short_lived.sh cfi|fp}
 : "${SHORTBURN:?SHORTBURN is not set}"
 COUNT=100
+ln -f "$SHORTBURN" "$WORK/shortwarm" || fail "cannot hard-link $SHORTBURN into $WORK (the warm-up must be the same file)"
 start_recording_all "$WORK/short.json.gz" -d 8 --unwind "$MODE"
 # Each copy is exec'd by a shell started under the recording, as a build or a CI job would.
-start_background loop bash -c "for ((i = 0; i < $COUNT; i++)); do '$SHORTBURN' 40; done"
+start_background loop bash -c "'$WORK/shortwarm' 300; for ((i = 0; i < $COUNT; i++)); do '$SHORTBURN' 40; done"
 LOOP_PID=$BG_PID
 wait "$LOOP_PID" || fail "the shortburn loop failed: $(cat "$WORK/loop.out")"
 wait "$BPFPROF_PID"

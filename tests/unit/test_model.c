@@ -287,6 +287,76 @@ static void truncated_user_stack_gets_marker_root(void)
 	model_free(&m);
 }
 
+/* Python frames: the code object's address names it, whatever the instruction. */
+static int64_t fake_python_frame(void *ctx, uint32_t pid, uint64_t code, uint64_t instr)
+{
+	return pid == 100 ? (int64_t)code : -ENOMEM;
+}
+
+/* Appends Python frames (code, instr) after the native ones. */
+static void add_python(struct sample_event *e, const uint64_t *py, int n)
+{
+	for (int i = 0; i < 2 * n; i++)
+		e->ips[e->kstack_len + e->ustack_len + i] = py[i];
+	e->py_len = (uint16_t)n;
+	e->hdr.size = (uint16_t)(e->hdr.size + 16 * n);
+}
+
+/*
+ * Each run of the interpreter loop (a user frame tagged USTACK_PY_EVAL) is
+ * replaced by its group of Python frames, innermost loop by innermost
+ * group, outermost first; a loop without a group stays a C frame.
+ */
+static void python_frames_replace_the_interpreter_loop(void)
+{
+	struct model m;
+	struct proc_source src = { fake_info, fake_maps, NULL };
+	uint64_t u[] = { 0x401000, 0x402000 | USTACK_PY_EVAL, 0x403000, 0x404000 | USTACK_PY_EVAL,
+			 0x405000 };
+	/* A, B (B entered the inner loop), C, D (D entered the outer one). */
+	uint64_t py[] = { 0xa0, 0x10, 0xb0, 0x20 | PY_FRAME_ENTRY,
+			  0xc0, 0x30, 0xd0, 0x40 | PY_FRAME_ENTRY };
+	struct sample_event e = make_sample(100, 100, 5000, "py", NULL, 0, u, 5);
+	struct raw_frame f[16];
+	int n;
+
+	src.python_frame = fake_python_frame;
+	model_init(&m, &src, 1000);
+	add_python(&e, py, 4);
+	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	n = stack_frames(&m, m.threads.data[0].samples.data[0].stack, f, 16);
+	CHECK_EQ_INT(n, 7);
+	/* Leaf first: C leaf, A, B, C frame, C, D, main. */
+	CHECK_EQ_INT(f[0].offset, 0x401000 - 0x400000 + 0x1000);
+	CHECK(f[1].object == OBJ_PYTHON && f[1].offset == 0xa0);
+	CHECK(f[2].object == OBJ_PYTHON && f[2].offset == 0xb0);
+	CHECK_EQ_INT(f[3].offset, 0x403000 - 0x400000 + 0x1000);
+	CHECK(f[4].object == OBJ_PYTHON && f[4].offset == 0xc0);
+	CHECK(f[5].object == OBJ_PYTHON && f[5].offset == 0xd0);
+	CHECK_EQ_INT(f[6].offset, 0x405000 - 0x400000 + 0x1000);
+
+	/* One group for two loops: the inner loop gets it, the outer stays C (untagged). */
+	e = make_sample(100, 100, 6000, "py", NULL, 0, u, 5);
+	add_python(&e, py, 2);
+	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	n = stack_frames(&m, m.threads.data[0].samples.data[1].stack, f, 16);
+	CHECK_EQ_INT(n, 6);
+	CHECK(f[1].object == OBJ_PYTHON && f[1].offset == 0xa0);
+	CHECK(f[2].object == OBJ_PYTHON && f[2].offset == 0xb0);
+	CHECK_EQ_INT(f[4].object, OBJ_FIRST_FILE);
+	CHECK_EQ_INT(f[4].offset, 0x404000 - 0x400000 + 0x1000);
+
+	/* More Python frames than the record holds, or than any sample may have: malformed. */
+	e = make_sample(100, 100, 7000, "py", NULL, 0, u, 5);
+	add_python(&e, py, 4);
+	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size - 8), 0);
+	e.py_len = BPFPROF_MAX_PYFRAMES + 1;
+	CHECK_EQ_INT(model_add_record(&m, &e, sizeof(e)), 0);
+	CHECK_EQ_INT(m.stats.events_malformed, 2);
+	CHECK_EQ_INT(m.threads.data[0].samples.len, 2);
+	model_free(&m);
+}
+
 int main(void)
 {
 	RUN(sample_stack_is_user_root_then_kernel);
@@ -297,5 +367,6 @@ int main(void)
 	RUN(idle_threads_per_cpu);
 	RUN(malformed_records_are_counted_not_trusted);
 	RUN(truncated_user_stack_gets_marker_root);
+	RUN(python_frames_replace_the_interpreter_loop);
 	return test_summary();
 }

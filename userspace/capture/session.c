@@ -21,6 +21,7 @@
 #include "preflight.h"
 #include "tp_flavours.h"
 #include "sideband.h"
+#include "python_loader.h"
 #include "unwind_loader.h"
 #include "../util/clock.h"
 #include "../util/log.h"
@@ -380,6 +381,14 @@ static void open_unwind_tables(struct session *s, const struct session_config *c
 					     bpf_map__fd(s->skel->maps.unwind_procs),
 					     UNWIND_ROWS_CAPACITY)
 			: -ENOMEM;
+	/* Python processes are found among those read (python_loader.h). */
+	if (!err && cfg->python) {
+		s->py = calloc(1, sizeof(*s->py));
+		if (s->py) {
+			python_loader_init(s->py, bpf_map__fd(s->skel->maps.py_procs), cfg->python);
+			s->unwind->py = s->py;
+		}
+	}
 	/*
 	 * bpfprof's own libraries first (libc, the dynamic linker): a command it
 	 * starts maps the same files, whose tables are then ready when its first
@@ -407,6 +416,8 @@ static void open_unwind_tables(struct session *s, const struct session_config *c
 		  s->unwind->store.files.len, s->unwind->store.stats.files[UNWIND_FILE_NO_CFI],
 		  s->unwind->store.stats.files[UNWIND_FILE_FULL], s->unwind->store.rows.len,
 		  (double)s->unwind->store.stats.build_ns / 1e6);
+	if (s->py)
+		log_debug("Python frames: %zu Python processes at the start", s->py->processes);
 }
 
 /*
@@ -467,6 +478,8 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->skel->rodata->offcpu_stacks = cfg->offcpu_stacks;
 	s->skel->rodata->cfi_unwind = cfg->unwind_cfi;
 	s->skel->rodata->unwind_find_vma = cfg->unwind_cfi && preflight_find_vma_supported();
+	/* Python frames: the interpreters are found as the unwinder reads each process. */
+	s->skel->rodata->python_frames = cfg->unwind_cfi && cfg->python;
 	s->skel->rodata->perf_max_stack = perf_event_max_stack();
 	if (cfg->unwind_cfi)
 		bpf_map__set_max_entries(s->skel->maps.unwind_rows, UNWIND_ROWS_CAPACITY);
@@ -737,6 +750,11 @@ void session_close(struct session *s)
 			if (s->ring_fds[i] >= 0)
 				close(s->ring_fds[i]);
 	free(s->ring_fds);
+	if (s->py) {
+		python_loader_free(s->py);
+		free(s->py);
+		s->py = NULL;
+	}
 	if (s->unwind) {
 		unwind_loader_close(s->unwind);
 		free(s->unwind);

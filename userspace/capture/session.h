@@ -53,9 +53,13 @@ struct session_config {
 	uint64_t syscall_min_ns;
 	session_record_fn on_record;
 	void *ctx;
+	/* Python frames (with unwind_cfi): the processes' registry to fill; NULL: none. */
+	struct python_procs *python;
 };
 
 struct unwind_loader;
+struct python_loader;
+struct python_procs;
 struct bpf_program;
 struct bpf_iter_attach_opts;
 
@@ -69,6 +73,7 @@ struct session_deferred {
 struct session {
 	struct bpfprof_bpf *skel;
 	struct unwind_loader *unwind; /* unwind_cfi: the tables the BPF unwinder reads */
+	struct python_loader *py;     /* Python processes, when config.python */
 	struct ring_buffer *rb;
 	int *ring_fds;
 	int nr_rings;

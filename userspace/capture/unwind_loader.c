@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../symbols/proc_maps.h"
+#include "python_loader.h"
 #include "../util/log.h"
 
 int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int procs_fd,
@@ -126,6 +127,8 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 		if (!unwind_store_add_mapping(&l->store, pid, e) && errno == ENOMEM)
 			err = -ENOMEM;
 	}
+	if (!err && l->py)
+		err = python_loader_process(l->py, pid, &maps);
 	map_entries_free(&maps);
 	if (err)
 		return err;
@@ -151,12 +154,21 @@ int unwind_loader_refresh(struct unwind_loader *l)
 	for (size_t i = 0; i < l->dirty.len && !err; i++)
 		err = unwind_loader_add_process(l, l->dirty.data[i]);
 	l->dirty.len = 0;
+	if (l->py)
+		python_loader_flush(l->py);
 	return err;
+}
+
+int unwind_loader_forked(struct unwind_loader *l, uint32_t parent, uint32_t child)
+{
+	return l->py ? python_loader_forked(l->py, parent, child) : 0;
 }
 
 void unwind_loader_forget(struct unwind_loader *l, uint32_t pid)
 {
 	bpf_map_delete_elem(l->procs_fd, &pid);
+	if (l->py)
+		python_loader_exited(l->py, pid);
 }
 
 /* Every key of a BPF hash map (of `key_size` bytes) into a malloc'd array; its count. */

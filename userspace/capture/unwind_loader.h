@@ -13,18 +13,22 @@
 
 #include "../unwind/table_store.h"
 
+struct python_loader;
+
 struct unwind_loader {
 	struct unwind_store store;
 	struct unwind_row *rows; /* the BPF array, mapped */
 	size_t rows_bytes;
 	int files_fd, procs_fd;
 	size_t published_files;
-	size_t unpublished; /* files or processes the BPF maps had no room for */
-	VEC(uint32_t) dirty;	  /* processes whose executable mappings changed */
-	struct unwind_proc *proc; /* scratch for one process's mappings */
-	size_t files_capacity;	  /* entries the BPF file map holds */
+	size_t unpublished;	    /* files or processes the BPF maps had no room for */
+	VEC(uint32_t) dirty;	    /* processes whose executable mappings changed */
+	struct unwind_proc *proc;   /* scratch for one process's mappings */
+	size_t files_capacity;	    /* entries the BPF file map holds */
 	size_t files_after_rebuild; /* files the store kept at its last rebuild */
 	unsigned rebuilds;
+	/* Python processes among those read (NULL: no Python frames); not owned. */
+	struct python_loader *py;
 };
 
 /*
@@ -54,6 +58,8 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid);
 int unwind_loader_mark(struct unwind_loader *l, uint32_t pid);
 /* Read the processes marked since the last refresh. 0 or -ENOMEM. */
 int unwind_loader_refresh(struct unwind_loader *l);
+/* A process forked: the child runs what its parent runs (its Python interpreter too). */
+int unwind_loader_forked(struct unwind_loader *l, uint32_t parent, uint32_t child);
 /* The process exited: its mappings go. */
 void unwind_loader_forget(struct unwind_loader *l, uint32_t pid);
 /* Every process's: for -a. */

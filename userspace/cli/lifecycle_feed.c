@@ -154,6 +154,9 @@ static int apply(struct lifecycle_feed *f, const struct sideband_record *r)
 			return -ENOMEM;
 		if (!is_target(f, r->pid))
 			return 0;
+		if (f->unwind && r->pid != r->task.ppid && r->pid == r->tid &&
+		    unwind_loader_forked(f->unwind, r->task.ppid, r->pid))
+			return -ENOMEM;
 		return model_fork(m, r->task.ppid, r->task.ptid, r->pid, r->tid, r->ts);
 	case SB_EXIT: {
 		int err = is_target(f, r->pid) ? model_exit(m, r->pid, r->tid, r->ts) : 0;

@@ -21,7 +21,9 @@
 #include "../emit/emitter.h"
 #include "../emit/pprof_writer.h"
 #include "../symbols/debuginfo_server.h"
+#include "../lang/python_procs.h"
 #include "../symbols/frame_resolver.h"
+#include "../symbols/python_frames.h"
 #include "../symbols/jit_maps.h"
 #include "../symbols/kallsyms.h"
 #include "../symbols/symbolizer.h"
@@ -276,17 +278,21 @@ int recording_start(struct recording *r, const struct options *opts)
 
 	r->sym = symbolizer_new("/proc", "/proc/kallsyms");
 	r->jit = r->sym ? jit_maps_new("/proc") : NULL;
-	r->frames = (struct frame_resolver){ r->sym, r->jit };
+	r->py_procs = python_procs_new();
+	r->py_frames = python_frames_new();
+	r->frames = (struct frame_resolver){ r->sym, r->jit, r->py_frames };
 	r->debuginfod = debuginfo_server_open(opts->debuginfod_budget_ns / 1000000);
 	if (r->sym)
 		symbolizer_set_debuginfod(r->sym, r->debuginfod);
-	if (!r->jit) {
+	if (!r->jit || !r->py_procs || !r->py_frames) {
 		log_error("out of memory");
 		return 1;
 	}
 	r->src_ctx.proc_root = "/proc";
 	r->src_ctx.sym = r->sym;
 	r->src_ctx.jit = r->jit;
+	r->src_ctx.py_procs = r->py_procs;
+	r->src_ctx.py_frames = r->py_frames;
 	proc_source_init(&src, &r->src_ctx);
 	model_init(&r->model, &src, 0);
 
@@ -303,6 +309,8 @@ int recording_start(struct recording *r, const struct options *opts)
 	cfg.syscall_min_ns = opts->syscall_min_ns;
 	cfg.on_record = on_record;
 	cfg.ctx = &r->model;
+	/* Python functions in the stacks, where the unwinder reads the processes' mappings. */
+	cfg.python = cfg.unwind_cfi ? r->py_procs : NULL;
 	if (opts->command) {
 		ret = command_prepare(&r->cmd, opts->command);
 		if (ret) {
@@ -579,5 +587,7 @@ void recording_close(struct recording *r)
 	symbolizer_free(r->sym);
 	debuginfo_server_close(r->debuginfod);
 	jit_maps_free(r->jit);
+	python_procs_free(r->py_procs);
+	python_frames_free(r->py_frames);
 	cgroup_targets_close(&r->cgroups);
 }

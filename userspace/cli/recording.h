@@ -34,7 +34,9 @@ struct recording {
 	struct symbolizer *sym;
 	struct debuginfo_server *debuginfod; /* DEBUGINFOD_URLS: debug files from servers */
 	struct jit_maps *jit;
-	struct frame_resolver frames; /* sym and jit, by frame object id */
+	struct python_procs *py_procs;	 /* Python processes: their code objects, named */
+	struct python_frames *py_frames; /* the Python frames met */
+	struct frame_resolver frames;	 /* sym, jit and py_frames, by frame object id */
 	struct proc_source_ctx src_ctx;
 	struct session session;
 	struct lifecycle_feed feed;

@@ -24,10 +24,9 @@ static void write_categories(struct json_writer *w)
 	static const struct {
 		const char *name, *color;
 	} cats[CAT_COUNT] = {
-		[CAT_OTHER] = { "Other", "grey" },
-		[CAT_KERNEL] = { "Kernel", "orange" },
-		[CAT_USER] = { "User", "yellow" },
-		[CAT_OFFCPU] = { "Off-CPU", "lightblue" },
+		[CAT_OTHER] = { "Other", "grey" },   [CAT_KERNEL] = { "Kernel", "orange" },
+		[CAT_USER] = { "User", "yellow" },   [CAT_OFFCPU] = { "Off-CPU", "lightblue" },
+		[CAT_PYTHON] = { "Python", "blue" },
 	};
 
 	jw_key_array(w, "categories");

@@ -319,7 +319,10 @@ static int64_t frame_of_item(struct profile_tables *t, const struct resolved_fra
 	if (r < 0)
 		return r;
 	frame.func = (uint32_t)r;
-	frame.category = rf->offcpu ? CAT_OFFCPU : rf->kernel ? CAT_KERNEL : CAT_USER;
+	frame.category = rf->offcpu   ? CAT_OFFCPU
+			 : rf->kernel ? CAT_KERNEL
+			 : rf->python ? CAT_PYTHON
+				      : CAT_USER;
 	frame.address = rf->address < 0 ? -1 : rf->address;
 	frame.inline_depth = depth;
 	frame.line = rf->items[depth].line > 0 ? rf->items[depth].line : 0;

@@ -23,6 +23,7 @@ enum profile_category {
 	CAT_KERNEL = 1, /* orange */
 	CAT_USER = 2,	/* yellow */
 	CAT_OFFCPU = 3, /* lightblue: off-CPU sample leaves and scheduling markers */
+	CAT_PYTHON = 4, /* blue: Python functions (CPython's interpreter frames) */
 	CAT_COUNT,
 };
 

@@ -86,7 +86,46 @@ struct stack_record {
 	uint32_t kstack_len, ustack_len;
 	uint32_t flags; /* SAMPLE_*STACK_TRUNCATED */
 	uint64_t ts;
+	const __u64 *py; /* py_len Python frames, two words each (samples only) */
+	uint32_t py_len;
 };
+
+/*
+ * The Python frames of a sample, in groups: one per run of the interpreter
+ * loop, innermost first, each ending at the frame the loop entered with
+ * (PY_FRAME_ENTRY). The loop's native frames, tagged USTACK_PY_EVAL, take
+ * the groups in the same order, the innermost loop the innermost group.
+ */
+struct py_groups {
+	uint32_t n;
+	uint32_t start[BPFPROF_MAX_PYFRAMES + 1]; /* group g is [start[g], start[g + 1]) */
+};
+
+static void py_group(const struct stack_record *e, struct py_groups *g)
+{
+	g->n = 0;
+	g->start[0] = 0;
+	for (uint32_t j = 0; j < e->py_len; j++)
+		if ((e->py[2 * j + 1] & PY_FRAME_ENTRY) || j + 1 == e->py_len)
+			g->start[++g->n] = j + 1;
+}
+
+/* Group g's Python frames, outermost first, in place of an interpreter loop frame. */
+static int push_python(struct model *m, struct process *p, const struct stack_record *e,
+		       const struct py_groups *g, uint32_t group, uint32_t *stack)
+{
+	for (uint32_t j = g->start[group + 1]; j-- > g->start[group];) {
+		int64_t entry = m->source.python_frame(m->source.ctx, p->pid, e->py[2 * j],
+						       e->py[2 * j + 1] & ~PY_FRAME_ENTRY);
+		int err;
+
+		if (entry < 0)
+			return (int)entry;
+		if ((err = push_frame(m, stack, OBJ_PYTHON, (uint64_t)entry, false)))
+			return err;
+	}
+	return 0;
+}
 
 /*
  * Build the raw stack of a sample, root first: user frames from the
@@ -97,9 +136,16 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 		       uint32_t *out)
 {
 	const __u64 *kips = e->ips, *uips = e->ips + e->kstack_len;
-	uint32_t stack = NO_INDEX;
+	uint32_t stack = NO_INDEX, loops = 0;
+	struct py_groups groups;
 	int err;
 
+	groups.n = 0;
+	if (e->py_len && m->source.python_frame) {
+		py_group(e, &groups);
+		for (uint32_t i = 0; i < e->ustack_len; i++)
+			loops += !!(uips[i] & USTACK_PY_EVAL);
+	}
 	if (e->flags & SAMPLE_USTACK_TRUNCATED) {
 		if ((err = push_frame(m, &stack, OBJ_TRUNCATED, 0, false)))
 			return err;
@@ -115,8 +161,19 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 		 * fault, it is the instruction about to run.
 		 */
 		bool is_return = i > 0 || (e->flags & SAMPLE_USER_IN_SYSCALL);
+		uint64_t ip = uips[i] & ~USTACK_PY_EVAL;
 
-		user_addr_to_object(m, p, uips[i], e->ts, &object, &offset);
+		/* The interpreter loop: its Python frames instead, when there are as many groups.
+		 */
+		if ((uips[i] & USTACK_PY_EVAL) && loops && loops - 1 < groups.n) {
+			err = push_python(m, p, e, &groups, --loops, &stack);
+			if (err)
+				return err;
+			continue;
+		}
+		if (uips[i] & USTACK_PY_EVAL)
+			loops -= !!loops;
+		user_addr_to_object(m, p, ip, e->ts, &object, &offset);
 		if ((err = push_frame(m, &stack, object, offset, is_return)))
 			return err;
 	}
@@ -135,7 +192,7 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 int model_task_stack(struct model *m, uint32_t thread, const uint64_t *ips, uint32_t kstack_len,
 		     uint32_t ustack_len, uint32_t flags, uint64_t ts, uint32_t *stack)
 {
-	struct stack_record sr = { (const __u64 *)ips, kstack_len, ustack_len, flags, ts };
+	struct stack_record sr = { (const __u64 *)ips, kstack_len, ustack_len, flags, ts, NULL, 0 };
 	struct process *p;
 
 	if (thread >= m->threads.len || kstack_len > BPFPROF_MAX_KSTACK ||
@@ -191,7 +248,10 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 
 	/* The lengths are read only once the record is known to hold them. */
 	if (size < offsetof(struct sample_event, ips) ||
-	    !stack_fits(size, offsetof(struct sample_event, ips), e->kstack_len, e->ustack_len)) {
+	    !stack_fits(size, offsetof(struct sample_event, ips), e->kstack_len, e->ustack_len) ||
+	    e->py_len > BPFPROF_MAX_PYFRAMES ||
+	    size < offsetof(struct sample_event, ips) +
+			    sizeof(uint64_t) * (e->kstack_len + e->ustack_len + 2u * e->py_len)) {
 		m->stats.events_malformed++;
 		return 0;
 	}
@@ -204,7 +264,9 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 	if (!p->maps_read)
 		model_read_maps(m, p, e->hdr.ts);
 
-	sr = (struct stack_record){ e->ips, e->kstack_len, e->ustack_len, e->flags, e->hdr.ts };
+	sr = (struct stack_record){ e->ips,   e->kstack_len, e->ustack_len,
+				    e->flags, e->hdr.ts,     e->ips + e->kstack_len + e->ustack_len,
+				    e->py_len };
 	err = build_stack(m, p, &sr, &s.stack);
 	if (err)
 		return err;

@@ -253,6 +253,14 @@ struct proc_source {
 	bool (*thread_alive)(void *ctx, uint32_t pid, uint32_t tid);
 	/* 1 when the process is a kernel thread, 0 when not, -errno when unknown. Optional. */
 	int (*read_kernel_thread)(void *ctx, uint32_t pid);
+	/*
+	 * A Python frame of the process (its code object's address and the
+	 * frame's instruction pointer, bpf/python.bpf.h) as the offset of a
+	 * raw frame under OBJ_PYTHON; a negative errno only when out of
+	 * memory (an unnamed frame is still a frame). Optional: without it,
+	 * the interpreter's C frames stay.
+	 */
+	int64_t (*python_frame)(void *ctx, uint32_t pid, uint64_t code, uint64_t instr);
 	void *ctx;
 };
 

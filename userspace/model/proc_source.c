@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include "../cgroup/cgroup_fs.h"
+#include "../lang/python_procs.h"
 #include "../symbols/proc_maps.h"
 #include "../symbols/jit_maps.h"
+#include "../symbols/python_frames.h"
 #include "../symbols/symbolizer.h"
 #include "model_internal.h"
 
@@ -258,6 +260,21 @@ static int64_t jit_object(void *vctx, uint32_t pid, uint64_t ts)
 	return ctx->jit ? jit_maps_object(ctx->jit, pid, ts) : -ENOENT;
 }
 
+/* A Python frame's location, read from the process while it lives (lang/python_procs.h). */
+static int64_t python_frame(void *vctx, uint32_t pid, uint64_t code, uint64_t instr)
+{
+	struct proc_source_ctx *ctx = vctx;
+	struct python_location loc;
+
+	if (!ctx->py_frames)
+		return -ENOENT;
+	if (!ctx->py_procs || python_procs_resolve(ctx->py_procs, pid, code, instr, &loc))
+		return python_frames_intern(ctx->py_frames, "[unknown Python function]",
+					    "<unknown>", 0, 0);
+	return python_frames_intern(ctx->py_frames, loc.qualname, loc.filename, loc.first_line,
+				    loc.line);
+}
+
 static int read_cgroup(void *vctx, uint32_t pid, char **path, uint32_t *owner)
 {
 	struct proc_source_ctx *ctx = vctx;
@@ -297,5 +314,6 @@ void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)
 	src->read_maps = read_maps;
 	src->object_for_mapping = object_for_mapping;
 	src->read_cgroup = read_cgroup;
+	src->python_frame = ctx->py_frames ? python_frame : NULL;
 	src->ctx = ctx;
 }

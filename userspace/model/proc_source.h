@@ -18,6 +18,9 @@ struct proc_source_ctx {
 	const char *proc_root; /* "/proc" */
 	struct symbolizer *sym;
 	struct jit_maps *jit; /* perf maps of JIT runtimes; NULL for none */
+	/* Python processes (read by the capture) and the Python frames met; NULL for none. */
+	struct python_procs *py_procs;
+	struct python_frames *py_frames;
 	/* The cgroup v2 mount, to see who owns a process's cgroup; "" when none. */
 	char cgroup_mount[256];
 	bool cgroup_mount_looked;

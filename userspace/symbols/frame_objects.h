@@ -16,6 +16,8 @@ enum {
 	OBJ_OFFCPU = 3,	   /* leaf of an off-CPU sample; offset = enum offcpu_reason */
 	/* Executable files and the vDSO, as the symbolizer hands them out. */
 	OBJ_FIRST_FILE = 4,
+	/* Python frames: offset = entry of symbols/python_frames.h. */
+	OBJ_PYTHON = 0x30000000,
 	/* JIT code described by a process's perf map (symbols/jit_maps.c), far above any file. */
 	OBJ_FIRST_JIT = 0x40000000,
 };

@@ -2,6 +2,7 @@
 #include "frame_resolver.h"
 
 #include "jit_maps.h"
+#include "python_frames.h"
 
 static bool is_jit(uint32_t object)
 {
@@ -12,6 +13,8 @@ void frame_resolve(const struct frame_resolver *fr, uint32_t object, uint64_t of
 		   bool is_return, struct resolved_frame *out)
 {
 	if (is_jit(object) && fr->jit && jit_maps_resolve(fr->jit, object, offset, out))
+		return;
+	if (object == OBJ_PYTHON && python_frames_resolve(fr->py, offset, out))
 		return;
 	symbolizer_resolve(fr->sym, object, offset, is_return, out);
 }
@@ -25,6 +28,9 @@ void frame_resolver_retain_begin(const struct frame_resolver *fr)
 
 void frame_resolver_retain(const struct frame_resolver *fr, uint32_t object)
 {
+	/* Python frames hold their own names and stay: one entry per distinct line met. */
+	if (object == OBJ_PYTHON)
+		return;
 	if (!is_jit(object))
 		symbolizer_retain(fr->sym, object);
 	else if (fr->jit)

@@ -18,11 +18,13 @@
 #include "symbolizer.h"
 
 struct jit_maps;
+struct python_frames;
 
 /* The sources; not owned (the recording creates and frees them). */
 struct frame_resolver {
 	struct symbolizer *sym;
-	struct jit_maps *jit; /* NULL: no JIT maps */
+	struct jit_maps *jit;	  /* NULL: no JIT maps */
+	struct python_frames *py; /* NULL: no Python frames */
 };
 
 void frame_resolve(const struct frame_resolver *fr, uint32_t object, uint64_t offset,

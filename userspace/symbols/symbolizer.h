@@ -63,6 +63,8 @@ struct resolved_frame {
 	uint64_t symbol_size;
 	const char *symbol_name;
 	bool kernel;
+	/* A Python function's frame (symbols/python_frames.h): the Python category. */
+	bool python;
 	/*
 	 * Not code: the "off-CPU: <reason>" leaf of an off-CPU sample. It gets
 	 * the Off-CPU category and no resource, so that waiting is told apart

@@ -1,0 +1,156 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* See python_loader.h. */
+#include "python_loader.h"
+
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "../lang/python_procs.h"
+#include "../util/log.h"
+
+void python_loader_init(struct python_loader *l, int procs_fd, struct python_procs *procs)
+{
+	memset(l, 0, sizeof(*l));
+	l->procs_fd = procs_fd;
+	l->procs = procs;
+	elf_version(EV_CURRENT);
+}
+
+void python_loader_free(struct python_loader *l)
+{
+	vec_free(&l->files);
+	vec_free(&l->gone);
+	hmap_free(&l->file_index);
+	memset(l, 0, sizeof(*l));
+}
+
+/* What the file of mapping `e` of `pid` is, examined once per (device, inode). */
+static const struct python_loader_file *file_of(struct python_loader *l, uint32_t pid,
+						const struct map_entry *e)
+{
+	struct hmap_key key = { ((uint64_t)major(e->dev) << 32) | minor(e->dev), e->inode };
+	struct python_loader_file f = { .status = 0 };
+	char link[96];
+	struct stat st;
+	uint32_t idx;
+	int fd;
+
+	if (hmap_get(&l->file_index, key, &idx))
+		return &l->files.data[idx];
+	snprintf(link, sizeof(link), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, e->start,
+		 e->end);
+	fd = open(link, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return NULL; /* not ours to read, or gone: maybe next time */
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
+		Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+
+		if (elf) {
+			f.status = python_info_read(elf, &f.info);
+			elf_end(elf);
+		}
+	}
+	close(fd);
+	if (f.status == -ENOMEM || vec_push(&l->files, f) ||
+	    hmap_put(&l->file_index, key, (uint32_t)(l->files.len - 1)))
+		return NULL;
+	return &vec_last(&l->files);
+}
+
+static void warn_version(struct python_loader *l, uint32_t pid, uint32_t version)
+{
+	char name[16];
+
+	if (l->warned_version == version)
+		return;
+	l->warned_version = version;
+	if (version)
+		log_info("process %u runs Python %s, whose frames this bpfprof cannot read; its "
+			 "stacks show the interpreter's C functions",
+			 pid, python_version_name(version, name));
+}
+
+static void withdraw(struct python_loader *l, uint32_t pid)
+{
+	bpf_map_delete_elem(l->procs_fd, &pid);
+}
+
+int python_loader_process(struct python_loader *l, uint32_t pid, const map_entries_t *maps)
+{
+	for (size_t i = 0; i < maps->len; i++) {
+		const struct map_entry *e = &maps->data[i];
+		const struct python_loader_file *f;
+		struct py_proc pp = { 0 };
+		char cwd_link[32], cwd[PATH_MAX];
+		ssize_t n;
+		int64_t bias;
+
+		if (!e->executable || !e->inode)
+			continue;
+		f = file_of(l, pid, e);
+		if (!f || f->status == 0)
+			continue;
+		if (f->status < 0) {
+			warn_version(l, pid, f->info.version_hex);
+			continue;
+		}
+		/* Every segment of the file moved by the same load bias as its code. */
+		bias = (int64_t)(e->start - e->pgoff) - f->info.exec_bias;
+		pp.runtime = f->info.runtime + (uint64_t)bias;
+		pp.eval_start = f->info.eval_start + (uint64_t)bias;
+		pp.eval_end = pp.eval_start + f->info.eval_size;
+		pp.layout = f->info.frames;
+		snprintf(cwd_link, sizeof(cwd_link), "/proc/%u/cwd", pid);
+		n = readlink(cwd_link, cwd, sizeof(cwd) - 1);
+		cwd[n > 0 ? n : 0] = '\0';
+		if (python_procs_add(l->procs, pid, &f->info, bias, cwd))
+			return -ENOMEM;
+		if (bpf_map_update_elem(l->procs_fd, &pid, &pp, BPF_ANY))
+			log_debug("cannot publish Python process %u: %s", pid, strerror(errno));
+		else
+			l->processes++;
+		return 0;
+	}
+	withdraw(l, pid);
+	python_procs_forget(l->procs, pid);
+	return 0;
+}
+
+int python_loader_forked(struct python_loader *l, uint32_t parent, uint32_t child)
+{
+	return python_procs_fork(l->procs, parent, child);
+}
+
+void python_loader_exited(struct python_loader *l, uint32_t pid)
+{
+	struct python_loader_gone g = { pid, l->flushes };
+
+	withdraw(l, pid);
+	if (python_procs_known(l->procs, pid) && vec_push(&l->gone, g))
+		python_procs_forget(l->procs, pid); /* out of memory: now rather than never */
+}
+
+void python_loader_flush(struct python_loader *l)
+{
+	size_t kept = 0;
+
+	l->flushes++;
+	for (size_t i = 0; i < l->gone.len; i++) {
+		struct python_loader_gone g = l->gone.data[i];
+
+		if (l->flushes - g.flush >= 2)
+			python_procs_forget(l->procs, g.pid);
+		else
+			l->gone.data[kept++] = g;
+	}
+	l->gone.len = kept;
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* See python_layout.h. */
+#include "python_layout.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <string.h>
+
+/*
+ * CPython 3.11 on x86_64 and arm64 (LP64), from Include/cpython/code.h,
+ * pystate.h, unicodeobject.h and Include/internal/pycore_frame.h,
+ * pycore_runtime.h (offsetof with Py_BUILD_CORE; test_python_layout checks
+ * them against the installed headers where python3.11-dev is).
+ */
+static const struct python_code_layout code_311 = {
+	.ob_type = 8,
+	.co_firstlineno = 72,
+	.co_filename = 112,
+	.co_qualname = 128,
+	.co_linetable = 136,
+	.co_code_adaptive = 184,
+	.bytes_size = 16,
+	.bytes_data = 32,
+	.str_length = 16,
+	.str_state = 32,
+	.str_ascii_data = 48,
+	.str_compact_data = 72,
+};
+
+static const struct py_layout frames_311 = {
+	.runtime_tstate = 576, /* gilstate.tstate_current */
+	.tstate_thread_id = 152,
+	.tstate_frame = 56, /* cframe */
+	.cframe_frame = 8,  /* current_frame */
+	.frame_code = 32,
+	.frame_previous = 48,
+	.frame_instr = 56, /* prev_instr */
+	.frame_entry = 68, /* is_entry */
+	.entry_kind = PY_ENTRY_IS_ENTRY,
+};
+
+const char *python_version_name(uint32_t v, char buf[16])
+{
+	snprintf(buf, 16, "%u.%u", (v >> 24) & 0xff, (v >> 16) & 0xff);
+	return buf;
+}
+
+/* The dynamic symbols the walk needs; false when `elf` exports no _PyRuntime. */
+static bool find_symbols(Elf *elf, struct python_info *info, uint64_t *version_vaddr)
+{
+	Elf_Scn *scn = NULL;
+	bool runtime = false;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!name || (name[0] != '_' && name[0] != 'P'))
+				continue;
+			if (!strcmp(name, "_PyRuntime")) {
+				info->runtime = sym.st_value;
+				runtime = true;
+			} else if (!strcmp(name, "_PyEval_EvalFrameDefault")) {
+				info->eval_start = sym.st_value;
+				info->eval_size = sym.st_size;
+			} else if (!strcmp(name, "PyCode_Type")) {
+				info->code_type = sym.st_value;
+			} else if (!strcmp(name, "Py_Version")) {
+				*version_vaddr = sym.st_value;
+			}
+		}
+	}
+	return runtime;
+}
+
+/* The 4 bytes at ELF address `vaddr`, from the file's PT_LOAD holding them. */
+static bool read_u32_at(Elf *elf, uint64_t vaddr, uint32_t *out)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		Elf_Data *d;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || vaddr < ph.p_vaddr ||
+		    vaddr + 4 > ph.p_vaddr + ph.p_filesz)
+			continue;
+		d = elf_getdata_rawchunk(elf, (int64_t)(ph.p_offset + (vaddr - ph.p_vaddr)), 4,
+					 ELF_T_BYTE);
+		if (!d || !d->d_buf)
+			return false;
+		memcpy(out, d->d_buf, 4);
+		return true;
+	}
+	return false;
+}
+
+static bool exec_bias(Elf *elf, int64_t *bias)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n))
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
+			*bias = (int64_t)(ph.p_vaddr - ph.p_offset);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool python_layout_for(uint32_t version_hex, struct py_layout *frames,
+		       const struct python_code_layout **code)
+{
+	switch (version_hex >> 16) {
+	case 0x030b:
+		*frames = frames_311;
+		*code = &code_311;
+		return true;
+	default:
+		return false;
+	}
+}
+
+int python_info_read(Elf *elf, struct python_info *info)
+{
+	uint64_t version_vaddr = 0;
+
+	memset(info, 0, sizeof(*info));
+	if (elf_kind(elf) != ELF_K_ELF || !find_symbols(elf, info, &version_vaddr))
+		return 0;
+	if (!info->eval_start || !info->eval_size || !info->code_type || !version_vaddr ||
+	    !read_u32_at(elf, version_vaddr, &info->version_hex) ||
+	    !exec_bias(elf, &info->exec_bias))
+		return -ENOTSUP; /* older than 3.11 (no Py_Version), or not whole */
+	return python_layout_for(info->version_hex, &info->frames, &info->code) ? 1 : -ENOTSUP;
+}
