@@ -7,7 +7,9 @@
 # program: no flag, no module, no restart.
 #
 #   before  started before the recording, then recorded with -p PID
-#   during  started by bpfprof (-- python3 ...), and a child it forks
+#   during  started by bpfprof (-- python3 ...), and a child it forks; then
+#           bpfprof view serves pyfuncs.py to the source view (/source/v1),
+#           as it serves C sources
 #   fp      the control: --unwind fp (no Python frames), where fewer than
 #           half of the samples may show the functions
 #
@@ -49,3 +51,26 @@ ok "$(grep "^bpfprof: user stacks" "$WORK/bpfprof.err")"
 log "\$ python_checks.mjs --profile $WORK/python.json.gz --truth $TRUTH ${check[*]}"
 "$NODE" "$CHECK_DIR/python_checks.mjs" --profile "$WORK/python.json.gz" --gzip --truth "$TRUTH" "${check[@]}" ||
 	fail "Python checks failed"
+[ "$MODE" = during ] || exit 0
+
+# The source view: the front-end asks the symbol server for a frame's file.
+log "\$ bpfprof view $WORK/python.json.gz --no-open &"
+: >"$WORK/view.err"
+env --default-signal=INT,TERM "$BPFPROF" view "$WORK/python.json.gz" --no-open >"$WORK/view.out" 2>"$WORK/view.err" &
+VIEW_PID=$!
+BACKGROUND_PIDS+=("$VIEW_PID")
+for ((i = 0; i < 600; i++)); do
+	grep -q '^bpfprof: serving ' "$WORK/view.err" && break
+	kill -0 "$VIEW_PID" 2>/dev/null || fail "bpfprof view exited: $(cat "$WORK/view.err")"
+	sleep 0.05
+done
+URL=$(sed -n 's/^bpfprof: serving .* at \(http:[^ ]*\) until Ctrl-C$/\1/p' "$WORK/view.err")
+[ -n "$URL" ] || fail "bpfprof view printed no URL: $(cat "$WORK/view.err")"
+curl -s -X POST --data-binary "{\"debugName\":\"pyfuncs.py\",\"debugId\":\"0\",\"file\":\"$SCRIPT\"}" \
+	"${URL%/*}/source/v1" >"$WORK/source.json" || fail "POST /source/v1 failed"
+"$NODE" -e 'const a = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+process.exit(a.source === require("fs").readFileSync(process.argv[2], "utf8") ? 0 : 1);' "$WORK/source.json" "$SCRIPT" ||
+	fail "/source/v1 did not answer $SCRIPT with its text: $(head -c 300 "$WORK/source.json")"
+ok "/source/v1 answers $SCRIPT with its text, as the source view asks"
+kill -INT "$VIEW_PID"
+wait "$VIEW_PID"

@@ -161,6 +161,13 @@ int unwind_loader_refresh(struct unwind_loader *l)
 
 int unwind_loader_forked(struct unwind_loader *l, uint32_t parent, uint32_t child)
 {
+	/*
+	 * A parent not read yet (it exec'd and forked within one drain) gave
+	 * its child nothing in the kernel either: read the child too.
+	 */
+	for (size_t i = 0; i < l->dirty.len; i++)
+		if (l->dirty.data[i] == parent)
+			return unwind_loader_mark(l, child);
 	return l->py ? python_loader_forked(l->py, parent, child) : 0;
 }
 
