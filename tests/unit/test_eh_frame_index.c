@@ -147,6 +147,26 @@ static void hostile_sections_fail_cleanly(void)
 	put_fde(&b, 0, 0);
 	CHECK(eh_frame_fde_starts(b.buf, b.len, 0, &starts, &n) < 0);
 
+	/* An augmentation string longer than any real one is refused at once. */
+	b.len = 0;
+	put_u32(&b, 0);
+	put_u32(&b, 0);
+	b.buf[b.len++] = 1;
+	memset(b.buf + b.len, 'z', 200);
+	b.len += 200;
+	b.buf[b.len++] = 0;
+	b.buf[b.len++] = 1;
+	b.buf[b.len++] = 0x78;
+	b.buf[b.len++] = 16;
+	{
+		uint32_t len = (uint32_t)(b.len - 4);
+
+		memcpy(b.buf, &len, 4);
+	}
+	cie = 0;
+	put_fde(&b, cie, 0);
+	CHECK_EQ_INT(eh_frame_fde_starts(b.buf, b.len, 0, &starts, &n), -EINVAL);
+
 	/* Every truncation of a valid section stops cleanly. */
 	b.len = 0;
 	cie = put_cie(&b, "zR", &pcrel, 1);

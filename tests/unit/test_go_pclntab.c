@@ -129,11 +129,33 @@ static void rows_unwind_go(void)
 	CHECK(lo < hi && rows.rows[0].pc == lo);
 	for (size_t i = 1; i < rows.len; i++)
 		CHECK(rows.rows[i].pc > rows.rows[i - 1].pc);
-	/* A function's entry: SP + 8 is the CFA (the return address just pushed). */
+	/*
+	 * Every ordinary function's entry: SP + 8 is the CFA (the return
+	 * address just pushed), also when the function before it ended with
+	 * the same row (a frameless leaf after a frameless leaf).
+	 */
 	{
-		const struct cfi_row *r = cfi_table_lookup(&rows, lo);
+		struct go_pclntab t;
+		size_t checked = 0, wrong = 0;
 
-		CHECK(r && (r->cfa != UNWIND_CFA_SP || r->cfa_offset == 8));
+		CHECK_EQ_INT(go_pclntab_open(elf, &t), 0);
+		for (uint32_t i = 0; i < t.nfunc; i++) {
+			struct go_func f;
+			const struct cfi_row *r;
+
+			if (!go_pclntab_func(&t, i, &f) || !f.pcsp || f.end == f.entry ||
+			    (f.flag & (GO_FUNC_FLAG_TOPFRAME | GO_FUNC_FLAG_SPWRITE)) ||
+			    strstr(f.name, "sigreturn") || strstr(f.name, "asmcgocall"))
+				continue;
+			r = cfi_table_lookup(&rows, f.entry);
+			checked++;
+			wrong += !(r && r->cfa == UNWIND_CFA_SP && r->cfa_offset == 8);
+		}
+		fprintf(stderr, "  %zu function entries, %zu without CFA = SP + 8\n", checked, wrong);
+		CHECK(checked > 1000);
+		CHECK_EQ_INT(wrong, 0);
+		CHECK(st.bad_funcs < st.funcs / 100);
+		go_pclntab_close(&t);
 	}
 	/* Over nothing: Go's rows alone, and past hi no usable row. */
 	CHECK_EQ_INT(go_table_overlay(&base, &rows, lo, hi), 0);
@@ -243,6 +265,45 @@ static void hostile_tables(void)
 			walk_all(&t);
 			go_pclntab_close(&t);
 		}
+	}
+	/* A header whose function table has no room for nfunc + 1 entries, or none at all. */
+	{
+		uint8_t *h = calloc(1, 128);
+		struct go_pclntab t;
+		uint64_t v;
+
+		memcpy(h, data->d_buf, 64); /* the real header (1.18+), then lies */
+		v = 0xffffffffull;
+		memcpy(h + 8, &v, 8);
+		for (int k = 0; k < 4; k++) { /* funcname, cu, filetab, pctab: inside */
+			v = 72 + 8 * (uint64_t)k;
+			memcpy(h + 32 + 8 * k, &v, 8);
+		}
+		v = 124; /* the function table: 4 bytes before the end */
+		memcpy(h + 64, &v, 8);
+		CHECK_EQ_INT(go_pclntab_from_bytes(h, 128, 0x401000, &t), -EINVAL);
+	}
+	/* Value tables that never advance stop after the function's size in steps. */
+	{
+		struct go_pclntab t = { 0 };
+		struct go_pcvalue_iter it;
+		static uint8_t zeros[4096];
+		uint64_t a, b;
+		int32_t v;
+		unsigned n = 0;
+
+		for (size_t i = 0; i < sizeof(zeros); i += 2) {
+			zeros[i] = 2;	  /* value +1 */
+			zeros[i + 1] = 0; /* pc +0 */
+		}
+		t.data = zeros;
+		t.size = sizeof(zeros);
+		t.quantum = 1;
+		t.pctab = 0;
+		go_pcvalue_begin(&it, &t, 1, 0x1000, 0x1010);
+		while (go_pcvalue_next(&it, &a, &b, &v))
+			n++;
+		CHECK(n <= 0x10 + 2);
 	}
 	/* Not a table at all. */
 	{

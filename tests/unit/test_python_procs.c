@@ -217,6 +217,12 @@ static void code_objects_are_named(void)
 	CHECK_EQ_INT(python_procs_resolve(p, 42, code, first_unit + 2 * 100, &loc), 0);
 	CHECK_EQ_INT(loc.line, 0);
 
+	/* Read again (it mapped a C extension): the same interpreter keeps its cache. */
+	CHECK_EQ_INT(python_procs_add(p, 42, &info, 0, "/srv"), 0);
+	reads = m.reads;
+	CHECK_EQ_INT(python_procs_resolve(p, 42, code, first_unit, &loc), 0);
+	CHECK_EQ_INT(m.reads, reads);
+
 	/* A fork: the child's code objects are its own, read from its memory. */
 	CHECK_EQ_INT(python_procs_fork(p, 42, 43), 0);
 	CHECK(python_procs_known(p, 43));
@@ -227,6 +233,12 @@ static void code_objects_are_named(void)
 	python_procs_forget(p, 42);
 	CHECK(!python_procs_known(p, 42));
 	CHECK_EQ_INT(python_procs_resolve(p, 42, code, first_unit, &loc), -ENOENT);
+	/* Added again (pid reuse): its code objects are read anew into the freed slot. */
+	CHECK_EQ_INT(python_procs_add(p, 42, &info, 0, NULL), 0);
+	reads = m.reads;
+	CHECK_EQ_INT(python_procs_resolve(p, 42, code, first_unit, &loc), 0);
+	CHECK(m.reads > reads);
+	CHECK_EQ_STR(loc.filename, "lib/app.py"); /* no cwd now: left relative */
 	python_procs_free(p);
 }
 
@@ -274,6 +286,13 @@ static void hostile_memory(void)
 					     rand_r(&seed) % 100);
 		}
 		CHECK_EQ_INT(python_line_of(junk, 0, 5, 0), 0);
+	}
+	/* Line deltas that would overflow an int (UBSan found it): no line, no undefined behaviour. */
+	{
+		static const uint8_t big[] = { 0xea, 0xea, 0xff, 0xff, 0xff, 0xff, 0x3f, 0xeb, 0xea, 0x00, 0x00, 0x5f, 0x0a };
+
+		for (int unit = 0; unit < 40; unit++)
+			(void)python_line_of(big, sizeof(big), 0x7ffffff0, unit);
 	}
 }
 

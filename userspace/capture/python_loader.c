@@ -147,7 +147,12 @@ void python_loader_flush(struct python_loader *l)
 	for (size_t i = 0; i < l->gone.len; i++) {
 		struct python_loader_gone g = l->gone.data[i];
 
-		if (l->flushes - g.flush >= 2)
+		/*
+		 * Its exit was applied in the drain of flush g.flush; samples held
+		 * back then are decoded after the next drain, whose flush is
+		 * g.flush + 2: forget it only after that.
+		 */
+		if (l->flushes - g.flush >= 3)
 			python_procs_forget(l->procs, g.pid);
 		else
 			l->gone.data[kept++] = g;

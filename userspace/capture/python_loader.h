@@ -33,7 +33,7 @@ struct python_loader {
 	struct python_procs *procs; /* not owned */
 	VEC(struct python_loader_file) files;
 	struct hmap file_index; /* (dev, ino) -> files */
-	/* Exited, with the flush count then: forgotten two flushes later. */
+	/* Exited, with the flush count then: forgotten three flushes later. */
 	VEC(struct python_loader_gone) gone;
 	uint64_t flushes;
 	uint32_t warned_version; /* the last version without a layout, reported once */
@@ -54,9 +54,9 @@ int python_loader_process(struct python_loader *l, uint32_t pid, const map_entri
 int python_loader_forked(struct python_loader *l, uint32_t parent, uint32_t child);
 
 /*
- * The process exited. Its code objects stay in the cache for two more
+ * The process exited. Its code objects stay in the cache for three more
  * flushes (one a drain): the samples it took before exiting are decoded
- * after its exit record, in this drain or, held back, the next.
+ * after its exit record, in this drain or, held back, after the next one.
  */
 void python_loader_exited(struct python_loader *l, uint32_t pid);
 void python_loader_flush(struct python_loader *l);

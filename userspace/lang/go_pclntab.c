@@ -59,7 +59,7 @@ static int parse_header(struct go_pclntab *t)
 	bool ok = true;
 	uint32_t magic = rd32(t, 0, &ok);
 	uint64_t nfunc, text = 0, fields[5];
-	size_t at;
+	size_t at, cap;
 
 	if (!ok || t->size < 64)
 		return -EINVAL;
@@ -89,7 +89,8 @@ static int parse_header(struct go_pclntab *t)
 	    !table_offset(t, fields[3], &t->pctab) || !table_offset(t, fields[4], &t->functab))
 		return -EINVAL;
 	/* The function table must hold nfunc + 1 entries. */
-	if (nfunc > (t->size - t->functab) / (t->version >= 118 ? 8 : 16) - 1 || nfunc > UINT32_MAX)
+	cap = (t->size - t->functab) / (t->version >= 118 ? 8 : 16);
+	if (!cap || nfunc > cap - 1 || nfunc > UINT32_MAX)
 		return -EINVAL;
 	t->nfunc = (uint32_t)nfunc;
 	t->text_start = text;
@@ -271,6 +272,10 @@ void go_pcvalue_begin(struct go_pcvalue_iter *it, const struct go_pclntab *t, ui
 	it->first = true;
 	/* Offset 0 means "no table" (runtime.pcvalue returns -1 there). */
 	it->off = table && t->pctab + table < t->size ? t->pctab + table : t->size;
+	/* A range per code unit at most: a hostile table's zero deltas cannot spin longer. */
+	it->max_steps = limit > entry ? (limit - entry) / t->quantum + 2 : 2;
+	if (it->max_steps > MAX_STEPS)
+		it->max_steps = MAX_STEPS;
 }
 
 bool go_pcvalue_next(struct go_pcvalue_iter *it, uint64_t *start, uint64_t *end, int32_t *value)
@@ -278,14 +283,15 @@ bool go_pcvalue_next(struct go_pcvalue_iter *it, uint64_t *start, uint64_t *end,
 	uint32_t uv, pcd;
 	uint64_t next;
 
-	if (it->off >= it->t->size || it->pc >= it->limit || ++it->steps > MAX_STEPS)
+	if (it->off >= it->t->size || it->pc >= it->limit || ++it->steps > it->max_steps)
 		return false;
 	if (!varint(it->t, &it->off, &uv) || (uv == 0 && !it->first)) {
 		it->off = it->t->size;
 		return false;
 	}
 	it->first = false;
-	it->value += (int32_t)(-(uv & 1) ^ (uv >> 1));
+	/* Wrapping on purpose: a hostile table's sum must not be undefined behaviour. */
+	it->value = (int32_t)((uint32_t)it->value + (-(uv & 1) ^ (uv >> 1)));
 	if (!varint(it->t, &it->off, &pcd)) {
 		it->off = it->t->size;
 		return false;

@@ -78,7 +78,7 @@ struct go_pcvalue_iter {
 	uint64_t pc, limit;
 	int32_t value;
 	bool first;
-	unsigned steps;
+	unsigned steps, max_steps;
 };
 
 void go_pcvalue_begin(struct go_pcvalue_iter *it, const struct go_pclntab *t, uint32_t table,

@@ -3,6 +3,7 @@
 #include "python_procs.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ struct proc_entry {
 };
 
 struct code_entry {
+	struct hmap_key key; /* (pid, code address) */
 	char *qualname, *filename;
 	uint8_t *linetable;
 	uint32_t linetable_len;
@@ -38,7 +40,8 @@ struct python_procs {
 	VEC(struct proc_entry) procs;
 	struct hmap proc_index; /* pid -> procs */
 	VEC(struct code_entry) codes;
-	struct hmap code_index; /* (pid, code) -> codes */
+	VEC(uint32_t) free_codes; /* slots of codes to reuse */
+	struct hmap code_index;	  /* (pid, code) -> codes */
 	size_t live_codes;
 	python_mem_read_fn read;
 	void *read_ctx;
@@ -91,16 +94,19 @@ void python_procs_forget(struct python_procs *p, uint32_t pid)
 	if (!e || !e->active)
 		return;
 	for (size_t i = 0; i < e->codes.len; i++) {
-		struct code_entry *c = &p->codes.data[e->codes.data[i]];
+		uint32_t slot = e->codes.data[i];
+		struct code_entry *c = &p->codes.data[slot];
 
+		hmap_del(&p->code_index, c->key);
 		free_code(c);
 		p->live_codes--;
+		/* Out of memory the slot is only not reused. */
+		(void)vec_push(&p->free_codes, slot);
 	}
 	e->codes.len = 0;
 	free(e->cwd);
 	e->cwd = NULL;
 	e->active = false;
-	/* Code index entries of this pid are dropped lazily: they point at freed slots. */
 }
 
 void python_procs_free(struct python_procs *p)
@@ -115,6 +121,7 @@ void python_procs_free(struct python_procs *p)
 		free_code(&p->codes.data[i]);
 	vec_free(&p->procs);
 	vec_free(&p->codes);
+	vec_free(&p->free_codes);
 	hmap_free(&p->proc_index);
 	hmap_free(&p->code_index);
 	free(p);
@@ -124,7 +131,11 @@ int python_procs_add(struct python_procs *p, uint32_t pid, const struct python_i
 		     int64_t load_bias, const char *cwd)
 {
 	struct proc_entry *e = find_proc(p, pid);
+	uint64_t code_type = info->code_type + (uint64_t)load_bias;
 
+	/* Read again (it mapped a C extension): the same interpreter, its cache stays. */
+	if (e && e->active && e->code_type == code_type && e->layout == info->code)
+		return 0;
 	if (e)
 		python_procs_forget(p, pid);
 	else {
@@ -136,7 +147,7 @@ int python_procs_add(struct python_procs *p, uint32_t pid, const struct python_i
 			return -ENOMEM;
 		e = &vec_last(&p->procs);
 	}
-	e->code_type = info->code_type + (uint64_t)load_bias;
+	e->code_type = code_type;
 	e->layout = info->code;
 	e->cwd = cwd && cwd[0] == '/' ? strdup(cwd) : NULL;
 	e->active = info->code != NULL;
@@ -330,8 +341,7 @@ static bool varint(const uint8_t *t, size_t len, size_t *i, uint32_t *v)
 
 int python_line_of(const uint8_t *t, size_t len, int first_line, int64_t unit)
 {
-	int64_t addr = 0;
-	int line = first_line;
+	int64_t addr = 0, line = first_line;
 	size_t i = 0;
 
 	if (unit < 0)
@@ -366,9 +376,9 @@ int python_line_of(const uint8_t *t, size_t len, int first_line, int64_t unit)
 			i += 1;
 			break;
 		}
-		line += delta;
+		line += delta; /* int64_t: a hostile table cannot overflow it in 2^31 entries */
 		if (unit < addr + length)
-			return code == 15 ? 0 : (line > 0 ? line : 0);
+			return code == 15 || line <= 0 || line > INT32_MAX ? 0 : (int)line;
 		addr += length;
 	}
 	return 0;
@@ -382,17 +392,24 @@ static struct code_entry *keep_code(struct python_procs *p, struct proc_entry *e
 				    struct hmap_key key, struct code_entry *fresh)
 {
 	static struct code_entry once;
-	uint32_t idx = (uint32_t)p->codes.len;
+	bool reused = p->free_codes.len > 0;
+	uint32_t idx = reused ? vec_last(&p->free_codes) : (uint32_t)p->codes.len;
 
-	if (p->live_codes < MAX_CODE_OBJECTS && !vec_push(&p->codes, *fresh)) {
+	fresh->key = key;
+	if (p->live_codes < MAX_CODE_OBJECTS && (reused || !vec_push(&p->codes, *fresh))) {
 		if (!vec_push(&e->codes, idx)) {
 			if (!hmap_put(&p->code_index, key, idx)) {
+				if (reused) {
+					p->free_codes.len--;
+					p->codes.data[idx] = *fresh;
+				}
 				p->live_codes++;
 				return &p->codes.data[idx];
 			}
 			e->codes.len--;
 		}
-		p->codes.len--;
+		if (!reused)
+			p->codes.len--;
 	}
 	free_code(&once);
 	once = *fresh;
@@ -405,6 +422,7 @@ int python_procs_resolve(struct python_procs *p, uint32_t pid, uint64_t code, ui
 	struct proc_entry *e = find_proc(p, pid);
 	struct hmap_key key = { pid, code };
 	struct code_entry *c, fresh = { 0 };
+	int64_t unit;
 	uint32_t idx;
 	int err;
 
@@ -423,8 +441,8 @@ int python_procs_resolve(struct python_procs *p, uint32_t pid, uint64_t code, ui
 	out->qualname = c->qualname;
 	out->filename = c->filename;
 	out->first_line = c->first_line;
-	out->line = python_line_of(
-		c->linetable, c->linetable_len, c->first_line,
-		((int64_t)instr - (int64_t)(code + e->layout->co_code_adaptive)) / 2);
+	/* Unsigned: a hostile instruction pointer wraps, it does not overflow. */
+	unit = (int64_t)(instr - (code + e->layout->co_code_adaptive)) / 2;
+	out->line = python_line_of(c->linetable, c->linetable_len, c->first_line, unit);
 	return 0;
 }

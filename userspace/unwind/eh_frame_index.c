@@ -40,12 +40,17 @@ static bool take(struct cursor *c, void *dst, size_t n)
 	return true;
 }
 
+/* LEB128 numbers of .eh_frame fit 64 bits: 10 bytes at most, more is a hostile file. */
+#define LEB_MAX_BYTES 10
+/* Real augmentation strings are a few letters ("zR", "zPLR", "zRS"). */
+#define AUG_MAX_CHARS 16
+
 static bool uleb(struct cursor *c, uint64_t *v)
 {
 	unsigned shift = 0;
 
 	*v = 0;
-	while (c->p < c->end) {
+	while (c->p < c->end && shift < 7 * LEB_MAX_BYTES) {
 		uint8_t b = *c->p++;
 
 		if (shift < 64)
@@ -64,7 +69,7 @@ static bool sleb(struct cursor *c, int64_t *v)
 	uint8_t b = 0;
 
 	do {
-		if (c->p >= c->end)
+		if (c->p >= c->end || shift >= 7 * LEB_MAX_BYTES)
 			return false;
 		b = *c->p++;
 		if (shift < 64)
@@ -160,8 +165,9 @@ static int cie_fde_encoding(const uint8_t *data, size_t size, uint64_t vaddr, si
 	if (!take(&c, &id, 4) || id != 0 || !take(&c, &version, 1))
 		return -EINVAL;
 	aug = (const char *)c.p;
-	aug_len = strnlen(aug, (size_t)(c.end - c.p));
-	if (aug_len == (size_t)(c.end - c.p))
+	aug_len = strnlen(aug, (size_t)(c.end - c.p) < AUG_MAX_CHARS ? (size_t)(c.end - c.p)
+								   : AUG_MAX_CHARS);
+	if (aug_len == (size_t)(c.end - c.p) || aug_len == AUG_MAX_CHARS)
 		return -EINVAL;
 	c.p += aug_len + 1;
 	*enc = PE_ABSPTR;

@@ -54,7 +54,7 @@ static int function_rows(const struct go_pclntab *t, const struct go_func *f, st
 	struct go_pcvalue_iter it;
 	uint64_t a, b;
 	int32_t sp;
-	size_t before = out->len;
+	bool any = false, at_entry = false;
 	int err;
 
 	/*
@@ -103,6 +103,10 @@ static int function_rows(const struct go_pclntab *t, const struct go_func *f, st
 
 		if (a == b)
 			continue;
+		/* push() drops a row equal to the one before: count ranges here, not rows. */
+		if (!any)
+			at_entry = a == f->entry;
+		any = true;
 		if (sp < 0 || sp > (1 << 30)) {
 			r.cfa = UNWIND_CFA_NONE;
 		} else {
@@ -111,10 +115,10 @@ static int function_rows(const struct go_pclntab *t, const struct go_func *f, st
 		if ((err = push(out, r)))
 			return err;
 	}
-	if (out->len == before || out->data[before].pc != f->entry) {
+	if (!any || !at_entry) {
 		/* No table, or one that does not start at the entry: leave it to the FP. */
 		st->bad_funcs++;
-		if (out->len == before)
+		if (!any)
 			return push(out,
 				    (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_NONE });
 	}
