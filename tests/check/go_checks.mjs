@@ -9,8 +9,9 @@
 //   the whole Go caller chain from a goroutine root: runtime.goexit ->
 //   runtime.main -> main.main -> main.worker -> main.middle -> main.leaf,
 //   or runtime.goexit -> main.spinner -> main.leaf (the second goroutine),
-//   each goroutine with its share; no made-up address; and meta.extra's Go
-//   figures say >= 95 % of the Go stacks reach a root.
+//   each goroutine with its share; no made-up address; meta.extra's Go
+//   figures say >= 95 % of the Go stacks reach a root; and main.leaf's
+//   frames name gowork.go and a line (from .gopclntab when -s -w took DWARF).
 //
 // --go --expect-broken: the same workload unwound with frame pointers
 //   (--unwind fp), the control: block uses BP as a register, so fewer than
@@ -112,6 +113,23 @@ export function checkGo(report, profile, { pid, expectBroken = false }) {
 			     'the second goroutine starts at runtime.goexit');
 	}
 	checkGoExtra(report, profile, expectBroken);
+	if (!expectBroken)
+		checkGoLines(report, profile);
+}
+
+// main.leaf's frames name gowork.go and a line: from DWARF, or from .gopclntab when -s -w took it.
+function checkGoLines(report, profile) {
+	const ft = profile.shared.frameTable;
+	const fn = profile.shared.funcTable;
+	const places = new Set();
+	for (let f = 0; f < ft.func.length; f++) {
+		if (goName(profile.funcName(ft.func[f])) !== 'main.leaf')
+			continue;
+		const src = fn.source?.[ft.func[f]];
+		places.add(`${src == null ? '?' : profile.string(profile.shared.sources.filename[src])}:${ft.line[f]}`);
+	}
+	report.check(places.size > 0 && [...places].every((p) => /\/gowork\.go:[1-9]\d*$/.test(p)),
+		     `main.leaf's frames name gowork.go and their line (${[...places].join(', ')})`);
 }
 
 export function checkCgo(report, profile, { pid }) {

@@ -12,13 +12,16 @@
 #            fewer than half may be whole, so the go run measures what it claims
 #   cgo      gocgo: Go calling C and C calling back into Go, whole across
 #            both switches of stack
+#   cgo_pie  the same built -buildmode=pie: linked by gcc, its Go table has
+#            no section of its own (inside .data.rel.ro) and its text start
+#            is a relocation
 #
-# Usage: go.sh go|go_sw|go_fp|cgo
+# Usage: go.sh go|go_sw|go_fp|cgo|cgo_pie
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
 
-MODE=${1:?usage: go.sh go|go_sw|go_fp|cgo}
+MODE=${1:?usage: go.sh go|go_sw|go_fp|cgo|cgo_pie}
 SRC=$(dirname "$0")/../workloads/go
 command -v go >/dev/null || fail "go is not installed (scripts/install-deps.sh --test installs golang-go)"
 # The build cache beside the build tree: the first cgo build takes ~20 s, later ones ~1 s.
@@ -48,6 +51,13 @@ cgo)
 	build "$WORK/gocgo" "$SRC/gocgo.go"
 	prog=$WORK/gocgo
 	;;
+cgo_pie)
+	build "$WORK/gocgo" "$SRC/gocgo.go" -buildmode=pie
+	prog=$WORK/gocgo
+	readelf -SW "$prog" | grep -q gopclntab && fail "$prog has a .gopclntab section: it does not test the PIE layout"
+	readelf -hW "$prog" | grep -q "DYN (" || fail "$prog is not a PIE"
+	ok "$prog is a PIE whose Go table has no section of its own"
+	;;
 *)
 	fail "unknown mode $MODE"
 	;;
@@ -64,7 +74,7 @@ expect_success
 read -r _ _ _ pid < <(grep -m 1 ": truth pid " "$WORK/bpfprof.out")
 [[ $pid =~ ^[0-9]+$ ]] || fail "$prog did not print its truth line: $(head -n 3 "$WORK/bpfprof.out")"
 ok "$(grep "^bpfprof: user stacks" "$WORK/bpfprof.err")"
-if [ "$MODE" = cgo ]; then
+if [ "$MODE" = cgo ] || [ "$MODE" = cgo_pie ]; then
 	check=(--cgo)
 else
 	check=(--go "${expect[@]}")

@@ -239,7 +239,7 @@ foreach(mode before during fp)
 endforeach()
 # Go (issue 26): programs built by Debian's golang-go at test time, unwound
 # through .gopclntab (tests/workloads/go, go.sh).
-foreach(mode go go_sw go_fp cgo)
+foreach(mode go go_sw go_fp cgo cgo_pie)
   bpfprof_integration_test(${mode} 180 TRUE go.sh ${mode})
 endforeach()
 # The same in C++: a virtual call under a recursion with an inlined hot loop,

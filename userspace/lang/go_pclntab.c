@@ -107,7 +107,8 @@ bool go_pclntab_present(Elf *elf)
 	for (size_t i = 0; i < sizeof(section_names) / sizeof(section_names[0]); i++)
 		if (elf_section_by_name(elf, section_names[i], &shdr) && shdr.sh_type != SHT_NOBITS)
 			return true;
-	return false;
+	/* Every Go binary since 1.13 says so here, an externally linked PIE too. */
+	return elf_section_by_name(elf, ".go.buildinfo", &shdr) != NULL;
 }
 
 int go_pclntab_from_bytes(uint8_t *data, size_t size, uint64_t text, struct go_pclntab *t)
@@ -128,27 +129,104 @@ int go_pclntab_from_bytes(uint8_t *data, size_t size, uint64_t text, struct go_p
 	return err;
 }
 
+/*
+ * What a dynamic relocation of type RELATIVE writes at `vaddr` (a PIE's
+ * pointers are 0 in the file, their value the relocation's addend); 0 when
+ * none does.
+ */
+static uint64_t relative_reloc_at(Elf *elf, uint64_t vaddr)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize ||
+		    !(d = elf_getdata(scn, NULL)))
+			continue;
+		n = sh.sh_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Rela r;
+
+			if (gelf_getrela(d, (int)i, &r) && r.r_offset == vaddr &&
+			    (GELF_R_TYPE(r.r_info) == R_X86_64_RELATIVE ||
+			     GELF_R_TYPE(r.r_info) == R_AARCH64_RELATIVE))
+				return (uint64_t)r.r_addend;
+		}
+	}
+	return 0;
+}
+
+/* A copy of `size` bytes at `at` in `data`, parsed as the table at ELF address `vaddr`. */
+static int parse_copy(Elf *elf, const Elf_Data *data, size_t at, uint64_t vaddr, uint64_t text,
+		      struct go_pclntab *t)
+{
+	size_t size = data->d_size - at;
+	uint8_t *copy = malloc(size);
+	uint64_t relocated;
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, (const uint8_t *)data->d_buf + at, size);
+	/* pcHeader.textStart (1.18+), a pointer the dynamic linker fills in a PIE. */
+	relocated = relative_reloc_at(elf, vaddr + 24);
+	return go_pclntab_from_bytes(copy, size, relocated ? relocated : text, t);
+}
+
+/*
+ * An externally linked PIE (cgo with -buildmode=pie) keeps the table inside
+ * .data.rel.ro with no section of its own: its header is found by its magic,
+ * and only with its text address relocation (no guess at where Go's code
+ * starts among the C code's).
+ */
+static int find_in_relro(Elf *elf, struct go_pclntab *t)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = elf_section_by_name(elf, ".data.rel.ro", &sh);
+	Elf_Data *data = scn && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
+	const uint8_t *b;
+
+	if (!data || !data->d_buf || data->d_size < 64)
+		return -ENOENT;
+	b = data->d_buf;
+	for (size_t at = 0; at + 64 <= data->d_size; at += 8) {
+		uint32_t magic;
+		int err;
+
+		memcpy(&magic, b + at, 4);
+		if ((magic != MAGIC_118 && magic != MAGIC_120) || b[at + 4] || b[at + 5] ||
+		    b[at + 7] != 8 || !b[at + 6] || b[at + 6] > 4 ||
+		    !relative_reloc_at(elf, sh.sh_addr + at + 24))
+			continue;
+		err = parse_copy(elf, data, at, sh.sh_addr + at, 0, t);
+		if (err != -EINVAL && err != -ENOENT)
+			return err;
+	}
+	return -ENOENT;
+}
+
 int go_pclntab_open(Elf *elf, struct go_pclntab *t)
 {
 	GElf_Shdr shdr, text = { 0 };
 	Elf_Data *data = NULL;
 	Elf_Scn *scn = NULL;
-	uint8_t *copy;
 
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < sizeof(section_names) / sizeof(section_names[0]) && !scn; i++)
 		scn = elf_section_by_name(elf, section_names[i], &shdr);
-	if (!scn || shdr.sh_type == SHT_NOBITS)
+	if (!scn)
+		return elf_section_by_name(elf, ".go.buildinfo", &shdr) ? find_in_relro(elf, t)
+									: -ENOENT;
+	if (shdr.sh_type == SHT_NOBITS)
 		return -ENOENT;
 	data = elf_getdata(scn, NULL);
 	if (!data || !data->d_buf || data->d_size < 64)
 		return -ENOENT;
-	copy = malloc(data->d_size);
-	if (!copy)
-		return -ENOMEM;
-	memcpy(copy, data->d_buf, data->d_size);
+	/* Internally linked, Go's code starts the text section. */
 	elf_section_by_name(elf, ".text", &text);
-	return go_pclntab_from_bytes(copy, data->d_size, text.sh_addr, t);
+	return parse_copy(elf, data, 0, shdr.sh_addr, text.sh_addr, t);
 }
 
 void go_pclntab_close(struct go_pclntab *t)

@@ -46,9 +46,11 @@ struct go_func {
 };
 
 /*
- * Find and copy the table of `elf`: the .gopclntab section, or Go's PIE
- * layout (.data.rel.ro.gopclntab). 0, -ENOENT (not a Go binary, or a
- * layout not read here), -EINVAL (a corrupt header), -ENOMEM.
+ * Find and copy the table of `elf`: the .gopclntab section, Go's PIE layout
+ * (.data.rel.ro.gopclntab), or an externally linked PIE's (inside
+ * .data.rel.ro, found by its header and its text relocation). 0, -ENOENT
+ * (not a Go binary, or a layout not read here), -EINVAL (a corrupt
+ * header), -ENOMEM.
  */
 int go_pclntab_open(Elf *elf, struct go_pclntab *t);
 /*

@@ -33,6 +33,9 @@
 #include "symbolizer.h"
 #include "symbolizer_internal.h"
 
+#include "../lang/code_runtime.h"
+#include "../lang/go_pclntab.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -120,6 +123,10 @@ static void object_free(struct object *o)
 	if (o->fd >= 0)
 		close(o->fd);
 	dwarf_info_free(o->dwarf);
+	if (o->go) {
+		go_pclntab_close(o->go);
+		free(o->go);
+	}
 	free(o->debug_path);
 	elf_symtab_free(&o->symtab);
 	free(o->display);
@@ -554,6 +561,14 @@ static int load_elf_fd(struct symbolizer *s, struct object *o, int fd)
 		if (!o->debug_path)
 			err = -ENOMEM;
 	}
+	/* Go without DWARF: its own table has every function's files and lines. */
+	if (!err && !o->dwarf_in_file && !o->debug_path && o->symtab.runtime == CODE_RUNTIME_GO) {
+		o->go = calloc(1, sizeof(*o->go));
+		if (o->go && go_pclntab_open(elf, o->go)) {
+			free(o->go);
+			o->go = NULL;
+		}
+	}
 out:
 	if (debug)
 		elf_end(debug);
@@ -664,6 +679,8 @@ static uint64_t object_bytes(const struct object *o)
 		n += o->symtab.syms.len * sizeof(*o->display);
 	if (o->debug_path)
 		n += strlen(o->debug_path) + 1;
+	if (o->go)
+		n += sizeof(*o->go) + o->go->size;
 	return n;
 }
 

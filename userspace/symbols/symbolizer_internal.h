@@ -49,6 +49,8 @@ struct candidate {
 	uint64_t start, end;
 };
 
+struct go_pclntab;
+
 struct object {
 	struct object_info info;
 	bool marked; /* kept by the next symbolizer_sweep */
@@ -71,6 +73,8 @@ struct object {
 	struct name_table names;
 	/* DWARF name (libdw's pointer, stable while `dwarf` lives) -> `names` index. */
 	struct hmap dwarf_names;
+	/* A Go binary without DWARF (-ldflags=-w): files and lines from .gopclntab. */
+	struct go_pclntab *go;
 };
 
 struct symbolizer {

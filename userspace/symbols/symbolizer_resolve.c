@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../lang/go_pclntab.h"
 #include "demangle.h"
 #include "dwarf.h"
 #include "frame_objects.h"
@@ -160,6 +161,27 @@ static void fill_from_dwarf(struct symbolizer *s, struct object *o, uint64_t off
 	}
 }
 
+/*
+ * A Go function's file and line from .gopclntab (no DWARF); the line at
+ * its entry stands for where it starts (Go 1.20's startLine is the func
+ * keyword's, a line or two above: close enough to open the source there).
+ */
+static void fill_from_go(struct object *o, uint64_t vaddr, struct resolved_frame *out)
+{
+	int64_t i = go_pclntab_find(o->go, vaddr);
+	struct go_func f;
+	const char *file, *start_file;
+	int line, start;
+
+	if (i < 0 || !go_pclntab_func(o->go, (uint32_t)i, &f) ||
+	    !go_pclntab_line(o->go, &f, vaddr, &file, &line))
+		return;
+	out->items[0].file = file;
+	out->items[0].line = line;
+	if (go_pclntab_line(o->go, &f, f.entry, &start_file, &start) && !strcmp(start_file, file))
+		out->items[0].start_line = start;
+}
+
 /* Whether a symbol starts exactly at file offset `offset` (the object is loaded). */
 static bool starts_function(struct object *o, uint64_t offset)
 {
@@ -216,6 +238,8 @@ static void resolve_file(struct symbolizer *s, struct object *o, uint64_t offset
 		fill_from_dwarf(s, o, lookup, locs, nlocs, symbol, out);
 	else
 		out->items[0].func = symbol ? symbol : offset_name(s, o, lookup);
+	if (!nlocs && o->go && out->address >= 0)
+		fill_from_go(o, vaddr, out);
 }
 
 void symbolizer_resolve(struct symbolizer *s, uint32_t object, uint64_t offset, bool is_return,
