@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The language runtimes' tables a binary or a process hands us (issue 26):
+ * the first byte picks the parser, the rest is its input.
+ *   0  .eh_frame without its index (unwind/eh_frame_index.c)
+ *   1  Go's .gopclntab: functions, value tables, files and lines (lang/go_pclntab.c)
+ *   2  a CPython location table (lang/python_procs.c's python_line_of)
+ * Seeds: a small binary's .eh_frame, a hand-made two-function Go table, and
+ * CPython's own table of a function.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lang/go_pclntab.h"
+#include "lang/python_procs.h"
+#include "unwind/eh_frame_index.h"
+
+static void go_table(const uint8_t *data, size_t size)
+{
+	uint8_t *copy = malloc(size ? size : 1);
+	struct go_pclntab t;
+
+	if (!copy)
+		return;
+	memcpy(copy, data, size);
+	if (go_pclntab_from_bytes(copy, size, 0x401000, &t))
+		return; /* freed there */
+	for (uint32_t i = 0; i < t.nfunc && i < 256; i++) {
+		struct go_pcvalue_iter it;
+		struct go_func f;
+		const char *file;
+		uint64_t a, b;
+		int32_t v;
+		int line;
+
+		if (!go_pclntab_func(&t, i, &f))
+			continue;
+		(void)strlen(f.name);
+		go_pcvalue_begin(&it, &t, f.pcsp, f.entry, f.end);
+		while (go_pcvalue_next(&it, &a, &b, &v))
+			;
+		if (go_pclntab_line(&t, &f, f.entry, &file, &line))
+			(void)strlen(file);
+		(void)go_pclntab_find(&t, f.entry + 1);
+	}
+	go_pclntab_close(&t);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint64_t *starts;
+	size_t n;
+
+	if (size < 2)
+		return 0;
+	switch (data[0] % 3) {
+	case 0:
+		if (!eh_frame_fde_starts(data + 1, size - 1, 0x1000, &starts, &n))
+			free(starts);
+		break;
+	case 1:
+		go_table(data + 1, size - 1);
+		break;
+	default:
+		for (int64_t unit = -1; unit < 64; unit += 3)
+			(void)python_line_of(data + 2, size - 2, data[1], unit);
+		break;
+	}
+	return 0;
+}
