@@ -117,7 +117,9 @@ static __always_inline __u32 python_stack(__u32 tgid, __u64 *ips, __u32 kn, __u3
 	struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &tgid);
 	struct py_walk w = { .ips = ips, .base = kn + un };
 	struct py_tag t;
+	__u64 win[PY_FRAME_WINDOW / 8];
 	__u64 tstate, thread_id, frame;
+	__u16 lo, hi;
 
 	if (!pp)
 		return 0;
@@ -126,12 +128,18 @@ static __always_inline __u32 python_stack(__u32 tgid, __u64 *ips, __u32 kn, __u3
 				(void *)(pp->runtime + w.l.runtime_tstate)) ||
 	    !tstate)
 		return 0;
-	/* The GIL holder's state, unless it is this thread's: then this thread runs no Python. */
-	if (bpf_probe_read_user(&thread_id, sizeof(thread_id),
-				(void *)(tstate + w.l.tstate_thread_id)) ||
-	    thread_id != BPF_CORE_READ(task, thread.fsbase))
+	/*
+	 * The GIL holder's state: this thread's (its pthread_t is our fs base),
+	 * or this thread runs no Python now. Its id and frame link in one read.
+	 */
+	lo = w.l.tstate_thread_id < w.l.tstate_frame ? w.l.tstate_thread_id : w.l.tstate_frame;
+	hi = w.l.tstate_thread_id < w.l.tstate_frame ? w.l.tstate_frame : w.l.tstate_thread_id;
+	if (hi - lo > PY_FRAME_WINDOW - 8 ||
+	    bpf_probe_read_user(win, sizeof(win), (void *)(tstate + lo)))
 		return 0;
-	if (bpf_probe_read_user(&frame, sizeof(frame), (void *)(tstate + w.l.tstate_frame)))
+	thread_id = py_word(win, w.l.tstate_thread_id - lo);
+	frame = py_word(win, w.l.tstate_frame - lo);
+	if (thread_id != BPF_CORE_READ(task, thread.fsbase))
 		return 0;
 	if (w.l.cframe_frame != PY_NO_CFRAME && frame &&
 	    bpf_probe_read_user(&frame, sizeof(frame), (void *)(frame + w.l.cframe_frame)))

@@ -480,6 +480,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->skel->rodata->unwind_find_vma = cfg->unwind_cfi && preflight_find_vma_supported();
 	/* Python frames: the interpreters are found as the unwinder reads each process. */
 	s->skel->rodata->python_frames = cfg->unwind_cfi && cfg->python;
+	bpf_program__set_autoload(s->skel->progs.on_sample_python, cfg->unwind_cfi && cfg->python);
 	s->skel->rodata->perf_max_stack = perf_event_max_stack();
 	if (cfg->unwind_cfi)
 		bpf_map__set_max_entries(s->skel->maps.unwind_rows, UNWIND_ROWS_CAPACITY);
@@ -547,6 +548,17 @@ int session_open(struct session *s, const struct session_config *cfg)
 		return err;
 	}
 
+	/* on_sample goes on in on_sample_python for a Python process (a tail call). */
+	if (cfg->unwind_cfi && cfg->python) {
+		__u32 zero = 0;
+		int prog = bpf_program__fd(s->skel->progs.on_sample_python);
+
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.python_tail), &zero, &prog,
+					BPF_ANY))
+			log_warn("cannot chain the Python frames program (%s): stacks show the "
+				 "interpreter's C functions",
+				 strerror(errno));
+	}
 	if (cfg->unwind_cfi)
 		open_unwind_tables(s, cfg);
 
