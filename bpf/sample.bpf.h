@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The sampling programs: on_sample, run by the perf event on every CPU at
+ * the sampling rate, and on_sample_python, its tail for a Python process.
+ * Included by bpfprof.bpf.c after the helpers they share with the
+ * scheduler programs (the wakeup folded into a sample, the thread's name).
+ */
+#ifndef BPFPROF_SAMPLE_BPF_H
+#define BPFPROF_SAMPLE_BPF_H
+
+/* A sample record of its stacks' size into its ring. */
+static __always_inline void submit_sample(struct sample_event *e)
+{
+	__u64 size = __builtin_offsetof(struct sample_event, ips) +
+		     (__u64)(e->kstack_len + e->ustack_len + 2 * e->py_len) * sizeof(__u64);
+
+	if (size > sizeof(*e))
+		size = sizeof(*e);
+	e->hdr.size = size;
+	submit(e, size, EV_SAMPLE, e->hdr.cpu);
+}
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} python_tail SEC(".maps");
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	__u32 zero = 0;
+	struct cpu_slice *slice;
+	struct sample_event *e;
+	__u32 kn, un;
+
+	if (tid == 0 && !include_idle)
+		return 0;
+	if (tid != 0 && !current_is_target(tgid))
+		return 0;
+	if (tid == 0 && (filter_tgid || nr_cgroups))
+		return 0;
+
+	e = bpf_map_lookup_elem(&scratch, &zero);
+	if (!e)
+		return 0;
+
+	e->hdr.kind = EV_SAMPLE;
+	e->hdr.cpu = bpf_get_smp_processor_id();
+	e->hdr.ts = bpf_ktime_get_ns();
+	e->hdr.pid = tgid;
+	e->hdr.tid = tid;
+	e->period = ctx->sample_period;
+	e->flags = 0;
+	slice = bpf_map_lookup_elem(&cpu_slices, &zero);
+	e->oncpu_since = slice ? slice->since : 0;
+	e->oncpu_runtime_ns = slice ? slice->runtime_ns : 0;
+	current_comm(e->comm);
+	e->woken.ts = 0;
+	if (defer_wakeups && tid != 0) {
+		struct task_struct *cur = bpf_get_current_task_btf();
+
+		/* A lookup only: this can be NMI context. */
+		settle_wakeup(bpf_task_storage_get(&task_sched, cur, NULL, 0), cur, e->oncpu_since,
+			      &e->woken);
+	}
+
+	e->flags |= get_stacks(ctx, e->ips, tid != 0, &kn, &un, true);
+	e->kstack_len = kn;
+	e->ustack_len = un;
+	e->py_len = 0;
+	/*
+	 * A Python process's sample goes on in on_sample_python, a program
+	 * of its own (a tail call), which the verifier checks apart from the
+	 * unwinder: in one program their paths multiply (1.4 s to load).
+	 */
+	if (python_frames && un && bpf_map_lookup_elem(&py_procs, &tgid))
+		bpf_tail_call(ctx, &python_tail, 0);
+	submit_sample(e);
+	return 0;
+}
+
+/* The tail of on_sample for a Python process: its Python frames, then the record. */
+SEC("perf_event")
+int on_sample_python(struct bpf_perf_event_data *ctx)
+{
+	__u32 zero = 0, kn, un;
+	struct sample_event *e = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!e)
+		return 0;
+	kn = e->kstack_len;
+	un = e->ustack_len;
+	if (un && kn <= BPFPROF_MAX_KSTACK && un <= BPFPROF_MAX_USTACK)
+		e->py_len = python_stack(e->hdr.pid, e->ips, kn, un, &e->flags);
+	submit_sample(e);
+	return 0;
+}
+
+#endif
