@@ -23,6 +23,12 @@
 #                     a cgroup docker-<64 hex>.scope and a process of theirs
 #                     runs: its label and Process marker say the container
 #                     name is that user's claim (uid N's cgroup).
+#   python_fake       a program of the user's that claims to be CPython 3.11
+#                     (FAKEPY): its frames link to themselves, its code
+#                     object's name and line table are 2^40 long, its file is
+#                     /etc/shadow. The walk stops at its bound, the names are
+#                     refused, the recording ends on time, and bpfprof view
+#                     does not serve /etc/shadow although the profile names it.
 #   retention_planted continuous (as sudo for that user) in the user's
 #                     directory, where they planted snapshot names dated in
 #                     the future and root planted one owned by a third uid:
@@ -34,7 +40,7 @@
 require_root
 make_workdir
 
-MODE=${1:?usage: hostile.sh debuglink_fifo|perfmap_root|perfmap_huge|outdir_planted|cgroup_claim|retention_planted}
+MODE=${1:?usage: hostile.sh debuglink_fifo|perfmap_root|perfmap_huge|outdir_planted|cgroup_claim|retention_planted|python_fake}
 : "${JIT_ANON:?JIT_ANON is not set}"
 USER_NAME=bpft$$
 USER_DIR=
@@ -87,6 +93,48 @@ count_name() {
 }
 
 case $MODE in
+python_fake)
+	: "${FAKEPY:?FAKEPY is not set}"
+	install -m 0755 -o "$USER_NAME" "$FAKEPY" "$USER_DIR/fakepy" || fail "cannot install fakepy"
+	"${as_user[@]}" "$USER_DIR/fakepy" 30 &
+	VICTIM_PID=$!
+	sleep 0.3
+	run_bpfprof 60 -v -p "$VICTIM_PID" -d 2 -o "$WORK/p.json.gz"
+	expect_success
+	awk -v t="$ELAPSED" 'BEGIN { exit !(t < 20) }' || fail "bpfprof took ${ELAPSED}s for a 2 s recording"
+	grep -q "^bpfprof: debug: Python frames: 1 Python processes at the start" "$WORK/bpfprof.err" ||
+		fail "bpfprof did not take fakepy for a Python process: the test tests nothing"
+	"$NODE" --input-type=module -e '
+import { Profile, CATEGORY_PYTHON } from "'"$CHECK_DIR"'/profile.mjs";
+const p = Profile.fromFile(process.argv[1]);
+let samples = 0, most = 0;
+const names = new Set();
+for (const t of p.threads) for (const s of p.samplesOf(t)) {
+	const py = s.path.filter((f) => p.frameCategory(f) === CATEGORY_PYTHON);
+	py.forEach((f) => names.add(p.frameFuncName(f)));
+	if (py.length) samples++;
+	most = Math.max(most, py.length);
+}
+console.log(`${samples} samples with Python frames, at most ${most} a sample; names: ${[...names].join(", ")}`);
+process.exit(samples > 100 && most <= 128 && names.size === 1 && names.has("[unknown Python function]") ? 0 : 1);
+' "$WORK/p.json.gz" >"$WORK/check.out" || fail "fakepy's Python frames: $(cat "$WORK/check.out")"
+	ok "$(cat "$WORK/check.out")"
+	# The file it names is in the profile; the source view must still not serve it.
+	"$BPFPROF" view "$WORK/p.json.gz" --no-open >"$WORK/view.out" 2>"$WORK/view.err" &
+	BPF_PID=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^bpfprof: serving ' "$WORK/view.err" && break
+		sleep 0.05
+	done
+	URL=$(sed -n 's/^bpfprof: serving .* at \(http:[^ ]*\) until Ctrl-C$/\1/p' "$WORK/view.err")
+	[ -n "$URL" ] || fail "bpfprof view printed no URL: $(cat "$WORK/view.err")"
+	got=$(curl -s -X POST --data-binary '{"debugName":"fakepy","debugId":"0","file":"/etc/shadow"}' "${URL%/*}/source/v1")
+	grep -q root: <<<"$got" && fail "/source/v1 served /etc/shadow to a profile a user's fake interpreter named it in"
+	ok "/source/v1 refuses /etc/shadow, which fakepy named as its source: ${got:0:120}"
+	kill -INT "$BPF_PID"
+	wait "$BPF_PID"
+	BPF_PID=
+	;;
 debuglink_fifo)
 	cat >"$USER_DIR/app.c" <<'EOF'
 #include <stdlib.h>

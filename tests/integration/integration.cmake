@@ -189,11 +189,20 @@ bpfprof_integration_test(kill9 120 TRUE kill9.sh)
 # A local user against a root bpfprof (issue 20): FIFOs where debug files
 # go, a perf map behind a symlink in the user's own root, a huge perf map,
 # planted output directories and snapshot names.
+# A program of the user's that claims to be CPython and hands us hostile memory (issue 26).
+add_executable(bpfprof_workload_fakepy ${BPFPROF_TESTS_DIR}/workloads/fakepy.c)
+set_target_properties(bpfprof_workload_fakepy PROPERTIES
+  OUTPUT_NAME fakepy
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads
+  COMPILE_OPTIONS "-O1;-Wall;-Wextra"
+  LINK_OPTIONS "-rdynamic;-no-pie")
+target_link_libraries(bpfprof_workload_fakepy PRIVATE pthread)
 foreach(mode debuglink_fifo perfmap_root perfmap_huge outdir_planted cgroup_claim
-             retention_planted)
+             retention_planted python_fake)
   bpfprof_integration_test(hostile_${mode} 180 TRUE hostile.sh ${mode})
   set_property(TEST integration.hostile_${mode} APPEND PROPERTY ENVIRONMENT
-    JIT_ANON=$<TARGET_FILE:bpfprof_workload_jit_anon>)
+    JIT_ANON=$<TARGET_FILE:bpfprof_workload_jit_anon>
+    FAKEPY=$<TARGET_FILE:bpfprof_workload_fakepy>)
 endforeach()
 
 # CFI unwinding (issue 16): a workload built as distributions build, without
