@@ -29,12 +29,7 @@
 #define EH_PE_UDATA4	     0x03
 #define EH_PE_DATAREL_SDATA4 0x3b
 
-struct row_vec {
-	struct cfi_row *data;
-	size_t len, cap;
-};
-
-static int push_row(struct row_vec *v, const struct cfi_row *r)
+int cfi_row_push(struct cfi_row_vec *v, const struct cfi_row *r)
 {
 	if (v->len) {
 		struct cfi_row *last = &v->data[v->len - 1];
@@ -177,7 +172,7 @@ static void classify(Dwarf_Frame *frame, bool signal, struct cfi_row *row,
 }
 
 /* The rows of the FDE starting at `start`, up to `limit` (the next FDE's start). */
-static int walk_fde(Dwarf_CFI *cfi, uint64_t start, uint64_t limit, struct row_vec *rows,
+static int walk_fde(Dwarf_CFI *cfi, uint64_t start, uint64_t limit, struct cfi_row_vec *rows,
 		    struct cfi_table_stats *st)
 {
 	uint64_t pc = start;
@@ -194,17 +189,17 @@ static int walk_fde(Dwarf_CFI *cfi, uint64_t start, uint64_t limit, struct row_v
 				st->broken_fdes++;
 			/* A gap up to the next FDE (or an unreadable one): nothing to unwind with.
 			 */
-			return push_row(rows, &row);
+			return cfi_row_push(rows, &row);
 		}
 		if (dwarf_frame_info(frame, &lo, &hi, &signal) < 0 || hi <= pc) {
 			free(frame);
 			st->broken_fdes++;
-			return push_row(rows, &row);
+			return cfi_row_push(rows, &row);
 		}
 		st->rows_read++;
 		classify(frame, signal, &row, st);
 		free(frame);
-		if ((err = push_row(rows, &row)))
+		if ((err = cfi_row_push(rows, &row)))
 			return err;
 		pc = hi;
 	}
@@ -279,7 +274,7 @@ static int fde_starts_from_eh_frame(Elf *elf, uint64_t **out, size_t *count)
 
 int cfi_table_build(Elf *elf, struct cfi_table *out)
 {
-	struct row_vec rows = { 0 };
+	struct cfi_row_vec rows = { 0 };
 	uint64_t *starts = NULL;
 	Dwarf_CFI *cfi = NULL;
 	size_t count = 0;

@@ -31,6 +31,19 @@ struct cfi_row {
 	uint8_t plt_threshold;
 };
 
+/* Rows being built, sorted by pc (cfi_table and Go's go_table). */
+struct cfi_row_vec {
+	struct cfi_row *data;
+	size_t len, cap;
+};
+
+/*
+ * Append `r` (pc at or after the last row's): a row at the last one's pc
+ * replaces it (an empty range), a row equal to the last but for its pc is
+ * dropped. 0 or -ENOMEM.
+ */
+int cfi_row_push(struct cfi_row_vec *v, const struct cfi_row *r);
+
 /* Why rows are UNWIND_CFA_NONE, for the frame-quality figures. */
 struct cfi_table_stats {
 	size_t fdes;		/* FDEs in .eh_frame_hdr */

@@ -9,35 +9,9 @@
 
 #include "../lang/go_pclntab.h"
 
-struct rows {
-	struct cfi_row *data;
-	size_t len, cap;
-};
-
-static int push(struct rows *v, struct cfi_row r)
+static int push(struct cfi_row_vec *v, struct cfi_row r)
 {
-	if (v->len) {
-		struct cfi_row *last = &v->data[v->len - 1];
-
-		if (last->pc == r.pc) {
-			*last = r;
-			return 0;
-		}
-		if (last->cfa == r.cfa && last->cfa_offset == r.cfa_offset && last->fp == r.fp &&
-		    last->fp_offset == r.fp_offset && last->plt_threshold == r.plt_threshold)
-			return 0;
-	}
-	if (v->len == v->cap) {
-		size_t cap = v->cap ? 2 * v->cap : 4096;
-		struct cfi_row *d = realloc(v->data, cap * sizeof(*d));
-
-		if (!d)
-			return -ENOMEM;
-		v->data = d;
-		v->cap = cap;
-	}
-	v->data[v->len++] = r;
-	return 0;
+	return cfi_row_push(v, &r);
 }
 
 /* A Go name, with or without the ABI wrapper's suffix the ELF symbol table adds. */
@@ -48,8 +22,8 @@ static bool is_func(const char *name, const char *want)
 	return !strncmp(name, want, n) && (!name[n] || !strcmp(name + n, ".abi0"));
 }
 
-static int function_rows(const struct go_pclntab *t, const struct go_func *f, struct rows *out,
-			 struct go_table_stats *st)
+static int function_rows(const struct go_pclntab *t, const struct go_func *f,
+			 struct cfi_row_vec *out, struct go_table_stats *st)
 {
 	struct go_pcvalue_iter it;
 	uint64_t a, b;
@@ -131,7 +105,7 @@ int go_table_build(Elf *elf, struct cfi_table *out, uint64_t *lo, uint64_t *hi,
 {
 	struct go_table_stats st = { 0 };
 	struct go_pclntab t;
-	struct rows rows = { 0 };
+	struct cfi_row_vec rows = { 0 };
 	uint64_t first = 0, last = 0;
 	int err = go_pclntab_open(elf, &t);
 
@@ -169,7 +143,7 @@ int go_table_build(Elf *elf, struct cfi_table *out, uint64_t *lo, uint64_t *hi,
 int go_table_overlay(struct cfi_table *base, const struct cfi_table *over, uint64_t lo, uint64_t hi)
 {
 	const struct cfi_row *after = cfi_table_lookup(base, hi);
-	struct rows rows = { 0 };
+	struct cfi_row_vec rows = { 0 };
 	struct cfi_row resume = { .pc = hi, .cfa = UNWIND_CFA_NONE };
 	int err = 0;
 
