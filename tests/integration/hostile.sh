@@ -42,8 +42,7 @@ make_workdir
 
 MODE=${1:?usage: hostile.sh debuglink_fifo|perfmap_root|perfmap_huge|outdir_planted|cgroup_claim|retention_planted|python_fake}
 : "${JIT_ANON:?JIT_ANON is not set}"
-USER_NAME=bpft$$
-USER_DIR=
+. "$(dirname "$0")/hostile_common.sh"
 SECRET_DIR=
 DELEGATED=
 VICTIM_PID=
@@ -52,27 +51,16 @@ BPF_PID=
 cleanup() {
 	[ -n "$VICTIM_PID" ] && kill -KILL "$VICTIM_PID" 2>/dev/null
 	[ -n "$BPF_PID" ] && kill -KILL "$BPF_PID" 2>/dev/null
-	pkill -KILL -u "$USER_NAME" 2>/dev/null
-	[ -n "$USER_DIR" ] && rm -rf "$USER_DIR"
+	[ -n "$USER_NAME" ] && pkill -KILL -u "$USER_NAME" 2>/dev/null
 	[ -n "$SECRET_DIR" ] && rm -rf "$SECRET_DIR"
 	[ -n "$VICTIM_PID" ] && rm -f "/tmp/perf-$VICTIM_PID.map"
 	if [ -n "$DELEGATED" ]; then
 		sleep 0.2 # the killed processes leave their cgroup
 		rmdir "$DELEGATED"/*/ "$DELEGATED" 2>/dev/null
 	fi
-	userdel "$USER_NAME" 2>/dev/null
 }
-trap cleanup EXIT
-
-useradd --system --no-create-home --shell /usr/sbin/nologin "$USER_NAME" ||
-	fail "cannot create the throw-away user $USER_NAME"
-USER_UID=$(id -u "$USER_NAME")
-as_user=(setpriv --reuid "$USER_UID" --regid "$(id -g "$USER_NAME")" --clear-groups)
-# Outside /tmp (perfmap_root makes /tmp a link) and outside the build tree.
-USER_DIR=$(mktemp -d /var/tmp/bpfprof-hostile.XXXXXX) || fail "mktemp -d failed"
-chown "$USER_NAME:" "$USER_DIR"
-chmod 0755 "$USER_DIR"
-log "throw-away user $USER_NAME (uid $USER_UID), its directory $USER_DIR"
+HOSTILE_CLEANUP+=(cleanup)
+make_hostile_user
 
 # start_jit [ENV=VALUE...]: jit_anon as the user, spinning 20 s of CPU; sets VICTIM_PID.
 start_jit() {
