@@ -147,6 +147,9 @@ view_not_a_profile)
 view_bad_port)
 	expect_error '--port 70000: give a port number from 0' view --port 70000 "$WORK/x.json.gz"
 	;;
+view_bad_profiler_url)
+	expect_error "--profiler-url ftp://x: give the front-end's http:// or https:// URL" view --profiler-url ftp://x "$WORK/x.json.gz"
+	;;
 no_inherit_without_pid)
 	expect_error '--no-inherit is for -p PID' -a --no-inherit -d 1 -o "$OUT"
 	;;

@@ -125,6 +125,7 @@ foreach(case not_root no_such_pid pid_above_max bad_pid_list output_in_proc outp
              unknown_option ambiguous_option missing_btf command_not_found bad_unwind
              bad_debuginfod_timeout bad_syscalls syscalls_value_without_equals
              no_inherit_without_pid view_missing_file view_not_a_profile view_bad_port
+             view_bad_profiler_url
              report_missing_file report_not_a_profile bad_format format_both_pb bad_mode)
   bpfprof_integration_test(error.${case} 60 FALSE error_case.sh ${case})
 endforeach()

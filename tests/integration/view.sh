@@ -2,13 +2,15 @@
 # SPDX-License-Identifier: BSD-2-Clause
 #
 # `bpfprof view FILE --no-open` (issue 19): a profile it just recorded is
-# served on 127.0.0.1 only, under a random path: the exact bytes with the
-# CORS header and Content-Encoding: gzip, a 204 CORS preflight, a 404 for
-# every other path (the path without its secret, a wrong secret, the root)
-# and a 405 for other methods. The printed link is the profiler's from-url
-# route with the URL encoded as encodeURIComponent does. Headless Chromium
-# on another origin (a file:// page) fetches it through CORS and gets the
-# decompressed JSON. A plain .json is served without Content-Encoding.
+# served on 127.0.0.1 only, under a random path: the exact bytes with
+# Content-Encoding: gzip and, for the front-end's origin only, the CORS
+# header, a 204 CORS preflight, a 404 for every other path (the path
+# without its secret, a wrong secret, the root) and a 405 for other
+# methods. The printed link is the profiler's from-url route with the URL
+# encoded as encodeURIComponent does. Headless Chromium on another origin (a
+# page of a front-end given with --profiler-url) fetches it through CORS and
+# gets the decompressed JSON. A plain .json is served without
+# Content-Encoding.
 # SIGINT stops it with status 0 and closes the port. `bpfprof --view -- cmd`
 # serves what it just wrote the same way. The link names the secret's
 # directory as the profiler's symbol server, whose /source/v1 gives the
@@ -36,7 +38,7 @@ start_serving() {
 	env --default-signal=INT,TERM "$BPFPROF" "$@" >"$WORK/view.out" 2>"$WORK/view.err" &
 	VIEW_PID=$!
 	# A failure must not leave a server (or a recording, with --view) running.
-	trap 'kill -KILL "$VIEW_PID" 2>/dev/null' EXIT
+	trap 'kill -KILL "$VIEW_PID" 2>/dev/null; common_exit' EXIT
 	for ((i = 0; i < 600; i++)); do
 		grep -q '^bpfprof: serving ' "$WORK/view.err" && break
 		kill -0 "$VIEW_PID" 2>/dev/null || fail "bpfprof exited: $(cat "$WORK/view.err")"
@@ -74,12 +76,13 @@ listen=$(ss -ltnH "sport = :$PORT" | awk '{ print $4 }' | sort -u)
 [ "$listen" = "127.0.0.1:$PORT" ] || fail "listening on '$listen', expected only 127.0.0.1:$PORT"
 ok "it listens on 127.0.0.1:$PORT only"
 
-curl -s -D "$WORK/headers" -o "$WORK/got" "$URL" || fail "curl $URL failed"
+curl -s -H 'Origin: https://profiler.firefox.com' -D "$WORK/headers" -o "$WORK/got" "$URL" || fail "curl $URL failed"
 grep -qi '^HTTP/1.1 200' "$WORK/headers" || fail "GET: $(head -n 1 "$WORK/headers")"
-grep -qi '^Access-Control-Allow-Origin: \*' "$WORK/headers" || fail "GET: no Access-Control-Allow-Origin: *"
+grep -qi '^Access-Control-Allow-Origin: https://profiler.firefox.com' "$WORK/headers" ||
+	fail "GET from the profiler's origin: no Access-Control-Allow-Origin: https://profiler.firefox.com"
 grep -qi '^Content-Encoding: gzip' "$WORK/headers" || fail "GET: no Content-Encoding: gzip for a .gz profile"
 cmp -s "$WORK/got" "$WORK/p.json.gz" || fail "GET: the bytes differ from the file"
-ok "GET gives the file's bytes, with the CORS header and Content-Encoding: gzip"
+ok "GET gives the file's bytes, with the CORS header for the profiler's origin and Content-Encoding: gzip"
 [ "$(status HEAD "$URL")" = 200 ] || fail "HEAD is not 200"
 [ "$(status OPTIONS "$URL")" = 204 ] || fail "the CORS preflight (OPTIONS) is not 204"
 [ "$(status POST "$URL")" = 405 ] || fail "POST is not 405"
@@ -91,7 +94,24 @@ for other in "http://127.0.0.1:$PORT/" "http://127.0.0.1:$PORT/p.json.gz" \
 done
 ok "HEAD 200, OPTIONS 204, POST 405, and 404 for every other path"
 
-# A real browser page on another origin (file://): fetch through CORS, gunzip by the browser.
+# A real browser page on another origin, a front-end of our own on another
+# port (--profiler-url): fetch through CORS, gunzip by the browser.
+kill -INT "$VIEW_PID"
+wait "$VIEW_PID" || fail "bpfprof view exited non-zero after SIGINT"
+start_background page "$NODE" -e 'const fs = require("fs"), s = require("http").createServer((q, r) => {
+	r.writeHead(200, { "Content-Type": "text/html" });
+	r.end(fs.readFileSync(process.argv[1]));
+}); s.listen(0, "127.0.0.1", () => console.log(s.address().port));' "$WORK/page.html"
+for ((i = 0; i < 200; i++)); do
+	PAGE_PORT=$(head -n 1 "$WORK/page.out")
+	[[ $PAGE_PORT =~ ^[0-9]+$ ]] && break
+	sleep 0.05
+done
+[[ $PAGE_PORT =~ ^[0-9]+$ ]] || fail "the page server printed no port: $(cat "$WORK/page.out")"
+start_serving view "$WORK/p.json.gz" --no-open --profiler-url "http://127.0.0.1:$PAGE_PORT/"
+[[ $LINK == "http://127.0.0.1:$PAGE_PORT/from-url/$(encode "$URL")/?symbolServer="* ]] ||
+	fail "with --profiler-url http://127.0.0.1:$PAGE_PORT/ the link is $LINK"
+ok "--profiler-url http://127.0.0.1:$PAGE_PORT/: the link is that front-end's from-url route"
 cat >"$WORK/page.html" <<HTML
 <!doctype html><html><body><pre id="out">pending</pre><script>
 fetch("$URL").then(async (r) => {
@@ -102,13 +122,13 @@ fetch("$URL").then(async (r) => {
 </script></body></html>
 HTML
 got=$(timeout 120 "$CHROMIUM" --headless=new --no-sandbox --disable-gpu --no-first-run \
-	--user-data-dir="$WORK/chromium" --virtual-time-budget=20000 --dump-dom "file://$WORK/page.html" 2>/dev/null |
+	--user-data-dir="$WORK/chromium" --virtual-time-budget=20000 --dump-dom "http://127.0.0.1:$PAGE_PORT/page.html" 2>/dev/null |
 	sed -n 's/.*<pre id="out">\([^<]*\)<.*/\1/p')
 log "headless Chromium: $got"
 want_chars=$("$NODE" -e 'console.log(require("fs").readFileSync(process.argv[1], "utf8").length)' "$WORK/p.json")
 [ "$got" = "status 200 chars $want_chars product bpfprof" ] ||
 	fail "Chromium's cross-origin fetch gave '$got', expected 'status 200 chars $want_chars product bpfprof'"
-ok "Chromium on a file:// page fetched it through CORS and read the profile ($want_chars characters)"
+ok "Chromium on the front-end's page fetched it through CORS and read the profile ($want_chars characters)"
 
 kill -INT "$VIEW_PID"
 wait "$VIEW_PID"

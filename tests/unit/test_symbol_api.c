@@ -2,10 +2,10 @@
 /*
  * The symbolication API of `bpfprof view` (cli/symbol_api.c) on a small
  * profile that names some files. /source/v1: only what it names, by
- * absolute path, only regular files, only what others may read when we are
- * root (or what the sudo user owns), at most 16 MiB; bytes that are not
- * UTF-8 arrive as U+FFFD. /asm/v1: this test's own main(), from the
- * library the profile names, only while the file has the recorded build.
+ * absolute path, only regular files, only what every other user may read
+ * along the whole path or the viewer owns along it, never through a
+ * symlink, at most 16 MiB; bytes that are not UTF-8 arrive as U+FFFD. /asm/v1: this test's own
+ * main(), from the library the profile names, only while the file has the recorded build.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,11 +22,14 @@
 #include "emit/emitter.h"
 #include "symbols/elf_symtab.h"
 #include "test.h"
+#include "util/visible_open.h"
 #include "write_file.h"
 
 static char dir[PATH_MAX - 64];
 static char shown[PATH_MAX], private_file[PATH_MAX], fifo[PATH_MAX], huge[PATH_MAX],
-	unnamed[PATH_MAX], profile[PATH_MAX];
+	unnamed[PATH_MAX], profile[PATH_MAX], closed_dir[PATH_MAX], in_closed[PATH_MAX],
+	link_file[PATH_MAX], link_dir[PATH_MAX], via_link_dir[PATH_MAX], dotted[PATH_MAX],
+	true_path[PATH_MAX];
 
 static void write_text(const char *path, const char *text, mode_t mode)
 {
@@ -64,22 +67,36 @@ static void find_self(void)
 
 static void make_files(void)
 {
-	char text[8 * PATH_MAX];
+	char text[16 * PATH_MAX];
 	int fd;
 
 	find_self();
 	snprintf(dir, sizeof(dir), "%s/bpfprof-source-XXXXXX", getenv("TMPDIR") ?: "/tmp");
 	CHECK(mkdtemp(dir) != NULL);
+	/* Every user may enter it, as where sources usually are (mkdtemp makes it 0700). */
+	CHECK_EQ_INT(chmod(dir, 0755), 0);
+	CHECK(realpath("/bin/true", true_path) != NULL);
 	snprintf(shown, sizeof(shown), "%s/shown.c", dir);
 	snprintf(private_file, sizeof(private_file), "%s/private.c", dir);
 	snprintf(fifo, sizeof(fifo), "%s/fifo.c", dir);
 	snprintf(huge, sizeof(huge), "%s/huge.c", dir);
 	snprintf(unnamed, sizeof(unnamed), "%s/unnamed.c", dir);
 	snprintf(profile, sizeof(profile), "%s/p.json", dir);
+	snprintf(closed_dir, sizeof(closed_dir), "%s/closed", dir);
+	snprintf(in_closed, sizeof(in_closed), "%s/closed/open.c", dir);
+	snprintf(link_file, sizeof(link_file), "%s/link.c", dir);
+	snprintf(link_dir, sizeof(link_dir), "%s/linkdir", dir);
+	snprintf(via_link_dir, sizeof(via_link_dir), "%s/linkdir/shown.c", dir);
+	snprintf(dotted, sizeof(dotted), "%s/./closed/../shown.c", dir);
 	write_text(shown, "int main(void) { return 0; } /* \xff */\n", 0644);
 	write_text(private_file, "secret\n", 0600);
 	write_text(unnamed, "not in the profile\n", 0644);
 	CHECK_EQ_INT(mkfifo(fifo, 0644), 0);
+	/* A file any user may read, in a directory only its owner may enter. */
+	CHECK_EQ_INT(mkdir(closed_dir, 0700), 0);
+	write_text(in_closed, "behind a closed door\n", 0644);
+	CHECK_EQ_INT(symlink(shown, link_file), 0);
+	CHECK_EQ_INT(symlink(dir, link_dir), 0);
 	fd = open(huge, O_WRONLY | O_CREAT, 0644);
 	CHECK(fd >= 0);
 	CHECK_EQ_INT(ftruncate(fd, (off_t)SOURCE_MAX_BYTES + 1), 0);
@@ -88,23 +105,37 @@ static void make_files(void)
 		 "{\"meta\":{\"interval\":1},\"threads\":[],"
 		 "\"libs\":[{\"debugName\":\"self\",\"breakpadId\":\"%s\",\"path\":\"%s\","
 		 "\"arch\":\"" SELF_ARCH "\"},{\"debugName\":\"other\",\"breakpadId\":\"%s\","
-		 "\"path\":\"/bin/true\",\"arch\":\"" SELF_ARCH "\"}],\"shared\":{"
-		 "\"stringArray\":[\"%s\",\"%s\",\"%s\",\"%s\",\"relative.c\"],"
+		 "\"path\":\"%s\",\"arch\":\"" SELF_ARCH "\"}],\"shared\":{"
+		 "\"stringArray\":[\"%s\",\"%s\",\"%s\",\"%s\",\"relative.c\",\"%s\",\"%s\","
+		 "\"%s\",\"%s\"],"
 		 "\"stackTable\":{\"length\":0,\"frame\":[],\"prefixOffset\":[]},"
 		 "\"frameTable\":{\"length\":0,\"func\":[]},"
 		 "\"funcTable\":{\"length\":0,\"name\":[]},"
-		 "\"sources\":{\"length\":5,\"filename\":[0,1,2,3,4]}}}",
-		 self_id, self_path, self_id, shown, private_file, fifo, huge);
+		 "\"sources\":{\"length\":9,\"filename\":[0,1,2,3,4,5,6,7,8]}}}",
+		 self_id, self_path, self_id, true_path, shown, private_file, fifo, huge, in_closed,
+		 link_file, via_link_dir, dotted);
 	write_text(profile, text, 0600);
 }
 
 static void remove_files(void)
 {
-	const char *files[] = { shown, private_file, fifo, huge, unnamed, profile };
+	const char *files[] = { shown,	 private_file, fifo,	  huge,	   unnamed,
+				profile, in_closed,    link_file, link_dir };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		unlink(files[i]);
+	rmdir(closed_dir);
 	rmdir(dir);
+}
+
+/* The API for the profile, shown to `viewer`. */
+static void init(struct symbol_api *s, uid_t viewer)
+{
+	int fd = open(profile, O_RDONLY | O_CLOEXEC);
+
+	CHECK(fd >= 0);
+	CHECK_EQ_INT(symbol_api_init(s, profile, fd, viewer), 0);
+	close(fd);
 }
 
 /* What endpoint `fn` answers to `body`, parsed. */
@@ -161,7 +192,7 @@ static void serves_only_what_the_profile_names(void)
 	json_t *a;
 
 	make_files();
-	CHECK_EQ_INT(symbol_api_init(&s, profile), 0);
+	init(&s, VISIBLE_NO_VIEWER);
 	a = ask(&s, shown, NULL);
 	CHECK_EQ_STR(json_string_value(json_object_get(a, "source")),
 		     "int main(void) { return 0; } /* \xef\xbf\xbd */\n");
@@ -174,24 +205,30 @@ static void serves_only_what_the_profile_names(void)
 	check_error(&s, huge, NULL, "larger than 16 MiB");
 	check_error(&s, NULL, "{\"debugName\":\"x\"}", "the request names no file");
 	check_error(&s, NULL, "not json", "the request names no file");
-	/* Root shows what others could read; the kernel decides for anyone else. */
-	if (geteuid() == 0) {
-		char uid[16];
-
-		unsetenv("SUDO_UID");
-		check_error(&s, private_file, NULL, "not readable by other users");
-		/* Unless the user who ran sudo owns it. */
-		snprintf(uid, sizeof(uid), "%u", (unsigned)getuid());
-		setenv("SUDO_UID", uid, 1);
-		a = ask(&s, private_file, NULL);
-		CHECK_EQ_STR(json_string_value(json_object_get(a, "source")), "secret\n");
-		json_decref(a);
-		unsetenv("SUDO_UID");
-	} else {
-		a = ask(&s, private_file, NULL);
-		CHECK_EQ_STR(json_string_value(json_object_get(a, "source")), "secret\n");
-		json_decref(a);
-	}
+	/* What others could read along the whole path, never through a symlink. */
+	check_error(&s, private_file, NULL, "not readable by other users");
+	check_error(&s, in_closed, NULL, "not readable by other users along its whole path");
+	check_error(&s, link_file, NULL, "reached through a symlink");
+	check_error(&s, via_link_dir, NULL, "reached through a symlink");
+	/* ".." is taken from the text: closed/.. never enters the closed directory. */
+	a = ask(&s, dotted, NULL);
+	CHECK(json_string_value(json_object_get(a, "source")) != NULL);
+	json_decref(a);
+	symbol_api_free(&s);
+	/* The viewer also sees what they own along the path: this test's user owns all of it. */
+	init(&s, geteuid());
+	a = ask(&s, private_file, NULL);
+	CHECK_EQ_STR(json_string_value(json_object_get(a, "source")), "secret\n");
+	json_decref(a);
+	a = ask(&s, in_closed, NULL);
+	CHECK_EQ_STR(json_string_value(json_object_get(a, "source")), "behind a closed door\n");
+	json_decref(a);
+	check_error(&s, link_file, NULL, "reached through a symlink");
+	symbol_api_free(&s);
+	/* Another user's view: none of it is theirs, the private files are refused. */
+	init(&s, geteuid() + 1);
+	check_error(&s, private_file, NULL, "not readable by other users");
+	check_error(&s, in_closed, NULL, "not readable by other users along its whole path");
 	symbol_api_free(&s);
 	remove_files();
 }
@@ -199,8 +236,10 @@ static void serves_only_what_the_profile_names(void)
 static void a_profile_that_cannot_be_read_serves_nothing(void)
 {
 	struct symbol_api s;
+	int fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 
-	CHECK_EQ_INT(symbol_api_init(&s, "/nonexistent/p.json.gz"), 0);
+	CHECK_EQ_INT(symbol_api_init(&s, "/dev/null", fd, VISIBLE_NO_VIEWER), 0);
+	close(fd);
 	check_error(&s, "/etc/hostname", NULL, "the profile cannot be read");
 	symbol_api_free(&s);
 }
@@ -231,7 +270,8 @@ static void disassembles_a_named_library(void)
 	bool increasing = true;
 
 	make_files();
-	CHECK_EQ_INT(symbol_api_init(&s, profile), 0);
+	/* This test's user owns its build tree, wherever it is. */
+	init(&s, geteuid());
 	/* The app's size is a lower bound when it asks to go on to the function's end. */
 	asm_request(body, sizeof(body), "self", main_rel, 1, true);
 	a = answer_of(symbol_api_asm, &s, body);
@@ -259,7 +299,7 @@ static void disassembles_a_named_library(void)
 	json_decref(a);
 	asm_request(body, sizeof(body), "nosuch", main_rel, 16, false);
 	check_asm_error(&s, body, "the profile names no such library");
-	/* /bin/true does not have the build the profile recorded for "other". */
+	/* /usr/bin/true does not have the build the profile recorded for "other". */
 	asm_request(body, sizeof(body), "other", 0, 16, false);
 	check_asm_error(&s, body, "another build than the one recorded");
 	asm_request(body, sizeof(body), "self", 1ull << 40, 16, false);

@@ -2,12 +2,21 @@
 /*
  * One file over HTTP with libmicrohttpd: GET and HEAD of one path, CORS
  * preflights, POSTs to the symbolication API, 404 for the rest. The file is
- * opened for each request and sent from its descriptor, so a 100 MB profile
- * costs no memory here. One thread answers every connection in turn.
+ * opened once, by view, and each answer is sent from a duplicate of that
+ * descriptor, so a 100 MB profile costs no memory here and no rename can
+ * put another file in its place. One thread answers every connection in
+ * turn.
+ *
+ * Other users of the machine can connect too: a request naming another
+ * host (DNS rebinding) is refused, only the front-end's origin may read
+ * the answers from a browser (CORS), and no user but the viewer and root
+ * holds more than PEER_MAX_CONNECTIONS (peer_limit.h), idle ones closed
+ * after CONNECTION_IDLE_S.
  */
 #include "file_server.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
@@ -21,21 +30,39 @@
 
 #include "../util/log.h"
 
-static void add_common_headers(struct MHD_Response *r)
+/*
+ * Connections at once, all clients together: well below the descriptors a
+ * process gets (1024 by default), and what peer_limit can count.
+ */
+#define CONNECTION_LIMIT  PEER_SLOTS
+/* An idle connection is closed after this long (a browser opens another). */
+#define CONNECTION_IDLE_S 10u
+
+/*
+ * The front-end's page is on another origin: only that origin may read
+ * the answers in a browser. The path's secret is the guard; this keeps
+ * another page that learnt it from reading anything.
+ */
+static void add_common_headers(const struct file_server *s, struct MHD_Connection *c,
+			       struct MHD_Response *r)
 {
-	/* The profiler's page is on another origin; the path's secret is the guard. */
-	MHD_add_response_header(r, "Access-Control-Allow-Origin", "*");
+	const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+
+	if (origin && s->origin && !strcmp(origin, s->origin))
+		MHD_add_response_header(r, "Access-Control-Allow-Origin", s->origin);
+	MHD_add_response_header(r, "Vary", "Origin");
 	MHD_add_response_header(r, "Cache-Control", "no-store");
 }
 
-static enum MHD_Result queue_empty(struct MHD_Connection *c, unsigned int status)
+static enum MHD_Result queue_empty(const struct file_server *s, struct MHD_Connection *c,
+				   unsigned int status)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
 	enum MHD_Result ret;
 
 	if (!r)
 		return MHD_NO;
-	add_common_headers(r);
+	add_common_headers(s, c, r);
 	if (status == MHD_HTTP_NO_CONTENT) {
 		MHD_add_response_header(r, "Access-Control-Allow-Methods",
 					"GET, HEAD, POST, OPTIONS");
@@ -52,20 +79,21 @@ static enum MHD_Result queue_file(struct file_server *s, struct MHD_Connection *
 	struct MHD_Response *r;
 	enum MHD_Result ret;
 	struct stat st;
-	int fd = open(s->file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	/* libmicrohttpd reads at offsets (pread, sendfile): a duplicate is enough. */
+	int fd = fcntl(s->fd, F_DUPFD_CLOEXEC, 0);
 
-	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+	if (fd < 0 || fstat(fd, &st)) {
 		if (fd >= 0)
 			close(fd);
-		return queue_empty(c, MHD_HTTP_NOT_FOUND);
+		return queue_empty(s, c, MHD_HTTP_INTERNAL_SERVER_ERROR);
 	}
 	/* Takes the descriptor: closed with the response. */
-	r = MHD_create_response_from_fd64((uint64_t)st.st_size, fd);
+	r = MHD_create_response_from_fd_at_offset64((uint64_t)st.st_size, fd, 0);
 	if (!r) {
 		close(fd);
 		return MHD_NO;
 	}
-	add_common_headers(r);
+	add_common_headers(s, c, r);
 	MHD_add_response_header(r, "Content-Type", "application/json");
 	if (s->gzip)
 		MHD_add_response_header(r, "Content-Encoding", "gzip");
@@ -110,14 +138,14 @@ static enum MHD_Result queue_api(struct file_server *s, struct MHD_Connection *c
 	int fd = memfd_create("bpfprof-api", MFD_CLOEXEC);
 
 	if (fd < 0)
-		return queue_empty(c, MHD_HTTP_INTERNAL_SERVER_ERROR);
+		return queue_empty(s, c, MHD_HTTP_INTERNAL_SERVER_ERROR);
 	if (u->too_big) {
 		close(fd);
-		return queue_empty(c, 413 /* content too large */);
+		return queue_empty(s, c, 413 /* content too large */);
 	}
 	if (u->answer(&s->api, u->body ? u->body : "", u->len, fd)) {
 		close(fd);
-		return queue_empty(c, MHD_HTTP_INTERNAL_SERVER_ERROR);
+		return queue_empty(s, c, MHD_HTTP_INTERNAL_SERVER_ERROR);
 	}
 	size = lseek(fd, 0, SEEK_CUR);
 	r = size >= 0 ? MHD_create_response_from_fd_at_offset64((uint64_t)size, fd, 0) : NULL;
@@ -125,7 +153,7 @@ static enum MHD_Result queue_api(struct file_server *s, struct MHD_Connection *c
 		close(fd);
 		return MHD_NO;
 	}
-	add_common_headers(r);
+	add_common_headers(s, c, r);
 	MHD_add_response_header(r, "Content-Type", "application/json");
 	ret = MHD_queue_response(c, MHD_HTTP_OK, r);
 	MHD_destroy_response(r);
@@ -180,6 +208,55 @@ static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
 	*req_cls = NULL;
 }
 
+/* "HOST[:PORT]" or "[V6][:PORT]": the host part into `out`; false when malformed. */
+static bool split_host(const char *h, char *out, size_t len)
+{
+	const char *end, *port;
+
+	if (h[0] == '[') {
+		end = strchr(h, ']');
+		if (!end)
+			return false;
+		h++;
+		port = end + 1;
+	} else {
+		end = h + strcspn(h, ":");
+		port = end;
+	}
+	if (end == h || (size_t)(end - h) >= len || (*port && (*port != ':' || !port[1])))
+		return false;
+	for (port += *port ? 1 : 0; *port; port++)
+		if (!isdigit((unsigned char)*port))
+			return false;
+	memcpy(out, h, (size_t)(end - h));
+	out[end - h] = '\0';
+	return true;
+}
+
+/*
+ * The Host a request names must be this server: "localhost" or the address
+ * served, or, when served on a wildcard or another machine's network, any
+ * address literal or this machine's name. A page of another name whose DNS
+ * answer turned into 127.0.0.1 (DNS rebinding) is refused. Any port: a
+ * forwarded one (ssh -L) may differ, and a port is no name to rebind.
+ */
+static bool host_allowed(const struct file_server *s, const char *host)
+{
+	char name[256], self[256];
+	unsigned char bin[sizeof(struct in6_addr)];
+
+	if (!host || !split_host(host, name, sizeof(name)))
+		return false;
+	if (!strcasecmp(name, "localhost") || !strcmp(name, s->address))
+		return true;
+	if (s->loopback)
+		return false;
+	if (inet_pton(AF_INET, name, bin) == 1 || inet_pton(AF_INET6, name, bin) == 1)
+		return true;
+	return !gethostname(self, sizeof(self)) && (self[sizeof(self) - 1] = '\0', true) &&
+	       !strcasecmp(name, self);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **req_cls)
@@ -188,6 +265,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	api_fn api = api_endpoint(s, url);
 
 	(void)version;
+	if (!*req_cls && !host_allowed(s, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+								      MHD_HTTP_HEADER_HOST))) {
+		/* Answered before any body is read: what follows is discarded. */
+		*upload_size = 0;
+		*req_cls = s;
+		return queue_empty(s, c, MHD_HTTP_FORBIDDEN);
+	}
 	if (api && !strcmp(method, MHD_HTTP_METHOD_POST))
 		return on_api_request(s, c, api, upload, upload_size, req_cls);
 	/* Nothing else is uploaded: answer on the first call, whatever the body. */
@@ -195,39 +279,62 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_size = 0;
 	*req_cls = s;
 	if (api && !strcmp(method, MHD_HTTP_METHOD_OPTIONS))
-		return queue_empty(c, MHD_HTTP_NO_CONTENT);
+		return queue_empty(s, c, MHD_HTTP_NO_CONTENT);
 	if (strcmp(url, s->path))
-		return queue_empty(c, MHD_HTTP_NOT_FOUND);
+		return queue_empty(s, c, MHD_HTTP_NOT_FOUND);
 	if (!strcmp(method, MHD_HTTP_METHOD_OPTIONS))
-		return queue_empty(c, MHD_HTTP_NO_CONTENT);
+		return queue_empty(s, c, MHD_HTTP_NO_CONTENT);
 	if (!strcmp(method, MHD_HTTP_METHOD_GET) || !strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return queue_file(s, c);
-	return queue_empty(c, MHD_HTTP_METHOD_NOT_ALLOWED);
+	return queue_empty(s, c, MHD_HTTP_METHOD_NOT_ALLOWED);
 }
 
-static bool starts_with_gzip_magic(const char *file)
+/*
+ * A connection from a client with too many already is shut down at once:
+ * libmicrohttpd then reads its end and closes it. The slot is kept in the
+ * connection's context for when it closes.
+ */
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+			  enum MHD_ConnectionNotificationCode code)
 {
-	unsigned char magic[2];
-	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	bool gzip = false;
+	struct file_server *s = cls;
+	const union MHD_ConnectionInfo *info;
+	unsigned slot;
 
-	if (fd >= 0) {
-		gzip = read(fd, magic, sizeof(magic)) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-		close(fd);
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		peer_limit_remove(&s->peers, (unsigned)(uintptr_t)*socket_context);
+		*socket_context = NULL;
+		return;
 	}
-	return gzip;
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	slot = info ? peer_limit_add(&s->peers, info->connect_fd) : 0;
+	*socket_context = (void *)(uintptr_t)slot;
+	if (!slot && info)
+		shutdown(info->connect_fd, SHUT_RDWR);
 }
 
-int file_server_start(struct file_server *s, const char *file, const char *path,
-		      const char *api_path, const char *address, uint16_t port)
+/* Served on 127.0.0.0/8 or ::1: only this machine's users can connect. */
+static bool is_loopback(const struct sockaddr *sa)
+{
+	if (sa->sa_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+	return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)sa)->sin6_addr);
+}
+
+int file_server_start(struct file_server *s, const char *file, int fd, const char *path,
+		      const char *api_path, const char *address, uint16_t port, const char *origin,
+		      uid_t viewer)
 {
 	struct sockaddr_in6 a6 = { .sin6_family = AF_INET6, .sin6_port = htons(port) };
 	struct sockaddr_in a4 = { .sin_family = AF_INET, .sin_port = htons(port) };
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
 	const struct sockaddr *sa = (const struct sockaddr *)&a4;
 	const union MHD_DaemonInfo *info;
+	unsigned char magic[2];
 
 	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	peer_limit_init(&s->peers, viewer);
 	if (inet_pton(AF_INET6, address, &a6.sin6_addr) == 1) {
 		sa = (const struct sockaddr *)&a6;
 		flags |= MHD_USE_IPv6;
@@ -236,16 +343,23 @@ int file_server_start(struct file_server *s, const char *file, const char *path,
 			  address);
 		return -EINVAL;
 	}
-	s->file = strdup(file);
+	s->loopback = is_loopback(sa);
+	s->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	s->path = strdup(path);
+	s->address = strdup(address);
+	s->origin = origin ? strdup(origin) : NULL;
 	s->api_path = api_path ? strdup(api_path) : NULL;
-	if (!s->file || !s->path || (api_path && !s->api_path) || symbol_api_init(&s->api, file)) {
+	if (s->fd < 0 || !s->path || !s->address || (origin && !s->origin) ||
+	    (api_path && !s->api_path) || symbol_api_init(&s->api, file, s->fd, viewer)) {
 		file_server_stop(s);
 		return -ENOMEM;
 	}
-	s->gzip = starts_with_gzip_magic(file);
+	s->gzip =
+		pread(s->fd, magic, sizeof(magic), 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
 	s->daemon = MHD_start_daemon(flags, port, NULL, NULL, on_request, s, MHD_OPTION_SOCK_ADDR,
-				     sa, MHD_OPTION_CONNECTION_TIMEOUT, 60u,
+				     sa, MHD_OPTION_CONNECTION_TIMEOUT, CONNECTION_IDLE_S,
+				     MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT,
+				     MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
 				     MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
 	if (!s->daemon) {
 		int err = errno ? errno : EADDRINUSE;
@@ -265,9 +379,14 @@ void file_server_stop(struct file_server *s)
 	if (s->daemon)
 		MHD_stop_daemon(s->daemon);
 	s->daemon = NULL;
-	free(s->file);
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
 	free(s->path);
 	free(s->api_path);
-	s->file = s->path = s->api_path = NULL;
+	free(s->address);
+	free(s->origin);
+	s->path = s->api_path = s->address = s->origin = NULL;
 	symbol_api_free(&s->api);
+	peer_limit_free(&s->peers);
 }

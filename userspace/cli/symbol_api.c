@@ -4,6 +4,7 @@
 #include <capstone/capstone.h>
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -16,15 +17,24 @@
 #include "../emit/json_writer.h"
 #include "../symbols/elf_symtab.h"
 #include "../util/log.h"
-#include "../util/safe_open.h"
-#include "../util/sudo_user.h"
+#include "../util/visible_open.h"
 #include "report_load.h"
 
-int symbol_api_init(struct symbol_api *s, const char *profile)
+int symbol_api_init(struct symbol_api *s, const char *profile, int profile_fd, uid_t viewer)
 {
 	memset(s, 0, sizeof(*s));
+	s->profile_fd = -1;
 	s->profile = strdup(profile);
-	return s->profile ? 0 : -ENOMEM;
+	if (!s->profile)
+		return -ENOMEM;
+	s->profile_fd = fcntl(profile_fd, F_DUPFD_CLOEXEC, 0);
+	if (s->profile_fd < 0) {
+		free(s->profile);
+		s->profile = NULL;
+		return -errno;
+	}
+	s->viewer = viewer;
+	return 0;
 }
 
 void symbol_api_free(struct symbol_api *s)
@@ -40,7 +50,10 @@ void symbol_api_free(struct symbol_api *s)
 	free(s->libs);
 	free(s->paths);
 	free(s->profile);
+	if (s->profile_fd >= 0)
+		close(s->profile_fd);
 	memset(s, 0, sizeof(*s));
+	s->profile_fd = -1;
 }
 
 static int cmp_path(const void *a, const void *b)
@@ -109,9 +122,12 @@ static int collect_libs(struct symbol_api *s, const struct report_profile *p)
 static void load(struct symbol_api *s)
 {
 	struct report_profile p;
+	char fd_path[32];
 
 	s->loaded = true;
-	s->load_err = report_profile_load(&p, s->profile);
+	/* The file view checked and serves, not whatever its name leads to now. */
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", s->profile_fd);
+	s->load_err = report_profile_load(&p, fd_path);
 	if (s->load_err)
 		return;
 	s->load_err = collect_sources(s, &p);
@@ -132,32 +148,37 @@ static bool named_source(struct symbol_api *s, const char *path)
 	       bsearch(&path, s->paths, s->n, sizeof(*s->paths), cmp_path) != NULL;
 }
 
-/* As root, what another user could read, or the sudo user; as anyone else, the kernel decided. */
-static bool may_show(const struct stat *st)
+/* Why open_visible() refused. */
+static const char *why_not_visible(int err)
 {
-	uid_t uid;
-	gid_t gid;
-
-	if (geteuid() != 0 || (st->st_mode & S_IROTH))
-		return true;
-	return sudo_user_ids(&uid, &gid) && st->st_uid == uid && (st->st_mode & S_IRUSR);
+	switch (err) {
+	case -EINVAL:
+		return "not a regular file";
+	case -EACCES:
+		return "not readable by other users along its whole path: bpfprof does not show it";
+	case -ELOOP:
+		return "reached through a symlink: bpfprof does not show it";
+	default:
+		return strerror(-err);
+	}
 }
 
 /* The file's text into *out (malloc'd), or an error message into why. */
-static char *read_source(const char *path, size_t *len, const char **why)
+static char *read_source(const struct symbol_api *s, const char *path, size_t *len,
+			 const char **why)
 {
 	struct stat st;
 	char *buf = NULL;
 	size_t got = 0;
 	ssize_t n;
-	int fd = open_regular(path, 0);
+	int fd = open_visible(path, s->viewer);
 
 	if (fd < 0) {
-		*why = fd == -EINVAL ? "not a regular file" : strerror(-fd);
+		*why = why_not_visible(fd);
 		return NULL;
 	}
-	if (fstat(fd, &st) || !may_show(&st)) {
-		*why = "not readable by other users: bpfprof does not show it";
+	if (fstat(fd, &st)) {
+		*why = strerror(errno);
 		goto out;
 	}
 	if ((uint64_t)st.st_size > SOURCE_MAX_BYTES) {
@@ -193,7 +214,7 @@ int symbol_api_source(struct symbol_api *s, const char *body, size_t len, int fd
 		why = s->load_err ? "the profile cannot be read"
 				  : "the profile names no such source file";
 	else
-		text = read_source(file, &text_len, &why);
+		text = read_source(s, file, &text_len, &why);
 	err = jw_open(&w, fd, false);
 	if (err) {
 		free(text);
@@ -282,22 +303,17 @@ static const char *read_segment(int fd, const struct elf_symtab *t, uint64_t vad
  * its ELF symbol says starts there when `to_end` (the app's size is then a
  * lower bound), at most ASM_MAX_BYTES. NULL, or why not.
  */
-static const char *read_code(const struct symbol_api_lib *l, uint64_t rel, uint64_t size,
-			     bool to_end, struct code *out)
+static const char *read_code(const struct symbol_api *s, const struct symbol_api_lib *l,
+			     uint64_t rel, uint64_t size, bool to_end, struct code *out)
 {
 	struct elf_symtab t = { 0 };
 	const struct elf_sym *sym;
 	const char *why = NULL;
 	char build[34];
-	struct stat st;
-	int fd = open_regular(l->path, 0);
+	int fd = open_visible(l->path, s->viewer);
 
 	if (fd < 0)
-		return fd == -EINVAL ? "the library is not a regular file" : strerror(-fd);
-	if (fstat(fd, &st) || !may_show(&st)) {
-		close(fd);
-		return "the library is not readable by other users: bpfprof does not show it";
-	}
+		return fd == -EINVAL ? "the library is not a regular file" : why_not_visible(fd);
 	if (elf_symtab_load_fd(&t, fd, NULL)) {
 		close(fd);
 		return "the library is not an ELF file (any more)";
@@ -392,7 +408,7 @@ int symbol_api_asm(struct symbol_api *s, const char *body, size_t len, int fd)
 	else if (!capstone_arch(l->arch, &arch, &mode))
 		why = "bpfprof cannot disassemble this architecture";
 	else
-		why = read_code(l, start, size,
+		why = read_code(s, l, start, size,
 				json_is_true(json_object_get(req, "continueUntilFunctionEnd")),
 				&code);
 	if (!why && cs_open(arch, mode, &cs) != CS_ERR_OK)

@@ -10,16 +10,20 @@
  *    profile names (its libs), when the file on disk still has the build-id
  *    the profile recorded, disassembled with Capstone.
  *
- * Of those files only what any user of this machine could read, or the
- * user who ran sudo, is shown: the link's secret guards the door, this
- * guards what is behind it when a hostile binary's debug info names
- * /etc/shadow. The profile is read on the first request.
+ * Of those files only what any user of this machine could read along the
+ * whole path, or what the viewing user (the one who ran sudo, as root)
+ * owns along it, is shown, never through a symlink (util/visible_open.h):
+ * the link's secret guards the door, this guards what is behind it when a
+ * hostile binary's debug info names /etc/shadow or the admin's SSH key.
+ * The profile is read on the first request, from the descriptor view
+ * checked.
  */
 #ifndef BPFPROF_CLI_SYMBOL_API_H
 #define BPFPROF_CLI_SYMBOL_API_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Source files larger than this are refused: the source view shows code, not data. */
 #define SOURCE_MAX_BYTES (16u << 20)
@@ -31,7 +35,9 @@ struct symbol_api_lib {
 };
 
 struct symbol_api {
-	char *profile; /* the served profile, read on the first request */
+	char *profile;	/* the served profile's name, for messages */
+	int profile_fd; /* and the file, read on the first request */
+	uid_t viewer;	/* who may also see what they own (VISIBLE_NO_VIEWER: nobody) */
 	bool loaded;
 	int load_err; /* why the profile could not be read (-errno), once loaded */
 	char **paths; /* source files, sorted */
@@ -40,8 +46,13 @@ struct symbol_api {
 	size_t nr_libs;
 };
 
-/* For the profile file `profile`; nothing is read yet. 0 or -ENOMEM. */
-int symbol_api_init(struct symbol_api *s, const char *profile);
+/*
+ * For the profile `profile`, open as `profile_fd` (duplicated: the caller
+ * keeps its own), shown to `viewer` (the user who runs view, or who ran
+ * sudo; VISIBLE_NO_VIEWER: only what every user may read); nothing is read
+ * yet. 0 or -errno.
+ */
+int symbol_api_init(struct symbol_api *s, const char *profile, int profile_fd, uid_t viewer);
 void symbol_api_free(struct symbol_api *s);
 
 /*

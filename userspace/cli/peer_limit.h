@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * How many connections each client of `bpfprof view` may hold. Every local
+ * user reaches 127.0.0.1 from 127.0.0.1, so a limit per address would let
+ * another user's idle connections lock the viewer out (3,000 did). A
+ * loopback connection's other end is a socket of this machine, and the
+ * kernel knows its owner (sock_diag, as `ss -e` shows it): the viewer and
+ * root are not limited, every other user is, to PEER_MAX_CONNECTIONS. A
+ * client the kernel does not know (another machine, with --address) is
+ * limited by its address.
+ */
+#ifndef BPFPROF_CLI_PEER_LIMIT_H
+#define BPFPROF_CLI_PEER_LIMIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* A browser opens 6 per host; 16 leaves room for a second tab. */
+#define PEER_MAX_CONNECTIONS 16
+/* Connections counted at once, at most: the server's own limit (file_server.c). */
+#define PEER_SLOTS	     512
+
+struct peer_limit {
+	int diag; /* NETLINK_SOCK_DIAG socket, -1 until the first connection */
+	uid_t viewer;
+	unsigned nr_slots;
+	struct peer_slot {
+		uint64_t key; /* owner's uid, or 1 << 32 | a hash of the address */
+		unsigned n;   /* 0: a free slot */
+	} slots[PEER_SLOTS];
+};
+
+/* Not limited: root and `viewer`. */
+void peer_limit_init(struct peer_limit *pl, uid_t viewer);
+void peer_limit_free(struct peer_limit *pl);
+
+/*
+ * Count the accepted connection `fd`: its slot + 1 (for peer_limit_remove)
+ * when its client may have it, 0 when the client holds too many already
+ * or nothing could be counted (the connection is then to be closed).
+ */
+unsigned peer_limit_add(struct peer_limit *pl, int fd);
+void peer_limit_remove(struct peer_limit *pl, unsigned slot);
+
+#endif
