@@ -206,6 +206,13 @@ foreach(mode debuglink_fifo perfmap_root perfmap_huge outdir_planted cgroup_clai
     FAKEPY=$<TARGET_FILE:bpfprof_workload_fakepy>)
 endforeach()
 
+# A local user against bpfprof view (issue 27): the secret link in no command
+# line, no file served that another user could not read, CORS for the
+# front-end only, no other Host, 3,000 idle connections lock no one out.
+foreach(mode cmdline source cors host idle)
+  bpfprof_integration_test(hostile_view_${mode} 180 TRUE hostile_view.sh ${mode})
+endforeach()
+
 # CFI unwinding (issue 16): a workload built as distributions build, without
 # frame pointers, whose stacks reach main only through .eh_frame.
 add_executable(bpfprof_workload_nofp ${BPFPROF_TESTS_DIR}/workloads/nofp.c)
