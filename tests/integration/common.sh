@@ -192,6 +192,19 @@ start_background() {
 	BACKGROUND_PIDS+=("$BG_PID")
 }
 
+# wait_view_serving PID: until the `bpfprof view` (or --view) PID, whose
+# stderr is $WORK/view.err, says it serves; sets URL (http://ADDR:PORT/SECRET/NAME).
+wait_view_serving() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^bpfprof: serving ' "$WORK/view.err" && break
+		kill -0 "$1" 2>/dev/null || fail "bpfprof exited: $(cat "$WORK/view.err")"
+		sleep 0.05
+	done
+	URL=$(sed -n 's/^bpfprof: serving .* at \(http:[^ ]*\) until Ctrl-C$/\1/p' "$WORK/view.err")
+	[ -n "$URL" ] || fail "bpfprof view printed no URL: $(cat "$WORK/view.err")"
+}
+
 # start_recording_all OUT [ARGS...]: `bpfprof -a -o OUT ARGS` in the
 # background, as from a terminal (SIGINT and SIGTERM at their defaults),
 # until it says it records; sets BPFPROF_PID. Its stderr is

@@ -59,12 +59,7 @@ start_view() {
 }
 
 wait_serving() {
-	for ((i = 0; i < 600; i++)); do
-		grep -q '^bpfprof: serving ' "$WORK/view.err" && break
-		kill -0 "$VIEW_PID" 2>/dev/null || fail "bpfprof view exited: $(cat "$WORK/view.err")"
-		sleep 0.05
-	done
-	URL=$(sed -n 's/^bpfprof: serving .* at \(http:[^ ]*\) until Ctrl-C$/\1/p' "$WORK/view.err")
+	wait_view_serving "$VIEW_PID"
 	PORT=$(sed -n 's|^http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' <<<"$URL")
 	SECRET=$(sed -n 's|^http://[^/]*/\([0-9a-f]\{32\}\)/.*|\1|p' <<<"$URL")
 	[[ $PORT =~ ^[0-9]+$ ]] && [ -n "$SECRET" ] || fail "bpfprof view printed no http://127.0.0.1:PORT/SECRET/... URL: $(cat "$WORK/view.err")"

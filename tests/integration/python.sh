@@ -59,13 +59,7 @@ log "\$ bpfprof view $WORK/python.json.gz --no-open &"
 env --default-signal=INT,TERM "$BPFPROF" view "$WORK/python.json.gz" --no-open >"$WORK/view.out" 2>"$WORK/view.err" &
 VIEW_PID=$!
 BACKGROUND_PIDS+=("$VIEW_PID")
-for ((i = 0; i < 600; i++)); do
-	grep -q '^bpfprof: serving ' "$WORK/view.err" && break
-	kill -0 "$VIEW_PID" 2>/dev/null || fail "bpfprof view exited: $(cat "$WORK/view.err")"
-	sleep 0.05
-done
-URL=$(sed -n 's/^bpfprof: serving .* at \(http:[^ ]*\) until Ctrl-C$/\1/p' "$WORK/view.err")
-[ -n "$URL" ] || fail "bpfprof view printed no URL: $(cat "$WORK/view.err")"
+wait_view_serving "$VIEW_PID"
 curl -s -X POST --data-binary "{\"debugName\":\"pyfuncs.py\",\"debugId\":\"0\",\"file\":\"$SCRIPT\"}" \
 	"${URL%/*}/source/v1" >"$WORK/source.json" || fail "POST /source/v1 failed"
 "$NODE" -e 'const a = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));

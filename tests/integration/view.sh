@@ -39,12 +39,7 @@ start_serving() {
 	VIEW_PID=$!
 	# A failure must not leave a server (or a recording, with --view) running.
 	trap 'kill -KILL "$VIEW_PID" 2>/dev/null; common_exit' EXIT
-	for ((i = 0; i < 600; i++)); do
-		grep -q '^bpfprof: serving ' "$WORK/view.err" && break
-		kill -0 "$VIEW_PID" 2>/dev/null || fail "bpfprof exited: $(cat "$WORK/view.err")"
-		sleep 0.05
-	done
-	URL=$(sed -n 's/^bpfprof: serving .* at \(http:[^ ]*\) until Ctrl-C$/\1/p' "$WORK/view.err")
+	wait_view_serving "$VIEW_PID"
 	LINK=$(head -n 1 "$WORK/view.out")
 	PORT=$(sed -n 's|^http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' <<<"$URL")
 	[[ $PORT =~ ^[0-9]+$ ]] || fail "bpfprof printed no http://127.0.0.1:PORT/... URL: $(cat "$WORK/view.err")"
