@@ -334,7 +334,7 @@ int file_server_start(struct file_server *s, const char *file, int fd, const cha
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
-	peer_limit_init(&s->peers, viewer);
+	peer_limit_init(&s->peers, viewer, NULL);
 	if (inet_pton(AF_INET6, address, &a6.sin6_addr) == 1) {
 		sa = (const struct sockaddr *)&a6;
 		flags |= MHD_USE_IPv6;

@@ -48,7 +48,7 @@ static const char args_doc[] =
 	"[record] -a | -p PID[,PID...] | -- COMMAND [ARGS...]\n"
 	"continuous [--interval TIME] [--out-dir DIR] [--keep N | --max-bytes "
 	"SIZE] -a | -p PID[,PID...]\n"
-	"view FILE [--port PORT] [--address ADDR] [--no-open]\n"
+	"view FILE [--port PORT] [--address ADDR] [--no-open] [--profiler-url URL]\n"
 	"report FILE [--pid PID] [--tid TID] [--rows N] [--off-cpu] [--json]";
 
 enum {

@@ -7,7 +7,9 @@
  * kernel knows its owner (sock_diag, as `ss -e` shows it): the viewer and
  * root are not limited, every other user is, to PEER_MAX_CONNECTIONS. A
  * client the kernel does not know (another machine, with --address) is
- * limited by its address.
+ * limited by its address. The uids /etc/subuid gives a user (65,536 each,
+ * for their user namespaces) count as that user's: else each would bring
+ * PEER_MAX_CONNECTIONS more.
  */
 #ifndef BPFPROF_CLI_PEER_LIMIT_H
 #define BPFPROF_CLI_PEER_LIMIT_H
@@ -20,10 +22,17 @@
 #define PEER_MAX_CONNECTIONS 16
 /* Connections counted at once, at most: the server's own limit (file_server.c). */
 #define PEER_SLOTS	     512
+/* /etc/subuid lines read, at most. */
+#define PEER_SUBUIDS	     256
 
 struct peer_limit {
 	int diag; /* NETLINK_SOCK_DIAG socket, -1 until the first connection */
 	uid_t viewer;
+	unsigned nr_subuids;
+	struct peer_subuid {
+		uid_t owner, first;
+		unsigned long count;
+	} subuids[PEER_SUBUIDS];
 	unsigned nr_slots;
 	struct peer_slot {
 		uint64_t key; /* owner's uid, or 1 << 32 | a hash of the address */
@@ -31,8 +40,8 @@ struct peer_limit {
 	} slots[PEER_SLOTS];
 };
 
-/* Not limited: root and `viewer`. */
-void peer_limit_init(struct peer_limit *pl, uid_t viewer);
+/* Not limited: root and `viewer`. Reads /etc/subuid (`subuid`; NULL: that one). */
+void peer_limit_init(struct peer_limit *pl, uid_t viewer, const char *subuid);
 void peer_limit_free(struct peer_limit *pl);
 
 /*
