@@ -242,7 +242,7 @@ static bool split_host(const char *h, char *out, size_t len)
  */
 static bool host_allowed(const struct file_server *s, const char *host)
 {
-	char name[256], self[256];
+	char name[256], self[256] = { 0 };
 	unsigned char bin[sizeof(struct in6_addr)];
 
 	if (!host || !split_host(host, name, sizeof(name)))
@@ -253,8 +253,8 @@ static bool host_allowed(const struct file_server *s, const char *host)
 		return false;
 	if (inet_pton(AF_INET, name, bin) == 1 || inet_pton(AF_INET6, name, bin) == 1)
 		return true;
-	return !gethostname(self, sizeof(self)) && (self[sizeof(self) - 1] = '\0', true) &&
-	       !strcasecmp(name, self);
+	/* gethostname may leave a name that fills the buffer unterminated. */
+	return !gethostname(self, sizeof(self) - 1) && !strcasecmp(name, self);
 }
 
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
