@@ -10,6 +10,9 @@
 #            must be in no /proc/PID/cmdline or environ the user can read.
 #            The browser gets a file:// page, 0600 in a 0700 directory of
 #            the admin's, that leads to the link; removed when view ends.
+#   browser  the same with headless Chromium as the browser and a front-end
+#            of our own (--profiler-url): the page leads it to the link,
+#            and the front-end's page fetches the profile through CORS.
 #   source   the user's binary (-g, #line) names as its source files a
 #            0600 file of root's, a 0644 file in root's 0700 directory, a
 #            symlink to that file and a path through a symlink to that
@@ -26,7 +29,7 @@
 require_root
 make_workdir
 
-MODE=${1:?usage: hostile_view.sh cmdline|source|cors|host|idle}
+MODE=${1:?usage: hostile_view.sh cmdline|browser|source|cors|host|idle}
 . "$(dirname "$0")/hostile_common.sh"
 make_hostile_user
 VIEW_PID=
@@ -83,14 +86,36 @@ small_profile() {
 	expect_success
 }
 
-case "$MODE" in
-cmdline)
+# make_admin: a second throw-away account, the admin who runs view (not
+# root: view opens no browser as root), its 0700 directory ADMIN_DIR with a
+# copy of a profile.
+make_admin() {
 	small_profile
 	ADMIN_NAME=bpfa$$
 	useradd --system --no-create-home --shell /usr/sbin/nologin "$ADMIN_NAME" ||
 		fail "cannot create the throw-away admin $ADMIN_NAME"
 	ADMIN_DIR=$(mktemp -d /var/tmp/bpfprof-admin.XXXXXX) || fail "mktemp -d failed"
 	cp "$WORK/p.json.gz" "$ADMIN_DIR/p.json.gz"
+}
+
+# start_admin_view [ARGS...]: the admin's `bpfprof view ARGS`, with a
+# display and $BROWSER the script $ADMIN_DIR/browser.
+start_admin_view() {
+	chmod 0755 "$ADMIN_DIR/browser"
+	chown -R "$ADMIN_NAME:" "$ADMIN_DIR"
+	chmod 0700 "$ADMIN_DIR"
+	log "throw-away admin $ADMIN_NAME runs bpfprof view with a display and \$BROWSER"
+	: >"$WORK/view.err"
+	setpriv --reuid "$ADMIN_NAME" --regid "$ADMIN_NAME" --clear-groups \
+		env -i PATH=/usr/bin:/bin HOME="$ADMIN_DIR" DISPLAY=:99 BROWSER="$ADMIN_DIR/browser" \
+		"$BPFPROF" view "$ADMIN_DIR/p.json.gz" "$@" >"$WORK/view.out" 2>"$WORK/view.err" &
+	VIEW_PID=$!
+	wait_serving
+}
+
+case "$MODE" in
+cmdline)
+	make_admin
 	# The browser: records its arguments and the page it was given, and stays, as a browser does.
 	cat >"$ADMIN_DIR/browser" <<EOF
 #!/bin/sh
@@ -100,16 +125,7 @@ cat "\$page" >"$ADMIN_DIR/browser.page" 2>&1
 stat -c '%a %U' "\$page" "\${page%/*}" >"$ADMIN_DIR/browser.stat" 2>&1
 sleep 120
 EOF
-	chmod 0755 "$ADMIN_DIR/browser"
-	chown -R "$ADMIN_NAME:" "$ADMIN_DIR"
-	chmod 0700 "$ADMIN_DIR"
-	log "throw-away admin $ADMIN_NAME runs bpfprof view with a display and \$BROWSER"
-	: >"$WORK/view.err"
-	setpriv --reuid "$ADMIN_NAME" --regid "$ADMIN_NAME" --clear-groups \
-		env -i PATH=/usr/bin:/bin HOME="$ADMIN_DIR" DISPLAY=:99 BROWSER="$ADMIN_DIR/browser" \
-		"$BPFPROF" view "$ADMIN_DIR/p.json.gz" >"$WORK/view.out" 2>"$WORK/view.err" &
-	VIEW_PID=$!
-	wait_serving
+	start_admin_view
 	for ((i = 0; i < 200; i++)); do
 		[ -s "$ADMIN_DIR/browser.stat" ] && break
 		sleep 0.05
@@ -135,6 +151,47 @@ EOF
 	stop_view
 	[ -e "${page#file://}" ] || [ -e "$(dirname "${page#file://}")" ] && fail "the page or its directory is left after view ended"
 	ok "the page and its directory are removed when view ends"
+	;;
+browser)
+	CHROMIUM=$(command -v chromium || command -v chromium-browser || true)
+	[ -n "$CHROMIUM" ] || fail "chromium is not installed (scripts/install-deps.sh --test installs it)"
+	make_admin
+	# A front-end of our own: its from-url page fetches the profile the path names.
+	start_background frontend "$NODE" -e 'const s = require("http").createServer((q, r) => {
+	r.writeHead(200, { "Content-Type": "text/html" });
+	r.end(`<!doctype html><html><body><pre id="out">pending</pre><script>
+const m = location.pathname.match(/^\\/from-url\\/([^/]+)\\//);
+fetch(decodeURIComponent(m[1])).then(async (r) => {
+	document.getElementById("out").textContent = "status " + r.status + " product " + JSON.parse(await r.text()).meta.product;
+}).catch((e) => { document.getElementById("out").textContent = "error " + e; });
+</script></body></html>`);
+}); s.listen(0, "127.0.0.1", () => console.log(s.address().port));'
+	for ((i = 0; i < 200; i++)); do
+		FRONT_PORT=$(head -n 1 "$WORK/frontend.out")
+		[[ $FRONT_PORT =~ ^[0-9]+$ ]] && break
+		sleep 0.05
+	done
+	[[ $FRONT_PORT =~ ^[0-9]+$ ]] || fail "the front-end printed no port: $(cat "$WORK/frontend.out")"
+	# The browser: headless Chromium, as the admin, on what view gives it.
+	cat >"$ADMIN_DIR/browser" <<EOF
+#!/bin/sh
+timeout 120 "$CHROMIUM" --headless=new --no-sandbox --disable-gpu --no-first-run \\
+	--user-data-dir="$ADMIN_DIR/chromium" --virtual-time-budget=20000 --dump-dom "\$1" \\
+	>"$ADMIN_DIR/dom.html" 2>/dev/null
+echo "\$1" >"$ADMIN_DIR/browser.done"
+sleep 120
+EOF
+	start_admin_view --profiler-url "http://127.0.0.1:$FRONT_PORT"
+	for ((i = 0; i < 1200; i++)); do
+		[ -s "$ADMIN_DIR/browser.done" ] && break
+		sleep 0.1
+	done
+	[ -s "$ADMIN_DIR/browser.done" ] || fail "the browser did not finish in 120 s"
+	got=$(sed -n 's/.*<pre id="out">\([^<]*\)<.*/\1/p' "$ADMIN_DIR/dom.html")
+	[ "$got" = "status 200 product bpfprof" ] ||
+		fail "Chromium, given $(cat "$ADMIN_DIR/browser.done"), ended at '$got', expected 'status 200 product bpfprof': $(head -c 300 "$ADMIN_DIR/dom.html")"
+	ok "Chromium, given $(cat "$ADMIN_DIR/browser.done"), followed the page to the front-end, which fetched the profile through CORS: $got"
+	stop_view
 	;;
 source)
 	SECRET_DIR=$(mktemp -d /var/tmp/bpfprof-secret.XXXXXX) || fail "mktemp -d failed"

@@ -209,7 +209,7 @@ endforeach()
 # A local user against bpfprof view (issue 27): the secret link in no command
 # line, no file served that another user could not read, CORS for the
 # front-end only, no other Host, 3,000 idle connections lock no one out.
-foreach(mode cmdline source cors host idle)
+foreach(mode cmdline browser source cors host idle)
   bpfprof_integration_test(hostile_view_${mode} 180 TRUE hostile_view.sh ${mode})
 endforeach()
 
