@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "peer_limit.h"
 
-#include <errno.h>
 #include <linux/inet_diag.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
@@ -149,6 +148,9 @@ static bool peer_uid(struct peer_limit *pl, const struct sockaddr_storage *local
 	memcpy(req.r.id.idiag_src, src, len);
 	memcpy(req.r.id.idiag_dst, dst, len);
 	req.r.id.idiag_cookie[0] = req.r.id.idiag_cookie[1] = INET_DIAG_NOCOOKIE;
+	/* A reply that came after its lookup gave up would be taken for this one's. */
+	while (recv(pl->diag, &ans, sizeof(ans), MSG_DONTWAIT) >= 0)
+		;
 	if (send(pl->diag, &req, sizeof(req), 0) != (ssize_t)sizeof(req))
 		return false;
 	n = recv(pl->diag, &ans, sizeof(ans), 0);
