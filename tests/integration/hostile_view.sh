@@ -12,7 +12,8 @@
 #            the admin's, that leads to the link; removed when view ends.
 #   browser  the same with headless Chromium as the browser and a front-end
 #            of our own (--profiler-url): the page leads it to the link,
-#            and the front-end's page fetches the profile through CORS.
+#            and the front-end's page fetches the profile and asks
+#            /source/v1 (a JSON POST, preflighted) through CORS.
 #   source   the user's binary (-g, #line) names as its source files a
 #            0600 file of root's, a 0644 file in root's 0700 directory, a
 #            symlink to that file and a path through a symlink to that
@@ -161,9 +162,17 @@ browser)
 	r.writeHead(200, { "Content-Type": "text/html" });
 	r.end(`<!doctype html><html><body><pre id="out">pending</pre><script>
 const m = location.pathname.match(/^\\/from-url\\/([^/]+)\\//);
-fetch(decodeURIComponent(m[1])).then(async (r) => {
-	document.getElementById("out").textContent = "status " + r.status + " product " + JSON.parse(await r.text()).meta.product;
-}).catch((e) => { document.getElementById("out").textContent = "error " + e; });
+const api = new URLSearchParams(location.search).get("symbolServer") + "/source/v1";
+(async () => {
+	const r = await fetch(decodeURIComponent(m[1]));
+	const product = JSON.parse(await r.text()).meta.product;
+	/* As the source view asks: a JSON POST, after a preflight. */
+	const a = await fetch(api, { method: "POST", headers: { "Content-Type": "application/json" },
+		body: JSON.stringify({ file: "/etc/hostname" }) });
+	const answer = await a.json();
+	document.getElementById("out").textContent = "status " + r.status + " product " + product +
+		", source/v1 " + a.status + " " + Object.keys(answer).join(",");
+})().catch((e) => { document.getElementById("out").textContent = "error " + e; });
 </script></body></html>`);
 }); s.listen(0, "127.0.0.1", () => console.log(s.address().port));'
 	for ((i = 0; i < 200; i++)); do
@@ -188,9 +197,9 @@ EOF
 	done
 	[ -s "$ADMIN_DIR/browser.done" ] || fail "the browser did not finish in 120 s"
 	got=$(sed -n 's/.*<pre id="out">\([^<]*\)<.*/\1/p' "$ADMIN_DIR/dom.html")
-	[ "$got" = "status 200 product bpfprof" ] ||
-		fail "Chromium, given $(cat "$ADMIN_DIR/browser.done"), ended at '$got', expected 'status 200 product bpfprof': $(head -c 300 "$ADMIN_DIR/dom.html")"
-	ok "Chromium, given $(cat "$ADMIN_DIR/browser.done"), followed the page to the front-end, which fetched the profile through CORS: $got"
+	[ "$got" = "status 200 product bpfprof, source/v1 200 error" ] ||
+		fail "Chromium, given $(cat "$ADMIN_DIR/browser.done"), ended at '$got', expected 'status 200 product bpfprof, source/v1 200 error': $(head -c 300 "$ADMIN_DIR/dom.html")"
+	ok "Chromium, given $(cat "$ADMIN_DIR/browser.done"), followed the page to the front-end, which fetched the profile and asked /source/v1 (preflight, POST) through CORS: $got"
 	stop_view
 	;;
 source)
