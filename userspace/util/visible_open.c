@@ -29,8 +29,10 @@ static bool visible(const struct stat *st, uid_t viewer)
 
 /*
  * `path` without ".", "..", or repeated slashes, into `out` as components
- * separated by '\0', ending with an empty one. Lexical ".." is the kernel's
- * ".." here because no component may be a symlink.
+ * separated by '\0', ending with an empty one. "a/link/.." is "a" here,
+ * not what the kernel would make of it: the path walked is the text's, and
+ * every component of it is checked, so no file is reached that the checks
+ * did not pass.
  */
 static int normalize(const char *path, char *out, size_t cap)
 {

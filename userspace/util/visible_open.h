@@ -23,7 +23,8 @@
  * beneath the previous one, never following a symlink (one anywhere on the
  * path: -ELOOP), so the checks are made on what is opened and no rename or
  * swap between them changes what is read. "." and ".." are resolved in the
- * text first (no symlink can make that differ from the kernel's answer).
+ * text first ("a/b/.." is "a", even where b is a symlink: what is walked is
+ * checked).
  * Regular files only (-EINVAL), opened without side effects (a FIFO or a
  * device is never opened for reading). An fd the caller closes, or -errno:
  * -EACCES when a component is not visible.
