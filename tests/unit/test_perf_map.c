@@ -637,6 +637,47 @@ out:
 	perf_map_set_limits(&old, NULL);
 }
 
+/*
+ * Anyone may write /tmp/perf-PID.map for a PID not theirs: as perf, a map is
+ * read only when one of the process's uids or root owns it.
+ */
+static void test_owner(void)
+{
+	char path[PATH_MAX], status[256];
+	struct perf_map *pm;
+
+	make_process(4747, 7, MNT_NS);
+	snprintf(path, sizeof(path), "%s/%d/status", proc_root, 4747);
+	snprintf(status, sizeof(status),
+		 "Name:\tjava\nUid:\t1000\t1000\t1000\t1000\nNSpid:\t4747\t7\n");
+	write_text(path, status, false);
+	inner_map_path(path, sizeof(path), 4747, 7);
+	write_text(path, "1000 10 from whoever\n", false);
+	CHECK_EQ_INT(chown(path, 4242, 4242), 0);
+	errno = 0;
+	pm = open_map(4747);
+	CHECK(pm == NULL);
+	CHECK_EQ_INT(errno, EPERM);
+	/* Its effective uid: its own. */
+	snprintf(path, sizeof(path), "%s/%d/status", proc_root, 4747);
+	snprintf(status, sizeof(status),
+		 "Name:\tjava\nUid:\t1000\t4242\t1000\t4242\nNSpid:\t4747\t7\n");
+	write_text(path, status, false);
+	pm = open_map(4747);
+	CHECK(pm != NULL);
+	if (pm)
+		CHECK_EQ_STR(perf_map_lookup(pm, 0x1000, NULL), "from whoever");
+	perf_map_free(pm);
+	/* Root's. */
+	inner_map_path(path, sizeof(path), 4747, 7);
+	CHECK_EQ_INT(chown(path, 0, 0), 0);
+	snprintf(status, sizeof(status), "%s/%d/status", proc_root, 4747);
+	write_text(status, "Name:\tjava\nUid:\t1000\t1000\t1000\t1000\nNSpid:\t4747\t7\n", false);
+	pm = open_map(4747);
+	CHECK(pm != NULL);
+	perf_map_free(pm);
+}
+
 /* The real /proc: this process's own map in /tmp, through the public entry point. */
 static void test_real_proc(void)
 {
@@ -675,6 +716,8 @@ int main(void)
 	RUN(test_missing_map);
 	RUN(test_host_fallback);
 	RUN(test_limits);
+	if (geteuid() == 0)
+		RUN(test_owner);
 	RUN(test_real_proc);
 	teardown();
 	return test_summary();

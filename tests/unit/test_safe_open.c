@@ -12,6 +12,8 @@
 #include "test.h"
 
 #include <errno.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -192,6 +194,54 @@ static void test_open_regular(void)
 	CHECK_EQ_INT(open_regular_in_root(proc_root, 999999, "/etc/own.map", 0), -ENOENT);
 }
 
+/* One name in a directory, on its mount only: what perf maps are opened with. */
+static void test_beneath(void)
+{
+	int rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC), dir, etc;
+	char p[3 * PATH_MAX], q[3 * PATH_MAX];
+
+	CHECK(rootfd >= 0);
+	/* The directory is resolved in the root, its links included. */
+	dir = open_dir_at_root(rootfd, "/tmp");
+	CHECK(dir >= 0);
+	CHECK_EQ_STR(read_result(open_regular_beneath(dir, "inside.map", 0)), "inside its root");
+	close(dir);
+	CHECK_EQ_INT(open_dir_at_root(rootfd, "/etc/own.map"), -ENOTDIR);
+	etc = open_dir_at_root(rootfd, "/etc");
+	CHECK(etc >= 0);
+	CHECK_EQ_STR(read_result(open_regular_beneath(etc, "own.map", 0)), "its own");
+	CHECK_EQ_INT(open_regular_beneath(etc, "../etc/own.map", 0), -EINVAL);
+	CHECK_EQ_INT(open_regular_beneath(etc, "..", 0), -EINVAL);
+	CHECK_EQ_INT(open_regular_beneath(rootfd, "abs.map", 0), -ELOOP);
+	alarm(20);
+	CHECK_EQ_INT(open_regular_beneath(rootfd, "fifo", 0), -EINVAL);
+	alarm(0);
+	/*
+	 * A file bind-mounted over the name, as any user may in a mount
+	 * namespace of their own: refused. (Root only: in a namespace of ours.)
+	 */
+	if (geteuid() == 0 && !unshare(CLONE_NEWNS) &&
+	    !mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL)) {
+		snprintf(p, sizeof(p), "%s/secret.map", outside);
+		snprintf(q, sizeof(q), "%s/etc/own.map", root);
+		CHECK_EQ_INT(mount(p, q, NULL, MS_BIND, NULL), 0);
+		/* Opened before, `etc` is on the mount namespace we left, which has no such mount.
+		 */
+		close(etc);
+		snprintf(q, sizeof(q), "%s/etc", root);
+		etc = open(q, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		CHECK_EQ_INT(open_regular_beneath(etc, "own.map", 0), -EXDEV);
+		snprintf(q, sizeof(q), "%s/etc/own.map", root);
+		CHECK_EQ_STR(read_result(open_regular(q, 0)), "root only");
+		CHECK_EQ_INT(umount(q), 0);
+		CHECK_EQ_STR(read_result(open_regular_beneath(etc, "own.map", 0)), "its own");
+	} else {
+		fprintf(stderr, "not root, or no mount namespace: the bind mount is not tried\n");
+	}
+	close(etc);
+	close(rootfd);
+}
+
 int main(void)
 {
 	char cmd[PATH_MAX + 16];
@@ -200,6 +250,7 @@ int main(void)
 	setup();
 	RUN(test_in_root);
 	RUN(test_open_regular);
+	RUN(test_beneath);
 	rc = test_summary();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
 	if (system(cmd))

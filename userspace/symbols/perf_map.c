@@ -485,27 +485,47 @@ const char *perf_map_lookup(struct perf_map *pm, uint64_t addr, uint64_t *start_
 
 /* ---- opening ---------------------------------------------------------------- */
 
+/* What a map's owner is checked against: the uids of the process, as we (the host) see them. */
+struct proc_ids {
+	pid_t nspid;
+	uid_t uids[4]; /* real, effective, saved, filesystem */
+	int nuids;
+};
+
 /*
- * The pid of `pid` inside its own pid namespace: the last field of the
- * "NSpid:" line of its status; the pid itself on kernels without that line.
+ * From PROC/PID/status: the pid of `pid` inside its own pid namespace (the
+ * last field of "NSpid:"; the pid itself on kernels without that line), and
+ * its uids ("Uid:").
  */
-static int namespace_pid(const char *proc_root, pid_t pid, pid_t *out)
+static int read_status(const char *proc_root, pid_t pid, struct proc_ids *out)
 {
 	char path[PATH_MAX], *line = NULL;
 	size_t cap = 0;
 	int err = 0;
 	FILE *f;
 
-	*out = pid;
+	out->nspid = pid;
+	out->nuids = 0;
 	if (snprintf(path, sizeof(path), "%s/%d/status", proc_root, (int)pid) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	f = fopen(path, "re");
 	if (!f)
 		return errno == ESRCH ? -ENOENT : -errno;
-	while (getline(&line, &cap, f) >= 0) {
+	while (!err && getline(&line, &cap, f) >= 0) {
 		char *last = NULL, *tok, *save, *end;
 		long v;
 
+		if (!strncmp(line, "Uid:", 4)) {
+			for (tok = strtok_r(line + 4, " \t\n", &save); tok && out->nuids < 4;
+			     tok = strtok_r(NULL, " \t\n", &save)) {
+				errno = 0;
+				v = strtol(tok, &end, 10);
+				if (*end || errno || v < 0 || (unsigned long)v > UINT32_MAX)
+					break;
+				out->uids[out->nuids++] = (uid_t)v;
+			}
+			continue;
+		}
 		if (strncmp(line, "NSpid:", 6))
 			continue;
 		for (tok = strtok_r(line + 6, " \t\n", &save); tok;
@@ -516,8 +536,7 @@ static int namespace_pid(const char *proc_root, pid_t pid, pid_t *out)
 		if (!last || *end || errno || v <= 0 || v > INT_MAX)
 			err = -EINVAL;
 		else
-			*out = (pid_t)v;
-		break;
+			out->nspid = (pid_t)v;
 	}
 	free(line);
 	fclose(f);
@@ -538,13 +557,55 @@ static bool same_mount_ns(const char *proc_root, pid_t pid)
 	return a > 0 && a < (ssize_t)sizeof(theirs) && a == b && !memcmp(theirs, ours, a);
 }
 
+/*
+ * Whose map `fd` may be: as perf, only one its process could have written
+ * (owned by one of its uids) or root's. Anyone may create /tmp/perf-PID.map
+ * for a PID not theirs, and the profile would show their names for that
+ * process's code. -EPERM when it is neither.
+ */
+static int check_owner(int fd, const struct proc_ids *ids)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (st.st_uid == 0)
+		return 0;
+	for (int i = 0; i < ids->nuids; i++)
+		if (st.st_uid == ids->uids[i])
+			return 0;
+	return -EPERM;
+}
+
+/*
+ * `name` in the directory `dir_path` of `root`: the directory resolved as
+ * the process resolves it (its /tmp may be a mount of its own, or a
+ * symlink in a root its owner built), the map itself only in that
+ * directory, on its mount: a file bind-mounted over the map's name in the
+ * owner's own mount namespace (a root-only file the owner may name but not
+ * read) is refused.
+ */
+static int open_map_file(int root, const char *dir_path, const char *name)
+{
+	/* Our own root (-1): the directory as we see it. */
+	int dir = root >= 0 ? open_dir_at_root(root, dir_path)
+			    : open(dir_path, O_PATH | O_DIRECTORY | O_CLOEXEC),
+	    fd;
+
+	if (dir < 0)
+		return root >= 0 ? dir : -errno;
+	fd = open_regular_beneath(dir, name, 0);
+	close(dir);
+	return fd;
+}
+
 struct perf_map *perf_map_open_at(const char *proc_root, const char *host_tmp, pid_t pid)
 {
-	char path[PATH_MAX];
-	pid_t nspid;
-	int fd, err;
+	struct proc_ids ids;
+	char name[64];
+	int root, fd, err;
 
-	err = namespace_pid(proc_root, pid, &nspid);
+	err = read_status(proc_root, pid, &ids);
 	if (err)
 		goto fail;
 	/*
@@ -554,24 +615,31 @@ struct perf_map *perf_map_open_at(const char *proc_root, const char *host_tmp, p
 	 * The path is resolved inside the process's root, as the process sees
 	 * it: its owner may have made /tmp there a symlink to any host path.
 	 */
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)nspid);
-	fd = open_regular_in_root(proc_root, pid, path, O_NOFOLLOW);
+	snprintf(name, sizeof(name), "perf-%d.map", (int)ids.nspid);
+	root = open_proc_root(proc_root, pid);
+	fd = root;
+	if (root >= 0) {
+		fd = open_map_file(root, "/tmp", name);
+		close(root);
+	}
 	/*
 	 * PROC/PID/root can be out of reach (the process is exiting, or it
 	 * is not ours to ptrace). Our own /tmp is the process's /tmp only when
 	 * we share its mount namespace; a container's host-side namesake is a
 	 * different process's map.
 	 */
-	if (fd < 0 && same_mount_ns(proc_root, pid)) {
-		if (snprintf(path, sizeof(path), "%s/perf-%d.map", host_tmp, (int)pid) >=
-		    (int)sizeof(path)) {
-			err = -ENAMETOOLONG;
-			goto fail;
-		}
-		fd = open_regular(path, O_NOFOLLOW);
+	if ((fd == -ENOENT || fd == -EACCES || fd == -EPERM || fd == -ESRCH) &&
+	    same_mount_ns(proc_root, pid)) {
+		snprintf(name, sizeof(name), "perf-%d.map", (int)pid);
+		fd = open_map_file(-1, host_tmp, name);
 	}
 	if (fd < 0) {
 		err = fd;
+		goto fail;
+	}
+	err = check_owner(fd, &ids);
+	if (err) {
+		close(fd);
 		goto fail;
 	}
 	return perf_map_open_fd(fd);

@@ -72,7 +72,11 @@ static int prepend_target(char *rest, size_t cap, const char *target)
 	return 0;
 }
 
-int open_regular_in_root_walk(int root, const char *path, int extra)
+/*
+ * The walk of open_regular_in_root_walk(); with `want_dir`, the last
+ * component must be a directory, returned as an O_PATH fd.
+ */
+static int walk_in_root(int root, const char *path, int extra, bool want_dir)
 {
 	char rest[PATH_MAX + 1], target[PATH_MAX + 1];
 	struct walk w = { .depth = 0 };
@@ -111,7 +115,7 @@ int open_regular_in_root_walk(int root, const char *path, int extra)
 			walk_pop_to(&w, w.depth > 0 ? w.depth - 1 : 0);
 			continue;
 		}
-		if (last) {
+		if (last && !want_dir) {
 			fd = openat(w.fds[w.depth], comp,
 				    O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
 			if (fd >= 0 || errno != ELOOP || (extra & O_NOFOLLOW)) {
@@ -125,6 +129,10 @@ int open_regular_in_root_walk(int root, const char *path, int extra)
 			err = -errno;
 			if (sub >= 0)
 				close(sub);
+			break;
+		}
+		if (S_ISDIR(st.st_mode) && last && want_dir) {
+			fd = sub;
 			break;
 		}
 		if (S_ISDIR(st.st_mode) && !last) {
@@ -166,13 +174,18 @@ int open_regular_in_root_walk(int root, const char *path, int extra)
 			close(fd);
 		return err;
 	}
-	return keep_if_regular(fd);
+	return want_dir ? fd : keep_if_regular(fd);
 }
 
-int open_regular_in_root(const char *proc_root, pid_t pid, const char *path, int extra)
+int open_regular_in_root_walk(int root, const char *path, int extra)
+{
+	return walk_in_root(root, path, extra, false);
+}
+
+int open_proc_root(const char *proc_root, pid_t pid)
 {
 	char root_path[PATH_MAX];
-	int root, fd = -1, err = -ENOSYS;
+	int root;
 
 	if (snprintf(root_path, sizeof(root_path), "%s/%d/root", proc_root, (int)pid) >=
 	    (int)sizeof(root_path))
@@ -181,32 +194,118 @@ int open_regular_in_root(const char *proc_root, pid_t pid, const char *path, int
 	root = open(root_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
 		return errno == ESRCH ? -ENOENT : -errno;
-#ifdef SYS_openat2
-	{
-		struct open_how how = {
-			.flags = (unsigned long long)(O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
-						      extra),
-			.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-		};
+	return root;
+}
 
-		/* Absolute paths are taken relative to `root` under RESOLVE_IN_ROOT. */
-		for (int i = 0; i < OPENAT2_RETRIES; i++) {
-			fd = (int)syscall(SYS_openat2, root, path, &how, sizeof(how));
-			if (fd >= 0 || errno != EAGAIN)
-				break;
-		}
-		err = fd < 0 ? -errno : 0;
+/* openat2(), or -ENOSYS where the kernel or a seccomp filter lacks it. */
+static int try_openat2(int dir, const char *path, unsigned long long flags,
+		       unsigned long long resolve)
+{
+#ifdef SYS_openat2
+	struct open_how how = { .flags = flags, .resolve = resolve };
+	int fd = -1;
+
+	for (int i = 0; i < OPENAT2_RETRIES; i++) {
+		fd = (int)syscall(SYS_openat2, dir, path, &how, sizeof(how));
+		if (fd >= 0 || errno != EAGAIN)
+			break;
 	}
-#endif
+	if (fd >= 0)
+		return fd;
 	/*
-	 * No openat2: before 5.6, or filtered (systemd's RestrictSUIDSGID=
-	 * makes it ENOSYS, since it cannot see its flags). The same walk, a
-	 * component at a time.
+	 * Filtered: systemd's RestrictSUIDSGID= makes it ENOSYS or EPERM,
+	 * since it cannot see its flags.
 	 */
-	if (err == -ENOSYS || err == -EPERM)
-		fd = open_regular_in_root_walk(root, path, extra);
-	else
-		fd = err ? err : keep_if_regular(fd);
+	return errno == EPERM ? -ENOSYS : -errno;
+#else
+	(void)dir;
+	(void)path;
+	(void)flags;
+	(void)resolve;
+	return -ENOSYS;
+#endif
+}
+
+/* Absolute paths are taken relative to `root` under RESOLVE_IN_ROOT. */
+#define IN_ROOT (RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS)
+
+int open_regular_at_root(int root, const char *path, int extra)
+{
+	int fd = try_openat2(
+		root, path,
+		(unsigned long long)(O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | extra),
+		IN_ROOT);
+
+	/* No openat2 (before 5.6, or filtered): the same walk, a component at a time. */
+	if (fd == -ENOSYS)
+		return walk_in_root(root, path, extra, false);
+	return fd < 0 ? fd : keep_if_regular(fd);
+}
+
+int open_dir_at_root(int root, const char *path)
+{
+	int fd = try_openat2(root, path, O_PATH | O_DIRECTORY | O_CLOEXEC, IN_ROOT);
+
+	if (fd == -ENOSYS)
+		return walk_in_root(root, path, 0, true);
+	return fd;
+}
+
+int open_regular_in_root(const char *proc_root, pid_t pid, const char *path, int extra)
+{
+	int root = open_proc_root(proc_root, pid), fd;
+
+	if (root < 0)
+		return root;
+	fd = open_regular_at_root(root, path, extra);
 	close(root);
 	return fd;
+}
+
+/* The mount `fd` is on: statx's mount id, or -1 where the kernel (before 5.8) has none. */
+static long long mount_id(int fd)
+{
+	struct statx stx;
+
+	if (statx(fd, "", AT_EMPTY_PATH | AT_STATX_DONT_SYNC, STATX_MNT_ID, &stx) ||
+	    !(stx.stx_mask & STATX_MNT_ID))
+		return -1;
+	return (long long)stx.stx_mnt_id;
+}
+
+/* Is `fd` on the filesystem and mount of `dir`? A bind mount over a name is not. */
+static bool same_mount(int dir, int fd)
+{
+	struct stat a, b;
+
+	if (fstat(dir, &a) || fstat(fd, &b) || a.st_dev != b.st_dev)
+		return false;
+	return mount_id(dir) == mount_id(fd);
+}
+
+int open_regular_beneath(int dir, const char *name, int extra)
+{
+	int fd;
+
+	if (!name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	fd = try_openat2(dir, name,
+			 (unsigned long long)(O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
+					      O_NOFOLLOW | extra),
+			 RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS |
+				 RESOLVE_NO_MAGICLINKS);
+	if (fd == -ENOSYS) {
+		fd = openat(dir, name,
+			    O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW | extra);
+		if (fd < 0)
+			return -errno;
+	}
+	if (fd < 0)
+		return fd;
+	/* openat2 refused crossings already; the walk's openat did not. */
+	if (!same_mount(dir, fd)) {
+		close(fd);
+		return -EXDEV;
+	}
+	return keep_if_regular(fd);
 }

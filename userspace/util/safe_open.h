@@ -33,6 +33,26 @@ int open_regular(const char *path, int extra);
  */
 int open_regular_in_root(const char *proc_root, pid_t pid, const char *path, int extra);
 
+/* PROC/PID/root as an O_PATH directory fd, or -errno (-ENOENT: no such process). */
+int open_proc_root(const char *proc_root, pid_t pid);
+
+/* open_regular_in_root() from a root already open (open_proc_root(), or any directory). */
+int open_regular_at_root(int root, const char *path, int extra);
+
+/* The directory `path` inside `root`, by the same rules, as an O_PATH fd; or -errno. */
+int open_dir_at_root(int root, const char *path);
+
+/*
+ * The regular file `name` (one component) in the directory `dir`, only if
+ * it is on the same mount: no symlink, no "..", and no mount crossed, so
+ * that a file bind-mounted over the name (any user may, in a mount
+ * namespace of their own) is refused (-EXDEV) rather than read as root.
+ * openat2 RESOLVE_BENEATH | RESOLVE_NO_XDEV where the kernel has it; the
+ * mount is compared again afterwards (statx's mount id, st_dev), which is
+ * what a kernel without openat2 relies on. Otherwise as open_regular().
+ */
+int open_regular_beneath(int dir, const char *name, int extra);
+
 /*
  * That walk, from the directory `root`: each component opened with
  * O_NOFOLLOW beneath the previous, ".." never above `root`, each symlink's
