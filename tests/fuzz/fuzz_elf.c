@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 		if (elf) {
 			int dfd = debug_file_find(elf, "/nonexistent/bin/app",
-						  "/nonexistent-debug-root", NULL, 0);
+						  "/nonexistent-debug-root", NULL, NULL, 0);
 
 			if (dfd >= 0)
 				close(dfd);

@@ -57,3 +57,10 @@ target_compile_definitions(test_elf_symbols PRIVATE
   SYMFIX_PLT="$<TARGET_FILE:symfix_plt>" SYMFIX_PLT_IBT="$<TARGET_FILE:symfix_plt_ibt>"
   OBJDUMP_PATH="${CMAKE_OBJDUMP}")
 add_dependencies(test_elf_symbols symfix_plt symfix_plt_ibt)
+
+# Separate debug files against what a binary's owner controls (issue 27):
+# size caps, owners, CRCs within a budget and cached, the process's root.
+bpfprof_unit_test(test_debug_file ${SYMBOLS_TEST_DIR}/test_debug_file.c)
+target_compile_definitions(test_debug_file PRIVATE ${SYMFIX_DEFINITIONS}
+  OBJCOPY_PATH="${CMAKE_OBJCOPY}")
+add_dependencies(test_debug_file symfix_main)

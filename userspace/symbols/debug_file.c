@@ -6,18 +6,22 @@
  * otherwise name every address wrongly, which is worse than no names.
  */
 #include "debug_file.h"
+#include "../util/clock.h"
+#include "../util/file_id.h"
 #include "../util/hex.h"
+#include "../util/log.h"
 #include "../util/safe_open.h"
 
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -58,6 +62,62 @@ static bool fd_has_build_id(int fd, const unsigned char *id, int len)
 	return same;
 }
 
+bool debug_file_has_build_id(int fd, const char *hex)
+{
+	unsigned char id[BUILD_ID_BYTES_MAX];
+	int len = build_id_bytes(hex, id);
+
+	if (len < 0 || elf_version(EV_CURRENT) == EV_NONE)
+		return false;
+	return fd_has_build_id(fd, id, len);
+}
+
+uint64_t debug_file_max_bytes(uint64_t binary_bytes)
+{
+	uint64_t cap = binary_bytes > DEBUG_FILE_MAX_BYTES / DEBUG_FILE_RATIO
+			       ? DEBUG_FILE_MAX_BYTES
+			       : binary_bytes * DEBUG_FILE_RATIO;
+
+	return cap < DEBUG_FILE_MIN_CAP ? DEBUG_FILE_MIN_CAP : cap;
+}
+
+int debug_file_check(int fd, const struct debug_file_rules *r)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if ((uint64_t)st.st_size > debug_file_max_bytes(r ? r->binary_bytes : UINT64_MAX))
+		return -EFBIG;
+	/* Root's files, ours, or those of whoever could have built the binary. */
+	if (st.st_uid != 0 && st.st_uid != geteuid() && (!r || st.st_uid != r->binary_uid))
+		return -EPERM;
+	return 0;
+}
+
+/* Open `path` inside the root of `r` (or ours), if debug_file_check() allows it. */
+static int open_candidate(const char *path, const struct debug_file_rules *r)
+{
+	/* In directories their owners may fill with FIFOs and symlinks. */
+	int fd = r && r->root >= 0 ? open_regular_at_root(r->root, path, 0) : open_regular(path, 0);
+	int err;
+
+	if (fd < 0)
+		return fd;
+	err = debug_file_check(fd, r);
+	if (err) {
+		log_debug("debug file candidate %s refused: %s", path,
+			  err == -EFBIG	  ? "larger than its binary's debug file can be"
+			  : err == -EPERM ? "owned by neither root nor the binary's owner"
+					  : strerror(-err));
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
 int debug_file_open_build_id(const char *debug_root, const char *build_id)
 {
 	unsigned char id[BUILD_ID_BYTES_MAX];
@@ -72,7 +132,7 @@ int debug_file_open_build_id(const char *debug_root, const char *build_id)
 	if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", debug_root, build_id,
 		     build_id + 2) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	fd = open_regular(path, 0);
+	fd = open_candidate(path, NULL);
 	if (fd < 0)
 		return fd;
 	if (!fd_has_build_id(fd, id, len)) {
@@ -82,46 +142,121 @@ int debug_file_open_build_id(const char *debug_root, const char *build_id)
 	return fd;
 }
 
-/* The CRC-32 of a whole file, as .gnu_debuglink records it (zlib's polynomial). */
-static int file_crc32(int fd, uint32_t *crc)
+void debug_crc_cache_init(struct debug_crc_cache *c)
 {
-	const size_t chunk = 1u << 30; /* crc32() takes a uInt length */
-	struct stat st;
-	unsigned char *map;
+	*c = (struct debug_crc_cache){ .file_ns = DEBUG_CRC_FILE_NS,
+				       .left_ns = DEBUG_CRC_TOTAL_NS };
+}
+
+void debug_crc_cache_free(struct debug_crc_cache *c)
+{
+	hmap_free(&c->crcs);
+	hmap_free(&c->failed);
+}
+
+/* Bytes read at a time: the file is streamed, never mapped whole. */
+#define CRC_CHUNK (1u << 20)
+
+/*
+ * The CRC-32 of the whole file at `fd` (size `size`), as .gnu_debuglink
+ * records it (zlib's polynomial), read by the chunk until `budget_ns` is
+ * spent (-ETIME); the time taken in *spent_ns.
+ */
+static int stream_crc32(int fd, uint64_t size, uint64_t budget_ns, uint32_t *crc,
+			uint64_t *spent_ns)
+{
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC), now = t0;
+	unsigned char *buf = malloc(CRC_CHUNK);
 	uLong c = crc32(0L, Z_NULL, 0);
+	uint64_t off = 0;
+	int err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	while (off < size) {
+		ssize_t n = pread(fd, buf, CRC_CHUNK, (off_t)off);
+
+		if (n <= 0) {
+			/* Shorter than it said: not the file its fstat described. */
+			err = n < 0 ? -errno : -ESTALE;
+			break;
+		}
+		c = crc32(c, buf, (uInt)n);
+		off += (uint64_t)n;
+		now = clock_ns(CLOCK_MONOTONIC);
+		if (now - t0 >= budget_ns && off < size) {
+			err = -ETIME;
+			break;
+		}
+	}
+	free(buf);
+	*spent_ns = now - t0;
+	*crc = (uint32_t)c;
+	return err;
+}
+
+/* The CRC of `fd`: from the cache when this file (unchanged) was read before. */
+static int file_crc32(int fd, struct debug_crc_cache *cache, uint32_t *crc)
+{
+	struct debug_crc_cache local;
+	struct file_id id;
+	struct hmap_key key;
+	struct stat st;
+	uint64_t spent = 0, budget;
+	int err;
 
 	if (fstat(fd, &st))
 		return -errno;
-	if (!S_ISREG(st.st_mode))
-		return -EINVAL;
-	if (st.st_size == 0) {
-		*crc = (uint32_t)c;
+	id = file_id_of(&st);
+	key = file_id_key(&id);
+	if (!cache) {
+		debug_crc_cache_init(&local);
+		cache = &local;
+	}
+	if (hmap_get(&cache->crcs, key, crc))
 		return 0;
+	if (hmap_get(&cache->failed, key, NULL))
+		return -ETIME;
+	if (!cache->left_ns) {
+		if (!cache->spent_reported)
+			log_warn("the %.0f s allowed for checking debug files by CRC is spent; "
+				 "binaries whose debug file is found only by its debug link keep "
+				 "unnamed functions (install debug files by build-id)",
+				 (double)DEBUG_CRC_TOTAL_NS / 1e9);
+		cache->spent_reported = true;
+		return -ETIME;
 	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	if (map == MAP_FAILED)
-		return -errno;
-	for (size_t off = 0; off < (size_t)st.st_size; off += chunk) {
-		size_t n = (size_t)st.st_size - off;
-
-		c = crc32(c, map + off, (uInt)(n < chunk ? n : chunk));
+	budget = cache->file_ns < cache->left_ns ? cache->file_ns : cache->left_ns;
+	err = stream_crc32(fd, (uint64_t)st.st_size, budget, crc, &spent);
+	cache->computed++;
+	cache->left_ns -= spent < cache->left_ns ? spent : cache->left_ns;
+	if (err == -ETIME)
+		log_debug("CRC of a %" PRIu64 " byte debug file candidate not done in %.1f s: "
+			  "not used",
+			  (uint64_t)st.st_size, (double)budget / 1e9);
+	if (cache->crcs.len + cache->failed.len >= DEBUG_CRC_CACHE_MAX) {
+		hmap_free(&cache->crcs);
+		hmap_free(&cache->failed);
 	}
-	munmap(map, (size_t)st.st_size);
-	*crc = (uint32_t)c;
-	return 0;
+	if (err == -ETIME || err == -ESTALE)
+		(void)hmap_put(&cache->failed, key, 0);
+	else if (!err)
+		(void)hmap_put(&cache->crcs, key, *crc);
+	if (cache == &local)
+		debug_crc_cache_free(&local);
+	return err;
 }
 
 /* Open `path` if its CRC is `crc`: an fd, or a negative errno. */
-static int open_with_crc(const char *path, uint32_t crc)
+static int open_with_crc(const char *path, uint32_t crc, const struct debug_file_rules *r)
 {
 	uint32_t got = 0;
-	/* In the binary's directory, which its owner may fill with FIFOs. */
-	int fd = open_regular(path, 0);
+	int fd = open_candidate(path, r);
 	int err;
 
 	if (fd < 0)
 		return fd;
-	err = file_crc32(fd, &got);
+	err = file_crc32(fd, r ? r->crcs : NULL, &got);
 	if (!err && got != crc)
 		err = -ESTALE;
 	if (err) {
@@ -137,10 +272,11 @@ static void copy_found(char *found, size_t size, const char *path)
 		snprintf(found, size, "%s", path);
 }
 
-static int find_by_build_id(Elf *elf, const char *debug_root, char *found, size_t found_size)
+static int find_by_build_id(Elf *elf, const char *debug_root, const struct debug_file_rules *r,
+			    char *found, size_t found_size)
 {
 	static const char hex[] = "0123456789abcdef";
-	char id[BUILD_ID_BYTES_MAX * 2 + 1];
+	char id[BUILD_ID_BYTES_MAX * 2 + 1], path[PATH_MAX];
 	const unsigned char *bytes = NULL;
 	ssize_t n = dwelf_elf_gnu_build_id(elf, (const void **)&bytes);
 	int fd;
@@ -152,18 +288,22 @@ static int find_by_build_id(Elf *elf, const char *debug_root, char *found, size_
 		id[2 * i + 1] = hex[bytes[i] & 15];
 	}
 	id[2 * n] = '\0';
-	fd = debug_file_open_build_id(debug_root, id);
-	if (fd >= 0 && found) {
-		char path[PATH_MAX];
-
-		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", debug_root, id, id + 2);
-		copy_found(found, found_size, path);
+	if (snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", debug_root, id, id + 2) >=
+	    (int)sizeof(path))
+		return -ENAMETOOLONG;
+	fd = open_candidate(path, r);
+	if (fd < 0)
+		return fd;
+	if (!fd_has_build_id(fd, bytes, (int)n)) {
+		close(fd);
+		return -ESTALE;
 	}
+	copy_found(found, found_size, path);
 	return fd;
 }
 
-static int find_by_debuglink(Elf *elf, const char *path, const char *debug_root, char *found,
-			     size_t found_size)
+static int find_by_debuglink(Elf *elf, const char *path, const char *debug_root,
+			     const struct debug_file_rules *r, char *found, size_t found_size)
 {
 	GElf_Word crc = 0;
 	const char *name = dwelf_elf_gnu_debuglink(elf, &crc);
@@ -190,7 +330,7 @@ static int find_by_debuglink(Elf *elf, const char *path, const char *debug_root,
 		/* Never the binary itself: reading it for a CRC that cannot match is waste. */
 		if (n < 0 || n >= (int)sizeof(candidate) || !strcmp(candidate, path))
 			continue;
-		fd = open_with_crc(candidate, (uint32_t)crc);
+		fd = open_with_crc(candidate, (uint32_t)crc, r);
 		if (fd >= 0) {
 			copy_found(found, found_size, candidate);
 			return fd;
@@ -199,8 +339,8 @@ static int find_by_debuglink(Elf *elf, const char *path, const char *debug_root,
 	return -ENOENT;
 }
 
-int debug_file_find(Elf *elf, const char *path, const char *debug_root, char *found,
-		    size_t found_size)
+int debug_file_find(Elf *elf, const char *path, const char *debug_root,
+		    const struct debug_file_rules *r, char *found, size_t found_size)
 {
 	int fd;
 
@@ -208,8 +348,8 @@ int debug_file_find(Elf *elf, const char *path, const char *debug_root, char *fo
 		return -ENOEXEC;
 	if (!debug_root)
 		debug_root = DEBUG_ROOT_DEFAULT;
-	fd = find_by_build_id(elf, debug_root, found, found_size);
+	fd = find_by_build_id(elf, debug_root, r, found, found_size);
 	if (fd >= 0)
 		return fd;
-	return find_by_debuglink(elf, path, debug_root, found, found_size);
+	return find_by_debuglink(elf, path, debug_root, r, found, found_size);
 }

@@ -21,7 +21,7 @@
  *
  * Names, source lines and inlined calls come from DWARF when the file or
  * its separate debug file (debug_file.h) has it; the symbol table names
- * what DWARF does not cover.
+ * what DWARF does not cover. Loading them is symbolizer_load.c.
  *
  * A continuous profile runs for days while processes come and go, so
  * objects are not kept forever: the caller marks those still in use and
@@ -39,7 +39,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <elfutils/libdwelf.h>
 #include <libelf.h>
 #include <limits.h>
 #include <stdio.h>
@@ -60,7 +59,6 @@
 #include "elf_symtab.h"
 #include "frame_objects.h"
 #include "kallsyms.h"
-#include "minidebuginfo.h"
 #include "vdso.h"
 
 /* Intern `str` in `t`; the stable copy, or NULL when out of memory. */
@@ -108,6 +106,7 @@ static struct object *object_new(enum object_kind kind, const char *path)
 	o->info.path = o->path;
 	o->info.name = slash && slash[1] ? slash + 1 : o->path;
 	o->fd = -1;
+	o->debug_fd = -1;
 	/* Born kept: a sweep frees only what a retain_begin unmarked and nobody marked since. */
 	o->marked = true;
 	/* Only files and the vDSO have symbol tables to load, and only files DWARF. */
@@ -122,6 +121,8 @@ static void object_free(struct object *o)
 		return;
 	if (o->fd >= 0)
 		close(o->fd);
+	if (o->debug_fd >= 0)
+		close(o->debug_fd);
 	dwarf_info_free(o->dwarf);
 	if (o->go) {
 		go_pclntab_close(o->go);
@@ -136,9 +137,14 @@ static void object_free(struct object *o)
 	free(o);
 }
 
-/* Close the kept file of `o`: its contents are read, or it will never be. */
-static void release_file(struct symbolizer *s, struct object *o)
+/* Close the kept files of `o`: their contents are read, or they will never be. */
+void sym_release_file(struct symbolizer *s, struct object *o)
 {
+	if (o->debug_fd >= 0) {
+		close(o->debug_fd);
+		o->debug_fd = -1;
+		s->kept_files--;
+	}
 	if (o->fd < 0)
 		return;
 	close(o->fd);
@@ -174,7 +180,7 @@ static void remove_object(struct symbolizer *s, uint32_t id)
 {
 	struct object *o = s->objects.data[id];
 
-	release_file(s, o);
+	sym_release_file(s, o);
 	object_free(o);
 	s->objects.data[id] = NULL;
 	if (id == s->objects.len - 1)
@@ -216,6 +222,7 @@ struct symbolizer *symbolizer_new(const char *proc_root, const char *kallsyms_pa
 	s->kallsyms_path = strdup(kallsyms_path ? kallsyms_path : "/proc/kallsyms");
 	s->debug_root = strdup(DEBUG_ROOT_DEFAULT);
 	s->max_kept_files = default_max_kept_files();
+	debug_crc_cache_init(&s->crcs);
 	if (!s->proc_root || !s->kallsyms_path || !s->debug_root)
 		goto fail;
 	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++) {
@@ -247,6 +254,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->proc_root);
 	free(s->kallsyms_path);
 	free(s->debug_root);
+	debug_crc_cache_free(&s->crcs);
 	free(s);
 }
 
@@ -273,26 +281,39 @@ void symbolizer_set_max_open_files(struct symbolizer *s, unsigned n)
 
 /* ---- Opening files ------------------------------------------------------- */
 
-/* Keep `fd` (or pass on its error) if it is the mapped file (same inode). */
-static int keep_if_mapped_file(const struct object *o, int fd)
+/*
+ * Keep `fd` (or pass on its error) if it is the mapped file: the same
+ * inode, and the identity of the first file opened for `o` (recorded then).
+ */
+static int keep_if_mapped_file(struct object *o, int fd)
 {
+	struct file_id id;
 	struct stat st;
 
 	if (fd < 0)
 		return fd;
 	/*
-	 * Only the inode is compared: on btrfs the device in maps differs from
-	 * st_dev. A mismatch means a reused pid or a replaced file.
+	 * Only the inode is compared with the mapping: on btrfs the device in
+	 * maps differs from st_dev. A mismatch means a reused pid or a
+	 * replaced file, as does another identity than the first open's (a
+	 * reused inode, or the file rewritten).
 	 */
 	if (fstat(fd, &st) || (o->inode && (uint64_t)st.st_ino != o->inode)) {
 		close(fd);
 		return -ESTALE;
 	}
+	id = file_id_of(&st);
+	if (o->has_id && !file_id_same(&o->id, &id)) {
+		close(fd);
+		return -ESTALE;
+	}
+	o->id = id;
+	o->has_id = true;
 	return fd;
 }
 
 /* Open `path` if it is the mapped file: a regular file (never a FIFO) of the same inode. */
-static int open_checked(const struct object *o, const char *path)
+static int open_checked(struct object *o, const char *path)
 {
 	return keep_if_mapped_file(o, open_regular(path, 0));
 }
@@ -302,8 +323,7 @@ static int open_checked(const struct object *o, const char *path)
  * inside the process's root, resolved as the process would (a symlink its
  * owner planted there must not lead root out of it).
  */
-static int open_via_candidate(struct symbolizer *s, const struct object *o,
-			      const struct candidate *c)
+static int open_via_candidate(struct symbolizer *s, struct object *o, const struct candidate *c)
 {
 	char path[PATH_MAX];
 	int fd = -ENOENT;
@@ -317,7 +337,7 @@ static int open_via_candidate(struct symbolizer *s, const struct object *o,
 }
 
 /* The file of `o` by any way it remembers; an fd the caller closes, or a negative errno. */
-static int open_object_file(struct symbolizer *s, const struct object *o)
+int sym_open_object_file(struct symbolizer *s, struct object *o)
 {
 	for (unsigned i = 0; i < o->ncandidates; i++) {
 		int fd = open_via_candidate(s, o, &o->candidates[i]);
@@ -398,6 +418,29 @@ static bool same_file(const struct object *o, const struct map_entry *m, bool by
 	return !by_path || !strcmp(o->path, m->path);
 }
 
+/*
+ * Is the file `pid` maps at `m` another than the one `o` was opened as?
+ * (dev, inode) are those of a deleted file when its inode is reused, and
+ * the symbols would be another binary's; the identity (file_id.h) tells.
+ * False when it cannot be told (the file was never opened, or the process
+ * is gone).
+ */
+static bool mapping_replaced(struct symbolizer *s, const struct object *o, pid_t pid,
+			     const struct map_entry *m)
+{
+	char path[PATH_MAX];
+	struct file_id id;
+	struct stat st;
+
+	if (!o->has_id ||
+	    snprintf(path, sizeof(path), "%s/%d/map_files/%" PRIx64 "-%" PRIx64, s->proc_root,
+		     (int)pid, m->start, m->end) >= (int)sizeof(path) ||
+	    stat(path, &st))
+		return false;
+	id = file_id_of(&st);
+	return !file_id_same(&o->id, &id);
+}
+
 int64_t symbolizer_object_for_mapping(struct symbolizer *s, pid_t pid, const struct map_entry *m)
 {
 	bool by_path = m->deleted || (m->dev == 0 && m->inode == 0);
@@ -420,11 +463,15 @@ int64_t symbolizer_object_for_mapping(struct symbolizer *s, pid_t pid, const str
 		      : (struct hmap_key){ (uint64_t)m->dev, m->inode };
 	if (hmap_get(index, key, &id) && same_file(s->objects.data[id], m, by_path)) {
 		o = s->objects.data[id];
-		/* A process that could not reach the file before may be able to now. */
-		c = add_candidate(o, pid, m);
-		if (c)
-			keep_file(s, o, c);
-		return id;
+		if (!mapping_replaced(s, o, pid, m)) {
+			/* A process that could not reach the file before may be able to now. */
+			c = add_candidate(o, pid, m);
+			if (c)
+				keep_file(s, o, c);
+			return id;
+		}
+		/* Another file now: a new object takes the index; the old one waits for a sweep. */
+		hmap_del(index, key);
 	}
 
 	o = object_new(OBJECT_ELF, m->path);
@@ -494,149 +541,6 @@ size_t symbolizer_sweep(struct symbolizer *s)
 	/* Names made of addresses are valid until a sweep (symbolizer.h): now they go. */
 	name_table_free(&s->addr_names);
 	return swept;
-}
-
-/* ---- Loading symbol tables and DWARF ------------------------------------- */
-
-/*
- * Symbols of the file at `fd`, and where its DWARF is: a stripped file
- * takes symbols and DWARF from its separate debug file, whose path is kept
- * so that DWARF can be read later, only if an address in it is resolved.
- */
-/* The debug file of `elf` from a debuginfod server, by its build-id; an fd or a negative errno. */
-static int fetch_debug_file(struct symbolizer *s, Elf *elf, char *found, size_t found_size)
-{
-	const unsigned char *id;
-	char hex[2 * 64 + 1];
-	ssize_t n;
-
-	if (!s->debuginfod)
-		return -ENOENT;
-	n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
-	if (n <= 0 || n > 64)
-		return -ENOENT;
-	for (ssize_t i = 0; i < n; i++)
-		snprintf(hex + 2 * i, 3, "%02x", id[i]);
-	return debuginfo_server_fetch(s->debuginfod, hex, found, found_size);
-}
-
-/*
- * Symbols of the file at `fd`, and where its DWARF is. A stripped file takes
- * symbols and DWARF from its separate debug file, found locally (build-id,
- * debug link) or on a debuginfod server, whose path is kept so that DWARF
- * can be read later, only if an address in it is resolved; without one,
- * from its MiniDebugInfo (symbols only) when it has some.
- */
-static int load_elf_fd(struct symbolizer *s, struct object *o, int fd)
-{
-	char found[PATH_MAX];
-	Elf *elf, *debug = NULL;
-	int debug_fd = -ENOENT;
-	void *mini = NULL;
-	size_t mini_size;
-	int err;
-
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ELIBBAD;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf)
-		return -ENOEXEC;
-	if (elf_kind(elf) != ELF_K_ELF) {
-		err = -ENOEXEC;
-		goto out;
-	}
-	o->dwarf_in_file = dwarf_info_present(elf);
-	if (!o->dwarf_in_file || !elf_has_symtab(elf)) {
-		debug_fd = debug_file_find(elf, o->path, s->debug_root, found, sizeof(found));
-		if (debug_fd < 0)
-			debug_fd = fetch_debug_file(s, elf, found, sizeof(found));
-		if (debug_fd >= 0)
-			debug = elf_begin(debug_fd, ELF_C_READ_MMAP, NULL);
-		else if (!elf_has_symtab(elf) && !minidebuginfo_read(elf, &mini, &mini_size))
-			debug = elf_memory(mini, mini_size);
-	}
-	err = elf_symtab_load_elf(&o->symtab, elf, debug);
-	if (!err && !o->dwarf_in_file && debug_fd >= 0 && debug && dwarf_info_present(debug)) {
-		o->debug_path = strdup(found);
-		if (!o->debug_path)
-			err = -ENOMEM;
-	}
-	/* Go without DWARF: its own table has every function's files and lines. */
-	if (!err && !o->dwarf_in_file && !o->debug_path && o->symtab.runtime == CODE_RUNTIME_GO) {
-		o->go = calloc(1, sizeof(*o->go));
-		if (o->go && go_pclntab_open(elf, o->go)) {
-			free(o->go);
-			o->go = NULL;
-		}
-	}
-out:
-	if (debug)
-		elf_end(debug);
-	free(mini);
-	if (debug_fd >= 0)
-		close(debug_fd);
-	elf_end(elf);
-	return err;
-}
-
-static int load_elf_object(struct symbolizer *s, struct object *o)
-{
-	int fd = o->fd >= 0 ? o->fd : open_object_file(s, o);
-	int err;
-
-	if (fd < 0)
-		return fd;
-	err = load_elf_fd(s, o, fd);
-	if (fd != o->fd)
-		close(fd);
-	return err;
-}
-
-/* Load the symbol table of `o` once; later calls return the cached outcome. */
-bool sym_ensure_loaded(struct symbolizer *s, struct object *o)
-{
-	int err;
-
-	if (o->state != LOAD_PENDING)
-		return o->state == LOAD_OK;
-	err = o->info.kind == OBJECT_VDSO ? vdso_load(&o->symtab) : load_elf_object(s, o);
-	if (err) {
-		log_debug("no symbols for %s: %s", o->path, strerror(-err));
-		o->state = LOAD_FAILED;
-		o->dwarf_state = LOAD_FAILED;
-		release_file(s, o);
-		return false;
-	}
-	if (o->symtab.build_id[0])
-		o->info.build_id = o->symtab.build_id;
-	o->info.runtime = o->symtab.runtime;
-	o->state = LOAD_OK;
-	return true;
-}
-
-/* Read the DWARF of `o` once, after its symbols; false when it has none. */
-bool sym_ensure_dwarf(struct symbolizer *s, struct object *o)
-{
-	int fd = -ENOENT, err = -ENOENT;
-
-	if (o->dwarf_state != LOAD_PENDING)
-		return o->dwarf_state == LOAD_OK;
-	if (!sym_ensure_loaded(s, o))
-		return false;
-	if (o->dwarf_in_file)
-		fd = o->fd >= 0 ? o->fd : open_object_file(s, o);
-	else if (o->debug_path)
-		fd = open_regular(o->debug_path, 0);
-	if (fd >= 0)
-		err = dwarf_info_open(&o->dwarf, fd, s->debug_root);
-	if (fd >= 0 && fd != o->fd)
-		close(fd);
-	if (err && (o->dwarf_in_file || o->debug_path))
-		log_debug("no DWARF for %s: %s", o->path, strerror(-err));
-	o->dwarf_state = err ? LOAD_FAILED : LOAD_OK;
-	/* Symbols and DWARF are in memory now: the file is not needed any more. */
-	release_file(s, o);
-	return !err;
 }
 
 const struct object_info *symbolizer_object(struct symbolizer *s, uint32_t object)

@@ -11,9 +11,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../util/file_id.h"
 #include "../util/hashmap.h"
 #include "../util/strtab.h"
 #include "../util/vec.h"
+#include "debug_file.h"
 #include "elf_symtab.h"
 #include "kallsyms.h"
 #include "symbolizer.h"
@@ -61,12 +63,27 @@ struct object {
 	struct candidate candidates[MAX_CANDIDATES];
 	unsigned ncandidates;
 	int fd; /* the file, opened at registration; -1 when not kept */
+	/*
+	 * The file's identity, from its first open: (dev, inode) is reused
+	 * once a file is deleted, so a later open, or a mapping with the same
+	 * (dev, inode), of another identity is another file.
+	 */
+	struct file_id id;
+	bool has_id;
 	enum load_state state;
 	struct elf_symtab symtab;
 	uint32_t *display; /* per symbol of symtab, see DISPLAY_RAW; NULL until needed */
-	/* DWARF: in the file itself, or in `debug_path` (found with the symbols), or none. */
+	/*
+	 * DWARF: in the file itself, or in the separate debug file found with
+	 * the symbols (kept open as `debug_fd`, the fd its checks were made
+	 * on; past the bound on kept files, reopened by `debug_path` and
+	 * accepted only with the identity `debug_id`), or none.
+	 */
 	bool dwarf_in_file;
 	char *debug_path;
+	int debug_fd;
+	struct file_id debug_id;
+	bool debug_from_server; /* in our debuginfod cache, not in the process's root */
 	enum load_state dwarf_state;
 	struct dwarf_info *dwarf;
 	/* Demangled names of its symbols and DWARF functions: they die with the object. */
@@ -82,6 +99,7 @@ struct symbolizer {
 	char *kallsyms_path;
 	char *debug_root;
 	struct debuginfo_server *debuginfod; /* NULL: local debug files only */
+	struct debug_crc_cache crcs;	     /* CRCs of debug-link candidates */
 	unsigned kept_files, max_kept_files;
 	VEC(struct object *) objects; /* pointers, so object_info stays put as this grows */
 	VEC(uint32_t) free_ids;	      /* slots of swept objects (NULL), reused first */
@@ -102,6 +120,10 @@ struct symbolizer {
 
 /* Intern `str` into `t` (its index into *index when not NULL); NULL on -ENOMEM. */
 const char *sym_name_intern(struct name_table *t, const char *str, uint32_t *index);
+/* The file of `o` by any way it remembers; an fd the caller closes, or a negative errno. */
+int sym_open_object_file(struct symbolizer *s, struct object *o);
+/* Close the kept files of `o`: their contents are read, or they will never be. */
+void sym_release_file(struct symbolizer *s, struct object *o);
 /* Load the symbol table of `o` once; false when it has none. */
 bool sym_ensure_loaded(struct symbolizer *s, struct object *o);
 /* Read the DWARF of `o` once, after its symbols; false when it has none. */

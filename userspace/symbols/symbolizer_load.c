@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * Loading an object's symbol table and DWARF, at the first address resolved
+ * in it: from the file itself, its separate debug file (found inside the
+ * root of a process that maps it, under debug_file.h's rules, and kept open
+ * as the fd those rules were checked on), a debuginfod server, or its
+ * MiniDebugInfo.
+ */
+#include "symbolizer_internal.h"
+
+#include "../lang/code_runtime.h"
+#include "../lang/go_pclntab.h"
+
+#include <elfutils/libdwelf.h>
+#include <errno.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../util/log.h"
+#include "../util/safe_open.h"
+#include "debug_file.h"
+#include "debuginfo_server.h"
+#include "dwarf.h"
+#include "elf_symtab.h"
+#include "minidebuginfo.h"
+#include "vdso.h"
+
+/* The debug file of `elf` from a debuginfod server, by its build-id; an fd or a negative errno. */
+static int fetch_debug_file(struct symbolizer *s, Elf *elf, char *found, size_t found_size)
+{
+	const unsigned char *id;
+	char hex[2 * 64 + 1];
+	ssize_t n;
+
+	if (!s->debuginfod)
+		return -ENOENT;
+	n = dwelf_elf_gnu_build_id(elf, (const void **)&id);
+	if (n <= 0 || n > 64)
+		return -ENOENT;
+	for (ssize_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	return debuginfo_server_fetch(s->debuginfod, hex, found, found_size);
+}
+
+/*
+ * Symbols of the file at `fd`, and where its DWARF is. A stripped file takes
+ * symbols and DWARF from its separate debug file, found locally (build-id,
+ * debug link) or on a debuginfod server, whose path is kept so that DWARF
+ * can be read later, only if an address in it is resolved; without one,
+ * from its MiniDebugInfo (symbols only) when it has some.
+ */
+/*
+ * The root the process that maps `o` resolves paths in (an O_PATH fd the
+ * caller closes): debug files are looked for where it would look for them.
+ * -1 when none of its processes can be reached: then our own root, where
+ * the build-id or CRC still has to match.
+ */
+static int object_root(struct symbolizer *s, const struct object *o)
+{
+	for (unsigned i = 0; i < o->ncandidates; i++) {
+		int root = open_proc_root(s->proc_root, o->candidates[i].pid);
+
+		if (root >= 0)
+			return root;
+	}
+	return -1;
+}
+
+/* Remember the debug file `fd` of `o`, where its DWARF is: the fd itself, while the bound allows.
+ */
+static int keep_debug_file(struct symbolizer *s, struct object *o, int *fd, const char *path,
+			   bool from_server)
+{
+	struct stat st;
+
+	if (fstat(*fd, &st))
+		return -errno;
+	o->debug_path = strdup(path);
+	if (!o->debug_path)
+		return -ENOMEM;
+	o->debug_id = file_id_of(&st);
+	o->debug_from_server = from_server;
+	if (s->kept_files < s->max_kept_files) {
+		o->debug_fd = *fd;
+		*fd = -1;
+		s->kept_files++;
+	}
+	return 0;
+}
+
+/*
+ * The debug file of `o` again, past the bound on kept files: by its path,
+ * where it was found, and only if it is still the file that was checked.
+ */
+static int reopen_debug_file(struct symbolizer *s, const struct object *o)
+{
+	int root = o->debug_from_server ? -1 : object_root(s, o);
+	int fd = root >= 0 ? open_regular_at_root(root, o->debug_path, 0)
+			   : open_regular(o->debug_path, 0);
+	struct file_id id;
+	struct stat st;
+
+	if (root >= 0)
+		close(root);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, &st) || (id = file_id_of(&st), !file_id_same(&id, &o->debug_id))) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+static int load_elf_fd(struct symbolizer *s, struct object *o, int fd)
+{
+	struct debug_file_rules rules = { .root = -1, .crcs = &s->crcs };
+	bool from_server = false;
+	char found[PATH_MAX];
+	Elf *elf, *debug = NULL;
+	int debug_fd = -ENOENT;
+	void *mini = NULL;
+	size_t mini_size;
+	struct stat st;
+	int err;
+
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ELIBBAD;
+	if (fstat(fd, &st))
+		return -errno;
+	rules.binary_bytes = (uint64_t)st.st_size;
+	rules.binary_uid = st.st_uid;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return -ENOEXEC;
+	if (elf_kind(elf) != ELF_K_ELF) {
+		err = -ENOEXEC;
+		goto out;
+	}
+	o->dwarf_in_file = dwarf_info_present(elf);
+	if (!o->dwarf_in_file || !elf_has_symtab(elf)) {
+		rules.root = object_root(s, o);
+		debug_fd =
+			debug_file_find(elf, o->path, s->debug_root, &rules, found, sizeof(found));
+		if (rules.root >= 0)
+			close(rules.root);
+		if (debug_fd < 0) {
+			debug_fd = fetch_debug_file(s, elf, found, sizeof(found));
+			from_server = debug_fd >= 0;
+		}
+		if (debug_fd >= 0)
+			debug = elf_begin(debug_fd, ELF_C_READ_MMAP, NULL);
+		else if (!elf_has_symtab(elf) && !minidebuginfo_read(elf, &mini, &mini_size))
+			debug = elf_memory(mini, mini_size);
+	}
+	err = elf_symtab_load_elf(&o->symtab, elf, debug);
+	if (!err && !o->dwarf_in_file && debug_fd >= 0 && debug && dwarf_info_present(debug))
+		err = keep_debug_file(s, o, &debug_fd, found, from_server);
+	/* Go without DWARF: its own table has every function's files and lines. */
+	if (!err && !o->dwarf_in_file && !o->debug_path && o->symtab.runtime == CODE_RUNTIME_GO) {
+		o->go = calloc(1, sizeof(*o->go));
+		if (o->go && go_pclntab_open(elf, o->go)) {
+			free(o->go);
+			o->go = NULL;
+		}
+	}
+out:
+	if (debug)
+		elf_end(debug);
+	free(mini);
+	if (debug_fd >= 0)
+		close(debug_fd);
+	elf_end(elf);
+	return err;
+}
+
+static int load_elf_object(struct symbolizer *s, struct object *o)
+{
+	int fd = o->fd >= 0 ? o->fd : sym_open_object_file(s, o);
+	int err;
+
+	if (fd < 0)
+		return fd;
+	err = load_elf_fd(s, o, fd);
+	if (fd != o->fd)
+		close(fd);
+	return err;
+}
+
+/* Load the symbol table of `o` once; later calls return the cached outcome. */
+bool sym_ensure_loaded(struct symbolizer *s, struct object *o)
+{
+	int err;
+
+	if (o->state != LOAD_PENDING)
+		return o->state == LOAD_OK;
+	err = o->info.kind == OBJECT_VDSO ? vdso_load(&o->symtab) : load_elf_object(s, o);
+	if (err) {
+		log_debug("no symbols for %s: %s", o->path, strerror(-err));
+		o->state = LOAD_FAILED;
+		o->dwarf_state = LOAD_FAILED;
+		sym_release_file(s, o);
+		return false;
+	}
+	if (o->symtab.build_id[0])
+		o->info.build_id = o->symtab.build_id;
+	o->info.runtime = o->symtab.runtime;
+	o->state = LOAD_OK;
+	return true;
+}
+
+/* Read the DWARF of `o` once, after its symbols; false when it has none. */
+bool sym_ensure_dwarf(struct symbolizer *s, struct object *o)
+{
+	int fd = -ENOENT, err = -ENOENT;
+
+	if (o->dwarf_state != LOAD_PENDING)
+		return o->dwarf_state == LOAD_OK;
+	if (!sym_ensure_loaded(s, o))
+		return false;
+	if (o->dwarf_in_file)
+		fd = o->fd >= 0 ? o->fd : sym_open_object_file(s, o);
+	else if (o->debug_fd >= 0)
+		fd = o->debug_fd; /* the file its checks were made on */
+	else if (o->debug_path)
+		fd = reopen_debug_file(s, o);
+	if (fd >= 0)
+		err = dwarf_info_open(&o->dwarf, fd, s->debug_root);
+	if (fd >= 0 && fd != o->fd && fd != o->debug_fd)
+		close(fd);
+	if (err && (o->dwarf_in_file || o->debug_path))
+		log_debug("no DWARF for %s: %s", o->path, strerror(-err));
+	o->dwarf_state = err ? LOAD_FAILED : LOAD_OK;
+	/* Symbols and DWARF are in memory now: the file is not needed any more. */
+	sym_release_file(s, o);
+	return !err;
+}
