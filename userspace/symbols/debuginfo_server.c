@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "../util/clock.h"
+#include "../util/hashmap.h"
 #include "../util/log.h"
+#include "debug_file.h"
 
 #ifdef HAVE_DEBUGINFOD
 #include <dlfcn.h>
@@ -66,6 +68,7 @@ struct debuginfo_server {
 	uint64_t budget_ns;
 	uint64_t deadline_ns; /* set at the first fetch */
 	bool budget_reported;
+	struct hmap refused; /* build-ids whose file was not theirs: not asked again */
 	struct debuginfo_server_stats stats;
 };
 
@@ -115,6 +118,34 @@ static void choose_cache(void)
 	setenv("DEBUGINFOD_CACHE_PATH", path, 1);
 }
 
+/*
+ * Whatever lands in the cache is read as root and trusted for the build-id
+ * it is filed under: a directory another user owns or may write is theirs
+ * to fill. 0, or -EPERM (said).
+ */
+static int check_cache_dir(void)
+{
+	const char *path = getenv("DEBUGINFOD_CACHE_PATH");
+	struct stat st;
+	const char *why = NULL;
+
+	if (!path || lstat(path, &st))
+		return 0; /* libdebuginfod makes it, owner-only */
+	if (!S_ISDIR(st.st_mode))
+		why = "is not a directory";
+	else if (st.st_uid != 0 && st.st_uid != geteuid())
+		why = "belongs to another user";
+	else if (st.st_mode & (S_IWGRP | S_IWOTH))
+		why = "is writable by other users";
+	if (!why)
+		return 0;
+	log_warn("debuginfod: the cache directory %s %s, who could put any file there; not "
+		 "fetching debug files (set DEBUGINFOD_CACHE_PATH to a directory only you may "
+		 "write)",
+		 path, why);
+	return -EPERM;
+}
+
 struct debuginfo_server *debuginfo_server_open(uint64_t budget_ms)
 {
 	const char *urls = getenv("DEBUGINFOD_URLS");
@@ -122,10 +153,12 @@ struct debuginfo_server *debuginfo_server_open(uint64_t budget_ms)
 
 	if (!urls || !urls[strspn(urls, " \t")] || !budget_ms || !load_library())
 		return NULL;
+	choose_cache();
+	if (check_cache_dir())
+		return NULL;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
-	choose_cache();
 	d->client = lib.begin();
 	if (!d->client) {
 		log_warn("debuginfod: cannot start a client; stripped binaries keep unnamed "
@@ -151,6 +184,7 @@ void debuginfo_server_close(struct debuginfo_server *d)
 			  d->stats.fetched, d->stats.missing, d->stats.failed, d->stats.skipped,
 			  (double)d->stats.spent_ns / 1e6);
 	lib.end(d->client);
+	hmap_free(&d->refused);
 	free(d);
 }
 
@@ -181,6 +215,12 @@ static void report_budget_spent(struct debuginfo_server *d)
 		 (double)d->budget_ns / 1e9);
 }
 
+/* A regular file of sane size carrying that build-id. */
+static bool is_debug_file_for(int fd, const char *build_id)
+{
+	return !debug_file_check(fd, NULL) && debug_file_has_build_id(fd, build_id);
+}
+
 void debuginfo_server_new_profile(struct debuginfo_server *d)
 {
 	if (d) {
@@ -193,6 +233,7 @@ int debuginfo_server_fetch(struct debuginfo_server *d, const char *build_id, cha
 			   size_t path_size)
 {
 	unsigned char id[64];
+	struct hmap_key key;
 	char *found = NULL;
 	uint64_t t0, t1;
 	int len, fd;
@@ -202,6 +243,9 @@ int debuginfo_server_fetch(struct debuginfo_server *d, const char *build_id, cha
 	len = hex_to_bytes(build_id, id, sizeof(id));
 	if (len < 0)
 		return len;
+	key = (struct hmap_key){ hash_bytes(id, (size_t)len), (uint64_t)len };
+	if (hmap_get(&d->refused, key, NULL))
+		return -ESTALE;
 	t0 = clock_ns(CLOCK_MONOTONIC);
 	if (!d->deadline_ns)
 		d->deadline_ns = t0 + d->budget_ns;
@@ -215,6 +259,18 @@ int debuginfo_server_fetch(struct debuginfo_server *d, const char *build_id, cha
 	d->stats.spent_ns += t1 - t0;
 	if (fd < 0 && t1 >= d->deadline_ns)
 		report_budget_spent(d);
+	if (fd >= 0 && !is_debug_file_for(fd, build_id)) {
+		/* A server or cache that answers with another file: names from it would lie. */
+		log_warn("debuginfod: the file served for build-id %s (%s) is not a debug file of "
+			 "that build-id; not used (check the server in DEBUGINFOD_URLS and the "
+			 "cache)",
+			 build_id, found ? found : "no path");
+		close(fd);
+		free(found);
+		d->stats.failed++;
+		(void)hmap_put(&d->refused, key, 0);
+		return -ESTALE;
+	}
 	if (fd >= 0) {
 		d->stats.fetched++;
 		snprintf(path, path_size, "%s", found ? found : "");
