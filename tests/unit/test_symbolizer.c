@@ -516,6 +516,60 @@ out:
 	rmdir(root);
 }
 
+/*
+ * (dev, inode) are reused once a file is deleted, and a file can be
+ * rewritten in place: a mapping with the same (dev, inode) whose file is not
+ * the one opened before (size, ctime) is another object, never served the
+ * old one's symbols (issue 27).
+ */
+static void test_reused_inode(void)
+{
+	char root[] = "/var/tmp/bpfprof-proc-XXXXXX", p[PATH_MAX + 64], lib[PATH_MAX + 64];
+	struct symbolizer *s = NULL;
+	struct map_entry m, fake;
+	struct stat st;
+	uint64_t offset;
+	int64_t a, b;
+
+	CHECK(lib_alpha_offset(&offset, &m));
+	CHECK(mkdtemp(root) != NULL);
+	snprintf(lib, sizeof(lib), "%s/libsymfix.so", root);
+	CHECK(copy_file(SYMFIX_LIB, lib));
+	CHECK_EQ_INT(stat(lib, &st), 0);
+	snprintf(p, sizeof(p), "%s/4242/map_files", root);
+	{
+		char cmd[PATH_MAX + 80];
+
+		snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", p);
+		CHECK_EQ_INT(system(cmd), 0);
+	}
+	snprintf(p, sizeof(p), "%s/4242/map_files/%" PRIx64 "-%" PRIx64, root, m.start, m.end);
+	CHECK_EQ_INT(symlink(lib, p), 0);
+	s = symbolizer_new(root, "/nonexistent/kallsyms");
+	CHECK(s != NULL);
+	if (!s)
+		goto out;
+	fake = m;
+	fake.dev = st.st_dev;
+	fake.inode = st.st_ino;
+	fake.executable = true;
+	fake.path = "/opt/app/libsymfix.so";
+	a = symbolizer_object_for_mapping(s, 4242, &fake);
+	CHECK(a >= OBJ_FIRST_FILE);
+	CHECK_EQ_INT(symbolizer_object_for_mapping(s, 4242, &fake), a);
+	/* The same inode, another file: rewritten in place with another binary. */
+	CHECK(copy_file(SYMFIX_EXE, lib));
+	CHECK_EQ_INT(stat(lib, &st), 0);
+	CHECK(st.st_ino == fake.inode);
+	b = symbolizer_object_for_mapping(s, 4242, &fake);
+	CHECK(b >= OBJ_FIRST_FILE && b != a);
+	CHECK_EQ_INT(symbolizer_object_for_mapping(s, 4242, &fake), b);
+out:
+	symbolizer_free(s);
+	snprintf(p, sizeof(p), "rm -rf '%s'", root);
+	CHECK_EQ_INT(system(p), 0);
+}
+
 /* A load failure is remembered: the file appearing later does not change the answer. */
 static void test_failure_cached(void)
 {
@@ -656,6 +710,7 @@ int main(void)
 	RUN(test_runtime_vdso);
 	RUN(test_kernel);
 	RUN(test_open_fallbacks);
+	RUN(test_reused_inode);
 	RUN(test_failure_cached);
 	RUN(test_no_symbol);
 	RUN(test_resolution_speed);

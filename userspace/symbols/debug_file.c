@@ -118,6 +118,22 @@ static int open_candidate(const char *path, const struct debug_file_rules *r)
 	return fd;
 }
 
+/*
+ * The same in our own root, after the process's: the debug root is the
+ * admin's (--debug-root, or the host's /usr/lib/debug, root's to fill), so
+ * its files serve the processes of every root, checked by build-id or CRC.
+ */
+static int open_in_ours(const char *path, const struct debug_file_rules *r)
+{
+	struct debug_file_rules ours;
+
+	if (!r || r->root < 0)
+		return -ENOENT;
+	ours = *r;
+	ours.root = -1;
+	return open_candidate(path, &ours);
+}
+
 int debug_file_open_build_id(const char *debug_root, const char *build_id)
 {
 	unsigned char id[BUILD_ID_BYTES_MAX];
@@ -293,6 +309,8 @@ static int find_by_build_id(Elf *elf, const char *debug_root, const struct debug
 		return -ENAMETOOLONG;
 	fd = open_candidate(path, r);
 	if (fd < 0)
+		fd = open_in_ours(path, r);
+	if (fd < 0)
 		return fd;
 	if (!fd_has_build_id(fd, bytes, (int)n)) {
 		close(fd);
@@ -331,6 +349,12 @@ static int find_by_debuglink(Elf *elf, const char *path, const char *debug_root,
 		if (n < 0 || n >= (int)sizeof(candidate) || !strcmp(candidate, path))
 			continue;
 		fd = open_with_crc(candidate, (uint32_t)crc, r);
+		if (fd < 0 && i == 2 && r && r->root >= 0) {
+			struct debug_file_rules ours = *r;
+
+			ours.root = -1;
+			fd = open_with_crc(candidate, (uint32_t)crc, &ours);
+		}
 		if (fd >= 0) {
 			copy_found(found, found_size, candidate);
 			return fd;

@@ -93,20 +93,13 @@ static int keep_debug_file(struct symbolizer *s, struct object *o, int *fd, cons
 	return 0;
 }
 
-/*
- * The debug file of `o` again, past the bound on kept files: by its path,
- * where it was found, and only if it is still the file that was checked.
- */
-static int reopen_debug_file(struct symbolizer *s, const struct object *o)
+/* Open `path` in `root` (-1: ours) if it is still the file `o`'s debug file was when checked. */
+static int reopen_checked(int root, const char *path, const struct object *o)
 {
-	int root = o->debug_from_server ? -1 : object_root(s, o);
-	int fd = root >= 0 ? open_regular_at_root(root, o->debug_path, 0)
-			   : open_regular(o->debug_path, 0);
+	int fd = root >= 0 ? open_regular_at_root(root, path, 0) : open_regular(path, 0);
 	struct file_id id;
 	struct stat st;
 
-	if (root >= 0)
-		close(root);
 	if (fd < 0)
 		return fd;
 	if (fstat(fd, &st) || (id = file_id_of(&st), !file_id_same(&id, &o->debug_id))) {
@@ -114,6 +107,21 @@ static int reopen_debug_file(struct symbolizer *s, const struct object *o)
 		return -ESTALE;
 	}
 	return fd;
+}
+
+/*
+ * The debug file of `o` again, past the bound on kept files: by its path,
+ * in the process's root or ours (where debug_file_find() may have found
+ * it), and only if it is still the file that was checked.
+ */
+static int reopen_debug_file(struct symbolizer *s, const struct object *o)
+{
+	int root = o->debug_from_server ? -1 : object_root(s, o);
+	int fd = root >= 0 ? reopen_checked(root, o->debug_path, o) : -ENOENT;
+
+	if (root >= 0)
+		close(root);
+	return fd >= 0 ? fd : reopen_checked(-1, o->debug_path, o);
 }
 
 static int load_elf_fd(struct symbolizer *s, struct object *o, int fd)
