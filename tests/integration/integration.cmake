@@ -213,6 +213,16 @@ foreach(mode cmdline browser source cors host idle)
   bpfprof_integration_test(hostile_view_${mode} 180 TRUE hostile_view.sh ${mode})
 endforeach()
 
+# A local user against a root bpfprof through the files it reads for names
+# (issue 27): a debug link to a 1 TB sparse file, a root-only file
+# bind-mounted over a perf map, a perf map written for root's JIT, a
+# debuginfod server answering with another build-id's file.
+foreach(mode debuglink_huge perfmap_bind perfmap_foreign debuginfod_buildid)
+  bpfprof_integration_test(hostile_symbols_${mode} 240 TRUE hostile_symbols.sh ${mode})
+  set_property(TEST integration.hostile_symbols_${mode} APPEND PROPERTY ENVIRONMENT
+    JIT_ANON=$<TARGET_FILE:bpfprof_workload_jit_anon>)
+endforeach()
+
 # CFI unwinding (issue 16): a workload built as distributions build, without
 # frame pointers, whose stacks reach main only through .eh_frame.
 add_executable(bpfprof_workload_nofp ${BPFPROF_TESTS_DIR}/workloads/nofp.c)
