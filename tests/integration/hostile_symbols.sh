@@ -139,6 +139,8 @@ EOF
 	expect_success
 	secret=$(count_name "$WORK/p.json.gz" root_only_secret_symbol)
 	[ "$secret" -eq 0 ] || fail "the root-only file bind-mounted over the perf map is in the profile ($secret times)"
+	said=$(grep -c "perf map of process $VICTIM_PID is not read: another file is mounted over it" "$WORK/bpfprof.err")
+	[ "$said" -eq 1 ] || fail "the refusal was said $said times, not once"
 	n=$(app_samples "$WORK/p.json.gz" "$VICTIM_PID")
 	[ "$n" -ge 10 ] || fail "the JIT has $n samples"
 	ok "a root-only file bind-mounted over the JIT's perf map is not read ($n samples, the secret 0 times)"
@@ -162,6 +164,8 @@ perfmap_foreign)
 	[ "$n" -ge 10 ] || fail "the JIT has $n samples"
 	claimed=$(count_name "$WORK/p.json.gz" ATTACKER_CHOSEN_NAME)
 	[ "$claimed" -eq 0 ] || fail "root's JIT code is named by the user's map ($claimed times)"
+	said=$(grep -c "perf map of process $VICTIM_PID is not read: neither its user nor root owns it" "$WORK/bpfprof.err")
+	[ "$said" -eq 1 ] || fail "the refusal was said $said times, not once"
 	ok "a map another user wrote for root's JIT is refused ($n samples, ATTACKER_CHOSEN_NAME 0 times)"
 	;;
 debuginfod_buildid)

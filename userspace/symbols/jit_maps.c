@@ -30,9 +30,10 @@ struct jit_entry {
 	uint32_t pid;
 	struct perf_map *map; /* NULL: not found (yet) */
 	uint64_t tried_ns;
-	bool used;   /* false: a free slot, listed in free_slots */
-	bool marked; /* kept by the next sweep */
-	bool capped; /* its map reached a limit, and we said so */
+	bool used;    /* false: a free slot, listed in free_slots */
+	bool marked;  /* kept by the next sweep */
+	bool capped;  /* its map reached a limit, and we said so */
+	bool refused; /* its map was not the process's, and we said so */
 };
 
 struct jit_maps {
@@ -119,6 +120,15 @@ int64_t jit_maps_object(struct jit_maps *j, uint32_t pid, uint64_t now_ns)
 	if (!e->map && (!e->tried_ns || now_ns - e->tried_ns >= JIT_RETRY_NS)) {
 		e->tried_ns = now_ns ? now_ns : 1;
 		e->map = perf_map_open(j->proc_root, (pid_t)pid);
+		if (!e->map && (errno == EPERM || errno == EXDEV) && !e->refused) {
+			e->refused = true;
+			log_warn("the perf map of process %u is not read: %s; its JIT code stays "
+				 "unnamed",
+				 pid,
+				 errno == EPERM ? "neither its user nor root owns it (any user may "
+						  "write /tmp)"
+						: "another file is mounted over it");
+		}
 	}
 	return e->map ? (int64_t)OBJ_FIRST_JIT + idx : -ENOENT;
 }
