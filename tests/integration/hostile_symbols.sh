@@ -18,7 +18,9 @@
 #                      refused (not owned by the process's user or root).
 #   debuginfod_buildid a debuginfod server that answers every build-id with
 #                      another binary's debug file: refused, said once, and
-#                      none of that file's names in the profile.
+#                      none of that file's names in the profile; and a cache
+#                      directory (DEBUGINFOD_CACHE_PATH) the user owns:
+#                      refused, nothing fetched.
 #
 # Usage: hostile_symbols.sh MODE (JIT_ANON: the jit_anon workload)
 . "$(dirname "$0")/common.sh"
@@ -207,6 +209,16 @@ s.serve_forever()
 	wrong=$(count_name "$WORK/p.json.gz" wrong_buildid_symbol)
 	[ "$wrong" -eq 0 ] || fail "the other program's debug file named the app's code ($wrong times)"
 	ok "a debug file of another build-id from the server is refused, said once: $(grep -m 1 "is not a debug file" "$WORK/bpfprof.err")"
+	# A cache directory the user owns: they could file anything under any build-id there.
+	"${as_user[@]}" mkdir "$USER_DIR/cache"
+	asked=$(grep -c /debuginfo "$WORK/server.log")
+	DEBUGINFOD_URLS=http://127.0.0.1:$(cat "$WORK/port") DEBUGINFOD_CACHE_PATH=$USER_DIR/cache \
+		run_bpfprof 60 -p "$VICTIM_PID" -d 1 -o "$WORK/cache.json.gz"
+	expect_success
+	grep -q "debuginfod: the cache directory $USER_DIR/cache belongs to another user" "$WORK/bpfprof.err" ||
+		fail "a cache directory of another user was not refused: $(grep debuginfod "$WORK/bpfprof.err")"
+	[ "$(grep -c /debuginfo "$WORK/server.log")" -eq "$asked" ] || fail "bpfprof fetched into another user's cache"
+	ok "a cache directory of another user is refused: $(grep -m 1 "the cache directory" "$WORK/bpfprof.err")"
 	;;
 *)
 	fail "unknown mode $MODE"
