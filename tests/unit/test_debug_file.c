@@ -148,6 +148,10 @@ static void test_hostile(void)
 	CHECK_EQ_INT(truncate(huge, 16ll << 20), 0);
 	CHECK(find(app, &r, found) < 0);
 	CHECK(cache.computed == 2);
+	/* The next profile (a continuous snapshot) has its budget again: read. */
+	debug_crc_cache_new_profile(&cache);
+	CHECK(find(app, &r, found) < 0);
+	CHECK(cache.computed == 3);
 	unlink(huge);
 	debug_crc_cache_free(&cache);
 }

@@ -167,6 +167,7 @@ int recording_build_tables(struct recording *r, struct model *m, struct profile_
 
 	/* Each profile (each continuous snapshot) gets the whole fetch budget. */
 	debuginfo_server_new_profile(r->debuginfod);
+	symbolizer_new_profile(r->sym);
 	err = profile_tables_build(tables, m, resolve_frame, r);
 
 	if (!err)

@@ -164,6 +164,12 @@ void debug_crc_cache_init(struct debug_crc_cache *c)
 				       .left_ns = DEBUG_CRC_TOTAL_NS };
 }
 
+void debug_crc_cache_new_profile(struct debug_crc_cache *c)
+{
+	c->left_ns = DEBUG_CRC_TOTAL_NS;
+	c->spent_reported = false;
+}
+
 void debug_crc_cache_free(struct debug_crc_cache *c)
 {
 	hmap_free(&c->crcs);
@@ -235,7 +241,7 @@ static int file_crc32(int fd, struct debug_crc_cache *cache, uint32_t *crc)
 		return -ETIME;
 	if (!cache->left_ns) {
 		if (!cache->spent_reported)
-			log_warn("the %.0f s allowed for checking debug files by CRC is spent; "
+			log_warn("the %.0f s a profile may spend checking debug files by CRC are spent; "
 				 "binaries whose debug file is found only by its debug link keep "
 				 "unnamed functions (install debug files by build-id)",
 				 (double)DEBUG_CRC_TOTAL_NS / 1e9);

@@ -56,6 +56,8 @@ struct debug_crc_cache {
 
 void debug_crc_cache_init(struct debug_crc_cache *c);
 void debug_crc_cache_free(struct debug_crc_cache *c);
+/* A new profile: the whole DEBUG_CRC_TOTAL_NS again (what was computed or refused stays known). */
+void debug_crc_cache_new_profile(struct debug_crc_cache *c);
 
 /* Where and for which binary a debug file is looked for. */
 struct debug_file_rules {

@@ -279,6 +279,11 @@ void symbolizer_set_max_open_files(struct symbolizer *s, unsigned n)
 	s->max_kept_files = n;
 }
 
+void symbolizer_new_profile(struct symbolizer *s)
+{
+	debug_crc_cache_new_profile(&s->crcs);
+}
+
 /* ---- Opening files ------------------------------------------------------- */
 
 /*

@@ -152,6 +152,12 @@ void symbolizer_retain_begin(struct symbolizer *s);
 void symbolizer_retain(struct symbolizer *s, uint32_t object);
 /* Free every unmarked object; returns how many were freed. */
 size_t symbolizer_sweep(struct symbolizer *s);
+/*
+ * A new profile (a continuous snapshot) is about to be symbolized: time
+ * budgets spent for earlier ones (checking debug files by CRC) start again,
+ * so that a days-long run does not lose names once they are spent.
+ */
+void symbolizer_new_profile(struct symbolizer *s);
 
 struct symbolizer_stats {
 	uint64_t objects, objects_failed; /* alive: swept ones are not counted */
