@@ -241,7 +241,8 @@ static int file_crc32(int fd, struct debug_crc_cache *cache, uint32_t *crc)
 		return -ETIME;
 	if (!cache->left_ns) {
 		if (!cache->spent_reported)
-			log_warn("the %.0f s a profile may spend checking debug files by CRC are spent; "
+			log_warn("the %.0f s a profile may spend checking debug files by CRC are "
+				 "spent; "
 				 "binaries whose debug file is found only by its debug link keep "
 				 "unnamed functions (install debug files by build-id)",
 				 (double)DEBUG_CRC_TOTAL_NS / 1e9);
