@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../util/log.h"
+#include "../util/term_escape.h"
 #include "file_command.h"
 #include "option_values.h"
 #include "report_load.h"
@@ -193,6 +195,38 @@ static double pct(double part, double whole)
 
 /* ---- text ------------------------------------------------------------------ */
 
+/*
+ * Names in the profile are whatever its processes chose (comm, thread names,
+ * symbols, file names): as the terminal shows them, control characters
+ * escaped (term_escape.h). Each escaped copy lives until SHOWN_RING more
+ * names have been shown, enough for the names of one printf.
+ */
+#define SHOWN_RING 8
+static char *shown_ring[SHOWN_RING];
+static unsigned shown_next;
+
+static const char *shown(const char *s)
+{
+	char **slot;
+
+	if (!s)
+		return "?";
+	if (!term_escape_needed(s, strlen(s)))
+		return s;
+	slot = &shown_ring[shown_next++ % SHOWN_RING];
+	free(*slot);
+	*slot = term_escape_dup(s);
+	return *slot ? *slot : "?";
+}
+
+static void shown_free(void)
+{
+	for (unsigned i = 0; i < SHOWN_RING; i++) {
+		free(shown_ring[i]);
+		shown_ring[i] = NULL;
+	}
+}
+
 static void print_funcs(const struct report_stats *s, const struct report_profile *p,
 			enum rank_by by, unsigned rows, const char *title)
 {
@@ -213,11 +247,11 @@ static void print_funcs(const struct report_stats *s, const struct report_profil
 
 		if (by == RANK_TOTAL_OFF)
 			printf("  %12.1f %6.1f%%  %s\n", f->total_off_ms,
-			       pct(f->total_off_ms, whole), report_func_name(p, idx[i]));
+			       pct(f->total_off_ms, whole), shown(report_func_name(p, idx[i])));
 		else
 			printf("  %10.1f %6.1f%% %10.1f %6.1f%%  %s\n", f->self_on_ms,
 			       pct(f->self_on_ms, whole), f->total_on_ms,
-			       pct(f->total_on_ms, whole), report_func_name(p, idx[i]));
+			       pct(f->total_on_ms, whole), shown(report_func_name(p, idx[i])));
 	}
 	if (!n)
 		printf("  (none)\n");
@@ -232,35 +266,36 @@ static void print_text(const struct report_stats *s, const struct report_profile
 	unsigned rows = o->rows;
 	size_t i;
 
-	printf("bpfprof report: %s\n", o->fc.file);
+	printf("bpfprof report: %s\n", shown(o->fc.file));
 	printf("recording: %.3f s at %.0f Hz (%.3f ms), %.0f CPUs; %" PRIu64 " on-CPU and %" PRIu64
 	       " off-CPU samples; %zu threads in %zu processes; lost events: %.0f\n",
 	       dur / 1e3, 1e3 / p->interval_ms, p->interval_ms, meta_number(p, "logicalCPUs", 0),
 	       s->samples_on, s->samples_off, s->threads.len, s->processes.len, lost);
 	if (cmd)
-		printf("command line: %s\n", cmd);
+		printf("command line: %s\n", shown(cmd));
 
 	printf("\nCPU by process (ms, %% of the CPU time recorded, %% of one CPU)\n");
 	for (i = 0; i < s->processes.len && i < rows; i++) {
 		const struct report_sum *ps = &s->processes.data[i];
 
 		printf("  %10.1f %6.1f%% %7.1f%%  %s (%s), %" PRIu64 " threads\n", ps->ms,
-		       pct(ps->ms, s->cpu_ms), pct(ps->ms, dur), ps->name, ps->key, ps->count);
+		       pct(ps->ms, s->cpu_ms), pct(ps->ms, dur), shown(ps->name), shown(ps->key),
+		       ps->count);
 	}
 	printf("\nCPU by thread\n");
 	for (i = 0; i < s->threads.len && i < rows; i++) {
 		const struct report_thread *t = &s->threads.data[i];
 
 		printf("  %10.1f %6.1f%% %7.1f%%  %s (%" PRId64 ") of %s (%s); off-CPU %.1f ms\n",
-		       t->cpu_ms, pct(t->cpu_ms, s->cpu_ms), pct(t->cpu_ms, dur), t->name, t->tid,
-		       t->process, t->pid, t->off_ms);
+		       t->cpu_ms, pct(t->cpu_ms, s->cpu_ms), pct(t->cpu_ms, dur), shown(t->name),
+		       t->tid, shown(t->process), shown(t->pid), t->off_ms);
 	}
 	print_funcs(s, p, RANK_SELF_ON, rows, "Top functions by on-CPU self time");
 	print_funcs(s, p, RANK_TOTAL_ON, rows, "Top functions by on-CPU total time");
 	printf("\nOff-CPU time by reason\n");
 	for (i = 0; i < s->reasons.len && i < rows; i++)
 		printf("  %12.1f %6.1f%%  %s\n", s->reasons.data[i].ms,
-		       pct(s->reasons.data[i].ms, s->off_ms), s->reasons.data[i].name);
+		       pct(s->reasons.data[i].ms, s->off_ms), shown(s->reasons.data[i].name));
 	if (!s->reasons.len)
 		printf("  (no off-CPU samples)\n");
 	if (o->offcpu)
@@ -272,7 +307,8 @@ static void print_text(const struct report_stats *s, const struct report_profile
 	for (i = 0; i < s->syscalls.len && i < rows; i++) {
 		const struct report_sum *c = &s->syscalls.data[i];
 
-		printf("  %10" PRIu64 " %12.3f %10.3f  %s\n", c->count, c->ms, c->max_ms, c->name);
+		printf("  %10" PRIu64 " %12.3f %10.3f  %s\n", c->count, c->ms, c->max_ms,
+		       shown(c->name));
 	}
 	if (!s->syscalls.len)
 		printf("  (none)\n");
@@ -281,7 +317,8 @@ static void print_text(const struct report_stats *s, const struct report_profile
 		const struct report_marker *m = &s->slowest.data[i];
 
 		printf("  %10.3f ms  at %10.3f ms  %-10s %s (%" PRId64 ", pid %s)  %s\n", m->ms,
-		       m->start_ms, m->name, m->thread, m->tid, m->pid, m->type);
+		       m->start_ms, shown(m->name), shown(m->thread), m->tid, shown(m->pid),
+		       shown(m->type));
 	}
 	if (!s->slowest.len)
 		printf("  (none)\n");
@@ -362,7 +399,14 @@ static int print_json(const struct report_stats *s, const struct report_profile 
 	json_object_set_new(root, "syscalls", sums_json(&s->syscalls, o->rows, "syscall"));
 	json_object_set_new(root, "syscallsFromTotals", json_boolean(s->syscall_totals));
 	json_object_set_new(root, "slowestMarkers", markers);
-	err = json_dumpf(root, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
+	/*
+	 * jansson escapes C0 controls but writes DEL and C1 (U+009B is CSI)
+	 * as they are: on a terminal, everything past ASCII goes as \uXXXX,
+	 * which a JSON reader decodes to the same names.
+	 */
+	err = json_dumpf(root, stdout,
+			 JSON_INDENT(1) | JSON_REAL_PRECISION(10) |
+				 (isatty(STDOUT_FILENO) ? JSON_ENSURE_ASCII : 0));
 	printf("\n");
 	json_decref(root);
 	return err ? -EIO : 0;
@@ -393,6 +437,7 @@ int report_main(int argc, char **argv)
 		err = print_json(&s, &p, &o);
 	} else {
 		print_text(&s, &p, &o);
+		shown_free();
 	}
 	if (fflush(stdout) && !err) {
 		log_error("cannot write the report (%s)", strerror(errno));
