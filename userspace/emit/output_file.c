@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: BSD-2-Clause
-/* asprintf() and mkostemp() are GNU extensions. */
+/* asprintf() is a GNU extension. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -87,24 +88,61 @@ static bool is_tmp_of(const char *name, const char *base)
 	return true;
 }
 
-/* A bpfprof killed while writing FINAL left ".FINAL.XXXXXX" in `dir`: remove those. */
-static void remove_stale_of(const char *dir, const char *base)
+/*
+ * A bpfprof killed while writing FINAL left ".FINAL.XXXXXX" in the
+ * directory open as `dirfd` (shown as `dir`): remove those.
+ */
+static void remove_stale_of(int dirfd, const char *dir, const char *base)
 {
 	time_t now = time(NULL);
 	struct dirent *de;
-	int removed = 0;
-	DIR *d = opendir(dir);
+	int removed = 0, fd;
+	DIR *d;
 
-	if (!d)
+	/* A listing of its own: readdir moves the offset of the fd it reads. */
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return;
+	}
 	while ((de = readdir(d)))
 		if (is_tmp_of(de->d_name, base))
-			removed += output_file_remove_stale(dirfd(d), dir, de->d_name, now);
+			removed += output_file_remove_stale(dirfd, dir, de->d_name, now);
 	closedir(d);
 	if (removed)
 		log_info("removed %d unfinished %s file(s) from %s, left by a bpfprof that stopped "
 			 "early",
 			 removed, base, dir);
+}
+
+/*
+ * mkostemp() relative to a directory fd: "XXXXXX" at the end of `name`
+ * becomes random letters, the file is created new (never through a
+ * symlink) with mode 0600. The fd, or -errno.
+ */
+static int make_temp_at(int dirfd, char *name)
+{
+	static const char letters[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	char *x = name + strlen(name) - TMP_SUFFIX_LEN;
+
+	for (int attempt = 0; attempt < 100; attempt++) {
+		unsigned char r[TMP_SUFFIX_LEN];
+		int fd;
+
+		if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			for (size_t i = 0; i < sizeof(r); i++)
+				r[i] = (unsigned char)(rand() ^ (int)clock());
+		for (size_t i = 0; i < TMP_SUFFIX_LEN; i++)
+			x[i] = letters[r[i] % (sizeof(letters) - 1)];
+		fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
 }
 
 /* See output_file_set_mode(). */
@@ -127,6 +165,14 @@ static char *dir_of(const char *path)
 	return strndup(path, (size_t)(slash - path));
 }
 
+/* What follows the last '/' of `path`, or all of it. */
+static const char *last_component(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
 static bool ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), k = strlen(suffix);
@@ -134,7 +180,11 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= k && !strcmp(s + n - k, suffix);
 }
 
-int output_file_open(struct output_file *o, const char *path)
+/*
+ * Open the temporary file of `path`, whose names are relative to dirfd:
+ * with AT_FDCWD they are the paths, otherwise the last components.
+ */
+static int open_in(struct output_file *o, int dirfd, const char *path)
 {
 	const char *base;
 	struct stat st;
@@ -143,13 +193,14 @@ int output_file_open(struct output_file *o, const char *path)
 
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
+	o->dirfd = dirfd;
 	if (!path || !path[0]) {
 		log_error("no output file name was given; name one such as profile.json.gz");
 		return -EINVAL;
 	}
-	base = strrchr(path, '/');
-	base = base ? base + 1 : path;
-	if (!base[0] || (!stat(path, &st) && S_ISDIR(st.st_mode))) {
+	base = last_component(path);
+	if (!base[0] ||
+	    (!fstatat(dirfd, dirfd == AT_FDCWD ? path : base, &st, 0) && S_ISDIR(st.st_mode))) {
 		log_error("output path %s is a directory; add a file name such as profile.json.gz",
 			  path);
 		return -EISDIR;
@@ -163,10 +214,21 @@ int output_file_open(struct output_file *o, const char *path)
 		output_file_free(o);
 		return -ENOMEM;
 	}
-	remove_stale_of(dir, base);
-	fd = mkostemp(o->tmp_path, O_CLOEXEC);
+	o->final_name = dirfd == AT_FDCWD ? o->final_path : last_component(o->final_path);
+	o->tmp_name = dirfd == AT_FDCWD ? o->tmp_path : last_component(o->tmp_path);
+	if (dirfd == AT_FDCWD) {
+		int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+		if (dfd >= 0) {
+			remove_stale_of(dfd, dir, base);
+			close(dfd);
+		}
+	} else {
+		remove_stale_of(dirfd, dir, base);
+	}
+	fd = make_temp_at(dirfd, (char *)o->tmp_name);
 	if (fd < 0) {
-		err = -errno;
+		err = fd;
 		log_error("cannot create output file %s (temporary file in directory %s): %s; "
 			  "choose a directory that exists and is writable",
 			  path, dir, strerror(-err));
@@ -180,6 +242,21 @@ int output_file_open(struct output_file *o, const char *path)
 	o->fd = fd;
 	o->gzip = ends_with(path, ".gz");
 	return 0;
+}
+
+int output_file_open(struct output_file *o, const char *path)
+{
+	return open_in(o, AT_FDCWD, path);
+}
+
+int output_file_open_at(struct output_file *o, int dirfd, const char *path)
+{
+	if (dirfd < 0) {
+		memset(o, 0, sizeof(*o));
+		o->fd = -1;
+		return -EBADF;
+	}
+	return open_in(o, dirfd, path);
 }
 
 /*
@@ -199,11 +276,16 @@ static void chown_to_sudo_user(struct output_file *o)
 }
 
 /* Make the rename itself durable; a failure here loses nothing already written. */
-static void sync_dir(const char *path)
+static void sync_dir(const struct output_file *o)
 {
-	char *dir = dir_of(path);
+	char *dir;
 	int fd;
 
+	if (o->dirfd != AT_FDCWD) {
+		fsync(o->dirfd);
+		return;
+	}
+	dir = dir_of(o->final_path);
 	if (!dir)
 		return;
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -234,9 +316,9 @@ int output_file_commit(struct output_file *o)
 	if (close(fd))
 		goto fail;
 	what = "rename the finished profile to";
-	if (rename(o->tmp_path, o->final_path))
+	if (renameat(o->dirfd, o->tmp_name, o->dirfd, o->final_name))
 		goto fail;
-	sync_dir(o->final_path);
+	sync_dir(o);
 	free(o->tmp_path);
 	o->tmp_path = NULL;
 	return 0;
@@ -255,7 +337,7 @@ void output_file_abort(struct output_file *o)
 		o->fd = -1;
 	}
 	if (o->tmp_path) {
-		unlink(o->tmp_path);
+		unlinkat(o->dirfd, o->tmp_name, 0);
 		free(o->tmp_path);
 		o->tmp_path = NULL;
 	}

@@ -12,8 +12,15 @@
 #include <time.h>
 
 struct output_file {
-	char *final_path;
+	char *final_path; /* as messages show it */
 	char *tmp_path;
+	/*
+	 * What the names are relative to: AT_FDCWD (the names are the paths),
+	 * or a directory held open by the caller (the names are the last
+	 * components of the paths), so that nothing is re-resolved by path.
+	 */
+	int dirfd;
+	const char *final_name, *tmp_name; /* inside final_path and tmp_path */
 	int fd;
 	bool gzip; /* the final name ends in .gz */
 };
@@ -26,6 +33,14 @@ void output_file_set_mode(mode_t mode);
 
 /* 0, or -errno with a one-line message already printed. */
 int output_file_open(struct output_file *o, const char *path);
+/*
+ * The same for the file named by the last component of `path`, in the
+ * directory open as `dirfd` (which path's directory part only names in
+ * messages): the temporary file, the rename and the clean-up all happen
+ * through dirfd, so that swapping a directory of the path for a symlink
+ * leads nothing elsewhere. dirfd must stay open until output_file_free().
+ */
+int output_file_open_at(struct output_file *o, int dirfd, const char *path);
 /* fsync + rename over the final path. 0 or -errno. */
 int output_file_commit(struct output_file *o);
 /*
