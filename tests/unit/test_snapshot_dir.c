@@ -8,6 +8,7 @@
 #include "cli/snapshot_dir.h"
 #include "emit/output_file.h"
 #include "test.h"
+#include "tmp_tree.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -33,24 +34,6 @@ static double utc_ms(int year, int month, int day, int hour, int min, int sec, i
 			 .tm_sec = sec };
 
 	return (double)timegm(&tm) * 1000.0 + ms;
-}
-
-/* "dir/name" in one of a ring of buffers: valid for the next few calls only. */
-static char *path_in(const char *dir, const char *name)
-{
-	static char buf[16][512];
-	static int next;
-	char *p = buf[next++ % 16];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", dir, name);
-	return p;
-}
-
-static bool exists(const char *path)
-{
-	struct stat st;
-
-	return !lstat(path, &st);
 }
 
 static unsigned mode_of(const char *path)
@@ -740,13 +723,6 @@ static void test_open_removes_stale_temporaries(void)
 	snapshot_dir_close(&d);
 }
 
-/* Best effort: one entry that cannot go must not keep the rest. */
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	remove(path);
-	return 0;
-}
-
 int main(void)
 {
 	int rc;
@@ -771,6 +747,6 @@ int main(void)
 	RUN(test_open_removes_stale_temporaries);
 	rc = test_summary();
 	chmod(path_in(base, "readonly"), 0700);
-	nftw(base, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tmp_tree_remove(base);
 	return rc;
 }

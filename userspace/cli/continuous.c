@@ -183,7 +183,7 @@ static int write_snapshot_file(struct continuous *c, struct model *snap,
 	if (err)
 		return err;
 	for (attempt = 0; attempt < 2; attempt++) {
-		err = output_file_open(&out, *path);
+		err = output_file_open_at(&out, c->dir.fd, *path);
 		if (!err) {
 			err = recording_write(
 				&c->rec, c->opts, snap, lost, start_wall_ms, tables, &out,

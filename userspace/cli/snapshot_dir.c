@@ -19,8 +19,8 @@
 
 #include "../emit/output_file.h"
 #include "../util/log.h"
-#include "../util/sudo_user.h"
 #include "../util/vec.h"
+#include "snapshot_dir_walk.h"
 
 /* '#' stands for a digit; everything else must match literally. */
 static const char stem_shape[] = "bpfprof-########T######.###Z";
@@ -136,162 +136,28 @@ static bool is_snapshot_tmp_name(const char *name)
 }
 
 /*
- * Under sudo, root would own the new directory and, at 0700, the user who
- * asked for the profiles could not even list them; output_file.c gives each
- * profile to the sudo user for the same reason.
+ * Create and delete a file in the directory, as output_file.c creates its
+ * temporary files: mode bits can say "writable" on a read-only mount, and
+ * as root they say nothing at all.
  */
-static void chown_to_sudo_user(const char *path)
+static int probe_writable(int dirfd)
 {
-	uid_t uid;
-	gid_t gid;
-
-	if (!sudo_user_ids(&uid, &gid))
-		return;
-	if (chown(path, uid, gid))
-		log_warn("cannot give directory %s to the sudo user (uid %u): %s; it stays owned "
-			 "by root",
-			 path, uid, strerror(errno));
-}
-
-static bool is_symlink(const char *path)
-{
-	struct stat st;
-
-	return !lstat(path, &st) && S_ISLNK(st.st_mode);
-}
-
-/* A directory we just made: exactly 0700 whatever the umask took away. */
-static void set_up_new_dir(const char *path)
-{
-	if (chmod(path, 0700))
-		log_warn("cannot set mode 0700 on new directory %s: %s", path, strerror(errno));
-	chown_to_sudo_user(path);
-}
-
-/* mkdir -p with mode 0700 for what it creates; `p` is modified and restored. */
-static int make_dirs(char *p)
-{
-	char *end;
-	int err;
-
-	if (!mkdir(p, 0700)) {
-		set_up_new_dir(p);
-		return 0;
-	}
-	if (errno == EEXIST)
-		return 0; /* the caller finds out whether it is a directory */
-	if (errno != ENOENT)
-		return -errno;
-	/* A parent is missing: make it, then this one. */
-	end = strrchr(p, '/');
-	if (!end)
-		return -ENOENT; /* the working directory itself is gone */
-	while (end > p && end[-1] == '/')
-		end--;
-	if (end == p)
-		return -ENOENT; /* the parent is "/" */
-	*end = '\0';
-	err = make_dirs(p);
-	*end = '/';
-	if (err)
-		return err;
-	if (!mkdir(p, 0700)) {
-		set_up_new_dir(p);
-		return 0;
-	}
-	return errno == EEXIST ? 0 : -errno;
-}
-
-/* Ours: the user we run as, or under sudo the user files are given to. */
-static bool ours(uid_t uid)
-{
-	uid_t sudo_uid;
-	gid_t gid;
-
-	return uid == geteuid() || (sudo_user_ids(&sudo_uid, &gid) && uid == sudo_uid);
-}
-
-/* A directory that someone else can change: neither root's nor ours, or open to writers
- * without the sticky bit (which stops them renaming what is not theirs). */
-static bool others_can_change(const struct stat *st)
-{
-	return (st->st_uid != 0 && !ours(st->st_uid)) ||
-	       ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX));
-}
-
-/*
- * bpfprof writes and deletes in the snapshot directory as root, for as long
- * as it runs: nobody else may be able to change what the directory is, or
- * plant files in it. So the directory must be ours and writable only by us,
- * and each directory above it must be root's or ours and, if others may
- * write there, sticky (as /tmp is), so that nobody can swap ours for theirs.
- * 0 or -EPERM with a one-line message already printed.
- */
-static int check_dir_safe(struct snapshot_dir *d)
-{
-	char real[PATH_MAX], fdpath[64];
-	struct stat st;
-	ssize_t n;
-
-	if (fstat(d->fd, &st))
-		return -errno;
-	if (!ours(st.st_uid)) {
-		log_error("snapshot directory %s belongs to uid %u, not to you (uid %u); bpfprof "
-			  "writes and deletes files there as root: use a directory you own",
-			  d->path, st.st_uid, geteuid());
-		return -EPERM;
-	}
-	if (st.st_mode & (S_IWGRP | S_IWOTH)) {
-		log_error("snapshot directory %s can be written by other users (mode %04o), who "
-			  "could plant files that bpfprof deletes: chmod go-w it, or use another "
-			  "directory",
-			  d->path, st.st_mode & 07777);
-		return -EPERM;
-	}
-	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", d->fd);
-	n = readlink(fdpath, real, sizeof(real) - 1);
-	if (n <= 0 || real[0] != '/')
-		return 0; /* no /proc: the directory itself was checked */
-	real[n] = '\0';
-	/* Each ancestor, from the parent up to "/". */
-	for (char *slash = strrchr(real, '/'); slash; slash = strrchr(real, '/')) {
-		*slash = '\0';
-		if (lstat(real[0] ? real : "/", &st))
-			return 0;
-		if (others_can_change(&st)) {
-			log_error("snapshot directory %s is inside %s, which uid %u can change "
-				  "(mode %04o); use a directory whose parents only root or you can "
-				  "modify",
-				  d->path, real[0] ? real : "/", st.st_uid, st.st_mode & 07777);
-			return -EPERM;
-		}
-		if (!real[0])
-			break;
-	}
-	return 0;
-}
-
-/*
- * Create and delete a file the way output_file.c creates its temporary
- * files: mode bits can say "writable" on a read-only mount, and as root they
- * say nothing at all.
- */
-static int probe_writable(const char *dir)
-{
-	char *probe;
+	char probe[64];
 	int fd, err = 0;
 
-	if (asprintf(&probe, "%s/.bpfprof-probe.XXXXXX", dir) < 0)
-		return -ENOMEM;
-	fd = mkostemp(probe, O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-	} else {
-		close(fd);
-		if (unlink(probe))
-			err = -errno;
+	snprintf(probe, sizeof(probe), ".bpfprof-probe.%d", (int)getpid());
+	fd = openat(dirfd, probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST) {
+		/* Left by a bpfprof of this pid that was killed: the directory is ours alone. */
+		unlinkat(dirfd, probe, 0);
+		fd = openat(dirfd, probe, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			    0600);
 	}
-	free(probe);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	if (unlinkat(dirfd, probe, 0))
+		err = -errno;
 	return err;
 }
 
@@ -359,39 +225,10 @@ int snapshot_dir_open(struct snapshot_dir *d, const char *path)
 	while (len > 1 && d->path[len - 1] == '/')
 		d->path[--len] = '\0';
 
-	err = make_dirs(d->path);
-	if (err) {
-		log_error("cannot create snapshot directory %s: %s; choose a path whose parent "
-			  "exists or can be created, and is writable",
-			  d->path, strerror(-err));
-		goto fail;
-	}
-	/* Not through a symlink: one planted there would lead root's writes elsewhere. */
-	d->fd = open(d->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (d->fd < 0) {
-		err = -errno;
-		if (err == -ENOTDIR && is_symlink(d->path))
-			err = -ELOOP; /* O_DIRECTORY refuses the link before O_NOFOLLOW does */
-		if (err == -ELOOP)
-			log_error("snapshot directory %s is a symbolic link; give the directory it "
-				  "points to (bpfprof does not follow links where it deletes files "
-				  "as "
-				  "root)",
-				  d->path);
-		else if (err == -ENOTDIR)
-			log_error(
-				"snapshot directory %s is not a directory; choose another path or "
-				"move that file away",
-				d->path);
-		else
-			log_error("cannot open snapshot directory %s: %s; check its permissions",
-				  d->path, strerror(-err));
-		goto fail;
-	}
-	err = check_dir_safe(d);
+	err = snapshot_dir_walk(d->path, &d->fd);
 	if (err)
 		goto fail;
-	err = probe_writable(d->path);
+	err = probe_writable(d->fd);
 	if (err) {
 		log_error("snapshot directory %s is not writable: %s; choose a directory you can "
 			  "write to, or fix its permissions or mount",
@@ -491,7 +328,8 @@ static int list_snapshots(struct snapshot_dir *d, struct snapshot_files *files)
 			err = -errno;
 			break;
 		}
-		if (!S_ISREG(st.st_mode) || !ours(st.st_uid) || name_time(de->d_name) > now)
+		if (!S_ISREG(st.st_mode) || !snapshot_dir_ours(st.st_uid) ||
+		    name_time(de->d_name) > now)
 			continue;
 		/* A matching name fits: SNAPSHOT_NAME_LEN is the longest. */
 		memcpy(f.name, de->d_name, strlen(de->d_name) + 1);
@@ -586,4 +424,3 @@ void snapshot_dir_close(struct snapshot_dir *d)
 	free(d->path);
 	d->path = NULL;
 }
-
