@@ -201,7 +201,9 @@ outdir_planted)
 	# The directory itself is theirs.
 	run_bpfprof 60 continuous -a --interval 1s --out-dir "$USER_DIR/theirs"
 	[ "$STATUS" -ne 0 ] || fail "bpfprof continuous wrote into another user's directory"
-	grep -q "belongs to uid $USER_UID, not to you" "$WORK/bpfprof.err" || fail "no clear error for the foreign directory"
+	# Its parent is theirs too, and parents are checked first (issue 27).
+	grep -qE "belongs to uid $USER_UID, not to you|inside $USER_DIR, which uid $USER_UID owns" "$WORK/bpfprof.err" ||
+		fail "no clear error for the foreign directory"
 	[ -z "$(ls -A "$USER_DIR/theirs")" ] || fail "something was written into the user's directory: $(ls -A "$USER_DIR/theirs")"
 	ok "a planted symlink and another user's directory are refused, each with its reason"
 	;;

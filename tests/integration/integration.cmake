@@ -223,6 +223,13 @@ foreach(mode debuglink_huge perfmap_bind perfmap_foreign debuginfod_buildid)
     JIT_ANON=$<TARGET_FILE:bpfprof_workload_jit_anon>)
 endforeach()
 
+# A local user against continuous --out-dir and bpfprof report (issue 27): an
+# inotify racer that swaps root's new directory for a link, a link in the
+# middle of the path, names that hold terminal escapes.
+foreach(mode outdir_race outdir_middle_symlink report_escapes)
+  bpfprof_integration_test(hostile_dirs_${mode} 180 TRUE hostile_dirs.sh ${mode})
+endforeach()
+
 # CFI unwinding (issue 16): a workload built as distributions build, without
 # frame pointers, whose stacks reach main only through .eh_frame.
 add_executable(bpfprof_workload_nofp ${BPFPROF_TESTS_DIR}/workloads/nofp.c)

@@ -163,7 +163,10 @@ static const struct argp_option option_defs[] = {
 	{ "interval", OPT_INTERVAL, "TIME", 0,
 	  "Length of one snapshot (default 60s; units ms, s, m, h; 100ms to 24h)", 1 },
 	{ "out-dir", OPT_OUT_DIR, "DIR", 0,
-	  "Where snapshots go (default ./" CONTINUOUS_OUT_DIR "; created with mode 0700)", 1 },
+	  "Where snapshots go (default ./" CONTINUOUS_OUT_DIR "; created with mode 0700). "
+	  "Yours, writable only by you, inside directories only root or you can change; "
+	  "a link in the path is followed only when root or you own it",
+	  1 },
 	{ "keep", OPT_KEEP, "N", 0, "Keep the newest N snapshots (default 60)", 1 },
 	{ "max-bytes", OPT_MAX_BYTES, "SIZE", 0,
 	  "Instead of --keep: keep the newest snapshots that fit in SIZE (e.g. 500M, 2G)", 1 },
