@@ -54,20 +54,23 @@ bool snapshot_name_matches(const char *name);
 /*
  * Open `path` as the snapshot directory, creating it and its missing parents
  * with mode 0700 (under sudo they are given to the sudo user, as the profiles
- * are). An existing directory keeps its mode. Fails when the path is not a
- * directory, cannot be created, or a real probe (create and unlink a file)
- * shows that it is not writable. Then removes temporary files that a crashed
- * writer left (see snapshot_dir.c: only output_file.c's temporaries of
- * snapshot names that no process holds open and that are older than a
- * minute). 0, or -errno with a one-line message already printed; on failure
- * `d` needs no snapshot_dir_close().
+ * are). An existing directory keeps its mode. The path is walked from "/"
+ * through directory fds and checked on the way (snapshot_dir_walk.h), and
+ * everything after works through d->fd, never the path again. Fails when
+ * the path is not a directory, cannot be created, is not safe (a link at
+ * its end or of another user's, or a directory others can change), or a
+ * real probe (create and unlink a file) shows that it is not writable. Then removes temporary files
+ * that a crashed writer left (see snapshot_dir.c: only output_file.c's temporaries of snapshot
+ * names that no process holds open and that are older than a minute). 0, or -errno with a one-line
+ * message already printed; on failure `d` needs no snapshot_dir_close().
  */
 int snapshot_dir_open(struct snapshot_dir *d, const char *path);
 
 /*
  * The full path of the window's `kind` of file, the window starting at
- * `wall_ms`, newly allocated into *out (free() it). 0 or -errno (see
- * snapshot_name()).
+ * `wall_ms`, newly allocated into *out (free() it), for messages and for
+ * output_file_open_at(d->fd, ...), which uses only its last component.
+ * 0 or -errno (see snapshot_name()).
  */
 int snapshot_dir_path(const struct snapshot_dir *d, double wall_ms, enum snapshot_kind kind,
 		      char **out);
