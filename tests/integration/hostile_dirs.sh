@@ -26,7 +26,8 @@
 #                      in a function whose symbol holds ESC, BEL and C1 CSI,
 #                      recorded with -a: neither `bpfprof report` nor
 #                      bpfprof's log lines write a control byte; the report
-#                      shows the names escaped (\x1b[2J, \u009b).
+#                      shows the names escaped (\x1b[2J, \u009b), and so does
+#                      an error message naming a file of the user's.
 #
 # Usage: hostile_dirs.sh outdir_race|outdir_middle_symlink|report_escapes
 . "$(dirname "$0")/common.sh"
@@ -247,6 +248,14 @@ EOF
 	grep -qF '\x1b[2Jevil\x07 (' "$WORK/report.txt" || fail "the report does not show the process name escaped"
 	grep -qF 'spin\x1b[2J\x07\u009b1m_here' "$WORK/report.txt" || fail "the report does not show the function name escaped"
 	ok "the report shows \\x1b[2Jevil\\x07 and spin\\x1b[2J\\x07\\u009b1m_here, and no control byte"
+	# A log line that names what another user named: a file in their directory.
+	evil_file="$USER_DIR/p"$'\e]0;pwned\a'".json.gz"
+	"${as_user[@]}" sh -c 'echo junk >"$1"' sh "$evil_file" || fail "the user cannot make $evil_file"
+	"$BPFPROF" report "$evil_file" >/dev/null 2>"$WORK/log.err" && fail "report took junk for a profile"
+	log "   $(cat "$WORK/log.err")"
+	LC_ALL=C grep -qaP "$control" "$WORK/log.err" && fail "an error message wrote the file name's control bytes"
+	grep -qF 'p\x1b]0;pwned\x07.json.gz' "$WORK/log.err" || fail "the error message does not show the file name escaped"
+	ok "an error message shows the file name escaped too"
 	;;
 *)
 	fail "unknown mode $MODE"
