@@ -46,3 +46,17 @@ if(BPFPROF_GO)
   get_filename_component(BPFPROF_GO_REAL ${BPFPROF_GO} REALPATH)
   target_compile_definitions(test_go_pclntab PRIVATE GO_BINARY="${BPFPROF_GO_REAL}")
 endif()
+
+# The CFI programs run once (issue 27): the tables are libdw's row for row on
+# real binaries (cfi_table_libdw.c: the quadratic builder of before), an FDE
+# of 300k rows is linear, the budgets stop longer ones.
+bpfprof_unit_test(test_cfi_program ${UNWIND_TEST_DIR}/test_cfi_program.c
+                  ${UNWIND_TEST_DIR}/cfi_table_libdw.c)
+add_dependencies(test_cfi_program cfi_fix bpfprof_workload_nofp_static)
+target_link_libraries(test_cfi_program PRIVATE PkgConfig::LIBDW)
+target_compile_definitions(test_cfi_program PRIVATE
+  CFI_FIX="$<TARGET_FILE:cfi_fix>"
+  STATIC_BINARY="$<TARGET_FILE:bpfprof_workload_nofp_static>")
+if(BPFPROF_GO)
+  target_compile_definitions(test_cfi_program PRIVATE GO_BINARY="${BPFPROF_GO_REAL}")
+endif()

@@ -1,28 +1,23 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * .eh_frame to struct cfi_table (see cfi_table.h). libdw interprets the
- * CFI programs; this file walks every FDE that .eh_frame_hdr indexes (or,
- * without that index, that .eh_frame holds), row by row, and keeps each
- * row's rules in the table's few shapes.
+ * .eh_frame to struct cfi_table (see cfi_table.h). cfi_program runs the
+ * CFI programs, once each; this file walks every FDE that .eh_frame_hdr
+ * indexes (or, without that index, that .eh_frame holds), keeps each row's
+ * rules in the table's few shapes, and stops a file over its budget.
  */
 #include "cfi_table.h"
 
-#include <dwarf.h>
-#include <elfutils/libdw.h>
 #include <errno.h>
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../util/bsearch_u64.h"
 #include "../util/elf_section.h"
+#include "cfi_program.h"
 #include "eh_frame_index.h"
-
-/* DWARF register numbers of x86_64 (System V psABI, figure 3.36). */
-#define DWARF_REG_RBP 6
-#define DWARF_REG_RSP 7
-#define DWARF_REG_RA  16
 
 /* .eh_frame_hdr encodings as every linker writes them (DW_EH_PE_*). */
 #define EH_PE_PCREL_SDATA4   0x1b
@@ -64,27 +59,47 @@ static int32_t read_s32(const uint8_t *p)
 	return v;
 }
 
+/* The operations of a DWARF expression that cfi_table reads (DWARF 5, table 7.9). */
+#define DW_OP_consts	  0x11
+#define DW_OP_and	  0x1a
+#define DW_OP_plus	  0x22
+#define DW_OP_plus_uconst 0x23
+#define DW_OP_shl	  0x24
+#define DW_OP_ge	  0x2a
+#define DW_OP_lit0	  0x30
+#define DW_OP_lit3	  0x33
+#define DW_OP_lit15	  0x3f
+#define DW_OP_breg7	  0x77
+#define DW_OP_breg16	  0x80
+
 /*
- * A location "CFA + N" from dwarf_frame_register: DW_OP_call_frame_cfa,
- * then nothing, DW_OP_plus_uconst N or DW_OP_consts N DW_OP_plus.
+ * A register saved at "CFA + N" by an expression rule: the CFA is on the
+ * stack before it runs, then nothing, DW_OP_plus_uconst N or DW_OP_consts N
+ * DW_OP_plus.
  */
-static bool cfa_relative(const Dwarf_Op *ops, size_t nops, int64_t *off)
+static bool cfa_relative(const uint8_t *expr, uint64_t len, int64_t *off)
 {
-	if (nops < 1 || ops[0].atom != DW_OP_call_frame_cfa)
-		return false;
-	if (nops == 1) {
+	struct eh_cursor c = { expr, expr + len };
+	uint64_t u;
+
+	if (!len) {
 		*off = 0;
 		return true;
 	}
-	if (nops == 2 && ops[1].atom == DW_OP_plus_uconst) {
-		*off = (int64_t)ops[1].number;
-		return true;
+	switch (*c.p++) {
+	case DW_OP_plus_uconst:
+		if (!eh_uleb(&c, &u))
+			return false;
+		*off = (int64_t)u;
+		break;
+	case DW_OP_consts:
+		if (!eh_sleb(&c, off) || c.p == c.end || *c.p++ != DW_OP_plus)
+			return false;
+		break;
+	default:
+		return false;
 	}
-	if (nops == 3 && ops[1].atom == DW_OP_consts && ops[2].atom == DW_OP_plus) {
-		*off = (int64_t)ops[1].number;
-		return true;
-	}
-	return false;
+	return c.p == c.end;
 }
 
 /*
@@ -93,21 +108,25 @@ static bool cfa_relative(const Dwarf_Op *ops, size_t nops, int64_t *off)
  *   DW_OP_litN; DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus
  * i.e. rsp + 8, plus 8 when (rip & 15) >= N.
  */
-static bool plt_expression(const Dwarf_Op *ops, size_t nops, struct cfi_row *row)
+static bool plt_expression(const uint8_t *expr, uint64_t len, struct cfi_row *row)
 {
-	static const uint8_t shape[] = { DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0,
-					 DW_OP_ge,    DW_OP_lit3,   DW_OP_shl,	 DW_OP_plus };
+	static const uint8_t tail[] = { DW_OP_ge, DW_OP_lit3, DW_OP_shl, DW_OP_plus };
+	struct eh_cursor c = { expr, expr + len };
+	int64_t sp_off, ip_off;
+	uint8_t n;
 
-	if (nops != sizeof(shape))
+	if (!len || *c.p++ != DW_OP_breg7 || !eh_sleb(&c, &sp_off))
 		return false;
-	for (size_t i = 0; i < nops; i++)
-		if (shape[i] && ops[i].atom != shape[i])
-			return false;
-	if (ops[4].atom < DW_OP_lit0 || ops[4].atom > DW_OP_lit15 || ops[1].number != 0)
+	if (c.p == c.end || *c.p++ != DW_OP_breg16 || !eh_sleb(&c, &ip_off) || ip_off)
 		return false;
+	if ((size_t)(c.end - c.p) != 3 + sizeof(tail) || c.p[0] != DW_OP_lit15 ||
+	    c.p[1] != DW_OP_and || c.p[2] < DW_OP_lit0 || c.p[2] > DW_OP_lit15 ||
+	    memcmp(c.p + 3, tail, sizeof(tail)))
+		return false;
+	n = c.p[2];
 	row->cfa = UNWIND_CFA_PLT;
-	row->cfa_offset = (int32_t)ops[0].number;
-	row->plt_threshold = (uint8_t)(ops[4].atom - DW_OP_lit0);
+	row->cfa_offset = (int32_t)sp_off;
+	row->plt_threshold = (uint8_t)(n - DW_OP_lit0);
 	return true;
 }
 
@@ -116,12 +135,20 @@ static bool fits_s16(int64_t v)
 	return v >= INT16_MIN && v <= INT16_MAX;
 }
 
-/* One row of libdw's into the table's shapes; UNWIND_CFA_NONE when they cannot hold it. */
-static void classify(Dwarf_Frame *frame, bool signal, struct cfi_row *row,
+/* A saved register's offset from the CFA, when its rule is "saved at CFA + N". */
+static bool saved_at(const struct cfi_reg_rule *r, int64_t *off)
+{
+	if (r->kind == CFI_REG_OFFSET) {
+		*off = r->value;
+		return true;
+	}
+	return r->kind == CFI_REG_EXPR && cfa_relative(r->expr, r->expr_len, off);
+}
+
+/* One row's rules into the table's shapes; UNWIND_CFA_NONE when they cannot hold it. */
+static void classify(const struct cfi_rules *rules, bool signal, struct cfi_row *row,
 		     struct cfi_table_stats *st)
 {
-	Dwarf_Op ops_mem[3], *ops;
-	size_t nops;
 	int64_t off;
 
 	row->cfa = UNWIND_CFA_NONE;
@@ -129,40 +156,33 @@ static void classify(Dwarf_Frame *frame, bool signal, struct cfi_row *row,
 		row->cfa = UNWIND_CFA_SIGNAL;
 		return;
 	}
-	if (dwarf_frame_cfa(frame, &ops, &nops) || nops == 0) {
-		st->unsupported_cfa++;
-		return;
-	}
-	if (nops == 1 && ops[0].atom == DW_OP_bregx &&
-	    (ops[0].number == DWARF_REG_RSP || ops[0].number == DWARF_REG_RBP) &&
-	    (int64_t)ops[0].number2 >= INT32_MIN && (int64_t)ops[0].number2 <= INT32_MAX) {
-		row->cfa = ops[0].number == DWARF_REG_RSP ? UNWIND_CFA_SP : UNWIND_CFA_FP;
-		row->cfa_offset = (int32_t)ops[0].number2;
-	} else if (!plt_expression(ops, nops, row)) {
+	if (rules->cfa_kind == CFI_CFA_OFFSET &&
+	    (rules->cfa_reg == CFI_REG_RSP || rules->cfa_reg == CFI_REG_RBP) &&
+	    rules->cfa_offset >= INT32_MIN && rules->cfa_offset <= INT32_MAX) {
+		row->cfa = rules->cfa_reg == CFI_REG_RSP ? UNWIND_CFA_SP : UNWIND_CFA_FP;
+		row->cfa_offset = (int32_t)rules->cfa_offset;
+	} else if (rules->cfa_kind != CFI_CFA_EXPR ||
+		   !plt_expression(rules->cfa_expr, rules->cfa_expr_len, row)) {
 		st->unsupported_cfa++;
 		return;
 	}
 
 	/* x86_64: the call pushed the return address just below the CFA. */
-	if (dwarf_frame_register(frame, DWARF_REG_RA, ops_mem, &ops, &nops) == 0 && nops == 0 &&
-	    ops == ops_mem) {
-		row->cfa = UNWIND_CFA_ROOT; /* undefined: nothing called this frame */
+	if (rules->ra.kind == CFI_REG_UNDEF) {
+		row->cfa = UNWIND_CFA_ROOT; /* nothing called this frame */
 		return;
 	}
-	if (!(dwarf_frame_register(frame, DWARF_REG_RA, ops_mem, &ops, &nops) == 0 &&
-	      cfa_relative(ops, nops, &off) && off == -8)) {
+	if (!saved_at(&rules->ra, &off) || off != -8) {
 		st->unsupported_ra++;
 		row->cfa = UNWIND_CFA_NONE;
 		return;
 	}
 
-	if (dwarf_frame_register(frame, DWARF_REG_RBP, ops_mem, &ops, &nops)) {
-		st->unsupported_fp++;
-		row->cfa = UNWIND_CFA_NONE;
-	} else if (nops == 0) {
-		/* ops == NULL: same value; ops == ops_mem: undefined. */
-		row->fp = ops ? UNWIND_FP_UNDEF : UNWIND_FP_SAME;
-	} else if (cfa_relative(ops, nops, &off) && fits_s16(off)) {
+	if (rules->fp.kind == CFI_REG_SAME) {
+		row->fp = UNWIND_FP_SAME;
+	} else if (rules->fp.kind == CFI_REG_UNDEF) {
+		row->fp = UNWIND_FP_UNDEF;
+	} else if (saved_at(&rules->fp, &off) && fits_s16(off)) {
 		row->fp = UNWIND_FP_SAVED;
 		row->fp_offset = (int16_t)off;
 	} else {
@@ -171,56 +191,180 @@ static void classify(Dwarf_Frame *frame, bool signal, struct cfi_row *row,
 	}
 }
 
-/* The rows of the FDE starting at `start`, up to `limit` (the next FDE's start). */
-static int walk_fde(Dwarf_CFI *cfi, uint64_t start, uint64_t limit, struct cfi_row_vec *rows,
-		    struct cfi_table_stats *st)
-{
-	uint64_t pc = start;
+const struct cfi_budget cfi_default_budget = {
+	.fde_rows = CFI_FDE_MAX_ROWS,
+	.file_rows = CFI_FILE_MAX_ROWS,
+	.file_ops = CFI_FILE_MAX_OPS,
+	.file_cpu_ns = CFI_FILE_MAX_CPU_NS,
+};
+
+/* A CIE's rules at the start of its FDEs, kept for the next FDEs (a file has a few CIEs). */
+#define CIE_CACHE 8
+
+struct cie_entry {
+	size_t off; /* SIZE_MAX: empty */
 	int err;
+	struct eh_cie cie;
+	struct cfi_rules initial;
+};
 
-	while (pc < limit) {
-		struct cfi_row row = { .pc = pc };
-		Dwarf_Frame *frame;
-		Dwarf_Addr lo, hi;
-		bool signal;
+struct build {
+	const uint8_t *data; /* .eh_frame */
+	size_t size;
+	uint64_t vaddr;
+	const struct cfi_budget *budget;
+	uint64_t ops_left;
+	uint64_t cpu_start;
+	struct cie_entry cies[CIE_CACHE];
+	unsigned next_cie;
+	struct cfi_row_vec rows;
+	struct cfi_table_stats *st;
+	/* The FDE being walked. */
+	uint64_t limit;
+	size_t fde_rows;
+	bool signal;
+};
 
-		if (dwarf_cfi_addrframe(cfi, pc, &frame)) {
-			if (pc == start)
-				st->broken_fdes++;
-			/* A gap up to the next FDE (or an unreadable one): nothing to unwind with.
-			 */
-			return cfi_row_push(rows, &row);
-		}
-		if (dwarf_frame_info(frame, &lo, &hi, &signal) < 0 || hi <= pc) {
-			free(frame);
-			st->broken_fdes++;
-			return cfi_row_push(rows, &row);
-		}
-		st->rows_read++;
-		classify(frame, signal, &row, st);
-		free(frame);
-		if ((err = cfi_row_push(rows, &row)))
-			return err;
-		pc = hi;
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* -E2BIG, naming the budget, once the file has cost more than its share. */
+static int over_budget(struct build *b)
+{
+	if (b->st->rows_read > b->budget->file_rows) {
+		b->st->over_budget = "rows in the file";
+		return -E2BIG;
+	}
+	if (!b->ops_left) {
+		b->st->over_budget = "CFI instructions in the file";
+		return -E2BIG;
+	}
+	if (b->budget->file_cpu_ns && thread_cpu_ns() - b->cpu_start > b->budget->file_cpu_ns) {
+		b->st->over_budget = "build time";
+		return -E2BIG;
 	}
 	return 0;
 }
 
-static int cmp_loc(const void *a, const void *b)
+static int on_row(void *ctx, uint64_t pc, const struct cfi_rules *rules)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	struct build *b = ctx;
+	struct cfi_row row = { .pc = pc };
+	int err;
 
-	return x < y ? -1 : x > y;
+	if (pc >= b->limit)
+		return 1; /* the next FDE's: stop */
+	if (++b->fde_rows > b->budget->fde_rows) {
+		b->st->over_budget = "rows in one FDE";
+		return -E2BIG;
+	}
+	b->st->rows_read++;
+	if (!(b->st->rows_read & 0xffff) && (err = over_budget(b)))
+		return err;
+	classify(rules, b->signal, &row, b->st);
+	return cfi_row_push(&b->rows, &row);
+}
+
+static struct cie_entry *cie_at(struct build *b, size_t off)
+{
+	struct cie_entry *e;
+	struct cfi_program p;
+
+	for (unsigned i = 0; i < CIE_CACHE; i++)
+		if (b->cies[i].off == off)
+			return &b->cies[i];
+	e = &b->cies[b->next_cie++ % CIE_CACHE];
+	e->off = off;
+	e->err = eh_frame_cie(b->data, b->size, b->vaddr, off, &e->cie);
+	if (!e->err) {
+		p = (struct cfi_program){ &e->cie, b->data, b->vaddr, &b->ops_left };
+		cfi_rules_init(&e->initial);
+		e->err = cfi_program_cie(&p, &e->initial);
+	}
+	return e;
 }
 
 /*
- * The FDEs' start addresses from .eh_frame_hdr's index (sorted by the
- * linker). 0, -ENOENT without the section, -ENOTSUP, -EINVAL, -ENOMEM.
+ * The rows of the FDE at offset `off` whose index entry says it starts at
+ * `start`, up to `limit` (the next FDE's start). Rows that cannot be read
+ * are one UNWIND_CFA_NONE row, where unwinding stops.
  */
-static int fde_starts_from_hdr(Elf *elf, uint64_t **out, size_t *count)
+static int walk_fde(struct build *b, uint64_t start, size_t off)
 {
+	struct cfi_row none = { .pc = start, .cfa = UNWIND_CFA_NONE };
+	struct eh_fde fde;
+	struct eh_cie cie;
+	struct cie_entry *e = NULL;
+	size_t cie_off = SIZE_MAX;
+	uint64_t bad_pc = start;
+	int err;
+
+	b->fde_rows = 0;
+	err = eh_frame_fde(b->data, b->size, b->vaddr, off, &fde, &cie, &cie_off);
+	if (!err) {
+		e = cie_at(b, fde.cie_off);
+		err = e->err;
+	}
+	if (err == -E2BIG) {
+		b->st->over_budget = "CFI instructions in the file";
+		return err;
+	}
+	if (err || start < fde.start || start >= fde.end) {
+		b->st->broken_fdes++;
+		return cfi_row_push(&b->rows, &none);
+	}
+	{
+		struct cfi_program p = { &e->cie, b->data, b->vaddr, &b->ops_left };
+
+		fde.start = start;
+		b->signal = e->cie.signal;
+		err = cfi_program_fde(&p, &fde, &e->initial, on_row, b, &bad_pc);
+	}
+	if (err == 1)
+		return 0; /* stopped at the next FDE */
+	if (err == -E2BIG && !b->ops_left)
+		b->st->over_budget = "CFI instructions in the file";
+	if (err == -EINVAL) {
+		/* Up to the instruction it could not read; nothing to unwind with after. */
+		if (bad_pc == start)
+			b->st->broken_fdes++;
+		none.pc = bad_pc;
+		return cfi_row_push(&b->rows, &none);
+	}
+	if (err)
+		return err;
+	/* A gap up to the next FDE: nothing to unwind with. */
+	if (fde.end < b->limit) {
+		none.pc = fde.end;
+		return cfi_row_push(&b->rows, &none);
+	}
+	return 0;
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct eh_fde_ref *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/*
+ * The FDEs from .eh_frame_hdr's index (sorted by the linker), located in
+ * .eh_frame (`eh_vaddr`, `eh_size`). 0, -ENOENT without the section,
+ * -ENOTSUP, -EINVAL, -ENOMEM.
+ */
+static int fdes_from_hdr(Elf *elf, uint64_t eh_vaddr, size_t eh_size, struct eh_fde_ref **out,
+			 size_t *count)
+{
+	struct eh_fde_ref *refs;
 	const uint8_t *p;
-	uint64_t *starts;
 	GElf_Shdr shdr;
 	Elf_Data *data;
 	Elf_Scn *scn;
@@ -244,46 +388,48 @@ static int fde_starts_from_hdr(Elf *elf, uint64_t **out, size_t *count)
 	*count = n;
 	if (!n)
 		return 0;
-	starts = malloc((size_t)n * sizeof(*starts));
-	if (!starts)
+	refs = malloc((size_t)n * sizeof(*refs));
+	if (!refs)
 		return -ENOMEM;
-	for (uint32_t i = 0; i < n; i++)
-		starts[i] = shdr.sh_addr + (int64_t)read_s32(p + 12 + 8 * (size_t)i);
-	*out = starts;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t fde = shdr.sh_addr + (int64_t)read_s32(p + 16 + 8 * (size_t)i);
+
+		refs[i].start = shdr.sh_addr + (int64_t)read_s32(p + 12 + 8 * (size_t)i);
+		/* Outside .eh_frame: eh_frame_fde refuses it (SIZE_MAX), the FDE is broken. */
+		refs[i].off = fde - eh_vaddr < eh_size ? (size_t)(fde - eh_vaddr) : SIZE_MAX;
+	}
+	*out = refs;
 	return 0;
 }
 
-/*
- * Without the index (gcc -static links without --eh-frame-hdr): the FDEs
- * found by walking .eh_frame itself. -ENOENT when it has none either.
- */
-static int fde_starts_from_eh_frame(Elf *elf, uint64_t **out, size_t *count)
+int cfi_table_build_within(Elf *elf, const struct cfi_budget *budget, struct cfi_table *out)
 {
+	struct build b = { .budget = budget, .st = &out->stats };
+	struct eh_fde_ref *refs = NULL;
 	GElf_Shdr shdr;
 	Elf_Data *data;
 	Elf_Scn *scn;
+	size_t count = 0;
+	int err;
 
+	memset(out, 0, sizeof(*out));
 	scn = elf_section_by_name(elf, ".eh_frame", &shdr);
 	if (!scn || shdr.sh_type == SHT_NOBITS)
 		return -ENOENT;
 	data = elf_getdata(scn, NULL);
 	if (!data || !data->d_buf)
 		return -ENOENT;
-	return eh_frame_fde_starts(data->d_buf, data->d_size, shdr.sh_addr, out, count);
-}
+	b.data = data->d_buf;
+	b.size = data->d_size;
+	b.vaddr = shdr.sh_addr;
+	b.ops_left = budget->file_ops;
+	b.cpu_start = thread_cpu_ns();
+	for (unsigned i = 0; i < CIE_CACHE; i++)
+		b.cies[i].off = SIZE_MAX;
 
-int cfi_table_build(Elf *elf, struct cfi_table *out)
-{
-	struct cfi_row_vec rows = { 0 };
-	uint64_t *starts = NULL;
-	Dwarf_CFI *cfi = NULL;
-	size_t count = 0;
-	int err;
-
-	memset(out, 0, sizeof(*out));
-	err = fde_starts_from_hdr(elf, &starts, &count);
+	err = fdes_from_hdr(elf, b.vaddr, b.size, &refs, &count);
 	if (err == -ENOENT)
-		err = fde_starts_from_eh_frame(elf, &starts, &count);
+		err = eh_frame_fde_refs(b.data, b.size, b.vaddr, &refs, &count);
 	if (err)
 		return err;
 	out->stats.fdes = count;
@@ -291,31 +437,32 @@ int cfi_table_build(Elf *elf, struct cfi_table *out)
 		return 0;
 
 	/* Sorted again: a table from a hostile file must still be. */
-	qsort(starts, count, sizeof(*starts), cmp_loc);
+	qsort(refs, count, sizeof(*refs), cmp_ref);
 
-	cfi = dwarf_getcfi_elf(elf);
-	if (!cfi) {
-		err = -EINVAL;
-		goto out;
-	}
 	for (size_t i = 0; i < count && !err; i++) {
 		/* Duplicates, and FDEs of code the linker discarded (located at 0). */
-		if ((i + 1 < count && starts[i + 1] == starts[i]) || !starts[i])
+		if ((i + 1 < count && refs[i + 1].start == refs[i].start) || !refs[i].start)
 			continue;
-		err = walk_fde(cfi, starts[i], i + 1 < count ? starts[i + 1] : UINT64_MAX, &rows,
-			       &out->stats);
+		b.limit = i + 1 < count ? refs[i + 1].start : UINT64_MAX;
+		err = walk_fde(&b, refs[i].start, refs[i].off);
+		if (!err && !(i & 1023))
+			err = over_budget(&b);
 	}
-out:
-	if (cfi)
-		dwarf_cfi_end(cfi);
-	free(starts);
+	if (!err)
+		err = over_budget(&b);
+	free(refs);
 	if (err) {
-		free(rows.data);
+		free(b.rows.data);
 		return err;
 	}
-	out->rows = rows.data;
-	out->len = rows.len;
+	out->rows = b.rows.data;
+	out->len = b.rows.len;
 	return 0;
+}
+
+int cfi_table_build(Elf *elf, struct cfi_table *out)
+{
+	return cfi_table_build_within(elf, &cfi_default_budget, out);
 }
 
 const struct cfi_row *cfi_table_lookup(const struct cfi_table *t, uint64_t pc)

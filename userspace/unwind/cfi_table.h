@@ -46,12 +46,13 @@ int cfi_row_push(struct cfi_row_vec *v, const struct cfi_row *r);
 
 /* Why rows are UNWIND_CFA_NONE, for the frame-quality figures. */
 struct cfi_table_stats {
-	size_t fdes;		/* FDEs in .eh_frame_hdr */
-	size_t rows_read;	/* rows libdw gave, before merging equal neighbours */
-	size_t unsupported_cfa; /* rows whose CFA rule the table cannot hold */
-	size_t unsupported_ra;	/* rows whose return address is not at CFA - 8 */
-	size_t unsupported_fp;	/* rows whose FP rule the table cannot hold */
-	size_t broken_fdes;	/* FDEs libdw could not read */
+	size_t fdes;		 /* FDEs in .eh_frame_hdr */
+	size_t rows_read;	 /* rows read, before merging equal neighbours */
+	size_t unsupported_cfa;	 /* rows whose CFA rule the table cannot hold */
+	size_t unsupported_ra;	 /* rows whose return address is not at CFA - 8 */
+	size_t unsupported_fp;	 /* rows whose FP rule the table cannot hold */
+	size_t broken_fdes;	 /* FDEs that could not be read */
+	const char *over_budget; /* -E2BIG: which budget the file went over */
 };
 
 struct cfi_table {
@@ -61,13 +62,38 @@ struct cfi_table {
 };
 
 /*
+ * What one file's table may cost: a hostile binary can hold millions of
+ * rows in a megabyte. Over any, the build stops with -E2BIG and the file is
+ * unwound with frame pointers. The defaults are far above real binaries'
+ * (the largest FDE of libLLVM-16 has a few thousand rows, the whole library
+ * ~2M): see cfi_table.c.
+ */
+struct cfi_budget {
+	size_t fde_rows;      /* rows of one FDE */
+	size_t file_rows;     /* rows of the file, before merging */
+	uint64_t file_ops;    /* CFI instructions run, CIEs' included */
+	uint64_t file_cpu_ns; /* CPU time of the calling thread; 0: none */
+};
+
+#define CFI_FDE_MAX_ROWS    (1u << 20)
+#define CFI_FILE_MAX_ROWS   (32u << 20)
+#define CFI_FILE_MAX_OPS    (256ull << 20)
+#define CFI_FILE_MAX_CPU_NS (10ull * 1000000000ull)
+
+extern const struct cfi_budget cfi_default_budget;
+
+/*
  * Build the table of `elf` (an ELF file read with libelf) from its
  * .eh_frame, through .eh_frame_hdr's index of FDEs or, when the binary has
  * no index (gcc -static), .eh_frame's own records. Returns 0, -ENOENT when
  * it has neither (no CFI to use), -ENOTSUP for an index encoded in
- * a way it does not read, -EINVAL for a malformed one, -ENOMEM.
+ * a way it does not read, -EINVAL for a malformed one, -ENOMEM, -E2BIG
+ * over the default budget.
  */
 int cfi_table_build(Elf *elf, struct cfi_table *out);
+
+/* The same within `budget`: -E2BIG over it (out->stats.over_budget says which). */
+int cfi_table_build_within(Elf *elf, const struct cfi_budget *budget, struct cfi_table *out);
 
 /* The row that holds for `pc`, or NULL before the first row. */
 const struct cfi_row *cfi_table_lookup(const struct cfi_table *t, uint64_t pc);

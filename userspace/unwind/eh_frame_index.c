@@ -27,11 +27,12 @@
 #define PE_PCREL   0x10
 #define PE_OMIT	   0xff
 
-struct cursor {
-	const uint8_t *p, *end;
-};
+/* LEB128 numbers of .eh_frame fit 64 bits: 10 bytes at most, more is a hostile file. */
+#define LEB_MAX_BYTES 10
+/* Real augmentation strings are a few letters ("zR", "zPLR", "zRS"). */
+#define AUG_MAX_CHARS 16
 
-static bool take(struct cursor *c, void *dst, size_t n)
+static bool take(struct eh_cursor *c, void *dst, size_t n)
 {
 	if ((size_t)(c->end - c->p) < n)
 		return false;
@@ -40,12 +41,7 @@ static bool take(struct cursor *c, void *dst, size_t n)
 	return true;
 }
 
-/* LEB128 numbers of .eh_frame fit 64 bits: 10 bytes at most, more is a hostile file. */
-#define LEB_MAX_BYTES 10
-/* Real augmentation strings are a few letters ("zR", "zPLR", "zRS"). */
-#define AUG_MAX_CHARS 16
-
-static bool uleb(struct cursor *c, uint64_t *v)
+bool eh_uleb(struct eh_cursor *c, uint64_t *v)
 {
 	unsigned shift = 0;
 
@@ -62,7 +58,7 @@ static bool uleb(struct cursor *c, uint64_t *v)
 	return false;
 }
 
-static bool sleb(struct cursor *c, int64_t *v)
+bool eh_sleb(struct eh_cursor *c, int64_t *v)
 {
 	unsigned shift = 0;
 	uint64_t r = 0;
@@ -82,8 +78,7 @@ static bool sleb(struct cursor *c, int64_t *v)
 	return true;
 }
 
-/* A pointer in `enc` at the cursor, whose own address is `here`; -ENOTSUP, -EINVAL or 0. */
-static int read_pointer(struct cursor *c, uint8_t enc, uint64_t here, uint64_t *out)
+int eh_read_pointer(struct eh_cursor *c, uint8_t enc, uint64_t here, uint64_t *out)
 {
 	uint64_t u = 0;
 	int64_t s = 0;
@@ -100,7 +95,7 @@ static int read_pointer(struct cursor *c, uint8_t enc, uint64_t here, uint64_t *
 		ok = take(c, &u, 8);
 		break;
 	case PE_ULEB128:
-		ok = uleb(c, &u);
+		ok = eh_uleb(c, &u);
 		break;
 	case PE_UDATA2:
 		ok = take(c, &u16, 2);
@@ -111,7 +106,7 @@ static int read_pointer(struct cursor *c, uint8_t enc, uint64_t here, uint64_t *
 		u = u32;
 		break;
 	case PE_SLEB128:
-		ok = sleb(c, &s);
+		ok = eh_sleb(c, &s);
 		u = (uint64_t)s;
 		break;
 	case PE_SDATA2:
@@ -142,54 +137,81 @@ static int read_pointer(struct cursor *c, uint8_t enc, uint64_t here, uint64_t *
 	return 0;
 }
 
-/* The FDE pointer encoding of the CIE at `off`: its augmentation's 'R', absptr without. */
-static int cie_fde_encoding(const uint8_t *data, size_t size, uint64_t vaddr, size_t off,
-			    uint8_t *enc)
+/*
+ * The record at `off`: its cursor over the body after the length, `*id_off`
+ * the offset of its id field. -EINVAL past the section or for a terminator.
+ */
+static int record_at(const uint8_t *data, size_t size, size_t off, struct eh_cursor *c,
+		     size_t *id_off)
 {
-	struct cursor c = { data + off, data + size };
-	uint32_t len32, id;
-	uint64_t len, skip;
-	int64_t ignored_s;
-	uint8_t version, ignored;
-	const char *aug;
-	size_t aug_len;
+	uint32_t len32;
+	uint64_t len;
 
-	if (!take(&c, &len32, 4) || !len32)
+	if (off > size)
+		return -EINVAL;
+	*c = (struct eh_cursor){ data + off, data + size };
+	if (!take(c, &len32, 4) || !len32)
 		return -EINVAL;
 	len = len32;
-	if (len32 == 0xffffffffu && !take(&c, &len, 8))
+	if (len32 == 0xffffffffu && !take(c, &len, 8))
 		return -EINVAL;
-	if (len > (uint64_t)(c.end - c.p))
+	if (len > (uint64_t)(c->end - c->p) || len < 4)
 		return -EINVAL;
-	c.end = c.p + len;
+	*id_off = (size_t)(c->p - data);
+	c->end = c->p + len;
+	return 0;
+}
+
+int eh_frame_cie(const uint8_t *data, size_t size, uint64_t vaddr, size_t off, struct eh_cie *out)
+{
+	struct eh_cursor c;
+	uint64_t ra, aug_len;
+	const uint8_t *aug_end = NULL;
+	uint8_t version, ignored;
+	const char *aug;
+	size_t aug_chars, id_off;
+	bool unknown = false;
+	uint16_t sizes;
+	uint32_t id;
+	int err;
+
+	if ((err = record_at(data, size, off, &c, &id_off)))
+		return err;
 	if (!take(&c, &id, 4) || id != 0 || !take(&c, &version, 1))
 		return -EINVAL;
+	if (version != 1 && version != 3 && version != 4)
+		return -ENOTSUP;
 	aug = (const char *)c.p;
-	aug_len = strnlen(aug, (size_t)(c.end - c.p) < AUG_MAX_CHARS ? (size_t)(c.end - c.p)
-								   : AUG_MAX_CHARS);
-	if (aug_len == (size_t)(c.end - c.p) || aug_len == AUG_MAX_CHARS)
+	aug_chars = strnlen(aug, (size_t)(c.end - c.p) < AUG_MAX_CHARS ? (size_t)(c.end - c.p)
+								       : AUG_MAX_CHARS);
+	if (aug_chars == (size_t)(c.end - c.p) || aug_chars == AUG_MAX_CHARS)
 		return -EINVAL;
-	c.p += aug_len + 1;
-	*enc = PE_ABSPTR;
+	c.p += aug_chars + 1;
+	memset(out, 0, sizeof(*out));
+	out->fde_encoding = PE_ABSPTR;
 	if (strstr(aug, "eh")) /* an old GCC's eh pointer: one absolute pointer */
 		c.p = (size_t)(c.end - c.p) >= 8 ? c.p + 8 : c.end;
-	/* Code and data alignment, return address register. */
-	if (!uleb(&c, &skip) || !sleb(&c, &ignored_s))
+	if (version == 4 && !take(&c, &sizes, 2)) /* address and segment selector sizes */
 		return -EINVAL;
-	if (version == 1 ? !take(&c, &ignored, 1) : !uleb(&c, &skip))
+	if (!eh_uleb(&c, &out->code_align) || !eh_sleb(&c, &out->data_align))
 		return -EINVAL;
-	if (aug[0] != 'z')
-		return 0;
-	if (!uleb(&c, &skip) || skip > (uint64_t)(c.end - c.p))
+	if (version == 1 ? !take(&c, &ignored, 1) : !eh_uleb(&c, &ra))
 		return -EINVAL;
-	for (const char *a = aug + 1; *a; a++) {
+	if (aug[0] == 'z') {
+		if (!eh_uleb(&c, &aug_len) || aug_len > (uint64_t)(c.end - c.p))
+			return -EINVAL;
+		out->aug_data = true;
+		aug_end = c.p + aug_len;
+	}
+	for (const char *a = aug + 1; aug_end && *a && !unknown; a++) {
 		uint8_t e;
 		uint64_t ptr;
-		int err;
 
 		switch (*a) {
 		case 'R':
-			return take(&c, enc, 1) ? 0 : -EINVAL;
+			if (!take(&c, &out->fde_encoding, 1))
+				return -EINVAL;
+			break;
 		case 'L':
 			if (!take(&c, &e, 1))
 				return -EINVAL;
@@ -197,97 +219,156 @@ static int cie_fde_encoding(const uint8_t *data, size_t size, uint64_t vaddr, si
 		case 'P':
 			if (!take(&c, &e, 1))
 				return -EINVAL;
-			err = read_pointer(&c, e & 0x7f, vaddr + (uint64_t)(c.p - data), &ptr);
+			err = eh_read_pointer(&c, e & 0x7f, vaddr + (uint64_t)(c.p - data), &ptr);
 			if (err)
 				return err;
 			break;
 		case 'S':
+			out->signal = true;
+			break;
 		case 'B':
 			break;
 		default:
-			return 0; /* unknown letters: the 'R' we need came before them, or absptr */
+			unknown = true; /* the rest is skipped with the length */
+			break;
 		}
 	}
+	if (aug_end) {
+		if (c.p > aug_end)
+			return -EINVAL;
+		c.p = aug_end;
+	}
+	out->insns = c.p;
+	out->insns_end = c.end;
+	return 0;
+}
+
+/*
+ * The FDE record at `off` up to its instructions: its CIE (cached, see
+ * eh_frame_fde), initial location and range. 0, -EINVAL, -ENOTSUP.
+ */
+static int fde_head(const uint8_t *data, size_t size, uint64_t vaddr, size_t off,
+		    struct eh_fde *out, uint64_t *range, struct eh_cie *cie, size_t *cie_off)
+{
+	struct eh_cursor c;
+	size_t id_off, cie_at;
+	uint64_t skip;
+	uint32_t id;
+	int err;
+
+	if ((err = record_at(data, size, off, &c, &id_off)))
+		return err;
+	if (!take(&c, &id, 4) || !id || id > id_off)
+		return -EINVAL;
+	cie_at = id_off - id;
+	if (cie_at != *cie_off) {
+		*cie_off = SIZE_MAX;
+		if ((err = eh_frame_cie(data, size, vaddr, cie_at, cie)))
+			return err;
+		*cie_off = cie_at;
+	}
+	if (cie->fde_encoding == PE_OMIT)
+		return -ENOTSUP;
+	err = eh_read_pointer(&c, cie->fde_encoding, vaddr + (uint64_t)(c.p - data), &out->start);
+	if (!err)
+		err = eh_read_pointer(&c, cie->fde_encoding & 0x0f, 0, range);
+	if (err)
+		return err;
+	if (cie->aug_data) {
+		if (!eh_uleb(&c, &skip) || skip > (uint64_t)(c.end - c.p))
+			return -EINVAL;
+		c.p += skip;
+	}
+	out->cie_off = cie_at;
+	out->end = out->start + *range;
+	out->insns = c.p;
+	out->insns_end = c.end;
+	return 0;
+}
+
+int eh_frame_fde(const uint8_t *data, size_t size, uint64_t vaddr, size_t off, struct eh_fde *out,
+		 struct eh_cie *cie, size_t *cie_off)
+{
+	uint64_t range;
+	int err = fde_head(data, size, vaddr, off, out, &range, cie, cie_off);
+
+	if (err)
+		return err;
+	return range && out->end > out->start ? 0 : -EINVAL; /* covers nothing, or wraps */
+}
+
+int eh_frame_fde_refs(const uint8_t *data, size_t size, uint64_t vaddr, struct eh_fde_ref **out,
+		      size_t *count)
+{
+	struct eh_fde_ref *refs = NULL;
+	size_t n = 0, cap = 0, off = 0, cie_off = SIZE_MAX;
+	struct eh_cie cie;
+	int err = 0;
+
+	*out = NULL;
+	*count = 0;
+	while (off + 4 <= size && !err) {
+		struct eh_cursor c;
+		struct eh_fde fde;
+		size_t id_off, next;
+		uint64_t range;
+		uint32_t id;
+
+		if (!memcmp(data + off, "\0\0\0\0", 4))
+			break; /* the terminator */
+		if ((err = record_at(data, size, off, &c, &id_off)))
+			break;
+		next = (size_t)(c.end - data);
+		if (!take(&c, &id, 4)) {
+			err = -EINVAL;
+			break;
+		}
+		if (id) {
+			if ((err = fde_head(data, size, vaddr, off, &fde, &range, &cie, &cie_off)))
+				break;
+			if (n == cap) {
+				size_t ncap = cap ? 2 * cap : 256;
+				struct eh_fde_ref *r = realloc(refs, ncap * sizeof(*r));
+
+				if (!r) {
+					err = -ENOMEM;
+					break;
+				}
+				refs = r;
+				cap = ncap;
+			}
+			refs[n++] = (struct eh_fde_ref){ fde.start, off };
+		}
+		off = next;
+	}
+	if (err) {
+		free(refs);
+		return err;
+	}
+	*out = refs;
+	*count = n;
 	return 0;
 }
 
 int eh_frame_fde_starts(const uint8_t *data, size_t size, uint64_t vaddr, uint64_t **out,
 			size_t *count)
 {
-	uint64_t *starts = NULL;
-	size_t n = 0, cap = 0, off = 0, cie_off = SIZE_MAX;
-	uint8_t enc = PE_ABSPTR;
-	int err = 0;
+	struct eh_fde_ref *refs;
+	uint64_t *starts;
+	int err = eh_frame_fde_refs(data, size, vaddr, &refs, count);
 
 	*out = NULL;
-	*count = 0;
-	while (off + 4 <= size) {
-		struct cursor c = { data + off, data + size };
-		uint32_t len32, id;
-		uint64_t len, loc;
-		size_t id_off, next;
-
-		if (!take(&c, &len32, 4))
-			break;
-		if (!len32)
-			break; /* the terminator */
-		len = len32;
-		if (len32 == 0xffffffffu && !take(&c, &len, 8)) {
-			err = -EINVAL;
-			break;
-		}
-		if (len > (uint64_t)(c.end - c.p) || len < 4) {
-			err = -EINVAL;
-			break;
-		}
-		id_off = (size_t)(c.p - data);
-		next = id_off + (size_t)len;
-		c.end = data + next;
-		if (!take(&c, &id, 4)) {
-			err = -EINVAL;
-			break;
-		}
-		if (id) {
-			/* An FDE: id is the distance back from this field to its CIE. */
-			size_t cie = id <= id_off ? id_off - id : SIZE_MAX;
-
-			if (cie == SIZE_MAX) {
-				err = -EINVAL;
-				break;
-			}
-			if (cie != cie_off) {
-				err = cie_fde_encoding(data, size, vaddr, cie, &enc);
-				if (err)
-					break;
-				cie_off = cie;
-			}
-			if (enc == PE_OMIT) {
-				err = -ENOTSUP;
-				break;
-			}
-			err = read_pointer(&c, enc, vaddr + (uint64_t)(c.p - data), &loc);
-			if (err)
-				break;
-			if (n == cap) {
-				size_t ncap = cap ? 2 * cap : 256;
-				uint64_t *s = realloc(starts, ncap * sizeof(*s));
-
-				if (!s) {
-					err = -ENOMEM;
-					break;
-				}
-				starts = s;
-				cap = ncap;
-			}
-			starts[n++] = loc;
-		}
-		off = next;
-	}
-	if (err) {
-		free(starts);
+	if (err || !*count)
 		return err;
+	starts = malloc(*count * sizeof(*starts));
+	if (starts)
+		for (size_t i = 0; i < *count; i++)
+			starts[i] = refs[i].start;
+	free(refs);
+	if (!starts) {
+		*count = 0;
+		return -ENOMEM;
 	}
 	*out = starts;
-	*count = n;
 	return 0;
 }

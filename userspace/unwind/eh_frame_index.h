@@ -9,6 +9,7 @@
 #ifndef BPFPROF_UNWIND_EH_FRAME_INDEX_H
 #define BPFPROF_UNWIND_EH_FRAME_INDEX_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,5 +24,57 @@
  */
 int eh_frame_fde_starts(const uint8_t *data, size_t size, uint64_t vaddr, uint64_t **out,
 			size_t *count);
+
+/* An FDE as an index names it: its initial location and its record's offset in .eh_frame. */
+struct eh_fde_ref {
+	uint64_t start;
+	size_t off;
+};
+
+/* As eh_frame_fde_starts, with each FDE's offset (the records cfi_table reads). */
+int eh_frame_fde_refs(const uint8_t *data, size_t size, uint64_t vaddr, struct eh_fde_ref **out,
+		      size_t *count);
+
+/* Bytes being read, never past `end`. */
+struct eh_cursor {
+	const uint8_t *p, *end;
+};
+
+bool eh_uleb(struct eh_cursor *c, uint64_t *v);
+bool eh_sleb(struct eh_cursor *c, int64_t *v);
+
+/*
+ * A pointer in DW_EH_PE encoding `enc` at the cursor, whose own address is
+ * `here` (absolute and PC-relative only). 0, -EINVAL (truncated), -ENOTSUP.
+ */
+int eh_read_pointer(struct eh_cursor *c, uint8_t enc, uint64_t here, uint64_t *out);
+
+/* What the CFI programs of a CIE's FDEs need from it. */
+struct eh_cie {
+	uint64_t code_align;
+	int64_t data_align;
+	uint8_t fde_encoding; /* DW_EH_PE_*: of the FDEs' locations and DW_CFA_set_loc */
+	bool signal;	      /* 'S': its frames are signal frames */
+	bool aug_data;	      /* 'z': FDEs have augmentation data to skip */
+	const uint8_t *insns, *insns_end; /* its initial instructions */
+};
+
+/* The CIE whose record is at `off` of .eh_frame (`data`, loaded at `vaddr`). 0, -EINVAL, -ENOTSUP.
+ */
+int eh_frame_cie(const uint8_t *data, size_t size, uint64_t vaddr, size_t off, struct eh_cie *out);
+
+struct eh_fde {
+	size_t cie_off; /* its CIE's record */
+	uint64_t start, end;
+	const uint8_t *insns, *insns_end;
+};
+
+/*
+ * The FDE whose record is at `off`; `cie` is its CIE's, read here unless
+ * *cie_off already names it (then reused: one CIE serves many FDEs).
+ * 0, -EINVAL (not an FDE, truncated, an empty range), -ENOTSUP.
+ */
+int eh_frame_fde(const uint8_t *data, size_t size, uint64_t vaddr, size_t off, struct eh_fde *out,
+		 struct eh_cie *cie, size_t *cie_off);
 
 #endif
