@@ -395,3 +395,10 @@ endforeach()
 # snapshots, six loads of a 190-process profile): the timeout only catches a
 # hang, at three times that.
 bpfprof_integration_test(package_deb 300 TRUE package_deb.sh)
+
+# A local user's program whose one FDE has 300k CFI rows, or more than the
+# budget (issue 27): built in <= 1 s off the draining thread, no sample lost,
+# or frame pointers for that file, said once.
+foreach(mode long_fde over_budget)
+  bpfprof_integration_test(hostile_unwind_${mode} 180 TRUE hostile_unwind.sh ${mode})
+endforeach()

@@ -97,8 +97,10 @@ static void compare_file(const char *path, bool report)
 		CHECK_EQ_INT(now.stats.unsupported_fp, before.stats.unsupported_fp);
 		CHECK_EQ_INT(now.stats.broken_fdes, before.stats.broken_fdes);
 		if (report)
-			printf("%-60s %9zu rows %7zu FDEs  now %8.1f ms  libdw %8.1f ms\n", path,
-			       now.len, now.stats.fdes, (t1 - t0) * 1e3, (t2 - t1) * 1e3);
+			printf("%-60s %9zu rows (%zu read, longest FDE %zu) %7zu FDEs  now %8.1f "
+			       "ms  libdw %8.1f ms\n",
+			       path, now.len, now.stats.rows_read, now.stats.largest_fde,
+			       now.stats.fdes, (t1 - t0) * 1e3, (t2 - t1) * 1e3);
 		files_compared++;
 		rows_compared += now.len;
 	}

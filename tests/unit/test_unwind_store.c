@@ -131,6 +131,64 @@ static void files_without_cfi_not_elf_or_too_big(void)
 	unwind_store_free(&s);
 }
 
+/* Copy file `from` over `to` in place (same inode, new contents). */
+static void overwrite(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = open(to, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ssize_t n;
+
+	CHECK(in >= 0 && out >= 0);
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		CHECK(write(out, buf, (size_t)n) == n);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+}
+
+/*
+ * (dev, inode) alone is not a file (issue 27): a deleted binary's inode is
+ * reused, a library is rewritten in place. Another file under the same
+ * (dev, inode) gets its own table, not the old one's.
+ */
+static void another_file_under_the_same_inode_is_built_again(void)
+{
+	char path[] = "/tmp/bpfprof-test-store-XXXXXX";
+	const struct unwind_store_file *f;
+	struct unwind_store s;
+	struct stat before, after;
+	uint32_t nrows;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	unwind_store_init(&s, NULL, 1u << 20);
+	overwrite(CFI_FIX_NOPIE, path);
+	f = add_path(&s, path);
+	CHECK(f && f->status == UNWIND_FILE_LOADED && f->info.bias == 0x400000);
+	nrows = f ? f->info.nrows : 0;
+	CHECK(stat(path, &before) == 0);
+	/* The same file again: not read again. */
+	f = add_path(&s, path);
+	CHECK(f && f->info.first_row == 0 && s.rows.len == nrows);
+	overwrite(CFI_FIX, path);
+	CHECK(stat(path, &after) == 0);
+	CHECK_EQ_INT(after.st_ino, before.st_ino);
+	f = add_path(&s, path);
+	/* The PIE's table now: its own rows after the old ones, its own bias. */
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	if (f) {
+		CHECK_EQ_INT(f->info.first_row, nrows);
+		CHECK_EQ_INT(f->info.bias, 0);
+	}
+	CHECK_EQ_INT(s.files.len, 1);
+	unwind_store_free(&s);
+	unlink(path);
+}
+
 /* With the caller's buffer (the mapped BPF array), rows go straight into it, and stay its own. */
 static void rows_go_into_the_callers_buffer(void)
 {
@@ -203,6 +261,7 @@ int main(void)
 	RUN(files_are_loaded_once_and_found_by_dev_and_inode);
 	RUN(files_without_cfi_not_elf_or_too_big);
 	RUN(rows_go_into_the_callers_buffer);
+	RUN(another_file_under_the_same_inode_is_built_again);
 	RUN(the_vdso_has_a_table_of_its_own);
 	return test_summary();
 }

@@ -366,6 +366,9 @@ static int install_cgroups(struct session *s, const struct session_config *cfg)
  */
 #define UNWIND_ROWS_CAPACITY (1u << 21)
 
+/* How long the start waits for the first tables (all of them, on an ordinary machine). */
+#define UNWIND_SETTLE_MS 2000
+
 /*
  * --unwind cfi: the targets' tables now; lifecycle_feed adds what they map
  * later. Without tables the BPF walker still follows frame pointers, so a
@@ -411,11 +414,16 @@ static void open_unwind_tables(struct session *s, const struct session_config *c
 		s->unwind = NULL;
 		return;
 	}
-	log_debug("unwind tables: %zu files (%zu without CFI, %zu past the capacity), %zu rows, "
-		  "%.0f ms of CPU",
-		  s->unwind->store.files.len, s->unwind->store.stats.files[UNWIND_FILE_NO_CFI],
-		  s->unwind->store.stats.files[UNWIND_FILE_FULL], s->unwind->store.rows.len,
-		  (double)s->unwind->store.stats.build_ns / 1e6);
+	/*
+	 * The tables are built on their own thread; sampling has not started, so
+	 * waiting for them here (a bounded while) costs no sample, and a command's
+	 * first samples find its libraries' rows.
+	 */
+	if (!unwind_loader_settle(s->unwind, UNWIND_SETTLE_MS))
+		log_debug("unwind tables: still building after %d ms; the rest come while "
+			  "recording",
+			  UNWIND_SETTLE_MS);
+	unwind_loader_log_summary(s->unwind);
 	if (s->py)
 		log_debug("Python frames: %zu Python processes at the start", s->py->processes);
 }
@@ -768,6 +776,7 @@ void session_close(struct session *s)
 		s->py = NULL;
 	}
 	if (s->unwind) {
+		unwind_loader_log_summary(s->unwind);
 		unwind_loader_close(s->unwind);
 		free(s->unwind);
 	}

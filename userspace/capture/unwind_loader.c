@@ -17,6 +17,9 @@
 #include "python_loader.h"
 #include "../util/log.h"
 
+static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, const char *path,
+		       bool stale);
+
 int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int procs_fd,
 		       size_t capacity)
 {
@@ -44,11 +47,18 @@ int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int p
 	}
 	unwind_store_init(&l->store, p, capacity);
 	elf_version(EV_CURRENT);
+	l->store.defer = defer_build;
+	l->store.defer_ctx = l;
+	/* Without a thread (none to be had), tables are built here: slower starts, same tables. */
+	if (table_worker_start(&l->worker))
+		log_warn("cannot start the unwind table thread; tables are built while draining");
 	return 0;
 }
 
 void unwind_loader_close(struct unwind_loader *l)
 {
+	table_worker_stop(&l->worker);
+	hmap_free(&l->over_budget);
 	if (l->rows)
 		munmap(l->rows, l->rows_bytes);
 	unwind_store_free(&l->store);
@@ -57,22 +67,118 @@ void unwind_loader_close(struct unwind_loader *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/*
- * Tell the BPF side about the files added since the last call (the store
- * wrote their rows into the mapped array already). A file the map has no
- * room for is counted, never fatal: its frames are unwound with frame
- * pointers.
- */
-static void publish(struct unwind_loader *l)
+/* Over-budget files by (dev, inode) and identity: a collision only costs frame pointers. */
+static struct hmap_key over_budget_key(const struct unwind_file_key *k,
+				       const struct unwind_file_id *id)
 {
-	for (; l->published_files < l->store.files.len; l->published_files++) {
-		const struct unwind_store_file *f = &l->store.files.data[l->published_files];
+	return (struct hmap_key){ k->dev ^ hash_u64((uint64_t)id->ctime_ns),
+				  k->ino ^ hash_u64(id->size) };
+}
 
-		if (f->status != UNWIND_FILE_LOADED)
-			continue;
-		if (bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY))
+/* A finished build into the store and, with rows, the BPF file map. 0 or -ENOMEM. */
+static int finish(struct unwind_loader *l, struct table_done *d)
+{
+	const struct unwind_store_file *f;
+	uint64_t before = l->store.stats.longest_ns;
+	int err = d->err;
+
+	if (!err && d->b.status == UNWIND_FILE_OVER_BUDGET &&
+	    !hmap_get(&l->over_budget, over_budget_key(&d->key, &d->id), &(uint32_t){ 0 })) {
+		log_warn("%s: its unwind table would cost more than its budget (%s); its frames "
+			 "are walked with frame pointers",
+			 d->path, d->b.over_budget ? d->b.over_budget : "?");
+		err = hmap_put(&l->over_budget, over_budget_key(&d->key, &d->id), 0);
+	}
+	if (!err) {
+		f = unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
+		if (!f && errno == ENOMEM)
+			err = -ENOMEM;
+		if (f && l->store.stats.longest_ns > before)
+			snprintf(l->longest_path, sizeof(l->longest_path), "%s", d->path);
+		if (f && f->status == UNWIND_FILE_LOADED &&
+		    bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY))
 			l->unpublished++;
 	}
+	unwind_built_free(&d->b);
+	free(d->path);
+	return err;
+}
+
+/*
+ * The store's hand-over of a file met in a process's mappings (see
+ * unwind_defer_fn): queued for the worker, or built here without one.
+ */
+static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, const char *path,
+		       bool stale)
+{
+	struct unwind_loader *l = ctx;
+	struct table_done d = { .key = f->key, .id = f->id };
+
+	/* Another file under that (dev, inode): its rows no longer describe what runs. */
+	if (stale) {
+		log_debug("%s: another file under the same device and inode; its table is built "
+			  "again",
+			  path);
+		bpf_map_delete_elem(l->files_fd, &f->key);
+	}
+	if (hmap_get(&l->over_budget, over_budget_key(&f->key, &f->id), &(uint32_t){ 0 })) {
+		close(fd);
+		d.b.status = UNWIND_FILE_OVER_BUDGET;
+		return finish(l, &d);
+	}
+	if (l->worker.started)
+		return table_worker_submit(&l->worker, f, fd, path);
+	d.path = strdup(path);
+	if (!d.path) {
+		close(fd);
+		return -ENOMEM;
+	}
+	d.err = unwind_file_build(elf_begin(fd, ELF_C_READ_MMAP, NULL), &cfi_default_budget, &d.b);
+	close(fd);
+	return finish(l, &d);
+}
+
+/* Publish what the worker finished. 0 or -ENOMEM (the rest are dropped: frame pointers). */
+static int collect(struct unwind_loader *l)
+{
+	struct table_done *done;
+	size_t n;
+	int err = 0;
+
+	if (!l->worker.started)
+		return 0;
+	table_worker_take(&l->worker, &done, &n);
+	for (size_t i = 0; i < n; i++) {
+		if (err) {
+			unwind_built_free(&done[i].b);
+			free(done[i].path);
+		} else {
+			err = finish(l, &done[i]);
+		}
+	}
+	free(done);
+	return err;
+}
+
+bool unwind_loader_settle(struct unwind_loader *l, int timeout_ms)
+{
+	bool idle = !l->worker.started || table_worker_wait_idle(&l->worker, timeout_ms);
+
+	collect(l);
+	return idle;
+}
+
+void unwind_loader_log_summary(const struct unwind_loader *l)
+{
+	const struct unwind_store_stats *st = &l->store.stats;
+
+	log_debug("unwind tables: %zu files (%zu with rows, %zu without CFI, %zu past the "
+		  "capacity, %zu over budget), %zu rows, built in %.0f ms of CPU, the longest "
+		  "%.1f ms (%s)",
+		  l->store.files.len, st->files[UNWIND_FILE_LOADED], st->files[UNWIND_FILE_NO_CFI],
+		  st->files[UNWIND_FILE_FULL], st->files[UNWIND_FILE_OVER_BUDGET],
+		  l->store.rows.len, (double)st->build_ns / 1e6, (double)st->longest_ns / 1e6,
+		  l->longest_path[0] ? l->longest_path : "-");
 }
 
 /*
@@ -89,6 +195,11 @@ static void add_vdso(struct unwind_loader *l, struct unwind_proc *proc, const st
 	if (!f || f->status != UNWIND_FILE_LOADED || e->end - e->start != size ||
 	    proc->n >= UNWIND_MAX_MAPPINGS)
 		return;
+	if (!l->vdso_published) {
+		if (bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY))
+			l->unpublished++;
+		l->vdso_published = true;
+	}
 	proc->m[proc->n++] = (struct unwind_mapping){
 		.start = e->start,
 		.end = e->end,
@@ -132,7 +243,6 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 	map_entries_free(&maps);
 	if (err)
 		return err;
-	publish(l);
 	/* Rows and files first: the unwinder never finds a mapping whose file it cannot read. */
 	if (bpf_map_update_elem(l->procs_fd, &pid, proc, BPF_ANY))
 		l->unpublished++; /* more processes than the map holds: this one uses FP */
@@ -149,7 +259,7 @@ int unwind_loader_mark(struct unwind_loader *l, uint32_t pid)
 
 int unwind_loader_refresh(struct unwind_loader *l)
 {
-	int err = 0;
+	int err = collect(l);
 
 	for (size_t i = 0; i < l->dirty.len && !err; i++)
 		err = unwind_loader_add_process(l, l->dirty.data[i]);
@@ -233,7 +343,7 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l)
 	for (size_t i = 0; i < nkeys; i++)
 		bpf_map_delete_elem(l->files_fd, &keys[i]);
 	unwind_store_reset(&l->store);
-	l->published_files = 0;
+	l->vdso_published = false;
 	for (size_t i = 0; i < npids && !err; i++) {
 		snprintf(path, sizeof(path), "/proc/%u", pids[i]);
 		if (access(path, F_OK))

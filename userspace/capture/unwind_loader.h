@@ -2,8 +2,10 @@
 /*
  * Feeds the BPF CFI unwinder (bpf/unwind.bpf.h): the unwind tables of the
  * executable files processes map, built once per file (unwind/table_store)
- * and published to the BPF maps, rows first, so the unwinder never sees a
- * file without its rows.
+ * on a worker thread (table_worker) and published to the BPF maps from the
+ * draining thread when ready, rows first, so the unwinder never sees a file
+ * without its rows. A process's mappings are published at once: until its
+ * files' tables are, their frames are walked with frame pointers.
  */
 #ifndef BPFPROF_CAPTURE_UNWIND_LOADER_H
 #define BPFPROF_CAPTURE_UNWIND_LOADER_H
@@ -12,6 +14,8 @@
 #include <stdint.h>
 
 #include "../unwind/table_store.h"
+#include "../util/hashmap.h"
+#include "table_worker.h"
 
 struct python_loader;
 
@@ -20,7 +24,10 @@ struct unwind_loader {
 	struct unwind_row *rows; /* the BPF array, mapped */
 	size_t rows_bytes;
 	int files_fd, procs_fd;
-	size_t published_files;
+	bool vdso_published;
+	struct table_worker worker; /* not started: tables are built on the caller's thread */
+	struct hmap over_budget;    /* files said to be over their budget, said once */
+	char longest_path[256];	    /* the file whose table took longest, for the summary */
 	size_t unpublished;	    /* files or processes the BPF maps had no room for */
 	VEC(uint32_t) dirty;	    /* processes whose executable mappings changed */
 	struct unwind_proc *proc;   /* scratch for one process's mappings */
@@ -56,8 +63,19 @@ int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int p
 int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid);
 /* The process mapped an executable file: read it again at the next refresh. */
 int unwind_loader_mark(struct unwind_loader *l, uint32_t pid);
-/* Read the processes marked since the last refresh. 0 or -ENOMEM. */
+/*
+ * Publish the tables the worker finished, then read the processes marked
+ * since the last refresh. 0 or -ENOMEM.
+ */
 int unwind_loader_refresh(struct unwind_loader *l);
+/*
+ * Wait up to timeout_ms for the tables queued so far, publishing them:
+ * for a recording's start, where the first samples of a command would
+ * otherwise find no table. Whether all were done.
+ */
+bool unwind_loader_settle(struct unwind_loader *l, int timeout_ms);
+/* One line at -v: files, rows, build time, the slowest file. */
+void unwind_loader_log_summary(const struct unwind_loader *l);
 /* A process forked: the child runs what its parent runs (its Python interpreter too). */
 int unwind_loader_forked(struct unwind_loader *l, uint32_t parent, uint32_t child);
 /* The process exited: its mappings go. */

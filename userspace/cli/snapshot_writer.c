@@ -2,8 +2,9 @@
 #include "snapshot_writer.h"
 
 #include <errno.h>
-#include <signal.h>
 #include <string.h>
+
+#include "../util/quiet_thread.h"
 
 static void *writer_main(void *arg)
 {
@@ -31,7 +32,6 @@ static void *writer_main(void *arg)
 
 int snapshot_writer_start(struct snapshot_writer *w, snapshot_write_fn write, void *ctx)
 {
-	sigset_t all, old;
 	int err;
 
 	memset(w, 0, sizeof(*w));
@@ -39,15 +39,11 @@ int snapshot_writer_start(struct snapshot_writer *w, snapshot_write_fn write, vo
 	w->ctx = ctx;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cond, NULL);
-	/* The new thread inherits this mask: SIGINT, SIGTERM, SIGHUP stay with the poll loop. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(&w->thread, NULL, writer_main, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	err = quiet_thread_start(&w->thread, writer_main, w);
 	if (err) {
 		pthread_cond_destroy(&w->cond);
 		pthread_mutex_destroy(&w->lock);
-		return -err;
+		return err;
 	}
 	w->started = true;
 	return 0;
@@ -87,11 +83,7 @@ void snapshot_writer_stop(struct snapshot_writer *w)
 {
 	if (!w->started)
 		return;
-	pthread_mutex_lock(&w->lock);
-	w->stop = true;
-	pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->thread, NULL);
+	quiet_thread_stop(w->thread, &w->lock, &w->cond, &w->stop);
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	w->started = false;

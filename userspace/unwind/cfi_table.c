@@ -263,6 +263,8 @@ static int on_row(void *ctx, uint64_t pc, const struct cfi_rules *rules)
 		b->st->over_budget = "rows in one FDE";
 		return -E2BIG;
 	}
+	if (b->fde_rows > b->st->largest_fde)
+		b->st->largest_fde = b->fde_rows;
 	b->st->rows_read++;
 	if (!(b->st->rows_read & 0xffff) && (err = over_budget(b)))
 		return err;

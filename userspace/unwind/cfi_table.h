@@ -52,6 +52,7 @@ struct cfi_table_stats {
 	size_t unsupported_ra;	 /* rows whose return address is not at CFA - 8 */
 	size_t unsupported_fp;	 /* rows whose FP rule the table cannot hold */
 	size_t broken_fdes;	 /* FDEs that could not be read */
+	size_t largest_fde;	 /* rows of its longest FDE */
 	const char *over_budget; /* -E2BIG: which budget the file went over */
 };
 
@@ -78,7 +79,7 @@ struct cfi_budget {
 #define CFI_FDE_MAX_ROWS    (1u << 20)
 #define CFI_FILE_MAX_ROWS   (32u << 20)
 #define CFI_FILE_MAX_OPS    (256ull << 20)
-#define CFI_FILE_MAX_CPU_NS (10ull * 1000000000ull)
+#define CFI_FILE_MAX_CPU_NS (5ull * 1000000000ull)
 
 extern const struct cfi_budget cfi_default_budget;
 

@@ -71,140 +71,149 @@ const struct unwind_store_file *unwind_store_find(const struct unwind_store *s, 
 }
 
 /*
- * ELF vaddr - file offset of the executable segments, which the unwinder
- * adds to a PC's offset in the file. -EINVAL when there is none, or when
- * two disagree (one bias per file is all the BPF side keeps).
+ * Pack the table built for an entry after the rows already stored; its
+ * final status, or -ENOMEM.
  */
-static int exec_bias(Elf *elf, int64_t *bias)
+static int pack(struct unwind_store *s, struct unwind_built *b, struct unwind_file_info *info)
 {
-	size_t n;
-	bool found = false;
+	const struct cfi_table *t = &b->t;
 
-	if (elf_getphdrnum(elf, &n))
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		int64_t b;
+	if (b->status != UNWIND_FILE_LOADED)
+		return b->status;
+	if (t->len > s->max_rows - s->rows.len || t->len > UINT32_MAX)
+		return UNWIND_FILE_FULL;
+	if (vec_reserve(&s->rows, t->len))
+		return -ENOMEM;
+	info->first_row = (uint32_t)s->rows.len;
+	info->nrows = (uint32_t)t->len;
+	info->bias = b->bias;
+	for (size_t i = 0; i < t->len; i++) {
+		const struct cfi_row *r = &t->rows[i];
 
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		b = (int64_t)(ph.p_vaddr - ph.p_offset);
-		if (found && b != *bias)
-			return -EINVAL;
-		*bias = b;
-		found = true;
+		s->rows.data[s->rows.len++] = (struct unwind_row){
+			.pc = r->pc,
+			.cfa_offset = r->cfa_offset,
+			.fp_offset = r->fp_offset,
+			.rules = UNWIND_RULES(r->cfa, r->fp, r->plt_threshold),
+		};
 	}
-	return found ? 0 : -EINVAL;
+	return UNWIND_FILE_LOADED;
 }
 
-static uint64_t cpu_ns(void)
+static void count_build(struct unwind_store *s, const struct unwind_built *b)
 {
-	struct timespec ts;
+	s->stats.build_ns += b->build_ns;
+	if (b->build_ns > s->stats.longest_ns)
+		s->stats.longest_ns = b->build_ns;
+}
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+static struct unwind_file_id id_of(const struct stat *st)
+{
+	return (struct unwind_file_id){
+		.size = (uint64_t)st->st_size,
+		.mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec,
+		.ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec,
+	};
+}
+
+static bool same_id(const struct unwind_file_id *a, const struct unwind_file_id *b)
+{
+	return a->size == b->size && a->mtime_ns == b->mtime_ns && a->ctime_ns == b->ctime_ns;
 }
 
 /*
- * Build the table of `elf` (ended here, NULL: not an ELF file) and pack it
- * after the rows already stored; its status, or -ENOMEM.
+ * The entry of (dev, ino) for a file of identity `id`: the existing one
+ * (*known set when it is of that file) or a new one, PENDING. NULL: ENOMEM.
  */
-static int load_rows(struct unwind_store *s, Elf *elf, struct unwind_file_info *info)
+static struct unwind_store_file *entry_for(struct unwind_store *s, uint64_t dev, uint64_t ino,
+					   const struct unwind_file_id *id, bool *known)
 {
-	struct cfi_table t, go;
-	uint64_t go_lo, go_hi;
-	int64_t bias = 0;
-	int status, err, go_err;
+	struct unwind_store_file f = { .key = { dev, ino },
+				       .id = *id,
+				       .status = UNWIND_FILE_PENDING };
+	uint32_t idx;
 
-	if (!elf || elf_kind(elf) != ELF_K_ELF || exec_bias(elf, &bias)) {
-		if (elf)
-			elf_end(elf);
-		return UNWIND_FILE_INVALID;
-	}
-	err = cfi_table_build(elf, &t);
-	/* Go code has no CFI: its rows come from .gopclntab, over any C code's CFI (cgo). */
-	go_err = go_table_build(elf, &go, &go_lo, &go_hi, NULL);
-	elf_end(elf);
-	if (err == -ENOMEM || go_err == -ENOMEM) {
-		if (!err)
-			cfi_table_free(&t);
-		if (!go_err)
-			cfi_table_free(&go);
-		return -ENOMEM;
-	}
-	if (!go_err) {
-		if (err)
-			memset(&t, 0, sizeof(t)); /* Go's rows alone */
-		err = go_table_overlay(&t, &go, go_lo, go_hi);
-		cfi_table_free(&go);
-		if (err) {
-			cfi_table_free(&t);
-			return err;
-		}
-	}
-	if (err == -ENOENT || (!err && !t.len))
-		status = UNWIND_FILE_NO_CFI;
-	else if (err)
-		status = UNWIND_FILE_INVALID;
-	else if (t.len > s->max_rows - s->rows.len || t.len > UINT32_MAX)
-		status = UNWIND_FILE_FULL;
-	else if (vec_reserve(&s->rows, t.len))
-		status = -ENOMEM;
-	else
-		status = UNWIND_FILE_LOADED;
-	if (status == UNWIND_FILE_LOADED) {
-		info->first_row = (uint32_t)s->rows.len;
-		info->nrows = (uint32_t)t.len;
-		info->bias = bias;
-		for (size_t i = 0; i < t.len; i++) {
-			const struct cfi_row *r = &t.rows[i];
+	*known = false;
+	if (hmap_get(&s->index, file_key(dev, ino), &idx)) {
+		struct unwind_store_file *e = &s->files.data[idx];
 
-			s->rows.data[s->rows.len++] = (struct unwind_row){
-				.pc = r->pc,
-				.cfa_offset = r->cfa_offset,
-				.fp_offset = r->fp_offset,
-				.rules = UNWIND_RULES(r->cfa, r->fp, r->plt_threshold),
-			};
-		}
+		*known = same_id(&e->id, id);
+		if (!*known)
+			*e = f; /* another file now: built again, its old rows unused */
+		return e;
 	}
-	if (!err)
-		cfi_table_free(&t);
-	return status;
-}
-
-/* Add the file (dev, ino) whose ELF is `elf` (ended here); see unwind_store_add. */
-static const struct unwind_store_file *add_elf(struct unwind_store *s, uint64_t dev, uint64_t ino,
-					       Elf *elf)
-{
-	struct unwind_store_file f = { .key = { dev, ino } };
-	uint64_t t0;
-	int status;
-
-	t0 = cpu_ns();
-	status = load_rows(s, elf, &f.info);
-	s->stats.build_ns += cpu_ns() - t0;
-	if (status < 0) {
-		errno = -status;
-		return NULL;
-	}
-	f.status = (uint8_t)status;
 	if (vec_push(&s->files, f) ||
 	    hmap_put(&s->index, file_key(dev, ino), (uint32_t)(s->files.len - 1))) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	s->stats.files[f.status]++;
 	return &vec_last(&s->files);
+}
+
+/* The entry's table, built (`b`): packed, the entry final. NULL with errno ENOMEM. */
+static struct unwind_store_file *settle(struct unwind_store *s, struct unwind_store_file *e,
+					struct unwind_built *b)
+{
+	int status;
+
+	count_build(s, b);
+	status = pack(s, b, &e->info);
+	if (status < 0) {
+		errno = -status;
+		return NULL;
+	}
+	e->status = (uint8_t)status;
+	s->stats.files[e->status]++;
+	return e;
+}
+
+/* Build the entry's table now, from `elf` (ended here). */
+static const struct unwind_store_file *build_now(struct unwind_store *s,
+						 struct unwind_store_file *e, Elf *elf)
+{
+	struct unwind_built b;
+	int err = unwind_file_build(elf, &cfi_default_budget, &b);
+
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	e = settle(s, e, &b);
+	unwind_built_free(&b);
+	return e;
 }
 
 const struct unwind_store_file *unwind_store_add(struct unwind_store *s, uint64_t dev, uint64_t ino,
 						 int fd)
 {
-	const struct unwind_store_file *known = unwind_store_find(s, dev, ino);
+	struct unwind_file_id id = { 0 };
+	struct unwind_store_file *e;
+	struct stat st;
+	bool known;
 
-	if (known)
-		return known;
-	return add_elf(s, dev, ino, elf_begin(fd, ELF_C_READ_MMAP, NULL));
+	if (!fstat(fd, &st))
+		id = id_of(&st);
+	e = entry_for(s, dev, ino, &id, &known);
+	if (!e || known)
+		return e;
+	return build_now(s, e, elf_begin(fd, ELF_C_READ_MMAP, NULL));
+}
+
+const struct unwind_store_file *unwind_store_complete(struct unwind_store *s,
+						      const struct unwind_file_key *key,
+						      const struct unwind_file_id *id,
+						      struct unwind_built *b)
+{
+	uint32_t idx;
+	struct unwind_store_file *e;
+
+	errno = 0;
+	if (!hmap_get(&s->index, file_key(key->dev, key->ino), &idx))
+		return NULL;
+	e = &s->files.data[idx];
+	if (e->status != UNWIND_FILE_PENDING || !same_id(&e->id, id))
+		return NULL;
+	return settle(s, e, b);
 }
 
 const struct unwind_store_file *unwind_store_add_vdso(struct unwind_store *s, size_t *size)
@@ -223,7 +232,14 @@ const struct unwind_store_file *unwind_store_add_vdso(struct unwind_store *s, si
 		errno = err == -ENOMEM ? ENOMEM : 0;
 		return NULL;
 	}
-	f = add_elf(s, 0, UNWIND_VDSO_INO, elf_memory(image, *size));
+	{
+		struct unwind_file_id id = { .size = *size };
+		struct unwind_store_file *e;
+		bool known;
+
+		e = entry_for(s, 0, UNWIND_VDSO_INO, &id, &known);
+		f = e ? build_now(s, e, elf_memory(image, *size)) : NULL;
+	}
 	free(image);
 	if (f)
 		s->vdso_size = *size;
@@ -235,23 +251,49 @@ const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s,
 {
 	uint64_t dev = unwind_kernel_dev(major(e->dev), minor(e->dev));
 	const struct unwind_store_file *f;
+	struct unwind_store_file *entry;
+	struct unwind_file_id id;
+	bool known, replaced;
 	char link[96];
 	struct stat st;
-	int fd;
+	int fd, err;
 
 	errno = 0;
 	if (!e->executable || !e->inode)
 		return NULL;
-	if ((f = unwind_store_find(s, dev, e->inode)))
-		return f;
 	snprintf(link, sizeof(link), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, e->start,
 		 e->end);
+	/* Known and still that file (stat follows the link to it): nothing to open. */
+	if ((f = unwind_store_find(s, dev, e->inode))) {
+		if (stat(link, &st))
+			return f;
+		id = id_of(&st);
+		if (same_id(&f->id, &id))
+			return f;
+	}
 	fd = open(link, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		errno = 0;
 		return NULL;
 	}
-	f = !fstat(fd, &st) && S_ISREG(st.st_mode) ? unwind_store_add(s, dev, e->inode, fd) : NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	/* What is read is what was fstat'ed: the identity kept is the descriptor's. */
+	id = id_of(&st);
+	replaced = f != NULL;
+	entry = entry_for(s, dev, e->inode, &id, &known);
+	if (!entry || known) {
+		close(fd);
+		return entry;
+	}
+	if (s->defer) {
+		err = s->defer(s->defer_ctx, entry, fd, e->path, replaced);
+		errno = err ? -err : 0;
+		return err ? NULL : entry;
+	}
+	f = build_now(s, entry, elf_begin(fd, ELF_C_READ_MMAP, NULL));
 	if (!f && errno != ENOMEM)
 		errno = 0;
 	close(fd);

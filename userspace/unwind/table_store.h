@@ -15,26 +15,41 @@
 #include <stdint.h>
 
 #include "../../bpf/bpfprof_abi.h"
+#include "file_table.h"
 #include "util/hashmap.h"
 #include "util/vec.h"
 
-enum unwind_file_status {
-	UNWIND_FILE_LOADED = 0,	 /* its rows are in the store */
-	UNWIND_FILE_NO_CFI = 1,	 /* no .eh_frame_hdr, or no FDE in it */
-	UNWIND_FILE_FULL = 2,	 /* its rows did not fit in the capacity */
-	UNWIND_FILE_INVALID = 3, /* not an ELF file, or CFI or segments the unwinder cannot use */
+/*
+ * What a file was when its table was built: (dev, inode) alone can name
+ * another file later (a deleted binary's inode reused, or one rewritten in
+ * place), whose frames must not be walked with the old file's rows.
+ */
+struct unwind_file_id {
+	uint64_t size;
+	int64_t mtime_ns, ctime_ns;
 };
 
 struct unwind_store_file {
 	struct unwind_file_key key;
+	struct unwind_file_id id;
 	struct unwind_file_info info; /* LOADED only */
 	uint8_t status;		      /* enum unwind_file_status */
 };
 
 struct unwind_store_stats {
-	size_t files[4];   /* by status */
-	uint64_t build_ns; /* CPU time spent building tables */
+	size_t files[UNWIND_FILE_STATUSES]; /* by status, when built */
+	uint64_t build_ns;		    /* CPU time spent building tables */
+	uint64_t longest_ns;		    /* of the file that took longest */
 };
+
+/*
+ * The hand-over of a file to build elsewhere (capture/table_worker): `fd`
+ * (the callee's to close) was opened through `path` (of /proc, for logs);
+ * `stale` when the entry had a table of another file under the same
+ * (dev, inode), whose rows must no longer be used. 0 or -ENOMEM.
+ */
+typedef int (*unwind_defer_fn)(void *ctx, const struct unwind_store_file *f, int fd,
+			       const char *path, bool stale);
 
 struct unwind_store {
 	/* In the caller's buffer when one was given (the BPF array, mapped), never moved. */
@@ -45,6 +60,12 @@ struct unwind_store {
 	struct hmap index; /* (dev, ino) -> index in files */
 	size_t vdso_size;  /* of our [vdso] mapping, once its table was added */
 	struct unwind_store_stats stats;
+	/*
+	 * Set: files met through unwind_store_add_mapping are PENDING and handed
+	 * to `defer`, to come back through unwind_store_complete. NULL: built at once.
+	 */
+	unwind_defer_fn defer;
+	void *defer_ctx;
 };
 
 /*
@@ -68,7 +89,7 @@ uint64_t unwind_kernel_dev(unsigned int major, unsigned int minor);
  * (dev, ino): the device and inode /proc/PID/maps writes (the superblock's
  * device, which on btrfs is not the st_dev of stat(2)). Returns the file's
  * entry (whatever its status), NULL with errno ENOMEM. A file already met
- * is not read again.
+ * is not read again, unless its size or times changed (another file).
  */
 const struct unwind_store_file *unwind_store_add(struct unwind_store *s, uint64_t dev, uint64_t ino,
 						 int fd);
@@ -98,6 +119,17 @@ const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s,
  * errno ENOMEM.
  */
 const struct unwind_store_file *unwind_store_add_vdso(struct unwind_store *s, size_t *size);
+
+/*
+ * The table of a PENDING file, built (`b`, whose rows are taken): packed
+ * after the rows stored. Its entry, final now; NULL when the entry is no
+ * longer waiting for this build (the store was reset, or the file changed
+ * again: errno 0), or with errno ENOMEM.
+ */
+const struct unwind_store_file *unwind_store_complete(struct unwind_store *s,
+						      const struct unwind_file_key *key,
+						      const struct unwind_file_id *id,
+						      struct unwind_built *b);
 
 /* The entry of (dev, ino), or NULL when the file was never added. */
 const struct unwind_store_file *unwind_store_find(const struct unwind_store *s, uint64_t dev,

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* See file_table.h. */
+#include "file_table.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <string.h>
+#include <time.h>
+
+#include "go_table.h"
+
+/*
+ * ELF vaddr - file offset of the executable segments, which the unwinder
+ * adds to a PC's offset in the file. -EINVAL when there is none, or when
+ * two disagree (one bias per file is all the BPF side keeps).
+ */
+static int exec_bias(Elf *elf, int64_t *bias)
+{
+	size_t n;
+	bool found = false;
+
+	if (elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		int64_t b;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		b = (int64_t)(ph.p_vaddr - ph.p_offset);
+		if (found && b != *bias)
+			return -EINVAL;
+		*bias = b;
+		found = true;
+	}
+	return found ? 0 : -EINVAL;
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int build(Elf *elf, const struct cfi_budget *budget, struct unwind_built *out)
+{
+	struct cfi_table go;
+	uint64_t go_lo, go_hi;
+	int err, go_err;
+
+	if (!elf || elf_kind(elf) != ELF_K_ELF || exec_bias(elf, &out->bias))
+		return UNWIND_FILE_INVALID;
+	err = cfi_table_build_within(elf, budget, &out->t);
+	if (err == -E2BIG) {
+		out->over_budget = out->t.stats.over_budget;
+		return UNWIND_FILE_OVER_BUDGET;
+	}
+	/* Go code has no CFI: its rows come from .gopclntab, over any C code's CFI (cgo). */
+	go_err = go_table_build(elf, &go, &go_lo, &go_hi, NULL);
+	if (err == -ENOMEM || go_err == -ENOMEM) {
+		if (!err)
+			cfi_table_free(&out->t);
+		if (!go_err)
+			cfi_table_free(&go);
+		return -ENOMEM;
+	}
+	if (!go_err) {
+		if (err)
+			memset(&out->t, 0, sizeof(out->t)); /* Go's rows alone */
+		err = go_table_overlay(&out->t, &go, go_lo, go_hi);
+		cfi_table_free(&go);
+		if (err) {
+			cfi_table_free(&out->t);
+			return err;
+		}
+	}
+	if (err == -ENOENT || (!err && !out->t.len)) {
+		if (!err)
+			cfi_table_free(&out->t);
+		return UNWIND_FILE_NO_CFI;
+	}
+	return err ? UNWIND_FILE_INVALID : UNWIND_FILE_LOADED;
+}
+
+int unwind_file_build(Elf *elf, const struct cfi_budget *budget, struct unwind_built *out)
+{
+	uint64_t t0 = cpu_ns();
+	int status;
+
+	memset(out, 0, sizeof(*out));
+	status = build(elf, budget, out);
+	if (elf)
+		elf_end(elf);
+	out->build_ns = cpu_ns() - t0;
+	if (status < 0)
+		return status;
+	out->status = status;
+	return 0;
+}
+
+void unwind_built_free(struct unwind_built *b)
+{
+	if (b->status == UNWIND_FILE_LOADED)
+		cfi_table_free(&b->t);
+	memset(b, 0, sizeof(*b));
+}
