@@ -189,6 +189,40 @@ static void another_file_under_the_same_inode_is_built_again(void)
 	unlink(path);
 }
 
+/*
+ * A rebuild keeps the tables of the files added again (their rows copied to
+ * the front, nothing built again) and drops the others'.
+ */
+static void a_rebuild_keeps_the_tables_of_files_still_in_use(void)
+{
+	struct unwind_store s;
+	const struct unwind_store_file *a, *b;
+	uint32_t nrows_b = 0;
+	uint64_t built;
+
+	unwind_store_init(&s, NULL, 1u << 20);
+	a = add_path(&s, CFI_FIX);
+	b = add_path(&s, CFI_FIX_NOPIE);
+	CHECK(a && b && b->status == UNWIND_FILE_LOADED);
+	if (b)
+		nrows_b = b->info.nrows;
+	built = s.stats.files[UNWIND_FILE_LOADED];
+	CHECK_EQ_INT(unwind_store_reset(&s), 0);
+	CHECK_EQ_INT(s.files.len, 0);
+	b = add_path(&s, CFI_FIX_NOPIE);
+	CHECK(b && b->status == UNWIND_FILE_LOADED);
+	if (b) {
+		CHECK_EQ_INT(b->info.first_row, 0);
+		CHECK_EQ_INT(b->info.nrows, nrows_b);
+		CHECK_EQ_INT(b->info.bias, 0x400000);
+		CHECK_EQ_INT(s.rows.len, nrows_b);
+	}
+	CHECK_EQ_INT(s.stats.files[UNWIND_FILE_LOADED], built); /* copied, not built */
+	unwind_store_rebuilt(&s);
+	CHECK_EQ_INT(s.files.len, 1);
+	unwind_store_free(&s);
+}
+
 /* With the caller's buffer (the mapped BPF array), rows go straight into it, and stay its own. */
 static void rows_go_into_the_callers_buffer(void)
 {
@@ -262,6 +296,7 @@ int main(void)
 	RUN(files_without_cfi_not_elf_or_too_big);
 	RUN(rows_go_into_the_callers_buffer);
 	RUN(another_file_under_the_same_inode_is_built_again);
+	RUN(a_rebuild_keeps_the_tables_of_files_still_in_use);
 	RUN(the_vdso_has_a_table_of_its_own);
 	return test_summary();
 }

@@ -5,8 +5,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,8 +51,6 @@ static void *worker_main(void *arg)
 {
 	struct table_worker *w = arg;
 
-	/* Below the recording's own threads: tables can wait, samples cannot. */
-	setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 10);
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		struct table_done d = { 0 };

@@ -8,9 +8,11 @@
  * publishes them (capture/unwind_loader). Until then that file's frames are
  * walked with frame pointers, as for a file never read.
  *
- * The worker runs at a low priority and within a CPU budget over time: on
- * average at most TABLE_WORKER_DUTY of one CPU, in bursts of up to
- * TABLE_WORKER_BURST_NS (a recording's start, with every process's files).
+ * The worker runs within a CPU budget over time: on average at most
+ * TABLE_WORKER_DUTY of one CPU, in bursts of up to TABLE_WORKER_BURST_NS
+ * (a recording's start, with every process's files). It is not niced: on a
+ * busy machine a niced worker starved, and the tables of short-lived
+ * programs came after they had ended.
  */
 #ifndef BPFPROF_CAPTURE_TABLE_WORKER_H
 #define BPFPROF_CAPTURE_TABLE_WORKER_H

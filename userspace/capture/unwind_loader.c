@@ -342,7 +342,8 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l)
 	/* The unwinder stops finding files first, then their rows are rewritten. */
 	for (size_t i = 0; i < nkeys; i++)
 		bpf_map_delete_elem(l->files_fd, &keys[i]);
-	unwind_store_reset(&l->store);
+	/* Tables of files still in use are kept, not built again (-ENOMEM: they are). */
+	(void)unwind_store_reset(&l->store);
 	l->vdso_published = false;
 	for (size_t i = 0; i < npids && !err; i++) {
 		snprintf(path, sizeof(path), "/proc/%u", pids[i]);
@@ -353,6 +354,14 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l)
 	}
 	free(pids);
 	free(keys);
+	for (size_t i = 0; i < l->store.files.len; i++) {
+		const struct unwind_store_file *f = &l->store.files.data[i];
+
+		if (f->status == UNWIND_FILE_LOADED &&
+		    bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY))
+			l->unpublished++;
+	}
+	unwind_store_rebuilt(&l->store);
 	l->files_after_rebuild = l->store.files.len;
 	l->rebuilds++;
 	log_info("unwind tables rebuilt from the %zu live processes: %zu files -> %zu, %zu rows",

@@ -36,6 +36,7 @@ void unwind_store_init(struct unwind_store *s, struct unwind_row *rows, size_t m
 
 void unwind_store_free(struct unwind_store *s)
 {
+	unwind_store_rebuilt(s);
 	if (!s->rows_external)
 		vec_free(&s->rows);
 	vec_free(&s->files);
@@ -43,13 +44,33 @@ void unwind_store_free(struct unwind_store *s)
 	memset(s, 0, sizeof(*s));
 }
 
-void unwind_store_reset(struct unwind_store *s)
+int unwind_store_reset(struct unwind_store *s)
 {
+	unwind_store_rebuilt(s);
+	s->old_rows = malloc((s->rows.len ? s->rows.len : 1) * sizeof(*s->old_rows));
+	if (s->old_rows) {
+		memcpy(s->old_rows, s->rows.data, s->rows.len * sizeof(*s->old_rows));
+		/* Both VEC(struct unwind_store_file): the same layout. */
+		memcpy(&s->old_files, &s->files, sizeof(s->files));
+		s->old_index = s->index;
+		memset(&s->files, 0, sizeof(s->files));
+	} else {
+		hmap_free(&s->index);
+	}
 	s->rows.len = 0;
 	s->files.len = 0;
-	hmap_free(&s->index);
 	memset(&s->index, 0, sizeof(s->index));
 	s->vdso_size = 0;
+	return s->old_rows ? 0 : -ENOMEM;
+}
+
+void unwind_store_rebuilt(struct unwind_store *s)
+{
+	free(s->old_rows);
+	s->old_rows = NULL;
+	vec_free(&s->old_files);
+	hmap_free(&s->old_index);
+	memset(&s->old_index, 0, sizeof(s->old_index));
 }
 
 uint64_t unwind_kernel_dev(unsigned int major, unsigned int minor)
@@ -122,6 +143,35 @@ static bool same_id(const struct unwind_file_id *a, const struct unwind_file_id 
 }
 
 /*
+ * During a rebuild: `f` (new, PENDING) takes the table it had before, when
+ * it was built and is still that file. Whether it did.
+ */
+static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
+{
+	const struct unwind_store_file *old;
+	uint32_t idx;
+
+	if (!s->old_rows || !hmap_get(&s->old_index, file_key(f->key.dev, f->key.ino), &idx))
+		return false;
+	old = &s->old_files.data[idx];
+	if (old->status == UNWIND_FILE_PENDING || !same_id(&old->id, &f->id))
+		return false;
+	f->status = old->status;
+	if (old->status != UNWIND_FILE_LOADED)
+		return true;
+	if (old->info.nrows > s->max_rows - s->rows.len || vec_reserve(&s->rows, old->info.nrows)) {
+		f->status = UNWIND_FILE_PENDING; /* built again */
+		return false;
+	}
+	f->info = old->info;
+	f->info.first_row = (uint32_t)s->rows.len;
+	memcpy(s->rows.data + s->rows.len, s->old_rows + old->info.first_row,
+	       old->info.nrows * sizeof(*s->rows.data));
+	s->rows.len += old->info.nrows;
+	return true;
+}
+
+/*
  * The entry of (dev, ino) for a file of identity `id`: the existing one
  * (*known set when it is of that file) or a new one, PENDING. NULL: ENOMEM.
  */
@@ -142,6 +192,7 @@ static struct unwind_store_file *entry_for(struct unwind_store *s, uint64_t dev,
 			*e = f; /* another file now: built again, its old rows unused */
 		return e;
 	}
+	*known = adopt(s, &f);
 	if (vec_push(&s->files, f) ||
 	    hmap_put(&s->index, file_key(dev, ino), (uint32_t)(s->files.len - 1))) {
 		errno = ENOMEM;
@@ -238,7 +289,7 @@ const struct unwind_store_file *unwind_store_add_vdso(struct unwind_store *s, si
 		bool known;
 
 		e = entry_for(s, 0, UNWIND_VDSO_INO, &id, &known);
-		f = e ? build_now(s, e, elf_memory(image, *size)) : NULL;
+		f = e && !known ? build_now(s, e, elf_memory(image, *size)) : e;
 	}
 	free(image);
 	if (f)

@@ -60,6 +60,10 @@ struct unwind_store {
 	struct hmap index; /* (dev, ino) -> index in files */
 	size_t vdso_size;  /* of our [vdso] mapping, once its table was added */
 	struct unwind_store_stats stats;
+	/* During a rebuild: the files and rows of before (see unwind_store_reset). */
+	VEC(struct unwind_store_file) old_files;
+	struct hmap old_index;
+	struct unwind_row *old_rows;
 	/*
 	 * Set: files met through unwind_store_add_mapping are PENDING and handed
 	 * to `defer`, to come back through unwind_store_complete. NULL: built at once.
@@ -77,9 +81,14 @@ void unwind_store_free(struct unwind_store *s);
 
 /*
  * Forget every file and row (the rows' buffer stays): to build the store
- * again from the files still in use. The statistics keep counting.
+ * again from the files still in use. The statistics keep counting. Until
+ * unwind_store_rebuilt, a file added again takes its table from before
+ * (its rows copied, not built again) when it is still the same file.
+ * 0 or -ENOMEM (then nothing is kept from before: tables are built again).
  */
-void unwind_store_reset(struct unwind_store *s);
+int unwind_store_reset(struct unwind_store *s);
+/* The end of a rebuild: what was not added again is dropped. */
+void unwind_store_rebuilt(struct unwind_store *s);
 
 /* The kernel's dev_t of a device that /proc/PID/maps writes as "major:minor". */
 uint64_t unwind_kernel_dev(unsigned int major, unsigned int minor);
