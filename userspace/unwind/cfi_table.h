@@ -65,9 +65,10 @@ struct cfi_table {
 /*
  * What one file's table may cost: a hostile binary can hold millions of
  * rows in a megabyte. Over any, the build stops with -E2BIG and the file is
- * unwound with frame pointers. The defaults are far above real binaries'
- * (the largest FDE of libLLVM-16 has a few thousand rows, the whole library
- * ~2M): see cfi_table.c.
+ * unwound with frame pointers. The defaults are far above real binaries':
+ * the largest file of a Debian 12 machine with LLVM 14-16 (libclang-cpp.so.16,
+ * 92k FDEs) reads 1.07M rows, its longest FDE 2,788, in 51 ms of CPU; a
+ * libxul or Chromium, a few times larger, stays well within them.
  */
 struct cfi_budget {
 	size_t fde_rows;      /* rows of one FDE */
