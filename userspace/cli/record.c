@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../capture/preflight.h"
+#include "../emit/frame_quality.h"
 #include "../util/clock.h"
 #include "../util/log.h"
 #include "progress.h"
@@ -111,9 +112,10 @@ static void print_frame_quality(const struct frame_quality *q)
 }
 
 static void print_summary(struct recording *r, const struct session_stats *lost,
-			  const struct frame_quality *frames, const char *path,
+			  const struct profile_tables *tables, const char *path,
 			  enum output_format format)
 {
+	struct frame_quality frames;
 	struct stat st;
 	char size[32] = "?";
 	size_t threads = 0;
@@ -144,7 +146,8 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 			" shown as markers; %" PRIu64 " markers and %" PRIu64 " totals lost\n",
 			r->model.stats.syscalls_counted, r->model.stats.syscall_markers,
 			lost->dropped[EV_SYSCALL], lost->dropped[EV_SYSCALL_TOTALS]);
-	print_frame_quality(frames);
+	if (!frame_quality_count(&frames, &r->model, tables))
+		print_frame_quality(&frames);
 	if (r->model.lost.len) {
 		const struct model *m = &r->model;
 
@@ -289,11 +292,11 @@ static int finish_and_write(struct recording *r, const struct options *opts,
 			return 1;
 		}
 		log_info("the profile was saved to %s instead", saved);
-		print_summary(r, lost, &tables.frame_quality, saved, opts->format);
+		print_summary(r, lost, &tables, saved, opts->format);
 		profile_tables_free(&tables);
 		return 1;
 	}
-	print_summary(r, lost, &tables.frame_quality, opts->output, opts->format);
+	print_summary(r, lost, &tables, opts->output, opts->format);
 	err = opts->format == FORMAT_BOTH ? write_pprof_beside(r, opts, lost, &tables) : 0;
 	profile_tables_free(&tables);
 	return err;

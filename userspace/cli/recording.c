@@ -114,6 +114,13 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 	meta.selected_pid = r->have_cmd ? r->cmd_tgid : 0;
 	meta.profiler_pid = (uint32_t)getpid();
 	meta.nr_cgroup_filters = r->cgroups.n;
+	/* How whole the stacks are: counted here, over the symbolized tables, for meta.extra. */
+	if (format != FORMAT_PPROF) {
+		int err = frame_quality_count(&meta.frame_quality, m, tables);
+
+		if (err)
+			return err;
+	}
 	if (format == FORMAT_PPROF)
 		return pprof_write_fd(out->fd, out->gzip, m, tables, &meta);
 	return emit_profile_fd(out->fd, out->gzip, m, tables, &meta);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../model/model.h"
+#include "frame_quality.h"
 #include "profile_tables.h"
 
 /* What the recording was; all of it lands in `meta` and `meta.extra`. */
@@ -31,17 +32,19 @@ struct profile_meta {
 	uint64_t lost_switches, lost_wakeups;
 	uint64_t lost_other;
 	bool include_idle;
-	bool sched_enabled;	 /* switch/wakeup capture was on */
-	bool offcpu_samples;	 /* off-CPU samples were synthesized */
-	uint64_t sched_min_ns;	 /* the marker threshold (--sched-min) */
-	bool syscalls_enabled;	 /* syscall capture was on */
+	bool sched_enabled;	   /* switch/wakeup capture was on */
+	bool offcpu_samples;	   /* off-CPU samples were synthesized */
+	uint64_t sched_min_ns;	   /* the marker threshold (--sched-min) */
+	bool syscalls_enabled;	   /* syscall capture was on */
 	bool syscalls_from_switch; /* syscall markers of blocking waits, from the scheduler */
-	uint64_t syscall_min_ns; /* its marker threshold (--syscall-min) */
+	uint64_t syscall_min_ns;   /* its marker threshold (--syscall-min) */
 	/* --cgroup targets, e.g. "/test/child (id 1234)": one "Cgroup filter" entry each. */
 	const char *const *cgroup_filters;
 	size_t nr_cgroup_filters;
-	uint32_t selected_pid; /* -- COMMAND: its pid, whose main thread is selected at load; 0: none */
+	uint32_t selected_pid; /* -- COMMAND: its pid, whose main thread is selected at load; 0:
+				  none */
 	uint32_t profiler_pid; /* bpfprof's own process, shown as such; 0: none */
+	struct frame_quality frame_quality; /* how whole the on-CPU user stacks are */
 };
 
 /* Write the whole profile to the open file descriptor `fd`, gzip-compressed when `gzip`. 0 or

@@ -166,7 +166,7 @@ static void write_extra(struct json_writer *w, const struct model *m,
 			   : meta->syscalls_from_switch ? "blocking waits, from the scheduler"
 							: "off");
 	extra_entry_int(w, "Truncated stacks", m->stats.truncated_stacks);
-	write_extra_frame_quality(w, &t->frame_quality, meta);
+	write_extra_frame_quality(w, &meta->frame_quality, meta);
 	extra_entry_int(w, "User frames outside file mappings (JIT, anonymous)",
 			m->stats.unknown_user_addrs);
 	extra_entry_int(w, "Malformed events", m->stats.events_malformed);

@@ -564,8 +564,6 @@ int profile_tables_build(struct profile_tables *t, const struct model *m, frame_
 		err = intern_marker_names(t, m);
 	if (!err)
 		err = intern_syscall_names(t, m);
-	if (!err)
-		err = frame_quality_count(&t->frame_quality, m, t);
 	free(s.memo);
 	vec_free(&s.expansion);
 	if (err)

@@ -15,7 +15,6 @@
 #include "../util/hashmap.h"
 #include "../util/strtab.h"
 #include "../util/vec.h"
-#include "frame_quality.h"
 
 /* Indexes into meta.categories, in the order the emitter writes them. */
 enum profile_category {
@@ -96,7 +95,6 @@ struct profile_tables {
 	 */
 	uint32_t syscall_marker_names[SYSCALL_NR_MAX + 1];
 	uint32_t syscall_totals_marker_name;
-	struct frame_quality frame_quality; /* how whole the on-CPU user stacks are */
 	struct hmap func_index, frame_index, stack_index, resource_index, lib_index, source_index,
 		native_symbol_index;
 };
