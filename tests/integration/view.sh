@@ -27,6 +27,8 @@ run_bpfprof 60 -o "$WORK/p.json.gz" -- sleep 0.3
 expect_success
 zcat "$WORK/p.json.gz" >"$WORK/p.json"
 
+PUBLIC_DIR=
+
 # start_serving ARGS...: bpfprof ARGS in the background, until it says it
 # serves; sets VIEW_PID, URL, LINK, PORT.
 start_serving() {
@@ -38,7 +40,7 @@ start_serving() {
 	env --default-signal=INT,TERM "$BPFPROF" "$@" >"$WORK/view.out" 2>"$WORK/view.err" &
 	VIEW_PID=$!
 	# A failure must not leave a server (or a recording, with --view) running.
-	trap 'kill -KILL "$VIEW_PID" 2>/dev/null; common_exit' EXIT
+	trap 'kill -KILL "$VIEW_PID" 2>/dev/null; [ -z "$PUBLIC_DIR" ] || rm -rf "$PUBLIC_DIR"; common_exit' EXIT
 	wait_view_serving "$VIEW_PID"
 	LINK=$(head -n 1 "$WORK/view.out")
 	PORT=$(sed -n 's|^http://127\.0\.0\.1:\([0-9]*\)/.*|\1|p' <<<"$URL")
@@ -134,6 +136,16 @@ ok "SIGINT: exit 0, port closed"
 
 # The source view (/source/v1 under the secret): a profile of the burner,
 # built with debug info, names burner.c; its text comes back, nothing else does.
+# view shows root only what every user may read along the whole path (issue
+# 27), and the build tree may be in a 0700 directory (a clone in /root): the
+# burner is built again from a copy in a directory every user can read.
+PUBLIC_DIR=$(mktemp -d /var/tmp/bpfprof-view-public.XXXXXX) || fail "mktemp -d failed"
+chmod 0755 "$PUBLIC_DIR"
+cp "$(dirname "$0")/../workloads/burner.c" "$(dirname "$0")/../workloads/workload.h" "$PUBLIC_DIR/"
+chmod 0644 "$PUBLIC_DIR/burner.c" "$PUBLIC_DIR/workload.h"
+cc -g -O1 -fno-omit-frame-pointer -fno-inline -pthread -o "$PUBLIC_DIR/burner" "$PUBLIC_DIR/burner.c" && chmod 0755 "$PUBLIC_DIR/burner" ||
+	fail "cannot build the burner in $PUBLIC_DIR"
+BURNER=$PUBLIC_DIR/burner
 run_bpfprof 60 -o "$WORK/src.json.gz" -- "$BURNER" 1
 expect_success
 src=$(zcat "$WORK/src.json.gz" | "$NODE" -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
