@@ -20,7 +20,13 @@ make_workdir
 
 MODE=${1:?usage: python.sh before|during|fp}
 PY=/usr/bin/python3
-SCRIPT=$(cd "$(dirname "$0")/../workloads" && pwd)/pyfuncs.py
+# Run from a directory every user may read: bpfprof view shows root no other
+# source file (issue 27), and the tree may be in a 0700 directory (a clone in /root).
+PUBLIC_DIR=$(mktemp -d /var/tmp/bpfprof-python-public.XXXXXX) || fail "mktemp -d failed"
+trap '[ -z "$PUBLIC_DIR" ] || rm -rf "$PUBLIC_DIR"; common_exit' EXIT
+chmod 0755 "$PUBLIC_DIR"
+install -m 0644 "$(dirname "$0")/../workloads/pyfuncs.py" "$PUBLIC_DIR/pyfuncs.py" || fail "cannot copy pyfuncs.py"
+SCRIPT=$PUBLIC_DIR/pyfuncs.py
 [ -x "$PY" ] || fail "$PY is missing: scripts/install-deps.sh --test installs python3"
 check=()
 case $MODE in
