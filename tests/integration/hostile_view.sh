@@ -97,6 +97,8 @@ make_admin() {
 		fail "cannot create the throw-away admin $ADMIN_NAME"
 	ADMIN_DIR=$(mktemp -d /var/tmp/bpfprof-admin.XXXXXX) || fail "mktemp -d failed"
 	cp "$WORK/p.json.gz" "$ADMIN_DIR/p.json.gz"
+	# The build tree may be in a 0700 directory (a clone in /root): the admin runs a copy.
+	install -m 0755 "$BPFPROF" "$ADMIN_DIR/bpfprof" || fail "cannot copy bpfprof for the admin"
 }
 
 # start_admin_view [ARGS...]: the admin's `bpfprof view ARGS`, with a
@@ -109,7 +111,7 @@ start_admin_view() {
 	: >"$WORK/view.err"
 	setpriv --reuid "$ADMIN_NAME" --regid "$ADMIN_NAME" --clear-groups \
 		env -i PATH=/usr/bin:/bin HOME="$ADMIN_DIR" DISPLAY=:99 BROWSER="$ADMIN_DIR/browser" \
-		"$BPFPROF" view "$ADMIN_DIR/p.json.gz" "$@" >"$WORK/view.out" 2>"$WORK/view.err" &
+		"$ADMIN_DIR/bpfprof" view "$ADMIN_DIR/p.json.gz" "$@" >"$WORK/view.out" 2>"$WORK/view.err" &
 	VIEW_PID=$!
 	wait_serving
 }
