@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* Not under /tmp: the fake root's /tmp is a symlink to a path below base. */
@@ -242,6 +243,75 @@ static void test_beneath(void)
 	close(rootfd);
 }
 
+/*
+ * A device or FIFO is looked at, never opened for reading: opening a device
+ * has effects of its own (a watchdog arms). A writer blocked in open() of
+ * the FIFO wakes the moment any reader opens it, even one that closes at
+ * once: whether it woke says whether the opener opened the FIFO for reading.
+ */
+enum opener { PLAIN, IN_ROOT, WALK, BENEATH, OPENERS };
+
+static int open_with(enum opener how, const char *name)
+{
+	char p[3 * PATH_MAX];
+	int rootfd, fd;
+
+	switch (how) {
+	case PLAIN:
+		snprintf(p, sizeof(p), "%s/%s", root, name);
+		return open_regular(p, 0);
+	case IN_ROOT:
+		snprintf(p, sizeof(p), "/%s", name);
+		return open_regular_in_root(proc_root, PID, p, 0);
+	case WALK:
+	case BENEATH:
+		rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		snprintf(p, sizeof(p), "/%s", name);
+		fd = how == WALK ? open_regular_in_root_walk(rootfd, p, 0)
+				 : open_regular_beneath(rootfd, name, 0);
+		close(rootfd);
+		return fd;
+	default:
+		return -EINVAL;
+	}
+}
+
+static void test_fifo_never_opened(void)
+{
+	char fifo[3 * PATH_MAX], link[3 * PATH_MAX];
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", root);
+	snprintf(link, sizeof(link), "%s/fifo.debug", root);
+	CHECK_EQ_INT(symlink("/fifo", link), 0);
+	for (int how = PLAIN; how < OPENERS; how++) {
+		for (int via_link = 0; via_link < 2 - (how == PLAIN || how == BENEATH);
+		     via_link++) {
+			int status, got;
+			pid_t writer = fork();
+
+			if (writer == 0) {
+				alarm(20);
+				_exit(open(fifo, O_WRONLY) >= 0 ? 0 : 1);
+			}
+			CHECK(writer > 0);
+			usleep(200 * 1000); /* the writer is asleep in open() by now */
+			alarm(20);
+			got = open_with((enum opener)how, via_link ? "fifo.debug" : "fifo");
+			alarm(0);
+			CHECK_EQ_INT(got, -EINVAL);
+			usleep(200 * 1000);
+			got = waitpid(writer, &status, WNOHANG);
+			if (got == writer)
+				fprintf(stderr, "opener %d%s opened the FIFO for reading\n", how,
+					via_link ? " (through a symlink)" : "");
+			CHECK_EQ_INT(got, 0);
+			kill(writer, SIGKILL);
+			waitpid(writer, &status, 0);
+		}
+	}
+	unlink(link);
+}
+
 int main(void)
 {
 	char cmd[PATH_MAX + 16];
@@ -251,6 +321,7 @@ int main(void)
 	RUN(test_in_root);
 	RUN(test_open_regular);
 	RUN(test_beneath);
+	RUN(test_fifo_never_opened);
 	rc = test_summary();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
 	if (system(cmd))

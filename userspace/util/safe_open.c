@@ -15,29 +15,50 @@
 /* openat2 fails with EAGAIN when a rename raced its ".." checks: try again a few times. */
 #define OPENAT2_RETRIES 8
 
-/* Keep `fd` only if it is a regular file. */
-static int keep_if_regular(int fd)
+/*
+ * `pathfd` (O_PATH, ours to close) opened for reading only if it is a
+ * regular file. Opening a device node has effects of its own (a watchdog
+ * arms, a tape rewinds, a serial line raises DTR) and a FIFO may block, so
+ * what a user's path names is looked at before it is opened: the type on
+ * the O_PATH descriptor, then the same inode reopened through its
+ * /proc/self/fd link, which names that inode and no path. A symlink there
+ * (asked for with O_NOFOLLOW) is -ELOOP, as O_RDONLY would have said.
+ */
+static int reopen_regular(int pathfd)
 {
-	struct stat st;
-	int err;
+	char link[64];
+	struct stat st, again;
+	int fd, err = 0;
 
-	if (fd < 0)
+	if (pathfd < 0)
 		return -errno;
-	if (fstat(fd, &st)) {
+	if (fstat(pathfd, &st))
 		err = -errno;
-		close(fd);
+	else if (S_ISLNK(st.st_mode))
+		err = -ELOOP;
+	else if (!S_ISREG(st.st_mode))
+		err = -EINVAL;
+	if (err) {
+		close(pathfd);
 		return err;
 	}
-	if (!S_ISREG(st.st_mode)) {
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", pathfd);
+	fd = open(link, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	err = fd < 0 ? -errno : 0;
+	close(pathfd);
+	if (!err && (fstat(fd, &again) || again.st_dev != st.st_dev || again.st_ino != st.st_ino))
+		err = -EAGAIN;
+	if (err && fd >= 0)
 		close(fd);
-		return -EINVAL;
-	}
-	return fd;
+	return err ? err : fd;
 }
+
+/* The flags of the first, O_PATH open: of `extra`, only O_NOFOLLOW applies to it. */
+#define PATH_FLAGS(extra) (O_PATH | O_CLOEXEC | ((extra)&O_NOFOLLOW))
 
 int open_regular(const char *path, int extra)
 {
-	return keep_if_regular(open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | extra));
+	return reopen_regular(open(path, PATH_FLAGS(extra)));
 }
 
 /* Symlinks followed in one resolution at most, as the kernel's MAXSYMLINKS. */
@@ -115,15 +136,8 @@ static int walk_in_root(int root, const char *path, int extra, bool want_dir)
 			walk_pop_to(&w, w.depth > 0 ? w.depth - 1 : 0);
 			continue;
 		}
-		if (last && !want_dir) {
-			fd = openat(w.fds[w.depth], comp,
-				    O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
-			if (fd >= 0 || errno != ELOOP || (extra & O_NOFOLLOW)) {
-				err = fd < 0 ? -errno : 0;
-				break;
-			}
-		}
-		/* A directory to enter, or a symlink to read. */
+		/* A directory to enter, a symlink to read, or the file (not opened for reading
+		 * yet). */
 		sub = openat(w.fds[w.depth], comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 		if (sub < 0 || fstat(sub, &st)) {
 			err = -errno;
@@ -131,8 +145,9 @@ static int walk_in_root(int root, const char *path, int extra, bool want_dir)
 				close(sub);
 			break;
 		}
-		if (S_ISDIR(st.st_mode) && last && want_dir) {
-			fd = sub;
+		if (last && (want_dir ? S_ISDIR(st.st_mode)
+				      : !S_ISLNK(st.st_mode) || (extra & O_NOFOLLOW))) {
+			fd = sub; /* reopen_regular() checks the type */
 			break;
 		}
 		if (S_ISDIR(st.st_mode) && !last) {
@@ -174,7 +189,7 @@ static int walk_in_root(int root, const char *path, int extra, bool want_dir)
 			close(fd);
 		return err;
 	}
-	return want_dir ? fd : keep_if_regular(fd);
+	return want_dir ? fd : reopen_regular(fd);
 }
 
 int open_regular_in_root_walk(int root, const char *path, int extra)
@@ -231,15 +246,14 @@ static int try_openat2(int dir, const char *path, unsigned long long flags,
 
 int open_regular_at_root(int root, const char *path, int extra)
 {
-	int fd = try_openat2(
-		root, path,
-		(unsigned long long)(O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | extra),
-		IN_ROOT);
+	int fd = try_openat2(root, path, (unsigned long long)PATH_FLAGS(extra), IN_ROOT);
 
 	/* No openat2 (before 5.6, or filtered): the same walk, a component at a time. */
 	if (fd == -ENOSYS)
 		return walk_in_root(root, path, extra, false);
-	return fd < 0 ? fd : keep_if_regular(fd);
+	if (fd < 0)
+		return fd;
+	return reopen_regular(fd);
 }
 
 int open_dir_at_root(int root, const char *path)
@@ -289,14 +303,11 @@ int open_regular_beneath(int dir, const char *name, int extra)
 
 	if (!name[0] || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
 		return -EINVAL;
-	fd = try_openat2(dir, name,
-			 (unsigned long long)(O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC |
-					      O_NOFOLLOW | extra),
+	fd = try_openat2(dir, name, (unsigned long long)PATH_FLAGS(O_NOFOLLOW | extra),
 			 RESOLVE_BENEATH | RESOLVE_NO_XDEV | RESOLVE_NO_SYMLINKS |
 				 RESOLVE_NO_MAGICLINKS);
 	if (fd == -ENOSYS) {
-		fd = openat(dir, name,
-			    O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW | extra);
+		fd = openat(dir, name, PATH_FLAGS(O_NOFOLLOW | extra));
 		if (fd < 0)
 			return -errno;
 	}
@@ -307,5 +318,5 @@ int open_regular_beneath(int dir, const char *name, int extra)
 		close(fd);
 		return -EXDEV;
 	}
-	return keep_if_regular(fd);
+	return reopen_regular(fd);
 }

@@ -12,9 +12,12 @@
 #include <sys/types.h>
 
 /*
- * Open `path` read-only if it is a regular file. Never blocks (O_NONBLOCK: a
- * FIFO without a writer opens at once and is refused), never becomes our
- * controlling terminal, closed on exec. `extra` adds flags such as
+ * Open `path` read-only if it is a regular file. What is there is looked at
+ * first, through an O_PATH descriptor, and opened for reading only when it
+ * is a regular file (the same inode, reopened through /proc/self/fd): a
+ * device node is never opened, so none is armed, rewound or blocked on, and
+ * a FIFO is refused without a reader ever showing up. Never our controlling
+ * terminal, closed on exec. `extra` adds flags such as
  * O_NOFOLLOW. An fd the caller closes, or -errno (-EINVAL: not a regular
  * file).
  */
