@@ -16,6 +16,7 @@
 
 #include "../lang/python_procs.h"
 #include "../util/log.h"
+#include "../util/elf_open.h"
 
 void python_loader_init(struct python_loader *l, int procs_fd, struct python_procs *procs)
 {
@@ -52,7 +53,7 @@ static const struct python_loader_file *file_of(struct python_loader *l, uint32_
 	if (fd < 0)
 		return NULL; /* not ours to read, or gone: maybe next time */
 	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
-		Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		Elf *elf = elf_open_fd(fd);
 
 		if (elf) {
 			f.status = python_info_read(elf, &f.info);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "../util/quiet_thread.h"
+#include "../util/elf_open.h"
 
 static uint64_t mono_ns(void)
 {
@@ -69,7 +70,7 @@ static void *worker_main(void *arg)
 		d.key = job.key;
 		d.id = job.id;
 		d.path = job.path;
-		d.err = unwind_file_build(elf_begin(job.fd, ELF_C_READ_MMAP, NULL),
+		d.err = unwind_file_build(elf_open_fd(job.fd),
 					  &cfi_default_budget, &d.b);
 		close(job.fd);
 

@@ -16,6 +16,7 @@
 #include "../symbols/proc_maps.h"
 #include "python_loader.h"
 #include "../util/log.h"
+#include "../util/elf_open.h"
 
 static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, const char *path,
 		       bool stale);
@@ -133,7 +134,7 @@ static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, con
 		close(fd);
 		return -ENOMEM;
 	}
-	d.err = unwind_file_build(elf_begin(fd, ELF_C_READ_MMAP, NULL), &cfi_default_budget, &d.b);
+	d.err = unwind_file_build(elf_open_fd(fd), &cfi_default_budget, &d.b);
 	close(fd);
 	return finish(l, &d);
 }

@@ -11,6 +11,7 @@
 #include "../util/hex.h"
 #include "../util/log.h"
 #include "../util/safe_open.h"
+#include "../util/elf_open.h"
 
 #include <elfutils/libdwelf.h>
 #include <errno.h>
@@ -49,7 +50,7 @@ static int build_id_bytes(const char *hex, unsigned char *out)
 /* Does the ELF file at `fd` carry this build-id? */
 static bool fd_has_build_id(int fd, const unsigned char *id, int len)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf *elf = elf_open_fd(fd);
 	const void *found = NULL;
 	ssize_t n;
 	bool same;

@@ -32,6 +32,7 @@
 #include "../util/hashmap.h"
 #include "../util/vec.h"
 #include "debug_file.h"
+#include "../util/elf_open.h"
 
 /* Inline chains deeper than this are cut (the symbolizer keeps fewer anyway). */
 #define CHAIN_MAX 64
@@ -164,7 +165,7 @@ static int attach_alt(struct dwarf_info *d, const char *debug_root)
 	fd = debug_file_open_build_id(debug_root, idhex);
 	if (fd < 0)
 		return -ENOENT;
-	d->alt_elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	d->alt_elf = elf_open_fd(fd);
 	if (d->alt_elf && !elf_cntl(d->alt_elf, ELF_C_FDREAD))
 		d->alt = dwarf_begin_elf(d->alt_elf, DWARF_C_READ, NULL);
 	close(fd);
@@ -249,7 +250,7 @@ int dwarf_info_open(struct dwarf_info **out, int fd, const char *debug_root)
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	d->elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	d->elf = elf_open_fd(fd);
 	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF) {
 		err = -ENOEXEC;
 		goto fail;

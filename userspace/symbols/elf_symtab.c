@@ -23,6 +23,7 @@
 #include "../util/safe_open.h"
 #include "debug_file.h"
 #include "elf_plt.h"
+#include "../util/elf_open.h"
 
 #ifndef NT_GNU_BUILD_ID
 #define NT_GNU_BUILD_ID 3
@@ -365,7 +366,7 @@ static Elf *open_debug_file(const struct elf_symtab *t, const char *debug_dir, i
 	*fd = debug_file_open_build_id(debug_dir, t->build_id);
 	if (*fd < 0)
 		return NULL;
-	elf = elf_begin(*fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_open_fd(*fd);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
 		elf_end(elf);
 		close(*fd);
@@ -474,7 +475,7 @@ int elf_symtab_load_fd(struct elf_symtab *t, int fd, const char *debug_dir)
 
 	if (err)
 		return err;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_open_fd(fd);
 	if (!elf)
 		return -ENOEXEC;
 	err = load_elf(t, elf, NULL, debug_dir);

@@ -29,6 +29,7 @@
 #include "elf_symtab.h"
 #include "minidebuginfo.h"
 #include "vdso.h"
+#include "../util/elf_open.h"
 
 /* The debug file of `elf` from a debuginfod server, by its build-id; an fd or a negative errno. */
 static int fetch_debug_file(struct symbolizer *s, Elf *elf, char *found, size_t found_size)
@@ -142,7 +143,7 @@ static int load_elf_fd(struct symbolizer *s, struct object *o, int fd)
 		return -errno;
 	rules.binary_bytes = (uint64_t)st.st_size;
 	rules.binary_uid = st.st_uid;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = elf_open_fd(fd);
 	if (!elf)
 		return -ENOEXEC;
 	if (elf_kind(elf) != ELF_K_ELF) {
@@ -161,7 +162,7 @@ static int load_elf_fd(struct symbolizer *s, struct object *o, int fd)
 			from_server = debug_fd >= 0;
 		}
 		if (debug_fd >= 0)
-			debug = elf_begin(debug_fd, ELF_C_READ_MMAP, NULL);
+			debug = elf_open_fd(debug_fd);
 		else if (!elf_has_symtab(elf) && !minidebuginfo_read(elf, &mini, &mini_size))
 			debug = elf_memory(mini, mini_size);
 	}

@@ -21,6 +21,7 @@
 #include "go_table.h"
 #include "../symbols/proc_maps.h"
 #include "../symbols/vdso.h"
+#include "../util/elf_open.h"
 
 void unwind_store_init(struct unwind_store *s, struct unwind_row *rows, size_t max_rows)
 {
@@ -247,7 +248,7 @@ const struct unwind_store_file *unwind_store_add(struct unwind_store *s, uint64_
 	e = entry_for(s, dev, ino, &id, &known);
 	if (!e || known)
 		return e;
-	return build_now(s, e, elf_begin(fd, ELF_C_READ_MMAP, NULL));
+	return build_now(s, e, elf_open_fd(fd));
 }
 
 const struct unwind_store_file *unwind_store_complete(struct unwind_store *s,
@@ -344,7 +345,7 @@ const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s,
 		errno = err ? -err : 0;
 		return err ? NULL : entry;
 	}
-	f = build_now(s, entry, elf_begin(fd, ELF_C_READ_MMAP, NULL));
+	f = build_now(s, entry, elf_open_fd(fd));
 	if (!f && errno != ENOMEM)
 		errno = 0;
 	close(fd);
