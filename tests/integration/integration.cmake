@@ -223,6 +223,10 @@ foreach(mode debuglink_huge perfmap_bind perfmap_foreign debuginfod_buildid)
     JIT_ANON=$<TARGET_FILE:bpfprof_workload_jit_anon>)
 endforeach()
 
+# A local user truncating a library they mapped while root's bpfprof builds
+# its tables or symbolizes it (issue 27): no SIGBUS, the profile written.
+bpfprof_integration_test(hostile_files_truncate_mapped 180 TRUE hostile_files.sh truncate_mapped)
+
 # A local user against continuous --out-dir and bpfprof report (issue 27): an
 # inotify racer that swaps root's new directory for a link, a link in the
 # middle of the path, names that hold terminal escapes.
