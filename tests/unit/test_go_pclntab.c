@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "lang/go_pclntab.h"
@@ -123,7 +124,7 @@ static void rows_unwind_go(void)
 	CHECK(elf != NULL);
 	if (!elf)
 		return;
-	CHECK_EQ_INT(go_table_build(elf, &rows, &lo, &hi, &st), 0);
+	CHECK_EQ_INT(go_table_build(elf, &cfi_default_budget, &rows, &lo, &hi, &st), 0);
 	CHECK(rows.len > st.funcs && st.funcs > 1000);
 	CHECK(st.roots >= 3 && st.stack_switches > 0);
 	CHECK(lo < hi && rows.rows[0].pc == lo);
@@ -151,7 +152,8 @@ static void rows_unwind_go(void)
 			checked++;
 			wrong += !(r && r->cfa == UNWIND_CFA_SP && r->cfa_offset == 8);
 		}
-		fprintf(stderr, "  %zu function entries, %zu without CFA = SP + 8\n", checked, wrong);
+		fprintf(stderr, "  %zu function entries, %zu without CFA = SP + 8\n", checked,
+			wrong);
 		CHECK(checked > 1000);
 		CHECK_EQ_INT(wrong, 0);
 		CHECK(st.bad_funcs < st.funcs / 100);
@@ -316,6 +318,96 @@ out:
 	close_elf(elf, fd);
 }
 
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static void put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, 8);
+}
+
+/*
+ * Issue 27: a table whose 60,000 function entries, 64 KiB apart, share one
+ * record and so one pcsp stream of a row per byte names 3.9G rows from
+ * 0.6 MB. Without a budget that is 94 GB of rows; it must be refused
+ * within the file's budget, rows and time, and stop when told to.
+ */
+static uint8_t *shared_stream_table(size_t *size, uint32_t nfunc)
+{
+	enum { SPAN = 65536, HDR = 72 };
+	size_t names = HDR, pctab = names + 8, stream = 2 * SPAN + 2;
+	size_t functab = pctab + stream, record = functab + 8 * ((size_t)nfunc + 1);
+	uint8_t *t;
+
+	*size = record + 48;
+	t = calloc(1, *size);
+	if (!t)
+		return NULL;
+	put32(t, 0xfffffff1u); /* Go 1.20 */
+	t[6] = 1;	       /* quantum */
+	t[7] = 8;	       /* pointer size */
+	put64(t + 8, nfunc);
+	put64(t + 24, 0x401000);  /* text */
+	put64(t + 32, names);	  /* funcnametab: "f" */
+	put64(t + 40, names + 2); /* cutab, filetab: empty */
+	put64(t + 48, names + 2);
+	put64(t + 56, pctab);
+	put64(t + 64, functab);
+	t[names] = 'f';
+	/* pcsp at 1: SP one byte deeper at every byte (never two rows alike). */
+	for (size_t i = 0; i < SPAN; i++) {
+		t[pctab + 1 + 2 * i] = 2;
+		t[pctab + 2 + 2 * i] = 1;
+	}
+	for (uint32_t i = 0; i <= nfunc; i++) {
+		put32(t + functab + 8 * (size_t)i, i * SPAN);
+		put32(t + functab + 8 * (size_t)i + 4, (uint32_t)(record - functab));
+	}
+	/* entryoff nameoff args deferreturn pcsp pcfile pcln npcdata cu startLine id flag */
+	put32(t + record + 16, 1);
+	return t;
+}
+
+static void shared_pcsp_refused(void)
+{
+	size_t size;
+	uint8_t *bytes = shared_stream_table(&size, 60000);
+	struct go_pclntab t;
+	struct cfi_table rows;
+	struct go_table_stats st;
+	uint64_t lo, hi, t0;
+	bool stop = true;
+	struct cfi_budget b = cfi_default_budget;
+	struct timespec ts;
+
+	CHECK(bytes != NULL);
+	if (!bytes)
+		return;
+	CHECK(size < 1024 * 1024);
+	CHECK_EQ_INT(go_pclntab_from_bytes(bytes, size, 0x401000, &t), 0);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	t0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	CHECK_EQ_INT(go_table_from_pclntab(&t, &cfi_default_budget, &rows, &lo, &hi, &st), -E2BIG);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	CHECK((uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - t0 <
+	      2 * CFI_FILE_MAX_CPU_NS);
+	CHECK(st.over_budget != NULL);
+	CHECK(rows.rows == NULL && rows.len == 0);
+	/* Told to stop: it ends at once, with nothing. */
+	b.stop = &stop;
+	CHECK_EQ_INT(go_table_from_pclntab(&t, &b, &rows, &lo, &hi, &st), -ECANCELED);
+	/* A few such functions fit: the budget refuses the size, not the shape. */
+	go_pclntab_close(&t);
+	bytes = shared_stream_table(&size, 4);
+	CHECK_EQ_INT(go_pclntab_from_bytes(bytes, size, 0x401000, &t), 0);
+	CHECK_EQ_INT(go_table_from_pclntab(&t, &cfi_default_budget, &rows, &lo, &hi, &st), 0);
+	CHECK(rows.len >= 4 * 65536);
+	cfi_table_free(&rows);
+	go_pclntab_close(&t);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -323,5 +415,6 @@ int main(void)
 	RUN(rows_unwind_go);
 	RUN(overlay_keeps_c_rows);
 	RUN(hostile_tables);
+	RUN(shared_pcsp_refused);
 	return test_summary();
 }

@@ -225,12 +225,23 @@ struct build {
 	bool signal;
 };
 
-static uint64_t thread_cpu_ns(void)
+uint64_t cfi_thread_cpu_ns(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+int cfi_budget_check(const struct cfi_budget *b, uint64_t cpu_start, const char **over)
+{
+	if (b->stop && __atomic_load_n(b->stop, __ATOMIC_RELAXED))
+		return -ECANCELED;
+	if (b->file_cpu_ns && cfi_thread_cpu_ns() - cpu_start > b->file_cpu_ns) {
+		*over = "build time";
+		return -E2BIG;
+	}
+	return 0;
 }
 
 /* -E2BIG, naming the budget, once the file has cost more than its share. */
@@ -244,11 +255,7 @@ static int over_budget(struct build *b)
 		b->st->over_budget = "CFI instructions in the file";
 		return -E2BIG;
 	}
-	if (b->budget->file_cpu_ns && thread_cpu_ns() - b->cpu_start > b->budget->file_cpu_ns) {
-		b->st->over_budget = "build time";
-		return -E2BIG;
-	}
-	return 0;
+	return cfi_budget_check(b->budget, b->cpu_start, &b->st->over_budget);
 }
 
 static int on_row(void *ctx, uint64_t pc, const struct cfi_rules *rules)
@@ -357,6 +364,35 @@ static int cmp_ref(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;
 }
 
+static int cmp_ref_off(const void *a, const void *b)
+{
+	const struct eh_fde_ref *x = a, *y = b;
+
+	if (x->off != y->off)
+		return x->off < y->off ? -1 : 1;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * An FDE is walked once: index entries that point at one already named
+ * (at another start) are broken. A hostile index of many entries at one
+ * long FDE would otherwise cost that FDE's rows once per entry (32 entries
+ * 1M addresses apart: 32M rows from a 3 MB binary). Leaves refs by offset.
+ */
+static void drop_repeats(struct eh_fde_ref *refs, size_t count)
+{
+	qsort(refs, count, sizeof(*refs), cmp_ref_off);
+	for (size_t i = 1, kept = 0; i < count; i++) {
+		if (refs[i].off != refs[kept].off || refs[i].off == SIZE_MAX) {
+			kept = i;
+			continue;
+		}
+		/* The same entry twice is skipped by start; a repeat elsewhere is not. */
+		if (refs[i].start != refs[kept].start)
+			refs[i].off = SIZE_MAX;
+	}
+}
+
 /*
  * The FDEs from .eh_frame_hdr's index (sorted by the linker), located in
  * .eh_frame (`eh_vaddr`, `eh_size`). 0, -ENOENT without the section,
@@ -425,7 +461,7 @@ int cfi_table_build_within(Elf *elf, const struct cfi_budget *budget, struct cfi
 	b.size = data->d_size;
 	b.vaddr = shdr.sh_addr;
 	b.ops_left = budget->file_ops;
-	b.cpu_start = thread_cpu_ns();
+	b.cpu_start = cfi_thread_cpu_ns();
 	for (unsigned i = 0; i < CIE_CACHE; i++)
 		b.cies[i].off = SIZE_MAX;
 
@@ -438,6 +474,7 @@ int cfi_table_build_within(Elf *elf, const struct cfi_budget *budget, struct cfi
 	if (!count)
 		return 0;
 
+	drop_repeats(refs, count);
 	/* Sorted again: a table from a hostile file must still be. */
 	qsort(refs, count, sizeof(*refs), cmp_ref);
 

@@ -45,10 +45,25 @@ static uint64_t cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* What is left of `budget` for Go's rows once the CFI's took their share. */
+static struct cfi_budget go_share(const struct cfi_budget *budget, const struct cfi_table *cfi,
+				  uint64_t spent_ns)
+{
+	struct cfi_budget b = *budget;
+	size_t used = cfi->stats.rows_read;
+
+	b.file_rows = used < b.file_rows ? b.file_rows - used : 0;
+	if (b.file_cpu_ns)
+		b.file_cpu_ns = spent_ns < b.file_cpu_ns ? b.file_cpu_ns - spent_ns : 1;
+	return b;
+}
+
 static int build(Elf *elf, const struct cfi_budget *budget, struct unwind_built *out)
 {
+	struct go_table_stats go_st;
+	struct cfi_budget go_budget;
 	struct cfi_table go;
-	uint64_t go_lo, go_hi;
+	uint64_t go_lo, go_hi, t0 = cpu_ns();
 	int err, go_err;
 
 	if (!elf || elf_kind(elf) != ELF_K_ELF || exec_bias(elf, &out->bias))
@@ -58,8 +73,17 @@ static int build(Elf *elf, const struct cfi_budget *budget, struct unwind_built 
 		out->over_budget = out->t.stats.over_budget;
 		return UNWIND_FILE_OVER_BUDGET;
 	}
+	if (err == -ECANCELED)
+		return err;
 	/* Go code has no CFI: its rows come from .gopclntab, over any C code's CFI (cgo). */
-	go_err = go_table_build(elf, &go, &go_lo, &go_hi, NULL);
+	go_budget = go_share(budget, &out->t, cpu_ns() - t0);
+	go_err = go_table_build(elf, &go_budget, &go, &go_lo, &go_hi, &go_st);
+	if (go_err == -E2BIG || go_err == -ECANCELED) {
+		if (!err)
+			cfi_table_free(&out->t);
+		out->over_budget = go_st.over_budget;
+		return go_err == -E2BIG ? UNWIND_FILE_OVER_BUDGET : go_err;
+	}
 	if (err == -ENOMEM || go_err == -ENOMEM) {
 		if (!err)
 			cfi_table_free(&out->t);

@@ -33,7 +33,8 @@ struct unwind_built {
 
 /*
  * Build the table of `elf` (ended here; NULL: not an ELF file) within
- * `budget`. 0 or -ENOMEM; out->status says what came of it.
+ * `budget`. 0, -ENOMEM or -ECANCELED (the budget's stop flag was set);
+ * out->status says what came of it.
  */
 int unwind_file_build(Elf *elf, const struct cfi_budget *budget, struct unwind_built *out);
 

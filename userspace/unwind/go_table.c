@@ -14,6 +14,45 @@ static int push(struct cfi_row_vec *v, struct cfi_row r)
 	return cfi_row_push(v, &r);
 }
 
+/*
+ * What the build has cost: many function entries may share one long pcsp
+ * stream, each read again up to its size in steps, so a 2 MB table can
+ * name billions of rows. Steps count against the budget's instructions,
+ * rows against its rows; the clock and the stop flag every 4096 steps.
+ */
+struct go_cost {
+	const struct cfi_budget *b;
+	uint64_t cpu_start, steps;
+	size_t rows;
+	const char *over;
+};
+
+static int charge(struct go_cost *c, uint64_t steps, size_t rows)
+{
+	uint64_t before = c->steps;
+
+	c->steps += steps;
+	c->rows += rows;
+	if (c->rows > c->b->file_rows) {
+		c->over = "rows in the file";
+		return -E2BIG;
+	}
+	if (c->steps > c->b->file_ops) {
+		c->over = "Go value table steps in the file";
+		return -E2BIG;
+	}
+	if ((c->steps >> 12) != (before >> 12) || !steps)
+		return cfi_budget_check(c->b, c->cpu_start, &c->over);
+	return 0;
+}
+
+static int push_charged(struct go_cost *c, struct cfi_row_vec *v, struct cfi_row r)
+{
+	int err = charge(c, 0, 1);
+
+	return err ? err : push(v, r);
+}
+
 /* A Go name, with or without the ABI wrapper's suffix the ELF symbol table adds. */
 static bool is_func(const char *name, const char *want)
 {
@@ -23,7 +62,7 @@ static bool is_func(const char *name, const char *want)
 }
 
 static int function_rows(const struct go_pclntab *t, const struct go_func *f,
-			 struct cfi_row_vec *out, struct go_table_stats *st)
+			 struct cfi_row_vec *out, struct go_table_stats *st, struct go_cost *c)
 {
 	struct go_pcvalue_iter it;
 	uint64_t a, b;
@@ -39,17 +78,20 @@ static int function_rows(const struct go_pclntab *t, const struct go_func *f,
 	if ((f->flag & GO_FUNC_FLAG_TOPFRAME) && !is_func(f->name, "runtime.sigtramp") &&
 	    !is_func(f->name, "runtime.cgoSigtramp")) {
 		st->roots++;
-		return push(out, (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_ROOT });
+		return push_charged(c, out,
+				    (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_ROOT });
 	}
 	if (is_func(f->name, "runtime.asmcgocall"))
-		return push(out, (struct cfi_row){ .pc = f->entry,
-						   .cfa = UNWIND_CFA_FP,
-						   .cfa_offset = 16,
-						   .fp = UNWIND_FP_SAVED,
-						   .fp_offset = -16 });
+		return push_charged(c, out,
+				    (struct cfi_row){ .pc = f->entry,
+						      .cfa = UNWIND_CFA_FP,
+						      .cfa_offset = 16,
+						      .fp = UNWIND_FP_SAVED,
+						      .fp_offset = -16 });
 	if (is_func(f->name, "runtime.sigreturn") ||
 	    is_func(f->name, "runtime.sigreturn__sigaction"))
-		return push(out, (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_SIGNAL });
+		return push_charged(c, out,
+				    (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_SIGNAL });
 	/*
 	 * cgocallback switches from the system stack to the goroutine's and
 	 * plants the goroutine's saved PC where its pcsp says the return
@@ -58,7 +100,8 @@ static int function_rows(const struct go_pclntab *t, const struct go_func *f,
 	 */
 	if ((f->flag & GO_FUNC_FLAG_SPWRITE) && !is_func(f->name, "runtime.cgocallback")) {
 		st->stack_switches++;
-		return push(out, (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_NONE });
+		return push_charged(c, out,
+				    (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_NONE });
 	}
 	/*
 	 * asmcgocall saves the goroutine's state with systemstack_switch's
@@ -68,13 +111,17 @@ static int function_rows(const struct go_pclntab *t, const struct go_func *f,
 	 * function's frame, so that C calling Go reaches the Go caller of C.
 	 */
 	if (is_func(f->name, "runtime.systemstack_switch") && f->entry &&
-	    (err = push(out, (struct cfi_row){
-				     .pc = f->entry - 1, .cfa = UNWIND_CFA_SP, .cfa_offset = 8 })))
+	    (err = push_charged(c, out,
+				(struct cfi_row){ .pc = f->entry - 1,
+						  .cfa = UNWIND_CFA_SP,
+						  .cfa_offset = 8 })))
 		return err;
 	go_pcvalue_begin(&it, t, f->pcsp, f->entry, f->end);
 	while (go_pcvalue_next(&it, &a, &b, &sp)) {
 		struct cfi_row r = { .pc = a, .cfa = UNWIND_CFA_SP, .fp = UNWIND_FP_SAME };
 
+		if ((err = charge(c, 1, 0)))
+			return err;
 		if (a == b)
 			continue;
 		/* push() drops a row equal to the one before: count ranges here, not rows. */
@@ -86,45 +133,51 @@ static int function_rows(const struct go_pclntab *t, const struct go_func *f,
 		} else {
 			r.cfa_offset = sp + 8;
 		}
-		if ((err = push(out, r)))
+		if ((err = push_charged(c, out, r)))
 			return err;
 	}
 	if (!any || !at_entry) {
 		/* No table, or one that does not start at the entry: leave it to the FP. */
 		st->bad_funcs++;
 		if (!any)
-			return push(out,
-				    (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_NONE });
+			return push_charged(
+				c, out, (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_NONE });
 	}
 	st->funcs++;
 	return 0;
 }
 
-int go_table_build(Elf *elf, struct cfi_table *out, uint64_t *lo, uint64_t *hi,
-		   struct go_table_stats *stats)
+int go_table_from_pclntab(const struct go_pclntab *t, const struct cfi_budget *budget,
+			  struct cfi_table *out, uint64_t *lo, uint64_t *hi,
+			  struct go_table_stats *stats)
 {
 	struct go_table_stats st = { 0 };
-	struct go_pclntab t;
+	struct go_cost c = { .b = budget, .cpu_start = cfi_thread_cpu_ns() };
 	struct cfi_row_vec rows = { 0 };
 	uint64_t first = 0, last = 0;
-	int err = go_pclntab_open(elf, &t);
+	int err = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (err)
-		return err;
-	for (uint32_t i = 0; i < t.nfunc && !err; i++) {
+	for (uint32_t i = 0; i < t->nfunc && !err; i++) {
 		struct go_func f;
 
-		if (!go_pclntab_func(&t, i, &f) || f.entry < last) {
+		/* A function entry costs a step even when it gives no row. */
+		if ((err = charge(&c, 1, 0)))
+			break;
+		if (!go_pclntab_func(t, i, &f) || f.entry < last) {
 			st.bad_funcs++;
 			continue;
 		}
 		if (!rows.len)
 			first = f.entry;
 		last = f.end;
-		err = function_rows(&t, &f, &rows, &st);
+		err = function_rows(t, &f, &rows, &st, &c);
 	}
-	go_pclntab_close(&t);
+	if (!err)
+		err = charge(&c, 0, 0);
+	st.over_budget = c.over;
+	if (stats)
+		*stats = st;
 	if (err) {
 		free(rows.data);
 		return err;
@@ -135,9 +188,24 @@ int go_table_build(Elf *elf, struct cfi_table *out, uint64_t *lo, uint64_t *hi,
 	out->len = rows.len;
 	*lo = first;
 	*hi = last;
-	if (stats)
-		*stats = st;
 	return 0;
+}
+
+int go_table_build(Elf *elf, const struct cfi_budget *budget, struct cfi_table *out, uint64_t *lo,
+		   uint64_t *hi, struct go_table_stats *stats)
+{
+	struct go_pclntab t;
+	int err = go_pclntab_open(elf, &t);
+
+	if (err) {
+		memset(out, 0, sizeof(*out));
+		if (stats)
+			memset(stats, 0, sizeof(*stats));
+		return err;
+	}
+	err = go_table_from_pclntab(&t, budget, out, lo, hi, stats);
+	go_pclntab_close(&t);
+	return err;
 }
 
 int go_table_overlay(struct cfi_table *base, const struct cfi_table *over, uint64_t lo, uint64_t hi)

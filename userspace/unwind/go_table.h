@@ -31,18 +31,28 @@
 #include "cfi_table.h"
 
 struct go_table_stats {
-	size_t funcs;	       /* Go functions with rows */
-	size_t roots;	       /* TOPFRAME functions */
-	size_t stack_switches; /* SPWRITE functions left to the frame pointer */
-	size_t bad_funcs;      /* records or value tables that could not be read */
+	size_t funcs;		 /* Go functions with rows */
+	size_t roots;		 /* TOPFRAME functions */
+	size_t stack_switches;	 /* SPWRITE functions left to the frame pointer */
+	size_t bad_funcs;	 /* records or value tables that could not be read */
+	const char *over_budget; /* -E2BIG: which budget the table went over */
 };
+
+struct go_pclntab;
 
 /*
  * The rows of `elf`'s Go functions into `out` (sorted), which cover
- * [*lo, *hi): 0, -ENOENT (no Go table), -EINVAL, -ENOMEM.
+ * [*lo, *hi), within `budget` (its rows, its instructions as value-table
+ * steps, its CPU time and stop flag): 0, -ENOENT (no Go table), -EINVAL,
+ * -ENOMEM, -E2BIG (stats->over_budget says which), -ECANCELED.
  */
-int go_table_build(Elf *elf, struct cfi_table *out, uint64_t *lo, uint64_t *hi,
-		   struct go_table_stats *stats);
+int go_table_build(Elf *elf, const struct cfi_budget *budget, struct cfi_table *out, uint64_t *lo,
+		   uint64_t *hi, struct go_table_stats *stats);
+
+/* The same from a table already read. */
+int go_table_from_pclntab(const struct go_pclntab *t, const struct cfi_budget *budget,
+			  struct cfi_table *out, uint64_t *lo, uint64_t *hi,
+			  struct go_table_stats *stats);
 
 /*
  * `base` (a file's CFI rows, possibly none) with [lo, hi) replaced by
