@@ -223,6 +223,81 @@ static void a_rebuild_keeps_the_tables_of_files_still_in_use(void)
 	unwind_store_free(&s);
 }
 
+/* A new identity for `path` (same inode): its mtime set to `sec`. */
+static void retouch(const char *path, long sec)
+{
+	struct timespec t[2] = { { sec, 0 }, { sec, 0 } };
+
+	CHECK(utimensat(AT_FDCWD, path, t, 0) == 0);
+}
+
+/*
+ * Issue 27: a file replaced under its (dev, inode) leaves its old rows
+ * dead, counted for a rebuild to win back; a file refused as FULL is built
+ * again after a rebuild (not FULL for the rest of the run); and one whose
+ * identity changes more than UNWIND_STORE_MAX_CHANGES times a minute is
+ * not built again: frame pointers, until the minute is over.
+ */
+static void replaced_rows_are_dead_full_is_not_kept_churn_is_refused(void)
+{
+	char path[] = "/tmp/bpfprof-test-store-XXXXXX";
+	const struct unwind_store_file *f;
+	struct unwind_store s;
+	uint32_t nrows = 0;
+	uint64_t built;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	overwrite(CFI_FIX_NOPIE, path);
+	unwind_store_init(&s, NULL, 1u << 20);
+	f = add_path(&s, path);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	if (f)
+		nrows = f->info.nrows;
+	unwind_store_free(&s);
+	CHECK(nrows > 0);
+	/* Room for two tables of it. */
+	unwind_store_init(&s, NULL, 2 * (size_t)nrows + nrows / 2);
+	retouch(path, 1000);
+	f = add_path(&s, path);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	retouch(path, 1001);
+	f = add_path(&s, path);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	CHECK_EQ_INT(s.dead_rows, nrows);
+	retouch(path, 1002);
+	f = add_path(&s, path);
+	CHECK(f && f->status == UNWIND_FILE_FULL);
+	CHECK_EQ_INT(s.dead_rows, 2 * (size_t)nrows);
+	/* The rebuild wins the dead rows back, and the FULL file is built again. */
+	CHECK_EQ_INT(unwind_store_reset(&s), 0);
+	CHECK_EQ_INT(s.dead_rows, 0);
+	f = add_path(&s, path);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	unwind_store_rebuilt(&s);
+	CHECK_EQ_INT(s.rows.len, nrows);
+	/* Two changes so far this minute, two more allowed, then refused. */
+	retouch(path, 1003);
+	f = add_path(&s, path);
+	CHECK(f && f->status == UNWIND_FILE_LOADED && !f->churning);
+	retouch(path, 1004);
+	f = add_path(&s, path);
+	CHECK(f && f->status == UNWIND_FILE_FULL && !f->churning); /* no rebuild in between */
+	built = s.stats.files[UNWIND_FILE_LOADED] + s.stats.files[UNWIND_FILE_FULL];
+	retouch(path, 1005);
+	f = add_path(&s, path);
+	CHECK(f && f->status == UNWIND_FILE_OVER_BUDGET && f->churning);
+	retouch(path, 1006);
+	f = add_path(&s, path);
+	CHECK(f && f->status == UNWIND_FILE_OVER_BUDGET && f->churning);
+	CHECK_EQ_INT(s.stats.files[UNWIND_FILE_LOADED] + s.stats.files[UNWIND_FILE_FULL], built);
+	unwind_store_free(&s);
+	unlink(path);
+}
+
 /* With the caller's buffer (the mapped BPF array), rows go straight into it, and stay its own. */
 static void rows_go_into_the_callers_buffer(void)
 {
@@ -298,5 +373,6 @@ int main(void)
 	RUN(another_file_under_the_same_inode_is_built_again);
 	RUN(a_rebuild_keeps_the_tables_of_files_still_in_use);
 	RUN(the_vdso_has_a_table_of_its_own);
+	RUN(replaced_rows_are_dead_full_is_not_kept_churn_is_refused);
 	return test_summary();
 }

@@ -122,6 +122,15 @@ static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, con
 			  path);
 		bpf_map_delete_elem(l->files_fd, &f->key);
 	}
+	if (f->churning) {
+		/* Said once per file: it stays refused for the rest of the minute. */
+		if (f->changes == UNWIND_STORE_MAX_CHANGES + 1)
+			log_warn("%s: replaced more than %d times in a minute; its frames are "
+				 "walked with frame pointers for now",
+				 path, UNWIND_STORE_MAX_CHANGES);
+		close(fd);
+		return 0;
+	}
 	if (hmap_get(&l->over_budget, over_budget_key(&f->key, &f->id), &(uint32_t){ 0 })) {
 		close(fd);
 		d.b.status = UNWIND_FILE_OVER_BUDGET;
@@ -335,8 +344,13 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l)
 
 	if (!files_full && !rows_full)
 		return 0;
-	/* Rows full of live files only: a rebuild would only do it again. */
-	if (!files_full && l->files_after_rebuild && before < l->files_after_rebuild + at / 3)
+	/*
+	 * Rows full of live files only: a rebuild would only do it again. Rows
+	 * of replaced files (dead) or of files added since the last rebuild
+	 * (some no longer mapped) are worth one.
+	 */
+	if (!files_full && l->files_after_rebuild && before < l->files_after_rebuild + at / 3 &&
+	    l->store.dead_rows < l->store.max_rows / 8)
 		return 0;
 	npids = map_keys(l->procs_fd, sizeof(*pids), (void **)&pids);
 	nkeys = map_keys(l->files_fd, sizeof(*keys), (void **)&keys);

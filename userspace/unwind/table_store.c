@@ -59,6 +59,7 @@ int unwind_store_reset(struct unwind_store *s)
 		hmap_free(&s->index);
 	}
 	s->rows.len = 0;
+	s->dead_rows = 0;
 	s->files.len = 0;
 	memset(&s->index, 0, sizeof(s->index));
 	s->vdso_size = 0;
@@ -155,9 +156,15 @@ static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
 	if (!s->old_rows || !hmap_get(&s->old_index, file_key(f->key.dev, f->key.ino), &idx))
 		return false;
 	old = &s->old_files.data[idx];
-	if (old->status == UNWIND_FILE_PENDING || !same_id(&old->id, &f->id))
+	/* Its changes keep counting across rebuilds. */
+	f->changes = old->changes;
+	f->changes_at = old->changes_at;
+	/* FULL was for lack of room, PENDING for a build that is dropped: both built again. */
+	if (old->status == UNWIND_FILE_PENDING || old->status == UNWIND_FILE_FULL ||
+	    !same_id(&old->id, &f->id))
 		return false;
 	f->status = old->status;
+	f->churning = old->churning;
 	if (old->status != UNWIND_FILE_LOADED)
 		return true;
 	if (old->info.nrows > s->max_rows - s->rows.len || vec_reserve(&s->rows, old->info.nrows)) {
@@ -170,6 +177,46 @@ static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
 	       old->info.nrows * sizeof(*s->rows.data));
 	s->rows.len += old->info.nrows;
 	return true;
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Another file under `e`'s (dev, ino): `f` (PENDING) now, built again, the
+ * old rows counted dead. A file that changes more than
+ * UNWIND_STORE_MAX_CHANGES times a minute (a user touching a big binary
+ * between mappings) is not: each build would cost its budget and its rows
+ * again. It is OVER_BUDGET, churning (*known: nothing to build), until
+ * the minute is over.
+ */
+static void replace(struct unwind_store *s, struct unwind_store_file *e,
+		    const struct unwind_store_file *f, bool *known)
+{
+	uint64_t now = mono_ns();
+	uint32_t changes = e->changes;
+	uint64_t since = e->changes_at;
+
+	if (e->status == UNWIND_FILE_LOADED)
+		s->dead_rows += e->info.nrows;
+	if (!since || now - since > UNWIND_STORE_CHANGES_WINDOW_NS) {
+		changes = 0;
+		since = now;
+	}
+	*e = *f;
+	e->changes = changes + 1;
+	e->changes_at = since;
+	if (e->changes > UNWIND_STORE_MAX_CHANGES) {
+		e->status = UNWIND_FILE_OVER_BUDGET;
+		e->churning = true;
+		s->stats.files[UNWIND_FILE_OVER_BUDGET]++;
+		*known = true;
+	}
 }
 
 /*
@@ -190,7 +237,7 @@ static struct unwind_store_file *entry_for(struct unwind_store *s, uint64_t dev,
 
 		*known = same_id(&e->id, id);
 		if (!*known)
-			*e = f; /* another file now: built again, its old rows unused */
+			replace(s, e, &f, known);
 		return e;
 	}
 	*known = adopt(s, &f);
@@ -336,6 +383,12 @@ const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s,
 	id = id_of(&st);
 	replaced = f != NULL;
 	entry = entry_for(s, dev, e->inode, &id, &known);
+	/* Refused for changing too often: the old rows must still go (fd closed there). */
+	if (entry && known && replaced && entry->churning && s->defer) {
+		err = s->defer(s->defer_ctx, entry, fd, e->path, true);
+		errno = err ? -err : 0;
+		return err ? NULL : entry;
+	}
 	if (!entry || known) {
 		close(fd);
 		return entry;

@@ -34,7 +34,18 @@ struct unwind_store_file {
 	struct unwind_file_id id;
 	struct unwind_file_info info; /* LOADED only */
 	uint8_t status;		      /* enum unwind_file_status */
+	/*
+	 * Identity changes of this (dev, ino) in the minute from changes_at:
+	 * past UNWIND_STORE_MAX_CHANGES the file is not built again (churning,
+	 * status OVER_BUDGET: frame pointers) until the minute is over.
+	 */
+	bool churning;
+	uint32_t changes;
+	uint64_t changes_at; /* CLOCK_MONOTONIC, ns */
 };
+
+#define UNWIND_STORE_MAX_CHANGES       4
+#define UNWIND_STORE_CHANGES_WINDOW_NS (60ull * 1000000000ull)
 
 struct unwind_store_stats {
 	size_t files[UNWIND_FILE_STATUSES]; /* by status, when built */
@@ -55,6 +66,11 @@ struct unwind_store {
 	/* In the caller's buffer when one was given (the BPF array, mapped), never moved. */
 	VEC(struct unwind_row) rows;
 	size_t max_rows;
+	/*
+	 * Rows no entry points to any more (a file replaced under its dev and
+	 * inode): what a rebuild would win back, besides files no longer mapped.
+	 */
+	size_t dead_rows;
 	bool rows_external;
 	VEC(struct unwind_store_file) files;
 	struct hmap index; /* (dev, ino) -> index in files */
@@ -83,7 +99,8 @@ void unwind_store_free(struct unwind_store *s);
  * Forget every file and row (the rows' buffer stays): to build the store
  * again from the files still in use. The statistics keep counting. Until
  * unwind_store_rebuilt, a file added again takes its table from before
- * (its rows copied, not built again) when it is still the same file.
+ * (its rows copied, not built again) when it is still the same file; one
+ * that was FULL or PENDING is built again.
  * 0 or -ENOMEM (then nothing is kept from before: tables are built again).
  */
 int unwind_store_reset(struct unwind_store *s);
