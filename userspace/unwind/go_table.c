@@ -41,7 +41,7 @@ static int charge(struct go_cost *c, uint64_t steps, size_t rows)
 		c->over = "Go value table steps in the file";
 		return -E2BIG;
 	}
-	if ((c->steps >> 12) != (before >> 12) || !steps)
+	if ((c->steps >> 12) != (before >> 12))
 		return cfi_budget_check(c->b, c->cpu_start, &c->over);
 	return 0;
 }
@@ -174,7 +174,7 @@ int go_table_from_pclntab(const struct go_pclntab *t, const struct cfi_budget *b
 		err = function_rows(t, &f, &rows, &st, &c);
 	}
 	if (!err)
-		err = charge(&c, 0, 0);
+		err = cfi_budget_check(budget, c.cpu_start, &c.over);
 	st.over_budget = c.over;
 	if (stats)
 		*stats = st;
