@@ -60,3 +60,10 @@ target_compile_definitions(test_cfi_program PRIVATE
 if(BPFPROF_GO)
   target_compile_definitions(test_cfi_program PRIVATE GO_BINARY="${BPFPROF_GO_REAL}")
 endif()
+
+# The unwind table thread (issue 27): bounded per owner, in jobs and in
+# descriptors, owners in turn, jobs that reopen their file check it is the same.
+bpfprof_unit_test(test_table_worker ${UNWIND_TEST_DIR}/test_table_worker.c
+  ${CMAKE_SOURCE_DIR}/userspace/capture/table_worker.c)
+add_dependencies(test_table_worker cfi_fix)
+target_compile_definitions(test_table_worker PRIVATE CFI_FIX="$<TARGET_FILE:cfi_fix>")

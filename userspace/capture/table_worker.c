@@ -3,11 +3,14 @@
 #include "table_worker.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "../util/log.h"
 #include "../util/quiet_thread.h"
 #include "../util/elf_open.h"
 
@@ -19,6 +22,21 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* `ns` from now on `clock`, as pthread's timed waits take it. */
+static struct timespec deadline(clockid_t clock, uint64_t ns)
+{
+	struct timespec t;
+
+	clock_gettime(clock, &t);
+	t.tv_sec += (time_t)(ns / 1000000000ull);
+	t.tv_nsec += (long)(ns % 1000000000ull);
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
 /*
  * The CPU budget over time (lock held): refill for the time gone by, then
  * wait while it is spent. False when told to stop meanwhile.
@@ -28,7 +46,6 @@ static bool wait_for_credit(struct table_worker *w)
 	for (;;) {
 		uint64_t now = mono_ns();
 		struct timespec until;
-		double missing;
 
 		w->credit_ns += (double)(now - w->credit_at) * TABLE_WORKER_DUTY;
 		if (w->credit_ns > (double)TABLE_WORKER_BURST_NS)
@@ -36,49 +53,112 @@ static bool wait_for_credit(struct table_worker *w)
 		w->credit_at = now;
 		if (w->credit_ns >= 0 || w->stop)
 			return !w->stop;
-		missing = -w->credit_ns / TABLE_WORKER_DUTY;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_sec += (time_t)(missing / 1e9);
-		until.tv_nsec += (long)((uint64_t)missing % 1000000000ull);
-		if (until.tv_nsec >= 1000000000L) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000L;
-		}
+		until = deadline(CLOCK_MONOTONIC, (uint64_t)(-w->credit_ns / TABLE_WORKER_DUTY));
 		pthread_cond_timedwait(&w->cond, &w->lock, &until);
 	}
+}
+
+/*
+ * The next job (lock held, some queued): the oldest of the owner after the
+ * one served last, in uid order, wrapping around, so that one user's many
+ * files never all go ahead of another's.
+ */
+static struct table_job take_next(struct table_worker *w)
+{
+	size_t pick = SIZE_MAX, lowest = SIZE_MAX;
+	struct table_job job;
+
+	for (size_t i = 0; i < w->jobs.len; i++) {
+		uint32_t uid = w->jobs.data[i].uid;
+
+		if (uid > w->last_uid && (pick == SIZE_MAX || uid < w->jobs.data[pick].uid))
+			pick = i;
+		if (lowest == SIZE_MAX || uid < w->jobs.data[lowest].uid)
+			lowest = i;
+	}
+	if (pick == SIZE_MAX)
+		pick = lowest;
+	job = w->jobs.data[pick];
+	memmove(&w->jobs.data[pick], &w->jobs.data[pick + 1],
+		(w->jobs.len - pick - 1) * sizeof(job));
+	w->jobs.len--;
+	w->last_uid = job.uid;
+	if (job.fd >= 0)
+		w->fds--;
+	return job;
+}
+
+/* The job's file, opened again when it holds no descriptor: -ESTALE if not the one queued. */
+static int job_fd(const struct table_job *job)
+{
+	struct stat st;
+	int fd;
+
+	if (job->fd >= 0)
+		return job->fd;
+	fd = open(job->link, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -ESTALE;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_ino != job->key.ino ||
+	    (uint64_t)st.st_size != job->id.size ||
+	    (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != job->id.mtime_ns ||
+	    (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec != job->id.ctime_ns) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+static void free_job(struct table_job *job)
+{
+	if (job->fd >= 0)
+		close(job->fd);
+	free(job->path);
+	free(job->link);
 }
 
 static void *worker_main(void *arg)
 {
 	struct table_worker *w = arg;
+	struct cfi_budget budget = cfi_default_budget;
 
+	budget.stop = &w->stop;
 	pthread_mutex_lock(&w->lock);
 	for (;;) {
 		struct table_done d = { 0 };
 		struct table_job job;
+		int fd;
 
-		while (w->head == w->jobs.len && !w->stop)
+		while (!w->jobs.len && !w->stop)
 			pthread_cond_wait(&w->cond, &w->lock);
 		if (w->stop || !wait_for_credit(w))
 			break;
-		job = w->jobs.data[w->head++];
-		if (w->head == w->jobs.len)
-			w->head = w->jobs.len = 0;
+		job = take_next(w);
 		w->busy = true;
 		pthread_mutex_unlock(&w->lock);
 
 		d.key = job.key;
 		d.id = job.id;
 		d.path = job.path;
-		d.err = unwind_file_build(elf_open_fd(job.fd),
-					  &cfi_default_budget, &d.b);
-		close(job.fd);
+		job.path = NULL;
+		fd = job_fd(&job);
+		if (fd < 0)
+			d.err = fd;
+		else
+			d.err = unwind_file_build(elf_open_fd(fd), &budget,
+						  &d.b);
+		if (fd >= 0 && fd != job.fd)
+			close(fd);
+		free_job(&job);
 
 		pthread_mutex_lock(&w->lock);
 		w->credit_ns -= (double)d.b.build_ns;
-		if (vec_push(&w->done, d)) {
+		if (d.err == -ECANCELED) {
 			unwind_built_free(&d.b);
-			free(d.path); /* its file stays PENDING: frame pointers */
+			free(d.path);
+		} else {
+			/* Room reserved at submit: cannot fail. */
+			(void)vec_push(&w->done, d);
 		}
 		w->busy = false;
 		pthread_cond_broadcast(&w->cond);
@@ -89,11 +169,17 @@ static void *worker_main(void *arg)
 
 int table_worker_start(struct table_worker *w)
 {
+	pthread_condattr_t attr;
 	int err;
 
 	memset(w, 0, sizeof(*w));
 	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->cond, NULL);
+	/* Waits measured on the monotonic clock: a wall-clock step neither stalls nor spins them.
+	 */
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&w->cond, &attr);
+	pthread_condattr_destroy(&attr);
 	w->credit_ns = (double)TABLE_WORKER_BURST_NS;
 	w->credit_at = mono_ns();
 	err = quiet_thread_start(&w->thread, worker_main, w);
@@ -106,68 +192,103 @@ int table_worker_start(struct table_worker *w)
 	return 0;
 }
 
-int table_worker_submit(struct table_worker *w, const struct unwind_store_file *f, int fd,
-			const char *path)
+/* Whether the queue has room for a job of `uid` (lock held). */
+static bool room_for(const struct table_worker *w, uint32_t uid)
 {
-	struct table_job job = { .key = f->key, .id = f->id, .fd = fd, .path = strdup(path) };
+	size_t mine = 0;
+
+	if (w->jobs.len >= TABLE_WORKER_MAX_JOBS)
+		return false;
+	for (size_t i = 0; i < w->jobs.len; i++)
+		mine += w->jobs.data[i].uid == uid;
+	return mine < TABLE_WORKER_MAX_JOBS_PER_UID;
+}
+
+int table_worker_submit(struct table_worker *w, const struct unwind_store_file *f, int fd,
+			const char *path, const char *link)
+{
+	struct table_job job = {
+		.key = f->key, .id = f->id, .fd = fd, .path = strdup(path), .link = strdup(link)
+	};
+	struct stat st;
 	int err = 0;
 
-	if (!job.path) {
-		close(fd);
+	job.uid = fstat(fd, &st) ? UINT32_MAX : (uint32_t)st.st_uid;
+	if (!job.path || !job.link) {
+		free_job(&job);
 		return -ENOMEM;
 	}
 	pthread_mutex_lock(&w->lock);
-	if (vec_push(&w->jobs, job))
+	if (!room_for(w, job.uid)) {
+		err = -EBUSY;
+	} else if (vec_reserve(&w->done, w->jobs.len + 2) || vec_push(&w->jobs, job)) {
 		err = -ENOMEM;
-	else
+	} else {
+		/* Past the descriptors it may hold, the job reopens its link when it starts. */
+		if (w->fds >= TABLE_WORKER_MAX_FDS) {
+			close(fd);
+			vec_last(&w->jobs).fd = -1;
+		} else {
+			w->fds++;
+		}
 		pthread_cond_broadcast(&w->cond);
-	pthread_mutex_unlock(&w->lock);
-	if (err) {
-		close(fd);
-		free(job.path);
 	}
+	pthread_mutex_unlock(&w->lock);
+	if (err)
+		free_job(&job);
 	return err;
 }
 
 void table_worker_take(struct table_worker *w, struct table_done **out, size_t *n)
 {
 	pthread_mutex_lock(&w->lock);
-	*out = w->done.data;
-	*n = w->done.len;
-	memset(&w->done, 0, sizeof(w->done));
+	*n = 0;
+	/* A copy: `done` keeps the room reserved for the queued jobs' results. */
+	*out = w->done.len ? malloc(w->done.len * sizeof(**out)) : NULL;
+	if (*out) {
+		memcpy(*out, w->done.data, w->done.len * sizeof(**out));
+		*n = w->done.len;
+		w->done.len = 0;
+	}
+	/* No memory: they stay, taken next time. */
 	pthread_mutex_unlock(&w->lock);
 }
 
 bool table_worker_wait_idle(struct table_worker *w, int timeout_ms)
 {
-	struct timespec until;
+	struct timespec until = deadline(CLOCK_MONOTONIC, (uint64_t)timeout_ms * 1000000ull);
 	bool idle;
 
-	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += timeout_ms / 1000;
-	until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
 	pthread_mutex_lock(&w->lock);
-	while ((w->busy || w->head < w->jobs.len) &&
+	while ((w->busy || w->jobs.len) &&
 	       pthread_cond_timedwait(&w->cond, &w->lock, &until) != ETIMEDOUT)
 		;
-	idle = !w->busy && w->head == w->jobs.len;
+	idle = !w->busy && !w->jobs.len;
 	pthread_mutex_unlock(&w->lock);
 	return idle;
 }
 
 void table_worker_stop(struct table_worker *w)
 {
+	struct timespec until;
+
 	if (!w->started)
 		return;
-	quiet_thread_stop(w->thread, &w->lock, &w->cond, &w->stop);
-	for (size_t i = w->head; i < w->jobs.len; i++) {
-		close(w->jobs.data[i].fd);
-		free(w->jobs.data[i].path);
+	pthread_mutex_lock(&w->lock);
+	__atomic_store_n(&w->stop, true, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	/* The build under way polls the stop flag; a stuck one (a read that hangs) is left. */
+	until = deadline(CLOCK_REALTIME, TABLE_WORKER_STOP_MS * 1000000ull);
+	if (pthread_timedjoin_np(w->thread, NULL, &until)) {
+		log_warn("the unwind table thread did not stop within %d s; left behind",
+			 TABLE_WORKER_STOP_MS / 1000);
+		pthread_detach(w->thread);
+		w->started = false;
+		return; /* its state stays allocated: the thread may still touch it */
 	}
+	for (size_t i = 0; i < w->jobs.len; i++)
+		free_job(&w->jobs.data[i]);
 	vec_free(&w->jobs);
 	for (size_t i = 0; i < w->done.len; i++) {
 		unwind_built_free(&w->done.data[i].b);

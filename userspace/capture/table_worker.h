@@ -13,6 +13,15 @@
  * (a recording's start, with every process's files). It is not niced: on a
  * busy machine a niced worker starved, and the tables of short-lived
  * programs came after they had ended.
+ *
+ * What another user queues is bounded (issue 27): at most
+ * TABLE_WORKER_MAX_JOBS queued, TABLE_WORKER_MAX_JOBS_PER_UID of one file
+ * owner's (past that the file is walked with frame pointers and queued
+ * again when a process maps it later), owners served in turn (round robin
+ * by uid), and at most TABLE_WORKER_MAX_FDS descriptors held for queued
+ * jobs: the others reopen the process's /proc/PID/map_files link when they
+ * start, and are built only if it is still the file queued (inode, size,
+ * times).
  */
 #ifndef BPFPROF_CAPTURE_TABLE_WORKER_H
 #define BPFPROF_CAPTURE_TABLE_WORKER_H
@@ -27,28 +36,39 @@
 #define TABLE_WORKER_DUTY     0.5
 #define TABLE_WORKER_BURST_NS (4ull * 1000000000ull)
 
+#define TABLE_WORKER_MAX_JOBS	      4096
+#define TABLE_WORKER_MAX_JOBS_PER_UID 256
+#define TABLE_WORKER_MAX_FDS	      64
+/* How long stopping waits for a build to notice (it polls every few ms). */
+#define TABLE_WORKER_STOP_MS	      10000
+
 struct table_job {
 	struct unwind_file_key key;
 	struct unwind_file_id id;
-	int fd;	    /* the worker's to close */
-	char *path; /* as the process maps it, for the log */
+	uint32_t uid; /* the file's owner */
+	int fd;	      /* the worker's to close; -1: reopened through `link` */
+	char *path;   /* as the process maps it, for the log */
+	char *link;   /* /proc/PID/map_files/START-END */
 };
 
 struct table_done {
 	struct unwind_file_key key;
 	struct unwind_file_id id;
-	char *path;	       /* the taker's to free */
-	int err;	       /* 0 or -ENOMEM */
+	char *path; /* the taker's to free */
+	/* 0, -ENOMEM, or -ESTALE: the file could not be opened again as queued. */
+	int err;
 	struct unwind_built b; /* the taker's to free */
 };
 
 struct table_worker {
 	pthread_t thread;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	pthread_cond_t cond; /* on CLOCK_MONOTONIC */
 	bool started, stop, busy;
-	VEC(struct table_job) jobs; /* from `head` on, in order */
-	size_t head;
+	VEC(struct table_job) jobs; /* in the order queued; taken by owner in turn */
+	size_t fds;		    /* jobs holding a descriptor */
+	uint32_t last_uid;	    /* the owner served last */
+	/* Room for every queued job's result is reserved: a build never ends unsaid. */
 	VEC(struct table_done) done;
 	/* The CPU budget: build time it may spend now (ns, may go negative). */
 	double credit_ns;
@@ -58,9 +78,13 @@ struct table_worker {
 /* 0 or -errno (no thread: the caller builds its tables itself). */
 int table_worker_start(struct table_worker *w);
 
-/* Queue the build of `f`'s table from `fd` (taken, closed even on error). 0 or -ENOMEM. */
+/*
+ * Queue the build of `f`'s table from `fd` (taken, closed even on error),
+ * opened through `link`. 0, -ENOMEM, or -EBUSY when the queue (or the
+ * owner's share of it) is full.
+ */
 int table_worker_submit(struct table_worker *w, const struct unwind_store_file *f, int fd,
-			const char *path);
+			const char *path, const char *link);
 
 /* The builds finished since the last call: moved to *out (malloc'd), *n of them. */
 void table_worker_take(struct table_worker *w, struct table_done **out, size_t *n);
@@ -68,7 +92,10 @@ void table_worker_take(struct table_worker *w, struct table_done **out, size_t *
 /* Wait up to timeout_ms until nothing is queued or being built; whether it is so. */
 bool table_worker_wait_idle(struct table_worker *w, int timeout_ms);
 
-/* Drop what is queued, finish the build under way, end the thread; free what is left. */
+/*
+ * Drop what is queued, stop the build under way (its budget's stop flag),
+ * end the thread; free what is left.
+ */
 void table_worker_stop(struct table_worker *w);
 
 #endif

@@ -19,7 +19,7 @@
 #include "../util/elf_open.h"
 
 static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, const char *path,
-		       bool stale);
+		       const char *link, bool stale);
 
 int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int procs_fd,
 		       size_t capacity)
@@ -76,33 +76,36 @@ static struct hmap_key over_budget_key(const struct unwind_file_key *k,
 				  k->ino ^ hash_u64(id->size) };
 }
 
-/* A finished build into the store and, with rows, the BPF file map. 0 or -ENOMEM. */
-static int finish(struct unwind_loader *l, struct table_done *d)
+/*
+ * A finished build into the store and, with rows, the BPF file map. A
+ * build lost to a lack of memory, or whose file could not be opened again,
+ * is retried when the file is next mapped: never fatal to the recording.
+ */
+static void finish(struct unwind_loader *l, struct table_done *d)
 {
-	const struct unwind_store_file *f;
+	const struct unwind_store_file *f = NULL;
 	uint64_t before = l->store.stats.longest_ns;
-	int err = d->err;
 
-	if (!err && d->b.status == UNWIND_FILE_OVER_BUDGET &&
+	if (!d->err && d->b.status == UNWIND_FILE_OVER_BUDGET &&
 	    !hmap_get(&l->over_budget, over_budget_key(&d->key, &d->id), &(uint32_t){ 0 })) {
 		log_warn("%s: its unwind table would cost more than its budget (%s); its frames "
 			 "are walked with frame pointers",
-			 d->path, d->b.over_budget ? d->b.over_budget : "?");
-		err = hmap_put(&l->over_budget, over_budget_key(&d->key, &d->id), 0);
+			 d->path ? d->path : "?", d->b.over_budget ? d->b.over_budget : "?");
+		/* No memory to remember it: said again, no harm. */
+		(void)hmap_put(&l->over_budget, over_budget_key(&d->key, &d->id), 0);
 	}
-	if (!err) {
+	if (!d->err) {
 		f = unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
-		if (!f && errno == ENOMEM)
-			err = -ENOMEM;
 		if (f && l->store.stats.longest_ns > before)
 			snprintf(l->longest_path, sizeof(l->longest_path), "%s", d->path);
 		if (f && f->status == UNWIND_FILE_LOADED &&
 		    bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY))
 			l->unpublished++;
 	}
+	if (!f && (d->err || errno == ENOMEM))
+		unwind_store_retry(&l->store, &d->key, &d->id);
 	unwind_built_free(&d->b);
 	free(d->path);
-	return err;
 }
 
 /*
@@ -110,7 +113,7 @@ static int finish(struct unwind_loader *l, struct table_done *d)
  * unwind_defer_fn): queued for the worker, or built here without one.
  */
 static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, const char *path,
-		       bool stale)
+		       const char *link, bool stale)
 {
 	struct unwind_loader *l = ctx;
 	struct table_done d = { .key = f->key, .id = f->id };
@@ -134,10 +137,17 @@ static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, con
 	if (hmap_get(&l->over_budget, over_budget_key(&f->key, &f->id), &(uint32_t){ 0 })) {
 		close(fd);
 		d.b.status = UNWIND_FILE_OVER_BUDGET;
-		return finish(l, &d);
+		finish(l, &d);
+		return 0;
 	}
-	if (l->worker.started)
-		return table_worker_submit(&l->worker, f, fd, path);
+	if (l->worker.started) {
+		int err = table_worker_submit(&l->worker, f, fd, path, link);
+
+		if (err == -EBUSY)
+			log_debug("%s: the unwind table queue is full; frame pointers for now",
+				  path);
+		return err;
+	}
 	d.path = strdup(path);
 	if (!d.path) {
 		close(fd);
@@ -145,29 +155,23 @@ static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, con
 	}
 	d.err = unwind_file_build(elf_open_fd(fd), &cfi_default_budget, &d.b);
 	close(fd);
-	return finish(l, &d);
+	finish(l, &d);
+	return 0;
 }
 
-/* Publish what the worker finished. 0 or -ENOMEM (the rest are dropped: frame pointers). */
+/* Publish what the worker finished. */
 static int collect(struct unwind_loader *l)
 {
 	struct table_done *done;
 	size_t n;
-	int err = 0;
 
 	if (!l->worker.started)
 		return 0;
 	table_worker_take(&l->worker, &done, &n);
-	for (size_t i = 0; i < n; i++) {
-		if (err) {
-			unwind_built_free(&done[i].b);
-			free(done[i].path);
-		} else {
-			err = finish(l, &done[i]);
-		}
-	}
+	for (size_t i = 0; i < n; i++)
+		finish(l, &done[i]);
 	free(done);
-	return err;
+	return 0;
 }
 
 bool unwind_loader_settle(struct unwind_loader *l, int timeout_ms)

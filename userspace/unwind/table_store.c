@@ -236,8 +236,12 @@ static struct unwind_store_file *entry_for(struct unwind_store *s, uint64_t dev,
 		struct unwind_store_file *e = &s->files.data[idx];
 
 		*known = same_id(&e->id, id);
-		if (!*known)
+		if (*known && e->retry && e->status == UNWIND_FILE_PENDING) {
+			e->retry = false; /* its build was lost: again */
+			*known = false;
+		} else if (!*known) {
 			replace(s, e, &f, known);
+		}
 		return e;
 	}
 	*known = adopt(s, &f);
@@ -315,6 +319,19 @@ const struct unwind_store_file *unwind_store_complete(struct unwind_store *s,
 	return settle(s, e, b);
 }
 
+void unwind_store_retry(struct unwind_store *s, const struct unwind_file_key *key,
+			const struct unwind_file_id *id)
+{
+	uint32_t idx;
+	struct unwind_store_file *e;
+
+	if (!hmap_get(&s->index, file_key(key->dev, key->ino), &idx))
+		return;
+	e = &s->files.data[idx];
+	if (e->status == UNWIND_FILE_PENDING && same_id(&e->id, id))
+		e->retry = true;
+}
+
 const struct unwind_store_file *unwind_store_add_vdso(struct unwind_store *s, size_t *size)
 {
 	const struct unwind_store_file *f = unwind_store_find(s, 0, UNWIND_VDSO_INO);
@@ -385,18 +402,21 @@ const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s,
 	entry = entry_for(s, dev, e->inode, &id, &known);
 	/* Refused for changing too often: the old rows must still go (fd closed there). */
 	if (entry && known && replaced && entry->churning && s->defer) {
-		err = s->defer(s->defer_ctx, entry, fd, e->path, true);
-		errno = err ? -err : 0;
-		return err ? NULL : entry;
+		s->defer(s->defer_ctx, entry, fd, e->path, link, true);
+		errno = 0;
+		return entry;
 	}
 	if (!entry || known) {
 		close(fd);
 		return entry;
 	}
 	if (s->defer) {
-		err = s->defer(s->defer_ctx, entry, fd, e->path, replaced);
-		errno = err ? -err : 0;
-		return err ? NULL : entry;
+		/* Not taken (a full queue, no memory): not fatal, tried again when next met. */
+		err = s->defer(s->defer_ctx, entry, fd, e->path, link, replaced);
+		if (err && entry->status == UNWIND_FILE_PENDING)
+			entry->retry = true;
+		errno = 0;
+		return entry;
 	}
 	f = build_now(s, entry, elf_open_fd(fd));
 	if (!f && errno != ENOMEM)

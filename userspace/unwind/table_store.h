@@ -40,6 +40,7 @@ struct unwind_store_file {
 	 * status OVER_BUDGET: frame pointers) until the minute is over.
 	 */
 	bool churning;
+	bool retry; /* PENDING, but its build was lost: handed over again when next met */
 	uint32_t changes;
 	uint64_t changes_at; /* CLOCK_MONOTONIC, ns */
 };
@@ -55,12 +56,14 @@ struct unwind_store_stats {
 
 /*
  * The hand-over of a file to build elsewhere (capture/table_worker): `fd`
- * (the callee's to close) was opened through `path` (of /proc, for logs);
- * `stale` when the entry had a table of another file under the same
- * (dev, inode), whose rows must no longer be used. 0 or -ENOMEM.
+ * (the callee's to close) was opened through `link` (/proc/PID/map_files/..)
+ * and is mapped as `path` (for logs); `stale` when the entry had a table of
+ * another file under the same (dev, inode), whose rows must no longer be
+ * used. 0, or -errno when it was not taken (the entry is queued again the
+ * next time a process maps the file; frame pointers meanwhile).
  */
 typedef int (*unwind_defer_fn)(void *ctx, const struct unwind_store_file *f, int fd,
-			       const char *path, bool stale);
+			       const char *path, const char *link, bool stale);
 
 struct unwind_store {
 	/* In the caller's buffer when one was given (the BPF array, mapped), never moved. */
@@ -156,6 +159,14 @@ const struct unwind_store_file *unwind_store_complete(struct unwind_store *s,
 						      const struct unwind_file_key *key,
 						      const struct unwind_file_id *id,
 						      struct unwind_built *b);
+
+/*
+ * The build of a PENDING file was lost (its file could not be opened
+ * again, memory ran out): it is handed over again the next time a process
+ * maps it, frame pointers until then.
+ */
+void unwind_store_retry(struct unwind_store *s, const struct unwind_file_key *key,
+			const struct unwind_file_id *id);
 
 /* The entry of (dev, ino), or NULL when the file was never added. */
 const struct unwind_store_file *unwind_store_find(const struct unwind_store *s, uint64_t dev,
