@@ -18,6 +18,8 @@
 #include "../util/log.h"
 #include "../util/elf_open.h"
 
+#define UNWIND_LOADER_SLOW_NS (100ull * 1000000ull)
+
 static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, const char *path,
 		       const char *link, bool stale);
 
@@ -94,6 +96,10 @@ static void finish(struct unwind_loader *l, struct table_done *d)
 		/* No memory to remember it: said again, no harm. */
 		(void)hmap_put(&l->over_budget, over_budget_key(&d->key, &d->id), 0);
 	}
+	/* Slow builds by name, for whoever asks why a table came late (and the tests). */
+	if (!d->err && d->b.build_ns >= UNWIND_LOADER_SLOW_NS)
+		log_debug("%s: its unwind table took %.1f ms of CPU to build", d->path ? d->path : "?",
+			  (double)d->b.build_ns / 1e6);
 	if (!d->err) {
 		f = unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
 		if (f && l->store.stats.longest_ns > before)
