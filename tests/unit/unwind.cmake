@@ -67,3 +67,6 @@ bpfprof_unit_test(test_table_worker ${UNWIND_TEST_DIR}/test_table_worker.c
   ${CMAKE_SOURCE_DIR}/userspace/capture/table_worker.c)
 add_dependencies(test_table_worker cfi_fix)
 target_compile_definitions(test_table_worker PRIVATE CFI_FIX="$<TARGET_FILE:cfi_fix>")
+
+# An index whose entries all point at one long FDE: walked once (issue 27).
+bpfprof_unit_test(test_cfi_repeats ${UNWIND_TEST_DIR}/test_cfi_repeats.c)

@@ -1,0 +1,153 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * An .eh_frame_hdr index whose entries all point at one long FDE (issue
+ * 27): each entry, 1M addresses apart, walked that FDE again, so a 3 MB
+ * binary of 32 entries read 32M rows (1.3 GB) only for the file to be
+ * thrown away as FULL. The FDE is walked once; the other entries are
+ * broken (no rows). Built here in memory: a CIE, one FDE of N rows, and
+ * an index of K entries N bytes apart at it. No root.
+ */
+#include <elf.h>
+#include <libelf.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test.h"
+#include "unwind/cfi_table.h"
+
+enum { N = 100000, K = 16, TEXT = 0x100000, HDR = 0x1000 };
+
+static const char shstrtab[] = "\0.eh_frame\0.eh_frame_hdr\0.shstrtab";
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+/* .eh_frame_hdr then .eh_frame into `out` (room enough); their sizes. */
+static void sections(uint8_t *out, size_t *hdr_len, size_t *eh_len)
+{
+	uint8_t *hdr = out, *eh;
+	uint64_t eh_addr;
+	size_t at, fde;
+
+	*hdr_len = 12 + 8 * K;
+	eh = out + *hdr_len;
+	eh_addr = HDR + *hdr_len;
+	/* CIE: version 1, "zR", code 1, data -8, RA 16, pcrel sdata4; CFA = rsp + 8, RA at CFA - 8.
+	 */
+	static const uint8_t cie[] = { 0,    0, 0,    0,    1,	  'z',	'R',  0,    1, 0x78,
+				       0x10, 1, 0x1b, 0x0c, 0x07, 0x08, 0x90, 0x01, 0, 0 };
+	memcpy(eh + 4, cie, sizeof(cie));
+	put32(eh, sizeof(cie));
+	fde = 4 + sizeof(cie);
+	at = fde + 4;
+	put32(eh + at, (uint32_t)at); /* back to the CIE */
+	at += 4;
+	put32(eh + at, (uint32_t)(TEXT - (eh_addr + at))); /* pc_begin, pcrel */
+	at += 4;
+	put32(eh + at, (uint32_t)K * N); /* pc_range: every entry inside it */
+	at += 4;
+	eh[at++] = 0; /* augmentation data */
+	for (uint32_t i = 0; i < N; i++) {
+		eh[at++] = 0x41; /* advance_loc 1 */
+		eh[at++] = 0x0e; /* def_cfa_offset */
+		eh[at++] = i & 1 ? 8 : 16;
+	}
+	while ((at - fde) % 4)
+		eh[at++] = 0;
+	put32(eh + fde, (uint32_t)(at - fde - 4));
+	put32(eh + at, 0); /* terminator */
+	*eh_len = at + 4;
+
+	hdr[0] = 1;
+	hdr[1] = 0x1b; /* eh_frame_ptr: pcrel sdata4 */
+	hdr[2] = 0x03; /* fde_count: udata4 */
+	hdr[3] = 0x3b; /* table: datarel sdata4 */
+	put32(hdr + 4, (uint32_t)(eh_addr - (HDR + 4)));
+	put32(hdr + 8, K);
+	for (uint32_t k = 0; k < K; k++) {
+		put32(hdr + 12 + 8 * k, (uint32_t)(TEXT + (uint64_t)k * N - HDR));
+		put32(hdr + 16 + 8 * k, (uint32_t)(eh_addr + fde - HDR));
+	}
+}
+
+static void one_fde_is_walked_once(void)
+{
+	size_t hdr_len, eh_len, off, total;
+	uint8_t *img = calloc(1, 4u << 20);
+	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
+	Elf64_Phdr *ph = (Elf64_Phdr *)(img + sizeof(*eh));
+	Elf64_Shdr *sh;
+	struct cfi_table t;
+	Elf *elf;
+
+	CHECK(img != NULL);
+	if (!img)
+		return;
+	off = sizeof(*eh) + sizeof(*ph);
+	sections(img + off, &hdr_len, &eh_len);
+	memcpy(img + off + hdr_len + eh_len, shstrtab, sizeof(shstrtab));
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_DYN;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phoff = sizeof(*eh);
+	eh->e_phentsize = sizeof(*ph);
+	eh->e_phnum = 1;
+	eh->e_shentsize = sizeof(*sh);
+	eh->e_shnum = 4;
+	eh->e_shstrndx = 3;
+	*ph = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_memsz = 1u << 20 };
+	eh->e_shoff = (off + hdr_len + eh_len + sizeof(shstrtab) + 7) & ~(size_t)7;
+	sh = (Elf64_Shdr *)(img + eh->e_shoff);
+	sh[1] = (Elf64_Shdr){ .sh_name = 1,
+			      .sh_type = SHT_PROGBITS,
+			      .sh_flags = SHF_ALLOC,
+			      .sh_addr = HDR + hdr_len,
+			      .sh_offset = off + hdr_len,
+			      .sh_size = eh_len,
+			      .sh_addralign = 1 };
+	sh[2] = (Elf64_Shdr){ .sh_name = 11,
+			      .sh_type = SHT_PROGBITS,
+			      .sh_flags = SHF_ALLOC,
+			      .sh_addr = HDR,
+			      .sh_offset = off,
+			      .sh_size = hdr_len,
+			      .sh_addralign = 1 };
+	sh[3] = (Elf64_Shdr){ .sh_name = 25,
+			      .sh_type = SHT_STRTAB,
+			      .sh_offset = off + hdr_len + eh_len,
+			      .sh_size = sizeof(shstrtab),
+			      .sh_addralign = 1 };
+	total = eh->e_shoff + 4 * sizeof(*sh);
+	elf = elf_memory((char *)img, total);
+	CHECK(elf != NULL);
+	CHECK_EQ_INT(cfi_table_build(elf, &t), 0);
+	CHECK_EQ_INT(t.stats.fdes, K);
+	/* The FDE's rows once (and its first entry's: unwinding there works), not K times. */
+	CHECK(t.stats.rows_read >= N && t.stats.rows_read <= N + K);
+	CHECK(t.len >= N);
+	{
+		const struct cfi_row *r = cfi_table_lookup(&t, TEXT + 10);
+
+		CHECK(r && r->cfa == UNWIND_CFA_SP);
+		r = cfi_table_lookup(&t, TEXT + N + 10);
+		CHECK(r && r->cfa == UNWIND_CFA_NONE);
+	}
+	cfi_table_free(&t);
+	elf_end(elf);
+	free(img);
+}
+
+int main(void)
+{
+	elf_version(EV_CURRENT);
+	RUN(one_fde_is_walked_once);
+	return test_summary();
+}
