@@ -16,9 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../unit/eh_image.h"
 #include "unwind/file_table.h"
-
-static const char shstrtab[] = "\0.eh_frame\0.eh_frame_hdr\0.shstrtab";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -31,10 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t hdr_addr, eh_addr;
 	uint16_t hdr_len;
 	struct unwind_built b;
-	size_t eh_len, off, total;
-	Elf64_Ehdr *eh;
-	Elf64_Phdr *ph;
-	Elf64_Shdr *sh;
+	size_t eh_len, total;
 	uint8_t *img;
 
 	if (size < 10)
@@ -47,52 +43,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (hdr_len > size)
 		hdr_len = (uint16_t)size;
 	eh_len = size - hdr_len;
-	/* Header, one program header, the two sections, the names, four section headers. */
-	off = sizeof(*eh) + sizeof(*ph);
-	total = off + size + sizeof(shstrtab) + 7 + 4 * sizeof(*sh);
+	total = eh_image_size(size);
 	img = calloc(1, total);
 	if (!img)
 		return 0;
-	eh = (Elf64_Ehdr *)img;
-	memcpy(eh->e_ident, ELFMAG, SELFMAG);
-	eh->e_ident[EI_CLASS] = ELFCLASS64;
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_ident[EI_VERSION] = EV_CURRENT;
-	eh->e_type = ET_DYN;
-	eh->e_machine = EM_X86_64;
-	eh->e_version = EV_CURRENT;
-	eh->e_ehsize = sizeof(*eh);
-	eh->e_phoff = sizeof(*eh);
-	eh->e_phentsize = sizeof(*ph);
-	eh->e_phnum = 1;
-	eh->e_shentsize = sizeof(*sh);
-	eh->e_shnum = 4;
-	eh->e_shstrndx = 3;
-	ph = (Elf64_Phdr *)(img + sizeof(*eh));
-	*ph = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_memsz = 1u << 20 };
-	memcpy(img + off, data, size);
-	memcpy(img + off + size, shstrtab, sizeof(shstrtab));
-	eh->e_shoff = (off + size + sizeof(shstrtab) + 7) & ~(size_t)7;
-	sh = (Elf64_Shdr *)(img + eh->e_shoff);
-	sh[1] = (Elf64_Shdr){ .sh_name = 1,
-			      .sh_type = SHT_PROGBITS,
-			      .sh_flags = SHF_ALLOC,
-			      .sh_addr = eh_addr,
-			      .sh_offset = off + hdr_len,
-			      .sh_size = eh_len,
-			      .sh_addralign = 1 };
-	sh[2] = (Elf64_Shdr){ .sh_name = 11,
-			      .sh_type = SHT_PROGBITS,
-			      .sh_flags = SHF_ALLOC,
-			      .sh_addr = hdr_addr,
-			      .sh_offset = off,
-			      .sh_size = hdr_len,
-			      .sh_addralign = 1 };
-	sh[3] = (Elf64_Shdr){ .sh_name = 25,
-			      .sh_type = SHT_STRTAB,
-			      .sh_offset = off + size,
-			      .sh_size = sizeof(shstrtab),
-			      .sh_addralign = 1 };
+	memcpy(img + EH_IMAGE_OFF, data, size);
+	total = eh_image_finish(img, hdr_addr, hdr_len, eh_addr, eh_len);
 	elf_version(EV_CURRENT);
 	if (!unwind_file_build(elf_memory((char *)img, total), &small, &b))
 		unwind_built_free(&b);

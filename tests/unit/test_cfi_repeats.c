@@ -7,18 +7,16 @@
  * broken (no rows). Built here in memory: a CIE, one FDE of N rows, and
  * an index of K entries N bytes apart at it. No root.
  */
-#include <elf.h>
 #include <libelf.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "eh_image.h"
 #include "test.h"
 #include "unwind/cfi_table.h"
 
 enum { N = 100000, K = 16, TEXT = 0x100000, HDR = 0x1000 };
-
-static const char shstrtab[] = "\0.eh_frame\0.eh_frame_hdr\0.shstrtab";
 
 static void put32(uint8_t *p, uint32_t v)
 {
@@ -75,57 +73,16 @@ static void sections(uint8_t *out, size_t *hdr_len, size_t *eh_len)
 
 static void one_fde_is_walked_once(void)
 {
-	size_t hdr_len, eh_len, off, total;
-	uint8_t *img = calloc(1, 4u << 20);
-	Elf64_Ehdr *eh = (Elf64_Ehdr *)img;
-	Elf64_Phdr *ph = (Elf64_Phdr *)(img + sizeof(*eh));
-	Elf64_Shdr *sh;
+	size_t hdr_len, eh_len, total;
+	uint8_t *img = calloc(1, eh_image_size(4u << 20));
 	struct cfi_table t;
 	Elf *elf;
 
 	CHECK(img != NULL);
 	if (!img)
 		return;
-	off = sizeof(*eh) + sizeof(*ph);
-	sections(img + off, &hdr_len, &eh_len);
-	memcpy(img + off + hdr_len + eh_len, shstrtab, sizeof(shstrtab));
-	memcpy(eh->e_ident, ELFMAG, SELFMAG);
-	eh->e_ident[EI_CLASS] = ELFCLASS64;
-	eh->e_ident[EI_DATA] = ELFDATA2LSB;
-	eh->e_ident[EI_VERSION] = EV_CURRENT;
-	eh->e_type = ET_DYN;
-	eh->e_machine = EM_X86_64;
-	eh->e_version = EV_CURRENT;
-	eh->e_ehsize = sizeof(*eh);
-	eh->e_phoff = sizeof(*eh);
-	eh->e_phentsize = sizeof(*ph);
-	eh->e_phnum = 1;
-	eh->e_shentsize = sizeof(*sh);
-	eh->e_shnum = 4;
-	eh->e_shstrndx = 3;
-	*ph = (Elf64_Phdr){ .p_type = PT_LOAD, .p_flags = PF_R | PF_X, .p_memsz = 1u << 20 };
-	eh->e_shoff = (off + hdr_len + eh_len + sizeof(shstrtab) + 7) & ~(size_t)7;
-	sh = (Elf64_Shdr *)(img + eh->e_shoff);
-	sh[1] = (Elf64_Shdr){ .sh_name = 1,
-			      .sh_type = SHT_PROGBITS,
-			      .sh_flags = SHF_ALLOC,
-			      .sh_addr = HDR + hdr_len,
-			      .sh_offset = off + hdr_len,
-			      .sh_size = eh_len,
-			      .sh_addralign = 1 };
-	sh[2] = (Elf64_Shdr){ .sh_name = 11,
-			      .sh_type = SHT_PROGBITS,
-			      .sh_flags = SHF_ALLOC,
-			      .sh_addr = HDR,
-			      .sh_offset = off,
-			      .sh_size = hdr_len,
-			      .sh_addralign = 1 };
-	sh[3] = (Elf64_Shdr){ .sh_name = 25,
-			      .sh_type = SHT_STRTAB,
-			      .sh_offset = off + hdr_len + eh_len,
-			      .sh_size = sizeof(shstrtab),
-			      .sh_addralign = 1 };
-	total = eh->e_shoff + 4 * sizeof(*sh);
+	sections(img + EH_IMAGE_OFF, &hdr_len, &eh_len);
+	total = eh_image_finish(img, HDR, hdr_len, HDR + hdr_len, eh_len);
 	elf = elf_memory((char *)img, total);
 	CHECK(elf != NULL);
 	CHECK_EQ_INT(cfi_table_build(elf, &t), 0);
