@@ -402,7 +402,8 @@ bpfprof_integration_test(package_deb 300 TRUE package_deb.sh)
 
 # A local user's program whose one FDE has 300k CFI rows, or more than the
 # budget (issue 27): built in <= 1 s off the draining thread, no sample lost,
-# or frame pointers for that file, said once.
+# or frame pointers for that file, said once per file identity (touched
+# during the recording, run twice).
 foreach(mode long_fde over_budget)
   bpfprof_integration_test(hostile_unwind_${mode} 180 TRUE hostile_unwind.sh ${mode})
 endforeach()
