@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "symbols/elf_symtab.h"
+#include "symbols/proc_maps.h"
 #include "symbols/vdso.h"
 #include "test.h"
 #include "unwind/cfi_table.h"
@@ -298,6 +299,59 @@ static void replaced_rows_are_dead_full_is_not_kept_churn_is_refused(void)
 	unlink(path);
 }
 
+static int defer_calls;
+
+/* A queue that is full the first time, then takes the file. */
+static int defer_busy_once(void *ctx, const struct unwind_store_file *f, int fd, const char *path,
+			   const char *link, bool stale)
+{
+	(void)ctx, (void)f, (void)path, (void)link, (void)stale;
+	close(fd);
+	return defer_calls++ ? 0 : -EBUSY;
+}
+
+/*
+ * Issue 27: a file whose hand-over failed (a full queue, no memory) is not
+ * PENDING for ever: the next mapping of it hands it over again, and the
+ * failure is not the recording's.
+ */
+static void a_lost_build_is_handed_over_again(void)
+{
+	map_entries_t maps = { 0 };
+	const struct map_entry *e = NULL;
+	const struct unwind_store_file *f;
+	struct unwind_store s;
+
+	CHECK_EQ_INT(proc_maps_read("/proc", getpid(), &maps), 0);
+	for (size_t i = 0; i < maps.len && !e; i++)
+		if (maps.data[i].executable && maps.data[i].inode)
+			e = &maps.data[i];
+	CHECK(e != NULL);
+	if (!e) {
+		map_entries_free(&maps);
+		return;
+	}
+	unwind_store_init(&s, NULL, 1u << 20);
+	s.defer = defer_busy_once;
+	defer_calls = 0;
+	f = unwind_store_add_mapping(&s, (uint32_t)getpid(), e);
+	CHECK(f && f->status == UNWIND_FILE_PENDING);
+	CHECK_EQ_INT(defer_calls, 1);
+	f = unwind_store_add_mapping(&s, (uint32_t)getpid(), e);
+	CHECK(f && f->status == UNWIND_FILE_PENDING);
+	CHECK_EQ_INT(defer_calls, 2);
+	/* Taken now: not handed over a third time. */
+	f = unwind_store_add_mapping(&s, (uint32_t)getpid(), e);
+	CHECK_EQ_INT(defer_calls, 2);
+	/* A build lost later (the worker's): handed over again too. */
+	if (f)
+		unwind_store_retry(&s, &f->key, &f->id);
+	f = unwind_store_add_mapping(&s, (uint32_t)getpid(), e);
+	CHECK_EQ_INT(defer_calls, 3);
+	unwind_store_free(&s);
+	map_entries_free(&maps);
+}
+
 /* With the caller's buffer (the mapped BPF array), rows go straight into it, and stay its own. */
 static void rows_go_into_the_callers_buffer(void)
 {
@@ -374,5 +428,6 @@ int main(void)
 	RUN(a_rebuild_keeps_the_tables_of_files_still_in_use);
 	RUN(the_vdso_has_a_table_of_its_own);
 	RUN(replaced_rows_are_dead_full_is_not_kept_churn_is_refused);
+	RUN(a_lost_build_is_handed_over_again);
 	return test_summary();
 }

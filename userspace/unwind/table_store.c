@@ -384,7 +384,8 @@ const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s,
 		if (stat(link, &st))
 			return f;
 		id = id_of(&st);
-		if (same_id(&f->id, &id))
+		/* A lost build (retry) is handed over again. */
+		if (same_id(&f->id, &id) && !f->retry)
 			return f;
 	}
 	fd = open(link, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
