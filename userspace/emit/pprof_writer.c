@@ -127,7 +127,8 @@ static int add_functions(struct pprof_build *b, const struct profile_tables *t)
 		perftools__profiles__function__init(pf);
 		pf->id = i + 1;
 		pf->name = pf->system_name = b->string_map[f->name];
-		if (f->source >= 0 && (size_t)f->source < t->sources.len)
+		if (f->source >= 0 && (size_t)f->source < t->sources.len &&
+		    (uint32_t)f->source + 1 != t->kernel_source_1)
 			pf->filename = b->string_map[t->sources.data[f->source]];
 		pf->start_line = f->line > 0 ? f->line : 0;
 		b->func_ptrs[i] = pf;

@@ -292,6 +292,7 @@ static int64_t frame_of_item(struct profile_tables *t, const struct resolved_fra
 	const char *name = rf->items[depth].func;
 	const char *file = rf->items[depth].file;
 	struct pt_func func = { 0, resource, -1, 0 };
+	bool note = (!file || !file[0]) && rf->kernel && !rf->offcpu;
 	struct pt_frame frame;
 	int64_t r;
 
@@ -300,6 +301,9 @@ static int64_t frame_of_item(struct profile_tables *t, const struct resolved_fra
 	if (r < 0)
 		return r;
 	func.name = (uint32_t)r;
+	/* A kernel function names no file: the note says why there is no source. */
+	if (note)
+		file = KERNEL_SOURCE_NOTE;
 	if (file && file[0]) {
 		r = intern_string(t, file);
 		if (r < 0)
@@ -308,6 +312,8 @@ static int64_t frame_of_item(struct profile_tables *t, const struct resolved_fra
 		if (r < 0)
 			return r;
 		func.source = (int32_t)r;
+		if (note)
+			t->kernel_source_1 = (uint32_t)r + 1;
 	}
 	/*
 	 * The item's line is where its sample point is, so it belongs to the
