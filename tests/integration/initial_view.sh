@@ -7,9 +7,9 @@
 # checks (check.mjs valid: every schema has a colour; no two markers of a
 # thread that the table would show as the same row).
 #
-#   cmd   -- spawner 50 20: every thread of the command and of the 50
-#         children it forked is shown, and the command's main thread is
-#         selected.
+#   cmd   -- spawner 50 20: every thread of the command is shown, and its
+#         main thread is selected (its 50 children of ~30 ms start hidden
+#         since issue 28: first_view.sh command).
 #   pid   -p burner: every thread of the burner is shown.
 #   all   -a while pipepair's reader spends the recording blocked in read():
 #         the reader is among the threads shown, though it barely ran, and
@@ -75,15 +75,13 @@ view_check() {
 
 case $MODE in
 cmd)
-	# 50 children of 20 ms each: each under 5 % of the busiest thread's CPU,
-	# which the app hid with the command itself before issue 21.
+	# The command waits for its children: under 5 % of the busiest thread's
+	# CPU, which the app hid before issue 21.
 	run_bpfprof 60 -o "$OUT" -- "$SPAWNER" 50 20
 	expect_success
 	cmd_pid=$(sed -n 's/^spawner: truth self \([0-9]*\).*/\1/p' "$WORK/bpfprof.err" | head -1)
 	[[ $cmd_pid =~ ^[0-9]+$ ]] || fail "spawner did not say its pid: $(tail -3 "$WORK/bpfprof.err")"
-	pids=$(zcat "$OUT" | "$NODE" -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () =>
-		console.log([...new Set(JSON.parse(s).threads.map((t) => String(t.pid).split(".")[0]))].join(",")));')
-	view_check "$pids" "$cmd_pid" ""
+	view_check "$cmd_pid" "$cmd_pid" ""
 	;;
 pid)
 	start_burner 20

@@ -183,6 +183,14 @@ foreach(mode cmd pid all blocked)
   bpfprof_integration_test(initial_view_${mode} 90 TRUE initial_view.sh ${mode})
 endforeach()
 
+# The first things a person sees (issue 28): -- spawner's tracks in start
+# order, its 30 ms children hidden at first, the profile starting with the
+# command, Profile Info, kernel frames' source view; --help at 80 columns;
+# --view's output.
+foreach(mode command help view)
+  bpfprof_integration_test(first_view_${mode} 90 TRUE first_view.sh ${mode})
+endforeach()
+
 # kill -9 leaves no BPF object behind, and the next run removes its stale
 # temporary file (issue 20).
 bpfprof_integration_test(kill9 120 TRUE kill9.sh)

@@ -111,9 +111,22 @@ static void print_frame_quality(const struct frame_quality *q)
 		why, by);
 }
 
+/* Tracks left out of the first view: the user would look for them otherwise. */
+static void print_view(const struct emit_view_summary *v)
+{
+	if (!v->tracks || v->shown >= v->tracks)
+		return;
+	fprintf(stderr, "bpfprof: %zu of %zu tracks shown at first", v->shown, v->tracks);
+	if (v->hidden_short_procs)
+		fprintf(stderr, "; %zu short-lived child process%s that did little hidden",
+			v->hidden_short_procs, v->hidden_short_procs == 1 ? "" : "es");
+	fprintf(stderr, " (the track menu lists every one)\n");
+}
+
+/* viewing: --view serves the profile next, so no "view it with" hint. */
 static void print_summary(struct recording *r, const struct session_stats *lost,
 			  const struct profile_tables *tables, const char *path,
-			  enum output_format format)
+			  enum output_format format, bool viewing)
 {
 	struct frame_quality frames;
 	struct stat st;
@@ -148,6 +161,7 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 			lost->dropped[EV_SYSCALL], lost->dropped[EV_SYSCALL_TOTALS]);
 	if (!frame_quality_count(&frames, &r->model, tables))
 		print_frame_quality(&frames);
+	print_view(&r->view);
 	if (r->model.lost.len) {
 		const struct model *m = &r->model;
 
@@ -165,7 +179,7 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 			"bpfprof: a pprof profile: go tool pprof -top %s, or load it into "
 			"Pyroscope or Parca\n",
 			path);
-	else
+	else if (!viewing) /* --view serves it next, and says where */
 		fprintf(stderr,
 			"bpfprof: view it with: bpfprof view %s (or load the file at "
 			"https://profiler.firefox.com/)\n",
@@ -292,11 +306,11 @@ static int finish_and_write(struct recording *r, const struct options *opts,
 			return 1;
 		}
 		log_info("the profile was saved to %s instead", saved);
-		print_summary(r, lost, &tables, saved, opts->format);
+		print_summary(r, lost, &tables, saved, opts->format, false);
 		profile_tables_free(&tables);
 		return 1;
 	}
-	print_summary(r, lost, &tables, opts->output, opts->format);
+	print_summary(r, lost, &tables, opts->output, opts->format, opts->view);
 	err = opts->format == FORMAT_BOTH ? write_pprof_beside(r, opts, lost, &tables) : 0;
 	profile_tables_free(&tables);
 	return err;

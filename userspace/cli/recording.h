@@ -13,6 +13,7 @@
 
 #include "../capture/command.h"
 #include "../capture/session.h"
+#include "../emit/emitter.h"
 #include "../emit/output_file.h"
 #include "../emit/profile_tables.h"
 #include "../model/model.h"
@@ -49,6 +50,7 @@ struct recording {
 	/* The drop counters at their last read, and when: lost records get a time range. */
 	uint64_t lost_seen[LOST_KINDS];
 	uint64_t lost_read_ns;
+	struct emit_view_summary view; /* what the last profile written shows at load */
 };
 
 /*

@@ -64,7 +64,8 @@ struct emit_plan {
 	/* meta.initialVisibleThreads (output indexes, in output order) and the one selected */
 	uint32_t *visible;
 	size_t nr_visible;
-	uint32_t selected; /* UINT32_MAX: none */
+	uint32_t selected;	   /* UINT32_MAX: none */
+	size_t hidden_short_procs; /* short-lived children left out of the view (still listed) */
 	/* Process labels and per-cgroup meta entries. */
 	struct cgroup_meta cgroups;
 };

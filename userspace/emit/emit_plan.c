@@ -18,7 +18,16 @@
 #include "sched_markers.h"
 #include "syscall_markers.h"
 
+/*
+ * Processes in the order they started, the launched command's first: a
+ * process that was there before the recording (no fork or exec seen)
+ * starts at 0 and keeps the order of its first event; one started during
+ * it, at its fork or exec. The command's images (the held fork, then what
+ * it exec'd) lead, so its children come after it, not above.
+ */
 struct proc_key {
+	uint32_t not_command;
+	uint64_t start_ts; /* 0: before the recording */
 	uint64_t first_ts;
 	uint32_t pid;
 	uint32_t index;
@@ -27,8 +36,10 @@ struct proc_key {
 static int cmp_proc_key(const void *a, const void *b)
 {
 	const struct proc_key *x = a, *y = b;
-	int c = cmp2(x->first_ts, x->pid, y->first_ts, y->pid);
+	int c = cmp2(x->not_command, x->start_ts, y->not_command, y->start_ts);
 
+	if (!c)
+		c = cmp2(x->first_ts, x->pid, y->first_ts, y->pid);
 	return c ? c : cmp2(x->index, 0, y->index, 0);
 }
 
@@ -145,6 +156,66 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * -p, -- COMMAND: a child that started and ended inside the recording,
+ * lived under a fifth of it and used less than a tenth of the CPU of the
+ * busiest process, starts hidden (the track menu still lists it): `make`'s
+ * or a test runner's hundreds of 30 ms helpers otherwise bury the
+ * processes that did the work. CPU against CPU, not against the
+ * recording's length, which a loaded machine stretches (a child of 20 ms of
+ * CPU lived 300 ms there). The launched command is always shown.
+ */
+#define LITTLE_CPU_SHARE 10 /* 1/10 of the busiest process's */
+#define SHORT_LIFE_SHARE 5  /* 1/5 of the recording */
+
+static bool short_lived(const struct emit_plan *p, const struct model *m,
+			const struct profile_meta *meta, uint32_t process, const uint64_t *proc_cpu,
+			uint64_t most_cpu)
+{
+	const struct process *proc = &m->processes.data[process];
+
+	if (m->all_processes || !proc->started || !proc->ended || proc->end_ts < proc->start_ts)
+		return false;
+	if (meta->selected_pid && proc->pid == meta->selected_pid)
+		return false;
+	return proc->end_ts - proc->start_ts < p->end_ns / SHORT_LIFE_SHARE &&
+	       proc_cpu[process] < most_cpu / LITTLE_CPU_SHARE;
+}
+
+static uint64_t thread_cpu_ns(const struct thread *th)
+{
+	uint64_t cpu = 0;
+
+	for (size_t k = 0; k < th->samples.len; k++)
+		cpu += th->samples.data[k].cpu_delta_ns;
+	return cpu;
+}
+
+/* Per process: its threads' CPU, and whether it starts hidden as a short-lived child. */
+static int mark_short_lived(struct emit_plan *p, const struct model *m,
+			    const struct profile_meta *meta, bool **hidden)
+{
+	size_t np = m->processes.len;
+	uint64_t *cpu = calloc(np ? np : 1, sizeof(*cpu)), most = 0;
+
+	*hidden = calloc(np ? np : 1, sizeof(**hidden));
+	if (!cpu || !*hidden) {
+		free(cpu);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < m->threads.len; i++)
+		cpu[m->threads.data[i].process] += thread_cpu_ns(&m->threads.data[i]);
+	for (size_t i = 0; i < np; i++)
+		if (!m->processes.data[i].is_idle && cpu[i] > most)
+			most = cpu[i];
+	for (size_t i = 0; i < np; i++) {
+		(*hidden)[i] = short_lived(p, m, meta, (uint32_t)i, cpu, most);
+		p->hidden_short_procs += (*hidden)[i];
+	}
+	free(cpu);
+	return 0;
+}
+
 static int choose_initial_threads(struct emit_plan *p, const struct model *m,
 				  const struct profile_meta *meta)
 {
@@ -152,33 +223,35 @@ static int choose_initial_threads(struct emit_plan *p, const struct model *m,
 	       max = m->all_processes ? VISIBLE_ALL_MAX : VISIBLE_TARGETS_MAX;
 	struct thread_score *s = calloc(nt ? nt : 1, sizeof(*s));
 	struct selection sel = { UINT32_MAX, 0, false };
+	bool *hidden = NULL;
 
 	p->selected = UINT32_MAX;
 	p->visible = calloc(max, sizeof(*p->visible));
-	if (!s || !p->visible) {
+	if (!s || !p->visible || mark_short_lived(p, m, meta, &hidden)) {
 		free(s);
+		free(hidden);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < nt; i++) {
 		const struct thread *th = &m->threads.data[p->order[i].index];
 		const struct process *proc = &m->processes.data[th->process];
 		bool profiler = meta->profiler_pid && proc->pid == meta->profiler_pid;
-		uint64_t cpu = 0, score;
+		uint64_t cpu = thread_cpu_ns(th), score;
 
 		if (proc->is_idle)
 			continue;
-		for (size_t k = 0; k < th->samples.len; k++)
-			cpu += th->samples.data[k].cpu_delta_ns;
 		score = cpu + (proc->kernel_thread || profiler ? 0 : th->sched.offcpu_ns);
 		/* -a: a thread that neither ran nor waited in view has nothing to show. */
 		if (m->all_processes && !score && !th->samples.len)
 			continue;
-		s[n++] = (struct thread_score){ score + th->samples.len, (uint32_t)i };
+		if (hidden[th->process])
+			continue;
 		/* -- COMMAND: its main thread (of its busiest image, after an exec). */
 		consider_selection(&sel, (uint32_t)i, cpu,
 				   meta->selected_pid && proc->pid == meta->selected_pid &&
 					   p->main_thread[th->process] == p->order[i].index,
 				   profiler);
+		s[n++] = (struct thread_score){ score + th->samples.len, (uint32_t)i };
 	}
 	qsort(s, n, sizeof(*s), cmp_score_desc);
 	if (n > max)
@@ -195,9 +268,12 @@ static int choose_initial_threads(struct emit_plan *p, const struct model *m,
 			shown = p->visible[i] == p->selected;
 		if (!shown && n)
 			p->visible[n - 1] = p->selected;
+		else if (!shown)
+			p->visible[p->nr_visible++] = p->selected;
 	}
 	qsort(p->visible, p->nr_visible, sizeof(*p->visible), cmp_u32);
 	free(s);
+	free(hidden);
 	return 0;
 }
 
@@ -264,9 +340,14 @@ int emit_plan_build(struct emit_plan *p, const struct model *m, const struct pro
 	if (!procs || !rank || !p->order || !p->main_thread || !p->pid_dup || !p->rows)
 		goto out;
 
-	for (size_t i = 0; i < np; i++)
-		procs[i] = (struct proc_key){ m->processes.data[i].first_ts,
-					      m->processes.data[i].pid, (uint32_t)i };
+	for (size_t i = 0; i < np; i++) {
+		const struct process *proc = &m->processes.data[i];
+
+		procs[i] =
+			(struct proc_key){ !meta->selected_pid || proc->pid != meta->selected_pid,
+					   proc->started ? proc->start_ts : 0, proc->first_ts,
+					   proc->pid, (uint32_t)i };
+	}
 	qsort(procs, np, sizeof(*procs), cmp_proc_key);
 	for (size_t r = 0; r < np; r++)
 		rank[procs[r].index] = (uint32_t)r;

@@ -209,6 +209,9 @@ int emit_profile_fd(int fd, bool gzip, const struct model *m, const struct profi
 	err = emit_plan_build(&plan, m, t, meta);
 	if (err)
 		return err;
+	if (meta->view_out)
+		*meta->view_out = (struct emit_view_summary){ m->threads.len, plan.nr_visible,
+							      plan.hidden_short_procs };
 	if (!m->threads.len)
 		log_warn("the profile has no threads; the Firefox Profiler will refuse to load it");
 	err = jw_open(&w, fd, gzip);

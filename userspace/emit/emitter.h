@@ -15,6 +15,13 @@
 #include "frame_quality.h"
 #include "profile_tables.h"
 
+/* Which tracks the profile shows when it opens, for the end-of-run summary. */
+struct emit_view_summary {
+	size_t tracks;		   /* threads in the profile */
+	size_t shown;		   /* of them, shown at load */
+	size_t hidden_short_procs; /* short-lived child processes left out of that view */
+};
+
 /* What the recording was; all of it lands in `meta` and `meta.extra`. */
 struct profile_meta {
 	const char *product_version; /* "0.1.0" */
@@ -45,6 +52,7 @@ struct profile_meta {
 				  none */
 	uint32_t profiler_pid; /* bpfprof's own process, shown as such; 0: none */
 	struct frame_quality frame_quality; /* how whole the on-CPU user stacks are */
+	struct emit_view_summary *view_out; /* filled by emit_profile_fd when not NULL */
 };
 
 /* Write the whole profile to the open file descriptor `fd`, gzip-compressed when `gzip`. 0 or

@@ -140,6 +140,19 @@ static void write_extra_lost(struct json_writer *w, const struct model *m)
 	extra_entry_int(w, "Lost fork/exec/mmap events", lifecycle);
 }
 
+/* How many tracks show at load; the hidden ones are still in the track menu. */
+static void write_extra_view(struct json_writer *w, const struct model *m,
+			     const struct emit_plan *p)
+{
+	char shown[64];
+
+	snprintf(shown, sizeof(shown), "%zu of %zu", p->nr_visible, m->threads.len);
+	extra_entry_string(w, "Tracks shown at first", shown);
+	if (p->hidden_short_procs)
+		extra_entry_int(w, "Short-lived processes hidden at first (in the track menu)",
+				p->hidden_short_procs);
+}
+
 /* The "more info" panel: how this recording was made and what it lost. */
 static void write_extra(struct json_writer *w, const struct model *m,
 			const struct profile_tables *t, const struct profile_meta *meta,
@@ -156,6 +169,7 @@ static void write_extra(struct json_writer *w, const struct model *m,
 	extra_entry_string(w, "Sample event", meta->sample_event);
 	extra_entry_int(w, "Sampling frequency (Hz)", meta->sample_freq_hz);
 	extra_entry_string(w, "Idle threads", meta->include_idle ? "included" : "excluded");
+	write_extra_view(w, m, p);
 	extra_entry_int(w, "Samples", m->stats.samples);
 	extra_entry_int(w, "Lost samples", meta->lost_samples);
 	extra_entry_int(w, "Lost other events", meta->lost_other);
@@ -228,9 +242,12 @@ void profile_meta_write(struct json_writer *w, const struct model *m,
 	jw_kv_double(w, "startTime", meta->start_wall_ms);
 	jw_kv_uint(w, "startTimeAsClockMonotonicNanosecondsSinceBoot", m->start_ts);
 	jw_kv_ms(w, "profilingStartTime", 0);
+	/*
+	 * No meta.endTime: Profile Info shows it as "Main process ended", and
+	 * -a has no main process (-- COMMAND's may outlive the recording).
+	 * profilingEndTime gives "Recording length".
+	 */
 	jw_kv_ms(w, "profilingEndTime", p->end_ns);
-	jw_key(w, "endTime");
-	jw_double(w, meta->start_wall_ms + (double)p->end_ns / 1e6);
 	jw_kv_int(w, "processType", 0);
 	jw_kv_string(w, "product", "bpfprof");
 	jw_kv_int(w, "stackwalk", 1);
@@ -249,7 +266,15 @@ void profile_meta_write(struct json_writer *w, const struct model *m,
 		jw_uint(w, p->selected);
 		jw_end_array(w);
 	}
+	/*
+	 * Symbolicated while recording, from binaries that may be gone since:
+	 * no symbol server could do better, and bpfprof view serves none
+	 * (/symbolicate/v5), so Profile Info must not offer "Re-symbolicate".
+	 */
 	jw_kv_bool(w, "symbolicated", true);
+	jw_kv_bool(w, "symbolicationNotSupported", true);
+	/* A process's threads as bpfprof orders them (main, then by start), not by name. */
+	jw_kv_bool(w, "keepProfileThreadOrder", true);
 	jw_kv_bool(w, "usesOnlyOneStackType", true);
 	jw_kv_bool(w, "sourceCodeIsNotOnSearchfox", true);
 	jw_kv_string(w, "platform", "X11");
