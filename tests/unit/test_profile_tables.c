@@ -194,6 +194,15 @@ static void test_categories_resources_libs(void)
 		for (size_t k = 0; k < t.frames.len; k++)
 			if (t.frames.data[k].func == (uint32_t)f)
 				CHECK_EQ_INT(t.frames.data[k].category, want[i].category);
+		/* A kernel function's file is the note the source view shows (issue 28). */
+		if (want[i].category == CAT_KERNEL) {
+			int32_t src = t.funcs.data[f].source;
+
+			CHECK(src >= 0 && (uint32_t)src + 1 == t.kernel_source_1);
+			if (src >= 0)
+				CHECK_EQ_STR(strtab_get(&t.strings, t.sources.data[src]),
+					     KERNEL_SOURCE_NOTE);
+		}
 	}
 	/* Deduplicated everything: 10 funcs, "main" twice as a frame, 3 resources, 2 libs. */
 	CHECK_EQ_INT(t.funcs.len, 10);
@@ -201,7 +210,7 @@ static void test_categories_resources_libs(void)
 	CHECK_EQ_INT(t.stacks.len, 11);
 	CHECK_EQ_INT(t.resources.len, 3);
 	CHECK_EQ_INT(t.libs.len, 2);
-	CHECK_EQ_INT(t.sources.len, 4);
+	CHECK_EQ_INT(t.sources.len, 5); /* 4 files and the kernel's note */
 	for (size_t i = 0; i < strtab_len(&t.strings); i++)
 		for (size_t k = i + 1; k < strtab_len(&t.strings); k++)
 			CHECK(strcmp(strtab_get(&t.strings, (uint32_t)i),
@@ -339,7 +348,8 @@ static void test_many_frames_stay_distinct(void)
 		expected_frames += 1 + i % 3;
 	}
 	CHECK_EQ_INT(profile_tables_build(&t, &m, distinct_resolve, NULL), 0);
-	CHECK_EQ_INT(t.funcs.len, 2);
+	/* "fn" and "inlined", each in user code and in the kernel (the note as its file). */
+	CHECK_EQ_INT(t.funcs.len, 4);
 	CHECK_EQ_INT(t.frames.len, expected_frames);
 	CHECK_EQ_INT(t.stacks.len, expected_frames);
 	for (size_t i = 0; i < t.frames.len; i++) {
