@@ -254,7 +254,7 @@ void profile_meta_write(struct json_writer *w, const struct model *m,
 	jw_kv_bool(w, "debug", false);
 	jw_kv_int(w, "version", GECKO_PROFILE_VERSION);
 	jw_kv_int(w, "preprocessedProfileVersion", PROCESSED_PROFILE_VERSION);
-	/* Which tracks show and which is selected at load (emitter.c: choose_initial_threads). */
+	/* Which tracks show and which is selected at load (emit_plan.c: choose_initial_threads). */
 	if (p->nr_visible) {
 		jw_key_array(w, "initialVisibleThreads");
 		for (size_t i = 0; i < p->nr_visible; i++)
