@@ -23,8 +23,8 @@ import { fmt, Report } from './report.mjs';
 // command, which was 150-400 ms, may not.
 const COMMAND_START_MAX_MS = 80;
 const HIDDEN_LABEL = 'Short-lived processes hidden at first (in the track menu)';
-// userspace/emit/profile_tables.h KERNEL_SOURCE_NOTE
-const KERNEL_NOTE_PREFIX = '[kernel] no source or assembly';
+// userspace/emit/profile_tables.h KERNEL_SOURCE_SUFFIX, after the resource
+const KERNEL_NOTE_SUFFIX = ' (no source)';
 
 const { values } = parseArgs({
 	options: { profile: { type: 'string' }, pid: { type: 'string' }, stderr: { type: 'string' } },
@@ -124,11 +124,13 @@ const fileOf = (func) => {
 	const s = funcTable.source[func];
 	return s === null || s === undefined ? null : profile.string(sources.filename[s]);
 };
-const noFile = [...kernelFuncs].filter((f) => !(fileOf(f) || '').startsWith(KERNEL_NOTE_PREFIX));
+const noted = (f) => fileOf(f) === `${profile.resourceNameOfFunc(f) ?? '[kernel]'}${KERNEL_NOTE_SUFFIX}`;
+const noFile = [...kernelFuncs].filter((f) => !noted(f));
 report.check(kernelFuncs.size > 0 && noFile.length === 0,
-	     `${kernelFuncs.size} kernel functions have the note as their file (${noFile.length} without, e.g. ` +
+	     `${kernelFuncs.size} kernel functions have "<resource>${KERNEL_NOTE_SUFFIX}" as their file, e.g. ` +
+		     `"${fileOf([...kernelFuncs][0])}" (${noFile.length} without, e.g. ` +
 		     `${noFile.slice(0, 3).map((f) => profile.funcName(f)).join(', ') || 'none'})`);
-const userNoted = [...userFuncs].filter((f) => !kernelFuncs.has(f) && (fileOf(f) || '').startsWith(KERNEL_NOTE_PREFIX));
+const userNoted = [...userFuncs].filter((f) => !kernelFuncs.has(f) && (fileOf(f) || '').endsWith(KERNEL_NOTE_SUFFIX));
 report.check(userNoted.length === 0, `no user function carries it (${userNoted.length})`);
 
 checkWithProfilerCli(report, profile);

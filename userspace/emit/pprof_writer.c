@@ -115,11 +115,17 @@ static int add_strings(struct pprof_build *b, const struct profile_tables *t)
 static int add_functions(struct pprof_build *b, const struct profile_tables *t)
 {
 	size_t n = t->funcs.len;
+	bool *kernel = calloc_n(n, sizeof(*kernel));
 
 	b->funcs = calloc_n(n, sizeof(*b->funcs));
 	b->func_ptrs = calloc_n(n, sizeof(*b->func_ptrs));
-	if (!b->funcs || !b->func_ptrs)
+	if (!kernel || !b->funcs || !b->func_ptrs) {
+		free(kernel);
 		return -ENOMEM;
+	}
+	for (size_t i = 0; i < t->frames.len; i++)
+		if (t->frames.data[i].category == CAT_KERNEL && t->frames.data[i].func < n)
+			kernel[t->frames.data[i].func] = true;
 	for (size_t i = 0; i < n; i++) {
 		const struct pt_func *f = &t->funcs.data[i];
 		pb_function *pf = &b->funcs[i];
@@ -127,12 +133,13 @@ static int add_functions(struct pprof_build *b, const struct profile_tables *t)
 		perftools__profiles__function__init(pf);
 		pf->id = i + 1;
 		pf->name = pf->system_name = b->string_map[f->name];
-		if (f->source >= 0 && (size_t)f->source < t->sources.len &&
-		    (uint32_t)f->source + 1 != t->kernel_source_1)
+		/* A kernel function's file is the Firefox view's note, no file. */
+		if (f->source >= 0 && (size_t)f->source < t->sources.len && !kernel[i])
 			pf->filename = b->string_map[t->sources.data[f->source]];
 		pf->start_line = f->line > 0 ? f->line : 0;
 		b->func_ptrs[i] = pf;
 	}
+	free(kernel);
 	return 0;
 }
 

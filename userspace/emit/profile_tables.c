@@ -292,8 +292,8 @@ static int64_t frame_of_item(struct profile_tables *t, const struct resolved_fra
 	const char *name = rf->items[depth].func;
 	const char *file = rf->items[depth].file;
 	struct pt_func func = { 0, resource, -1, 0 };
-	bool note = (!file || !file[0]) && rf->kernel && !rf->offcpu;
 	struct pt_frame frame;
+	char note[256];
 	int64_t r;
 
 	/* The resolver promises a name; a missing one must still not crash or vanish. */
@@ -301,9 +301,12 @@ static int64_t frame_of_item(struct profile_tables *t, const struct resolved_fra
 	if (r < 0)
 		return r;
 	func.name = (uint32_t)r;
-	/* A kernel function names no file: the note says why there is no source. */
-	if (note)
-		file = KERNEL_SOURCE_NOTE;
+	/* A kernel function names no file: the note says there is no source. */
+	if ((!file || !file[0]) && rf->kernel && !rf->offcpu) {
+		snprintf(note, sizeof(note), "%s" KERNEL_SOURCE_SUFFIX,
+			 rf->resource && rf->resource[0] ? rf->resource : "[kernel]");
+		file = note;
+	}
 	if (file && file[0]) {
 		r = intern_string(t, file);
 		if (r < 0)
@@ -312,8 +315,6 @@ static int64_t frame_of_item(struct profile_tables *t, const struct resolved_fra
 		if (r < 0)
 			return r;
 		func.source = (int32_t)r;
-		if (note)
-			t->kernel_source_1 = (uint32_t)r + 1;
 	}
 	/*
 	 * The item's line is where its sample point is, so it belongs to the

@@ -70,15 +70,14 @@ struct pt_lib {
 };
 
 /*
- * The "file" of a kernel function: the front-end opens the source view on a
- * double-click only for a function with a file (or a native symbol for the
- * assembly view), and shows this name as the view's title above "Source
- * code not available". Without it a double-click on a kernel frame does
- * nothing at all. The Firefox profile only: pprof gets no file.
+ * The "file" of a kernel function: its resource and this ("[kernel.kallsyms]
+ * (no source)"). The front-end opens the source view on a double-click only
+ * for a function with a file (or a native symbol, for the assembly view), so
+ * on a kernel frame it did nothing at all; now the view opens with this as
+ * its title above "Source code not available". The call tree shows it where
+ * it showed the resource. The Firefox profile only: pprof gets no file.
  */
-#define KERNEL_SOURCE_NOTE                                                                 \
-	"[kernel] no source or assembly: kernel functions are named from /proc/kallsyms, " \
-	"without the kernel's debug information"
+#define KERNEL_SOURCE_SUFFIX " (no source)"
 
 struct profile_tables {
 	struct strtab strings;
@@ -89,7 +88,6 @@ struct profile_tables {
 	VEC(struct pt_lib) libs;
 	VEC(struct pt_native_symbol) native_symbols;
 	VEC(uint32_t) sources;	      /* filename string per source */
-	uint32_t kernel_source_1;     /* KERNEL_SOURCE_NOTE's source + 1; 0: none (zeroed) */
 	VEC(uint32_t) raw_stack_map;  /* model raw stack -> profile stack */
 	uint32_t process_marker_name; /* string "Process": the per-process info marker */
 	uint32_t lost_marker_name;    /* "Lost events" when the model lost records, else NO_INDEX */
