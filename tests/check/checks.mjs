@@ -131,10 +131,17 @@ export function checkFormat(report, profile) {
 	report.check(colorless.length === 0, `every marker schema has a colour (colorField)` +
 			     (colorless.length ? `; these have none: ${colorless.join(', ')}` : ''));
 	// The track tooltip says `Process: "<processType>"` (issue 21): bpfprof's own
-	// types (emitter.c process_type), never Gecko's, which the front-end gives meanings.
-	const types = new Set(profile.json.threads.map((t) => t.processType));
-	const foreign = [...types].filter((ty) => !PROCESS_TYPES.includes(ty));
-	report.check(foreign.length === 0, `every processType is bpfprof's (${[...types].join(', ')})`);
+	// types (emitter.c process_type), never Gecko's, which the front-end gives meanings;
+	// but the launched command's, which is Gecko's parent process ("default") so that the
+	// front-end keeps its track first (issue 28): one pid at most, the selected thread's.
+	const threads = profile.json.threads;
+	const types = new Set(threads.map((t) => t.processType));
+	const foreign = [...types].filter((ty) => !PROCESS_TYPES.includes(ty) && ty !== 'default');
+	const defaultPids = new Set(threads.filter((t) => t.processType === 'default').map((t) => t.pid.split('.')[0]));
+	const selected = (meta.initialSelectedThreads || []).map((i) => threads[i]?.pid.split('.')[0]);
+	const defaultOk = defaultPids.size === 0 || (defaultPids.size === 1 && selected.includes([...defaultPids][0]));
+	report.check(foreign.length === 0 && defaultOk, `every processType is bpfprof's (${[...types].join(', ')})` +
+		     (defaultOk ? '' : `; "default" is not the launched command's alone (pids ${[...defaultPids].join(', ')})`));
 	// One row per thing in the marker table (issue 21): no two markers of a
 	// thread with the same name, span and data, and no Off-CPU and Runnable
 	// pair over the same span for the same reason (a preemption).

@@ -58,6 +58,13 @@ const outOfOrder = rest.filter((p, i) => i > 0 && p.start < rest[i - 1].start);
 report.check(rest.length >= 50 && outOfOrder.length === 0,
 	     `the other ${rest.length} processes are in start order (${outOfOrder.length} out of order` +
 		     (outOfOrder.length ? `, e.g. ${outOfOrder[0].name} (${outOfOrder[0].pid}) at ${outOfOrder[0].start} ms` : '') + ')');
+// The front-end orders process tracks by CPU whatever the file's order, and keeps only
+// Gecko's parent process ("default") above them (tracks.ts _getDefaultGlobalTrackOrder):
+// the exec'd child burns more CPU than the command, so without it the command sits below.
+const defaultPids = new Set(threads.filter((t) => t.processType === 'default').map((t) => basePid(t.pid)));
+report.check(defaultPids.size === 1 && defaultPids.has(cmdPid),
+	     `the front-end draws the command's track first: it alone is processType "default" ` +
+		     `(pids: ${[...defaultPids].join(', ') || 'none'})`);
 const t0 = threads[sel[0]];
 report.check(sel.length === 1 && t0 && basePid(t0.pid) === cmdPid && t0.isMainThread && vis.has(sel[0]),
 	     `the command's main thread is selected and shown (${t0 ? `${t0.name} ${t0.pid}/${t0.tid}` : 'none'})`);

@@ -134,10 +134,18 @@ static uint64_t thread_start(const struct model *m, const struct process *proc,
 
 /*
  * The track tooltip's `Process: "..."`. The front-end gives Gecko's types
- * ("default", "tab", "plugin") meanings of its own; these are none of them.
+ * ("default", "tab", "plugin") meanings of its own, so bpfprof's are none of
+ * them, but for one: the launched command (-- COMMAND) is "default", Gecko's
+ * parent process, the only thing the front-end keeps above the other
+ * process tracks (it orders them by CPU, whatever the file's order:
+ * tracks.ts _getDefaultGlobalTrackOrder), which is where a person looks for
+ * what they ran.
  */
 static const char *process_type(const struct profile_meta *meta, const struct process *proc)
 {
+	if (meta->selected_pid && proc->pid == meta->selected_pid && !proc->kernel_thread &&
+	    !proc->is_idle)
+		return "default";
 	if (proc->is_idle)
 		return "idle";
 	if (proc->kernel_thread)
