@@ -245,7 +245,9 @@ static __always_inline void current_comm(char comm[BPFPROF_COMM_LEN])
 /*
  * A wakeup record. The waker ran on `cpu` at `ts`; its comm comes from
  * `waker_comm` when given, else it is `current` (the record is built in its
- * context). Small and fixed-size, so it is built on the stack.
+ * context), and there is none when an interrupt woke the wakee
+ * (WAKEUP_WAKER_MASK in `flags`). Small and fixed-size, so it is built on the
+ * stack.
  */
 static __always_inline void emit_wakeup(__u64 ts, __u32 cpu, struct task_struct *wakee,
 					__u32 waker_pid, __u32 waker_tid, const char *waker_comm,
@@ -264,7 +266,7 @@ static __always_inline void emit_wakeup(__u64 ts, __u32 cpu, struct task_struct 
 	e.waker_tid = waker_tid;
 	if (waker_comm)
 		__builtin_memcpy(e.waker_comm, waker_comm, sizeof(e.waker_comm));
-	else
+	else if (!(flags & WAKEUP_WAKER_MASK))
 		current_comm(e.waker_comm);
 	BPF_CORE_READ_STR_INTO(&e.wakee_comm, wakee, comm);
 	e.target_cpu = target_cpu;
@@ -302,6 +304,7 @@ static __always_inline void settle_wakeup(struct task_sched_state *ts, struct ta
 }
 
 #include "sample.bpf.h"
+#include "waker_context.bpf.h"
 
 /*
  * `-- cmd`: a child of a target process becomes a target. --unwind cfi: a
@@ -734,28 +737,37 @@ keep:
 	ts->wake_cpu = cpu;
 	ts->wake_flags = flags;
 	ts->wake_target_cpu = bpf_core_field_exists(p->wake_cpu) ? p->wake_cpu : 0;
-	current_comm(ts->waker_comm);
+	if (flags & WAKEUP_WAKER_MASK)
+		__builtin_memset(ts->waker_comm, 0, sizeof(ts->waker_comm));
+	else
+		current_comm(ts->waker_comm);
 	return true;
 }
 
 /*
- * A wakeup, in the waker's context: `current` is the waker (the idle task
- * when an interrupt wakes a sleeper on an idle CPU). Only the wakee's
- * timeline needs it (the waker's instant comes from the wakee's replay), so
- * wakeups of non-targets are dropped here.
+ * A wakeup, in the waker's context: `current` is the waker, unless the
+ * wakeup comes from an interrupt (waker_kind()), which names no thread.
+ * Only the wakee's timeline needs it (the waker's instant comes from the
+ * wakee's replay), so wakeups of non-targets are dropped here, before the
+ * context is looked at.
  */
 static __always_inline void handle_wakeup(struct task_struct *p, __u32 flags, bool btf,
 					  bool cg_kfunc)
 {
 	__u64 id = bpf_get_current_pid_tgid(), now;
-	__u32 waker_tgid = id >> 32, waker_tid = (__u32)id, cpu, target_cpu = 0;
+	__u32 waker_tgid = id >> 32, waker_tid = (__u32)id, cpu, target_cpu = 0, kind;
 	__u32 wakee_tid = TASK_READ(btf, p, pid), wakee_tgid = TASK_READ(btf, p, tgid);
 
 	if (wakee_tid == 0 || !task_is_target(p, wakee_tgid, cg_kfunc))
 		return;
 	flags |= WAKEUP_WAKEE_TARGET;
-	if (waker_tid != 0 && current_is_target(waker_tgid))
+	kind = flags & WAKEUP_NEW ? WAKER_THREAD : waker_kind();
+	if (kind != WAKER_THREAD) {
+		flags |= kind << WAKEUP_WAKER_SHIFT;
+		waker_tgid = waker_tid = 0;
+	} else if (waker_tid != 0 && current_is_target(waker_tgid)) {
 		flags |= WAKEUP_WAKER_TARGET;
+	}
 	now = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
 	if (btf && defer_wakeups && !(flags & WAKEUP_NEW) &&

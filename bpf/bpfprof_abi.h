@@ -281,11 +281,27 @@ struct switch_event {
 #define WAKEUP_NEW	    (1u << 0) /* first wakeup of a new task (sched_wakeup_new) */
 #define WAKEUP_WAKEE_TARGET (1u << 1)
 #define WAKEUP_WAKER_TARGET (1u << 2)
+/*
+ * What woke the wakee (enum waker_kind) when no thread did: the wakeup ran
+ * in interrupt context, and the task it interrupted is no waker. Then
+ * waker_pid/waker_tid are 0 and waker_comm is empty, here and wherever the
+ * wakeup is folded (struct folded_wakeup, struct folded_waits).
+ */
+#define WAKEUP_WAKER_SHIFT  3
+#define WAKEUP_WAKER_MASK   (3u << WAKEUP_WAKER_SHIFT)
+#define WAKEUP_WAKER(flags) (((flags)&WAKEUP_WAKER_MASK) >> WAKEUP_WAKER_SHIFT)
+
+enum waker_kind {
+	WAKER_THREAD = 0,    /* a thread: waker_pid/waker_tid (the idle task: tid 0) */
+	WAKER_TIMER = 1,     /* a timer's expiry (hrtimer or timer_list callback) */
+	WAKER_INTERRUPT = 2, /* a hardware interrupt (device, IPI) or an NMI */
+	WAKER_SOFTIRQ = 3,   /* a softirq, in interrupt context or in ksoftirqd */
+};
 
 /*
  * hdr.pid/hdr.tid is the woken task (the wakee), a target; the waker is the
- * task that ran on hdr.cpu at hdr.ts (the idle task when woken from an
- * interrupt on an idle CPU). Emitted at the wakeup when the wakee has slept
+ * task that ran on hdr.cpu at hdr.ts, unless the wakeup came from interrupt
+ * context (WAKEUP_WAKER_MASK). Emitted at the wakeup when the wakee has slept
  * for the threshold already, else at the wakee's first sample or switch-out
  * after it ran again if its whole wait reached the threshold; shorter waits
  * fold the wakeup into that record instead (struct folded_wakeup). A wakee

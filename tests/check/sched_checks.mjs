@@ -648,6 +648,45 @@ export const EXPECTATIONS = {
 					 `profiler-cli: ${wakerName} has ${n} Wakeup markers for ${wakeeName} (the file has ${expected})`);
 		},
 	},
+	// What woke THREAD's waits, when no thread did: "timer", "interrupt" or
+	// "softirq". Of its Off-CPU markers that name a waker, at least PCT %
+	// must name KIND (and none the thread an interrupt happened to land on:
+	// that is 'marker-count BYSTANDER Wakeup 0 0').
+	'woken-by': {
+		args: 'THREAD KIND PCT', threads: [0],
+		json: (ctx, name, kind, pct) => {
+			const woken = markersOf(ctx.profile, ctx.thread(name), 'Off-CPU').filter((m) => m.data.waker !== undefined);
+			const mine = woken.filter((m) => m.data.waker === kind && m.data.wakerTid === undefined);
+			ctx.wokenBy.set(name, mine.length);
+			ctx.report.check(woken.length > 0 && percent(mine.length, woken.length) >= Number(pct),
+					 `${name}: ${mine.length} of ${woken.length} woken Off-CPU markers say woken by ` +
+						 `"${kind}" (need >= ${pct}%); the others: ` +
+						 `${[...new Set(woken.filter((m) => m.data.waker !== kind).map((m) => m.data.waker))].slice(0, 5).join(', ')}`);
+		},
+		cli: (ctx, cli, name, kind) => {
+			const g = groupedMarkers(cli, ctx.handle(name), 'field:waker', 'Off-CPU', 5);
+			const n = g.sub.get(kind)?.count || 0;
+			const expected = ctx.wokenBy.get(name);
+			ctx.report.check(n > 0 && n === expected,
+					 `profiler-cli: ${n} of ${name}'s ${g.count} Off-CPU markers were woken by "${kind}" ` +
+						 `(the file has ${expected})`);
+		},
+	},
+	// A thread that woke WAKEE never (a CPU burner that timer interrupts land
+	// on) carries no Wakeup marker naming it.
+	'no-wakeup-markers': {
+		args: 'THREAD WAKEE', threads: [0, 1],
+		json: (ctx, name, wakeeName) => {
+			const tid = Number(ctx.thread(wakeeName).tid);
+			const n = markersOf(ctx.profile, ctx.thread(name), 'Wakeup').filter((m) => m.data.wakeeTid === tid).length;
+			ctx.report.check(n === 0, `${name}: ${n} Wakeup markers say it woke ${wakeeName} (tid ${tid}) (need 0)`);
+		},
+		cli: (ctx, cli, name, wakeeName) => {
+			const tid = String(ctx.thread(wakeeName).tid);
+			const n = groupedMarkers(cli, ctx.handle(name), 'field:wakeeTid', 'Wakeup').sub.get(tid)?.count || 0;
+			ctx.report.check(n === 0, `profiler-cli: ${name} has ${n} Wakeup markers for ${wakeeName} (need 0)`);
+		},
+	},
 	'marker-count': {
 		args: 'THREAD NAME MIN MAX|*', threads: [0],
 		json: (ctx, name, marker, min, max) => {
@@ -920,6 +959,7 @@ export function makeSchedContext(report, profile, { pid, tids = {}, truth = null
 		offCpuByWaker: new Map(),
 		runnableByWaker: new Map(),
 		wakeupsOf: new Map(),
+		wokenBy: new Map(),
 		thread: (name) => ctx.threads.get(name),
 		samplesOfThread: (t) => {
 			if (!cache.has(t))

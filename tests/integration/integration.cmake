@@ -139,6 +139,8 @@ bpfprof_integration_test(sched_min 90 TRUE sched_min.sh)
 bpfprof_integration_test(sched_raw_tp 90 TRUE sched_raw_tp.sh)
 # Cheap capture (issue 18): the wakeups of short waits stay in the kernel.
 bpfprof_integration_test(sched_kept_wakeups 90 TRUE sched_kept_wakeups.sh)
+# Wakeups from timers and interrupts name no bystander (issue 28).
+bpfprof_integration_test(sched_wakers 120 TRUE sched_wakers.sh)
 
 # Processes over time (issue 4): lifecycles, exec, renames, symbols of exited processes.
 # Ring buffers that cannot all be set up: one error, only our own descriptors closed.

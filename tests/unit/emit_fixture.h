@@ -313,6 +313,7 @@ struct fx_sched_marker_def {
 	const char *other; /* NULL: unknown */
 	uint32_t other_tid, other_pid;
 	bool woken_new;
+	uint8_t waker_kind; /* enum waker_kind: a timer, an interrupt, a softirq */
 };
 
 /* In time order per thread, as the model keeps them. */
@@ -327,11 +328,11 @@ static const struct fx_sched_marker_def fx_sched_markers[] = {
 	  999 },
 	{ FX_T_SRV, SCHED_MARKER_RUNNABLE, 8000, 8400, OFFCPU_PREEMPTED, NO_INDEX, "stress", 999,
 	  999 },
-	/* slept in futex_wait (a stack no sample has), woken from an interrupt on idle CPU 1 */
-	{ FX_T_SRV, SCHED_MARKER_OFFCPU, 8600, 9200, OFFCPU_SLEEPING, FX_S_FUTEX, "swapper/1", 0,
-	  0 },
-	{ FX_T_SRV, SCHED_MARKER_RUNNABLE, 9100, 9200, OFFCPU_SLEEPING, NO_INDEX, "swapper/1", 0,
-	  0 },
+	/* slept in futex_wait (a stack no sample has), woken by a timer: no thread */
+	{ FX_T_SRV, SCHED_MARKER_OFFCPU, 8600, 9200, OFFCPU_SLEEPING, FX_S_FUTEX, "", 0, 0, false,
+	  WAKER_TIMER },
+	{ FX_T_SRV, SCHED_MARKER_RUNNABLE, 9100, 9200, OFFCPU_SLEEPING, NO_INDEX, "", 0, 0, false,
+	  WAKER_TIMER },
 	/* blocked, nobody known woke it */
 	{ FX_T_SRV, SCHED_MARKER_OFFCPU, 9500, 9900, OFFCPU_BLOCKED, FX_S_SCHEDULE, NULL, 0, 0 },
 	/* srv-worker 301: its first run, then it wakes srv */
@@ -402,10 +403,13 @@ static int fx_add_sched(struct model *m)
 		mk.reason = d->reason;
 		mk.woken_new = d->woken_new;
 		mk.other_known = d->other != NULL;
+		mk.waker_kind = d->waker_kind;
 		if (d->other) {
 			fx_set_name(mk.other_comm, d->other);
 			mk.other_tid = d->other_tid;
 			mk.other_pid = d->other_pid;
+			/* As sched_name_others finds them: srv and srv-worker are threads here. */
+			mk.other_in_model = d->other_pid == 300;
 		}
 		if (vec_push(&m->threads.data[d->thread].sched_markers, mk))
 			return -1;

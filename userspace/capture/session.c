@@ -20,6 +20,7 @@
 #include "cpus.h"
 #include "preflight.h"
 #include "tp_flavours.h"
+#include "timer_wakers.h"
 #include "sideband.h"
 #include "python_loader.h"
 #include "unwind_loader.h"
@@ -526,6 +527,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	 * with --sched-min 0 every wakeup is shown anyway.
 	 */
 	waking_btf = choose_sched_programs(s, cfg->sched, &switch_btf);
+	timer_wakers_choose(s->skel, cfg->sched);
 	s->skel->rodata->defer_wakeups = waking_btf && cfg->sched_min_ns > 0;
 	s->syscalls = cfg->syscalls;
 	s->syscalls_from_switch = cfg->syscalls_from_switch && cfg->sched;
@@ -660,6 +662,8 @@ int session_start(struct session *s, unsigned freq_hz, enum sample_event_kind ki
 	if (s->sched)
 		s->sched_attached =
 			attach_flavours(tps, sched_tp_flavours(s, tps), "scheduler events");
+	if (s->sched_attached)
+		timer_wakers_attach(s->skel);
 	if (s->syscalls)
 		s->syscalls_attached =
 			attach_flavours(tps, syscall_tp_flavours(s, tps), "syscall events");

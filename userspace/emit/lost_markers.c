@@ -20,15 +20,12 @@ const struct marker_schema lost_schema = {
 	.table_label = "lost {marker.data.samples} samples, {marker.data.switches} switches, "
 		       "{marker.data.wakeups} wakeups, {marker.data.syscalls} syscall records, "
 		       "{marker.data.lifecycle} fork/exec/mmap records",
-	.description = "Records the kernel could not deliver in this interval because a ring "
-		       "buffer (or the fork/exec/mmap side-band) was full: the machine's whole "
-		       "counts, on every thread alive then. What threads show here may be "
-		       "incomplete.",
 	.fields =
 		(const struct schema_field[]){
-			{ "samples", "Lost samples", "integer" },
-			{ "switches", "Lost context switches", "integer" },
-			{ "wakeups", "Lost wakeups", "integer" },
+			/* In the title. */
+			{ "samples", "Lost samples", "integer", true },
+			{ "switches", "Lost context switches", "integer", true },
+			{ "wakeups", "Lost wakeups", "integer", true },
 			{ "syscalls", "Lost syscall records", "integer" },
 			{ "lifecycle", "Lost fork/exec/mmap records", "integer" },
 			{ NULL },

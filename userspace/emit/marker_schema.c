@@ -20,7 +20,8 @@ void marker_schema_write(struct json_writer *w, const struct marker_schema *s)
 		jw_kv_string(w, "tooltipLabel", s->tooltip_label);
 	if (s->table_label)
 		jw_kv_string(w, "tableLabel", s->table_label);
-	jw_kv_string(w, "description", s->description);
+	if (s->description)
+		jw_kv_string(w, "description", s->description);
 	if (s->color)
 		jw_kv_string(w, "colorField", "color");
 	jw_key_array(w, "fields");

@@ -9,7 +9,11 @@
 
 struct schema_field {
 	const char *key, *label, *format;
-	bool hidden; /* for labels only: not listed in the tooltip or sidebar */
+	/*
+	 * For labels (and search, and tools) only: not listed in the tooltip or
+	 * sidebar, e.g. because the tooltip's title says it already.
+	 */
+	bool hidden;
 };
 
 /* NULL labels are left out. */
@@ -17,6 +21,11 @@ struct marker_schema {
 	const char *name;
 	const char *const *display; /* NULL-terminated */
 	const char *chart_label, *tooltip_label, *table_label;
+	/*
+	 * NULL, normally: the front-end shows it first in every tooltip, before
+	 * the facts (its Marker.tsx), so the labels and fields must speak for
+	 * themselves.
+	 */
 	const char *description;
 	const struct schema_field *fields; /* ends with a NULL key */
 	/*

@@ -13,10 +13,16 @@
 #define SCHED_SUMMARY_SCHEMA "bpfprof.SchedSummary"
 
 /*
- * The other task of a wait: who woke the thread, or who got its CPU when it
- * was preempted or yielded. A label template leaves out a missing key, so
- * the same template serves markers with and without either. The Runnable
- * reason is already "woken" or "new thread", hence its shorter " by ".
+ * The other task of a wait: who woke the thread (a thread, or a timer, an
+ * interrupt, a softirq), or who got its CPU when it was preempted or
+ * yielded. A label template leaves out a missing key, so the same template
+ * serves markers with and without either. The Runnable reason is already
+ * "woken" or "new thread", hence its shorter " by ".
+ *
+ * Tooltips lead with the facts, once each: the title says the reason and
+ * the other task, so those fields are hidden (kept for the labels, for
+ * search and for tools), and no schema has a description, which the
+ * front-end shows before every field.
  */
 #define PREEMPTED_BY_LABEL \
 	"{marker.data.preemptedBy ? ', CPU went to ' : ''}{marker.data.preemptedBy}"
@@ -28,11 +34,11 @@
 /* One field a line. */
 /* clang-format off */
 static const struct schema_field wait_fields[] = {
-	{ "reason", "Reason", "string" },
-	{ "waker", "Woken by", "string" },
-	{ "wakerTid", "Waker TID", "tid" },
-	{ "wakerPid", "Waker PID", "pid" },
-	{ "preemptedBy", "CPU went to", "string" },
+	{ "reason", "Reason", "string", true },
+	{ "waker", "Woken by", "string", true },
+	{ "wakerTid", "Waker TID", "tid", true },
+	{ "wakerPid", "Waker PID", "pid", true },
+	{ "preemptedBy", "CPU went to", "string", true },
 	{ NULL },
 };
 /* clang-format on */
@@ -42,13 +48,8 @@ const struct marker_schema offcpu_schema = {
 	.display = display_chart_table,
 	.color = "blue",
 	.chart_label = "{marker.data.reason}",
-	.tooltip_label = "Off-CPU: {marker.data.reason}",
+	.tooltip_label = "Off-CPU: {marker.data.reason}" OFFCPU_OTHER_LABEL,
 	.table_label = "{marker.data.reason}" OFFCPU_OTHER_LABEL,
-	.description = "The thread was off the CPU, from its switch-out until it ran again. "
-		       "The reason comes from its task state at the switch-out (sleeping: an "
-		       "interruptible wait; blocked (D): uninterruptible, usually I/O; "
-		       "preempted or yielded: it was still runnable). The stack is where it "
-		       "left the CPU.",
 	.fields = wait_fields,
 };
 
@@ -57,11 +58,8 @@ const struct marker_schema runnable_schema = {
 	.display = display_chart_table,
 	.color = "orange",
 	.chart_label = "{marker.data.reason}",
-	.tooltip_label = "Runnable ({marker.data.reason}), waiting for a CPU",
+	.tooltip_label = "Runnable, waiting for a CPU: {marker.data.reason}" RUNNABLE_OTHER_LABEL,
 	.table_label = "{marker.data.reason}" RUNNABLE_OTHER_LABEL,
-	.description = "The thread could run but waited for a CPU: from its wakeup (or from "
-		       "being preempted, or from its creation) until it was switched in. Long "
-		       "runnable time means CPU contention.",
 	.fields = wait_fields,
 };
 
@@ -72,11 +70,9 @@ const struct marker_schema wakeup_schema = {
 	.chart_label = "{marker.data.wakee}",
 	.tooltip_label = "Woke {marker.data.wakee}",
 	.table_label = "woke {marker.data.wakee}",
-	.description = "This thread woke another one, ending a wait of it at least as long as the "
-		       "scheduling marker threshold.",
-	.fields = (const struct schema_field[]){ { "wakee", "Woke", "string" },
-						 { "wakeeTid", "Wakee TID", "tid" },
-						 { "wakeePid", "Wakee PID", "pid" },
+	.fields = (const struct schema_field[]){ { "wakee", "Woke", "string", true },
+						 { "wakeeTid", "Wakee TID", "tid", true },
+						 { "wakeePid", "Wakee PID", "pid", true },
 						 { NULL } },
 };
 
@@ -87,11 +83,9 @@ const struct marker_schema sched_summary_schema = {
 	.tooltip_label = "Scheduling: {marker.data.onCpu} on-CPU",
 	.table_label = "on-CPU {marker.data.onCpu}, off-CPU {marker.data.offCpuTime} in "
 		       "{marker.data.offCpuCount} waits, runnable {marker.data.runnableTime}",
-	.description = "The thread's scheduling over the whole recording, including the waits "
-		       "shorter than the marker threshold, which have no marker of their own.",
 	.fields =
 		(const struct schema_field[]){
-			{ "onCpu", "On-CPU time", "duration" },
+			{ "onCpu", "On-CPU time", "duration", true },
 			{ "voluntarySwitches", "Voluntary switches", "integer" },
 			{ "preemptions", "Preemptions", "integer" },
 			{ "offCpuCount", "Off-CPU intervals", "integer" },
@@ -102,7 +96,8 @@ const struct marker_schema sched_summary_schema = {
 			{ "runnableTime", "Runnable time", "duration" },
 			{ "hiddenRunnableCount", "Runnable waits under the threshold", "integer" },
 			{ "hiddenRunnableTime", "Runnable time under the threshold", "duration" },
-			{ "preemptedRunnableCount", "Runnable waits shown as Off-CPU (preempted, yielded)", "integer" },
+			{ "preemptedRunnableCount",
+			  "Runnable waits shown as Off-CPU (preempted, yielded)", "integer" },
 			{ "wakeupsSent", "Wakeups of other threads", "integer" },
 			{ "thresholdMs", "Marker threshold", "milliseconds" },
 			{ NULL } },
@@ -136,18 +131,29 @@ int sched_markers_check(const struct thread *th, const struct profile_tables *t,
 	return 0;
 }
 
-/* "comm (tid)", the way the marker fields name another task. */
-static void jw_kv_task(struct json_writer *w, const char *key, const char *comm, uint32_t tid)
+/*
+ * "comm (tid)", the way the front-end names a thread of the profile; a task
+ * outside the profile says so, with its process, since no track shows it.
+ */
+static void jw_kv_task(struct json_writer *w, const char *key, const struct sched_marker *mk)
 {
-	char buf[BPFPROF_COMM_LEN + 32];
-	size_t n = comm_len(comm);
+	char buf[BPFPROF_COMM_LEN + 96];
+	size_t n = comm_len(mk->other_comm);
 
-	if (n)
-		snprintf(buf, sizeof(buf), "%.*s (%u)", (int)n, comm, tid);
+	if (mk->other_in_model)
+		snprintf(buf, sizeof(buf), "%.*s (%u)", (int)n, mk->other_comm, mk->other_tid);
 	else
-		snprintf(buf, sizeof(buf), "unknown (%u)", tid);
+		snprintf(buf, sizeof(buf), "%.*s%sthread %u of pid %u, not in this profile", (int)n,
+			 mk->other_comm, n ? ", " : "a ", mk->other_tid, mk->other_pid);
 	jw_kv_string(w, key, buf);
 }
+
+/* What woke a thread when no thread did (enum waker_kind). */
+static const char *const waker_kind_names[] = {
+	[WAKER_TIMER] = "timer",
+	[WAKER_INTERRUPT] = "interrupt",
+	[WAKER_SOFTIRQ] = "softirq",
+};
 
 static enum offcpu_reason marker_reason(const struct sched_marker *mk)
 {
@@ -171,10 +177,14 @@ static void write_wait_other(struct json_writer *w, const struct sched_marker *m
 	if (!mk->other_known)
 		return;
 	if (r == OFFCPU_PREEMPTED || r == OFFCPU_YIELDED) {
-		jw_kv_task(w, "preemptedBy", mk->other_comm, mk->other_tid);
+		jw_kv_task(w, "preemptedBy", mk);
 		return;
 	}
-	jw_kv_task(w, "waker", mk->other_comm, mk->other_tid);
+	if (mk->waker_kind != WAKER_THREAD) {
+		jw_kv_string(w, "waker", waker_kind_names[mk->waker_kind & 3]);
+		return;
+	}
+	jw_kv_task(w, "waker", mk);
 	jw_kv_uint(w, "wakerTid", mk->other_tid);
 	write_pid(w, "wakerPid", mk->other_pid);
 }
@@ -217,7 +227,7 @@ void sched_marker_data_write(struct json_writer *w, const struct profile_tables 
 	default: /* SCHED_MARKER_WAKEUP; sched_markers_check rejected anything else */
 		marker_data_begin(w, &wakeup_schema);
 		if (mk->other_known) {
-			jw_kv_task(w, "wakee", mk->other_comm, mk->other_tid);
+			jw_kv_task(w, "wakee", mk);
 			jw_kv_uint(w, "wakeeTid", mk->other_tid);
 			write_pid(w, "wakeePid", mk->other_pid);
 		}

@@ -13,6 +13,11 @@
 #define SYSCALL_TOTALS_SCHEMA "bpfprof.SyscallTotals"
 #define SYSCALL_WAIT_SCHEMA   "bpfprof.SyscallWait"
 
+/*
+ * The titles say the call, its arguments and its result: those fields are
+ * hidden (labels, search and tools use them), so that a tooltip lists each
+ * fact once. No descriptions: the front-end shows them first.
+ */
 /* clang-format off */
 const struct marker_schema syscall_schema = {
 	.name = SYSCALL_SCHEMA,
@@ -23,16 +28,13 @@ const struct marker_schema syscall_schema = {
 			 "{marker.data.error ? ' ' : ''}{marker.data.error}",
 	.table_label = "{marker.data.syscall}({marker.data.args}) = {marker.data.ret}"
 		       "{marker.data.error ? ' ' : ''}{marker.data.error}",
-	.description = "A syscall at least as long as the syscall marker threshold "
-		       "(--syscall-min), from its entry to its return, with its key arguments "
-		       "and its result (negative: an error, named).",
 	.fields = (const struct schema_field[]){
-		{ "syscall", "Syscall", "string" },
-		{ "args", "Arguments", "string" },
-		{ "fd", "File descriptor", "integer" },
-		{ "count", "Bytes asked", "bytes" },
-		{ "ret", "Returned", "integer" },
-		{ "error", "Error", "string" },
+		{ "syscall", "Syscall", "string", true },
+		{ "args", "Arguments", "string", true },
+		{ "fd", "File descriptor", "integer", true },
+		{ "count", "Bytes asked", "bytes", true },
+		{ "ret", "Returned", "integer", true },
+		{ "error", "Error", "string", true },
 		{ NULL } },
 };
 
@@ -43,17 +45,11 @@ const struct marker_schema syscall_wait_schema = {
 	.chart_label = "{marker.data.syscall}({marker.data.args})",
 	.tooltip_label = "{marker.data.syscall}({marker.data.args}), blocked",
 	.table_label = "{marker.data.syscall}({marker.data.args}), blocked",
-	.description = "A wait of the thread inside a syscall, at least as long as the syscall "
-		       "marker threshold (--syscall-min), seen from the scheduler "
-		       "(--syscalls=blocking): from when the thread left the CPU in the syscall "
-		       "until it ran again. Its key arguments come from the registers saved at "
-		       "its entry; its result and the short on-CPU parts around the wait are not "
-		       "recorded (--syscalls=all records every syscall, at a cost per call).",
 	.fields = (const struct schema_field[]){
-		{ "syscall", "Syscall", "string" },
-		{ "args", "Arguments", "string" },
-		{ "fd", "File descriptor", "integer" },
-		{ "count", "Bytes asked", "bytes" },
+		{ "syscall", "Syscall", "string", true },
+		{ "args", "Arguments", "string", true },
+		{ "fd", "File descriptor", "integer", true },
+		{ "count", "Bytes asked", "bytes", true },
 		{ NULL } },
 };
 
@@ -65,11 +61,9 @@ const struct marker_schema syscall_totals_schema = {
 	.tooltip_label = "{marker.data.syscall}: {marker.data.calls}",
 	.table_label = "{marker.data.syscall}: {marker.data.calls}, {marker.data.time} "
 		       "in total, {marker.data.shown} shown as markers",
-	.description = "Every call of one syscall by this thread over the recording, counted "
-		       "in the kernel, including those shorter than the marker threshold.",
 	.fields = (const struct schema_field[]){
-		{ "syscall", "Syscall", "string" },
-		{ "count", "Calls", "integer" },
+		{ "syscall", "Syscall", "string", true },
+		{ "count", "Calls", "integer", true },
 		{ "time", "Total time", "duration" },
 		{ "average", "Average time", "duration" },
 		{ "shown", "Shown as markers", "integer" },

@@ -22,8 +22,8 @@
  */
 /* clang-format off */
 static const struct schema_field process_fields[] = {
-	{ "name", "Name", "string" },
-	{ "pid", "PID", "string" },
+	{ "name", "Name", "string", true }, /* in the title */
+	{ "pid", "PID", "string", true },
 	{ "commandLine", "Command line", "string" },
 	{ "cgroup", "Cgroup", "string" },
 	{ "containerId", "Container ID", "string" },
@@ -41,8 +41,6 @@ const struct marker_schema process_schema = {
 	.chart_label = "{marker.data.commandLine}",
 	.tooltip_label = "{marker.data.name} ({marker.data.pid})",
 	.table_label = "{marker.data.name} ({marker.data.pid}): {marker.data.commandLine}",
-	.description = "The process as bpfprof first saw it: its name, pid and command line, and "
-		       "its cgroup and container when known.",
 	.fields = process_fields,
 };
 

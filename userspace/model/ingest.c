@@ -457,6 +457,7 @@ int model_add_wakeup(struct model *m, const struct wakeup_event *e, size_t size)
 	ev.stack = NO_INDEX;
 	ev.type = SCHED_EV_WAKEUP;
 	ev.flags = e->flags & WAKEUP_NEW ? SCHED_EVF_NEW : 0;
+	ev.flags |= (uint8_t)(WAKEUP_WAKER(e->flags) << SCHED_EVF_WAKER_SHIFT);
 	ev.other_pid = e->waker_pid;
 	ev.other_tid = e->waker_tid;
 	memcpy(ev.other_comm, e->waker_comm, sizeof(ev.other_comm));

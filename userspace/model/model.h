@@ -95,8 +95,8 @@ enum sched_marker_kind {
  * A scheduling marker of one thread. `other` is the waker (OFFCPU and
  * RUNNABLE after a wakeup), the preempting task (after a preemption), or the
  * wakee (WAKEUP); other_tid == 0 && other_pid == 0 with other_comm[0] == 0
- * means unknown. A waker with tid 0 is the idle task: the wakeup came from an
- * interrupt on an idle CPU.
+ * means unknown. waker_kind says when no thread woke it (a timer, an
+ * interrupt, a softirq: enum waker_kind); `other` is then empty.
  */
 struct sched_marker {
 	uint64_t start, end; /* ns; end == start for instants */
@@ -106,7 +106,9 @@ struct sched_marker {
 	uint8_t kind;	/* enum sched_marker_kind */
 	uint8_t reason; /* enum offcpu_reason (OFFCPU and RUNNABLE) */
 	bool other_known;
-	bool woken_new; /* RUNNABLE: the thread's first run after creation */
+	bool woken_new;	     /* RUNNABLE: the thread's first run after creation */
+	uint8_t waker_kind;  /* OFFCPU, RUNNABLE: enum waker_kind of the waker */
+	bool other_in_model; /* `other` is a thread of the model (sched_name_others) */
 };
 
 /*

@@ -102,13 +102,16 @@ int sched_queue(struct thread *t, struct sched_event *ev)
 	return vec_push(&r->pending, *ev) ? -ENOMEM : 0;
 }
 
-static void set_other(struct sched_replay *r, uint32_t pid, uint32_t tid, const char *comm)
+/* `kind`: what woke it, when no thread did (enum waker_kind); `other` is then empty. */
+static void set_other(struct sched_replay *r, uint32_t pid, uint32_t tid, const char *comm,
+		      uint8_t kind)
 {
 	r->other_pid = pid;
 	r->other_tid = tid;
 	memcpy(r->other_comm, comm, sizeof(r->other_comm));
 	r->other_comm[sizeof(r->other_comm) - 1] = '\0';
 	r->other_known = true;
+	r->other_kind = kind;
 }
 
 static void clear_other(struct sched_replay *r)
@@ -116,6 +119,7 @@ static void clear_other(struct sched_replay *r)
 	r->other_pid = r->other_tid = 0;
 	memset(r->other_comm, 0, sizeof(r->other_comm));
 	r->other_known = false;
+	r->other_kind = WAKER_THREAD;
 }
 
 static void marker_other_from_replay(struct sched_marker *mk, const struct sched_replay *r)
@@ -124,6 +128,7 @@ static void marker_other_from_replay(struct sched_marker *mk, const struct sched
 	mk->other_tid = r->other_tid;
 	memcpy(mk->other_comm, r->other_comm, sizeof(mk->other_comm));
 	mk->other_known = r->other_known;
+	mk->waker_kind = r->other_kind;
 }
 
 static int push_sample(struct thread *t, uint64_t ts, uint32_t stack, uint8_t kind,
@@ -288,8 +293,11 @@ static int notify_waker(struct model *m, struct thread *wakee, uint64_t wait_ns)
 {
 	const struct sched_replay *r = wakee->replay;
 	struct sched_marker mk = { 0 };
-	struct thread *waker = r->other_known ? model_find_thread(m, r->other_tid) : NULL;
+	struct thread *waker = NULL;
 
+	/* A timer, an interrupt or a softirq: the thread it interrupted woke nobody. */
+	if (r->other_known && r->other_kind == WAKER_THREAD && r->other_tid)
+		waker = model_find_thread(m, r->other_tid);
 	if (!waker || waker == wakee)
 		return 0;
 	waker->sched.wakeups_sent++;
@@ -513,7 +521,8 @@ static void apply_folded(struct model *m, struct thread *t, const struct folded_
 	m->stats.switches_folded += f->waits;
 	m->stats.wakeups += f->wakeups;
 	m->stats.wakeups_folded += f->wakeups;
-	waker = f->waker_wakeups ? model_find_thread(m, f->waker_tid) : NULL;
+	/* Waker tid 0: the wakeups came from interrupts (or the idle task), from no thread. */
+	waker = f->waker_wakeups && f->waker_tid ? model_find_thread(m, f->waker_tid) : NULL;
 	if (waker && waker != t)
 		waker->sched.wakeups_sent += f->waker_wakeups;
 	if (m->offcpu_samples)
@@ -565,7 +574,7 @@ static int replay_switch_out(struct model *m, struct thread *t, const struct sch
 	}
 	if (is_runnable_reason(reason)) {
 		r->woken = r->woken_new = false;
-		set_other(r, ev->other_pid, ev->other_tid, ev->other_comm);
+		set_other(r, ev->other_pid, ev->other_tid, ev->other_comm, WAKER_THREAD);
 	} else if (!r->woken) {
 		clear_other(r);
 	}
@@ -611,7 +620,8 @@ static void replay_wakeup(struct thread *t, const struct sched_event *ev, bool l
 	r->woken_new = is_new;
 	r->waker_told = false;
 	r->wake_ts = ev->ts;
-	set_other(r, ev->other_pid, ev->other_tid, ev->other_comm);
+	set_other(r, ev->other_pid, ev->other_tid, ev->other_comm,
+		  (uint8_t)SCHED_EVF_WAKER(ev->flags));
 }
 
 /*
@@ -772,7 +782,7 @@ void sched_name_others(struct model *m)
 				mk->reason == OFFCPU_PREEMPTED || mk->reason == OFFCPU_YIELDED;
 			const struct thread *o;
 
-			if (!mk->other_known)
+			if (!mk->other_known || mk->waker_kind != WAKER_THREAD)
 				continue;
 			/*
 			 * The comm a record carried is the one of that moment: a
@@ -786,6 +796,7 @@ void sched_name_others(struct model *m)
 					    mk->kind != SCHED_MARKER_WAKEUP && !preempted
 						    ? mk->end
 						    : mk->start);
+			mk->other_in_model = o != NULL;
 			if (o && o->name[0])
 				memcpy(mk->other_comm, o->name, sizeof(mk->other_comm));
 		}

@@ -30,7 +30,7 @@ struct sched_event {
 	uint64_t runtime_ns; /* SWITCH_OUT: the kernel's CPU time of the thread so far (0: unknown)
 			      */
 	uint64_t since_runtime_ns; /* SAMPLE: the kernel's CPU time of the thread at `since` */
-	uint32_t stack;	     /* SAMPLE: its stack; SWITCH_OUT: switch-out stack or NO_INDEX */
+	uint32_t stack;		   /* SAMPLE: its stack; SWITCH_OUT: switch-out stack or NO_INDEX */
 	uint32_t other_pid, other_tid; /* SWITCH_OUT: next; WAKEUP: waker */
 	char other_comm[BPFPROF_COMM_LEN];
 	uint32_t state; /* SWITCH_OUT: prev_state */
@@ -82,6 +82,7 @@ struct sched_replay {
 	uint32_t other_pid, other_tid; /* waker or preemptor while off */
 	char other_comm[BPFPROF_COMM_LEN];
 	bool other_known;
+	uint8_t other_kind; /* the waker's enum waker_kind: WAKER_THREAD but for interrupts */
 	/* off: the syscall it sleeps in (--syscalls=blocking), or -1. */
 	int32_t sys_nr;
 	uint64_t sys_args[6];
@@ -107,6 +108,9 @@ enum replay_state {
 #define SCHED_EVF_NEW	       (1u << 1) /* WAKEUP: first wakeup of a new task */
 /* SWITCH_OUT: no stack on purpose (SWITCH_STACK_REUSED): use its slot's last one. */
 #define SCHED_EVF_STACK_REUSED (1u << 2)
+/* WAKEUP: what woke it when no thread did (enum waker_kind), in bits 3-4. */
+#define SCHED_EVF_WAKER_SHIFT  3
+#define SCHED_EVF_WAKER(flags) (((flags) >> SCHED_EVF_WAKER_SHIFT) & 3u)
 
 /* Queue one event of thread `t` for the replay (stamps its arrival order); 0 or -ENOMEM. */
 int sched_queue(struct thread *t, struct sched_event *ev);
