@@ -122,6 +122,19 @@ describe('sleeper: CPU share, ground truth, off-CPU samples', () => {
 				[/^sleeper90: 0\.0% of \d+ off-CPU samples are "off-CPU: sleeping"/,
 				 /^sleeper90: 0\.0% of 0 "off-CPU: sleeping" samples/]));
 
+	// tests/integration/sched_wakers.sh (issue 28)
+	test('waits woken by a timer pass; a bystander named as their waker fails', () => {
+		const expect = ['woken-by sleeper90 timer 90', 'no-wakeup-markers busy100 sleeper90'];
+		for (const cli of [false, true]) {
+			assert.deepEqual(sleeper({ wakers: 'timer' }, { expect, cli }), []);
+			assertOnlyFails(sleeper({ wakers: 'bystander' }, { expect, cli }),
+					[/^sleeper90: 0 of \d+ woken Off-CPU markers say woken by "timer" \(need >= 90%\); the others: busy100 \(6002\)/,
+					 /^busy100: \d+ Wakeup markers say it woke sleeper90 \(tid 6001\) \(need 0\)/,
+					 ...(cli ? [/^profiler-cli: 0 of sleeper90's \d+ Off-CPU markers were woken by "timer"/,
+						    /^profiler-cli: busy100 has \d+ Wakeup markers for sleeper90/] : [])]);
+		}
+	});
+
 	test('a wait path without sleeper_wait or without nanosleep fails', () => {
 		assertOnlyFails(sleeper({ waitFunc: 'sleeper_main2' }), [/"off-CPU: sleeping" samples have sleeper_wait/]);
 		assertOnlyFails(sleeper({ sleepKernel: ['do_syscall_64', 'schedule', '__schedule'] }),

@@ -106,6 +106,10 @@ export const SLEEPER_DEFAULTS = {
 	cpuScale: 1, // multiplies every threadCPUDelta (beyond wall time when > 1)
 	schemas: true,
 	summaries: true,
+	// sleeper90's sleeps as Off-CPU markers: 'timer' woke them (no thread),
+	// or 'bystander': busy100, the thread the timer interrupt landed on, is
+	// named and carries Wakeup markers (the attribution before issue 28).
+	wakers: null,
 };
 
 // Returns { json, truth }: truth has the workload's "sleeper: truth" numbers.
@@ -173,20 +177,34 @@ export function sleeperProfile(overrides = {}) {
 	const busyTruth = o.busyTruthShare ?? o.busyShare;
 
 	if (o.summaries) {
-		// A threshold above sleeper90's 9 ms sleeps: only main's long sleep is a marker.
-		const threshold = o.periodMs;
+		// A threshold above sleeper90's 9 ms sleeps: only main's long sleep is a
+		// marker, unless its sleeps are asked for (wakers).
+		const threshold = o.wakers ? 1 : o.periodMs;
+		let wakeups = 0;
+		for (let k = 0; o.wakers && (k + 1) * o.periodMs <= span; k++) {
+			const end = (k + 1) * o.periodMs;
+			const byBusy = { waker: `busy100 (${o.tids.busy100})`, wakerTid: o.tids.busy100, wakerPid: String(o.pid) };
+			sl.marker('Off-CPU', k * o.periodMs + run, end, 1, CAT.OFFCPU, { type: 'bpfprof.OffCPU', reason: 'sleeping',
+				...(o.wakers === 'bystander' ? byBusy : { waker: 'timer' }) });
+			if (o.wakers === 'bystander') {
+				busy.marker('Wakeup', end, null, 0, CAT.OFFCPU, { type: 'bpfprof.Wakeup',
+					wakee: `sleeper90 (${o.tids.sleeper90})`, wakeeTid: o.tids.sleeper90, wakeePid: String(o.pid) });
+				wakeups++;
+			}
+		}
 		main.marker('Off-CPU', 0.3, span, 1, CAT.OFFCPU, { type: 'bpfprof.OffCPU', reason: 'sleeping',
 			waker: 'swapper/0 (0)', wakerTid: 0, wakerPid: '0', cause: { stack: b.stack(mainStack.slice(0, -1)) } });
-		const summary = (th, onCpu, off, offTime, hiddenOff, run) =>
+		const summary = (th, onCpu, off, offTime, hiddenOff, run, wakeupsSent = 0) =>
 			th.marker('Scheduling', 0, span, 1, CAT.OFFCPU, {
 				type: 'bpfprof.SchedSummary', onCpu, voluntarySwitches: off, preemptions: 0, offCpuCount: off,
 				offCpuTime: offTime, hiddenOffCpuCount: hiddenOff, hiddenOffCpuTime: hiddenOff ? offTime : 0,
 				runnableCount: run, runnableTime: run * 0.01, hiddenRunnableCount: run, hiddenRunnableTime: run * 0.01,
-				wakeupsSent: 0, thresholdMs: threshold,
+				wakeupsSent, thresholdMs: threshold,
 			});
 		summary(main, 0.2 * o.cpuScale, 1, span - 0.3, 0, 1);
-		summary(sl, slCpu * o.cpuScale, periods, span - slCpu, periods, periods);
-		summary(busy, span * o.busyShare * o.cpuScale, 0, 0, 0, 0);
+		const slMarkers = o.wakers ? Math.floor(span / o.periodMs) : 0;
+		summary(sl, slCpu * o.cpuScale, periods, span - slCpu, periods - slMarkers, periods);
+		summary(busy, span * o.busyShare * o.cpuScale, 0, 0, 0, 0, wakeups);
 	}
 	const truth = {
 		sleeper90: { tid: o.tids.sleeper90, cpuMs: slCpu * o.truthScale, loopCpuMs: slCpu * o.truthScale,
