@@ -15,17 +15,22 @@ struct prog_link {
 	struct bpf_link **link;
 };
 
-/* Entries before their exits, each pair in nesting order. */
+/*
+ * Exits before entries, in the order they are attached: an interrupt whose
+ * entry was counted and whose exit program was not attached yet would leave
+ * its CPU "in an interrupt" for the whole recording, while an exit without
+ * its entry is only clamped at depth 0.
+ */
 static void irq_progs(struct bpfprof_bpf *k, struct prog_link p[N_PROGS])
 {
-	p[0] = (struct prog_link){ k->progs.on_irq_entry, &k->links.on_irq_entry };
-	p[1] = (struct prog_link){ k->progs.on_irq_exit, &k->links.on_irq_exit };
-	p[2] = (struct prog_link){ k->progs.on_softirq_entry, &k->links.on_softirq_entry };
-	p[3] = (struct prog_link){ k->progs.on_softirq_exit, &k->links.on_softirq_exit };
-	p[4] = (struct prog_link){ k->progs.on_hrtimer_entry, &k->links.on_hrtimer_entry };
-	p[5] = (struct prog_link){ k->progs.on_hrtimer_exit, &k->links.on_hrtimer_exit };
-	p[6] = (struct prog_link){ k->progs.on_timer_entry, &k->links.on_timer_entry };
-	p[7] = (struct prog_link){ k->progs.on_timer_exit, &k->links.on_timer_exit };
+	p[0] = (struct prog_link){ k->progs.on_irq_exit, &k->links.on_irq_exit };
+	p[1] = (struct prog_link){ k->progs.on_softirq_exit, &k->links.on_softirq_exit };
+	p[2] = (struct prog_link){ k->progs.on_hrtimer_exit, &k->links.on_hrtimer_exit };
+	p[3] = (struct prog_link){ k->progs.on_timer_exit, &k->links.on_timer_exit };
+	p[4] = (struct prog_link){ k->progs.on_irq_entry, &k->links.on_irq_entry };
+	p[5] = (struct prog_link){ k->progs.on_softirq_entry, &k->links.on_softirq_entry };
+	p[6] = (struct prog_link){ k->progs.on_hrtimer_entry, &k->links.on_hrtimer_entry };
+	p[7] = (struct prog_link){ k->progs.on_timer_entry, &k->links.on_timer_entry };
 }
 
 void timer_wakers_choose(struct bpfprof_bpf *k, bool sched)
@@ -50,7 +55,7 @@ void timer_wakers_attach(struct bpfprof_bpf *k)
 		log_warn("cannot attach %s (%s): wakeups from interrupts name the task they "
 			 "interrupted as the waker",
 			 bpf_program__name(p[i].prog), strerror(errno));
-		/* Half of the pairs would leave a depth or a timer flag stuck. */
+		/* An entry without its exit would leave a depth or a timer flag stuck. */
 		for (int j = 0; j < i; j++) {
 			bpf_link__destroy(*p[j].link);
 			*p[j].link = NULL;
