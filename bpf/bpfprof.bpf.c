@@ -508,36 +508,65 @@ static __always_inline void note_left_targets(struct task_struct *task, __u32 tg
 	(KPF_KTHREAD | 0x00000010 /* PF_IO_WORKER */ | 0x00004000 /* PF_USER_WORKER */)
 
 /*
- * The syscall `task` (current, going to sleep) is inside, from the
- * registers saved at its entry: orig_ax holds the number during a syscall
- * (an interrupt or exception entry stores a negative value there).
+ * The syscall `task` is inside (current going to sleep, or a sleeping task
+ * read by an iterator), from the user registers saved at its kernel entry:
+ * the number and its six arguments. The one place that knows each arch's
+ * registers: x86's orig_ax holds the number during a syscall, arm64's
+ * syscallno (an interrupt or exception entry stores a negative value
+ * there); the arguments as the syscall got them (arm64 keeps x0 in
+ * orig_x0, as its return value overwrites x0). False when it is in none,
+ * or the arch is not known here.
  */
-static __always_inline void read_blocking_syscall(struct task_struct *task, struct switch_event *e)
+static __always_inline bool read_task_syscall(struct task_struct *task, __s32 *nr_out, __u64 *args)
 {
-#if defined(__TARGET_ARCH_x86)
+#if defined(__TARGET_ARCH_x86) || defined(__TARGET_ARCH_arm64)
 	struct pt_regs *regs;
 	long nr;
 
 	if (task->flags & TASK_NO_SYSCALL_REGS)
-		return;
+		return false;
 	/*
 	 * The helper returns a BTF-typed pointer: plain loads, which cost a
 	 * fraction of seven bpf_probe_read_kernel calls (140 ns per switch).
 	 */
 	regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	if (!regs)
-		return;
+		return false;
+#if defined(__TARGET_ARCH_x86)
 	nr = regs->orig_ax;
 	if (nr < 0 || nr >= SYSCALL_NR_MAX)
-		return;
-	e->sys_nr = (__s32)nr;
-	e->sys_args[0] = regs->di;
-	e->sys_args[1] = regs->si;
-	e->sys_args[2] = regs->dx;
-	e->sys_args[3] = regs->r10;
-	e->sys_args[4] = regs->r8;
-	e->sys_args[5] = regs->r9;
+		return false;
+	args[0] = regs->di;
+	args[1] = regs->si;
+	args[2] = regs->dx;
+	args[3] = regs->r10;
+	args[4] = regs->r8;
+	args[5] = regs->r9;
+#else
+	nr = regs->syscallno;
+	if (nr < 0 || nr >= SYSCALL_NR_MAX)
+		return false;
+	args[0] = regs->orig_x0;
+	args[1] = regs->regs[1];
+	args[2] = regs->regs[2];
+	args[3] = regs->regs[3];
+	args[4] = regs->regs[4];
+	args[5] = regs->regs[5];
 #endif
+	*nr_out = (__s32)nr;
+	return true;
+#else
+	return false;
+#endif
+}
+
+/* The syscall `task` (current, going to sleep) waits in, for the switch record. */
+static __always_inline void read_blocking_syscall(struct task_struct *task, struct switch_event *e)
+{
+	__s32 nr;
+
+	if (read_task_syscall(task, &nr, e->sys_args))
+		e->sys_nr = nr;
 }
 
 #include "fold_waits.bpf.h"

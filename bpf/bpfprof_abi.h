@@ -378,9 +378,23 @@ struct task_stack_event {
 	__u32 pid, tid;
 	__u64 ip, sp, bp; /* user registers at its kernel entry; 0 when none (kernel thread) */
 	__u32 kstack_len;
-	__u32 flags; /* SAMPLE_KSTACK_*, SAMPLE_USER_IN_SYSCALL */
+	__u32 flags;  /* SAMPLE_KSTACK_*, SAMPLE_USER_IN_SYSCALL */
+	__s32 sys_nr; /* the syscall it sleeps in, from its saved registers; -1: none */
+	__u32 state;  /* task->__state: TASK_STACK_SLEEPING or TASK_STACK_BLOCKED bits */
+	__u64 sys_args[6];
 	__u64 kips[BPFPROF_MAX_KSTACK];
 };
+
+/*
+ * task_stack_event.state: the kernel's TASK_INTERRUPTIBLE,
+ * TASK_UNINTERRUPTIBLE and TASK_NOLOAD (with the second, TASK_IDLE: a kernel
+ * thread's idle wait, not a "D" one).
+ */
+#define TASK_STACK_SLEEPING 0x1
+#define TASK_STACK_BLOCKED  0x2
+#define TASK_STACK_NOLOAD   0x400
+/* Not the kernel's: set in task_stack_event.state for a kernel thread. */
+#define TASK_STACK_KTHREAD  0x80000000u
 
 /*
  * CFI unwinding of user stacks. Userspace turns each executable file's

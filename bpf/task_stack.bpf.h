@@ -8,7 +8,12 @@
 #ifndef BPFPROF_TASK_STACK_BPF_H
 #define BPFPROF_TASK_STACK_BPF_H
 
-/* Set by userspace before each run: the process whose threads are read. */
+/*
+ * Set by userspace before each run: the process whose threads are read, or
+ * 0 for every sleeping thread of the machine (-a: one pass over all tasks
+ * rather than one per process), each with its kernel stack and syscall;
+ * userspace walks the user stacks of those it wants.
+ */
 __u32 task_stack_tgid = 0;
 
 /* Per CPU: the record is too big for the BPF stack. */
@@ -25,10 +30,14 @@ int dump_task_stacks(struct bpf_iter__task *ctx)
 	struct task_struct *task = ctx->task;
 	struct task_stack_event *e;
 	struct pt_regs *regs;
-	__u32 zero = 0;
+	__u32 zero = 0, state;
 	long klen;
 
-	if (!task || task->tgid != task_stack_tgid)
+	if (!task || (task_stack_tgid && task->tgid != task_stack_tgid))
+		return 0;
+	state = task_state(task, true);
+	/* Every task: only those asleep now can have slept all along. */
+	if (!task_stack_tgid && !(state & (TASK_STACK_SLEEPING | TASK_STACK_BLOCKED)))
 		return 0;
 	e = bpf_map_lookup_elem(&task_stack_scratch, &zero);
 	if (!e)
@@ -36,6 +45,9 @@ int dump_task_stacks(struct bpf_iter__task *ctx)
 	e->pid = task->tgid;
 	e->tid = task->pid;
 	e->flags = 0;
+	e->state = state | (task->flags & KPF_KTHREAD ? TASK_STACK_KTHREAD : 0);
+	e->sys_nr = -1;
+	read_task_syscall(task, &e->sys_nr, e->sys_args);
 	klen = bpf_get_task_stack(task, e->kips, sizeof(e->kips), 0);
 	if (klen < 0) {
 		e->flags |= SAMPLE_KSTACK_ERROR;

@@ -323,6 +323,22 @@ function checkSchedMarkers(report, profile, { pid, schedMinMs, toMs }) {
 // ---- named expectations ------------------------------------------------------
 
 // name -> { args: usage, threads: indexes of thread-name arguments, json?, cli? }
+// A thread blocked all along: one Off-CPU marker over >= 90 % of the recording, with its stack.
+function checkOneWait(ctx, name, reason, span) {
+	const m = ctx.thread(name).markers;
+	const waits = [];
+	for (let i = 0; i < m.length; i++) {
+		if (m.data[i]?.type === 'bpfprof.OffCPU')
+			waits.push({ start: m.startTime[i], end: m.endTime[i], data: m.data[i] });
+	}
+	const w = waits[0];
+	ctx.report.check(waits.length === 1 && w.data.reason === reason && w.end - w.start >= 0.9 * span &&
+				 Number.isInteger(w.data.cause?.stack),
+			 `${name}: one Off-CPU marker over the recording, with its stack (found ${waits.length}` +
+				 (w ? `, ${fmt(w.end - w.start, 0)} ms, "${w.data.reason}", ` +
+					      `stack ${w.data.cause?.stack ?? 'none'}` : '') + ')');
+}
+
 // json(ctx, ...args) checks the file; cli(ctx, cli, ...args) asks profiler-cli.
 export const EXPECTATIONS = {
 	'cpu-share': {
@@ -469,18 +485,46 @@ export const EXPECTATIONS = {
 			ctx.report.check(samples.length >= want && waiting === samples.length,
 					 `${name}, blocked all along: ${samples.length} samples (need >= ${want} in ` +
 						 `${fmt(span, 0)} ms), ${waiting} of them "${OFFCPU_PREFIX}${reason}"`);
+			checkOneWait(ctx, name, reason, span);
+		},
+	},
+	// -a (issue 28): the same wait, its samples spaced wider (a machine's thousands of sleepers
+	// would be millions of samples at every interval), but over the whole recording: what the
+	// stack chart draws as one box from the first sample to the end.
+	'asleep-throughout': {
+		args: 'THREAD REASON', threads: [0],
+		json: (ctx, name, reason) => {
+			const meta = ctx.profile.meta;
+			const span = meta.profilingEndTime - meta.profilingStartTime;
+			const samples = ctx.samples(name);
+			const waiting = samples.filter((s) => s.offCpu && s.reason === reason).length;
+			const first = samples.length ? samples[0].time - meta.profilingStartTime : span;
+			const covered = span - first;
+			ctx.report.check(samples.length >= 2 && waiting === samples.length && covered >= 0.9 * span,
+					 `${name}, asleep all along: ${samples.length} samples, ${waiting} of them ` +
+						 `"${OFFCPU_PREFIX}${reason}", from ${fmt(first, 0)} ms: the wait covers ` +
+						 `${fmt(percent(covered, span))}% of ${fmt(span, 0)} ms (need >= 90%)`);
+			checkOneWait(ctx, name, reason, span);
+		},
+	},
+	// The syscall a thread blocked all along sleeps in (issue 28): read from its saved
+	// registers, not syscall 0 (read) left in place; one SyscallWait over the recording.
+	'blocked-syscall': {
+		args: 'THREAD SYSCALL', threads: [0],
+		json: (ctx, name, syscall) => {
+			const meta = ctx.profile.meta;
+			const span = meta.profilingEndTime - meta.profilingStartTime;
 			const m = ctx.thread(name).markers;
 			const waits = [];
 			for (let i = 0; i < m.length; i++) {
-				if (m.data[i]?.type === 'bpfprof.OffCPU')
-					waits.push({ start: m.startTime[i], end: m.endTime[i], data: m.data[i] });
+				if (m.data[i]?.type === 'bpfprof.SyscallWait')
+					waits.push({ ms: m.endTime[i] - m.startTime[i], data: m.data[i] });
 			}
 			const w = waits[0];
-			ctx.report.check(waits.length === 1 && w.data.reason === reason && w.end - w.start >= 0.9 * span &&
-						 Number.isInteger(w.data.cause?.stack),
-					 `${name}: one Off-CPU marker over the recording, with its stack (found ${waits.length}` +
-						 (w ? `, ${fmt(w.end - w.start, 0)} ms, "${w.data.reason}", ` +
-							      `stack ${w.data.cause?.stack ?? 'none'}` : '') + ')');
+			ctx.report.check(waits.length === 1 && w.data.syscall === syscall && w.ms >= 0.9 * span,
+					 `${name}: one syscall wait over the recording, in ${syscall} (found ` +
+						 `${waits.map((x) => `${x.data.syscall}(${x.data.args ?? ''}) ${fmt(x.ms, 0)} ms`).join(', ') || 'none'}` +
+						 ` in ${fmt(span, 0)} ms)`);
 		},
 	},
 	'oncpu-func': {

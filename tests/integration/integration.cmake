@@ -20,7 +20,7 @@ set(BPFPROF_CHECK_BUILD_DIR ${CMAKE_BINARY_DIR}/check)
 # Their own flags only: the profiler unwinds with frame pointers, so every burn
 # function must keep its frame and stay a function of its own; and a sanitizer
 # build of bpfprof must not change the code the tests expect to see.
-foreach(workload burner forker sleeper pipepair spawner syscaller cgroup_worker)
+foreach(workload burner forker sleeper pipepair spawner syscaller cgroup_worker idlers)
   add_executable(bpfprof_workload_${workload} ${BPFPROF_TESTS_DIR}/workloads/${workload}.c)
   set_target_properties(bpfprof_workload_${workload} PROPERTIES
     OUTPUT_NAME ${workload}
@@ -55,6 +55,7 @@ set(BPFPROF_INTEGRATION_ENV
   SPAWNER=$<TARGET_FILE:bpfprof_workload_spawner>
   SYSCALLER=$<TARGET_FILE:bpfprof_workload_syscaller>
   CGROUP_WORKER=$<TARGET_FILE:bpfprof_workload_cgroup_worker>
+  IDLERS=$<TARGET_FILE:bpfprof_workload_idlers>
   PINGPONG=$<TARGET_FILE:bpfprof_workload_pingpong>
   CHECK_DIR=${BPFPROF_TESTS_DIR}/check
   CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules
@@ -183,6 +184,12 @@ bpfprof_integration_test(overload 120 TRUE overload.sh)
 # the blocked reader in -a, the launched command selected.
 foreach(mode cmd pid all blocked)
   bpfprof_integration_test(initial_view_${mode} 90 TRUE initial_view.sh ${mode})
+endforeach()
+# Threads asleep all along (issue 28): their syscall from their saved
+# registers (-p), and -a gives them their wait as -p does, at a bounded cost
+# beside 5,000 sleepers.
+foreach(mode pid all idlers)
+  bpfprof_integration_test(blocked_all_along_${mode} 120 TRUE blocked_all_along.sh ${mode})
 endforeach()
 
 # The first things a person sees (issue 28): -- spawner's tracks in start

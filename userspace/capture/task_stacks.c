@@ -4,6 +4,7 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/uio.h>
 
 #include "bpfprof.skel.h"
@@ -14,8 +15,10 @@
 
 struct walk_ctx {
 	struct session *s;
-	uint32_t pid;
+	uint32_t pid;	  /* whose mappings are in s->unwind->proc (when proc_loaded) */
 	bool proc_loaded; /* the BPF unwinder's mappings of pid are in s->unwind->proc */
+	bool proc_tried;  /* pid's mappings were looked up */
+	task_stack_want_fn want;
 	task_stack_fn fn;
 	void *fn_ctx;
 	uint64_t ips[BPFPROF_MAX_FRAMES];
@@ -63,22 +66,46 @@ static int find_mapping(void *vctx, uint64_t pc, struct user_walk_mapping *out)
 	return 0;
 }
 
+/* The BPF unwinder's view of process pid (none: frame pointers only), once per process. */
+static void load_proc(struct walk_ctx *c, uint32_t pid)
+{
+	struct unwind_loader *l = c->s->unwind;
+
+	if (c->proc_tried && c->pid == pid)
+		return;
+	c->pid = pid;
+	c->proc_tried = true;
+	c->proc_loaded = l && bpf_map_lookup_elem(l->procs_fd, &pid, l->proc) == 0;
+}
+
 static int on_task(void *vctx, const void *data, size_t size)
 {
 	const struct task_stack_event *e = data;
 	struct walk_ctx *c = vctx;
 	struct user_walk_ops ops = { read_mem, find_mapping, c };
-	struct task_stack st = { .pid = e->pid, .tid = e->tid, .ips = c->ips, .flags = e->flags };
+	struct task_stack st = { .pid = e->pid,
+				 .tid = e->tid,
+				 .ips = c->ips,
+				 .flags = e->flags,
+				 .state = e->state,
+				 .sys_nr = e->sys_nr };
 	uint8_t end = USTACK_END_UNKNOWN;
 
 	if (size != sizeof(*e))
 		return 0;
+	memcpy(st.sys_args, e->sys_args, sizeof(st.sys_args));
+	if (c->want && !c->want(c->fn_ctx, e->pid, e->tid, e->state, e->ip != 0)) {
+		st.flags = 0;
+		return c->fn(c->fn_ctx, &st);
+	}
 	st.kstack_len = e->kstack_len < BPFPROF_MAX_KSTACK ? e->kstack_len : BPFPROF_MAX_KSTACK;
 	for (uint32_t i = 0; i < st.kstack_len; i++)
 		c->ips[i] = e->kips[i];
-	if (e->ip)
+	if (e->ip) {
+		load_proc(c, e->pid);
 		st.ustack_len = user_walk(&ops, e->ip, e->sp, e->bp, c->ips + st.kstack_len,
 					  BPFPROF_MAX_USTACK, &end);
+	}
 	if (end == USTACK_END_LIMIT)
 		st.flags |= SAMPLE_USTACK_TRUNCATED;
 	if (!st.ustack_len || !st.kstack_len)
@@ -87,7 +114,8 @@ static int on_task(void *vctx, const void *data, size_t size)
 	return c->fn(c->fn_ctx, &st);
 }
 
-int task_stacks_of(struct session *s, uint32_t pid, task_stack_fn fn, void *ctx)
+int task_stacks_of(struct session *s, uint32_t pid, task_stack_want_fn want, task_stack_fn fn,
+		   void *ctx)
 {
 	struct task_stack_event *rec;
 	struct walk_ctx *c;
@@ -102,10 +130,7 @@ int task_stacks_of(struct session *s, uint32_t pid, task_stack_fn fn, void *ctx)
 		free(rec);
 		return -ENOMEM;
 	}
-	*c = (struct walk_ctx){ .s = s, .pid = pid, .fn = fn, .fn_ctx = ctx };
-	/* The BPF unwinder's view of the process (none: frame pointers only). */
-	c->proc_loaded =
-		s->unwind && bpf_map_lookup_elem(s->unwind->procs_fd, &pid, s->unwind->proc) == 0;
+	*c = (struct walk_ctx){ .s = s, .want = want, .fn = fn, .fn_ctx = ctx };
 	s->skel->bss->task_stack_tgid = pid;
 	err = session_run_iter(s->skel->progs.dump_task_stacks, NULL, rec, sizeof(*rec), on_task,
 			       c);

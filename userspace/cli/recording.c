@@ -17,7 +17,6 @@
 #include <unistd.h>
 
 #include "../capture/preflight.h"
-#include "../capture/task_stacks.h"
 #include "../emit/emitter.h"
 #include "../emit/pprof_writer.h"
 #include "../symbols/debuginfo_server.h"
@@ -415,105 +414,6 @@ bool recording_any_target_alive(const struct options *opts)
 		if (kill((pid_t)opts->pids[i], 0) == 0 || errno == EPERM)
 			return true;
 	return false;
-}
-
-/* A thread blocked all along, and what it is known to be waiting at. */
-struct blocked_thread {
-	uint32_t thread; /* index in the model's threads */
-	uint8_t reason;
-	uint32_t stack;
-};
-
-struct blocked_stacks {
-	struct model *m;
-	struct blocked_thread *b;
-	size_t n;
-	uint64_t ts;
-};
-
-static int on_blocked_stack(void *ctx, const struct task_stack *st)
-{
-	struct blocked_stacks *c = ctx;
-
-	for (size_t i = 0; i < c->n; i++) {
-		const struct thread *t = &c->m->threads.data[c->b[i].thread];
-		int err;
-
-		if (t->tid != st->tid || t->pid != st->pid || c->b[i].stack != NO_INDEX)
-			continue;
-		err = model_task_stack(c->m, c->b[i].thread, st->ips, st->kstack_len,
-				       st->ustack_len, st->flags, c->ts, &c->b[i].stack);
-		return err == -ENOMEM ? err : 0;
-	}
-	return 0;
-}
-
-/*
- * Where each blocked thread waits: its stacks as it sleeps now, which are
- * those it slept with all along (it never ran). One pass of the task
- * iterator per process.
- */
-static int blocked_stacks(struct recording *r, struct model *m, struct blocked_thread *b, size_t n)
-{
-	struct blocked_stacks c = { m, b, n, m->stop_ts };
-	int err;
-
-	for (size_t i = 0; i < n; i++) {
-		uint32_t pid = m->threads.data[b[i].thread].pid;
-		bool done = false;
-
-		for (size_t k = 0; k < i && !done; k++)
-			done = m->threads.data[b[k].thread].pid == pid;
-		if (done)
-			continue;
-		err = task_stacks_of(&r->session, pid, on_blocked_stack, &c);
-		if (err == -ENOMEM)
-			return err;
-		if (err) {
-			log_debug("stacks of the blocked threads of pid %u: %s", pid,
-				  strerror(-err));
-			if (err == -EOPNOTSUPP)
-				return 0;
-		}
-	}
-	return 0;
-}
-
-void recording_note_blocked_threads(struct recording *r, struct model *m,
-				    const struct options *opts)
-{
-	struct blocked_thread *b = NULL;
-	size_t n = 0;
-
-	/* -a has hundreds of such threads, and they are not what was asked for. */
-	if (opts->all || opts->nr_cgroups || !m->sched_enabled)
-		return;
-	for (size_t i = 0; i < m->threads.len; i++) {
-		const struct thread *t = &m->threads.data[i];
-		struct blocked_thread *nb;
-		char state;
-
-		if (t->pid == 0 || t->exited || t->samples.len || t->sched_markers.len)
-			continue;
-		state = proc_thread_state("/proc", t->pid, t->tid);
-		if (state != 'S' && state != 'D')
-			continue;
-		nb = realloc(b, (n + 1) * sizeof(*b));
-		if (!nb)
-			goto out; /* out of memory: the rest stay blank */
-		b = nb;
-		b[n++] = (struct blocked_thread){ (uint32_t)i,
-						  state == 'D' ? OFFCPU_BLOCKED : OFFCPU_SLEEPING,
-						  NO_INDEX };
-	}
-	/* Stacks where other waits have theirs: with off-CPU samples (switch-out stacks). */
-	if (n && m->offcpu_samples && blocked_stacks(r, m, b, n))
-		goto out;
-	for (size_t i = 0; i < n; i++)
-		if (model_blocked_throughout(m, b[i].thread, b[i].reason, b[i].stack))
-			break;
-out:
-	free(b);
 }
 
 int recording_note_lost(struct recording *r, uint64_t now, bool force)

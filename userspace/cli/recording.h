@@ -88,13 +88,16 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 int recording_note_lost(struct recording *r, uint64_t now, bool force);
 
 /*
- * With -p or -- COMMAND and scheduler capture, at the end of `m` (the
- * recording after recording_stop, or a continuous window just cut): a
- * target thread that never ran nor woke in it (blocked in pthread_join, a
- * read, a lock from before its start to its end) gets its wait over the
- * whole of it (an Off-CPU marker, and its off-CPU samples when they are
- * on), for the reason its state says now, at the stack it sleeps in (with
- * off-CPU samples, as other waits), instead of a blank track.
+ * With scheduler capture, at the end of `m` (the recording after
+ * recording_stop, or a continuous window just cut): a thread that never
+ * ran nor woke in it (blocked in pthread_join, a read, a lock from before
+ * its start to its end) gets its wait over the whole of it (an Off-CPU
+ * marker, its off-CPU samples when they are on, and the syscall it sleeps
+ * in), for the reason its state says now, at the stack it sleeps in (with
+ * off-CPU samples, as other waits), instead of a blank track. -a: every
+ * such thread of the machine, from one pass over its tasks, with at most
+ * BLOCKED_USER_WALKS_MAX user stacks and BLOCKED_SAMPLES_MAX samples each
+ * (blocked_threads.c). Not with cgroup targets.
  */
 void recording_note_blocked_threads(struct recording *r, struct model *m,
 				    const struct options *opts);

@@ -238,7 +238,8 @@ static int choose_initial_threads(struct emit_plan *p, const struct model *m,
 		bool profiler = meta->profiler_pid && proc->pid == meta->profiler_pid;
 		uint64_t cpu = thread_cpu_ns(th), score;
 
-		if (proc->is_idle)
+		/* -a: the machine's sleepers (thousands) are not what the recording was about. */
+		if (proc->is_idle || (m->all_processes && th->blocked_throughout))
 			continue;
 		score = cpu + (proc->kernel_thread || profiler ? 0 : th->sched.offcpu_ns);
 		/* -a: a thread that neither ran nor waited in view has nothing to show. */

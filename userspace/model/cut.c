@@ -217,6 +217,7 @@ static int copy_thread(struct cut *c, const struct thread *t, uint32_t old_idx)
 	memset(&nt.syscall_markers, 0, sizeof(nt.syscall_markers));
 	memset(&nt.syscall_counts, 0, sizeof(nt.syscall_counts));
 	nt.replay = NULL;
+	nt.blocked_throughout = false; /* the next window tells again */
 	memset(&nt.sched, 0, sizeof(nt.sched));
 	nt.process = c->live_proc[t->process];
 	nt.prev = t->prev == NO_INDEX ? NO_INDEX : c->live_thread[t->prev];

@@ -167,6 +167,8 @@ struct thread {
 	 * when it exited or its process image was replaced by an exec.
 	 */
 	bool registered, exited;
+	/* Off the CPU from before the start to the end (model_blocked_throughout). */
+	bool blocked_throughout;
 	uint64_t register_ts, unregister_ts;
 	uint32_t prev; /* the earlier thread with this tid (reuse, exec), or NO_INDEX */
 	VEC(struct thread_sample) samples;
@@ -350,16 +352,32 @@ struct model {
 
 void model_init(struct model *m, const struct proc_source *source, uint64_t start_ts);
 
+/* What a thread blocked all along is known to wait at (model_blocked_throughout). */
+struct blocked_wait {
+	uint8_t reason; /* enum offcpu_reason, from its state now */
+	uint32_t stack; /* from model_task_stack; NO_INDEX when unknown */
+	int32_t sys_nr; /* the syscall it sleeps in, from its saved registers; -1: none */
+	uint64_t sys_args[6];
+	/*
+	 * Its off-CPU samples' spacing; 0: the model's interval. -a spaces
+	 * the samples of its thousands of sleepers wider: one wait, one
+	 * stack, whose box needs no more than a few samples.
+	 */
+	uint64_t sample_spacing_ns;
+};
+
 /*
  * Thread `thread` (an index in m->threads) neither ran nor woke during the
- * recording: it was off the CPU from before the start to the end, for
- * `reason` (enum offcpu_reason, from its state now). With scheduler capture
- * it then gets its wait like any thread: an Off-CPU marker over the
- * recording and its off-CPU samples, at `stack` (from model_task_stack;
- * NO_INDEX when unknown). Threads with any sample or event are left as they
- * are. 0 or -ENOMEM.
+ * recording: it was off the CPU from before the start to the end, in the
+ * wait `w` says. With scheduler capture it then gets its wait like any
+ * thread: an Off-CPU marker over the recording, its off-CPU samples and
+ * (--syscalls=blocking) its syscall's marker. Threads with any sample or
+ * event are left as they are. 0 or -ENOMEM.
  */
-int model_blocked_throughout(struct model *m, uint32_t thread, uint8_t reason, uint32_t stack);
+int model_blocked_throughout(struct model *m, uint32_t thread, const struct blocked_wait *w);
+
+/* Whether `t` neither ran nor woke so far: no sample, no marker, no event (idle threads: no). */
+bool model_thread_silent(const struct thread *t);
 
 /*
  * The raw stack of thread `thread` read outside any record (a sleeping

@@ -238,21 +238,22 @@ static void start_slice(struct sched_replay *r, uint64_t in)
 static int emit_offcpu_samples(struct model *m, struct thread *t, uint64_t out, uint64_t dur)
 {
 	struct sched_replay *r = t->replay;
-	uint64_t total, n, max_n;
+	uint64_t total, n, max_n,
+		interval = r->offcpu_spacing_ns ? r->offcpu_spacing_ns : m->offcpu_interval_ns;
 	int64_t frame, stack;
 	int err;
 
-	if (!m->offcpu_samples || !m->offcpu_interval_ns)
+	if (!m->offcpu_samples || !interval)
 		return 0;
 	total = r->offcpu_carry_ns + dur;
-	n = total / m->offcpu_interval_ns;
-	r->offcpu_carry_ns = total % m->offcpu_interval_ns;
+	n = total / interval;
+	r->offcpu_carry_ns = total % interval;
 	/*
 	 * No thread waits longer than the recording has lasted: times a record
 	 * got wrong (the kernel's folded time is taken as sent) must not make
 	 * this allocate samples for years.
 	 */
-	max_n = (m->end_ts > m->start_ts ? m->end_ts - m->start_ts : 0) / m->offcpu_interval_ns + 1;
+	max_n = (m->end_ts > m->start_ts ? m->end_ts - m->start_ts : 0) / interval + 1;
 	if (n > max_n)
 		n = max_n;
 	if (!n)
@@ -272,9 +273,9 @@ static int emit_offcpu_samples(struct model *m, struct thread *t, uint64_t out, 
 		 * wait: then spread over it. The first carries the run up to
 		 * the switch-out; push_sample zeroes it after.
 		 */
-		uint64_t at = out + k * m->offcpu_interval_ns;
+		uint64_t at = out + k * interval;
 
-		if ((n - 1) * m->offcpu_interval_ns >= dur)
+		if ((n - 1) * interval >= dur)
 			at = out + dur * k / n;
 
 		if ((err = push_sample(t, at, (uint32_t)stack, SAMPLE_OFF_CPU, USTACK_END_UNKNOWN)))
@@ -721,25 +722,37 @@ int model_sched_flush(struct model *m, uint64_t watermark)
 	return 0;
 }
 
-int model_blocked_throughout(struct model *m, uint32_t thread, uint8_t reason, uint32_t stack)
+bool model_thread_silent(const struct thread *t)
+{
+	const struct sched_replay *r = t->replay;
+
+	if (t->pid == 0 || t->exited || t->samples.len || t->sched_markers.len)
+		return false;
+	return !r || (r->state == REPLAY_UNKNOWN && !r->pending.len && !r->last_ts);
+}
+
+int model_blocked_throughout(struct model *m, uint32_t thread, const struct blocked_wait *w)
 {
 	struct thread *t = thread < m->threads.len ? &m->threads.data[thread] : NULL;
 	struct sched_replay *r;
 
-	if (!t || !m->sched_enabled || t->exited || t->samples.len || t->sched_markers.len)
+	/* Any event at all: the replay knows better than a guess. */
+	if (!t || !m->sched_enabled || !model_thread_silent(t))
 		return 0;
 	r = sched_replay_of(t);
 	if (!r)
 		return -ENOMEM;
-	/* Any event at all: the replay knows better than a guess. */
-	if (r->state != REPLAY_UNKNOWN || r->pending.len || r->last_ts)
-		return 0;
 	r->state = REPLAY_OFF;
 	r->start_known = true;
 	r->since = m->start_ts;
 	r->last_ts = m->start_ts;
-	r->reason = reason;
-	r->stack = stack;
+	r->reason = w->reason;
+	r->stack = w->stack;
+	/* Not 0 (read) when unknown: a thread in no syscall has none. */
+	r->sys_nr = w->sys_nr >= 0 && w->sys_nr < SYSCALL_NR_MAX ? w->sys_nr : -1;
+	memcpy(r->sys_args, w->sys_args, sizeof(r->sys_args));
+	r->offcpu_spacing_ns = w->sample_spacing_ns;
+	t->blocked_throughout = true;
 	return 0;
 }
 
@@ -766,6 +779,7 @@ int sched_close_all(struct model *m, uint64_t stop)
 		}
 		r->state = REPLAY_UNKNOWN;
 		r->woken = r->woken_new = false;
+		r->offcpu_spacing_ns = 0;
 		clear_other(r);
 	}
 	return 0;

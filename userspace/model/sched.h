@@ -73,9 +73,10 @@ struct sched_replay {
 	bool runtime_known;
 	/* Given to samples beyond the kernel's figure: taken from the next ones. */
 	uint64_t cpu_debt_ns;
-	uint64_t offcpu_carry_ns; /* off-CPU time not yet given to a sample */
-	uint64_t last_ts;	  /* last event replayed */
-	uint32_t stack;		  /* switch-out stack while off */
+	uint64_t offcpu_carry_ns;   /* off-CPU time not yet given to a sample */
+	uint64_t offcpu_spacing_ns; /* its off-CPU samples' spacing; 0: the model's interval */
+	uint64_t last_ts;	    /* last event replayed */
+	uint32_t stack;		    /* switch-out stack while off */
 	/* The last switch-out stack taken per place, for switch-outs that reuse it. */
 	uint32_t last_switch_stack[SWITCH_STACK_SLOTS];
 	uint8_t have_switch_stack;     /* bit per slot */
