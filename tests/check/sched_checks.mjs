@@ -17,6 +17,7 @@ import { checkWithProfilerCli } from './checks.mjs';
 import { bareFunctionName, onCpuFilters } from './profiler_cli.mjs';
 import { CATEGORY_KERNEL, CATEGORY_USER, percent, sampleTimes } from './profile.mjs';
 import { fmt } from './report.mjs';
+import { WAIT_BOX_EXPECTATIONS } from './stack_chart.mjs';
 
 export const CATEGORY_OFFCPU = 3;
 export const OFFCPU_PREFIX = 'off-CPU: ';
@@ -876,6 +877,8 @@ export const EXPECTATIONS = {
 							   `${v} (need >= ${min})`);
 		},
 	},
+	// The stack chart's boxes (stack_chart.mjs).
+	...WAIT_BOX_EXPECTATIONS,
 };
 
 // threadCPUDelta against what the thread measured itself (the workload's

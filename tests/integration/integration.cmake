@@ -142,6 +142,8 @@ bpfprof_integration_test(sched_raw_tp 90 TRUE sched_raw_tp.sh)
 bpfprof_integration_test(sched_kept_wakeups 90 TRUE sched_kept_wakeups.sh)
 # Wakeups from timers and interrupts name no bystander (issue 28).
 bpfprof_integration_test(sched_wakers 120 TRUE sched_wakers.sh)
+# Each wait is its own box in the stack chart (issue 28).
+bpfprof_integration_test(sched_wait_boxes 90 TRUE sched_wait_boxes.sh)
 
 # Processes over time (issue 4): lifecycles, exec, renames, symbols of exited processes.
 # Ring buffers that cannot all be set up: one error, only our own descriptors closed.

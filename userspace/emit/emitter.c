@@ -28,20 +28,23 @@
 #include "marker_schema.h"
 #include "profile_meta.h"
 #include "shared_tables.h"
+#include "wait_breaks.h"
 
 /* ---- threads --------------------------------------------------------------- */
 
+/* The samples table: the model's, with a null sample where a wait ended (wait_breaks.c). */
 static void write_samples(struct json_writer *w, const struct model *m,
 			  const struct profile_tables *t, const struct thread *th,
 			  struct emit_plan *p)
 {
-	size_t n = th->samples.len;
+	struct sample_cursor c;
+	struct thread_sample s;
 	uint64_t prev;
 
-	jw_begin_table(w, "samples", n);
+	jw_begin_table(w, "samples", sample_cursor_count(th));
 	jw_key_array(w, "stack");
-	for (size_t i = 0; i < n; i++) {
-		uint32_t st = profile_stack_of(t, th->samples.data[i].stack);
+	for (c = sample_cursor_start(th); sample_cursor_next(&c, &s);) {
+		uint32_t st = profile_stack_of(t, s.stack);
 
 		if (st == NO_INDEX)
 			jw_null(w);
@@ -57,23 +60,21 @@ static void write_samples(struct json_writer *w, const struct model *m,
 	 */
 	jw_key_array(w, "timeDeltas");
 	prev = m->start_ts;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t ts = th->samples.data[i].ts;
-
-		if (ts < prev) {
+	for (c = sample_cursor_start(th); sample_cursor_next(&c, &s);) {
+		if (s.ts < prev) {
 			p->clamped_samples++;
-			ts = prev;
+			s.ts = prev;
 		}
-		jw_ms(w, ts - prev);
-		prev = ts;
+		jw_ms(w, s.ts - prev);
+		prev = s.ts;
 	}
 	jw_end_array(w);
 	jw_kv_null(w, "weight");
 	jw_kv_string(w, "weightType", "samples");
 	/* Integer µs, rounded: the unit declared in meta.sampleUnits. */
 	jw_key_array(w, "threadCPUDelta");
-	for (size_t i = 0; i < n; i++)
-		jw_uint(w, (th->samples.data[i].cpu_delta_ns + 500) / 1000);
+	for (c = sample_cursor_start(th); sample_cursor_next(&c, &s);)
+		jw_uint(w, (s.cpu_delta_ns + 500) / 1000);
 	jw_end_array(w);
 	jw_end_object(w);
 }

@@ -213,6 +213,7 @@ static int copy_thread(struct cut *c, const struct thread *t, uint32_t old_idx)
 	int err = -ENOMEM;
 
 	memset(&nt.samples, 0, sizeof(nt.samples));
+	memset(&nt.wait_ends, 0, sizeof(nt.wait_ends));
 	memset(&nt.sched_markers, 0, sizeof(nt.sched_markers));
 	memset(&nt.syscall_markers, 0, sizeof(nt.syscall_markers));
 	memset(&nt.syscall_counts, 0, sizeof(nt.syscall_counts));
@@ -237,6 +238,10 @@ static int copy_thread(struct cut *c, const struct thread *t, uint32_t old_idx)
 		if (vec_push(&nt.samples, s))
 			goto fail;
 	}
+	for (size_t i = 0; i < t->wait_ends.len; i++)
+		if (t->wait_ends.data[i].ts >= c->boundary &&
+		    vec_push(&nt.wait_ends, t->wait_ends.data[i]))
+			goto fail;
 	for (size_t i = 0; i < t->syscall_markers.len; i++)
 		if (t->syscall_markers.data[i].end >= c->boundary &&
 		    vec_push(&nt.syscall_markers, t->syscall_markers.data[i]))
@@ -270,6 +275,7 @@ static int copy_thread(struct cut *c, const struct thread *t, uint32_t old_idx)
 	return 0;
 fail:
 	vec_free(&nt.samples);
+	vec_free(&nt.wait_ends);
 	vec_free(&nt.syscall_markers);
 	sched_replay_free(nt.replay);
 	return err;
@@ -311,6 +317,7 @@ static void free_process_data(struct process *p)
 static void free_thread_data(struct thread *t)
 {
 	vec_free(&t->samples);
+	vec_free(&t->wait_ends);
 	vec_free(&t->sched_markers);
 	sched_replay_free(t->replay);
 	t->replay = NULL;
@@ -318,7 +325,7 @@ static void free_thread_data(struct thread *t)
 	vec_free(&t->syscall_counts);
 }
 
-/* Keep the samples and syscall markers before the boundary; the rest went live. */
+/* Keep the samples, wait ends and syscall markers before the boundary; the rest went live. */
 static void trim_thread(struct thread *t, uint64_t boundary)
 {
 	size_t n = 0;
@@ -327,6 +334,11 @@ static void trim_thread(struct thread *t, uint64_t boundary)
 		if (t->samples.data[i].ts < boundary)
 			t->samples.data[n++] = t->samples.data[i];
 	t->samples.len = n;
+	n = 0;
+	for (size_t i = 0; i < t->wait_ends.len; i++)
+		if (t->wait_ends.data[i].ts < boundary)
+			t->wait_ends.data[n++] = t->wait_ends.data[i];
+	t->wait_ends.len = n;
 	n = 0;
 	for (size_t i = 0; i < t->syscall_markers.len; i++)
 		if (t->syscall_markers.data[i].end < boundary)

@@ -35,6 +35,7 @@ void model_free(struct model *m)
 		struct thread *t = &m->threads.data[i];
 
 		vec_free(&t->samples);
+		vec_free(&t->wait_ends);
 		vec_free(&t->sched_markers);
 		sched_replay_free(t->replay);
 		vec_free(&t->syscall_markers);

@@ -77,6 +77,19 @@ enum sample_kind {
 	SAMPLE_OFF_CPU = 1,
 };
 
+/*
+ * Where a wait that has off-CPU samples ended: its switch-in. The
+ * front-end's stack chart joins consecutive samples with the same stack
+ * into one box, so two waits with the same stack and no on-CPU sample
+ * between them (a thread that runs for microseconds between 20 ms reads, a
+ * wait4 per child) would read as one long wait; the Firefox emitter writes
+ * a null-stack sample here, which ends every box (emit/wait_breaks.c).
+ */
+struct wait_end {
+	uint64_t ts;
+	bool resume; /* preempted or yielded: the thread resumes where it stopped */
+};
+
 struct thread_sample {
 	uint64_t ts;	       /* CLOCK_MONOTONIC ns */
 	uint64_t cpu_delta_ns; /* the thread's on-CPU time since its previous sample */
@@ -172,6 +185,7 @@ struct thread {
 	uint64_t register_ts, unregister_ts;
 	uint32_t prev; /* the earlier thread with this tid (reuse, exec), or NO_INDEX */
 	VEC(struct thread_sample) samples;
+	VEC(struct wait_end) wait_ends;		/* in time order */
 	VEC(struct sched_marker) sched_markers; /* in time order */
 	struct sched_summary sched;
 	VEC(struct syscall_marker) syscall_markers; /* in time order after model_finish */

@@ -346,6 +346,7 @@ static int close_offcpu(struct model *m, struct thread *t, uint64_t in)
 	struct sched_marker mk = { 0 };
 	uint64_t off_ns = 0, run_start = 0, run_ns;
 	bool runnable = false, offcpu_marker = false;
+	size_t n;
 	int err;
 
 	in = max_u64(in, r->since);
@@ -367,8 +368,14 @@ static int close_offcpu(struct model *m, struct thread *t, uint64_t in)
 			t->sched.offcpu_hidden_count++;
 			t->sched.offcpu_hidden_ns += off_ns;
 		}
+		n = t->samples.len;
 		if ((err = emit_offcpu_samples(m, t, r->since, off_ns)))
 			return err;
+		/* Where this wait's samples end (model.h, struct wait_end). */
+		if (t->samples.len > n &&
+		    vec_push(&t->wait_ends,
+			     ((struct wait_end){ in, is_runnable_reason(r->reason) })))
+			return -ENOMEM;
 		if ((err = blocking_syscall_marker(m, t, in, off_ns)))
 			return err;
 	}
