@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The samples table's null samples at wait ends (emit/wait_breaks.c): after
- * a sleep always, right after its own off-CPU samples; after a preemption
- * only when the next sample is off-CPU again; never a second one, never
- * without the wait's samples before it; samples and their CPU unchanged.
+ * The samples table's null samples at wait ends (emit/wait_breaks.c): right
+ * after the wait's own off-CPU samples and before another sample; after a
+ * sleep then always, after a preemption only when the next sample is
+ * off-CPU again; never a second one; samples and their CPU unchanged.
  */
 #include <stdlib.h>
 
@@ -96,7 +96,10 @@ static void test_preemptions_are_cut_only_between_two(void)
 	thread_free(&t);
 }
 
-/* A wait end with no off-CPU sample of its own before it (a snapshot cut it off) gives nothing. */
+/*
+ * A wait end with no off-CPU sample of its own before it (a snapshot cut it
+ * off), or with no sample after it, gives nothing.
+ */
 static void test_no_cut_without_the_waits_samples(void)
 {
 	struct thread t = { 0 };
@@ -109,8 +112,11 @@ static void test_no_cut_without_the_waits_samples(void)
 	add_sample(&t, 20, OFF, 7, 0);
 	add_end(&t, 30, false);
 	add_end(&t, 31, false);
+	add_sample(&t, 40, OFF, 7, 2);
+	/* The stop closed the last wait: nothing follows, so no cut. */
+	add_end(&t, 50, false);
 	walk(&t, buf, sizeof(buf), &cpu);
-	CHECK_EQ_STR(buf, "10:1 20:7 30:-");
+	CHECK_EQ_STR(buf, "10:1 20:7 30:- 40:7");
 	thread_free(&t);
 	/* No samples at all. */
 	add_end(&t, 5, true);

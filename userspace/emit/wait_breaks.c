@@ -9,8 +9,8 @@
  * switch-in cuts them apart.
  *
  * After a sleep the thread leaves its wait's code (the syscall returns), so
- * the null sample is always written: the wait's boxes end where it ended,
- * not at whatever sample comes next. After a preemption or yield the thread
+ * the null sample is written whenever a sample follows: the wait's boxes
+ * end where it ended, not at whatever sample comes next. After a preemption or yield the thread
  * resumes where it stopped, and its boxes rightly go on through the next
  * on-CPU sample: the null sample is written only when the next sample is
  * off-CPU again (two Runnable waits with no sample between them).
@@ -25,26 +25,28 @@
 bool sample_cursor_next(struct sample_cursor *c, struct thread_sample *out)
 {
 	const struct thread *th = c->th;
-	size_t n = th->samples.len;
+	const struct thread_sample *next;
 
+	/*
+	 * After the last sample there is no box left to cut, and the
+	 * recording's stop ends a wait too without the thread waking.
+	 */
+	if (c->sample == th->samples.len)
+		return false;
+	next = &th->samples.data[c->sample];
 	/* The waits that ended by the next sample's time come before it. */
-	while (c->wait_end < th->wait_ends.len &&
-	       (c->sample == n ||
-		th->wait_ends.data[c->wait_end].ts <= th->samples.data[c->sample].ts)) {
+	while (c->wait_end < th->wait_ends.len && th->wait_ends.data[c->wait_end].ts <= next->ts) {
 		const struct wait_end *e = &th->wait_ends.data[c->wait_end++];
-		bool next_offcpu =
-			c->sample < n && th->samples.data[c->sample].kind == SAMPLE_OFF_CPU;
 
 		/* Only right after the wait's own samples (a snapshot may hold none of them). */
-		if (c->after_offcpu && (!e->resume || next_offcpu)) {
+		if (c->after_offcpu && (!e->resume || next->kind == SAMPLE_OFF_CPU)) {
 			*out = (struct thread_sample){ .ts = e->ts, .stack = NO_INDEX };
 			c->after_offcpu = false;
 			return true;
 		}
 	}
-	if (c->sample == n)
-		return false;
-	*out = th->samples.data[c->sample++];
+	*out = *next;
+	c->sample++;
 	c->after_offcpu = out->kind == SAMPLE_OFF_CPU;
 	return true;
 }
