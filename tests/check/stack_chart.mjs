@@ -182,4 +182,21 @@ export const WAIT_BOX_EXPECTATIONS = {
 						 `wait${ex ? ` (e.g. ${fmt(ex.start, 1)}–${fmt(ex.end, 1)} ms)` : ''}`);
 		},
 	},
+	// --expect "waits-apart THREAD REASON": no box of THREAD's "off-CPU: REASON"
+	// leaf spans two of its waits (e.g. two preemptions with no sample between).
+	'waits-apart': {
+		args: 'THREAD REASON', threads: [0],
+		json: (ctx, name, reason) => {
+			const { profile } = ctx;
+			const thread = ctx.thread(name);
+			const leaf = `off-CPU: ${reason}`;
+			const boxes = stackChartBoxes(profile, thread).filter((b) => profile.funcName(b.func) === leaf);
+			const joined = joinedBoxes(boxes, waitsOf(profile, thread));
+			const ex = joined[0];
+			ctx.report.check(boxes.length > 0 && joined.length === 0,
+					 `${name}: the stack chart draws ${boxes.length} boxes of "${leaf}", ` +
+						 `${joined.length} across more than one wait` +
+						 `${ex ? ` (e.g. ${fmt(ex.start, 1)}–${fmt(ex.end, 1)} ms)` : ''}`);
+		},
+	},
 };

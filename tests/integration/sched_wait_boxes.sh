@@ -7,7 +7,8 @@
 # the same stack. The front-end's stack chart joins consecutive samples of
 # the same stack into one box: each read must still be its own box, checked
 # with the front-end's own getStackTimingByDepth (stack_chart.mjs), at the
-# kernel's pipe read and at the workload's reader_wait.
+# kernel's pipe read and at the workload's reader_wait. Then the same for
+# preemptions (`taskset -c 0 bpfprof -- burner 3`).
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/sched_common.sh"
 require_root
@@ -23,3 +24,18 @@ run_sched_check "$WORK/pipe.json.gz" --gzip \
 	--expect "offcpu-reason preader sleeping 90" \
 	--expect "offcpu-time preader" \
 	--expect "offcpu-time pwriter"
+
+# Preemptions: burner's three busy threads on one CPU are preempted by each
+# other every few ms, and now and then twice with no on-CPU sample between.
+# Each Runnable wait is its own "off-CPU: preempted" box all the same.
+log "three busy threads on one CPU"
+BPFPROF_PREFIX=(taskset -c 0)
+run_bpfprof 60 -o "$WORK/preempt.json.gz" -- "$BURNER" 3
+BPFPROF_PREFIX=()
+expect_success
+pid=$(head -n 1 "$WORK/bpfprof.out")
+tids=$(awk '$1 == "thread" { printf "%s%s=%s", n++ ? "," : "", $2, $3 }' "$WORK/bpfprof.out")
+run_check sched --profile "$WORK/preempt.json.gz" --gzip --pid "$pid" --tids "$tids" \
+	--expect "waits-apart alpha preempted" \
+	--expect "waits-apart beta preempted" \
+	--expect "waits-apart sysc preempted"
