@@ -82,10 +82,10 @@ int eh_read_pointer(struct eh_cursor *c, uint8_t enc, uint64_t here, uint64_t *o
 {
 	uint64_t u = 0;
 	int64_t s = 0;
-	uint16_t u16;
-	uint32_t u32;
-	int16_t s16;
-	int32_t s32;
+	uint16_t u16 = 0; /* take() fills them, or fails with ok false */
+	uint32_t u32 = 0;
+	int16_t s16 = 0;
+	int32_t s32 = 0;
 	bool ok;
 
 	switch (enc & 0x0f) {
