@@ -569,9 +569,6 @@ int session_open(struct session *s, const struct session_config *cfg)
 				 "interpreter's C functions",
 				 strerror(errno));
 	}
-	if (cfg->unwind_cfi)
-		open_unwind_tables(s, cfg);
-
 	/*
 	 * Every slot is "none" before the first can fail: session_close closes
 	 * the slots, and an early return must not make it close whatever
@@ -611,6 +608,14 @@ int session_open(struct session *s, const struct session_config *cfg)
 			return -errno;
 		}
 	}
+
+	/*
+	 * After the rings, which the recording cannot do without: the tables are
+	 * optional (frame pointers without them), and under a low open-file limit
+	 * the rings must be the one thing that fails, said once.
+	 */
+	if (cfg->unwind_cfi)
+		open_unwind_tables(s, cfg);
 
 	for (size_t i = 0; i < cfg->nr_tgids; i++)
 		if ((err = session_add_target(s, cfg->tgids[i])))
@@ -674,7 +679,17 @@ int session_start(struct session *s, unsigned freq_hz, enum sample_event_kind ki
 int session_watch_fds(struct session *s, struct sideband *sb)
 {
 	/* session_poll drains after any wakeup and reads no event's data: any value will do. */
-	return sideband_add_to_epoll(sb, ring_buffer__epoll_fd(s->rb), UINT64_MAX);
+	int err = sideband_add_to_epoll(sb, ring_buffer__epoll_fd(s->rb), UINT64_MAX);
+	int wake = s->unwind ? unwind_loader_wake_fd(s->unwind) : -1;
+
+	/* A table built wakes the loop too, which publishes it (before_drain). */
+	if (!err && wake >= 0) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.u64 = UINT64_MAX };
+
+		if (epoll_ctl(ring_buffer__epoll_fd(s->rb), EPOLL_CTL_ADD, wake, &ev))
+			err = -errno;
+	}
+	return err;
 }
 
 int session_poll(struct session *s, int timeout_ms)

@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -145,8 +147,7 @@ static void *worker_main(void *arg)
 		if (fd < 0)
 			d.err = fd;
 		else
-			d.err = unwind_file_build(elf_open_fd(fd), &budget,
-						  &d.b);
+			d.err = unwind_file_build(elf_open_fd(fd), &budget, &d.b);
 		if (fd >= 0 && fd != job.fd)
 			close(fd);
 		free_job(&job);
@@ -159,6 +160,8 @@ static void *worker_main(void *arg)
 		} else {
 			/* Room reserved at submit: cannot fail. */
 			(void)vec_push(&w->done, d);
+			if (w->wake_fd >= 0)
+				(void)eventfd_write(w->wake_fd, 1);
 		}
 		w->busy = false;
 		pthread_cond_broadcast(&w->cond);
@@ -182,8 +185,25 @@ int table_worker_start(struct table_worker *w)
 	pthread_condattr_destroy(&attr);
 	w->credit_ns = (double)TABLE_WORKER_BURST_NS;
 	w->credit_at = mono_ns();
+	/* Without it, tables are still taken at each pass of the loop. */
+	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	/*
+	 * Queued jobs hold an eighth of the open-file limit at most: the rest of
+	 * the recording (ring buffers, perf events, BPF links, outputs) needs the
+	 * others, and a job without one reopens its file when it starts.
+	 */
+	{
+		struct rlimit rl;
+
+		w->max_fds = TABLE_WORKER_MAX_FDS;
+		if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+		    rl.rlim_cur / 8 < w->max_fds)
+			w->max_fds = (size_t)(rl.rlim_cur / 8);
+	}
 	err = quiet_thread_start(&w->thread, worker_main, w);
 	if (err) {
+		if (w->wake_fd >= 0)
+			close(w->wake_fd);
 		pthread_cond_destroy(&w->cond);
 		pthread_mutex_destroy(&w->lock);
 		return err;
@@ -225,7 +245,7 @@ int table_worker_submit(struct table_worker *w, const struct unwind_store_file *
 		err = -ENOMEM;
 	} else {
 		/* Past the descriptors it may hold, the job reopens its link when it starts. */
-		if (w->fds >= TABLE_WORKER_MAX_FDS) {
+		if (w->fds >= w->max_fds) {
 			close(fd);
 			vec_last(&w->jobs).fd = -1;
 		} else {
@@ -243,6 +263,11 @@ void table_worker_take(struct table_worker *w, struct table_done **out, size_t *
 {
 	pthread_mutex_lock(&w->lock);
 	*n = 0;
+	if (w->wake_fd >= 0) {
+		eventfd_t ignored;
+
+		(void)eventfd_read(w->wake_fd, &ignored);
+	}
 	/* A copy: `done` keeps the room reserved for the queued jobs' results. */
 	*out = w->done.len ? malloc(w->done.len * sizeof(**out)) : NULL;
 	if (*out) {
@@ -295,6 +320,9 @@ void table_worker_stop(struct table_worker *w)
 		free(w->done.data[i].path);
 	}
 	vec_free(&w->done);
+	if (w->wake_fd >= 0)
+		close(w->wake_fd);
+	w->wake_fd = -1;
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	w->started = false;

@@ -67,7 +67,14 @@ struct table_worker {
 	bool started, stop, busy;
 	VEC(struct table_job) jobs; /* in the order queued; taken by owner in turn */
 	size_t fds;		    /* jobs holding a descriptor */
-	uint32_t last_uid;	    /* the owner served last */
+	/*
+	 * Readable while finished builds wait to be taken: the draining loop
+	 * polls it, so a table is published as soon as it is built, not at
+	 * the loop's next timeout (tens of ms of a new program's samples).
+	 */
+	int wake_fd;
+	size_t max_fds;	   /* at most: TABLE_WORKER_MAX_FDS, less under a low open-file limit */
+	uint32_t last_uid; /* the owner served last */
 	/* Room for every queued job's result is reserved: a build never ends unsaid. */
 	VEC(struct table_done) done;
 	/* The CPU budget: build time it may spend now (ns, may go negative). */

@@ -98,8 +98,8 @@ static void finish(struct unwind_loader *l, struct table_done *d)
 	}
 	/* Slow builds by name, for whoever asks why a table came late (and the tests). */
 	if (!d->err && d->b.build_ns >= UNWIND_LOADER_SLOW_NS)
-		log_debug("%s: its unwind table took %.1f ms of CPU to build", d->path ? d->path : "?",
-			  (double)d->b.build_ns / 1e6);
+		log_debug("%s: its unwind table took %.1f ms of CPU to build",
+			  d->path ? d->path : "?", (double)d->b.build_ns / 1e6);
 	if (!d->err) {
 		f = unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
 		if (f && l->store.stats.longest_ns > before)
@@ -178,6 +178,11 @@ static int collect(struct unwind_loader *l)
 		finish(l, &done[i]);
 	free(done);
 	return 0;
+}
+
+int unwind_loader_wake_fd(const struct unwind_loader *l)
+{
+	return l->worker.started ? l->worker.wake_fd : -1;
 }
 
 bool unwind_loader_settle(struct unwind_loader *l, int timeout_ms)

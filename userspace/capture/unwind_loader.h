@@ -74,6 +74,13 @@ int unwind_loader_refresh(struct unwind_loader *l);
  * otherwise find no table. Whether all were done.
  */
 bool unwind_loader_settle(struct unwind_loader *l, int timeout_ms);
+
+/*
+ * A descriptor that is readable while built tables wait to be published
+ * (unwind_loader_refresh takes them), for the draining loop's epoll; -1
+ * when there is none.
+ */
+int unwind_loader_wake_fd(const struct unwind_loader *l);
 /* One line at -v: files, rows, build time, the slowest file. */
 void unwind_loader_log_summary(const struct unwind_loader *l);
 /* A process forked: the child runs what its parent runs (its Python interpreter too). */
