@@ -84,17 +84,18 @@ struct {
 	__type(value, struct switch_event);
 } switch_scratch SEC(".maps");
 
-/* A switch-out held back (fold_waits.bpf.h): switch_event's fields but the stack. */
+/*
+ * A switch-out held back (fold_waits.bpf.h): what of the switch record can
+ * only be read at the switch-out. The rest is read when it is sent: the
+ * thread's name, CPU time and syscall do not change while it is off the CPU.
+ */
 struct held_switch {
-	__u64 since, runtime_ns;
-	__u32 next_pid, next_tid;
+	__u64 since;
+	__u32 next_pid, next_tid; /* only when prev stays runnable */
 	__u32 prev_state, flags;
-	__s32 sys_nr;
-	__u32 cpu;
+	__u32 cpu, pad;
 	struct folded_wakeup woken;
-	__u64 sys_args[6];
-	char prev_comm[BPFPROF_COMM_LEN];
-	char next_comm[BPFPROF_COMM_LEN];
+	char next_comm[BPFPROF_COMM_LEN]; /* only when prev stays runnable */
 };
 
 /* Per-thread state kept by the kernel with the task: no shared map is updated. */
@@ -136,9 +137,12 @@ struct {
  * needs no record of its own: that halves the records on switch-heavy
  * machines.
  */
+#include "switch_clock.bpf.h"
+
 struct cpu_slice {
 	__u64 since;
 	__u64 runtime_ns;
+	struct switch_clock clock;
 };
 
 struct {
@@ -583,18 +587,21 @@ static __always_inline void read_blocking_syscall(struct task_struct *task, stru
 static __always_inline void handle_switch(void *ctx, bool preempt, struct task_struct *prev,
 					  struct task_struct *next, bool btf, bool cg_kfunc)
 {
-	__u32 zero = 0, prev_tid, prev_tgid, next_tid, next_tgid, kn = 0, un = 0;
-	__u64 now = bpf_ktime_get_ns(), since = 0, size;
+	__u32 zero = 0, prev_tid, prev_tgid, next_tid, next_tgid, kn = 0, un = 0, state, flags;
+	__u32 slot = 0;
+	struct folded_wakeup woken = {};
+	__u64 now, since = 0, size;
 	struct task_sched_state *ts;
 	struct cpu_slice *slice;
 	struct task_struct *cur;
 	struct switch_event *e;
-	bool next_target;
+	bool next_target, take_stack = false;
 
+	slice = bpf_map_lookup_elem(&cpu_slices, &zero);
+	now = btf ? switch_clock_now(slice ? &slice->clock : NULL, prev) : bpf_ktime_get_ns();
 	next_tid = TASK_READ(btf, next, pid);
 	next_tgid = TASK_READ(btf, next, tgid);
 	next_target = next_tid != 0 && task_is_target(next, next_tgid, cg_kfunc);
-	slice = bpf_map_lookup_elem(&cpu_slices, &zero);
 	if (slice) {
 		since = slice->since;
 		slice->since = now;
@@ -619,6 +626,34 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 		return;
 	}
 
+	/* prev is still current here; the BTF-typed pointer works for both flavours. */
+	cur = bpf_get_current_task_btf();
+	state = task_state(prev, btf);
+	flags = SWITCH_PREV_TARGET;
+	if (preempt)
+		flags |= SWITCH_PREEMPT;
+	if (next_target)
+		flags |= SWITCH_NEXT_TARGET;
+	/* The storage serves kept wakeups, the stack rate limit, held waits and seeing leavers. */
+	ts = defer_wakeups || offcpu_stacks || nr_cgroups || fold_waits
+		     ? bpf_task_storage_get(&task_sched, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE)
+		     : NULL;
+	if (defer_wakeups)
+		settle_wakeup(ts, cur, since, &woken);
+	if (ts)
+		ts->off_ts = now;
+	if (offcpu_stacks) {
+		if (ts && stack_slot(ts, switch_signature(cur, state, preempt), now, &slot))
+			flags |= SWITCH_STACK_REUSED;
+		else
+			take_stack = true;
+		flags |= slot << SWITCH_STACK_SLOT_SHIFT;
+	}
+	/* The common case on switch-heavy machines: decided at its switch-in. */
+	if (fold_waits && btf && ts && !take_stack &&
+	    hold_switch(ts, next, next_tgid, next_tid, since, state, flags, &woken))
+		return;
+
 	e = bpf_map_lookup_elem(&switch_scratch, &zero);
 	if (!e)
 		return;
@@ -627,51 +662,24 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	e->runtime_ns = TASK_READ(btf, prev, se.sum_exec_runtime);
 	e->next_pid = next_tgid;
 	e->next_tid = next_tid;
-	current_comm(e->prev_comm); /* prev is still current */
-	e->prev_state = task_state(prev, btf);
-	e->flags = SWITCH_PREV_TARGET;
-	if (preempt)
-		e->flags |= SWITCH_PREEMPT;
-	if (next_target)
-		e->flags |= SWITCH_NEXT_TARGET;
+	current_comm(e->prev_comm);
+	e->prev_state = state;
 	/* Who took the CPU matters only when prev did not give it up to wait. */
-	if (preempt || e->prev_state == 0)
+	if (preempt || state == 0)
 		BPF_CORE_READ_STR_INTO(&e->next_comm, next, comm);
 	else
 		e->next_comm[0] = '\0';
-	e->woken.ts = 0;
-
-	/* prev is still current here; the BTF-typed pointer works for both flavours. */
-	cur = bpf_get_current_task_btf();
+	e->woken = woken;
 	e->sys_nr = -1;
-	if (syscalls_from_switch && !preempt && e->prev_state != 0)
+	if (syscalls_from_switch && !preempt && state != 0)
 		read_blocking_syscall(cur, e);
-	/* The storage serves kept wakeups, the stack rate limit, held waits and seeing leavers. */
-	ts = defer_wakeups || offcpu_stacks || nr_cgroups || fold_waits
-		     ? bpf_task_storage_get(&task_sched, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE)
-		     : NULL;
-	if (defer_wakeups)
-		settle_wakeup(ts, cur, since, &e->woken);
-	if (ts)
-		ts->off_ts = now;
-	if (offcpu_stacks) {
-		__u32 slot = 0;
-
-		if (ts &&
-		    stack_slot(ts, switch_signature(cur, e->prev_state, preempt), now, &slot)) {
-			e->flags |= SWITCH_STACK_REUSED;
-		} else {
-			e->flags |=
-				SWITCH_HAS_STACK | get_stacks(ctx, e->ips, true, &kn, &un, false);
-		}
-		e->flags |= slot << SWITCH_STACK_SLOT_SHIFT;
-	}
+	if (take_stack)
+		flags |= SWITCH_HAS_STACK | get_stacks(ctx, e->ips, true, &kn, &un, false);
+	e->flags = flags;
 	e->kstack_len = kn;
 	e->ustack_len = un;
 	e->back_ts = 0;
 	if (fold_waits && btf && ts) {
-		if (hold_switch(ts, e))
-			return;
 		/* Sent now, its wait still on: the next switch-out must end it. */
 		ts->next_must_send = 1;
 		take_folded(ts, &e->folded);

@@ -6,7 +6,11 @@
  * a switch-heavy machine nearly every wait is microseconds long: too short
  * for a marker, an off-CPU sample or a blocking syscall's marker. So a
  * target's switch-out is held in its task storage instead of sent, and
- * decided at its switch-in, when the wait's length is known:
+ * decided at its switch-in, when the wait's length is known. Only what the
+ * switch-out alone knows is held (struct held_switch: a few words; copying
+ * the whole record there cost ~20 ns per switch); the name, CPU time and
+ * syscall of a wait that is sent are read at its end, as they do not change
+ * while the thread is off the CPU:
  *
  *  - still under every threshold (fold_min_ns), and the off-CPU time folded
  *    since the thread's last record under fold_off_ns (one off-CPU sampling
@@ -42,30 +46,32 @@ static __always_inline void take_folded(struct task_sched_state *ts, struct fold
 }
 
 /*
- * At a switch-out: keep `e` (built in full, without a stack) instead of
- * sending it. Returns false when it must go now: the thread exits (no
- * switch-in follows) or a stack was taken (too big to keep).
+ * At a switch-out: keep what only the switch-out knows instead of sending a
+ * record (held_record() reads the rest at the switch-in). Returns false when
+ * it must go now: the thread exits, so no switch-in follows.
  */
-static __always_inline bool hold_switch(struct task_sched_state *ts, const struct switch_event *e)
+static __always_inline bool hold_switch(struct task_sched_state *ts, struct task_struct *next,
+					__u32 next_tgid, __u32 next_tid, __u64 since, __u32 state,
+					__u32 flags, const struct folded_wakeup *woken)
 {
 	struct held_switch *hs = &ts->hs;
 
-	if (e->prev_state & (KTASK_DEAD | KTASK_EXIT_DEAD | KTASK_EXIT_ZOMBIE))
+	if (state & (KTASK_DEAD | KTASK_EXIT_DEAD | KTASK_EXIT_ZOMBIE))
 		return false;
-	if (e->flags & SWITCH_HAS_STACK)
-		return false;
-	hs->since = e->oncpu_since;
-	hs->runtime_ns = e->runtime_ns;
-	hs->next_pid = e->next_pid;
-	hs->next_tid = e->next_tid;
-	hs->prev_state = e->prev_state;
-	hs->flags = e->flags;
-	hs->sys_nr = e->sys_nr;
-	hs->cpu = e->hdr.cpu;
-	hs->woken = e->woken;
-	__builtin_memcpy(hs->sys_args, e->sys_args, sizeof(hs->sys_args));
-	__builtin_memcpy(hs->prev_comm, e->prev_comm, sizeof(hs->prev_comm));
-	__builtin_memcpy(hs->next_comm, e->next_comm, sizeof(hs->next_comm));
+	hs->since = since;
+	hs->prev_state = state;
+	hs->flags = flags;
+	hs->cpu = bpf_get_smp_processor_id();
+	hs->woken = *woken;
+	/* Who took the CPU matters only when prev did not give it up to wait. */
+	if ((flags & SWITCH_PREEMPT) || state == 0) {
+		hs->next_pid = next_tgid;
+		hs->next_tid = next_tid;
+		__builtin_memcpy(hs->next_comm, next->comm, sizeof(hs->next_comm));
+	} else {
+		hs->next_pid = hs->next_tid = 0;
+		hs->next_comm[0] = '\0';
+	}
 	ts->must_send = ts->next_must_send;
 	ts->next_must_send = 0;
 	/* Last: the iterator reads hs once it sees held. */
@@ -73,11 +79,17 @@ static __always_inline bool hold_switch(struct task_sched_state *ts, const struc
 	return true;
 }
 
-/* The held switch-out of tgid/tid as a switch record in `e`, without a stack. */
+/*
+ * The held switch-out of `task` (BTF-typed, off the CPU since) as a switch
+ * record in `e`, without a stack. Its name, CPU time and the syscall it
+ * sleeps in are read now: none of them changes while it does not run.
+ */
 static __always_inline __u64 held_record(struct switch_event *e, struct task_sched_state *ts,
-					 __u32 tgid, __u32 tid, __u64 back_ts)
+					 struct task_struct *task, __u32 tgid, __u32 tid,
+					 __u64 back_ts)
 {
 	struct held_switch *hs = &ts->hs;
+	__s32 nr;
 
 	e->hdr.kind = EV_SWITCH;
 	e->hdr.cpu = hs->cpu;
@@ -85,18 +97,20 @@ static __always_inline __u64 held_record(struct switch_event *e, struct task_sch
 	e->hdr.pid = tgid;
 	e->hdr.tid = tid;
 	e->oncpu_since = hs->since;
-	e->runtime_ns = hs->runtime_ns;
+	e->runtime_ns = task->se.sum_exec_runtime;
 	e->next_pid = hs->next_pid;
 	e->next_tid = hs->next_tid;
-	__builtin_memcpy(e->prev_comm, hs->prev_comm, sizeof(e->prev_comm));
+	__builtin_memcpy(e->prev_comm, task->comm, sizeof(e->prev_comm));
 	__builtin_memcpy(e->next_comm, hs->next_comm, sizeof(e->next_comm));
 	e->prev_state = hs->prev_state;
 	e->flags = hs->flags;
 	e->kstack_len = 0;
 	e->ustack_len = 0;
-	e->sys_nr = hs->sys_nr;
+	e->sys_nr = -1;
+	if (syscalls_from_switch && !(hs->flags & SWITCH_PREEMPT) && hs->prev_state != 0 &&
+	    read_task_syscall(task, &nr, e->sys_args))
+		e->sys_nr = nr;
 	e->woken = hs->woken;
-	__builtin_memcpy(e->sys_args, hs->sys_args, sizeof(e->sys_args));
 	e->back_ts = back_ts;
 	take_folded(ts, &e->folded);
 	e->hdr.size = __builtin_offsetof(struct switch_event, ips);
@@ -158,7 +172,7 @@ static __always_inline void end_held_wait(struct task_struct *next, __u32 tgid, 
 	e = bpf_map_lookup_elem(&switch_scratch, &zero);
 	if (!e)
 		return;
-	size = held_record(e, ts, tgid, tid, now);
+	size = held_record(e, ts, next, tgid, tid, now);
 	submit(e, size, EV_SWITCH, bpf_get_smp_processor_id());
 	if (ts->wake_ts) {
 		emit_wakeup(ts->wake_ts, ts->wake_cpu, next, ts->waker_pid, ts->waker_tid,
@@ -208,7 +222,7 @@ int flush_held_waits(struct bpf_iter__task *ctx)
 	if (ts->held) {
 		ts->next_must_send = 1;
 		if (__sync_val_compare_and_swap(&ts->held, 1, 0) == 1) {
-			held_record(e, ts, task->tgid, task->pid, 0);
+			held_record(e, ts, task, task->tgid, task->pid, 0);
 			bpf_seq_write(ctx->meta->seq, e, size);
 			return 0;
 		}

@@ -160,6 +160,9 @@ static void configure_fold_waits(struct session *s, const struct session_config 
 	s->skel->rodata->fold_off_ns =
 		cfg->offcpu_stacks ? 1000000000ULL / (cfg->freq_hz ? cfg->freq_hz : 1) : ~0ULL;
 	bpf_program__set_autoload(s->skel->progs.flush_held_waits, s->fold_waits);
+	/* BPFPROF_SWITCH_CLOCK=ktime: read the clock at every switch, to compare. */
+	env = getenv("BPFPROF_SWITCH_CLOCK");
+	s->skel->rodata->switch_clock_from_rq = !(env && !strcmp(env, "ktime"));
 	if (s->fold_waits)
 		log_debug("waits under %" PRIu64 " us are counted in the kernel, not sent",
 			  min_ns / 1000);

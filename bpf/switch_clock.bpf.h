@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * The time of a context switch without reading the clock at every switch.
+ *
+ * bpf_ktime_get_ns() costs 15-80 ns (a clocksource read; more in guests),
+ * and on a switch-heavy CPU (a million switches a second) that alone is a
+ * few percent of the machine. But __schedule() has just read the clock:
+ * update_rq_clock() left it in rq->clock, sched_clock_cpu()'s nanoseconds,
+ * a few hundred nanoseconds before the sched_switch tracepoint. That clock
+ * is not bpf_ktime_get_ns()'s (CLOCK_MONOTONIC: another origin, and NTP
+ * slews its rate by up to 500 ppm), so each CPU keeps an offset between the
+ * two, measured again by reading both at the first switch after
+ * switch_clock_calibrate_ns of rq clock: the error stays within a few
+ * microseconds (the rq clock's age at the tracepoint, plus 0.5 us of slew
+ * per millisecond at most), and the records of a CPU stay in order
+ * (last_ns).
+ *
+ * The runqueue is reached through prev's scheduling entity (se.cfs_rq->rq,
+ * CONFIG_FAIR_GROUP_SCHED: set for tasks of every class); without it, or
+ * for raw_tp programs (no BTF-typed pointers), every switch reads the clock.
+ */
+
+/* Per CPU, in struct cpu_slice. */
+struct switch_clock {
+	__u64 rq_at;   /* the rq clock when the offset was measured (0: never) */
+	__u64 offset;  /* bpf_ktime_get_ns() - rq clock then */
+	__u64 last_ns; /* the last time handed out on this CPU */
+};
+
+/* Measure the offset again after this much rq clock (per CPU). */
+const volatile __u64 switch_clock_calibrate_ns = 1000000;
+/* Userspace turns it off (--debug knob, the benchmark's comparison). */
+const volatile bool switch_clock_from_rq = true;
+
+struct cfs_rq___rq {
+	struct rq *rq;
+} __attribute__((preserve_access_index));
+
+struct sched_entity___grp {
+	struct cfs_rq___rq *cfs_rq;
+} __attribute__((preserve_access_index));
+
+struct rq___clock {
+	__u64 clock;
+} __attribute__((preserve_access_index));
+
+/* `prev` (BTF-typed, on this CPU) is leaving it now: the time, on bpf_ktime_get_ns()'s clock. */
+static __always_inline __u64 switch_clock_now(struct switch_clock *c, struct task_struct *prev)
+{
+	struct sched_entity___grp *se = (void *)&prev->se;
+	struct cfs_rq___rq *cfs;
+	struct rq___clock *rq;
+	__u64 rq_now, now;
+
+	if (!switch_clock_from_rq || !c || !bpf_core_field_exists(se->cfs_rq) ||
+	    !bpf_core_field_exists(((struct cfs_rq___rq *)0)->rq))
+		return bpf_ktime_get_ns();
+	cfs = se->cfs_rq;
+	rq = cfs ? (struct rq___clock *)cfs->rq : NULL;
+	rq_now = rq ? rq->clock : 0;
+	if (!rq_now)
+		return bpf_ktime_get_ns();
+	if (c->rq_at && rq_now >= c->rq_at && rq_now - c->rq_at < switch_clock_calibrate_ns) {
+		now = rq_now + c->offset;
+	} else {
+		now = bpf_ktime_get_ns();
+		c->offset = now - rq_now;
+		c->rq_at = rq_now;
+	}
+	if (now < c->last_ns)
+		now = c->last_ns;
+	c->last_ns = now;
+	return now;
+}
