@@ -8,14 +8,16 @@
 # bpfprof's sched_switch and sched_waking programs sit on.
 #
 #   A  baseline: the workload alone
-#   B  bpfprof -a (defaults: scheduler capture, off-CPU stacks, 999 Hz samples),
-#      or with --continuous `bpfprof continuous -a` (its defaults: 49 Hz,
-#      scheduler markers, no off-CPU samples), the fleet mode
+#   F  the floor: empty BPF programs on sched_switch and sched_waking
+#      (build/bpfprof-hook-floor sched), what any tracer there pays first
+#   B  bpfprof -a (defaults: scheduler capture, off-CPU stacks, 999 Hz samples)
+#   D  bpfprof continuous -a (its defaults: 49 Hz, scheduler markers, no
+#      off-CPU samples), the fleet mode
 #   C  perf record -a -e sched:sched_switch (one record per switch, no stacks
 #      unless --perf-g)
 #
 # This is a benchmark, not a test: it asserts nothing. Machines are shared and
-# noisy, so the configurations run interleaved (A B C, B C A, C A B, ...) and
+# noisy, so the configurations run interleaved (A F B D C, F B D C A, ...) and
 # the summary compares medians and per-round ratios measured side by side.
 # By default the ping-pong threads are not pinned: the kernel places them, as
 # it would real programs, and the interleaving averages over its choices.
@@ -42,7 +44,6 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 PERF_G=0
 PIN_CPUS=
-CONTINUOUS=0
 # The profilers' own time limit: far beyond the workload, which ends each
 # recording with SIGINT; it only bounds a recording the script failed to stop.
 LIMIT_SLACK=30
@@ -52,19 +53,19 @@ usage() {
 usage: $PROG [OPTIONS]       (as root)
 
 Measures the round trips per second of a two-thread pipe ping-pong
-(bench/pingpong.c) alone (A), under bpfprof -a with its defaults (B) and under
-perf record -a -e sched:sched_switch (C), interleaved over rounds; then
-bpfprof's own cost (BPF run time per program, process CPU) in one extra run
-with kernel.bpf_stats_enabled=1.
+(bench/pingpong.c) alone (A), under empty BPF programs on the same hooks (F,
+the floor), under bpfprof -a (B) and bpfprof continuous -a (D) with their
+defaults, and under perf record -a -e sched:sched_switch (C), interleaved
+over rounds; then bpfprof's own cost (BPF run time per program, process CPU)
+in one extra run of B and of D with kernel.bpf_stats_enabled=1.
 
-  --rounds N        rounds of A, B and C (default 7)
+  --rounds N        rounds of A, F, B, D and C (default 7)
   --seconds S       workload wall time per run, seconds (default 3)
   --bpfprof PATH    the bpfprof binary (default ./build/bpfprof)
   --cpus A,B        pin ping to CPU A and pong to CPU B (A = B: both on one
                     CPU, the worst case for a tracer); default: not pinned
   --perf-g          give perf -g too (stacks at every switch, like bpfprof's
                     off-CPU stacks); default is the plain tracepoint
-  --continuous      B is bpfprof continuous -a with its defaults, not bpfprof -a
   --quick           smoke test: 3 rounds of 2 s (explicit --rounds/--seconds win)
   -h, --help        this help
 EOF
@@ -74,12 +75,11 @@ set_option() {
 	case $1 in
 	--cpus) PIN_CPUS=$2 ;;
 	--perf-g) PERF_G=1 ;;
-	--continuous) CONTINUOUS=1 ;;
 	esac
 }
 
 parse_args() {
-	parse_bench_args "--cpus" "--perf-g --continuous" "$@"
+	parse_bench_args "--cpus" "--perf-g" "$@"
 	# Whole seconds: the profilers' limits (-d, sleep) are computed from it.
 	is_uint "$WORK_SECONDS" || die "--seconds wants a positive integer, not '$WORK_SECONDS'"
 	if [ -n "$PIN_CPUS" ]; then
@@ -175,10 +175,45 @@ perf_counts() {
 	echo "${samples:-0} ${lost:-0}"
 }
 
+# ---- the floor and the two bpfprof modes ----------------------------------
+
+start_floor() {
+	local i
+
+	rm -f "$WORK/floor.out"
+	start_wrapped floor "$FLOOR_WRAPPER"
+	for ((i = 0; i < 200; i++)); do
+		grep -q attached "$WORK/floor.out" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	die "bpfprof-hook-floor did not attach: $(cat "$WORK/floor.err")"
+}
+
+# use_mode record|continuous: what start_bpfprof runs and stop_bpfprof waits for.
+use_mode() {
+	if [ "$1" = continuous ]; then
+		# One snapshot interval longer than any run: the mode's steady state.
+		BPFPROF_ARGS=(continuous -a --out-dir "$WORK/snapshots" --interval 60s)
+		BPFPROF_DONE='^bpfprof: stopped after '
+	else
+		BPFPROF_ARGS=(-a -d $((WORK_SECONDS + LIMIT_SLACK)) -o "$WORK/bpfprof.json.gz")
+		BPFPROF_DONE='^bpfprof: wrote '
+	fi
+}
+
 # ---- the interleaved rounds -----------------------------------------------
 
-declare -a TP_A TP_B TP_C CP_A CP_B CP_C SAME_A SAME_B SAME_C
-declare -a REC_CPU_B REC_CPU_C WIN_B WIN_C
+CONFIGS=(A F B D C)
+declare -A LABEL=(
+	[A]="baseline (no profiler)"
+	[F]="floor: empty programs on sched_switch+waking"
+	[B]="bpfprof -a (defaults)"
+	[D]="bpfprof continuous -a (defaults)"
+	[C]="perf record -a -e sched:sched_switch"
+)
+# Per configuration and round ("B,3"): round trips/s of wall time and per
+# CPU-second, same-CPU share, the profiler's CPU seconds and window (ns).
+declare -A TP CP SAME REC_CPU WIN
 declare -a LOST_SMP LOST_SW LOST_WK SW_B WK_B EV_C LOST_C
 
 # run_config CONFIG ROUND: runs the workload once under CONFIG; records its
@@ -188,62 +223,78 @@ run_config() {
 	local c=$1 r=$2 tp t0 t1 cpu0 cpu1 counts
 
 	case $c in
-	A)
-		tp=$(run_workload) || exit 1
-		read -r 'TP_A[r]' 'CP_A[r]' 'SAME_A[r]' <<<"$tp"
-		;;
-	B | C)
-		if [ "$c" = B ]; then start_bpfprof; else start_perf; fi
+	A) ;;
+	F) start_floor ;;
+	B) use_mode record && start_bpfprof ;;
+	D) use_mode continuous && start_bpfprof ;;
+	C) start_perf ;;
+	esac
+	if [ "$c" != A ]; then
 		t0=$(now_ns)
 		cpu0=$(proc_cpu_s "$PROF_PID")
-		tp=$(run_workload) || exit 1
-		cpu1=$(proc_cpu_s "$PROF_PID")
-		t1=$(now_ns)
-		if [ "$c" = B ]; then
-			stop_bpfprof
-			read -r 'TP_B[r]' 'CP_B[r]' 'SAME_B[r]' <<<"$tp"
-			REC_CPU_B[r]=$(calc "$cpu1 - $cpu0" %.4f) WIN_B[r]=$((t1 - t0))
-			read -r 'LOST_SMP[r]' 'SW_B[r]' 'WK_B[r]' 'LOST_SW[r]' 'LOST_WK[r]' < <(bpfprof_counts)
-			rm -rf "$WORK/bpfprof.json.gz" "$WORK/snapshots"
-		else
-			stop_perf
-			read -r 'TP_C[r]' 'CP_C[r]' 'SAME_C[r]' <<<"$tp"
-			REC_CPU_C[r]=$(calc "$cpu1 - $cpu0" %.4f) WIN_C[r]=$((t1 - t0))
-			counts=$(perf_counts)
-			EV_C[r]=${counts% *} LOST_C[r]=${counts#* }
-			rm -f "$WORK/perf.data"
-		fi
+	fi
+	tp=$(run_workload) || exit 1
+	read -r "TP[$c,$r]" "CP[$c,$r]" "SAME[$c,$r]" <<<"$tp"
+	[ "$c" = A ] && return 0
+	cpu1=$(proc_cpu_s "$PROF_PID")
+	t1=$(now_ns)
+	REC_CPU[$c,$r]=$(calc "$cpu1 - $cpu0" %.4f)
+	WIN[$c,$r]=$((t1 - t0))
+	case $c in
+	F) stop_wrapped ;;
+	B)
+		stop_bpfprof
+		read -r 'LOST_SMP[r]' 'SW_B[r]' 'WK_B[r]' 'LOST_SW[r]' 'LOST_WK[r]' < <(bpfprof_counts)
+		rm -f "$WORK/bpfprof.json.gz"
+		;;
+	D)
+		stop_bpfprof
+		rm -rf "$WORK/snapshots"
+		;;
+	C)
+		stop_perf
+		counts=$(perf_counts)
+		EV_C[r]=${counts% *} LOST_C[r]=${counts#* }
+		rm -f "$WORK/perf.data"
 		;;
 	esac
 }
 
+# cpu_share C R: the profiler's CPU in round R as a share of all CPU time, %.
+cpu_share() {
+	calc "${REC_CPU[$1,$2]} * 1e9 / (${WIN[$1,$2]} * $NCPU) * 100" %.1f
+}
+
 run_rounds() {
-	local r c order rot placement="not pinned"
+	local r c rot placement="not pinned" n=${#CONFIGS[@]}
+	local -a order
 
 	[ -z "$PIN_CPUS" ] || placement="pinned to CPUs $PIN_CPUS"
-	echo "== round trips per second: $ROUNDS rounds of A (baseline), B (bpfprof), C (perf), interleaved; threads $placement =="
-	printf '%-7s %-6s %9s %9s %9s %7s %7s   %-17s %9s %7s %7s %9s %7s\n' round order "A krt/s" "B krt/s" \
-		"C krt/s" B/A C/A "same CPU % A/B/C" "B sw/s" "B lost" "B cpu%" "C ev/s" "C lost"
+	echo "== round trips per second: $ROUNDS rounds of A (baseline), F (floor), B (bpfprof -a), D (continuous -a), C (perf), interleaved; threads $placement =="
+	printf '%-7s %-6s %8s %8s %8s %8s %8s %6s %6s %6s %6s  %-14s %8s %6s %5s %5s %8s %6s\n' round order \
+		"A krt/s" "F krt/s" "B krt/s" "D krt/s" "C krt/s" F/A B/A D/A C/A "same CPU %" \
+		"B sw/s" "B lost" "B cpu%" "D cpu%" "C ev/s" "C lost"
 	for ((r = 0; r < ROUNDS; r++)); do
 		# Rotate the order so that no configuration always runs first or
 		# right after a profiler has finished writing.
-		rot=$((r % 3))
-		order=(A B C)
-		order=("${order[@]:rot}" "${order[@]:0:rot}")
+		rot=$((r % n))
+		order=("${CONFIGS[@]:rot}" "${CONFIGS[@]:0:rot}")
 		for c in "${order[@]}"; do
 			run_config "$c" "$r"
 			# Let the previous run's leftovers (profile writing) settle.
 			sleep 0.3
 		done
-		printf '%-7s %-6s %9s %9s %9s %7s %7s   %-17s %9s %7s %7s %9s %7s\n' "$((r + 1))/$ROUNDS" \
-			"${order[0]}${order[1]}${order[2]}" \
-			"$(krt "${TP_A[r]}")" "$(krt "${TP_B[r]}")" "$(krt "${TP_C[r]}")" \
-			"$(calc "${TP_B[r]} / ${TP_A[r]}" %.3f)" "$(calc "${TP_C[r]} / ${TP_A[r]}" %.3f)" \
-			"$(calc "${SAME_A[r]}" %.0f)/$(calc "${SAME_B[r]}" %.0f)/$(calc "${SAME_C[r]}" %.0f)" \
-			"$(calc "${SW_B[r]} / (${WIN_B[r]} / 1e9)" %.0f)" \
+		printf '%-7s %-6s %8s %8s %8s %8s %8s %6s %6s %6s %6s  %-14s %8s %6s %5s %5s %8s %6s\n' \
+			"$((r + 1))/$ROUNDS" "$(printf %s "${order[@]}")" \
+			"$(krt "${TP[A,$r]}")" "$(krt "${TP[F,$r]}")" "$(krt "${TP[B,$r]}")" \
+			"$(krt "${TP[D,$r]}")" "$(krt "${TP[C,$r]}")" \
+			"$(calc "${TP[F,$r]} / ${TP[A,$r]}" %.3f)" "$(calc "${TP[B,$r]} / ${TP[A,$r]}" %.3f)" \
+			"$(calc "${TP[D,$r]} / ${TP[A,$r]}" %.3f)" "$(calc "${TP[C,$r]} / ${TP[A,$r]}" %.3f)" \
+			"$(for c in A F B D C; do printf '%.0f/' "${SAME[$c,$r]}"; done | sed 's|/$||')" \
+			"$(calc "${SW_B[r]} / (${WIN[B,$r]} / 1e9)" %.0f)" \
 			"$((LOST_SMP[r] + LOST_SW[r] + LOST_WK[r]))" \
-			"$(calc "${REC_CPU_B[r]} * 1e9 / (${WIN_B[r]} * $NCPU) * 100" %.1f)" \
-			"$(calc "${EV_C[r]} / (${WIN_C[r]} / 1e9)" %.0f)" "${LOST_C[r]}"
+			"$(cpu_share B "$r")" "$(cpu_share D "$r")" \
+			"$(calc "${EV_C[r]} / (${WIN[C,$r]} / 1e9)" %.0f)" "${LOST_C[r]}"
 	done
 }
 
@@ -256,85 +307,114 @@ sum_of() {
 	echo "$s"
 }
 
-# summarize_metric TITLE A B C: medians per configuration (array names),
-# their ratios, the per-round ratios' spread and the baseline's noise.
-summarize_metric() {
-	local title=$1 ma mb mc
-	local -n xa=$2 xb=$3 xc=$4
-	local -a rba rca
-
-	ma=$(median "${xa[@]}")
-	mb=$(median "${xb[@]}")
-	mc=$(median "${xc[@]}")
-	mapfile -t rba < <(ratio_list "$3" "$2")
-	mapfile -t rca < <(ratio_list "$4" "$2")
-	echo
-	echo "== $title, median of $ROUNDS rounds =="
-	printf '%-52s %10s %8s %9s\n' configuration "krt/s" "vs A" overhead
-	printf '%-52s %10s %8s %9s\n' "A  baseline (no profiler)" "$(krt "$ma")" 1.000 -
-	printf '%-52s %10s %8s %8s%%\n' "B  $B_LABEL" "$(krt "$mb")" "$(calc "$mb / $ma" %.3f)" \
-		"$(calc "(1 - $mb / $ma) * 100" %.1f)"
-	printf '%-52s %10s %8s %8s%%\n' "C  perf record -a $PERF_FLAGS-e sched:sched_switch" "$(krt "$mc")" \
-		"$(calc "$mc / $ma" %.3f)" "$(calc "(1 - $mc / $ma) * 100" %.1f)"
-	echo "ratio of medians:   B/A $(calc "$mb / $ma" %.3f)   C/A $(calc "$mc / $ma" %.3f)   B/C $(calc "$mb / $mc" %.3f)"
-	printf 'per-round ratios (min / median / max):  B/A %.3f / %.3f / %.3f   C/A %.3f / %.3f / %.3f\n' \
-		"$(min_of "${rba[@]}")" "$(median "${rba[@]}")" "$(max_of "${rba[@]}")" \
-		"$(min_of "${rca[@]}")" "$(median "${rca[@]}")" "$(max_of "${rca[@]}")"
-	printf 'noise: baseline A ranged %s..%s krt/s (%+.1f%% / %+.1f%% around its median)\n' \
-		"$(krt "$(min_of "${xa[@]}")")" "$(krt "$(max_of "${xa[@]}")")" \
-		"$(calc "($(min_of "${xa[@]}") / $ma - 1) * 100" %.2f)" \
-		"$(calc "($(max_of "${xa[@]}") / $ma - 1) * 100" %.2f)"
-}
-
-# share_list CPU WIN: per round, CPU seconds over the window's CPU time, in %.
-share_list() {
-	local -n cs=$1 ws=$2
+# values ARRAY C: ARRAY's values of configuration C, one per round.
+values() {
+	local -n arr=$1
 	local r
 
 	for ((r = 0; r < ROUNDS; r++)); do
-		calc "${cs[r]} * 1e9 / (${ws[r]} * $NCPU) * 100" "%.4f"
+		echo "${arr[$2,$r]}"
+	done
+}
+
+# ratios ARRAY X Y: per round, X's value over Y's.
+ratios() {
+	local -n arr=$1
+	local r
+
+	for ((r = 0; r < ROUNDS; r++)); do
+		calc "${arr[$2,$r]} / ${arr[$3,$r]}" %.6f
 		echo
 	done
 }
 
-print_summary() {
-	local -a sb sc
+# goal NAME VALUE MIN: the issue's goal line.
+goal() {
+	local verdict=below
 
-	summarize_metric "round trips per second of wall time" TP_A TP_B TP_C
-	summarize_metric "round trips per CPU-second the workload used (its own threads' time)" CP_A CP_B CP_C
-	mapfile -t sb < <(share_list REC_CPU_B WIN_B)
-	mapfile -t sc < <(share_list REC_CPU_C WIN_C)
+	[ "$(calc "($2 >= $3)" %d)" = 1 ] && verdict=met
+	printf '  %-40s %6.3f   goal >= %.2f: %s\n' "$1" "$2" "$3" "$verdict"
+}
+
+# summarize_metric TITLE ARRAY: medians per configuration, their ratios, the
+# per-round ratios' spread, the baseline's noise and the goals.
+summarize_metric() {
+	local title=$1 c m ma mf mb md mc
+	local -A med
+	local -a v rr
+
+	for c in "${CONFIGS[@]}"; do
+		mapfile -t v < <(values "$2" "$c")
+		med[$c]=$(median "${v[@]}")
+	done
+	ma=${med[A]} mf=${med[F]} mb=${med[B]} md=${med[D]} mc=${med[C]}
+	echo
+	echo "== $title, median of $ROUNDS rounds =="
+	printf '%-52s %10s %8s %9s   %-26s\n' configuration "krt/s" "vs A" overhead "per-round vs A min/med/max"
+	for c in "${CONFIGS[@]}"; do
+		m=${med[$c]}
+		mapfile -t rr < <(ratios "$2" "$c" A)
+		printf '%-52s %10s %8s %8s%%   %.3f / %.3f / %.3f\n' "$c  ${LABEL[$c]}" "$(krt "$m")" \
+			"$(calc "$m / $ma" %.3f)" "$(calc "(1 - $m / $ma) * 100" %.1f)" \
+			"$(min_of "${rr[@]}")" "$(median "${rr[@]}")" "$(max_of "${rr[@]}")"
+	done
+	mapfile -t v < <(values "$2" A)
+	printf 'noise: baseline A ranged %s..%s krt/s (%+.1f%% / %+.1f%% around its median)\n' \
+		"$(krt "$(min_of "${v[@]}")")" "$(krt "$(max_of "${v[@]}")")" \
+		"$(calc "($(min_of "${v[@]}") / $ma - 1) * 100" %.2f)" \
+		"$(calc "($(max_of "${v[@]}") / $ma - 1) * 100" %.2f)"
+	echo "against the floor and perf (ratios of medians; per-round medians in brackets):"
+	mapfile -t rr < <(ratios "$2" B F)
+	goal "B/F  bpfprof -a vs the floor [$(median "${rr[@]}" | xargs printf %.3f)]" "$(calc "$mb / $mf" %.6f)" 0.92
+	mapfile -t rr < <(ratios "$2" D F)
+	goal "D/F  continuous -a vs the floor [$(median "${rr[@]}" | xargs printf %.3f)]" "$(calc "$md / $mf" %.6f)" 0.97
+	mapfile -t rr < <(ratios "$2" B C)
+	goal "B/C  bpfprof -a vs perf [$(median "${rr[@]}" | xargs printf %.3f)]" "$(calc "$mb / $mc" %.6f)" 1.10
+	mapfile -t rr < <(ratios "$2" D C)
+	printf '  %-40s %6.3f\n' "D/C  continuous -a vs perf [$(median "${rr[@]}" | xargs printf %.3f)]" \
+		"$(calc "$md / $mc" %.3f)"
+}
+
+print_summary() {
+	local c
+	local -a v
+
+	summarize_metric "round trips per second of wall time" TP
+	summarize_metric "round trips per CPU-second the workload used (its own threads' time)" CP
 	echo
 	echo "== events and losses, all $ROUNDS rounds =="
-	if [ "$CONTINUOUS" = 1 ]; then
-		echo "bpfprof: continuous mode prints no event counts (its snapshots hold them)"
-	else
-		echo "bpfprof: $(sum_of "${SW_B[@]}") context switches and $(sum_of "${WK_B[@]}") wakeups recorded;" \
-			"lost: $(sum_of "${LOST_SW[@]}") switches, $(sum_of "${LOST_WK[@]}") wakeups, $(sum_of "${LOST_SMP[@]}") samples"
-	fi
+	echo "bpfprof -a: $(sum_of "${SW_B[@]}") context switches and $(sum_of "${WK_B[@]}") wakeups recorded;" \
+		"lost: $(sum_of "${LOST_SW[@]}") switches, $(sum_of "${LOST_WK[@]}") wakeups, $(sum_of "${LOST_SMP[@]}") samples"
+	echo "bpfprof continuous -a: prints no event counts (its snapshots hold them)"
 	echo "perf:    $(sum_of "${EV_C[@]}") sched_switch records; lost: $(sum_of "${LOST_C[@]}") events"
-	echo "profiler process CPU while recording, share of all CPU time (median):" \
-		"bpfprof $(median "${sb[@]}")%, perf $(median "${sc[@]}")%"
+	printf 'profiler process CPU while recording, share of all CPU time (median):'
+	for c in F B D C; do
+		mapfile -t v < <(for ((r = 0; r < ROUNDS; r++)); do cpu_share "$c" "$r"; echo; done)
+		printf ' %s %s%%' "$c" "$(median "${v[@]}")"
+	done
+	echo
 	echo "load average now: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min)"
 }
 
 # ---- bpfprof's own cost ----------------------------------------------------
 
+# measure_bpfprof_cost record|continuous
 measure_bpfprof_cost() {
 	local smp sw wk swl wkl
 
 	echo
-	echo "== bpfprof's own cost: one more run, with kernel.bpf_stats_enabled=1 =="
+	echo "== bpfprof's own cost ($1): one more run, with kernel.bpf_stats_enabled=1 =="
 	if ! command -v bpftool >/dev/null 2>&1; then
 		echo "skipped: bpftool is not installed (scripts/install-deps.sh installs it)"
 		return 0
 	fi
+	use_mode "$1"
 	bpf_stats_run run_workload start_bpfprof
 	rm -rf "$WORK/bpfprof.json.gz" "$WORK/snapshots"
 	stats_window "workload $(krt "${STATS_OUT%% *}") krt/s, same CPU ${STATS_OUT##* }% of round trips"
 	echo "$STATS_TABLE"
 	stats_process_cpu ""
-	[ "$CONTINUOUS" = 1 ] && return 0
+	[ "$1" = continuous ] && return 0
 	read -r smp sw wk swl wkl < <(bpfprof_counts)
 	echo "recorded: $sw switches, $wk wakeups; lost: $swl switches, $wkl wakeups, $smp samples"
 }
@@ -347,17 +427,13 @@ main() {
 	command -v perf >/dev/null 2>&1 || die "perf is not installed (scripts/install-deps.sh --bench)"
 	command -v cc >/dev/null 2>&1 || die "no C compiler (cc) to build the workload"
 
-	PERF_FLAGS=
-	[ "$PERF_G" = 1 ] && PERF_FLAGS='-g '
-	if [ "$CONTINUOUS" = 1 ]; then
-		# One snapshot interval longer than any run: the mode's steady state.
-		BPFPROF_ARGS=(continuous -a --out-dir "$WORK/snapshots" --interval 60s)
-		BPFPROF_DONE='^bpfprof: stopped after '
-		B_LABEL="bpfprof continuous -a (defaults)"
-	else
-		BPFPROF_ARGS=(-a -d $((WORK_SECONDS + LIMIT_SLACK)) -o "$WORK/bpfprof.json.gz")
-		B_LABEL="bpfprof -a (defaults)"
-	fi
+	[ "$PERF_G" = 1 ] && LABEL[C]="perf record -a -g -e sched:sched_switch"
+	FLOOR=$(dirname "$BPFPROF")/bpfprof-hook-floor
+	[ -x "$FLOOR" ] || die "no $FLOOR (cmake --build build builds it next to bpfprof)"
+	# start_wrapped sends stdout to /dev/null: the floor's "attached" goes to a file.
+	FLOOR_WRAPPER=$WORK/floor.sh
+	printf '#!/bin/sh\nexec "%s" sched >"%s"\n' "$FLOOR" "$WORK/floor.out" >"$FLOOR_WRAPPER"
+	chmod +x "$FLOOR_WRAPPER"
 
 	build_workload
 	PERF_CONTROL=0
@@ -379,7 +455,8 @@ main() {
 
 	run_rounds
 	print_summary
-	measure_bpfprof_cost
+	measure_bpfprof_cost record
+	measure_bpfprof_cost continuous
 }
 
 main "$@"
