@@ -98,6 +98,9 @@ struct held_switch {
 	char next_comm[BPFPROF_COMM_LEN]; /* only when prev stays runnable */
 };
 
+/* task_sched_state.wake_ts of a kept wakeup whose time its switch-in reads. */
+#define WAKE_TS_AT_SWITCH_IN 1
+
 /* Per-thread state kept by the kernel with the task: no shared map is updated. */
 struct task_sched_state {
 	/* Per switch-out place (slot): when its stack was last taken (0: never) and where. */
@@ -106,7 +109,8 @@ struct task_sched_state {
 	__u64 off_ts;			     /* its last switch-out (0: none seen) */
 	/*
 	 * A wakeup of its current wait that was not sent (the wait was still
-	 * short): see settle_wakeup(). wake_ts == 0: none.
+	 * short): see settle_wakeup(). wake_ts == 0: none; WAKE_TS_AT_SWITCH_IN:
+	 * its time is read at the switch-in (switch_in_wake_time()).
 	 */
 	__u64 wake_ts;
 	__u32 waker_pid, waker_tid;
@@ -295,6 +299,9 @@ static __always_inline void settle_wakeup(struct task_sched_state *ts, struct ta
 	/* A wakeup during this slice races with the switch-out to come: it ends the next wait. */
 	if (!ts || !ts->wake_ts || ts->wake_ts > since)
 		return;
+	/* Not timed at a switch-in (it never should be): it was before this slice. */
+	if (ts->wake_ts == WAKE_TS_AT_SWITCH_IN)
+		ts->wake_ts = since;
 	if (since - ts->off_ts >= sched_min_ns) {
 		emit_wakeup(ts->wake_ts, ts->wake_cpu, task, ts->waker_pid, ts->waker_tid,
 			    ts->waker_comm, ts->wake_target_cpu, ts->wake_flags);
@@ -610,7 +617,7 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	}
 	/* next's wait ends: its held switch-out is folded or sent before prev's record. */
 	if (fold_waits && btf && next_target)
-		end_held_wait(next, next_tgid, next_tid, now);
+		end_held_wait(next, next_tgid, next_tid, now, slice ? &slice->clock : NULL);
 	/* Only the BTF-typed next can reach its task storage: raw_tp sees leavers at switch-out. */
 	if (nr_cgroups && btf && next_tid != 0 && !next_target)
 		note_left_targets(next, next_tgid, next_tid, now, now);
@@ -745,18 +752,21 @@ static __always_inline bool task_queued_runnable(struct task_struct *p)
  * any wait, the replay sorts those out) and p's switch-out was seen, and its
  * wait is still shorter than the threshold. Returns true when kept.
  */
-static __always_inline bool keep_wakeup(struct task_struct *p, __u64 now, __u32 waker_pid,
+static __always_inline bool keep_wakeup(struct task_struct *p, __u64 *now, __u32 waker_pid,
 					__u32 waker_tid, __u32 cpu, __u32 flags)
 {
 	struct task_sched_state *ts = bpf_task_storage_get(&task_sched, p, NULL, 0);
+	__u64 wake_ts;
 
 	/*
 	 * Its switch-out is held (fold_waits): the wakeup goes out with it or
 	 * is counted with it, whatever the wait's length, never before it.
+	 * Its time is read at the switch-in, where it can be had for free.
 	 */
 	if (fold_waits && ts && ts->held) {
 		if (ts->wake_ts)
 			return true;
+		wake_ts = wake_time_at_switch_in() ? WAKE_TS_AT_SWITCH_IN : bpf_ktime_get_ns();
 		goto keep;
 	}
 	if (task_queued_runnable(p)) /* only called for BTF-typed pointers */
@@ -765,10 +775,11 @@ static __always_inline bool keep_wakeup(struct task_struct *p, __u64 now, __u32 
 		return false;
 	if (ts->wake_ts)
 		return true; /* the first wakeup ends the wait; it is kept already */
-	if (now - ts->off_ts >= sched_min_ns)
+	*now = wake_ts = bpf_ktime_get_ns();
+	if (wake_ts - ts->off_ts >= sched_min_ns)
 		return false;
 keep:
-	ts->wake_ts = now;
+	ts->wake_ts = wake_ts;
 	ts->waker_pid = waker_pid;
 	ts->waker_tid = waker_tid;
 	ts->wake_cpu = cpu;
@@ -791,7 +802,7 @@ keep:
 static __always_inline void handle_wakeup(struct task_struct *p, __u32 flags, bool btf,
 					  bool cg_kfunc)
 {
-	__u64 id = bpf_get_current_pid_tgid(), now;
+	__u64 id = bpf_get_current_pid_tgid(), now = 0;
 	__u32 waker_tgid = id >> 32, waker_tid = (__u32)id, cpu, target_cpu = 0, kind;
 	__u32 wakee_tid = TASK_READ(btf, p, pid), wakee_tgid = TASK_READ(btf, p, tgid);
 
@@ -805,11 +816,12 @@ static __always_inline void handle_wakeup(struct task_struct *p, __u32 flags, bo
 	} else if (waker_tid != 0 && current_is_target(waker_tgid)) {
 		flags |= WAKEUP_WAKER_TARGET;
 	}
-	now = bpf_ktime_get_ns();
 	cpu = bpf_get_smp_processor_id();
 	if (btf && defer_wakeups && !(flags & WAKEUP_NEW) &&
-	    keep_wakeup(p, now, waker_tgid, waker_tid, cpu, flags))
+	    keep_wakeup(p, &now, waker_tgid, waker_tid, cpu, flags))
 		return;
+	if (!now)
+		now = bpf_ktime_get_ns();
 	if (bpf_core_field_exists(p->wake_cpu))
 		target_cpu = TASK_READ(btf, p, wake_cpu);
 	emit_wakeup(now, cpu, p, waker_tgid, waker_tid, NULL, target_cpu, flags);

@@ -38,6 +38,15 @@ static __always_inline bool wait_is_runnable(__u32 flags, __u32 prev_state)
 	return (flags & SWITCH_PREEMPT) || prev_state == 0;
 }
 
+/*
+ * Set by userspace from before the end iterator runs until after it ran,
+ * with an RCU grace period (membarrier) between setting it and running the
+ * iterator, so that every switch-in that may claim a held switch-out with a
+ * plain store has ended before the iterator looks (end_held_wait()). Kept
+ * set where that wait is not to be had.
+ */
+bool flush_in_progress = true;
+
 /* Hand the thread's folded waits over to a record and start counting afresh. */
 static __always_inline void take_folded(struct task_sched_state *ts, struct folded_waits *out)
 {
@@ -152,18 +161,32 @@ static __always_inline void fold_wait(struct task_sched_state *ts, __u64 now)
  * held switch-out, if any, by folding or sending it.
  */
 static __always_inline void end_held_wait(struct task_struct *next, __u32 tgid, __u32 tid,
-					  __u64 now)
+					  __u64 now, struct switch_clock *clock)
 {
 	struct task_sched_state *ts = bpf_task_storage_get(&task_sched, next, NULL, 0);
 	struct switch_event *e;
 	__u32 zero = 0;
 	__u64 size;
 
-	if (!ts || !ts->held)
+	if (!ts)
 		return;
-	/* The end iterator may be sending it right now, from another CPU. */
-	if (__sync_val_compare_and_swap(&ts->held, 1, 0) != 1)
+	/* Before the held test: the end iterator may have sent the switch-out. */
+	if (ts->wake_ts == WAKE_TS_AT_SWITCH_IN)
+		ts->wake_ts = switch_in_wake_time(clock, next, ts->off_ts, now);
+	if (!ts->held)
 		return;
+	/*
+	 * Claim it. Only the end iterator can race with this (a task is
+	 * switched in on one CPU at a time), and only while it runs: then with
+	 * a cmpxchg (it may be sending it right now, from another CPU), else
+	 * with a plain store, ~8 ns less per switch.
+	 */
+	if (flush_in_progress) {
+		if (__sync_val_compare_and_swap(&ts->held, 1, 0) != 1)
+			return;
+	} else {
+		ts->held = 0;
+	}
 	if (!ts->must_send && now - ts->off_ts < fold_min_ns &&
 	    ts->fold.off_ns + (now - ts->off_ts) < fold_off_ns) {
 		fold_wait(ts, now);

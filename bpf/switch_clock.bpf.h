@@ -27,6 +27,12 @@ struct switch_clock {
 	__u64 last_ns; /* the last time handed out on this CPU */
 };
 
+/*
+ * Userspace: the kernel stamps sched_info.last_queued (CONFIG_SCHED_INFO and,
+ * on older kernels, sched_info_on()), seen in /proc/self/schedstat.
+ */
+const volatile bool sched_info_stamps = false;
+
 /* Measure the offset again after this much rq clock (per CPU). */
 const volatile __u64 switch_clock_calibrate_ns = 1000000;
 /* Userspace turns it off (--debug knob, the benchmark's comparison). */
@@ -44,6 +50,33 @@ struct rq___clock {
 	__u64 clock;
 } __attribute__((preserve_access_index));
 
+struct sched_info___queued {
+	unsigned long long last_queued;
+} __attribute__((preserve_access_index));
+
+/* Whether switch_clock_now() reads the rq clock: all load-time constants. */
+static __always_inline bool switch_clock_uses_rq(void)
+{
+	return switch_clock_from_rq &&
+	       bpf_core_field_exists(((struct sched_entity___grp *)0)->cfs_rq) &&
+	       bpf_core_field_exists(((struct cfs_rq___rq *)0)->rq);
+}
+
+/*
+ * Whether a wakeup's time can be read at the wakee's switch-in instead of
+ * at the wakeup: enqueueing a woken task stamps sched_info.last_queued with
+ * its runqueue's clock, and the switch-in (sched_info_arrive(), after the
+ * tracepoint) clears it. So a wakeup costs no clock read. The stamp is the
+ * enqueue: later than sched_waking by the wakeup IPI when the wakee's CPU
+ * is another, and the time of the move when the balancer moved the woken
+ * task to another CPU before it ran.
+ */
+static __always_inline bool wake_time_at_switch_in(void)
+{
+	return sched_info_stamps && switch_clock_uses_rq() &&
+	       bpf_core_field_exists(((struct sched_info___queued *)0)->last_queued);
+}
+
 /* `prev` (BTF-typed, on this CPU) is leaving it now: the time, on bpf_ktime_get_ns()'s clock. */
 static __always_inline __u64 switch_clock_now(struct switch_clock *c, struct task_struct *prev)
 {
@@ -52,14 +85,15 @@ static __always_inline __u64 switch_clock_now(struct switch_clock *c, struct tas
 	struct rq___clock *rq;
 	__u64 rq_now, now;
 
-	if (!switch_clock_from_rq || !c || !bpf_core_field_exists(se->cfs_rq) ||
-	    !bpf_core_field_exists(((struct cfs_rq___rq *)0)->rq))
+	if (!switch_clock_uses_rq() || !c)
 		return bpf_ktime_get_ns();
 	cfs = se->cfs_rq;
 	rq = cfs ? (struct rq___clock *)cfs->rq : NULL;
 	rq_now = rq ? rq->clock : 0;
-	if (!rq_now)
+	if (!rq_now) {
+		c->rq_at = 0; /* the offset is not known now: see switch_in_wake_time() */
 		return bpf_ktime_get_ns();
+	}
 	if (c->rq_at && rq_now >= c->rq_at && rq_now - c->rq_at < switch_clock_calibrate_ns) {
 		now = rq_now + c->offset;
 	} else {
@@ -71,4 +105,23 @@ static __always_inline __u64 switch_clock_now(struct switch_clock *c, struct tas
 		now = c->last_ns;
 	c->last_ns = now;
 	return now;
+}
+
+/*
+ * The time `next` (BTF-typed), now getting this CPU, was woken: its
+ * sched_info.last_queued on bpf_ktime_get_ns()'s clock, within its wait
+ * [off_ts, now]; `now` when it is not stamped.
+ */
+static __always_inline __u64 switch_in_wake_time(struct switch_clock *c, struct task_struct *next,
+						 __u64 off_ts, __u64 now)
+{
+	struct sched_info___queued *si = (void *)&next->sched_info;
+	__u64 queued = si->last_queued, t;
+
+	if (!c || !c->rq_at || !queued)
+		return now;
+	t = queued + c->offset;
+	if (t < off_ts)
+		t = off_ts;
+	return t < now ? t : now;
 }

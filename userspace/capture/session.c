@@ -18,6 +18,7 @@
 #include "bpfprof.skel.h"
 #include "../../bpf/bpfprof_abi.h"
 #include "cpus.h"
+#include "held_waits.h"
 #include "preflight.h"
 #include "tp_flavours.h"
 #include "timer_wakers.h"
@@ -135,37 +136,6 @@ static bool choose_sched_programs(struct session *s, bool sched, bool *switch_bt
 			*switch_btf = btf;
 	}
 	return waking_btf;
-}
-
-/*
- * Short waits counted in the kernel instead of sent (bpf/fold_waits.bpf.h):
- * with both BTF-typed scheduler programs, no --cgroup, and a threshold
- * below which waits show nothing (the smallest of --sched-min, of
- * --syscall-min when blocking syscalls are named, and nothing when either
- * is 0). BPFPROF_FOLD_WAITS=0 turns it off, to compare.
- */
-static void configure_fold_waits(struct session *s, const struct session_config *cfg,
-				 bool btf_programs)
-{
-	const char *env = getenv("BPFPROF_FOLD_WAITS");
-	uint64_t min_ns = cfg->sched_min_ns;
-
-	if (s->syscalls_from_switch && cfg->syscall_min_ns < min_ns)
-		min_ns = cfg->syscall_min_ns;
-	s->fold_waits = cfg->sched && btf_programs && !cfg->nr_cgroups && min_ns > 0 &&
-			!(env && !strcmp(env, "0"));
-	s->skel->rodata->fold_waits = s->fold_waits;
-	s->skel->rodata->fold_min_ns = min_ns;
-	/* Folded off-CPU time must still become off-CPU samples, one per interval. */
-	s->skel->rodata->fold_off_ns =
-		cfg->offcpu_stacks ? 1000000000ULL / (cfg->freq_hz ? cfg->freq_hz : 1) : ~0ULL;
-	bpf_program__set_autoload(s->skel->progs.flush_held_waits, s->fold_waits);
-	/* BPFPROF_SWITCH_CLOCK=ktime: read the clock at every switch, to compare. */
-	env = getenv("BPFPROF_SWITCH_CLOCK");
-	s->skel->rodata->switch_clock_from_rq = !(env && !strcmp(env, "ktime"));
-	if (s->fold_waits)
-		log_debug("waits under %" PRIu64 " us are counted in the kernel, not sent",
-			  min_ns / 1000);
 }
 
 static void choose_syscall_programs(struct session *s, bool on)
@@ -535,7 +505,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->syscalls = cfg->syscalls;
 	s->syscalls_from_switch = cfg->syscalls_from_switch && cfg->sched;
 	s->skel->rodata->syscalls_from_switch = s->syscalls_from_switch;
-	configure_fold_waits(s, cfg, waking_btf && switch_btf && cfg->sched_min_ns > 0);
+	held_waits_configure(s, cfg, waking_btf && switch_btf && cfg->sched_min_ns > 0);
 	s->skel->rodata->syscall_min_ns = cfg->syscall_min_ns;
 	s->skel->rodata->self_tgid = (uint32_t)getpid();
 	choose_syscall_programs(s, cfg->syscalls);
@@ -757,17 +727,6 @@ void session_read_stats(struct session *s, struct session_stats *out)
 			}
 	}
 	free(per_cpu);
-}
-
-int session_flush_held_waits(struct session *s, uint64_t before_ns)
-{
-	struct switch_event rec;
-
-	if (!s->fold_waits || !s->sched_attached)
-		return 0;
-	s->skel->bss->flush_folded_ts = before_ns;
-	return session_run_iter(s->skel->progs.flush_held_waits, NULL, &rec,
-				offsetof(struct switch_event, ips), s->on_record, s->record_ctx);
 }
 
 int session_dump_syscall_totals(struct session *s)

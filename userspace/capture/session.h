@@ -84,9 +84,10 @@ struct session {
 	bool syscalls;		   /* the syscall programs are loaded */
 	bool syscalls_from_switch; /* switch-outs name the syscall they sleep in */
 	bool syscalls_attached;	   /* ... and attached */
-	bool fold_waits;  /* short waits are counted in the kernel (bpf/fold_waits.bpf.h) */
-	bool cg_kfunc;	  /* other tasks' cgroups are tested with the 6.5+ kfunc */
-	bool task_stacks; /* the sleeping-thread stack iterator is loaded (task_stacks.h) */
+	bool fold_waits;   /* short waits are counted in the kernel (bpf/fold_waits.bpf.h) */
+	bool plain_claims; /* ... and claimed without cmpxchg but while flushing (held_waits.c) */
+	bool cg_kfunc;	   /* other tasks' cgroups are tested with the 6.5+ kfunc */
+	bool task_stacks;  /* the sleeping-thread stack iterator is loaded (task_stacks.h) */
 	bool *online;
 	int nr_possible, nr_online;
 	session_record_fn on_record;
