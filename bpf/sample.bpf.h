@@ -57,6 +57,9 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	e->flags = 0;
 	slice = bpf_map_lookup_elem(&cpu_slices, &zero);
 	e->oncpu_since = slice ? slice->since : 0;
+	/* The switch's time comes from the runqueue clock (switch_clock.bpf.h): within microseconds. */
+	if (e->oncpu_since > e->hdr.ts)
+		e->oncpu_since = e->hdr.ts;
 	e->oncpu_runtime_ns = slice ? slice->runtime_ns : 0;
 	current_comm(e->comm);
 	e->woken.ts = 0;
