@@ -35,7 +35,7 @@ const volatile bool sched_info_stamps = false;
 
 /* Measure the offset again after this much rq clock (per CPU). */
 const volatile __u64 switch_clock_calibrate_ns = 1000000;
-/* Userspace turns it off (--debug knob, the benchmark's comparison). */
+/* BPFPROF_SWITCH_CLOCK=ktime turns it off, to compare (bench/README.md). */
 const volatile bool switch_clock_from_rq = true;
 
 struct cfs_rq___rq {
