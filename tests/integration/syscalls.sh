@@ -15,6 +15,13 @@
 #                            its fd and bytes asked, every 1 ms nanosleep,
 #                            nothing for getppid, no totals
 #                            (syscall_wait_checks.mjs)
+#   syscalls.sh ktime_clock  the defaults, with every switch and kept wakeup
+#                            reading bpf_ktime_get_ns() and held switch-outs
+#                            claimed by cmpxchg (BPFPROF_SWITCH_CLOCK=ktime,
+#                            BPFPROF_HELD_CLAIMS=cmpxchg): what kernels without
+#                            CONFIG_FAIR_GROUP_SCHED or sched_info, or with
+#                            nohz_full, run (bpf/switch_clock.bpf.h); the same
+#                            checks as default
 #   syscalls.sh all          --syscalls=all: ~20 ms read markers with the fd,
 #                            bytes asked and bytes read; every getppid
 #                            counted in the spinner's totals, almost none a
@@ -35,6 +42,11 @@ default)
 	options=()
 	workload=(2 "$PERIOD_MS")
 	;;
+ktime_clock)
+	options=()
+	workload=(2 "$PERIOD_MS")
+	export BPFPROF_SWITCH_CLOCK=ktime BPFPROF_HELD_CLAIMS=cmpxchg
+	;;
 all)
 	options=(--syscalls=all)
 	expect=(--syscall-min 1)
@@ -51,7 +63,7 @@ min0)
 	workload=(1 "$PERIOD_MS" 20000)
 	;;
 *)
-	fail "usage: syscalls.sh default|all|no_syscalls|min0 (got '${1:-}')"
+	fail "usage: syscalls.sh default|ktime_clock|all|no_syscalls|min0 (got '${1:-}')"
 	;;
 esac
 
@@ -68,7 +80,7 @@ grep '^syscaller: truth ' "$WORK/bpfprof.err" >"$WORK/truth.txt" ||
 log "workload ran as pid $pid; its own account:"
 indent <"$WORK/truth.txt"
 
-if [ "$1" = default ]; then
+if [ "$1" = default ] || [ "$1" = ktime_clock ]; then
 	log "\$ syscall_wait_checks.mjs --pid $pid"
 	"$NODE" "$CHECK_DIR/syscall_wait_checks.mjs" --profile "$WORK/syscalls.json.gz" --gzip --pid "$pid" \
 		--truth "$WORK/truth.txt" --bpfprof-err "$WORK/bpfprof.err" ||
