@@ -173,6 +173,8 @@ static __always_inline void end_held_wait(struct task_struct *next, __u32 tgid, 
 	/* Before the held test: the end iterator may have sent the switch-out. */
 	if (ts->wake_ts == WAKE_TS_AT_SWITCH_IN)
 		ts->wake_ts = switch_in_wake_time(clock, next, ts->off_ts, now);
+	else if (ts->held && ts->wake_ts)
+		ts->wake_ts = wake_before_switch_in(ts->wake_ts, ts->off_ts, now);
 	if (!ts->held)
 		return;
 	/*

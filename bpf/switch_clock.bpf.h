@@ -108,9 +108,25 @@ static __always_inline __u64 switch_clock_now(struct switch_clock *c, struct tas
 }
 
 /*
+ * A wakeup time `t` of a wait [off_ts, now], for the records: within the
+ * wait, and before its end, as the replay must see the wakeup before the
+ * switch-in. The two clocks can meet: a wakeup that preempts the running
+ * task makes __schedule() skip its clock update (rq_clock_skip_update()),
+ * so the switch-in carries the enqueue's own stamp; and a wakeup timed with
+ * bpf_ktime_get_ns() can be a few microseconds past a switch-in timed with
+ * the runqueue clock.
+ */
+static __always_inline __u64 wake_before_switch_in(__u64 t, __u64 off_ts, __u64 now)
+{
+	if (t >= now)
+		t = now - 1;
+	return t > off_ts ? t : off_ts;
+}
+
+/*
  * The time `next` (BTF-typed), now getting this CPU, was woken: its
  * sched_info.last_queued on bpf_ktime_get_ns()'s clock, within its wait
- * [off_ts, now]; `now` when it is not stamped.
+ * [off_ts, now); just before `now` when it is not stamped.
  */
 static __always_inline __u64 switch_in_wake_time(struct switch_clock *c, struct task_struct *next,
 						 __u64 off_ts, __u64 now)
@@ -119,9 +135,8 @@ static __always_inline __u64 switch_in_wake_time(struct switch_clock *c, struct 
 	__u64 queued = si->last_queued, t;
 
 	if (!c || !c->rq_at || !queued)
-		return now;
-	t = queued + c->offset;
-	if (t < off_ts)
-		t = off_ts;
-	return t < now ? t : now;
+		t = now;
+	else
+		t = queued + c->offset;
+	return wake_before_switch_in(t, off_ts, now);
 }
