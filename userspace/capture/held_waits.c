@@ -94,7 +94,6 @@ void held_waits_configure(struct session *s, const struct session_config *cfg, b
 int session_flush_held_waits(struct session *s, uint64_t before_ns)
 {
 	struct switch_event rec;
-
 	int err;
 
 	if (!s->fold_waits || !s->sched_attached)
@@ -104,8 +103,7 @@ int session_flush_held_waits(struct session *s, uint64_t before_ns)
 		s->skel->data->flush_in_progress = true;
 		if (wait_grace_period()) {
 			/* Not known to be safe any more: claim with cmpxchg from now on. */
-			log_debug(
-				"membarrier failed: held waits are claimed atomically from now on");
+			log_debug("membarrier failed: held waits are claimed by cmpxchg now");
 			s->plain_claims = false;
 		}
 	}
