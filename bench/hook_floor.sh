@@ -39,7 +39,6 @@ set_option() {
 	:
 }
 
-FLOOR=
 declare -A NS
 
 # measure TAG WORKLOAD START...: one run of WORKLOAD under the profiler START
@@ -67,16 +66,6 @@ measure() {
 		[ $((cnt - cnt0)) -gt 0 ] &&
 			NS[$tag,$name]="$(calc "($rt - $rt0) / ($cnt - $cnt0)" %.0f) ($((cnt - cnt0)))"
 	done < <(printf '%s\n' "${after[@]}")
-}
-
-start_floor() {
-	start_wrapped floor "$FLOOR" "$1"
-	local i
-	for ((i = 0; i < 200; i++)); do
-		grep -q attached "$WORK/floor.out" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	die "bpfprof-hook-floor did not attach: $(cat "$WORK/floor.err")"
 }
 
 stop_profiler() {
@@ -111,16 +100,10 @@ row() {
 main() {
 	parse_bench_args "" "" "$@"
 	bench_start floor "BPF programs and bpf_stats need it"
-	FLOOR=$(dirname "$BPFPROF")/bpfprof-hook-floor
-	[ -x "$FLOOR" ] || die "no $FLOOR (cmake --build build builds it)"
+	floor_setup
 	[ "$NCPU" -ge 2 ] || die "the ping-pong needs two CPUs"
 	cc -O2 -pthread -o "$WORK/pingpong" "$HERE/pingpong.c" || die "cannot compile pingpong.c"
 	cc -O2 -o "$WORK/syscalls" "$HERE/syscalls.c" || die "cannot compile syscalls.c"
-	# start_wrapped sends the floor's stdout to /dev/null: keep it in a file instead.
-	FLOOR_WRAPPER=$WORK/floor.sh
-	printf '#!/bin/sh\nexec "%s" "$1" >"%s"\n' "$FLOOR" "$WORK/floor.out" >"$FLOOR_WRAPPER"
-	chmod +x "$FLOOR_WRAPPER"
-	FLOOR=$FLOOR_WRAPPER
 
 	echo "bpfprof hook floor, $(date -u '+%Y-%m-%d %H:%M UTC'); $(uname -r), $NCPU CPUs; $WORK_SECONDS s per run"
 	BPFPROF_ARGS=(-a -o "$WORK/bpfprof.json.gz")

@@ -417,6 +417,33 @@ bpf_stats_table() {
 			tcnt ? sprintf("%.0f", trt / tcnt) : "-", trt / all * 100 }'
 }
 
+# floor_setup: build/bpfprof-hook-floor, next to $BPFPROF (empty BPF programs
+# on bpfprof's hooks, the floor under its cost), behind a wrapper that keeps
+# its stdout ("attached") in $WORK/floor.out: start_wrapped discards stdout.
+floor_setup() {
+	local floor
+
+	floor=$(dirname "$BPFPROF")/bpfprof-hook-floor
+	[ -x "$floor" ] || die "no $floor (cmake --build build builds it next to bpfprof)"
+	FLOOR_WRAPPER=$WORK/floor.sh
+	printf '#!/bin/sh\nexec "%s" "$1" >"%s"\n' "$floor" "$WORK/floor.out" >"$FLOOR_WRAPPER"
+	chmod +x "$FLOOR_WRAPPER"
+}
+
+# start_floor sched|syscalls: the floor's programs on those hooks, attached
+# when it returns (PROF_PID set, stop with stop_wrapped).
+start_floor() {
+	local i
+
+	rm -f "$WORK/floor.out"
+	start_wrapped floor "$FLOOR_WRAPPER" "$1"
+	for ((i = 0; i < 200; i++)); do
+		grep -q attached "$WORK/floor.out" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	die "bpfprof-hook-floor did not attach: $(cat "$WORK/floor.err")"
+}
+
 # in_vm: true when running in a virtual machine.
 in_vm() {
 	if command -v systemd-detect-virt >/dev/null 2>&1; then

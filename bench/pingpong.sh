@@ -175,19 +175,7 @@ perf_counts() {
 	echo "${samples:-0} ${lost:-0}"
 }
 
-# ---- the floor and the two bpfprof modes ----------------------------------
-
-start_floor() {
-	local i
-
-	rm -f "$WORK/floor.out"
-	start_wrapped floor "$FLOOR_WRAPPER"
-	for ((i = 0; i < 200; i++)); do
-		grep -q attached "$WORK/floor.out" 2>/dev/null && return 0
-		sleep 0.05
-	done
-	die "bpfprof-hook-floor did not attach: $(cat "$WORK/floor.err")"
-}
+# ---- the two bpfprof modes -------------------------------------------------
 
 # use_mode record|continuous: what start_bpfprof runs and stop_bpfprof waits for.
 use_mode() {
@@ -224,7 +212,7 @@ run_config() {
 
 	case $c in
 	A) ;;
-	F) start_floor ;;
+	F) start_floor sched ;;
 	B) use_mode record && start_bpfprof ;;
 	D) use_mode continuous && start_bpfprof ;;
 	C) start_perf ;;
@@ -428,12 +416,7 @@ main() {
 	command -v cc >/dev/null 2>&1 || die "no C compiler (cc) to build the workload"
 
 	[ "$PERF_G" = 1 ] && LABEL[C]="perf record -a -g -e sched:sched_switch"
-	FLOOR=$(dirname "$BPFPROF")/bpfprof-hook-floor
-	[ -x "$FLOOR" ] || die "no $FLOOR (cmake --build build builds it next to bpfprof)"
-	# start_wrapped sends stdout to /dev/null: the floor's "attached" goes to a file.
-	FLOOR_WRAPPER=$WORK/floor.sh
-	printf '#!/bin/sh\nexec "%s" sched >"%s"\n' "$FLOOR" "$WORK/floor.out" >"$FLOOR_WRAPPER"
-	chmod +x "$FLOOR_WRAPPER"
+	floor_setup
 
 	build_workload
 	PERF_CONTROL=0
