@@ -672,13 +672,13 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	current_comm(e->prev_comm);
 	e->prev_state = state;
 	/* Who took the CPU matters only when prev did not give it up to wait. */
-	if (preempt || state == 0)
+	if (wait_is_runnable(flags, state))
 		BPF_CORE_READ_STR_INTO(&e->next_comm, next, comm);
 	else
 		e->next_comm[0] = '\0';
 	e->woken = woken;
 	e->sys_nr = -1;
-	if (syscalls_from_switch && !preempt && state != 0)
+	if (syscalls_from_switch && !wait_is_runnable(flags, state))
 		read_blocking_syscall(cur, e);
 	if (take_stack)
 		flags |= SWITCH_HAS_STACK | get_stacks(ctx, e->ips, true, &kn, &un, false);

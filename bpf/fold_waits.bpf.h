@@ -73,7 +73,7 @@ static __always_inline bool hold_switch(struct task_sched_state *ts, struct task
 	hs->cpu = bpf_get_smp_processor_id();
 	hs->woken = *woken;
 	/* Who took the CPU matters only when prev did not give it up to wait. */
-	if ((flags & SWITCH_PREEMPT) || state == 0) {
+	if (wait_is_runnable(flags, state)) {
 		hs->next_pid = next_tgid;
 		hs->next_tid = next_tid;
 		__builtin_memcpy(hs->next_comm, next->comm, sizeof(hs->next_comm));
@@ -116,7 +116,7 @@ static __always_inline __u64 held_record(struct switch_event *e, struct task_sch
 	e->kstack_len = 0;
 	e->ustack_len = 0;
 	e->sys_nr = -1;
-	if (syscalls_from_switch && !(hs->flags & SWITCH_PREEMPT) && hs->prev_state != 0 &&
+	if (syscalls_from_switch && !wait_is_runnable(hs->flags, hs->prev_state) &&
 	    read_task_syscall(task, &nr, e->sys_args))
 		e->sys_nr = nr;
 	e->woken = hs->woken;

@@ -81,14 +81,19 @@ void held_waits_configure(struct session *s, const struct session_config *cfg, b
 	s->plain_claims =
 		s->fold_waits && can_wait_grace_period() && !(env && !strcmp(env, "cmpxchg"));
 	s->skel->data->flush_in_progress = !s->plain_claims;
-	/* BPFPROF_SWITCH_CLOCK=ktime: read the clock at every switch, to compare. */
-	env = getenv("BPFPROF_SWITCH_CLOCK");
-	s->skel->rodata->switch_clock_from_rq = !(env && !strcmp(env, "ktime"));
-	s->skel->rodata->sched_info_stamps = kernel_stamps_sched_info();
 	if (s->fold_waits)
 		log_debug("waits under %" PRIu64 " us are counted in the kernel, not sent;"
 			  " held switch-outs are claimed %s",
 			  min_ns / 1000, s->plain_claims ? "with plain stores" : "with cmpxchg");
+}
+
+void switch_clock_configure(struct session *s)
+{
+	/* BPFPROF_SWITCH_CLOCK=ktime: read the clock at every switch, to compare. */
+	const char *env = getenv("BPFPROF_SWITCH_CLOCK");
+
+	s->skel->rodata->switch_clock_from_rq = !(env && !strcmp(env, "ktime"));
+	s->skel->rodata->sched_info_stamps = kernel_stamps_sched_info();
 }
 
 int session_flush_held_waits(struct session *s, uint64_t before_ns)

@@ -506,6 +506,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->syscalls_from_switch = cfg->syscalls_from_switch && cfg->sched;
 	s->skel->rodata->syscalls_from_switch = s->syscalls_from_switch;
 	held_waits_configure(s, cfg, waking_btf && switch_btf && cfg->sched_min_ns > 0);
+	switch_clock_configure(s);
 	s->skel->rodata->syscall_min_ns = cfg->syscall_min_ns;
 	s->skel->rodata->self_tgid = (uint32_t)getpid();
 	choose_syscall_programs(s, cfg->syscalls);

@@ -154,14 +154,6 @@ int session_dump_syscall_totals(struct session *s);
  */
 int session_run_iter(struct bpf_program *prog, const struct bpf_iter_attach_opts *opts, void *rec,
 		     size_t rec_size, session_record_fn on_rec, void *ctx);
-/*
- * With fold_waits, hand the record callback every switch-out the kernel
- * still holds (its thread's wait is on) and every thread's short waits
- * counted since its last switch record, as EV_SWITCH records; the latter
- * are stamped `before_ns` (0: now), the end of the window they belong to.
- * At the end of a recording and at each snapshot boundary. 0 or -errno.
- */
-int session_flush_held_waits(struct session *s, uint64_t before_ns);
 void session_close(struct session *s);
 
 #endif

@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../capture/held_waits.h"
 #include "../capture/preflight.h"
 #include "../model/cut.h"
 #include "../symbols/symbolizer.h"

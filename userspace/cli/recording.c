@@ -16,6 +16,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "../capture/held_waits.h"
 #include "../capture/preflight.h"
 #include "../emit/emitter.h"
 #include "../emit/pprof_writer.h"
