@@ -6,8 +6,8 @@
 #include "cli/continuous.h"
 #include "cli/options.h"
 #include "cli/record.h"
-#include "cli/report.h"
-#include "cli/view.h"
+#include "report/report.h"
+#include "view/view.h"
 
 int main(int argc, char **argv)
 {

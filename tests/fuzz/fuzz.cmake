@@ -10,10 +10,10 @@ foreach(target ${BPFPROF_FUZZ_TARGETS})
   target_include_directories(${target} PRIVATE ${CMAKE_SOURCE_DIR}/userspace)
   target_link_options(${target} PRIVATE -fsanitize=fuzzer)
 endforeach()
-# bpfprof report's reader lives in cli/, outside bpfprof_core: compiled in here.
+# bpfprof report's reader lives in report/, outside bpfprof_core: compiled in here.
 add_executable(fuzz_report ${CMAKE_SOURCE_DIR}/tests/fuzz/fuzz_report.c
-               ${CMAKE_SOURCE_DIR}/userspace/cli/report_load.c
-               ${CMAKE_SOURCE_DIR}/userspace/cli/report_stats.c)
+               ${CMAKE_SOURCE_DIR}/userspace/report/report_load.c
+               ${CMAKE_SOURCE_DIR}/userspace/report/report_stats.c)
 target_link_libraries(fuzz_report PRIVATE bpfprof_core PkgConfig::JANSSON)
 target_include_directories(fuzz_report PRIVATE ${CMAKE_SOURCE_DIR}/userspace)
 target_link_options(fuzz_report PRIVATE -fsanitize=fuzzer)

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli/report_load.h"
-#include "cli/report_stats.h"
+#include "report/report_load.h"
+#include "report/report_stats.h"
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The values options take (cli/option_values.c): counts, thresholds,
+ * The values options take (util/option_values.c): counts, thresholds,
  * intervals and sizes, the good spellings and the rejected ones; a rejected
  * value leaves the result untouched.
  */
-#include "cli/option_values.h"
+#include "util/option_values.h"
 #include "test.h"
 
 #include <errno.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * cli/peer_limit.c on real loopback connections: the viewer's are not
+ * http/peer_limit.c on real loopback connections: the viewer's are not
  * limited, another user's are, to PEER_MAX_CONNECTIONS, and a closed one
  * frees its place; the uids /etc/subuid gives a user count as that user's.
  * A socket's owner is the fsuid that made it, so as root each case makes
@@ -15,7 +15,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "cli/peer_limit.h"
+#include "http/peer_limit.h"
 #include "test.h"
 
 #define N (PEER_MAX_CONNECTIONS + 4)

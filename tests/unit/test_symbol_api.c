@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The symbolication API of `bpfprof view` (cli/symbol_api.c) on a small
+ * The symbolication API of `bpfprof view` (view/symbol_api.c) on a small
  * profile that names some files. /source/v1: only what it names, by
  * absolute path, only regular files, only what every other user may read
  * along the whole path or the viewer owns along it, never through a
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/symbol_api.h"
+#include "view/symbol_api.h"
 #include "emit/emitter.h"
 #include "symbols/elf_symtab.h"
 #include "test.h"

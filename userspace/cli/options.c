@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../util/log.h"
-#include "option_values.h"
+#include "../util/option_values.h"
 #include "snapshot_dir.h"
 
 static const char doc[] =

@@ -26,7 +26,7 @@
 #include "../util/log.h"
 #include "progress.h"
 #include "recording.h"
-#include "view.h"
+#include "../view/view.h"
 
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t interrupts;

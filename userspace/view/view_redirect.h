@@ -6,8 +6,8 @@
  * on to the link. The file is 0600 in a new 0700 directory of the viewer's,
  * made for it, and removed when view ends.
  */
-#ifndef BPFPROF_CLI_VIEW_REDIRECT_H
-#define BPFPROF_CLI_VIEW_REDIRECT_H
+#ifndef BPFPROF_VIEW_VIEW_REDIRECT_H
+#define BPFPROF_VIEW_VIEW_REDIRECT_H
 
 #include <limits.h>
 

@@ -7,14 +7,14 @@
  * <api>/asm/v1 are the symbolication API (symbol_api.h); every other path
  * is a 404, a request for another Host a 403.
  */
-#ifndef BPFPROF_CLI_FILE_SERVER_H
-#define BPFPROF_CLI_FILE_SERVER_H
+#ifndef BPFPROF_VIEW_FILE_SERVER_H
+#define BPFPROF_VIEW_FILE_SERVER_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "peer_limit.h"
+#include "../http/peer_limit.h"
 #include "symbol_api.h"
 
 struct MHD_Daemon;

@@ -28,9 +28,9 @@
 #include "../util/log.h"
 #include "../util/sudo_user.h"
 #include "../util/visible_open.h"
-#include "file_command.h"
+#include "../report/file_command.h"
 #include "file_server.h"
-#include "option_values.h"
+#include "../util/option_values.h"
 #include "view_redirect.h"
 
 #define PROFILER_URL "https://profiler.firefox.com"

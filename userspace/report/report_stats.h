@@ -6,8 +6,8 @@
  * sampling interval times the sample's weight; CPU time is the sum of
  * threadCPUDelta (the kernel's exact figure in bpfprof's profiles).
  */
-#ifndef BPFPROF_CLI_REPORT_STATS_H
-#define BPFPROF_CLI_REPORT_STATS_H
+#ifndef BPFPROF_REPORT_REPORT_STATS_H
+#define BPFPROF_REPORT_REPORT_STATS_H
 
 #include <stdbool.h>
 #include <stdint.h>

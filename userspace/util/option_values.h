@@ -5,8 +5,8 @@
  * and leaves the result alone; none prints anything: the caller names the
  * option in its one-line error.
  */
-#ifndef BPFPROF_CLI_OPTION_VALUES_H
-#define BPFPROF_CLI_OPTION_VALUES_H
+#ifndef BPFPROF_UTIL_OPTION_VALUES_H
+#define BPFPROF_UTIL_OPTION_VALUES_H
 
 #include <stdint.h>
 

@@ -4,8 +4,8 @@
  * report`: the JSON tree (jansson) plus the shared tables it walks per
  * sample, copied into flat arrays.
  */
-#ifndef BPFPROF_CLI_REPORT_LOAD_H
-#define BPFPROF_CLI_REPORT_LOAD_H
+#ifndef BPFPROF_REPORT_REPORT_LOAD_H
+#define BPFPROF_REPORT_REPORT_LOAD_H
 
 #include <jansson.h>
 #include <stddef.h>

@@ -18,7 +18,7 @@
 #include "../symbols/elf_symtab.h"
 #include "../util/log.h"
 #include "../util/visible_open.h"
-#include "report_load.h"
+#include "../report/report_load.h"
 
 int symbol_api_init(struct symbol_api *s, const char *profile, int profile_fd, uid_t viewer)
 {

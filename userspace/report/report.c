@@ -19,8 +19,8 @@
 
 #include "../util/log.h"
 #include "../util/term_escape.h"
-#include "file_command.h"
-#include "option_values.h"
+#include "../report/file_command.h"
+#include "../util/option_values.h"
 #include "report_load.h"
 #include "report_stats.h"
 

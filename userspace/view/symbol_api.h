@@ -18,8 +18,8 @@
  * The profile is read on the first request, from the descriptor view
  * checked.
  */
-#ifndef BPFPROF_CLI_SYMBOL_API_H
-#define BPFPROF_CLI_SYMBOL_API_H
+#ifndef BPFPROF_VIEW_SYMBOL_API_H
+#define BPFPROF_VIEW_SYMBOL_API_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,8 +3,8 @@
  * `bpfprof view FILE`: serve a profile to the Firefox Profiler from this
  * machine and print (or open) the link that loads it.
  */
-#ifndef BPFPROF_CLI_VIEW_H
-#define BPFPROF_CLI_VIEW_H
+#ifndef BPFPROF_VIEW_VIEW_H
+#define BPFPROF_VIEW_VIEW_H
 
 #include <stdbool.h>
 

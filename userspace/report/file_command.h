@@ -4,8 +4,8 @@
  * their own argp options, plus the plumbing they share here: the FILE
  * argument, --help, and one one-line error per bad command line.
  */
-#ifndef BPFPROF_CLI_FILE_COMMAND_H
-#define BPFPROF_CLI_FILE_COMMAND_H
+#ifndef BPFPROF_REPORT_FILE_COMMAND_H
+#define BPFPROF_REPORT_FILE_COMMAND_H
 
 #include <argp.h>
 #include <stdbool.h>

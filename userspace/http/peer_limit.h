@@ -11,8 +11,8 @@
  * for their user namespaces) count as that user's: else each would bring
  * PEER_MAX_CONNECTIONS more.
  */
-#ifndef BPFPROF_CLI_PEER_LIMIT_H
-#define BPFPROF_CLI_PEER_LIMIT_H
+#ifndef BPFPROF_HTTP_PEER_LIMIT_H
+#define BPFPROF_HTTP_PEER_LIMIT_H
 
 #include <stdbool.h>
 #include <stdint.h>
