@@ -5,7 +5,7 @@
  * answers to that origin (only) carry Access-Control-Allow-Origin, a gzip
  * file goes out with Content-Encoding: gzip. POSTs to <api>/source/v1 and
  * <api>/asm/v1 are the symbolication API (symbol_api.h); every other path
- * is a 404, a request for another Host a 403.
+ * is a 404; http_server.h checks the Host and limits connections.
  */
 #ifndef BPFPROF_VIEW_FILE_SERVER_H
 #define BPFPROF_VIEW_FILE_SERVER_H
@@ -14,28 +14,22 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../http/peer_limit.h"
+#include "../http/http_server.h"
 #include "symbol_api.h"
 
-struct MHD_Daemon;
-
 struct file_server {
-	struct MHD_Daemon *daemon;
-	int fd;	    /* the file served, each answer from a duplicate */
-	char *path; /* the one URL path answered, e.g. "/3f9c.../profile.json" */
-	bool gzip;  /* the file starts with gzip's magic bytes */
-	uint16_t port;
-	char *address;	/* as given: the Host requests may name, with "localhost" */
-	bool loopback;	/* served on loopback: no other Host is this server */
+	struct http_server http;
+	int fd;		/* the file served, each answer from a duplicate */
+	char *path;	/* the one URL path answered, e.g. "/3f9c.../profile.json" */
+	bool gzip;	/* the file starts with gzip's magic bytes */
 	char *origin;	/* the front-end's origin, the only one CORS lets read answers */
 	char *api_path; /* where the symbolication API is, "/<secret>"; NULL: nowhere */
 	struct symbol_api api;
-	struct peer_limit peers;
 };
 
 /*
  * Listen on `address` (IPv4 or IPv6 literal) and `port` (0: a free one,
- * s->port says which) and answer `path` with the file `file` open as `fd`
+ * s->http.port says which) and answer `path` with the file `file` open as `fd`
  * (duplicated: the caller keeps its own), and POSTs to `api_path`/source/v1
  * and /asm/v1 (api_path NULL: none) about what it names, shown to `viewer`
  * as symbol_api.h says. `origin` ("https://profiler.firefox.com") is the

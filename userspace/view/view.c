@@ -315,7 +315,7 @@ static int serve(const char *file, const char *address, unsigned port, bool no_o
 		return 1;
 	snprintf(server_url, sizeof(server_url), "http://%s%s%s:%u%.*s",
 		 strchr(address, ':') ? "[" : "", address, strchr(address, ':') ? "]" : "",
-		 server.port, (int)(secret_end ? secret_end - path : 0), path);
+		 server.http.port, (int)(secret_end ? secret_end - path : 0), path);
 	snprintf(url, sizeof(url), "%s%s", server_url, secret_end ? secret_end : "");
 	url_encode(url, encoded, sizeof(encoded));
 	url_encode(server_url, encoded_server, sizeof(encoded_server));
@@ -326,7 +326,7 @@ static int serve(const char *file, const char *address, unsigned port, bool no_o
 	/* The link alone on stdout, for scripts and for copying. */
 	printf("%s\n", link);
 	fflush(stdout);
-	print_ssh_hint(server.port);
+	print_ssh_hint(server.http.port);
 	if (!no_open)
 		open_browser(link, &redirect);
 	while (sigwait(&stop, &sig))
