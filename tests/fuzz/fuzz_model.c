@@ -110,7 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (fd >= 0) {
 			emit_profile_fd(fd, false, &m, &t, &meta);
 			ftruncate(fd, 0);
-			pprof_write_fd(fd, false, &m, &t, &meta);
+			pprof_write_fd(fd, false, &m, &t, &meta, NULL);
 			close(fd);
 		}
 	}

@@ -18,7 +18,8 @@
 
 typedef Perftools__Profiles__Profile pb_profile;
 
-static pb_profile *write_and_read(const struct model *m, const struct profile_tables *t)
+static pb_profile *write_and_read_opts(const struct model *m, const struct profile_tables *t,
+				       const struct pprof_options *opts)
 {
 	struct profile_meta meta = { .command_line = "bpfprof -a", .start_wall_ms = 1.7e12 };
 	FILE *f = tmpfile();
@@ -28,7 +29,7 @@ static pb_profile *write_and_read(const struct model *m, const struct profile_ta
 
 	if (!f)
 		return NULL;
-	CHECK_EQ_INT(pprof_write_fd(fileno(f), false, m, t, &meta), 0);
+	CHECK_EQ_INT(pprof_write_fd(fileno(f), false, m, t, &meta, opts), 0);
 	len = ftell(f) > 0 ? ftell(f) : lseek(fileno(f), 0, SEEK_END);
 	buf = malloc(len > 0 ? (size_t)len : 1);
 	if (buf && len > 0 && pread(fileno(f), buf, (size_t)len, 0) == len)
@@ -36,6 +37,11 @@ static pb_profile *write_and_read(const struct model *m, const struct profile_ta
 	free(buf);
 	fclose(f);
 	return p;
+}
+
+static pb_profile *write_and_read(const struct model *m, const struct profile_tables *t)
+{
+	return write_and_read_opts(m, t, NULL);
 }
 
 static const char *pb_str(const pb_profile *p, int64_t i)
@@ -103,7 +109,7 @@ static void pprof_matches_model(void)
 		off += s->value[2];
 		empty += s->n_location_id == 0;
 		for (size_t j = 0; j < s->n_label; j++)
-			worker_labels += !strcmp(pb_str(p, s->label[j]->key), "thread") &&
+			worker_labels += !strcmp(pb_str(p, s->label[j]->key), "thread_name") &&
 					 !strcmp(pb_str(p, s->label[j]->str), "worker");
 	}
 	CHECK_EQ_INT(samples, want_samples);
@@ -227,9 +233,105 @@ out:
 	fx_model_free(&m);
 }
 
+/* Whether sample `s` has the label key=value. */
+static bool has_label(const pb_profile *p, const Perftools__Profiles__Sample *s, const char *key,
+		      const char *value)
+{
+	for (size_t j = 0; j < s->n_label; j++)
+		if (!strcmp(pb_str(p, s->label[j]->key), key) &&
+		    !strcmp(pb_str(p, s->label[j]->str), value))
+			return true;
+	return false;
+}
+
+/*
+ * What a scrape asks for: the CPU profile has Go's two sample types and
+ * every on-CPU sample and nanosecond; the off-CPU one only off-CPU time,
+ * each stack ending in its off-CPU leaf; both carry the caller's labels
+ * on every sample.
+ */
+static void pprof_kinds_and_labels(void)
+{
+	static const struct pprof_label labels[] = { { "host", "node-7" },
+						     { "service_name", "checkout" } };
+	struct pprof_options cpu = { .kind = PPROF_CPU, .labels = labels, .nr_labels = 2 };
+	struct pprof_options off = { .kind = PPROF_OFF_CPU, .labels = labels, .nr_labels = 2 };
+	struct fx_resolver r = { 0 };
+	struct profile_tables t = { 0 };
+	int64_t samples = 0, ns = 0, want_samples = 0, want_cpu = 0, want_off = 0;
+	struct model m;
+	pb_profile *p;
+
+	CHECK_EQ_INT(fx_model_build(&m), 0);
+	CHECK_EQ_INT(fx_add_sched(&m), 0);
+	m.offcpu_interval_ns = 250000;
+	r.m = &m;
+	CHECK_EQ_INT(profile_tables_build(&t, &m, fx_resolve, &r), 0);
+	for (size_t i = 0; i < m.threads.len; i++)
+		for (size_t j = 0; j < m.threads.data[i].samples.len; j++) {
+			const struct thread_sample *ts = &m.threads.data[i].samples.data[j];
+
+			want_cpu += (int64_t)ts->cpu_delta_ns;
+			if (ts->kind == SAMPLE_OFF_CPU)
+				want_off += (int64_t)m.offcpu_interval_ns;
+			else
+				want_samples++;
+		}
+
+	p = write_and_read_opts(&m, &t, &cpu);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ_INT(p->n_sample_type, 2);
+		CHECK_EQ_STR(pb_str(p, p->sample_type[0]->type), "samples");
+		CHECK_EQ_STR(pb_str(p, p->sample_type[1]->type), "cpu");
+		CHECK_EQ_STR(pb_str(p, p->period_type->type), "cpu");
+		for (size_t i = 0; i < p->n_sample; i++) {
+			const Perftools__Profiles__Sample *s = p->sample[i];
+
+			CHECK_EQ_INT(s->n_value, 2);
+			CHECK(s->value[0] || s->value[1]);
+			samples += s->value[0];
+			ns += s->value[1];
+			CHECK(has_label(p, s, "host", "node-7"));
+			CHECK(has_label(p, s, "service_name", "checkout"));
+		}
+		CHECK_EQ_INT(samples, want_samples);
+		CHECK_EQ_INT(ns, want_cpu);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+
+	ns = 0;
+	p = write_and_read_opts(&m, &t, &off);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_EQ_INT(p->n_sample_type, 1);
+		CHECK_EQ_STR(pb_str(p, p->sample_type[0]->type), "off_cpu");
+		CHECK_EQ_STR(pb_str(p, p->default_sample_type), "off_cpu");
+		CHECK_EQ_INT(p->period, 250000);
+		CHECK(p->n_sample > 0);
+		for (size_t i = 0; i < p->n_sample; i++) {
+			const Perftools__Profiles__Sample *s = p->sample[i];
+
+			CHECK_EQ_INT(s->n_value, 1);
+			CHECK(s->value[0] > 0);
+			ns += s->value[0];
+			CHECK(s->n_location_id > 0 &&
+			      !strncmp(location_name(p, s->location_id[0]), "off-CPU: ", 9));
+			CHECK(has_label(p, s, "service_name", "checkout"));
+			CHECK(has_label(p, s, "thread_name", "srv-worker") ||
+			      has_label(p, s, "thread_name", "srv"));
+		}
+		CHECK_EQ_INT(ns, want_off);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	profile_tables_free(&t);
+	fx_model_free(&m);
+}
+
 int main(void)
 {
 	RUN(pprof_matches_model);
+	RUN(pprof_kinds_and_labels);
 	RUN(pprof_main_binary_first);
 	return test_summary();
 }

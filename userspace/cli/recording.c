@@ -123,7 +123,7 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 			return err;
 	}
 	if (format == FORMAT_PPROF)
-		return pprof_write_fd(out->fd, out->gzip, m, tables, &meta);
+		return pprof_write_fd(out->fd, out->gzip, m, tables, &meta, NULL);
 	return emit_profile_fd(out->fd, out->gzip, m, tables, &meta);
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "../cgroup/container_id.h"
 #include "../util/hashmap.h"
 #include "../util/strtab.h"
 #include "pprof/profile.pb-c.h" /* generated into build/gen/pprof */
@@ -33,7 +34,8 @@ typedef Perftools__Profiles__ValueType pb_value_type;
 
 enum { V_SAMPLES, V_CPU, V_OFF_CPU, NR_VALUES };
 
-#define THREAD_LABELS 5
+/* pid, tid, thread_name, process_name, container_id, cgroup; then the profile's own. */
+#define THREAD_LABELS 6
 
 /* Everything the packed message points into, freed in one place. */
 struct pprof_build {
@@ -47,14 +49,18 @@ struct pprof_build {
 	pb_line **line_ptrs;
 	pb_mapping *maps;
 	pb_mapping **map_ptrs;
-	pb_label *labels;      /* THREAD_LABELS per thread */
-	pb_label **label_ptrs; /* THREAD_LABELS per thread */
-	size_t *nr_labels;     /* per thread */
+	const struct pprof_options *opts;
+	size_t labels_per_thread; /* THREAD_LABELS, and the profile's own */
+	pb_label *labels;	  /* labels_per_thread per thread */
+	pb_label **label_ptrs;	  /* labels_per_thread per thread */
+	size_t *nr_labels;	  /* per thread */
 	pb_sample *samples;
 	pb_sample **sample_ptrs;
 	int64_t *values;	/* NR_VALUES per sample */
 	uint64_t *location_ids; /* all samples' stacks, leaf first */
 	size_t nr_samples, cap_samples, nr_ids, cap_ids;
+	size_t first_value, nr_values; /* the values of the profile's kind */
+	size_t nr_kept;		       /* samples with any of them */
 	pb_value_type types[NR_VALUES], period_type;
 	pb_value_type *type_ptrs[NR_VALUES];
 	int64_t comment;
@@ -286,29 +292,44 @@ static void set_label(pb_label *l, int64_t key, int64_t s, int64_t num)
 
 static int add_thread_labels(struct pprof_build *b, const struct model *m)
 {
-	size_t n = m->threads.len;
-	int64_t k_pid = str(b, "pid"), k_tid = str(b, "tid"), k_proc = str(b, "process"),
-		k_thread = str(b, "thread"), k_cgroup = str(b, "cgroup");
+	size_t n = m->threads.len, per = THREAD_LABELS + b->opts->nr_labels;
+	int64_t k_pid = str(b, "pid"), k_tid = str(b, "tid"), k_proc = str(b, "process_name"),
+		k_thread = str(b, "thread_name"), k_container = str(b, "container_id"),
+		k_cgroup = str(b, "cgroup");
+	int64_t extra_key[PPROF_MAX_LABELS], extra_value[PPROF_MAX_LABELS];
 
-	b->labels = calloc_n(n * THREAD_LABELS, sizeof(*b->labels));
-	b->label_ptrs = calloc_n(n * THREAD_LABELS, sizeof(*b->label_ptrs));
+	b->labels_per_thread = per;
+	b->labels = calloc_n(n * per, sizeof(*b->labels));
+	b->label_ptrs = calloc_n(n * per, sizeof(*b->label_ptrs));
 	b->nr_labels = calloc_n(n, sizeof(*b->nr_labels));
 	if (!b->labels || !b->label_ptrs || !b->nr_labels || k_cgroup < 0)
 		return -ENOMEM;
+	for (size_t j = 0; j < b->opts->nr_labels; j++) {
+		extra_key[j] = str(b, b->opts->labels[j].key);
+		extra_value[j] = str(b, b->opts->labels[j].value);
+		if (extra_key[j] < 0 || extra_value[j] < 0)
+			return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct thread *th = &m->threads.data[i];
 		const struct process *p = &m->processes.data[th->process];
-		pb_label *l = &b->labels[i * THREAD_LABELS];
+		pb_label *l = &b->labels[i * per];
+		char id[CONTAINER_ID_MAX];
+		const char *runtime;
 		size_t k = 0;
 
 		set_label(&l[k++], k_pid, 0, th->pid);
 		set_label(&l[k++], k_tid, 0, th->tid);
-		set_label(&l[k++], k_proc, str(b, p->name), 0);
 		set_label(&l[k++], k_thread, str(b, th->name), 0);
+		set_label(&l[k++], k_proc, str(b, p->name), 0);
+		if (p->cgroup && cgroup_container_id(p->cgroup, id, sizeof(id), &runtime))
+			set_label(&l[k++], k_container, str(b, id), 0);
 		if (p->cgroup)
 			set_label(&l[k++], k_cgroup, str(b, p->cgroup), 0);
+		for (size_t j = 0; j < b->opts->nr_labels; j++)
+			set_label(&l[k++], extra_key[j], extra_value[j], 0);
 		for (size_t j = 0; j < k; j++)
-			b->label_ptrs[i * THREAD_LABELS + j] = &l[j];
+			b->label_ptrs[i * per + j] = &l[j];
 		b->nr_labels[i] = k;
 	}
 	return 0;
@@ -421,14 +442,26 @@ static int add_samples(struct pprof_build *b, const struct model *m, const struc
 		perftools__profiles__sample__init(ps);
 		ps->n_location_id = first_id[sl->value + 1] - first_id[sl->value];
 		ps->location_id = ps->n_location_id ? &b->location_ids[first_id[sl->value]] : NULL;
-		ps->n_value = NR_VALUES;
-		ps->value = &b->values[(size_t)sl->value * NR_VALUES];
+		ps->n_value = b->nr_values;
+		ps->value = &b->values[(size_t)sl->value * NR_VALUES + b->first_value];
 		ps->n_label = b->nr_labels[th];
-		ps->label = &b->label_ptrs[(size_t)th * THREAD_LABELS];
+		ps->label = &b->label_ptrs[(size_t)th * b->labels_per_thread];
 		b->sample_ptrs[sl->value] = ps;
 	}
 	free(first_id);
-	return ids == b->nr_ids ? 0 : -EINVAL;
+	if (ids != b->nr_ids)
+		return -EINVAL;
+	/* A profile of one kind leaves out the stacks with nothing of that kind. */
+	for (size_t i = 0; i < b->nr_samples; i++) {
+		pb_sample *ps = b->sample_ptrs[i];
+		bool any = false;
+
+		for (size_t k = 0; k < ps->n_value; k++)
+			any |= ps->value[k] != 0;
+		if (any)
+			b->sample_ptrs[b->nr_kept++] = ps;
+	}
+	return 0;
 }
 
 static int write_all(int fd, bool gzip, const uint8_t *buf, size_t len)
@@ -469,19 +502,37 @@ static int write_all(int fd, bool gzip, const uint8_t *buf, size_t len)
 }
 
 int pprof_write_fd(int fd, bool gzip, const struct model *m, const struct profile_tables *t,
-		   const struct profile_meta *meta)
+		   const struct profile_meta *meta, const struct pprof_options *opts)
 {
 	static const char *const type_names[NR_VALUES][2] = {
 		[V_SAMPLES] = { "samples", "count" },
 		[V_CPU] = { "cpu", "nanoseconds" },
 		[V_OFF_CPU] = { "off_cpu", "nanoseconds" },
 	};
-	struct pprof_build b = { 0 };
+	static const struct pprof_options all = { .kind = PPROF_ALL };
+	struct pprof_build b = { .opts = opts ? opts : &all };
 	pb_profile p = PERFTOOLS__PROFILES__PROFILE__INIT;
 	uint8_t *buf = NULL;
 	size_t len;
 	int err;
 
+	switch (b.opts->kind) {
+	case PPROF_CPU: /* as Go's /debug/pprof/profile */
+		b.first_value = V_SAMPLES;
+		b.nr_values = 2;
+		break;
+	case PPROF_OFF_CPU:
+		b.first_value = V_OFF_CPU;
+		b.nr_values = 1;
+		break;
+	case PPROF_ALL:
+	default:
+		b.first_value = 0;
+		b.nr_values = NR_VALUES;
+		break;
+	}
+	if (b.opts->nr_labels > PPROF_MAX_LABELS)
+		return -EINVAL;
 	if ((err = add_strings(&b, t)) || (err = add_functions(&b, t)) ||
 	    (err = add_mappings_and_locations(&b, m, t)) || (err = add_thread_labels(&b, m)) ||
 	    (err = add_samples(&b, m, t)))
@@ -493,12 +544,10 @@ int pprof_write_fd(int fd, bool gzip, const struct model *m, const struct profil
 		b.type_ptrs[i] = &b.types[i];
 	}
 	perftools__profiles__value_type__init(&b.period_type);
-	b.period_type.type = str(&b, "cpu");
-	b.period_type.unit = str(&b, "nanoseconds");
 	b.comment = str(&b, meta->command_line);
-	p.n_sample_type = NR_VALUES;
-	p.sample_type = b.type_ptrs;
-	p.n_sample = b.nr_samples;
+	p.n_sample_type = b.nr_values;
+	p.sample_type = &b.type_ptrs[b.first_value];
+	p.n_sample = b.nr_kept;
 	p.sample = b.sample_ptrs;
 	p.n_mapping = t->libs.len;
 	p.mapping = b.map_ptrs;
@@ -516,11 +565,20 @@ int pprof_write_fd(int fd, bool gzip, const struct model *m, const struct profil
 		p.string_table[i] = (char *)strtab_get(&b.strings, (uint32_t)i);
 	p.time_nanos = (int64_t)(meta->start_wall_ms * 1e6);
 	p.duration_nanos = m->stop_ts > m->start_ts ? (int64_t)(m->stop_ts - m->start_ts) : 0;
+	if (b.opts->kind == PPROF_OFF_CPU) {
+		/* One off-CPU sample stands for this much time off the CPU. */
+		b.period_type.type = b.types[V_OFF_CPU].type;
+		p.period = (int64_t)m->offcpu_interval_ns;
+	} else {
+		b.period_type.type = b.types[V_CPU].type;
+		p.period = (int64_t)m->nominal_period_ns;
+	}
+	b.period_type.unit = b.types[V_CPU].unit;
 	p.period_type = &b.period_type;
-	p.period = (int64_t)m->nominal_period_ns;
 	p.n_comment = 1;
 	p.comment = &b.comment;
-	p.default_sample_type = b.types[V_CPU].type;
+	p.default_sample_type =
+		b.opts->kind == PPROF_OFF_CPU ? b.types[V_OFF_CPU].type : b.types[V_CPU].type;
 	len = perftools__profiles__profile__get_packed_size(&p);
 	buf = malloc(len ? len : 1);
 	if (!buf) {

@@ -37,25 +37,6 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-/* Settings of the recording, the same on both sides of the cut. */
-static void copy_settings(struct model *dst, const struct model *src)
-{
-	dst->period_is_ns = src->period_is_ns;
-	dst->nominal_period_ns = src->nominal_period_ns;
-	dst->sched_enabled = src->sched_enabled;
-	dst->offcpu_samples = src->offcpu_samples;
-	dst->offcpu_interval_ns = src->offcpu_interval_ns;
-	dst->sched_min_ns = src->sched_min_ns;
-	dst->syscalls_enabled = src->syscalls_enabled;
-	dst->syscalls_from_switch = src->syscalls_from_switch;
-	dst->syscall_min_ns = src->syscall_min_ns;
-	dst->all_processes = src->all_processes;
-	dst->cgroup_names = src->cgroup_names;
-	dst->lifecycle = src->lifecycle;
-	dst->switch_trim_lo = src->switch_trim_lo;
-	dst->switch_trim_hi = src->switch_trim_hi;
-}
-
 /*
  * The live model's index of an old stack: its frames interned again, root
  * first. Chains share prefixes, so each old stack is translated once.
@@ -475,7 +456,7 @@ int model_cut(struct model *live, struct model *snap, uint64_t boundary)
 
 	*snap = *live;
 	model_init(live, &snap->source, boundary);
-	copy_settings(live, snap);
+	model_copy_settings(live, snap);
 	c.old = snap;
 	c.live = live;
 	c.boundary = boundary;
@@ -495,7 +476,7 @@ int model_cut(struct model *live, struct model *snap, uint64_t boundary)
 		struct model settings;
 
 		model_init(&settings, &snap->source, boundary);
-		copy_settings(&settings, snap);
+		model_copy_settings(&settings, snap);
 		model_free(snap);
 		model_free(live);
 		model_init(snap, &settings.source, boundary);

@@ -75,3 +75,22 @@ int model_add_lost(struct model *m, uint64_t start, uint64_t end, const uint64_t
 		li.count[k] = count[k];
 	return vec_push(&m->lost, li) ? -ENOMEM : 0;
 }
+
+/* Settings of the recording: the same in a snapshot, the live model and a window copy. */
+void model_copy_settings(struct model *dst, const struct model *src)
+{
+	dst->period_is_ns = src->period_is_ns;
+	dst->nominal_period_ns = src->nominal_period_ns;
+	dst->sched_enabled = src->sched_enabled;
+	dst->offcpu_samples = src->offcpu_samples;
+	dst->offcpu_interval_ns = src->offcpu_interval_ns;
+	dst->sched_min_ns = src->sched_min_ns;
+	dst->syscalls_enabled = src->syscalls_enabled;
+	dst->syscalls_from_switch = src->syscalls_from_switch;
+	dst->syscall_min_ns = src->syscall_min_ns;
+	dst->all_processes = src->all_processes;
+	dst->cgroup_names = src->cgroup_names;
+	dst->lifecycle = src->lifecycle;
+	dst->switch_trim_lo = src->switch_trim_lo;
+	dst->switch_trim_hi = src->switch_trim_hi;
+}

@@ -35,6 +35,9 @@ void model_name_thread(struct thread *t, const char *comm, uint64_t ts);
 int model_index_process(struct model *m, uint32_t idx);
 int model_index_thread(struct model *m, uint32_t idx);
 
+/* The recording's settings (rates, what is captured) of `src`, given to `dst`. */
+void model_copy_settings(struct model *dst, const struct model *src);
+
 /* Give process `pidx` exactly one main thread (model_finish); 0 or -ENOMEM. */
 int model_ensure_main_thread(struct model *m, uint32_t pidx);
 

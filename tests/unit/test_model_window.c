@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * model_window_copy (model/window.h) on the emitter's fixture model: the
+ * copy holds exactly the samples of the window, each with the same raw
+ * frames root to leaf, under a thread of the same tid, name and process;
+ * a window copied in two parts into one model is the same as in one piece,
+ * and the source is left as it was.
+ */
+#include "emit_fixture.h"
+#include "model/window.h"
+#include "test.h"
+
+#include <string.h>
+
+/* The raw frames of `stack`, leaf first, as (object, offset) pairs; their count. */
+static size_t frames_of(const struct model *m, uint32_t stack, uint64_t out[][2], size_t max)
+{
+	size_t n = 0;
+
+	for (uint32_t s = stack; s != NO_INDEX && n < max; s = m->stacks.data[s].prefix) {
+		const struct raw_frame *f = &m->frames.data[m->stacks.data[s].frame];
+
+		out[n][0] = f->object;
+		out[n][1] = f->offset;
+		n++;
+	}
+	return n;
+}
+
+static size_t samples_in(const struct model *m, uint32_t tid, uint64_t from, uint64_t to)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < m->threads.len; i++) {
+		const struct thread *t = &m->threads.data[i];
+
+		if (t->tid != tid)
+			continue;
+		for (size_t j = 0; j < t->samples.len; j++)
+			n += t->samples.data[j].ts >= from && t->samples.data[j].ts < to;
+	}
+	return n;
+}
+
+/* Every sample of `dst` is one of `src` in the window: same time, thread, CPU and frames. */
+static void check_copy(const struct model *dst, const struct model *src, uint64_t from, uint64_t to)
+{
+	size_t total = 0, want = 0;
+
+	for (size_t i = 0; i < src->threads.len; i++)
+		for (size_t j = 0; j < src->threads.data[i].samples.len; j++) {
+			uint64_t ts = src->threads.data[i].samples.data[j].ts;
+
+			want += ts >= from && ts < to;
+		}
+	for (size_t i = 0; i < dst->threads.len; i++) {
+		const struct thread *dt = &dst->threads.data[i];
+		const struct process *dp = &dst->processes.data[dt->process];
+
+		CHECK_EQ_INT(dp->pid, dt->pid);
+		CHECK_EQ_INT(dt->samples.len, samples_in(src, dt->tid, from, to));
+		for (size_t j = 0; j < dt->samples.len; j++) {
+			const struct thread_sample *ds = &dt->samples.data[j];
+			bool found = false;
+
+			total++;
+			for (size_t k = 0; k < src->threads.len && !found; k++) {
+				const struct thread *st = &src->threads.data[k];
+
+				if (st->tid != dt->tid || st->pid != dt->pid || st->cpu != dt->cpu)
+					continue;
+				CHECK_EQ_STR(dt->name, st->name);
+				CHECK_EQ_STR(dp->name, src->processes.data[st->process].name);
+				for (size_t l = 0; l < st->samples.len && !found; l++) {
+					const struct thread_sample *ss = &st->samples.data[l];
+					uint64_t a[64][2], b[64][2];
+					size_t na, nb;
+
+					if (ss->ts != ds->ts || ss->kind != ds->kind ||
+					    ss->cpu_delta_ns != ds->cpu_delta_ns)
+						continue;
+					na = frames_of(src, ss->stack, a, 64);
+					nb = frames_of(dst, ds->stack, b, 64);
+					found = na == nb && !memcmp(a, b, na * sizeof(a[0]));
+				}
+			}
+			CHECK(found);
+		}
+	}
+	CHECK_EQ_INT(total, want);
+	CHECK(want > 0);
+}
+
+static void window_copy_is_the_window(void)
+{
+	struct model src, one, two;
+	uint64_t from = FX_START_TS + 2 * FX_MS, mid = FX_START_TS + 5 * FX_MS,
+		 to = FX_START_TS + 9 * FX_MS;
+	size_t src_stacks;
+
+	CHECK_EQ_INT(fx_model_build(&src), 0);
+	CHECK_EQ_INT(fx_add_sched(&src), 0);
+	src_stacks = src.stacks.len;
+
+	model_window_init(&one, &src, from, to);
+	CHECK_EQ_INT(model_window_copy(&one, &src, from, to), 0);
+	CHECK_EQ_INT(one.start_ts, from);
+	CHECK_EQ_INT(one.stop_ts, to);
+	check_copy(&one, &src, from, to);
+
+	/* In two parts, as a scrape across a snapshot's cut is copied. */
+	model_window_init(&two, &src, from, to);
+	CHECK_EQ_INT(model_window_copy(&two, &src, from, mid), 0);
+	CHECK_EQ_INT(model_window_copy(&two, &src, mid, to), 0);
+	check_copy(&two, &src, from, to);
+	CHECK_EQ_INT(two.threads.len, one.threads.len);
+	CHECK_EQ_INT(two.stacks.len, one.stacks.len);
+	CHECK_EQ_INT(two.stats.samples + two.stats.offcpu_samples,
+		     one.stats.samples + one.stats.offcpu_samples);
+	/* The source is read only. */
+	CHECK_EQ_INT(src.stacks.len, src_stacks);
+
+	model_free(&one);
+	model_free(&two);
+	fx_model_free(&src);
+}
+
+int main(void)
+{
+	(void)fx_resolve; /* the fixture's symbolizer: the copy has no symbols to check */
+	RUN(window_copy_is_the_window);
+	return test_summary();
+}
