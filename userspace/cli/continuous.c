@@ -12,6 +12,7 @@
 #include "continuous.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <malloc.h>
 #include <math.h>
@@ -27,9 +28,12 @@
 #include "../capture/held_waits.h"
 #include "../capture/preflight.h"
 #include "../model/cut.h"
+#include "../http/http_server.h"
+#include "../scrape/scrape_server.h"
 #include "../symbols/symbolizer.h"
 #include "../util/clock.h"
 #include "../util/log.h"
+#include "../util/sudo_user.h"
 #include "recording.h"
 #include "snapshot_dir.h"
 #include "snapshot_writer.h"
@@ -65,6 +69,11 @@ struct continuous {
 	double wall_offset_ms;	       /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct session_stats counters; /* the rings' counters at the last cut */
 	struct snapshot_writer writer;
+	/* --listen: the scrape target; NULL without. Its labels: host, then --label's. */
+	struct scrape_server *scrape;
+	char host[256];
+	struct pprof_label labels[PPROF_MAX_LABELS];
+	size_t nr_labels;
 	/* Written by the writer thread; read once it has stopped. */
 	unsigned long snapshots;
 	bool last_write_failed;
@@ -99,6 +108,11 @@ static void lost_since_last_cut(struct continuous *c, struct session_stats *lost
 	c->counters = now;
 }
 
+static void retain_object(void *ctx, uint32_t object)
+{
+	frame_resolver_retain(ctx, object);
+}
+
 /*
  * After a snapshot is written, only the live model refers to binaries:
  * those of live processes' mappings and of the frames it kept. The
@@ -119,6 +133,9 @@ static void sweep_caches(struct continuous *c)
 	}
 	for (size_t i = 0; i < m->frames.len; i++)
 		frame_resolver_retain(&c->rec.frames, m->frames.data[i].object);
+	/* And the scrapes still waiting: their samples of dead processes are built later. */
+	if (c->scrape)
+		scrape_for_each_object(c->scrape, retain_object, &c->rec.frames);
 	objects = frame_resolver_sweep(&c->rec.frames, &jits);
 	/* Give what the snapshot used back to the system, so RSS shows the live state. */
 	malloc_trim(0);
@@ -191,6 +208,10 @@ static int write_snapshot_file(struct continuous *c, struct model *snap,
 				kind == SNAPSHOT_PPROF ? FORMAT_PPROF : FORMAT_FIREFOX);
 			if (!err)
 				err = output_file_commit(&out);
+			if (!err && kind == SNAPSHOT_FIREFOX && c->scrape)
+				scrape_set_latest(c->scrape,
+						  openat(c->dir.fd, *path,
+							 O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
 			if (err)
 				output_file_abort(&out);
 			output_file_free(&out);
@@ -316,6 +337,9 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 	/* Threads renamed after their last sample get today's name. */
 	proc_refresh_thread_names(&job->snap, "/proc");
 	err = model_finish(&job->snap);
+	/* Scrapes waiting across the boundary take their part of the window now. */
+	if (!err && c->scrape)
+		scrape_collect(c->scrape, &job->snap, job->snap.start_ts, boundary);
 	if (!err)
 		err = recording_build_tables(&c->rec, &job->snap, &job->tables);
 	if (err) {
@@ -362,6 +386,66 @@ static void start_cut(struct continuous *c, uint64_t now)
 			 strerror(-err));
 }
 
+/* On the poll thread: a scrape's window, its samples copied, as a gzip'd pprof profile. */
+static int write_scrape(void *ctx, struct model *m, enum pprof_kind kind, int fd)
+{
+	struct continuous *c = ctx;
+	struct pprof_options po = { .kind = kind, .labels = c->labels, .nr_labels = c->nr_labels };
+	struct profile_tables tables = { 0 };
+	int err = recording_build_tables(&c->rec, m, &tables);
+
+	if (!err)
+		err = recording_write_pprof(&c->rec, c->opts, m,
+					    c->wall_offset_ms + (double)m->start_ts / 1e6, &tables,
+					    fd, &po);
+	profile_tables_free(&tables);
+	return err;
+}
+
+/*
+ * Scrapes whose windows have ended, once every ring is drained past their
+ * end (and the replay margin): never past a boundary still to be cut, so
+ * that their part before it is still in the live model or was collected
+ * from the snapshot.
+ */
+static void answer_scrapes(struct continuous *c)
+{
+	struct model *live = &c->rec.model;
+	uint64_t drained = c->rec.session.drained_before_ns;
+	uint64_t limit = c->cut_at ? c->cut_at : c->next_boundary, upto;
+
+	if (!c->scrape || drained < SCHED_REPLAY_MARGIN_NS)
+		return;
+	upto = drained - SCHED_REPLAY_MARGIN_NS;
+	if (upto > limit)
+		upto = limit;
+	if (scrape_next_end(c->scrape) > upto)
+		return;
+	if (model_sched_flush(live, upto - 1)) {
+		log_error("out of memory while replaying for a scrape");
+		return;
+	}
+	scrape_answer(c->scrape, live, upto, write_scrape, c);
+}
+
+/* The poll timeout: the next boundary, or the end of a scrape's window, may come sooner. */
+static int poll_timeout(struct continuous *c, uint64_t now)
+{
+	uint64_t next = c->cut_at ? UINT64_MAX : c->next_boundary;
+	int timeout = RECORDING_POLL_INTERVAL_MS;
+
+	if (c->scrape) {
+		uint64_t end = scrape_next_end(c->scrape);
+
+		if (end != UINT64_MAX && end + SCHED_REPLAY_MARGIN_NS < next)
+			next = end + SCHED_REPLAY_MARGIN_NS;
+	}
+	if (next != UINT64_MAX && next > now &&
+	    next - now < RECORDING_POLL_INTERVAL_MS * 1000000ULL)
+		timeout = (int)((next - now) / 1000000) + 1;
+	return timeout;
+}
+
 static int poll_loop(struct continuous *c)
 {
 	struct recording *r = &c->rec;
@@ -370,13 +454,12 @@ static int poll_loop(struct continuous *c)
 
 	while (!stop_requested) {
 		uint64_t now = clock_ns(CLOCK_MONOTONIC);
-		int timeout = RECORDING_POLL_INTERVAL_MS;
+		int timeout;
 		int res;
 
 		if (!c->cut_at && (rotate_requested || now >= c->next_boundary))
 			start_cut(c, now);
-		if (!c->cut_at && c->next_boundary - now < RECORDING_POLL_INTERVAL_MS * 1000000ULL)
-			timeout = (int)((c->next_boundary - now) / 1000000) + 1;
+		timeout = poll_timeout(c, now);
 		/* Replay as record does, never past the boundary still to be cut. */
 		res = recording_pump(r, c->opts, &pump, timeout,
 				     (c->cut_at ? c->cut_at : c->next_boundary) - 1);
@@ -396,6 +479,8 @@ static int poll_loop(struct continuous *c)
 			log_info("every target process has exited; writing the last snapshot");
 			return 0;
 		}
+		/* Windows that end before a pending cut are answered from the live model first. */
+		answer_scrapes(c);
 		if (c->cut_at &&
 		    r->session.drained_before_ns >= c->cut_at + SCHED_REPLAY_MARGIN_NS) {
 			uint64_t b = c->cut_at;
@@ -404,9 +489,62 @@ static int poll_loop(struct continuous *c)
 			take_snapshot(c, b);
 			/* It replayed up to the boundary: the next replay is an interval on. */
 			pump.last_replay = b;
+			answer_scrapes(c);
 		}
 	}
 	return 0;
+}
+
+/*
+ * --listen: read the token and TLS files, set the labels (host, then
+ * --label's) and listen, before any program is loaded. 0, or -errno after
+ * a one-line error.
+ */
+static int start_scrape_server(struct continuous *c)
+{
+	const struct listen_options *l = &c->opts->listen;
+	struct scrape_config cfg = { .address = l->address,
+				     .port = l->port,
+				     .offcpu = c->opts->offcpu && c->opts->sched,
+				     .owner = 0 };
+	char *token = NULL, *cert = NULL, *key = NULL;
+	gid_t gid;
+	int err = -EINVAL;
+
+	if (!sudo_user_ids(&cfg.owner, &gid))
+		cfg.owner = getuid();
+	if (l->token_file &&
+	    !(token = http_read_secret_file(l->token_file, "--listen-token-file", true)))
+		goto out;
+	if (l->tls_cert && (!(cert = http_read_secret_file(l->tls_cert, "--listen-tls", false)) ||
+			    !(key = http_read_secret_file(l->tls_key, "--listen-tls", false))))
+		goto out;
+	cfg.token = token;
+	cfg.tls_cert = cert;
+	cfg.tls_key = key;
+	gethostname(c->host, sizeof(c->host) - 1);
+	/* host, unless --label names it otherwise. */
+	c->labels[c->nr_labels++] = (struct pprof_label){ "host", c->host };
+	for (size_t i = 0; i < l->nr_labels; i++)
+		if (!strcmp(l->labels[i].key, "host"))
+			c->nr_labels = 0;
+	for (size_t i = 0; i < l->nr_labels && c->nr_labels < PPROF_MAX_LABELS; i++)
+		c->labels[c->nr_labels++] = l->labels[i];
+	err = scrape_server_start(&c->scrape, &cfg);
+	if (!err)
+		log_info("serving scrapes at %s://%s%s%s:%u/debug/pprof/profile?seconds=N%s",
+			 cert ? "https" : "http", strchr(l->address, ':') ? "[" : "", l->address,
+			 strchr(l->address, ':') ? "]" : "", scrape_server_port(c->scrape),
+			 token ? " (with the token)" : "");
+out:
+	if (token)
+		explicit_bzero(token, strlen(token));
+	if (key)
+		explicit_bzero(key, strlen(key));
+	free(token);
+	free(cert);
+	free(key);
+	return err;
 }
 
 int continuous_main(const struct options *opts)
@@ -424,6 +562,10 @@ int continuous_main(const struct options *opts)
 	if (snapshot_dir_open(&c.dir, opts->out_dir)) {
 		cgroup_targets_close(&c.rec.cgroups);
 		return 1;
+	}
+	if (opts->listen.listen && start_scrape_server(&c)) {
+		ret = 1;
+		goto out;
 	}
 	recording_handle_signals(on_signal);
 	ret = recording_start(&c.rec, opts);
@@ -469,6 +611,9 @@ int continuous_main(const struct options *opts)
 		ret = 1;
 	log_info("stopped after %lu snapshots in %s", c.snapshots, opts->out_dir);
 out:
+	/* Windows still waiting are answered (503) before what they name is freed. */
+	scrape_server_stop(c.scrape);
+	c.scrape = NULL;
 	snapshot_writer_stop(&c.writer);
 	snapshot_dir_close(&c.dir);
 	recording_close(&c.rec);

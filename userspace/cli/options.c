@@ -47,7 +47,7 @@ static const char doc[] =
 static const char args_doc[] =
 	"[record] -a | -p PID[,PID...] | -- COMMAND [ARGS...]\n"
 	"continuous [--interval TIME] [--out-dir DIR] [--keep N | --max-bytes "
-	"SIZE] -a | -p PID[,PID...]\n"
+	"SIZE] [--listen ADDR:PORT] -a | -p PID[,PID...]\n"
 	"view FILE [--port PORT] [--address ADDR] [--no-open] [--profiler-url URL]\n"
 	"report FILE [--pid PID] [--tid TID] [--rows N] [--off-cpu] [--json]";
 
@@ -170,6 +170,20 @@ static const struct argp_option option_defs[] = {
 	{ "keep", OPT_KEEP, "N", 0, "Keep the newest N snapshots (default 60)", 1 },
 	{ "max-bytes", OPT_MAX_BYTES, "SIZE", 0,
 	  "Instead of --keep: keep the newest snapshots that fit in SIZE (e.g. 500M, 2G)", 1 },
+	{ "listen", OPT_LISTEN, "ADDR:PORT", 0,
+	  "Also serve scrapers, as Go programs do: /debug/pprof/profile?seconds=N (the CPU "
+	  "profile of the next N seconds, gzip'd pprof), /debug/pprof/offcpu?seconds=N "
+	  "(--off-cpu), /snapshot/latest. Only root and you may ask on loopback without a token; "
+	  "any other address needs --listen-token-file",
+	  1 },
+	{ "listen-token-file", OPT_LISTEN_TOKEN_FILE, "FILE", 0,
+	  "Every request must send the token in FILE as Authorization: Bearer TOKEN", 1 },
+	{ "listen-tls", OPT_LISTEN_TLS, "CERT,KEY", 0,
+	  "Serve HTTPS with this PEM certificate (chain) and private key", 1 },
+	{ "label", OPT_LABEL, "KEY=VALUE", 0,
+	  "Label every sample served with KEY=VALUE, beside host (repeatable; e.g. "
+	  "service_name=checkout for Pyroscope)",
+	  1 },
 	{ 0 },
 };
 
@@ -512,8 +526,16 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 			  "bpfprof -- %s",
 			  arg, arg);
 		goto reported;
-	default:
-		return ARGP_ERR_UNKNOWN;
+	default: {
+		int res = listen_option(&o->listen, key, arg);
+
+		if (res == 1)
+			return ARGP_ERR_UNKNOWN;
+		if (res)
+			goto reported;
+		ps->continuous_only = o->listen.given;
+		break;
+	}
 	}
 	return 0;
 reported:
@@ -566,6 +588,8 @@ static int apply_mode(struct parse_state *ps)
 		log_error("--keep and --max-bytes both limit what is kept; give only one of them");
 		return -EINVAL;
 	}
+	if (listen_options_check(&o->listen))
+		return -EINVAL;
 	if (!ps->freq_set)
 		o->freq_hz = CONTINUOUS_FREQ_HZ;
 	if (!ps->offcpu_set)
@@ -841,4 +865,5 @@ void options_free(struct options *o)
 	free(o->pids);
 	free(o->self_command_line);
 	free(o->target_desc);
+	listen_options_free(&o->listen);
 }

@@ -9,6 +9,7 @@
 
 #include "../capture/perf_events.h"
 #include "../../bpf/bpfprof_abi.h"
+#include "listen_options.h"
 
 #define DEFAULT_FREQ_HZ		     999 /* not 1000: avoids lock-step with timer ticks */
 #define DEFAULT_OUTPUT		     "profile.json.gz"
@@ -90,7 +91,7 @@ struct options {
 	/* --debuginfod-timeout: fetching debug files may take this long per profile; 0: never */
 	uint64_t debuginfod_budget_ns;
 	const char *output;
-	unsigned file_mode; /* --mode: permissions of the profiles written */
+	unsigned file_mode;  /* --mode: permissions of the profiles written */
 	uint64_t ring_bytes; /* --ring-size: bytes per CPU ring; 0: sized for the rate */
 	bool include_idle;
 	bool sched;	       /* capture context switches and wakeups (--no-sched clears) */
@@ -100,12 +101,13 @@ struct options {
 	uint64_t syscall_min_ns;    /* --syscall-min */
 	char **command;		    /* argv after `--`, NULL-terminated, or NULL */
 	/* continuous */
-	uint64_t interval_ns;	 /* --interval: the length of one snapshot */
-	const char *out_dir;	 /* --out-dir */
-	unsigned keep;		 /* --keep: snapshots kept (0: no count limit) */
-	uint64_t max_bytes;	 /* --max-bytes: their total size (0: no size limit) */
-	char *self_command_line; /* bpfprof's own argv, for the profile's meta */
-	char *target_desc;	 /* "all", "pid 1,2", "command: make" */
+	uint64_t interval_ns;	      /* --interval: the length of one snapshot */
+	const char *out_dir;	      /* --out-dir */
+	unsigned keep;		      /* --keep: snapshots kept (0: no count limit) */
+	uint64_t max_bytes;	      /* --max-bytes: their total size (0: no size limit) */
+	struct listen_options listen; /* --listen and its options */
+	char *self_command_line;      /* bpfprof's own argv, for the profile's meta */
+	char *target_desc;	      /* "all", "pid 1,2", "command: make" */
 };
 
 /*

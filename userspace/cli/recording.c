@@ -75,6 +75,44 @@ static int seed_cgroup_process(void *vctx, uint32_t pid)
 	return err == -ENOMEM ? err : 0; /* one that exited meanwhile is simply not there */
 }
 
+/* What the profile says of the recording; `host` and `uts` hold its strings. */
+static void fill_meta(struct profile_meta *meta, struct recording *r, const struct options *opts,
+		      const struct model *m, const struct session_stats *lost, double start_wall_ms,
+		      char *host, size_t host_len, struct utsname *uts)
+{
+	gethostname(host, host_len - 1);
+	uname(uts);
+	meta->product_version = BPFPROF_VERSION;
+	meta->command_line = opts->self_command_line;
+	meta->hostname = host;
+	meta->kernel_release = uts->release;
+	meta->arch = uts->machine;
+	meta->logical_cpus = (unsigned)r->session.nr_online;
+	meta->sample_freq_hz = opts->freq_hz;
+	meta->sample_event =
+		r->session.sampler.event_name ? r->session.sampler.event_name : "cpu-clock";
+	meta->target = opts->target_desc;
+	meta->unwinder =
+		r->session.unwind ? "CFI (.eh_frame), frame pointers where none" : "frame pointers";
+	meta->start_wall_ms = start_wall_ms;
+	meta->lost_samples = lost->dropped[EV_SAMPLE];
+	meta->lost_switches = lost->dropped[EV_SWITCH];
+	meta->lost_wakeups = lost->dropped[EV_WAKEUP];
+	meta->lost_other = lost->dropped[EV_SYSCALL] + lost->dropped[EV_SYSCALL_TOTALS];
+	meta->include_idle = opts->include_idle;
+	meta->sched_enabled = m->sched_enabled;
+	meta->offcpu_samples = m->sched_enabled && m->offcpu_samples;
+	meta->sched_min_ns = m->sched_min_ns;
+	meta->syscalls_enabled = m->syscalls_enabled;
+	meta->syscalls_from_switch = m->syscalls_from_switch;
+	meta->syscall_min_ns = m->syscall_min_ns;
+	meta->cgroup_filters = (const char *const *)r->cgroups.desc;
+	meta->selected_pid = r->have_cmd ? r->cmd_tgid : 0;
+	meta->profiler_pid = (uint32_t)getpid();
+	meta->nr_cgroup_filters = r->cgroups.n;
+	meta->view_out = &r->view;
+}
+
 int recording_write(struct recording *r, const struct options *opts, const struct model *m,
 		    const struct session_stats *lost, double start_wall_ms,
 		    const struct profile_tables *tables, struct output_file *out,
@@ -84,37 +122,7 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 	char host[256] = "";
 	struct utsname uts;
 
-	gethostname(host, sizeof(host) - 1);
-	uname(&uts);
-	meta.product_version = BPFPROF_VERSION;
-	meta.command_line = opts->self_command_line;
-	meta.hostname = host;
-	meta.kernel_release = uts.release;
-	meta.arch = uts.machine;
-	meta.logical_cpus = (unsigned)r->session.nr_online;
-	meta.sample_freq_hz = opts->freq_hz;
-	meta.sample_event =
-		r->session.sampler.event_name ? r->session.sampler.event_name : "cpu-clock";
-	meta.target = opts->target_desc;
-	meta.unwinder =
-		r->session.unwind ? "CFI (.eh_frame), frame pointers where none" : "frame pointers";
-	meta.start_wall_ms = start_wall_ms;
-	meta.lost_samples = lost->dropped[EV_SAMPLE];
-	meta.lost_switches = lost->dropped[EV_SWITCH];
-	meta.lost_wakeups = lost->dropped[EV_WAKEUP];
-	meta.lost_other = lost->dropped[EV_SYSCALL] + lost->dropped[EV_SYSCALL_TOTALS];
-	meta.include_idle = opts->include_idle;
-	meta.sched_enabled = m->sched_enabled;
-	meta.offcpu_samples = m->sched_enabled && m->offcpu_samples;
-	meta.sched_min_ns = m->sched_min_ns;
-	meta.syscalls_enabled = m->syscalls_enabled;
-	meta.syscalls_from_switch = m->syscalls_from_switch;
-	meta.syscall_min_ns = m->syscall_min_ns;
-	meta.cgroup_filters = (const char *const *)r->cgroups.desc;
-	meta.selected_pid = r->have_cmd ? r->cmd_tgid : 0;
-	meta.profiler_pid = (uint32_t)getpid();
-	meta.nr_cgroup_filters = r->cgroups.n;
-	meta.view_out = &r->view;
+	fill_meta(&meta, r, opts, m, lost, start_wall_ms, host, sizeof(host), &uts);
 	/* How whole the stacks are: counted here, over the symbolized tables, for meta.extra. */
 	if (format != FORMAT_PPROF) {
 		int err = frame_quality_count(&meta.frame_quality, m, tables);
@@ -125,6 +133,19 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 	if (format == FORMAT_PPROF)
 		return pprof_write_fd(out->fd, out->gzip, m, tables, &meta, NULL);
 	return emit_profile_fd(out->fd, out->gzip, m, tables, &meta);
+}
+
+int recording_write_pprof(struct recording *r, const struct options *opts, const struct model *m,
+			  double start_wall_ms, const struct profile_tables *tables, int fd,
+			  const struct pprof_options *pprof)
+{
+	static const struct session_stats none;
+	struct profile_meta meta = { 0 };
+	char host[256] = "";
+	struct utsname uts;
+
+	fill_meta(&meta, r, opts, m, &none, start_wall_ms, host, sizeof(host), &uts);
+	return pprof_write_fd(fd, true, m, tables, &meta, pprof);
 }
 
 void recording_report_lost(const struct session_stats *st)

@@ -15,6 +15,7 @@
 #include "../capture/session.h"
 #include "../emit/emitter.h"
 #include "../emit/output_file.h"
+#include "../emit/pprof_writer.h"
 #include "../emit/profile_tables.h"
 #include "../model/model.h"
 #include "../model/proc_source.h"
@@ -79,6 +80,14 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 		    const struct session_stats *lost, double start_wall_ms,
 		    const struct profile_tables *tables, struct output_file *out,
 		    enum output_format format);
+
+/*
+ * Write `m` (finished, its tables built) to `fd` as a gzip'd pprof profile
+ * of the kind and labels `pprof` says, for a scrape. 0 or -errno.
+ */
+int recording_write_pprof(struct recording *r, const struct options *opts, const struct model *m,
+			  double start_wall_ms, const struct profile_tables *tables, int fd,
+			  const struct pprof_options *pprof);
 
 /*
  * Read the kernel's drop counters (the rings' and the side-band's); records

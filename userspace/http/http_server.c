@@ -27,6 +27,9 @@
 /* *req_cls of a request refused here: the handler never saw it. */
 static char refused;
 
+/* In a connection's socket context, beside its peer_limit slot: not root's or the owner's. */
+#define NOT_OWNER (1u << 31)
+
 int http_queue_text(struct MHD_Connection *c, unsigned status, const char *type, const char *body,
 		    size_t len)
 {
@@ -121,12 +124,34 @@ static bool authorized(const struct http_server *s, struct MHD_Connection *c)
 	return token_equal(s->token, h);
 }
 
+/* Why a request is refused before any handler sees it. */
+enum refusal { ACCEPTED, WRONG_HOST, OTHER_USER, NO_TOKEN };
+
+static enum refusal check_request(const struct http_server *s, struct MHD_Connection *c)
+{
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	bool not_owner = !info || ((uintptr_t)info->socket_context & NOT_OWNER);
+
+	if (s->token)
+		return authorized(s, c) ? ACCEPTED : NO_TOKEN;
+	if (!host_allowed(s, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST)))
+		return WRONG_HOST;
+	return s->owner_only && not_owner ? OTHER_USER : ACCEPTED;
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_size, void **req_cls)
 {
+	static const char *const why[] = {
+		[WRONG_HOST] = "this server answers only to its own host name\n",
+		[OTHER_USER] = "without a token only root and the user running bpfprof may ask; "
+			       "start it with --listen-token-file\n",
+		[NO_TOKEN] = "a valid Authorization: Bearer token is needed\n",
+	};
 	struct http_server *s = cls;
-	unsigned status = 0;
+	enum refusal r;
 
 	(void)version;
 	if (*req_cls == &refused) {
@@ -134,23 +159,12 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		*upload_size = 0;
 		return MHD_YES;
 	}
-	if (!*req_cls) {
-		if (!host_allowed(s, MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-								 MHD_HTTP_HEADER_HOST)))
-			status = MHD_HTTP_FORBIDDEN;
-		else if (!authorized(s, c))
-			status = MHD_HTTP_UNAUTHORIZED;
-	}
-	if (status) {
-		static const char forbidden[] = "this server answers only to its own host name\n";
-		static const char unauthorized[] =
-			"a valid Authorization: Bearer token is needed\n";
-		const char *why = status == MHD_HTTP_FORBIDDEN ? forbidden : unauthorized;
-
+	if (!*req_cls && (r = check_request(s, c)) != ACCEPTED) {
 		*upload_size = 0;
 		*req_cls = &refused;
-		return (enum MHD_Result)http_queue_text(c, status, "text/plain; charset=utf-8", why,
-							strlen(why));
+		return (enum MHD_Result)http_queue_text(
+			c, r == NO_TOKEN ? MHD_HTTP_UNAUTHORIZED : MHD_HTTP_FORBIDDEN,
+			"text/plain; charset=utf-8", why[r], strlen(why[r]));
 	}
 	return (enum MHD_Result)s->handler(s->ctx, c, url, method, upload, upload_size, req_cls);
 }
@@ -180,15 +194,17 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 	unsigned slot;
 
 	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-		peer_limit_remove(&s->peers, (unsigned)(uintptr_t)*socket_context);
+		peer_limit_remove(&s->peers, (unsigned)(uintptr_t)*socket_context & ~NOT_OWNER);
 		*socket_context = NULL;
 		return;
 	}
 	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	slot = info ? peer_limit_add(&s->peers, info->connect_fd) : 0;
-	*socket_context = (void *)(uintptr_t)slot;
 	if (!slot && info)
 		shutdown(info->connect_fd, SHUT_RDWR);
+	if (slot && s->owner_only && !s->token && !peer_limit_is_owner(&s->peers, info->connect_fd))
+		slot |= NOT_OWNER;
+	*socket_context = (void *)(uintptr_t)slot;
 }
 
 static bool sockaddr_is_loopback(const struct sockaddr *sa)
@@ -295,6 +311,7 @@ int http_server_start(struct http_server *s, const struct http_server_config *cf
 		flags |= MHD_ALLOW_SUSPEND_RESUME;
 	s->loopback = sockaddr_is_loopback(sa);
 	s->tls = tls;
+	s->owner_only = cfg->owner_only;
 	s->handler = cfg->handler;
 	s->completed = cfg->completed;
 	s->ctx = cfg->ctx;

@@ -6,7 +6,11 @@
  *
  *  - a request naming another host (DNS rebinding) is refused (403);
  *  - with a token, every request must carry `Authorization: Bearer TOKEN`
- *    (401 otherwise), compared in constant time;
+ *    (401 otherwise), compared in constant time; the Host is then not
+ *    checked (a page rebound to this address has no token to send), so
+ *    that scrapers may name the machine by any of its DNS names;
+ *  - `owner_only`: without a token, only root's and the owner's processes
+ *    may ask anything (403 for other users' and other machines');
  *  - TLS when given a certificate and key (GnuTLS, through libmicrohttpd);
  *  - no client but the owner and root holds more than PEER_MAX_CONNECTIONS
  *    (peer_limit.h), PEER_SLOTS in all, idle ones closed after
@@ -50,6 +54,7 @@ struct http_server_config {
 	uint16_t port;	     /* 0: a free one */
 	const char *option;  /* the option that named the address, for messages: "--address" */
 	uid_t owner;	     /* not limited in connections (with root) */
+	bool owner_only;     /* no token: only root and `owner` may ask */
 	const char *token;   /* NULL: no Authorization asked for */
 	/* PEM, both or neither: TLS. */
 	const char *tls_cert, *tls_key;
@@ -65,6 +70,7 @@ struct http_server {
 	char *address;
 	bool loopback; /* 127.0.0.0/8 or ::1: only this machine's users can connect */
 	bool tls;
+	bool owner_only;
 	char *token;
 	http_handler_fn handler;
 	http_completed_fn completed;

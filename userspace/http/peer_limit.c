@@ -225,6 +225,19 @@ unsigned peer_limit_add(struct peer_limit *pl, int fd)
 	return (unsigned)(free_slot - pl->slots) + 1;
 }
 
+bool peer_limit_is_owner(struct peer_limit *pl, int fd)
+{
+	struct sockaddr_storage local, peer;
+	socklen_t llen = sizeof(local), plen = sizeof(peer);
+	uid_t uid;
+
+	if (getsockname(fd, (struct sockaddr *)&local, &llen) ||
+	    getpeername(fd, (struct sockaddr *)&peer, &plen) || !peer_uid(pl, &local, &peer, &uid))
+		return false;
+	uid = owner_of(pl, uid);
+	return uid == 0 || uid == pl->viewer;
+}
+
 void peer_limit_remove(struct peer_limit *pl, unsigned slot)
 {
 	if (slot && slot <= pl->nr_slots && pl->slots[slot - 1].n)

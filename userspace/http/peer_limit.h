@@ -52,4 +52,11 @@ void peer_limit_free(struct peer_limit *pl);
 unsigned peer_limit_add(struct peer_limit *pl, int fd);
 void peer_limit_remove(struct peer_limit *pl, unsigned slot);
 
+/*
+ * Whether the client of the accepted connection `fd` is a process of root
+ * or of the viewer (the owner), as the kernel knows it: false for another
+ * user, and for a client the kernel does not know (another machine).
+ */
+bool peer_limit_is_owner(struct peer_limit *pl, int fd);
+
 #endif
