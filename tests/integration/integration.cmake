@@ -427,3 +427,11 @@ bpfprof_integration_test(package_deb 300 TRUE package_deb.sh)
 foreach(mode long_fde over_budget)
   bpfprof_integration_test(hostile_unwind_${mode} 180 TRUE hostile_unwind.sh ${mode})
 endforeach()
+
+# continuous --listen as a scrape target (issue 30): two scrapers at once
+# (curl and go tool pprof) each get whole windows across snapshot cuts,
+# checked with Google's pprof library; labels; /snapshot/latest loads; the
+# refusals; a token over TLS, and the off-CPU profile.
+foreach(mode scrapers token)
+  bpfprof_integration_test(scrape_${mode} 120 TRUE scrape.sh ${mode})
+endforeach()

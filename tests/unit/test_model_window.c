@@ -103,15 +103,15 @@ static void window_copy_is_the_window(void)
 	src_stacks = src.stacks.len;
 
 	model_window_init(&one, &src, from, to);
-	CHECK_EQ_INT(model_window_copy(&one, &src, from, to), 0);
+	CHECK_EQ_INT(model_window_copy(&one, &src, from, to, false), 0);
 	CHECK_EQ_INT(one.start_ts, from);
 	CHECK_EQ_INT(one.stop_ts, to);
 	check_copy(&one, &src, from, to);
 
 	/* In two parts, as a scrape across a snapshot's cut is copied. */
 	model_window_init(&two, &src, from, to);
-	CHECK_EQ_INT(model_window_copy(&two, &src, from, mid), 0);
-	CHECK_EQ_INT(model_window_copy(&two, &src, mid, to), 0);
+	CHECK_EQ_INT(model_window_copy(&two, &src, from, mid, false), 0);
+	CHECK_EQ_INT(model_window_copy(&two, &src, mid, to, false), 0);
 	check_copy(&two, &src, from, to);
 	CHECK_EQ_INT(two.threads.len, one.threads.len);
 	CHECK_EQ_INT(two.stacks.len, one.stacks.len);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "model_internal.h"
+#include "sched.h"
 
 void model_window_init(struct model *dst, const struct model *like, uint64_t from, uint64_t to)
 {
@@ -59,6 +60,21 @@ static int copy_process_info(struct process *dp, const struct process *sp)
 	return 0;
 }
 
+/* The thread of `dst` that is `st` of `src`, made with what `src` knows of it when new. */
+static struct thread *window_thread(struct model *dst, const struct model *src,
+				    const struct thread *st, uint64_t ts)
+{
+	struct thread *dt = model_thread(dst, st->pid, st->tid, st->cpu, ts);
+
+	if (!dt)
+		return NULL;
+	if (!dt->name[0])
+		memcpy(dt->name, st->name, sizeof(dt->name));
+	if (copy_process_info(&dst->processes.data[dt->process], &src->processes.data[st->process]))
+		return NULL;
+	return dt;
+}
+
 static int copy_thread_samples(struct model *dst, const struct model *src, struct hmap *map,
 			       const struct thread *st, uint64_t from, uint64_t to)
 {
@@ -67,21 +83,11 @@ static int copy_thread_samples(struct model *dst, const struct model *src, struc
 	for (size_t i = 0; i < st->samples.len; i++) {
 		struct thread_sample s = st->samples.data[i];
 		int64_t stack;
-		int err;
 
 		if (s.ts < from || s.ts >= to)
 			continue;
-		if (!dt) {
-			dt = model_thread(dst, st->pid, st->tid, st->cpu, s.ts);
-			if (!dt)
-				return -ENOMEM;
-			if (!dt->name[0])
-				memcpy(dt->name, st->name, sizeof(dt->name));
-			err = copy_process_info(&dst->processes.data[dt->process],
-						&src->processes.data[st->process]);
-			if (err)
-				return err;
-		}
+		if (!dt && !(dt = window_thread(dst, src, st, s.ts)))
+			return -ENOMEM;
 		stack = copy_stack(dst, src, map, s.stack);
 		if (stack < 0)
 			return (int)stack;
@@ -98,13 +104,63 @@ static int copy_thread_samples(struct model *dst, const struct model *src, struc
 	return 0;
 }
 
-int model_window_copy(struct model *dst, const struct model *src, uint64_t from, uint64_t to)
+/*
+ * A wait `st` is still in at `to`: its off-CPU samples in [from, to), on
+ * the grid its samples will have once it ends (one per interval from the
+ * switch-out), with its switch-out stack and reason.
+ */
+static int copy_open_wait(struct model *dst, const struct model *src, struct hmap *map,
+			  const struct thread *st, uint64_t from, uint64_t to)
+{
+	const struct sched_replay *r = st->replay;
+	uint64_t interval = r->offcpu_spacing_ns ? r->offcpu_spacing_ns : src->offcpu_interval_ns;
+	uint64_t first, k;
+	struct thread *dt;
+	int64_t stack, frame;
+
+	if (r->since >= to)
+		return 0;
+	/* The first grid point at or after `from`. */
+	k = r->since >= from ? 0 : (from - r->since + interval - 1) / interval;
+	first = r->since + k * interval;
+	if (first >= to)
+		return 0;
+	dt = window_thread(dst, src, st, first);
+	stack = dt ? copy_stack(dst, src, map, r->stack) : -ENOMEM;
+	if (stack < 0)
+		return (int)stack;
+	frame = model_intern_frame(dst, OBJ_OFFCPU, r->reason, false);
+	if (frame < 0)
+		return (int)frame;
+	stack = model_intern_stack(dst, (uint32_t)stack, (uint32_t)frame);
+	if (stack < 0)
+		return (int)stack;
+	for (uint64_t at = first; at < to; at += interval) {
+		struct thread_sample s = { .ts = at,
+					   .stack = (uint32_t)stack,
+					   .kind = SAMPLE_OFF_CPU };
+
+		if (vec_push(&dt->samples, s))
+			return -ENOMEM;
+		dst->stats.offcpu_samples++;
+	}
+	return 0;
+}
+
+int model_window_copy(struct model *dst, const struct model *src, uint64_t from, uint64_t to,
+		      bool open_waits)
 {
 	struct hmap map = { 0 };
 	int err = 0;
 
-	for (size_t i = 0; i < src->threads.len && !err; i++)
-		err = copy_thread_samples(dst, src, &map, &src->threads.data[i], from, to);
+	for (size_t i = 0; i < src->threads.len && !err; i++) {
+		const struct thread *st = &src->threads.data[i];
+
+		err = copy_thread_samples(dst, src, &map, st, from, to);
+		if (!err && open_waits && src->offcpu_samples && src->offcpu_interval_ns &&
+		    st->replay && st->replay->state == REPLAY_OFF && st->replay->start_known)
+			err = copy_open_wait(dst, src, &map, st, from, to);
+	}
 	hmap_free(&map);
 	return err;
 }

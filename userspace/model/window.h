@@ -14,6 +14,7 @@
 #ifndef BPFPROF_MODEL_WINDOW_H
 #define BPFPROF_MODEL_WINDOW_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "model.h"
@@ -24,9 +25,13 @@ void model_window_init(struct model *dst, const struct model *like, uint64_t fro
 /*
  * Append the samples of `src` in [from, to) to `dst`, with the threads and
  * processes they belong to (names, command lines and cgroups as `src` knows
- * them). `src` must have replayed past `to` (model_sched_flush). 0 or
+ * them). `src` must have replayed up to `to` (model_sched_flush).
+ * `open_waits` (from a live model): a wait still going on at `to` has no
+ * samples yet; its part in the window gets them here, as it will when it
+ * ends. A snapshot's waits were closed at its end (model_finish). 0 or
  * -ENOMEM (dst then holds part of it, and is freed as usual).
  */
-int model_window_copy(struct model *dst, const struct model *src, uint64_t from, uint64_t to);
+int model_window_copy(struct model *dst, const struct model *src, uint64_t from, uint64_t to,
+		      bool open_waits);
 
 #endif

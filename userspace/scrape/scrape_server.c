@@ -358,7 +358,8 @@ uint64_t scrape_next_end(struct scrape_server *s)
 }
 
 /* Copy what `src` has of [from, to) into `w` (the poll thread's while it waits). */
-static int copy_into(struct window *w, const struct model *src, uint64_t from, uint64_t to)
+static int copy_into(struct window *w, const struct model *src, uint64_t from, uint64_t to,
+		     bool live)
 {
 	uint64_t a = from > w->from ? from : w->from, b = to < w->to ? to : w->to;
 
@@ -366,7 +367,7 @@ static int copy_into(struct window *w, const struct model *src, uint64_t from, u
 		model_window_init(&w->samples, src, w->from, w->to);
 		w->started = true;
 	}
-	return a < b ? model_window_copy(&w->samples, src, a, b) : 0;
+	return a < b ? model_window_copy(&w->samples, src, a, b, live) : 0;
 }
 
 void scrape_collect(struct scrape_server *s, const struct model *src, uint64_t from, uint64_t to)
@@ -374,7 +375,7 @@ void scrape_collect(struct scrape_server *s, const struct model *src, uint64_t f
 	pthread_mutex_lock(&s->lock);
 	for (struct window *w = s->windows; w; w = w->next)
 		if (w->state == WINDOW_WAITING && w->from < to && w->to > from &&
-		    copy_into(w, src, from, to))
+		    copy_into(w, src, from, to, false))
 			answer_locked(s, w, WINDOW_FAILED, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				      "out of memory while collecting the window\n");
 	pthread_mutex_unlock(&s->lock);
@@ -403,7 +404,7 @@ void scrape_answer(struct scrape_server *s, const struct model *live, uint64_t u
 	 * thread touches it, and a new request need not wait for symbols.
 	 */
 	while ((w = next_due(s, upto))) {
-		int fd = -1, err = copy_into(w, live, live->start_ts, w->to);
+		int fd = -1, err = copy_into(w, live, live->start_ts, w->to, true);
 
 		if (!err)
 			err = model_finish(&w->samples);

@@ -1,0 +1,228 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# continuous --listen as a scrape target (issue 30), with real clients.
+#
+#   scrapers  `continuous -a --listen 127.0.0.1:0 --interval 4s` with the
+#             burner running. Two scrapers at once: curl asks for 10 s, and
+#             2 s later `go tool pprof -raw URL?seconds=3` (Debian's
+#             golang-go) for 3 s; both windows cross a snapshot's cut. Each
+#             answer is a whole window: it passes Google's pprof library
+#             (profile.Parse + CheckValid, tests/check/pprofcheck), lasts
+#             what was asked, and beta's CPU time in it is what the burner's
+#             own clock says beta used in that window (bounded by the truth
+#             lines around the request). go tool pprof names the burner's
+#             functions and its labels (pid, thread_name, process_name, host,
+#             --label service_name); the 10 s window is answered within 1 s
+#             of its end. Then: /snapshot/latest loads in the Firefox
+#             Profiler's loader; bad seconds are 400, off-CPU without
+#             --off-cpu 404, a page of another host 403, and another local
+#             user without a token 403.
+#   token     a non-loopback --listen without --listen-token-file refuses to
+#             start with one line. With a token and TLS (a self-signed
+#             certificate) on 0.0.0.0: no token and a wrong one are 401,
+#             the right one over HTTPS gets a valid CPU profile, and with
+#             --off-cpu /debug/pprof/offcpu a valid off-CPU profile whose
+#             stacks end in off-CPU leaves, where the burner's truth thread,
+#             asleep but for a moment every 20 ms, is off the CPU for most
+#             of the window and no more than all of it.
+. "$(dirname "$0")/common.sh"
+require_root
+make_workdir
+
+MODE=${1:-scrapers}
+command -v go >/dev/null || fail "go is not installed (scripts/install-deps.sh --test installs golang-go)"
+export GOCACHE=$WORK/gocache GOPATH=$WORK/gopath HOME=${HOME:-$WORK} PPROF_TMPDIR=$WORK/pprof
+[ -d /usr/share/gocode/src/github.com/google/pprof/profile ] ||
+	fail "Google's pprof library is missing (scripts/install-deps.sh --test installs golang-github-google-pprof-dev)"
+
+# The checker: Google's pprof library, from Debian's package.
+log "building tests/check/pprofcheck with Debian's github.com/google/pprof"
+GOPATH=/usr/share/gocode GO111MODULE=off go build -o "$WORK/pprofcheck" "$CHECK_DIR/pprofcheck/main.go" \
+	>"$WORK/go-build.err" 2>&1 || fail "cannot build pprofcheck: $(cat "$WORK/go-build.err")"
+
+# start_listening ARGS...: `bpfprof continuous ARGS` in the background until it
+# serves and records; sets BPFPROF_PID and PORT.
+start_listening() {
+	local i
+	log "\$ bpfprof continuous $* &"
+	: >"$WORK/bpfprof.err"
+	env --default-signal=INT,TERM "$BPFPROF" continuous "$@" >"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
+	BPFPROF_PID=$!
+	BACKGROUND_PIDS+=("$BPFPROF_PID")
+	wait_recording "$BPFPROF_PID"
+	PORT=$(sed -n 's|^bpfprof: serving scrapes at https\{0,1\}://[^ ]*:\([0-9]*\)/debug/pprof/profile.*|\1|p' "$WORK/bpfprof.err")
+	[ -n "$PORT" ] || fail "bpfprof did not say where it serves: $(cat "$WORK/bpfprof.err")"
+	log "serving on port $PORT"
+}
+
+stop_listening() {
+	kill -TERM "$BPFPROF_PID" 2>/dev/null
+	wait "$BPFPROF_PID"
+	local status=$?
+	[ "$status" -eq 0 ] || fail "bpfprof continuous exited with status $status: $(tail -n 5 "$WORK/bpfprof.err")"
+}
+
+# truth: the burner's last truth line, "MONO_NS BETA_NS".
+truth() {
+	grep '^burner: truth' "$WORK/burner.out" | tail -n 1 |
+		awk '{ for (i = 3; i < NF; i += 2) v[$i] = $(i + 1); print v["mono_ns"], v["beta"] }'
+}
+
+# pprofcheck NAME FILE: FILE passes profile.Parse + CheckValid; its summary goes to $WORK/NAME.json.
+pprofcheck() {
+	"$WORK/pprofcheck" "$2" >"$WORK/$1.json" 2>"$WORK/$1.err" ||
+		fail "$1: Google's pprof library refuses it: $(cat "$WORK/$1.err")"
+	ok "$1: profile.Parse and CheckValid accept it"
+}
+
+# check_window NAME SECONDS BEFORE AFTER: the window lasts SECONDS and beta's
+# CPU time in it fits what beta used between the truth lines BEFORE and AFTER
+# ("MONO BETA"), which enclose it: at most all of it, at least all of it but
+# what beta could have run outside the window.
+check_window() {
+	"$NODE" -e '
+		const [file, secs, before, after] = process.argv.slice(1);
+		const s = JSON.parse(require("fs").readFileSync(file));
+		const [m0, b0] = before.split(" ").map(Number), [m1, b1] = after.split(" ").map(Number);
+		const got = (s.byThread.beta || [0, 0])[1];
+		const used = b1 - b0, outside = (m1 - m0) - secs * 1e9;
+		const slack = 30e6 + 0.02 * used;
+		const msg = `beta ran ${(got / 1e6).toFixed(1)} ms in the window; the burner says ` +
+			`${(used / 1e6).toFixed(1)} ms over ${((m1 - m0) / 1e6).toFixed(0)} ms around it`;
+		if (s.durationNs !== secs * 1e9) { console.log(`lasts ${s.durationNs} ns, not ${secs} s`); process.exit(1); }
+		if (got > used + slack || got < used - outside - slack) { console.log(msg); process.exit(1); }
+		console.log(msg);' "$WORK/$1.json" "$2" "$3" "$4" >"$WORK/$1.window" ||
+		fail "$1: not the whole window: $(cat "$WORK/$1.window")"
+	ok "$1: a whole ${2} s window: $(cat "$WORK/$1.window")"
+}
+
+case $MODE in
+scrapers)
+	start_burner 90
+	start_listening -a --listen 127.0.0.1:0 --interval 4s --out-dir "$WORK/snaps" \
+		--label service_name=scrape-test -v
+
+	before_a=$(truth)
+	curl -sS -o "$WORK/a.pb.gz" -w '%{http_code} %{time_total}\n' \
+		"http://127.0.0.1:$PORT/debug/pprof/profile?seconds=10" >"$WORK/a.curl" 2>&1 &
+	curl_a=$!
+	sleep 2
+	before_b=$(truth)
+	log "\$ go tool pprof -raw http://127.0.0.1:$PORT/debug/pprof/profile?seconds=3"
+	go tool pprof -raw "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=3" >"$WORK/b.raw" 2>"$WORK/b.err" ||
+		fail "go tool pprof could not fetch or read the profile: $(cat "$WORK/b.err")"
+	after_b=$(truth)
+	wait "$curl_a"
+	after_a=$(truth)
+	read -r code_a time_a <"$WORK/a.curl"
+	[ "$code_a" = 200 ] || fail "the 10 s scrape was answered $(cat "$WORK/a.curl")"
+	awk -v t="$time_a" 'BEGIN { exit !(t >= 10 && t <= 11) }' ||
+		fail "the 10 s window was answered after ${time_a} s, not within 1 s of its end"
+	ok "the 10 s window was answered ${time_a} s after the request"
+
+	# go tool pprof saved what it fetched: check it as the library reads it.
+	b_file=$(ls "$WORK"/pprof/*.pb.gz 2>/dev/null | head -n 1)
+	[ -n "$b_file" ] || fail "go tool pprof kept no copy in $WORK/pprof"
+	pprofcheck a "$WORK/a.pb.gz"
+	pprofcheck b "$b_file"
+	check_window a 10 "$before_a" "$after_a"
+	check_window b 3 "$before_b" "$after_b"
+	head -n 12 "$WORK/b.raw" | indent
+	for fn in alpha_heavy alpha_light beta_spin; do
+		grep -q "^ *0x[0-9a-f]*: $fn " "$WORK/b.raw" || grep -q " $fn$\| $fn " "$WORK/b.raw" ||
+			fail "go tool pprof -raw names no $fn"
+	done
+	ok "go tool pprof -raw names alpha_heavy, alpha_light and beta_spin"
+	for want in "pid:\[$BURNER_PID\]" "thread_name:\[beta\]" "thread_name:\[alpha\]" \
+		"process_name:\[bpfprof-burner\]" "host:\[$(hostname)\]" "service_name:\[scrape-test\]"; do
+		grep -q "$want" "$WORK/b.raw" || fail "go tool pprof -raw shows no label $want"
+	done
+	ok "labels: pid, thread_name, process_name, host and service_name"
+	"$NODE" -e 'const s = JSON.parse(require("fs").readFileSync(process.argv[1]));
+		process.exit(s.sampleTypes.join() === "samples/count,cpu/nanoseconds" && s.unlabelled === 0 ? 0 : 1)' \
+		"$WORK/a.json" || fail "sample types $(cat "$WORK/a.json" | head -c 200), or unlabelled samples"
+	ok "sample types samples/count and cpu/nanoseconds, as Go's; every sample labelled"
+
+	code=$(curl -sS -o "$WORK/latest.json.gz" -w '%{http_code}' "http://127.0.0.1:$PORT/snapshot/latest")
+	[ "$code" = 200 ] || fail "/snapshot/latest answered $code"
+	# It is the newest snapshot written: the same bytes as one in --out-dir, checked under its name.
+	same=
+	for f in "$WORK"/snaps/*.json.gz; do
+		cmp -s "$f" "$WORK/latest.json.gz" && same=$f
+	done
+	[ -n "$same" ] || fail "/snapshot/latest is none of the snapshots in $WORK/snaps"
+	mkdir -p "$WORK/latest" && cp "$same" "$WORK/latest/"
+	"$NODE" "$CHECK_DIR/continuous.mjs" --dir "$WORK/latest" --count 1 --pid "$BURNER_PID" \
+		--truth "$WORK/burner.out" >"$WORK/latest.check" 2>&1 ||
+		fail "/snapshot/latest ($(basename "$same")) does not pass the snapshot checks: $(tail -n 5 "$WORK/latest.check")"
+	ok "/snapshot/latest loads in the Firefox Profiler's loader"
+
+	expect_code() { # URL CODE WHAT [CURL ARGS...]
+		local url=$1 want=$2 what=$3 got
+		shift 3
+		got=$(curl -sS -o "$WORK/answer.txt" -w '%{http_code}' "$@" "$url")
+		[ "$got" = "$want" ] || fail "$what: answered $got, not $want: $(cat "$WORK/answer.txt")"
+		ok "$what: $got $(head -n 1 "$WORK/answer.txt" | cut -c1-100)"
+	}
+	expect_code "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=301" 400 "seconds=301"
+	expect_code "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=x" 400 "seconds=x"
+	expect_code "http://127.0.0.1:$PORT/debug/pprof/offcpu?seconds=1" 404 "offcpu without --off-cpu"
+	expect_code "http://127.0.0.1:$PORT/" 403 "a page of another host (DNS rebinding)" -H "Host: evil.example"
+	expect_code "http://127.0.0.1:$PORT/debug/pprof/profile" 405 "POST" -X POST
+	code=$(setpriv --reuid=65534 --regid=65534 --clear-groups curl -sS -o "$WORK/nobody.txt" -w '%{http_code}' \
+		"http://127.0.0.1:$PORT/debug/pprof/profile?seconds=1")
+	[ "$code" = 403 ] || fail "another local user without a token was answered $code"
+	ok "another local user without a token: 403 $(cat "$WORK/nobody.txt")"
+	stop_listening
+	;;
+token)
+	run_bpfprof 30 continuous -a --listen 0.0.0.0:0 --out-dir "$WORK/snaps"
+	[ "$STATUS" -eq 2 ] || fail "--listen 0.0.0.0:0 without a token exited $STATUS, not 2"
+	[ "$(wc -l <"$WORK/bpfprof.err")" -eq 1 ] && grep -q -- "--listen-token-file" "$WORK/bpfprof.err" ||
+		fail "not one line naming --listen-token-file: $(cat "$WORK/bpfprof.err")"
+	ok "a non-loopback --listen without a token refuses to start: $(cat "$WORK/bpfprof.err")"
+	[ ! -e "$WORK/snaps" ] || fail "it created $WORK/snaps before refusing"
+
+	head -c 24 /dev/urandom | base64 >"$WORK/token" && chmod 600 "$WORK/token"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 1 -subj /CN=127.0.0.1 \
+		-addext subjectAltName=IP:127.0.0.1 -keyout "$WORK/key.pem" -out "$WORK/cert.pem" \
+		>"$WORK/openssl.err" 2>&1 || fail "openssl: $(cat "$WORK/openssl.err")"
+	start_burner 60
+	start_listening -a --off-cpu --listen 0.0.0.0:0 --listen-token-file "$WORK/token" \
+		--listen-tls "$WORK/cert.pem,$WORK/key.pem" --out-dir "$WORK/snaps"
+	url="https://127.0.0.1:$PORT/debug/pprof/profile?seconds=2"
+	code=$(curl -sS --cacert "$WORK/cert.pem" -o "$WORK/answer.txt" -w '%{http_code}' "$url")
+	[ "$code" = 401 ] || fail "no token: answered $code"
+	ok "no token: 401 $(cat "$WORK/answer.txt")"
+	code=$(curl -sS --cacert "$WORK/cert.pem" -o "$WORK/answer.txt" -w '%{http_code}' \
+		-H "Authorization: Bearer wrong$(cat "$WORK/token")" "$url")
+	[ "$code" = 401 ] || fail "a wrong token: answered $code"
+	ok "a wrong token: 401"
+	code=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/" 2>/dev/null)
+	[ "$code" != 200 ] || fail "plain HTTP was answered on the TLS port"
+	ok "plain HTTP gets no answer on the TLS port"
+	code=$(curl -sS --cacert "$WORK/cert.pem" -o "$WORK/cpu.pb.gz" -w '%{http_code}' \
+		-H "Authorization: Bearer $(cat "$WORK/token")" "$url")
+	[ "$code" = 200 ] || fail "the right token over HTTPS: answered $code"
+	pprofcheck cpu "$WORK/cpu.pb.gz"
+	code=$(curl -sS --cacert "$WORK/cert.pem" -o "$WORK/off.pb.gz" -w '%{http_code}' \
+		-H "Authorization: Bearer $(cat "$WORK/token")" "https://127.0.0.1:$PORT/debug/pprof/offcpu?seconds=2")
+	[ "$code" = 200 ] || fail "/debug/pprof/offcpu with the token: answered $code"
+	pprofcheck off "$WORK/off.pb.gz"
+	"$NODE" -e 'const s = JSON.parse(require("fs").readFileSync(process.argv[1]));
+		const leaves = Object.keys(s.byLeaf);
+		const bad = leaves.filter((l) => !l.startsWith("off-CPU: "));
+		const truth = (s.byThread["burner-truth"] || [0])[0];
+		console.log(`${leaves.length} leaves; burner-truth (asleep but for ~0.1 ms each 20 ms) ` +
+			`off the CPU for ${(truth / 1e6).toFixed(0)} ms of the 2000 ms window`);
+		process.exit(s.sampleTypes.join() === "off_cpu/nanoseconds" && !bad.length &&
+			truth >= 1e9 && truth <= 2e9 + 2 * s.period ? 0 : 1)' \
+		"$WORK/off.json" >"$WORK/off.summary" || fail "the off-CPU profile: $(cat "$WORK/off.summary") $(head -c 300 "$WORK/off.json")"
+	ok "the off-CPU profile: off_cpu/nanoseconds, every stack an off-CPU leaf: $(cat "$WORK/off.summary")"
+	stop_listening
+	;;
+*)
+	fail "unknown mode $MODE"
+	;;
+esac
