@@ -5,8 +5,9 @@
 #   cmake --build build --target package   ->   build/bpfprof_<version>_<arch>.deb
 #
 # The package holds /usr/bin/bpfprof (the BPF object is inside it, through the
-# skeleton), its man page, the systemd unit of `bpfprof continuous` and the
-# unit's options in /etc/default/bpfprof (a conffile). The unit creates
+# skeleton), its man page, the systemd unit of `bpfprof continuous`, the
+# unit's options in /etc/default/bpfprof (a conffile) and an opt-in drop-in
+# for `--listen` in /usr/share/bpfprof. The unit creates
 # /var/lib/bpfprof itself (StateDirectory=); the maintainer scripts in
 # packaging/debian never start the service, and purge deletes the snapshots.
 # Included at the end of the top-level CMakeLists.txt, after install(TARGETS).
@@ -45,6 +46,10 @@ install(FILES ${BPFPROF_MAN_GZ} DESTINATION share/man/man1)
 install(FILES ${BPFPROF_PACKAGING_DIR}/bpfprof.service DESTINATION /lib/systemd/system
         COMPONENT service EXCLUDE_FROM_ALL)
 install(FILES ${BPFPROF_PACKAGING_DIR}/bpfprof.default DESTINATION /etc/default RENAME bpfprof
+        COMPONENT service EXCLUDE_FROM_ALL)
+# The opt-in drop-in for `--listen`: shipped where nothing reads it; the admin
+# copies it to /etc/systemd/system/bpfprof.service.d/ to serve scrapers.
+install(FILES ${BPFPROF_PACKAGING_DIR}/listen.conf DESTINATION share/bpfprof
         COMPONENT service EXCLUDE_FROM_ALL)
 
 # --- Debian package (CPack) ---------------------------------------------------

@@ -37,7 +37,7 @@ SRC=$(cd "$(dirname "$0")/../.." && pwd)
 INTERVAL_S=6
 SNAPSHOT_RE='^bpfprof-[0-9]{8}T[0-9]{6}\.[0-9]{3}Z\.json\.gz$'
 INSTALLED_FILES=(/usr/bin/bpfprof /usr/share/man/man1/bpfprof.1.gz /lib/systemd/system/bpfprof.service
-	/etc/default/bpfprof)
+	/etc/default/bpfprof /usr/share/bpfprof/listen.conf)
 WANTS_LINK=/etc/systemd/system/multi-user.target.wants/bpfprof.service
 INSTALLED=0
 HIDDEN=
@@ -140,6 +140,7 @@ sort >"$WORK/files.expected" <<EOF
 -rw-r--r-- root/root ./etc/default/bpfprof
 -rw-r--r-- root/root ./lib/systemd/system/bpfprof.service
 -rw-r--r-- root/root ./usr/share/man/man1/bpfprof.1.gz
+-rw-r--r-- root/root ./usr/share/bpfprof/listen.conf
 -rwxr-xr-x root/root ./usr/bin/bpfprof
 EOF
 diff -u "$WORK/files.expected" "$WORK/files.txt" | indent
@@ -371,7 +372,7 @@ install -d -m 0700 -o 65534 -g 65534 "$HIDDEN/private" &&
 	install -m 0755 -o 65534 -g 65534 "$BURNER" "$HIDDEN/private/burner" &&
 	install -m 0644 "$JIT_HOT" "$HIDDEN/jit_hot.js" || fail "cannot set up the workloads in $HIDDEN"
 as_nobody=(setpriv --reuid 65534 --regid 65534 --clear-groups)
-"${as_nobody[@]}" "$HIDDEN/private/burner" 60 >"$WORK/burner.out" 2>"$WORK/burner.err" &
+"${as_nobody[@]}" "$HIDDEN/private/burner" 90 >"$WORK/burner.out" 2>"$WORK/burner.err" &
 BURNER_PID=$!
 for ((i = 0; i < 100; i++)); do
 	[ "$(wc -l <"$WORK/burner.out")" -ge 4 ] && break
@@ -450,6 +451,34 @@ sandbox_exec /run/bpfprof-test/prerm remove >"$WORK/prerm.log" 2>&1 ||
 expect_state inactive
 [ "$(snapshots | wc -l)" -eq 4 ] || fail "prerm's stop left $(snapshots | wc -l) snapshots, expected 4"
 ok "prerm remove: the running service stopped and wrote its last snapshot"
+
+# The opt-in drop-in for --listen, as the admin installs it: the hardened
+# unit serves a scrape on loopback, and the drop-in leaves with no trace.
+sandbox_exec install -m 644 /usr/share/bpfprof/listen.conf /run/systemd/system/bpfprof.service.d/listen.conf ||
+	fail "cannot install the listen drop-in in the sandbox"
+sandbox_exec ip link set lo up || fail "cannot bring up the sandbox's loopback"
+sandbox_ctl daemon-reload || fail "systemctl daemon-reload failed"
+sandbox_ctl start bpfprof.service || { bpfprof_log; fail "systemctl start bpfprof with the listen drop-in failed"; }
+wait_attached
+code=
+for ((i = 0; i < 50; i++)); do
+	code=$(sandbox_exec curl -sS -o /run/bpfprof-test/scrape.pb.gz -w '%{http_code}' \
+		"http://127.0.0.1:6060/debug/pprof/profile?seconds=2" 2>/dev/null) && break
+	sleep 0.2
+done
+if [ "$code" != 200 ]; then
+	bpfprof_log
+	sandbox_ctl cat bpfprof.service 2>&1 | tail -n 40 | indent
+	fail "a scrape of the service with the drop-in: answered '$code'"
+fi
+GOCACHE=$WORK/gocache HOME=${HOME:-$WORK} go tool pprof -raw "$SBX/log/scrape.pb.gz" >"$WORK/scrape.raw" 2>"$WORK/scrape.err" ||
+	fail "go tool pprof cannot read the service's scrape: $(cat "$WORK/scrape.err")"
+grep -q "process_name:\[bpfprof-burner\]" "$WORK/scrape.raw" ||
+	fail "the service's scrape has no burner samples: $(head -n 20 "$WORK/scrape.raw")"
+ok "the listen drop-in: the hardened service answers a 2 s scrape on 127.0.0.1:6060 with the burner in it"
+sandbox_ctl stop bpfprof.service || fail "systemctl stop bpfprof failed"
+sandbox_exec rm /run/systemd/system/bpfprof.service.d/listen.conf || fail "cannot remove the listen drop-in"
+sandbox_ctl daemon-reload || fail "systemctl daemon-reload failed"
 
 sandbox_canary_ok || fail "the host's /tmp lost the sandbox's canary file"
 sandbox_stop
