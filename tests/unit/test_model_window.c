@@ -7,9 +7,11 @@
  * and the source is left as it was.
  */
 #include "emit_fixture.h"
+#include "model/sched.h"
 #include "model/window.h"
 #include "test.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The raw frames of `stack`, leaf first, as (object, offset) pairs; their count. */
@@ -125,9 +127,105 @@ static void window_copy_is_the_window(void)
 	fx_model_free(&src);
 }
 
+/* The off-CPU samples of thread `tid` in `m`, and whether each is a wait's (leaf OBJ_OFFCPU). */
+static size_t offcpu_samples_of(const struct model *m, uint32_t tid, bool *all_leaves_ok,
+				uint8_t reason)
+{
+	size_t n = 0;
+
+	*all_leaves_ok = true;
+	for (size_t i = 0; i < m->threads.len; i++) {
+		const struct thread *t = &m->threads.data[i];
+
+		if (t->tid != tid)
+			continue;
+		for (size_t j = 0; j < t->samples.len; j++) {
+			const struct thread_sample *s = &t->samples.data[j];
+			const struct raw_frame *leaf;
+
+			if (s->kind != SAMPLE_OFF_CPU)
+				continue;
+			n++;
+			leaf = &m->frames.data[m->stacks.data[s->stack].frame];
+			*all_leaves_ok &= leaf->object == OBJ_OFFCPU && leaf->offset == reason;
+		}
+	}
+	return n;
+}
+
+/*
+ * A wait still going on at the window's end (live model): its part in the
+ * window gets one off-CPU sample per interval from the switch-out, under
+ * its switch-out stack with the reason as leaf; none from a snapshot, none
+ * for a wait that began after the window.
+ */
+static void window_open_wait(void)
+{
+	const uint64_t ms = 1000000, from = FX_START_TS + 2 * ms, to = FX_START_TS + 9 * ms;
+	struct model src, dst;
+	struct thread *t;
+	uint64_t a[64][2], b[64][2];
+	size_t n, na, nb;
+	bool ok;
+
+	CHECK_EQ_INT(fx_model_build(&src), 0);
+	src.offcpu_samples = true;
+	src.offcpu_interval_ns = 2 * ms;
+	t = &src.threads.data[0]; /* worker 101 */
+	t->replay = calloc(1, sizeof(*t->replay));
+	if (!t->replay) {
+		CHECK(false);
+		fx_model_free(&src);
+		return;
+	}
+	t->replay->state = REPLAY_OFF;
+	t->replay->start_known = true;
+	t->replay->reason = OFFCPU_SLEEPING;
+	t->replay->stack = 2;			 /* a fixture stack of the worker's */
+	t->replay->since = FX_START_TS + 1 * ms; /* before the window: grid 3, 5, 7 ms */
+
+	model_window_init(&dst, &src, from, to);
+	CHECK_EQ_INT(model_window_copy(&dst, &src, from, to, true), 0);
+	n = offcpu_samples_of(&dst, 101, &ok, OFFCPU_SLEEPING);
+	CHECK_EQ_INT(n, 3); /* 3, 5 and 7 ms; 9 ms is the window's end, outside it */
+	CHECK(ok);
+	for (size_t i = 0; i < dst.threads.len; i++)
+		for (size_t j = 0; j < dst.threads.data[i].samples.len; j++) {
+			const struct thread_sample *s = &dst.threads.data[i].samples.data[j];
+
+			if (s->kind != SAMPLE_OFF_CPU)
+				continue;
+			CHECK(s->ts >= from && s->ts < to);
+			CHECK_EQ_INT((s->ts - t->replay->since) % (2 * ms), 0);
+			/* Under the switch-out stack: the frames above the leaf are its. */
+			na = frames_of(&src, t->replay->stack, a, 64);
+			nb = frames_of(&dst, dst.stacks.data[s->stack].prefix, b, 64);
+			CHECK(na == nb && !memcmp(a, b, na * sizeof(a[0])));
+		}
+	model_free(&dst);
+
+	/* From a snapshot (its waits closed at its end): nothing added. */
+	model_window_init(&dst, &src, from, to);
+	CHECK_EQ_INT(model_window_copy(&dst, &src, from, to, false), 0);
+	CHECK_EQ_INT(offcpu_samples_of(&dst, 101, &ok, OFFCPU_SLEEPING), 0);
+	model_free(&dst);
+
+	/* A wait that began at the window's end is the next window's. */
+	t->replay->since = to;
+	model_window_init(&dst, &src, from, to);
+	CHECK_EQ_INT(model_window_copy(&dst, &src, from, to, true), 0);
+	CHECK_EQ_INT(offcpu_samples_of(&dst, 101, &ok, OFFCPU_SLEEPING), 0);
+	model_free(&dst);
+
+	free(t->replay);
+	t->replay = NULL;
+	fx_model_free(&src);
+}
+
 int main(void)
 {
 	(void)fx_resolve; /* the fixture's symbolizer: the copy has no symbols to check */
 	RUN(window_copy_is_the_window);
+	RUN(window_open_wait);
 	return test_summary();
 }
