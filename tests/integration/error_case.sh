@@ -241,6 +241,41 @@ continuous_out_dir_is_file)
 record_with_interval)
 	expect_error 'interval.*continuous' -a --interval 10s -d 1 -o "$OUT"
 	;;
+record_with_listen)
+	expect_error 'listen.*continuous' -a --listen 127.0.0.1:0 -d 1 -o "$OUT"
+	;;
+listen_bad_address)
+	expect_error 'listen.*(address|ADDRESS:PORT)' continuous -a --listen nowhere:6060 --out-dir "$WORK/out/snaps"
+	;;
+listen_port_in_use)
+	# A port another program holds: refused before anything is made or loaded.
+	python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen()
+print(s.getsockname()[1], flush=True); time.sleep(60)' >"$WORK/port" &
+	BACKGROUND_PIDS+=($!)
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$WORK/port" ] && break
+		sleep 0.05
+	done
+	expect_error 'cannot listen on 127.0.0.1 port [0-9]+.*in use' continuous -a \
+		--listen "127.0.0.1:$(cat "$WORK/port")" --out-dir "$WORK/out/snaps"
+	;;
+listen_token_missing)
+	expect_error 'listen-token-file.*cannot open' continuous -a --listen 127.0.0.1:0 \
+		--listen-token-file "$WORK/no-such-token" --out-dir "$WORK/out/snaps"
+	;;
+listen_tls_not_pem)
+	# Text, but no PEM: as a certificate and as its key.
+	head -c 300 /dev/urandom | base64 >"$WORK/token" && chmod 600 "$WORK/token"
+	expect_error 'TLS.*(PEM|certificate)' continuous -a --listen 127.0.0.1:0 --listen-token-file "$WORK/token" \
+		--listen-tls "$WORK/token,$WORK/token" --out-dir "$WORK/out/snaps"
+	;;
+label_bad)
+	expect_error 'label.*KEY=VALUE' continuous -a --listen 127.0.0.1:0 --label 9lives=x --out-dir "$WORK/out/snaps"
+	;;
+label_without_listen)
+	expect_error 'label.*--listen' continuous -a --label service_name=x --out-dir "$WORK/out/snaps"
+	;;
 *)
 	log "error_case.sh: unknown case $CASE"
 	exit 2

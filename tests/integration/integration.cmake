@@ -408,7 +408,8 @@ set_tests_properties(integration.check_selftest_continuous PROPERTIES
   ENVIRONMENT "CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules")
 foreach(case continuous_with_duration continuous_with_command continuous_keep_and_max_bytes
              continuous_bad_interval continuous_bad_max_bytes continuous_out_dir_is_file
-             record_with_interval)
+             record_with_interval record_with_listen listen_bad_address listen_port_in_use
+             listen_token_missing listen_tls_not_pem label_bad label_without_listen)
   bpfprof_integration_test(error.${case} 60 FALSE error_case.sh ${case})
 endforeach()
 
@@ -431,7 +432,8 @@ endforeach()
 # continuous --listen as a scrape target (issue 30): two scrapers at once
 # (curl and go tool pprof) each get whole windows across snapshot cuts,
 # checked with Google's pprof library; labels; /snapshot/latest loads; the
-# refusals; a token over TLS, and the off-CPU profile.
-foreach(mode scrapers token)
+# refusals; a token over TLS, and the off-CPU profile; another user's
+# connection flood.
+foreach(mode scrapers token flood)
   bpfprof_integration_test(scrape_${mode} 120 TRUE scrape.sh ${mode})
 endforeach()

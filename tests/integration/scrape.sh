@@ -26,6 +26,9 @@
 #             stacks end in off-CPU leaves, where the burner's truth thread,
 #             asleep but for a moment every 20 ms, is off the CPU for most
 #             of the window and no more than all of it.
+#   flood     another local user keeps 3,000 connections to the port open or
+#             opening; root's 2 s scrapes are still answered within 1 s of
+#             their end, and valid.
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
@@ -220,6 +223,52 @@ token)
 			truth >= 1e9 && truth <= 2e9 + 2 * s.period ? 0 : 1)' \
 		"$WORK/off.json" >"$WORK/off.summary" || fail "the off-CPU profile: $(cat "$WORK/off.summary") $(head -c 300 "$WORK/off.json")"
 	ok "the off-CPU profile: off_cpu/nanoseconds, every stack an off-CPU leaf: $(cat "$WORK/off.summary")"
+	stop_listening
+	;;
+flood)
+	start_burner 60
+	start_listening -a --listen 127.0.0.1:0 --out-dir "$WORK/snaps"
+	# Another local user holds 3,000 connections, each opened again as soon as it closes.
+	HOLD_DIR=$(mktemp -d /tmp/bpfprof-scrape-flood.XXXXXX) && chmod 755 "$HOLD_DIR" ||
+		fail "cannot make a directory for the user's script"
+	cat >"$HOLD_DIR/hold.js" <<'EOF'
+const net = require("net");
+const [port, want] = process.argv.slice(2).map(Number);
+let open = 0, made = 0, closed = 0;
+function connect() {
+	const s = net.connect(port, "127.0.0.1");
+	let up = false;
+	s.on("connect", () => { up = true; open++; made++; });
+	s.on("error", () => {});
+	s.on("close", () => { if (up) open--; closed++; setImmediate(connect); });
+}
+for (let i = 0; i < want; i++) connect();
+setInterval(() => console.log(`open ${open} made ${made} closed ${closed}`), 500);
+EOF
+	chmod 644 "$HOLD_DIR/hold.js"
+	(ulimit -n 8192 && exec setpriv --reuid=65534 --regid=65534 --clear-groups "$NODE" "$HOLD_DIR/hold.js" "$PORT" 3000) \
+		>"$WORK/hold.out" 2>&1 &
+	HOLD_PID=$!
+	BACKGROUND_PIDS+=("$HOLD_PID")
+	for ((i = 0; i < 200; i++)); do
+		made=$(tail -n 1 "$WORK/hold.out" | sed -n 's/.* made \([0-9]*\).*/\1/p')
+		[ "${made:-0}" -ge 3000 ] && break
+		sleep 0.1
+	done
+	log "the user: $(tail -n 1 "$WORK/hold.out")"
+	[ "${made:-0}" -ge 3000 ] || fail "the user did not get 3000 connections: $(tail -n 3 "$WORK/hold.out")"
+	for ((k = 0; k < 3; k++)); do
+		got=$(curl -sS -o "$WORK/flood.pb.gz" -w '%{http_code} %{time_total}' --max-time 20 \
+			"http://127.0.0.1:$PORT/debug/pprof/profile?seconds=2")
+		log "root's 2 s scrape $((k + 1)): $got; the user: $(tail -n 1 "$WORK/hold.out")"
+		[ "${got% *}" = 200 ] || fail "root's scrape $((k + 1)) got '$got' while the user floods the port"
+		awk -v t="${got#* }" 'BEGIN { exit !(t <= 3) }' ||
+			fail "root's 2 s scrape $((k + 1)) took ${got#* } s while the user floods the port"
+		pprofcheck "flood$k" "$WORK/flood.pb.gz"
+	done
+	ok "3 of 3 of root's 2 s scrapes answered within 1 s of their end while another user keeps 3000 connections open or opening ($(tail -n 1 "$WORK/hold.out"))"
+	kill -KILL "$HOLD_PID"
+	rm -rf "$HOLD_DIR"
 	stop_listening
 	;;
 *)

@@ -513,11 +513,12 @@ static int start_scrape_server(struct continuous *c)
 
 	if (!sudo_user_ids(&cfg.owner, &gid))
 		cfg.owner = getuid();
-	if (l->token_file &&
-	    !(token = http_read_secret_file(l->token_file, "--listen-token-file", true)))
+	if (l->token_file && !(token = http_read_secret_file(l->token_file, "--listen-token-file",
+							     HTTP_FILE_TRIM | HTTP_FILE_SECRET)))
 		goto out;
-	if (l->tls_cert && (!(cert = http_read_secret_file(l->tls_cert, "--listen-tls", false)) ||
-			    !(key = http_read_secret_file(l->tls_key, "--listen-tls", false))))
+	if (l->tls_cert &&
+	    (!(cert = http_read_secret_file(l->tls_cert, "--listen-tls", 0)) ||
+	     !(key = http_read_secret_file(l->tls_key, "--listen-tls", HTTP_FILE_SECRET))))
 		goto out;
 	cfg.token = token;
 	cfg.tls_cert = cert;
@@ -557,15 +558,17 @@ int continuous_main(const struct options *opts)
 	output_file_set_mode(opts->file_mode);
 	if (preflight_check_privileges() || preflight_check_btf())
 		return 1;
-	if (cgroup_targets_open(&c.rec.cgroups, opts->cgroups, opts->nr_cgroups))
+	/* A port in use or a bad token file is said before anything is made or loaded. */
+	if (opts->listen.listen && start_scrape_server(&c))
 		return 1;
-	if (snapshot_dir_open(&c.dir, opts->out_dir)) {
-		cgroup_targets_close(&c.rec.cgroups);
+	if (cgroup_targets_open(&c.rec.cgroups, opts->cgroups, opts->nr_cgroups)) {
+		scrape_server_stop(c.scrape);
 		return 1;
 	}
-	if (opts->listen.listen && start_scrape_server(&c)) {
-		ret = 1;
-		goto out;
+	if (snapshot_dir_open(&c.dir, opts->out_dir)) {
+		scrape_server_stop(c.scrape);
+		cgroup_targets_close(&c.rec.cgroups);
+		return 1;
 	}
 	recording_handle_signals(on_signal);
 	ret = recording_start(&c.rec, opts);

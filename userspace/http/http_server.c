@@ -226,7 +226,7 @@ int http_address_is_loopback(const char *address)
 	return -EINVAL;
 }
 
-char *http_read_secret_file(const char *path, const char *option, bool trim)
+char *http_read_secret_file(const char *path, const char *option, unsigned flags)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	struct stat st;
@@ -260,7 +260,7 @@ char *http_read_secret_file(const char *path, const char *option, bool trim)
 		len += (size_t)n;
 	}
 	buf[len] = '\0';
-	if (trim)
+	if (flags & HTTP_FILE_TRIM)
 		while (len && isspace((unsigned char)buf[len - 1]))
 			buf[--len] = '\0';
 	if (!len || strlen(buf) != len) {
@@ -268,7 +268,7 @@ char *http_read_secret_file(const char *path, const char *option, bool trim)
 			  option, path);
 		goto fail;
 	}
-	if (st.st_mode & (S_IRWXG | S_IRWXO))
+	if ((flags & HTTP_FILE_SECRET) && (st.st_mode & (S_IRWXG | S_IRWXO)))
 		log_warn("%s %s: other users may read or change it (mode %03o); chmod 600 it",
 			 option, path, (unsigned)(st.st_mode & 0777));
 	close(fd);

@@ -82,13 +82,19 @@ struct http_server {
 int http_server_start(struct http_server *s, const struct http_server_config *cfg);
 void http_server_stop(struct http_server *s);
 
+/* How http_read_secret_file reads a file. */
+enum {
+	HTTP_FILE_TRIM = 1,   /* drop trailing white space (a token's newline) */
+	HTTP_FILE_SECRET = 2, /* warn when other users may read or change it */
+};
+
 /*
- * Read a secret file (a token, a certificate, a key): at most
- * HTTP_SECRET_FILE_MAX bytes, a regular file, not through a symlink;
- * `trim` drops trailing whitespace (a token's newline). NUL-terminated,
- * malloc'd; NULL after a one-line error naming `option`.
+ * Read a file the server is given (a token, a certificate, a key): at most
+ * HTTP_SECRET_FILE_MAX bytes, a regular file, not through a symlink, no NUL
+ * byte. NUL-terminated, malloc'd; NULL after a one-line error naming
+ * `option`.
  */
-char *http_read_secret_file(const char *path, const char *option, bool trim);
+char *http_read_secret_file(const char *path, const char *option, unsigned flags);
 
 /* Whether `address` (an IPv4 or IPv6 literal) is a loopback one; -EINVAL when neither. */
 int http_address_is_loopback(const char *address);
