@@ -273,6 +273,13 @@ listen_tls_not_pem)
 label_bad)
 	expect_error 'label.*KEY=VALUE' continuous -a --listen 127.0.0.1:0 --label 9lives=x --out-dir "$WORK/out/snaps"
 	;;
+label_reserved)
+	expect_error 'label.*own pid' continuous -a --listen 127.0.0.1:0 --label pid=1 --out-dir "$WORK/out/snaps"
+	;;
+label_twice)
+	expect_error 'label.*twice' continuous -a --listen 127.0.0.1:0 --label env=a --label env=b \
+		--out-dir "$WORK/out/snaps"
+	;;
 label_without_listen)
 	expect_error 'label.*--listen' continuous -a --label service_name=x --out-dir "$WORK/out/snaps"
 	;;

@@ -409,7 +409,8 @@ set_tests_properties(integration.check_selftest_continuous PROPERTIES
 foreach(case continuous_with_duration continuous_with_command continuous_keep_and_max_bytes
              continuous_bad_interval continuous_bad_max_bytes continuous_out_dir_is_file
              record_with_interval record_with_listen listen_bad_address listen_port_in_use
-             listen_token_missing listen_tls_not_pem label_bad label_without_listen)
+             listen_token_missing listen_tls_not_pem label_bad label_reserved label_twice
+             label_without_listen)
   bpfprof_integration_test(error.${case} 60 FALSE error_case.sh ${case})
 endforeach()
 

@@ -61,7 +61,7 @@ static unsigned count_from(struct peer_limit *pl, uid_t first, uid_t step)
 
 	for (int i = 0; i < N; i++) {
 		server[i] = connect_as(first + (uid_t)i * step, &client[i]);
-		slot[i] = peer_limit_add(pl, server[i]);
+		slot[i] = peer_limit_add(pl, server[i], NULL);
 		counted += slot[i] != 0;
 	}
 	peer_limit_remove(pl, slot[0]);
@@ -70,7 +70,7 @@ static unsigned count_from(struct peer_limit *pl, uid_t first, uid_t step)
 		int s, c;
 
 		s = connect_as(first, &c);
-		slot[0] = peer_limit_add(pl, s);
+		slot[0] = peer_limit_add(pl, s, NULL);
 		CHECK(slot[0] != 0);
 		close(s);
 		close(c);

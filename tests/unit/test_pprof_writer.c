@@ -233,6 +233,9 @@ out:
 	fx_model_free(&m);
 }
 
+#define CONTAINER_ID	 "3f1e9c0a5b7d2e4f6a8c0b1d3e5f7a9c1b3d5e7f9a0c2e4f6b8d0a2c4e6f8b0d"
+#define CONTAINER_CGROUP "/system.slice/docker-" CONTAINER_ID ".scope"
+
 /* Whether sample `s` has the label key=value. */
 static bool has_label(const pb_profile *p, const Perftools__Profiles__Sample *s, const char *key,
 		      const char *value)
@@ -259,12 +262,16 @@ static void pprof_kinds_and_labels(void)
 	struct fx_resolver r = { 0 };
 	struct profile_tables t = { 0 };
 	int64_t samples = 0, ns = 0, want_samples = 0, want_cpu = 0, want_off = 0;
+	size_t containers = 0;
 	struct model m;
 	pb_profile *p;
 
 	CHECK_EQ_INT(fx_model_build(&m), 0);
 	CHECK_EQ_INT(fx_add_sched(&m), 0);
 	m.offcpu_interval_ns = 250000;
+	/* srv runs in a Docker container: its samples name it, the others name none. */
+	m.processes.data[FX_SRV_PROCESS].cgroup = strdup(CONTAINER_CGROUP);
+	CHECK(m.processes.data[FX_SRV_PROCESS].cgroup != NULL);
 	r.m = &m;
 	CHECK_EQ_INT(profile_tables_build(&t, &m, fx_resolve, &r), 0);
 	for (size_t i = 0; i < m.threads.len; i++)
@@ -290,11 +297,24 @@ static void pprof_kinds_and_labels(void)
 
 			CHECK_EQ_INT(s->n_value, 2);
 			CHECK(s->value[0] || s->value[1]);
+			/* The run before a wait goes below its off-CPU leaf. */
+			CHECK(!s->n_location_id ||
+			      strncmp(location_name(p, s->location_id[0]), "off-CPU: ", 9));
 			samples += s->value[0];
 			ns += s->value[1];
 			CHECK(has_label(p, s, "host", "node-7"));
 			CHECK(has_label(p, s, "service_name", "checkout"));
+			/* The container's id where the process is in one, else no such label. */
+			if (has_label(p, s, "process_name", "srv")) {
+				CHECK(has_label(p, s, "container_id", CONTAINER_ID));
+				CHECK(has_label(p, s, "cgroup", CONTAINER_CGROUP));
+				containers++;
+			} else {
+				for (size_t k = 0; k < s->n_label; k++)
+					CHECK(strcmp(pb_str(p, s->label[k]->key), "container_id"));
+			}
 		}
+		CHECK(containers > 0);
 		CHECK_EQ_INT(samples, want_samples);
 		CHECK_EQ_INT(ns, want_cpu);
 		perftools__profiles__profile__free_unpacked(p, NULL);
@@ -325,6 +345,8 @@ static void pprof_kinds_and_labels(void)
 		perftools__profiles__profile__free_unpacked(p, NULL);
 	}
 	profile_tables_free(&t);
+	free(m.processes.data[FX_SRV_PROCESS].cgroup);
+	m.processes.data[FX_SRV_PROCESS].cgroup = NULL;
 	fx_model_free(&m);
 }
 

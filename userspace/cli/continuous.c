@@ -71,6 +71,7 @@ struct continuous {
 	struct snapshot_writer writer;
 	/* --listen: the scrape target; NULL without. Its labels: host, then --label's. */
 	struct scrape_server *scrape;
+	uint64_t held_flushed_to; /* the kernel's held waits were flushed for windows ending here */
 	char host[256];
 	struct pprof_label labels[PPROF_MAX_LABELS];
 	size_t nr_labels;
@@ -305,7 +306,7 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 {
 	struct model *live = &c->rec.model;
 	struct snapshot_job *job;
-	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC), window_start;
 	double offset = wall_offset_now();
 	int err;
 
@@ -323,10 +324,13 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 		return -ENOMEM;
 	job->t0 = t0;
 	job->start_wall_ms = c->wall_offset_ms + (double)live->start_ts / 1e6;
+	window_start = live->start_ts;
 	if ((err = model_sched_flush(live, boundary - 1)) ||
 	    (err = model_cut(live, &job->snap, boundary))) {
 		log_error("out of memory while cutting a snapshot; its window is lost and "
 			  "recording goes on");
+		if (c->scrape)
+			scrape_lost(c->scrape, window_start, boundary);
 		free(job);
 		return err;
 	}
@@ -338,8 +342,10 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 	proc_refresh_thread_names(&job->snap, "/proc");
 	err = model_finish(&job->snap);
 	/* Scrapes waiting across the boundary take their part of the window now. */
-	if (!err && c->scrape)
+	if (c->scrape && !err)
 		scrape_collect(c->scrape, &job->snap, job->snap.start_ts, boundary);
+	else if (c->scrape)
+		scrape_lost(c->scrape, window_start, boundary);
 	if (!err)
 		err = recording_build_tables(&c->rec, &job->snap, &job->tables);
 	if (err) {
@@ -403,16 +409,55 @@ static int write_scrape(void *ctx, struct model *m, enum pprof_kind kind, int fd
 }
 
 /*
+ * How far the replay may go: never past a boundary still to be cut, nor
+ * past the end of an off-CPU scrape's window whose held waits are not
+ * flushed yet (they carry their switch-out's time, before that end).
+ */
+static uint64_t replay_limit(struct continuous *c)
+{
+	uint64_t limit = c->cut_at ? c->cut_at : c->next_boundary, end;
+
+	if (c->scrape && c->opts->offcpu) {
+		end = scrape_next_offcpu_end(c->scrape, c->held_flushed_to);
+		if (end < limit)
+			limit = end;
+	}
+	return limit;
+}
+
+/*
+ * An off-CPU scrape's window has ended: the waits the kernel holds are
+ * flushed as at a snapshot's boundary, so that a thread asleep across the
+ * end shows its wait in the window.
+ */
+static void flush_held_for_scrapes(struct continuous *c, uint64_t now)
+{
+	uint64_t end;
+	int err;
+
+	if (!c->scrape || !c->opts->offcpu)
+		return;
+	end = scrape_next_offcpu_end(c->scrape, c->held_flushed_to);
+	if (end > now)
+		return;
+	err = session_flush_held_waits(&c->rec.session, end - 1);
+	if (err)
+		log_warn("cannot read the waits the kernel holds (%s); a scrape's threads asleep "
+			 "at its end show no wait",
+			 strerror(-err));
+	c->held_flushed_to = end;
+}
+
+/*
  * Scrapes whose windows have ended, once every ring is drained past their
- * end (and the replay margin): never past a boundary still to be cut, so
- * that their part before it is still in the live model or was collected
- * from the snapshot.
+ * end (and the replay margin), up to the replay's limit: their part before
+ * a boundary is still in the live model or was collected from the snapshot.
  */
 static void answer_scrapes(struct continuous *c)
 {
 	struct model *live = &c->rec.model;
 	uint64_t drained = c->rec.session.drained_before_ns;
-	uint64_t limit = c->cut_at ? c->cut_at : c->next_boundary, upto;
+	uint64_t limit = replay_limit(c), upto;
 
 	if (!c->scrape || drained < SCHED_REPLAY_MARGIN_NS)
 		return;
@@ -459,10 +504,10 @@ static int poll_loop(struct continuous *c)
 
 		if (!c->cut_at && (rotate_requested || now >= c->next_boundary))
 			start_cut(c, now);
+		flush_held_for_scrapes(c, now);
 		timeout = poll_timeout(c, now);
 		/* Replay as record does, never past the boundary still to be cut. */
-		res = recording_pump(r, c->opts, &pump, timeout,
-				     (c->cut_at ? c->cut_at : c->next_boundary) - 1);
+		res = recording_pump(r, c->opts, &pump, timeout, replay_limit(c) - 1);
 		if (res == -ENOMEM) {
 			log_error("out of memory while recording; writing the current snapshot and "
 				  "stopping");
@@ -506,6 +551,7 @@ static int start_scrape_server(struct continuous *c)
 	struct scrape_config cfg = { .address = l->address,
 				     .port = l->port,
 				     .offcpu = c->opts->offcpu && c->opts->sched,
+				     .firefox = c->opts->format != FORMAT_PPROF,
 				     .owner = 0 };
 	char *token = NULL, *cert = NULL, *key = NULL;
 	gid_t gid;

@@ -10,7 +10,10 @@
 #include "../util/log.h"
 #include "../util/option_values.h"
 
-/* "ADDR:PORT", "[V6]:PORT" or "localhost:PORT" into l->address and l->port. */
+/*
+ * "ADDR:PORT", "[V6]:PORT", "localhost:PORT", or a bare PORT (loopback:
+ * safe unless told otherwise) into l->address and l->port.
+ */
 static int parse_listen(struct listen_options *l, const char *arg)
 {
 	const char *colon, *host = arg;
@@ -18,6 +21,13 @@ static int parse_listen(struct listen_options *l, const char *arg)
 	unsigned long long port;
 	int lo;
 
+	if (!parse_uint(arg, 65535, &port)) {
+		strcpy(l->address, "127.0.0.1");
+		l->loopback = true;
+		l->port = (uint16_t)port;
+		l->listen = arg;
+		return 0;
+	}
 	if (arg[0] == '[') {
 		const char *end = strchr(arg, ']');
 
@@ -33,9 +43,8 @@ static int parse_listen(struct listen_options *l, const char *arg)
 	}
 	if (!colon || !host_len || host_len >= sizeof(l->address) ||
 	    parse_uint(colon + 1, 65535, &port)) {
-		log_error("--listen %s: give ADDRESS:PORT, such as 127.0.0.1:6060 or [::1]:6060 "
-			  "(port 0: "
-			  "any free one)",
+		log_error("--listen %s: give PORT (on 127.0.0.1) or ADDRESS:PORT, such as "
+			  "0.0.0.0:6060 or [::1]:6060 (port 0: any free one)",
 			  arg);
 		return -EINVAL;
 	}
@@ -75,9 +84,14 @@ static int parse_tls(struct listen_options *l, const char *arg)
 	return l->tls_cert && l->tls_key ? 0 : -ENOMEM;
 }
 
+/* The labels every sample has already: --label may not name them again. */
+static const char *const own_labels[] = { "pid",	  "tid",	  "thread_name",
+					  "process_name", "container_id", "cgroup" };
+
 /*
  * KEY=VALUE: a key as Prometheus and Pyroscope take label names
- * ([A-Za-z_][A-Za-z0-9_]*), a value of printable characters.
+ * ([A-Za-z_][A-Za-z0-9_]*), not one of the samples' own nor given twice;
+ * a value of printable ASCII.
  */
 static int parse_label(struct listen_options *l, const char *arg)
 {
@@ -90,13 +104,27 @@ static int parse_label(struct listen_options *l, const char *arg)
 		ok = (arg[i] >= 'a' && arg[i] <= 'z') || (arg[i] >= 'A' && arg[i] <= 'Z') ||
 		     (arg[i] >= '0' && arg[i] <= '9') || arg[i] == '_';
 	for (const char *p = eq ? eq + 1 : ""; ok && *p; p++)
-		ok = (unsigned char)*p >= 0x20 && *p != 0x7f;
+		ok = (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f;
 	if (!ok) {
 		log_error("--label %s: give KEY=VALUE, a key of letters, digits and _ (not first "
-			  "a digit, up to %d) and a value of up to %d printable characters",
+			  "a digit, up to %d) and a value of up to %d printable ASCII characters",
 			  arg, LABEL_KEY_MAX, LABEL_VALUE_MAX);
 		return -EINVAL;
 	}
+	for (size_t i = 0; i < sizeof(own_labels) / sizeof(own_labels[0]); i++)
+		if (strlen(own_labels[i]) == key_len && !strncmp(arg, own_labels[i], key_len)) {
+			log_error(
+				"--label %s: every sample has its own %s label; choose another key",
+				arg, own_labels[i]);
+			return -EINVAL;
+		}
+	for (size_t i = 0; i < l->nr_labels; i++)
+		if (strlen(l->labels[i].key) == key_len &&
+		    !strncmp(arg, l->labels[i].key, key_len)) {
+			log_error("--label %s: the key %s is given twice; give each key once", arg,
+				  l->labels[i].key);
+			return -EINVAL;
+		}
 	if (l->nr_labels == PPROF_MAX_LABELS - 1) {
 		log_error("--label: at most %d labels", PPROF_MAX_LABELS - 1);
 		return -EINVAL;

@@ -171,11 +171,11 @@ static const struct argp_option option_defs[] = {
 	{ "keep", OPT_KEEP, "N", 0, "Keep the newest N snapshots (default 60)", 1 },
 	{ "max-bytes", OPT_MAX_BYTES, "SIZE", 0,
 	  "Instead of --keep: keep the newest snapshots that fit in SIZE (e.g. 500M, 2G)", 1 },
-	{ "listen", OPT_LISTEN, "ADDR:PORT", 0,
+	{ "listen", OPT_LISTEN, "[ADDR:]PORT", 0,
 	  "Also serve scrapers, as Go programs do: /debug/pprof/profile?seconds=N (the CPU "
 	  "profile of the next N seconds, gzip'd pprof), /debug/pprof/offcpu?seconds=N "
-	  "(--off-cpu), /snapshot/latest. Only root and you may ask on loopback without a token; "
-	  "any other address needs --listen-token-file",
+	  "(--off-cpu), /snapshot/latest. ADDR defaults to 127.0.0.1, where only root and you "
+	  "may ask without a token; any other address needs --listen-token-file",
 	  1 },
 	{ "listen-token-file", OPT_LISTEN_TOKEN_FILE, "FILE", 0,
 	  "Every request must send the token in FILE as Authorization: Bearer TOKEN", 1 },

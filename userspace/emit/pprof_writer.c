@@ -385,9 +385,19 @@ static int add_samples(struct pprof_build *b, const struct model *m, const struc
 
 		for (size_t j = 0; j < th->samples.len; j++) {
 			const struct thread_sample *s = &th->samples.data[j];
-			int64_t at = sample_of(b, t, (uint32_t)i, profile_stack_of(t, s->stack));
+			uint32_t stack = profile_stack_of(t, s->stack);
+			int64_t at;
 			int64_t *v;
 
+			/*
+			 * A CPU profile has no off-CPU stacks: the run before a wait
+			 * that no on-CPU sample took is the switch-out stack's, below
+			 * its off-CPU leaf.
+			 */
+			if (s->kind == SAMPLE_OFF_CPU && b->opts->kind == PPROF_CPU &&
+			    last_on < 0 && stack != NO_INDEX)
+				stack = t->stacks.data[stack].prefix;
+			at = sample_of(b, t, (uint32_t)i, stack);
 			if (at < 0)
 				return -ENOMEM;
 			v = &b->values[(size_t)at * NR_VALUES];

@@ -13,6 +13,8 @@
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -125,14 +127,21 @@ static bool authorized(const struct http_server *s, struct MHD_Connection *c)
 }
 
 /* Why a request is refused before any handler sees it. */
-enum refusal { ACCEPTED, WRONG_HOST, OTHER_USER, NO_TOKEN };
+enum refusal { ACCEPTED, OVER_LIMIT, WRONG_HOST, OTHER_USER, NO_TOKEN };
 
 static enum refusal check_request(const struct http_server *s, struct MHD_Connection *c)
 {
 	const union MHD_ConnectionInfo *info =
 		MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	bool not_owner = !info || ((uintptr_t)info->socket_context & NOT_OWNER);
+	uintptr_t ctx = info ? (uintptr_t)info->socket_context : 0;
+	bool not_owner = (ctx & NOT_OWNER) != 0;
 
+	/*
+	 * A connection peer_limit gave no slot was shut down at once, but what
+	 * its client sent before that can still be read: nothing of it counts.
+	 */
+	if (!(ctx & ~(uintptr_t)NOT_OWNER))
+		return OVER_LIMIT;
 	if (s->token)
 		return authorized(s, c) ? ACCEPTED : NO_TOKEN;
 	if (!host_allowed(s, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST)))
@@ -160,6 +169,8 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		return MHD_YES;
 	}
 	if (!*req_cls && (r = check_request(s, c)) != ACCEPTED) {
+		if (r == OVER_LIMIT)
+			return MHD_NO; /* closed without an answer */
 		*upload_size = 0;
 		*req_cls = &refused;
 		return (enum MHD_Result)http_queue_text(
@@ -191,6 +202,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 {
 	struct http_server *s = cls;
 	const union MHD_ConnectionInfo *info;
+	bool owner = false;
 	unsigned slot;
 
 	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
@@ -199,10 +211,10 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 		return;
 	}
 	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	slot = info ? peer_limit_add(&s->peers, info->connect_fd) : 0;
+	slot = info ? peer_limit_add(&s->peers, info->connect_fd, &owner) : 0;
 	if (!slot && info)
 		shutdown(info->connect_fd, SHUT_RDWR);
-	if (slot && s->owner_only && !s->token && !peer_limit_is_owner(&s->peers, info->connect_fd))
+	if (slot && !owner)
 		slot |= NOT_OWNER;
 	*socket_context = (void *)(uintptr_t)slot;
 }
@@ -287,6 +299,8 @@ int http_server_start(struct http_server *s, const struct http_server_config *cf
 	const struct sockaddr *sa = (const struct sockaddr *)&a4;
 	const union MHD_DaemonInfo *info;
 	bool tls = cfg->tls_cert && cfg->tls_key;
+	sigset_t all, old_mask;
+	int err;
 
 	memset(s, 0, sizeof(*s));
 	peer_limit_init(&s->peers, cfg->owner, NULL);
@@ -321,6 +335,9 @@ int http_server_start(struct http_server *s, const struct http_server_config *cf
 		http_server_stop(s);
 		return -ENOMEM;
 	}
+	/* libmicrohttpd's thread inherits this mask: the poll thread gets every signal. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old_mask);
 	errno = 0;
 	if (tls)
 		s->daemon = MHD_start_daemon(
@@ -337,8 +354,9 @@ int http_server_start(struct http_server *s, const struct http_server_config *cf
 			MHD_OPTION_CONNECTION_LIMIT, (unsigned)CONNECTION_LIMIT,
 			MHD_OPTION_NOTIFY_CONNECTION, on_connection, s, MHD_OPTION_NOTIFY_COMPLETED,
 			on_completed, s, MHD_OPTION_END);
+	err = errno ? errno : EADDRINUSE;
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
 	if (!s->daemon) {
-		int err = errno ? errno : EADDRINUSE;
 
 		if (tls)
 			log_error("cannot serve TLS on %s port %u; check that the certificate and "

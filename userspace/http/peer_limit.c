@@ -184,7 +184,7 @@ static uint64_t address_key(const struct sockaddr_storage *peer)
 	return ADDRESS_KEY | h;
 }
 
-unsigned peer_limit_add(struct peer_limit *pl, int fd)
+unsigned peer_limit_add(struct peer_limit *pl, int fd, bool *owner)
 {
 	struct sockaddr_storage local, peer;
 	socklen_t llen = sizeof(local), plen = sizeof(peer);
@@ -196,10 +196,14 @@ unsigned peer_limit_add(struct peer_limit *pl, int fd)
 	if (getsockname(fd, (struct sockaddr *)&local, &llen) ||
 	    getpeername(fd, (struct sockaddr *)&peer, &plen))
 		return 0;
+	if (owner)
+		*owner = false;
 	if (peer_uid(pl, &local, &peer, &uid)) {
 		uid = owner_of(pl, uid);
 		key = uid;
 		limited = uid != 0 && uid != pl->viewer;
+		if (owner)
+			*owner = !limited;
 	} else {
 		key = address_key(&peer);
 	}
@@ -223,19 +227,6 @@ unsigned peer_limit_add(struct peer_limit *pl, int fd)
 	free_slot->key = key;
 	free_slot->n = 1;
 	return (unsigned)(free_slot - pl->slots) + 1;
-}
-
-bool peer_limit_is_owner(struct peer_limit *pl, int fd)
-{
-	struct sockaddr_storage local, peer;
-	socklen_t llen = sizeof(local), plen = sizeof(peer);
-	uid_t uid;
-
-	if (getsockname(fd, (struct sockaddr *)&local, &llen) ||
-	    getpeername(fd, (struct sockaddr *)&peer, &plen) || !peer_uid(pl, &local, &peer, &uid))
-		return false;
-	uid = owner_of(pl, uid);
-	return uid == 0 || uid == pl->viewer;
 }
 
 void peer_limit_remove(struct peer_limit *pl, unsigned slot)

@@ -48,15 +48,11 @@ void peer_limit_free(struct peer_limit *pl);
  * Count the accepted connection `fd`: its slot + 1 (for peer_limit_remove)
  * when its client may have it, 0 when the client holds too many already
  * or nothing could be counted (the connection is then to be closed).
+ * *owner (NULL: not asked) says whether the client is a process of root or
+ * of the viewer (the owner) as the kernel knows it: false for other users,
+ * and for clients the kernel does not know (other machines).
  */
-unsigned peer_limit_add(struct peer_limit *pl, int fd);
+unsigned peer_limit_add(struct peer_limit *pl, int fd, bool *owner);
 void peer_limit_remove(struct peer_limit *pl, unsigned slot);
-
-/*
- * Whether the client of the accepted connection `fd` is a process of root
- * or of the viewer (the owner), as the kernel knows it: false for another
- * user, and for a client the kernel does not know (another machine).
- */
-bool peer_limit_is_owner(struct peer_limit *pl, int fd);
 
 #endif

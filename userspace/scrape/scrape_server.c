@@ -38,7 +38,8 @@ struct window {
 	enum pprof_kind kind;
 	uint64_t from, to; /* CLOCK_MONOTONIC ns */
 	enum window_state state;
-	bool started; /* samples has been set up */
+	bool started;  /* samples has been set up */
+	bool orphaned; /* its request ended while it waited: the poll thread frees it */
 	struct model samples;
 	int fd; /* the gzip'd profile (a memfd), DONE */
 	unsigned status;
@@ -52,6 +53,7 @@ struct scrape_server {
 	unsigned nr_waiting;
 	bool stopping;
 	bool offcpu;
+	bool firefox;  /* Firefox snapshots are written: /snapshot/latest has one to serve */
 	int latest_fd; /* the newest Firefox snapshot, -1: none yet */
 	unsigned long answered;
 };
@@ -143,9 +145,13 @@ static int start_window(struct scrape_server *s, struct MHD_Connection *c, enum 
 	w->conn = c;
 	w->kind = kind;
 	w->fd = -1;
+	pthread_mutex_lock(&s->lock);
+	/*
+	 * The time is read under the lock: a snapshot collected (under it)
+	 * before this window was listed ended before the window begins.
+	 */
 	w->from = clock_ns(CLOCK_MONOTONIC);
 	w->to = w->from + (uint64_t)seconds * 1000000000ULL;
-	pthread_mutex_lock(&s->lock);
 	if (s->stopping || s->nr_waiting >= SCRAPE_MAX_WINDOWS) {
 		bool stopping = s->stopping;
 
@@ -172,11 +178,14 @@ static int finish_window(struct scrape_server *s, struct MHD_Connection *c, stru
 {
 	int fd;
 
+	enum window_state state;
+
 	pthread_mutex_lock(&s->lock);
 	fd = w->fd;
 	w->fd = -1;
+	state = w->state;
 	pthread_mutex_unlock(&s->lock);
-	if (w->state == WINDOW_DONE && fd >= 0)
+	if (state == WINDOW_DONE && fd >= 0)
 		return queue_fd(c, fd, "application/octet-stream", NULL,
 				"attachment; filename=\"profile\"");
 	if (fd >= 0)
@@ -194,8 +203,10 @@ static int serve_latest(struct scrape_server *s, struct MHD_Connection *c)
 	pthread_mutex_unlock(&s->lock);
 	if (fd < 0)
 		return queue_error(c, MHD_HTTP_NOT_FOUND,
-				   "no snapshot yet: the first is written one --interval after the "
-				   "start\n");
+				   s->firefox
+					   ? "no snapshot yet: the first is written one --interval "
+					     "after the start\n"
+					   : "no Firefox snapshots are written (--format pprof)\n");
 	/* Served as written, gzip'd JSON, the way the Firefox Profiler loads a URL. */
 	return queue_fd(c, fd, "application/json", "gzip", NULL);
 }
@@ -206,8 +217,14 @@ static int on_request(void *ctx, struct MHD_Connection *c, const char *url, cons
 	struct scrape_server *s = ctx;
 
 	(void)upload;
-	if (*req_cls)
+	if (*req_cls) {
+		/* A body sent with the GET, after the window was taken: ignored. */
+		if (*upload_size) {
+			*upload_size = 0;
+			return MHD_YES;
+		}
 		return finish_window(s, c, *req_cls);
+	}
 	/* Nothing is uploaded here: what is sent is ignored. */
 	*upload_size = 0;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
@@ -247,13 +264,33 @@ static void on_completed(void *ctx, void *req_cls)
 	struct window *w = req_cls, **pp;
 
 	pthread_mutex_lock(&s->lock);
+	if (w->state == WINDOW_WAITING) {
+		/*
+		 * Not expected (a waiting window's connection is suspended), but
+		 * the poll thread may be building it: it frees it when done.
+		 */
+		w->orphaned = true;
+		pthread_mutex_unlock(&s->lock);
+		return;
+	}
 	for (pp = &s->windows; *pp && *pp != w; pp = &(*pp)->next)
 		;
 	if (*pp)
 		*pp = w->next;
-	if (w->state == WINDOW_WAITING && s->nr_waiting)
-		s->nr_waiting--; /* not expected: a waiting window's connection is suspended */
 	pthread_mutex_unlock(&s->lock);
+	free_window(w);
+}
+
+/* Unlink and free an orphaned window (under the lock, on the poll thread). */
+static void drop_orphan_locked(struct scrape_server *s, struct window *w)
+{
+	struct window **pp;
+
+	for (pp = &s->windows; *pp && *pp != w; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = w->next;
+	s->nr_waiting--;
 	free_window(w);
 }
 
@@ -281,6 +318,7 @@ int scrape_server_start(struct scrape_server **out, const struct scrape_config *
 	pthread_mutex_init(&s->lock, NULL);
 	s->latest_fd = -1;
 	s->offcpu = cfg->offcpu;
+	s->firefox = cfg->firefox;
 	hc.ctx = s;
 	err = http_server_start(&s->http, &hc);
 	if (err) {
@@ -301,6 +339,10 @@ uint16_t scrape_server_port(const struct scrape_server *s)
 static void answer_locked(struct scrape_server *s, struct window *w, enum window_state state,
 			  unsigned status, const char *why)
 {
+	if (w->orphaned) {
+		drop_orphan_locked(s, w);
+		return;
+	}
 	w->state = state;
 	w->status = status;
 	w->why = why;
@@ -345,13 +387,33 @@ void scrape_server_stop(struct scrape_server *s)
 	free(s);
 }
 
-uint64_t scrape_next_end(struct scrape_server *s)
+/* The earliest end of a waiting window of `kind` (PPROF_ALL: any). */
+static uint64_t next_end(struct scrape_server *s, enum pprof_kind kind)
 {
 	uint64_t end = UINT64_MAX;
 
 	pthread_mutex_lock(&s->lock);
 	for (struct window *w = s->windows; w; w = w->next)
-		if (w->state == WINDOW_WAITING && w->to < end)
+		if (w->state == WINDOW_WAITING && w->to < end &&
+		    (kind == PPROF_ALL || w->kind == kind))
+			end = w->to;
+	pthread_mutex_unlock(&s->lock);
+	return end;
+}
+
+uint64_t scrape_next_end(struct scrape_server *s)
+{
+	return next_end(s, PPROF_ALL);
+}
+
+uint64_t scrape_next_offcpu_end(struct scrape_server *s, uint64_t after)
+{
+	uint64_t end = UINT64_MAX;
+
+	pthread_mutex_lock(&s->lock);
+	for (struct window *w = s->windows; w; w = w->next)
+		if (w->state == WINDOW_WAITING && w->kind == PPROF_OFF_CPU && w->to > after &&
+		    w->to < end)
 			end = w->to;
 	pthread_mutex_unlock(&s->lock);
 	return end;
@@ -372,12 +434,30 @@ static int copy_into(struct window *w, const struct model *src, uint64_t from, u
 
 void scrape_collect(struct scrape_server *s, const struct model *src, uint64_t from, uint64_t to)
 {
+	struct window *w, *next;
+
 	pthread_mutex_lock(&s->lock);
-	for (struct window *w = s->windows; w; w = w->next)
+	for (w = s->windows; w; w = next) {
+		next = w->next; /* answer_locked may free an orphan */
 		if (w->state == WINDOW_WAITING && w->from < to && w->to > from &&
-		    copy_into(w, src, from, to, false))
+		    (w->orphaned || copy_into(w, src, from, to, false)))
 			answer_locked(s, w, WINDOW_FAILED, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				      "out of memory while collecting the window\n");
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void scrape_lost(struct scrape_server *s, uint64_t from, uint64_t to)
+{
+	struct window *w, *next;
+
+	pthread_mutex_lock(&s->lock);
+	for (w = s->windows; w; w = next) {
+		next = w->next;
+		if (w->state == WINDOW_WAITING && w->from < to && w->to > from)
+			answer_locked(s, w, WINDOW_FAILED, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				      "part of this window was lost (out of memory); ask again\n");
+	}
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -445,6 +525,9 @@ void scrape_set_latest(struct scrape_server *s, int fd)
 {
 	int old;
 
+	/* A snapshot that cannot be opened again leaves the last one served. */
+	if (fd < 0)
+		return;
 	pthread_mutex_lock(&s->lock);
 	old = s->latest_fd;
 	s->latest_fd = fd;

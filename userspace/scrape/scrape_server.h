@@ -42,6 +42,7 @@ struct scrape_config {
 	const char *token;		/* NULL: none, and only loopback (checked by the caller) */
 	const char *tls_cert, *tls_key; /* PEM, or NULL */
 	bool offcpu;			/* off-CPU samples are recorded: /debug/pprof/offcpu */
+	bool firefox;			/* Firefox snapshots are written: /snapshot/latest */
 	uid_t owner;			/* who runs bpfprof (or ran sudo) */
 };
 
@@ -63,11 +64,22 @@ uint16_t scrape_server_port(const struct scrape_server *s);
 uint64_t scrape_next_end(struct scrape_server *s);
 
 /*
+ * The earliest end after `after` of a waiting off-CPU window; UINT64_MAX
+ * when none. At its end the waits the kernel holds are flushed
+ * (session_flush_held_waits), as at a snapshot's boundary: else a thread
+ * asleep across it would show nothing of its wait.
+ */
+uint64_t scrape_next_offcpu_end(struct scrape_server *s, uint64_t after);
+
+/*
  * The samples of `src` in [from, to) go to every waiting window they fall
  * in: `src` is a snapshot cut out of the live model, about to be written
  * and freed. A window that cannot hold them (no memory) is answered 500.
  */
 void scrape_collect(struct scrape_server *s, const struct model *src, uint64_t from, uint64_t to);
+
+/* [from, to) was lost (a snapshot that could not be cut): windows overlapping it get a 500. */
+void scrape_lost(struct scrape_server *s, uint64_t from, uint64_t to);
 
 /*
  * Every waiting window that ends at or before `upto` is complete once its
