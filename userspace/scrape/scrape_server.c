@@ -58,6 +58,9 @@ struct scrape_server {
 	unsigned long answered;
 };
 
+/* *req_cls of a request answered at once (no window). */
+static char answered;
+
 static const char index_page[] =
 	"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>bpfprof</title></head>\n"
 	"<body><h1>bpfprof continuous</h1>\n<ul>\n"
@@ -176,9 +179,8 @@ static int start_window(struct scrape_server *s, struct MHD_Connection *c, enum 
 /* The window's answer, once the poll thread has resumed its connection. */
 static int finish_window(struct scrape_server *s, struct MHD_Connection *c, struct window *w)
 {
-	int fd;
-
 	enum window_state state;
+	int fd;
 
 	pthread_mutex_lock(&s->lock);
 	fd = w->fd;
@@ -217,16 +219,18 @@ static int on_request(void *ctx, struct MHD_Connection *c, const char *url, cons
 	struct scrape_server *s = ctx;
 
 	(void)upload;
-	if (*req_cls) {
-		/* A body sent with the GET, after the window was taken: ignored. */
-		if (*upload_size) {
-			*upload_size = 0;
-			return MHD_YES;
-		}
-		return finish_window(s, c, *req_cls);
+	/* Nothing is uploaded here: a body sent along is read and dropped. */
+	if (*req_cls && *upload_size) {
+		*upload_size = 0;
+		return MHD_YES;
 	}
-	/* Nothing is uploaded here: what is sent is ignored. */
+	if (*req_cls == &answered)
+		return MHD_YES;
+	if (*req_cls)
+		return finish_window(s, c, *req_cls);
 	*upload_size = 0;
+	/* Answered on this first call; a window (start_window) replaces the mark. */
+	*req_cls = &answered;
 	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
 		return queue_error(c, MHD_HTTP_METHOD_NOT_ALLOWED, "only GET is served here\n");
 	if (!strcmp(url, "/"))
@@ -263,6 +267,8 @@ static void on_completed(void *ctx, void *req_cls)
 	struct scrape_server *s = ctx;
 	struct window *w = req_cls, **pp;
 
+	if (req_cls == &answered)
+		return;
 	pthread_mutex_lock(&s->lock);
 	if (w->state == WINDOW_WAITING) {
 		/*
