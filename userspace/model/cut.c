@@ -37,41 +37,9 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
 	return a < b ? a : b;
 }
 
-/*
- * The live model's index of an old stack: its frames interned again, root
- * first. Chains share prefixes, so each old stack is translated once.
- */
-static int64_t reintern_stack(struct cut *c, uint32_t stack)
-{
-	struct hmap_key key = { stack, 0 };
-	const struct raw_stack *s;
-	const struct raw_frame *f;
-	int64_t prefix = NO_INDEX, frame, out;
-	uint32_t idx;
-
-	if (stack == NO_INDEX || stack >= c->old->stacks.len)
-		return NO_INDEX;
-	if (hmap_get(&c->stack_map, key, &idx))
-		return idx;
-	s = &c->old->stacks.data[stack];
-	/* Depth is bounded by BPFPROF_MAX_FRAMES frames plus markers. */
-	if (s->prefix != NO_INDEX && (prefix = reintern_stack(c, s->prefix)) < 0)
-		return prefix;
-	f = &c->old->frames.data[s->frame];
-	frame = model_intern_frame(c->live, f->object, f->offset, f->is_return);
-	if (frame < 0)
-		return frame;
-	out = model_intern_stack(c->live, (uint32_t)prefix, (uint32_t)frame);
-	if (out < 0)
-		return out;
-	if (hmap_put(&c->stack_map, key, (uint32_t)out))
-		return -ENOMEM;
-	return out;
-}
-
 static int reintern_in_place(struct cut *c, uint32_t *stack)
 {
-	int64_t s = reintern_stack(c, *stack);
+	int64_t s = model_copy_stack(c->live, c->old, &c->stack_map, *stack);
 
 	if (s < 0)
 		return (int)s;

@@ -4,7 +4,7 @@
  * is_return), a stack is (prefix stack, frame), so a stack is one index and
  * stacks that share a root share its entries.
  */
-#include "model.h"
+#include "model_internal.h"
 
 #include <errno.h>
 
@@ -42,4 +42,35 @@ int64_t model_intern_stack(struct model *m, uint32_t prefix, uint32_t frame)
 		return -ENOMEM;
 	}
 	return idx;
+}
+
+/*
+ * Stacks are chains that share prefixes: each `src` stack is translated
+ * once, root first, and `map` remembers it. Depth is bounded by
+ * BPFPROF_MAX_FRAMES frames plus markers.
+ */
+int64_t model_copy_stack(struct model *dst, const struct model *src, struct hmap *map,
+			 uint32_t stack)
+{
+	struct hmap_key key = { stack, 0 };
+	const struct raw_stack *s;
+	const struct raw_frame *f;
+	int64_t prefix = NO_INDEX, frame, out;
+	uint32_t idx;
+
+	if (stack == NO_INDEX || stack >= src->stacks.len)
+		return NO_INDEX;
+	if (hmap_get(map, key, &idx))
+		return idx;
+	s = &src->stacks.data[stack];
+	if (s->prefix != NO_INDEX && (prefix = model_copy_stack(dst, src, map, s->prefix)) < 0)
+		return prefix;
+	f = &src->frames.data[s->frame];
+	frame = model_intern_frame(dst, f->object, f->offset, f->is_return);
+	if (frame < 0)
+		return frame;
+	out = model_intern_stack(dst, (uint32_t)prefix, (uint32_t)frame);
+	if (out < 0)
+		return out;
+	return hmap_put(map, key, (uint32_t)out) ? -ENOMEM : out;
 }

@@ -35,6 +35,14 @@ void model_name_thread(struct thread *t, const char *comm, uint64_t ts);
 int model_index_process(struct model *m, uint32_t idx);
 int model_index_thread(struct model *m, uint32_t idx);
 
+/*
+ * Stack `stack` of `src` as a stack of `dst`: its frames interned again
+ * there. `map` (src stack -> dst stack) carries what was translated
+ * already. The dst index (NO_INDEX for NO_INDEX), or -ENOMEM.
+ */
+int64_t model_copy_stack(struct model *dst, const struct model *src, struct hmap *map,
+			 uint32_t stack);
+
 /* The recording's settings (rates, what is captured) of `src`, given to `dst`. */
 void model_copy_settings(struct model *dst, const struct model *src);
 

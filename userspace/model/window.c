@@ -17,33 +17,6 @@ void model_window_init(struct model *dst, const struct model *like, uint64_t fro
 	dst->stop_ts = to;
 }
 
-/* A stack of `src` in `dst`: its frames interned again, root first (depth is bounded). */
-static int64_t copy_stack(struct model *dst, const struct model *src, struct hmap *map,
-			  uint32_t stack)
-{
-	struct hmap_key key = { stack, 0 };
-	const struct raw_stack *s;
-	const struct raw_frame *f;
-	int64_t prefix = NO_INDEX, frame, out;
-	uint32_t idx;
-
-	if (stack == NO_INDEX || stack >= src->stacks.len)
-		return NO_INDEX;
-	if (hmap_get(map, key, &idx))
-		return idx;
-	s = &src->stacks.data[stack];
-	if (s->prefix != NO_INDEX && (prefix = copy_stack(dst, src, map, s->prefix)) < 0)
-		return prefix;
-	f = &src->frames.data[s->frame];
-	frame = model_intern_frame(dst, f->object, f->offset, f->is_return);
-	if (frame < 0)
-		return frame;
-	out = model_intern_stack(dst, (uint32_t)prefix, (uint32_t)frame);
-	if (out < 0)
-		return out;
-	return hmap_put(map, key, (uint32_t)out) ? -ENOMEM : out;
-}
-
 /* What `dst` knows of a process it met first here. */
 static int copy_process_info(struct process *dp, const struct process *sp)
 {
@@ -88,7 +61,7 @@ static int copy_thread_samples(struct model *dst, const struct model *src, struc
 			continue;
 		if (!dt && !(dt = window_thread(dst, src, st, s.ts)))
 			return -ENOMEM;
-		stack = copy_stack(dst, src, map, s.stack);
+		stack = model_copy_stack(dst, src, map, s.stack);
 		if (stack < 0)
 			return (int)stack;
 		s.stack = (uint32_t)stack;
@@ -126,7 +99,7 @@ static int copy_open_wait(struct model *dst, const struct model *src, struct hma
 	if (first >= to)
 		return 0;
 	dt = window_thread(dst, src, st, first);
-	stack = dt ? copy_stack(dst, src, map, r->stack) : -ENOMEM;
+	stack = dt ? model_copy_stack(dst, src, map, r->stack) : -ENOMEM;
 	if (stack < 0)
 		return (int)stack;
 	frame = model_intern_frame(dst, OBJ_OFFCPU, r->reason, false);
