@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../util/log.h"
+#include "../util/safe_open.h"
 
 /* Connections at once, all clients together: what peer_limit can count. */
 #define CONNECTION_LIMIT PEER_SLOTS
@@ -240,7 +241,8 @@ int http_address_is_loopback(const char *address)
 
 char *http_read_secret_file(const char *path, const char *option, unsigned flags)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	/* A FIFO or a device planted there is never opened. */
+	int fd = open_regular(path, O_NOFOLLOW);
 	struct stat st;
 	char *buf = NULL;
 	size_t len = 0;
@@ -248,10 +250,10 @@ char *http_read_secret_file(const char *path, const char *option, unsigned flags
 
 	if (fd < 0) {
 		log_error("%s %s: cannot open it (%s); give a readable regular file, not a symlink",
-			  option, path, strerror(errno));
+			  option, path, fd == -EINVAL ? "not a regular file" : strerror(-fd));
 		return NULL;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > HTTP_SECRET_FILE_MAX) {
+	if (fstat(fd, &st) || st.st_size > HTTP_SECRET_FILE_MAX) {
 		log_error("%s %s: not a regular file of at most %u bytes", option, path,
 			  HTTP_SECRET_FILE_MAX);
 		goto fail;

@@ -25,6 +25,7 @@
 #include "../model/window.h"
 #include "../util/clock.h"
 #include "../util/log.h"
+#include "../util/option_values.h"
 
 enum window_state {
 	WINDOW_WAITING, /* the poll thread's */
@@ -109,20 +110,13 @@ static int queue_fd(struct MHD_Connection *c, int fd, const char *type, const ch
 /* ?seconds=N: whole seconds from 1 to SCRAPE_MAX_SECONDS, Go's default when absent. */
 static bool parse_seconds(const char *arg, unsigned *out)
 {
-	unsigned long v = 0;
+	unsigned long long v;
 
 	if (!arg) {
 		*out = SCRAPE_DEFAULT_SECONDS;
 		return true;
 	}
-	if (!*arg || strlen(arg) > 6)
-		return false;
-	for (const char *p = arg; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return false;
-		v = v * 10 + (unsigned long)(*p - '0');
-	}
-	if (v < 1 || v > SCRAPE_MAX_SECONDS)
+	if (parse_uint(arg, SCRAPE_MAX_SECONDS, &v) || v < 1)
 		return false;
 	*out = (unsigned)v;
 	return true;
