@@ -221,6 +221,28 @@ start_recording_all() {
 	wait_recording "$BPFPROF_PID"
 }
 
+# hold_connections DIR PORT N RUNNER...: another user, run through RUNNER
+# (setpriv ... or the like), keeps N connections to 127.0.0.1:PORT open or
+# opening (hold_connections.js, copied into DIR, which that user can read);
+# returns once N were made, with $WORK/hold.out saying how it goes; sets
+# HOLD_PID.
+hold_connections() {
+	local dir=$1 port=$2 n=$3 i made
+	shift 3
+	cp "$(dirname "${BASH_SOURCE[0]}")/hold_connections.js" "$dir/hold.js" && chmod 644 "$dir/hold.js" ||
+		fail "cannot copy hold_connections.js into $dir"
+	(ulimit -n 8192 && exec "$@" "$NODE" "$dir/hold.js" "$port" "$n") >"$WORK/hold.out" 2>&1 &
+	HOLD_PID=$!
+	BACKGROUND_PIDS+=("$HOLD_PID")
+	for ((i = 0; i < 200; i++)); do
+		made=$(tail -n 1 "$WORK/hold.out" | sed -n 's/.* made \([0-9]*\).*/\1/p')
+		[ "${made:-0}" -ge "$n" ] && break
+		sleep 0.1
+	done
+	log "the user: $(tail -n 1 "$WORK/hold.out")"
+	[ "${made:-0}" -ge "$n" ] || fail "the user did not get $n connections: $(tail -n 3 "$WORK/hold.out")"
+}
+
 common_exit() {
 	local pid
 	for pid in "${BACKGROUND_PIDS[@]}"; do

@@ -297,31 +297,7 @@ idle)
 	small_profile
 	start_view "$WORK/p.json.gz"
 	# 3,000 connections, each opened again as soon as it closes; they send nothing.
-	cat >"$USER_DIR/hold.js" <<'EOF'
-const net = require("net");
-const [port, want] = process.argv.slice(2).map(Number);
-let open = 0, made = 0, closed = 0;
-function connect() {
-	const s = net.connect(port, "127.0.0.1");
-	let up = false;
-	s.on("connect", () => { up = true; open++; made++; });
-	s.on("error", () => {});
-	s.on("close", () => { if (up) open--; closed++; setImmediate(connect); });
-}
-for (let i = 0; i < want; i++) connect();
-setInterval(() => console.log(`open ${open} made ${made} closed ${closed}`), 500);
-EOF
-	chown "$USER_NAME:" "$USER_DIR/hold.js"
-	(ulimit -n 8192 && exec "${as_user[@]}" "$NODE" "$USER_DIR/hold.js" "$PORT" 3000) >"$WORK/hold.out" 2>&1 &
-	HOLD_PID=$!
-	BACKGROUND_PIDS+=("$HOLD_PID")
-	for ((i = 0; i < 200; i++)); do
-		made=$(tail -n 1 "$WORK/hold.out" | sed -n 's/.* made \([0-9]*\).*/\1/p')
-		[ "${made:-0}" -ge 3000 ] && break
-		sleep 0.1
-	done
-	log "the user: $(tail -n 1 "$WORK/hold.out")"
-	[ "${made:-0}" -ge 3000 ] || fail "the user did not get 3000 connections: $(tail -n 3 "$WORK/hold.out")"
+	hold_connections "$USER_DIR" "$PORT" 3000 "${as_user[@]}"
 	# The admin's requests, while the user holds them: each must be answered.
 	worst=0
 	for ((k = 0; k < 5; k++)); do

@@ -246,32 +246,7 @@ flood)
 	# Another local user holds 3,000 connections, each opened again as soon as it closes.
 	HOLD_DIR=$(mktemp -d /tmp/bpfprof-scrape-flood.XXXXXX) && chmod 755 "$HOLD_DIR" ||
 		fail "cannot make a directory for the user's script"
-	cat >"$HOLD_DIR/hold.js" <<'EOF'
-const net = require("net");
-const [port, want] = process.argv.slice(2).map(Number);
-let open = 0, made = 0, closed = 0;
-function connect() {
-	const s = net.connect(port, "127.0.0.1");
-	let up = false;
-	s.on("connect", () => { up = true; open++; made++; });
-	s.on("error", () => {});
-	s.on("close", () => { if (up) open--; closed++; setImmediate(connect); });
-}
-for (let i = 0; i < want; i++) connect();
-setInterval(() => console.log(`open ${open} made ${made} closed ${closed}`), 500);
-EOF
-	chmod 644 "$HOLD_DIR/hold.js"
-	(ulimit -n 8192 && exec setpriv --reuid=65534 --regid=65534 --clear-groups "$NODE" "$HOLD_DIR/hold.js" "$PORT" 3000) \
-		>"$WORK/hold.out" 2>&1 &
-	HOLD_PID=$!
-	BACKGROUND_PIDS+=("$HOLD_PID")
-	for ((i = 0; i < 200; i++)); do
-		made=$(tail -n 1 "$WORK/hold.out" | sed -n 's/.* made \([0-9]*\).*/\1/p')
-		[ "${made:-0}" -ge 3000 ] && break
-		sleep 0.1
-	done
-	log "the user: $(tail -n 1 "$WORK/hold.out")"
-	[ "${made:-0}" -ge 3000 ] || fail "the user did not get 3000 connections: $(tail -n 3 "$WORK/hold.out")"
+	hold_connections "$HOLD_DIR" "$PORT" 3000 setpriv --reuid=65534 --regid=65534 --clear-groups
 	for ((k = 0; k < 3; k++)); do
 		got=$(curl -sS -o "$WORK/flood.pb.gz" -w '%{http_code} %{time_total}' --max-time 20 \
 			"http://127.0.0.1:$PORT/debug/pprof/profile?seconds=2")

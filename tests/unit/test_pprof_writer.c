@@ -59,6 +59,21 @@ static const char *location_name(const pb_profile *p, uint64_t id)
 	return fid && fid <= p->n_function ? pb_str(p, p->function[fid - 1]->name) : "(bad id)";
 }
 
+/* What the model's samples add up to: on-CPU samples, CPU time, off-CPU time. */
+static void model_totals(const struct model *m, int64_t *samples, int64_t *cpu, int64_t *off)
+{
+	for (size_t i = 0; i < m->threads.len; i++)
+		for (size_t j = 0; j < m->threads.data[i].samples.len; j++) {
+			const struct thread_sample *ts = &m->threads.data[i].samples.data[j];
+
+			*cpu += (int64_t)ts->cpu_delta_ns;
+			if (ts->kind == SAMPLE_OFF_CPU)
+				*off += (int64_t)m->offcpu_interval_ns;
+			else
+				(*samples)++;
+		}
+}
+
 static void pprof_matches_model(void)
 {
 	struct fx_resolver r = { 0 };
@@ -89,16 +104,7 @@ static void pprof_matches_model(void)
 	CHECK_EQ_STR(pb_str(p, p->default_sample_type), "cpu");
 	CHECK_EQ_INT(p->n_function, t.funcs.len);
 	CHECK_EQ_INT(p->n_location, t.frames.len);
-	for (size_t i = 0; i < m.threads.len; i++)
-		for (size_t j = 0; j < m.threads.data[i].samples.len; j++) {
-			const struct thread_sample *ts = &m.threads.data[i].samples.data[j];
-
-			want_cpu += (int64_t)ts->cpu_delta_ns;
-			if (ts->kind == SAMPLE_OFF_CPU)
-				want_off += (int64_t)m.offcpu_interval_ns;
-			else
-				want_samples++;
-		}
+	model_totals(&m, &want_samples, &want_cpu, &want_off);
 	CHECK(want_off > 0);
 	for (size_t i = 0; i < p->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = p->sample[i];
@@ -274,16 +280,7 @@ static void pprof_kinds_and_labels(void)
 	CHECK(m.processes.data[FX_SRV_PROCESS].cgroup != NULL);
 	r.m = &m;
 	CHECK_EQ_INT(profile_tables_build(&t, &m, fx_resolve, &r), 0);
-	for (size_t i = 0; i < m.threads.len; i++)
-		for (size_t j = 0; j < m.threads.data[i].samples.len; j++) {
-			const struct thread_sample *ts = &m.threads.data[i].samples.data[j];
-
-			want_cpu += (int64_t)ts->cpu_delta_ns;
-			if (ts->kind == SAMPLE_OFF_CPU)
-				want_off += (int64_t)m.offcpu_interval_ns;
-			else
-				want_samples++;
-		}
+	model_totals(&m, &want_samples, &want_cpu, &want_off);
 
 	p = write_and_read_opts(&m, &t, &cpu);
 	CHECK(p != NULL);
