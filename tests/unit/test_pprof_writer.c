@@ -222,6 +222,23 @@ static void pprof_main_binary_first(void)
 			CHECK_EQ_STR(first_mapping(p), "/usr/bin/app");
 			perftools__profiles__profile__free_unpacked(p, NULL);
 		}
+		/*
+		 * tool (T2) asleep: its many off-CPU samples do not make it
+		 * the busiest process of a CPU profile (or of the whole one).
+		 */
+		for (int k = 0; k < 100; k++) {
+			struct thread_sample off = { FX_START_TS + (uint64_t)k, 0, NO_INDEX,
+						     SAMPLE_OFF_CPU };
+
+			CHECK_EQ_INT(vec_push(&m.threads.data[2].samples, off), 0);
+		}
+		p = write_and_read(&m, &t);
+		CHECK(p != NULL);
+		if (p) {
+			CHECK_EQ_STR(first_mapping(p), "/usr/bin/app");
+			perftools__profiles__profile__free_unpacked(p, NULL);
+		}
+		m.threads.data[2].samples.len -= 100;
 	}
 	/* A process whose executable is not among the libraries: the tables' order. */
 	for (size_t i = 0; i < m.processes.len; i++)

@@ -181,8 +181,11 @@ static bool is_program(const struct object_info *obj, const char *argv0, size_t 
  * "File:"): the executable of the process with the most samples, found among
  * the libraries by its argv[0] or comm. -1 when none matches.
  */
-static int64_t main_binary_lib(const struct model *m, const struct profile_tables *t)
+static int64_t main_binary_lib(const struct model *m, const struct profile_tables *t,
+			       enum pprof_kind kind)
 {
+	/* Busiest by the profile's own samples: sleepers must not win a CPU profile. */
+	uint8_t counted = kind == PPROF_OFF_CPU ? SAMPLE_OFF_CPU : SAMPLE_ON_CPU;
 	const struct process *best = NULL;
 	size_t best_samples = 0;
 	const char *argv0 = "";
@@ -194,8 +197,12 @@ static int64_t main_binary_lib(const struct model *m, const struct profile_table
 
 		if (p->is_idle)
 			continue;
-		for (size_t k = 0; k < p->threads.len; k++)
-			n += m->threads.data[p->threads.data[k]].samples.len;
+		for (size_t k = 0; k < p->threads.len; k++) {
+			const struct thread *th = &m->threads.data[p->threads.data[k]];
+
+			for (size_t j = 0; j < th->samples.len; j++)
+				n += th->samples.data[j].kind == counted;
+		}
 		if (n > best_samples) {
 			best = p;
 			best_samples = n;
@@ -265,7 +272,7 @@ static int add_mappings_and_locations(struct pprof_build *b, const struct model 
 			b->maps[pl->mapping_id - 1].memory_limit = pl->address + 1;
 	}
 	/* Ids stay as they are: only the order of the list says which is main. */
-	main_lib = main_binary_lib(m, t);
+	main_lib = main_binary_lib(m, t, b->opts->kind);
 	if (main_lib > 0) {
 		b->map_ptrs[0] = &b->maps[main_lib];
 		b->map_ptrs[main_lib] = &b->maps[0];
