@@ -10,6 +10,7 @@
 #include "emit_fixture.h"
 #include "pprof/profile.pb-c.h"
 #include "test.h"
+#include "util/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -364,10 +365,53 @@ static void pprof_kinds_and_labels(void)
 	fx_model_free(&m);
 }
 
+/*
+ * Another user's thread named with bytes that are no UTF-8: the profile's
+ * strings stay UTF-8 (protobuf readers that check refuse the whole
+ * profile otherwise), the stray bytes shown as U+FFFD.
+ */
+static void pprof_strings_are_utf8(void)
+{
+	struct fx_resolver r = { 0 };
+	struct profile_tables t = { 0 };
+	struct model m;
+	pb_profile *p;
+	size_t named = 0;
+
+	CHECK_EQ_INT(fx_model_build(&m), 0);
+	/* T0 "worker": a lone continuation byte, a lead byte cut short, an overlong '/'. */
+	memcpy(m.threads.data[0].name, "w\x80r\xe2k\xc0\xaf", sizeof("w\x80r\xe2k\xc0\xaf"));
+	r.m = &m;
+	CHECK_EQ_INT(profile_tables_build(&t, &m, fx_resolve, &r), 0);
+	p = write_and_read(&m, &t);
+	CHECK(p != NULL);
+	if (p) {
+		for (size_t i = 0; i < p->n_string_table; i++) {
+			const unsigned char *s = (const unsigned char *)p->string_table[i];
+			size_t n = strlen(p->string_table[i]);
+
+			for (size_t k = 0; k < n;) {
+				size_t seq = s[k] < 0x80 ? 1 : utf8_seq_len(s + k, n - k);
+
+				CHECK(seq > 0);
+				k += seq ? seq : 1;
+			}
+		}
+		for (size_t i = 0; i < p->n_sample; i++)
+			named += has_label(p, p->sample[i], "thread_name",
+					   "w\xef\xbf\xbdr\xef\xbf\xbdk\xef\xbf\xbd\xef\xbf\xbd");
+		CHECK(named > 0);
+		perftools__profiles__profile__free_unpacked(p, NULL);
+	}
+	profile_tables_free(&t);
+	fx_model_free(&m);
+}
+
 int main(void)
 {
 	RUN(pprof_matches_model);
 	RUN(pprof_kinds_and_labels);
+	RUN(pprof_strings_are_utf8);
 	RUN(pprof_main_binary_first);
 	return test_summary();
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../util/utf8.h"
+
 /* Big enough that write(2) and deflate() see large chunks, small enough to not matter. */
 #define JW_BUF_SIZE    (64 * 1024)
 /* Level 2 like samply: most of gzip's size win for a fraction of level 6's CPU time. */
@@ -223,41 +225,6 @@ void jw_begin_array(struct json_writer *w)
 void jw_end_array(struct json_writer *w)
 {
 	end(w, '[');
-}
-
-/*
- * Length of the well-formed UTF-8 sequence at `s` (2 to 4 bytes), or 0.
- * Follows the Unicode table of well-formed byte sequences, so overlong
- * forms, surrogates and code points above U+10FFFF are all rejected.
- */
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t need;
-
-	if (c >= 0xc2 && c <= 0xdf) {
-		need = 1;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		need = 2;
-		if (c == 0xe0)
-			lo = 0xa0;
-		else if (c == 0xed)
-			hi = 0x9f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		need = 3;
-		if (c == 0xf0)
-			lo = 0x90;
-		else if (c == 0xf4)
-			hi = 0x8f;
-	} else {
-		return 0;
-	}
-	if (n < need + 1 || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i <= need; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return need + 1;
 }
 
 static void put_escaped(struct json_writer *w, const char *str, size_t n)

@@ -21,6 +21,7 @@
 #include "../cgroup/container_id.h"
 #include "../util/hashmap.h"
 #include "../util/strtab.h"
+#include "../util/utf8.h"
 #include "pprof/profile.pb-c.h" /* generated into build/gen/pprof */
 
 typedef Perftools__Profiles__Profile pb_profile;
@@ -67,9 +68,25 @@ struct pprof_build {
 	struct hmap sample_index; /* (thread, stack) -> sample */
 };
 
+/*
+ * A string of the profile: protobuf strings must be UTF-8, and a reader that
+ * checks (Go's protobuf) refuses the whole profile over one thread name of
+ * another user's with stray bytes. Those become U+FFFD.
+ */
 static int64_t str(struct pprof_build *b, const char *s)
 {
-	return strtab_intern(&b->strings, s ? s : "");
+	char *valid;
+	int64_t at;
+	int err;
+
+	if (!s)
+		return strtab_intern(&b->strings, "");
+	valid = utf8_sanitized(s, &err);
+	if (err)
+		return err;
+	at = strtab_intern(&b->strings, valid ? valid : s);
+	free(valid);
+	return at;
 }
 
 static void build_free(struct pprof_build *b)
