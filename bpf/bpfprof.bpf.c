@@ -636,7 +636,7 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	/* prev is still current here; the BTF-typed pointer works for both flavours. */
 	cur = bpf_get_current_task_btf();
 	state = task_state(prev, btf);
-	flags = SWITCH_PREV_TARGET;
+	flags = SWITCH_PREV_TARGET | (cur->flags & KPF_KTHREAD ? EV_KTHREAD : 0);
 	if (preempt)
 		flags |= SWITCH_PREEMPT;
 	if (next_target)

@@ -104,6 +104,13 @@ struct folded_wakeup {
 
 /* The sample's Python stack was cut at BPFPROF_MAX_PYFRAMES frames, or could not be read. */
 #define SAMPLE_PY_TRUNCATED (1u << 31) /* sample_event only: switch_event uses bits 8+ */
+/*
+ * sample_event.flags and switch_event.flags: the thread is a kernel thread
+ * (PF_KTHREAD). /proc says so too, but only while the thread lives: a
+ * kworker that exits before the reader reaches its first record would
+ * otherwise be shown as a user process.
+ */
+#define EV_KTHREAD (1u << 30)
 
 /*
  * A user frame (ips[]) that is CPython's interpreter loop: it runs the next

@@ -55,6 +55,10 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	e->hdr.tid = tid;
 	e->period = ctx->sample_period;
 	e->flags = 0;
+	/* A read through the helper (not the BTF pointer): it works on every kernel. */
+	if (tid != 0 &&
+	    BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), flags) & KPF_KTHREAD)
+		e->flags = EV_KTHREAD;
 	slice = bpf_map_lookup_elem(&cpu_slices, &zero);
 	e->oncpu_since = slice ? slice->since : 0;
 	/* The switch's time comes from the runqueue clock (switch_clock.bpf.h): within microseconds. */

@@ -334,9 +334,62 @@ static void kernel_threads_through_fork_and_exec(void)
 	model_free(&m);
 }
 
+/* A kernel-only record of pid/tid with `flags`: a sample, or with `sw` a switch-out. */
+static void kernel_record(struct model *m, uint32_t pid, uint64_t ts, uint32_t flags, bool sw)
+{
+	struct switch_event s = { 0 };
+	struct sample_event e = { 0 };
+
+	if (sw) {
+		s.hdr.kind = EV_SWITCH;
+		s.hdr.ts = ts;
+		s.hdr.pid = s.hdr.tid = pid;
+		s.oncpu_since = ts - MS;
+		s.prev_state = 1;
+		s.flags = SWITCH_PREV_TARGET | flags;
+		strcpy(s.prev_comm, "kworker/1:2");
+		s.hdr.size = (uint16_t)offsetof(struct switch_event, ips);
+		CHECK_EQ_INT(model_add_record(m, &s, s.hdr.size), 0);
+		return;
+	}
+	e.hdr.kind = EV_SAMPLE;
+	e.hdr.ts = ts;
+	e.hdr.pid = e.hdr.tid = pid;
+	e.period = 1000000;
+	e.flags = flags;
+	strcpy(e.comm, "kworker/1:2");
+	e.ips[0] = 0xffffffff81000000ull;
+	e.kstack_len = 1;
+	e.hdr.size = (uint16_t)(offsetof(struct sample_event, ips) + 8);
+	CHECK_EQ_INT(model_add_record(m, &e, e.hdr.size), 0);
+}
+
+/*
+ * A kworker that exits before the reader reaches its records has no /proc
+ * to ask (pids 900+ here): its records' EV_KTHREAD says what it was. The
+ * name says nothing (anyone can call a thread "kworker/1:2").
+ */
+static void kernel_thread_gone_before_proc_was_read(void)
+{
+	struct model m;
+
+	init_model(&m);
+	m.sched_enabled = true;
+	kernel_record(&m, 950, T0 + 1 * MS, EV_KTHREAD, false);
+	kernel_record(&m, 951, T0 + 1 * MS, 0, false);
+	kernel_record(&m, 952, T0 + 2 * MS, EV_KTHREAD, true);
+	kernel_record(&m, 953, T0 + 2 * MS, 0, true);
+	CHECK(model_process(&m, 950, T0 + 1 * MS)->kernel_thread);
+	CHECK(!model_process(&m, 951, T0 + 1 * MS)->kernel_thread);
+	CHECK(model_process(&m, 952, T0 + 2 * MS)->kernel_thread);
+	CHECK(!model_process(&m, 953, T0 + 2 * MS)->kernel_thread);
+	model_free(&m);
+}
+
 int main(void)
 {
 	RUN(kernel_threads_through_fork_and_exec);
+	RUN(kernel_thread_gone_before_proc_was_read);
 	RUN(fork_inherits_mappings_and_lifetimes);
 	RUN(exec_starts_a_new_image);
 	RUN(fork_then_exec_is_one_process);

@@ -259,6 +259,9 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 	if (!t)
 		return -ENOMEM;
 	p = &m->processes.data[t->process];
+	/* The kernel's word: /proc has nothing on a kworker gone before it was read. */
+	if (e->flags & EV_KTHREAD)
+		p->kernel_thread = true;
 	if (e->hdr.tid != 0)
 		model_name_thread(t, e->comm, e->hdr.ts);
 	if (!p->maps_read)
@@ -384,6 +387,8 @@ int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 	if (!t)
 		return -ENOMEM;
 	p = &m->processes.data[t->process];
+	if (e->flags & EV_KTHREAD)
+		p->kernel_thread = true;
 	model_name_thread(t, e->prev_comm, e->hdr.ts);
 
 	ev.ts = e->hdr.ts;

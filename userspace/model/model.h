@@ -199,7 +199,7 @@ struct process {
 	char name[BPFPROF_COMM_LEN]; /* main thread's comm */
 	char *cmdline;		     /* NULL when unknown (exited before we looked) */
 	bool is_idle;		     /* pid 0: per-CPU idle threads */
-	bool kernel_thread;	     /* a kernel thread (PF_KTHREAD): read, or its parent's */
+	bool kernel_thread;	     /* a kernel thread (PF_KTHREAD): read, its records', or its parent's */
 	bool maps_read;		     /* /proc/PID/maps was read at least once */
 	bool gone;		     /* /proc/PID vanished: do not look again */
 	uint64_t maps_read_ts;	     /* when, to throttle re-reads on unknown addresses */
