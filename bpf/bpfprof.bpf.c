@@ -238,16 +238,34 @@ static __always_inline bool user_in_syscall(void)
 #include "stacks.bpf.h"
 
 /*
- * The current task's name: a copy of task->comm through the BTF-typed
- * pointer, two loads where bpf_get_current_comm()'s strscpy costs ~55 ns
- * (a third of a kept wakeup). The kernel keeps comm's last byte NUL; a
- * rename racing with the copy can mix two names, as with the helper.
+ * A task's name (`task` BTF-typed): two 8-byte loads and stores, where
+ * bpf_get_current_comm()'s strscpy costs ~55 ns (a third of a kept wakeup)
+ * and a memcpy into a char array is 32 byte loads and stores (clang does not
+ * know the destination's alignment; every one here is 8-byte aligned, see
+ * the asserts below). The kernel keeps comm's last byte NUL; a rename racing
+ * with the copy can mix two names, as with the helper.
  */
-static __always_inline void current_comm(char comm[BPFPROF_COMM_LEN])
+static __always_inline void task_comm(char dst[BPFPROF_COMM_LEN], struct task_struct *task)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
+	__u64 lo, hi;
 
-	__builtin_memcpy(comm, cur->comm, BPFPROF_COMM_LEN);
+	__builtin_memcpy(&lo, &task->comm[0], sizeof(lo));
+	__builtin_memcpy(&hi, &task->comm[8], sizeof(hi));
+	((__u64 *)dst)[0] = lo;
+	((__u64 *)dst)[1] = hi;
+}
+
+_Static_assert(__builtin_offsetof(struct sample_event, comm) % 8 == 0, "comm alignment");
+_Static_assert(__builtin_offsetof(struct switch_event, prev_comm) % 8 == 0, "comm alignment");
+_Static_assert(__builtin_offsetof(struct switch_event, next_comm) % 8 == 0, "comm alignment");
+_Static_assert(__builtin_offsetof(struct wakeup_event, waker_comm) % 8 == 0, "comm alignment");
+_Static_assert(__builtin_offsetof(struct task_sched_state, waker_comm) % 8 == 0, "comm alignment");
+_Static_assert(__builtin_offsetof(struct held_switch, next_comm) % 8 == 0, "comm alignment");
+
+/* The current task's name. */
+static __always_inline void current_comm(char dst[BPFPROF_COMM_LEN])
+{
+	task_comm(dst, bpf_get_current_task_btf());
 }
 
 /*
@@ -633,8 +651,8 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 		return;
 	}
 
-	/* prev is still current here; the BTF-typed pointer works for both flavours. */
-	cur = bpf_get_current_task_btf();
+	/* prev is still current here: the helper gives raw_tp a BTF-typed pointer to it. */
+	cur = btf ? prev : bpf_get_current_task_btf();
 	state = task_state(prev, btf);
 	flags = SWITCH_PREV_TARGET | (cur->flags & KPF_KTHREAD ? EV_KTHREAD : 0);
 	if (preempt)
@@ -669,7 +687,7 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	e->runtime_ns = TASK_READ(btf, prev, se.sum_exec_runtime);
 	e->next_pid = next_tgid;
 	e->next_tid = next_tid;
-	current_comm(e->prev_comm);
+	task_comm(e->prev_comm, cur);
 	e->prev_state = state;
 	/* Who took the CPU matters only when prev did not give it up to wait. */
 	if (wait_is_runnable(flags, state))
@@ -752,8 +770,8 @@ static __always_inline bool task_queued_runnable(struct task_struct *p)
  * any wait, the replay sorts those out) and p's switch-out was seen, and its
  * wait is still shorter than the threshold. Returns true when kept.
  */
-static __always_inline bool keep_wakeup(struct task_struct *p, __u64 *now, __u32 waker_pid,
-					__u32 waker_tid, __u32 cpu, __u32 flags)
+static __always_inline bool keep_wakeup(struct task_struct *p, struct task_struct *cur, __u64 *now,
+					__u32 waker_pid, __u32 waker_tid, __u32 cpu, __u32 flags)
 {
 	struct task_sched_state *ts = bpf_task_storage_get(&task_sched, p, NULL, 0);
 	__u64 wake_ts;
@@ -788,7 +806,7 @@ keep:
 	if (flags & WAKEUP_WAKER_MASK)
 		__builtin_memset(ts->waker_comm, 0, sizeof(ts->waker_comm));
 	else
-		current_comm(ts->waker_comm);
+		task_comm(ts->waker_comm, cur);
 	return true;
 }
 
@@ -802,14 +820,15 @@ keep:
 static __always_inline void handle_wakeup(struct task_struct *p, __u32 flags, bool btf,
 					  bool cg_kfunc)
 {
-	__u64 id = bpf_get_current_pid_tgid(), now = 0;
-	__u32 waker_tgid = id >> 32, waker_tid = (__u32)id, cpu, target_cpu = 0, kind;
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u64 now = 0;
+	__u32 waker_tgid = cur->tgid, waker_tid = cur->pid, cpu, target_cpu = 0, kind;
 	__u32 wakee_tid = TASK_READ(btf, p, pid), wakee_tgid = TASK_READ(btf, p, tgid);
 
 	if (wakee_tid == 0 || !task_is_target(p, wakee_tgid, cg_kfunc))
 		return;
 	flags |= WAKEUP_WAKEE_TARGET;
-	kind = flags & WAKEUP_NEW ? WAKER_THREAD : waker_kind();
+	kind = flags & WAKEUP_NEW ? WAKER_THREAD : waker_kind(cur);
 	if (kind != WAKER_THREAD) {
 		flags |= kind << WAKEUP_WAKER_SHIFT;
 		waker_tgid = waker_tid = 0;
@@ -818,7 +837,7 @@ static __always_inline void handle_wakeup(struct task_struct *p, __u32 flags, bo
 	}
 	cpu = bpf_get_smp_processor_id();
 	if (btf && defer_wakeups && !(flags & WAKEUP_NEW) &&
-	    keep_wakeup(p, &now, waker_tgid, waker_tid, cpu, flags))
+	    keep_wakeup(p, cur, &now, waker_tgid, waker_tid, cpu, flags))
 		return;
 	if (!now)
 		now = bpf_ktime_get_ns();

@@ -76,7 +76,7 @@ static __always_inline bool hold_switch(struct task_sched_state *ts, struct task
 	if (wait_is_runnable(flags, state)) {
 		hs->next_pid = next_tgid;
 		hs->next_tid = next_tid;
-		__builtin_memcpy(hs->next_comm, next->comm, sizeof(hs->next_comm));
+		task_comm(hs->next_comm, next);
 	} else {
 		hs->next_pid = hs->next_tid = 0;
 		hs->next_comm[0] = '\0';
@@ -109,7 +109,7 @@ static __always_inline __u64 held_record(struct switch_event *e, struct task_sch
 	e->runtime_ns = task->se.sum_exec_runtime;
 	e->next_pid = hs->next_pid;
 	e->next_tid = hs->next_tid;
-	__builtin_memcpy(e->prev_comm, task->comm, sizeof(e->prev_comm));
+	task_comm(e->prev_comm, task);
 	__builtin_memcpy(e->next_comm, hs->next_comm, sizeof(e->next_comm));
 	e->prev_state = hs->prev_state;
 	e->flags = hs->flags;

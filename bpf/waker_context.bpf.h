@@ -128,9 +128,8 @@ int on_timer_exit(void *ctx)
 }
 
 /* ksoftirqd runs softirqs as a thread; its comm is "ksoftirqd/N". */
-static __always_inline bool current_is_ksoftirqd(void)
+static __always_inline bool current_is_ksoftirqd(struct task_struct *cur)
 {
-	struct task_struct *cur = bpf_get_current_task_btf();
 	__u64 head;
 
 	if (!(cur->flags & KPF_KTHREAD))
@@ -139,8 +138,8 @@ static __always_inline bool current_is_ksoftirqd(void)
 	return head == 0x71726974666f736bull; /* "ksoftirq", little-endian */
 }
 
-/* What woke the thread now being woken, in the waker's context (enum waker_kind). */
-static __always_inline __u32 waker_kind(void)
+/* What woke the thread now being woken, in the waker's context (`cur`; enum waker_kind). */
+static __always_inline __u32 waker_kind(struct task_struct *cur)
 {
 	struct irq_state *s = irq_state();
 
@@ -148,7 +147,7 @@ static __always_inline __u32 waker_kind(void)
 		return WAKER_TIMER;
 	if (s && s->hardirq)
 		return WAKER_INTERRUPT;
-	if ((s && s->softirq) || current_is_ksoftirqd())
+	if ((s && s->softirq) || current_is_ksoftirqd(cur))
 		return WAKER_SOFTIRQ;
 	return WAKER_THREAD;
 }
