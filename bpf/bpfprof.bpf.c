@@ -88,12 +88,13 @@ struct {
  * A switch-out held back (fold_waits.bpf.h): what of the switch record can
  * only be read at the switch-out. The rest is read when it is sent: the
  * thread's name, CPU time and syscall do not change while it is off the CPU.
+ * The fields every held switch-out writes come first (see task_sched_state).
  */
 struct held_switch {
 	__u64 since;
-	__u32 next_pid, next_tid; /* only when prev stays runnable */
 	__u32 prev_state, flags;
 	__u32 cpu, pad;
+	__u32 next_pid, next_tid; /* only when prev stays runnable */
 	struct folded_wakeup woken;
 	char next_comm[BPFPROF_COMM_LEN]; /* only when prev stays runnable */
 };
@@ -101,22 +102,25 @@ struct held_switch {
 /* task_sched_state.wake_ts of a kept wakeup whose time its switch-in reads. */
 #define WAKE_TS_AT_SWITCH_IN 1
 
-/* Per-thread state kept by the kernel with the task: no shared map is updated. */
+/*
+ * Per-thread state kept by the kernel with the task: no shared map is updated.
+ *
+ * Laid out by how often it is touched: a switch-out, a switch-in and a kept
+ * wakeup touch the fields from off_ts to fold, every switch of every target
+ * (~180 bytes), and the off-CPU stacks' rate limit comes last, as only
+ * record -a's off-CPU samples use it. The value starts 8 bytes into a cache
+ * line the lookup reads anyway (bpf_local_storage_data's map pointer), so
+ * this order puts the hot part in three lines where the stack slots first
+ * made it four.
+ */
 struct task_sched_state {
-	/* Per switch-out place (slot): when its stack was last taken (0: never) and where. */
-	__u64 stack_ts[SWITCH_STACK_SLOTS];
-	__u64 stack_sig[SWITCH_STACK_SLOTS]; /* see switch_signature() */
-	__u64 off_ts;			     /* its last switch-out (0: none seen) */
+	__u64 off_ts; /* its last switch-out (0: none seen) */
 	/*
 	 * A wakeup of its current wait that was not sent (the wait was still
 	 * short): see settle_wakeup(). wake_ts == 0: none; WAKE_TS_AT_SWITCH_IN:
 	 * its time is read at the switch-in (switch_in_wake_time()).
 	 */
 	__u64 wake_ts;
-	__u32 waker_pid, waker_tid;
-	__u32 wake_cpu, wake_target_cpu;
-	__u32 wake_flags, pad;
-	char waker_comm[BPFPROF_COMM_LEN];
 	/*
 	 * fold_waits: its last switch-out, not sent while held is 1; must_send:
 	 * that one may not be folded, next_must_send: nor the next one.
@@ -124,7 +128,14 @@ struct task_sched_state {
 	__u64 held; /* 64 bits: the cmpxchg of BPF's v1-v2 instruction sets */
 	__u32 must_send, next_must_send;
 	struct held_switch hs;
+	__u32 waker_pid, waker_tid;
+	__u32 wake_cpu, wake_target_cpu;
+	__u32 wake_flags, pad;
+	char waker_comm[BPFPROF_COMM_LEN];
 	struct folded_waits fold; /* counted since its last switch record */
+	/* Per switch-out place (slot): when its stack was last taken (0: never) and where. */
+	__u64 stack_ts[SWITCH_STACK_SLOTS];
+	__u64 stack_sig[SWITCH_STACK_SLOTS]; /* see switch_signature() */
 };
 
 struct {
