@@ -674,6 +674,9 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	ts = defer_wakeups || offcpu_stacks || nr_cgroups || fold_waits
 		     ? bpf_task_storage_get(&task_sched, cur, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE)
 		     : NULL;
+	if (fold_waits && btf && ts)
+		since = recover_unseen_switch_in(ts, cur, prev_tgid, prev_tid, since, now,
+						 slice ? &slice->clock : NULL);
 	if (defer_wakeups)
 		settle_wakeup(ts, cur, since, &woken);
 	if (ts)

@@ -157,22 +157,20 @@ static __always_inline void fold_wait(struct task_sched_state *ts, __u64 now)
 }
 
 /*
- * `next` (a target, BTF-typed) gets this CPU at `now`: end the wait of its
- * held switch-out, if any, by folding or sending it.
+ * End the wait of `task`'s held switch-out, if any, at `now`, by folding or
+ * sending it: `task` (a target, BTF-typed) gets this CPU now, or got it at
+ * `now` unseen (see recover_unseen_switch_in()).
  */
-static __always_inline void end_held_wait(struct task_struct *next, __u32 tgid, __u32 tid,
-					  __u64 now, struct switch_clock *clock)
+static __always_inline void end_wait(struct task_sched_state *ts, struct task_struct *task,
+				     __u32 tgid, __u32 tid, __u64 now, struct switch_clock *clock)
 {
-	struct task_sched_state *ts = bpf_task_storage_get(&task_sched, next, NULL, 0);
 	struct switch_event *e;
 	__u32 zero = 0;
 	__u64 size;
 
-	if (!ts)
-		return;
 	/* Before the held test: the end iterator may have sent the switch-out. */
 	if (ts->wake_ts == WAKE_TS_AT_SWITCH_IN)
-		ts->wake_ts = switch_in_wake_time(clock, next, ts->off_ts, now);
+		ts->wake_ts = switch_in_wake_time(clock, task, ts->off_ts, now);
 	else if (ts->held && ts->wake_ts)
 		ts->wake_ts = wake_before_switch_in(ts->wake_ts, ts->off_ts, now);
 	if (!ts->held)
@@ -197,13 +195,48 @@ static __always_inline void end_held_wait(struct task_struct *next, __u32 tgid, 
 	e = bpf_map_lookup_elem(&switch_scratch, &zero);
 	if (!e)
 		return;
-	size = held_record(e, ts, next, tgid, tid, now);
+	size = held_record(e, ts, task, tgid, tid, now);
 	submit(e, size, EV_SWITCH, bpf_get_smp_processor_id());
 	if (ts->wake_ts) {
-		emit_wakeup(ts->wake_ts, ts->wake_cpu, next, ts->waker_pid, ts->waker_tid,
+		emit_wakeup(ts->wake_ts, ts->wake_cpu, task, ts->waker_pid, ts->waker_tid,
 			    ts->waker_comm, ts->wake_target_cpu, ts->wake_flags);
 		ts->wake_ts = 0;
 	}
+}
+
+/* `next` (a target, BTF-typed) gets this CPU at `now`: end its held switch-out's wait. */
+static __always_inline void end_held_wait(struct task_struct *next, __u32 tgid, __u32 tid,
+					  __u64 now, struct switch_clock *clock)
+{
+	struct task_sched_state *ts = bpf_task_storage_get(&task_sched, next, NULL, 0);
+
+	if (ts)
+		end_wait(ts, next, tgid, tid, now, clock);
+}
+
+/*
+ * `task` (current, BTF-typed, leaving the CPU at `now`) still holds its
+ * last switch-out: the switch that gave it the CPU again was never shown to
+ * the program. The kernel may hide a switch from tracepoint programs (on
+ * this project's guests, every switch away from the VM agent's threads is
+ * unseen, and the wakeups in their context too); holding the new
+ * switch-out over the old one lost that wait, and its time, altogether.
+ * The wait ends where the task's own stamp says it got the CPU, after this
+ * CPU's last switch that was seen (`since`); returns that time, the start of
+ * the slice now ending. Without a held switch-out, `since` as it was.
+ */
+static __always_inline __u64 recover_unseen_switch_in(struct task_sched_state *ts,
+						      struct task_struct *task, __u32 tgid,
+						      __u32 tid, __u64 since, __u64 now,
+						      struct switch_clock *clock)
+{
+	__u64 from = since > ts->off_ts ? since : ts->off_ts;
+
+	if (!ts->held)
+		return since;
+	from = unseen_switch_in_time(task, from, now);
+	end_wait(ts, task, tgid, tid, from, clock);
+	return from;
 }
 
 /*

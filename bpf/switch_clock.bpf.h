@@ -20,11 +20,25 @@
  * for raw_tp programs (no BTF-typed pointers), every switch reads the clock.
  */
 
+/*
+ * How many of a CPU's last offset measurements the offset in use is the
+ * smallest of. A measurement is too large when the rq clock it read was
+ * stale: a wakeup that preempts makes __schedule() skip its clock update, so
+ * rq->clock is then the enqueue's, up to the wakeup's latency old (tens of
+ * microseconds on a busy guest), and every time until the next measurement
+ * came out that much late: a 1 ms sleep whose switch-out was stamped so
+ * looked shorter than 1 ms. The true offset drifts by at most NTP's slew
+ * (0.5 us per ms), so the smallest of the last few is the fresh one.
+ */
+#define SWITCH_CLOCK_SAMPLES 4
+
 /* Per CPU, in struct cpu_slice. */
 struct switch_clock {
-	__u64 rq_at;   /* the rq clock when the offset was measured (0: never) */
-	__u64 offset;  /* bpf_ktime_get_ns() - rq clock then */
+	__u64 rq_at;   /* the rq clock when the offset was last measured (0: never) */
+	__u64 offset;  /* bpf_ktime_get_ns() - rq clock: the smallest of samples[] */
 	__u64 last_ns; /* the last time handed out on this CPU */
+	__s64 samples[SWITCH_CLOCK_SAMPLES]; /* the last measurements */
+	__u32 nsamples, pad;		     /* measurements taken (samples[nsamples % N] next) */
 };
 
 /*
@@ -52,6 +66,7 @@ struct rq___clock {
 
 struct sched_info___queued {
 	unsigned long long last_queued;
+	unsigned long long last_arrival;
 } __attribute__((preserve_access_index));
 
 /* Whether switch_clock_now() reads the rq clock: all load-time constants. */
@@ -77,6 +92,21 @@ static __always_inline bool wake_time_at_switch_in(void)
 	       bpf_core_field_exists(((struct sched_info___queued *)0)->last_queued);
 }
 
+/* A new measurement of the offset: the offset to use, the smallest of the last few. */
+static __always_inline __u64 switch_clock_measured(struct switch_clock *c, __s64 sample)
+{
+	__s64 best = sample;
+	__u32 n = c->nsamples;
+
+	c->samples[n & (SWITCH_CLOCK_SAMPLES - 1)] = sample;
+	c->nsamples = ++n;
+#pragma unroll
+	for (__u32 i = 0; i < SWITCH_CLOCK_SAMPLES; i++)
+		if (i < n && c->samples[i] < best)
+			best = c->samples[i];
+	return (__u64)best;
+}
+
 /* `prev` (BTF-typed, on this CPU) is leaving it now: the time, on bpf_ktime_get_ns()'s clock. */
 static __always_inline __u64 switch_clock_now(struct switch_clock *c, struct task_struct *prev)
 {
@@ -98,8 +128,10 @@ static __always_inline __u64 switch_clock_now(struct switch_clock *c, struct tas
 		now = rq_now + c->offset;
 	} else {
 		now = bpf_ktime_get_ns();
-		c->offset = now - rq_now;
+		c->offset = switch_clock_measured(c, (__s64)(now - rq_now));
 		c->rq_at = rq_now;
+		/* This one's rq clock may be stale too: the smallest offset stamps it. */
+		now = rq_now + c->offset;
 	}
 	if (now < c->last_ns)
 		now = c->last_ns;
@@ -139,4 +171,35 @@ static __always_inline __u64 switch_in_wake_time(struct switch_clock *c, struct 
 	else
 		t = queued + c->offset;
 	return wake_before_switch_in(t, off_ts, now);
+}
+
+/*
+ * When `task` (BTF-typed, current, leaving this CPU at `now`) got this CPU,
+ * for a switch-in the program was not shown: its sched_info.last_arrival
+ * (stamped at every switch-in, on the runqueue clock), carried over to
+ * bpf_ktime_get_ns()'s clock by the runqueue clock's distance to `now`.
+ * Never before `from` (this CPU's last switch that was seen, and the
+ * task's own switch-out before); `from` itself where the kernel keeps no
+ * stamps.
+ */
+static __always_inline __u64 unseen_switch_in_time(struct task_struct *task, __u64 from, __u64 now)
+{
+	struct sched_info___queued *si = (void *)&task->sched_info;
+	struct sched_entity___grp *se = (void *)&task->se;
+	struct cfs_rq___rq *cfs;
+	struct rq___clock *rq;
+	__u64 rq_now, arrival, t;
+
+	if (!sched_info_stamps || !bpf_core_field_exists(si->last_arrival) ||
+	    !bpf_core_field_exists(se->cfs_rq) ||
+	    !bpf_core_field_exists(((struct cfs_rq___rq *)0)->rq))
+		return from;
+	cfs = se->cfs_rq;
+	rq = cfs ? (struct rq___clock *)cfs->rq : NULL;
+	rq_now = rq ? rq->clock : 0;
+	arrival = si->last_arrival;
+	if (!rq_now || !arrival || arrival > rq_now || rq_now - arrival > now)
+		return from;
+	t = now - (rq_now - arrival);
+	return t > from ? t : from;
 }

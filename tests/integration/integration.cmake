@@ -354,6 +354,7 @@ set_property(TEST integration.debuginfo APPEND PROPERTY ENVIRONMENT
 # threshold, without syscall capture, and at threshold 0 (every syscall a
 # marker); and the syscall checker's own test on hand-made profiles.
 bpfprof_integration_test(syscalls_default 90 TRUE syscalls.sh default)
+bpfprof_integration_test(syscalls_held 90 TRUE syscalls.sh held)
 bpfprof_integration_test(syscalls_ktime_clock 90 TRUE syscalls.sh ktime_clock)
 bpfprof_integration_test(syscalls_all 90 TRUE syscalls.sh all)
 bpfprof_integration_test(syscalls_no_syscalls 90 TRUE syscalls.sh no_syscalls)

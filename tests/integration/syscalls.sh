@@ -22,6 +22,13 @@
 #                            CONFIG_FAIR_GROUP_SCHED or sched_info, or with
 #                            nohz_full, run (bpf/switch_clock.bpf.h); the same
 #                            checks as default
+#   syscalls.sh held         the defaults with --no-off-cpu, so that every
+#                            switch-out is held to its switch-in (as in
+#                            continuous mode): each wait must still be one
+#                            wait, also where the kernel hid the switch-in
+#                            (this project's guests hide every switch away
+#                            from the VM agent's threads); the same checks
+#                            as default
 #   syscalls.sh all          --syscalls=all: ~20 ms read markers with the fd,
 #                            bytes asked and bytes read; every getppid
 #                            counted in the spinner's totals, almost none a
@@ -40,6 +47,10 @@ PERIOD_MS=20
 case ${1:-} in
 default)
 	options=()
+	workload=(2 "$PERIOD_MS")
+	;;
+held)
+	options=(--no-off-cpu)
 	workload=(2 "$PERIOD_MS")
 	;;
 ktime_clock)
@@ -63,7 +74,7 @@ min0)
 	workload=(1 "$PERIOD_MS" 20000)
 	;;
 *)
-	fail "usage: syscalls.sh default|ktime_clock|all|no_syscalls|min0 (got '${1:-}')"
+	fail "usage: syscalls.sh default|held|ktime_clock|all|no_syscalls|min0 (got '${1:-}')"
 	;;
 esac
 
@@ -80,7 +91,7 @@ grep '^syscaller: truth ' "$WORK/bpfprof.err" >"$WORK/truth.txt" ||
 log "workload ran as pid $pid; its own account:"
 indent <"$WORK/truth.txt"
 
-if [ "$1" = default ] || [ "$1" = ktime_clock ]; then
+if [ "$1" = default ] || [ "$1" = held ] || [ "$1" = ktime_clock ]; then
 	log "\$ syscall_wait_checks.mjs --pid $pid"
 	"$NODE" "$CHECK_DIR/syscall_wait_checks.mjs" --profile "$WORK/syscalls.json.gz" --gzip --pid "$pid" \
 		--truth "$WORK/truth.txt" --bpfprof-err "$WORK/bpfprof.err" ||
