@@ -28,7 +28,11 @@ const volatile bool follow_forks = false; /* children of targets become targets 
 const volatile __u32 nr_rings = 1;
 const volatile __u64 wakeup_bytes = 256 * 1024; /* wake the consumer past this much data */
 const volatile bool offcpu_stacks = true;	/* take prev's stack at switch-out */
-/* At most one switch-out stack per thread per this many ns (the sampling interval). */
+/*
+ * A switch-out place's stack is taken again once the waits that reused it
+ * add up to this much off-CPU time (the sampling interval: one off-CPU
+ * sample's worth), or once it is 64 intervals old, whichever comes first.
+ */
 const volatile __u64 offcpu_stack_interval_ns = 1000000;
 /* --syscalls=blocking: name the syscall a thread sleeps in at its switch-out. */
 const volatile bool syscalls_from_switch = false;
@@ -136,6 +140,9 @@ struct task_sched_state {
 	/* Per switch-out place (slot): when its stack was last taken (0: never) and where. */
 	__u64 stack_ts[SWITCH_STACK_SLOTS];
 	__u64 stack_sig[SWITCH_STACK_SLOTS]; /* see switch_signature() */
+	/* Per slot: the off-CPU time of the waits that reused its stack since it was taken. */
+	__u64 stack_off_ns[SWITCH_STACK_SLOTS];
+	__u32 stack_last, pad2; /* the slot of its last switch-out, plus one (0: none) */
 };
 
 struct {
@@ -464,15 +471,33 @@ static __always_inline __u64 switch_signature(struct task_struct *task, __u32 st
 }
 
 /*
+ * The wait that ended at `since` (the slice now ending began then) was
+ * spent under the stack of its switch-out's slot: charge it there, so that
+ * a place's stack is taken again per interval of off-CPU time it stands for,
+ * as off-CPU samples are cut. Per interval of wall time, a thread waking a
+ * million times a second took a stack every interval at every place, most
+ * of them for waits that together made no off-CPU sample.
+ */
+static __always_inline void charge_stack_slot(struct task_sched_state *ts, __u64 since)
+{
+	__u32 last = ts->stack_last;
+
+	if (last && ts->off_ts && since > ts->off_ts)
+		ts->stack_off_ns[(last - 1) & (SWITCH_STACK_SLOTS - 1)] += since - ts->off_ts;
+}
+
+/*
  * The slot of the place `sig` among the thread's remembered switch-out
- * places: returns true when its stack was taken less than an interval ago
- * (reuse it), else false after claiming the slot for a stack taken now: the
- * place's own slot, or else an unused or the least recently refreshed one.
+ * places: returns true when its stack still stands (less than an interval
+ * of off-CPU time spent under it, and not 64 intervals old): reuse it; else
+ * false after claiming the slot for a stack taken now: the place's own
+ * slot, or else an unused or the least recently taken one.
  */
 static __always_inline bool stack_slot(struct task_sched_state *ts, __u64 sig, __u64 now,
 				       __u32 *slot_out)
 {
 	__u32 slot = SWITCH_STACK_SLOTS, victim = 0;
+	bool reuse;
 
 #pragma unroll
 	for (__u32 i = 0; i < SWITCH_STACK_SLOTS; i++) {
@@ -483,17 +508,20 @@ static __always_inline bool stack_slot(struct task_sched_state *ts, __u64 sig, _
 		if (ts->stack_ts[i] < ts->stack_ts[victim])
 			victim = i;
 	}
-	if (slot < SWITCH_STACK_SLOTS && now - ts->stack_ts[slot] < offcpu_stack_interval_ns) {
-		*slot_out = slot;
-		return true;
-	}
 	if (slot >= SWITCH_STACK_SLOTS)
 		slot = victim;
 	slot &= SWITCH_STACK_SLOTS - 1; /* for the verifier */
-	ts->stack_ts[slot] = now;
-	ts->stack_sig[slot] = sig;
+	reuse = ts->stack_ts[slot] && ts->stack_sig[slot] == sig &&
+		ts->stack_off_ns[slot] < offcpu_stack_interval_ns &&
+		now - ts->stack_ts[slot] < offcpu_stack_interval_ns * 64;
+	if (!reuse) {
+		ts->stack_ts[slot] = now;
+		ts->stack_sig[slot] = sig;
+		ts->stack_off_ns[slot] = 0;
+	}
+	ts->stack_last = slot + 1;
 	*slot_out = slot;
-	return false;
+	return reuse;
 }
 
 /* The header of a switch record about tgid/tid at `now`, in a slice that began at `since`. */
@@ -679,6 +707,9 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 						 slice ? &slice->clock : NULL);
 	if (defer_wakeups)
 		settle_wakeup(ts, cur, since, &woken);
+	/* Before off_ts moves on: it is where the wait that ended at `since` began. */
+	if (offcpu_stacks && ts)
+		charge_stack_slot(ts, since);
 	if (ts)
 		ts->off_ts = now;
 	if (offcpu_stacks) {
