@@ -30,8 +30,9 @@ struct {
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tgid = id >> 32, tid = (__u32)id;
+	/* BTF-typed: plain loads (the stack walk needs this helper on every kernel anyway). */
+	struct task_struct *cur = bpf_get_current_task_btf();
+	__u32 tgid = cur->tgid, tid = cur->pid;
 	__u32 zero = 0;
 	struct cpu_slice *slice;
 	struct sample_event *e;
@@ -54,22 +55,16 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	e->hdr.pid = tgid;
 	e->hdr.tid = tid;
 	e->period = ctx->sample_period;
-	e->flags = 0;
-	/* A read through the helper (not the BTF pointer): it works on every kernel. */
-	if (tid != 0 &&
-	    BPF_CORE_READ((struct task_struct *)bpf_get_current_task(), flags) & KPF_KTHREAD)
-		e->flags = EV_KTHREAD;
+	e->flags = tid != 0 && (cur->flags & KPF_KTHREAD) ? EV_KTHREAD : 0;
 	slice = bpf_map_lookup_elem(&cpu_slices, &zero);
 	e->oncpu_since = slice ? slice->since : 0;
 	/* The switch's time comes from the runqueue clock (switch_clock.bpf.h): within microseconds. */
 	if (e->oncpu_since > e->hdr.ts)
 		e->oncpu_since = e->hdr.ts;
 	e->oncpu_runtime_ns = slice ? slice->runtime_ns : 0;
-	current_comm(e->comm);
+	task_comm(e->comm, cur);
 	e->woken.ts = 0;
 	if (defer_wakeups && tid != 0) {
-		struct task_struct *cur = bpf_get_current_task_btf();
-
 		/* A lookup only: this can be NMI context. */
 		settle_wakeup(bpf_task_storage_get(&task_sched, cur, NULL, 0), cur, e->oncpu_since,
 			      &e->woken);
