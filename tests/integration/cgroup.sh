@@ -322,6 +322,6 @@ log "what the test did:"
 indent <"$TRUTH"
 
 log "\$ cgroup_checks.mjs --profile $OUT --truth $TRUTH"
-"$NODE" "$CHECK_DIR/cgroup_checks.mjs" --profile "$OUT" --gzip --truth "$TRUTH"
+node_check cgroup_checks.mjs --profile "$OUT" --gzip --truth "$TRUTH"
 status=$?
 [ "$status" -eq 0 ] || fail "cgroup checks failed (cgroup_checks.mjs exit status $status)"

@@ -134,10 +134,30 @@ stop_burner() {
 	fi
 }
 
+# node_check SCRIPT ARGS...: one of tests/check's scripts. Its output is
+# printed whole, but a failure's FAIL lines come first: CI shows a failing
+# test's first lines, and a check's report runs to hundreds of lines.
+NODE_CHECKS=0
+node_check() {
+	local script=$1 out status
+	shift
+	NODE_CHECKS=$((NODE_CHECKS + 1))
+	out="$WORK/check.$NODE_CHECKS.log"
+	"$NODE" "$CHECK_DIR/$script" "$@" >"$out" 2>&1
+	status=$?
+	if [ "$status" -ne 0 ]; then
+		printf '%s failed (exit status %s); its failures first, then its whole report:\n' \
+			"$script" "$status"
+		grep -E '^(FAIL|Error|    at )' "$out" | head -n 20
+	fi
+	cat "$out"
+	return "$status"
+}
+
 # run_check SCENARIO ARGS...: the profile checks of tests/check/check.mjs.
 run_check() {
 	log "\$ check.mjs $*"
-	"$NODE" "$CHECK_DIR/check.mjs" "$@"
+	node_check check.mjs "$@"
 	local status=$?
 	[ "$status" -eq 0 ] || fail "profile checks failed (check.mjs exit status $status)"
 }

@@ -108,7 +108,7 @@ stop_continuous() {
 
 check_snapshots() {
 	log "\$ continuous.mjs --dir $SNAPS $*"
-	"$NODE" "$CHECK_DIR/continuous.mjs" --dir "$SNAPS" "$@" || fail "snapshot checks failed"
+	node_check continuous.mjs --dir "$SNAPS" "$@" || fail "snapshot checks failed"
 }
 
 case $MODE in

@@ -107,7 +107,7 @@ workload_pid() {
 
 check_profile() {
 	log "\$ stripped_checks.mjs --profile $1 --pid $PID ${*:2}"
-	"$NODE" "$CHECK_DIR/stripped_checks.mjs" --profile "$1" --gzip --pid "$PID" "${@:2}" ||
+	node_check stripped_checks.mjs --profile "$1" --gzip --pid "$PID" "${@:2}" ||
 		fail "stripped checks failed"
 }
 

@@ -38,7 +38,7 @@ command)
 	expect_success
 	cmd_pid=$(sed -n 's/^spawner: truth self \([0-9]*\).*/\1/p' "$WORK/bpfprof.err" | head -1)
 	[[ $cmd_pid =~ ^[0-9]+$ ]] || fail "spawner did not say its pid: $(tail -3 "$WORK/bpfprof.err")"
-	"$NODE" "$CHECK_DIR/first_view_checks.mjs" --profile "$OUT" --pid "$cmd_pid" \
+	node_check first_view_checks.mjs --profile "$OUT" --pid "$cmd_pid" \
 		--stderr "$WORK/bpfprof.err" || fail "the first view is not what the recording was about"
 	;;
 help)

@@ -80,5 +80,5 @@ else
 	check=(--go "${expect[@]}")
 fi
 log "\$ go_checks.mjs ${check[*]} --profile $WORK/go.json.gz --pid $pid"
-"$NODE" "$CHECK_DIR/go_checks.mjs" "${check[@]}" --profile "$WORK/go.json.gz" --gzip --pid "$pid" ||
+node_check go_checks.mjs "${check[@]}" --profile "$WORK/go.json.gz" --gzip --pid "$pid" ||
 	fail "Go checks failed"

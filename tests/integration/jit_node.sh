@@ -210,6 +210,6 @@ for f in "${FUNCS[@]}"; do
 	func_args+=(--func "$f")
 done
 log "\$ jit_checks.mjs --profile $WORK/jit.json.gz --pid $JIT_PID ${func_args[*]} --min-percent $MIN_PERCENT"
-"$NODE" "$CHECK_DIR/jit_checks.mjs" --profile "$WORK/jit.json.gz" --gzip --pid "$JIT_PID" \
+node_check jit_checks.mjs --profile "$WORK/jit.json.gz" --gzip --pid "$JIT_PID" \
 	"${func_args[@]}" --min-percent "$MIN_PERCENT" ||
 	fail "JIT checks failed (jit_checks.mjs exit status $?)"

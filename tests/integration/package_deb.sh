@@ -506,11 +506,11 @@ console.log('     | kernel frames: ' + kernel + ', unnamed: ' + unnamed.length +
 process.exit(kernel > 0 && unnamed.length === 0 ? 0 : 1);
 " "$SBX/state/$first" || fail "kernel frames missing or unnamed in the service's profile: CAP_SYSLOG or /proc/kallsyms lost"
 log "\$ jit_checks.mjs --profile $first --pid $BURNER_CHECK_PID (the deleted burner)"
-"$NODE" "$CHECK_DIR/jit_checks.mjs" --profile "$SBX/state/$first" --gzip --pid "$BURNER_CHECK_PID" \
+node_check jit_checks.mjs --profile "$SBX/state/$first" --gzip --pid "$BURNER_CHECK_PID" \
 	--func alpha_heavy --func alpha_light --func beta_spin --func sysc_loop --min-percent 50 ||
 	fail "the service did not name the deleted burner's functions: /proc/PID/map_files lost (CAP_CHECKPOINT_RESTORE, CAP_SYS_PTRACE)"
 log "\$ jit_checks.mjs --profile $first --pid $JIT_CHECK_PID (node's JIT)"
-"$NODE" "$CHECK_DIR/jit_checks.mjs" --profile "$SBX/state/$first" --gzip --pid "$JIT_CHECK_PID" ||
+node_check jit_checks.mjs --profile "$SBX/state/$first" --gzip --pid "$JIT_CHECK_PID" ||
 	fail "the service did not name node's JIT functions: /proc/PID/root perf maps lost (CAP_SYS_PTRACE)"
 ok "the service's profiles load and name kernel, deleted-binary and JIT frames"
 

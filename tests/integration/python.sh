@@ -55,7 +55,7 @@ esac
 expect_success
 ok "$(grep "^bpfprof: user stacks" "$WORK/bpfprof.err")"
 log "\$ python_checks.mjs --profile $WORK/python.json.gz --truth $TRUTH ${check[*]}"
-"$NODE" "$CHECK_DIR/python_checks.mjs" --profile "$WORK/python.json.gz" --gzip --truth "$TRUTH" "${check[@]}" ||
+node_check python_checks.mjs --profile "$WORK/python.json.gz" --gzip --truth "$TRUTH" "${check[@]}" ||
 	fail "Python checks failed"
 [ "$MODE" = during ] || exit 0
 

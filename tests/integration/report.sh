@@ -21,7 +21,7 @@ stop_burner
 log "\$ bpfprof report --json --pid $pid $WORK/pid.json.gz"
 "$BPFPROF" report --json --pid "$pid" "$WORK/pid.json.gz" >"$WORK/report.json" 2>"$WORK/report.err" ||
 	fail "bpfprof report --json failed: $(cat "$WORK/report.err")"
-"$NODE" "$CHECK_DIR/report_checks.mjs" --report "$WORK/report.json" --profile "$WORK/pid.json.gz" \
+node_check report_checks.mjs --report "$WORK/report.json" --profile "$WORK/pid.json.gz" \
 	--pid "$pid" --truth "$WORK/burner.out" || fail "report checks failed"
 
 beta=$(sed -n 's/.*beta=\([0-9]*\).*/\1/p' <<<"$BURNER_TIDS")

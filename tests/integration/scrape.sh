@@ -158,7 +158,7 @@ scrapers)
 	done
 	[ -n "$same" ] || fail "/snapshot/latest is none of the snapshots in $WORK/snaps"
 	mkdir -p "$WORK/latest" && cp "$same" "$WORK/latest/"
-	"$NODE" "$CHECK_DIR/continuous.mjs" --dir "$WORK/latest" --count 1 --pid "$BURNER_PID" \
+	node_check continuous.mjs --dir "$WORK/latest" --count 1 --pid "$BURNER_PID" \
 		--truth "$WORK/burner.out" >"$WORK/latest.check" 2>&1 ||
 		fail "/snapshot/latest ($(basename "$same")) does not pass the snapshot checks: $(tail -n 5 "$WORK/latest.check")"
 	ok "/snapshot/latest loads in the Firefox Profiler's loader"

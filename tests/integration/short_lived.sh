@@ -40,5 +40,5 @@ ok "$(grep "^bpfprof: user stacks" "$WORK/bpfprof.err")"
 expect=()
 [ "$MODE" = fp ] && expect=(--expect-broken)
 log "\$ unwind_checks.mjs --short shortburn --processes $COUNT --profile $WORK/short.json.gz ${expect[*]}"
-"$NODE" "$CHECK_DIR/unwind_checks.mjs" --short shortburn --processes "$COUNT" --profile "$WORK/short.json.gz" \
+node_check unwind_checks.mjs --short shortburn --processes "$COUNT" --profile "$WORK/short.json.gz" \
 	--gzip --pid 0 "${expect[@]}" || fail "short-lived process checks failed"

@@ -93,13 +93,13 @@ indent <"$WORK/truth.txt"
 
 if [ "$1" = default ] || [ "$1" = held ] || [ "$1" = ktime_clock ]; then
 	log "\$ syscall_wait_checks.mjs --pid $pid"
-	"$NODE" "$CHECK_DIR/syscall_wait_checks.mjs" --profile "$WORK/syscalls.json.gz" --gzip --pid "$pid" \
+	node_check syscall_wait_checks.mjs --profile "$WORK/syscalls.json.gz" --gzip --pid "$pid" \
 		--truth "$WORK/truth.txt" --bpfprof-err "$WORK/bpfprof.err" ||
 		fail "syscall wait checks failed"
 	exit 0
 fi
 log "\$ syscall_checks.mjs --pid $pid ${expect[*]}"
-"$NODE" "$CHECK_DIR/syscall_checks.mjs" --profile "$WORK/syscalls.json.gz" --gzip --pid "$pid" \
+node_check syscall_checks.mjs --profile "$WORK/syscalls.json.gz" --gzip --pid "$pid" \
 	--truth "$WORK/truth.txt" --bpfprof-err "$WORK/bpfprof.err" "${expect[@]}"
 status=$?
 [ "$status" -eq 0 ] || fail "syscall checks failed (syscall_checks.mjs exit status $status)"

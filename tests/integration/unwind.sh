@@ -38,7 +38,7 @@ if [ "$LANG_" = cpp ]; then
 	[[ $pid =~ ^[0-9]+$ ]] && [ "$depth" = "$DEPTH" ] ||
 		fail "nofp_cpp did not print 'nofp_cpp: truth pid P depth $DEPTH': $(head -n 3 "$WORK/bpfprof.out")"
 	log "\$ unwind_checks.mjs --cpp --profile $WORK/unwind.json.gz --pid $pid --depth $DEPTH"
-	"$NODE" "$CHECK_DIR/unwind_checks.mjs" --cpp --profile "$WORK/unwind.json.gz" --gzip --pid "$pid" \
+	node_check unwind_checks.mjs --cpp --profile "$WORK/unwind.json.gz" --gzip --pid "$pid" \
 		--depth "$DEPTH" || fail "unwind checks failed"
 	exit 0
 fi
@@ -51,7 +51,7 @@ if [ "$LANG_" = python ]; then
 	read -r _ _ _ pid < <(grep -m 1 "^pyloop: truth pid " "$WORK/bpfprof.out")
 	[[ $pid =~ ^[0-9]+$ ]] || fail "pyloop did not print 'pyloop: truth pid P': $(head -n 3 "$WORK/bpfprof.out")"
 	log "\$ unwind_checks.mjs --python --profile $WORK/unwind.json.gz --pid $pid"
-	"$NODE" "$CHECK_DIR/unwind_checks.mjs" --python --profile "$WORK/unwind.json.gz" --gzip --pid "$pid" ||
+	node_check unwind_checks.mjs --python --profile "$WORK/unwind.json.gz" --gzip --pid "$pid" ||
 		fail "unwind checks failed"
 	exit 0
 fi
@@ -98,7 +98,7 @@ if [ "$MODE" = rebuild ]; then
 	ok "the unwind tables were rebuilt $rebuilds times: $(grep -m 1 "^bpfprof: unwind tables rebuilt" "$WORK/bpfprof.err")"
 	# nofp's main thread (recursing 300 deep, no frame pointers): whole stacks from _start.
 	log "\$ unwind_checks.mjs --whole-main --profile $WORK/unwind.json.gz --pid $NOFP_PID"
-	"$NODE" "$CHECK_DIR/unwind_checks.mjs" --whole-main --profile "$WORK/unwind.json.gz" --gzip \
+	node_check unwind_checks.mjs --whole-main --profile "$WORK/unwind.json.gz" --gzip \
 		--pid "$NOFP_PID" || fail "nofp lost its whole stacks across the rebuilds"
 	exit 0
 else
@@ -116,5 +116,5 @@ else
 	expect=(--expect-broken)
 fi
 log "\$ unwind_checks.mjs --profile $WORK/unwind.json.gz --pid $pid --depth $DEPTH --reader $reader ${expect[*]} ${extra[*]}"
-"$NODE" "$CHECK_DIR/unwind_checks.mjs" --profile "$WORK/unwind.json.gz" --gzip --pid "$pid" \
+node_check unwind_checks.mjs --profile "$WORK/unwind.json.gz" --gzip --pid "$pid" \
 	--depth "$DEPTH" --reader "$reader" "${expect[@]}" "${extra[@]}" || fail "unwind checks failed"
