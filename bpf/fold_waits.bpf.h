@@ -230,11 +230,11 @@ static __always_inline __u64 recover_unseen_switch_in(struct task_sched_state *t
 						      __u32 tid, __u64 since, __u64 now,
 						      struct switch_clock *clock)
 {
-	__u64 from = since > ts->off_ts ? since : ts->off_ts;
+	__u64 from;
 
 	if (!ts->held)
 		return since;
-	from = unseen_switch_in_time(task, from, now);
+	from = unseen_switch_in_time(task, since > ts->off_ts ? since : ts->off_ts, now);
 	end_wait(ts, task, tgid, tid, from, clock);
 	return from;
 }

@@ -107,19 +107,32 @@ static __always_inline __u64 switch_clock_measured(struct switch_clock *c, __s64
 	return (__u64)best;
 }
 
+/*
+ * The clock of the runqueue of `task` (BTF-typed, on this CPU), reached
+ * through its scheduling entity; 0 where the kernel has no such path.
+ */
+static __always_inline __u64 task_rq_clock(struct task_struct *task)
+{
+	struct sched_entity___grp *se = (void *)&task->se;
+	struct cfs_rq___rq *cfs;
+	struct rq___clock *rq;
+
+	if (!bpf_core_field_exists(se->cfs_rq) ||
+	    !bpf_core_field_exists(((struct cfs_rq___rq *)0)->rq))
+		return 0;
+	cfs = se->cfs_rq;
+	rq = cfs ? (struct rq___clock *)cfs->rq : NULL;
+	return rq ? rq->clock : 0;
+}
+
 /* `prev` (BTF-typed, on this CPU) is leaving it now: the time, on bpf_ktime_get_ns()'s clock. */
 static __always_inline __u64 switch_clock_now(struct switch_clock *c, struct task_struct *prev)
 {
-	struct sched_entity___grp *se = (void *)&prev->se;
-	struct cfs_rq___rq *cfs;
-	struct rq___clock *rq;
 	__u64 rq_now, now;
 
 	if (!switch_clock_uses_rq() || !c)
 		return bpf_ktime_get_ns();
-	cfs = se->cfs_rq;
-	rq = cfs ? (struct rq___clock *)cfs->rq : NULL;
-	rq_now = rq ? rq->clock : 0;
+	rq_now = task_rq_clock(prev);
 	if (!rq_now) {
 		c->rq_at = 0; /* the offset is not known now: see switch_in_wake_time() */
 		return bpf_ktime_get_ns();
@@ -185,18 +198,11 @@ static __always_inline __u64 switch_in_wake_time(struct switch_clock *c, struct 
 static __always_inline __u64 unseen_switch_in_time(struct task_struct *task, __u64 from, __u64 now)
 {
 	struct sched_info___queued *si = (void *)&task->sched_info;
-	struct sched_entity___grp *se = (void *)&task->se;
-	struct cfs_rq___rq *cfs;
-	struct rq___clock *rq;
 	__u64 rq_now, arrival, t;
 
-	if (!sched_info_stamps || !bpf_core_field_exists(si->last_arrival) ||
-	    !bpf_core_field_exists(se->cfs_rq) ||
-	    !bpf_core_field_exists(((struct cfs_rq___rq *)0)->rq))
+	if (!sched_info_stamps || !bpf_core_field_exists(si->last_arrival))
 		return from;
-	cfs = se->cfs_rq;
-	rq = cfs ? (struct rq___clock *)cfs->rq : NULL;
-	rq_now = rq ? rq->clock : 0;
+	rq_now = task_rq_clock(task);
 	arrival = si->last_arrival;
 	if (!rq_now || !arrival || arrival > rq_now || rq_now - arrival > now)
 		return from;
