@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <malloc.h>
 #include <math.h>
 #include <signal.h>
@@ -260,15 +261,19 @@ static int write_snapshot(struct continuous *c, struct model *snap,
 }
 
 /*
- * Tests only: BPFPROF_TEST_WRITE_DELAY_MS=N makes the writer take N ms more
- * per snapshot, as a slow disk would: capture must not notice.
+ * Tests only: BPFPROF_TEST_WRITE_DELAY_MS=N[:COUNT] makes the writer take N
+ * ms more for each of the first COUNT snapshots (every one without COUNT),
+ * as a slow disk would: capture must not notice. On the writer thread only.
  */
 static void test_write_delay(void)
 {
+	static unsigned long writes;
 	const char *s = getenv("BPFPROF_TEST_WRITE_DELAY_MS");
-	unsigned ms = s ? (unsigned)strtoul(s, NULL, 10) : 0;
+	char *end = NULL;
+	unsigned ms = s ? (unsigned)strtoul(s, &end, 10) : 0;
+	unsigned long count = end && *end == ':' ? strtoul(end + 1, NULL, 10) : ULONG_MAX;
 
-	if (ms)
+	if (ms && writes++ < count)
 		nanosleep(&(struct timespec){ .tv_sec = ms / 1000,
 					      .tv_nsec = (long)(ms % 1000) * 1000000 },
 			  NULL);
@@ -300,7 +305,8 @@ static void write_job(void *ctx, void *arg)
  * Cut the live model at `boundary` (every ring drained past it), symbolize
  * the window before it, drop the caches only dead processes used (the
  * tables hold their own copy of what they name) and hand the window to the
- * writer thread. One window is written at a time: the cut waits for the last.
+ * writer thread, which writes windows in order; the cut waits only when
+ * SNAPSHOT_WRITER_QUEUE of them wait already.
  */
 static int take_snapshot(struct continuous *c, uint64_t boundary)
 {
@@ -310,10 +316,10 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 	double offset = wall_offset_now();
 	int err;
 
-	if (snapshot_writer_wait_idle(&c->writer))
-		log_warn("the last snapshot took more than an interval to write; the rings waited "
-			 "for it (a slow disk in %s?)",
-			 c->opts->out_dir);
+	if (snapshot_writer_wait_room(&c->writer))
+		log_warn("snapshots are written more slowly than they are cut: %d windows waited "
+			 "to be written, and the rings waited for the writer (a slow disk in %s?)",
+			 SNAPSHOT_WRITER_QUEUE, c->opts->out_dir);
 	if (fabs(offset - c->wall_offset_ms) > CLOCK_STEP_MS) {
 		log_warn("the wall clock moved by %.0f ms; snapshot names follow it from now on",
 			 offset - c->wall_offset_ms);

@@ -14,17 +14,19 @@ static void *writer_main(void *arg)
 	for (;;) {
 		void *job;
 
-		while (!w->job && !w->stop)
+		while (!w->queued && !w->stop)
 			pthread_cond_wait(&w->cond, &w->lock);
-		if (!w->job)
+		if (!w->queued)
 			break; /* stop, and nothing left */
-		job = w->job;
-		w->job = NULL;
+		job = w->queue[w->head];
+		w->queue[w->head] = NULL;
+		w->head = (w->head + 1) % SNAPSHOT_WRITER_QUEUE;
+		w->queued--;
+		/* Room for the next cut as soon as the job is taken, not once it is written. */
+		pthread_cond_broadcast(&w->cond);
 		pthread_mutex_unlock(&w->lock);
 		w->write(w->ctx, job);
 		pthread_mutex_lock(&w->lock);
-		w->busy = false;
-		pthread_cond_broadcast(&w->cond);
 	}
 	pthread_mutex_unlock(&w->lock);
 	return NULL;
@@ -49,14 +51,14 @@ int snapshot_writer_start(struct snapshot_writer *w, snapshot_write_fn write, vo
 	return 0;
 }
 
-bool snapshot_writer_wait_idle(struct snapshot_writer *w)
+bool snapshot_writer_wait_room(struct snapshot_writer *w)
 {
 	bool waited = false;
 
 	if (!w->started)
 		return false;
 	pthread_mutex_lock(&w->lock);
-	while (w->busy) {
+	while (w->queued == SNAPSHOT_WRITER_QUEUE) {
 		waited = true;
 		pthread_cond_wait(&w->cond, &w->lock);
 	}
@@ -71,10 +73,10 @@ void snapshot_writer_submit(struct snapshot_writer *w, void *job)
 		return;
 	}
 	pthread_mutex_lock(&w->lock);
-	while (w->busy)
+	while (w->queued == SNAPSHOT_WRITER_QUEUE)
 		pthread_cond_wait(&w->cond, &w->lock);
-	w->job = job;
-	w->busy = true;
+	w->queue[(w->head + w->queued) % SNAPSHOT_WRITER_QUEUE] = job;
+	w->queued++;
 	pthread_cond_broadcast(&w->cond);
 	pthread_mutex_unlock(&w->lock);
 }

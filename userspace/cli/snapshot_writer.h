@@ -4,14 +4,22 @@
  * model and symbolizes the window (the symbolizer is its own), then hands
  * the finished window over and goes back to draining the rings at once:
  * serializing, compressing, fsync and the retention happen here, so a slow
- * disk or a huge snapshot cannot make the rings overflow. One window is in
- * flight at a time; the next cut waits for it, which bounds memory.
+ * disk or a huge snapshot cannot make the rings overflow.
+ *
+ * Up to SNAPSHOT_WRITER_QUEUE windows wait behind the one being written.
+ * One slow write (a cold disk cache, an fsync behind other I/O, the first
+ * window's cold symbolization pushing its write towards the next cut) is
+ * absorbed there and the reader never notices; only a writer slower than
+ * the interval on average fills the queue, and then the next cut waits for
+ * room, which bounds memory to that many windows.
  */
 #ifndef BPFPROF_SNAPSHOT_WRITER_H
 #define BPFPROF_SNAPSHOT_WRITER_H
 
 #include <pthread.h>
 #include <stdbool.h>
+
+#define SNAPSHOT_WRITER_QUEUE 2
 
 /* Called on the writer thread with each job handed over; it owns and frees the job. */
 typedef void (*snapshot_write_fn)(void *ctx, void *job);
@@ -20,8 +28,8 @@ struct snapshot_writer {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	void *job; /* handed over, not yet taken */
-	bool busy; /* a job is handed over or being written */
+	void *queue[SNAPSHOT_WRITER_QUEUE]; /* handed over, not yet taken, oldest at head */
+	unsigned head, queued;
 	bool stop;
 	bool started;
 	snapshot_write_fn write;
@@ -31,13 +39,16 @@ struct snapshot_writer {
 /* Start the thread, with every signal blocked (they are the poll thread's). 0 or -errno. */
 int snapshot_writer_start(struct snapshot_writer *w, snapshot_write_fn write, void *ctx);
 
-/* Wait until the job in flight, if any, is written. True if there was one to wait for. */
-bool snapshot_writer_wait_idle(struct snapshot_writer *w);
+/*
+ * Wait until the queue has room for one more window. True if it was full
+ * (the writer has fallen a whole queue behind, and the caller waited).
+ */
+bool snapshot_writer_wait_room(struct snapshot_writer *w);
 
-/* Hand `job` to the writer (waiting for the previous one first). */
+/* Hand `job` to the writer (waiting for room first); jobs are written in order. */
 void snapshot_writer_submit(struct snapshot_writer *w, void *job);
 
-/* Write what is in flight, then end the thread. Safe after a failed or no start. */
+/* Write everything queued, then end the thread. Safe after a failed or no start. */
 void snapshot_writer_stop(struct snapshot_writer *w);
 
 #endif
