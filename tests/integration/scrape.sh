@@ -13,8 +13,9 @@
 #             own clock says beta used in that window (bounded by the truth
 #             lines around the request). go tool pprof names the burner's
 #             functions and its labels (pid, thread_name, process_name, host,
-#             --label service_name); the 10 s window is answered within 1 s
-#             of its end. Then: /snapshot/latest loads in the Firefox
+#             --label service_name); the 10 s window is answered without
+#             waiting for the cut after its end (its wait past the end, less
+#             bpfprof's own building time, is under the interval). Then: /snapshot/latest loads in the Firefox
 #             Profiler's loader; bad seconds are 400, off-CPU without
 #             --off-cpu 404, a page of another host 403, and another local
 #             user without a token 403.
@@ -115,16 +116,30 @@ scrapers)
 	sleep 2
 	before_b=$(truth)
 	log "\$ go tool pprof -raw http://127.0.0.1:$PORT/debug/pprof/profile?seconds=3"
-	go tool pprof -raw "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=3" >"$WORK/b.raw" 2>"$WORK/b.err" ||
+	# -timeout: go tool pprof's own is 1.5 times the window, which a cut's
+	# cold symbolization on the poll thread can exceed; the test bounds hangs only.
+	go tool pprof -timeout 60 -raw "http://127.0.0.1:$PORT/debug/pprof/profile?seconds=3" >"$WORK/b.raw" 2>"$WORK/b.err" ||
 		fail "go tool pprof could not fetch or read the profile: $(cat "$WORK/b.err")"
 	after_b=$(truth)
 	wait "$curl_a"
 	after_a=$(truth)
 	read -r code_a time_a <"$WORK/a.curl"
 	[ "$code_a" = 200 ] || fail "the 10 s scrape was answered $(cat "$WORK/a.curl")"
-	awk -v t="$time_a" 'BEGIN { exit !(t >= 10 && t <= 11) }' ||
-		fail "the 10 s window was answered after ${time_a} s, not within 1 s of its end"
-	ok "the 10 s window was answered ${time_a} s after the request"
+	awk -v t="$time_a" 'BEGIN { exit !(t >= 10) }' ||
+		fail "the 10 s window was answered after ${time_a} s, before its end"
+	# Not held for the next cut: what the answer waited past its window's end,
+	# less bpfprof's own work on the poll thread before it (the profile's
+	# building, and each cut's and the other scrape's symbolization: cold or
+	# under ASan, that is seconds), is under the 4 s interval. A margin in
+	# seconds would time the machine instead.
+	read -r late build busy < <(awk '
+		/symbolized .* frames .* in [0-9]+ ms/ { for (i = 1; i < NF; i++) if ($i == "in" && $(i + 2) ~ /^ms/) busy += $(i + 1) }
+		/scrape of 10 s answered/ { for (i = 1; i < NF; i++) { if ($i == "answered") late = $(i + 1); if ($(i + 1) == "ms" && $(i + 2) == "of") build = $i }
+			print late, build, busy; exit }' "$WORK/bpfprof.err")
+	[ -n "$late" ] || fail "bpfprof -v did not say when it answered the 10 s scrape"
+	[ $((late - build - busy)) -lt 4000 ] ||
+		fail "the 10 s window waited $((late - build - busy)) ms past its end besides bpfprof's $build ms of building it and $busy ms of symbolizing: held for a later cut"
+	ok "the 10 s window was answered ${time_a} s after the request, ${late} ms after its end (${build} ms building it, ${busy} ms symbolizing before)"
 
 	# go tool pprof saved what it fetched: check it as the library reads it.
 	b_file=$(ls "$WORK"/pprof/*.pb.gz 2>/dev/null | head -n 1)

@@ -484,6 +484,8 @@ void scrape_answer(struct scrape_server *s, const struct model *live, uint64_t u
 	 * thread touches it, and a new request need not wait for symbols.
 	 */
 	while ((w = next_due(s, upto))) {
+		uint64_t t0 = clock_ns(CLOCK_MONOTONIC), now;
+		double span_s, late_ms;
 		int fd = -1, err = copy_into(w, live, live->start_ts, w->to, true);
 
 		if (!err)
@@ -495,6 +497,10 @@ void scrape_answer(struct scrape_server *s, const struct model *live, uint64_t u
 		/* The samples are in the answer now. */
 		model_free(&w->samples);
 		w->started = false;
+		/* Read before the answer: once answered, w may be freed. */
+		now = clock_ns(CLOCK_MONOTONIC);
+		span_s = (double)(w->to - w->from) / 1e9;
+		late_ms = (double)(now - w->to) / 1e6;
 		pthread_mutex_lock(&s->lock);
 		if (err) {
 			if (fd >= 0)
@@ -507,6 +513,11 @@ void scrape_answer(struct scrape_server *s, const struct model *live, uint64_t u
 			answer_locked(s, w, WINDOW_DONE, MHD_HTTP_OK, NULL);
 		}
 		pthread_mutex_unlock(&s->lock);
+		/* -v: how long a scraper waited past its window, and how much of that was building. */
+		if (!err)
+			log_info("scrape of %.0f s answered %.0f ms after its window's end, %.0f ms "
+				 "of it building the profile",
+				 span_s, late_ms, (double)(now - t0) / 1e6);
 	}
 }
 
