@@ -26,14 +26,17 @@ cmake --build build -j "$(nproc)"
 
 status=0
 echo "ci-test: testing"
-ctest --test-dir build --output-on-failure || status=1
+# -j: the unit tests, the error cases and the checkers' self-tests overlap;
+# every test that records runs alone (RUN_SERIAL), as a profile of the whole
+# machine would see the others.
+ctest --test-dir build --output-on-failure -j "$(nproc)" || status=1
 
 echo "ci-test: the sanitizer build (ASan + UBSan)"
 cmake -B build-asan -S . -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBPFPROF_SANITIZE=ON
 cmake --build build-asan -j "$(nproc)"
 sanitized='^unit\.|^integration\.(record_all|continuous_gapless|continuous_slow_writer|cgroup_default|overload|hostile_perfmap_huge|report|pprof|view|initial_view_blocked|scrape_scrapers|scrape_token)$'
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
-	ctest --test-dir build-asan --output-on-failure -R "$sanitized" || status=1
+	ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -R "$sanitized" || status=1
 
 echo "ci-test: fuzzing each parser of outside data for 20 s (tests/fuzz)"
 ./scripts/fuzz.sh 20 || status=1
