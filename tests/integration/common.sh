@@ -212,6 +212,28 @@ start_background() {
 	BACKGROUND_PIDS+=("$BG_PID")
 }
 
+# wait_output NAME REGEX: until the background job NAME ($WORK/NAME.out)
+# printed a line matching REGEX (an extended regex); 60 s bound a hang only.
+wait_output() {
+	local i
+	for ((i = 0; i < 1200; i++)); do
+		grep -Eq "$2" "$WORK/$1.out" && return 0
+		sleep 0.05
+	done
+	fail "$1 did not print /$2/ within 60 s: $(head -c 2000 "$WORK/$1.out")"
+}
+
+# wait_nanosleep TID: until the thread TID sleeps in nanosleep (its wait
+# channel), so that a recording started next begins with it asleep.
+wait_nanosleep() {
+	local i
+	for ((i = 0; i < 1200; i++)); do
+		grep -q nanosleep "/proc/$1/wchan" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "thread $1 is not in nanosleep after 60 s (wchan $(cat "/proc/$1/wchan" 2>&1))"
+}
+
 # wait_view_serving PID: until the `bpfprof view` (or --view) PID, whose
 # stderr is $WORK/view.err, says it serves; sets URL (http://ADDR:PORT/SECRET/NAME).
 wait_view_serving() {

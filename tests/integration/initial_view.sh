@@ -93,20 +93,23 @@ pid)
 	;;
 all)
 	: "${PIPEPAIR:?PIPEPAIR is not set}"
-	start_background pipepair "$PIPEPAIR" 6 200
+	# It outlives the recording whatever bpfprof's start-up takes; the exit kills it.
+	start_background pipepair "$PIPEPAIR" 60 200
 	PP=$BG_PID
-	sleep 0.5
-	reader=$(ls "/proc/$PP/task" | while read -r t; do [ "$(cat "/proc/$PP/task/$t/comm")" = preader ] && echo "$t"; done)
-	[[ $reader =~ ^[0-9]+$ ]] || fail "no preader thread in pipepair $PP"
+	wait_output pipepair '^thread preader [0-9]+$'
+	reader=$(sed -n 's/^thread preader \([0-9]*\)$/\1/p' "$WORK/pipepair.out")
 	run_bpfprof 60 -a -d 3 -o "$OUT"
 	expect_success
 	view_check "" "" "$reader" most-cpu
 	;;
 blocked)
 	: "${PIPEPAIR:?PIPEPAIR is not set}"
-	start_background pipepair "$PIPEPAIR" 6 200
+	# It outlives the recording whatever bpfprof's start-up takes; the exit
+	# kills it. Its main thread is asleep before the recording starts.
+	start_background pipepair "$PIPEPAIR" 60 200
 	PP=$BG_PID
-	sleep 0.5
+	wait_output pipepair '^thread preader [0-9]+$'
+	wait_nanosleep "$PP"
 	run_bpfprof 60 -p "$PP" -d 2 -o "$OUT"
 	expect_success
 	view_check "$PP" "" ""
