@@ -119,6 +119,7 @@ log ""
 log "control: --no-debuginfod"
 LD_LIBRARY_PATH=$LIBDIR run_bpfprof 60 --no-debuginfod -o "$WORK/control.json.gz" -- "$WORK/stripped_main" 2
 expect_success
+control_elapsed=$ELAPSED
 workload_pid
 check_profile "$WORK/control.json.gz" --expect unnamed
 [ ! -e "$XDG_CACHE_HOME/bpfprof/debuginfod" ] || fail "--no-debuginfod still created a debuginfod cache"
@@ -139,11 +140,12 @@ XDG_CACHE_HOME=$WORK/xdg-silent DEBUGINFOD_URLS=http://127.0.0.1:$SILENT_PORT LD
 	run_bpfprof 60 --debuginfod-timeout 2s -o "$WORK/silent.json.gz" -- "$WORK/stripped_main" 1
 expect_success
 workload_pid
-# 1 s of workload, 2 s of budget; the rest is start-up and writing, a few
-# seconds on a slow machine, far from libdebuginfod's own 90 s timeout.
-awk -v e="$ELAPSED" 'BEGIN { exit !(e < 1 + 2 + 8) }' ||
-	fail "bpfprof took ${ELAPSED}s against a silent server with a 2 s budget (want < 11 s)"
-ok "a silent server held bpfprof ${ELAPSED}s in all (1 s workload + 2 s budget + margin)"
+# Against the control run of this machine (start-up and writing as slow as
+# it is here, with a workload 1 s longer): at most the 2 s budget more, and a
+# few seconds for the stalled connections, far from libdebuginfod's own 90 s.
+awk -v e="$ELAPSED" -v c="$control_elapsed" 'BEGIN { exit !(e < c - 1 + 2 + 5) }' ||
+	fail "bpfprof took ${ELAPSED}s against a silent server with a 2 s budget, the control ${control_elapsed}s with a workload 1 s longer"
+ok "a silent server held bpfprof ${ELAPSED}s in all (the control ${control_elapsed}s with 1 s more workload; 2 s budget)"
 [ -s "$WORK/silent.json.gz" ] || fail "no profile was written"
 check_profile "$WORK/silent.json.gz" --expect unnamed
 
