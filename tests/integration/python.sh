@@ -31,7 +31,9 @@ SCRIPT=$PUBLIC_DIR/pyfuncs.py
 check=()
 case $MODE in
 before)
-	start_background pyfuncs "$PY" "$SCRIPT" 6
+	# It outlives the recording whatever bpfprof's start-up takes (its truth
+	# lines come first); the exit kills it.
+	start_background pyfuncs "$PY" "$SCRIPT" 60
 	for ((i = 0; i < 200; i++)); do
 		grep -q "^pyfuncs: truth pid" "$WORK/pyfuncs.out" && break
 		sleep 0.05
