@@ -15,7 +15,8 @@ require_root
 make_workdir
 
 : "${PINGPONG:?PINGPONG is not set}"
-start_background pingpong "$PINGPONG" -s 6
+# It outlives the recording whatever bpfprof's start-up takes; the exit kills it.
+start_background pingpong "$PINGPONG" -s 60
 sleep 0.3
 BPFPROF_PREFIX=(env BPFPROF_TEST_STALL=1000:400)
 run_bpfprof 60 -a -d 2.5 --ring-size 4K -o "$WORK/p.json.gz"

@@ -75,24 +75,26 @@ if [ "$MODE" = rebuild ]; then
 	# reads its mappings whatever the machine's load: copies of true, gone
 	# in a millisecond, were missed often enough that a CI run saw a single
 	# rebuild.
-	# Longer than the recording, however long loading the programs takes.
-	start_background nofp "$NOFP" 10 "$DEPTH"
+	# The recording starts first and ends once the churn has run, however
+	# long loading the programs takes; nofp outlives it (the exit kills it).
+	start_background nofp "$NOFP" 120 "$DEPTH"
 	NOFP_PID=$BG_PID
+	wait_output nofp '^nofp: truth pid '
 	mkdir -p "$WORK/churn"
-	(
-		sleep 0.8
-		for ((i = 0; i < 80; i++)); do
-			cp /bin/sleep "$WORK/churn/sleep-$i" && "$WORK/churn/sleep-$i" 0.3 &
-			sleep 0.02
-		done
-		wait
-		rm -f "$WORK/churn"/sleep-*
-	) &
-	BPFPROF_PREFIX=(env BPFPROF_TEST_UNWIND_REBUILD_FILES=40)
-	run_bpfprof 60 -a -v -d 3 -o "$WORK/unwind.json.gz"
+	BPFPROF_TEST_UNWIND_REBUILD_FILES=40 start_recording_all "$WORK/unwind.json.gz" -v
+	for ((i = 0; i < 80; i++)); do
+		cp /bin/sleep "$WORK/churn/sleep-$i" && "$WORK/churn/sleep-$i" 0.3 &
+		sleep 0.02
+	done
+	wait_churn=$(jobs -p | grep -vxF -e "$BPFPROF_PID" -e "$NOFP_PID")
+	# shellcheck disable=SC2086
+	[ -z "$wait_churn" ] || wait $wait_churn
+	rm -f "$WORK/churn"/sleep-*
+	sleep 0.5
+	kill -INT "$BPFPROF_PID"
+	wait "$BPFPROF_PID"
+	STATUS=$?
 	expect_success
-	kill "$NOFP_PID"
-	wait "$NOFP_PID"
 	rebuilds=$(grep -c "^bpfprof: unwind tables rebuilt from the" "$WORK/bpfprof.err")
 	[ "$rebuilds" -ge 2 ] || fail "the unwind tables were rebuilt $rebuilds times, expected at least 2"
 	ok "the unwind tables were rebuilt $rebuilds times: $(grep -m 1 "^bpfprof: unwind tables rebuilt" "$WORK/bpfprof.err")"
