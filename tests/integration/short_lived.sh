@@ -28,11 +28,13 @@ MODE=${1:?usage: short_lived.sh cfi|fp}
 : "${SHORTBURN:?SHORTBURN is not set}"
 COUNT=100
 ln -f "$SHORTBURN" "$WORK/shortwarm" || fail "cannot hard-link $SHORTBURN into $WORK (the warm-up must be the same file)"
-start_recording_all "$WORK/short.json.gz" -d 8 --unwind "$MODE"
+# Ended by SIGINT once the loop is done, however slowly this machine forks.
+start_recording_all "$WORK/short.json.gz" --unwind "$MODE"
 # Each copy is exec'd by a shell started under the recording, as a build or a CI job would.
 start_background loop bash -c "'$WORK/shortwarm' 300; for ((i = 0; i < $COUNT; i++)); do '$SHORTBURN' 40; done"
 LOOP_PID=$BG_PID
 wait "$LOOP_PID" || fail "the shortburn loop failed: $(cat "$WORK/loop.out")"
+kill -INT "$BPFPROF_PID"
 wait "$BPFPROF_PID"
 STATUS=$?
 expect_success
