@@ -435,7 +435,8 @@ endforeach()
 # (curl and go tool pprof) each get whole windows across snapshot cuts,
 # checked with Google's pprof library; labels; /snapshot/latest loads; the
 # refusals; a token over TLS, and the off-CPU profile; another user's
-# connection flood.
-foreach(mode scrapers token flood)
+# connection flood; another user's requests that hang up at once take no
+# window, and a window whose client hung up is cancelled (issue 37).
+foreach(mode scrapers token flood hangup)
   bpfprof_integration_test(scrape_${mode} 120 TRUE scrape.sh ${mode})
 endforeach()

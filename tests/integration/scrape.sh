@@ -27,6 +27,13 @@
 #             asleep but for a moment every 20 ms, is off the CPU for most
 #             of the window and no more than all of it, and so is the
 #             sleeper's thread whose 1.35 s waits span the window's end.
+#   hangup    another local user sends 3,000 requests for 300 s windows,
+#             closing each at once (many before accept(), when the kernel
+#             names their socket's owner uid 0): none is taken for root's,
+#             and root's 1 s scrape is answered 200 (it was 503, 16 windows
+#             waiting). Then 16 of root's own clients give up on 300 s
+#             windows: each window is cancelled (its connection leaves
+#             CLOSE-WAIT) and the next scrape is answered.
 #   flood     another local user keeps 3,000 connections to the port open or
 #             opening; root's 2 s scrapes are still answered (within 3 s of
 #             their end: root's connection waits in the accept queue behind
@@ -259,6 +266,60 @@ flood)
 	ok "3 of 3 of root's 2 s scrapes answered within 3 s of their end while another user keeps 3000 connections open or opening ($(tail -n 1 "$WORK/hold.out"))"
 	kill -KILL "$HOLD_PID"
 	rm -rf "$HOLD_DIR"
+	stop_listening
+	;;
+hangup)
+	. "$(dirname "$0")/hostile_common.sh"
+	[ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is not installed (scripts/install-deps.sh --test installs it)"
+	make_hostile_user
+	start_listening -a --listen 127.0.0.1:0 --out-dir "$WORK/snaps"
+	url="http://127.0.0.1:$PORT/debug/pprof/profile"
+	# close_waits: the server's connections whose client has gone.
+	close_waits() {
+		ss -Htn state close-wait "( sport = :$PORT )" | wc -l
+	}
+	# root_scrape WHAT: root's 1 s scrape is answered 200 and valid.
+	root_scrape() {
+		local got
+		got=$(curl -sS -o "$WORK/root.pb.gz" -w '%{http_code}' --max-time 30 "$url?seconds=1")
+		[ "$got" = 200 ] || fail "$1: root's 1 s scrape was answered $got: $(head -c 200 "$WORK/root.pb.gz")"
+		pprofcheck root "$WORK/root.pb.gz"
+		ok "$1: root's 1 s scrape answered 200"
+	}
+	root_scrape "control, before the user"
+	# The user's 3,000 requests for 300 s windows, each closed at once: one
+	# that closed before accept() used to be taken for root's and kept its
+	# window, and 16 such windows made every later scrape 503.
+	cp "$(dirname "$0")/hangup_requests.py" "$USER_DIR/hangup.py" && chmod 644 "$USER_DIR/hangup.py" ||
+		fail "cannot copy hangup_requests.py"
+	pids=()
+	for ((k = 0; k < 4; k++)); do
+		"${as_user[@]}" /usr/bin/python3 "$USER_DIR/hangup.py" "$PORT" 750 "/debug/pprof/profile?seconds=300" \
+			>"$WORK/hangup$k.out" 2>&1 &
+		pids+=($!)
+	done
+	for ((k = 0; k < 4; k++)); do
+		wait "${pids[k]}" || fail "the user's script failed: $(tail -n 3 "$WORK/hangup$k.out")"
+	done
+	log "the user: $(cat "$WORK"/hangup?.out | tr '\n' ' '); connections in CLOSE-WAIT: $(close_waits)"
+	root_scrape "after the user's 3000 hung-up requests for 300 s windows"
+	# Root's own clients that give up: 16 windows whose curl exits after
+	# 1 s. Each is cancelled once its client has gone, so its connection
+	# leaves CLOSE-WAIT (the limit only catches a hang: a kept window holds
+	# it 300 s) and a new scrape finds room.
+	pids=()
+	for ((k = 0; k < 16; k++)); do
+		curl -s -o /dev/null --max-time 1 "$url?seconds=300" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	for ((k = 0; k < 200 && $(close_waits) > 0; k++)); do
+		sleep 0.1
+	done
+	[ "$(close_waits)" -eq 0 ] ||
+		fail "16 windows whose clients hung up still hold $(close_waits) connections in CLOSE-WAIT after 20 s"
+	ok "16 windows whose clients hung up were cancelled (no connection left in CLOSE-WAIT)"
+	root_scrape "after 16 of root's clients hung up on their 300 s windows"
 	stop_listening
 	;;
 *)
