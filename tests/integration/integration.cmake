@@ -436,7 +436,9 @@ endforeach()
 # checked with Google's pprof library; labels; /snapshot/latest loads; the
 # refusals; a token over TLS, and the off-CPU profile; another user's
 # connection flood; another user's requests that hang up at once take no
-# window, and a window whose client hung up is cancelled (issue 37).
-foreach(mode scrapers token flood hangup)
+# window, and a window whose client hung up is cancelled; the README's token
+# recipe leaks nothing to a watching user, and another user's token file is
+# refused (issue 37).
+foreach(mode scrapers token flood hangup token_file)
   bpfprof_integration_test(scrape_${mode} 120 TRUE scrape.sh ${mode})
 endforeach()

@@ -34,6 +34,10 @@
 #             waiting). Then 16 of root's own clients give up on 300 s
 #             windows: each window is cancelled (its connection leaves
 #             CLOSE-WAIT) and the next scrape is answered.
+#   token_file  the README's token recipe, run 10 times while another local
+#             user watches the directory with inotify: the user never opens
+#             the file. A 0600 token file the user owns is refused with one
+#             line; root's, and the sudo user's (SUDO_UID), are taken.
 #   flood     another local user keeps 3,000 connections to the port open or
 #             opening; root's 2 s scrapes are still answered (within 3 s of
 #             their end: root's connection waits in the accept queue behind
@@ -321,6 +325,71 @@ hangup)
 	ok "16 windows whose clients hung up were cancelled (no connection left in CLOSE-WAIT)"
 	root_scrape "after 16 of root's clients hung up on their 300 s windows"
 	stop_listening
+	;;
+token_file)
+	. "$(dirname "$0")/hostile_common.sh"
+	[ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is not installed (scripts/install-deps.sh --test installs it)"
+	make_hostile_user
+	# The README's token recipe: the lines before the command that reads the token.
+	recipe=$(awk '/^```sh$/ { inb = 1; blk = ""; next }
+		inb && /^```$/ { inb = 0; next }
+		inb && /bpfprof continuous .*--listen-token-file/ { print blk; exit }
+		inb { blk = blk $0 "\n" }' "$(dirname "$0")/../../README.md")
+	grep -q listen.token <<<"$recipe" || fail "no token recipe found in README.md"
+	# Run as it is (root) in a root-owned directory the user can list, like /etc.
+	dir=$(mktemp -d /var/tmp/bpfprof-token.XXXXXX) && chmod 755 "$dir" || fail "mktemp -d failed"
+	HOSTILE_CLEANUP+=("rm -rf '$dir'")
+	recipe=${recipe//sudo /}
+	recipe=${recipe//\/etc\/bpfprof/$dir}
+	log "the README's recipe, in $dir:"
+	printf '%s\n' "$recipe" | indent
+	cp "$(dirname "$0")/open_when_created.py" "$USER_DIR/watch.py" && chmod 644 "$USER_DIR/watch.py" ||
+		fail "cannot copy open_when_created.py"
+	# The user watches the directory and opens the file as it is created, 10 times over.
+	for ((k = 0; k < 10; k++)); do
+		rm -f "$dir/listen.token"
+		"${as_user[@]}" /usr/bin/python3 "$USER_DIR/watch.py" "$dir" listen.token >"$WORK/watch$k.out" 2>&1 &
+		watcher=$!
+		for ((t = 0; t < 100; t++)); do
+			[ -s "$WORK/watch$k.out" ] && break
+			sleep 0.05
+		done
+		grep -q '^watching' "$WORK/watch$k.out" || fail "the user's watcher did not start: $(cat "$WORK/watch$k.out")"
+		bash -e -c "$recipe" || fail "the README's recipe failed"
+		[ "$(stat -c %a "$dir/listen.token")" = 600 ] && [ -s "$dir/listen.token" ] ||
+			fail "the recipe left $(stat -c '%a %s bytes' "$dir/listen.token")"
+		# The watcher has had its chance: it opens within moments of the create, or never.
+		sleep 0.5
+		kill "$watcher" 2>/dev/null
+		wait "$watcher" 2>/dev/null
+		grep -q '^opened' "$WORK/watch$k.out" &&
+			fail "run $((k + 1)): the user opened the token file the recipe was writing: $(tail -n 1 "$WORK/watch$k.out")"
+	done
+	ok "10 runs of the README's token recipe: the user's inotify watcher never opened the file"
+
+	# A 0600 token file the user owns: the user knows the token.
+	head -c 24 /dev/urandom | base64 >"$USER_DIR/token"
+	chown "$USER_NAME:" "$USER_DIR/token" && chmod 600 "$USER_DIR/token"
+	# Refused before anything is loaded; else it serves until killed.
+	log "\$ bpfprof continuous -a --listen 127.0.0.1:0 --listen-token-file $USER_DIR/token (uid $USER_UID's)"
+	timeout --kill-after=5 20 env --default-signal=INT,TERM "$BPFPROF" continuous -a --listen 127.0.0.1:0 \
+		--listen-token-file "$USER_DIR/token" --out-dir "$WORK/snaps" >"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err"
+	STATUS=$?
+	[ "$STATUS" -ne 124 ] && [ "$STATUS" -ne 0 ] ||
+		fail "bpfprof took a token file that uid $USER_UID owns: $(head -n 3 "$WORK/bpfprof.err")"
+	[ "$(wc -l <"$WORK/bpfprof.err")" -eq 1 ] && grep -q "owned by uid $USER_UID" "$WORK/bpfprof.err" ||
+		fail "not one line saying who owns it: $(cat "$WORK/bpfprof.err")"
+	ok "a token file another user owns: exit $STATUS, $(cat "$WORK/bpfprof.err")"
+	# Controls: the same file as root's, and as the user's who ran sudo.
+	chown root: "$USER_DIR/token"
+	start_listening -a --listen 127.0.0.1:0 --listen-token-file "$USER_DIR/token" --out-dir "$WORK/snaps"
+	stop_listening
+	ok "the same file, root's: taken"
+	chown "$USER_NAME:" "$USER_DIR/token"
+	SUDO_UID=$USER_UID SUDO_GID=$USER_GID start_listening -a --listen 127.0.0.1:0 \
+		--listen-token-file "$USER_DIR/token" --out-dir "$WORK/snaps"
+	stop_listening
+	ok "the same file, owned by the user who ran sudo (SUDO_UID): taken"
 	;;
 *)
 	fail "unknown mode $MODE"
