@@ -226,9 +226,10 @@ foreach(mode debuglink_fifo perfmap_root perfmap_huge outdir_planted cgroup_clai
 endforeach()
 
 # A local user against bpfprof view (issue 27): the secret link in no command
-# line, no file served that another user could not read, CORS for the
-# front-end only, no other Host, 3,000 idle connections lock no one out.
-foreach(mode cmdline browser source cors host idle)
+# line, no file served that another user could not read, nor the viewer's
+# own private file that another user's program names (issue 37), CORS for
+# the front-end only, no other Host, 3,000 idle connections lock no one out.
+foreach(mode cmdline browser source source_viewer cors host idle)
   bpfprof_integration_test(hostile_view_${mode} 180 TRUE hostile_view.sh ${mode})
 endforeach()
 
