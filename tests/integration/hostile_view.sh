@@ -19,6 +19,11 @@
 #            symlink to that file and a path through a symlink to that
 #            directory; a root view of its profile refuses all four and
 #            still serves the world-readable source file it also names.
+#   source_viewer  the user's binary names as its source file the admin's
+#            0600 key in the admin's 0700 directory: the admin's own view of
+#            root's profile refuses it (issue 37), and still serves the
+#            admin's 0600 file that the admin's own program names, and the
+#            world-readable file the user's names.
 #   cors     only the front-end's origin gets Access-Control-Allow-Origin.
 #   host     a request naming another Host (DNS rebinding) is refused.
 #   idle     the user holds 3,000 idle connections to view's port (and
@@ -30,7 +35,7 @@
 require_root
 make_workdir
 
-MODE=${1:?usage: hostile_view.sh cmdline|browser|source|cors|host|idle}
+MODE=${1:?usage: hostile_view.sh cmdline|browser|source|source_viewer|cors|host|idle}
 . "$(dirname "$0")/hostile_common.sh"
 make_hostile_user
 VIEW_PID=
@@ -256,6 +261,55 @@ source)
 	source_of "$SECRET_DIR/public.c" | grep -q 'world-readable source' ||
 		fail "/source/v1 does not serve $SECRET_DIR/public.c, which every user may read: $(source_of "$SECRET_DIR/public.c")"
 	ok "/source/v1 serves $SECRET_DIR/public.c, which every user may read"
+	stop_view
+	;;
+source_viewer)
+	# The admin who views owns a 0600 key in their 0700 directory; the
+	# user's program names it as its source file (#line), and the admin's
+	# own program names the admin's own 0600 file.
+	make_admin
+	chown "$ADMIN_NAME:" "$ADMIN_DIR" && chmod 0700 "$ADMIN_DIR"
+	echo "ADMIN-PRIVATE-KEY" >"$ADMIN_DIR/id_rsa"
+	echo "/* ADMIN-OWN-SOURCE */" >"$ADMIN_DIR/own.c"
+	echo "/* world-readable source */" >"$USER_DIR/public.c"
+	chmod 0644 "$USER_DIR/public.c"
+	spin='__attribute__((noinline)) void spin%s(void) { for (unsigned long i = 0; i < 150000000UL; i++) sink += i; }\n'
+	{
+		echo 'volatile unsigned long sink;'
+		printf '#line 1 "%s"\n'"$spin" "$ADMIN_DIR/id_rsa" 0 "$USER_DIR/public.c" 1
+		echo '#line 100 "app.c"'
+		echo 'int main(void) { spin0(); spin1(); return 0; }'
+	} >"$USER_DIR/app.c"
+	chown "$USER_NAME:" "$USER_DIR/app.c"
+	(cd "$USER_DIR" && "${as_user[@]}" cc -g -O1 -fno-omit-frame-pointer -o app app.c) || fail "the user cannot build app.c"
+	{
+		echo 'volatile unsigned long sink;'
+		printf '#line 1 "%s"\n'"$spin" "$ADMIN_DIR/own.c" 0
+		echo '#line 100 "own_main.c"'
+		echo 'int main(void) { spin0(); return 0; }'
+	} >"$ADMIN_DIR/own_app.c"
+	cc -g -O1 -fno-omit-frame-pointer -o "$ADMIN_DIR/own_app" "$ADMIN_DIR/own_app.c" || fail "cannot build own_app.c"
+	chown -R "$ADMIN_NAME:" "$ADMIN_DIR"
+	chmod 0600 "$ADMIN_DIR/id_rsa" "$ADMIN_DIR/own.c"
+	# Root records both programs at once, each run as its user.
+	admin_as=(setpriv --reuid "$ADMIN_NAME" --regid "$ADMIN_NAME" --clear-groups)
+	run_bpfprof 60 -o "$WORK/p.json.gz" -- bash -c "$(printf '%q ' "${as_user[@]}" "$USER_DIR/app") & $(printf '%q ' "${admin_as[@]}" "$ADMIN_DIR/own_app"); wait"
+	expect_success
+	cp "$WORK/p.json.gz" "$ADMIN_DIR/p.json.gz"
+	printf '#!/bin/sh\nexit 0\n' >"$ADMIN_DIR/browser"
+	start_admin_view --no-open
+	got=$(source_of "$ADMIN_DIR/id_rsa")
+	grep -q 'ADMIN-PRIVATE-KEY\|"source"' <<<"$got" &&
+		fail "the admin's view served the admin's 0600 $ADMIN_DIR/id_rsa, named by the user's program: ${got:0:200}"
+	[[ $got == '{"error":'* ]] || fail "/source/v1 for $ADMIN_DIR/id_rsa: ${got:0:200}"
+	ok "the admin's view refuses the admin's 0600 key named by the user's program: ${got:0:200}"
+	# Controls: the admin's own program's private source, and a file every user may read.
+	source_of "$ADMIN_DIR/own.c" | grep -q 'ADMIN-OWN-SOURCE' ||
+		fail "the admin's view does not serve the admin's 0600 $ADMIN_DIR/own.c, named by the admin's own program: $(source_of "$ADMIN_DIR/own.c")"
+	ok "the admin's view serves the admin's 0600 source file named by the admin's own program"
+	source_of "$USER_DIR/public.c" | grep -q 'world-readable source' ||
+		fail "the admin's view does not serve $USER_DIR/public.c, which every user may read: $(source_of "$USER_DIR/public.c")"
+	ok "the admin's view serves $USER_DIR/public.c (the user's program names it; every user may read it)"
 	stop_view
 	;;
 cors)

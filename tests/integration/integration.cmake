@@ -226,9 +226,10 @@ foreach(mode debuglink_fifo perfmap_root perfmap_huge outdir_planted cgroup_clai
 endforeach()
 
 # A local user against bpfprof view (issue 27): the secret link in no command
-# line, no file served that another user could not read, CORS for the
-# front-end only, no other Host, 3,000 idle connections lock no one out.
-foreach(mode cmdline browser source cors host idle)
+# line, no file served that another user could not read, nor the viewer's
+# own private file that another user's program names (issue 37), CORS for
+# the front-end only, no other Host, 3,000 idle connections lock no one out.
+foreach(mode cmdline browser source source_viewer cors host idle)
   bpfprof_integration_test(hostile_view_${mode} 180 TRUE hostile_view.sh ${mode})
 endforeach()
 
@@ -435,7 +436,10 @@ endforeach()
 # (curl and go tool pprof) each get whole windows across snapshot cuts,
 # checked with Google's pprof library; labels; /snapshot/latest loads; the
 # refusals; a token over TLS, and the off-CPU profile; another user's
-# connection flood.
-foreach(mode scrapers token flood)
+# connection flood; another user's requests that hang up at once take no
+# window, and a window whose client hung up is cancelled; the README's token
+# recipe leaks nothing to a watching user, and another user's token file is
+# refused (issue 37).
+foreach(mode scrapers token flood hangup token_file)
   bpfprof_integration_test(scrape_${mode} 120 TRUE scrape.sh ${mode})
 endforeach()

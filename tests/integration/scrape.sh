@@ -28,6 +28,17 @@
 #             asleep but for a moment every 20 ms, is off the CPU for most
 #             of the window and no more than all of it, and so is the
 #             sleeper's thread whose 1.35 s waits span the window's end.
+#   hangup    another local user sends 3,000 requests for 300 s windows,
+#             closing each at once (many before accept(), when the kernel
+#             names their socket's owner uid 0): none is taken for root's,
+#             and root's 1 s scrape is answered 200 (it was 503, 16 windows
+#             waiting). Then 16 of root's own clients give up on 300 s
+#             windows: each window is cancelled (its connection leaves
+#             CLOSE-WAIT) and the next scrape is answered.
+#   token_file  the README's token recipe, run 10 times while another local
+#             user watches the directory with inotify: the user never opens
+#             the file. A 0600 token file the user owns is refused with one
+#             line; root's, and the sudo user's (SUDO_UID), are taken.
 #   flood     another local user keeps 3,000 connections to the port open or
 #             opening; root's 2 s scrapes are still answered (within 3 s of
 #             their end: root's connection waits in the accept queue behind
@@ -275,6 +286,125 @@ flood)
 	kill -KILL "$HOLD_PID"
 	rm -rf "$HOLD_DIR"
 	stop_listening
+	;;
+hangup)
+	. "$(dirname "$0")/hostile_common.sh"
+	[ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is not installed (scripts/install-deps.sh --test installs it)"
+	make_hostile_user
+	start_listening -a --listen 127.0.0.1:0 --out-dir "$WORK/snaps"
+	url="http://127.0.0.1:$PORT/debug/pprof/profile"
+	# close_waits: the server's connections whose client has gone.
+	close_waits() {
+		ss -Htn state close-wait "( sport = :$PORT )" | wc -l
+	}
+	# root_scrape WHAT: root's 1 s scrape is answered 200 and valid.
+	root_scrape() {
+		local got
+		got=$(curl -sS -o "$WORK/root.pb.gz" -w '%{http_code}' --max-time 30 "$url?seconds=1")
+		[ "$got" = 200 ] || fail "$1: root's 1 s scrape was answered $got: $(head -c 200 "$WORK/root.pb.gz")"
+		pprofcheck root "$WORK/root.pb.gz"
+		ok "$1: root's 1 s scrape answered 200"
+	}
+	root_scrape "control, before the user"
+	# The user's 3,000 requests for 300 s windows, each closed at once: one
+	# that closed before accept() used to be taken for root's and kept its
+	# window, and 16 such windows made every later scrape 503.
+	cp "$(dirname "$0")/hangup_requests.py" "$USER_DIR/hangup.py" && chmod 644 "$USER_DIR/hangup.py" ||
+		fail "cannot copy hangup_requests.py"
+	pids=()
+	for ((k = 0; k < 4; k++)); do
+		"${as_user[@]}" /usr/bin/python3 "$USER_DIR/hangup.py" "$PORT" 750 "/debug/pprof/profile?seconds=300" \
+			>"$WORK/hangup$k.out" 2>&1 &
+		pids+=($!)
+	done
+	for ((k = 0; k < 4; k++)); do
+		wait "${pids[k]}" || fail "the user's script failed: $(tail -n 3 "$WORK/hangup$k.out")"
+	done
+	log "the user: $(cat "$WORK"/hangup?.out | tr '\n' ' '); connections in CLOSE-WAIT: $(close_waits)"
+	root_scrape "after the user's 3000 hung-up requests for 300 s windows"
+	# Root's own clients that give up: 16 windows whose curl exits after
+	# 1 s. Each is cancelled once its client has gone, so its connection
+	# leaves CLOSE-WAIT (the limit only catches a hang: a kept window holds
+	# it 300 s) and a new scrape finds room.
+	pids=()
+	for ((k = 0; k < 16; k++)); do
+		curl -s -o /dev/null --max-time 1 "$url?seconds=300" &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	for ((k = 0; k < 200 && $(close_waits) > 0; k++)); do
+		sleep 0.1
+	done
+	[ "$(close_waits)" -eq 0 ] ||
+		fail "16 windows whose clients hung up still hold $(close_waits) connections in CLOSE-WAIT after 20 s"
+	ok "16 windows whose clients hung up were cancelled (no connection left in CLOSE-WAIT)"
+	root_scrape "after 16 of root's clients hung up on their 300 s windows"
+	stop_listening
+	;;
+token_file)
+	. "$(dirname "$0")/hostile_common.sh"
+	[ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is not installed (scripts/install-deps.sh --test installs it)"
+	make_hostile_user
+	# The README's token recipe: the lines before the command that reads the token.
+	recipe=$(awk '/^```sh$/ { inb = 1; blk = ""; next }
+		inb && /^```$/ { inb = 0; next }
+		inb && /bpfprof continuous .*--listen-token-file/ { print blk; exit }
+		inb { blk = blk $0 "\n" }' "$(dirname "$0")/../../README.md")
+	grep -q listen.token <<<"$recipe" || fail "no token recipe found in README.md"
+	# Run as it is (root) in a root-owned directory the user can list, like /etc.
+	dir=$(mktemp -d /var/tmp/bpfprof-token.XXXXXX) && chmod 755 "$dir" || fail "mktemp -d failed"
+	HOSTILE_CLEANUP+=("rm -rf '$dir'")
+	recipe=${recipe//sudo /}
+	recipe=${recipe//\/etc\/bpfprof/$dir}
+	log "the README's recipe, in $dir:"
+	printf '%s\n' "$recipe" | indent
+	cp "$(dirname "$0")/open_when_created.py" "$USER_DIR/watch.py" && chmod 644 "$USER_DIR/watch.py" ||
+		fail "cannot copy open_when_created.py"
+	# The user watches the directory and opens the file as it is created, 10 times over.
+	for ((k = 0; k < 10; k++)); do
+		rm -f "$dir/listen.token"
+		"${as_user[@]}" /usr/bin/python3 "$USER_DIR/watch.py" "$dir" listen.token >"$WORK/watch$k.out" 2>&1 &
+		watcher=$!
+		for ((t = 0; t < 100; t++)); do
+			[ -s "$WORK/watch$k.out" ] && break
+			sleep 0.05
+		done
+		grep -q '^watching' "$WORK/watch$k.out" || fail "the user's watcher did not start: $(cat "$WORK/watch$k.out")"
+		bash -e -c "$recipe" || fail "the README's recipe failed"
+		[ "$(stat -c %a "$dir/listen.token")" = 600 ] && [ -s "$dir/listen.token" ] ||
+			fail "the recipe left $(stat -c '%a %s bytes' "$dir/listen.token")"
+		# The watcher has had its chance: it opens within moments of the create, or never.
+		sleep 0.5
+		kill "$watcher" 2>/dev/null
+		wait "$watcher" 2>/dev/null
+		grep -q '^opened' "$WORK/watch$k.out" &&
+			fail "run $((k + 1)): the user opened the token file the recipe was writing: $(tail -n 1 "$WORK/watch$k.out")"
+	done
+	ok "10 runs of the README's token recipe: the user's inotify watcher never opened the file"
+
+	# A 0600 token file the user owns: the user knows the token.
+	head -c 24 /dev/urandom | base64 >"$USER_DIR/token"
+	chown "$USER_NAME:" "$USER_DIR/token" && chmod 600 "$USER_DIR/token"
+	# Refused before anything is loaded; else it serves until killed.
+	log "\$ bpfprof continuous -a --listen 127.0.0.1:0 --listen-token-file $USER_DIR/token (uid $USER_UID's)"
+	timeout --kill-after=5 20 env --default-signal=INT,TERM "$BPFPROF" continuous -a --listen 127.0.0.1:0 \
+		--listen-token-file "$USER_DIR/token" --out-dir "$WORK/snaps" >"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err"
+	STATUS=$?
+	[ "$STATUS" -ne 124 ] && [ "$STATUS" -ne 0 ] ||
+		fail "bpfprof took a token file that uid $USER_UID owns: $(head -n 3 "$WORK/bpfprof.err")"
+	[ "$(wc -l <"$WORK/bpfprof.err")" -eq 1 ] && grep -q "owned by uid $USER_UID" "$WORK/bpfprof.err" ||
+		fail "not one line saying who owns it: $(cat "$WORK/bpfprof.err")"
+	ok "a token file another user owns: exit $STATUS, $(cat "$WORK/bpfprof.err")"
+	# Controls: the same file as root's, and as the user's who ran sudo.
+	chown root: "$USER_DIR/token"
+	start_listening -a --listen 127.0.0.1:0 --listen-token-file "$USER_DIR/token" --out-dir "$WORK/snaps"
+	stop_listening
+	ok "the same file, root's: taken"
+	chown "$USER_NAME:" "$USER_DIR/token"
+	SUDO_UID=$USER_UID SUDO_GID=$USER_GID start_listening -a --listen 127.0.0.1:0 \
+		--listen-token-file "$USER_DIR/token" --out-dir "$WORK/snaps"
+	stop_listening
+	ok "the same file, owned by the user who ran sudo (SUDO_UID): taken"
 	;;
 *)
 	fail "unknown mode $MODE"

@@ -5,7 +5,8 @@
  * frees its place; the uids /etc/subuid gives a user count as that user's.
  * A socket's owner is the fsuid that made it, so as root each case makes
  * its client sockets as the uid it needs (setfsuid); as anyone else only
- * the cases with our own uid run.
+ * the cases with our own uid run. A client that closed before accept()
+ * (the kernel then says uid 0) is no one's, not root's (issue 37).
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -125,11 +126,80 @@ static void subordinate_uids_are_their_owners(void)
 	peer_limit_free(&pl);
 }
 
+/*
+ * Whether the socket on local port `port` has come to FIN_WAIT2 (05 in
+ * /proc/net/tcp): once its FIN is acknowledged (the server's ACK may be
+ * delayed) a closed socket is swapped for a timewait one, which sock_diag
+ * reports as FIN_WAIT2 with uid 0.
+ */
+static bool in_fin_wait2(uint16_t port)
+{
+	FILE *f = fopen("/proc/net/tcp", "re");
+	char line[256];
+	unsigned lport, state;
+	bool found = false;
+
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, " %*u: %*x:%x %*x:%*x %x", &lport, &state) == 2 &&
+			lport == port && state == 5;
+	fclose(f);
+	return found;
+}
+
+/*
+ * The client sends and closes before the server accepts: its socket,
+ * FIN_WAIT2 and no process's, is reported with uid 0. Not root's: it is
+ * limited, and not the owner.
+ */
+static void a_client_gone_before_accept_is_no_one(void)
+{
+	uid_t other = geteuid() ? geteuid() : 4242;
+	unsigned slot[N], counted = 0;
+	struct peer_limit pl;
+	int server[N];
+
+	peer_limit_init(&pl, other + 1, "/nonexistent");
+	for (int i = 0; i < N; i++) {
+		struct sockaddr_in local;
+		socklen_t len = sizeof(local);
+		bool owner = true;
+		int client;
+
+		setfsuid(other);
+		client = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		setfsuid(geteuid());
+		CHECK(client >= 0);
+		CHECK_EQ_INT(connect(client, (struct sockaddr *)&addr, sizeof(addr)), 0);
+		CHECK_EQ_INT(write(client, "GET / HTTP/1.1\r\n\r\n", 18), 18);
+		CHECK_EQ_INT(getsockname(client, (struct sockaddr *)&local, &len), 0);
+		close(client);
+		/* A delayed ACK is 200 ms at most: 5 s is a kernel that never does it. */
+		for (int t = 0; t < 500 && !in_fin_wait2(ntohs(local.sin_port)); t++)
+			usleep(10000);
+		CHECK(in_fin_wait2(ntohs(local.sin_port)));
+		server[i] = accept4(listener, NULL, NULL, SOCK_CLOEXEC);
+		CHECK(server[i] >= 0);
+		slot[i] = peer_limit_add(&pl, server[i], &owner);
+		CHECK(!owner);
+		counted += slot[i] != 0;
+	}
+	/* All from 127.0.0.1, one address: PEER_MAX_CONNECTIONS of them. */
+	CHECK_EQ_INT(counted, PEER_MAX_CONNECTIONS);
+	for (int i = 0; i < N; i++) {
+		peer_limit_remove(&pl, slot[i]);
+		close(server[i]);
+	}
+	peer_limit_free(&pl);
+}
+
 int main(void)
 {
 	listen_on_loopback();
 	RUN(the_viewer_is_not_limited);
 	RUN(another_user_is_limited);
+	RUN(a_client_gone_before_accept_is_no_one);
 	if (geteuid() == 0)
 		RUN(subordinate_uids_are_their_owners);
 	close(listener);

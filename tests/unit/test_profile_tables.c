@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "emit/source_namers.h"
 #include "emit_fixture.h"
 #include "test.h"
 
@@ -594,6 +595,71 @@ static void test_sched_names_only_with_sched_data(void)
 	fx_model_free(&m);
 }
 
+/*
+ * Each source file's namer is the one uid of the processes whose samples
+ * reach it, else none: checked against every sample's whole stack walked
+ * here, with tool (uid 1000) and app (uid 2000) sharing some files, and
+ * again with app's uid unknown.
+ */
+static void check_source_namers(uint32_t tool_uid, uint32_t app_uid)
+{
+	struct fx_resolver r = { 0 };
+	struct profile_tables t;
+	struct model m;
+	size_t single = 0, mixed = 0;
+
+	CHECK_EQ_INT(fx_model_build(&m), 0);
+	m.processes.data[0].uid = tool_uid;
+	m.processes.data[1].uid = app_uid;
+	m.processes.data[2].uid = PROCESS_UID_UNKNOWN;
+	r.m = &m;
+	CHECK_EQ_INT(profile_tables_build(&t, &m, fx_resolve, &r), 0);
+	CHECK_EQ_INT(t.source_namers.len, t.sources.len);
+	for (size_t src = 0; src < t.sources.len; src++) {
+		uint32_t want = SOURCE_NAMER_NONE;
+		bool seen = false;
+
+		for (size_t i = 0; i < m.threads.len; i++) {
+			const struct thread *th = &m.threads.data[i];
+			uint32_t uid = m.processes.data[th->process].uid;
+
+			for (size_t k = 0; k < th->samples.len; k++) {
+				uint32_t raw = th->samples.data[k].stack, st;
+
+				if (raw >= t.raw_stack_map.len)
+					continue;
+				for (st = t.raw_stack_map.data[raw]; st != NO_INDEX;
+				     st = t.stacks.data[st].prefix) {
+					const struct pt_frame *f =
+						&t.frames.data[t.stacks.data[st].frame];
+
+					if (t.funcs.data[f->func].source != (int32_t)src)
+						continue;
+					want = !seen || want == uid ? uid : SOURCE_NAMER_NONE;
+					seen = true;
+				}
+			}
+		}
+		CHECK_EQ_INT(t.source_namers.data[src], want);
+		single += want != SOURCE_NAMER_NONE;
+		mixed += seen && want == SOURCE_NAMER_NONE;
+	}
+	fprintf(stderr, "  tool %u, app %u: %zu of %zu files of one uid, %zu of several\n",
+		tool_uid, app_uid, single, t.sources.len, mixed);
+	/* The fixture has files that only app reaches, and files both reach. */
+	CHECK(app_uid == PROCESS_UID_UNKNOWN || single > 0);
+	CHECK(tool_uid == app_uid || mixed > 0);
+	profile_tables_free(&t);
+	fx_model_free(&m);
+}
+
+static void test_source_namers(void)
+{
+	check_source_namers(1000, 2000);
+	check_source_namers(1000, PROCESS_UID_UNKNOWN);
+	check_source_namers(1000, 1000);
+}
+
 int main(void)
 {
 	RUN(test_resolves_each_raw_frame_once);
@@ -609,5 +675,6 @@ int main(void)
 	RUN(test_offcpu_frames_and_marker_stacks);
 	RUN(test_sched_names_only_with_sched_data);
 	RUN(test_synthetic_frames_named_by_the_tables);
+	RUN(test_source_namers);
 	return test_summary();
 }

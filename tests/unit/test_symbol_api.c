@@ -4,7 +4,10 @@
  * profile that names some files. /source/v1: only what it names, by
  * absolute path, only regular files, only what every other user may read
  * along the whole path or the viewer owns along it, never through a
- * symlink, at most 16 MiB; bytes that are not UTF-8 arrive as U+FFFD. /asm/v1: this test's own
+ * symlink, at most 16 MiB; bytes that are not UTF-8 arrive as U+FFFD. What
+ * the viewer owns only when the viewer's processes alone named it
+ * (namedByUid): another user's program can name the viewer's private
+ * files (issue 37). /asm/v1: this test's own
  * main(), from the library the profile names, only while the file has the recorded build.
  */
 #include <errno.h>
@@ -29,7 +32,7 @@ static char dir[PATH_MAX - 64];
 static char shown[PATH_MAX], private_file[PATH_MAX], fifo[PATH_MAX], huge[PATH_MAX],
 	unnamed[PATH_MAX], profile[PATH_MAX], closed_dir[PATH_MAX], in_closed[PATH_MAX],
 	link_file[PATH_MAX], link_dir[PATH_MAX], via_link_dir[PATH_MAX], dotted[PATH_MAX],
-	true_path[PATH_MAX];
+	true_path[PATH_MAX], theirs[PATH_MAX];
 
 static void write_text(const char *path, const char *text, mode_t mode)
 {
@@ -88,8 +91,10 @@ static void make_files(void)
 	snprintf(link_dir, sizeof(link_dir), "%s/linkdir", dir);
 	snprintf(via_link_dir, sizeof(via_link_dir), "%s/linkdir/shown.c", dir);
 	snprintf(dotted, sizeof(dotted), "%s/./closed/../shown.c", dir);
+	snprintf(theirs, sizeof(theirs), "%s/named-by-another.c", dir);
 	write_text(shown, "int main(void) { return 0; } /* \xff */\n", 0644);
 	write_text(private_file, "secret\n", 0600);
+	write_text(theirs, "the viewer's, named by another uid\n", 0600);
 	write_text(unnamed, "not in the profile\n", 0644);
 	CHECK_EQ_INT(mkfifo(fifo, 0644), 0);
 	/* A file any user may read, in a directory only its owner may enter. */
@@ -107,20 +112,22 @@ static void make_files(void)
 		 "\"arch\":\"" SELF_ARCH "\"},{\"debugName\":\"other\",\"breakpadId\":\"%s\","
 		 "\"path\":\"%s\",\"arch\":\"" SELF_ARCH "\"}],\"shared\":{"
 		 "\"stringArray\":[\"%s\",\"%s\",\"%s\",\"%s\",\"relative.c\",\"%s\",\"%s\","
-		 "\"%s\",\"%s\"],"
+		 "\"%s\",\"%s\",\"%s\"],"
 		 "\"stackTable\":{\"length\":0,\"frame\":[],\"prefixOffset\":[]},"
 		 "\"frameTable\":{\"length\":0,\"func\":[]},"
 		 "\"funcTable\":{\"length\":0,\"name\":[]},"
-		 "\"sources\":{\"length\":9,\"filename\":[0,1,2,3,4,5,6,7,8]}}}",
+		 "\"sources\":{\"length\":10,\"filename\":[0,1,2,3,4,5,6,7,8,9],"
+		 "\"namedByUid\":[null,%u,null,null,null,%u,null,null,null,%u]}}}",
 		 self_id, self_path, self_id, true_path, shown, private_file, fifo, huge, in_closed,
-		 link_file, via_link_dir, dotted);
+		 link_file, via_link_dir, dotted, theirs, (unsigned)geteuid(), (unsigned)geteuid(),
+		 (unsigned)geteuid() + 1);
 	write_text(profile, text, 0600);
 }
 
 static void remove_files(void)
 {
-	const char *files[] = { shown,	 private_file, fifo,	  huge,	   unnamed,
-				profile, in_closed,    link_file, link_dir };
+	const char *files[] = { shown,	 private_file, fifo,	  huge,	    unnamed,
+				profile, in_closed,    link_file, link_dir, theirs };
 
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		unlink(files[i]);
@@ -224,6 +231,8 @@ static void serves_only_what_the_profile_names(void)
 	CHECK_EQ_STR(json_string_value(json_object_get(a, "source")), "behind a closed door\n");
 	json_decref(a);
 	check_error(&s, link_file, NULL, "reached through a symlink");
+	/* The viewer's own file, but another uid's processes named it: as for root. */
+	check_error(&s, theirs, NULL, "not named by your processes alone");
 	symbol_api_free(&s);
 	/* Another user's view: none of it is theirs, the private files are refused. */
 	init(&s, geteuid() + 1);

@@ -511,6 +511,9 @@ static int poll_loop(struct continuous *c)
 		if (!c->cut_at && (rotate_requested || now >= c->next_boundary))
 			start_cut(c, now);
 		flush_held_for_scrapes(c, now);
+		/* Each pass (at most RECORDING_POLL_INTERVAL_MS): a hung-up scrape leaves. */
+		if (c->scrape)
+			scrape_drop_hung_up(c->scrape);
 		timeout = poll_timeout(c, now);
 		/* Replay as record does, never past the boundary still to be cut. */
 		res = recording_pump(r, c->opts, &pump, timeout, replay_limit(c) - 1);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../syscalls/syscall_names.h"
+#include "source_namers.h"
 
 /* What one raw frame became: `count` consecutive entries of expansion[], outer to inner. */
 struct frame_memo {
@@ -568,6 +569,8 @@ int profile_tables_build(struct profile_tables *t, const struct model *m, frame_
 	if (!err)
 		err = map_raw_stacks(&s, m);
 	if (!err)
+		err = source_namers_build(t, m);
+	if (!err)
 		err = intern_marker_names(t, m);
 	if (!err)
 		err = intern_syscall_names(t, m);
@@ -590,6 +593,7 @@ void profile_tables_free(struct profile_tables *t)
 	vec_free(&t->libs);
 	vec_free(&t->native_symbols);
 	vec_free(&t->sources);
+	vec_free(&t->source_namers);
 	vec_free(&t->raw_stack_map);
 	hmap_free(&t->func_index);
 	hmap_free(&t->frame_index);

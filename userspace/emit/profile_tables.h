@@ -88,6 +88,7 @@ struct profile_tables {
 	VEC(struct pt_lib) libs;
 	VEC(struct pt_native_symbol) native_symbols;
 	VEC(uint32_t) sources;	      /* filename string per source */
+	VEC(uint32_t) source_namers;  /* per source: the uid its samples are of (source_namers.h) */
 	VEC(uint32_t) raw_stack_map;  /* model raw stack -> profile stack */
 	uint32_t process_marker_name; /* string "Process": the per-process info marker */
 	uint32_t lost_marker_name;    /* "Lost events" when the model lost records, else NO_INDEX */

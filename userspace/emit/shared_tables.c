@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "shared_tables.h"
 
+#include "source_namers.h"
+
 void const_column(struct json_writer *w, const char *key, enum const_value v, size_t n)
 {
 	jw_key_array(w, key);
@@ -68,6 +70,17 @@ static void write_sources(struct json_writer *w, const struct profile_tables *t)
 	const_column(w, "startColumn", CONST_ONE, n);
 	const_column(w, "sourceMapURL", CONST_NULL, n);
 	const_column(w, "content", CONST_NULL, n);
+	/* Not the front-end's: for `bpfprof view` (source_namers.h). */
+	jw_key_array(w, "namedByUid");
+	for (size_t i = 0; i < n; i++) {
+		uint32_t uid = t->source_namers.data[i];
+
+		if (uid == SOURCE_NAMER_NONE)
+			jw_null(w);
+		else
+			jw_uint(w, uid);
+	}
+	jw_end_array(w);
 	jw_end_object(w);
 
 	jw_begin_table(w, "sourceLocationTable", 0);

@@ -23,6 +23,7 @@
 
 #include "../util/log.h"
 #include "../util/safe_open.h"
+#include "../util/sudo_user.h"
 
 /* Connections at once, all clients together: what peer_limit can count. */
 #define CONNECTION_LIMIT PEER_SLOTS
@@ -239,6 +240,21 @@ int http_address_is_loopback(const char *address)
 	return -EINVAL;
 }
 
+/*
+ * Whether a secret owned by `uid` is ours to trust: root's, ours, or the
+ * user's who ran `sudo bpfprof`. Another user who owns the file knows
+ * what is in it (a 0600 mode says nothing against its owner), and can
+ * change it when they like.
+ */
+static bool secret_owner_trusted(uid_t uid, uid_t *invoker)
+{
+	gid_t gid;
+
+	if (!sudo_user_ids(invoker, &gid))
+		*invoker = getuid();
+	return uid == 0 || uid == geteuid() || uid == *invoker;
+}
+
 char *http_read_secret_file(const char *path, const char *option, unsigned flags)
 {
 	/* A FIFO or a device planted there is never opened. */
@@ -246,6 +262,7 @@ char *http_read_secret_file(const char *path, const char *option, unsigned flags
 	struct stat st;
 	char *buf = NULL;
 	size_t len = 0;
+	uid_t invoker;
 	ssize_t n;
 
 	if (fd < 0) {
@@ -256,6 +273,12 @@ char *http_read_secret_file(const char *path, const char *option, unsigned flags
 	if (fstat(fd, &st) || st.st_size > HTTP_SECRET_FILE_MAX) {
 		log_error("%s %s: not a regular file of at most %u bytes", option, path,
 			  HTTP_SECRET_FILE_MAX);
+		goto fail;
+	}
+	if ((flags & HTTP_FILE_SECRET) && !secret_owner_trusted(st.st_uid, &invoker)) {
+		log_error("%s %s: owned by uid %u, who can read and change it; give a file of "
+			  "root's or yours (uid %u)",
+			  option, path, (unsigned)st.st_uid, (unsigned)invoker);
 		goto fail;
 	}
 	buf = malloc((size_t)st.st_size + 1);

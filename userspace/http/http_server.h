@@ -84,8 +84,13 @@ void http_server_stop(struct http_server *s);
 
 /* How http_read_secret_file reads a file. */
 enum {
-	HTTP_FILE_TRIM = 1,   /* drop trailing white space (a token's newline) */
-	HTTP_FILE_SECRET = 2, /* warn when other users may read or change it */
+	/* Drop trailing white space (a token's newline). */
+	HTTP_FILE_TRIM = 1,
+	/*
+	 * Refuse it unless root, we or the user who ran sudo (SUDO_UID) own
+	 * it; warn when other users may read or change it.
+	 */
+	HTTP_FILE_SECRET = 2,
 };
 
 /*

@@ -158,12 +158,15 @@ static bool peer_uid(struct peer_limit *pl, const struct sockaddr_storage *local
 		return false;
 	m = NLMSG_DATA(&ans.nh);
 	/*
-	 * The very socket asked for, alive: a socket in TIME_WAIT or a
-	 * half-open request has no owner (the kernel says 0, which is root).
+	 * The very socket asked for, alive and still held by a process: only
+	 * then is its uid its owner's. A socket its process has closed (one
+	 * that hung up before accept() is FIN_WAIT2 by then), one in
+	 * TIME_WAIT or a half-open request has no file: the kernel says uid
+	 * 0, which would be taken for root (issue 37), so inode 0 is no one.
 	 */
 	if (m->id.idiag_sport != sport || m->id.idiag_dport != dport ||
-	    memcmp(m->id.idiag_src, src, len) || m->idiag_state == TCP_TIME_WAIT ||
-	    m->idiag_state == TCP_LISTEN || m->idiag_state == TCP_SYN_RECV)
+	    memcmp(m->id.idiag_src, src, len) || !m->idiag_inode ||
+	    (m->idiag_state != TCP_ESTABLISHED && m->idiag_state != TCP_CLOSE_WAIT))
 		return false;
 	*uid = m->idiag_uid;
 	return true;

@@ -7,9 +7,12 @@
  * kernel knows its owner (sock_diag, as `ss -e` shows it): the viewer and
  * root are not limited, every other user is, to PEER_MAX_CONNECTIONS. A
  * client the kernel does not know (another machine, with --address) is
- * limited by its address. The uids /etc/subuid gives a user (65,536 each,
- * for their user namespaces) count as that user's: else each would bring
- * PEER_MAX_CONNECTIONS more.
+ * limited by its address, and so is a client whose socket the kernel
+ * names no owner for (closed by its process, as when it hung up before
+ * accept(): sock_diag then says uid 0, which is not root's word): only an
+ * open socket, ESTABLISHED or CLOSE_WAIT, is taken to be its uid's. The
+ * uids /etc/subuid gives a user (65,536 each, for their user namespaces)
+ * count as that user's: else each would bring PEER_MAX_CONNECTIONS more.
  */
 #ifndef BPFPROF_HTTP_PEER_LIMIT_H
 #define BPFPROF_HTTP_PEER_LIMIT_H

@@ -285,6 +285,9 @@ static int reuse_image(struct model *m, struct process *p, uint32_t tid, const c
 	if (m->source.read_info)
 		m->source.read_info(m->source.ctx, p->pid, p->name, &p->cmdline);
 	model_read_cgroup(m, p);
+	/* A setuid program, or setpriv's: the old image's uid says nothing of the new one. */
+	p->uid = PROCESS_UID_UNKNOWN;
+	model_read_uid(m, p);
 	copy_comm(p->name, comm);
 	/* de_thread: every other thread is gone; the exec'ing one is the leader now. */
 	for (size_t i = 0; i < p->threads.len; i++) {

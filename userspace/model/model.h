@@ -219,6 +219,15 @@ struct process {
 	 */
 	uint32_t cgroup_owner;
 	/*
+	 * Who runs this image: the owner of /proc/PID when the image was first
+	 * read (its effective uid; root for a process that is not dumpable),
+	 * PROCESS_UID_UNKNOWN when it was gone. The source files its frames
+	 * name are said to be this uid's in the profile: `bpfprof view` shows
+	 * a viewer their own private files only when their own processes named
+	 * them.
+	 */
+	uint32_t uid;
+	/*
 	 * One process image: a fork or an exec starts a new one (`started`, at
 	 * start_ts), an exit or an exec ends it (`ended`, at end_ts). Images of
 	 * the same pid (exec, pid reuse) are chained newest first through
@@ -232,6 +241,7 @@ struct process {
 };
 
 #define CGROUP_OWNER_UNKNOWN UINT32_MAX
+#define PROCESS_UID_UNKNOWN  UINT32_MAX
 
 struct model_stats {
 	uint64_t samples;
@@ -271,6 +281,8 @@ struct proc_source {
 	bool (*thread_alive)(void *ctx, uint32_t pid, uint32_t tid);
 	/* 1 when the process is a kernel thread, 0 when not, -errno when unknown. Optional. */
 	int (*read_kernel_thread)(void *ctx, uint32_t pid);
+	/* Who runs the process (see process.uid); -errno when unknown. Optional. */
+	int (*read_uid)(void *ctx, uint32_t pid, uint32_t *uid);
 	/*
 	 * A Python frame of the process (its code object's address and the
 	 * frame's instruction pointer, bpf/python.bpf.h) as the offset of a

@@ -20,6 +20,8 @@ bool model_is_latest_image(const struct model *m, const struct process *p);
 void model_read_maps(struct model *m, struct process *p, uint64_t ts);
 /* Set p's cgroup from /proc's view when it can be read; else leave it as it was. */
 void model_read_cgroup(struct model *m, struct process *p);
+/* Set p's uid from /proc's view when it can be read; else leave it as it was. */
+void model_read_uid(struct model *m, struct process *p);
 
 /*
  * The thread was called `comm` at ts. The latest name wins by time, not by

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../cgroup/cgroup_fs.h"
@@ -295,6 +296,20 @@ static int read_cgroup(void *vctx, uint32_t pid, char **path, uint32_t *owner)
 	return 0;
 }
 
+/* The owner of /proc/PID: the effective uid, or root's for a process that is not dumpable. */
+static int read_uid(void *vctx, uint32_t pid, uint32_t *uid)
+{
+	struct proc_source_ctx *ctx = vctx;
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%u", ctx->proc_root, pid);
+	if (stat(path, &st))
+		return -errno;
+	*uid = st.st_uid;
+	return 0;
+}
+
 static bool thread_alive(void *vctx, uint32_t pid, uint32_t tid)
 {
 	struct proc_source_ctx *ctx = vctx;
@@ -314,6 +329,7 @@ void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)
 	src->read_maps = read_maps;
 	src->object_for_mapping = object_for_mapping;
 	src->read_cgroup = read_cgroup;
+	src->read_uid = read_uid;
 	src->python_frame = ctx->py_frames ? python_frame : NULL;
 	src->ctx = ctx;
 }

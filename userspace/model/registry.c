@@ -74,6 +74,7 @@ struct process *model_new_image(struct model *m, uint32_t pid, uint64_t ts)
 	p.pid = pid;
 	p.main_thread = NO_INDEX;
 	p.cgroup_owner = CGROUP_OWNER_UNKNOWN;
+	p.uid = PROCESS_UID_UNKNOWN;
 	p.first_ts = p.last_ts = ts;
 	p.is_idle = pid == 0;
 	p.prev = prev;
@@ -93,10 +94,20 @@ struct process *model_new_image(struct model *m, uint32_t pid, uint64_t ts)
 		np->gone = true;
 	} else {
 		model_read_cgroup(m, np);
+		model_read_uid(m, np);
 		if (m->source.read_kernel_thread)
 			np->kernel_thread = m->source.read_kernel_thread(m->source.ctx, pid) == 1;
 	}
 	return np;
+}
+
+void model_read_uid(struct model *m, struct process *p)
+{
+	uint32_t uid;
+
+	/* A process gone leaves what was known. */
+	if (m->source.read_uid && !m->source.read_uid(m->source.ctx, p->pid, &uid))
+		p->uid = uid;
 }
 
 void model_read_cgroup(struct model *m, struct process *p)

@@ -26,6 +26,7 @@ static int copy_process_info(struct process *dp, const struct process *sp)
 	dp->is_idle = sp->is_idle;
 	dp->kernel_thread = sp->kernel_thread;
 	dp->cgroup_owner = sp->cgroup_owner;
+	dp->uid = sp->uid;
 	if (sp->cmdline && !dp->cmdline && !(dp->cmdline = strdup(sp->cmdline)))
 		return -ENOMEM;
 	if (sp->cgroup && !dp->cgroup && !(dp->cgroup = strdup(sp->cgroup)))

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +37,7 @@ enum window_state {
 struct window {
 	struct window *next;
 	struct MHD_Connection *conn;
+	int sock; /* conn's socket, watched for the client hanging up; -1: not known */
 	enum pprof_kind kind;
 	uint64_t from, to; /* CLOCK_MONOTONIC ns */
 	enum window_state state;
@@ -126,6 +128,7 @@ static int start_window(struct scrape_server *s, struct MHD_Connection *c, enum 
 			void **req_cls)
 {
 	const char *arg = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "seconds");
+	const union MHD_ConnectionInfo *info;
 	struct window *w;
 	unsigned seconds;
 	char why[160];
@@ -139,7 +142,9 @@ static int start_window(struct scrape_server *s, struct MHD_Connection *c, enum 
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return queue_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "out of memory\n");
+	info = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
 	w->conn = c;
+	w->sock = info ? info->connect_fd : -1;
 	w->kind = kind;
 	w->fd = -1;
 	pthread_mutex_lock(&s->lock);
@@ -385,6 +390,40 @@ void scrape_server_stop(struct scrape_server *s)
 		close(s->latest_fd);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+}
+
+/*
+ * Whether the client of a suspended connection has gone: libmicrohttpd
+ * does not watch a suspended connection, so a client that closed would
+ * keep its window (and one of SCRAPE_MAX_WINDOWS) until the window ends.
+ * A client that shut down only its sending half looks the same from here;
+ * Go's net/http server, too, takes that end of its request for a hang-up.
+ */
+static bool client_gone(int sock)
+{
+	struct pollfd p = { .fd = sock, .events = POLLRDHUP };
+
+	return sock >= 0 && poll(&p, 1, 0) == 1 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR));
+}
+
+void scrape_drop_hung_up(struct scrape_server *s)
+{
+	struct window *w, *next;
+
+	pthread_mutex_lock(&s->lock);
+	for (w = s->windows; w; w = next) {
+		next = w->next;
+		/* An orphan's connection is gone, its socket maybe another's by now. */
+		if (w->state == WINDOW_WAITING && !w->orphaned && client_gone(w->sock)) {
+			/* Its samples are no one's: freed now, not when the answer fails. */
+			if (w->started)
+				model_free(&w->samples);
+			w->started = false;
+			answer_locked(s, w, WINDOW_FAILED, MHD_HTTP_SERVICE_UNAVAILABLE,
+				      "the client hung up; this window was cancelled\n");
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
 }
 
 /* The earliest end of a waiting window of `kind` (PPROF_ALL: any). */

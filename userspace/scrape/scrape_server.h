@@ -60,6 +60,13 @@ uint16_t scrape_server_port(const struct scrape_server *s);
 
 /* On the poll thread, from here on. */
 
+/*
+ * Cancel each waiting window whose client has closed its connection: its
+ * place among the SCRAPE_MAX_WINDOWS is free again at once, not when the
+ * window would have ended (up to SCRAPE_MAX_SECONDS later).
+ */
+void scrape_drop_hung_up(struct scrape_server *s);
+
 /* The earliest end of a waiting window (CLOCK_MONOTONIC ns); UINT64_MAX when none waits. */
 uint64_t scrape_next_end(struct scrape_server *s);
 

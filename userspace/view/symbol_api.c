@@ -40,7 +40,7 @@ int symbol_api_init(struct symbol_api *s, const char *profile, int profile_fd, u
 void symbol_api_free(struct symbol_api *s)
 {
 	for (size_t i = 0; i < s->n; i++)
-		free(s->paths[i]);
+		free(s->sources[i].path);
 	for (size_t i = 0; i < s->nr_libs; i++) {
 		free(s->libs[i].debug_name);
 		free(s->libs[i].breakpad_id);
@@ -48,7 +48,7 @@ void symbol_api_free(struct symbol_api *s)
 		free(s->libs[i].arch);
 	}
 	free(s->libs);
-	free(s->paths);
+	free(s->sources);
 	free(s->profile);
 	if (s->profile_fd >= 0)
 		close(s->profile_fd);
@@ -56,21 +56,34 @@ void symbol_api_free(struct symbol_api *s)
 	s->profile_fd = -1;
 }
 
-static int cmp_path(const void *a, const void *b)
+static int cmp_source(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct symbol_api_source *)a)->path,
+		      ((const struct symbol_api_source *)b)->path);
 }
 
-/* shared.sources.filename: indexes into shared.stringArray. */
+/* namedByUid[i]: a uid, or VISIBLE_NO_VIEWER when null, absent or no uid. */
+static uid_t named_by(json_t *uids, size_t i)
+{
+	json_t *v = json_array_get(uids, i);
+
+	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+	    json_integer_value(v) >= (json_int_t)VISIBLE_NO_VIEWER)
+		return VISIBLE_NO_VIEWER;
+	return (uid_t)json_integer_value(v);
+}
+
+/* shared.sources.filename (indexes into shared.stringArray) and namedByUid. */
 static int collect_sources(struct symbol_api *s, const struct report_profile *p)
 {
-	json_t *names = json_object_get(
-		json_object_get(json_object_get(p->root, "shared"), "sources"), "filename");
+	json_t *sources = json_object_get(json_object_get(p->root, "shared"), "sources");
+	json_t *names = json_object_get(sources, "filename"),
+	       *uids = json_object_get(sources, "namedByUid");
 	size_t i, n = json_array_size(names);
 	json_t *v;
 
-	s->paths = calloc(n ? n : 1, sizeof(*s->paths));
-	if (!s->paths)
+	s->sources = calloc(n ? n : 1, sizeof(*s->sources));
+	if (!s->sources)
 		return -ENOMEM;
 	json_array_foreach(names, i, v)
 	{
@@ -80,11 +93,12 @@ static int collect_sources(struct symbol_api *s, const struct report_profile *p)
 		/* Absolute paths only: a relative one names no file we could find. */
 		if (!path || path[0] != '/')
 			continue;
-		if (!(s->paths[s->n] = strdup(path)))
+		if (!(s->sources[s->n].path = strdup(path)))
 			return -ENOMEM;
+		s->sources[s->n].named_by = named_by(uids, i);
 		s->n++;
 	}
-	qsort(s->paths, s->n, sizeof(*s->paths), cmp_path);
+	qsort(s->sources, s->n, sizeof(*s->sources), cmp_source);
 	return 0;
 }
 
@@ -140,12 +154,16 @@ static void load(struct symbol_api *s)
 			s->n, s->nr_libs, s->profile);
 }
 
-static bool named_source(struct symbol_api *s, const char *path)
+/* The profile's entry for source file `path`, or NULL. */
+static const struct symbol_api_source *named_source(struct symbol_api *s, const char *path)
 {
+	struct symbol_api_source key = { .path = (char *)path };
+
 	if (!s->loaded)
 		load(s);
-	return !s->load_err && s->n &&
-	       bsearch(&path, s->paths, s->n, sizeof(*s->paths), cmp_path) != NULL;
+	return !s->load_err && s->n
+		       ? bsearch(&key, s->sources, s->n, sizeof(*s->sources), cmp_source)
+		       : NULL;
 }
 
 /* Why open_visible() refused. */
@@ -163,18 +181,26 @@ static const char *why_not_visible(int err)
 	}
 }
 
-/* The file's text into *out (malloc'd), or an error message into why. */
-static char *read_source(const struct symbol_api *s, const char *path, size_t *len,
-			 const char **why)
+/*
+ * The file's text into *out (malloc'd), or an error message into why. The
+ * viewer's own files only when their own processes alone named it: else
+ * what every user may read, as for root.
+ */
+static char *read_source(const struct symbol_api *s, const struct symbol_api_source *src,
+			 size_t *len, const char **why)
 {
 	struct stat st;
 	char *buf = NULL;
 	size_t got = 0;
 	ssize_t n;
-	int fd = open_visible(path, s->viewer);
+	int fd =
+		open_visible(src->path, src->named_by == s->viewer ? s->viewer : VISIBLE_NO_VIEWER);
 
 	if (fd < 0) {
 		*why = why_not_visible(fd);
+		if (fd == -EACCES && s->viewer != VISIBLE_NO_VIEWER && src->named_by != s->viewer)
+			*why = "not named by your processes alone, and not readable by other "
+			       "users along its whole path: bpfprof does not show it";
 		return NULL;
 	}
 	if (fstat(fd, &st)) {
@@ -202,6 +228,7 @@ int symbol_api_source(struct symbol_api *s, const char *body, size_t len, int fd
 {
 	json_t *req = json_loadb(body, len, 0, NULL);
 	const char *file = json_string_value(json_object_get(req, "file"));
+	const struct symbol_api_source *src = NULL;
 	const char *why = NULL;
 	struct json_writer w;
 	char *text = NULL;
@@ -210,11 +237,11 @@ int symbol_api_source(struct symbol_api *s, const char *body, size_t len, int fd
 
 	if (!file)
 		why = "the request names no file";
-	else if (!named_source(s, file))
+	else if (!(src = named_source(s, file)))
 		why = s->load_err ? "the profile cannot be read"
 				  : "the profile names no such source file";
 	else
-		text = read_source(s, file, &text_len, &why);
+		text = read_source(s, src, &text_len, &why);
 	err = jw_open(&w, fd, false);
 	if (err) {
 		free(text);

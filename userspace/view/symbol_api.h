@@ -12,7 +12,9 @@
  *
  * Of those files only what any user of this machine could read along the
  * whole path, or what the viewing user (the one who ran sudo, as root)
- * owns along it, is shown, never through a symlink (util/visible_open.h):
+ * owns along it when only their own processes named it (another user's
+ * program can name the viewer's ~/.ssh/id_rsa as its source file), is
+ * shown, never through a symlink (util/visible_open.h):
  * the link's secret guards the door, this guards what is behind it when a
  * hostile binary's debug info names /etc/shadow or the admin's SSH key.
  * The profile is read on the first request, from the descriptor view
@@ -34,13 +36,23 @@ struct symbol_api_lib {
 	char *debug_name, *breakpad_id, *path, *arch;
 };
 
+struct symbol_api_source {
+	char *path;
+	/*
+	 * The uid whose processes alone named it (shared.sources.namedByUid,
+	 * emit/source_namers.h); VISIBLE_NO_VIEWER when several, unknown, or a
+	 * profile without the column.
+	 */
+	uid_t named_by;
+};
+
 struct symbol_api {
 	char *profile;	/* the served profile's name, for messages */
 	int profile_fd; /* and the file, read on the first request */
 	uid_t viewer;	/* who may also see what they own (VISIBLE_NO_VIEWER: nobody) */
 	bool loaded;
 	int load_err; /* why the profile could not be read (-errno), once loaded */
-	char **paths; /* source files, sorted */
+	struct symbol_api_source *sources; /* sorted by path */
 	size_t n;
 	struct symbol_api_lib *libs;
 	size_t nr_libs;
