@@ -4,16 +4,18 @@
  * the first byte picks the parser, the rest is its input.
  *   0  .eh_frame without its index (unwind/eh_frame_index.c)
  *   1  Go's .gopclntab: functions, value tables, files and lines (lang/go_pclntab.c)
- *   2  a CPython location table (lang/python_procs.c's python_line_of)
+ *   2  a CPython location table (lang/python_linetable.c): walked, and
+ *      indexed, whose lookups must answer as the walk does
  * Seeds: a small binary's .eh_frame, a hand-made two-function Go table, and
  * CPython's own table of a function.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lang/go_pclntab.h"
-#include "lang/python_procs.h"
+#include "lang/python_linetable.h"
 #include "unwind/eh_frame_index.h"
 
 static void go_table(const uint8_t *data, size_t size)
@@ -62,10 +64,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 1:
 		go_table(data + 1, size - 1);
 		break;
-	default:
-		for (int64_t unit = -1; unit < 64; unit += 3)
-			(void)python_line_of(data + 2, size - 2, data[1], unit);
+	default: {
+		struct py_line_index index;
+		bool indexed = !py_line_index_build(&index, data + 2, size - 2, data[1]);
+
+		for (int64_t unit = -1; unit < 64; unit += 3) {
+			int line = python_line_of(data + 2, size - 2, data[1], unit);
+
+			if (indexed && py_line_index_lookup(&index, unit) != line)
+				abort();
+		}
+		if (indexed)
+			py_line_index_free(&index);
 		break;
+	}
 	}
 	return 0;
 }

@@ -225,6 +225,21 @@ foreach(mode debuglink_fifo perfmap_root perfmap_huge outdir_planted cgroup_clai
     FAKEPY=$<TARGET_FILE:bpfprof_workload_fakepy>)
 endforeach()
 
+# A local user's fake CPython against root's bpfprof -a (issue 37): line
+# tables walked per sample, 2 GiB of code objects to copy, a frame on a FUSE
+# page whose server never answers.
+add_executable(bpfprof_workload_fusehold ${BPFPROF_TESTS_DIR}/workloads/fusehold.c)
+set_target_properties(bpfprof_workload_fusehold PROPERTIES
+  OUTPUT_NAME fusehold
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads
+  COMPILE_OPTIONS "-O1;-Wall;-Wextra")
+foreach(mode line_tables code_budget fuse_stall)
+  bpfprof_integration_test(hostile_python_${mode} 240 TRUE hostile_python.sh ${mode})
+  set_property(TEST integration.hostile_python_${mode} APPEND PROPERTY ENVIRONMENT
+    FAKEPY=$<TARGET_FILE:bpfprof_workload_fakepy>
+    FUSEHOLD=$<TARGET_FILE:bpfprof_workload_fusehold>)
+endforeach()
+
 # A local user against bpfprof view (issue 27): the secret link in no command
 # line, no file served that another user could not read, nor the viewer's
 # own private file that another user's program names (issue 37), CORS for

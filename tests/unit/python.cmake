@@ -9,6 +9,8 @@ get_filename_component(BPFPROF_PYTHON3_REAL ${BPFPROF_PYTHON3} REALPATH)
 
 bpfprof_unit_test(test_python_procs ${PYTHON_TEST_DIR}/test_python_procs.c)
 target_compile_definitions(test_python_procs PRIVATE PYTHON_BINARY="${BPFPROF_PYTHON3_REAL}")
+# What a hostile Python process can make us spend (issue 37): memory, stalled reads.
+bpfprof_unit_test(test_python_bounds ${PYTHON_TEST_DIR}/test_python_bounds.c)
 
 # The layout against the interpreter's own headers (python3-dev), which
 # install-deps --test installs: the version of /usr/bin/python3.

@@ -3,7 +3,8 @@
  * Naming Python frames (lang/python_procs.c), no root, no BPF:
  *   - line numbers from location tables, against CPython's own answer:
  *     Debian's python3 prints co_linetable and co_lines() for the code
- *     objects of a module (every code unit of every function compared);
+ *     objects of a module (every code unit of every function compared),
+ *     by walking the table and through its index;
  *   - a code object laid out in a fake process memory as 3.11 lays it out
  *     (ASCII and UCS-2 names, a relative file made absolute, its line),
  *     the cache, a fork, a forgotten process;
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lang/python_linetable.h"
 #include "lang/python_procs.h"
 #include "test.h"
 
@@ -63,7 +65,7 @@ static void lines_match_cpython(void)
 {
 	char path[] = "/tmp/bpfprof-pyoracle-XXXXXX";
 	char cmd[256], *line = NULL;
-	size_t cap = 0, codes = 0, units = 0, wrong = 0;
+	size_t cap = 0, codes = 0, units = 0, wrong = 0, index_wrong = 0;
 	int fd = mkstemp(path);
 	FILE *f;
 
@@ -80,11 +82,13 @@ static void lines_match_cpython(void)
 		char *hex = strtok(NULL, " "), *row;
 		uint8_t table[4096];
 		size_t len = strlen(hex) / 2;
+		struct py_line_index index;
 
 		if (len > sizeof(table))
 			continue;
 		for (size_t i = 0; i < len; i++)
 			table[i] = (uint8_t)(hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
+		CHECK_EQ_INT(py_line_index_build(&index, table, len, first), 0);
 		codes++;
 		while ((row = strtok(NULL, " \n"))) {
 			int start, end, want;
@@ -103,8 +107,10 @@ static void lines_match_cpython(void)
 							python_line_of(table, len, first, b / 2));
 					wrong++;
 				}
+				index_wrong += py_line_index_lookup(&index, b / 2) != want;
 			}
 		}
+		py_line_index_free(&index);
 	}
 	free(line);
 	if (f)
@@ -114,6 +120,7 @@ static void lines_match_cpython(void)
 		codes, units, wrong);
 	CHECK(codes >= 6 && units > 100);
 	CHECK_EQ_INT(wrong, 0);
+	CHECK_EQ_INT(index_wrong, 0);
 }
 
 /* A fake process: one pid, memory at [base, base + size). */
@@ -199,7 +206,7 @@ static void code_objects_are_named(void)
 	python_procs_set_reader(p, fake_read, &m);
 	first_unit = code + l->co_code_adaptive;
 	CHECK_EQ_INT(python_procs_resolve(p, 42, code, first_unit, &loc), -ENOENT); /* not added */
-	CHECK_EQ_INT(python_procs_add(p, 42, &info, 0, "/srv"), 0);
+	CHECK_EQ_INT(python_procs_add(p, 42, 1000, &info, 0, "/srv"), 0);
 	CHECK_EQ_INT(python_procs_resolve(p, 42, code, first_unit + 2 * 5, &loc), 0);
 	CHECK_EQ_STR(loc.qualname, "C\xc3\xa9.run");
 	CHECK_EQ_STR(loc.filename, "/srv/lib/app.py");
@@ -218,7 +225,7 @@ static void code_objects_are_named(void)
 	CHECK_EQ_INT(loc.line, 0);
 
 	/* Read again (it mapped a C extension): the same interpreter keeps its cache. */
-	CHECK_EQ_INT(python_procs_add(p, 42, &info, 0, "/srv"), 0);
+	CHECK_EQ_INT(python_procs_add(p, 42, 1000, &info, 0, "/srv"), 0);
 	reads = m.reads;
 	CHECK_EQ_INT(python_procs_resolve(p, 42, code, first_unit, &loc), 0);
 	CHECK_EQ_INT(m.reads, reads);
@@ -234,7 +241,7 @@ static void code_objects_are_named(void)
 	CHECK(!python_procs_known(p, 42));
 	CHECK_EQ_INT(python_procs_resolve(p, 42, code, first_unit, &loc), -ENOENT);
 	/* Added again (pid reuse): its code objects are read anew into the freed slot. */
-	CHECK_EQ_INT(python_procs_add(p, 42, &info, 0, NULL), 0);
+	CHECK_EQ_INT(python_procs_add(p, 42, 1000, &info, 0, NULL), 0);
 	reads = m.reads;
 	CHECK_EQ_INT(python_procs_resolve(p, 42, code, first_unit, &loc), 0);
 	CHECK(m.reads > reads);
@@ -254,7 +261,7 @@ static void hostile_memory(void)
 	info.code = l;
 	python_procs_set_reader(p, fake_read, &m);
 	fake_code(&m, l);
-	CHECK_EQ_INT(python_procs_add(p, 42, &info, 0, NULL), 0);
+	CHECK_EQ_INT(python_procs_add(p, 42, 1000, &info, 0, NULL), 0);
 
 	/* Not a code object. */
 	put64(&m, l->ob_type, 0x1234);
@@ -274,17 +281,29 @@ static void hostile_memory(void)
 	CHECK_EQ_INT(loc.line, 0);
 	python_procs_free(p);
 
-	/* Junk tables end without reading past their end. */
+	/*
+	 * Junk tables end without reading past their end, and the index answers
+	 * as the walk does for every unit (mostly entries' first bytes: long runs).
+	 */
 	{
-		uint8_t junk[64];
-		unsigned seed = 7;
+		uint8_t junk[600];
+		unsigned seed = 7, differ = 0;
 
 		for (int round = 0; round < 2000; round++) {
+			size_t len = (size_t)(rand_r(&seed) % sizeof(junk));
+			struct py_line_index index;
+
 			for (size_t i = 0; i < sizeof(junk); i++)
-				junk[i] = (uint8_t)rand_r(&seed);
-			(void)python_line_of(junk, (size_t)(rand_r(&seed) % sizeof(junk)), 1,
-					     rand_r(&seed) % 100);
+				junk[i] = (uint8_t)(rand_r(&seed) % 64 ? 0x80 | rand_r(&seed)
+								       : rand_r(&seed));
+			(void)python_line_of(junk, len, 1, rand_r(&seed) % 100);
+			CHECK_EQ_INT(py_line_index_build(&index, junk, len, 1), 0);
+			for (int unit = -2; unit < (int)len * 8 + 10; unit++)
+				differ += python_line_of(junk, len, 1, unit) !=
+					  py_line_index_lookup(&index, unit);
+			py_line_index_free(&index);
 		}
+		CHECK_EQ_INT(differ, 0);
 		CHECK_EQ_INT(python_line_of(junk, 0, 5, 0), 0);
 	}
 	/* Line deltas that would overflow an int (UBSan found it): no line, no undefined behaviour. */

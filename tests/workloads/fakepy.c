@@ -7,12 +7,24 @@
  * characters long, its line table as long, and its file is /etc/shadow.
  * For hostile.sh python_fake, run by an unprivileged user.
  *
- * Usage: fakepy SECONDS
+ * With a mode, the frames are well formed but costly (issue 37):
+ *   deep   128 frames of 128 code objects whose line tables are 256 KiB
+ *          (one table in our memory), each frame at the table's last unit;
+ *   many   8192 such code objects, 128 of them in the frames at a time,
+ *          the next 128 after each turn of the loop;
+ *   fuse   one frame whose code object is at the start of FILE, mapped and
+ *          never touched: a file on a FUSE mount whose server never answers
+ *          (fusehold), so reading it waits. Prints "ready" once mapped.
+ *
+ * Usage: fakepy SECONDS [deep|many|fuse FILE]
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 const unsigned long Py_Version = 0x030b02f0;
 char _PyRuntime[1024];
@@ -31,6 +43,96 @@ static void put(char *base, int off, const void *v)
 	memcpy(base + off, &v, 8);
 }
 
+#define N_FRAMES    128
+#define N_CODES	    8192
+#define CODE_SIZE   256
+#define TABLE_BYTES (256 * 1024)
+#define TABLE_UNITS (TABLE_BYTES / 3)
+
+static char frames[N_FRAMES][128], codes[N_CODES][CODE_SIZE], table_obj[32 + TABLE_BYTES];
+static char qualname[96], filename[96];
+
+/* A compact ASCII str object holding `s`. */
+static void put_str(char *obj, const char *s)
+{
+	uint64_t len = strlen(s);
+	uint32_t state = (1u << 2) | (1u << 5) | (1u << 6);
+
+	memcpy(obj + 16, &len, 8);
+	memcpy(obj + 32, &state, 4);
+	memcpy(obj + 48, s, len);
+}
+
+/* Code objects well formed, each with the same 256 KiB table: one unit an entry, +1 line each. */
+static void make_codes(void)
+{
+	uint64_t len = TABLE_BYTES;
+	int32_t first = 1;
+
+	put_str(qualname, "deep_frame");
+	put_str(filename, "/nonexistent/deep.py");
+	memcpy(table_obj + 16, &len, 8);
+	for (int i = 0; i + 3 <= TABLE_BYTES; i += 3)
+		table_obj[32 + i] = (char)(0x80 | (11 << 3));
+	for (int k = 0; k < N_CODES; k++) {
+		put(codes[k], 8, PyCode_Type);
+		memcpy(codes[k] + 72, &first, 4);
+		put(codes[k], 128, qualname);
+		put(codes[k], 112, filename);
+		put(codes[k], 136, table_obj);
+	}
+}
+
+/* The frames name code objects first .. first + N_FRAMES - 1, each at its table's last unit. */
+static void point_frames(int first)
+{
+	for (int j = 0; j < N_FRAMES; j++) {
+		char *code = codes[(first + j) % N_CODES];
+
+		put(frames[j], 32, code);
+		put(frames[j], 56, code + 184 + 2 * (TABLE_UNITS - 1));
+	}
+}
+
+/* deep, many: N_FRAMES frames, innermost first, the outermost the loop's entry. */
+static int costly(long secs, int many)
+{
+	make_codes();
+	for (int j = 0; j < N_FRAMES; j++)
+		put(frames[j], 48, j + 1 < N_FRAMES ? frames[j + 1] : NULL);
+	frames[N_FRAMES - 1][68] = 1; /* is_entry */
+	point_frames(0);
+	put(cframe, 8, frames[0]);
+	for (long s = 0, turn = 0; s < secs * 100; s++) {
+		_PyEval_EvalFrameDefault(2000000);
+		if (many)
+			point_frames((int)(++turn * N_FRAMES % N_CODES));
+	}
+	return 0;
+}
+
+/* fuse: the code object is in FILE's first page, mapped, never read by us. */
+static int fuse_frame(long secs, const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	char *map = fd < 0 ? MAP_FAILED : mmap(NULL, 1 << 20, PROT_READ, MAP_PRIVATE, fd, 0);
+
+	if (map == MAP_FAILED) {
+		perror(path);
+		return 1;
+	}
+	put(frame, 32, map);
+	put(frame, 48, NULL);
+	put(frame, 56, map + 184);
+	frame[68] = 1;
+	put(cframe, 8, frame);
+	printf("ready\n");
+	fflush(stdout);
+	for (long s = 0; s < secs * 10; s++)
+		_PyEval_EvalFrameDefault(20000000);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long secs = argc > 1 ? atol(argv[1]) : 5;
@@ -40,6 +142,10 @@ int main(int argc, char **argv)
 	put(_PyRuntime, 576, tstate);
 	memcpy(tstate + 152, &id, 8);
 	put(tstate, 56, cframe);
+	if (argc > 2 && (!strcmp(argv[2], "deep") || !strcmp(argv[2], "many")))
+		return costly(secs, !strcmp(argv[2], "many"));
+	if (argc > 3 && !strcmp(argv[2], "fuse"))
+		return fuse_frame(secs, argv[3]);
 	put(cframe, 8, frame);
 	put(frame, 32, code);
 	put(frame, 48, frame); /* a cycle: the walk must stop by itself */

@@ -22,6 +22,7 @@
 
 #include "../capture/preflight.h"
 #include "../emit/frame_quality.h"
+#include "../lang/python_procs.h"
 #include "../util/clock.h"
 #include "../util/log.h"
 #include "progress.h"
@@ -123,6 +124,25 @@ static void print_view(const struct emit_view_summary *v)
 	fprintf(stderr, " (the track menu lists every one)\n");
 }
 
+/* Python frames a process's memory share or a stalled read left unread (lang/python_procs.h). */
+static void print_python_unread(const struct python_procs *py)
+{
+	struct python_procs_stats st;
+
+	if (!py)
+		return;
+	python_procs_get_stats(py, &st);
+	if (st.peak_bytes)
+		log_debug("Python code objects kept: %zu KiB at most", st.peak_bytes >> 10);
+	if (st.over_budget_frames || st.stalled_frames || st.stalled_procs)
+		fprintf(stderr,
+			"bpfprof: Python frames not read: %" PRIu64 " past bpfprof's memory "
+			"budget, %" PRIu64 " of %u process%s whose memory stalled a read (their "
+			"frames say so by name)\n",
+			st.over_budget_frames, st.stalled_frames, st.stalled_procs,
+			st.stalled_procs == 1 ? "" : "es");
+}
+
 /* viewing: --view serves the profile next, so no "view it with" hint. */
 static void print_summary(struct recording *r, const struct session_stats *lost,
 			  const struct profile_tables *tables, const char *path,
@@ -161,6 +181,7 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 			lost->dropped[EV_SYSCALL], lost->dropped[EV_SYSCALL_TOTALS]);
 	if (!frame_quality_count(&frames, &r->model, tables))
 		print_frame_quality(&frames);
+	print_python_unread(r->py_procs);
 	print_view(&r->view);
 	if (r->model.lost.len) {
 		const struct model *m = &r->model;

@@ -10,19 +10,41 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "python_linetable.h"
+#include "python_reader.h"
 #include "../util/hashmap.h"
+#include "../util/log.h"
 #include "../util/vec.h"
 
 /* Bounds on what a process can make us read and keep. */
-#define MAX_NAME_CHARS	 512
-#define MAX_PATH_CHARS	 4096
-#define MAX_LINETABLE	 (256 * 1024)
-#define MAX_CODE_OBJECTS (1u << 20) /* cached, over all processes */
+#define MAX_NAME_CHARS	    512
+#define MAX_PATH_CHARS	    4096
+#define MAX_LINETABLE	    (256 * 1024)
+#define MAX_CODE_OBJECTS    (1u << 20) /* cached, over all processes */
+/*
+ * Bytes the cache keeps (names, tables and their indexes): over all
+ * processes, of one uid, of one process. Without them 8192 code objects
+ * with 256 KiB tables took 2 GiB (issue 37). A process past a share has
+ * its new code objects not read at all: their frames say so by name.
+ */
+#define PY_CACHE_BYTES	    (128u << 20)
+#define PY_UID_SHARE	    (PY_CACHE_BYTES / 4)
+#define PY_PROC_SHARE	    (PY_CACHE_BYTES / 8)
+/* How long the drain waits for one read; a uid whose reads stalled this often is read no more. */
+#define PY_READ_DEADLINE_MS 500
+#define PY_UID_STALLS	    2
+/* What a frame is named when its code object was not read. */
+#define OVER_BUDGET_NAME    "[Python code past bpfprof's memory budget]"
+#define STALLED_NAME	    "[Python frame unread: its process's memory stalled]"
 
 struct proc_entry {
 	uint32_t pid;
 	bool active;
-	uint64_t code_type; /* PyCode_Type's address in the process */
+	bool stalled;	       /* a read of its memory did not return by the deadline */
+	bool said_over_budget; /* logged */
+	uint32_t share;	       /* its uid's entry in `shares` */
+	size_t bytes;	       /* its code objects' cost */
+	uint64_t code_type;    /* PyCode_Type's address in the process */
 	const struct python_code_layout *layout;
 	char *cwd;
 	VEC(uint32_t) codes; /* its entries in `codes` */
@@ -33,7 +55,16 @@ struct code_entry {
 	char *qualname, *filename;
 	uint8_t *linetable;
 	uint32_t linetable_len;
+	struct py_line_index lines;
+	uint32_t cost; /* bytes charged to its process, uid and the whole */
 	int first_line;
+};
+
+/* What one uid's processes keep, and how often their memory stalled a read. */
+struct uid_share {
+	uint32_t uid;
+	unsigned stalls;
+	size_t bytes;
 };
 
 struct python_procs {
@@ -43,8 +74,15 @@ struct python_procs {
 	VEC(uint32_t) free_codes; /* slots of codes to reuse */
 	struct hmap code_index;	  /* (pid, code) -> codes */
 	size_t live_codes;
+	VEC(struct uid_share) shares;
+	struct hmap share_index; /* uid -> shares */
+	size_t bytes, max_bytes, max_uid_bytes, max_proc_bytes;
+	struct python_procs_stats stats;
+	bool read_gave_up; /* a read of the code object being loaded stalled or was refused */
 	python_mem_read_fn read;
 	void *read_ctx;
+	unsigned deadline_ms;
+	struct py_reader *reader; /* started at the first read */
 };
 
 static ssize_t read_process(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t len)
@@ -59,15 +97,39 @@ struct python_procs *python_procs_new(void)
 {
 	struct python_procs *p = calloc(1, sizeof(*p));
 
-	if (p)
-		p->read = read_process;
+	if (!p)
+		return NULL;
+	p->read = read_process;
+	p->deadline_ms = PY_READ_DEADLINE_MS;
+	p->max_bytes = PY_CACHE_BYTES;
+	p->max_uid_bytes = PY_UID_SHARE;
+	p->max_proc_bytes = PY_PROC_SHARE;
 	return p;
 }
 
 void python_procs_set_reader(struct python_procs *p, python_mem_read_fn fn, void *ctx)
 {
+	py_reader_free(p->reader);
+	p->reader = NULL;
 	p->read = fn;
 	p->read_ctx = ctx;
+}
+
+void python_procs_set_limits(struct python_procs *p, size_t max_bytes, size_t max_uid_bytes,
+			     size_t max_proc_bytes, unsigned read_deadline_ms)
+{
+	py_reader_free(p->reader);
+	p->reader = NULL;
+	p->max_bytes = max_bytes;
+	p->max_uid_bytes = max_uid_bytes;
+	p->max_proc_bytes = max_proc_bytes;
+	p->deadline_ms = read_deadline_ms;
+}
+
+void python_procs_get_stats(const struct python_procs *p, struct python_procs_stats *out)
+{
+	*out = p->stats;
+	out->bytes = p->bytes;
 }
 
 static void free_code(struct code_entry *c)
@@ -75,6 +137,7 @@ static void free_code(struct code_entry *c)
 	free(c->qualname);
 	free(c->filename);
 	free(c->linetable);
+	py_line_index_free(&c->lines);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -98,15 +161,20 @@ void python_procs_forget(struct python_procs *p, uint32_t pid)
 		struct code_entry *c = &p->codes.data[slot];
 
 		hmap_del(&p->code_index, c->key);
+		p->bytes -= c->cost;
+		p->shares.data[e->share].bytes -= c->cost;
 		free_code(c);
 		p->live_codes--;
 		/* Out of memory the slot is only not reused. */
 		(void)vec_push(&p->free_codes, slot);
 	}
 	e->codes.len = 0;
+	e->bytes = 0;
 	free(e->cwd);
 	e->cwd = NULL;
 	e->active = false;
+	e->stalled = false;
+	e->said_over_budget = false;
 }
 
 void python_procs_free(struct python_procs *p)
@@ -122,20 +190,43 @@ void python_procs_free(struct python_procs *p)
 	vec_free(&p->procs);
 	vec_free(&p->codes);
 	vec_free(&p->free_codes);
+	vec_free(&p->shares);
 	hmap_free(&p->proc_index);
 	hmap_free(&p->code_index);
+	hmap_free(&p->share_index);
+	py_reader_free(p->reader);
 	free(p);
 }
 
-int python_procs_add(struct python_procs *p, uint32_t pid, const struct python_info *info,
-		     int64_t load_bias, const char *cwd)
+/* The index of uid's share, made on its first process: 0 or -ENOMEM. */
+static int share_of(struct python_procs *p, uint32_t uid, uint32_t *idx)
+{
+	struct uid_share fresh = { .uid = uid };
+
+	if (hmap_get(&p->share_index, (struct hmap_key){ uid, 0 }, idx))
+		return 0;
+	if (vec_push(&p->shares, fresh))
+		return -ENOMEM;
+	*idx = (uint32_t)(p->shares.len - 1);
+	if (hmap_put(&p->share_index, (struct hmap_key){ uid, 0 }, *idx)) {
+		p->shares.len--;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int python_procs_add(struct python_procs *p, uint32_t pid, uint32_t uid,
+		     const struct python_info *info, int64_t load_bias, const char *cwd)
 {
 	struct proc_entry *e = find_proc(p, pid);
 	uint64_t code_type = info->code_type + (uint64_t)load_bias;
+	uint32_t share;
 
 	/* Read again (it mapped a C extension): the same interpreter, its cache stays. */
 	if (e && e->active && e->code_type == code_type && e->layout == info->code)
 		return 0;
+	if (share_of(p, uid, &share))
+		return -ENOMEM;
 	if (e)
 		python_procs_forget(p, pid);
 	else {
@@ -148,6 +239,7 @@ int python_procs_add(struct python_procs *p, uint32_t pid, const struct python_i
 		e = &vec_last(&p->procs);
 	}
 	e->code_type = code_type;
+	e->share = share;
 	e->layout = info->code;
 	e->cwd = cwd && cwd[0] == '/' ? strdup(cwd) : NULL;
 	e->active = info->code != NULL;
@@ -167,7 +259,7 @@ int python_procs_fork(struct python_procs *p, uint32_t parent, uint32_t child)
 	info.code = e->layout;
 	cwd = e->cwd ? strdup(e->cwd) : NULL;
 	/* code_type is already the process's address: no bias. */
-	err = python_procs_add(p, child, &info, 0, cwd);
+	err = python_procs_add(p, child, p->shares.data[e->share].uid, &info, 0, cwd);
 	free(cwd);
 	return err;
 }
@@ -179,9 +271,41 @@ int python_procs_known(const struct python_procs *p, uint32_t pid)
 	return e && e->active;
 }
 
-static bool read_exact(struct python_procs *p, uint32_t pid, uint64_t addr, void *buf, size_t len)
+/* Whether `e`'s memory is read no more: one of its reads, or too many of its uid's, stalled. */
+static bool stalled(const struct python_procs *p, const struct proc_entry *e)
 {
-	return p->read(p->read_ctx, pid, addr, buf, len) == (ssize_t)len;
+	return e->stalled || p->shares.data[e->share].stalls >= PY_UID_STALLS;
+}
+
+/*
+ * Reads on a worker thread, waiting until the deadline only
+ * (python_reader.h): a read that does not return by then stalls the process
+ * for good, and counts against its uid.
+ */
+static bool read_exact(struct python_procs *p, struct proc_entry *e, uint64_t addr, void *buf,
+		       size_t len)
+{
+	ssize_t res;
+
+	if (stalled(p, e)) {
+		p->read_gave_up = true;
+		return false;
+	}
+	if (!p->reader && !(p->reader = py_reader_new(p->read, p->read_ctx, p->deadline_ms)))
+		return false;
+	res = py_reader_read(p->reader, e->pid, addr, buf, len);
+	if (res == -ETIMEDOUT) {
+		e->stalled = true;
+		p->shares.data[e->share].stalls++;
+		p->stats.stalled_procs++;
+		log_warn("Python process %u (uid %u): a read of its memory did not return in %u ms "
+			 "(a page on a file system its owner serves?); its frames are not read any "
+			 "more, nor those of its uid after %d such reads",
+			 e->pid, p->shares.data[e->share].uid, p->deadline_ms, PY_UID_STALLS);
+	}
+	if (res == -ETIMEDOUT || res == -EBUSY)
+		p->read_gave_up = true;
+	return res == (ssize_t)len;
 }
 
 static uint64_t u64_at(const uint8_t *b, uint16_t off)
@@ -222,9 +346,9 @@ static size_t put_utf8(char *out, uint32_t c)
 }
 
 /* A str object (compact: every str the compiler makes) as a malloc'd UTF-8 string, or NULL. */
-static char *read_str(struct python_procs *p, uint32_t pid, const struct python_code_layout *l,
-		      uint64_t addr, size_t max_chars)
+static char *read_str(struct python_procs *p, struct proc_entry *e, uint64_t addr, size_t max_chars)
 {
+	const struct python_code_layout *l = e->layout;
 	uint8_t head[96];
 	int64_t len;
 	uint32_t state, kind;
@@ -234,7 +358,7 @@ static char *read_str(struct python_procs *p, uint32_t pid, const struct python_
 	uint16_t data;
 
 	if (!addr || l->str_compact_data > sizeof(head) ||
-	    !read_exact(p, pid, addr, head, l->str_compact_data))
+	    !read_exact(p, e, addr, head, l->str_compact_data))
 		return NULL;
 	memcpy(&len, head + l->str_length, 8);
 	memcpy(&state, head + l->str_state, 4);
@@ -253,7 +377,7 @@ static char *read_str(struct python_procs *p, uint32_t pid, const struct python_
 	bytes = (size_t)len * unit;
 	raw = malloc(bytes ? bytes : 1);
 	out = malloc((size_t)len * 4 + 1);
-	if (!raw || !out || (bytes && !read_exact(p, pid, addr + data, raw, bytes))) {
+	if (!raw || !out || (bytes && !read_exact(p, e, addr + data, raw, bytes))) {
 		free(raw);
 		free(out);
 		return NULL;
@@ -294,94 +418,39 @@ static int load_code(struct python_procs *p, struct proc_entry *e, uint64_t code
 	int64_t table_len;
 	int32_t first;
 
+	p->read_gave_up = false;
 	if (l->co_code_adaptive > sizeof(head) ||
-	    !read_exact(p, e->pid, code, head, l->co_code_adaptive))
+	    !read_exact(p, e, code, head, l->co_code_adaptive))
 		return -EIO;
 	if (u64_at(head, l->ob_type) != e->code_type)
 		return -ENOENT; /* not a code object (any more) */
 	memcpy(&first, head + l->co_firstlineno, 4);
 	c->first_line = first > 0 ? first : 0;
-	c->qualname = read_str(p, e->pid, l, u64_at(head, l->co_qualname), MAX_NAME_CHARS);
-	c->filename =
-		absolute(e, read_str(p, e->pid, l, u64_at(head, l->co_filename), MAX_PATH_CHARS));
+	c->qualname = read_str(p, e, u64_at(head, l->co_qualname), MAX_NAME_CHARS);
+	c->filename = absolute(e, read_str(p, e, u64_at(head, l->co_filename), MAX_PATH_CHARS));
 	table = u64_at(head, l->co_linetable);
 	if (table && l->bytes_data <= sizeof(bytes_head) &&
-	    read_exact(p, e->pid, table, bytes_head, l->bytes_data)) {
+	    read_exact(p, e, table, bytes_head, l->bytes_data)) {
 		memcpy(&table_len, bytes_head + l->bytes_size, 8);
 		if (table_len > 0 && table_len <= MAX_LINETABLE) {
 			c->linetable = malloc((size_t)table_len);
-			if (c->linetable && read_exact(p, e->pid, table + l->bytes_data,
-						       c->linetable, (size_t)table_len))
+			if (c->linetable && read_exact(p, e, table + l->bytes_data, c->linetable,
+						       (size_t)table_len))
 				c->linetable_len = (uint32_t)table_len;
 		}
 	}
+	/* Names a stalled read left out are not kept: they are not the process's. */
+	if (p->read_gave_up)
+		return -EIO;
+	/* Indexed once: a lookup then decodes PY_LINE_STRIDE entries, not the table. */
+	if (c->linetable_len &&
+	    py_line_index_build(&c->lines, c->linetable, c->linetable_len, c->first_line))
+		return -ENOMEM;
 	if (!c->qualname)
 		c->qualname = strdup("[unknown Python function]");
 	if (!c->filename)
 		c->filename = strdup("<unknown>");
 	return c->qualname && c->filename ? 0 : -ENOMEM;
-}
-
-/* PEP 657's varints: 6 bits a byte, bit 6 says more follow. */
-static bool varint(const uint8_t *t, size_t len, size_t *i, uint32_t *v)
-{
-	unsigned shift = 0;
-	uint8_t b;
-
-	*v = 0;
-	do {
-		if (*i >= len || shift > 30)
-			return false;
-		b = t[(*i)++];
-		*v |= (uint32_t)(b & 63) << shift;
-		shift += 6;
-	} while (b & 64);
-	return true;
-}
-
-int python_line_of(const uint8_t *t, size_t len, int first_line, int64_t unit)
-{
-	int64_t addr = 0, line = first_line;
-	size_t i = 0;
-
-	if (unit < 0)
-		unit = 0;
-	while (i < len) {
-		uint8_t b = t[i++];
-		int code = (b >> 3) & 15, length = (b & 7) + 1, delta = 0;
-		uint32_t v;
-
-		if (!(b & 0x80))
-			return 0; /* not at an entry's first byte: a table we misread */
-		switch (code) {
-		case 15: /* no location */
-			break;
-		case 14: /* long form: line delta, end line, column, end column */
-		case 13: /* no column */
-			if (!varint(t, len, &i, &v))
-				return 0;
-			delta = (v & 1) ? -(int)(v >> 1) : (int)(v >> 1);
-			if (code == 14)
-				for (int k = 0; k < 3; k++)
-					if (!varint(t, len, &i, &v))
-						return 0;
-			break;
-		case 10:
-		case 11:
-		case 12: /* one line: the delta is in the code, two column bytes */
-			delta = code - 10;
-			i += 2;
-			break;
-		default: /* short form, same line: one column byte */
-			i += 1;
-			break;
-		}
-		line += delta; /* int64_t: a hostile table cannot overflow it in 2^31 entries */
-		if (unit < addr + length)
-			return code == 15 || line <= 0 || line > INT32_MAX ? 0 : (int)line;
-		addr += length;
-	}
-	return 0;
 }
 
 /*
@@ -396,6 +465,9 @@ static struct code_entry *keep_code(struct python_procs *p, struct proc_entry *e
 	uint32_t idx = reused ? vec_last(&p->free_codes) : (uint32_t)p->codes.len;
 
 	fresh->key = key;
+	fresh->cost = (uint32_t)(sizeof(*fresh) + 2 * sizeof(struct hmap_slot) + sizeof(idx) +
+				 strlen(fresh->qualname) + strlen(fresh->filename) + 2 +
+				 fresh->linetable_len + py_line_index_bytes(&fresh->lines));
 	if (p->live_codes < MAX_CODE_OBJECTS && (reused || !vec_push(&p->codes, *fresh))) {
 		if (!vec_push(&e->codes, idx)) {
 			if (!hmap_put(&p->code_index, key, idx)) {
@@ -404,6 +476,11 @@ static struct code_entry *keep_code(struct python_procs *p, struct proc_entry *e
 					p->codes.data[idx] = *fresh;
 				}
 				p->live_codes++;
+				p->bytes += fresh->cost;
+				if (p->bytes > p->stats.peak_bytes)
+					p->stats.peak_bytes = p->bytes;
+				p->shares.data[e->share].bytes += fresh->cost;
+				e->bytes += fresh->cost;
 				return &p->codes.data[idx];
 			}
 			e->codes.len--;
@@ -413,7 +490,34 @@ static struct code_entry *keep_code(struct python_procs *p, struct proc_entry *e
 	}
 	free_code(&once);
 	once = *fresh;
+	once.cost = 0;
 	return &once;
+}
+
+/* Whether `e` may keep one more code object: a code object costs MAX_LINETABLE at most. */
+static bool within_budget(struct python_procs *p, struct proc_entry *e)
+{
+	const struct uid_share *u = &p->shares.data[e->share];
+
+	if (e->bytes < p->max_proc_bytes && u->bytes < p->max_uid_bytes && p->bytes < p->max_bytes)
+		return true;
+	if (!e->said_over_budget) {
+		e->said_over_budget = true;
+		log_warn("Python process %u (uid %u): its code objects take %zu KiB (its uid's %zu "
+			 "KiB, all %zu KiB) of bpfprof's memory; its others are not read, their "
+			 "frames are named %s",
+			 e->pid, u->uid, e->bytes >> 10, u->bytes >> 10, p->bytes >> 10,
+			 OVER_BUDGET_NAME);
+	}
+	return false;
+}
+
+static void unread_location(struct python_location *out, const char *name)
+{
+	out->qualname = name;
+	out->filename = "<unknown>";
+	out->first_line = 0;
+	out->line = 0;
 }
 
 int python_procs_resolve(struct python_procs *p, uint32_t pid, uint64_t code, uint64_t instr,
@@ -429,6 +533,16 @@ int python_procs_resolve(struct python_procs *p, uint32_t pid, uint64_t code, ui
 	if (!e || !e->active || !code)
 		return -ENOENT;
 	if (!hmap_get(&p->code_index, key, &idx) || !p->codes.data[idx].qualname) {
+		if (stalled(p, e)) {
+			p->stats.stalled_frames++;
+			unread_location(out, STALLED_NAME);
+			return 0;
+		}
+		if (!within_budget(p, e)) {
+			p->stats.over_budget_frames++;
+			unread_location(out, OVER_BUDGET_NAME);
+			return 0;
+		}
 		err = load_code(p, e, code, &fresh);
 		if (err) {
 			free_code(&fresh);
@@ -443,6 +557,6 @@ int python_procs_resolve(struct python_procs *p, uint32_t pid, uint64_t code, ui
 	out->first_line = c->first_line;
 	/* Unsigned: a hostile instruction pointer wraps, it does not overflow. */
 	unit = (int64_t)(instr - (code + e->layout->co_code_adaptive)) / 2;
-	out->line = python_line_of(c->linetable, c->linetable_len, c->first_line, unit);
+	out->line = py_line_index_lookup(&c->lines, unit);
 	return 0;
 }

@@ -9,7 +9,10 @@
  *
  * Everything read is the process's own, so hostile: lengths are bounded,
  * every object's type is checked against the interpreter's PyCode_Type,
- * and a failed read is a frame without a name, never an error.
+ * and a failed read is a frame without a name, never an error. What is
+ * kept has a byte budget, shared out per uid and per process; a line table
+ * is indexed once (python_linetable.h); a read waits for a deadline only
+ * (python_reader.h), and a process whose read stalled is read no more.
  */
 #ifndef BPFPROF_LANG_PYTHON_PROCS_H
 #define BPFPROF_LANG_PYTHON_PROCS_H
@@ -18,25 +21,39 @@
 #include <sys/types.h>
 
 #include "python_layout.h"
+#include "python_reader.h"
 
 struct python_procs;
 
-/* Reads process memory: bytes read, or -1 (the default reads with process_vm_readv). */
-typedef ssize_t (*python_mem_read_fn)(void *ctx, uint32_t pid, uint64_t addr, void *buf,
-				      size_t len);
-
 struct python_procs *python_procs_new(void);
 void python_procs_free(struct python_procs *p);
-/* Tests: read memory through `fn` instead of process_vm_readv. */
+/* Tests: read memory through `fn` (on worker threads) instead of process_vm_readv. */
 void python_procs_set_reader(struct python_procs *p, python_mem_read_fn fn, void *ctx);
+/*
+ * Tests: the bytes kept over all processes, of one uid and of one process,
+ * and how long a read may take before its process is read no more.
+ */
+void python_procs_set_limits(struct python_procs *p, size_t max_bytes, size_t max_uid_bytes,
+			     size_t max_proc_bytes, unsigned read_deadline_ms);
+
+/* What was not read, for the recording's summary. */
+struct python_procs_stats {
+	uint64_t over_budget_frames; /* frames whose code object was past a memory share */
+	uint64_t stalled_frames;     /* frames of a process read no more after a stalled read */
+	uint32_t stalled_procs;	     /* processes one of whose reads stalled */
+	size_t bytes;		     /* what the code objects kept take now */
+	size_t peak_bytes;	     /* and at most */
+};
+void python_procs_get_stats(const struct python_procs *p, struct python_procs_stats *out);
 
 /*
- * Process `pid` runs the interpreter `info`, whose ELF addresses are
- * `load_bias` off in it; `cwd` (may be NULL) makes its relative script
- * paths absolute. Forgets what was known of an earlier image. 0 or -ENOMEM.
+ * Process `pid` of user `uid` (whose share of the cache it takes) runs the
+ * interpreter `info`, whose ELF addresses are `load_bias` off in it; `cwd`
+ * (may be NULL) makes its relative script paths absolute. Forgets what was
+ * known of an earlier image. 0 or -ENOMEM.
  */
-int python_procs_add(struct python_procs *p, uint32_t pid, const struct python_info *info,
-		     int64_t load_bias, const char *cwd);
+int python_procs_add(struct python_procs *p, uint32_t pid, uint32_t uid,
+		     const struct python_info *info, int64_t load_bias, const char *cwd);
 /*
  * `child` was forked from `parent`: the same interpreter at the same
  * addresses (its code objects are read anew). 0, or -ENOMEM.
@@ -57,14 +74,12 @@ struct python_location {
 /*
  * The function, file and line of a Python frame of `pid`: its code object
  * `code` and the frame's last instruction pointer `instr`. Strings stay
- * valid until the process is forgotten. 0, -ENOENT (not a Python process
- * here, or not a code object), -EIO (unreadable: the process is gone),
- * -ENOMEM.
+ * valid until the process is forgotten. A code object past the process's
+ * memory share, or of a process whose memory stalled a read, is not read:
+ * 0 with a name that says so. 0, -ENOENT (not a Python process here, or not
+ * a code object), -EIO (unreadable: the process is gone), -ENOMEM.
  */
 int python_procs_resolve(struct python_procs *p, uint32_t pid, uint64_t code, uint64_t instr,
 			 struct python_location *out);
-
-/* Line of code unit `unit` in a 3.11+ location table (PEP 657's format); 0: none. */
-int python_line_of(const uint8_t *table, size_t len, int first_line, int64_t unit);
 
 #endif
