@@ -2,7 +2,7 @@
 /*
  * The language runtimes' tables a binary or a process hands us (issue 26):
  * the first byte picks the parser, the rest is its input.
- *   0  .eh_frame without its index (unwind/eh_frame_index.c)
+ *   0  .eh_frame without its index (unwind/eh_frame_index.c), whole and within a budget
  *   1  Go's .gopclntab: functions, value tables, files and lines (lang/go_pclntab.c)
  *   2  a CPython location table (lang/python_procs.c's python_line_of)
  * Seeds: a small binary's .eh_frame, a hand-made two-function Go table, and
@@ -49,6 +49,7 @@ static void go_table(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct eh_fde_ref *refs;
 	uint64_t *starts;
 	size_t n;
 
@@ -58,6 +59,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	case 0:
 		if (!eh_frame_fde_starts(data + 1, size - 1, 0x1000, &starts, &n))
 			free(starts);
+		if (!eh_frame_fde_refs(data + 1, size - 1, 0x1000, 4, &refs, &n)) {
+			if (n > 4)
+				abort();
+			free(refs);
+		}
 		break;
 	case 1:
 		go_table(data + 1, size - 1);

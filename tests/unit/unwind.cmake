@@ -70,3 +70,7 @@ target_compile_definitions(test_table_worker PRIVATE CFI_FIX="$<TARGET_FILE:cfi_
 
 # An index whose entries all point at one long FDE: walked once (issue 27).
 bpfprof_unit_test(test_cfi_repeats ${UNWIND_TEST_DIR}/test_cfi_repeats.c)
+
+# A hostile .eh_frame's size and count of FDEs (issue 37): refused before it
+# is read, or before its FDEs are listed past the budget.
+bpfprof_unit_test(test_eh_frame_size ${UNWIND_TEST_DIR}/test_eh_frame_size.c)

@@ -1,0 +1,161 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# A local user's binary whose sections cost root's `bpfprof -a` what their
+# size or shape asks for (issue 37). Each attack runs beside a control: the
+# same program without the hostile section, recorded the same way; the
+# attack may cost root what the control does plus the file's own budget.
+#
+#   eh_frame_huge    a program whose .eh_frame is 900 MiB (sparse, after
+#                    32 MiB of 13-byte FDEs) and has no index: it was read
+#                    whole into root's memory (a user's file is read, not
+#                    mapped) and every FDE listed before any budget applied:
+#                    1.1 GB of peak RSS (control 0.2), 4.8 s of CPU (1.5),
+#                    other files' tables late. Now: refused on its size,
+#                    said once, peak RSS and CPU as the control's.
+#
+# Usage: hostile_sections.sh eh_frame_huge
+. "$(dirname "$0")/common.sh"
+require_root
+make_workdir
+MODE=${1:?usage: hostile_sections.sh eh_frame_huge}
+. "$(dirname "$0")/hostile_common.sh"
+VICTIM_PID=
+HOSTILE_CLEANUP+=('[ -n "$VICTIM_PID" ] && kill -KILL "$VICTIM_PID" 2>/dev/null')
+make_hostile_user
+BPFPROF_PREFIX=(/usr/bin/time -f "maxrss_kb %M cpu_s %U %S" -o "$WORK/time.txt")
+
+# as_user_in_dir CMD...: the user runs CMD in their directory.
+as_user_in_dir() {
+	(cd "$USER_DIR" && env TMPDIR="$USER_DIR" HOME="$USER_DIR" "${as_user[@]}" "$@")
+}
+
+# record NAME PROGRAM SECONDS: root records `bpfprof -a -v` while the user
+# runs PROGRAM; sets NAME_kb (peak RSS), NAME_cpu (user + system seconds),
+# NAME_rows (files with unwind rows at the end), NAME_pid.
+record() {
+	local name=$1 prog=$2 seconds=$3 kb cpu rows
+	"${as_user[@]}" "$prog" &
+	VICTIM_PID=$!
+	sleep 0.3
+	run_bpfprof 120 -a -d "$seconds" -v -o "$WORK/$name.json.gz"
+	kill -KILL "$VICTIM_PID"
+	wait "$VICTIM_PID" 2>/dev/null
+	expect_success
+	cp "$WORK/bpfprof.err" "$WORK/$name.err"
+	kb=$(awk '/maxrss_kb/ { print $2 }' "$WORK/time.txt")
+	cpu=$(awk '/maxrss_kb/ { print $4 + $5 }' "$WORK/time.txt")
+	rows=$(sed -n 's/.*unwind tables: [0-9]* files (\([0-9]*\) with rows.*/\1/p' "$WORK/$name.err" | tail -n 1)
+	printf -v "${name}_kb" '%s' "$kb"
+	printf -v "${name}_cpu" '%s' "$cpu"
+	printf -v "${name}_rows" '%s' "${rows:-0}"
+	printf -v "${name}_pid" '%s' "$VICTIM_PID"
+	VICTIM_PID=
+	log "   $name: peak RSS $((kb / 1024)) MiB, ${cpu} s of CPU, ${rows:-0} files with unwind rows"
+}
+
+# cpu_within ATTACK CONTROL: the attack's CPU at most the control's, half again
+# (another process may come or go between the two), plus one file's build
+# budget (CFI_FILE_MAX_CPU_NS: 1 s).
+cpu_within() {
+	awk -v a="$1" -v c="$2" 'BEGIN { exit !(a <= 1.5 * c + 1) }'
+}
+
+# spin_frames PROFILE PID: samples of PID whose leaf is spin, their distinct
+# addresses, and how many of those have a line.
+spin_frames() {
+	"$NODE" --input-type=module -e '
+import { Profile } from "'"$CHECK_DIR"'/profile.mjs";
+const p = Profile.fromFile(process.argv[1]);
+const addrs = new Set(), lined = new Set();
+let n = 0;
+for (const t of p.threadsOfProcess(process.argv[2])) for (const s of p.samplesOf(t)) {
+	const leaf = s.path[s.path.length - 1];
+	if (leaf === undefined || p.frameFuncName(leaf) !== "spin") continue;
+	n++;
+	const a = p.shared.frameTable.address[leaf];
+	addrs.add(a);
+	if (p.shared.frameTable.line[leaf] > 0) lined.add(a);
+}
+console.log(`${n} ${addrs.size} ${lined.size}`);
+' "$1" "$2"
+}
+
+case $MODE in
+eh_frame_huge)
+	[ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is not installed"
+	cat >"$USER_DIR/spin.c" <<'EOF'
+volatile unsigned long sink;
+__attribute__((noinline)) void spin(void) { for (unsigned long i = 0; i < 100000000UL; i++) sink += i; }
+int main(void) { for (;;) spin(); return 0; }
+EOF
+	# grow.py BINARY SECTION_MIB HEAD_MIB: .eh_frame moved to the end and made
+	# SECTION_MIB long, HEAD_MIB of records (a CIE, FDEs of one byte of code
+	# each) then a hole; .eh_frame_hdr renamed, so the reader lists the FDEs.
+	cat >"$USER_DIR/grow.py" <<'PY'
+import struct, sys
+
+path, section_mib, head_mib = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+with open(path, "r+b") as f:
+    elf = bytearray(f.read())
+    shoff, = struct.unpack_from("<Q", elf, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", elf, 0x3A)
+    sh = lambda i: shoff + i * shentsize
+    strtab, = struct.unpack_from("<Q", elf, sh(shstrndx) + 24)
+    def name(i):
+        at = strtab + struct.unpack_from("<I", elf, sh(i))[0]
+        return bytes(elf[at:elf.index(b"\0", at)])
+    eh = [i for i in range(shnum) if name(i) == b".eh_frame"][0]
+    # CIE "zR": FDE locations PC-relative 2-byte (0x12); CFA rsp + 8, return address at CFA - 8.
+    cie = struct.pack("<IB", 0, 1) + b"zR\0" + bytes([1, 0x78, 16, 1, 0x12, 0x0c, 7, 8, 0x90, 1])
+    head = bytearray(struct.pack("<I", len(cie)) + cie)
+    n = ((head_mib << 20) - len(head)) // 13
+    fdes = bytearray(13 * n)
+    for k in range(n):
+        # length 9, back to the CIE, location: the field itself, 1 byte, no augmentation data
+        struct.pack_into("<IIhHB", fdes, 13 * k, 9, len(head) + 13 * k + 4, 0, 1, 0)
+    start = (len(elf) + 4095) & ~4095
+    f.seek(start)
+    f.write(head + fdes)
+    f.truncate(start + (section_mib << 20))
+    struct.pack_into("<QQ", elf, sh(eh) + 24, start, section_mib << 20)
+    for i in range(shnum):
+        if name(i) == b".eh_frame_hdr":
+            elf[strtab + struct.unpack_from("<I", elf, sh(i))[0] + 12] = ord("X")
+    f.seek(0)
+    f.write(elf)
+print(n, "FDEs")
+PY
+	chown "$USER_NAME:" "$USER_DIR/spin.c" "$USER_DIR/grow.py"
+	as_user_in_dir gcc -O2 -o spin spin.c >"$WORK/build.out" 2>&1 &&
+		as_user_in_dir cp spin spin_big >>"$WORK/build.out" 2>&1 &&
+		as_user_in_dir /usr/bin/python3 grow.py spin_big 900 32 >>"$WORK/build.out" 2>&1 ||
+		fail "the user cannot build the program: $(cat "$WORK/build.out")"
+	size=$(readelf -SW "$USER_DIR/spin_big" | awk '$2 == ".eh_frame" { print $6 }')
+	[ $((16#${size:-0})) -ge $((900 << 20)) ] || fail "spin_big's .eh_frame is ${size:-not there}: the test tests nothing"
+	log "the user's spin_big: $(tail -n 1 "$WORK/build.out"), .eh_frame of $((16#$size >> 20)) MiB," \
+		"$(du -k "$USER_DIR/spin_big" | cut -f1) KiB on disk"
+
+	record control "$USER_DIR/spin" 3
+	record attack "$USER_DIR/spin_big" 3
+	said=$(grep -c "spin_big: its unwind table would cost more than its budget" "$WORK/attack.err")
+	[ "$said" -eq 1 ] || fail "spin_big's table was said over its budget $said times, not once"
+	ok "said once: $(grep "spin_big: its unwind table" "$WORK/attack.err")"
+	[ "$attack_kb" -lt $((control_kb + 100 * 1024)) ] ||
+		fail "a 900 MiB .eh_frame cost $(((attack_kb - control_kb) / 1024)) MiB of peak RSS (want < 100)"
+	ok "peak RSS $((attack_kb / 1024)) MiB, $((control_kb / 1024)) MiB without the section"
+	cpu_within "$attack_cpu" "$control_cpu" ||
+		fail "bpfprof took ${attack_cpu} s of CPU beside the section, ${control_cpu} s without"
+	ok "${attack_cpu} s of CPU, ${control_cpu} s without the section"
+	# Its build kept no other file waiting (1.1 GB was 27 files with rows of 65).
+	[ "$attack_rows" -ge $((control_rows / 2)) ] ||
+		fail "$attack_rows files with unwind rows beside the section, $control_rows without"
+	ok "$attack_rows files with unwind rows, $control_rows without the section"
+	read -r n _ <<<"$(spin_frames "$WORK/attack.json.gz" "$attack_pid")" || fail "cannot read the profile"
+	[ "$n" -ge 10 ] || fail "spin_big has $n samples in spin: not profiled"
+	ok "spin_big profiled: $n samples in spin"
+	;;
+*)
+	fail "unknown mode $MODE"
+	;;
+esac
