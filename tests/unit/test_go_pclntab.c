@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "go_image.h"
 #include "lang/go_pclntab.h"
 #include "test.h"
 #include "unwind/go_table.h"
@@ -323,11 +324,6 @@ static void put32(uint8_t *p, uint32_t v)
 	memcpy(p, &v, 4);
 }
 
-static void put64(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
 /*
  * Issue 27: a table whose 60,000 function entries, 64 KiB apart, share one
  * record and so one pcsp stream of a row per byte names 3.9G rows from
@@ -345,16 +341,8 @@ static uint8_t *shared_stream_table(size_t *size, uint32_t nfunc)
 	t = calloc(1, *size);
 	if (!t)
 		return NULL;
-	put32(t, 0xfffffff1u); /* Go 1.20 */
-	t[6] = 1;	       /* quantum */
-	t[7] = 8;	       /* pointer size */
-	put64(t + 8, nfunc);
-	put64(t + 24, 0x401000);  /* text */
-	put64(t + 32, names);	  /* funcnametab: "f" */
-	put64(t + 40, names + 2); /* cutab, filetab: empty */
-	put64(t + 48, names + 2);
-	put64(t + 56, pctab);
-	put64(t + 64, functab);
+	/* funcnametab: "f"; cutab, filetab: empty */
+	go_image_header(t, nfunc, 0x401000, names, names + 2, names + 2, pctab, functab);
 	t[names] = 'f';
 	/* pcsp at 1: SP one byte deeper at every byte (never two rows alike). */
 	for (size_t i = 0; i < SPAN; i++) {

@@ -47,6 +47,13 @@ if(BPFPROF_GO)
   target_compile_definitions(test_go_pclntab PRIVATE GO_BINARY="${BPFPROF_GO_REAL}")
 endif()
 
+# Go's files and lines for the symbolizer, each function's tables decoded
+# once, within a budget per binary (issue 37): the same lines as walking.
+bpfprof_unit_test(test_go_lines ${UNWIND_TEST_DIR}/test_go_lines.c)
+if(BPFPROF_GO)
+  target_compile_definitions(test_go_lines PRIVATE GO_BINARY="${BPFPROF_GO_REAL}")
+endif()
+
 # The CFI programs run once (issue 27): the tables are libdw's row for row on
 # real binaries (cfi_table_libdw.c: the quadratic builder of before), an FDE
 # of 300k rows is linear, the budgets stop longer ones.

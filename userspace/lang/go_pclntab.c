@@ -400,24 +400,29 @@ bool go_pcvalue_at(const struct go_pclntab *t, uint32_t table, uint64_t entry, u
 	return false;
 }
 
+const char *go_pclntab_file(const struct go_pclntab *t, const struct go_func *f, int32_t fileno)
+{
+	uint64_t idx = (uint64_t)f->cu_offset + (uint64_t)fileno;
+	bool ok = true;
+	uint32_t off;
+
+	if (fileno < 0 || idx >= t->cutab_len)
+		return NULL;
+	off = rd32(t, t->cutab + 4 * (size_t)idx, &ok);
+	if (!ok || off == UINT32_MAX)
+		return NULL;
+	return string_at(t, t->filetab, off);
+}
+
 bool go_pclntab_line(const struct go_pclntab *t, const struct go_func *f, uint64_t pc,
 		     const char **file, int *line)
 {
 	int32_t fileno, ln;
-	uint64_t idx;
-	bool ok = true;
-	uint32_t off;
 
 	if (!go_pcvalue_at(t, f->pcfile, f->entry, f->end, pc, &fileno) || fileno < 0 ||
 	    !go_pcvalue_at(t, f->pcln, f->entry, f->end, pc, &ln) || ln <= 0)
 		return false;
-	idx = (uint64_t)f->cu_offset + (uint64_t)fileno;
-	if (idx >= t->cutab_len)
-		return false;
-	off = rd32(t, t->cutab + 4 * (size_t)idx, &ok);
-	if (!ok || off == UINT32_MAX)
-		return false;
-	*file = string_at(t, t->filetab, off);
+	*file = go_pclntab_file(t, f, fileno);
 	*line = ln;
-	return **file != '\0';
+	return *file && **file != '\0';
 }

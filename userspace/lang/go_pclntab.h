@@ -91,7 +91,14 @@ bool go_pcvalue_next(struct go_pcvalue_iter *it, uint64_t *start, uint64_t *end,
 bool go_pcvalue_at(const struct go_pclntab *t, uint32_t table, uint64_t entry, uint64_t limit,
 		   uint64_t pc, int32_t *value);
 
-/* The source file and line of `pc` in `f`; false when the tables do not say. */
+/* The name of file `fileno` (a pcfile value) of `f`'s unit; NULL out of bounds, "" unnamed. */
+const char *go_pclntab_file(const struct go_pclntab *t, const struct go_func *f, int32_t fileno);
+
+/*
+ * The source file and line of `pc` in `f`; false when the tables do not
+ * say. Each call walks both tables from the entry (the symbolizer has
+ * go_lines.h's decoded ones instead).
+ */
 bool go_pclntab_line(const struct go_pclntab *t, const struct go_func *f, uint64_t pc,
 		     const char **file, int *line);
 
