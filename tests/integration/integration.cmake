@@ -250,7 +250,7 @@ bpfprof_integration_test(hostile_files_truncate_mapped 180 TRUE hostile_files.sh
 # (issue 37), each beside a control: a 900 MiB .eh_frame refused on its
 # size, a Go line table of 2^20 empty steps decoded once, not per address.
 foreach(mode eh_frame_huge gopclntab_lines)
-  bpfprof_integration_test(hostile_sections_${mode} 240 TRUE hostile_sections.sh ${mode})
+  bpfprof_integration_test(hostile_sections_${mode} 480 TRUE hostile_sections.sh ${mode})
 endforeach()
 
 # A local user against continuous --out-dir and bpfprof report (issue 27): an

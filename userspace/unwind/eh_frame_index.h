@@ -16,9 +16,10 @@
 /*
  * The largest .eh_frame (and .eh_frame_hdr) a table is built from: 64 MiB.
  * The largest real ones are a tenth of it (libclang-cpp, libLLVM: 5.5 MB,
- * 1.07M rows), and a section this size holds more rows than any budget
- * allows; a user's file is read, not mapped (util/elf_open.h), so a bigger
- * one would cost its whole size in memory before its budget could say no.
+ * 1.07M rows), and real code's CFI this size would hold several times the
+ * rows a file's budget allows. A user's file is read, not mapped
+ * (util/elf_open.h: mapped, they could truncate it under us), so a bigger
+ * section would cost its whole size in memory before its budget said no.
  */
 #define EH_FRAME_MAX_BYTES (64u << 20)
 
