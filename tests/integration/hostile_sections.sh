@@ -19,12 +19,16 @@
 #                    them (38 s of CPU for a 5 s recording, 0.6 without).
 #                    Now each table is decoded once, within a budget per
 #                    binary: CPU as the control's, and the lines still named.
+#   gopclntab_huge   a Go table of 900 MiB (its real bytes, then a hole): read
+#                    and copied by the unwinder and by the symbolizer, which
+#                    kept it: 3.5 GB of peak RSS (-p, control 90 MB). Now:
+#                    refused on its size, said once, RSS as the control's.
 #
-# Usage: hostile_sections.sh eh_frame_huge|gopclntab_lines
+# Usage: hostile_sections.sh eh_frame_huge|gopclntab_lines|gopclntab_huge
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
-MODE=${1:?usage: hostile_sections.sh eh_frame_huge|gopclntab_lines}
+MODE=${1:?usage: hostile_sections.sh eh_frame_huge|gopclntab_lines|gopclntab_huge}
 . "$(dirname "$0")/hostile_common.sh"
 VICTIM_PID=
 HOSTILE_CLEANUP+=('[ -n "$VICTIM_PID" ] && kill -KILL "$VICTIM_PID" 2>/dev/null')
@@ -87,21 +91,19 @@ console.log(`${n} ${addrs.size} ${lined.size}`);
 ' "$1" "$2"
 }
 
-case $MODE in
-eh_frame_huge)
-	[ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is not installed"
-	cat >"$USER_DIR/spin.c" <<'EOF'
-volatile unsigned long sink;
-__attribute__((noinline)) void spin(void) { for (unsigned long i = 0; i < 100000000UL; i++) sink += i; }
-int main(void) { for (;;) spin(); return 0; }
-EOF
-	# grow.py BINARY SECTION_MIB HEAD_MIB: .eh_frame moved to the end and made
-	# SECTION_MIB long, HEAD_MIB of records (a CIE, FDEs of one byte of code
-	# each) then a hole; .eh_frame_hdr renamed, so the reader lists the FDEs.
+# write_grow_tool: $USER_DIR/grow.py, with which the user makes a section of
+# their binary SECTION_MIB long, moved to the end of the file, a hole after
+# its first bytes (a sparse file: free to make):
+#   grow.py eh_frame BINARY SECTION_MIB HEAD_MIB   HEAD_MIB of records (a CIE,
+#       FDEs of one byte of code each); .eh_frame_hdr renamed, so that the
+#       reader lists the FDEs itself
+#   grow.py gopclntab BINARY SECTION_MIB           the table's own bytes first,
+#       so that it still reads
+write_grow_tool() {
 	cat >"$USER_DIR/grow.py" <<'PY'
 import struct, sys
 
-path, section_mib, head_mib = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+what, path, mib = sys.argv[1], sys.argv[2], int(sys.argv[3])
 with open(path, "r+b") as f:
     elf = bytearray(f.read())
     shoff, = struct.unpack_from("<Q", elf, 0x28)
@@ -111,63 +113,83 @@ with open(path, "r+b") as f:
     def name(i):
         at = strtab + struct.unpack_from("<I", elf, sh(i))[0]
         return bytes(elf[at:elf.index(b"\0", at)])
-    eh = [i for i in range(shnum) if name(i) == b".eh_frame"][0]
-    # CIE "zR": FDE locations PC-relative 2-byte (0x12); CFA rsp + 8, return address at CFA - 8.
-    cie = struct.pack("<IB", 0, 1) + b"zR\0" + bytes([1, 0x78, 16, 1, 0x12, 0x0c, 7, 8, 0x90, 1])
-    head = bytearray(struct.pack("<I", len(cie)) + cie)
-    n = ((head_mib << 20) - len(head)) // 13
-    fdes = bytearray(13 * n)
-    for k in range(n):
-        # length 9, back to the CIE, location: the field itself, 1 byte, no augmentation data
-        struct.pack_into("<IIhHB", fdes, 13 * k, 9, len(head) + 13 * k + 4, 0, 1, 0)
+    scn = [i for i in range(shnum) if name(i) == b"." + what.encode()][0]
+    if what == "eh_frame":
+        # CIE "zR": FDE locations PC-relative 2-byte (0x12); CFA rsp + 8, return address at CFA - 8.
+        cie = struct.pack("<IB", 0, 1) + b"zR\0" + bytes([1, 0x78, 16, 1, 0x12, 0x0c, 7, 8, 0x90, 1])
+        head = bytearray(struct.pack("<I", len(cie)) + cie)
+        n = ((int(sys.argv[4]) << 20) - len(head)) // 13
+        fdes = bytearray(13 * n)
+        for k in range(n):
+            # length 9, back to the CIE, location: the field itself, 1 byte, no augmentation data
+            struct.pack_into("<IIhHB", fdes, 13 * k, 9, len(head) + 13 * k + 4, 0, 1, 0)
+        head += fdes
+        for i in range(shnum):
+            if name(i) == b".eh_frame_hdr":
+                elf[strtab + struct.unpack_from("<I", elf, sh(i))[0] + 12] = ord("X")
+        print(n, "FDEs")
+    else:
+        off, size = struct.unpack_from("<QQ", elf, sh(scn) + 24)
+        head = elf[off:off + size]
     start = (len(elf) + 4095) & ~4095
     f.seek(start)
-    f.write(head + fdes)
-    f.truncate(start + (section_mib << 20))
-    struct.pack_into("<QQ", elf, sh(eh) + 24, start, section_mib << 20)
-    for i in range(shnum):
-        if name(i) == b".eh_frame_hdr":
-            elf[strtab + struct.unpack_from("<I", elf, sh(i))[0] + 12] = ord("X")
+    f.write(head)
+    f.truncate(start + (mib << 20))
+    struct.pack_into("<QQ", elf, sh(scn) + 24, start, mib << 20)
     f.seek(0)
     f.write(elf)
-print(n, "FDEs")
 PY
-	chown "$USER_NAME:" "$USER_DIR/spin.c" "$USER_DIR/grow.py"
-	as_user_in_dir gcc -O2 -o spin spin.c >"$WORK/build.out" 2>&1 &&
-		as_user_in_dir cp spin spin_big >>"$WORK/build.out" 2>&1 &&
-		as_user_in_dir /usr/bin/python3 grow.py spin_big 900 32 >>"$WORK/build.out" 2>&1 ||
-		fail "the user cannot build the program: $(cat "$WORK/build.out")"
-	size=$(readelf -SW "$USER_DIR/spin_big" | awk '$2 == ".eh_frame" { print $6 }')
-	[ $((16#${size:-0})) -ge $((900 << 20)) ] || fail "spin_big's .eh_frame is ${size:-not there}: the test tests nothing"
-	log "the user's spin_big: $(tail -n 1 "$WORK/build.out"), .eh_frame of $((16#$size >> 20)) MiB," \
-		"$(du -k "$USER_DIR/spin_big" | cut -f1) KiB on disk"
+	chown "$USER_NAME:" "$USER_DIR/grow.py"
+}
 
-	record control "$USER_DIR/spin" 3
-	record attack "$USER_DIR/spin_big" 3
+# grow BINARY SECTION ARGS...: the user copies their BINARY to BINARY_big and
+# grows its SECTION to 900 MiB (write_grow_tool); fails unless it is.
+grow() {
+	local size said
+	as_user_in_dir cp "$1" "$1_big" >"$WORK/grow.out" 2>&1 &&
+		as_user_in_dir /usr/bin/python3 grow.py "$2" "$1_big" 900 "${@:3}" >>"$WORK/grow.out" 2>&1 ||
+		fail "the user cannot grow $1's .$2: $(cat "$WORK/grow.out")"
+	size=$(readelf -SW "$USER_DIR/$1_big" | awk -v s=".$2" '$2 == s { print $6 }')
+	[ $((16#${size:-0})) -ge $((900 << 20)) ] || fail "$1_big's .$2 is ${size:-not there}: the test tests nothing"
+	said=$(cat "$WORK/grow.out")
+	log "the user's $1_big: .$2 of $((16#$size >> 20)) MiB${said:+ ($said)}," \
+		"$(du -k "$USER_DIR/$1_big" | cut -f1) KiB on disk"
+}
+
+# expect_refused_on_size PROGRAM SECTION: after `record control` and `record
+# attack` (PROGRAM with its SECTION grown): the section refused on its size,
+# said once; peak RSS, CPU and other files' tables as the control's; the
+# program still profiled.
+expect_refused_on_size() {
+	local said n
 	# This user's file, by its path: another test's bpfprof -a may see other users' programs.
-	said=$(grep -cF "$USER_DIR/spin_big: its unwind table would cost more than its budget" "$WORK/attack.err")
-	[ "$said" -eq 1 ] || fail "spin_big's table was said over its budget $said times, not once"
-	ok "said once: $(grep -F "$USER_DIR/spin_big: its unwind table" "$WORK/attack.err")"
+	said=$(grep -cF "$USER_DIR/$1: its unwind table would cost more than its budget (the size of .$2)" \
+		"$WORK/attack.err")
+	[ "$said" -eq 1 ] || fail "$1's table was said over its budget (the size of .$2) $said times, not once"
+	ok "said once: $(grep -F "$USER_DIR/$1: its unwind table" "$WORK/attack.err")"
 	[ "$attack_kb" -lt $((control_kb + 100 * 1024)) ] ||
-		fail "a 900 MiB .eh_frame cost $(((attack_kb - control_kb) / 1024)) MiB of peak RSS (want < 100)"
+		fail "a 900 MiB .$2 cost $(((attack_kb - control_kb) / 1024)) MiB of peak RSS (want < 100)"
 	ok "peak RSS $((attack_kb / 1024)) MiB, $((control_kb / 1024)) MiB without the section"
 	cpu_within "$attack_cpu" "$control_cpu" ||
 		fail "bpfprof took ${attack_cpu} s of CPU beside the section, ${control_cpu} s without"
 	ok "${attack_cpu} s of CPU, ${control_cpu} s without the section"
-	# Its build kept no other file waiting (1.1 GB was 27 files with rows of 65).
+	# Its build kept no other file waiting (the 900 MiB .eh_frame: 27 files with rows of 65).
 	[ "$attack_rows" -ge $((control_rows / 2)) ] ||
 		fail "$attack_rows files with unwind rows beside the section, $control_rows without"
 	ok "$attack_rows files with unwind rows, $control_rows without the section"
 	read -r n _ <<<"$(spin_frames "$WORK/attack.json.gz" "$attack_pid")" || fail "cannot read the profile"
-	[ "$n" -ge 10 ] || fail "spin_big has $n samples in spin: not profiled"
-	ok "spin_big profiled: $n samples in spin"
-	;;
-gopclntab_lines)
-	# spin: 16,384 four-byte instructions in a loop, so that samples fall on
-	# thousands of addresses. Its Go table (1.20's layout): file and line
-	# from one stream, NOISE pairs of changes that cover no code, then the
-	# line for the whole function.
-	cat >"$USER_DIR/spin.S.in" <<'EOF'
+	[ "$n" -ge 10 ] || fail "$1 has $n samples in spin: not profiled"
+	ok "$1 profiled: $n samples in spin"
+}
+
+# build_go_spin NAME NOISE: the user builds $USER_DIR/NAME, main calling
+# spin: 16,384 four-byte instructions in a loop, so that samples fall on
+# thousands of addresses. Its Go table (1.20's layout): file and line from
+# one stream, NOISE pairs of changes that cover no code, then the line for
+# the whole function.
+build_go_spin() {
+	if [ ! -f "$USER_DIR/spin.S.in" ]; then
+		cat >"$USER_DIR/spin.S.in" <<'EOF'
 	.text
 	.globl	spin
 	.type	spin, @function
@@ -205,19 +227,38 @@ func:	/* entryoff nameoff args deferreturn pcsp pcfile pcln npcdata cu startLine
 	.byte	0, 0, 0, 0
 	.section .note.GNU-stack, "", @progbits
 EOF
-	cat >"$USER_DIR/main.c" <<'EOF'
+		cat >"$USER_DIR/main.c" <<'EOF'
 void spin(void);
 int main(void) { spin(); return 0; }
 EOF
-	chown "$USER_NAME:" "$USER_DIR/spin.S.in" "$USER_DIR/main.c"
+		chown "$USER_NAME:" "$USER_DIR/spin.S.in" "$USER_DIR/main.c"
+	fi
+	as_user_in_dir gcc -x assembler -Wa,--defsym,NOISE="$2" -c -o "$1.o" spin.S.in >"$WORK/build.out" 2>&1 &&
+		as_user_in_dir gcc -O2 -no-pie -o "$1" main.c "$1.o" >>"$WORK/build.out" 2>&1 ||
+		fail "the user cannot build $1: $(cat "$WORK/build.out")"
+}
+
+case $MODE in
+eh_frame_huge)
+	[ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is not installed"
+	cat >"$USER_DIR/spin.c" <<'EOF'
+volatile unsigned long sink;
+__attribute__((noinline)) void spin(void) { for (unsigned long i = 0; i < 100000000UL; i++) sink += i; }
+int main(void) { for (;;) spin(); return 0; }
+EOF
+	chown "$USER_NAME:" "$USER_DIR/spin.c"
+	as_user_in_dir gcc -O2 -o spin spin.c >"$WORK/build.out" 2>&1 ||
+		fail "the user cannot build the program: $(cat "$WORK/build.out")"
+	write_grow_tool
+	grow spin eh_frame 32
+	record control "$USER_DIR/spin" 3
+	record attack "$USER_DIR/spin_big" 3
+	expect_refused_on_size spin_big eh_frame
+	;;
+gopclntab_lines)
+	build_go_spin spin_quiet 0
 	# 2 + 2 * 524,284 steps: the most one walk takes (2^20).
-	as_user_in_dir gcc -x assembler -Wa,--defsym,NOISE=0 -c -o quiet.o spin.S.in \
-		>"$WORK/build.out" 2>&1 &&
-		as_user_in_dir gcc -x assembler -Wa,--defsym,NOISE=524284 -c -o noisy.o spin.S.in \
-			>>"$WORK/build.out" 2>&1 &&
-		as_user_in_dir gcc -O2 -no-pie -o spin_quiet main.c quiet.o >>"$WORK/build.out" 2>&1 &&
-		as_user_in_dir gcc -O2 -no-pie -o spin_noisy main.c noisy.o >>"$WORK/build.out" 2>&1 ||
-		fail "the user cannot build the programs: $(cat "$WORK/build.out")"
+	build_go_spin spin_noisy 524284
 	log "the user's programs: spin_quiet $(stat -c %s "$USER_DIR/spin_quiet") bytes," \
 		"spin_noisy $(stat -c %s "$USER_DIR/spin_noisy") bytes"
 
@@ -235,6 +276,15 @@ EOF
 	# One function's two tables, decoded once: far within the binary's budget.
 	[ "$al" -eq "$aa" ] || fail "only $al of spin's $aa addresses have a line"
 	ok "every one of spin's $aa addresses has its line"
+	;;
+gopclntab_huge)
+	[ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is not installed"
+	build_go_spin spin_go 0
+	write_grow_tool
+	grow spin_go gopclntab
+	record control "$USER_DIR/spin_go" 3
+	record attack "$USER_DIR/spin_go_big" 3
+	expect_refused_on_size spin_go_big gopclntab
 	;;
 *)
 	fail "unknown mode $MODE"

@@ -247,9 +247,10 @@ endforeach()
 bpfprof_integration_test(hostile_files_truncate_mapped 180 TRUE hostile_files.sh truncate_mapped)
 
 # A local user's binary whose sections cost what their size or shape asks
-# (issue 37), each beside a control: a 900 MiB .eh_frame refused on its
-# size, a Go line table of 2^20 empty steps decoded once, not per address.
-foreach(mode eh_frame_huge gopclntab_lines)
+# (issue 37), each beside a control: a 900 MiB .eh_frame or .gopclntab
+# refused on its size, a Go line table of 2^20 empty steps decoded once, not
+# per address.
+foreach(mode eh_frame_huge gopclntab_lines gopclntab_huge)
   bpfprof_integration_test(hostile_sections_${mode} 480 TRUE hostile_sections.sh ${mode})
 endforeach()
 

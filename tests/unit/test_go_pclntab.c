@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "eh_image.h"
 #include "go_image.h"
 #include "lang/go_pclntab.h"
 #include "test.h"
@@ -399,6 +400,39 @@ static void shared_pcsp_refused(void)
 	go_pclntab_close(&t);
 }
 
+/*
+ * A .gopclntab whose header claims more than GO_PCLNTAB_MAX_BYTES (issue
+ * 37: a 900 MiB hole cost 3.7 GB): refused on its size, never read. The
+ * image holds a few bytes: a reader that tried would fail another way.
+ */
+static void huge_section_refused_unread(void)
+{
+	size_t total, names;
+	uint8_t *img = calloc(1, eh_image_size(256));
+	Elf64_Shdr *sh;
+	struct go_pclntab t;
+	struct cfi_table rows;
+	struct go_table_stats st;
+	uint64_t lo, hi;
+	Elf *elf;
+
+	if (!img)
+		return;
+	total = eh_image_finish(img, 0x1000, 128, 0x1080, 128);
+	sh = (Elf64_Shdr *)(img + ((Elf64_Ehdr *)img)->e_shoff);
+	/* Section 2 (".eh_frame_hdr", 14 bytes of name) renamed. */
+	names = sh[3].sh_offset;
+	memcpy(img + names + sh[2].sh_name, ".gopclntab", 11);
+	sh[2].sh_size = (uint64_t)GO_PCLNTAB_MAX_BYTES + 1;
+	elf = elf_memory((char *)img, total);
+	CHECK(elf != NULL);
+	CHECK_EQ_INT(go_pclntab_open(elf, &t), -E2BIG);
+	CHECK_EQ_INT(go_table_build(elf, &cfi_default_budget, &rows, &lo, &hi, &st), -E2BIG);
+	CHECK(st.over_budget && !strcmp(st.over_budget, "the size of .gopclntab"));
+	elf_end(elf);
+	free(img);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -407,5 +441,6 @@ int main(void)
 	RUN(overlay_keeps_c_rows);
 	RUN(hostile_tables);
 	RUN(shared_pcsp_refused);
+	RUN(huge_section_refused_unread);
 	return test_summary();
 }

@@ -185,9 +185,13 @@ static int find_in_relro(Elf *elf, struct go_pclntab *t)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn = elf_section_by_name(elf, ".data.rel.ro", &sh);
-	Elf_Data *data = scn && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
+	Elf_Data *data = NULL;
 	const uint8_t *b;
 
+	if (scn && sh.sh_size > GO_PCLNTAB_MAX_BYTES)
+		return -E2BIG; /* before it is read */
+	if (scn && sh.sh_type != SHT_NOBITS)
+		data = elf_getdata(scn, NULL);
 	if (!data || !data->d_buf || data->d_size < 64)
 		return -ENOENT;
 	b = data->d_buf;
@@ -221,6 +225,8 @@ int go_pclntab_open(Elf *elf, struct go_pclntab *t)
 									: -ENOENT;
 	if (shdr.sh_type == SHT_NOBITS)
 		return -ENOENT;
+	if (shdr.sh_size > GO_PCLNTAB_MAX_BYTES)
+		return -E2BIG; /* before it is read */
 	data = elf_getdata(scn, NULL);
 	if (!data || !data->d_buf || data->d_size < 64)
 		return -ENOENT;

@@ -46,11 +46,21 @@ struct go_func {
 };
 
 /*
+ * The largest section a table is read from: 128 MiB. The go command's is
+ * 2.8 MB (a quarter of its 10.7 MB), so this is a Go binary of ~450 MB. A
+ * user's file is read, not mapped (util/elf_open.h), and the table then
+ * copied: a 900 MiB one (a hole, free to make) cost root 3.7 GB of peak
+ * RSS and kept 900 MiB for the symbolizer (issue 37). Over it, Go's code
+ * is walked with frame pointers, which Go keeps.
+ */
+#define GO_PCLNTAB_MAX_BYTES (128u << 20)
+
+/*
  * Find and copy the table of `elf`: the .gopclntab section, Go's PIE layout
  * (.data.rel.ro.gopclntab), or an externally linked PIE's (inside
  * .data.rel.ro, found by its header and its text relocation). 0, -ENOENT
  * (not a Go binary, or a layout not read here), -EINVAL (a corrupt
- * header), -ENOMEM.
+ * header), -ENOMEM, -E2BIG (a section over GO_PCLNTAB_MAX_BYTES, unread).
  */
 int go_pclntab_open(Elf *elf, struct go_pclntab *t);
 /*
