@@ -262,6 +262,14 @@ endforeach()
 # its tables or symbolizes it (issue 27): no SIGBUS, the profile written.
 bpfprof_integration_test(hostile_files_truncate_mapped 180 TRUE hostile_files.sh truncate_mapped)
 
+# A local user's binary whose sections cost what their size or shape asks
+# (issue 37), each beside a control: a 900 MiB .eh_frame or .gopclntab
+# refused on its size, a Go line table of 2^20 empty steps decoded once, not
+# per address.
+foreach(mode eh_frame_huge gopclntab_lines gopclntab_huge)
+  bpfprof_integration_test(hostile_sections_${mode} 480 TRUE hostile_sections.sh ${mode})
+endforeach()
+
 # A local user against continuous --out-dir and bpfprof report (issue 27): an
 # inotify racer that swaps root's new directory for a link, a link in the
 # middle of the path, names that hold terminal escapes.

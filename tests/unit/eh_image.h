@@ -76,4 +76,23 @@ static inline size_t eh_image_finish(uint8_t *img, uint64_t hdr_addr, size_t hdr
 	return eh->e_shoff + 4 * sizeof(*sh);
 }
 
+/*
+ * The head of an .eh_frame_hdr at `hdr_addr` (`hdr`, its bytes) indexing
+ * `count` FDEs of the .eh_frame at `eh_addr`, in the encodings every linker
+ * writes; the table's entries (start, FDE: each 4 bytes, relative to
+ * `hdr_addr`) follow from byte 12.
+ */
+static inline void eh_image_hdr_head(uint8_t *hdr, uint64_t hdr_addr, uint64_t eh_addr,
+				     uint32_t count)
+{
+	uint32_t eh_frame_ptr = (uint32_t)(eh_addr - (hdr_addr + 4));
+
+	hdr[0] = 1;
+	hdr[1] = 0x1b; /* eh_frame_ptr: pcrel sdata4 */
+	hdr[2] = 0x03; /* fde_count: udata4 */
+	hdr[3] = 0x3b; /* table: datarel sdata4 */
+	memcpy(hdr + 4, &eh_frame_ptr, 4);
+	memcpy(hdr + 8, &count, 4);
+}
+
 #endif

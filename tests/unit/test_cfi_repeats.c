@@ -59,12 +59,7 @@ static void sections(uint8_t *out, size_t *hdr_len, size_t *eh_len)
 	put32(eh + at, 0); /* terminator */
 	*eh_len = at + 4;
 
-	hdr[0] = 1;
-	hdr[1] = 0x1b; /* eh_frame_ptr: pcrel sdata4 */
-	hdr[2] = 0x03; /* fde_count: udata4 */
-	hdr[3] = 0x3b; /* table: datarel sdata4 */
-	put32(hdr + 4, (uint32_t)(eh_addr - (HDR + 4)));
-	put32(hdr + 8, K);
+	eh_image_hdr_head(hdr, HDR, eh_addr, K);
 	for (uint32_t k = 0; k < K; k++) {
 		put32(hdr + 12 + 8 * k, (uint32_t)(TEXT + (uint64_t)k * N - HDR));
 		put32(hdr + 16 + 8 * k, (uint32_t)(eh_addr + fde - HDR));

@@ -181,9 +181,40 @@ static void hostile_sections_fail_cleanly(void)
 	}
 }
 
+/*
+ * The walk stops at the FDE past its budget (issue 37): a ~900 MiB
+ * section of FDEs was listed whole (seconds, and a ref per FDE) before the
+ * table's budget was ever asked. Here the record after the budget's FDEs
+ * is malformed: a walk that stopped never reads it (-E2BIG, not -EINVAL).
+ */
+static void walk_stops_at_its_budget(void)
+{
+	struct builder b = { 0 };
+	uint8_t pcrel = 0x1b;
+	struct eh_fde_ref *refs;
+	size_t n, cie;
+
+	cie = put_cie(&b, "zR", &pcrel, 1);
+	for (int i = 0; i < 4; i++)
+		put_fde(&b, cie, 0x100 * (i + 1));
+	put_u32(&b, 1000); /* a length past the end */
+	put_u32(&b, 0);
+
+	CHECK_EQ_INT(eh_frame_fde_refs(b.buf, b.len, 0, SIZE_MAX, &refs, &n), -EINVAL);
+	CHECK_EQ_INT(eh_frame_fde_refs(b.buf, b.len, 0, 3, &refs, &n), -E2BIG);
+	CHECK(!refs && !n);
+	/* Exactly at the budget is within it: the terminator ends the walk. */
+	b.len -= 8;
+	put_u32(&b, 0);
+	CHECK_EQ_INT(eh_frame_fde_refs(b.buf, b.len, 0, 4, &refs, &n), 0);
+	CHECK_EQ_INT(n, 4);
+	free(refs);
+}
+
 int main(void)
 {
 	RUN(pcrel_and_absolute);
 	RUN(hostile_sections_fail_cleanly);
+	RUN(walk_stops_at_its_budget);
 	return test_summary();
 }

@@ -17,6 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "eh_image.h"
+#include "go_image.h"
 #include "lang/go_pclntab.h"
 #include "test.h"
 #include "unwind/go_table.h"
@@ -323,11 +325,6 @@ static void put32(uint8_t *p, uint32_t v)
 	memcpy(p, &v, 4);
 }
 
-static void put64(uint8_t *p, uint64_t v)
-{
-	memcpy(p, &v, 8);
-}
-
 /*
  * Issue 27: a table whose 60,000 function entries, 64 KiB apart, share one
  * record and so one pcsp stream of a row per byte names 3.9G rows from
@@ -345,16 +342,8 @@ static uint8_t *shared_stream_table(size_t *size, uint32_t nfunc)
 	t = calloc(1, *size);
 	if (!t)
 		return NULL;
-	put32(t, 0xfffffff1u); /* Go 1.20 */
-	t[6] = 1;	       /* quantum */
-	t[7] = 8;	       /* pointer size */
-	put64(t + 8, nfunc);
-	put64(t + 24, 0x401000);  /* text */
-	put64(t + 32, names);	  /* funcnametab: "f" */
-	put64(t + 40, names + 2); /* cutab, filetab: empty */
-	put64(t + 48, names + 2);
-	put64(t + 56, pctab);
-	put64(t + 64, functab);
+	/* funcnametab: "f"; cutab, filetab: empty */
+	go_image_header(t, nfunc, 0x401000, names, names + 2, names + 2, pctab, functab);
 	t[names] = 'f';
 	/* pcsp at 1: SP one byte deeper at every byte (never two rows alike). */
 	for (size_t i = 0; i < SPAN; i++) {
@@ -411,6 +400,39 @@ static void shared_pcsp_refused(void)
 	go_pclntab_close(&t);
 }
 
+/*
+ * A .gopclntab whose header claims more than GO_PCLNTAB_MAX_BYTES (issue
+ * 37: a 900 MiB hole cost 3.7 GB): refused on its size, never read. The
+ * image holds a few bytes: a reader that tried would fail another way.
+ */
+static void huge_section_refused_unread(void)
+{
+	size_t total, names;
+	uint8_t *img = calloc(1, eh_image_size(256));
+	Elf64_Shdr *sh;
+	struct go_pclntab t;
+	struct cfi_table rows;
+	struct go_table_stats st;
+	uint64_t lo, hi;
+	Elf *elf;
+
+	if (!img)
+		return;
+	total = eh_image_finish(img, 0x1000, 128, 0x1080, 128);
+	sh = (Elf64_Shdr *)(img + ((Elf64_Ehdr *)img)->e_shoff);
+	/* Section 2 (".eh_frame_hdr", 14 bytes of name) renamed. */
+	names = sh[3].sh_offset;
+	memcpy(img + names + sh[2].sh_name, ".gopclntab", 11);
+	sh[2].sh_size = (uint64_t)GO_PCLNTAB_MAX_BYTES + 1;
+	elf = elf_memory((char *)img, total);
+	CHECK(elf != NULL);
+	CHECK_EQ_INT(go_pclntab_open(elf, &t), -E2BIG);
+	CHECK_EQ_INT(go_table_build(elf, &cfi_default_budget, &rows, &lo, &hi, &st), -E2BIG);
+	CHECK(st.over_budget && !strcmp(st.over_budget, "the size of .gopclntab"));
+	elf_end(elf);
+	free(img);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -419,5 +441,6 @@ int main(void)
 	RUN(overlay_keeps_c_rows);
 	RUN(hostile_tables);
 	RUN(shared_pcsp_refused);
+	RUN(huge_section_refused_unread);
 	return test_summary();
 }

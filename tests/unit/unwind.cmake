@@ -47,6 +47,13 @@ if(BPFPROF_GO)
   target_compile_definitions(test_go_pclntab PRIVATE GO_BINARY="${BPFPROF_GO_REAL}")
 endif()
 
+# Go's files and lines for the symbolizer, each function's tables decoded
+# once, within a budget per binary (issue 37): the same lines as walking.
+bpfprof_unit_test(test_go_lines ${UNWIND_TEST_DIR}/test_go_lines.c)
+if(BPFPROF_GO)
+  target_compile_definitions(test_go_lines PRIVATE GO_BINARY="${BPFPROF_GO_REAL}")
+endif()
+
 # The CFI programs run once (issue 27): the tables are libdw's row for row on
 # real binaries (cfi_table_libdw.c: the quadratic builder of before), an FDE
 # of 300k rows is linear, the budgets stop longer ones.
@@ -70,3 +77,7 @@ target_compile_definitions(test_table_worker PRIVATE CFI_FIX="$<TARGET_FILE:cfi_
 
 # An index whose entries all point at one long FDE: walked once (issue 27).
 bpfprof_unit_test(test_cfi_repeats ${UNWIND_TEST_DIR}/test_cfi_repeats.c)
+
+# A hostile .eh_frame's size and count of FDEs (issue 37): refused before it
+# is read, or before its FDEs are listed past the budget.
+bpfprof_unit_test(test_eh_frame_size ${UNWIND_TEST_DIR}/test_eh_frame_size.c)

@@ -185,9 +185,13 @@ static int find_in_relro(Elf *elf, struct go_pclntab *t)
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn = elf_section_by_name(elf, ".data.rel.ro", &sh);
-	Elf_Data *data = scn && sh.sh_type != SHT_NOBITS ? elf_getdata(scn, NULL) : NULL;
+	Elf_Data *data = NULL;
 	const uint8_t *b;
 
+	if (scn && sh.sh_size > GO_PCLNTAB_MAX_BYTES)
+		return -E2BIG; /* before it is read */
+	if (scn && sh.sh_type != SHT_NOBITS)
+		data = elf_getdata(scn, NULL);
 	if (!data || !data->d_buf || data->d_size < 64)
 		return -ENOENT;
 	b = data->d_buf;
@@ -221,6 +225,8 @@ int go_pclntab_open(Elf *elf, struct go_pclntab *t)
 									: -ENOENT;
 	if (shdr.sh_type == SHT_NOBITS)
 		return -ENOENT;
+	if (shdr.sh_size > GO_PCLNTAB_MAX_BYTES)
+		return -E2BIG; /* before it is read */
 	data = elf_getdata(scn, NULL);
 	if (!data || !data->d_buf || data->d_size < 64)
 		return -ENOENT;
@@ -400,24 +406,29 @@ bool go_pcvalue_at(const struct go_pclntab *t, uint32_t table, uint64_t entry, u
 	return false;
 }
 
+const char *go_pclntab_file(const struct go_pclntab *t, const struct go_func *f, int32_t fileno)
+{
+	uint64_t idx = (uint64_t)f->cu_offset + (uint64_t)fileno;
+	bool ok = true;
+	uint32_t off;
+
+	if (fileno < 0 || idx >= t->cutab_len)
+		return NULL;
+	off = rd32(t, t->cutab + 4 * (size_t)idx, &ok);
+	if (!ok || off == UINT32_MAX)
+		return NULL;
+	return string_at(t, t->filetab, off);
+}
+
 bool go_pclntab_line(const struct go_pclntab *t, const struct go_func *f, uint64_t pc,
 		     const char **file, int *line)
 {
 	int32_t fileno, ln;
-	uint64_t idx;
-	bool ok = true;
-	uint32_t off;
 
 	if (!go_pcvalue_at(t, f->pcfile, f->entry, f->end, pc, &fileno) || fileno < 0 ||
 	    !go_pcvalue_at(t, f->pcln, f->entry, f->end, pc, &ln) || ln <= 0)
 		return false;
-	idx = (uint64_t)f->cu_offset + (uint64_t)fileno;
-	if (idx >= t->cutab_len)
-		return false;
-	off = rd32(t, t->cutab + 4 * (size_t)idx, &ok);
-	if (!ok || off == UINT32_MAX)
-		return false;
-	*file = string_at(t, t->filetab, off);
+	*file = go_pclntab_file(t, f, fileno);
 	*line = ln;
-	return **file != '\0';
+	return *file && **file != '\0';
 }

@@ -46,11 +46,21 @@ struct go_func {
 };
 
 /*
+ * The largest section a table is read from: 128 MiB. The go command's is
+ * 2.8 MB (a quarter of its 10.7 MB), so this is a Go binary of ~450 MB. A
+ * user's file is read, not mapped (util/elf_open.h), and the table then
+ * copied: a 900 MiB one (a hole, free to make) cost root 3.7 GB of peak
+ * RSS and kept 900 MiB for the symbolizer (issue 37). Over it, Go's code
+ * is walked with frame pointers, which Go keeps.
+ */
+#define GO_PCLNTAB_MAX_BYTES (128u << 20)
+
+/*
  * Find and copy the table of `elf`: the .gopclntab section, Go's PIE layout
  * (.data.rel.ro.gopclntab), or an externally linked PIE's (inside
  * .data.rel.ro, found by its header and its text relocation). 0, -ENOENT
  * (not a Go binary, or a layout not read here), -EINVAL (a corrupt
- * header), -ENOMEM.
+ * header), -ENOMEM, -E2BIG (a section over GO_PCLNTAB_MAX_BYTES, unread).
  */
 int go_pclntab_open(Elf *elf, struct go_pclntab *t);
 /*
@@ -91,7 +101,14 @@ bool go_pcvalue_next(struct go_pcvalue_iter *it, uint64_t *start, uint64_t *end,
 bool go_pcvalue_at(const struct go_pclntab *t, uint32_t table, uint64_t entry, uint64_t limit,
 		   uint64_t pc, int32_t *value);
 
-/* The source file and line of `pc` in `f`; false when the tables do not say. */
+/* The name of file `fileno` (a pcfile value) of `f`'s unit; NULL out of bounds, "" unnamed. */
+const char *go_pclntab_file(const struct go_pclntab *t, const struct go_func *f, int32_t fileno);
+
+/*
+ * The source file and line of `pc` in `f`; false when the tables do not
+ * say. Each call walks both tables from the entry (the symbolizer has
+ * go_lines.h's decoded ones instead).
+ */
 bool go_pclntab_line(const struct go_pclntab *t, const struct go_func *f, uint64_t pc,
 		     const char **file, int *line);
 

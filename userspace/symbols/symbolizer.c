@@ -34,6 +34,7 @@
 #include "symbolizer_internal.h"
 
 #include "../lang/code_runtime.h"
+#include "../lang/go_lines.h"
 #include "../lang/go_pclntab.h"
 
 #include <errno.h>
@@ -128,6 +129,7 @@ static void object_free(struct object *o)
 		go_pclntab_close(o->go);
 		free(o->go);
 	}
+	go_lines_free(o->go_lines);
 	free(o->debug_path);
 	elf_symtab_free(&o->symtab);
 	free(o->display);
@@ -589,7 +591,7 @@ static uint64_t object_bytes(const struct object *o)
 	if (o->debug_path)
 		n += strlen(o->debug_path) + 1;
 	if (o->go)
-		n += sizeof(*o->go) + o->go->size;
+		n += sizeof(*o->go) + o->go->size + go_lines_bytes(o->go_lines);
 	return n;
 }
 

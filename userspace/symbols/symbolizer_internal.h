@@ -52,6 +52,7 @@ struct candidate {
 };
 
 struct go_pclntab;
+struct go_lines;
 
 struct object {
 	struct object_info info;
@@ -92,6 +93,7 @@ struct object {
 	struct hmap dwarf_names;
 	/* A Go binary without DWARF (-ldflags=-w): files and lines from .gopclntab. */
 	struct go_pclntab *go;
+	struct go_lines *go_lines; /* its line tables, decoded within a budget; with `go` */
 };
 
 struct symbolizer {

@@ -9,6 +9,7 @@
 #include "symbolizer_internal.h"
 
 #include "../lang/code_runtime.h"
+#include "../lang/go_lines.h"
 #include "../lang/go_pclntab.h"
 
 #include <elfutils/libdwelf.h>
@@ -173,6 +174,12 @@ static int load_elf_fd(struct symbolizer *s, struct object *o, int fd)
 	if (!err && !o->dwarf_in_file && !o->debug_path && o->symtab.runtime == CODE_RUNTIME_GO) {
 		o->go = calloc(1, sizeof(*o->go));
 		if (o->go && go_pclntab_open(elf, o->go)) {
+			free(o->go);
+			o->go = NULL;
+		}
+		/* Without it, no lines: walking the tables per address is what it bounds. */
+		if (o->go && !(o->go_lines = go_lines_new())) {
+			go_pclntab_close(o->go);
 			free(o->go);
 			o->go = NULL;
 		}

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../lang/go_lines.h"
 #include "../lang/go_pclntab.h"
 #include "demangle.h"
 #include "dwarf.h"
@@ -174,11 +175,12 @@ static void fill_from_go(struct object *o, uint64_t vaddr, struct resolved_frame
 	int line, start;
 
 	if (i < 0 || !go_pclntab_func(o->go, (uint32_t)i, &f) ||
-	    !go_pclntab_line(o->go, &f, vaddr, &file, &line))
+	    !go_lines_at(o->go_lines, o->go, &f, vaddr, &file, &line))
 		return;
 	out->items[0].file = file;
 	out->items[0].line = line;
-	if (go_pclntab_line(o->go, &f, f.entry, &start_file, &start) && !strcmp(start_file, file))
+	if (go_lines_at(o->go_lines, o->go, &f, f.entry, &start_file, &start) &&
+	    !strcmp(start_file, file))
 		out->items[0].start_line = start;
 }
 

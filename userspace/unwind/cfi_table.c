@@ -396,10 +396,10 @@ static void drop_repeats(struct eh_fde_ref *refs, size_t count)
 /*
  * The FDEs from .eh_frame_hdr's index (sorted by the linker), located in
  * .eh_frame (`eh_vaddr`, `eh_size`). 0, -ENOENT without the section,
- * -ENOTSUP, -EINVAL, -ENOMEM.
+ * -ENOTSUP, -EINVAL, -ENOMEM, -E2BIG past EH_FRAME_MAX_BYTES or `max` FDEs.
  */
-static int fdes_from_hdr(Elf *elf, uint64_t eh_vaddr, size_t eh_size, struct eh_fde_ref **out,
-			 size_t *count)
+static int fdes_from_hdr(Elf *elf, uint64_t eh_vaddr, size_t eh_size, size_t max,
+			 struct eh_fde_ref **out, size_t *count)
 {
 	struct eh_fde_ref *refs;
 	const uint8_t *p;
@@ -411,6 +411,8 @@ static int fdes_from_hdr(Elf *elf, uint64_t eh_vaddr, size_t eh_size, struct eh_
 	scn = elf_section_by_name(elf, ".eh_frame_hdr", &shdr);
 	if (!scn)
 		return -ENOENT;
+	if (shdr.sh_size > EH_FRAME_MAX_BYTES)
+		return -E2BIG; /* before it is read */
 	data = elf_getdata(scn, NULL);
 	if (!data || !data->d_buf || data->d_size < 12)
 		return -EINVAL;
@@ -422,6 +424,8 @@ static int fdes_from_hdr(Elf *elf, uint64_t eh_vaddr, size_t eh_size, struct eh_
 	memcpy(&n, p + 8, sizeof(n));
 	if (n > (data->d_size - 12) / 8)
 		return -EINVAL;
+	if (n > max)
+		return -E2BIG;
 	*out = NULL;
 	*count = n;
 	if (!n)
@@ -454,6 +458,10 @@ int cfi_table_build_within(Elf *elf, const struct cfi_budget *budget, struct cfi
 	scn = elf_section_by_name(elf, ".eh_frame", &shdr);
 	if (!scn || shdr.sh_type == SHT_NOBITS)
 		return -ENOENT;
+	if (shdr.sh_size > EH_FRAME_MAX_BYTES) {
+		out->stats.over_budget = "the size of .eh_frame";
+		return -E2BIG; /* before it is read */
+	}
 	data = elf_getdata(scn, NULL);
 	if (!data || !data->d_buf)
 		return -ENOENT;
@@ -465,9 +473,12 @@ int cfi_table_build_within(Elf *elf, const struct cfi_budget *budget, struct cfi
 	for (unsigned i = 0; i < CIE_CACHE; i++)
 		b.cies[i].off = SIZE_MAX;
 
-	err = fdes_from_hdr(elf, b.vaddr, b.size, &refs, &count);
+	/* An FDE is a row at least: a file of more FDEs than rows is over budget already. */
+	err = fdes_from_hdr(elf, b.vaddr, b.size, budget->file_rows, &refs, &count);
 	if (err == -ENOENT)
-		err = eh_frame_fde_refs(b.data, b.size, b.vaddr, &refs, &count);
+		err = eh_frame_fde_refs(b.data, b.size, b.vaddr, budget->file_rows, &refs, &count);
+	if (err == -E2BIG)
+		out->stats.over_budget = "FDEs in the file";
 	if (err)
 		return err;
 	out->stats.fdes = count;

@@ -297,8 +297,8 @@ int eh_frame_fde(const uint8_t *data, size_t size, uint64_t vaddr, size_t off, s
 	return range && out->end > out->start ? 0 : -EINVAL; /* covers nothing, or wraps */
 }
 
-int eh_frame_fde_refs(const uint8_t *data, size_t size, uint64_t vaddr, struct eh_fde_ref **out,
-		      size_t *count)
+int eh_frame_fde_refs(const uint8_t *data, size_t size, uint64_t vaddr, size_t max,
+		      struct eh_fde_ref **out, size_t *count)
 {
 	struct eh_fde_ref *refs = NULL;
 	size_t n = 0, cap = 0, off = 0, cie_off = SIZE_MAX;
@@ -326,6 +326,10 @@ int eh_frame_fde_refs(const uint8_t *data, size_t size, uint64_t vaddr, struct e
 		if (id) {
 			if ((err = fde_head(data, size, vaddr, off, &fde, &range, &cie, &cie_off)))
 				break;
+			if (n == max) {
+				err = -E2BIG;
+				break;
+			}
 			if (n == cap) {
 				size_t ncap = cap ? 2 * cap : 256;
 				struct eh_fde_ref *r = realloc(refs, ncap * sizeof(*r));
@@ -355,7 +359,7 @@ int eh_frame_fde_starts(const uint8_t *data, size_t size, uint64_t vaddr, uint64
 {
 	struct eh_fde_ref *refs;
 	uint64_t *starts;
-	int err = eh_frame_fde_refs(data, size, vaddr, &refs, count);
+	int err = eh_frame_fde_refs(data, size, vaddr, SIZE_MAX, &refs, count);
 
 	*out = NULL;
 	if (err || !*count)

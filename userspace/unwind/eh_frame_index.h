@@ -14,6 +14,16 @@
 #include <stdint.h>
 
 /*
+ * The largest .eh_frame (and .eh_frame_hdr) a table is built from: 64 MiB.
+ * The largest real ones are a tenth of it (libclang-cpp, libLLVM: 5.5 MB,
+ * 1.07M rows), and real code's CFI this size would hold several times the
+ * rows a file's budget allows. A user's file is read, not mapped
+ * (util/elf_open.h: mapped, they could truncate it under us), so a bigger
+ * section would cost its whole size in memory before its budget said no.
+ */
+#define EH_FRAME_MAX_BYTES (64u << 20)
+
+/*
  * The initial locations (ELF virtual addresses) of every FDE in `data`, the
  * contents of .eh_frame loaded at `vaddr`, in the order met; *out is
  * malloc'd (NULL when there are none). Walking stops at a zero terminator
@@ -31,9 +41,13 @@ struct eh_fde_ref {
 	size_t off;
 };
 
-/* As eh_frame_fde_starts, with each FDE's offset (the records cfi_table reads). */
-int eh_frame_fde_refs(const uint8_t *data, size_t size, uint64_t vaddr, struct eh_fde_ref **out,
-		      size_t *count);
+/*
+ * As eh_frame_fde_starts, with each FDE's offset (the records cfi_table
+ * reads), and -E2BIG, nothing kept, at the FDE after `max`: the walk stops
+ * there, before the rest of a hostile section is listed.
+ */
+int eh_frame_fde_refs(const uint8_t *data, size_t size, uint64_t vaddr, size_t max,
+		      struct eh_fde_ref **out, size_t *count);
 
 /* Bytes being read, never past `end`. */
 struct eh_cursor {

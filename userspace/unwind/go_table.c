@@ -201,6 +201,8 @@ int go_table_build(Elf *elf, const struct cfi_budget *budget, struct cfi_table *
 		memset(out, 0, sizeof(*out));
 		if (stats)
 			memset(stats, 0, sizeof(*stats));
+		if (stats && err == -E2BIG)
+			stats->over_budget = "the size of .gopclntab";
 		return err;
 	}
 	err = go_table_from_pclntab(&t, budget, out, lo, hi, stats);
