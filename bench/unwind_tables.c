@@ -62,7 +62,7 @@ int main(int argc, char **argv)
 
 			/* Only a file met for the first time gets a name: entries and names stay in
 			 * step. */
-			if (!unwind_store_add_mapping(&s, (uint32_t)pid, &maps.data[i]) ||
+			if (!unwind_store_add_mapping(&s, (uint32_t)pid, 0, &maps.data[i]) ||
 			    s.files.len == before)
 				continue;
 			if (nnames == cap) {

@@ -359,7 +359,8 @@ static __always_inline void settle_wakeup(struct task_sched_state *ts, struct ta
  * unwind mappings, until userspace reads its own (after its next mmap or
  * exec); without this its first stacks would be walked with frame
  * pointers. A fork is not sched_switch or NMI context, so the hash updates
- * here are allowed.
+ * here are allowed. A user at its share of the maps gets no copy: its
+ * child is admitted by userspace when sampled (proc_uids_capped).
  */
 static __always_inline void track_fork(struct task_struct *parent, struct task_struct *child)
 {
@@ -375,10 +376,10 @@ static __always_inline void track_fork(struct task_struct *parent, struct task_s
 	if (!cfi_unwind || (filter_tgid && !bpf_map_lookup_elem(&target_tgids, &ctgid)))
 		return;
 	proc = bpf_map_lookup_elem(&unwind_procs, &ptgid);
-	if (proc)
+	if (proc && !proc_uid_capped(child, PROC_CAPPED_UNWIND))
 		bpf_map_update_elem(&unwind_procs, &ctgid, proc, BPF_NOEXIST);
 	/* A forked Python process has its interpreter where its parent had it. */
-	if (python_frames) {
+	if (python_frames && !proc_uid_capped(child, PROC_CAPPED_PY)) {
 		struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &ptgid);
 
 		if (pp)
@@ -414,7 +415,8 @@ struct {
  * mappings are replaced at once: stale rows applied to the new image would
  * make up frames. With bpf_find_vma, the new executable's and interpreter's
  * code are entered here (unwind_exec_mappings) until userspace reads the
- * rest; without, the entry goes (frame pointers meanwhile). Not
+ * rest; without, or for a user at its share of the map, the entry goes
+ * (frame pointers meanwhile, until userspace reads or admits it). Not
  * sched_switch or NMI context.
  */
 SEC("raw_tp/sched_process_exec")
@@ -428,6 +430,7 @@ int BPF_PROG(on_exec, struct task_struct *task)
 		bpf_map_delete_elem(&py_procs, &tgid);
 	if (!cfi_unwind || !unwind_find_vma ||
 	    (filter_tgid && !bpf_map_lookup_elem(&target_tgids, &tgid)) ||
+	    proc_uid_capped(task, PROC_CAPPED_UNWIND) ||
 	    !(proc = bpf_map_lookup_elem(&exec_scratch, &zero))) {
 		bpf_map_delete_elem(&unwind_procs, &tgid);
 		return 0;

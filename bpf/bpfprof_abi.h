@@ -429,6 +429,15 @@ struct unwind_file_info {
  */
 #define UNWIND_MAX_MAPPINGS 256
 
+/*
+ * proc_uids_capped's value (a uid -> these bits): the user holds its share
+ * of unwind_procs (UNWIND) or py_procs (PY), so the kernel side adds no
+ * entry for its new processes (userspace/capture/proc_shares.c).
+ */
+#define PROC_CAPPED_UNWIND 1
+#define PROC_CAPPED_PY	   2
+#define PROC_CAPPED_UIDS   64
+
 struct unwind_mapping {
 	__u64 start, end;
 	__u64 pgoff_bytes; /* offset in the file of `start` */

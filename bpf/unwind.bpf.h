@@ -37,6 +37,28 @@ struct {
 	__type(value, struct unwind_proc);
 } unwind_procs SEC(".maps");
 
+/*
+ * Users at their share of unwind_procs or py_procs (PROC_CAPPED_*): one
+ * user's thousands of processes must not take every entry, which would
+ * leave every other user's programs without CFI and Python frames.
+ * Userspace admits such a user's process on its first sample instead.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, PROC_CAPPED_UIDS);
+	__type(key, __u32); /* real uid */
+	__type(value, __u8);
+} proc_uids_capped SEC(".maps");
+
+/* Whether `task`'s user is at its share of the map that `which` names. */
+static __always_inline bool proc_uid_capped(struct task_struct *task, __u8 which)
+{
+	__u32 uid = BPF_CORE_READ(task, real_cred, uid.val);
+	__u8 *capped = bpf_map_lookup_elem(&proc_uids_capped, &uid);
+
+	return capped && (*capped & which);
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);

@@ -455,6 +455,13 @@ foreach(mode long_fde over_budget)
   bpfprof_integration_test(hostile_unwind_${mode} 180 TRUE hostile_unwind.sh ${mode})
 endforeach()
 
+# One user's flood of processes or of unwind rows leaves another user's
+# programs their CFI and Python frames (issue 37, findings 7 and 8): per-user
+# shares of the per-process maps and of the row store.
+foreach(mode procs rows)
+  bpfprof_integration_test(hostile_shares_${mode} 240 TRUE hostile_shares.sh ${mode})
+endforeach()
+
 # continuous --listen as a scrape target (issue 30): two scrapers at once
 # (curl and go tool pprof) each get whole windows across snapshot cuts,
 # checked with Google's pprof library; labels; /snapshot/latest loads; the

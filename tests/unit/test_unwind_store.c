@@ -334,19 +334,19 @@ static void a_lost_build_is_handed_over_again(void)
 	unwind_store_init(&s, NULL, 1u << 20);
 	s.defer = defer_busy_once;
 	defer_calls = 0;
-	f = unwind_store_add_mapping(&s, (uint32_t)getpid(), e);
+	f = unwind_store_add_mapping(&s, (uint32_t)getpid(), (uint32_t)getuid(), e);
 	CHECK(f && f->status == UNWIND_FILE_PENDING);
 	CHECK_EQ_INT(defer_calls, 1);
-	f = unwind_store_add_mapping(&s, (uint32_t)getpid(), e);
+	f = unwind_store_add_mapping(&s, (uint32_t)getpid(), (uint32_t)getuid(), e);
 	CHECK(f && f->status == UNWIND_FILE_PENDING);
 	CHECK_EQ_INT(defer_calls, 2);
 	/* Taken now: not handed over a third time. */
-	f = unwind_store_add_mapping(&s, (uint32_t)getpid(), e);
+	f = unwind_store_add_mapping(&s, (uint32_t)getpid(), (uint32_t)getuid(), e);
 	CHECK_EQ_INT(defer_calls, 2);
 	/* A build lost later (the worker's): handed over again too. */
 	if (f)
 		unwind_store_retry(&s, &f->key, &f->id);
-	f = unwind_store_add_mapping(&s, (uint32_t)getpid(), e);
+	f = unwind_store_add_mapping(&s, (uint32_t)getpid(), (uint32_t)getuid(), e);
 	CHECK_EQ_INT(defer_calls, 3);
 	unwind_store_free(&s);
 	map_entries_free(&maps);
@@ -416,6 +416,61 @@ out:
 	unwind_store_free(&s);
 }
 
+/* add_all_mappings: every executable file this process maps, charged to `uid`; rows loaded. */
+static size_t add_all_mappings(struct unwind_store *s, const map_entries_t *maps, uint32_t uid,
+			       size_t *full)
+{
+	size_t rows = 0;
+
+	*full = 0;
+	for (size_t i = 0; i < maps->len; i++) {
+		const struct unwind_store_file *f;
+
+		if (!maps->data[i].executable || !maps->data[i].inode)
+			continue;
+		f = unwind_store_add_mapping(s, (uint32_t)getpid(), uid, &maps->data[i]);
+		if (f && f->status == UNWIND_FILE_FULL)
+			(*full)++;
+		if (f && f->status == UNWIND_FILE_LOADED)
+			rows += f->info.nrows;
+	}
+	return rows;
+}
+
+/*
+ * Shared by owner: a user's files take at most a quarter of the rows, and
+ * one file at most a quarter, whoever maps it; root's processes are the
+ * system's (only the file cap applies).
+ */
+static void a_users_files_take_at_most_its_share(void)
+{
+	map_entries_t maps = { 0 };
+	struct unwind_store s;
+	size_t all, rows, full;
+
+	CHECK_EQ_INT(proc_maps_read("/proc", getpid(), &maps), 0);
+	unwind_store_init(&s, NULL, 1u << 22);
+	all = add_all_mappings(&s, &maps, 1000, &full);
+	unwind_store_free(&s);
+	CHECK(all > 0 && full == 0);
+	/* Room for all of them twice: the user gets half of them at most. */
+	unwind_store_init(&s, NULL, 2 * all);
+	unwind_store_share_by_owner(&s);
+	rows = add_all_mappings(&s, &maps, 1000, &full);
+	CHECK(rows <= all / 2);
+	CHECK(full > 0);
+	CHECK_EQ_INT(s.rows.len, rows);
+	unwind_store_free(&s);
+	/* Root: only a file past a quarter of the store (half of them all: one at most) is not. */
+	unwind_store_init(&s, NULL, 2 * all);
+	unwind_store_share_by_owner(&s);
+	rows = add_all_mappings(&s, &maps, 0, &full);
+	CHECK(full <= 1);
+	CHECK(full == 1 || rows == all);
+	unwind_store_free(&s);
+	map_entries_free(&maps);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -429,5 +484,6 @@ int main(void)
 	RUN(the_vdso_has_a_table_of_its_own);
 	RUN(replaced_rows_are_dead_full_is_not_kept_churn_is_refused);
 	RUN(a_lost_build_is_handed_over_again);
+	RUN(a_users_files_take_at_most_its_share);
 	return test_summary();
 }

@@ -18,10 +18,11 @@
 #include "../util/log.h"
 #include "../util/elf_open.h"
 
-void python_loader_init(struct python_loader *l, int procs_fd, struct python_procs *procs)
+void python_loader_init(struct python_loader *l, struct proc_shares *shares,
+			struct python_procs *procs)
 {
 	memset(l, 0, sizeof(*l));
-	l->procs_fd = procs_fd;
+	l->shares = shares;
 	l->procs = procs;
 	elf_version(EV_CURRENT);
 }
@@ -105,10 +106,11 @@ static uint32_t real_uid(uint32_t pid)
 
 static void withdraw(struct python_loader *l, uint32_t pid)
 {
-	bpf_map_delete_elem(l->procs_fd, &pid);
+	proc_shares_withdraw(l->shares, PROC_SHARE_PY, pid);
 }
 
-int python_loader_process(struct python_loader *l, uint32_t pid, const map_entries_t *maps)
+int python_loader_process(struct python_loader *l, uint32_t pid, uint32_t uid,
+			  const map_entries_t *maps)
 {
 	for (size_t i = 0; i < maps->len; i++) {
 		const struct map_entry *e = &maps->data[i];
@@ -117,6 +119,7 @@ int python_loader_process(struct python_loader *l, uint32_t pid, const map_entri
 		char cwd_link[32], cwd[PATH_MAX];
 		ssize_t n;
 		int64_t bias;
+		int err;
 
 		if (!e->executable || !e->inode)
 			continue;
@@ -138,9 +141,11 @@ int python_loader_process(struct python_loader *l, uint32_t pid, const map_entri
 		cwd[n > 0 ? n : 0] = '\0';
 		if (python_procs_add(l->procs, pid, real_uid(pid), &f->info, bias, cwd))
 			return -ENOMEM;
-		if (bpf_map_update_elem(l->procs_fd, &pid, &pp, BPF_ANY))
-			log_debug("cannot publish Python process %u: %s", pid, strerror(errno));
-		else
+		/* Refused (its user holds its share of the map): admitted when sampled. */
+		err = proc_shares_publish(l->shares, PROC_SHARE_PY, pid, uid, &pp);
+		if (err < 0)
+			return err;
+		if (!err)
 			l->processes++;
 		return 0;
 	}

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../lang/python_layout.h"
+#include "proc_shares.h"
 #include "../symbols/proc_maps.h"
 #include "../util/hashmap.h"
 #include "../util/vec.h"
@@ -29,7 +30,7 @@ struct python_loader_gone {
 };
 
 struct python_loader {
-	int procs_fd;		    /* the BPF map py_procs */
+	struct proc_shares *shares; /* holds the BPF map py_procs; not owned */
 	struct python_procs *procs; /* not owned */
 	VEC(struct python_loader_file) files;
 	struct hmap file_index; /* (dev, ino) -> files */
@@ -40,7 +41,9 @@ struct python_loader {
 	size_t processes;	 /* Python processes published */
 };
 
-void python_loader_init(struct python_loader *l, int procs_fd, struct python_procs *procs);
+/* `shares` publishes to py_procs (proc_shares_use(shares, PROC_SHARE_PY, ...)). */
+void python_loader_init(struct python_loader *l, struct proc_shares *shares,
+			struct python_procs *procs);
 void python_loader_free(struct python_loader *l);
 
 /*
@@ -48,7 +51,8 @@ void python_loader_free(struct python_loader *l);
  * runs an interpreter bpfprof has a layout for, else withdraw it (an exec
  * to something else). 0 or -ENOMEM.
  */
-int python_loader_process(struct python_loader *l, uint32_t pid, const map_entries_t *maps);
+int python_loader_process(struct python_loader *l, uint32_t pid, uint32_t uid,
+			  const map_entries_t *maps);
 
 /* `child` was forked from `parent` (the kernel side copies the BPF entry itself). */
 int python_loader_forked(struct python_loader *l, uint32_t parent, uint32_t child);

@@ -175,6 +175,9 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 	const struct event_header *h = data;
 	struct session_deferred d;
 
+	/* A process refused an entry of the per-process maps is admitted on its samples. */
+	if (s->unwind && size >= sizeof(*h) && h->kind == EV_SAMPLE)
+		unwind_loader_sampled(s->unwind, h->pid);
 	if (size < sizeof(*h) || h->ts <= s->defer_after_ns) {
 		dispatch(s, data, size);
 		return 0;
@@ -340,6 +343,33 @@ static int install_cgroups(struct session *s, const struct session_config *cfg)
  */
 #define UNWIND_ROWS_CAPACITY (1u << 21)
 
+/*
+ * Tests only: BPFPROF_TEST_UNWIND_ROWS=N and BPFPROF_TEST_PROC_MAPS=N shrink
+ * the row store and the per-process maps (unwind_procs, py_procs), so a
+ * test fills them with a small flood; the same code decides as at full size.
+ */
+static size_t test_size(const char *name)
+{
+	const char *s = getenv(name);
+
+	return s && atol(s) > 0 ? (size_t)atol(s) : 0;
+}
+
+static size_t unwind_rows_capacity(void)
+{
+	size_t n = test_size("BPFPROF_TEST_UNWIND_ROWS");
+
+	return n && n < UNWIND_ROWS_CAPACITY ? n : UNWIND_ROWS_CAPACITY;
+}
+
+/* 0: the maps' own size (bpf/unwind.bpf.h, bpf/python.bpf.h). */
+static uint32_t proc_maps_capacity(void)
+{
+	size_t n = test_size("BPFPROF_TEST_PROC_MAPS");
+
+	return n && n < 16384 ? (uint32_t)n : 0;
+}
+
 /* How long the start waits for the first tables (all of them, on an ordinary machine). */
 #define UNWIND_SETTLE_MS 2000
 
@@ -356,13 +386,16 @@ static void open_unwind_tables(struct session *s, const struct session_config *c
 	err = s->unwind ? unwind_loader_open(s->unwind, bpf_map__fd(s->skel->maps.unwind_rows),
 					     bpf_map__fd(s->skel->maps.unwind_files),
 					     bpf_map__fd(s->skel->maps.unwind_procs),
-					     UNWIND_ROWS_CAPACITY)
+					     bpf_map__fd(s->skel->maps.proc_uids_capped),
+					     unwind_rows_capacity())
 			: -ENOMEM;
 	/* Python processes are found among those read (python_loader.h). */
 	if (!err && cfg->python) {
 		s->py = calloc(1, sizeof(*s->py));
 		if (s->py) {
-			python_loader_init(s->py, bpf_map__fd(s->skel->maps.py_procs), cfg->python);
+			proc_shares_use(&s->unwind->shares, PROC_SHARE_PY,
+					bpf_map__fd(s->skel->maps.py_procs));
+			python_loader_init(s->py, &s->unwind->shares, cfg->python);
 			s->unwind->py = s->py;
 		}
 	}
@@ -464,8 +497,13 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->skel->rodata->python_frames = cfg->unwind_cfi && cfg->python;
 	bpf_program__set_autoload(s->skel->progs.on_sample_python, cfg->unwind_cfi && cfg->python);
 	s->skel->rodata->perf_max_stack = perf_event_max_stack();
-	if (cfg->unwind_cfi)
-		bpf_map__set_max_entries(s->skel->maps.unwind_rows, UNWIND_ROWS_CAPACITY);
+	if (cfg->unwind_cfi) {
+		bpf_map__set_max_entries(s->skel->maps.unwind_rows, unwind_rows_capacity());
+		if (proc_maps_capacity()) {
+			bpf_map__set_max_entries(s->skel->maps.unwind_procs, proc_maps_capacity());
+			bpf_map__set_max_entries(s->skel->maps.py_procs, proc_maps_capacity());
+		}
+	}
 	s->skel->rodata->offcpu_stack_interval_ns =
 		1000000000ULL / (cfg->freq_hz ? cfg->freq_hz : 1);
 

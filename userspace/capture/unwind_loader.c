@@ -24,7 +24,7 @@ static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, con
 		       const char *link, bool stale);
 
 int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int procs_fd,
-		       size_t capacity)
+		       int capped_fd, size_t capacity)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	void *p;
@@ -41,6 +41,8 @@ int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int p
 	l->rows = p;
 	l->files_fd = files_fd;
 	l->procs_fd = procs_fd;
+	proc_shares_init(&l->shares, capped_fd);
+	proc_shares_use(&l->shares, PROC_SHARE_UNWIND, procs_fd);
 	{
 		struct bpf_map_info info = { 0 };
 		__u32 len = sizeof(info);
@@ -49,6 +51,8 @@ int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int p
 			bpf_obj_get_info_by_fd(files_fd, &info, &len) ? 16384 : info.max_entries;
 	}
 	unwind_store_init(&l->store, p, capacity);
+	/* Every user's programs keep their CFI, whatever files another user maps. */
+	unwind_store_share_by_owner(&l->store);
 	elf_version(EV_CURRENT);
 	l->store.defer = defer_build;
 	l->store.defer_ctx = l;
@@ -65,6 +69,7 @@ void unwind_loader_close(struct unwind_loader *l)
 	if (l->rows)
 		munmap(l->rows, l->rows_bytes);
 	unwind_store_free(&l->store);
+	proc_shares_free(&l->shares);
 	vec_free(&l->dirty);
 	free(l->proc);
 	memset(l, 0, sizeof(*l));
@@ -238,9 +243,14 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 	map_entries_t maps = { 0 };
 	int err = proc_maps_read("/proc", (pid_t)pid, &maps);
 	struct unwind_proc *proc = l->proc;
+	uint32_t uid;
 
 	if (err)
 		return err == -ENOMEM ? err : 0; /* gone, or not ours to read: its frames use FP */
+	if (proc_real_uid(pid, &uid)) {
+		map_entries_free(&maps);
+		return 0; /* gone */
+	}
 	proc->n = 0;
 	for (size_t i = 0; i < maps.len && !err; i++) {
 		const struct map_entry *e = &maps.data[i];
@@ -260,18 +270,29 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 				.file = { unwind_kernel_dev(major(e->dev), minor(e->dev)),
 					  e->inode },
 			};
-		if (!unwind_store_add_mapping(&l->store, pid, e) && errno == ENOMEM)
+		if (!unwind_store_add_mapping(&l->store, pid, uid, e) && errno == ENOMEM)
 			err = -ENOMEM;
 	}
 	if (!err && l->py)
-		err = python_loader_process(l->py, pid, &maps);
+		err = python_loader_process(l->py, pid, uid, &maps);
 	map_entries_free(&maps);
 	if (err)
 		return err;
-	/* Rows and files first: the unwinder never finds a mapping whose file it cannot read. */
-	if (bpf_map_update_elem(l->procs_fd, &pid, proc, BPF_ANY))
-		l->unpublished++; /* more processes than the map holds: this one uses FP */
-	return 0;
+	/*
+	 * Rows and files first: the unwinder never finds a mapping whose file it
+	 * cannot read. Refused (its user holds its share): FP until sampled.
+	 */
+	err = proc_shares_publish(&l->shares, PROC_SHARE_UNWIND, pid, uid, proc);
+	if (err > 0)
+		l->unpublished++;
+	return err < 0 ? err : 0;
+}
+
+void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid)
+{
+	/* No memory to queue it: it is tried again at its next sample. */
+	if (proc_shares_sampled(&l->shares, pid))
+		(void)unwind_loader_mark(l, pid);
 }
 
 int unwind_loader_mark(struct unwind_loader *l, uint32_t pid)
@@ -286,6 +307,7 @@ int unwind_loader_refresh(struct unwind_loader *l)
 {
 	int err = collect(l);
 
+	proc_shares_tick(&l->shares);
 	for (size_t i = 0; i < l->dirty.len && !err; i++)
 		err = unwind_loader_add_process(l, l->dirty.data[i]);
 	l->dirty.len = 0;
@@ -303,38 +325,16 @@ int unwind_loader_forked(struct unwind_loader *l, uint32_t parent, uint32_t chil
 	for (size_t i = 0; i < l->dirty.len; i++)
 		if (l->dirty.data[i] == parent)
 			return unwind_loader_mark(l, child);
+	if (proc_shares_forked(&l->shares, parent, child))
+		return -ENOMEM;
 	return l->py ? python_loader_forked(l->py, parent, child) : 0;
 }
 
 void unwind_loader_forget(struct unwind_loader *l, uint32_t pid)
 {
-	bpf_map_delete_elem(l->procs_fd, &pid);
+	proc_shares_exited(&l->shares, pid);
 	if (l->py)
 		python_loader_exited(l->py, pid);
-}
-
-/* Every key of a BPF hash map (of `key_size` bytes) into a malloc'd array; its count. */
-static size_t map_keys(int fd, size_t key_size, void **out)
-{
-	size_t n = 0, cap = 0;
-	unsigned char *keys = NULL, *prev = NULL;
-
-	for (;;) {
-		if (n == cap) {
-			unsigned char *k = realloc(keys, (cap = cap ? 2 * cap : 256) * key_size);
-
-			if (!k)
-				break;
-			keys = k;
-			prev = n ? keys + (n - 1) * key_size : NULL;
-		}
-		if (bpf_map_get_next_key(fd, prev, keys + n * key_size))
-			break;
-		prev = keys + n * key_size;
-		n++;
-	}
-	*out = keys;
-	return n;
 }
 
 /* Tests only: BPFPROF_TEST_UNWIND_REBUILD_FILES=N rebuilds at N files, not at 3/4 of the map. */
@@ -367,8 +367,8 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l)
 	if (!files_full && l->files_after_rebuild && before < l->files_after_rebuild + at / 3 &&
 	    l->store.dead_rows < l->store.max_rows / 8)
 		return 0;
-	npids = map_keys(l->procs_fd, sizeof(*pids), (void **)&pids);
-	nkeys = map_keys(l->files_fd, sizeof(*keys), (void **)&keys);
+	npids = bpf_hash_keys(l->procs_fd, sizeof(*pids), (void **)&pids);
+	nkeys = bpf_hash_keys(l->files_fd, sizeof(*keys), (void **)&keys);
 	/* The unwinder stops finding files first, then their rows are rewritten. */
 	for (size_t i = 0; i < nkeys; i++)
 		bpf_map_delete_elem(l->files_fd, &keys[i]);
@@ -378,7 +378,7 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l)
 	for (size_t i = 0; i < npids && !err; i++) {
 		snprintf(path, sizeof(path), "/proc/%u", pids[i]);
 		if (access(path, F_OK))
-			bpf_map_delete_elem(l->procs_fd, &pids[i]);
+			proc_shares_exited(&l->shares, pids[i]);
 		else
 			err = unwind_loader_add_process(l, pids[i]);
 	}

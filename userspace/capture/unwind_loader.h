@@ -15,6 +15,7 @@
 
 #include "../unwind/table_store.h"
 #include "../util/hashmap.h"
+#include "proc_shares.h"
 #include "table_worker.h"
 
 struct python_loader;
@@ -36,6 +37,8 @@ struct unwind_loader {
 	unsigned rebuilds;
 	/* Python processes among those read (NULL: no Python frames); not owned. */
 	struct python_loader *py;
+	/* Who holds unwind_procs and py_procs: one user cannot take them all. */
+	struct proc_shares shares;
 };
 
 /*
@@ -51,10 +54,16 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l);
 
 /*
  * Map the BPF maps (rows_fd: an mmapable array of `capacity` rows;
- * files_fd: file -> run of rows; procs_fd: tgid -> mappings). 0 or -errno.
+ * files_fd: file -> run of rows; procs_fd: tgid -> mappings; capped_fd:
+ * proc_uids_capped). 0 or -errno.
  */
 int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int procs_fd,
-		       size_t capacity);
+		       int capped_fd, size_t capacity);
+/*
+ * A sample of process `pid` came: one refused an entry of the per-process
+ * maps (proc_shares.h) is read again at the next refresh, to be admitted.
+ */
+void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid);
 /*
  * Read process `pid`'s executable mappings now: load their files' tables
  * and publish its mappings. A gone process, or one the maps have no room

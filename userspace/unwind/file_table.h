@@ -16,7 +16,7 @@
 enum unwind_file_status {
 	UNWIND_FILE_LOADED = 0,	 /* its rows are in the store */
 	UNWIND_FILE_NO_CFI = 1,	 /* no .eh_frame_hdr, or no FDE in it */
-	UNWIND_FILE_FULL = 2,	 /* its rows did not fit in the capacity */
+	UNWIND_FILE_FULL = 2,	 /* its rows did not fit in the capacity (or its owner's share) */
 	UNWIND_FILE_INVALID = 3, /* not an ELF file, or CFI or segments the unwinder cannot use */
 	UNWIND_FILE_OVER_BUDGET = 4, /* its table would cost more than cfi_budget allows */
 	UNWIND_FILE_PENDING = 5,     /* being built on the worker thread */

@@ -35,6 +35,11 @@ void unwind_store_init(struct unwind_store *s, struct unwind_row *rows, size_t m
 	}
 }
 
+void unwind_store_share_by_owner(struct unwind_store *s)
+{
+	s->owner_shares = true;
+}
+
 void unwind_store_free(struct unwind_store *s)
 {
 	unwind_store_rebuilt(s);
@@ -42,6 +47,7 @@ void unwind_store_free(struct unwind_store *s)
 		vec_free(&s->rows);
 	vec_free(&s->files);
 	hmap_free(&s->index);
+	hmap_free(&s->owner_rows);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -60,6 +66,8 @@ int unwind_store_reset(struct unwind_store *s)
 	}
 	s->rows.len = 0;
 	s->dead_rows = 0;
+	hmap_free(&s->owner_rows);
+	memset(&s->owner_rows, 0, sizeof(s->owner_rows));
 	s->files.len = 0;
 	memset(&s->index, 0, sizeof(s->index));
 	s->vdso_size = 0;
@@ -93,19 +101,57 @@ const struct unwind_store_file *unwind_store_find(const struct unwind_store *s, 
 	return hmap_get(&s->index, file_key(dev, ino), &idx) ? &s->files.data[idx] : NULL;
 }
 
+static uint32_t rows_of_owner(const struct unwind_store *s, uint32_t uid)
+{
+	uint32_t n = 0;
+
+	hmap_get(&s->owner_rows, (struct hmap_key){ uid, 0 }, &n);
+	return n;
+}
+
 /*
- * Pack the table built for an entry after the rows already stored; its
- * final status, or -ENOMEM.
+ * Whether n more rows of a file of user `uid` may be stored: UNWIND_FILE_LOADED,
+ * or UNWIND_FILE_FULL for no room and, with owner_shares, for a file past a
+ * quarter of the capacity (one file never takes the store) or past its
+ * user's share (see owner_rows; root's processes are the system's). A
+ * FULL file is built again at the next rebuild, when there may be room.
  */
-static int pack(struct unwind_store *s, struct unwind_built *b, struct unwind_file_info *info)
+static int admit(const struct unwind_store *s, uint32_t uid, size_t n)
+{
+	if (n > s->max_rows - s->rows.len || n > UINT32_MAX)
+		return UNWIND_FILE_FULL;
+	if (!s->owner_shares)
+		return UNWIND_FILE_LOADED;
+	if (n > s->max_rows / 4)
+		return UNWIND_FILE_FULL;
+	if (uid && rows_of_owner(s, uid) + n > s->max_rows / 4)
+		return UNWIND_FILE_FULL;
+	return UNWIND_FILE_LOADED;
+}
+
+/* n rows of user uid's file were stored; 0 or -ENOMEM. */
+static int charge(struct unwind_store *s, uint32_t uid, size_t n)
+{
+	return hmap_put(&s->owner_rows, (struct hmap_key){ uid, 0 },
+			rows_of_owner(s, uid) + (uint32_t)n);
+}
+
+/*
+ * Pack the table built for an entry (of user uid's file) after the rows
+ * already stored; its final status, or -ENOMEM.
+ */
+static int pack(struct unwind_store *s, uint32_t uid, struct unwind_built *b,
+		struct unwind_file_info *info)
 {
 	const struct cfi_table *t = &b->t;
+	int status;
 
 	if (b->status != UNWIND_FILE_LOADED)
 		return b->status;
-	if (t->len > s->max_rows - s->rows.len || t->len > UINT32_MAX)
-		return UNWIND_FILE_FULL;
-	if (vec_reserve(&s->rows, t->len))
+	status = admit(s, uid, t->len);
+	if (status != UNWIND_FILE_LOADED)
+		return status;
+	if (vec_reserve(&s->rows, t->len) || charge(s, uid, t->len))
 		return -ENOMEM;
 	info->first_row = (uint32_t)s->rows.len;
 	info->nrows = (uint32_t)t->len;
@@ -167,7 +213,9 @@ static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
 	f->churning = old->churning;
 	if (old->status != UNWIND_FILE_LOADED)
 		return true;
-	if (old->info.nrows > s->max_rows - s->rows.len || vec_reserve(&s->rows, old->info.nrows)) {
+	/* No room now (its owner's share): built again, and refused or not on its own. */
+	if (admit(s, f->id.uid, old->info.nrows) != UNWIND_FILE_LOADED ||
+	    vec_reserve(&s->rows, old->info.nrows) || charge(s, f->id.uid, old->info.nrows)) {
 		f->status = UNWIND_FILE_PENDING; /* built again */
 		return false;
 	}
@@ -260,7 +308,7 @@ static struct unwind_store_file *settle(struct unwind_store *s, struct unwind_st
 	int status;
 
 	count_build(s, b);
-	status = pack(s, b, &e->info);
+	status = pack(s, e->id.uid, b, &e->info);
 	if (status < 0) {
 		errno = -status;
 		return NULL;
@@ -363,7 +411,7 @@ const struct unwind_store_file *unwind_store_add_vdso(struct unwind_store *s, si
 }
 
 const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s, uint32_t pid,
-							 const struct map_entry *e)
+							 uint32_t uid, const struct map_entry *e)
 {
 	uint64_t dev = unwind_kernel_dev(major(e->dev), minor(e->dev));
 	const struct unwind_store_file *f;
@@ -399,6 +447,7 @@ const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s,
 	}
 	/* What is read is what was fstat'ed: the identity kept is the descriptor's. */
 	id = id_of(&st);
+	id.uid = uid;
 	replaced = f != NULL;
 	entry = entry_for(s, dev, e->inode, &id, &known);
 	/* Refused for changing too often: the old rows must still go (fd closed there). */

@@ -27,6 +27,8 @@
 struct unwind_file_id {
 	uint64_t size;
 	int64_t mtime_ns, ctime_ns;
+	/* The user whose process mapped it first: whose share its rows take (not its identity). */
+	uint32_t uid;
 };
 
 struct unwind_store_file {
@@ -75,6 +77,12 @@ struct unwind_store {
 	 */
 	size_t dead_rows;
 	bool rows_external;
+	/*
+	 * Rows by the user whose process first mapped their file (uid -> rows,
+	 * dead ones included), for unwind_store_share_by_owner.
+	 */
+	struct hmap owner_rows;
+	bool owner_shares; /* the shares and a file's cap apply (unwind_store_share_by_owner) */
 	VEC(struct unwind_store_file) files;
 	struct hmap index; /* (dev, ino) -> index in files */
 	size_t vdso_size;  /* of our [vdso] mapping, once its table was added */
@@ -97,6 +105,14 @@ struct unwind_store {
  */
 void unwind_store_init(struct unwind_store *s, struct unwind_row *rows, size_t max_rows);
 void unwind_store_free(struct unwind_store *s);
+/*
+ * From now on, a file takes at most a quarter of the rows, and the files a
+ * user's processes brought in (charged to the user of the process that
+ * mapped each first; root's are the system's and exempt) at most a
+ * quarter in all: another user's flood of files, its own or the system's
+ * libraries, leaves room for everyone else's.
+ */
+void unwind_store_share_by_owner(struct unwind_store *s);
 
 /*
  * Forget every file and row (the rows' buffer stays): to build the store
@@ -130,10 +146,11 @@ struct map_entry;
  * executable, added through /proc/PID/map_files (whatever the process's
  * mount namespace; never a FIFO or a device). Its entry; NULL when the line
  * maps no executable file or the file cannot be opened (errno 0), or with
- * errno ENOMEM.
+ * errno ENOMEM. `uid`: the process's user, charged with the rows of a file
+ * met first here.
  */
 const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s, uint32_t pid,
-							 const struct map_entry *e);
+							 uint32_t uid, const struct map_entry *e);
 
 /*
  * The vDSO has no file: its key is (0, UNWIND_VDSO_INO), and its table is
