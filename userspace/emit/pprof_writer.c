@@ -426,7 +426,8 @@ static int add_samples(struct pprof_build *b, const struct model *m, const struc
 				return -ENOMEM;
 			v = &b->values[(size_t)at * NR_VALUES];
 			if (s->kind == SAMPLE_OFF_CPU) {
-				add_saturated(&v[V_OFF_CPU], m->offcpu_interval_ns);
+				add_saturated(&v[V_OFF_CPU],
+					      sample_weight(s) * m->offcpu_interval_ns);
 				/*
 				 * Its CPU delta is the run from the thread's last
 				 * sample to the switch-out: that sample's code, not
