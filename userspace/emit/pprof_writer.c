@@ -217,8 +217,10 @@ static int64_t main_binary_lib(const struct model *m, const struct profile_table
 		for (size_t k = 0; k < p->threads.len; k++) {
 			const struct thread *th = &m->threads.data[p->threads.data[k]];
 
+			/* By weight: an off-CPU row stands for a run of samples. */
 			for (size_t j = 0; j < th->samples.len; j++)
-				n += th->samples.data[j].kind == counted;
+				if (th->samples.data[j].kind == counted)
+					n += sample_weight(&th->samples.data[j]);
 		}
 		if (n > best_samples) {
 			best = p;
