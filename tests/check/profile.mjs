@@ -173,9 +173,12 @@ export class Profile {
 
 	// Samples of a thread as { index, time, stack, path, cpuDelta }, where path
 	// holds frame indexes root first; samples with a null stack have path [].
+	// `weight`: how many samples the row stands for (bpfprof's off-CPU rows hold
+	// runs of them, one per interval, since issue 37); 1 without a weight column.
 	samplesOf(thread) {
 		const s = thread.samples;
 		const times = sampleTimes(s);
+		const weights = Array.isArray(s.weight) ? s.weight : null;
 		const out = [];
 		for (let i = 0; i < s.length; i++) {
 			const stack = s.stack[i];
@@ -185,6 +188,7 @@ export class Profile {
 				stack,
 				path: stack === null ? [] : this.stackPath(stack),
 				cpuDelta: s.threadCPUDelta ? s.threadCPUDelta[i] : null,
+				weight: weights ? weights[i] : 1,
 			});
 		}
 		return out;

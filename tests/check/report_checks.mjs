@@ -85,7 +85,8 @@ export function profileFacts(profile, pid) {
 	let samples = 0;
 	for (const t of threads) {
 		const s = profile.samplesOf(t);
-		samples += s.filter((x) => x.stack !== null).length;
+		// By weight: an off-CPU row stands for a run of samples (issue 37).
+		samples += s.filter((x) => x.stack !== null).reduce((a, x) => a + x.weight, 0);
 		if (WORKERS.includes(t.name))
 			workers[t.name] = { cpuMs: s.reduce((a, x) => a + (x.cpuDelta || 0), 0) * toMs };
 	}

@@ -109,6 +109,11 @@ function markersOf(profile, thread, name) {
 	return out;
 }
 
+// How many samples the rows stand for (their weights).
+function weighed(samples) {
+	return samples.reduce((n, s) => n + s.weight, 0);
+}
+
 // Samples of a thread with their weight, CPU delta in ms and whether they are
 // off-CPU (leaf in the Off-CPU category) and for which reason.
 function schedSamples(profile, thread, toMs) {
@@ -394,13 +399,14 @@ export const EXPECTATIONS = {
 				return;
 			}
 			const tol = truthTolerance(ctx, truth, cs);
-			const off = ctx.samples(name).filter((s) => s.offCpu);
-			const runnable = off.filter((s) => s.reason === 'preempted' || s.reason === 'yielded').length;
+			const off = weighed(ctx.samples(name).filter((s) => s.offCpu));
+			const runnable = weighed(ctx.samples(name).filter((s) => s.offCpu &&
+				(s.reason === 'preempted' || s.reason === 'yielded')));
 			ctx.report.check(Math.abs(cs.afterFirst - tol.expected) <= tol.ms &&
-					 percent(runnable, off.length) >= MAJORITY_PERCENT,
+					 percent(runnable, off) >= MAJORITY_PERCENT,
 					 `${name}: busy thread at ${fmt(share, 2)}% CPU in the profile; other load on the machine ` +
 						 `held it to ${fmt(truthShare, 2)}% by its own clock, so the profile must match that ` +
-						 `(±${fmt(tol.ms, 1)} ms over ${fmt(cs.span, 0)} ms) and ${runnable} of its ${off.length} ` +
+						 `(±${fmt(tol.ms, 1)} ms over ${fmt(cs.span, 0)} ms) and ${runnable} of its ${off} ` +
 						 `off-CPU samples must be preempted or yielded (need >= ${MAJORITY_PERCENT}%)`);
 		},
 	},
@@ -440,18 +446,19 @@ export const EXPECTATIONS = {
 		args: 'THREAD REASON FUNC KERNEL_REGEX', threads: [0],
 		json: (ctx, name, reason, func, kre) => {
 			const re = new RegExp(kre);
-			const off = ctx.samples(name).filter((s) => s.offCpu && s.reason === reason);
+			const rows = ctx.samples(name).filter((s) => s.offCpu && s.reason === reason);
+			const off = weighed(rows);
 			let hits = 0;
 			let miss = null;
-			for (const s of off) {
+			for (const s of rows) {
 				const frames = framesOf(ctx.profile, s.stack);
 				if (stackBlocksIn(frames, func, re))
-					hits++;
+					hits += s.weight;
 				else
 					miss ??= describeFrames(frames);
 			}
-			ctx.report.check(off.length > 0 && percent(hits, off.length) >= MAJORITY_PERCENT,
-					 `${name}: ${fmt(percent(hits, off.length))}% of ${off.length} "${OFFCPU_PREFIX}${reason}" ` +
+			ctx.report.check(off > 0 && percent(hits, off) >= MAJORITY_PERCENT,
+					 `${name}: ${fmt(percent(hits, off))}% of ${off} "${OFFCPU_PREFIX}${reason}" ` +
 						 `samples have ${func} with a kernel frame matching /${kre}/ above it ` +
 						 `(need >= ${MAJORITY_PERCENT}%)`);
 			if (miss)
@@ -483,8 +490,10 @@ export const EXPECTATIONS = {
 			const want = Math.floor(0.9 * span / ctx.intervalMs);
 			const samples = ctx.samples(name);
 			const waiting = samples.filter((s) => s.offCpu && s.reason === reason).length;
-			ctx.report.check(samples.length >= want && waiting === samples.length,
-					 `${name}, blocked all along: ${samples.length} samples (need >= ${want} in ` +
+			// Counted by weight: a row of off-CPU samples stands for a run of them (issue 37).
+			const n = weighed(samples);
+			ctx.report.check(n >= want && waiting === samples.length,
+					 `${name}, blocked all along: ${n} samples (need >= ${want} in ` +
 						 `${fmt(span, 0)} ms), ${waiting} of them "${OFFCPU_PREFIX}${reason}"`);
 			checkOneWait(ctx, name, reason, span);
 		},

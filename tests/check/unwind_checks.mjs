@@ -170,8 +170,10 @@ function checkBlockedReader(report, profile, reader, depth) {
 	// Its samples blocked in the pipe read (the kernel's frames say so whatever the user
 	// stack); not those of its first 200 ms asleep, taken while the profiler was still
 	// reading the process's new mappings.
+	// Each row as the samples it stands for (off-CPU rows hold runs of them, issue 37).
 	const off = profile.samplesOf(thread).filter((s) => !profile.isOnCpu(s) &&
-		s.path.some((f) => profile.frameCategory(f) === CATEGORY_KERNEL && /pipe_read/.test(profile.frameFuncName(f))));
+		s.path.some((f) => profile.frameCategory(f) === CATEGORY_KERNEL && /pipe_read/.test(profile.frameFuncName(f))))
+		.flatMap((s) => Array(s.weight).fill(s));
 	if (!report.check(off.length >= MIN_OFFCPU_SAMPLES,
 			  `${off.length} off-CPU samples of the reader in the pipe read (need >= ${MIN_OFFCPU_SAMPLES})`))
 		return;

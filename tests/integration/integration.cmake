@@ -193,6 +193,10 @@ endforeach()
 foreach(mode pid all idlers)
   bpfprof_integration_test(blocked_all_along_${mode} 120 TRUE blocked_all_along.sh ${mode})
 endforeach()
+# A local user's 5,000 threads that fall asleep during root's -a (issue 37):
+# a few weighted off-CPU rows per wait, not one per interval; peak RSS
+# against a control run.
+bpfprof_integration_test(hostile_sleepers 240 TRUE hostile_sleepers.sh)
 
 # The first things a person sees (issue 28): -- spawner's tracks in start
 # order, its 30 ms children hidden at first, the profile starting with the

@@ -46,12 +46,14 @@ static const struct sched_marker *only_marker(const struct thread *t, uint8_t ki
 	return found;
 }
 
+/* The off-CPU samples the thread's rows stand for (thread_sample.repeats). */
 static size_t count_offcpu_samples(const struct thread *t)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < t->samples.len; i++)
-		n += t->samples.data[i].kind == SAMPLE_OFF_CPU;
+		if (t->samples.data[i].kind == SAMPLE_OFF_CPU)
+			n += sample_weight(&t->samples.data[i]);
 	return n;
 }
 

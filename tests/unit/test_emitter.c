@@ -1649,6 +1649,66 @@ out:
 }
 
 /* Without scheduling data nothing of it shows up, except what says it was off. */
+/*
+ * An off-CPU row that stands for a run of samples (issue 37) is written with
+ * its weight: the weight column of its thread holds 1 for every other row
+ * (the null sample that ends a wait too), and a thread without runs keeps
+ * a null column.
+ */
+static void test_weighted_offcpu_rows(void)
+{
+	struct profile_meta meta = test_meta;
+	size_t arrays = 0, i;
+	struct emitted e;
+	struct fixture f;
+	json_t *th;
+
+	meta.sched_enabled = true;
+	meta.offcpu_samples = true;
+	meta.sched_min_ns = FX_SCHED_MIN_NS;
+	CHECK_EQ_INT(fixture_init_with(&f, true), 0);
+	for (i = 0; i < f.m.threads.len; i++) {
+		struct thread *t = &f.m.threads.data[i];
+		size_t j = 0;
+
+		while (j < t->samples.len && t->samples.data[j].kind != SAMPLE_OFF_CPU)
+			j++;
+		if (j < t->samples.len) {
+			t->samples.data[j].repeats = 6;
+			break;
+		}
+	}
+	CHECK(i < f.m.threads.len);
+	emit_with(&e, "profile.json", &f.m, &f.t, &meta);
+	CHECK_EQ_INT(e.err, 0);
+	if (!e.root)
+		goto out;
+	CHECK_EQ_INT(check_profile(e.root), 0);
+	json_array_foreach(json_object_get(e.root, "threads"), i, th)
+	{
+		json_t *w = sample_col(th, "weight");
+		size_t k, seven = 0, ones = 0;
+		json_t *v;
+
+		CHECK_EQ_STR(json_string_value(sample_col(th, "weightType")), "samples");
+		if (json_is_null(w))
+			continue;
+		arrays++;
+		CHECK_EQ_INT(json_array_size(w), json_array_size(sample_col(th, "stack")));
+		json_array_foreach(w, k, v)
+		{
+			seven += json_integer_value(v) == 7;
+			ones += json_integer_value(v) == 1;
+		}
+		CHECK_EQ_INT(seven, 1);
+		CHECK_EQ_INT(ones + 1, json_array_size(w));
+	}
+	CHECK_EQ_INT(arrays, 1);
+out:
+	emitted_free(&e);
+	fixture_free(&f);
+}
+
 static void test_no_sched_data(void)
 {
 	static const char *const sched_names[] = { "Off-CPU", "Runnable", "Wakeup", "Scheduling" };
@@ -1836,6 +1896,7 @@ int main(void)
 	RUN(test_process_types);
 	RUN(test_sched_profile);
 	RUN(test_no_sched_data);
+	RUN(test_weighted_offcpu_rows);
 	RUN(test_rejects_bad_sched_markers);
 	RUN(test_rejects_unknown_stack);
 	RUN(test_output_file_lifecycle);

@@ -9,6 +9,7 @@
 #include "emit_fixture.h"
 #include "model/sched.h"
 #include "model/window.h"
+#include "offcpu_rows.h"
 #include "test.h"
 
 #include <stdlib.h>
@@ -154,6 +155,33 @@ static size_t offcpu_samples_of(const struct model *m, uint32_t tid, bool *all_l
 }
 
 /*
+ * The fixture model with `interval` off-CPU samples, its worker 101 in a
+ * wait since `since` that goes on (a live model's); NULL when it cannot be
+ * built (then freed).
+ */
+static struct thread *open_wait_source(struct model *src, uint64_t interval, uint64_t since)
+{
+	struct thread *t;
+
+	CHECK_EQ_INT(fx_model_build(src), 0);
+	src->offcpu_samples = true;
+	src->offcpu_interval_ns = interval;
+	t = &src->threads.data[0]; /* worker 101 */
+	t->replay = calloc(1, sizeof(*t->replay));
+	if (!t->replay) {
+		CHECK(false);
+		fx_model_free(src);
+		return NULL;
+	}
+	t->replay->state = REPLAY_OFF;
+	t->replay->start_known = true;
+	t->replay->reason = OFFCPU_SLEEPING;
+	t->replay->stack = 2; /* a fixture stack of the worker's */
+	t->replay->since = since;
+	return t;
+}
+
+/*
  * A wait still going on at the window's end (live model): its part in the
  * window gets one off-CPU sample per interval from the switch-out, under
  * its switch-out stack with the reason as leaf; none from a snapshot, none
@@ -168,24 +196,14 @@ static void window_open_wait(void)
 	size_t n, na, nb;
 	bool ok;
 
-	CHECK_EQ_INT(fx_model_build(&src), 0);
-	src.offcpu_samples = true;
-	src.offcpu_interval_ns = 2 * ms;
-	t = &src.threads.data[0]; /* worker 101 */
-	t->replay = calloc(1, sizeof(*t->replay));
-	if (!t->replay) {
-		CHECK(false);
-		fx_model_free(&src);
+	/* Before the window: grid 3, 5, 7 ms. */
+	t = open_wait_source(&src, 2 * ms, FX_START_TS + 1 * ms);
+	if (!t)
 		return;
-	}
-	t->replay->state = REPLAY_OFF;
-	t->replay->start_known = true;
-	t->replay->reason = OFFCPU_SLEEPING;
-	t->replay->stack = 2;			 /* a fixture stack of the worker's */
-	t->replay->since = FX_START_TS + 1 * ms; /* before the window: grid 3, 5, 7 ms */
 
 	model_window_init(&dst, &src, from, to);
 	CHECK_EQ_INT(model_window_copy(&dst, &src, from, to, true), 0);
+	CHECK_EQ_INT(expand_offcpu_rows(&dst), 0);
 	n = offcpu_samples_of(&dst, 101, &ok, OFFCPU_SLEEPING);
 	CHECK_EQ_INT(n, 3); /* 3, 5 and 7 ms; 9 ms is the window's end, outside it */
 	CHECK(ok);
@@ -222,10 +240,112 @@ static void window_open_wait(void)
 	fx_model_free(&src);
 }
 
+/* The off-CPU rows of thread `tid`: their count, the samples they stand for (*weight). */
+static size_t offcpu_rows_of(const struct model *m, uint32_t tid, uint64_t *weight)
+{
+	size_t n = 0;
+
+	*weight = 0;
+	for (size_t i = 0; i < m->threads.len; i++)
+		for (size_t j = 0; j < m->threads.data[i].samples.len; j++) {
+			const struct thread_sample *s = &m->threads.data[i].samples.data[j];
+
+			if (m->threads.data[i].tid != tid || s->kind != SAMPLE_OFF_CPU)
+				continue;
+			n++;
+			*weight += sample_weight(s);
+		}
+	return n;
+}
+
+/*
+ * An off-CPU row that stands for a run of samples (issue 37): a window
+ * holds the part of the run on its grid inside it, as one row; windows
+ * that tile a span share the run's samples out, none twice, none lost.
+ */
+static void window_clips_offcpu_runs(void)
+{
+	const uint64_t ms = FX_MS, at = FX_START_TS + 20 * ms;
+	struct model src, dst;
+	struct thread *t;
+	struct thread_sample run = {
+		.ts = at, .cpu_delta_ns = 300000, .stack = 2, .kind = SAMPLE_OFF_CPU, .repeats = 9
+	}; /* 20, 21, ... 29 ms */
+	uint64_t weight, total = 0;
+
+	CHECK_EQ_INT(fx_model_build(&src), 0);
+	src.offcpu_samples = true;
+	src.offcpu_interval_ns = ms;
+	t = &src.threads.data[0]; /* worker 101 */
+	CHECK_EQ_INT(vec_push(&t->samples, run), 0);
+
+	/* [22.5, 26.5) ms: the samples at 23, 24, 25 and 26 ms, no CPU delta (the run's is at 20).
+	 */
+	model_window_init(&dst, &src, at + 2500000, at + 6500000);
+	CHECK_EQ_INT(model_window_copy(&dst, &src, at + 2500000, at + 6500000, false), 0);
+	CHECK_EQ_INT(offcpu_rows_of(&dst, 101, &weight), 1);
+	CHECK_EQ_INT(weight, 4);
+	CHECK_EQ_INT(dst.stats.offcpu_samples, 4);
+	CHECK_EQ_INT(dst.stats.offcpu_rows, 1);
+	for (size_t i = 0; i < dst.threads.len; i++)
+		for (size_t j = 0; j < dst.threads.data[i].samples.len; j++) {
+			const struct thread_sample *s = &dst.threads.data[i].samples.data[j];
+
+			if (s->kind != SAMPLE_OFF_CPU)
+				continue;
+			CHECK_EQ_INT(s->ts, at + 3 * ms);
+			CHECK_EQ_INT(s->repeats, 3);
+			CHECK_EQ_INT(s->cpu_delta_ns, 0);
+		}
+	model_free(&dst);
+
+	/* Windows of 1.5 ms tiling 15..35 ms: the run's 10 samples, each once. */
+	for (uint64_t from = at - 5 * ms; from < at + 15 * ms; from += 1500000) {
+		model_window_init(&dst, &src, from, from + 1500000);
+		CHECK_EQ_INT(model_window_copy(&dst, &src, from, from + 1500000, false), 0);
+		offcpu_rows_of(&dst, 101, &weight);
+		total += weight;
+		model_free(&dst);
+	}
+	CHECK_EQ_INT(total, 10);
+
+	/* The whole run: its first sample keeps the run up to the switch-out. */
+	model_window_init(&dst, &src, at, at + 10 * ms);
+	CHECK_EQ_INT(model_window_copy(&dst, &src, at, at + 10 * ms, false), 0);
+	CHECK_EQ_INT(offcpu_rows_of(&dst, 101, &weight), 1);
+	CHECK_EQ_INT(weight, 10);
+	model_free(&dst);
+	fx_model_free(&src);
+}
+
+/* A wait open for 100 s of 1 ms intervals: a few rows in a scrape, not 100,000. */
+static void window_open_wait_is_few_rows(void)
+{
+	const uint64_t ms = FX_MS, from = FX_START_TS, to = FX_START_TS + 100000 * ms;
+	struct model src, dst;
+	struct thread *t;
+	uint64_t weight;
+
+	t = open_wait_source(&src, ms, FX_START_TS + 50 * ms);
+	if (!t)
+		return;
+	model_window_init(&dst, &src, from, to);
+	CHECK_EQ_INT(model_window_copy(&dst, &src, from, to, true), 0);
+	/* 50 ms .. 100 s: 99,950 samples, on rows of at most 65,536. */
+	CHECK_EQ_INT(offcpu_rows_of(&dst, 101, &weight), 2);
+	CHECK_EQ_INT(weight, 99950);
+	model_free(&dst);
+	free(t->replay);
+	t->replay = NULL;
+	fx_model_free(&src);
+}
+
 int main(void)
 {
 	(void)fx_resolve; /* the fixture's symbolizer: the copy has no symbols to check */
 	RUN(window_copy_is_the_window);
 	RUN(window_open_wait);
+	RUN(window_clips_offcpu_runs);
+	RUN(window_open_wait_is_few_rows);
 	return test_summary();
 }

@@ -69,10 +69,21 @@ static void model_totals(const struct model *m, int64_t *samples, int64_t *cpu, 
 
 			*cpu += (int64_t)ts->cpu_delta_ns;
 			if (ts->kind == SAMPLE_OFF_CPU)
-				*off += (int64_t)m->offcpu_interval_ns;
+				*off += (int64_t)(sample_weight(ts) * m->offcpu_interval_ns);
 			else
 				(*samples)++;
 		}
+}
+
+/* Make the thread's first off-CPU row stand for 1 + `repeats` samples; whether it had one. */
+static bool mark_run(struct thread *t, uint16_t repeats)
+{
+	for (size_t j = 0; j < t->samples.len; j++)
+		if (t->samples.data[j].kind == SAMPLE_OFF_CPU) {
+			t->samples.data[j].repeats = repeats;
+			return true;
+		}
+	return false;
 }
 
 static void pprof_matches_model(void)
@@ -88,6 +99,9 @@ static void pprof_matches_model(void)
 	CHECK_EQ_INT(fx_model_build(&m), 0);
 	CHECK_EQ_INT(fx_add_sched(&m), 0);
 	m.offcpu_interval_ns = 250000; /* what each off-CPU sample stands for */
+	/* A row that stands for a run of 4 off-CPU samples (issue 37): 4 intervals off the CPU. */
+	for (size_t i = 0; i < m.threads.len && !mark_run(&m.threads.data[i], 3); i++)
+		;
 	r.m = &m;
 	CHECK_EQ_INT(profile_tables_build(&t, &m, fx_resolve, &r), 0);
 	p = write_and_read(&m, &t);

@@ -13,6 +13,7 @@
 #include "model/sched.h"
 #include "test.h"
 
+#include "offcpu_rows.h"
 #include "sched_records.h"
 
 static void setup(struct model *m)
@@ -132,7 +133,7 @@ static void run_1ms_sleep_9ms_exact_deltas_and_offcpu_samples(void)
 	m.stop_ts = T0 + 2 * MS + (PERIODS - 1) * 10 * MS + 10 * MS;
 	for (int i = 0; i < n; i++)
 		feed(&m, recs[i]);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 101);
 	CHECK(t != NULL);
 	if (!t)
@@ -195,8 +196,8 @@ static void migrating_thread_out_of_order_gives_same_result(void)
 		for (int i = 0; i < n; i++)
 			if (recs[i].hdr.cpu == cpu)
 				feed(&b, recs[i]);
-	CHECK_EQ_INT(model_finish(&a), 0);
-	CHECK_EQ_INT(model_finish(&b), 0);
+	CHECK_EQ_INT(model_finish_expanded(&a), 0);
+	CHECK_EQ_INT(model_finish_expanded(&b), 0);
 	ta = thread_of(&a, 101);
 	tb = thread_of(&b, 101);
 	CHECK(ta && tb);
@@ -229,7 +230,7 @@ static void no_offcpu_samples_keeps_markers_and_deltas(void)
 	m.stop_ts = T0 + 2 * MS + (PERIODS - 1) * 10 * MS + 10 * MS;
 	for (int i = 0; i < n; i++)
 		feed(&m, recs[i]);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 101);
 	CHECK(t != NULL);
 	if (!t)
@@ -273,7 +274,7 @@ static void offcpu_time_carries_across_short_sleeps(void)
 		in = outs[i] + 300 * US;
 	}
 	sample(&m, 100, 101, in + 100 * US, in);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 101);
 	CHECK(t != NULL);
 	if (!t)
@@ -355,7 +356,7 @@ static void blocking_syscall_markers(void)
 						     .since = T0 + 37 * MS,
 						     .state = KTASK_UNINTERRUPTIBLE }));
 		sample(&m, 300, 301, T0 + 43500 * US, T0 + 43 * MS);
-		CHECK_EQ_INT(model_finish(&m), 0);
+		CHECK_EQ_INT(model_finish_expanded(&m), 0);
 		t = model_find_thread(&m, 301);
 		CHECK(t != NULL);
 		if (!t)
@@ -416,7 +417,7 @@ static void sleep_wakeup_markers(void)
 	CHECK_EQ_INT(model_sched_flush(&m, UINT64_MAX), 0);
 	/* No thread was created for a waker that is no target. */
 	CHECK_EQ_INT(m.threads.len, 2);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 
 	r = thread_of(&m, 201);
 	w = thread_of(&m, 202);
@@ -514,7 +515,7 @@ static void preempted_and_runnable_switch(void)
 					     .next_tid = 401,
 					     .next_comm = "hog" }));
 	sample(&m, 300, 301, T0 + 4200 * US, T0 + 4100 * US);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 301);
 	CHECK(t != NULL);
 	if (!t)
@@ -581,7 +582,7 @@ static void other_threads_by_their_track_names(void)
 	sample(&m, 300, 301, T0 + 4 * MS, T0 + 3500 * US);
 	preempt_301(&m, T0 + 5 * MS, T0 + 3500 * US, 500, 502, "stranger");
 	sample(&m, 300, 301, T0 + 7 * MS, T0 + 6500 * US);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 301);
 	CHECK(t && t->sched_markers.len == 2);
 	if (t && t->sched_markers.len == 2) {
@@ -624,7 +625,7 @@ static void short_intervals_are_counted_not_marked(void)
 					     .state = KTASK_INTERRUPTIBLE }));
 	wakeup(&m, 600, 601, T0 + 4950 * US, 600, 602, "t602", WAKEUP_WAKER_TARGET);
 	sample(&m, 600, 601, T0 + 5100 * US, T0 + 5 * MS);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 601);
 	w = thread_of(&m, 602);
 	CHECK(t && w);
@@ -683,7 +684,7 @@ static void folded_wakeups_count_like_records(void)
 	feed(&m, r);
 	wakeup(&m, 600, 601, T0 + 5950 * US, 600, 602, "t602", WAKEUP_WAKER_TARGET);
 	sample(&m, 600, 601, T0 + 6100 * US, T0 + 6 * MS);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 601);
 	w = thread_of(&m, 602);
 	CHECK(t && w);
@@ -766,7 +767,7 @@ static void blocked_and_idle_waits_end_to_end(void)
 					     .state = KTASK_UNINTERRUPTIBLE | KTASK_NOLOAD,
 					     .stack = true }));
 	sample(&m, 100, 101, T0 + 4500 * US, T0 + 4 * MS);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 101);
 	CHECK(t != NULL);
 	if (!t)
@@ -820,7 +821,7 @@ static void stop_closes_open_intervals(void)
 					     .since = T0 + 1 * MS,
 					     .state = KTASK_INTERRUPTIBLE }));
 	wakeup(&m, 700, 703, T0 + 5 * MS, 700, 702, "t702", WAKEUP_WAKER_TARGET);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	s = thread_of(&m, 701);
 	r = thread_of(&m, 702);
 	wk = thread_of(&m, 703);
@@ -858,7 +859,7 @@ static void stop_closes_open_intervals(void)
 	/* Finishing again changes nothing. */
 	nsamples = s->samples.len;
 	nmarkers = s->sched_markers.len;
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	s = thread_of(&m, 701);
 	r = thread_of(&m, 702);
 	CHECK_EQ_INT(s->samples.len, nsamples);
@@ -905,7 +906,7 @@ static void leaving_the_targets_ends_the_wait(void)
 					     .stack = true }));
 	feed(&m, mk_leave(800, 801, T0 + 3 * MS, T0 + 3 * MS));
 	sample(&m, 800, 801, T0 + 6 * MS, T0 + 5500 * US);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 801);
 	CHECK(t != NULL);
 	if (!t)
@@ -942,7 +943,7 @@ static void late_event_across_flushes(void)
 	CHECK_EQ_INT(t->replay ? t->replay->pending.len : 0, 1);
 	feed(&m, mk_sample(100, 101, 1, T0 + 2500 * US, T0 + 1 * MS));
 	CHECK_EQ_INT(model_sched_flush(&m, T0 + 6 * MS), 0);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 101);
 	CHECK_EQ_INT(m.stats.sched_late_events, 1);
 	CHECK_EQ_INT(t->samples.len, 4);
@@ -976,7 +977,7 @@ static void new_thread_and_wakeup_of_running_thread(void)
 	sample(&m, 800, 801, T0 + 4 * MS, T0 + 3500 * US);
 	wakeup(&m, 800, 802, T0 + 3 * MS, 800, 800, "t800", WAKEUP_WAKER_TARGET);
 	sample(&m, 800, 802, T0 + 4 * MS, T0 + 2 * MS);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	parent = thread_of(&m, 800);
 	child = thread_of(&m, 801);
 	runner = thread_of(&m, 802);
@@ -1035,7 +1036,7 @@ static void wakeup_racing_with_switch_out(void)
 					     .since = T0 + 2500 * US,
 					     .state = KTASK_INTERRUPTIBLE }));
 	sample(&m, 1000, 1001, T0 + 5 * MS, T0 + 4500 * US);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 1001);
 	w = thread_of(&m, 1002);
 	CHECK(t && w);
@@ -1091,7 +1092,7 @@ static void lost_records_are_clamped(void)
 					     .ts = T0 + 8 * MS,
 					     .since = T0 + 7500 * US,
 					     .state = KTASK_INTERRUPTIBLE }));
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 901);
 	CHECK(t != NULL);
 	if (!t)
@@ -1145,7 +1146,7 @@ static void kernel_runtime_trues_up_deltas(void)
 	sample(&m, 200, 201, T0 + 5900 * US, T0 + 5 * MS);
 	sleep_out(&m, 201, T0 + 6 * MS, T0 + 5 * MS, 1750 * US);
 	sleep_out(&m, 201, T0 + 9 * MS, T0 + 8 * MS, 2750 * US);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 201);
 	CHECK(t != NULL);
 	if (!t)
@@ -1188,7 +1189,7 @@ static void kernel_runtime_across_lost_and_bad_records(void)
 	/* No figure: 1 ms by switch times, and the next true-up starts afresh. */
 	sleep_out(&m, 202, T0 + 13 * MS, T0 + 12 * MS, 0);
 	sleep_out(&m, 202, T0 + 16 * MS, T0 + 15 * MS, 200 * MS);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 202);
 	CHECK(t != NULL);
 	if (!t)
@@ -1226,7 +1227,7 @@ static void sample_runtime_places_unseen_slices(void)
 	sample_rt(&m, 203, T0 + 1500 * US, T0 + 1 * MS, 5 * MS);
 	sample_rt(&m, 203, T0 + 4500 * US, T0 + 4 * MS, 6500 * US);
 	sleep_out(&m, 203, T0 + 5 * MS, T0 + 4 * MS, 7500 * US);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 203);
 	CHECK(t != NULL);
 	if (!t)
@@ -1287,7 +1288,7 @@ static void held_switch_out_and_folded_waits(void)
 	r.sw.flags = SWITCH_FOLD_ONLY;
 	r.sw.folded = (struct folded_waits){ .off_ns = 30 * US, .waits = 3 };
 	feed(&m, r);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 204);
 	w = thread_of(&m, 205);
 	CHECK(t && w);
@@ -1309,13 +1310,18 @@ static void held_switch_out_and_folded_waits(void)
 	CHECK_EQ_INT(m.stats.switches, 1 + 10 + 3);
 	CHECK_EQ_INT(m.stats.switches_folded, 13);
 	CHECK_EQ_INT(m.stats.wakeups_folded, 6);
-	/* 2.5 ms folded + the 3 ms wait: 5 off-CPU samples, spread over 2..5 ms. */
+	/*
+	 * 2.5 ms folded + the 3 ms wait: 5 off-CPU samples, all inside 2..5 ms:
+	 * the 2 the wait's grid has no room for at the switch-out, then one
+	 * per interval from it (model/offcpu_samples.c).
+	 */
 	CHECK(samples_sorted(t));
 	CHECK_EQ_INT(t->samples.len, 1 + 5 + 1);
 	if (t->samples.len == 7) {
 		for (int k = 0; k < 5; k++)
-			check_sample(&t->samples.data[1 + k], T0 + 2 * MS + 3 * MS * k / 5,
-				     k ? 0 : 500 * US, SAMPLE_OFF_CPU);
+			check_sample(&t->samples.data[1 + k],
+				     T0 + 2 * MS + (k < 2 ? 0 : (k - 2) * MS), k ? 0 : 500 * US,
+				     SAMPLE_OFF_CPU);
 		/* Unseen slices in 5..8 ms (0.5 ms by the kernel), and its own 0.5 ms. */
 		check_sample(&t->samples.data[6], T0 + 8500 * US, 1 * MS, SAMPLE_ON_CPU);
 	}
@@ -1337,7 +1343,7 @@ static void exiting_thread_has_no_offcpu_tail(void)
 					     .since = T0 + 500 * US,
 					     .state = KTASK_DEAD,
 					     .stack = true }));
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 1101);
 	CHECK(t != NULL);
 	if (!t)
@@ -1376,7 +1382,7 @@ static void period_deltas_without_replay(void)
 					     .state = KTASK_INTERRUPTIBLE }));
 	wakeup(&m, 100, 101, T0 + 3 * MS, 0, 0, "swapper/0", 0);
 	sample(&m, 100, 101, T0 + 4 * MS, T0 + 3500 * US);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 101);
 	CHECK(t != NULL);
 	if (t) {
@@ -1416,7 +1422,7 @@ static void malformed_sched_records(void)
 	CHECK_EQ_INT(model_add_record(&m, &sw, sw.hdr.size), 0);
 	CHECK_EQ_INT(m.stats.switches, 1);
 	CHECK_EQ_INT(m.threads.len, 0);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	model_free(&m);
 }
 
@@ -1458,7 +1464,7 @@ static void reused_switch_stacks(void)
 	feed(&m, reuse);
 	feed(&m, first);
 	feed(&m, with_stack);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 201);
 	CHECK(t != NULL);
 	if (!t)
@@ -1529,7 +1535,7 @@ static void reused_stacks_per_slot(void)
 					.preempt = true });
 	r.sw.flags |= SWITCH_STACK_REUSED | (1u << SWITCH_STACK_SLOT_SHIFT);
 	feed(&m, r);
-	CHECK_EQ_INT(model_finish(&m), 0);
+	CHECK_EQ_INT(model_finish_expanded(&m), 0);
 	t = thread_of(&m, 201);
 	CHECK(t != NULL);
 	if (!t)
@@ -1550,9 +1556,82 @@ out:
 	model_free(&m);
 }
 
+/*
+ * Issue 37: 1000 threads that fall asleep 2 ms in and sleep to the end of
+ * 6 s, and one that sleeps 70 s: their off-CPU samples, one per interval
+ * (5,998 each), are held as runs on 2 rows per wait (the run and the last
+ * sample, for the stack chart's box), a run of at most 65,536 per row;
+ * every thread's count stays exact, on the grid from the switch-out.
+ */
+static void late_sleepers_are_few_rows(void)
+{
+	const uint32_t threads = 1000, long_tid = 5000;
+	const uint64_t out = T0 + 2 * MS, long_stop = T0 + 70002 * MS;
+	uint64_t rows = 0;
+	struct model m;
+
+	setup(&m);
+	/* The recording's end, as recording_stop sets it. */
+	m.stop_ts = m.end_ts = T0 + 6000 * MS;
+	for (uint32_t k = 0; k < threads; k++) {
+		sample(&m, 200, 1000 + k, T0 + 1 * MS, T0 + 500 * US);
+		sleep_out(&m, 1000 + k, out, T0 + 500 * US, 0);
+	}
+	CHECK_EQ_INT(model_finish(&m), 0);
+	for (uint32_t k = 0; k < threads; k++) {
+		const struct thread *t = thread_of(&m, 1000 + k);
+		const struct thread_sample *s;
+
+		CHECK(t != NULL);
+		if (!t)
+			break;
+		/* The on-CPU sample, the run 2 .. 5998 ms, the last at 5999 ms. */
+		CHECK_EQ_INT(t->samples.len, 3);
+		if (t->samples.len != 3)
+			break;
+		s = t->samples.data;
+		check_sample(&s[1], out, 1 * MS, SAMPLE_OFF_CPU);
+		CHECK_EQ_INT(s[1].repeats, 5996);
+		check_sample(&s[2], out + 5997 * MS, 0, SAMPLE_OFF_CPU);
+		CHECK_EQ_INT(s[2].repeats, 0);
+		CHECK_EQ_INT(s[2].stack, s[1].stack);
+		rows += 2;
+	}
+	CHECK_EQ_INT(m.stats.offcpu_samples, (uint64_t)threads * 5998);
+	CHECK_EQ_INT(m.stats.offcpu_rows, rows);
+	model_free(&m);
+
+	/* 70 s asleep: 70,000 samples, a run longer than a row holds. */
+	setup(&m);
+	m.stop_ts = m.end_ts = long_stop;
+	sample(&m, 200, long_tid, T0 + 1 * MS, T0 + 500 * US);
+	sleep_out(&m, long_tid, out, T0 + 500 * US, 0);
+	CHECK_EQ_INT(model_finish(&m), 0);
+	{
+		const struct thread *t = thread_of(&m, long_tid);
+		uint64_t weight = 0, next = out;
+
+		CHECK(t && t->samples.len == 4);
+		for (size_t i = 1; t && i < t->samples.len; i++) {
+			const struct thread_sample *s = &t->samples.data[i];
+
+			/* Each row's run goes on where the last one ended, inside the wait. */
+			CHECK_EQ_INT(s->ts, next);
+			CHECK(s->ts + s->repeats * MS < long_stop);
+			weight += sample_weight(s);
+			next = s->ts + sample_weight(s) * MS;
+		}
+		CHECK_EQ_INT(weight, 70000);
+		CHECK_EQ_INT(m.stats.offcpu_samples, 70000);
+		CHECK_EQ_INT(m.stats.offcpu_rows, 3);
+	}
+	model_free(&m);
+}
+
 int main(void)
 {
 	RUN(run_1ms_sleep_9ms_exact_deltas_and_offcpu_samples);
+	RUN(late_sleepers_are_few_rows);
 	RUN(migrating_thread_out_of_order_gives_same_result);
 	RUN(no_offcpu_samples_keeps_markers_and_deltas);
 	RUN(offcpu_time_carries_across_short_sleeps);

@@ -22,13 +22,6 @@
  * threads have no user stack to walk and always get theirs.
  */
 #define BLOCKED_USER_WALKS_MAX 1000
-/*
- * -a: the off-CPU samples of one such thread, at most: one wait at one
- * stack needs only a few to draw its box, and a machine's thousands of
- * sleepers at every interval would be millions of samples (5,000 threads
- * over 10 s at 999 Hz: 50 M).
- */
-#define BLOCKED_SAMPLES_MAX    100
 
 /* A thread blocked all along, and what it is known to be waiting at. */
 struct blocked_thread {
@@ -201,7 +194,6 @@ void recording_note_blocked_threads(struct recording *r, struct model *m,
 				    const struct options *opts)
 {
 	struct blocked_set c = { .m = m, .ts = m->stop_ts, .all = opts->all };
-	uint64_t span = m->stop_ts > m->start_ts ? m->stop_ts - m->start_ts : 0;
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	int err;
 
@@ -225,9 +217,6 @@ void recording_note_blocked_threads(struct recording *r, struct model *m,
 	for (size_t i = 0; i < c.n; i++) {
 		if (c.all && !c.b[i].seen)
 			continue;
-		if (c.all && m->offcpu_interval_ns &&
-		    span / m->offcpu_interval_ns > BLOCKED_SAMPLES_MAX)
-			c.b[i].w.sample_spacing_ns = span / BLOCKED_SAMPLES_MAX;
 		if (model_blocked_throughout(m, c.b[i].thread, &c.b[i].w))
 			break;
 	}

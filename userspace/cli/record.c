@@ -163,11 +163,12 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 	if (r->model.sched_enabled)
 		fprintf(stderr,
 			"bpfprof: %" PRIu64 " context switches, %" PRIu64 " wakeups, %" PRIu64
-			" off-CPU samples; %" PRIu64 " switches and %" PRIu64 " wakeups lost\n",
+			" off-CPU samples (%" PRIu64 " weighted rows); %" PRIu64
+			" switches and %" PRIu64 " wakeups lost\n",
 			/* also those the kernel only counted or folded into other records */
 			r->model.stats.switches, r->model.stats.wakeups,
-			r->model.stats.offcpu_samples, lost->dropped[EV_SWITCH],
-			lost->dropped[EV_WAKEUP]);
+			r->model.stats.offcpu_samples, r->model.stats.offcpu_rows,
+			lost->dropped[EV_SWITCH], lost->dropped[EV_WAKEUP]);
 	if (r->model.syscalls_from_switch)
 		fprintf(stderr,
 			"bpfprof: %" PRIu64 " waits inside syscalls shown as markers (blocking "

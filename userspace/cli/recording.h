@@ -105,8 +105,9 @@ int recording_note_lost(struct recording *r, uint64_t now, bool force);
  * in), for the reason its state says now, at the stack it sleeps in (with
  * off-CPU samples, as other waits), instead of a blank track. -a: every
  * such thread of the machine, from one pass over its tasks, with at most
- * BLOCKED_USER_WALKS_MAX user stacks and BLOCKED_SAMPLES_MAX samples each
- * (blocked_threads.c). Not with cgroup targets.
+ * BLOCKED_USER_WALKS_MAX user stacks (blocked_threads.c); its samples are
+ * a few weighted rows, as every wait's (model/offcpu_samples.c). Not with
+ * cgroup targets.
  */
 void recording_note_blocked_threads(struct recording *r, struct model *m,
 				    const struct options *opts);

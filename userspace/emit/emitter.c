@@ -32,6 +32,14 @@
 
 /* ---- threads --------------------------------------------------------------- */
 
+static bool thread_has_runs(const struct thread *th)
+{
+	for (size_t i = 0; i < th->samples.len; i++)
+		if (th->samples.data[i].repeats)
+			return true;
+	return false;
+}
+
 /* The samples table: the model's, with a null sample where a wait ended (wait_breaks.c). */
 static void write_samples(struct json_writer *w, const struct model *m,
 			  const struct profile_tables *t, const struct thread *th,
@@ -69,7 +77,19 @@ static void write_samples(struct json_writer *w, const struct model *m,
 		prev = s.ts;
 	}
 	jw_end_array(w);
-	jw_kv_null(w, "weight");
+	/*
+	 * An off-CPU row stands for a run of samples (thread_sample.repeats):
+	 * its weight, in samples like every other row's 1, so the call tree
+	 * counts off-CPU time per interval as before. Null when all are 1.
+	 */
+	if (thread_has_runs(th)) {
+		jw_key_array(w, "weight");
+		for (c = sample_cursor_start(th); sample_cursor_next(&c, &s);)
+			jw_uint(w, sample_weight(&s));
+		jw_end_array(w);
+	} else {
+		jw_kv_null(w, "weight");
+	}
 	jw_kv_string(w, "weightType", "samples");
 	/* Integer µs, rounded: the unit declared in meta.sampleUnits. */
 	jw_key_array(w, "threadCPUDelta");

@@ -217,8 +217,10 @@ static int64_t main_binary_lib(const struct model *m, const struct profile_table
 		for (size_t k = 0; k < p->threads.len; k++) {
 			const struct thread *th = &m->threads.data[p->threads.data[k]];
 
+			/* By weight: an off-CPU row stands for a run of samples. */
 			for (size_t j = 0; j < th->samples.len; j++)
-				n += th->samples.data[j].kind == counted;
+				if (th->samples.data[j].kind == counted)
+					n += sample_weight(&th->samples.data[j]);
 		}
 		if (n > best_samples) {
 			best = p;
@@ -426,7 +428,8 @@ static int add_samples(struct pprof_build *b, const struct model *m, const struc
 				return -ENOMEM;
 			v = &b->values[(size_t)at * NR_VALUES];
 			if (s->kind == SAMPLE_OFF_CPU) {
-				add_saturated(&v[V_OFF_CPU], m->offcpu_interval_ns);
+				add_saturated(&v[V_OFF_CPU],
+					      sample_weight(s) * m->offcpu_interval_ns);
 				/*
 				 * Its CPU delta is the run from the thread's last
 				 * sample to the switch-out: that sample's code, not

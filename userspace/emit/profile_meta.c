@@ -93,6 +93,8 @@ static void write_extra_sched(struct json_writer *w, const struct model *m,
 	/* How much of the wakeup traffic the kernel absorbed: those cost no record. */
 	extra_entry_int(w, "Wakeups kept in the kernel", m->stats.wakeups_folded);
 	extra_entry_int(w, "Off-CPU samples written", m->stats.offcpu_samples);
+	/* They are weighted rows, a few per wait: memory follows the waits, not the time. */
+	extra_entry_int(w, "Off-CPU sample rows (weighted)", m->stats.offcpu_rows);
 	extra_entry_int(w, "Scheduler events that arrived too late", m->stats.sched_late_events);
 }
 

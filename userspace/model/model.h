@@ -72,7 +72,8 @@ enum sample_kind {
 	 * thread spent off-CPU; its stack is the switch-out stack plus an
 	 * OBJ_OFFCPU leaf naming the reason. cpu_delta_ns is the CPU the thread
 	 * used since its previous sample (nonzero only for the first sample of
-	 * an interval, covering the run up to the switch-out), 0 after.
+	 * an interval, covering the run up to the switch-out), 0 after. One
+	 * row stands for a run of them (thread_sample.repeats).
 	 */
 	SAMPLE_OFF_CPU = 1,
 };
@@ -96,7 +97,26 @@ struct thread_sample {
 	uint32_t stack;	       /* raw stack, or NO_INDEX */
 	uint8_t kind;
 	uint8_t ustack_end; /* on-CPU: why its user stack ends there (enum ustack_end) */
+	/*
+	 * Off-CPU: this row stands for 1 + repeats samples, at ts and every
+	 * offcpu_interval_ns after it, all inside the wait (written as the
+	 * row's weight). One row per sample would make memory grow with
+	 * threads x seconds: 5,000 sleepers over 5 s at 999 Hz are 25 M rows.
+	 * In the padding, so a row stays 24 bytes. 0 for every other sample.
+	 */
+	uint16_t repeats;
 };
+
+_Static_assert(sizeof(struct thread_sample) == 24, "a sample row grew");
+
+/* The longest run one row holds. */
+#define SAMPLE_REPEATS_MAX UINT16_MAX
+
+/* How many samples the row stands for: its weight in the profile. */
+static inline uint64_t sample_weight(const struct thread_sample *s)
+{
+	return (uint64_t)s->repeats + 1;
+}
 
 enum sched_marker_kind {
 	SCHED_MARKER_OFFCPU = 0,   /* interval: switch-out .. switch-in */
@@ -245,7 +265,8 @@ struct process {
 
 struct model_stats {
 	uint64_t samples;
-	uint64_t offcpu_samples;
+	uint64_t offcpu_samples; /* off-CPU samples: the rows' weights, one per interval */
+	uint64_t offcpu_rows;	 /* the rows that hold them (thread_sample.repeats) */
 	uint64_t switches;
 	uint64_t wakeups;	    /* records, and wakeups folded into samples and switch-outs */
 	uint64_t wakeups_folded;    /* of those, the folded: kept in the kernel, no record */
@@ -384,12 +405,6 @@ struct blocked_wait {
 	uint32_t stack; /* from model_task_stack; NO_INDEX when unknown */
 	int32_t sys_nr; /* the syscall it sleeps in, from its saved registers; -1: none */
 	uint64_t sys_args[6];
-	/*
-	 * Its off-CPU samples' spacing; 0: the model's interval. -a spaces
-	 * the samples of its thousands of sleepers wider: one wait, one
-	 * stack, whose box needs no more than a few samples.
-	 */
-	uint64_t sample_spacing_ns;
 };
 
 /*

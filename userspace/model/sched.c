@@ -7,7 +7,8 @@
  *  - exact on-CPU time between samples (each sample's cpu_delta_ns), from
  *    slices [switch-in, switch-out]; a switch-in is never a record of its
  *    own, it is learned from the next record's `since`,
- *  - off-CPU samples, one per offcpu_interval_ns of off-CPU time,
+ *  - off-CPU samples, one per offcpu_interval_ns of off-CPU time
+ *    (model/offcpu_samples.c),
  *  - OFFCPU / RUNNABLE markers on the thread and WAKEUP instants on its waker,
  *  - per-thread totals (struct sched_summary).
  *
@@ -230,62 +231,6 @@ static void start_slice(struct sched_replay *r, uint64_t in)
 }
 
 /*
- * One off-CPU sample each time the thread's accumulated off-CPU time passes
- * a multiple of the interval, spaced by the interval from the switch-out:
- * with carry < interval, the last one is at out + (n - 1) * interval <
- * out + dur, inside the interval.
- */
-static int emit_offcpu_samples(struct model *m, struct thread *t, uint64_t out, uint64_t dur)
-{
-	struct sched_replay *r = t->replay;
-	uint64_t total, n, max_n,
-		interval = r->offcpu_spacing_ns ? r->offcpu_spacing_ns : m->offcpu_interval_ns;
-	int64_t frame, stack;
-	int err;
-
-	if (!m->offcpu_samples || !interval)
-		return 0;
-	total = r->offcpu_carry_ns + dur;
-	n = total / interval;
-	r->offcpu_carry_ns = total % interval;
-	/*
-	 * No thread waits longer than the recording has lasted: times a record
-	 * got wrong (the kernel's folded time is taken as sent) must not make
-	 * this allocate samples for years.
-	 */
-	max_n = (m->end_ts > m->start_ts ? m->end_ts - m->start_ts : 0) / interval + 1;
-	if (n > max_n)
-		n = max_n;
-	if (!n)
-		return 0;
-	frame = model_intern_frame(m, OBJ_OFFCPU, r->reason, false);
-	if (frame < 0)
-		return (int)frame;
-	stack = model_intern_stack(m, r->stack, (uint32_t)frame);
-	if (stack < 0)
-		return (int)stack;
-	if (vec_reserve(&t->samples, n))
-		return -ENOMEM;
-	for (uint64_t k = 0; k < n; k++) {
-		/*
-		 * Spaced by the interval, unless the carry holds waits the
-		 * kernel folded (fold_waits) and that would run past the
-		 * wait: then spread over it. The first carries the run up to
-		 * the switch-out; push_sample zeroes it after.
-		 */
-		uint64_t at = out + k * interval;
-
-		if ((n - 1) * interval >= dur)
-			at = out + dur * k / n;
-
-		if ((err = push_sample(t, at, (uint32_t)stack, SAMPLE_OFF_CPU, USTACK_END_UNKNOWN)))
-			return err;
-	}
-	m->stats.offcpu_samples += n;
-	return 0;
-}
-
-/*
  * The waker learns it ended the wakee's wait: counted always, shown as an
  * instant when the wait it ended is long enough to be shown. Only a waker
  * that is a thread of the model (a target); none is created for others.
@@ -369,7 +314,7 @@ static int close_offcpu(struct model *m, struct thread *t, uint64_t in)
 			t->sched.offcpu_hidden_ns += off_ns;
 		}
 		n = t->samples.len;
-		if ((err = emit_offcpu_samples(m, t, r->since, off_ns)))
+		if ((err = offcpu_samples_of_wait(m, t, r->since, off_ns)))
 			return err;
 		/* Where this wait's samples end (model.h, struct wait_end). */
 		if (t->samples.len > n &&
@@ -758,7 +703,6 @@ int model_blocked_throughout(struct model *m, uint32_t thread, const struct bloc
 	/* Not 0 (read) when unknown: a thread in no syscall has none. */
 	r->sys_nr = w->sys_nr >= 0 && w->sys_nr < SYSCALL_NR_MAX ? w->sys_nr : -1;
 	memcpy(r->sys_args, w->sys_args, sizeof(r->sys_args));
-	r->offcpu_spacing_ns = w->sample_spacing_ns;
 	t->blocked_throughout = true;
 	return 0;
 }
@@ -786,7 +730,6 @@ int sched_close_all(struct model *m, uint64_t stop)
 		}
 		r->state = REPLAY_UNKNOWN;
 		r->woken = r->woken_new = false;
-		r->offcpu_spacing_ns = 0;
 		clear_other(r);
 	}
 	return 0;

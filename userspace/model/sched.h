@@ -73,10 +73,9 @@ struct sched_replay {
 	bool runtime_known;
 	/* Given to samples beyond the kernel's figure: taken from the next ones. */
 	uint64_t cpu_debt_ns;
-	uint64_t offcpu_carry_ns;   /* off-CPU time not yet given to a sample */
-	uint64_t offcpu_spacing_ns; /* its off-CPU samples' spacing; 0: the model's interval */
-	uint64_t last_ts;	    /* last event replayed */
-	uint32_t stack;		    /* switch-out stack while off */
+	uint64_t offcpu_carry_ns; /* off-CPU time not yet given to a sample */
+	uint64_t last_ts;	  /* last event replayed */
+	uint32_t stack;		  /* switch-out stack while off */
 	/* The last switch-out stack taken per place, for switch-outs that reuse it. */
 	uint32_t last_switch_stack[SWITCH_STACK_SLOTS];
 	uint8_t have_switch_stack;     /* bit per slot */
@@ -122,6 +121,20 @@ int sched_queue(struct thread *t, struct sched_event *ev);
  * Leaves every thread's replay idle, so a second call does nothing.
  */
 int sched_close_all(struct model *m, uint64_t stop);
+
+/*
+ * model/offcpu_samples.c: the off-CPU samples of a wait of `t` from `out`,
+ * `dur` long, with its carry (sched_replay.offcpu_carry_ns), as a few rows
+ * that stand for runs of samples (thread_sample.repeats). 0 or -ENOMEM.
+ */
+int offcpu_samples_of_wait(struct model *m, struct thread *t, uint64_t out, uint64_t dur);
+
+/*
+ * `count` off-CPU samples of `t` at `at` and every interval after it, with
+ * raw stack `stack` (its OBJ_OFFCPU leaf included), on as few rows as hold
+ * them. 0 or -ENOMEM.
+ */
+int offcpu_push_run(struct model *m, struct thread *t, uint64_t at, uint64_t count, uint32_t stack);
 
 /* Put each thread's markers in time order (WAKEUP instants arrive from the wakees' replays). */
 void sched_sort_markers(struct model *m);

@@ -49,6 +49,31 @@ static struct thread *window_thread(struct model *dst, const struct model *src,
 	return dt;
 }
 
+/*
+ * The part of an off-CPU row's run (thread_sample.repeats) on its grid in
+ * [from, to): a wait across the window's edge counts only its samples
+ * inside. False when none is.
+ */
+static bool clip_offcpu_run(struct thread_sample *s, uint64_t interval, uint64_t from, uint64_t to)
+{
+	uint64_t lo = 0, hi = s->repeats;
+
+	if (!interval || s->ts >= to)
+		return s->ts >= from && s->ts < to;
+	if (s->ts < from)
+		lo = (from - s->ts + interval - 1) / interval;
+	if (hi > (to - 1 - s->ts) / interval)
+		hi = (to - 1 - s->ts) / interval;
+	if (lo > hi)
+		return false;
+	/* The CPU delta is the run up to the switch-out, at the row's own time. */
+	if (lo)
+		s->cpu_delta_ns = 0;
+	s->ts += lo * interval;
+	s->repeats = (uint16_t)(hi - lo);
+	return true;
+}
+
 static int copy_thread_samples(struct model *dst, const struct model *src, struct hmap *map,
 			       const struct thread *st, uint64_t from, uint64_t to)
 {
@@ -58,8 +83,12 @@ static int copy_thread_samples(struct model *dst, const struct model *src, struc
 		struct thread_sample s = st->samples.data[i];
 		int64_t stack;
 
-		if (s.ts < from || s.ts >= to)
+		if (s.kind == SAMPLE_OFF_CPU && s.repeats) {
+			if (!clip_offcpu_run(&s, src->offcpu_interval_ns, from, to))
+				continue;
+		} else if (s.ts < from || s.ts >= to) {
 			continue;
+		}
 		if (!dt && !(dt = window_thread(dst, src, st, s.ts)))
 			return -ENOMEM;
 		stack = model_copy_stack(dst, src, map, s.stack);
@@ -70,9 +99,10 @@ static int copy_thread_samples(struct model *dst, const struct model *src, struc
 			return -ENOMEM;
 		dt->first_ts = dt->first_ts < s.ts ? dt->first_ts : s.ts;
 		dt->last_ts = dt->last_ts > s.ts ? dt->last_ts : s.ts;
-		if (s.kind == SAMPLE_OFF_CPU)
-			dst->stats.offcpu_samples++;
-		else
+		if (s.kind == SAMPLE_OFF_CPU) {
+			dst->stats.offcpu_samples += sample_weight(&s);
+			dst->stats.offcpu_rows++;
+		} else
 			dst->stats.samples++;
 	}
 	return 0;
@@ -87,7 +117,7 @@ static int copy_open_wait(struct model *dst, const struct model *src, struct hma
 			  const struct thread *st, uint64_t from, uint64_t to)
 {
 	const struct sched_replay *r = st->replay;
-	uint64_t interval = r->offcpu_spacing_ns ? r->offcpu_spacing_ns : src->offcpu_interval_ns;
+	uint64_t interval = src->offcpu_interval_ns;
 	uint64_t first, k;
 	struct thread *dt;
 	int64_t stack, frame;
@@ -109,16 +139,7 @@ static int copy_open_wait(struct model *dst, const struct model *src, struct hma
 	stack = model_intern_stack(dst, (uint32_t)stack, (uint32_t)frame);
 	if (stack < 0)
 		return (int)stack;
-	for (uint64_t at = first; at < to; at += interval) {
-		struct thread_sample s = { .ts = at,
-					   .stack = (uint32_t)stack,
-					   .kind = SAMPLE_OFF_CPU };
-
-		if (vec_push(&dt->samples, s))
-			return -ENOMEM;
-		dst->stats.offcpu_samples++;
-	}
-	return 0;
+	return offcpu_push_run(dst, dt, first, (to - 1 - first) / interval + 1, (uint32_t)stack);
 }
 
 int model_window_copy(struct model *dst, const struct model *src, uint64_t from, uint64_t to,

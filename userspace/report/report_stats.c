@@ -56,9 +56,16 @@ static bool selected(const struct report_filter *f, const char *pid, int64_t tid
 	return f->tid < 0 || tid == f->tid;
 }
 
+/*
+ * A row of the samples table that stands for `weight` samples (bpfprof's
+ * off-CPU rows hold a run of them, one per interval): that many samples'
+ * time, and counted as that many.
+ */
 static void count_sample(struct report_stats *s, const struct report_profile *p,
-			 struct report_thread *th, uint32_t stack, double ms, uint32_t stamp)
+			 struct report_thread *th, uint32_t stack, double weight, uint32_t stamp)
 {
+	double ms = p->interval_ms * weight;
+	uint64_t count = weight >= 0 && weight < 4294967296.0 ? (uint64_t)(weight + 0.5) : 1;
 	uint32_t leaf = p->frame_func[p->stack_frame[stack]];
 	const char *name = report_func_name(p, leaf);
 	bool off = !strncmp(name, OFFCPU_PREFIX, strlen(OFFCPU_PREFIX));
@@ -67,16 +74,16 @@ static void count_sample(struct report_stats *s, const struct report_profile *p,
 	if (off) {
 		th->off_ms += ms;
 		s->off_ms += ms;
-		s->samples_off++;
+		s->samples_off += count;
 		reason = sum_of(&s->reasons, name + strlen(OFFCPU_PREFIX),
 				name + strlen(OFFCPU_PREFIX));
 		if (reason)
-			add_to(reason, 1, ms);
+			add_to(reason, count, ms);
 		stack = p->stack_parent[stack];
 	} else {
 		th->on_ms += ms;
 		s->on_ms += ms;
-		s->samples_on++;
+		s->samples_on += count;
 		s->funcs[leaf].self_on_ms += ms;
 	}
 	for (; stack != REPORT_NO_PARENT; stack = p->stack_parent[stack]) {
@@ -111,8 +118,7 @@ static int count_samples(struct report_stats *s, const struct report_profile *p,
 		if (!json_is_integer(sv) || json_integer_value(sv) < 0 ||
 		    (size_t)json_integer_value(sv) >= p->nr_stacks)
 			continue; /* an empty stack: no function to count */
-		count_sample(s, p, th, (uint32_t)json_integer_value(sv), p->interval_ms * weight,
-			     ++*stamp);
+		count_sample(s, p, th, (uint32_t)json_integer_value(sv), weight, ++*stamp);
 	}
 	if (!have_delta)
 		th->cpu_ms = th->on_ms;
