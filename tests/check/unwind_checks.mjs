@@ -33,7 +33,7 @@
 // below it; >= 95 % of the samples under __cxa_throw under main ->
 // cpp_catcher -> cpp_thrower x (DEPTH + 1).
 //
-// --churn checks a profile of `threadchurn SECONDS` (tests/workloads/threadchurn.c,
+// --churn checks a profile of `threadchurn SECONDS MAX_THREADS` (tests/workloads/threadchurn.c,
 // issue 37): 8 short threads started and joined in a loop, -O2 without frame
 // pointers against Debian's glibc, so many samples are taken around thread
 // creation. Over all its threads' on-CPU samples with user frames: no stack

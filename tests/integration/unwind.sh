@@ -48,7 +48,7 @@ if [ "$LANG_" = cpp ]; then
 fi
 if [ "$LANG_" = churn ]; then
 	: "${THREADCHURN:?THREADCHURN is not set}"
-	run_bpfprof 60 -v --unwind "$MODE" -o "$WORK/unwind.json.gz" -- "$THREADCHURN" 20 12000
+	run_bpfprof 60 -v -F 4999 --unwind "$MODE" -o "$WORK/unwind.json.gz" -- "$THREADCHURN" 20 4000
 	expect_success
 	read -r _ _ _ pid < <(grep -m 1 "^threadchurn: truth pid " "$WORK/bpfprof.out")
 	[[ $pid =~ ^[0-9]+$ ]] || fail "threadchurn did not print 'threadchurn: truth pid P': $(head -n 3 "$WORK/bpfprof.out")"
