@@ -54,8 +54,9 @@ struct unwind_walk {
 	__u64 pc, sp, fp;
 	__u64 ax; /* RAX at the interrupted PC: a clone's return value there */
 	__u32 n;
-	__u32 end;	  /* enum ustack_end, once the walk stopped */
-	bool pc_is_exact; /* pc is the interrupted instruction, not a return address */
+	__u32 end;	    /* enum ustack_end, once the walk stopped */
+	bool pc_is_exact;   /* pc is the interrupted instruction, not a return address */
+	__u32 stepped_down; /* frame-pointer steps down to another stack so far */
 	/*
 	 * bpf_find_vma may be asked once for a mapping the process's entry
 	 * lacks: in interrupt context it can run once per program run (its
@@ -274,12 +275,30 @@ static __always_inline bool unwind_enter_mapping(struct unwind_walk *w, __u64 ad
 }
 
 /*
+ * Frame-pointer steps through code without CFI that may step down to
+ * another stack, per walk: a runtime's stack switch before its tables are
+ * loaded (Go's systemstack from g0 to the goroutine's stack, which lies
+ * lower). A chain that loops repeats a frame at most once more, not to the
+ * depth limit.
+ */
+#define UNWIND_MAX_DOWN_STEPS 1
+
+/*
+ * Always 0, but writable, so its value is unknown to the verifier: the
+ * walk's stepped_down starts from it. A flag that starts as a known 0
+ * doubles the states it explores per step (the verifier tells 0 from 1
+ * where it is tested), which on_switch_btf cannot afford.
+ */
+__u32 unwind_no_down_step = 0;
+
+/*
  * One frame with the frame pointer: the caller's return address and FP are
- * at [fp]. The caller's frame is above this one (fp + 16 > sp) unless
- * `may_switch` says the code switches stacks there: a frame pointer at or
- * below SP is not this stack's (a heap address left in RBP by code built
- * without frame pointers), and following it loops (a struct pthread
- * points at itself) or runs off the stack's end.
+ * at [fp]. The caller's frame is above this one (fp + 16 > sp) but where
+ * the code switches stacks: always when a row says so (`may_switch`),
+ * UNWIND_MAX_DOWN_STEPS times in code without CFI, never in place. A frame
+ * pointer at or below SP is otherwise not this stack's (a heap address left
+ * in RBP by code built without frame pointers), and following it loops (a
+ * struct pthread points at itself) or runs off the stack's end.
  */
 static __always_inline long unwind_fp_step(struct unwind_walk *w, __u32 no_fp_end, bool may_switch)
 {
@@ -289,9 +308,16 @@ static __always_inline long unwind_fp_step(struct unwind_walk *w, __u32 no_fp_en
 		w->end = no_fp_end;
 		return 1;
 	}
-	if (!may_switch && w->fp + 16 <= w->sp) {
+	if (w->fp + 16 == w->sp) {
 		w->end = USTACK_END_STUCK;
 		return 1;
+	}
+	if (!may_switch && w->fp + 16 < w->sp) {
+		if (w->stepped_down >= UNWIND_MAX_DOWN_STEPS) {
+			w->end = USTACK_END_STUCK;
+			return 1;
+		}
+		w->stepped_down++;
 	}
 	if (bpf_probe_read_user(frame, sizeof(frame), (void *)w->fp)) {
 		w->end = USTACK_END_UNREADABLE;
@@ -441,6 +467,7 @@ static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, _
 	w.ax = BPF_CORE_READ(regs, ax);
 	w.end = USTACK_END_LIMIT;
 	w.may_find_vma = may_find_vma;
+	w.stepped_down = unwind_no_down_step;
 	if (bpf_loop(BPFPROF_MAX_USTACK + 1, unwind_step, &w, 0) < 0)
 		*flags |= SAMPLE_USTACK_ERROR;
 	if (w.end == USTACK_END_LIMIT || w.end == USTACK_END_STUCK)

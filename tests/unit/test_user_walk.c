@@ -135,9 +135,20 @@ static void stops_at_a_step_that_does_not_move_up(void)
 	CHECK_EQ_INT(user_walk(&ops, 0x3010, 0x7000, 0x7100, 1, ips, 16, &end), 2);
 	CHECK_EQ_INT(ips[1], 0x5000);
 	CHECK_EQ_INT(end, USTACK_END_STUCK);
-	/* A frame pointer below SP. */
-	CHECK_EQ_INT(user_walk(&ops, 0x3010, 0x7080, 0x7060, 1, ips, 16, &end), 1);
+	/*
+	 * Frame pointers below SP in code without CFI: once a stack switch
+	 * (Go before its tables are loaded), the second time a chain gone wrong.
+	 */
+	put(0x7180, 0x7140);
+	put(0x7188, 0x3020);
+	put(0x7140, 0x7100);
+	put(0x7148, 0x3030);
+	CHECK_EQ_INT(user_walk(&ops, 0x3010, 0x71c0, 0x7180, 1, ips, 16, &end), 2);
+	CHECK_EQ_INT(ips[1], 0x3020);
 	CHECK_EQ_INT(end, USTACK_END_STUCK);
+	/* Down once, then a root: a switch, whole. */
+	CHECK_EQ_INT(user_walk(&ops, 0x3010, 0x7080, 0x7060, 1, ips, 16, &end), 2);
+	CHECK_EQ_INT(end, USTACK_END_ROOT);
 	/* A CFA = FP + 16 row with RBP below SP. */
 	CHECK_EQ_INT(user_walk(&ops, 0x1110, 0x7080, 0x7040, 1, ips, 16, &end), 1);
 	CHECK_EQ_INT(end, USTACK_END_STUCK);

@@ -14,7 +14,8 @@
 struct walk {
 	const struct user_walk_ops *ops;
 	uint64_t pc, sp, fp;
-	uint64_t ax; /* RAX at the first frame's PC: a clone's return value there */
+	uint64_t ax;	     /* RAX at the first frame's PC: a clone's return value there */
+	uint32_t down_steps; /* frame-pointer steps down to another stack so far */
 	bool pc_is_exact;
 	bool have_map;
 	struct user_walk_mapping map;
@@ -32,9 +33,14 @@ static const struct unwind_row *find_row(const struct user_walk_mapping *m, uint
 	return &m->rows[lo - 1];
 }
 
+/* Frame-pointer steps down to another stack in code without CFI, per walk (bpf/unwind.bpf.h). */
+#define MAX_DOWN_STEPS 1
+
 /*
  * One frame with the frame pointer: the caller's FP and return address are
- * at [fp], above this frame unless the code switches stacks (`may_switch`).
+ * at [fp], above this frame unless the code switches stacks: where a row
+ * says so (`may_switch`), or MAX_DOWN_STEPS times in code without CFI;
+ * never in place.
  */
 static bool fp_step(struct walk *w, uint8_t no_fp_end, bool may_switch, uint8_t *end)
 {
@@ -44,7 +50,8 @@ static bool fp_step(struct walk *w, uint8_t no_fp_end, bool may_switch, uint8_t 
 		*end = no_fp_end;
 		return false;
 	}
-	if (!may_switch && w->fp + 16 <= w->sp) {
+	if (w->fp + 16 == w->sp ||
+	    (!may_switch && w->fp + 16 < w->sp && w->down_steps++ >= MAX_DOWN_STEPS)) {
 		*end = USTACK_END_STUCK;
 		return false;
 	}
