@@ -299,9 +299,11 @@ set_target_properties(bpfprof_workload_threadchurn PROPERTIES
   COMPILE_OPTIONS "-O2;-fomit-frame-pointer;-Wall;-Wextra"
   LINK_OPTIONS "")
 target_link_libraries(bpfprof_workload_threadchurn PRIVATE pthread)
-bpfprof_integration_test(unwind_churn 120 TRUE unwind.sh cfi churn)
-set_property(TEST integration.unwind_churn APPEND PROPERTY ENVIRONMENT
-  THREADCHURN=$<TARGET_FILE:bpfprof_workload_threadchurn>)
+foreach(mode cfi fp)
+  bpfprof_integration_test(unwind_churn_${mode} 120 TRUE unwind.sh ${mode} churn)
+  set_property(TEST integration.unwind_churn_${mode} APPEND PROPERTY ENVIRONMENT
+    THREADCHURN=$<TARGET_FILE:bpfprof_workload_threadchurn>)
+endforeach()
 # Python functions in the stacks (issue 26): Debian's python3 and pyfuncs.py.
 foreach(mode before during fp)
   bpfprof_integration_test(python_${mode} 120 TRUE python.sh ${mode})

@@ -290,12 +290,14 @@ static void truncated_user_stack_gets_marker_root(void)
 /*
  * A frame-pointer chain that did not move (issue 37): one address no code
  * is at, repeated to the depth limit, ends at its first occurrence under a
- * marker; a recursion repeats an address in code, and stays whole.
+ * marker, as does a loop through a list; a recursion repeats an address in
+ * code, and stays whole.
  */
 static void repeated_unknown_address_is_cut(void)
 {
 	struct model m;
 	uint64_t stuck[] = { 0x401000, 0x402000, 0x7000, 0x7000, 0x7000, 0x7000 };
+	uint64_t loop[] = { 0x401000, 0x7000, 0x8000, 0x9000, 0x7000, 0x8000, 0x9000 };
 	uint64_t recursion[] = { 0x401000, 0x402000, 0x402000, 0x402000, 0x403000 };
 	struct sample_event e = make_sample(100, 100, 10, "app", NULL, 0, stuck, 6);
 	struct raw_frame f[8];
@@ -314,6 +316,12 @@ static void repeated_unknown_address_is_cut(void)
 	n = stack_frames(&m, m.threads.data[0].samples.data[1].stack, f, 8);
 	CHECK_EQ_INT(n, 5);
 	CHECK_EQ_INT(m.stats.truncated_stacks, 1);
+	e = make_sample(100, 100, 30, "app", NULL, 0, loop, 7);
+	model_add_record(&m, &e, e.hdr.size);
+	n = stack_frames(&m, m.threads.data[0].samples.data[2].stack, f, 8);
+	CHECK_EQ_INT(n, 5);
+	CHECK_EQ_INT(f[3].offset, 0x9000);
+	CHECK_EQ_INT(f[4].object, OBJ_TRUNCATED);
 	model_free(&m);
 }
 

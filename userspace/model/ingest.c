@@ -137,12 +137,30 @@ static int push_python(struct model *m, struct process *p, const struct stack_re
 }
 
 /*
- * The user frames of a sample up to the first that repeats the one before
- * it at an address no code is at: past it a frame-pointer walk did not move
- * (bpf_get_stack's, which checks nothing: a heap address in RBP whose
- * first word points at itself, as a struct pthread's does, repeats one
- * address to the depth limit). A recursion repeats return addresses too,
- * but in code. Returns how many frames to keep.
+ * How far back a frame is compared with the ones before it: a chain that
+ * loops through more frames than this repeats each at most
+ * BPFPROF_MAX_USTACK / (UNWIND_REPEAT_WINDOW + 1) times, and the cost per
+ * sample stays bounded.
+ */
+#define UNWIND_REPEAT_WINDOW 32
+
+/* Whether ip is one of the up to UNWIND_REPEAT_WINDOW frames before frame i. */
+static bool repeats_recent(const __u64 *uips, uint32_t i, uint64_t ip)
+{
+	for (uint32_t j = i > UNWIND_REPEAT_WINDOW ? i - UNWIND_REPEAT_WINDOW : 0; j < i; j++)
+		if ((uips[j] & ~USTACK_PY_EVAL) == ip)
+			return true;
+	return false;
+}
+
+/*
+ * The user frames of a sample up to the first that repeats a recent one at
+ * an address no executable mapping holds: past it a frame-pointer walk did
+ * not move, or went round a list (bpf_get_stack's, which checks nothing: a
+ * heap address in RBP whose first word points at itself, as a struct
+ * pthread's does, or at the next of glibc's cached thread stacks, repeats
+ * to the depth limit). A recursion repeats return addresses too, but in
+ * code. Returns how many frames to keep.
  */
 static uint32_t ustack_until_stuck(struct model *m, struct process *p, const struct stack_record *e)
 {
@@ -152,8 +170,8 @@ static uint32_t ustack_until_stuck(struct model *m, struct process *p, const str
 
 	for (uint32_t i = 1; i < e->ustack_len; i++) {
 		ip = uips[i] & ~USTACK_PY_EVAL;
-		if (ip == (uips[i - 1] & ~USTACK_PY_EVAL) &&
-		    !resolve_user_addr(m, p, ip, e->ts, &object, &offset))
+		if (repeats_recent(uips, i, ip) &&
+		    !resolve_user_addr(m, p, ip, e->ts, &object, &offset) && !find_mapping(p, ip))
 			return i;
 	}
 	return e->ustack_len;
