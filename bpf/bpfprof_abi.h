@@ -88,6 +88,12 @@ enum ustack_end {
 	USTACK_END_NO_ROW = 4,	   /* code its file's CFI does not cover, and no frame pointer */
 	USTACK_END_UNREADABLE = 5, /* the stack could not be read where the CFI points */
 	USTACK_END_LIMIT = 6,	   /* BPFPROF_MAX_USTACK frames: truncated */
+	/*
+	 * A step that did not move up the stack (the caller's SP at or below
+	 * this frame's, outside a known stack switch): a chain past the
+	 * stack's end, or a loop. Counted as truncated (one marked frame).
+	 */
+	USTACK_END_STUCK = 7,
 };
 
 /*
@@ -384,6 +390,7 @@ struct syscall_totals_event {
 struct task_stack_event {
 	__u32 pid, tid;
 	__u64 ip, sp, bp; /* user registers at its kernel entry; 0 when none (kernel thread) */
+	__u64 ax;	  /* RAX there: a clone's return value (0 in the new thread) */
 	__u32 kstack_len;
 	__u32 flags;  /* SAMPLE_KSTACK_*, SAMPLE_USER_IN_SYSCALL */
 	__s32 sys_nr; /* the syscall it sleeps in, from its saved registers; -1: none */
@@ -463,6 +470,21 @@ enum unwind_cfa {
 	UNWIND_CFA_SIGNAL = 4, /* a signal trampoline: the caller's registers are in the sigframe */
 	/* The outermost frame (_start, a new thread's entry): its return address is undefined. */
 	UNWIND_CFA_ROOT = 5,
+	/*
+	 * Right after a clone/clone3 syscall, code no FDE covers (glibc ends
+	 * the parent's FDE before the syscall, the child's starts at its
+	 * entry): with RAX 0 at the interrupted PC this is the new thread,
+	 * whose first frame this is (a root); otherwise the parent, CFA = SP
+	 * + cfa_offset as before the syscall.
+	 */
+	UNWIND_CFA_CLONE = 6,
+	/*
+	 * A stack switch the runtime keeps a frame pointer across (Go's
+	 * systemstack, mcall, morestack, asmcgocall): the caller is found
+	 * through FP (CFA = FP + 16, FP saved at CFA - 16) and may be on
+	 * another stack, lower than this one.
+	 */
+	UNWIND_CFA_SWITCH = 7,
 };
 
 enum unwind_fp {

@@ -56,7 +56,7 @@ int dump_task_stacks(struct bpf_iter__task *ctx)
 	e->kstack_len = (__u32)klen / sizeof(__u64);
 	if (e->kstack_len >= BPFPROF_MAX_KSTACK)
 		e->flags |= SAMPLE_KSTACK_TRUNCATED;
-	e->ip = e->sp = e->bp = 0;
+	e->ip = e->sp = e->bp = e->ax = 0;
 #if defined(__TARGET_ARCH_x86)
 	/* A kernel thread has no user registers: its pt_regs are not a user context. */
 	if (!(task->flags & KPF_KTHREAD) && task->mm) {
@@ -65,6 +65,7 @@ int dump_task_stacks(struct bpf_iter__task *ctx)
 			e->ip = BPF_CORE_READ(regs, ip);
 			e->sp = BPF_CORE_READ(regs, sp);
 			e->bp = BPF_CORE_READ(regs, bp);
+			e->ax = BPF_CORE_READ(regs, ax);
 			/* In a syscall (not a fault): the user leaf is a return address. */
 			if ((long)BPF_CORE_READ(regs, orig_ax) >= 0)
 				e->flags |= SAMPLE_USER_IN_SYSCALL;

@@ -74,9 +74,11 @@ struct unwind_walk {
 	__u32 tgid;
 	__u64 *ips; /* where the user frames go */
 	__u64 pc, sp, fp;
+	__u64 ax; /* RAX at the interrupted PC: a clone's return value there */
 	__u32 n;
-	__u32 end;	  /* enum ustack_end, once the walk stopped */
-	bool pc_is_exact; /* pc is the interrupted instruction, not a return address */
+	__u32 end;	    /* enum ustack_end, once the walk stopped */
+	bool pc_is_exact;   /* pc is the interrupted instruction, not a return address */
+	__u32 stepped_down; /* frame-pointer steps down to another stack so far */
 	/*
 	 * bpf_find_vma may be asked once for a mapping the process's entry
 	 * lacks: in interrupt context it can run once per program run (its
@@ -294,14 +296,50 @@ static __always_inline bool unwind_enter_mapping(struct unwind_walk *w, __u64 ad
 	return true;
 }
 
-/* One frame with the frame pointer: the caller's return address and FP are at [fp]. */
-static __always_inline long unwind_fp_step(struct unwind_walk *w, __u32 no_fp_end)
+/*
+ * Frame-pointer steps through code without CFI that may step down to
+ * another stack, per walk: a runtime's stack switch before its tables are
+ * loaded (Go's systemstack from g0 to the goroutine's stack, which lies
+ * lower). A chain that loops repeats a frame at most once more, not to the
+ * depth limit.
+ */
+#define UNWIND_MAX_DOWN_STEPS 1
+
+/*
+ * Always 0, but writable, so its value is unknown to the verifier: the
+ * walk's stepped_down starts from it. A flag that starts as a known 0
+ * doubles the states it explores per step (the verifier tells 0 from 1
+ * where it is tested), which on_switch_btf cannot afford.
+ */
+__u32 unwind_no_down_step = 0;
+
+/*
+ * One frame with the frame pointer: the caller's return address and FP are
+ * at [fp]. The caller's frame is above this one (fp + 16 > sp) but where
+ * the code switches stacks: always when a row says so (`may_switch`),
+ * UNWIND_MAX_DOWN_STEPS times in code without CFI, never in place. A frame
+ * pointer at or below SP is otherwise not this stack's (a heap address left
+ * in RBP by code built without frame pointers), and following it loops (a
+ * struct pthread points at itself) or runs off the stack's end.
+ */
+static __always_inline long unwind_fp_step(struct unwind_walk *w, __u32 no_fp_end, bool may_switch)
 {
 	__u64 frame[2];
 
 	if (!w->fp) {
 		w->end = no_fp_end;
 		return 1;
+	}
+	if (w->fp + 16 == w->sp) {
+		w->end = USTACK_END_STUCK;
+		return 1;
+	}
+	if (!may_switch && w->fp + 16 < w->sp) {
+		if (w->stepped_down >= UNWIND_MAX_DOWN_STEPS) {
+			w->end = USTACK_END_STUCK;
+			return 1;
+		}
+		w->stepped_down++;
 	}
 	if (bpf_probe_read_user(frame, sizeof(frame), (void *)w->fp)) {
 		w->end = USTACK_END_UNREADABLE;
@@ -328,6 +366,14 @@ static __always_inline long unwind_signal_step(struct unwind_walk *w)
 
 	if (bpf_probe_read_user(regs, sizeof(regs), (void *)(w->sp + UC_MCONTEXT_RBP))) {
 		w->end = USTACK_END_UNREADABLE;
+		return 1;
+	}
+	/*
+	 * The interrupted SP may be anywhere (an alternate signal stack), but
+	 * never the signal frame's own: that is a frame read again, forever.
+	 */
+	if (regs[(UC_MCONTEXT_RSP - UC_MCONTEXT_RBP) / 8] == w->sp) {
+		w->end = USTACK_END_STUCK;
 		return 1;
 	}
 	w->fp = regs[0];
@@ -359,16 +405,16 @@ static long unwind_step(__u32 i, struct unwind_walk *w)
 	if ((addr < w->map_start || addr >= w->map_end) && !unwind_enter_mapping(w, addr))
 		/* Not in a file we know (JIT code, a process not read yet): try the frame pointer.
 		 */
-		return unwind_fp_step(w, USTACK_END_NO_CFI);
+		return unwind_fp_step(w, USTACK_END_NO_CFI, false);
 	if (!w->nrows)
-		return unwind_fp_step(w, USTACK_END_NO_CFI);
+		return unwind_fp_step(w, USTACK_END_NO_CFI, false);
 	file_addr = addr + w->map_to_file;
 	/*
 	 * Code its file's CFI does not cover (node's builtins, hand-written
 	 * assembly): the frame pointer is all there is, as for JIT code.
 	 */
 	if ((file_addr < w->row_lo || file_addr >= w->row_hi) && !unwind_find_row(w, file_addr))
-		return unwind_fp_step(w, USTACK_END_NO_ROW);
+		return unwind_fp_step(w, USTACK_END_NO_ROW, false);
 	rules = w->row.rules;
 	switch (UNWIND_RULE_CFA(rules)) {
 	case UNWIND_CFA_SP:
@@ -385,9 +431,28 @@ static long unwind_step(__u32 i, struct unwind_walk *w)
 	case UNWIND_CFA_ROOT:
 		w->end = USTACK_END_ROOT;
 		return 1;
+	case UNWIND_CFA_CLONE:
+		/* The new thread, back from clone: nothing called it (its stack is new). */
+		if (!n && !w->ax) {
+			w->end = USTACK_END_ROOT;
+			return 1;
+		}
+		cfa = w->sp + w->row.cfa_offset;
+		break;
+	case UNWIND_CFA_SWITCH:
+		return unwind_fp_step(w, USTACK_END_NO_ROW, true);
 	default:
 		/* A gap between FDEs, or rules the table cannot hold. */
-		return unwind_fp_step(w, USTACK_END_NO_ROW);
+		return unwind_fp_step(w, USTACK_END_NO_ROW, false);
+	}
+	/*
+	 * Every CFI step moves up the stack: a CFA at or below SP is rules
+	 * that do not hold here (a stale FP in a CFA = FP + n row), and a
+	 * walk that does not move emits one frame forever.
+	 */
+	if (cfa <= w->sp) {
+		w->end = USTACK_END_STUCK;
+		return 1;
 	}
 	if (bpf_probe_read_user(&ra, sizeof(ra), (void *)(cfa - 8)) ||
 	    (UNWIND_RULE_FP(rules) == UNWIND_FP_SAVED &&
@@ -421,11 +486,13 @@ static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, _
 	w.pc = BPF_CORE_READ(regs, ip);
 	w.sp = BPF_CORE_READ(regs, sp);
 	w.fp = BPF_CORE_READ(regs, bp);
+	w.ax = BPF_CORE_READ(regs, ax);
 	w.end = USTACK_END_LIMIT;
 	w.may_find_vma = may_find_vma;
+	w.stepped_down = unwind_no_down_step;
 	if (bpf_loop(BPFPROF_MAX_USTACK + 1, unwind_step, &w, 0) < 0)
 		*flags |= SAMPLE_USTACK_ERROR;
-	if (w.end == USTACK_END_LIMIT)
+	if (w.end == USTACK_END_LIMIT || w.end == USTACK_END_STUCK)
 		*flags |= SAMPLE_USTACK_TRUNCATED;
 	*flags |= w.end << SAMPLE_USTACK_END_SHIFT;
 	return w.n;

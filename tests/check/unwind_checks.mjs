@@ -33,6 +33,19 @@
 // below it; >= 95 % of the samples under __cxa_throw under main ->
 // cpp_catcher -> cpp_thrower x (DEPTH + 1).
 //
+// --churn checks a profile of `threadchurn SECONDS MAX_THREADS` (tests/workloads/threadchurn.c,
+// issue 37): 8 short threads started and joined in a loop, -O2 without frame
+// pointers against Debian's glibc, so many samples are taken around thread
+// creation. Over all its threads' on-CPU samples with user frames: no stack
+// holds one function 8 times (the workload has no recursion: a repeat is a
+// walk that did not move), >= 95 % start at a thread root with no made-up
+// address (and meta.extra says >= 95 % too), and >= 95 % of the samples in
+// clone3 (its innermost user frame) show the parent's path from _start
+// through pthread_create's caller (churn_spawn) or are the child's first
+// frame, its root. With --expect-broken (frame pointers, the control), only
+// that no stack holds one function 8 times: the workload has no frame
+// pointers to follow, but a walk that does not move ends in one marked frame.
+//
 // --python checks a profile of Debian's own /usr/bin/python3 running
 // tests/workloads/pyloop.py (a recursive pure-Python function on the main
 // thread, hashlib on a thread): >= 95 % of each thread's on-CPU stacks
@@ -44,6 +57,7 @@
 //   unwind_checks.mjs --cpp --profile F --pid P --depth D [--gzip|--plain]
 //   unwind_checks.mjs --python --profile F --pid P [--gzip|--plain]
 //   unwind_checks.mjs --whole-main --profile F --pid P [--gzip|--plain]
+//   unwind_checks.mjs --churn --profile F --pid P [--expect-broken] [--gzip|--plain]
 //   unwind_checks.mjs --short NAME --processes N --profile F --pid 0 [--expect-broken] [--gzip|--plain]
 //
 // --static: nofp linked -static (non-PIE, no .eh_frame_hdr), its libc inside it: the frames
@@ -74,7 +88,7 @@ const MIN_THROW_SAMPLES = 20;
 const MIN_THREAD_SAMPLES = 50;
 const INLINE_PERCENT = 90;
 const USAGE = 'usage: unwind_checks.mjs --profile FILE --pid PID (--depth D (--reader TID [--expect-broken] | --cpp) | ' +
-	'--python | --whole-main) [--gzip|--plain]';
+	'--python | --whole-main | --churn) [--gzip|--plain]';
 
 // A frame the unwinder made up: an address in no mapping of the process.
 const isMadeUp = (name) => /^0x[0-9a-f]+$/i.test(name);
@@ -284,6 +298,50 @@ export function checkShortLived(report, profile, { name, processes, expectBroken
 			     `whole from _start, every frame named (need >= ${SHORT_WHOLE_PERCENT}%)`);
 }
 
+const CHURN_MAX_REPEATS = 8;
+// ~10 % of the samples are in clone3, of a few thousand.
+const MIN_CLONE_SAMPLES = 20;
+const CLONE_FUNCS = new Set(['clone3', '__clone3', 'clone', '__clone']);
+export function checkThreadChurn(report, profile, { pid, expectBroken }) {
+	report.section(`threadchurn (pid ${pid}): stacks of threads that come and go`);
+	const threads = profile.threadsOf(String(pid));
+	if (!report.check(threads.length > 1, `process ${pid} is in the profile with its threads (${threads.length})`))
+		return;
+	const stacks = threads.flatMap((t) => profile.samplesOf(t)).filter((s) => profile.isOnCpu(s))
+		.map((s) => userFrames(profile, s)).filter((f) => f.length > 0);
+	if (!report.check(stacks.length >= MIN_SAMPLES,
+			  `${stacks.length} on-CPU samples with user frames (need >= ${MIN_SAMPLES})`))
+		return;
+	const mostRepeated = (frames) => {
+		const counts = new Map();
+		for (const f of frames)
+			counts.set(f.name, (counts.get(f.name) || 0) + 1);
+		return Math.max(...counts.values());
+	};
+	const repeating = stacks.filter((f) => mostRepeated(f) >= CHURN_MAX_REPEATS);
+	report.check(repeating.length === 0, `${repeating.length} of ${stacks.length} stacks hold one function ` +
+		     `${CHURN_MAX_REPEATS} times or more (need 0)` +
+		     (repeating.length ? `; the first, root first: ${repeating[0].slice(0, 6).map((x) => x.name).join(' <- ')} ...` : ''));
+	const roots = new Map();
+	for (const f of stacks)
+		roots.set(f[0].name, (roots.get(f[0].name) || 0) + 1);
+	report.note(`roots: ${[...roots].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([n, c]) => `${n} ${c}`).join(', ')}`);
+	if (expectBroken)
+		return;
+	const rooted = stacks.filter((f) => THREAD_ROOTS.has(f[0].name) && !f.some((x) => isMadeUp(x.name)));
+	checkShare(report, rooted, stacks, 'stacks start at a thread root and hold no made-up address');
+	const inClone = stacks.filter((f) => CLONE_FUNCS.has(f[f.length - 1].name));
+	if (!report.check(inClone.length >= MIN_CLONE_SAMPLES,
+			  `${inClone.length} samples in clone3 (need >= ${MIN_CLONE_SAMPLES})`))
+		return;
+	const parent = inClone.filter((f) => f[0].name === '_start' && f.some((x) => x.name === 'churn_spawn'));
+	const child = inClone.filter((f) => f.length === 1);
+	report.note(`in clone3: ${parent.length} the parent's, ${child.length} the child's`);
+	checkShare(report, [...parent, ...child], inClone, 'samples in clone3 show _start -> ... -> churn_spawn ' +
+		   '(the parent) or clone3 alone (the child, its root)');
+	checkExtraCounts(report, profile, false);
+}
+
 export function checkUnwindPython(report, profile, { pid }) {
 	report.section(`python3 (pid ${pid}): Debian's interpreter, built without frame pointers`);
 	const threads = profile.threadsOf(String(pid));
@@ -315,11 +373,12 @@ function main(argv) {
 		cpp: { type: 'boolean' },
 		python: { type: 'boolean' },
 		'whole-main': { type: 'boolean' },
+		churn: { type: 'boolean' },
 		static: { type: 'boolean' },
 		short: { type: 'string' },
 		processes: { type: 'string' },
 	});
-	const plain = !values.python && !values['whole-main'] && !values.short;
+	const plain = !values.python && !values['whole-main'] && !values.short && !values.churn;
 	if (positionals.length || !values.profile || !/^\d+$/.test(values.pid || '') ||
 	    (plain && !/^\d+$/.test(values.depth || '')) ||
 	    (plain && !values.cpp && !/^\d+$/.test(values.reader || '')))
@@ -331,6 +390,8 @@ function main(argv) {
 	if (values.short)
 		checkShortLived(report, profile, { name: values.short, processes: Number(values.processes || 0),
 						   expectBroken: !!values['expect-broken'] });
+	else if (values.churn)
+		checkThreadChurn(report, profile, { pid: values.pid, expectBroken: !!values['expect-broken'] });
 	else if (values.python)
 		checkUnwindPython(report, profile, { pid: values.pid });
 	else if (values['whole-main'])

@@ -318,6 +318,20 @@ foreach(mode cfi fp)
   set_property(TEST integration.short_lived_${mode} APPEND PROPERTY ENVIRONMENT
     SHORTBURN=$<TARGET_FILE:bpfprof_workload_shortburn>)
 endforeach()
+# Thread churn (issue 37): 8 short threads started and joined in a loop, -O2
+# without frame pointers against the system's glibc.
+add_executable(bpfprof_workload_threadchurn ${BPFPROF_TESTS_DIR}/workloads/threadchurn.c)
+set_target_properties(bpfprof_workload_threadchurn PROPERTIES
+  OUTPUT_NAME threadchurn
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads
+  COMPILE_OPTIONS "-O2;-fomit-frame-pointer;-Wall;-Wextra"
+  LINK_OPTIONS "")
+target_link_libraries(bpfprof_workload_threadchurn PRIVATE pthread)
+foreach(mode cfi fp)
+  bpfprof_integration_test(unwind_churn_${mode} 120 TRUE unwind.sh ${mode} churn)
+  set_property(TEST integration.unwind_churn_${mode} APPEND PROPERTY ENVIRONMENT
+    THREADCHURN=$<TARGET_FILE:bpfprof_workload_threadchurn>)
+endforeach()
 # Python functions in the stacks (issue 26): Debian's python3 and pyfuncs.py.
 foreach(mode before during fp)
   bpfprof_integration_test(python_${mode} 120 TRUE python.sh ${mode})

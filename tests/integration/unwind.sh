@@ -22,7 +22,12 @@
 #        .eh_frame_hdr (gcc does not ask the linker for one with -static), so
 #        its FDEs are found in .eh_frame itself (issue 26)
 #
-# Usage: unwind.sh cfi|fp [c|cpp|python|static]
+#   churn  threadchurn: 8 short threads started and joined in a loop (issue
+#        37); with cfi, stacks taken around thread creation end at the
+#        thread's root, never run on past the stack's end; with fp (no frame
+#        pointers to follow), a walk that does not move ends in one frame
+#
+# Usage: unwind.sh cfi|fp [c|cpp|python|static|churn]
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
@@ -40,6 +45,19 @@ if [ "$LANG_" = cpp ]; then
 	log "\$ unwind_checks.mjs --cpp --profile $WORK/unwind.json.gz --pid $pid --depth $DEPTH"
 	node_check unwind_checks.mjs --cpp --profile "$WORK/unwind.json.gz" --gzip --pid "$pid" \
 		--depth "$DEPTH" || fail "unwind checks failed"
+	exit 0
+fi
+if [ "$LANG_" = churn ]; then
+	: "${THREADCHURN:?THREADCHURN is not set}"
+	run_bpfprof 60 -v -F 4999 --unwind "$MODE" -o "$WORK/unwind.json.gz" -- "$THREADCHURN" 20 4000
+	expect_success
+	read -r _ _ _ pid < <(grep -m 1 "^threadchurn: truth pid " "$WORK/bpfprof.out")
+	[[ $pid =~ ^[0-9]+$ ]] || fail "threadchurn did not print 'threadchurn: truth pid P': $(head -n 3 "$WORK/bpfprof.out")"
+	broken=()
+	[ "$MODE" = cfi ] || broken=(--expect-broken)
+	log "\$ unwind_checks.mjs --churn --profile $WORK/unwind.json.gz --pid $pid ${broken[*]}"
+	node_check unwind_checks.mjs --churn --profile "$WORK/unwind.json.gz" --gzip --pid "$pid" "${broken[@]}" ||
+		fail "unwind checks failed"
 	exit 0
 fi
 if [ "$LANG_" = python ]; then

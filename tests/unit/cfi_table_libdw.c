@@ -6,6 +6,7 @@
  * binaries. Tests only.
  */
 #include "cfi_table_libdw.h"
+#include "unwind/cfi_clone.h"
 #include "unwind/cfi_table.h"
 
 #include <dwarf.h>
@@ -288,5 +289,7 @@ out:
 	}
 	out->rows = rows.data;
 	out->len = rows.len;
+	/* Not CFI, the code after a clone syscall: the same pass as cfi_table_build's. */
+	out->stats.clone_returns = cfi_mark_clone_returns(elf, out->rows, out->len);
 	return 0;
 }

@@ -19,6 +19,7 @@
 
 #include "cfi_table_libdw.h"
 #include "test.h"
+#include "unwind/cfi_clone.h"
 #include "unwind/cfi_program.h"
 #include "unwind/cfi_table.h"
 
@@ -97,6 +98,7 @@ static void compare_file(const char *path, bool report)
 		CHECK_EQ_INT(now.stats.unsupported_ra, before.stats.unsupported_ra);
 		CHECK_EQ_INT(now.stats.unsupported_fp, before.stats.unsupported_fp);
 		CHECK_EQ_INT(now.stats.broken_fdes, before.stats.broken_fdes);
+		CHECK_EQ_INT(now.stats.clone_returns, before.stats.clone_returns);
 		if (report)
 			printf("%-60s %9zu rows (%zu read, longest FDE %zu) %7zu FDEs  now %8.1f "
 			       "ms  libdw %8.1f ms\n",
@@ -151,6 +153,52 @@ static void test_same_tables_as_libdw(void)
 	}
 	printf("compared %zu files, %zu rows: identical unless reported above\n", files_compared,
 	       rows_compared);
+}
+
+/*
+ * Debian's glibc, and glibc linked -static: clone's and clone3's returns
+ * (the syscall's bytes up to the child's entry, which no FDE covers) are
+ * UNWIND_CFA_CLONE rows with the parent's rule (CFA = RSP + 8) right before
+ * the child's root row; a program without clone (ls) has none.
+ */
+static void check_clone_returns(const char *path, size_t want)
+{
+	struct cfi_table t;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+	size_t found = 0;
+
+	CHECK(elf != NULL);
+	if (!elf) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	CHECK_EQ_INT(cfi_table_build(elf, &t), 0);
+	for (size_t i = 0; i + 1 < t.len; i++) {
+		if (t.rows[i].cfa != UNWIND_CFA_CLONE)
+			continue;
+		found++;
+		CHECK_EQ_INT(t.rows[i].cfa_offset, 8);
+		CHECK_EQ_INT(t.rows[i + 1].cfa, UNWIND_CFA_ROOT);
+		CHECK(t.rows[i + 1].pc - t.rows[i].pc <= CFI_CLONE_GAP_MAX);
+	}
+	printf("%s: %zu clone returns\n", path, found);
+	CHECK_EQ_INT(found, want);
+	CHECK_EQ_INT(t.stats.clone_returns, want);
+	cfi_table_free(&t);
+	elf_end(elf);
+	close(fd);
+}
+
+static void test_clone_returns(void)
+{
+	elf_version(EV_CURRENT);
+	check_clone_returns("/lib/x86_64-linux-gnu/libc.so.6", 2);
+	check_clone_returns("/bin/ls", 0);
+#ifdef STATIC_BINARY
+	check_clone_returns(STATIC_BINARY, 2);
+#endif
 }
 
 /* A CIE (code align 1, data align -8, RA 16, "zR" pcrel sdata4) and one FDE. */
@@ -364,5 +412,6 @@ int main(void)
 	RUN(test_state_stack_is_bounded);
 	RUN(test_truncated_instructions);
 	RUN(test_same_tables_as_libdw);
+	RUN(test_clone_returns);
 	return test_summary();
 }

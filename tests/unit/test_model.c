@@ -287,6 +287,44 @@ static void truncated_user_stack_gets_marker_root(void)
 	model_free(&m);
 }
 
+/*
+ * A frame-pointer chain that did not move (issue 37): one address no code
+ * is at, repeated to the depth limit, ends at its first occurrence under a
+ * marker, as does a loop through a list; a recursion repeats an address in
+ * code, and stays whole.
+ */
+static void repeated_unknown_address_is_cut(void)
+{
+	struct model m;
+	uint64_t stuck[] = { 0x401000, 0x402000, 0x7000, 0x7000, 0x7000, 0x7000 };
+	uint64_t loop[] = { 0x401000, 0x7000, 0x8000, 0x9000, 0x7000, 0x8000, 0x9000 };
+	uint64_t recursion[] = { 0x401000, 0x402000, 0x402000, 0x402000, 0x403000 };
+	struct sample_event e = make_sample(100, 100, 10, "app", NULL, 0, stuck, 6);
+	struct raw_frame f[8];
+	int n;
+
+	init_model(&m);
+	model_add_record(&m, &e, e.hdr.size);
+	n = stack_frames(&m, m.threads.data[0].samples.data[0].stack, f, 8);
+	CHECK_EQ_INT(n, 4);
+	CHECK_EQ_INT(f[2].object, OBJ_UNKNOWN);
+	CHECK_EQ_INT(f[2].offset, 0x7000);
+	CHECK_EQ_INT(f[3].object, OBJ_TRUNCATED);
+	CHECK_EQ_INT(m.stats.truncated_stacks, 1);
+	e = make_sample(100, 100, 20, "app", NULL, 0, recursion, 5);
+	model_add_record(&m, &e, e.hdr.size);
+	n = stack_frames(&m, m.threads.data[0].samples.data[1].stack, f, 8);
+	CHECK_EQ_INT(n, 5);
+	CHECK_EQ_INT(m.stats.truncated_stacks, 1);
+	e = make_sample(100, 100, 30, "app", NULL, 0, loop, 7);
+	model_add_record(&m, &e, e.hdr.size);
+	n = stack_frames(&m, m.threads.data[0].samples.data[2].stack, f, 8);
+	CHECK_EQ_INT(n, 5);
+	CHECK_EQ_INT(f[3].offset, 0x9000);
+	CHECK_EQ_INT(f[4].object, OBJ_TRUNCATED);
+	model_free(&m);
+}
+
 /* Python frames: the code object's address names it, whatever the instruction. */
 static int64_t fake_python_frame(void *ctx, uint32_t pid, uint64_t code, uint64_t instr)
 {
@@ -367,6 +405,7 @@ int main(void)
 	RUN(idle_threads_per_cpu);
 	RUN(malformed_records_are_counted_not_trusted);
 	RUN(truncated_user_stack_gets_marker_root);
+	RUN(repeated_unknown_address_is_cut);
 	RUN(python_frames_replace_the_interpreter_loop);
 	return test_summary();
 }

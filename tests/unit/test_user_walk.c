@@ -2,7 +2,8 @@
 /*
  * The userspace walk of a sleeping thread's user stack (unwind/user_walk.c)
  * on a made-up process: rows with each CFA rule, a file without rows (frame
- * pointers), a thread root, and memory that cannot be read.
+ * pointers), a thread root, memory that cannot be read, and steps that do
+ * not move up the stack (issue 37).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -31,13 +32,16 @@ static const struct unwind_row rows[] = {
 	{ 0x101100, 16, -16, UNWIND_RULES(UNWIND_CFA_FP, UNWIND_FP_SAVED, 0) }, /* uses rbp */
 	{ 0x101200, 0, 0, UNWIND_RULES(UNWIND_CFA_ROOT, UNWIND_FP_UNDEF, 0) },	/* _start */
 	{ 0x101300, 0, 0, UNWIND_RULES(UNWIND_CFA_NONE, UNWIND_FP_UNDEF, 0) },	/* a gap */
+	{ 0x101400, 8, 0, UNWIND_RULES(UNWIND_CFA_CLONE, UNWIND_FP_SAME, 0) },	/* clone's return */
+	{ 0x101500, 0, 0, UNWIND_RULES(UNWIND_CFA_SWITCH, UNWIND_FP_SAME, 0) }, /* systemstack */
 };
+#define NROWS (sizeof(rows) / sizeof(rows[0]))
 
 static int find_mapping(void *ctx, uint64_t pc, struct user_walk_mapping *out)
 {
 	(void)ctx;
 	if (pc >= 0x1000 && pc < 0x2000) {
-		*out = (struct user_walk_mapping){ 0x1000, 0x2000, 0x100000, rows, 4 };
+		*out = (struct user_walk_mapping){ 0x1000, 0x2000, 0x100000, rows, NROWS };
 		return 0;
 	}
 	if (pc >= 0x3000 && pc < 0x4000) {
@@ -76,7 +80,7 @@ static void walks_every_rule_to_the_root(void)
 	uint32_t n;
 
 	build_stack();
-	n = user_walk(&ops, 0x1010, 0x7000, 0x7040, ips, 16, &end);
+	n = user_walk(&ops, 0x1010, 0x7000, 0x7040, 1, ips, 16, &end);
 	CHECK_EQ_INT(n, 4);
 	CHECK_EQ_INT(ips[0], 0x1010);
 	CHECK_EQ_INT(ips[1], 0x1150);
@@ -92,31 +96,90 @@ static void stops_where_it_must(void)
 
 	build_stack();
 	/* The limit: as many frames as asked, and said so. */
-	CHECK_EQ_INT(user_walk(&ops, 0x1010, 0x7000, 0x7040, ips, 2, &end), 2);
+	CHECK_EQ_INT(user_walk(&ops, 0x1010, 0x7000, 0x7040, 1, ips, 2, &end), 2);
 	CHECK_EQ_INT(end, USTACK_END_LIMIT);
 	/* Memory that cannot be read where the CFI points. */
 	stack_unreadable = true;
-	CHECK_EQ_INT(user_walk(&ops, 0x1010, 0x7000, 0x7040, ips, 16, &end), 1);
+	CHECK_EQ_INT(user_walk(&ops, 0x1010, 0x7000, 0x7040, 1, ips, 16, &end), 1);
 	CHECK_EQ_INT(end, USTACK_END_UNREADABLE);
 	stack_unreadable = false;
 	/* Code in no known mapping and no frame pointer. */
-	CHECK_EQ_INT(user_walk(&ops, 0x5000, 0x7000, 0, ips, 16, &end), 1);
+	CHECK_EQ_INT(user_walk(&ops, 0x5000, 0x7000, 0, 1, ips, 16, &end), 1);
 	CHECK_EQ_INT(end, USTACK_END_NO_CFI);
 	/* A gap in the file's CFI, and no frame pointer. */
-	CHECK_EQ_INT(user_walk(&ops, 0x1310, 0x7000, 0, ips, 16, &end), 1);
+	CHECK_EQ_INT(user_walk(&ops, 0x1310, 0x7000, 0, 1, ips, 16, &end), 1);
 	CHECK_EQ_INT(end, USTACK_END_NO_ROW);
 	/* A frame-pointer chain that ends in 0. */
 	put(0x7060, 0);
 	put(0x7068, 0);
-	CHECK_EQ_INT(user_walk(&ops, 0x3010, 0x7000, 0x7060, ips, 16, &end), 1);
+	CHECK_EQ_INT(user_walk(&ops, 0x3010, 0x7000, 0x7060, 1, ips, 16, &end), 1);
 	CHECK_EQ_INT(end, USTACK_END_FP_CHAIN);
 	/* No registers at all (a kernel thread): nothing. */
-	CHECK_EQ_INT(user_walk(&ops, 0, 0, 0, ips, 16, &end), 0);
+	CHECK_EQ_INT(user_walk(&ops, 0, 0, 0, 1, ips, 16, &end), 0);
+}
+
+/*
+ * A frame pointer that is not one (code built without them leaves any
+ * value in RBP; a struct pthread's first word points at itself): the walk
+ * stops at the first step that does not move up the stack, with one frame
+ * from it, not the same address until the depth limit.
+ */
+static void stops_at_a_step_that_does_not_move_up(void)
+{
+	uint64_t ips[16];
+	uint8_t end = 0;
+
+	build_stack();
+	put(0x7100, 0x7100); /* [fp] = fp */
+	put(0x7108, 0x5000); /* an address in no mapping */
+	CHECK_EQ_INT(user_walk(&ops, 0x3010, 0x7000, 0x7100, 1, ips, 16, &end), 2);
+	CHECK_EQ_INT(ips[1], 0x5000);
+	CHECK_EQ_INT(end, USTACK_END_STUCK);
+	/*
+	 * Frame pointers below SP in code without CFI: once a stack switch
+	 * (Go before its tables are loaded), the second time a chain gone wrong.
+	 */
+	put(0x7180, 0x7140);
+	put(0x7188, 0x3020);
+	put(0x7140, 0x7100);
+	put(0x7148, 0x3030);
+	CHECK_EQ_INT(user_walk(&ops, 0x3010, 0x71c0, 0x7180, 1, ips, 16, &end), 2);
+	CHECK_EQ_INT(ips[1], 0x3020);
+	CHECK_EQ_INT(end, USTACK_END_STUCK);
+	/* Down once, then a root: a switch, whole. */
+	CHECK_EQ_INT(user_walk(&ops, 0x3010, 0x7080, 0x7060, 1, ips, 16, &end), 2);
+	CHECK_EQ_INT(end, USTACK_END_ROOT);
+	/* A CFA = FP + 16 row with RBP below SP. */
+	CHECK_EQ_INT(user_walk(&ops, 0x1110, 0x7080, 0x7040, 1, ips, 16, &end), 1);
+	CHECK_EQ_INT(end, USTACK_END_STUCK);
+	/* A stack switch the runtime marks may step down: to a root here. */
+	put(0x7020, 0);
+	put(0x7028, 0x1210);
+	CHECK_EQ_INT(user_walk(&ops, 0x1510, 0x7100, 0x7020, 1, ips, 16, &end), 2);
+	CHECK_EQ_INT(ips[1], 0x1210);
+	CHECK_EQ_INT(end, USTACK_END_ROOT);
+}
+
+/* Right after clone: the child (RAX 0) is its thread's root, the parent returns to its caller. */
+static void tells_clone_child_from_parent(void)
+{
+	uint64_t ips[16];
+	uint8_t end = 0;
+
+	build_stack();
+	CHECK_EQ_INT(user_walk(&ops, 0x1402, 0x7100, 0x7100, 0, ips, 16, &end), 1);
+	CHECK_EQ_INT(end, USTACK_END_ROOT);
+	put(0x7000, 0x1210);
+	CHECK_EQ_INT(user_walk(&ops, 0x1402, 0x7000, 0x7100, 4242, ips, 16, &end), 2);
+	CHECK_EQ_INT(ips[1], 0x1210);
+	CHECK_EQ_INT(end, USTACK_END_ROOT);
 }
 
 int main(void)
 {
 	RUN(walks_every_rule_to_the_root);
 	RUN(stops_where_it_must);
+	RUN(stops_at_a_step_that_does_not_move_up);
+	RUN(tells_clone_child_from_parent);
 	return test_summary();
 }

@@ -103,10 +103,10 @@ static int on_task(void *vctx, const void *data, size_t size)
 		c->ips[i] = e->kips[i];
 	if (e->ip) {
 		load_proc(c, e->pid);
-		st.ustack_len = user_walk(&ops, e->ip, e->sp, e->bp, c->ips + st.kstack_len,
+		st.ustack_len = user_walk(&ops, e->ip, e->sp, e->bp, e->ax, c->ips + st.kstack_len,
 					  BPFPROF_MAX_USTACK, &end);
 	}
-	if (end == USTACK_END_LIMIT)
+	if (end == USTACK_END_LIMIT || end == USTACK_END_STUCK)
 		st.flags |= SAMPLE_USTACK_TRUNCATED;
 	if (!st.ustack_len || !st.kstack_len)
 		st.flags &= ~SAMPLE_USER_IN_SYSCALL;

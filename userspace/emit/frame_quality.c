@@ -59,6 +59,8 @@ const char *frame_quality_reason(enum ustack_end reason)
 		return "stack unreadable";
 	case USTACK_END_LIMIT:
 		return "depth limit (truncated)";
+	case USTACK_END_STUCK:
+		return "a step that did not move up the stack (truncated)";
 	}
 	return "unknown";
 }

@@ -17,7 +17,7 @@
 struct model;
 struct profile_tables;
 
-#define FRAME_QUALITY_REASONS (USTACK_END_LIMIT + 1)
+#define FRAME_QUALITY_REASONS (USTACK_END_STUCK + 1)
 
 struct frame_quality {
 	uint64_t user_stacks;  /* on-CPU samples with at least one user frame */

@@ -40,8 +40,9 @@ static const struct proc_mapping *find_mapping(const struct process *p, uint64_t
 }
 
 /* Translate a user address to (object, file offset); re-read maps once if it is new. */
-static void user_addr_to_object(struct model *m, struct process *p, uint64_t addr, uint64_t ts,
-				uint32_t *object, uint64_t *offset)
+/* The object and offset of user address addr; false (OBJ_UNKNOWN) when no code is known there. */
+static bool resolve_user_addr(struct model *m, struct process *p, uint64_t addr, uint64_t ts,
+			      uint32_t *object, uint64_t *offset)
 {
 	const struct proc_mapping *pm = find_mapping(p, addr);
 	int64_t jit;
@@ -61,8 +62,16 @@ static void user_addr_to_object(struct model *m, struct process *p, uint64_t add
 	} else {
 		*object = OBJ_UNKNOWN;
 		*offset = addr;
-		m->stats.unknown_user_addrs++;
+		return false;
 	}
+	return true;
+}
+
+static void user_addr_to_object(struct model *m, struct process *p, uint64_t addr, uint64_t ts,
+				uint32_t *object, uint64_t *offset)
+{
+	if (!resolve_user_addr(m, p, addr, ts, object, offset))
+		m->stats.unknown_user_addrs++;
 }
 
 static int push_frame(struct model *m, uint32_t *stack, uint32_t object, uint64_t offset,
@@ -128,6 +137,47 @@ static int push_python(struct model *m, struct process *p, const struct stack_re
 }
 
 /*
+ * How far back a frame is compared with the ones before it: a chain that
+ * loops through more frames than this repeats each at most
+ * BPFPROF_MAX_USTACK / (UNWIND_REPEAT_WINDOW + 1) times, and the cost per
+ * sample stays bounded.
+ */
+#define UNWIND_REPEAT_WINDOW 32
+
+/* Whether ip is one of the up to UNWIND_REPEAT_WINDOW frames before frame i. */
+static bool repeats_recent(const __u64 *uips, uint32_t i, uint64_t ip)
+{
+	for (uint32_t j = i > UNWIND_REPEAT_WINDOW ? i - UNWIND_REPEAT_WINDOW : 0; j < i; j++)
+		if ((uips[j] & ~USTACK_PY_EVAL) == ip)
+			return true;
+	return false;
+}
+
+/*
+ * The user frames of a sample up to the first that repeats a recent one at
+ * an address no executable mapping holds: past it a frame-pointer walk did
+ * not move, or went round a list (bpf_get_stack's, which checks nothing: a
+ * heap address in RBP whose first word points at itself, as a struct
+ * pthread's does, or at the next of glibc's cached thread stacks, repeats
+ * to the depth limit). A recursion repeats return addresses too, but in
+ * code. Returns how many frames to keep.
+ */
+static uint32_t ustack_until_stuck(struct model *m, struct process *p, const struct stack_record *e)
+{
+	const __u64 *uips = e->ips + e->kstack_len;
+	uint32_t object;
+	uint64_t offset, ip;
+
+	for (uint32_t i = 1; i < e->ustack_len; i++) {
+		ip = uips[i] & ~USTACK_PY_EVAL;
+		if (repeats_recent(uips, i, ip) &&
+		    !resolve_user_addr(m, p, ip, e->ts, &object, &offset) && !find_mapping(p, ip))
+			return i;
+	}
+	return e->ustack_len;
+}
+
+/*
  * Build the raw stack of a sample, root first: user frames from the
  * outermost caller inwards, then kernel frames from the syscall/interrupt
  * entry to the leaf. A truncated side gets a marker frame where the cut is.
@@ -136,22 +186,23 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 		       uint32_t *out)
 {
 	const __u64 *kips = e->ips, *uips = e->ips + e->kstack_len;
-	uint32_t stack = NO_INDEX, loops = 0;
+	uint32_t stack = NO_INDEX, loops = 0, ulen = ustack_until_stuck(m, p, e);
+	bool utruncated = (e->flags & SAMPLE_USTACK_TRUNCATED) || ulen < e->ustack_len;
 	struct py_groups groups;
 	int err;
 
 	groups.n = 0;
 	if (e->py_len && m->source.python_frame) {
 		py_group(e, &groups);
-		for (uint32_t i = 0; i < e->ustack_len; i++)
+		for (uint32_t i = 0; i < ulen; i++)
 			loops += !!(uips[i] & USTACK_PY_EVAL);
 	}
-	if (e->flags & SAMPLE_USTACK_TRUNCATED) {
+	if (utruncated) {
 		if ((err = push_frame(m, &stack, OBJ_TRUNCATED, 0, false)))
 			return err;
 		m->stats.truncated_stacks++;
 	}
-	for (int i = (int)e->ustack_len - 1; i >= 0; i--) {
+	for (int i = (int)ulen - 1; i >= 0; i--) {
 		uint32_t object;
 		uint64_t offset;
 		/*
@@ -177,7 +228,7 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 		if ((err = push_frame(m, &stack, object, offset, is_return)))
 			return err;
 	}
-	if ((e->flags & SAMPLE_KSTACK_TRUNCATED) && !(e->flags & SAMPLE_USTACK_TRUNCATED)) {
+	if ((e->flags & SAMPLE_KSTACK_TRUNCATED) && !utruncated) {
 		if ((err = push_frame(m, &stack, OBJ_TRUNCATED, 0, false)))
 			return err;
 		m->stats.truncated_stacks++;

@@ -16,6 +16,7 @@
 
 #include "../util/bsearch_u64.h"
 #include "../util/elf_section.h"
+#include "cfi_clone.h"
 #include "cfi_program.h"
 #include "eh_frame_index.h"
 
@@ -507,6 +508,7 @@ int cfi_table_build_within(Elf *elf, const struct cfi_budget *budget, struct cfi
 	}
 	out->rows = b.rows.data;
 	out->len = b.rows.len;
+	out->stats.clone_returns = cfi_mark_clone_returns(elf, out->rows, out->len);
 	return 0;
 }
 

@@ -81,13 +81,10 @@ static int function_rows(const struct go_pclntab *t, const struct go_func *f,
 		return push_charged(c, out,
 				    (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_ROOT });
 	}
+	/* CFA = BP + 16, BP saved at CFA - 16: a switch from the system stack back to Go's. */
 	if (is_func(f->name, "runtime.asmcgocall"))
 		return push_charged(c, out,
-				    (struct cfi_row){ .pc = f->entry,
-						      .cfa = UNWIND_CFA_FP,
-						      .cfa_offset = 16,
-						      .fp = UNWIND_FP_SAVED,
-						      .fp_offset = -16 });
+				    (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_SWITCH });
 	if (is_func(f->name, "runtime.sigreturn") ||
 	    is_func(f->name, "runtime.sigreturn__sigaction"))
 		return push_charged(c, out,
@@ -101,7 +98,7 @@ static int function_rows(const struct go_pclntab *t, const struct go_func *f,
 	if ((f->flag & GO_FUNC_FLAG_SPWRITE) && !is_func(f->name, "runtime.cgocallback")) {
 		st->stack_switches++;
 		return push_charged(c, out,
-				    (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_NONE });
+				    (struct cfi_row){ .pc = f->entry, .cfa = UNWIND_CFA_SWITCH });
 	}
 	/*
 	 * asmcgocall saves the goroutine's state with systemstack_switch's

@@ -14,13 +14,15 @@
  *     entry, returns through the restorer to the code it interrupted;
  *   - runtime.asmcgocall, which switches to the system stack to call C:
  *     its caller is found through BP, which it leaves the Go caller's
- *     (CFA = BP + 16), so stacks in C called from Go reach main;
+ *     (CFA = BP + 16, UNWIND_CFA_SWITCH), so stacks in C called from Go
+ *     reach main;
  *   - runtime.sigreturn (Go's signal restorer): a signal frame;
  *   - runtime.cgocallback (C calling Go): its pcsp, which it keeps true
  *     across its switch to the goroutine's stack on purpose;
  *   - other SPWRITE functions (stack switches: systemstack, mcall,
- *     morestack, gogo, time.now's switch for the vDSO): no row, so the
- *     walk takes the frame pointer, which they keep.
+ *     morestack, gogo, time.now's switch for the vDSO): UNWIND_CFA_SWITCH,
+ *     so the walk takes the frame pointer, which they keep, and may step
+ *     down to another stack there (everywhere else a step moves up).
  */
 #ifndef BPFPROF_UNWIND_GO_TABLE_H
 #define BPFPROF_UNWIND_GO_TABLE_H

@@ -14,6 +14,8 @@
 struct walk {
 	const struct user_walk_ops *ops;
 	uint64_t pc, sp, fp;
+	uint64_t ax;	     /* RAX at the first frame's PC: a clone's return value there */
+	uint32_t down_steps; /* frame-pointer steps down to another stack so far */
 	bool pc_is_exact;
 	bool have_map;
 	struct user_walk_mapping map;
@@ -31,13 +33,26 @@ static const struct unwind_row *find_row(const struct user_walk_mapping *m, uint
 	return &m->rows[lo - 1];
 }
 
-/* One frame with the frame pointer: the caller's FP and return address are at [fp]. */
-static bool fp_step(struct walk *w, uint8_t no_fp_end, uint8_t *end)
+/* Frame-pointer steps down to another stack in code without CFI, per walk (bpf/unwind.bpf.h). */
+#define MAX_DOWN_STEPS 1
+
+/*
+ * One frame with the frame pointer: the caller's FP and return address are
+ * at [fp], above this frame unless the code switches stacks: where a row
+ * says so (`may_switch`), or MAX_DOWN_STEPS times in code without CFI;
+ * never in place.
+ */
+static bool fp_step(struct walk *w, uint8_t no_fp_end, bool may_switch, uint8_t *end)
 {
 	uint64_t frame[2];
 
 	if (!w->fp) {
 		*end = no_fp_end;
+		return false;
+	}
+	if (w->fp + 16 == w->sp ||
+	    (!may_switch && w->fp + 16 < w->sp && w->down_steps++ >= MAX_DOWN_STEPS)) {
+		*end = USTACK_END_STUCK;
 		return false;
 	}
 	if (w->ops->read(w->ops->ctx, w->fp, frame, sizeof(frame))) {
@@ -59,6 +74,10 @@ static bool signal_step(struct walk *w, uint8_t *end)
 		*end = USTACK_END_UNREADABLE;
 		return false;
 	}
+	if (regs[(UC_MCONTEXT_RSP - UC_MCONTEXT_RBP) / 8] == w->sp) {
+		*end = USTACK_END_STUCK;
+		return false;
+	}
 	w->fp = regs[0];
 	w->sp = regs[(UC_MCONTEXT_RSP - UC_MCONTEXT_RBP) / 8];
 	w->pc = regs[(UC_MCONTEXT_RIP - UC_MCONTEXT_RBP) / 8];
@@ -78,11 +97,11 @@ static bool step(struct walk *w, uint32_t n, uint8_t *end)
 	if (!w->have_map || addr < w->map.start || addr >= w->map.end)
 		w->have_map = w->ops->mapping(w->ops->ctx, addr, &w->map) == 0;
 	if (!w->have_map || !w->map.nrows)
-		return fp_step(w, USTACK_END_NO_CFI, end);
+		return fp_step(w, USTACK_END_NO_CFI, false, end);
 	file_addr = addr + (uint64_t)w->map.map_to_file;
 	row = find_row(&w->map, file_addr, &hi);
 	if (!row || file_addr >= hi)
-		return fp_step(w, USTACK_END_NO_ROW, end);
+		return fp_step(w, USTACK_END_NO_ROW, false, end);
 	rules = row->rules;
 	switch (UNWIND_RULE_CFA(rules)) {
 	case UNWIND_CFA_SP:
@@ -100,8 +119,21 @@ static bool step(struct walk *w, uint32_t n, uint8_t *end)
 	case UNWIND_CFA_ROOT:
 		*end = USTACK_END_ROOT;
 		return false;
+	case UNWIND_CFA_CLONE:
+		if (!n && !w->ax) {
+			*end = USTACK_END_ROOT;
+			return false;
+		}
+		cfa = w->sp + (uint64_t)(int64_t)row->cfa_offset;
+		break;
+	case UNWIND_CFA_SWITCH:
+		return fp_step(w, USTACK_END_NO_ROW, true, end);
 	default:
-		return fp_step(w, USTACK_END_NO_ROW, end);
+		return fp_step(w, USTACK_END_NO_ROW, false, end);
+	}
+	if (cfa <= w->sp) {
+		*end = USTACK_END_STUCK;
+		return false;
 	}
 	if (w->ops->read(w->ops->ctx, cfa - 8, &ra, sizeof(ra)) ||
 	    (UNWIND_RULE_FP(rules) == UNWIND_FP_SAVED &&
@@ -116,9 +148,9 @@ static bool step(struct walk *w, uint32_t n, uint8_t *end)
 }
 
 uint32_t user_walk(const struct user_walk_ops *ops, uint64_t pc, uint64_t sp, uint64_t fp,
-		   uint64_t *ips, uint32_t max, uint8_t *end)
+		   uint64_t ax, uint64_t *ips, uint32_t max, uint8_t *end)
 {
-	struct walk w = { .ops = ops, .pc = pc, .sp = sp, .fp = fp };
+	struct walk w = { .ops = ops, .pc = pc, .sp = sp, .fp = fp, .ax = ax };
 	uint32_t n = 0;
 
 	*end = USTACK_END_LIMIT;

@@ -32,11 +32,13 @@ struct user_walk_ops {
 };
 
 /*
- * Walk from the registers (pc, sp, fp) the thread entered the kernel with:
- * up to `max` return addresses into ips, the innermost first. Returns how
- * many; *end says why the walk stopped (enum ustack_end).
+ * Walk from the registers (pc, sp, fp, ax) the thread entered the kernel
+ * with: up to `max` return addresses into ips, the innermost first, by the
+ * rules of bpf/unwind.bpf.h (every step moves up the stack but across a
+ * known stack switch; a clone's child is a root). Returns how many; *end
+ * says why the walk stopped (enum ustack_end).
  */
 uint32_t user_walk(const struct user_walk_ops *ops, uint64_t pc, uint64_t sp, uint64_t fp,
-		   uint64_t *ips, uint32_t max, uint8_t *end);
+		   uint64_t ax, uint64_t *ips, uint32_t max, uint8_t *end);
 
 #endif
