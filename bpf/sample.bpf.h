@@ -65,14 +65,16 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	 * made the replay's true-up credit up to all the wall time since this
 	 * thread's last figure (1.5-1.8x its CPU time under load, with -a,
 	 * where that other thread is a target too). So: the thread's own
-	 * arrival stamp, and the CPU time unknown until its next switch-out.
+	 * arrival stamp, and its CPU time then, which the fair class saved at
+	 * that switch-in (set_next_entity(): prev_sum_exec_runtime); without
+	 * it the replay lost the end of every slice before a hidden switch-in.
 	 */
 	if (slice && slice->tid == tid) {
 		e->oncpu_since = slice->since;
 		e->oncpu_runtime_ns = slice->runtime_ns;
 	} else {
 		e->oncpu_since = unseen_switch_in_time(cur, slice ? slice->since : 0, e->hdr.ts);
-		e->oncpu_runtime_ns = 0;
+		e->oncpu_runtime_ns = tid ? cur->se.prev_sum_exec_runtime : 0;
 	}
 	/* The switch's time comes from the runqueue clock (switch_clock.bpf.h): within microseconds. */
 	if (e->oncpu_since > e->hdr.ts)
