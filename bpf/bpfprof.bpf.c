@@ -164,6 +164,7 @@ struct {
 struct cpu_slice {
 	__u64 since;
 	__u64 runtime_ns;
+	__u32 tid, pad; /* whose slice: next's tid at the CPU's last switch seen (0: idle) */
 	struct switch_clock clock;
 };
 
@@ -672,6 +673,7 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	if (slice) {
 		since = slice->since;
 		slice->since = now;
+		slice->tid = next_tid;
 		/* next has not run since its last switch-out: this is final until it does. */
 		slice->runtime_ns = next_target ? TASK_READ(btf, next, se.sum_exec_runtime) : 0;
 	}

@@ -57,11 +57,28 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	e->period = ctx->sample_period;
 	e->flags = tid != 0 && (cur->flags & KPF_KTHREAD) ? EV_KTHREAD : 0;
 	slice = bpf_map_lookup_elem(&cpu_slices, &zero);
-	e->oncpu_since = slice ? slice->since : 0;
+	/*
+	 * The CPU's last switch seen gave it to this thread: its slice's start
+	 * and CPU time then. Else the switch that did was hidden from the
+	 * program (switch_clock.bpf.h, recover_unseen_switch_in()) and the
+	 * slice is another thread's: its runtime, taken for this thread's,
+	 * made the replay's true-up credit up to all the wall time since this
+	 * thread's last figure (1.5-1.8x its CPU time under load, with -a,
+	 * where that other thread is a target too). So: the thread's own
+	 * arrival stamp, and its CPU time then, which the fair class saved at
+	 * that switch-in (set_next_entity(): prev_sum_exec_runtime); without
+	 * it the replay lost the end of every slice before a hidden switch-in.
+	 */
+	if (slice && slice->tid == tid) {
+		e->oncpu_since = slice->since;
+		e->oncpu_runtime_ns = slice->runtime_ns;
+	} else {
+		e->oncpu_since = unseen_switch_in_time(cur, slice ? slice->since : 0, e->hdr.ts);
+		e->oncpu_runtime_ns = tid ? cur->se.prev_sum_exec_runtime : 0;
+	}
 	/* The switch's time comes from the runqueue clock (switch_clock.bpf.h): within microseconds. */
 	if (e->oncpu_since > e->hdr.ts)
 		e->oncpu_since = e->hdr.ts;
-	e->oncpu_runtime_ns = slice ? slice->runtime_ns : 0;
 	task_comm(e->comm, cur);
 	e->woken.ts = 0;
 	if (defer_wakeups && tid != 0) {

@@ -115,6 +115,7 @@ set_tests_properties(integration.check_selftest_report PROPERTIES
   FIXTURES_REQUIRED bpfprof_check_npm
   ENVIRONMENT "CHECK_NODE_MODULES=${BPFPROF_CHECK_BUILD_DIR}/node_modules")
 bpfprof_integration_test(record_all 120 TRUE record_all.sh)
+bpfprof_integration_test(record_all_loaded 300 TRUE record_all.sh loaded)
 bpfprof_integration_test(record_command 90 TRUE record_command.sh)
 bpfprof_integration_test(record_command_duration 90 TRUE record_command_duration.sh)
 bpfprof_integration_test(default_output 90 TRUE default_output.sh)
