@@ -306,6 +306,17 @@ static __always_inline bool unwind_enter_mapping(struct unwind_walk *w, __u64 ad
 #define UNWIND_MAX_DOWN_STEPS 1
 
 /*
+ * Steps at a runtime's marked stack switch (Go's mcall, systemstack,
+ * morestack) that do not move up, per walk. Go's rows keep BP as it was
+ * (its functions save it, but the rows do not say where), so at the switch
+ * BP may still be a frame below, on the same stack: each such step climbs
+ * the BP chain one link and the walk goes on from there until it crosses
+ * to the goroutine's stack and its root (goexit), some ten steps for the
+ * scheduler's stacks on g0. A chain that truly loops ends after these.
+ */
+#define UNWIND_MAX_SWITCH_STEPS 16
+
+/*
  * Always 0, but writable, so its value is unknown to the verifier: the
  * walk's stepped_down starts from it. A flag that starts as a known 0
  * doubles the states it explores per step (the verifier tells 0 from 1
@@ -316,8 +327,9 @@ __u32 unwind_no_down_step = 0;
 /*
  * One frame with the frame pointer: the caller's return address and FP are
  * at [fp]. The caller's frame is above this one (fp + 16 > sp) but where
- * the code switches stacks: always when a row says so (`may_switch`),
- * UNWIND_MAX_DOWN_STEPS times in code without CFI, never in place. A frame
+ * the code switches stacks: UNWIND_MAX_SWITCH_STEPS times where a row says
+ * so (`may_switch`), in place too; UNWIND_MAX_DOWN_STEPS times in code
+ * without CFI, never in place. A frame
  * pointer at or below SP is otherwise not this stack's (a heap address left
  * in RBP by code built without frame pointers), and following it loops (a
  * struct pthread points at itself) or runs off the stack's end.
@@ -330,12 +342,13 @@ static __always_inline long unwind_fp_step(struct unwind_walk *w, __u32 no_fp_en
 		w->end = no_fp_end;
 		return 1;
 	}
-	if (w->fp + 16 == w->sp) {
+	if (!may_switch && w->fp + 16 == w->sp) {
 		w->end = USTACK_END_STUCK;
 		return 1;
 	}
-	if (!may_switch && w->fp + 16 < w->sp) {
-		if (w->stepped_down >= UNWIND_MAX_DOWN_STEPS) {
+	if (w->fp + 16 <= w->sp) {
+		if (w->stepped_down >=
+		    (may_switch ? UNWIND_MAX_SWITCH_STEPS : UNWIND_MAX_DOWN_STEPS)) {
 			w->end = USTACK_END_STUCK;
 			return 1;
 		}

@@ -126,7 +126,7 @@ static void stops_where_it_must(void)
  */
 static void stops_at_a_step_that_does_not_move_up(void)
 {
-	uint64_t ips[16];
+	uint64_t ips[16], many[64];
 	uint8_t end = 0;
 
 	build_stack();
@@ -158,6 +158,23 @@ static void stops_at_a_step_that_does_not_move_up(void)
 	CHECK_EQ_INT(user_walk(&ops, 0x1510, 0x7100, 0x7020, 1, ips, 16, &end), 2);
 	CHECK_EQ_INT(ips[1], 0x1210);
 	CHECK_EQ_INT(end, USTACK_END_ROOT);
+	/*
+	 * Go's mcall on g0: BP is the frame just below SP (Go's rows keep BP),
+	 * whose saved BP is the goroutine's: a step in place at the switch
+	 * reads it, and the next reaches the goroutine's root.
+	 */
+	put(0x70a0, 0x70e0); /* [fp] = the goroutine's frame */
+	put(0x70a8, 0x1520); /* back into the switch */
+	put(0x70e0, 0);
+	put(0x70e8, 0x1210);
+	CHECK_EQ_INT(user_walk(&ops, 0x1510, 0x70b0, 0x70a0, 1, ips, 16, &end), 3);
+	CHECK_EQ_INT(ips[1], 0x1520);
+	CHECK_EQ_INT(ips[2], 0x1210);
+	CHECK_EQ_INT(end, USTACK_END_ROOT);
+	/* A switch whose chain loops: a bounded number of steps, then stuck, not the depth limit. */
+	put(0x70a0, 0x70a0);
+	CHECK(user_walk(&ops, 0x1510, 0x70b0, 0x70a0, 1, many, 64, &end) < 64);
+	CHECK_EQ_INT(end, USTACK_END_STUCK);
 }
 
 /* Right after clone: the child (RAX 0) is its thread's root, the parent returns to its caller. */

@@ -33,14 +33,18 @@ static const struct unwind_row *find_row(const struct user_walk_mapping *m, uint
 	return &m->rows[lo - 1];
 }
 
-/* Frame-pointer steps down to another stack in code without CFI, per walk (bpf/unwind.bpf.h). */
-#define MAX_DOWN_STEPS 1
+/*
+ * Frame-pointer steps that do not move up, per walk (bpf/unwind.bpf.h):
+ * in code without CFI, and at a runtime's marked stack switch.
+ */
+#define MAX_DOWN_STEPS	 1
+#define MAX_SWITCH_STEPS 16
 
 /*
  * One frame with the frame pointer: the caller's FP and return address are
  * at [fp], above this frame unless the code switches stacks: where a row
- * says so (`may_switch`), or MAX_DOWN_STEPS times in code without CFI;
- * never in place.
+ * says so (`may_switch`) MAX_SWITCH_STEPS times, in place too, or
+ * MAX_DOWN_STEPS times in code without CFI, never in place.
  */
 static bool fp_step(struct walk *w, uint8_t no_fp_end, bool may_switch, uint8_t *end)
 {
@@ -50,8 +54,9 @@ static bool fp_step(struct walk *w, uint8_t no_fp_end, bool may_switch, uint8_t 
 		*end = no_fp_end;
 		return false;
 	}
-	if (w->fp + 16 == w->sp ||
-	    (!may_switch && w->fp + 16 < w->sp && w->down_steps++ >= MAX_DOWN_STEPS)) {
+	if ((!may_switch && w->fp + 16 == w->sp) ||
+	    (w->fp + 16 <= w->sp &&
+	     w->down_steps++ >= (may_switch ? MAX_SWITCH_STEPS : MAX_DOWN_STEPS))) {
 		*end = USTACK_END_STUCK;
 		return false;
 	}
