@@ -6,7 +6,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Whether the code at ELF address `vaddr` is a syscall instruction (0f 05). */
+/*
+ * Whether the code at ELF address `vaddr` is a syscall instruction (0f 05).
+ * Only those two bytes are read (a raw chunk), never the whole section: the
+ * file may be another user's, with a .text of any size (issue 37).
+ */
 static bool syscall_at(Elf *elf, uint64_t vaddr)
 {
 	Elf_Scn *scn = NULL;
@@ -22,10 +26,12 @@ static bool syscall_at(Elf *elf, uint64_t vaddr)
 		    vaddr - sh.sh_addr >= sh.sh_size)
 			continue;
 		off = vaddr - sh.sh_addr;
-		d = elf_getdata(scn, NULL);
-		if (!d || !d->d_buf || d->d_size < 2 || off > d->d_size - 2)
+		if (sh.sh_size - off < 2 || sh.sh_offset > INT64_MAX - off)
 			return false;
-		p = (const uint8_t *)d->d_buf + off;
+		d = elf_getdata_rawchunk(elf, (int64_t)(sh.sh_offset + off), 2, ELF_T_BYTE);
+		if (!d || !d->d_buf || d->d_size < 2)
+			return false;
+		p = d->d_buf;
 		return p[0] == 0x0f && p[1] == 0x05;
 	}
 	return false;
