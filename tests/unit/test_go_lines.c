@@ -174,6 +174,12 @@ static void hostile_table_is_decoded_once_within_budget(void)
 	/* Those decoded still answer, and memory is a range or two per table. */
 	CHECK(go_pclntab_func(&t, 0, &f) && go_lines_at(l, &t, &f, f.entry + 5, &file, &line));
 	CHECK(go_lines_bytes(l) < 64 * 1024 + 2 * NFUNC * 64);
+	/* The last function was past the budget; the next profile decodes it. */
+	CHECK(go_pclntab_func(&t, NFUNC - 1, &f));
+	CHECK(!go_lines_at(l, &t, &f, f.entry + 1, &file, &line));
+	go_lines_new_profile(l);
+	CHECK_EQ_INT(go_lines_steps(l), 0);
+	CHECK(go_lines_at(l, &t, &f, f.entry + 1, &file, &line) && line == 1);
 	go_pclntab_close(&t);
 	go_lines_free(l);
 }

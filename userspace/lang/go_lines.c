@@ -31,6 +31,12 @@ struct go_lines *go_lines_new(void)
 	return calloc(1, sizeof(struct go_lines));
 }
 
+void go_lines_new_profile(struct go_lines *l)
+{
+	if (l)
+		l->steps = 0;
+}
+
 static void drop(struct go_lines *l, struct decoded *d)
 {
 	l->ranges_held -= d->n;

@@ -6,8 +6,9 @@
  * address, a hostile table (2^20 steps that cover no code, the most a
  * walk takes) cost ~1.7 ms per distinct sampled address, 9 s of root's CPU
  * for 5,000 samples (issue 37). Here each table is decoded once into its
- * ranges and kept, and decoding has a budget of steps per binary: once it
- * is spent, the binary's frames keep their names and lose their lines.
+ * ranges and kept, and decoding has a budget of steps per binary and
+ * profile: once it is spent, the binary's frames keep their names and lose
+ * their lines until the next profile (go_lines_new_profile).
  * One user at a time (the symbolizer's thread).
  */
 #ifndef BPFPROF_LANG_GO_LINES_H
@@ -45,6 +46,14 @@ void go_lines_free(struct go_lines *l);
  */
 bool go_lines_at(struct go_lines *l, const struct go_pclntab *t, const struct go_func *f,
 		 uint64_t pc, const char **file, int *line);
+
+/*
+ * A new profile (a continuous snapshot) gets the whole budget again, its
+ * decoded tables kept: a service whose hot functions outnumber the slots
+ * decodes some again each window, and would otherwise lose its lines for
+ * good once the budget of its first windows was spent.
+ */
+void go_lines_new_profile(struct go_lines *l);
 
 /* Bytes held, for the symbolizer's accounting. */
 size_t go_lines_bytes(const struct go_lines *l);

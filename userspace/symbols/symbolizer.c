@@ -284,6 +284,9 @@ void symbolizer_set_max_open_files(struct symbolizer *s, unsigned n)
 void symbolizer_new_profile(struct symbolizer *s)
 {
 	debug_crc_cache_new_profile(&s->crcs);
+	for (size_t i = 0; i < s->objects.len; i++)
+		if (s->objects.data[i])
+			go_lines_new_profile(s->objects.data[i]->go_lines);
 }
 
 /* ---- Opening files ------------------------------------------------------- */
