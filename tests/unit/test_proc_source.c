@@ -186,8 +186,32 @@ static void kernel_threads_from_stat(void)
 	remove_tree();
 }
 
+/*
+ * A process's uid is its real uid from status, whoever owns PROC/PID (root
+ * for a process that is not dumpable); a name cannot forge the Uid line.
+ */
+static void uid_is_the_real_uid(void)
+{
+	struct proc_source_ctx ctx = { .proc_root = root };
+	struct proc_source src;
+	uint32_t uid = 7;
+
+	make_tree();
+	proc_source_init(&src, &ctx);
+	write_file("4242/status", "Name:\tapp\\nUid:\t0\nUmask:\t0022\nState:\tS (sleeping)\n"
+				  "Uid:\t2001\t0\t0\t0\nGid:\t2001\t2001\t2001\t2001\n");
+	CHECK_EQ_INT(src.read_uid(src.ctx, PID, &uid), 0);
+	CHECK_EQ_INT(uid, 2001);
+	write_file("4242/status", "Name:\tapp\n");
+	CHECK(src.read_uid(src.ctx, PID, &uid) < 0);
+	CHECK(src.read_uid(src.ctx, PID + 1, &uid) < 0);
+	CHECK_EQ_INT(uid, 2001);
+	remove_tree();
+}
+
 int main(void)
 {
+	RUN(uid_is_the_real_uid);
 	RUN(kernel_threads_from_stat);
 	RUN(zombie_maps_keep_the_known_mappings);
 	RUN(live_reread_replaces_the_mappings);

@@ -239,9 +239,9 @@ struct process {
 	 */
 	uint32_t cgroup_owner;
 	/*
-	 * Who runs this image: the owner of /proc/PID when the image was first
-	 * read (its effective uid; root for a process that is not dumpable),
-	 * PROCESS_UID_UNKNOWN when it was gone. The source files its frames
+	 * Who runs this image: its real uid when the image was first read
+	 * (/proc/PID/status; not the owner of /proc/PID, which is root for a
+	 * process that is not dumpable), PROCESS_UID_UNKNOWN when it was gone. The source files its frames
 	 * name are said to be this uid's in the profile: `bpfprof view` shows
 	 * a viewer their own private files only when their own processes named
 	 * them.

@@ -297,16 +297,35 @@ static int read_cgroup(void *vctx, uint32_t pid, char **path, uint32_t *owner)
 }
 
 /* The owner of /proc/PID: the effective uid, or root's for a process that is not dumpable. */
+/*
+ * The real uid (status's "Uid:" line, its first field), not the owner of
+ * /proc/PID: that is root for a process that is not dumpable, which any
+ * user can make theirs, and root's view would then take its frames for
+ * root's own (issue 37). The kernel escapes the name line, so "\nUid:"
+ * cannot be forged by it.
+ */
 static int read_uid(void *vctx, uint32_t pid, uint32_t *uid)
 {
 	struct proc_source_ctx *ctx = vctx;
-	char path[PATH_MAX];
-	struct stat st;
+	char path[PATH_MAX], buf[4096];
+	const char *line;
+	unsigned long v;
+	size_t len;
+	char *end;
+	int err;
 
-	snprintf(path, sizeof(path), "%s/%u", ctx->proc_root, pid);
-	if (stat(path, &st))
-		return -errno;
-	*uid = st.st_uid;
+	snprintf(path, sizeof(path), "%s/%u/status", ctx->proc_root, pid);
+	if ((err = read_small_file(path, buf, sizeof(buf) - 1, &len)))
+		return err;
+	buf[len] = '\0';
+	line = strstr(buf, "\nUid:");
+	if (!line)
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(line + 5, &end, 10);
+	if (errno || end == line + 5 || v > UINT32_MAX)
+		return -EINVAL;
+	*uid = (uint32_t)v;
 	return 0;
 }
 
