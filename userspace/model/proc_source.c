@@ -296,7 +296,6 @@ static int read_cgroup(void *vctx, uint32_t pid, char **path, uint32_t *owner)
 	return 0;
 }
 
-/* The owner of /proc/PID: the effective uid, or root's for a process that is not dumpable. */
 /*
  * The real uid (status's "Uid:" line, its first field), not the owner of
  * /proc/PID: that is root for a process that is not dumpable, which any
