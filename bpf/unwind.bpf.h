@@ -76,9 +76,15 @@ struct unwind_walk {
 	__u64 pc, sp, fp;
 	__u64 ax; /* RAX at the interrupted PC: a clone's return value there */
 	__u32 n;
-	__u32 end;	    /* enum ustack_end, once the walk stopped */
-	bool pc_is_exact;   /* pc is the interrupted instruction, not a return address */
-	__u32 stepped_down; /* frame-pointer steps down to another stack so far */
+	__u32 end;	  /* enum ustack_end, once the walk stopped */
+	bool pc_is_exact; /* pc is the interrupted instruction, not a return address */
+	/*
+	 * Frame-pointer steps that did not move up so far, each kind on its
+	 * own bound: a Go program's marked switches must not use up the one
+	 * step code without CFI may take, nor that step the switches' budget.
+	 */
+	__u32 no_cfi_down_steps; /* in code without CFI (UNWIND_MAX_DOWN_STEPS) */
+	__u32 switch_steps;	 /* at a marked stack switch (UNWIND_MAX_SWITCH_STEPS) */
 	/*
 	 * bpf_find_vma may be asked once for a mapping the process's entry
 	 * lacks: in interrupt context it can run once per program run (its
@@ -318,7 +324,7 @@ static __always_inline bool unwind_enter_mapping(struct unwind_walk *w, __u64 ad
 
 /*
  * Always 0, but writable, so its value is unknown to the verifier: the
- * walk's stepped_down starts from it. A flag that starts as a known 0
+ * walk's step counters start from it. A flag that starts as a known 0
  * doubles the states it explores per step (the verifier tells 0 from 1
  * where it is tested), which on_switch_btf cannot afford.
  */
@@ -346,13 +352,18 @@ static __always_inline long unwind_fp_step(struct unwind_walk *w, __u32 no_fp_en
 		w->end = USTACK_END_STUCK;
 		return 1;
 	}
-	if (w->fp + 16 <= w->sp) {
-		if (w->stepped_down >=
-		    (may_switch ? UNWIND_MAX_SWITCH_STEPS : UNWIND_MAX_DOWN_STEPS)) {
+	if (w->fp + 16 <= w->sp && may_switch) {
+		if (w->switch_steps >= UNWIND_MAX_SWITCH_STEPS) {
 			w->end = USTACK_END_STUCK;
 			return 1;
 		}
-		w->stepped_down++;
+		w->switch_steps++;
+	} else if (w->fp + 16 <= w->sp) {
+		if (w->no_cfi_down_steps >= UNWIND_MAX_DOWN_STEPS) {
+			w->end = USTACK_END_STUCK;
+			return 1;
+		}
+		w->no_cfi_down_steps++;
 	}
 	if (bpf_probe_read_user(frame, sizeof(frame), (void *)w->fp)) {
 		w->end = USTACK_END_UNREADABLE;
@@ -502,7 +513,8 @@ static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, _
 	w.ax = BPF_CORE_READ(regs, ax);
 	w.end = USTACK_END_LIMIT;
 	w.may_find_vma = may_find_vma;
-	w.stepped_down = unwind_no_down_step;
+	w.no_cfi_down_steps = unwind_no_down_step;
+	w.switch_steps = unwind_no_down_step;
 	if (bpf_loop(BPFPROF_MAX_USTACK + 1, unwind_step, &w, 0) < 0)
 		*flags |= SAMPLE_USTACK_ERROR;
 	if (w.end == USTACK_END_LIMIT || w.end == USTACK_END_STUCK)

@@ -3,7 +3,7 @@
  * The userspace walk of a sleeping thread's user stack (unwind/user_walk.c)
  * on a made-up process: rows with each CFA rule, a file without rows (frame
  * pointers), a thread root, memory that cannot be read, and steps that do
- * not move up the stack (issue 37).
+ * not move up the stack and their bounds (issue 37).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -177,6 +177,48 @@ static void stops_at_a_step_that_does_not_move_up(void)
 	CHECK_EQ_INT(end, USTACK_END_STUCK);
 }
 
+/*
+ * The two kinds of step that may go down have their own bounds: a switch
+ * step does not use up the one down step code without CFI may take (Go
+ * before its tables are loaded, reached from a marked switch), nor that
+ * step the switches' 16 (a staircase of them after it, all to the root).
+ */
+static void down_steps_have_their_own_bounds(void)
+{
+	uint64_t ips[64];
+	uint8_t end = 0;
+
+	/* A switch steps down into code without CFI, which steps down again, to the root. */
+	build_stack();
+	put(0x7080, 0x7040); /* the switch's [fp]: code without CFI, lower */
+	put(0x7088, 0x3020);
+	put(0x7040, 0);
+	put(0x7048, 0x1210);
+	CHECK_EQ_INT(user_walk(&ops, 0x1510, 0x7100, 0x7080, 1, ips, 64, &end), 3);
+	CHECK_EQ_INT(ips[1], 0x3020);
+	CHECK_EQ_INT(ips[2], 0x1210);
+	CHECK_EQ_INT(end, USTACK_END_ROOT);
+	/* Code without CFI steps down once, then 16 switch steps down, to the root. */
+	build_stack();
+	for (uint64_t fp = 0x7180; fp > 0x7080; fp -= 16) {
+		put(fp, fp - 16);
+		put(fp + 8, 0x1520);
+	}
+	put(0x7080, 0);
+	put(0x7088, 0x1210);
+	CHECK_EQ_INT(user_walk(&ops, 0x3010, 0x71c0, 0x7180, 1, ips, 64, &end), 18);
+	CHECK_EQ_INT(ips[16], 0x1520);
+	CHECK_EQ_INT(ips[17], 0x1210);
+	CHECK_EQ_INT(end, USTACK_END_ROOT);
+	/* A 17th switch step down is one too many. */
+	put(0x7080, 0x7070);
+	put(0x7088, 0x1520);
+	put(0x7070, 0);
+	put(0x7078, 0x1210);
+	CHECK_EQ_INT(user_walk(&ops, 0x3010, 0x71c0, 0x7180, 1, ips, 64, &end), 18);
+	CHECK_EQ_INT(end, USTACK_END_STUCK);
+}
+
 /* Right after clone: the child (RAX 0) is its thread's root, the parent returns to its caller. */
 static void tells_clone_child_from_parent(void)
 {
@@ -197,6 +239,7 @@ int main(void)
 	RUN(walks_every_rule_to_the_root);
 	RUN(stops_where_it_must);
 	RUN(stops_at_a_step_that_does_not_move_up);
+	RUN(down_steps_have_their_own_bounds);
 	RUN(tells_clone_child_from_parent);
 	return test_summary();
 }

@@ -14,8 +14,10 @@
 struct walk {
 	const struct user_walk_ops *ops;
 	uint64_t pc, sp, fp;
-	uint64_t ax;	     /* RAX at the first frame's PC: a clone's return value there */
-	uint32_t down_steps; /* frame-pointer steps down to another stack so far */
+	uint64_t ax; /* RAX at the first frame's PC: a clone's return value there */
+	/* Frame-pointer steps that did not move up, each kind on its own bound. */
+	uint32_t no_cfi_down_steps; /* in code without CFI (MAX_DOWN_STEPS) */
+	uint32_t switch_steps;	    /* at a marked stack switch (MAX_SWITCH_STEPS) */
 	bool pc_is_exact;
 	bool have_map;
 	struct user_walk_mapping map;
@@ -34,8 +36,9 @@ static const struct unwind_row *find_row(const struct user_walk_mapping *m, uint
 }
 
 /*
- * Frame-pointer steps that do not move up, per walk (bpf/unwind.bpf.h):
- * in code without CFI, and at a runtime's marked stack switch.
+ * Frame-pointer steps that do not move up, per walk and each kind on its
+ * own bound (bpf/unwind.bpf.h): in code without CFI, and at a runtime's
+ * marked stack switch.
  */
 #define MAX_DOWN_STEPS	 1
 #define MAX_SWITCH_STEPS 16
@@ -55,8 +58,8 @@ static bool fp_step(struct walk *w, uint8_t no_fp_end, bool may_switch, uint8_t 
 		return false;
 	}
 	if ((!may_switch && w->fp + 16 == w->sp) ||
-	    (w->fp + 16 <= w->sp &&
-	     w->down_steps++ >= (may_switch ? MAX_SWITCH_STEPS : MAX_DOWN_STEPS))) {
+	    (w->fp + 16 <= w->sp && (may_switch ? w->switch_steps++ >= MAX_SWITCH_STEPS
+						: w->no_cfi_down_steps++ >= MAX_DOWN_STEPS))) {
 		*end = USTACK_END_STUCK;
 		return false;
 	}
