@@ -313,12 +313,16 @@ static __always_inline bool unwind_enter_mapping(struct unwind_walk *w, __u64 ad
 
 /*
  * Steps at a runtime's marked stack switch (Go's mcall, systemstack,
- * morestack) that do not move up, per walk. Go's rows keep BP as it was
- * (its functions save it, but the rows do not say where), so at the switch
- * BP may still be a frame below, on the same stack: each such step climbs
- * the BP chain one link and the walk goes on from there until it crosses
- * to the goroutine's stack and its root (goexit), some ten steps for the
- * scheduler's stacks on g0. A chain that truly loops ends after these.
+ * morestack) that do not move up, per walk. Go's rows restore BP where a
+ * prologue saved it (userspace/unwind/go_table.c), so at the switch BP is
+ * mostly the one it was entered with and one step crosses to the
+ * goroutine's stack. Where no row restored it (a sample in a prologue
+ * before the save, frameless or NOFRAME code, Go tables read without
+ * their code) BP may still be a frame below, on the same stack: each such
+ * step climbs the BP chain one link and the walk goes on from there, some
+ * ten steps for the scheduler's stacks on g0 (the staircase of mcall frames
+ * every parked goroutine's stack showed before issue 37). A chain that
+ * truly loops ends after these.
  */
 #define UNWIND_MAX_SWITCH_STEPS 16
 

@@ -22,6 +22,7 @@
 #include "lang/go_pclntab.h"
 #include "test.h"
 #include "unwind/go_table.h"
+#include "util/elf_section.h"
 
 #ifndef GO_BINARY
 #define GO_BINARY "/usr/lib/go/bin/go"
@@ -159,6 +160,41 @@ static void rows_unwind_go(void)
 		CHECK(checked > 1000);
 		CHECK_EQ_INT(wrong, 0);
 		CHECK(st.bad_funcs < st.funcs / 100);
+		go_pclntab_close(&t);
+	}
+	/*
+	 * The caller's BP, which Go's prologue saves at CFA - 16, is restored
+	 * from there once saved (issue 37): runtime.park_m (g0's side of mcall)
+	 * keeps BP from its entry through the store after its SUBQ, restores it
+	 * after the store, and keeps it again past its epilogue.
+	 */
+	{
+		struct go_pclntab t;
+		struct go_pcvalue_iter it;
+		struct go_func f = { 0 };
+		const struct cfi_row *r;
+		uint64_t a = 0, b = 0;
+		int32_t sp = 0;
+
+		CHECK(st.saves_bp > st.funcs / 2 && st.saves_bp <= st.prologues_read);
+		CHECK_EQ_INT(go_pclntab_open(elf, &t), 0);
+		for (uint32_t i = 0; i < t.nfunc; i++)
+			if (go_pclntab_func(&t, i, &f) && !strcmp(f.name, "runtime.park_m"))
+				break;
+		CHECK_EQ_STR(f.name, "runtime.park_m");
+		go_pcvalue_begin(&it, &t, f.pcsp, f.entry, f.end);
+		while (go_pcvalue_next(&it, &a, &b, &sp) && sp <= 0)
+			;
+		CHECK(sp > 8 && a > f.entry && b > a + 8);
+		r = cfi_table_lookup(&rows, f.entry);
+		CHECK(r && r->fp == UNWIND_FP_SAME);
+		r = cfi_table_lookup(&rows, a);
+		CHECK(r && r->fp == UNWIND_FP_SAME && r->cfa_offset == sp + 8);
+		r = cfi_table_lookup(&rows, b - 1);
+		CHECK(r && r->fp == UNWIND_FP_SAVED && r->fp_offset == -16 &&
+		      r->cfa == UNWIND_CFA_SP && r->cfa_offset == sp + 8);
+		r = cfi_table_lookup(&rows, f.end - 1); /* morestack's call, SP at the entry's */
+		CHECK(r && r->fp == UNWIND_FP_SAME && r->cfa_offset == 8);
 		go_pclntab_close(&t);
 	}
 	/* Over nothing: Go's rows alone, and past hi no usable row. */
@@ -379,7 +415,8 @@ static void shared_pcsp_refused(void)
 	/* CPU time, which the budget counts: the machine may be busy. */
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	t0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-	CHECK_EQ_INT(go_table_from_pclntab(&t, &cfi_default_budget, &rows, &lo, &hi, &st), -E2BIG);
+	CHECK_EQ_INT(go_table_from_pclntab(&t, NULL, &cfi_default_budget, &rows, &lo, &hi, &st),
+		     -E2BIG);
 	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	t0 = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec - t0;
 	printf("refused (%s) after %.0f ms of CPU\n", st.over_budget ? st.over_budget : "-",
@@ -389,13 +426,178 @@ static void shared_pcsp_refused(void)
 	CHECK(rows.rows == NULL && rows.len == 0);
 	/* Told to stop: it ends at once, with nothing. */
 	b.stop = &stop;
-	CHECK_EQ_INT(go_table_from_pclntab(&t, &b, &rows, &lo, &hi, &st), -ECANCELED);
+	CHECK_EQ_INT(go_table_from_pclntab(&t, NULL, &b, &rows, &lo, &hi, &st), -ECANCELED);
 	/* A few such functions fit: the budget refuses the size, not the shape. */
 	go_pclntab_close(&t);
 	bytes = shared_stream_table(&size, 4);
 	CHECK_EQ_INT(go_pclntab_from_bytes(bytes, size, 0x401000, &t), 0);
-	CHECK_EQ_INT(go_table_from_pclntab(&t, &cfi_default_budget, &rows, &lo, &hi, &st), 0);
+	CHECK_EQ_INT(go_table_from_pclntab(&t, NULL, &cfi_default_budget, &rows, &lo, &hi, &st), 0);
 	CHECK(rows.len >= 4 * 65536);
+	cfi_table_free(&rows);
+	go_pclntab_close(&t);
+}
+
+/*
+ * Go's prologues are read through util/elf_section.c's windows: the file's
+ * bytes at a window's start, across a window's end, up to the section's end
+ * and not past it, in both kinds of libelf handle; past the window cap, no more.
+ */
+static void code_reads_through_windows(void)
+{
+	int fd = open(GO_BINARY, O_RDONLY | O_CLOEXEC);
+
+	CHECK(fd >= 0);
+	for (int mapped = 0; fd >= 0 && mapped < 2; mapped++) {
+		Elf *elf = elf_begin(fd, mapped ? ELF_C_READ_MMAP : ELF_C_READ, NULL);
+		struct elf_code_reader r = { .elf = elf };
+		GElf_Shdr sh;
+		uint64_t at[4];
+		uint8_t got[9], want[9];
+
+		CHECK(elf && elf_section_by_name(elf, ".text", &sh));
+		if (!elf || !elf_section_by_name(elf, ".text", &sh))
+			break;
+		CHECK(sh.sh_size > 4 * ELF_CODE_WINDOW);
+		at[0] = sh.sh_addr;
+		at[1] = (sh.sh_addr | (ELF_CODE_WINDOW - 1)) + 1 + ELF_CODE_WINDOW - 4; /* across */
+		at[2] = at[1] + 4;
+		at[3] = sh.sh_addr + sh.sh_size - sizeof(got);
+		for (size_t i = 0; i < 4; i++) {
+			CHECK_EQ_INT(elf_code_reader_read(&r, at[i], got, sizeof(got)), 0);
+			CHECK(pread(fd, want, sizeof(want),
+				    (off_t)(sh.sh_offset + (at[i] - sh.sh_addr))) == sizeof(want));
+			CHECK(!memcmp(got, want, sizeof(got)));
+			CHECK_EQ_INT(elf_read_code(elf, at[i], got, sizeof(got)), 0);
+			CHECK(!memcmp(got, want, sizeof(got)));
+		}
+		CHECK(r.windows <= 4);
+		CHECK(elf_code_reader_read(&r, at[3] + 1, got, sizeof(got)) != 0);
+		CHECK(elf_read_code(elf, at[3] + 1, got, sizeof(got)) != 0);
+		CHECK_EQ_INT(elf_code_reader_read(&r, 0, got, 1), -ENOENT);
+		r.windows = ELF_CODE_MAX_WINDOWS;
+		CHECK_EQ_INT(elf_code_reader_read(&r, at[0], got, 1), -E2BIG);
+		elf_end(elf);
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The hand-made code of prologue_table()'s functions, from TEXT. */
+#define TEXT 0x401000u
+static uint8_t text[0x100];
+
+static int read_text(void *ctx, uint64_t vaddr, void *buf, size_t len)
+{
+	(void)ctx;
+	if (vaddr < TEXT || vaddr + len > TEXT + sizeof(text))
+		return -ENOENT;
+	memcpy(buf, text + (vaddr - TEXT), len);
+	return 0;
+}
+
+/*
+ * Four functions, each prologue's instructions in text[]:
+ *   A (0x00) Go 1.21: PUSHQ BP at 5, MOVQ SP, BP at 6 (SP 8), SUBQ to 0x28 at 0x10
+ *   B (0x40) NOFRAME assembly: PUSHQ AX (SP 8), not BP
+ *   C (0x60) Go 1.19: SUBQ $0x28, SP, then MOVQ BP, 0x20(SP) at 0x6a
+ *   D (0xa0) the same shape storing BP at 0x18(SP): not its frame's slot
+ */
+static uint8_t *prologue_table(size_t *size)
+{
+	enum { HDR = 72, NFUNC = 4, REC = 48 };
+	static const uint8_t streams[] = {
+		/* pcsp: (zigzag value delta, pc delta) pairs, then 0; from 1 (0 is "none") */
+		0, 2,	 6,    16,   0x0a, 0x40, 0x28, 0x4f, 8, 0, /* A at 1 */
+		2, 1,	 16,   0x0f, 15,   0x10, 0,		   /* B at 10 */
+		2, 0x0a, 0x50, 0x26, 0x4f, 0x10, 0,		   /* C at 17 */
+		2, 0x0a, 0x50, 0x26, 0x4f, 0x10, 0,		   /* D at 24 */
+	};
+	static const uint32_t entry[NFUNC + 1] = { 0, 0x40, 0x60, 0xa0, 0xe0 };
+	static const uint32_t pcsp[NFUNC] = { 1, 10, 17, 24 };
+	size_t names = HDR, pctab = names + 8, functab = pctab + sizeof(streams);
+	size_t records = functab + 8 * (NFUNC + 1);
+	uint8_t *t;
+
+	*size = records + REC * NFUNC;
+	t = calloc(1, *size);
+	if (!t)
+		return NULL;
+	go_image_header(t, NFUNC, TEXT, names, names + 8, names + 8, pctab, functab);
+	memcpy(t + names, "a\0b\0c\0d\0", 8);
+	memcpy(t + pctab, streams, sizeof(streams));
+	for (uint32_t i = 0; i <= NFUNC; i++) {
+		put32(t + functab + 8 * i, entry[i]);
+		put32(t + functab + 8 * i + 4, (uint32_t)(records - functab + REC * (i % NFUNC)));
+	}
+	/* entryoff nameoff args deferreturn pcsp pcfile pcln npcdata cu startLine id flag */
+	for (uint32_t i = 0; i < NFUNC; i++) {
+		put32(t + records + REC * i, entry[i]);
+		put32(t + records + REC * i + 4, 2 * i);
+		put32(t + records + REC * i + 16, pcsp[i]);
+	}
+	memset(text, 0x90, sizeof(text));
+	memcpy(text + 0x05, "\x55\x48\x89\xe5", 4);
+	memcpy(text + 0x40, "\x50\x48\x89\xe5", 4);
+	memcpy(text + 0x6a, "\x48\x89\x6c\x24\x20", 5);
+	memcpy(text + 0xaa, "\x48\x89\x6c\x24\x18", 5);
+	return t;
+}
+
+static void check_row(const struct cfi_table *rows, uint64_t pc, int32_t cfa_offset, uint8_t fp)
+{
+	const struct cfi_row *r = cfi_table_lookup(rows, TEXT + pc);
+
+	CHECK(r && r->cfa == UNWIND_CFA_SP);
+	if (!r)
+		return;
+	CHECK_EQ_INT(r->cfa_offset, cfa_offset);
+	CHECK_EQ_INT(r->fp, fp);
+	CHECK_EQ_INT(r->fp == UNWIND_FP_SAVED ? r->fp_offset : -16, -16);
+}
+
+/*
+ * Go's rows restore the caller's BP where, and only where, the prologue
+ * has saved it at CFA - 16 (issue 37): with BP kept as it was, a walk from
+ * g0 at mcall climbed the BP chain of g0's frames one link per step.
+ */
+static void rows_restore_saved_bp(void)
+{
+	const struct go_code code = { read_text, NULL };
+	struct go_pclntab t;
+	struct cfi_table rows;
+	struct go_table_stats st;
+	uint64_t lo, hi;
+	size_t size;
+	uint8_t *bytes = prologue_table(&size);
+
+	CHECK(bytes != NULL);
+	if (!bytes)
+		return;
+	CHECK_EQ_INT(go_pclntab_from_bytes(bytes, size, TEXT, &t), 0);
+	CHECK_EQ_INT(go_table_from_pclntab(&t, &code, &cfi_default_budget, &rows, &lo, &hi, &st),
+		     0);
+	CHECK_EQ_INT(st.funcs, 4);
+	CHECK_EQ_INT(st.prologues_read, 4);
+	CHECK_EQ_INT(st.saves_bp, 2);
+	/* A: saved by the PUSHQ before 6, kept through the SUBQ, the epilogue's POPQ ends it. */
+	check_row(&rows, 0x05, 8, UNWIND_FP_SAME);
+	check_row(&rows, 0x06, 16, UNWIND_FP_SAVED);
+	check_row(&rows, 0x10, 0x30, UNWIND_FP_SAVED);
+	check_row(&rows, 0x38, 8, UNWIND_FP_SAME);
+	/* B: another register pushed. */
+	check_row(&rows, 0x41, 16, UNWIND_FP_SAME);
+	/* C: not at the store itself (the slot holds anything), from the next instruction. */
+	check_row(&rows, 0x69, 8, UNWIND_FP_SAME);
+	check_row(&rows, 0x6a, 0x30, UNWIND_FP_SAME);
+	check_row(&rows, 0x6f, 0x30, UNWIND_FP_SAVED);
+	check_row(&rows, 0x9f, 8, UNWIND_FP_SAME);
+	/* D: a store elsewhere is not the frame's. */
+	check_row(&rows, 0xb0, 0x30, UNWIND_FP_SAME);
+	cfi_table_free(&rows);
+	/* Without the code, BP is never restored. */
+	CHECK_EQ_INT(go_table_from_pclntab(&t, NULL, &cfi_default_budget, &rows, &lo, &hi, &st), 0);
+	CHECK_EQ_INT(st.saves_bp, 0);
+	check_row(&rows, 0x6f, 0x30, UNWIND_FP_SAME);
 	cfi_table_free(&rows);
 	go_pclntab_close(&t);
 }
@@ -441,6 +643,8 @@ int main(void)
 	RUN(overlay_keeps_c_rows);
 	RUN(hostile_tables);
 	RUN(shared_pcsp_refused);
+	RUN(code_reads_through_windows);
+	RUN(rows_restore_saved_bp);
 	RUN(huge_section_refused_unread);
 	return test_summary();
 }

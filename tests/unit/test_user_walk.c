@@ -2,8 +2,8 @@
 /*
  * The userspace walk of a sleeping thread's user stack (unwind/user_walk.c)
  * on a made-up process: rows with each CFA rule, a file without rows (frame
- * pointers), a thread root, memory that cannot be read, and steps that do
- * not move up the stack and their bounds (issue 37).
+ * pointers), a thread root, memory that cannot be read, steps that do
+ * not move up the stack and their bounds, a Go row that restores BP (issue 37).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -27,13 +27,14 @@ static int read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 }
 
 /* The file at [0x1000, 0x2000) is linked at 0x101000; [0x3000, 0x4000) has no CFI. */
-static const struct unwind_row rows[] = {
+static struct unwind_row rows[] = {
 	{ 0x101000, 16, 0, UNWIND_RULES(UNWIND_CFA_SP, UNWIND_FP_SAME, 0) },	/* leaf */
 	{ 0x101100, 16, -16, UNWIND_RULES(UNWIND_CFA_FP, UNWIND_FP_SAVED, 0) }, /* uses rbp */
 	{ 0x101200, 0, 0, UNWIND_RULES(UNWIND_CFA_ROOT, UNWIND_FP_UNDEF, 0) },	/* _start */
 	{ 0x101300, 0, 0, UNWIND_RULES(UNWIND_CFA_NONE, UNWIND_FP_UNDEF, 0) },	/* a gap */
 	{ 0x101400, 8, 0, UNWIND_RULES(UNWIND_CFA_CLONE, UNWIND_FP_SAME, 0) },	/* clone's return */
 	{ 0x101500, 0, 0, UNWIND_RULES(UNWIND_CFA_SWITCH, UNWIND_FP_SAME, 0) }, /* systemstack */
+	{ 0x101600, 0x30, -16, UNWIND_RULES(UNWIND_CFA_SP, UNWIND_FP_SAVED, 0) }, /* Go, framed */
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -219,6 +220,35 @@ static void down_steps_have_their_own_bounds(void)
 	CHECK_EQ_INT(end, USTACK_END_STUCK);
 }
 
+/*
+ * Go's park_m on g0, called by mcall (a marked switch): its row restores
+ * the BP its prologue saved at CFA - 16, which is the goroutine's, so the
+ * switch steps once, up, to the goroutine's frames. With BP kept (Go's
+ * rows before issue 37) the switch first steps down in place through
+ * park_m's own frame: mcall twice, a staircase of one stair here.
+ */
+static void go_row_restores_bp_for_the_switch(void)
+{
+	struct unwind_row *park_m = &rows[NROWS - 1];
+	uint64_t ips[16];
+	uint8_t end = 0;
+
+	build_stack();
+	put(0x7020, 0x70e0); /* park_m's frame: the saved BP (the goroutine's) */
+	put(0x7028, 0x1520); /* back into mcall */
+	put(0x70e0, 0);
+	put(0x70e8, 0x1210);
+	CHECK_EQ_INT(user_walk(&ops, 0x1610, 0x7000, 0x7020, 1, ips, 16, &end), 3);
+	CHECK_EQ_INT(ips[1], 0x1520);
+	CHECK_EQ_INT(ips[2], 0x1210);
+	CHECK_EQ_INT(end, USTACK_END_ROOT);
+	park_m->rules = UNWIND_RULES(UNWIND_CFA_SP, UNWIND_FP_SAME, 0);
+	CHECK_EQ_INT(user_walk(&ops, 0x1610, 0x7000, 0x7020, 1, ips, 16, &end), 4);
+	CHECK_EQ_INT(ips[2], 0x1520);
+	CHECK_EQ_INT(end, USTACK_END_ROOT);
+	park_m->rules = UNWIND_RULES(UNWIND_CFA_SP, UNWIND_FP_SAVED, 0);
+}
+
 /* Right after clone: the child (RAX 0) is its thread's root, the parent returns to its caller. */
 static void tells_clone_child_from_parent(void)
 {
@@ -240,6 +270,7 @@ int main(void)
 	RUN(stops_where_it_must);
 	RUN(stops_at_a_step_that_does_not_move_up);
 	RUN(down_steps_have_their_own_bounds);
+	RUN(go_row_restores_bp_for_the_switch);
 	RUN(tells_clone_child_from_parent);
 	return test_summary();
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../lang/go_pclntab.h"
+#include "../util/elf_section.h"
 
 static int push(struct cfi_row_vec *v, struct cfi_row r)
 {
@@ -61,13 +62,76 @@ static bool is_func(const char *name, const char *want)
 	return !strncmp(name, want, n) && (!name[n] || !strcmp(name + n, ".abi0"));
 }
 
+/* What reading a prologue costs in the budget's steps: a section search and a read. */
+#define GO_CODE_READ_STEPS 16
+
+/*
+ * The first PC at which a Go function has saved its caller's BP at CFA - 16
+ * (just below the return address), from its instructions where SP first
+ * goes below the entry's (at `a`, by `sp`); 0 when it does not there.
+ * The prologue the Go toolchain writes for a frame (cmd/internal/obj/x86):
+ *   Go 1.21 on:        PUSHQ BP (55) | a: MOVQ SP, BP (48 89 e5): saved at a,
+ *                      with SP 8 below the entry's;
+ *   Go 1.20 and older: SUBQ $sp, SP | a: MOVQ BP, sp-8(SP), then LEAQ into BP:
+ *                      saved after the MOVQ (48 89 2c 24, 48 89 6c 24 d8 or
+ *                      48 89 ac 24 d32, by the offset's size).
+ * Anything else (assembly marked NOFRAME that pushes other registers, a
+ * hostile file) leaves BP as it is, which is what every row did before.
+ */
+static uint64_t bp_saved_from(const struct go_code *code, uint64_t a, int32_t sp)
+{
+	uint8_t c[9]; /* c[0] is at a - 1 */
+	int32_t off = sp - 8, disp32;
+
+	if (!a || code->read(code->ctx, a - 1, c, sizeof(c)) || c[1] != 0x48 || c[2] != 0x89)
+		return 0;
+	if (sp == 8 && c[0] == 0x55 && c[3] == 0xe5)
+		return a;
+	if (c[3] == 0x2c && c[4] == 0x24 && off == 0)
+		return a + 4;
+	if (c[3] == 0x6c && c[4] == 0x24 && off >= 0 && off < 128 && c[5] == off)
+		return a + 5;
+	memcpy(&disp32, c + 5, sizeof(disp32));
+	if (c[3] == 0xac && c[4] == 0x24 && disp32 == off)
+		return a + 8;
+	return 0;
+}
+
+/*
+ * The row for [a, b) with SP `sp` below the entry's, BP saved from
+ * `saved_from` on (0: never), pushed split in two where BP is saved
+ * within it.
+ */
+static int push_sp_rows(struct go_cost *c, struct cfi_row_vec *out, uint64_t a, uint64_t b,
+			int32_t sp, uint64_t saved_from)
+{
+	struct cfi_row r = { .pc = a, .cfa = UNWIND_CFA_SP, .fp = UNWIND_FP_SAME };
+	int err;
+
+	if (sp < 0 || sp > (1 << 30)) {
+		r.cfa = UNWIND_CFA_NONE;
+		return push_charged(c, out, r);
+	}
+	r.cfa_offset = sp + 8;
+	/* Only a frame holds the slot: SP at or below CFA - 16. */
+	if (!saved_from || sp < 8 || b <= saved_from)
+		return push_charged(c, out, r);
+	if (a < saved_from && (err = push_charged(c, out, r)))
+		return err;
+	r.pc = a < saved_from ? saved_from : a;
+	r.fp = UNWIND_FP_SAVED;
+	r.fp_offset = -16;
+	return push_charged(c, out, r);
+}
+
 static int function_rows(const struct go_pclntab *t, const struct go_func *f,
-			 struct cfi_row_vec *out, struct go_table_stats *st, struct go_cost *c)
+			 const struct go_code *code, struct cfi_row_vec *out,
+			 struct go_table_stats *st, struct go_cost *c)
 {
 	struct go_pcvalue_iter it;
-	uint64_t a, b;
+	uint64_t a, b, saved_from = 0;
 	int32_t sp;
-	bool any = false, at_entry = false;
+	bool any = false, at_entry = false, prologue_read = false;
 	int err;
 
 	/*
@@ -113,10 +177,14 @@ static int function_rows(const struct go_pclntab *t, const struct go_func *f,
 						  .cfa = UNWIND_CFA_SP,
 						  .cfa_offset = 8 })))
 		return err;
+	/*
+	 * cgocallback's frame on the goroutine's stack is made, not pushed: a
+	 * planted return address and no saved BP below it.
+	 */
+	if (is_func(f->name, "runtime.cgocallback"))
+		code = NULL;
 	go_pcvalue_begin(&it, t, f->pcsp, f->entry, f->end);
 	while (go_pcvalue_next(&it, &a, &b, &sp)) {
-		struct cfi_row r = { .pc = a, .cfa = UNWIND_CFA_SP, .fp = UNWIND_FP_SAME };
-
 		if ((err = charge(c, 1, 0)))
 			return err;
 		if (a == b)
@@ -125,12 +193,16 @@ static int function_rows(const struct go_pclntab *t, const struct go_func *f,
 		if (!any)
 			at_entry = a == f->entry;
 		any = true;
-		if (sp < 0 || sp > (1 << 30)) {
-			r.cfa = UNWIND_CFA_NONE;
-		} else {
-			r.cfa_offset = sp + 8;
+		/* The prologue: the first range below the entry's SP, read once. */
+		if (sp > 0 && !prologue_read && code) {
+			prologue_read = true;
+			st->prologues_read++;
+			if ((err = charge(c, GO_CODE_READ_STEPS, 0)))
+				return err;
+			saved_from = bp_saved_from(code, a, sp);
+			st->saves_bp += saved_from != 0;
 		}
-		if ((err = push_charged(c, out, r)))
+		if ((err = push_sp_rows(c, out, a, b, sp, saved_from)))
 			return err;
 	}
 	if (!any || !at_entry) {
@@ -144,9 +216,9 @@ static int function_rows(const struct go_pclntab *t, const struct go_func *f,
 	return 0;
 }
 
-int go_table_from_pclntab(const struct go_pclntab *t, const struct cfi_budget *budget,
-			  struct cfi_table *out, uint64_t *lo, uint64_t *hi,
-			  struct go_table_stats *stats)
+int go_table_from_pclntab(const struct go_pclntab *t, const struct go_code *code,
+			  const struct cfi_budget *budget, struct cfi_table *out, uint64_t *lo,
+			  uint64_t *hi, struct go_table_stats *stats)
 {
 	struct go_table_stats st = { 0 };
 	struct go_cost c = { .b = budget, .cpu_start = cfi_thread_cpu_ns() };
@@ -168,7 +240,7 @@ int go_table_from_pclntab(const struct go_pclntab *t, const struct cfi_budget *b
 		if (!rows.len)
 			first = f.entry;
 		last = f.end;
-		err = function_rows(t, &f, &rows, &st, &c);
+		err = function_rows(t, &f, code, &rows, &st, &c);
 	}
 	if (!err)
 		err = cfi_budget_check(budget, c.cpu_start, &c.over);
@@ -188,9 +260,16 @@ int go_table_from_pclntab(const struct go_pclntab *t, const struct cfi_budget *b
 	return 0;
 }
 
+static int read_elf_code(void *reader, uint64_t vaddr, void *buf, size_t len)
+{
+	return elf_code_reader_read(reader, vaddr, buf, len);
+}
+
 int go_table_build(Elf *elf, const struct cfi_budget *budget, struct cfi_table *out, uint64_t *lo,
 		   uint64_t *hi, struct go_table_stats *stats)
 {
+	struct elf_code_reader reader = { .elf = elf };
+	const struct go_code code = { read_elf_code, &reader };
 	struct go_pclntab t;
 	int err = go_pclntab_open(elf, &t);
 
@@ -202,7 +281,7 @@ int go_table_build(Elf *elf, const struct cfi_budget *budget, struct cfi_table *
 			stats->over_budget = "the size of .gopclntab";
 		return err;
 	}
-	err = go_table_from_pclntab(&t, budget, out, lo, hi, stats);
+	err = go_table_from_pclntab(&t, &code, budget, out, lo, hi, stats);
 	go_pclntab_close(&t);
 	return err;
 }

@@ -6,7 +6,10 @@
  * crypto and math kernels, where CPU-bound Go programs spend their time).
  * pcsp gives, at every PC, how far SP is below the entry's, which is what
  * the Go runtime unwinds with: CFA = SP + delta + 8, the return address at
- * CFA - 8, exactly, with or without frame pointers.
+ * CFA - 8, exactly, with or without frame pointers. Where the function's
+ * prologue saved the caller's BP (at CFA - 16, just below the return
+ * address, read from its instructions), the rows restore it from there:
+ * at a stack switch the walk then has the BP the switch was entered with.
  *
  * Special functions, by the runtime's own marks:
  *   - TOPFRAME (runtime.goexit, runtime.mstart, runtime.rt0_go): a root,
@@ -21,13 +24,15 @@
  *     across its switch to the goroutine's stack on purpose;
  *   - other SPWRITE functions (stack switches: systemstack, mcall,
  *     morestack, gogo, time.now's switch for the vDSO): UNWIND_CFA_SWITCH,
- *     so the walk takes the frame pointer, which they keep, and may step
- *     down to another stack there (everywhere else a step moves up).
+ *     so the walk takes the frame pointer, which they keep (and which the
+ *     rows of the frames above restored), and may step down to another
+ *     stack there (everywhere else a step moves up).
  */
 #ifndef BPFPROF_UNWIND_GO_TABLE_H
 #define BPFPROF_UNWIND_GO_TABLE_H
 
 #include <libelf.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "cfi_table.h"
@@ -36,6 +41,8 @@ struct go_table_stats {
 	size_t funcs;		 /* Go functions with rows */
 	size_t roots;		 /* TOPFRAME functions */
 	size_t stack_switches;	 /* SPWRITE functions left to the frame pointer */
+	size_t prologues_read;	 /* functions whose prologue was read */
+	size_t saves_bp;	 /* of them, those whose rows restore the caller's BP */
 	size_t bad_funcs;	 /* records or value tables that could not be read */
 	const char *over_budget; /* -E2BIG: which budget the table went over */
 };
@@ -51,10 +58,16 @@ struct go_pclntab;
 int go_table_build(Elf *elf, const struct cfi_budget *budget, struct cfi_table *out, uint64_t *lo,
 		   uint64_t *hi, struct go_table_stats *stats);
 
-/* The same from a table already read. */
-int go_table_from_pclntab(const struct go_pclntab *t, const struct cfi_budget *budget,
-			  struct cfi_table *out, uint64_t *lo, uint64_t *hi,
-			  struct go_table_stats *stats);
+/* The file's code, a few bytes at a time: len bytes at ELF address vaddr, 0 or -errno. */
+struct go_code {
+	int (*read)(void *ctx, uint64_t vaddr, void *buf, size_t len);
+	void *ctx;
+};
+
+/* The same from a table already read; `code` NULL: BP is never restored. */
+int go_table_from_pclntab(const struct go_pclntab *t, const struct go_code *code,
+			  const struct cfi_budget *budget, struct cfi_table *out, uint64_t *lo,
+			  uint64_t *hi, struct go_table_stats *stats);
 
 /*
  * `base` (a file's CFI rows, possibly none) with [lo, hi) replaced by
