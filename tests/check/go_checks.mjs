@@ -24,7 +24,14 @@
 //   of those in main.goCallback (C calling back into Go) show runtime.main
 //   -> main.main -> main.worker -> main._Cfunc_c_outer -> ... -> main.goCallback.
 //
-//   go_checks.mjs (--go [--expect-broken] | --cgo) --profile F --pid P [--gzip|--plain]
+// --park: `gopark SECONDS` (issue 37): of the process's samples on g0 under
+//   runtime.mcall -> runtime.park_m (on- and off-CPU), >= 50 and none
+//   holding runtime.mcall twice (a walk that went down the BP chain of g0's
+//   frames one link per step instead of crossing the switch once), and
+//   >= 95 % show a Go root -> main.relay or main.main -> runtime.mcall ->
+//   runtime.park_m.
+//
+//   go_checks.mjs (--go [--expect-broken] | --cgo | --park) --profile F --pid P [--gzip|--plain]
 
 import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
 import { CATEGORY_USER, percent } from './profile.mjs';
@@ -37,7 +44,7 @@ const BROKEN_MAX_PERCENT = 50;
 const MIN_SAMPLES = 200;
 // Each goroutine (or path) needs enough samples to say something.
 const MIN_PATH_SAMPLES = 50;
-const USAGE = 'usage: go_checks.mjs (--go [--expect-broken] | --cgo) --profile FILE --pid PID [--gzip|--plain]';
+const USAGE = 'usage: go_checks.mjs (--go [--expect-broken] | --cgo | --park) --profile FILE --pid PID [--gzip|--plain]';
 
 // Go's symbol table names assembly functions with their ABI: "runtime.goexit.abi0".
 export const goName = (name) => name.replace(/\.abi0$/, '');
@@ -150,13 +157,38 @@ export function checkCgo(report, profile, { pid }) {
 	checkGoExtra(report, profile, false);
 }
 
+// Every sample's user frames (off-CPU ones too: a parked thread sleeps on g0).
+function allStacks(profile, pid) {
+	return profile.threadsOf(String(pid)).flatMap((t) => profile.samplesOf(t))
+		.map((s) => userNames(profile, s)).filter((n) => n.length > 0);
+}
+
+export function checkPark(report, profile, { pid }) {
+	report.section(`gopark (pid ${pid}): stacks on g0 under runtime.mcall`);
+	const onG0 = allStacks(profile, pid).filter((n) => n.includes('runtime.park_m') && n.includes('runtime.mcall'));
+	if (!report.check(onG0.length >= MIN_PATH_SAMPLES,
+			  `${onG0.length} samples under runtime.mcall -> runtime.park_m (need >= ${MIN_PATH_SAMPLES})`))
+		return;
+	const stairs = onG0.filter((n) => n.filter((x) => x === 'runtime.mcall').length > 1);
+	report.check(stairs.length === 0, `${stairs.length} of them hold runtime.mcall more than once (need 0)` +
+		     (stairs.length ? `, e.g. ${stairs[0].join(' -> ')}` : ''));
+	const whole = onG0.filter((n) => ['main.relay', 'main.main'].some(
+		(g) => wholeChain(n, [g, 'runtime.mcall', 'runtime.park_m'])));
+	checkShare(report, whole, onG0,
+		   'samples under runtime.park_m show a Go root -> main.relay or main.main -> runtime.mcall -> ' +
+		   'runtime.park_m');
+	checkGoExtra(report, profile, false);
+}
+
 function main(argv) {
 	const { values, positionals } = checkerArgs(argv, {
 		go: { type: 'boolean' },
 		cgo: { type: 'boolean' },
+		park: { type: 'boolean' },
 		'expect-broken': { type: 'boolean' },
 	});
-	if (positionals.length || !values.profile || !/^\d+$/.test(values.pid || '') || !!values.go === !!values.cgo)
+	if (positionals.length || !values.profile || !/^\d+$/.test(values.pid || '') ||
+	    [values.go, values.cgo, values.park].filter(Boolean).length !== 1)
 		throw new Error(USAGE);
 	const report = new Report(`Go check ${values.profile}`);
 	const profile = openCheckedProfile(report, values.profile, values);
@@ -164,8 +196,10 @@ function main(argv) {
 		return report.finish();
 	if (values.go)
 		checkGo(report, profile, { pid: values.pid, expectBroken: !!values['expect-broken'] });
-	else
+	else if (values.cgo)
 		checkCgo(report, profile, { pid: values.pid });
+	else
+		checkPark(report, profile, { pid: values.pid });
 	checkWithProfilerCli(report, profile);
 	return report.finish();
 }

@@ -15,13 +15,16 @@
 #   cgo_pie  the same built -buildmode=pie: linked by gcc, its Go table has
 #            no section of its own (inside .data.rel.ro) and its text start
 #            is a relocation
+#   go_park  gopark, goroutines parking all the time: stacks on g0 under
+#            runtime.mcall cross its switch once, to the parked goroutine
+#            (issue 37: Go's rows restore BP, no staircase of mcall frames)
 #
-# Usage: go.sh go|go_sw|go_fp|cgo|cgo_pie
+# Usage: go.sh go|go_sw|go_fp|cgo|cgo_pie|go_park
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
 
-MODE=${1:?usage: go.sh go|go_sw|go_fp|cgo|cgo_pie}
+MODE=${1:?usage: go.sh go|go_sw|go_fp|cgo|cgo_pie|go_park}
 SRC=$(dirname "$0")/../workloads/go
 command -v go >/dev/null || fail "go is not installed (scripts/install-deps.sh --test installs golang-go)"
 # The build cache beside the build tree: the first cgo build takes ~20 s, later ones ~1 s.
@@ -58,6 +61,10 @@ cgo_pie)
 	readelf -hW "$prog" | grep -q "DYN (" || fail "$prog is not a PIE"
 	ok "$prog is a PIE whose Go table has no section of its own"
 	;;
+go_park)
+	build "$WORK/gopark" "$SRC/gopark.go"
+	prog=$WORK/gopark
+	;;
 *)
 	fail "unknown mode $MODE"
 	;;
@@ -76,6 +83,8 @@ read -r _ _ _ pid < <(grep -m 1 ": truth pid " "$WORK/bpfprof.out")
 ok "$(grep "^bpfprof: user stacks" "$WORK/bpfprof.err")"
 if [ "$MODE" = cgo ] || [ "$MODE" = cgo_pie ]; then
 	check=(--cgo)
+elif [ "$MODE" = go_park ]; then
+	check=(--park)
 else
 	check=(--go "${expect[@]}")
 fi

@@ -338,8 +338,9 @@ foreach(mode before during fp)
   bpfprof_integration_test(python_${mode} 120 TRUE python.sh ${mode})
 endforeach()
 # Go (issue 26): programs built by Debian's golang-go at test time, unwound
-# through .gopclntab (tests/workloads/go, go.sh).
-foreach(mode go go_sw go_fp cgo cgo_pie)
+# through .gopclntab (tests/workloads/go, go.sh); go_park: stacks on g0
+# under runtime.mcall, across its switch in one step (issue 37).
+foreach(mode go go_sw go_fp cgo cgo_pie go_park)
   bpfprof_integration_test(${mode} 180 TRUE go.sh ${mode})
 endforeach()
 # The same in C++: a virtual call under a recursion with an inlined hot loop,
