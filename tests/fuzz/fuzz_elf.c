@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * Binaries anyone can map: ELF symbol tables (with PLT and MiniDebugInfo),
- * DWARF line and inline tables, debug-link and build-id sections. Seeds are
- * small real binaries; mutations give section headers that lie.
+ * DWARF line and inline tables (from a memfd, which anyone may write: read
+ * into an image of its debug sections, symbols/dwarf_image.h), debug-link
+ * and build-id sections. Seeds are small real binaries, their DWARF plain
+ * and compressed both ways, 32-bit and big-endian; mutations give section
+ * headers that lie.
  */
 #include <libelf.h>
 #include <stdint.h>
@@ -47,6 +50,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!dwarf_info_open(&d, fd, "/nonexistent-debug-root")) {
 			for (uint64_t a = 0; a < 0x4000; a += 0x37)
 				dwarf_info_lookup(d, a, loc, 8);
+			dwarf_info_free(d);
+		}
+		/* The debug-section image within a budget the input may or may not fit. */
+		if (!dwarf_info_open_capped(&d, fd, "/nonexistent-debug-root", size / 2)) {
+			dwarf_info_lookup(d, 0x1139, loc, 8);
 			dwarf_info_free(d);
 		}
 		elf_version(EV_CURRENT);

@@ -23,12 +23,19 @@
 #                    and copied by the unwinder and by the symbolizer, which
 #                    kept it: 3.5 GB of peak RSS (-p, control 90 MB). Now:
 #                    refused on its size, said once, RSS as the control's.
+#   dwarf_data_huge  a `-g` program with 500 MiB of initialised data and a
+#                    few KiB of DWARF: the symbolizer read the whole file
+#                    into root's memory to give libdw its DWARF, and kept it
+#                    (peak RSS of `-p`: the control's plus the file). Now only
+#                    the debug sections are read: peak RSS at most the control's
+#                    plus their size and half the control again, and spin
+#                    still named with its file and line.
 #
-# Usage: hostile_sections.sh eh_frame_huge|gopclntab_lines|gopclntab_huge
+# Usage: hostile_sections.sh eh_frame_huge|gopclntab_lines|gopclntab_huge|dwarf_data_huge
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
-MODE=${1:?usage: hostile_sections.sh eh_frame_huge|gopclntab_lines|gopclntab_huge}
+MODE=${1:?usage: hostile_sections.sh eh_frame_huge|gopclntab_lines|gopclntab_huge|dwarf_data_huge}
 . "$(dirname "$0")/hostile_common.sh"
 VICTIM_PID=
 HOSTILE_CLEANUP+=('[ -n "$VICTIM_PID" ] && kill -KILL "$VICTIM_PID" 2>/dev/null')
@@ -40,15 +47,19 @@ as_user_in_dir() {
 	(cd "$USER_DIR" && env TMPDIR="$USER_DIR" HOME="$USER_DIR" "${as_user[@]}" "$@")
 }
 
-# record NAME PROGRAM SECONDS: root records `bpfprof -a -v` while the user
-# runs PROGRAM; sets NAME_kb (peak RSS), NAME_cpu (user + system seconds),
-# NAME_rows (files with unwind rows at the end), NAME_pid.
+# record NAME PROGRAM SECONDS: root records `bpfprof -a -v` (RECORD_SCOPE=pid:
+# `-p` the program's pid, so that the peak RSS is not the rest of the
+# machine's) while the user runs PROGRAM; sets NAME_kb (peak RSS), NAME_cpu
+# (user + system seconds), NAME_rows (files with unwind rows at the end),
+# NAME_pid.
+RECORD_SCOPE=all
 record() {
-	local name=$1 prog=$2 seconds=$3 kb cpu rows
+	local name=$1 prog=$2 seconds=$3 kb cpu rows scope=(-a)
 	"${as_user[@]}" "$prog" &
 	VICTIM_PID=$!
 	sleep 0.3
-	run_bpfprof 180 -a -d "$seconds" -v -o "$WORK/$name.json.gz"
+	[ "$RECORD_SCOPE" = pid ] && scope=(-p "$VICTIM_PID")
+	run_bpfprof 180 "${scope[@]}" -d "$seconds" -v -o "$WORK/$name.json.gz"
 	kill -KILL "$VICTIM_PID"
 	wait "$VICTIM_PID" 2>/dev/null
 	expect_success
@@ -238,7 +249,84 @@ EOF
 		fail "the user cannot build $1: $(cat "$WORK/build.out")"
 }
 
+# spin_lines PROFILE PID FILE LINE: samples of PID whose leaf is spin, and how
+# many of those are at FILE (a path ending so) line LINE.
+spin_lines() {
+	"$NODE" --input-type=module -e '
+import { Profile } from "'"$CHECK_DIR"'/profile.mjs";
+const [path, pid, file, line] = process.argv.slice(1);
+const p = Profile.fromFile(path);
+let n = 0, at = 0;
+for (const t of p.threadsOfProcess(pid)) for (const s of p.samplesOf(t)) {
+	const leaf = s.path[s.path.length - 1];
+	if (leaf === undefined || p.frameFuncName(leaf) !== "spin") continue;
+	n++;
+	const src = p.shared.funcTable.source?.[p.frameFunc(leaf)];
+	const fileName = src == null ? "" : p.string(p.shared.sources.filename[src]) || "";
+	if (fileName.endsWith("/" + file) && p.shared.frameTable.line[leaf] === Number(line)) at++;
+}
+console.log(`${n} ${at}`);
+' "$1" "$2" "$3" "$4"
+}
+
+# build_data_spin NAME BYTES: the user builds $USER_DIR/NAME, -g, whose spin
+# reads an initialised array of BYTES in .data (in the file, not a hole).
+build_data_spin() {
+	cat >"$USER_DIR/$1.c" <<SRC
+volatile unsigned long sink;
+char data[$2] = { 1 };
+__attribute__((noinline)) void spin(void)
+{
+	for (unsigned long i = 0; i < 100000000UL; i++) sink += i + data[i & 4095]; /* SPIN_LINE */
+}
+int main(void) { for (;;) spin(); return 0; }
+SRC
+	chown "$USER_NAME:" "$USER_DIR/$1.c"
+	as_user_in_dir gcc -O1 -g -o "$1" "$1.c" >"$WORK/build.out" 2>&1 ||
+		fail "the user cannot build $1: $(cat "$WORK/build.out")"
+}
+
+# debug_kib BINARY: the size of BINARY's .debug_* sections, KiB rounded up.
+debug_kib() {
+	local name size n=0
+	while read -r name size; do
+		n=$((n + 16#$size))
+	done < <(readelf -SW "$1" | sed 's/^ *\[ *[0-9]*\]//' | awk '$1 ~ /^\.debug_/ { print $1, $5 }')
+	echo $(((n + 1023) / 1024))
+}
+
 case $MODE in
+dwarf_data_huge)
+	build_data_spin spin_small 4096
+	build_data_spin spin_data $((500 << 20))
+	size=$(stat -c %s "$USER_DIR/spin_data")
+	[ "$size" -ge $((500 << 20)) ] || fail "spin_data is $size bytes: the test tests nothing"
+	[ "$(du -k "$USER_DIR/spin_data" | cut -f1)" -ge $((500 << 10)) ] ||
+		fail "spin_data's data is a hole: reading it costs nothing, the test tests nothing"
+	debug=$(debug_kib "$USER_DIR/spin_data")
+	[ "$debug" -gt 0 ] || fail "spin_data has no DWARF: the test tests nothing"
+	line=$(grep -n SPIN_LINE "$USER_DIR/spin_data.c" | cut -d: -f1)
+	log "the user's spin_data: $((size >> 20)) MiB, $debug KiB of DWARF; spin's loop at spin_data.c:$line"
+	RECORD_SCOPE=pid
+	record control "$USER_DIR/spin_small" 3
+	record attack "$USER_DIR/spin_data" 3
+	read -r cn cat <<<"$(spin_lines "$WORK/control.json.gz" "$control_pid" spin_small.c "$line")" ||
+		fail "cannot read the control profile"
+	read -r an aat <<<"$(spin_lines "$WORK/attack.json.gz" "$attack_pid" spin_data.c "$line")" ||
+		fail "cannot read the profile"
+	log "   control: $cn samples in spin, $cat at spin_small.c:$line; attack: $an, $aat at spin_data.c:$line"
+	[ "$cn" -ge 10 ] && [ "$cat" -ge $((cn * 9 / 10)) ] ||
+		fail "the control names spin_small.c:$line in $cat of $cn samples of spin: the test tests nothing"
+	limit=$((control_kb + debug + control_kb / 2))
+	[ "$attack_kb" -le "$limit" ] ||
+		fail "a $((size >> 20)) MiB -g binary cost $(((attack_kb - control_kb) / 1024)) MiB of peak RSS" \
+			"over the control's $((control_kb / 1024)) MiB (want <= its $debug KiB of DWARF and half the control)"
+	ok "peak RSS $((attack_kb / 1024)) MiB, $((control_kb / 1024)) MiB without the data (limit $((limit / 1024)) MiB)"
+	[ "$an" -ge 10 ] || fail "spin_data has $an samples in spin: not profiled"
+	[ "$aat" -ge $((an * 9 / 10)) ] ||
+		fail "only $aat of spin_data's $an samples in spin are named spin_data.c:$line"
+	ok "spin named at spin_data.c:$line in $aat of its $an samples"
+	;;
 eh_frame_huge)
 	[ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is not installed"
 	cat >"$USER_DIR/spin.c" <<'EOF'

@@ -274,6 +274,9 @@ bpfprof_integration_test(hostile_files_truncate_mapped 180 TRUE hostile_files.sh
 foreach(mode eh_frame_huge gopclntab_lines gopclntab_huge)
   bpfprof_integration_test(hostile_sections_${mode} 480 TRUE hostile_sections.sh ${mode})
 endforeach()
+# A `-g` binary of 500 MiB (its data) whose DWARF is a few KiB: only the
+# debug sections read into root's memory, not the file (issue 37).
+bpfprof_integration_test(hostile_sections_dwarf_data_huge 480 TRUE hostile_sections.sh dwarf_data_huge)
 
 # A local user against continuous --out-dir and bpfprof report (issue 27): an
 # inotify racer that swaps root's new directory for a link, a link in the

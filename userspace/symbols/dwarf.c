@@ -27,13 +27,12 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../util/hashmap.h"
 #include "../util/vec.h"
 #include "debug_file.h"
-#include "../util/elf_open.h"
+#include "dwarf_image.h"
 
 /* Inline chains deeper than this are cut (the symbolizer keeps fewer anyway). */
 #define CHAIN_MAX 64
@@ -67,16 +66,15 @@ struct unit {
 };
 
 struct dwarf_info {
-	Elf *elf;
+	struct dwarf_image image; /* the file's debug sections, mapped or read */
 	Dwarf *dbg;
 	/* A dwz supplementary file we found ourselves (libdw frees its own). */
-	Elf *alt_elf;
+	struct dwarf_image alt_image;
 	Dwarf *alt;
 	VEC(struct unit) units;
 	VEC(struct cu_range) ranges; /* sorted by lo */
 	struct hmap lines_read;	     /* unit DIE offset -> 1: its line table is counted below */
 	size_t line_bytes;
-	size_t inflated_bytes; /* compressed debug sections, as decompressed by libdw */
 	/*
 	 * dwarf_getscopes fails on malformed units and leaks 32 bytes each time
 	 * (elfutils 0.188): after this many failures in one file it is not asked
@@ -86,6 +84,12 @@ struct dwarf_info {
 };
 
 #define SCOPES_FAILURES_MAX 64
+
+/* Heap an image holds: what was read and what libdw inflates from it (a mapping is page cache). */
+static uint64_t image_bytes(const struct dwarf_image *img)
+{
+	return img->bytes + img->inflated;
+}
 
 static const char *section_name(Elf *elf, size_t shstrndx, Elf_Scn *scn, GElf_Shdr *sh)
 {
@@ -115,27 +119,6 @@ bool dwarf_info_present(Elf *elf)
 	return false;
 }
 
-/* Bytes libdw will allocate to decompress this file's debug sections. */
-static size_t inflated_size(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx, total = 0;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return 0;
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		GElf_Chdr ch;
-		const char *name = section_name(elf, shstrndx, scn, &sh);
-
-		if (!name || strncmp(name, ".debug_", 7) || !(sh.sh_flags & SHF_COMPRESSED))
-			continue;
-		if (gelf_getchdr(scn, &ch))
-			total += ch.ch_size;
-	}
-	return total;
-}
-
 /*
  * A dwz supplementary file, found by its build-id under the debug root (a
  * root-owned tree), opened by us and handed to libdw. libdw's own search
@@ -143,16 +126,18 @@ static size_t inflated_size(Elf *elf)
  * directory, with a plain open(): a FIFO its owner put there would block us.
  * So libdw must never search: a file that names a supplementary file we
  * cannot find gives no DWARF (-ENOENT), and its symbols still name its
- * functions. 0 when there is none or it is attached.
+ * functions; so does one whose supplementary file is past what is left of
+ * `max_bytes` (-EFBIG). 0 when there is none or it is attached.
  */
-static int attach_alt(struct dwarf_info *d, const char *debug_root)
+static int attach_alt(struct dwarf_info *d, const char *debug_root, uint64_t max_bytes)
 {
 	static const char hex[] = "0123456789abcdef";
 	const unsigned char *id = NULL;
 	const char *name = NULL;
 	char idhex[2 * 64 + 1];
 	ssize_t n = dwelf_dwarf_gnu_debugaltlink(d->dbg, &name, (const void **)&id);
-	int fd;
+	uint64_t used;
+	int fd, err;
 
 	if (n <= 0)
 		return 0; /* none, or unreadable: libdw cannot search for it either */
@@ -166,10 +151,16 @@ static int attach_alt(struct dwarf_info *d, const char *debug_root)
 	fd = debug_file_open_build_id(debug_root, idhex);
 	if (fd < 0)
 		return -ENOENT;
-	d->alt_elf = elf_open_fd(fd);
-	if (d->alt_elf && !elf_cntl(d->alt_elf, ELF_C_FDREAD))
-		d->alt = dwarf_begin_elf(d->alt_elf, DWARF_C_READ, NULL);
+	/* Within what the file naming it left of the budget. */
+	used = image_bytes(&d->image);
+	err = dwarf_image_open(&d->alt_image, fd, used < max_bytes ? max_bytes - used : 0);
+	if (!err && !d->alt_image.buf && elf_cntl(d->alt_image.elf, ELF_C_FDREAD))
+		err = -EIO;
+	if (!err)
+		d->alt = dwarf_begin_elf(d->alt_image.elf, DWARF_C_READ, NULL);
 	close(fd);
+	if (err == -EFBIG)
+		return err;
 	if (!d->alt)
 		return -ENOENT;
 	dwarf_setalt(d->dbg, d->alt);
@@ -242,49 +233,40 @@ static int build_index(struct dwarf_info *d)
 
 int dwarf_info_open(struct dwarf_info **out, int fd, const char *debug_root)
 {
+	return dwarf_info_open_capped(out, fd, debug_root, DWARF_IMAGE_MAX_BYTES);
+}
+
+int dwarf_info_open_capped(struct dwarf_info **out, int fd, const char *debug_root,
+			   uint64_t max_bytes)
+{
 	struct dwarf_info *d;
-	bool read_whole;
-	struct stat st;
 	int err;
 
 	*out = NULL;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ELIBBAD;
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	d->elf = elf_open_fd(fd);
-	if (!d->elf || elf_kind(d->elf) != ELF_K_ELF) {
-		err = -ENOEXEC;
+	err = dwarf_image_open(&d->image, fd, max_bytes);
+	if (err)
 		goto fail;
-	}
-	/*
-	 * A file that is read, not mapped (elf_open.h), is read whole before
-	 * any section: libelf's ELF_C_FDREAD after sections were read one by
-	 * one leaks their buffers (elfutils 0.188; LeakSanitizer caught it).
-	 * A mapped file keeps its descriptor until the end, below: libdw finds
-	 * split DWARF relative to where it points.
-	 */
-	read_whole = fstat(fd, &st) || !elf_fd_mappable(fd, &st);
-	if (read_whole && elf_cntl(d->elf, ELF_C_FDREAD)) {
-		err = -EIO;
-		goto fail;
-	}
-	d->inflated_bytes = inflated_size(d->elf);
-	/* libdw finds dwz and split DWARF files relative to where `fd` points. */
-	d->dbg = dwarf_begin_elf(d->elf, DWARF_C_READ, NULL);
+	d->dbg = dwarf_begin_elf(d->image.elf, DWARF_C_READ, NULL);
 	if (!d->dbg) {
 		err = -ENODATA;
 		goto fail;
 	}
-	err = attach_alt(d, debug_root ? debug_root : DEBUG_ROOT_DEFAULT);
+	err = attach_alt(d, debug_root ? debug_root : DEBUG_ROOT_DEFAULT, max_bytes);
 	if (err)
 		goto fail;
 	err = build_index(d);
 	if (err)
 		goto fail;
-	/* Mapped (or else read) in full now, so `fd` is not needed past this call. */
-	if (!read_whole && elf_cntl(d->elf, ELF_C_FDREAD)) {
+	/*
+	 * A mapped file is mapped in full, so `fd` is not needed past this
+	 * call (libdw would have looked for split DWARF relative to it; an
+	 * image has no fd, and we ask for no split unit). A read one is in
+	 * the image already.
+	 */
+	if (!d->image.buf && elf_cntl(d->image.elf, ELF_C_FDREAD)) {
 		err = -EIO;
 		goto fail;
 	}
@@ -600,7 +582,7 @@ size_t dwarf_info_bytes(const struct dwarf_info *d)
 	size_t bytes = sizeof(*d) + d->units.cap * sizeof(*d->units.data) +
 		       d->ranges.cap * sizeof(*d->ranges.data) +
 		       d->lines_read.cap * sizeof(struct hmap_slot) + d->units.len * UNIT_BYTES +
-		       d->line_bytes + d->inflated_bytes;
+		       d->line_bytes + image_bytes(&d->image) + image_bytes(&d->alt_image);
 
 	for (size_t i = 0; i < d->units.len; i++)
 		bytes += d->units.data[i].fns.cap * sizeof(struct fn_range);
@@ -615,10 +597,8 @@ void dwarf_info_free(struct dwarf_info *d)
 		dwarf_end(d->dbg);
 	if (d->alt)
 		dwarf_end(d->alt);
-	if (d->alt_elf)
-		elf_end(d->alt_elf);
-	if (d->elf)
-		elf_end(d->elf);
+	dwarf_image_close(&d->alt_image);
+	dwarf_image_close(&d->image);
 	for (size_t i = 0; i < d->units.len; i++)
 		vec_free(&d->units.data[i].fns);
 	vec_free(&d->units);

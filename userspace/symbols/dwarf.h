@@ -4,10 +4,10 @@
  * the function it is in, the functions inlined into that function there
  * (outer to inner), and the source line reached in each of them.
  *
- * Opening decompresses the debug sections and reads the unit headers, to
- * index which compilation unit covers which addresses; a unit's line table
- * and function ranges are read the first time an address in it is looked
- * up.
+ * Opening reads or maps the debug sections (dwarf_image.h), decompresses
+ * them and reads the unit headers, to index which compilation unit covers
+ * which addresses; a unit's line table and function ranges are read the
+ * first time an address in it is looked up.
  */
 #ifndef BPFPROF_DWARF_H
 #define BPFPROF_DWARF_H
@@ -39,12 +39,19 @@ bool dwarf_info_present(Elf *elf);
 
 /*
  * Read the DWARF of the ELF file at `fd` (the binary or its separate debug
- * file). `fd` is not kept: the caller may close it on return. A dwz
- * supplementary file (.gnu_debugaltlink) is looked up by build-id under
- * `debug_root` (NULL: DEBUG_ROOT_DEFAULT) as well as where libdw looks.
- * 0 and *out set, or a negative errno (-ENODATA: no DWARF in the file).
+ * file): mapped if only root can change it, else only its debug sections
+ * read, within DWARF_IMAGE_MAX_BYTES (dwarf_image.h). `fd` is not kept: the
+ * caller may close it on return. A dwz supplementary file
+ * (.gnu_debugaltlink) is looked up by build-id under `debug_root` (NULL:
+ * DEBUG_ROOT_DEFAULT), never where the file says, and counts in the same
+ * budget. 0 and *out set, or a negative errno (-ENODATA: no DWARF in the
+ * file, -EFBIG: more DWARF than the budget).
  */
 int dwarf_info_open(struct dwarf_info **out, int fd, const char *debug_root);
+
+/* dwarf_info_open() within `max_bytes` of DWARF read into memory, not DWARF_IMAGE_MAX_BYTES. */
+int dwarf_info_open_capped(struct dwarf_info **out, int fd, const char *debug_root,
+			   uint64_t max_bytes);
 
 /*
  * Locate `vaddr` (a link-time virtual address, as in the ELF's symbols):

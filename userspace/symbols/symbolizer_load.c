@@ -27,6 +27,7 @@
 #include "debug_file.h"
 #include "debuginfo_server.h"
 #include "dwarf.h"
+#include "dwarf_image.h"
 #include "elf_symtab.h"
 #include "minidebuginfo.h"
 #include "vdso.h"
@@ -248,7 +249,11 @@ bool sym_ensure_dwarf(struct symbolizer *s, struct object *o)
 		err = dwarf_info_open(&o->dwarf, fd, s->debug_root);
 	if (fd >= 0 && fd != o->fd && fd != o->debug_fd)
 		close(fd);
-	if (err && (o->dwarf_in_file || o->debug_path))
+	if (err == -EFBIG)
+		log_debug("no DWARF for %s: more than %llu MiB of debug sections to read;"
+			  " its symbols name its functions, without lines",
+			  o->path, DWARF_IMAGE_MAX_BYTES >> 20);
+	else if (err && (o->dwarf_in_file || o->debug_path))
 		log_debug("no DWARF for %s: %s", o->path, strerror(-err));
 	o->dwarf_state = err ? LOAD_FAILED : LOAD_OK;
 	/* Symbols and DWARF are in memory now: the file is not needed any more. */
