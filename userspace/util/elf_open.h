@@ -21,8 +21,8 @@
  * a root-owned file costs page cache the kernel may drop; read, a user's
  * file costs root's process anonymous memory it keeps. Each section libelf
  * reads is at most the file's size at open (libelf checks every section
- * against it), and a DWARF reader holds the whole file: the cap bounds both
- * per file. The largest binaries shipped here (libLLVM, libclang-cpp: 100 to
+ * against it); a DWARF reader takes only the debug sections, within its own
+ * cap (symbols/dwarf_image.h). The largest binaries shipped here (libLLVM, libclang-cpp: 100 to
  * 130 MB) fit eight times over; a user's full-DWARF build beyond 1 GiB is
  * refused (EFBIG) and its frames keep their addresses.
  */
