@@ -128,6 +128,16 @@ wait_procs() {
 	fail "$1 runs $(pgrep -c -u "$1") processes, not $2"
 }
 
+# wait_grep REGEX FILE WHAT: until FILE holds a line matching REGEX (30 s
+# bound a hang only), else fails saying WHAT did not happen.
+wait_grep() {
+	for ((i = 0; i < 600; i++)); do
+		grep -q "$1" "$2" && return 0
+		sleep 0.05
+	done
+	fail "$3"
+}
+
 BPFPROF_PREFIX=()
 if [ "$MODE" = procs ]; then
 	FLOOD=400
@@ -250,11 +260,7 @@ elif [ "$MODE" = shared ]; then
 	BACKGROUND_PIDS+=("$BPFPROF_PID")
 	wait_recording "$BPFPROF_PID"
 	echo go >"$USER_DIR/go"
-	for ((i = 0; i < 600; i++)); do
-		grep -q "$VICTIM_DIR/vspin" "/proc/$MAPPER/maps" && break
-		sleep 0.05
-	done
-	grep -q "$VICTIM_DIR/vspin" "/proc/$MAPPER/maps" || fail "the attacker did not map the victim's program"
+	wait_grep "$VICTIM_DIR/vspin" "/proc/$MAPPER/maps" "the attacker did not map the victim's program"
 	# Its mapping read first (the poll interval is 50 ms): else the victim's
 	# process is, and the file is the victim's from the start.
 	sleep 0.5
@@ -268,12 +274,7 @@ else
 	# once the tables of the processes already there: met last, as a
 	# program started later on a busy machine is.
 	start_recording_all "$WORK/p.json.gz" -d 14 -v
-	for ((i = 0; i < 600; i++)); do
-		grep -q "unwind tables rebuilt" "$WORK/bpfprof.err" && break
-		sleep 0.05
-	done
-	grep -q "unwind tables rebuilt" "$WORK/bpfprof.err" ||
-		fail "the full row store was not rebuilt within 30 s"
+	wait_grep "unwind tables rebuilt" "$WORK/bpfprof.err" "the full row store was not rebuilt within 30 s"
 	"${as_victim[@]}" "$VICTIM_DIR/vspin" &
 	VSPIN=$!
 	wait "$BPFPROF_PID"
