@@ -16,19 +16,36 @@
 #          120k CFI rows, 2.16M in all, more than the row store's 2M
 #          (UNWIND_ROWS_CAPACITY, full size). Before: the victim's program
 #          had no rows.
+#   shared the attacker fills its share of the row store (a quarter) with
+#          two programs of 200k rows that never run, then maps the victim's
+#          program (0755, 150k rows: a shared file, as python3 or libc is)
+#          before the victim runs it (-p: the attacker's and the victim's
+#          processes only). Before: the file, refused for the attacker's
+#          share, was FULL for everyone until a rebuild, and the victim's
+#          program had no rows.
+#   evict  the row store is shrunk to 1.5M rows (BPFPROF_TEST_UNWIND_ROWS:
+#          its file cap and shares scale with it); root's programs that
+#          never run (the system's, exempt from shares: 7 x 200k rows) and
+#          the attacker's (its share) fill it before the victim's program
+#          (250k rows) starts. Before: the victim's program, sampled all
+#          along, was FULL for the whole recording (a rebuild only reads
+#          the live processes again, in no order). Now a file sampled
+#          while refused calls for a rebuild that keeps sampled files first.
 #
 # Either way: >= 90 % of the victim's native samples reach _start through
-# main, and >= 90 % of its python3's samples show its function (what the
-# workloads guarantee: each spins in that one function all along).
+# main (evict: main; _start is libc's, whose table may be among the ones
+# evicted until its own samples bring it back), and >= 90 % of its
+# python3's samples show its function (what the workloads guarantee: each
+# spins in that one function all along).
 #
-# Usage: hostile_shares.sh procs|rows
+# Usage: hostile_shares.sh procs|rows|shared|evict
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/hostile_common.sh"
 require_root
 make_workdir
 MODE=${1:?usage: hostile_shares.sh procs|rows}
 case $MODE in
-procs | rows) ;;
+procs | rows | shared | evict) ;;
 *) fail "unknown mode $MODE" ;;
 esac
 PY=/usr/bin/python3
@@ -46,6 +63,27 @@ chmod 0755 "$VICTIM_DIR"
 HOSTILE_CLEANUP+=('pkill -KILL -u "$VICTIM_NAME" 2>/dev/null; sleep 0.1; userdel "$VICTIM_NAME" 2>/dev/null; rm -rf "$VICTIM_DIR"')
 log "victim user $VICTIM_NAME (uid $VICTIM_UID)"
 
+# rows_asm FILE PAIRS: a function of 2 x PAIRS CFI rows, in FILE.
+rows_asm() {
+	cat >"$1" <<EOF
+	.text
+	.globl	rows
+	.type	rows, @function
+rows:
+	.cfi_startproc
+	.rept $2
+	push	%rax
+	.cfi_adjust_cfa_offset 8
+	pop	%rax
+	.cfi_adjust_cfa_offset -8
+	.endr
+	ret
+	.cfi_endproc
+	.size	rows, .-rows
+	.section .note.GNU-stack,"",@progbits
+EOF
+}
+
 cat >"$VICTIM_DIR/vspin.c" <<'EOF'
 __attribute__((noinline)) void victim_spin(void)
 {
@@ -54,7 +92,20 @@ __attribute__((noinline)) void victim_spin(void)
 }
 int main(void) { victim_spin(); return 0; }
 EOF
-gcc -O2 -fomit-frame-pointer -o "$VICTIM_DIR/vspin" "$VICTIM_DIR/vspin.c" 2>"$WORK/gcc.out" ||
+VICTIM_SRC=("$VICTIM_DIR/vspin.c")
+# shared: a big shared file, 150k rows, more than what the attacker's
+# share has left; evict: 250k rows, more than any room the fillers leave
+# (less than one of them, 200k), within the file cap of a 1.5M store.
+case $MODE in
+shared) VICTIM_PAIRS=75000 ;;
+evict) VICTIM_PAIRS=125000 ;;
+*) VICTIM_PAIRS= ;;
+esac
+if [ -n "$VICTIM_PAIRS" ]; then
+	rows_asm "$VICTIM_DIR/vrows.S" "$VICTIM_PAIRS"
+	VICTIM_SRC+=("$VICTIM_DIR/vrows.S")
+fi
+gcc -O2 -fomit-frame-pointer -o "$VICTIM_DIR/vspin" "${VICTIM_SRC[@]}" 2>"$WORK/gcc.out" ||
 	fail "cannot build the victim's program: $(cat "$WORK/gcc.out")"
 cat >"$VICTIM_DIR/vpy.py" <<'EOF'
 def victim_py_work():
@@ -77,6 +128,16 @@ wait_procs() {
 	fail "$1 runs $(pgrep -c -u "$1") processes, not $2"
 }
 
+# wait_grep REGEX FILE WHAT: until FILE holds a line matching REGEX (30 s
+# bound a hang only), else fails saying WHAT did not happen.
+wait_grep() {
+	for ((i = 0; i < 600; i++)); do
+		grep -q "$1" "$2" && return 0
+		sleep 0.05
+	done
+	fail "$3"
+}
+
 BPFPROF_PREFIX=()
 if [ "$MODE" = procs ]; then
 	FLOOD=400
@@ -93,26 +154,10 @@ EOF
 	wait_procs "$USER_NAME" $((FLOOD + 1))
 	BPFPROF_PREFIX=(BPFPROF_TEST_PROC_MAPS=256)
 	log "the attacker runs $(pgrep -c -u "$USER_NAME") python3 processes; the maps hold 256"
-else
+elif [ "$MODE" = rows ]; then
 	COPIES=18
 	PAIRS=60000
-	cat >"$USER_DIR/rows.S" <<EOF
-	.text
-	.globl	rows
-	.type	rows, @function
-rows:
-	.cfi_startproc
-	.rept $PAIRS
-	push	%rax
-	.cfi_adjust_cfa_offset 8
-	pop	%rax
-	.cfi_adjust_cfa_offset -8
-	.endr
-	ret
-	.cfi_endproc
-	.size	rows, .-rows
-	.section .note.GNU-stack,"",@progbits
-EOF
+	rows_asm "$USER_DIR/rows.S" $PAIRS
 	cat >"$USER_DIR/main.c" <<'EOF'
 #include <unistd.h>
 int main(void) { pause(); return 0; }
@@ -126,16 +171,119 @@ EOF
 	done
 	wait_procs "$USER_NAME" "$COPIES"
 	log "the attacker runs $COPIES programs of $((2 * PAIRS)) rows each, $((2 * PAIRS * COPIES)) in all"
+else
+	# Programs of 200k rows that never run (pause), each mapping the files
+	# its arguments name executable first (as a loader would); a FIFO named
+	# is waited on (a word written to it) first.
+	PAIRS=100000
+	rows_asm "$USER_DIR/rows.S" $PAIRS
+	cat >"$USER_DIR/main.c" <<'EOF'
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		struct stat st;
+		char c;
+		int fd = open(argv[i], O_RDONLY);
+
+		if (fd < 0 || fstat(fd, &st))
+			return 1;
+		if (S_ISFIFO(st.st_mode) ? read(fd, &c, 1) < 0 :
+		    mmap(0, st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+			return 1;
+	}
+	pause();
+	return 0;
+}
+EOF
+	chown "$USER_NAME:" "$USER_DIR/rows.S" "$USER_DIR/main.c"
+	(cd "$USER_DIR" && env TMPDIR="$USER_DIR" "${as_user[@]}" gcc -O2 -o "$USER_DIR/rows" main.c rows.S) \
+		>"$WORK/gcc.out" 2>&1 || fail "the user cannot build the program: $(cat "$WORK/gcc.out")"
+	# shared: 2 fit the attacker's share (512k of 2M, with libc: the
+	# attacker maps it first here), the third does not; evict: 1 fits its
+	# share (393k of 1.5M).
+	COPIES=3
+	[ "$MODE" = evict ] && COPIES=2
+	TARGETS=
+	for ((c = 0; c < COPIES; c++)); do
+		"${as_user[@]}" cp "$USER_DIR/rows" "$USER_DIR/rows.$c" || fail "cannot copy the program"
+		"${as_user[@]}" "$USER_DIR/rows.$c" &
+		TARGETS+=$!,
+	done
+	wait_procs "$USER_NAME" "$COPIES"
+	if [ "$MODE" = shared ]; then
+		# Once its programs' tables took its share (told through the FIFO),
+		# so refused for its share: the victim's program, mapped first by it.
+		mkfifo "$USER_DIR/go" && chown "$USER_NAME:" "$USER_DIR/go" || fail "mkfifo failed"
+		"${as_user[@]}" "$USER_DIR/rows.0" "$USER_DIR/go" "$VICTIM_DIR/vspin" &
+		MAPPER=$!
+		TARGETS+=$MAPPER,
+		wait_procs "$USER_NAME" $((COPIES + 1))
+		log "the attacker runs $COPIES programs of $((2 * PAIRS)) rows and maps the victim's program (150k rows)"
+	else
+		# The system's programs that never run: root's, exempt from shares.
+		for ((c = 0; c < 7; c++)); do
+			cp "$USER_DIR/rows" "$WORK/system.$c" || fail "cannot copy the program"
+			"$WORK/system.$c" &
+			BACKGROUND_PIDS+=($!)
+		done
+		export BPFPROF_TEST_UNWIND_ROWS=1572864
+		log "root runs 7 programs and the attacker $COPIES of $((2 * PAIRS)) rows each, none ever runs; the row store holds 1.5M"
+	fi
 fi
 
-"${as_victim[@]}" "$VICTIM_DIR/vspin" &
-VSPIN=$!
-"${as_victim[@]}" "$PY" "$VICTIM_DIR/vpy.py" &
-VPY=$!
-sleep 0.5
-run_bpfprof 150 -a -d 6 -v -o "$WORK/p.json.gz"
+if [ "$MODE" = procs ] || [ "$MODE" = rows ]; then
+	"${as_victim[@]}" "$VICTIM_DIR/vspin" &
+	VSPIN=$!
+	"${as_victim[@]}" "$PY" "$VICTIM_DIR/vpy.py" &
+	VPY=$!
+	sleep 0.5
+	run_bpfprof 150 -a -d 6 -v -o "$WORK/p.json.gz"
+elif [ "$MODE" = shared ]; then
+	# The attacker's processes and the victim's, alone (-p: this machine's
+	# other files take no room, so the store has room and only the share
+	# refuses). Once the recording has built the attacker's tables, the
+	# attacker maps the victim's program, then the victim's process execs
+	# it (the same pid: a target all along).
+	mkfifo "$VICTIM_DIR/go" && chown "$VICTIM_NAME:" "$VICTIM_DIR/go" || fail "mkfifo failed"
+	# shellcheck disable=SC2016
+	"${as_victim[@]}" sh -c 'read -r _ <"$1" && exec "$2"' sh "$VICTIM_DIR/go" "$VICTIM_DIR/vspin" &
+	VSPIN=$!
+	log "\$ bpfprof -p $TARGETS$VSPIN -d 8 -v -o $WORK/p.json.gz &"
+	: >"$WORK/bpfprof.err"
+	env --default-signal=INT,TERM "$BPFPROF" -p "$TARGETS$VSPIN" -d 8 -v -o "$WORK/p.json.gz" \
+		>"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
+	BPFPROF_PID=$!
+	BACKGROUND_PIDS+=("$BPFPROF_PID")
+	wait_recording "$BPFPROF_PID"
+	echo go >"$USER_DIR/go"
+	wait_grep "$VICTIM_DIR/vspin" "/proc/$MAPPER/maps" "the attacker did not map the victim's program"
+	# Its mapping read first (the poll interval is 50 ms): else the victim's
+	# process is, and the file is the victim's from the start.
+	sleep 0.5
+	echo go >"$VICTIM_DIR/go"
+	wait "$BPFPROF_PID"
+	STATUS=$?
+	log "   stderr:"
+	head -n 30 "$WORK/bpfprof.err" | indent
+else
+	# The victim's program starts once the recording has read and rebuilt
+	# once the tables of the processes already there: met last, as a
+	# program started later on a busy machine is.
+	start_recording_all "$WORK/p.json.gz" -d 14 -v
+	wait_grep "unwind tables rebuilt" "$WORK/bpfprof.err" "the full row store was not rebuilt within 30 s"
+	"${as_victim[@]}" "$VICTIM_DIR/vspin" &
+	VSPIN=$!
+	wait "$BPFPROF_PID"
+	STATUS=$?
+	log "   stderr:"
+	head -n 30 "$WORK/bpfprof.err" | indent
+fi
 expect_success
-grep "unwind tables:\|per-process map\|share of" "$WORK/bpfprof.err" | head -n 6 | indent
+grep "unwind tables\|per-process map\|share of" "$WORK/bpfprof.err" | head -n 8 | indent
 
 # share PID FUNC...: of process PID's on-CPU samples, "all after hit": all of
 # them, those from the first that holds every FUNC on (its tables and
@@ -171,5 +319,11 @@ expect_share() {
 	[ $((hit * 100)) -ge $((after * 90)) ] || fail "only $hit of $after samples of $what hold $* (need >= 90 %)"
 	ok "$what: $hit of $after samples hold $*"
 }
-expect_share "$VSPIN" "the victim's program (CFI)" main _start
-expect_share "$VPY" "the victim's python3 (Python frames)" victim_py_work
+case $MODE in
+procs | rows)
+	expect_share "$VSPIN" "the victim's program (CFI)" main _start
+	expect_share "$VPY" "the victim's python3 (Python frames)" victim_py_work
+	;;
+shared) expect_share "$VSPIN" "the victim's program (CFI), mapped first by the attacker" main _start ;;
+evict) expect_share "$VSPIN" "the victim's program (CFI), sampled" victim_spin main ;;
+esac

@@ -480,8 +480,10 @@ endforeach()
 
 # One user's flood of processes or of unwind rows leaves another user's
 # programs their CFI and Python frames (issue 37, findings 7 and 8): per-user
-# shares of the per-process maps and of the row store.
-foreach(mode procs rows)
+# shares of the per-process maps and of the row store; a shared file refused
+# for one user's share is another's with room; a file sampled while refused
+# gets room, files never sampled evicted first.
+foreach(mode procs rows shared evict)
   bpfprof_integration_test(hostile_shares_${mode} 240 TRUE hostile_shares.sh ${mode})
 endforeach()
 

@@ -175,9 +175,21 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 	const struct event_header *h = data;
 	struct session_deferred d;
 
-	/* A process refused an entry of the per-process maps is admitted on its samples. */
-	if (s->unwind && size >= sizeof(*h) && h->kind == EV_SAMPLE)
-		unwind_loader_sampled(s->unwind, h->pid);
+	/*
+	 * A process refused an entry of the per-process maps is admitted on its
+	 * samples; the files its user PCs fall in are kept first in the row store.
+	 */
+	if (s->unwind && size >= sizeof(*h) && h->kind == EV_SAMPLE) {
+		const struct sample_event *ev = data;
+		size_t n = 0;
+
+		if (size >= offsetof(struct sample_event, ips) &&
+		    size >= offsetof(struct sample_event, ips) +
+				    sizeof(ev->ips[0]) * ((size_t)ev->kstack_len + ev->ustack_len))
+			n = ev->ustack_len;
+		unwind_loader_sampled(s->unwind, h->pid,
+				      n ? (const uint64_t *)ev->ips + ev->kstack_len : NULL, n);
+	}
 	if (size < sizeof(*h) || h->ts <= s->defer_after_ns) {
 		dispatch(s, data, size);
 		return 0;

@@ -122,7 +122,7 @@ static void free_job(struct table_job *job)
 static void *worker_main(void *arg)
 {
 	struct table_worker *w = arg;
-	struct cfi_budget budget = cfi_default_budget;
+	struct cfi_budget budget = w->budget;
 
 	budget.stop = &w->stop;
 	pthread_mutex_lock(&w->lock);
@@ -172,10 +172,16 @@ static void *worker_main(void *arg)
 
 int table_worker_start(struct table_worker *w)
 {
+	return table_worker_start_within(w, &cfi_default_budget);
+}
+
+int table_worker_start_within(struct table_worker *w, const struct cfi_budget *budget)
+{
 	pthread_condattr_t attr;
 	int err;
 
 	memset(w, 0, sizeof(*w));
+	w->budget = *budget;
 	pthread_mutex_init(&w->lock, NULL);
 	/* Waits measured on the monotonic clock: a wall-clock step neither stalls nor spins them.
 	 */

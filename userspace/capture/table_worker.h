@@ -79,11 +79,14 @@ struct table_worker {
 	VEC(struct table_done) done;
 	/* The CPU budget: build time it may spend now (ns, may go negative). */
 	double credit_ns;
-	uint64_t credit_at; /* CLOCK_MONOTONIC of the last refill */
+	uint64_t credit_at;	  /* CLOCK_MONOTONIC of the last refill */
+	struct cfi_budget budget; /* what one file's build may cost (its stop flag: `stop`) */
 };
 
 /* 0 or -errno (no thread: the caller builds its tables itself). */
 int table_worker_start(struct table_worker *w);
+/* The same, each file built within `budget` (the store's: unwind_store_budget). */
+int table_worker_start_within(struct table_worker *w, const struct cfi_budget *budget);
 
 /*
  * Queue the build of `f`'s table from `fd` (taken, closed even on error),

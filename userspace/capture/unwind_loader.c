@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/sysmacros.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../symbols/proc_maps.h"
@@ -27,11 +28,13 @@ int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int p
 		       int capped_fd, size_t capacity)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	struct cfi_budget budget;
 	void *p;
 
 	memset(l, 0, sizeof(*l));
 	l->proc = calloc(1, sizeof(*l->proc));
-	if (!l->proc)
+	l->stamp_proc = calloc(1, sizeof(*l->stamp_proc));
+	if (!l->proc || !l->stamp_proc)
 		return -ENOMEM;
 	l->rows_bytes =
 		(capacity * sizeof(struct unwind_row) + (size_t)page - 1) & ~((size_t)page - 1);
@@ -57,7 +60,8 @@ int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int p
 	l->store.defer = defer_build;
 	l->store.defer_ctx = l;
 	/* Without a thread (none to be had), tables are built here: slower starts, same tables. */
-	if (table_worker_start(&l->worker))
+	unwind_store_budget(&l->store, &budget);
+	if (table_worker_start_within(&l->worker, &budget))
 		log_warn("cannot start the unwind table thread; tables are built while draining");
 	return 0;
 }
@@ -66,6 +70,8 @@ void unwind_loader_close(struct unwind_loader *l)
 {
 	table_worker_stop(&l->worker);
 	hmap_free(&l->over_budget);
+	hmap_free(&l->stamped);
+	free(l->stamp_proc);
 	if (l->rows)
 		munmap(l->rows, l->rows_bytes);
 	unwind_store_free(&l->store);
@@ -128,6 +134,7 @@ static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, con
 {
 	struct unwind_loader *l = ctx;
 	struct table_done d = { .key = f->key, .id = f->id };
+	struct cfi_budget budget;
 
 	/* Another file under that (dev, inode): its rows no longer describe what runs. */
 	if (stale) {
@@ -164,7 +171,8 @@ static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, con
 		close(fd);
 		return -ENOMEM;
 	}
-	d.err = unwind_file_build(elf_open_fd(fd), &cfi_default_budget, &d.b);
+	unwind_store_budget(&l->store, &budget);
+	d.err = unwind_file_build(elf_open_fd(fd), &budget, &d.b);
 	close(fd);
 	finish(l, &d);
 	return 0;
@@ -288,11 +296,69 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 	return err < 0 ? err : 0;
 }
 
-void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid)
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The mapping of `p` (sorted by start) that holds `pc`, or NULL. */
+static const struct unwind_mapping *mapping_of(const struct unwind_proc *p, uint64_t pc)
+{
+	uint32_t lo = 0, hi = p->n < UNWIND_MAX_MAPPINGS ? p->n : UNWIND_MAX_MAPPINGS;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (pc < p->m[mid].start)
+			hi = mid;
+		else if (pc >= p->m[mid].end)
+			lo = mid + 1;
+		else
+			return &p->m[mid];
+	}
+	return NULL;
+}
+
+/*
+ * The files process pid's user PCs fall in are sampled: what a rebuild
+ * keeps first. Its mappings are the BPF map's (what the unwinder used), read
+ * at most once a second per process: a cost per process, not per sample.
+ */
+static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *uips, size_t n)
+{
+	struct hmap_key key = { pid, 0 };
+	uint64_t now;
+	uint32_t sec, last;
+
+	if (!n || !l->stamp_proc)
+		return;
+	now = mono_ns();
+	sec = (uint32_t)(now / 1000000000ull) + 1;
+	if (hmap_get(&l->stamped, key, &last) && last == sec)
+		return;
+	if (l->stamped.len >= UNWIND_LOADER_STAMPED_MAX)
+		hmap_free(&l->stamped);
+	/* No memory: looked up again at its next sample, no harm. */
+	(void)hmap_put(&l->stamped, key, sec);
+	if (bpf_map_lookup_elem(l->procs_fd, &pid, l->stamp_proc))
+		return; /* no entry (refused, or gone): read at the next refresh */
+	for (size_t i = 0; i < n; i++) {
+		const struct unwind_mapping *m = mapping_of(l->stamp_proc, uips[i]);
+
+		if (m)
+			unwind_store_sampled(&l->store, &m->file, now);
+	}
+}
+
+void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid, const uint64_t *uips, size_t n)
 {
 	/* No memory to queue it: it is tried again at its next sample. */
 	if (proc_shares_sampled(&l->shares, pid))
 		(void)unwind_loader_mark(l, pid);
+	stamp_files(l, pid, uips, n);
 }
 
 int unwind_loader_mark(struct unwind_loader *l, uint32_t pid)
@@ -333,6 +399,7 @@ int unwind_loader_forked(struct unwind_loader *l, uint32_t parent, uint32_t chil
 void unwind_loader_forget(struct unwind_loader *l, uint32_t pid)
 {
 	proc_shares_exited(&l->shares, pid);
+	hmap_del(&l->stamped, (struct hmap_key){ pid, 0 });
 	if (l->py)
 		python_loader_exited(l->py, pid);
 }
@@ -345,28 +412,46 @@ static size_t rebuild_threshold(const struct unwind_loader *l)
 	return s && atol(s) > 0 ? (size_t)atol(s) : l->files_capacity / 4 * 3;
 }
 
+/* The store's files with rows from index `from` on, into the BPF file map; the end index. */
+static size_t publish_loaded(struct unwind_loader *l, size_t from)
+{
+	for (size_t i = from; i < l->store.files.len; i++) {
+		const struct unwind_store_file *f = &l->store.files.data[i];
+
+		if (f->status == UNWIND_FILE_LOADED &&
+		    bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY))
+			l->unpublished++;
+	}
+	return l->store.files.len;
+}
+
 int unwind_loader_maybe_rebuild(struct unwind_loader *l)
 {
 	size_t at = rebuild_threshold(l), rows_at = l->store.max_rows / 4 * 3;
 	bool files_full =
 		l->store.files.len >= at && l->store.files.len >= l->files_after_rebuild + at / 3;
 	bool rows_full = l->store.rows.len >= rows_at;
+	uint64_t now = mono_ns();
+	bool evict = (!l->evicted_at || now - l->evicted_at >= UNWIND_LOADER_EVICT_NS) &&
+		     unwind_store_should_evict(&l->store, now, UNWIND_LOADER_RECENT_NS);
 	uint32_t *pids = NULL;
 	struct unwind_file_key *keys = NULL;
-	size_t npids, nkeys, before = l->store.files.len;
+	size_t npids, nkeys, kept, before = l->store.files.len;
 	char path[32];
 	int err = 0;
 
-	if (!files_full && !rows_full)
+	if (!files_full && !rows_full && !evict)
 		return 0;
 	/*
 	 * Rows full of live files only: a rebuild would only do it again. Rows
 	 * of replaced files (dead) or of files added since the last rebuild
-	 * (some no longer mapped) are worth one.
+	 * (some no longer mapped) are worth one, as is room for a sampled file.
 	 */
-	if (!files_full && l->files_after_rebuild && before < l->files_after_rebuild + at / 3 &&
-	    l->store.dead_rows < l->store.max_rows / 8)
+	if (!files_full && !evict && l->files_after_rebuild &&
+	    before < l->files_after_rebuild + at / 3 && l->store.dead_rows < l->store.max_rows / 8)
 		return 0;
+	if (evict)
+		l->evicted_at = now;
 	npids = bpf_hash_keys(l->procs_fd, sizeof(*pids), (void **)&pids);
 	nkeys = bpf_hash_keys(l->files_fd, sizeof(*keys), (void **)&keys);
 	/* The unwinder stops finding files first, then their rows are rewritten. */
@@ -375,6 +460,14 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l)
 	/* Tables of files still in use are kept, not built again (-ENOMEM: they are). */
 	(void)unwind_store_reset(&l->store);
 	l->vdso_published = false;
+	/* What samples fell in first, whether alive now or not; the rest from live processes. */
+	unwind_store_keep_sampled(&l->store, UNWIND_LOADER_KEEP_FILES);
+	/*
+	 * Their rows are final (what comes next is packed after them): the
+	 * programs that run get their tables back now, not after every live
+	 * process was read again (tens of ms of their samples, each rebuild).
+	 */
+	kept = publish_loaded(l, 0);
 	for (size_t i = 0; i < npids && !err; i++) {
 		snprintf(path, sizeof(path), "/proc/%u", pids[i]);
 		if (access(path, F_OK))
@@ -384,18 +477,14 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l)
 	}
 	free(pids);
 	free(keys);
-	for (size_t i = 0; i < l->store.files.len; i++) {
-		const struct unwind_store_file *f = &l->store.files.data[i];
-
-		if (f->status == UNWIND_FILE_LOADED &&
-		    bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY))
-			l->unpublished++;
-	}
+	publish_loaded(l, kept);
 	unwind_store_rebuilt(&l->store);
 	l->files_after_rebuild = l->store.files.len;
 	l->rebuilds++;
-	log_info("unwind tables rebuilt from the %zu live processes: %zu files -> %zu, %zu rows",
-		 npids, before, l->store.files.len, l->store.rows.len);
+	log_info("unwind tables rebuilt from the files sampled and the %zu live processes%s: %zu "
+		 "files -> %zu, %zu rows",
+		 npids, evict ? " (to make room for a file sampled)" : "", before,
+		 l->store.files.len, l->store.rows.len);
 	return err;
 }
 

@@ -20,6 +20,18 @@
 
 struct python_loader;
 
+/*
+ * A rebuild to evict costs a read of every live process's mappings: at
+ * most one per 5 s. A file sampled in the last 30 s is not evicted for
+ * another's sake.
+ */
+#define UNWIND_LOADER_EVICT_NS	  (5ull * 1000000000ull)
+#define UNWIND_LOADER_RECENT_NS	  (30ull * 1000000000ull)
+/* Sampled files kept at a rebuild, at most (the BPF file map holds 16384). */
+#define UNWIND_LOADER_KEEP_FILES  4096
+/* Processes whose last look-up is remembered; past that the memory starts over. */
+#define UNWIND_LOADER_STAMPED_MAX 65536
+
 struct unwind_loader {
 	struct unwind_store store;
 	struct unwind_row *rows; /* the BPF array, mapped */
@@ -39,6 +51,13 @@ struct unwind_loader {
 	struct python_loader *py;
 	/* Who holds unwind_procs and py_procs: one user cannot take them all. */
 	struct proc_shares shares;
+	/*
+	 * Which files samples fall in (unwind_store_sampled), looked up at most
+	 * once a second per process: pid -> the second of its last look-up.
+	 */
+	struct hmap stamped;
+	struct unwind_proc *stamp_proc; /* scratch: a process's mappings, from the BPF map */
+	uint64_t evicted_at;		/* CLOCK_MONOTONIC of the last rebuild to evict */
 };
 
 /*
@@ -46,9 +65,14 @@ struct unwind_loader {
  * new binaries (a build farm, a CI runner) the store and the BPF file map
  * would fill within hours and the new binaries lose their CFI. When either
  * is three quarters full and has grown by a quarter since the last
- * rebuild, the store is built again from the processes still alive (the
- * BPF file map emptied first: for that moment stacks use frame pointers).
- * 0 when nothing was needed or it was done; -ENOMEM.
+ * rebuild, the store is built again (the BPF file map emptied first: for
+ * that moment stacks use frame pointers): first the files samples fell in,
+ * most recently sampled first, whether a process maps them now or not,
+ * then the other files of the processes still alive. It is also built
+ * again (at most every UNWIND_LOADER_EVICT_NS) when a file refused for
+ * lack of room is sampled and evicting the files not sampled lately would
+ * make it room: one user's files that never run do not keep out a program
+ * that does. 0 when nothing was needed or it was done; -ENOMEM.
  */
 int unwind_loader_maybe_rebuild(struct unwind_loader *l);
 
@@ -60,10 +84,12 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l);
 int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int procs_fd,
 		       int capped_fd, size_t capacity);
 /*
- * A sample of process `pid` came: one refused an entry of the per-process
- * maps (proc_shares.h) is read again at the next refresh, to be admitted.
+ * A sample of process `pid` came, its user stack `uips` (n PCs): one
+ * refused an entry of the per-process maps (proc_shares.h) is read again
+ * at the next refresh, to be admitted, and the files the PCs fall in are
+ * marked sampled (at most once a second per process).
  */
-void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid);
+void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid, const uint64_t *uips, size_t n);
 /*
  * Read process `pid`'s executable mappings now: load their files' tables
  * and publish its mappings. A gone process, or one the maps have no room

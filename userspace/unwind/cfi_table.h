@@ -83,9 +83,11 @@ struct cfi_budget {
 
 /*
  * A file's rows may not exceed what the store holds (UNWIND_ROWS_CAPACITY,
- * 2M; table_store.c checks): more could only be thrown away as FULL, after
- * costing their memory (24 bytes a row). The build time: the largest real
- * file costs 51 ms; issue 27 asks that a hostile one cost at most 1 s.
+ * 2M): more could only be thrown away as FULL, after costing their memory
+ * (24 bytes a row). The recording's store caps a file lower, at a quarter
+ * of its capacity (unwind_store_budget: its build stops there). The build
+ * time: the largest real file costs 51 ms; issue 27 asks that a hostile
+ * one cost at most 1 s.
  */
 #define CFI_FDE_MAX_ROWS    (1u << 20)
 #define CFI_FILE_MAX_ROWS   (2u << 20)

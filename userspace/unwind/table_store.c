@@ -40,6 +40,26 @@ void unwind_store_share_by_owner(struct unwind_store *s)
 	s->owner_shares = true;
 }
 
+size_t unwind_store_file_cap(const struct unwind_store *s)
+{
+	return s->owner_shares ? s->max_rows / 4 : s->max_rows;
+}
+
+void unwind_store_budget(const struct unwind_store *s, struct cfi_budget *b)
+{
+	size_t cap = unwind_store_file_cap(s);
+
+	*b = cfi_default_budget;
+	/*
+	 * Rows read, before merging: a table past the cap after merging (gap
+	 * rows) is refused at packing; one past it before costs no more.
+	 * Without shares, a file past the capacity is FULL (it may fit after a
+	 * rebuild), as ever.
+	 */
+	if (s->owner_shares && cap < b->file_rows)
+		b->file_rows = cap;
+}
+
 void unwind_store_free(struct unwind_store *s)
 {
 	unwind_store_rebuilt(s);
@@ -66,6 +86,8 @@ int unwind_store_reset(struct unwind_store *s)
 	}
 	s->rows.len = 0;
 	s->dead_rows = 0;
+	s->reserved_rows = 0;
+	s->sampled_refused = false;
 	hmap_free(&s->owner_rows);
 	memset(&s->owner_rows, 0, sizeof(s->owner_rows));
 	s->files.len = 0;
@@ -74,8 +96,14 @@ int unwind_store_reset(struct unwind_store *s)
 	return s->old_rows ? 0 : -ENOMEM;
 }
 
+static void release(struct unwind_store *s, struct unwind_store_file *e);
+
 void unwind_store_rebuilt(struct unwind_store *s)
 {
+	/* Room held for sampled files no process mapped again: theirs when they come. */
+	for (size_t i = 0; i < s->files.len; i++)
+		if (s->files.data[i].retry)
+			release(s, &s->files.data[i]);
 	free(s->old_rows);
 	s->old_rows = NULL;
 	vec_free(&s->old_files);
@@ -111,19 +139,22 @@ static uint32_t rows_of_owner(const struct unwind_store *s, uint32_t uid)
 
 /*
  * Whether n more rows of a file of user `uid` may be stored: UNWIND_FILE_LOADED,
- * or UNWIND_FILE_FULL for no room and, with owner_shares, for a file past a
- * quarter of the capacity (one file never takes the store) or past its
- * user's share (see owner_rows; root's processes are the system's). A
- * FULL file is built again at the next rebuild, when there may be room.
+ * UNWIND_FILE_OVER_BUDGET for a file past the file cap (one file never
+ * takes the store), or UNWIND_FILE_FULL for no room (rows held for sampled
+ * files' builds are no room) or, with owner_shares, past its user's share
+ * (see owner_rows; root's processes are the system's). A FULL file is
+ * taken by a user with room who maps it, or built again at the next
+ * rebuild, when there may be room.
  */
 static int admit(const struct unwind_store *s, uint32_t uid, size_t n)
 {
-	if (n > s->max_rows - s->rows.len || n > UINT32_MAX)
+	if (n > unwind_store_file_cap(s) || n > UINT32_MAX)
+		return s->owner_shares ? UNWIND_FILE_OVER_BUDGET : UNWIND_FILE_FULL;
+	if (s->rows.len + s->reserved_rows > s->max_rows ||
+	    n > s->max_rows - s->rows.len - s->reserved_rows)
 		return UNWIND_FILE_FULL;
 	if (!s->owner_shares)
 		return UNWIND_FILE_LOADED;
-	if (n > s->max_rows / 4)
-		return UNWIND_FILE_FULL;
 	if (uid && rows_of_owner(s, uid) + n > s->max_rows / 4)
 		return UNWIND_FILE_FULL;
 	return UNWIND_FILE_LOADED;
@@ -136,12 +167,37 @@ static int charge(struct unwind_store *s, uint32_t uid, size_t n)
 			rows_of_owner(s, uid) + (uint32_t)n);
 }
 
+/* The rows held for the entry's build go back (it was built, lost, or replaced). */
+static void release(struct unwind_store *s, struct unwind_store_file *e)
+{
+	uint32_t held = rows_of_owner(s, e->id.uid);
+
+	if (!e->reserved)
+		return;
+	s->reserved_rows -= e->reserved;
+	/* Cannot fail: the key is there, and a put of an existing key allocates nothing. */
+	(void)hmap_put(&s->owner_rows, (struct hmap_key){ e->id.uid, 0 },
+		       held > e->reserved ? held - e->reserved : 0);
+	e->reserved = 0;
+}
+
+/*
+ * A FULL entry that a process of `uid` maps now, with room for its rows:
+ * built again, charged to that user (whose share, not the first user's,
+ * it then takes).
+ */
+static bool readmit(const struct unwind_store *s, const struct unwind_store_file *e, uint32_t uid)
+{
+	return e->status == UNWIND_FILE_FULL && e->want_rows &&
+	       admit(s, uid, e->want_rows) == UNWIND_FILE_LOADED;
+}
+
 /*
  * Pack the table built for an entry (of user uid's file) after the rows
- * already stored; its final status, or -ENOMEM.
+ * already stored; its final status (FULL: *want, the rows it needs), or -ENOMEM.
  */
 static int pack(struct unwind_store *s, uint32_t uid, struct unwind_built *b,
-		struct unwind_file_info *info)
+		struct unwind_file_info *info, uint32_t *want)
 {
 	const struct cfi_table *t = &b->t;
 	int status;
@@ -149,6 +205,8 @@ static int pack(struct unwind_store *s, uint32_t uid, struct unwind_built *b,
 	if (b->status != UNWIND_FILE_LOADED)
 		return b->status;
 	status = admit(s, uid, t->len);
+	if (status == UNWIND_FILE_FULL)
+		*want = t->len > UINT32_MAX ? UINT32_MAX : (uint32_t)t->len;
 	if (status != UNWIND_FILE_LOADED)
 		return status;
 	if (vec_reserve(&s->rows, t->len) || charge(s, uid, t->len))
@@ -205,17 +263,45 @@ static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
 	/* Its changes keep counting across rebuilds. */
 	f->changes = old->changes;
 	f->changes_at = old->changes_at;
-	/* FULL was for lack of room, PENDING for a build that is dropped: both built again. */
-	if (old->status == UNWIND_FILE_PENDING || old->status == UNWIND_FILE_FULL ||
-	    !same_id(&old->id, &f->id))
+	if (!same_id(&old->id, &f->id))
+		return false;
+	/* Still that file: when it was last sampled (what a rebuild keeps first). */
+	f->sampled_at = old->sampled_at;
+	/*
+	 * FULL was for lack of room: built again where its rows (known) fit
+	 * now, the room held for it meanwhile, or FULL still without a build
+	 * (a rebuild does not build again every file it has no room for).
+	 */
+	if (old->status == UNWIND_FILE_FULL && old->want_rows) {
+		if (admit(s, f->id.uid, old->want_rows) != UNWIND_FILE_LOADED) {
+			f->status = UNWIND_FILE_FULL;
+			f->want_rows = old->want_rows;
+			return true;
+		}
+		if (!charge(s, f->id.uid, old->want_rows)) {
+			f->reserved = old->want_rows;
+			s->reserved_rows += f->reserved;
+		}
+		return false;
+	}
+	/* PENDING: a build that is dropped, built again. */
+	if (old->status == UNWIND_FILE_PENDING || old->status == UNWIND_FILE_FULL)
 		return false;
 	f->status = old->status;
 	f->churning = old->churning;
 	if (old->status != UNWIND_FILE_LOADED)
 		return true;
-	/* No room now (its owner's share): built again, and refused or not on its own. */
-	if (admit(s, f->id.uid, old->info.nrows) != UNWIND_FILE_LOADED ||
-	    vec_reserve(&s->rows, old->info.nrows) || charge(s, f->id.uid, old->info.nrows)) {
+	/*
+	 * No room now (its owner's share, or the files kept before it): FULL,
+	 * its size known, not built again for nothing; a user with room who
+	 * maps it takes it.
+	 */
+	if (admit(s, f->id.uid, old->info.nrows) != UNWIND_FILE_LOADED) {
+		f->status = UNWIND_FILE_FULL;
+		f->want_rows = old->info.nrows;
+		return true;
+	}
+	if (vec_reserve(&s->rows, old->info.nrows) || charge(s, f->id.uid, old->info.nrows)) {
 		f->status = UNWIND_FILE_PENDING; /* built again */
 		return false;
 	}
@@ -252,6 +338,7 @@ static void replace(struct unwind_store *s, struct unwind_store_file *e,
 
 	if (e->status == UNWIND_FILE_LOADED)
 		s->dead_rows += e->info.nrows;
+	release(s, e);
 	if (!since || now - since > UNWIND_STORE_CHANGES_WINDOW_NS) {
 		changes = 0;
 		since = now;
@@ -285,7 +372,14 @@ static struct unwind_store_file *entry_for(struct unwind_store *s, uint64_t dev,
 
 		*known = same_id(&e->id, id);
 		if (*known && e->retry && e->status == UNWIND_FILE_PENDING) {
-			e->retry = false; /* its build was lost: again */
+			/* Its build was lost, or it held room after a rebuild: built now. */
+			e->retry = false;
+			*known = false;
+		} else if (*known && readmit(s, e, id->uid)) {
+			/* Refused for another user's share (or room): this one has room. */
+			e->status = UNWIND_FILE_PENDING;
+			e->id.uid = id->uid;
+			e->want_rows = 0;
 			*known = false;
 		} else if (!*known) {
 			replace(s, e, &f, known);
@@ -308,7 +402,9 @@ static struct unwind_store_file *settle(struct unwind_store *s, struct unwind_st
 	int status;
 
 	count_build(s, b);
-	status = pack(s, e->id.uid, b, &e->info);
+	release(s, e);
+	e->want_rows = 0;
+	status = pack(s, e->id.uid, b, &e->info, &e->want_rows);
 	if (status < 0) {
 		errno = -status;
 		return NULL;
@@ -323,7 +419,11 @@ static const struct unwind_store_file *build_now(struct unwind_store *s,
 						 struct unwind_store_file *e, Elf *elf)
 {
 	struct unwind_built b;
-	int err = unwind_file_build(elf, &cfi_default_budget, &b);
+	struct cfi_budget budget;
+	int err;
+
+	unwind_store_budget(s, &budget);
+	err = unwind_file_build(elf, &budget, &b);
 
 	if (err) {
 		errno = -err;
@@ -376,8 +476,10 @@ void unwind_store_retry(struct unwind_store *s, const struct unwind_file_key *ke
 	if (!hmap_get(&s->index, file_key(key->dev, key->ino), &idx))
 		return;
 	e = &s->files.data[idx];
-	if (e->status == UNWIND_FILE_PENDING && same_id(&e->id, id))
+	if (e->status == UNWIND_FILE_PENDING && same_id(&e->id, id)) {
 		e->retry = true;
+		release(s, e); /* its file may never come back */
+	}
 }
 
 const struct unwind_store_file *unwind_store_add_vdso(struct unwind_store *s, size_t *size)
@@ -432,8 +534,11 @@ const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s,
 		if (stat(link, &st))
 			return f;
 		id = id_of(&st);
-		/* A lost build (retry) is handed over again. */
-		if (same_id(&f->id, &id) && !f->retry)
+		/*
+		 * A lost build (retry) is handed over again, and a file refused for
+		 * lack of room is taken by a user who has room for it.
+		 */
+		if (same_id(&f->id, &id) && !f->retry && !readmit(s, f, uid))
 			return f;
 	}
 	fd = open(link, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
@@ -448,7 +553,8 @@ const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s,
 	/* What is read is what was fstat'ed: the identity kept is the descriptor's. */
 	id = id_of(&st);
 	id.uid = uid;
-	replaced = f != NULL;
+	/* Another file under its (dev, ino): the old rows must go (not so for a retry). */
+	replaced = f && !same_id(&f->id, &id);
 	entry = entry_for(s, dev, e->inode, &id, &known);
 	/* Refused for changing too often: the old rows must still go (fd closed there). */
 	if (entry && known && replaced && entry->churning && s->defer) {
@@ -463,8 +569,10 @@ const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s,
 	if (s->defer) {
 		/* Not taken (a full queue, no memory): not fatal, tried again when next met. */
 		err = s->defer(s->defer_ctx, entry, fd, e->path, link, replaced);
-		if (err && entry->status == UNWIND_FILE_PENDING)
+		if (err && entry->status == UNWIND_FILE_PENDING) {
 			entry->retry = true;
+			release(s, entry); /* it may never be mapped again */
+		}
 		errno = 0;
 		return entry;
 	}
@@ -473,4 +581,120 @@ const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s,
 		errno = 0;
 	close(fd);
 	return f;
+}
+
+void unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *key, uint64_t now)
+{
+	uint32_t idx;
+	struct unwind_store_file *e;
+
+	if (!hmap_get(&s->index, file_key(key->dev, key->ino), &idx))
+		return;
+	e = &s->files.data[idx];
+	e->sampled_at = now;
+	if (e->status == UNWIND_FILE_FULL && e->want_rows)
+		s->sampled_refused = true;
+}
+
+static bool stale(const struct unwind_store_file *e, uint64_t now, uint64_t recent)
+{
+	return !e->sampled_at || now - e->sampled_at > recent;
+}
+
+bool unwind_store_should_evict(const struct unwind_store *s, uint64_t now, uint64_t recent)
+{
+	size_t room = s->max_rows - s->rows.len - s->reserved_rows + s->dead_rows;
+	struct hmap stale_of_owner = { 0 }; /* uid -> rows a rebuild would evict */
+	bool helps = false;
+
+	if (!s->sampled_refused || s->rows.len + s->reserved_rows > s->max_rows)
+		return false;
+	for (size_t i = 0; i < s->files.len; i++) {
+		const struct unwind_store_file *e = &s->files.data[i];
+		struct hmap_key k = { e->id.uid, 0 };
+		uint32_t n = 0;
+
+		if (e->status != UNWIND_FILE_LOADED || !stale(e, now, recent))
+			continue;
+		room += e->info.nrows;
+		hmap_get(&stale_of_owner, k, &n);
+		if (hmap_put(&stale_of_owner, k, n + e->info.nrows))
+			goto out; /* no memory: no rebuild */
+	}
+	/* A file sampled lately, refused, would fit, in the store and in its user's share. */
+	for (size_t i = 0; i < s->files.len && !helps; i++) {
+		const struct unwind_store_file *e = &s->files.data[i];
+		uint32_t evicted = 0;
+
+		if (e->status != UNWIND_FILE_FULL || !e->want_rows || stale(e, now, recent) ||
+		    e->want_rows > room)
+			continue;
+		hmap_get(&stale_of_owner, (struct hmap_key){ e->id.uid, 0 }, &evicted);
+		helps = !s->owner_shares || !e->id.uid ||
+			rows_of_owner(s, e->id.uid) - evicted + e->want_rows <= s->max_rows / 4;
+	}
+out:
+	hmap_free(&stale_of_owner);
+	return helps;
+}
+
+/* Most recently sampled first. */
+static int by_sampled_desc(const void *a, const void *b)
+{
+	const struct unwind_store_file *x = a, *y = b;
+
+	return x->sampled_at < y->sampled_at ? 1 : x->sampled_at > y->sampled_at ? -1 : 0;
+}
+
+/*
+ * Old entry `old`, sampled, into the store rebuilt: its rows copied back,
+ * or room held for the build of one that was refused. Whether it was kept.
+ */
+static bool keep_one(struct unwind_store *s, const struct unwind_store_file *old)
+{
+	struct unwind_store_file f = { .key = old->key,
+				       .id = old->id,
+				       .status = UNWIND_FILE_PENDING };
+	bool adopted;
+
+	if (vec_reserve(&s->files, 1))
+		return false;
+	adopted = adopt(s, &f);
+	if (!adopted && f.reserved)
+		f.retry = true; /* handed over when a process maps it (entry_for), its room held */
+	else if (!adopted || f.status != UNWIND_FILE_LOADED)
+		return false;
+	s->files.data[s->files.len++] = f; /* room reserved above */
+	if (hmap_put(&s->index, file_key(f.key.dev, f.key.ino), (uint32_t)(s->files.len - 1))) {
+		release(s, &vec_last(&s->files));
+		if (f.status == UNWIND_FILE_LOADED)
+			s->dead_rows += f.info.nrows; /* copied, found by nothing */
+		s->files.len--;
+		return false;
+	}
+	return true;
+}
+
+void unwind_store_keep_sampled(struct unwind_store *s, size_t max_files)
+{
+	struct unwind_store_file *sampled;
+	size_t n = 0;
+
+	if (!s->old_rows || !s->old_files.len)
+		return;
+	sampled = malloc(s->old_files.len * sizeof(*sampled));
+	if (!sampled)
+		return; /* then they come back as any file does, if mapped */
+	for (size_t i = 0; i < s->old_files.len; i++) {
+		const struct unwind_store_file *e = &s->old_files.data[i];
+
+		if (e->sampled_at && e->key.ino != UNWIND_VDSO_INO &&
+		    (e->status == UNWIND_FILE_LOADED ||
+		     (e->status == UNWIND_FILE_FULL && e->want_rows)))
+			sampled[n++] = *e;
+	}
+	qsort(sampled, n, sizeof(*sampled), by_sampled_desc);
+	for (size_t i = 0, kept = 0; i < n && kept < max_files; i++)
+		kept += keep_one(s, &sampled[i]);
+	free(sampled);
 }

@@ -43,6 +43,16 @@ struct unwind_store_file {
 	 */
 	bool churning;
 	bool retry; /* PENDING, but its build was lost: handed over again when next met */
+	/*
+	 * FULL: the rows its table needs (from the build refused). A process of
+	 * a user with room for them that maps it takes it (see admit): a file
+	 * refused for its first user's share is not kept from everyone else.
+	 */
+	uint32_t want_rows;
+	/* PENDING after a rebuild (unwind_store_keep_sampled): rows held for its build. */
+	uint32_t reserved;
+	/* CLOCK_MONOTONIC ns of the last sample with a user PC in it; 0: never sampled. */
+	uint64_t sampled_at;
 	uint32_t changes;
 	uint64_t changes_at; /* CLOCK_MONOTONIC, ns */
 };
@@ -82,7 +92,10 @@ struct unwind_store {
 	 * dead ones included), for unwind_store_share_by_owner.
 	 */
 	struct hmap owner_rows;
-	bool owner_shares; /* the shares and a file's cap apply (unwind_store_share_by_owner) */
+	bool owner_shares;    /* the shares and a file's cap apply (unwind_store_share_by_owner) */
+	size_t reserved_rows; /* held for sampled files' builds (unwind_store_file.reserved) */
+	/* A sample fell in a FULL file since the last reset: evicting may make it room. */
+	bool sampled_refused;
 	VEC(struct unwind_store_file) files;
 	struct hmap index; /* (dev, ino) -> index in files */
 	size_t vdso_size;  /* of our [vdso] mapping, once its table was added */
@@ -106,13 +119,42 @@ struct unwind_store {
 void unwind_store_init(struct unwind_store *s, struct unwind_row *rows, size_t max_rows);
 void unwind_store_free(struct unwind_store *s);
 /*
- * From now on, a file takes at most a quarter of the rows, and the files a
- * user's processes brought in (charged to the user of the process that
- * mapped each first; root's are the system's and exempt) at most a
- * quarter in all: another user's flood of files, its own or the system's
- * libraries, leaves room for everyone else's.
+ * From now on, a file takes at most a quarter of the rows (its build stops
+ * there: unwind_store_budget; past it the file is OVER_BUDGET, frame
+ * pointers), and the files a user's processes brought in (charged to the
+ * user of the process that mapped each first; root's are the system's and
+ * exempt) at most a quarter in all: another user's flood of files, its
+ * own or the system's libraries, leaves room for everyone else's. A file
+ * refused for one user's share is taken by the next process of a user
+ * with room that maps it, charged to that user.
  */
 void unwind_store_share_by_owner(struct unwind_store *s);
+
+/* The rows one file may hold: its build stops past them (OVER_BUDGET). */
+size_t unwind_store_file_cap(const struct unwind_store *s);
+/* The budget to build this store's files with: cfi_default_budget within the file cap. */
+void unwind_store_budget(const struct unwind_store *s, struct cfi_budget *b);
+
+/*
+ * A sample's user PC fell in file `key` (at `now`, CLOCK_MONOTONIC ns):
+ * sampled files are kept first at a rebuild (unwind_store_keep_sampled).
+ */
+void unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *key, uint64_t now);
+/*
+ * Whether a rebuild would make room for a sampled file that was refused
+ * (FULL): rows of files never sampled, or not since `recent` (ns), or
+ * dead, would hold it.
+ */
+bool unwind_store_should_evict(const struct unwind_store *s, uint64_t now, uint64_t recent);
+/*
+ * Right after unwind_store_reset: the files of before that were sampled,
+ * most recently sampled first (at most max_files), whether a process maps
+ * them now or not, take their rows again, and room is held for those
+ * sampled while refused (FULL), which are built again when a process maps
+ * them. The files met afterwards (never sampled) get what is left: they
+ * are the ones evicted. Shares and the capacity apply as ever.
+ */
+void unwind_store_keep_sampled(struct unwind_store *s, size_t max_files);
 
 /*
  * Forget every file and row (the rows' buffer stays): to build the store
