@@ -35,7 +35,7 @@ ctest --test-dir build --output-on-failure -j "$(nproc)" || status=1
 echo "ci-test: the sanitizer build (ASan + UBSan)"
 cmake -B build-asan -S . -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBPFPROF_SANITIZE=ON
 cmake --build build-asan -j "$(nproc)"
-sanitized='^unit\.|^integration\.(record_all|continuous_gapless|continuous_slow_writer|cgroup_default|overload|hostile_perfmap_huge|report|pprof|view|initial_view_blocked|scrape_scrapers|scrape_token|scrape_hangup|hostile_python_fuse_stall)$'
+sanitized='^unit\.|^integration\.(record_all|continuous_gapless|continuous_slow_writer|cgroup_default|overload|hostile_perfmap_huge|report|pprof|view|initial_view_blocked|scrape_scrapers|scrape_token|scrape_hangup|hostile_python_fuse_stall|hostile_python_fuse_release)$'
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -R "$sanitized" || status=1
 

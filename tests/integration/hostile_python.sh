@@ -20,23 +20,37 @@
 #                whose server never answers reads. The recording ends and
 #                writes its profile while the server still holds, says which
 #                process stalled, and root's python3 keeps its function names.
+#   fuse_two_users  the same, by two users with two such processes each
+#                (which took all four reader threads, each user's two reads
+#                stalled in turn); a third user's python3, started once every
+#                attacking process was sampled, keeps its function names. Each
+#                attacking uid stalls one read: its other process is not read.
+#   fuse_release the server holds reads until bpfprof said that one stalled
+#                and a second more, then fails them and every later one at
+#                once (fusehold -r, SIGUSR1): the stall is forgiven, and
+#                fakepy's samples after the release name its caller frame
+#                again (before, a stalled process was read no more).
 #
-# Usage: hostile_python.sh line_tables|code_budget|fuse_stall
+# Usage: hostile_python.sh line_tables|code_budget|fuse_stall|fuse_two_users|fuse_release
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
 
-MODE=${1:?usage: hostile_python.sh line_tables|code_budget|fuse_stall}
+MODE=${1:?usage: hostile_python.sh line_tables|code_budget|fuse_stall|fuse_two_users|fuse_release}
 : "${FAKEPY:?FAKEPY is not set}"
 . "$(dirname "$0")/hostile_common.sh"
 PY=/usr/bin/python3
-MOUNT=
+MOUNTS=()
 BPF_PID=
+B_NAME=
 cleanup() {
+	local m
 	[ -n "$BPF_PID" ] && kill -KILL "$BPF_PID" 2>/dev/null
 	[ -n "$USER_NAME" ] && pkill -KILL -u "$USER_NAME" 2>/dev/null
 	# The server is gone: the mount answers nothing any more, and goes.
-	[ -n "$MOUNT" ] && umount -l "$MOUNT" 2>/dev/null
+	for m in "${MOUNTS[@]}"; do
+		umount -l "$m" 2>/dev/null
+	done
 }
 HOSTILE_CLEANUP+=(cleanup)
 make_hostile_user
@@ -58,6 +72,87 @@ start_victim() {
 	kill -0 "$VICTIM_PID" 2>/dev/null || fail "fakepy exited: $(cat "$WORK/victim.out")"
 }
 
+# other_user: another throw-away user; sets OTHER_NAME, OTHER_UID,
+# OTHER_DIR (0755, its own) and as_other (a command prefix that runs as it).
+OTHER_USERS=0
+other_user() {
+	OTHER_USERS=$((OTHER_USERS + 1))
+	OTHER_NAME=bpo$OTHER_USERS$$
+	useradd --system --no-create-home --shell /usr/sbin/nologin "$OTHER_NAME" ||
+		fail "cannot create the throw-away user $OTHER_NAME"
+	OTHER_DIR=$(mktemp -d /var/tmp/bpfprof-hostile.XXXXXX) || fail "mktemp -d failed"
+	chown "$OTHER_NAME:" "$OTHER_DIR"
+	chmod 0755 "$OTHER_DIR"
+	HOSTILE_CLEANUP+=("pkill -KILL -u $OTHER_NAME 2>/dev/null; sleep 0.1; userdel $OTHER_NAME 2>/dev/null; rm -rf $OTHER_DIR")
+	OTHER_UID=$(id -u "$OTHER_NAME")
+	as_other=(setpriv --reuid "$OTHER_UID" --regid "$(id -g "$OTHER_NAME")" --clear-groups)
+	log "throw-away user $OTHER_NAME (uid $OTHER_UID), its directory $OTHER_DIR"
+}
+
+# start_fuse_fakepy NAME RUNNER DIR [FUSEHOLD_OPTION...]: as the user RUNNER
+# (the name of a command-prefix array) whose directory is DIR, fusehold
+# mounts DIR/mnt-NAME and runs fakepy fuse on its file, output in
+# $WORK/NAME.out; sets FUSE_PID (fakepy's, fusehold exec'd it) once mapped.
+start_fuse_fakepy() {
+	local name=$1 dir=$3 i
+	local -n runner=$2
+	shift 3
+	"${runner[@]}" mkdir "$dir/mnt-$name" || fail "$name: the user cannot make $dir/mnt-$name"
+	MOUNTS+=("$dir/mnt-$name")
+	: >"$WORK/$name.out"
+	"${runner[@]}" "$USER_DIR/fusehold" "$@" "$dir/mnt-$name" "$USER_DIR/fakepy" 120 fuse "$dir/mnt-$name/f" \
+		>"$WORK/$name.out" 2>&1 &
+	FUSE_PID=$!
+	BACKGROUND_PIDS+=("$FUSE_PID")
+	for ((i = 0; i < 200; i++)); do
+		grep -q '^ready$' "$WORK/$name.out" && break
+		kill -0 "$FUSE_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	grep -q '^ready$' "$WORK/$name.out" || fail "$name: fakepy did not map its FUSE file: $(cat "$WORK/$name.out")"
+}
+
+# install_fuse: fusehold and fakepy in USER_DIR, for every user to run.
+install_fuse() {
+	command -v fusermount3 >/dev/null || fail "fusermount3 is missing: scripts/install-deps.sh --test installs fuse3"
+	: "${FUSEHOLD:?FUSEHOLD is not set}"
+	install -m 0755 -o "$USER_NAME" "$FUSEHOLD" "$USER_DIR/fusehold" || fail "cannot install fusehold"
+}
+
+# wait_log REGEX WHAT: until bpfprof's stderr has a line matching REGEX (a
+# basic regex); 60 s bound a hang only.
+wait_log() {
+	local i
+	for ((i = 0; i < 600; i++)); do
+		grep -q "$1" "$WORK/bpfprof.err" && return 0
+		kill -0 "$BPF_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	head -n 40 "$WORK/bpfprof.err" | indent
+	fail "$2"
+}
+
+# stop_recording: SIGINT, as Ctrl-C; bpfprof writes its profile while the
+# FUSE servers still hold (their reads stay stuck until they go), then the
+# users' processes are killed and bpfprof must end.
+stop_recording() {
+	local i
+	kill -INT "$BPF_PID"
+	for ((i = 0; i < 900; i++)); do
+		grep -q '^bpfprof: wrote ' "$WORK/bpfprof.err" && break
+		kill -0 "$BPF_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	head -n 40 "$WORK/bpfprof.err" | indent
+	grep -q '^bpfprof: wrote ' "$WORK/bpfprof.err" || fail "bpfprof wrote no profile within 90 s of SIGINT"
+	pkill -KILL -u "$USER_NAME"
+	[ -z "$B_NAME" ] || pkill -KILL -u "$B_NAME"
+	wait "$BPF_PID"
+	STATUS=$?
+	BPF_PID=
+	expect_success
+}
+
 # check_profile PROFILE PID: a Node.js script reading it on stdin gets `p` and `pid`.
 check_profile() {
 	"$NODE" --input-type=module -e '
@@ -67,19 +162,20 @@ const pid = process.argv[2];
 const py = (s) => s.path.filter((f) => p.frameCategory(f) === CATEGORY_PYTHON)
 	.map((f) => ({ name: p.frameFuncName(f), line: p.shared.frameTable.line[f] }));
 const samplesOfPid = (q) => p.threadsOfProcess(q).flatMap((t) => p.samplesOf(t));
-'"$(cat)" "$1" "$2"
+'"$(cat)" "$@"
 }
 
-# The control's samples name its functions: its process was read beside the attack.
+# check_control PROFILE [WHO]: the control's samples name its functions: its
+# process was read beside the attack. WHO: whose python3 it is (root's).
 check_control() {
-	local ctl
+	local ctl who=${2:-root}
 	ctl=$(sed -n 's/^pyfuncs: truth pid //p' "$WORK/pyfuncs.out")
 	[ -n "$ctl" ] || fail "pyfuncs.py printed no pid: $(cat "$WORK/pyfuncs.out")"
-	check_profile "$1" "$ctl" >"$WORK/control.out" <<'EOF2' || fail "root's python3 beside the attack: $(cat "$WORK/control.out")"
+	check_profile "$1" "$ctl" "$who" >"$WORK/control.out" <<'EOF2' || fail "$who's python3 beside the attack: $(cat "$WORK/control.out")"
 // Of the samples with Python frames (the GIL holder's, its stack walked to the loop), most name level1.
 const all = samplesOfPid(pid).filter((s) => p.isOnCpu(s) && py(s).length);
 const named = all.filter((s) => py(s).some((f) => f.name === "level1"));
-console.log(`root's python3: ${named.length} of ${all.length} on-CPU samples with Python frames in level1`);
+console.log(`${process.argv[3]}'s python3: ${named.length} of ${all.length} on-CPU samples with Python frames in level1`);
 process.exit(all.length >= 20 && named.length * 2 > all.length ? 0 : 1);
 EOF2
 	ok "$(cat "$WORK/control.out")"
@@ -139,22 +235,11 @@ EOF2
 	check_control "$WORK/p.json.gz"
 	;;
 fuse_stall)
-	command -v fusermount3 >/dev/null || fail "fusermount3 is missing: scripts/install-deps.sh --test installs fuse3"
-	: "${FUSEHOLD:?FUSEHOLD is not set}"
-	install -m 0755 -o "$USER_NAME" "$FUSEHOLD" "$USER_DIR/fusehold" || fail "cannot install fusehold"
-	MOUNT=$USER_DIR/mnt
-	"${as_user[@]}" mkdir "$MOUNT" || fail "the user cannot make $MOUNT"
+	install_fuse
 	start_control
-	"${as_user[@]}" "$USER_DIR/fusehold" "$MOUNT" "$USER_DIR/fakepy" 120 fuse "$MOUNT/f" >"$WORK/victim.out" 2>&1 &
-	VICTIM_PID=$!
-	BACKGROUND_PIDS+=("$VICTIM_PID")
-	for ((i = 0; i < 200; i++)); do
-		grep -q '^ready$' "$WORK/victim.out" && break
-		kill -0 "$VICTIM_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	grep -q '^ready$' "$WORK/victim.out" || fail "fakepy did not map its FUSE file: $(cat "$WORK/victim.out")"
-	ok "the user's fakepy $VICTIM_PID maps $MOUNT/f, whose server holds every read"
+	start_fuse_fakepy victim as_user "$USER_DIR"
+	VICTIM_PID=$FUSE_PID
+	ok "the user's fakepy $VICTIM_PID maps $USER_DIR/mnt-victim/f, whose server holds every read"
 	start_recording_all "$WORK/p.json.gz" -v -d 3
 	BPF_PID=$BPFPROF_PID
 	# The server holds for as long as this test lives: the profile must come while it does.
@@ -177,6 +262,84 @@ fuse_stall)
 	STATUS=$?
 	BPF_PID=
 	expect_success
+	;;
+fuse_two_users)
+	install_fuse
+	other_user
+	B_NAME=$OTHER_NAME B_UID=$OTHER_UID B_DIR=$OTHER_DIR
+	# shellcheck disable=SC2034 # start_fuse_fakepy runs it, by name
+	as_b=("${as_other[@]}")
+	other_user
+	C_DIR=$OTHER_DIR
+	as_c=("${as_other[@]}")
+	# Two stalling processes per attacking uid: the old pool gave each uid two of its four threads.
+	ATTACKERS=()
+	for n in 1 2; do
+		start_fuse_fakepy "a$n" as_user "$USER_DIR"
+		ATTACKERS+=("$FUSE_PID")
+		start_fuse_fakepy "b$n" as_b "$B_DIR"
+		ATTACKERS+=("$FUSE_PID")
+	done
+	ok "users $USER_NAME and $B_NAME run fakepy ${ATTACKERS[*]}, each mapping a FUSE file whose server holds every read"
+	start_recording_all "$WORK/p.json.gz" -v -d 120
+	BPF_PID=$BPFPROF_PID
+	# Every attacking process sampled and its read stalled, or refused: the pool is as full as they can make it.
+	for pid in "${ATTACKERS[@]}"; do
+		wait_log "^bpfprof: .*Python process $pid (uid " "bpfprof never read fakepy $pid: the test tests nothing"
+	done
+	ok "every attacking process was read, or refused"
+	# The control starts now: its code objects are read while the attackers hold.
+	install -m 0644 "$(dirname "$0")/../workloads/pyfuncs.py" "$C_DIR/pyfuncs.py" || fail "cannot copy pyfuncs.py"
+	start_background pyfuncs "${as_c[@]}" "$PY" "$C_DIR/pyfuncs.py" 60
+	wait_output pyfuncs '^pyfuncs: truth pid '
+	sleep 4
+	stop_recording
+	check_control "$WORK/p.json.gz" "$OTHER_NAME"
+	for uid in "$USER_UID" "$B_UID"; do
+		n=$(grep -c "Python process [0-9]* (uid $uid): a read of its memory did not return" "$WORK/bpfprof.err")
+		[ "$n" -eq 1 ] || fail "uid $uid stalled $n reads, not 1: a uid holds one stuck reader at most"
+	done
+	ok "each attacking uid stalled one read"
+	;;
+fuse_release)
+	install_fuse
+	start_fuse_fakepy victim as_user "$USER_DIR" -r
+	VICTIM_PID=$FUSE_PID
+	# fusehold exec'd fakepy: its server is fakepy's child.
+	SERVER_PID=$(pgrep -P "$VICTIM_PID")
+	[ -n "$SERVER_PID" ] || fail "fusehold's server is not running"
+	ok "the user's fakepy $VICTIM_PID maps a FUSE file whose server $SERVER_PID holds reads until told"
+	start_recording_all "$WORK/p.json.gz" -v -d 120
+	BPF_PID=$BPFPROF_PID
+	# Whoever read the page first (another recording may have), bpfprof's read waits on it.
+	wait_log "Python process $VICTIM_PID (uid $USER_UID): a read of its memory did not return" \
+		"bpfprof did not say that fakepy's memory stalled: the test tests nothing"
+	ok "$(grep -m 1 "Python process $VICTIM_PID" "$WORK/bpfprof.err")"
+	sleep 1
+	kill -USR1 "$SERVER_PID"
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^fusehold: released at ' "$WORK/victim.out" && break
+		sleep 0.1
+	done
+	RELEASED=$(sed -n 's/^fusehold: released at \([0-9]*\)$/\1/p' "$WORK/victim.out")
+	[ -n "$RELEASED" ] || fail "fusehold did not release: $(cat "$WORK/victim.out")"
+	wait_log "^bpfprof: Python processes of uid $USER_UID are read again" \
+		"bpfprof never read the user's processes again after the FUSE server let go"
+	ok "$(grep -m 1 "Python processes of uid $USER_UID are read again" "$WORK/bpfprof.err")"
+	# Samples taken from now on are drained after that line: they are read.
+	sleep 1
+	stop_recording
+	check_profile "$WORK/p.json.gz" "$VICTIM_PID" "$RELEASED" >"$WORK/check.out" <<'EOF2' || fail "fakepy's frames after the release: $(cat "$WORK/check.out")"
+// Sample times are ms after meta.startTime, which is startTimeAsClockMonotonicNanosecondsSinceBoot.
+const released = Number(process.argv[3]);
+const base = p.meta.startTimeAsClockMonotonicNanosecondsSinceBoot;
+const after = samplesOfPid(pid).filter((s) => p.isOnCpu(s) && base + s.time * 1e6 > released && py(s).length);
+const named = after.filter((s) => py(s).some((f) => f.name === "fuse_caller"));
+const before = samplesOfPid(pid).filter((s) => p.isOnCpu(s) && base + s.time * 1e6 < released && py(s).length);
+console.log(`fakepy: ${before.length} samples with Python frames before the release, ${after.length} after, ${named.length} of them naming fuse_caller`);
+process.exit(typeof base === "number" && named.length >= 1 ? 0 : 1);
+EOF2
+	ok "$(cat "$WORK/check.out")"
 	;;
 *)
 	fail "unknown mode $MODE"

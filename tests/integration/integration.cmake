@@ -238,7 +238,7 @@ set_target_properties(bpfprof_workload_fusehold PROPERTIES
   OUTPUT_NAME fusehold
   RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads
   COMPILE_OPTIONS "-O1;-Wall;-Wextra")
-foreach(mode line_tables code_budget fuse_stall)
+foreach(mode line_tables code_budget fuse_stall fuse_two_users fuse_release)
   bpfprof_integration_test(hostile_python_${mode} 240 TRUE hostile_python.sh ${mode})
   set_property(TEST integration.hostile_python_${mode} APPEND PROPERTY ENVIRONMENT
     FAKEPY=$<TARGET_FILE:bpfprof_workload_fakepy>

@@ -11,6 +11,8 @@ bpfprof_unit_test(test_python_procs ${PYTHON_TEST_DIR}/test_python_procs.c)
 target_compile_definitions(test_python_procs PRIVATE PYTHON_BINARY="${BPFPROF_PYTHON3_REAL}")
 # What a hostile Python process can make us spend (issue 37): memory, stalled reads.
 bpfprof_unit_test(test_python_bounds ${PYTHON_TEST_DIR}/test_python_bounds.c)
+# The reader pool behind those reads: one stuck worker per uid, bounded, forgiving.
+bpfprof_unit_test(test_python_reader ${PYTHON_TEST_DIR}/test_python_reader.c)
 
 # The layout against the interpreter's own headers (python3-dev), which
 # install-deps --test installs: the version of /usr/bin/python3.

@@ -12,9 +12,10 @@
  *          (one table in our memory), each frame at the table's last unit;
  *   many   8192 such code objects, 128 of them in the frames at a time,
  *          the next 128 after each turn of the loop;
- *   fuse   one frame whose code object is at the start of FILE, mapped and
+ *   fuse   a frame whose code object is at the start of FILE, mapped and
  *          never touched: a file on a FUSE mount whose server never answers
- *          (fusehold), so reading it waits. Prints "ready" once mapped.
+ *          (fusehold), so reading it waits; its caller's, fuse_caller, is
+ *          in our memory. Prints "ready" once mapped.
  *
  * Usage: fakepy SECONDS [deep|many|fuse FILE]
  */
@@ -111,20 +112,30 @@ static int costly(long secs, int many)
 	return 0;
 }
 
-/* fuse: the code object is in FILE's first page, mapped, never read by us. */
+/* fuse: the code object is in FILE's first page, mapped, never read by us; the caller's is ours. */
 static int fuse_frame(long secs, const char *path)
 {
 	int fd = open(path, O_RDONLY);
 	char *map = fd < 0 ? MAP_FAILED : mmap(NULL, 1 << 20, PROT_READ, MAP_PRIVATE, fd, 0);
+	int32_t first = 1;
 
 	if (map == MAP_FAILED) {
 		perror(path);
 		return 1;
 	}
+	put_str(qualname, "fuse_caller");
+	put_str(filename, "/nonexistent/fuse.py");
+	put(codes[0], 8, PyCode_Type);
+	memcpy(codes[0] + 72, &first, 4);
+	put(codes[0], 128, qualname);
+	put(codes[0], 112, filename);
+	put(frames[0], 32, codes[0]);
+	put(frames[0], 48, NULL);
+	put(frames[0], 56, codes[0] + 184);
+	frames[0][68] = 1; /* is_entry */
 	put(frame, 32, map);
-	put(frame, 48, NULL);
+	put(frame, 48, frames[0]);
 	put(frame, 56, map + 184);
-	frame[68] = 1;
 	put(cframe, 8, frame);
 	printf("ready\n");
 	fflush(stdout);

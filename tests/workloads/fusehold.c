@@ -4,17 +4,21 @@
  * memory wait for ever (issue 37): it mounts a FUSE file system at DIR
  * with fusermount3 (setuid root, as any user may), served by a child that
  * answers everything but reads, which it holds until it is killed; then it
- * runs COMMAND, which may map DIR/f (one 1 MiB file). Speaks the kernel's
+ * runs COMMAND, which may map DIR/f (one 1 MiB file). With -r the server
+ * (COMMAND's child) lets go on SIGUSR1: it prints "fusehold: released at
+ * NS" (CLOCK_MONOTONIC), so a test knows when the hold ended, and fails the
+ * reads it holds and every later one at once (EIO). Speaks the kernel's
  * protocol on /dev/fuse and fusermount3's (the descriptor passed back over
  * _FUSE_COMMFD) itself: no libfuse. A mount in a user namespace of the
  * user's own would not do: the kernel refuses there the requests of root,
  * whose uid it cannot map, before the server sees them.
  *
- * Usage: fusehold DIR COMMAND [ARG...]
+ * Usage: fusehold [-r] DIR COMMAND [ARG...]
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/fuse.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +27,16 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#define MAX_HELD 256
+
+static int release_on_signal; /* -r */
+static volatile sig_atomic_t release_asked;
+static int released;
+static uint64_t held[MAX_HELD]; /* the reads held, until the release */
+static unsigned n_held;
 
 /* /dev/fuse open and mounted at `dir` by fusermount3, or -1. */
 static int fusermount(const char *dir)
@@ -90,16 +103,82 @@ static void attr_of(uint64_t node, struct fuse_attr *a)
 	}
 }
 
+static void on_sigusr1(int sig)
+{
+	(void)sig;
+	release_asked = 1;
+}
+
+/* -r: the held reads fail, and every later one: the page is the reader's at once again. */
+static void release(int fd)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	printf("fusehold: released at %lld\n", (long long)ts.tv_sec * 1000000000 + ts.tv_nsec);
+	fflush(stdout);
+	released = 1;
+	for (unsigned i = 0; i < n_held; i++)
+		reply(fd, held[i], EIO, NULL, 0);
+	n_held = 0;
+}
+
+/* A read: held (for ever, or until the release), or failed once released. */
+static void on_read(int fd, uint64_t unique)
+{
+	if (released) {
+		reply(fd, unique, EIO, NULL, 0);
+		return;
+	}
+	if (!release_on_signal)
+		return;
+	if (n_held < MAX_HELD)
+		held[n_held++] = unique;
+	else
+		reply(fd, unique, EIO, NULL, 0);
+}
+
+/*
+ * Until a request is there (1), or, with -r, SIGUSR1 came and the reads
+ * were let go (0). SIGUSR1 is blocked but while waiting here: none is lost.
+ */
+static int wait_request(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	sigset_t waiting;
+
+	if (!release_on_signal || released)
+		return 1;
+	sigemptyset(&waiting);
+	if (!release_asked && ppoll(&pfd, 1, NULL, &waiting) > 0)
+		return 1;
+	if (release_asked)
+		release(fd);
+	return 0;
+}
+
 /* Answers every request but reads, until the connection goes. */
 static void serve(int fd)
 {
 	static char buf[FUSE_MIN_READ_BUFFER + (1 << 20)];
 
+	if (release_on_signal) {
+		struct sigaction sa = { .sa_handler = on_sigusr1 }; /* no SA_RESTART */
+		sigset_t usr1;
+
+		sigemptyset(&usr1);
+		sigaddset(&usr1, SIGUSR1);
+		sigprocmask(SIG_BLOCK, &usr1, NULL);
+		sigaction(SIGUSR1, &sa, NULL);
+	}
 	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
 		struct fuse_in_header *in = (void *)buf;
 		void *arg = buf + sizeof(*in);
+		ssize_t n;
 
+		if (!wait_request(fd))
+			continue;
+		n = read(fd, buf, sizeof(buf));
 		if (n < 0 && (errno == EINTR || errno == ENOENT || errno == EAGAIN))
 			continue;
 		if (n < (ssize_t)sizeof(*in))
@@ -145,7 +224,9 @@ static void serve(int fd)
 			reply(fd, in->unique, 0, &o, sizeof(o));
 			break;
 		}
-		case FUSE_READ: /* held: the reader waits until we are killed */
+		case FUSE_READ: /* held: the reader waits until we are killed, or -r */
+			on_read(fd, in->unique);
+			break;
 		case FUSE_INTERRUPT:
 		case FUSE_FORGET:
 		case FUSE_BATCH_FORGET:
@@ -167,8 +248,13 @@ int main(int argc, char **argv)
 	pid_t server;
 	int fd;
 
+	if (argc > 1 && !strcmp(argv[1], "-r")) {
+		release_on_signal = 1;
+		argv++;
+		argc--;
+	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: fusehold DIR COMMAND [ARG...]\n");
+		fprintf(stderr, "usage: fusehold [-r] DIR COMMAND [ARG...]\n");
 		return 2;
 	}
 	fd = fusermount(argv[1]);

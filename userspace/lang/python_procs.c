@@ -3,6 +3,7 @@
 #include "python_procs.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -12,36 +13,46 @@
 
 #include "python_linetable.h"
 #include "python_reader.h"
+#include "../util/clock.h"
 #include "../util/hashmap.h"
 #include "../util/log.h"
 #include "../util/vec.h"
 
 /* Bounds on what a process can make us read and keep. */
-#define MAX_NAME_CHARS	    512
-#define MAX_PATH_CHARS	    4096
-#define MAX_LINETABLE	    (256 * 1024)
-#define MAX_CODE_OBJECTS    (1u << 20) /* cached, over all processes */
+#define MAX_NAME_CHARS	      512
+#define MAX_PATH_CHARS	      4096
+#define MAX_LINETABLE	      (256 * 1024)
+#define MAX_CODE_OBJECTS      (1u << 20) /* cached, over all processes */
 /*
  * Bytes the cache keeps (names, tables and their indexes): over all
  * processes, of one uid, of one process. Without them 8192 code objects
  * with 256 KiB tables took 2 GiB (issue 37). A process past a share has
  * its new code objects not read at all: their frames say so by name.
  */
-#define PY_CACHE_BYTES	    (128u << 20)
-#define PY_UID_SHARE	    (PY_CACHE_BYTES / 4)
-#define PY_PROC_SHARE	    (PY_CACHE_BYTES / 8)
-/* How long the drain waits for one read; a uid whose reads stalled this often is read no more. */
-#define PY_READ_DEADLINE_MS 500
-#define PY_UID_STALLS	    2
+#define PY_CACHE_BYTES	      (128u << 20)
+#define PY_UID_SHARE	      (PY_CACHE_BYTES / 4)
+#define PY_PROC_SHARE	      (PY_CACHE_BYTES / 8)
+/*
+ * How long the drain waits for one read. A uid one of whose reads stalled
+ * is not read while the read is stuck (the reader would refuse it anyway:
+ * it has one stuck read at most), nor for a cooldown after the read
+ * returned: the deadline times 2^(the uid's stalls before, up to
+ * PY_COOLDOWN_DOUBLINGS). A page swapped in late costs a while, not the
+ * recording; a page held past the deadline again and again costs the drain
+ * the deadline ever less often (at most once a minute or so).
+ */
+#define PY_READ_DEADLINE_MS   500
+#define PY_COOLDOWN_DOUBLINGS 7
 /* What a frame is named when its code object was not read. */
-#define OVER_BUDGET_NAME    "[Python code past bpfprof's memory budget]"
-#define STALLED_NAME	    "[Python frame unread: its process's memory stalled]"
+#define OVER_BUDGET_NAME      "[Python code past bpfprof's memory budget]"
+#define STALLED_NAME	      "[Python frame unread: a read of its uid's memory stalled]"
 
 struct proc_entry {
 	uint32_t pid;
 	bool active;
-	bool stalled;	       /* a read of its memory did not return by the deadline */
+	bool stalled;	       /* a read of its memory did not return by the deadline, once */
 	bool said_over_budget; /* logged */
+	bool said_unread;      /* logged that its uid's stall keeps it unread */
 	uint32_t share;	       /* its uid's entry in `shares` */
 	size_t bytes;	       /* its code objects' cost */
 	uint64_t code_type;    /* PyCode_Type's address in the process */
@@ -60,10 +71,14 @@ struct code_entry {
 	int first_line;
 };
 
-/* What one uid's processes keep, and how often their memory stalled a read. */
+/* What one uid's processes keep, and how their memory stalled reads. */
 struct uid_share {
 	uint32_t uid;
-	unsigned stalls;
+	unsigned stalls;      /* ever: each doubles the next cooldown */
+	bool holds;	      /* a read of its memory is stuck, past its deadline at held_since */
+	uint32_t held_pid;    /* the process it read */
+	uint64_t held_since;  /* CLOCK_MONOTONIC ns */
+	uint64_t quiet_until; /* 0, or the end of the cooldown (CLOCK_MONOTONIC ns) */
 	size_t bytes;
 };
 
@@ -175,6 +190,7 @@ void python_procs_forget(struct python_procs *p, uint32_t pid)
 	e->active = false;
 	e->stalled = false;
 	e->said_over_budget = false;
+	e->said_unread = false;
 }
 
 void python_procs_free(struct python_procs *p)
@@ -246,6 +262,12 @@ int python_procs_add(struct python_procs *p, uint32_t pid, uint32_t uid,
 	return 0;
 }
 
+/* The uid whose share a process takes and whose reads it may stall: one place for both. */
+static uint32_t uid_of(const struct python_procs *p, const struct proc_entry *e)
+{
+	return p->shares.data[e->share].uid;
+}
+
 int python_procs_fork(struct python_procs *p, uint32_t parent, uint32_t child)
 {
 	struct proc_entry *e = find_proc(p, parent);
@@ -259,7 +281,7 @@ int python_procs_fork(struct python_procs *p, uint32_t parent, uint32_t child)
 	info.code = e->layout;
 	cwd = e->cwd ? strdup(e->cwd) : NULL;
 	/* code_type is already the process's address: no bias. */
-	err = python_procs_add(p, child, p->shares.data[e->share].uid, &info, 0, cwd);
+	err = python_procs_add(p, child, uid_of(p, e), &info, 0, cwd);
 	free(cwd);
 	return err;
 }
@@ -271,20 +293,53 @@ int python_procs_known(const struct python_procs *p, uint32_t pid)
 	return e && e->active;
 }
 
-/* Whether `e`'s memory is read no more: one of its reads, or too many of its uid's, stalled. */
-static bool stalled(const struct python_procs *p, const struct proc_entry *e)
+/*
+ * Whether `e`'s memory is not read now: a read of its uid's is stuck, or
+ * returned less than the cooldown ago. The drain notices a return at the
+ * uid's next frame.
+ */
+static bool stalled(struct python_procs *p, struct proc_entry *e)
 {
-	return e->stalled || p->shares.data[e->share].stalls >= PY_UID_STALLS;
+	struct uid_share *u = &p->shares.data[e->share];
+	uint64_t now, cooldown_ms;
+
+	if (!u->holds && !u->quiet_until)
+		return false;
+	now = clock_ns(CLOCK_MONOTONIC);
+	if (u->holds && !(p->reader && py_reader_holds(p->reader, u->uid))) {
+		u->holds = false;
+		cooldown_ms = (uint64_t)p->deadline_ms
+			      << (u->stalls - 1 < PY_COOLDOWN_DOUBLINGS ? u->stalls - 1
+									: PY_COOLDOWN_DOUBLINGS);
+		u->quiet_until = now + cooldown_ms * 1000000;
+		log_info("Python process %u (uid %u): its stalled read returned (seen %" PRIu64
+			 " ms past the deadline); its uid's processes are read again in %" PRIu64
+			 " ms",
+			 u->held_pid, u->uid, (now - u->held_since) / 1000000, cooldown_ms);
+	}
+	if (!u->holds && now >= u->quiet_until) {
+		u->quiet_until = 0;
+		log_info("Python processes of uid %u are read again", u->uid);
+		return false;
+	}
+	if (!e->said_unread && e->pid != u->held_pid) {
+		e->said_unread = true;
+		log_debug("Python process %u (uid %u): not read for now: a read of process %u of "
+			  "its uid stalled",
+			  e->pid, u->uid, u->held_pid);
+	}
+	return true;
 }
 
 /*
  * Reads on a worker thread, waiting until the deadline only
- * (python_reader.h): a read that does not return by then stalls the process
- * for good, and counts against its uid.
+ * (python_reader.h): a read that does not return by then stalls the
+ * process's uid until it returns and its cooldown passes.
  */
 static bool read_exact(struct python_procs *p, struct proc_entry *e, uint64_t addr, void *buf,
 		       size_t len)
 {
+	struct uid_share *u = &p->shares.data[e->share];
 	ssize_t res;
 
 	if (stalled(p, e)) {
@@ -293,15 +348,18 @@ static bool read_exact(struct python_procs *p, struct proc_entry *e, uint64_t ad
 	}
 	if (!p->reader && !(p->reader = py_reader_new(p->read, p->read_ctx, p->deadline_ms)))
 		return false;
-	res = py_reader_read(p->reader, e->pid, addr, buf, len);
+	res = py_reader_read(p->reader, uid_of(p, e), e->pid, addr, buf, len);
 	if (res == -ETIMEDOUT) {
+		u->stalls++;
+		u->holds = true;
+		u->held_pid = e->pid;
+		u->held_since = clock_ns(CLOCK_MONOTONIC);
+		p->stats.stalled_procs += !e->stalled;
 		e->stalled = true;
-		p->shares.data[e->share].stalls++;
-		p->stats.stalled_procs++;
 		log_warn("Python process %u (uid %u): a read of its memory did not return in %u ms "
-			 "(a page on a file system its owner serves?); its frames are not read any "
-			 "more, nor those of its uid after %d such reads",
-			 e->pid, p->shares.data[e->share].uid, p->deadline_ms, PY_UID_STALLS);
+			 "(a page on a file system its owner serves?); its uid's processes are not "
+			 "read until it returns, and for a while after",
+			 e->pid, u->uid, p->deadline_ms);
 	}
 	if (res == -ETIMEDOUT || res == -EBUSY)
 		p->read_gave_up = true;

@@ -12,7 +12,8 @@
  * and a failed read is a frame without a name, never an error. What is
  * kept has a byte budget, shared out per uid and per process; a line table
  * is indexed once (python_linetable.h); a read waits for a deadline only
- * (python_reader.h), and a process whose read stalled is read no more.
+ * (python_reader.h), and a uid one of whose reads stalled is not read
+ * until that read returns, and for a while after.
  */
 #ifndef BPFPROF_LANG_PYTHON_PROCS_H
 #define BPFPROF_LANG_PYTHON_PROCS_H
@@ -39,7 +40,7 @@ void python_procs_set_limits(struct python_procs *p, size_t max_bytes, size_t ma
 /* What was not read, for the recording's summary. */
 struct python_procs_stats {
 	uint64_t over_budget_frames; /* frames whose code object was past a memory share */
-	uint64_t stalled_frames;     /* frames of a process read no more after a stalled read */
+	uint64_t stalled_frames;     /* frames left unread while their uid's read stalled */
 	uint32_t stalled_procs;	     /* processes one of whose reads stalled */
 	size_t bytes;		     /* what the code objects kept take now */
 	size_t peak_bytes;	     /* and at most */
@@ -75,7 +76,7 @@ struct python_location {
  * The function, file and line of a Python frame of `pid`: its code object
  * `code` and the frame's last instruction pointer `instr`. Strings stay
  * valid until the process is forgotten. A code object past the process's
- * memory share, or of a process whose memory stalled a read, is not read:
+ * memory share, or of a uid one of whose reads stalls, is not read:
  * 0 with a name that says so. 0, -ENOENT (not a Python process here, or not
  * a code object), -EIO (unreadable: the process is gone), -ENOMEM.
  */

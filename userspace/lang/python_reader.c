@@ -14,11 +14,10 @@
 struct py_worker {
 	struct py_reader *r;
 	pthread_t thread;
-	bool started;
 	pthread_cond_t wake; /* a job came, or the reader closes */
 	/* The job, under r->lock. buf is the worker's own: an abandoned caller is gone. */
 	bool has_job, done, abandoned;
-	uint32_t pid;
+	uint32_t owner, pid;
 	uint64_t addr;
 	size_t len;
 	uint8_t *buf;
@@ -32,8 +31,9 @@ struct py_reader {
 	void *ctx;
 	unsigned deadline_ms;
 	bool closing;
-	unsigned refs; /* the owner, and each stuck worker left running at py_reader_free */
-	struct py_worker workers[PY_READER_WORKERS];
+	unsigned refs;	  /* the owner, and each stuck worker left running at py_reader_free */
+	unsigned started; /* workers[0..started) run */
+	struct py_worker workers[PY_READER_MAX_WORKERS];
 };
 
 static void reader_unref_locked(struct py_reader *r)
@@ -43,9 +43,8 @@ static void reader_unref_locked(struct py_reader *r)
 	pthread_mutex_unlock(&r->lock);
 	if (!last)
 		return;
-	for (unsigned i = 0; i < PY_READER_WORKERS; i++)
-		if (r->workers[i].started)
-			pthread_cond_destroy(&r->workers[i].wake);
+	for (unsigned i = 0; i < r->started; i++)
+		pthread_cond_destroy(&r->workers[i].wake);
 	pthread_cond_destroy(&r->done);
 	pthread_mutex_destroy(&r->lock);
 	free(r);
@@ -114,29 +113,43 @@ struct py_reader *py_reader_new(python_mem_read_fn fn, void *ctx, unsigned deadl
 	return r;
 }
 
-/* An idle worker, started if need be; NULL when every one is stuck. Under r->lock. */
-static struct py_worker *idle_worker(struct py_reader *r)
+/* Whether `w` was left to a read that has not returned. Under r->lock. */
+static bool stuck(const struct py_worker *w)
 {
-	for (unsigned i = 0; i < PY_READER_WORKERS; i++) {
-		struct py_worker *w = &r->workers[i];
-
-		if (w->started && !w->has_job)
-			return w;
-		if (!w->started) {
-			w->r = r;
-			pthread_cond_init(&w->wake, NULL);
-			if (quiet_thread_start(&w->thread, worker_main, w)) {
-				pthread_cond_destroy(&w->wake);
-				return NULL;
-			}
-			w->started = true;
-			return w;
-		}
-	}
-	return NULL;
+	return w->has_job && w->abandoned;
 }
 
-ssize_t py_reader_read(struct py_reader *r, uint32_t pid, uint64_t addr, void *buf, size_t len)
+/*
+ * An idle worker for a read of `owner`, started if need be; NULL when the
+ * owner holds a stuck read already (so one owner never holds two) or when
+ * every worker there may be is stuck. Under r->lock.
+ */
+static struct py_worker *idle_worker(struct py_reader *r, uint32_t owner)
+{
+	struct py_worker *idle = NULL, *w;
+
+	for (unsigned i = 0; i < r->started; i++) {
+		w = &r->workers[i];
+		if (stuck(w) && w->owner == owner)
+			return NULL;
+		if (!w->has_job && !idle)
+			idle = w;
+	}
+	if (idle || r->started == PY_READER_MAX_WORKERS)
+		return idle;
+	w = &r->workers[r->started];
+	w->r = r;
+	pthread_cond_init(&w->wake, NULL);
+	if (quiet_thread_start(&w->thread, worker_main, w)) {
+		pthread_cond_destroy(&w->wake);
+		return NULL;
+	}
+	r->started++;
+	return w;
+}
+
+ssize_t py_reader_read(struct py_reader *r, uint32_t owner, uint32_t pid, uint64_t addr, void *buf,
+		       size_t len)
 {
 	struct py_worker *w;
 	struct timespec until;
@@ -153,12 +166,13 @@ ssize_t py_reader_read(struct py_reader *r, uint32_t pid, uint64_t addr, void *b
 		until.tv_nsec -= 1000000000L;
 	}
 	pthread_mutex_lock(&r->lock);
-	w = idle_worker(r);
+	w = idle_worker(r, owner);
 	if (!w) {
 		pthread_mutex_unlock(&r->lock);
 		free(job_buf);
 		return -EBUSY;
 	}
+	w->owner = owner;
 	w->pid = pid;
 	w->addr = addr;
 	w->len = len;
@@ -182,39 +196,47 @@ ssize_t py_reader_read(struct py_reader *r, uint32_t pid, uint64_t addr, void *b
 	return res;
 }
 
+bool py_reader_holds(struct py_reader *r, uint32_t owner)
+{
+	bool holds = false;
+
+	pthread_mutex_lock(&r->lock);
+	for (unsigned i = 0; i < r->started && !holds; i++)
+		holds = stuck(&r->workers[i]) && r->workers[i].owner == owner;
+	pthread_mutex_unlock(&r->lock);
+	return holds;
+}
+
 unsigned py_reader_stuck(struct py_reader *r)
 {
 	unsigned n = 0;
 
 	pthread_mutex_lock(&r->lock);
-	for (unsigned i = 0; i < PY_READER_WORKERS; i++)
-		n += r->workers[i].started && r->workers[i].has_job;
+	for (unsigned i = 0; i < r->started; i++)
+		n += stuck(&r->workers[i]);
 	pthread_mutex_unlock(&r->lock);
 	return n;
 }
 
 void py_reader_free(struct py_reader *r)
 {
-	bool stuck[PY_READER_WORKERS];
+	bool left[PY_READER_MAX_WORKERS];
 
 	if (!r)
 		return;
 	pthread_mutex_lock(&r->lock);
 	r->closing = true;
-	for (unsigned i = 0; i < PY_READER_WORKERS; i++) {
+	for (unsigned i = 0; i < r->started; i++) {
 		struct py_worker *w = &r->workers[i];
 
 		/* Only an abandoned job can be in flight: the owner is the only caller. */
-		stuck[i] = w->started && w->has_job;
-		r->refs += stuck[i];
-		if (w->started)
-			pthread_cond_signal(&w->wake);
+		left[i] = w->has_job;
+		r->refs += left[i];
+		pthread_cond_signal(&w->wake);
 	}
 	pthread_mutex_unlock(&r->lock);
-	for (unsigned i = 0; i < PY_READER_WORKERS; i++) {
-		if (!r->workers[i].started)
-			continue;
-		if (stuck[i])
+	for (unsigned i = 0; i < r->started; i++) {
+		if (left[i])
 			pthread_detach(r->workers[i].thread);
 		else
 			pthread_join(r->workers[i].thread, NULL);
