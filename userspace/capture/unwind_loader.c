@@ -247,7 +247,12 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 
 	if (err)
 		return err == -ENOMEM ? err : 0; /* gone, or not ours to read: its frames use FP */
-	if (proc_real_uid(pid, &uid)) {
+	/*
+	 * The user the process's share of every per-user budget is taken from
+	 * (its rows, its map entries, its code objects): a subordinate uid
+	 * counts as its owner's. The one place it is computed.
+	 */
+	if (proc_shares_user(&l->shares, pid, &uid)) {
 		map_entries_free(&maps);
 		return 0; /* gone */
 	}
