@@ -59,6 +59,7 @@ int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int p
 	/* Without a thread (none to be had), tables are built here: slower starts, same tables. */
 	if (table_worker_start(&l->worker))
 		log_warn("cannot start the unwind table thread; tables are built while draining");
+	l->worker.owners = &l->shares.owners;
 	return 0;
 }
 
