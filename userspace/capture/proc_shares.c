@@ -268,6 +268,11 @@ int proc_shares_publish(struct proc_shares *s, enum proc_share_map which, uint32
 			e->sampled_at ? least_sampled(s, uid, which, e->sampled_at) : NULL;
 
 		if (!give) {
+			/*
+			 * Nor a copy the kernel side made on a fork: it looks a
+			 * subordinate uid up, not its capped owner.
+			 */
+			bpf_map_delete_elem(s->fds[which], &pid);
 			e->refused |= bit;
 			s->refused++;
 			update_cap(s, u);

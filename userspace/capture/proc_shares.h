@@ -21,7 +21,7 @@
  * thousands of subordinate uids, each of which would otherwise bring a
  * share more. The kernel side caps by the process's own uid, so it copies
  * entries for a capped owner's subordinate uids; those copies are taken
- * back when the fork is seen here.
+ * back when the fork is seen here, or when the process is refused.
  */
 #ifndef BPFPROF_CAPTURE_PROC_SHARES_H
 #define BPFPROF_CAPTURE_PROC_SHARES_H
