@@ -118,7 +118,7 @@ static void subordinate_uids_are_their_owners(void)
 	fclose(f);
 	peer_limit_init(&pl, 1, file);
 	unlink(file);
-	CHECK_EQ_INT(pl.nr_subuids, 1);
+	CHECK_EQ_INT(pl.owners.n, 1);
 	/* 100000, 100001, ...: each a uid of its own, all of them 4242's. */
 	CHECK_EQ_INT(count_from(&pl, 100000, 1), PEER_MAX_CONNECTIONS);
 	/* Outside any range: each uid is its own user. */

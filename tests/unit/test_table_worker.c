@@ -3,7 +3,8 @@
  * The unwind table thread (capture/table_worker.c), issue 27: what one
  * user can queue is bounded, in jobs and in descriptors held; owners are
  * served in turn; a job that holds no descriptor reopens its link and is
- * built only if it is still the file queued; stopping is prompt. No BPF.
+ * built only if it is still the file queued; stopping is prompt; files of
+ * a user's subordinate uids count as that user's. No BPF.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -76,31 +77,46 @@ static void hold(struct table_worker *w, bool held)
 	pthread_mutex_unlock(&w->lock);
 }
 
-static void one_owner_is_bounded_and_others_go_first(void)
+/* Files of two owners need root to make: whether we are, said when not. */
+static bool root_or_skip(void)
 {
-	char mine[] = "/tmp/bpfprof-test-worker-XXXXXX",
-	     theirs[] = "/tmp/bpfprof-test-worker-XXXXXX";
-	size_t fds0 = open_fds(), accepted = 0, busy = 0, n = 0, built = 0, theirs_at = SIZE_MAX;
-	struct table_worker w;
-	struct table_done *done = NULL;
-	struct stat st;
+	if (geteuid())
+		printf("SKIP: not root (files of two owners)\n");
+	return geteuid() == 0;
+}
+
+/* One owner's bound and 50 more, of files a and b in turn: the 50 are refused. */
+static void flood_one_owner(struct table_worker *w, const char *a, const char *b)
+{
+	size_t accepted = 0, busy = 0;
 	int err;
 
-	if (geteuid()) {
-		printf("SKIP: not root (files of two owners)\n");
-		return;
-	}
-	CHECK(owned_copy(mine, 4242) && owned_copy(theirs, 4343));
-	CHECK_EQ_INT(table_worker_start(&w), 0);
-	/* Let the first job start, then hold the rest: one is in the worker's hands. */
-	hold(&w, true);
 	for (int i = 0; i < TABLE_WORKER_MAX_JOBS_PER_UID + 50; i++) {
-		submit(&w, mine, 0, &err);
+		submit(w, i % 2 ? b : a, 0, &err);
 		accepted += !err;
 		busy += err == -EBUSY;
 	}
 	CHECK_EQ_INT(accepted, TABLE_WORKER_MAX_JOBS_PER_UID);
 	CHECK_EQ_INT(busy, 50);
+}
+
+static void one_owner_is_bounded_and_others_go_first(void)
+{
+	char mine[] = "/tmp/bpfprof-test-worker-XXXXXX",
+	     theirs[] = "/tmp/bpfprof-test-worker-XXXXXX";
+	size_t fds0 = open_fds(), n = 0, built = 0, theirs_at = SIZE_MAX;
+	struct table_worker w;
+	struct table_done *done = NULL;
+	struct stat st;
+	int err;
+
+	if (!root_or_skip())
+		return;
+	CHECK(owned_copy(mine, 4242) && owned_copy(theirs, 4343));
+	CHECK_EQ_INT(table_worker_start(&w), 0);
+	/* Let the first job start, then hold the rest: one is in the worker's hands. */
+	hold(&w, true);
+	flood_one_owner(&w, mine, mine);
 	/* Descriptors held: bounded, whatever is queued (and its wake-up eventfd). */
 	CHECK(open_fds() <= fds0 + TABLE_WORKER_MAX_FDS + 1);
 	/* Another owner still gets in, and is served before the first's backlog. */
@@ -127,6 +143,37 @@ static void one_owner_is_bounded_and_others_go_first(void)
 	CHECK_EQ_INT(open_fds(), fds0);
 	unlink(mine);
 	unlink(theirs);
+}
+
+/* Files of two subordinate uids of one user (/etc/subuid) queue as that user's: one bound. */
+static void subordinate_uids_queue_as_their_owner(void)
+{
+	char first[] = "/tmp/bpfprof-test-worker-XXXXXX",
+	     second[] = "/tmp/bpfprof-test-worker-XXXXXX";
+	struct uid_owners owners = { .n = 1, .ranges = { { 4242, 100000, 65536 } } };
+	struct table_worker w;
+	struct table_done *done = NULL;
+	size_t n = 0;
+
+	if (!root_or_skip())
+		return;
+	CHECK(owned_copy(first, 100000) && owned_copy(second, 165535));
+	CHECK_EQ_INT(table_worker_start(&w), 0);
+	w.owners = &owners;
+	hold(&w, true);
+	/* One owner's bound, however its files' uids differ. */
+	flood_one_owner(&w, first, second);
+	hold(&w, false);
+	CHECK(table_worker_wait_idle(&w, 60000));
+	table_worker_take(&w, &done, &n);
+	for (size_t i = 0; i < n; i++) {
+		unwind_built_free(&done[i].b);
+		free(done[i].path);
+	}
+	free(done);
+	table_worker_stop(&w);
+	unlink(first);
+	unlink(second);
 }
 
 /* A job that reopens its link builds only the file it was queued for. */
@@ -194,6 +241,7 @@ int main(void)
 {
 	elf_version(EV_CURRENT);
 	RUN(one_owner_is_bounded_and_others_go_first);
+	RUN(subordinate_uids_queue_as_their_owner);
 	RUN(a_changed_file_is_not_built);
 	RUN(stop_is_prompt);
 	return test_summary();

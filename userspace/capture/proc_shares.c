@@ -12,6 +12,7 @@
 
 #include "../../bpf/bpfprof_abi.h"
 #include "../util/log.h"
+#include "../util/uid_owner.h"
 
 static const uint8_t capped_bit[PROC_SHARE_MAPS] = { PROC_CAPPED_UNWIND, PROC_CAPPED_PY };
 
@@ -22,6 +23,7 @@ void proc_shares_init(struct proc_shares *s, int capped_fd)
 		s->fds[m] = -1;
 	s->capped_fd = capped_fd;
 	s->now = 1;
+	uid_owners_read(&s->owners, NULL);
 }
 
 void proc_shares_free(struct proc_shares *s)
@@ -239,7 +241,7 @@ static void recount(struct proc_shares *s, int m)
 		uint32_t uid;
 
 		if (!e) {
-			if (proc_real_uid(pids[i], &uid)) {
+			if (proc_shares_user(s, pids[i], &uid)) {
 				bpf_map_delete_elem(s->fds[m], &pids[i]); /* gone */
 				continue;
 			}
@@ -266,6 +268,11 @@ int proc_shares_publish(struct proc_shares *s, enum proc_share_map which, uint32
 			e->sampled_at ? least_sampled(s, uid, which, e->sampled_at) : NULL;
 
 		if (!give) {
+			/*
+			 * Nor a copy the kernel side made on a fork: it looks a
+			 * subordinate uid up, not its capped owner.
+			 */
+			bpf_map_delete_elem(s->fds[which], &pid);
 			e->refused |= bit;
 			s->refused++;
 			update_cap(s, u);
@@ -325,12 +332,19 @@ int proc_shares_forked(struct proc_shares *s, uint32_t parent, uint32_t child)
 	if (!c || !u)
 		return -ENOMEM;
 	for (int m = 0; m < PROC_SHARE_MAPS; m++) {
-		if (!(in & (1u << m)))
+		if (!(in & (1u << m)) || (c->in & (1u << m)))
 			continue;
-		if (u->capped & capped_bit[m])
+		if (u->capped & capped_bit[m]) {
+			/*
+			 * The kernel side looks the child's own uid up, which for a
+			 * subordinate uid is not the capped owner's: a copy it made
+			 * anyway goes, or it would be an entry no share counts.
+			 */
+			bpf_map_delete_elem(s->fds[m], &child);
 			c->refused |= (uint8_t)(1u << m);
-		else
+		} else {
 			count(s, c, m, true);
+		}
 	}
 	return 0;
 }
@@ -366,6 +380,15 @@ void proc_shares_tick(struct proc_shares *s)
 		if (s->fds[m] >= 0 && s->total[m] >= s->capacity[m] / 4 * 3)
 			rebalance(s, m);
 	update_caps(s);
+}
+
+int proc_shares_user(const struct proc_shares *s, uint32_t pid, uint32_t *uid)
+{
+	int err = proc_real_uid(pid, uid);
+
+	if (!err)
+		*uid = uid_owner_of(&s->owners, *uid);
+	return err;
 }
 
 int proc_real_uid(uint32_t pid, uint32_t *uid)

@@ -16,7 +16,12 @@
  *
  * Users are real uids, read from /proc/PID/status (a process that makes
  * itself undumpable still has its owner's uid there; a setuid program run
- * by a user is still that user's).
+ * by a user is still that user's), folded to the user /etc/subuid gives
+ * them to (util/uid_owner.h): a user's rootless containers run under
+ * thousands of subordinate uids, each of which would otherwise bring a
+ * share more. The kernel side caps by the process's own uid, so it copies
+ * entries for a capped owner's subordinate uids; those copies are taken
+ * back when the fork is seen here, or when the process is refused.
  */
 #ifndef BPFPROF_CAPTURE_PROC_SHARES_H
 #define BPFPROF_CAPTURE_PROC_SHARES_H
@@ -26,6 +31,7 @@
 #include <stdint.h>
 
 #include "../util/hashmap.h"
+#include "../util/uid_owner.h"
 #include "../util/vec.h"
 
 enum proc_share_map {
@@ -58,9 +64,14 @@ struct proc_shares {
 	struct hmap uid_index; /* uid -> users */
 	uint64_t now;	       /* ticks: one per refresh, from 1 */
 	size_t refused, evicted;
+	/* Whose each subordinate uid is: read once per recording (proc_shares_init). */
+	struct uid_owners owners;
 };
 
-/* capped_fd: the BPF map proc_uids_capped; maps are added with proc_shares_use. */
+/*
+ * capped_fd: the BPF map proc_uids_capped; maps are added with
+ * proc_shares_use. Reads /etc/subuid (uid_owners_read).
+ */
 void proc_shares_init(struct proc_shares *s, int capped_fd);
 void proc_shares_free(struct proc_shares *s);
 /* The BPF hash map `fd` (tgid -> value) is `which`; its capacity is read from it. */
@@ -87,6 +98,12 @@ bool proc_shares_sampled(struct proc_shares *s, uint32_t pid);
 /* Once per refresh: the clock of samples, and the users past their share give back. */
 void proc_shares_tick(struct proc_shares *s);
 
+/*
+ * The user whose share process `pid` takes (and whose uid the callers pass
+ * as `uid`): its real uid, folded to its owner. Accounting only: a profile
+ * shows the real uid. 0, or -errno when it cannot be read.
+ */
+int proc_shares_user(const struct proc_shares *s, uint32_t pid, uint32_t *uid);
 /* The real uid of process `pid` (/proc/PID/status); -errno when it cannot be read. */
 int proc_real_uid(uint32_t pid, uint32_t *uid);
 /* Every key of a BPF hash map (of `key_size` bytes) into a malloc'd array; its count. */

@@ -81,29 +81,6 @@ static void warn_version(struct python_loader *l, uint32_t pid, uint32_t version
 			 pid, python_version_name(version, name));
 }
 
-/*
- * The real uid of `pid`, whose share of the code-object cache it takes:
- * from status, not the owner of /proc/PID, which is root for a process
- * that made itself undumpable. UINT32_MAX when unreadable (one shared
- * bucket: a process gone already costs nothing).
- */
-static uint32_t real_uid(uint32_t pid)
-{
-	char path[32], line[128];
-	unsigned uid = UINT32_MAX;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return UINT32_MAX;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Uid: %u", &uid) == 1)
-			break;
-	fclose(f);
-	return uid;
-}
-
 static void withdraw(struct python_loader *l, uint32_t pid)
 {
 	proc_shares_withdraw(l->shares, PROC_SHARE_PY, pid);
@@ -139,7 +116,7 @@ int python_loader_process(struct python_loader *l, uint32_t pid, uint32_t uid,
 		snprintf(cwd_link, sizeof(cwd_link), "/proc/%u/cwd", pid);
 		n = readlink(cwd_link, cwd, sizeof(cwd) - 1);
 		cwd[n > 0 ? n : 0] = '\0';
-		if (python_procs_add(l->procs, pid, real_uid(pid), &f->info, bias, cwd))
+		if (python_procs_add(l->procs, pid, uid, &f->info, bias, cwd))
 			return -ENOMEM;
 		/* Refused (its user holds its share of the map): admitted when sampled. */
 		err = proc_shares_publish(l->shares, PROC_SHARE_PY, pid, uid, &pp);

@@ -49,7 +49,8 @@ void python_loader_free(struct python_loader *l);
 /*
  * Process `pid`, whose mappings are `maps` (just read): publish it when it
  * runs an interpreter bpfprof has a layout for, else withdraw it (an exec
- * to something else). 0 or -ENOMEM.
+ * to something else). `uid`: the user whose shares it takes, its owner's
+ * (proc_shares_user). 0 or -ENOMEM.
  */
 int python_loader_process(struct python_loader *l, uint32_t pid, uint32_t uid,
 			  const map_entries_t *maps);

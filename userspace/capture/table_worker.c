@@ -239,7 +239,7 @@ int table_worker_submit(struct table_worker *w, const struct unwind_store_file *
 	struct stat st;
 	int err = 0;
 
-	job.uid = fstat(fd, &st) ? UINT32_MAX : (uint32_t)st.st_uid;
+	job.uid = fstat(fd, &st) ? UINT32_MAX : uid_owner_of(w->owners, (uint32_t)st.st_uid);
 	if (!job.path || !job.link) {
 		free_job(&job);
 		return -ENOMEM;

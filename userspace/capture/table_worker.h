@@ -16,7 +16,8 @@
  *
  * What another user queues is bounded (issue 27): at most
  * TABLE_WORKER_MAX_JOBS queued, TABLE_WORKER_MAX_JOBS_PER_UID of one file
- * owner's (past that the file is walked with frame pointers and queued
+ * owner's (files of a user's subordinate uids, util/uid_owner.h, are the
+ * user's; past that the file is walked with frame pointers and queued
  * again when a process maps it later), owners served in turn (round robin
  * by uid), and at most TABLE_WORKER_MAX_FDS descriptors held for queued
  * jobs: the others reopen the process's /proc/PID/map_files link when they
@@ -31,6 +32,7 @@
 #include <stdint.h>
 
 #include "../unwind/table_store.h"
+#include "../util/uid_owner.h"
 #include "../util/vec.h"
 
 #define TABLE_WORKER_DUTY     0.5
@@ -75,6 +77,11 @@ struct table_worker {
 	int wake_fd;
 	size_t max_fds;	   /* at most: TABLE_WORKER_MAX_FDS, less under a low open-file limit */
 	uint32_t last_uid; /* the owner served last */
+	/*
+	 * Files of a user's subordinate uids (its containers' images) queue as
+	 * that user's; NULL: each uid its own. Set after table_worker_start.
+	 */
+	const struct uid_owners *owners;
 	/* Room for every queued job's result is reserved: a build never ends unsaid. */
 	VEC(struct table_done) done;
 	/* The CPU budget: build time it may spend now (ns, may go negative). */

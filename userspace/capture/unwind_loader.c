@@ -63,6 +63,7 @@ int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int p
 	unwind_store_budget(&l->store, &budget);
 	if (table_worker_start_within(&l->worker, &budget))
 		log_warn("cannot start the unwind table thread; tables are built while draining");
+	l->worker.owners = &l->shares.owners;
 	return 0;
 }
 
@@ -255,7 +256,12 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 
 	if (err)
 		return err == -ENOMEM ? err : 0; /* gone, or not ours to read: its frames use FP */
-	if (proc_real_uid(pid, &uid)) {
+	/*
+	 * The user the process's share of every per-user budget is taken from
+	 * (its rows, its map entries, its code objects): a subordinate uid
+	 * counts as its owner's. The one place it is computed.
+	 */
+	if (proc_shares_user(&l->shares, pid, &uid)) {
 		map_entries_free(&maps);
 		return 0; /* gone */
 	}

@@ -6,7 +6,6 @@
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,57 +16,12 @@
 /* Not a uid: the key of a connection the kernel cannot name an owner for. */
 #define ADDRESS_KEY (1ULL << 32)
 
-/* "NAME_OR_UID:FIRST:COUNT" lines: whose each range of subordinate uids is. */
-static void read_subuids(struct peer_limit *pl, const char *file)
-{
-	FILE *f = fopen(file, "re");
-	char line[512];
-
-	if (!f)
-		return;
-	while (pl->nr_subuids < PEER_SUBUIDS && fgets(line, sizeof(line), f)) {
-		char *name = strtok(line, ":"), *first = strtok(NULL, ":"),
-		     *count = strtok(NULL, ":\n"), *end;
-		struct peer_subuid *r = &pl->subuids[pl->nr_subuids];
-		struct passwd *pw;
-		unsigned long id;
-
-		if (!name || !first || !count)
-			continue;
-		id = strtoul(name, &end, 10);
-		if (*end || !*name) {
-			pw = getpwnam(name);
-			if (!pw)
-				continue;
-			id = pw->pw_uid;
-		}
-		r->owner = (uid_t)id;
-		r->first = (uid_t)strtoul(first, &end, 10);
-		if (*end)
-			continue;
-		r->count = strtoul(count, &end, 10);
-		if (!*end && r->count)
-			pl->nr_subuids++;
-	}
-	fclose(f);
-}
-
 void peer_limit_init(struct peer_limit *pl, uid_t viewer, const char *subuid)
 {
 	memset(pl, 0, sizeof(*pl));
 	pl->diag = -1;
 	pl->viewer = viewer;
-	read_subuids(pl, subuid ? subuid : "/etc/subuid");
-}
-
-/* The user a uid belongs to: its own, or the one /etc/subuid gives it to. */
-static uid_t owner_of(const struct peer_limit *pl, uid_t uid)
-{
-	for (unsigned i = 0; i < pl->nr_subuids; i++)
-		if (uid >= pl->subuids[i].first &&
-		    uid - pl->subuids[i].first < pl->subuids[i].count)
-			return pl->subuids[i].owner;
-	return uid;
+	uid_owners_read(&pl->owners, subuid);
 }
 
 void peer_limit_free(struct peer_limit *pl)
@@ -202,7 +156,7 @@ unsigned peer_limit_add(struct peer_limit *pl, int fd, bool *owner)
 	if (owner)
 		*owner = false;
 	if (peer_uid(pl, &local, &peer, &uid)) {
-		uid = owner_of(pl, uid);
+		uid = uid_owner_of(&pl->owners, uid);
 		key = uid;
 		limited = uid != 0 && uid != pl->viewer;
 		if (owner)

@@ -21,21 +21,17 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "../util/uid_owner.h"
+
 /* A browser opens 6 per host; 16 leaves room for a second tab. */
 #define PEER_MAX_CONNECTIONS 16
 /* Connections counted at once, at most: the server's own limit (file_server.c). */
 #define PEER_SLOTS	     512
-/* /etc/subuid lines read, at most. */
-#define PEER_SUBUIDS	     256
 
 struct peer_limit {
 	int diag; /* NETLINK_SOCK_DIAG socket, -1 until the first connection */
 	uid_t viewer;
-	unsigned nr_subuids;
-	struct peer_subuid {
-		uid_t owner, first;
-		unsigned long count;
-	} subuids[PEER_SUBUIDS];
+	struct uid_owners owners; /* /etc/subuid: whose each subordinate uid is */
 	unsigned nr_slots;
 	struct peer_slot {
 		uint64_t key; /* owner's uid, or 1 << 32 | a hash of the address */
@@ -43,7 +39,7 @@ struct peer_limit {
 	} slots[PEER_SLOTS];
 };
 
-/* Not limited: root and `viewer`. Reads /etc/subuid (`subuid`; NULL: that one). */
+/* Not limited: root and `viewer`. Reads /etc/subuid (`subuid`; NULL: uid_owners_read's). */
 void peer_limit_init(struct peer_limit *pl, uid_t viewer, const char *subuid);
 void peer_limit_free(struct peer_limit *pl);
 
