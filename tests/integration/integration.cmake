@@ -485,8 +485,10 @@ endforeach()
 # gets room, files never sampled evicted first.
 foreach(mode procs rows shared evict)
   bpfprof_integration_test(hostile_shares_${mode} 240 TRUE hostile_shares.sh ${mode})
-  # The same flood spread over the attacker's subordinate uids (/etc/subuid):
-  # one user, one share (issue 37).
+endforeach()
+# The floods spread over the attacker's subordinate uids (/etc/subuid): one
+# user, one share (issue 37).
+foreach(mode procs rows)
   bpfprof_integration_test(hostile_shares_${mode}_subuids 240 TRUE hostile_shares.sh ${mode} subuids)
 endforeach()
 
