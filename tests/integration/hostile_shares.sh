@@ -64,7 +64,7 @@ case $SPREAD in
 '' | subuids) ;;
 *) fail "unknown spread $SPREAD" ;;
 esac
-[ -z "$SPREAD" ] || [ "$MODE" = procs ] || [ "$MODE" = rows ] || fail "$MODE takes no spread
+[ -z "$SPREAD" ] || [ "$MODE" = procs ] || [ "$MODE" = rows ] || fail "$MODE takes no spread"
 PY=/usr/bin/python3
 [ -x "$PY" ] || fail "$PY is missing: scripts/install-deps.sh --test installs python3"
 make_hostile_user
