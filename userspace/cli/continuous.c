@@ -261,6 +261,20 @@ static int write_snapshot(struct continuous *c, struct model *snap,
 }
 
 /*
+ * Tests only: `env`=N[:COUNT] is N ms for each of the first COUNT calls
+ * (every one without COUNT) counted in *calls, 0 after; 0 when unset.
+ */
+static unsigned test_delay_ms(const char *env, unsigned long *calls)
+{
+	const char *s = getenv(env);
+	char *end = NULL;
+	unsigned ms = s ? (unsigned)strtoul(s, &end, 10) : 0;
+	unsigned long count = end && *end == ':' ? strtoul(end + 1, NULL, 10) : ULONG_MAX;
+
+	return ms && (*calls)++ < count ? ms : 0;
+}
+
+/*
  * Tests only: BPFPROF_TEST_WRITE_DELAY_MS=N[:COUNT] makes the writer take N
  * ms more for each of the first COUNT snapshots (every one without COUNT),
  * as a slow disk would: capture must not notice. On the writer thread only.
@@ -268,15 +282,25 @@ static int write_snapshot(struct continuous *c, struct model *snap,
 static void test_write_delay(void)
 {
 	static unsigned long writes;
-	const char *s = getenv("BPFPROF_TEST_WRITE_DELAY_MS");
-	char *end = NULL;
-	unsigned ms = s ? (unsigned)strtoul(s, &end, 10) : 0;
-	unsigned long count = end && *end == ':' ? strtoul(end + 1, NULL, 10) : ULONG_MAX;
+	unsigned ms = test_delay_ms("BPFPROF_TEST_WRITE_DELAY_MS", &writes);
 
-	if (ms && writes++ < count)
+	if (ms)
 		nanosleep(&(struct timespec){ .tv_sec = ms / 1000,
 					      .tv_nsec = (long)(ms % 1000) * 1000000 },
 			  NULL);
+}
+
+/*
+ * Tests only: BPFPROF_TEST_SYMBOLIZE_DELAY_MS=N[:COUNT] makes symbolizing
+ * each of the first COUNT snapshots take N ms more (every one without
+ * COUNT), spread over its frames, as cold caches of big binaries would:
+ * the rings must be read on meanwhile. Scrapes' profiles are not slowed.
+ */
+static unsigned test_symbolize_delay(void)
+{
+	static unsigned long builds;
+
+	return test_delay_ms("BPFPROF_TEST_SYMBOLIZE_DELAY_MS", &builds);
 }
 
 /* On the writer thread: write the window, apply the retention, free the job. */
@@ -342,6 +366,10 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 	}
 	lost_since_last_cut(c, &job->lost);
 	recording_report_lost(&job->lost);
+	/* -v: how long the rings went unread at worst; overflow follows from it. */
+	log_debug("window cut at %.3f s: the rings were drained at most %.0f ms apart",
+		  (double)(boundary - c->rec.start_ns) / 1e9,
+		  (double)session_take_longest_drain_gap(&c->rec.session) / 1e6);
 	/* A target blocked through the whole window: its wait there, not a blank track. */
 	recording_note_blocked_threads(&c->rec, &job->snap, c->opts);
 	/* Threads renamed after their last sample get today's name. */
@@ -353,7 +381,8 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 	else if (c->scrape)
 		scrape_lost(c->scrape, window_start, boundary);
 	if (!err)
-		err = recording_build_tables(&c->rec, &job->snap, &job->tables);
+		err = recording_build_tables_paced(&c->rec, &job->snap, &job->tables,
+						   test_symbolize_delay());
 	if (err) {
 		log_error("out of memory while building a snapshot; its window is lost and "
 			  "recording goes on");

@@ -6,6 +6,7 @@
 #include "recording.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -41,11 +42,21 @@ static int on_record(void *ctx, const void *data, size_t size)
 	return model_add_record(ctx, data, size);
 }
 
+/* One profile's symbolization: where the frames come from, and the test knob's pace. */
+struct build_ctx {
+	const struct recording *r;
+	uint64_t test_delay_ns; /* slept per frame (recording_build_tables_paced) */
+};
+
 static void resolve_frame(void *ctx, const struct raw_frame *f, struct resolved_frame *out)
 {
-	const struct recording *r = ctx;
+	const struct build_ctx *b = ctx;
 
-	frame_resolve(&r->frames, f->object, f->offset, f->is_return, out);
+	if (b->test_delay_ns)
+		nanosleep(&(struct timespec){ .tv_sec = (time_t)(b->test_delay_ns / 1000000000),
+					      .tv_nsec = (long)(b->test_delay_ns % 1000000000) },
+			  NULL);
+	frame_resolve(&b->r->frames, f->object, f->offset, f->is_return, out);
 }
 
 const char *human_size(double bytes, char *buf, size_t len)
@@ -170,7 +181,7 @@ void recording_report_lost(const struct session_stats *st)
 
 /* -v: what symbolizing the profile cost, for users who wonder where the time went. */
 static void log_symbolization(struct recording *r, const struct profile_tables *tables,
-			      uint64_t elapsed_ns)
+			      uint64_t elapsed_ns, uint64_t drains)
 {
 	struct symbolizer_stats st;
 	char bytes[32], dwarf[32], jit[32], rss[32] = "?";
@@ -182,25 +193,37 @@ static void log_symbolization(struct recording *r, const struct profile_tables *
 	human_size((double)jit_maps_bytes(r->jit), jit, sizeof(jit));
 	if (!getrusage(RUSAGE_SELF, &ru))
 		human_size((double)ru.ru_maxrss * 1024, rss, sizeof(rss));
-	log_debug("symbolized %zu frames (%zu functions) in %.0f ms: %" PRIu64 " objects (%" PRIu64
-		  " with DWARF), %" PRIu64 " lookups; symbol caches hold %s "
+	log_debug("symbolized %zu frames (%zu functions) in %.0f ms, the rings drained %" PRIu64
+		  " times meanwhile: %" PRIu64 " objects (%" PRIu64 " with DWARF), %" PRIu64
+		  " lookups; symbol caches hold %s "
 		  "(DWARF %s), JIT maps %s, %" PRIu64 " files open; bpfprof peak RSS %s",
-		  tables->frames.len, tables->funcs.len, (double)elapsed_ns / 1e6, st.objects,
-		  st.dwarf_objects, st.lookups, bytes, dwarf, jit, st.open_files, rss);
+		  tables->frames.len, tables->funcs.len, (double)elapsed_ns / 1e6, drains,
+		  st.objects, st.dwarf_objects, st.lookups, bytes, dwarf, jit, st.open_files, rss);
 }
 
 int recording_build_tables(struct recording *r, struct model *m, struct profile_tables *tables)
 {
+	return recording_build_tables_paced(r, m, tables, 0);
+}
+
+int recording_build_tables_paced(struct recording *r, struct model *m,
+				 struct profile_tables *tables, unsigned test_delay_ms)
+{
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	uint64_t drains = atomic_load_explicit(&r->session.drains, memory_order_relaxed);
+	struct build_ctx b = { r, (uint64_t)test_delay_ms * 1000000 /
+					  (m->frames.len ? m->frames.len : 1) };
 	int err;
 
 	/* Each profile (each continuous snapshot) gets the whole fetch budget. */
 	debuginfo_server_new_profile(r->debuginfod);
 	symbolizer_new_profile(r->sym);
-	err = profile_tables_build(tables, m, resolve_frame, r);
+	err = profile_tables_build(tables, m, resolve_frame, &b);
 
 	if (!err)
-		log_symbolization(r, tables, clock_ns(CLOCK_MONOTONIC) - t0);
+		log_symbolization(r, tables, clock_ns(CLOCK_MONOTONIC) - t0,
+				  atomic_load_explicit(&r->session.drains, memory_order_relaxed) -
+					  drains);
 	return err;
 }
 

@@ -69,6 +69,12 @@ void recording_stop(struct recording *r, struct session_stats *stats);
 
 /* The profile tables of `m`, symbolized; 0 or -ENOMEM. -v logs what it cost. */
 int recording_build_tables(struct recording *r, struct model *m, struct profile_tables *tables);
+/*
+ * Tests only: the same, taking `test_delay_ms` more, spread over the
+ * frames (BPFPROF_TEST_SYMBOLIZE_DELAY_MS: a cold cache of big binaries).
+ */
+int recording_build_tables_paced(struct recording *r, struct model *m,
+				 struct profile_tables *tables, unsigned test_delay_ms);
 
 /*
  * Write `m` (finished, its tables built) to `out` as `format` (FORMAT_BOTH
