@@ -42,21 +42,11 @@ static int on_record(void *ctx, const void *data, size_t size)
 	return model_add_record(ctx, data, size);
 }
 
-/* One profile's symbolization: where the frames come from, and the test knob's pace. */
-struct build_ctx {
-	const struct recording *r;
-	uint64_t test_delay_ns; /* slept per frame (recording_build_tables_paced) */
-};
-
 static void resolve_frame(void *ctx, const struct raw_frame *f, struct resolved_frame *out)
 {
-	const struct build_ctx *b = ctx;
+	const struct recording *r = ctx;
 
-	if (b->test_delay_ns)
-		nanosleep(&(struct timespec){ .tv_sec = (time_t)(b->test_delay_ns / 1000000000),
-					      .tv_nsec = (long)(b->test_delay_ns % 1000000000) },
-			  NULL);
-	frame_resolve(&b->r->frames, f->object, f->offset, f->is_return, out);
+	frame_resolve(&r->frames, f->object, f->offset, f->is_return, out);
 }
 
 const char *human_size(double bytes, char *buf, size_t len)
@@ -187,10 +177,12 @@ static void log_symbolization(struct recording *r, const struct profile_tables *
 	char bytes[32], dwarf[32], jit[32], rss[32] = "?";
 	struct rusage ru;
 
+	fair_lock(&r->symbols_lock);
 	symbolizer_get_stats(r->sym, &st);
+	human_size((double)jit_maps_bytes(r->jit), jit, sizeof(jit));
+	fair_unlock(&r->symbols_lock);
 	human_size((double)st.bytes, bytes, sizeof(bytes));
 	human_size((double)st.dwarf_bytes, dwarf, sizeof(dwarf));
-	human_size((double)jit_maps_bytes(r->jit), jit, sizeof(jit));
 	if (!getrusage(RUSAGE_SELF, &ru))
 		human_size((double)ru.ru_maxrss * 1024, rss, sizeof(rss));
 	log_debug("symbolized %zu frames (%zu functions) in %.0f ms, the rings drained %" PRIu64
@@ -211,14 +203,23 @@ int recording_build_tables_paced(struct recording *r, struct model *m,
 {
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	uint64_t drains = atomic_load_explicit(&r->session.drains, memory_order_relaxed);
-	struct build_ctx b = { r, (uint64_t)test_delay_ms * 1000000 /
-					  (m->frames.len ? m->frames.len : 1) };
 	int err;
 
+	/* On the thread that feeds the model (record): what it holds is taken per frame here. */
+	if (pthread_equal(pthread_self(), r->feeder))
+		proc_source_release_symbols(&r->src_ctx);
+	/* Holding nothing: see recording_build_tables_paced in recording.h. */
+	if (test_delay_ms)
+		nanosleep(&(struct timespec){ .tv_sec = test_delay_ms / 1000,
+					      .tv_nsec = (long)(test_delay_ms % 1000) * 1000000 },
+			  NULL);
+
 	/* Each profile (each continuous snapshot) gets the whole fetch budget. */
+	fair_lock(&r->symbols_lock);
 	debuginfo_server_new_profile(r->debuginfod);
 	symbolizer_new_profile(r->sym);
-	err = profile_tables_build(tables, m, resolve_frame, &b);
+	fair_unlock(&r->symbols_lock);
+	err = profile_tables_build_locked(tables, m, resolve_frame, r, &r->symbols_lock);
 
 	if (!err)
 		log_symbolization(r, tables, clock_ns(CLOCK_MONOTONIC) - t0,
@@ -337,6 +338,8 @@ int recording_start(struct recording *r, const struct options *opts)
 	struct proc_source src;
 	int ret;
 
+	fair_lock_init(&r->symbols_lock);
+	r->feeder = pthread_self();
 	r->sym = symbolizer_new("/proc", "/proc/kallsyms");
 	r->jit = r->sym ? jit_maps_new("/proc") : NULL;
 	r->py_procs = python_procs_new();
@@ -354,6 +357,7 @@ int recording_start(struct recording *r, const struct options *opts)
 	r->src_ctx.jit = r->jit;
 	r->src_ctx.py_procs = r->py_procs;
 	r->src_ctx.py_frames = r->py_frames;
+	r->src_ctx.symbols_lock = &r->symbols_lock;
 	proc_source_init(&src, &r->src_ctx);
 	model_init(&r->model, &src, 0);
 
@@ -413,7 +417,9 @@ int recording_start(struct recording *r, const struct options *opts)
 		if (command_start(&r->cmd, opts->command))
 			return 1;
 	}
-	return seed_targets(r, &cfg);
+	ret = seed_targets(r, &cfg);
+	proc_source_release_symbols(&r->src_ctx);
+	return ret;
 }
 
 void recording_stop(struct recording *r, struct session_stats *stats)
@@ -440,6 +446,7 @@ void recording_stop(struct recording *r, struct session_stats *stats)
 		r->model.end_ts = now;
 	/* Every program is detached: nothing after this instant was recorded. */
 	r->model.stop_ts = r->model.end_ts;
+	proc_source_release_symbols(&r->src_ctx);
 }
 
 void recording_handle_signals(void (*handler)(int))
@@ -509,8 +516,8 @@ static void test_stall(struct recording *r, uint64_t now)
 		  NULL);
 }
 
-int recording_pump(struct recording *r, const struct options *opts, struct recording_pump *p,
-		   int timeout_ms, uint64_t replay_limit)
+static int pump_once(struct recording *r, const struct options *opts, struct recording_pump *p,
+		     int timeout_ms, uint64_t replay_limit)
 {
 	uint64_t drained, watermark, now;
 	int n = session_poll(&r->session, timeout_ms);
@@ -547,6 +554,16 @@ int recording_pump(struct recording *r, const struct options *opts, struct recor
 	return PUMP_GO_ON;
 }
 
+int recording_pump(struct recording *r, const struct options *opts, struct recording_pump *p,
+		   int timeout_ms, uint64_t replay_limit)
+{
+	int res = pump_once(r, opts, p, timeout_ms, replay_limit);
+
+	/* The frame sources, taken for what this drain met, go back to the symbolizing threads. */
+	proc_source_release_symbols(&r->src_ctx);
+	return res;
+}
+
 void recording_close(struct recording *r)
 {
 	if (r->have_cmd && r->cmd.go_fd >= 0)
@@ -560,4 +577,6 @@ void recording_close(struct recording *r)
 	python_procs_free(r->py_procs);
 	python_frames_free(r->py_frames);
 	cgroup_targets_close(&r->cgroups);
+	/* Zeroed (never started) is an unlocked mutex too. */
+	fair_lock_destroy(&r->symbols_lock);
 }
