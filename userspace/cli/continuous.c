@@ -69,7 +69,18 @@ struct continuous {
 	uint64_t cut_at;	       /* a boundary reached, waiting for the rings; 0: none */
 	double wall_offset_ms;	       /* CLOCK_REALTIME - CLOCK_MONOTONIC */
 	struct session_stats counters; /* the rings' counters at the last cut */
+	/*
+	 * A cut window goes to the symbolizer thread, then to the writer
+	 * thread, in order: the poll thread only cuts, and goes back to the
+	 * rings. Symbolizing and writing overlap, as cutting and writing did.
+	 */
+	struct snapshot_writer symbolizer;
 	struct snapshot_writer writer;
+	/*
+	 * Cut windows not symbolized yet, newest first, under
+	 * rec.symbols_lock: a sweep of the caches keeps what they name.
+	 */
+	struct snapshot_job *unsymbolized;
 	/* --listen: the scrape target; NULL without. Its labels: host, then --label's. */
 	struct scrape_server *scrape;
 	uint64_t held_flushed_to; /* the kernel's held waits were flushed for windows ending here */
@@ -79,12 +90,20 @@ struct continuous {
 	/* Written by the writer thread; read once it has stopped. */
 	unsigned long snapshots;
 	bool last_write_failed;
+	/* Written by the symbolizer thread; read once it has stopped. */
+	bool last_build_failed;
 };
 
-/* A cut window on its way to the writer thread, with what its -v line says of the live state. */
+/*
+ * A cut window on its way to the symbolizer and writer threads, with what
+ * its -v line says of the live state. Theirs alone from its hand-over:
+ * the poll thread only reads snap's frames, under rec.symbols_lock, while
+ * the job is listed in `unsymbolized`.
+ */
 struct snapshot_job {
+	struct snapshot_job *next_unsymbolized;
 	struct model snap;
-	struct profile_tables tables;
+	struct profile_tables tables; /* built by the symbolizer thread */
 	struct session_stats lost;
 	double start_wall_ms;
 	uint64_t t0; /* when the cut began */
@@ -116,15 +135,18 @@ static void retain_object(void *ctx, uint32_t object)
 }
 
 /*
- * After a snapshot is written, only the live model refers to binaries:
- * those of live processes' mappings and of the frames it kept. The
- * symbolizer and the JIT maps drop every other.
+ * After a cut, only the live model and the windows still to be symbolized
+ * refer to binaries: those of live processes' mappings, of the frames the
+ * live model kept, and of the waiting windows' frames. The symbolizer and
+ * the JIT maps drop every other. Under the symbols lock: the symbolizer
+ * thread resolves meanwhile, one frame at a time.
  */
 static void sweep_caches(struct continuous *c)
 {
 	const struct model *m = &c->rec.model;
 	size_t objects, jits;
 
+	proc_source_hold_symbols(&c->rec.src_ctx);
 	frame_resolver_retain_begin(&c->rec.frames);
 	for (size_t i = 0; i < m->processes.len; i++) {
 		const struct process *p = &m->processes.data[i];
@@ -135,10 +157,14 @@ static void sweep_caches(struct continuous *c)
 	}
 	for (size_t i = 0; i < m->frames.len; i++)
 		frame_resolver_retain(&c->rec.frames, m->frames.data[i].object);
+	for (const struct snapshot_job *job = c->unsymbolized; job; job = job->next_unsymbolized)
+		for (size_t i = 0; i < job->snap.frames.len; i++)
+			frame_resolver_retain(&c->rec.frames, job->snap.frames.data[i].object);
 	/* And the scrapes still waiting: their samples of dead processes are built later. */
 	if (c->scrape)
 		scrape_for_each_object(c->scrape, retain_object, &c->rec.frames);
 	objects = frame_resolver_sweep(&c->rec.frames, &jits);
+	proc_source_release_symbols(&c->rec.src_ctx);
 	/* Give what the snapshot used back to the system, so RSS shows the live state. */
 	malloc_trim(0);
 	if (objects || jits)
@@ -293,14 +319,58 @@ static void test_write_delay(void)
 /*
  * Tests only: BPFPROF_TEST_SYMBOLIZE_DELAY_MS=N[:COUNT] makes symbolizing
  * each of the first COUNT snapshots take N ms more (every one without
- * COUNT), spread over its frames, as cold caches of big binaries would:
- * the rings must be read on meanwhile. Scrapes' profiles are not slowed.
+ * COUNT): the rings must be read on meanwhile. Scrapes' profiles are not
+ * slowed. On the symbolizer thread only.
  */
 static unsigned test_symbolize_delay(void)
 {
 	static unsigned long builds;
 
 	return test_delay_ms("BPFPROF_TEST_SYMBOLIZE_DELAY_MS", &builds);
+}
+
+static void free_job(struct snapshot_job *job)
+{
+	profile_tables_free(&job->tables);
+	model_free(&job->snap);
+	free(job);
+}
+
+/* The window is symbolized: a sweep need not keep what it names any more. */
+static void unlist_unsymbolized(struct continuous *c, struct snapshot_job *job)
+{
+	struct snapshot_job **pp;
+
+	fair_lock(&c->rec.symbols_lock);
+	for (pp = &c->unsymbolized; *pp && *pp != job; pp = &(*pp)->next_unsymbolized)
+		;
+	if (*pp)
+		*pp = job->next_unsymbolized;
+	symbolizer_get_stats(c->rec.sym, &job->sym);
+	fair_unlock(&c->rec.symbols_lock);
+}
+
+/*
+ * On the symbolizer thread: the window's profile tables, symbolized, then
+ * the window to the writer (which may make this thread wait for room, never
+ * the poll thread while this queue has room).
+ */
+static void symbolize_job(void *ctx, void *arg)
+{
+	struct continuous *c = ctx;
+	struct snapshot_job *job = arg;
+	int err = recording_build_tables_paced(&c->rec, &job->snap, &job->tables,
+					       test_symbolize_delay());
+
+	unlist_unsymbolized(c, job);
+	c->last_build_failed = err != 0;
+	if (err) {
+		log_error("out of memory while building a snapshot; its window is lost and "
+			  "recording goes on");
+		free_job(job);
+		return;
+	}
+	snapshot_writer_submit(&c->writer, job);
 }
 
 /* On the writer thread: write the window, apply the retention, free the job. */
@@ -319,20 +389,20 @@ static void write_job(void *ctx, void *arg)
 		log_snapshot(job, path, clock_ns(CLOCK_MONOTONIC) - job->t0);
 		snapshot_dir_prune(&c->dir, c->opts->keep, c->opts->max_bytes, path);
 	}
-	profile_tables_free(&job->tables);
-	model_free(&job->snap);
+	free_job(job);
 	free(path);
-	free(job);
 }
 
 /*
- * Cut the live model at `boundary` (every ring drained past it), symbolize
- * the window before it, drop the caches only dead processes used (the
- * tables hold their own copy of what they name) and hand the window to the
- * writer thread, which writes windows in order; the cut waits only when
- * SNAPSHOT_WRITER_QUEUE of them wait already.
+ * Cut the live model at `boundary` (every ring drained past it), finish the
+ * window before it and hand it to the symbolizer thread, which symbolizes
+ * windows in order and hands each to the writer thread; the cut waits only
+ * when SNAPSHOT_WRITER_QUEUE of them wait to be symbolized already. The
+ * caches only dead processes used are dropped meanwhile (the window's
+ * objects are kept until it is symbolized; the tables hold their own copy
+ * of what they name).
  */
-static int take_snapshot(struct continuous *c, uint64_t boundary)
+static int cut_snapshot(struct continuous *c, uint64_t boundary)
 {
 	struct model *live = &c->rec.model;
 	struct snapshot_job *job;
@@ -340,9 +410,9 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 	double offset = wall_offset_now();
 	int err;
 
-	if (snapshot_writer_wait_room(&c->writer))
-		log_warn("snapshots are written more slowly than they are cut: %d windows waited "
-			 "to be written, and the rings waited for the writer (a slow disk in %s?)",
+	if (snapshot_writer_wait_room(&c->symbolizer))
+		log_warn("snapshots are symbolized and written more slowly than they are cut: %d "
+			 "windows waited, and the rings waited for them (a slow disk in %s?)",
 			 SNAPSHOT_WRITER_QUEUE, c->opts->out_dir);
 	if (fabs(offset - c->wall_offset_ms) > CLOCK_STEP_MS) {
 		log_warn("the wall clock moved by %.0f ms; snapshot names follow it from now on",
@@ -380,24 +450,31 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 		scrape_collect(c->scrape, &job->snap, job->snap.start_ts, boundary);
 	else if (c->scrape)
 		scrape_lost(c->scrape, window_start, boundary);
-	if (!err)
-		err = recording_build_tables_paced(&c->rec, &job->snap, &job->tables,
-						   test_symbolize_delay());
 	if (err) {
 		log_error("out of memory while building a snapshot; its window is lost and "
 			  "recording goes on");
-		profile_tables_free(&job->tables);
-		model_free(&job->snap);
-		free(job);
+		free_job(job);
 		return err;
 	}
 	job->live_threads = live->threads.len;
 	job->live_frames = live->frames.len;
-	/* After the cut only the live model names binaries: the rest go. */
+	proc_source_hold_symbols(&c->rec.src_ctx);
+	job->next_unsymbolized = c->unsymbolized;
+	c->unsymbolized = job;
+	/* After the cut only the live model and the windows to symbolize name binaries. */
 	sweep_caches(c);
-	symbolizer_get_stats(c->rec.sym, &job->sym);
-	snapshot_writer_submit(&c->writer, job);
+	snapshot_writer_submit(&c->symbolizer, job);
 	return 0;
+}
+
+/* On the poll thread. */
+static int take_snapshot(struct continuous *c, uint64_t boundary)
+{
+	int err = cut_snapshot(c, boundary);
+
+	/* What the cut's reads of /proc held goes back to the symbolizing threads, in any case. */
+	proc_source_release_symbols(&c->rec.src_ctx);
+	return err;
 }
 
 /*
@@ -427,8 +504,14 @@ static void start_cut(struct continuous *c, uint64_t now)
 			 strerror(-err));
 }
 
-/* On the poll thread: a scrape's window, its samples copied, as a gzip'd pprof profile. */
-static int write_scrape(void *ctx, struct model *m, enum pprof_kind kind, int fd)
+/*
+ * On the scrape server's builder thread: a scrape's window, its samples
+ * copied, as a gzip'd pprof profile. It reads the recording's frame
+ * sources under their lock, and what stays as it was set up (options,
+ * labels, the session's description) without.
+ */
+static int write_scrape(void *ctx, struct model *m, enum pprof_kind kind, double wall_offset_ms,
+			int fd)
 {
 	struct continuous *c = ctx;
 	struct pprof_options po = { .kind = kind, .labels = c->labels, .nr_labels = c->nr_labels };
@@ -437,8 +520,8 @@ static int write_scrape(void *ctx, struct model *m, enum pprof_kind kind, int fd
 
 	if (!err)
 		err = recording_write_pprof(&c->rec, c->opts, m,
-					    c->wall_offset_ms + (double)m->start_ts / 1e6, &tables,
-					    fd, &po);
+					    wall_offset_ms + (double)m->start_ts / 1e6, &tables, fd,
+					    &po);
 	profile_tables_free(&tables);
 	return err;
 }
@@ -505,7 +588,7 @@ static void answer_scrapes(struct continuous *c)
 		log_error("out of memory while replaying for a scrape");
 		return;
 	}
-	scrape_answer(c->scrape, live, upto, write_scrape, c);
+	scrape_answer(c->scrape, live, upto, c->wall_offset_ms);
 }
 
 /* The poll timeout: the next boundary, or the end of a scrape's window, may come sooner. */
@@ -590,7 +673,9 @@ static int start_scrape_server(struct continuous *c)
 				     .port = l->port,
 				     .offcpu = c->opts->offcpu && c->opts->sched,
 				     .firefox = c->opts->format != FORMAT_PPROF,
-				     .owner = 0 };
+				     .owner = 0,
+				     .write = write_scrape,
+				     .write_ctx = c };
 	char *token = NULL, *cert = NULL, *key = NULL;
 	gid_t gid;
 	int err = -EINVAL;
@@ -661,6 +746,9 @@ int continuous_main(const struct options *opts)
 	if (snapshot_writer_start(&c.writer, write_job, &c))
 		log_warn("cannot start the snapshot writer thread; snapshots are written by the "
 			 "reader, which stops reading the rings meanwhile");
+	if (snapshot_writer_start(&c.symbolizer, symbolize_job, &c))
+		log_warn("cannot start the snapshot symbolizer thread; snapshots are symbolized by "
+			 "the reader, which stops reading the rings meanwhile");
 	c.wall_offset_ms = c.rec.start_wall_ms - (double)c.rec.start_ns / 1e6;
 	c.next_boundary = c.rec.start_ns + opts->interval_ns;
 	files = opts->format == FORMAT_BOTH    ? ".json.gz and .pb.gz"
@@ -692,15 +780,17 @@ int continuous_main(const struct options *opts)
 		if (take_snapshot(&c, c.rec.model.stop_ts + 1) && !ret)
 			ret = 1;
 	}
-	/* The last window is written before anything it names is freed. */
+	/* The last window is symbolized and written before anything it names is freed. */
+	snapshot_writer_stop(&c.symbolizer);
 	snapshot_writer_stop(&c.writer);
-	if (c.last_write_failed && !ret)
+	if ((c.last_write_failed || c.last_build_failed) && !ret)
 		ret = 1;
 	log_info("stopped after %lu snapshots in %s", c.snapshots, opts->out_dir);
 out:
 	/* Windows still waiting are answered (503) before what they name is freed. */
 	scrape_server_stop(c.scrape);
 	c.scrape = NULL;
+	snapshot_writer_stop(&c.symbolizer);
 	snapshot_writer_stop(&c.writer);
 	snapshot_dir_close(&c.dir);
 	recording_close(&c.rec);
