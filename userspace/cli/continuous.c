@@ -436,10 +436,16 @@ static int cut_snapshot(struct continuous *c, uint64_t boundary)
 	}
 	lost_since_last_cut(c, &job->lost);
 	recording_report_lost(&job->lost);
-	/* -v: how long the rings went unread at worst; overflow follows from it. */
-	log_debug("window cut at %.3f s: the rings were drained at most %.0f ms apart",
+	/*
+	 * -v: how long the rings went unread at worst (overflow follows from
+	 * it), and how long this thread waited for a symbolizing thread's frame.
+	 */
+	log_debug("window cut at %.3f s: the rings were drained at most %.0f ms apart; the "
+		  "longest wait for the frame sources %.0f ms",
 		  (double)(boundary - c->rec.start_ns) / 1e9,
-		  (double)session_take_longest_drain_gap(&c->rec.session) / 1e6);
+		  (double)session_take_longest_drain_gap(&c->rec.session) / 1e6,
+		  (double)c->rec.src_ctx.longest_symbols_wait_ns / 1e6);
+	c->rec.src_ctx.longest_symbols_wait_ns = 0;
 	/* A target blocked through the whole window: its wait there, not a blank track. */
 	recording_note_blocked_threads(&c->rec, &job->snap, c->opts);
 	/* Threads renamed after their last sample get today's name. */

@@ -17,6 +17,7 @@
 #include "../symbols/jit_maps.h"
 #include "../symbols/python_frames.h"
 #include "../symbols/symbolizer.h"
+#include "../util/clock.h"
 #include "../util/fair_lock.h"
 #include "model_internal.h"
 
@@ -27,9 +28,15 @@
  */
 static void lock_symbols(struct proc_source_ctx *ctx)
 {
+	uint64_t t0, waited;
+
 	if (ctx->symbols_lock && !ctx->symbols_held) {
+		t0 = clock_ns(CLOCK_MONOTONIC);
 		fair_lock(ctx->symbols_lock);
 		ctx->symbols_held = true;
+		waited = clock_ns(CLOCK_MONOTONIC) - t0;
+		if (waited > ctx->longest_symbols_wait_ns)
+			ctx->longest_symbols_wait_ns = waited;
 	}
 }
 

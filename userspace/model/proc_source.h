@@ -29,6 +29,8 @@ struct proc_source_ctx {
 	 */
 	struct fair_lock *symbols_lock;
 	bool symbols_held;
+	/* The longest wait for symbols_lock since the caller last reset it (-v). */
+	uint64_t longest_symbols_wait_ns;
 	/* The cgroup v2 mount, to see who owns a process's cgroup; "" when none. */
 	char cgroup_mount[256];
 	bool cgroup_mount_looked;
