@@ -7,22 +7,18 @@
  * snapshots touch. Each snapshot is a standalone profile written
  * atomically into the output directory; the oldest are deleted to respect
  * the retention, and caches that only dead processes used are dropped, so
- * memory follows the live system, not the uptime.
+ * memory follows the live system, not the uptime. This file is the poll
+ * thread's side; what happens to a cut window is continuous_jobs.c.
  */
 #include "continuous.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <limits.h>
 #include <malloc.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +32,7 @@
 #include "../util/log.h"
 #include "../util/sudo_user.h"
 #include "recording.h"
+#include "continuous_jobs.h"
 #include "snapshot_dir.h"
 #include "snapshot_writer.h"
 
@@ -60,56 +57,6 @@ static void on_signal(int sig)
 	else
 		stop_requested = 1;
 }
-
-struct continuous {
-	struct recording rec;
-	const struct options *opts;
-	struct snapshot_dir dir;
-	uint64_t next_boundary;	       /* the current window ends here (CLOCK_MONOTONIC) */
-	uint64_t cut_at;	       /* a boundary reached, waiting for the rings; 0: none */
-	double wall_offset_ms;	       /* CLOCK_REALTIME - CLOCK_MONOTONIC */
-	struct session_stats counters; /* the rings' counters at the last cut */
-	/*
-	 * A cut window goes to the symbolizer thread, then to the writer
-	 * thread, in order: the poll thread only cuts, and goes back to the
-	 * rings. Symbolizing and writing overlap, as cutting and writing did.
-	 */
-	struct snapshot_writer symbolizer;
-	struct snapshot_writer writer;
-	/*
-	 * Cut windows not symbolized yet, newest first, under
-	 * rec.symbols_lock: a sweep of the caches keeps what they name.
-	 */
-	struct snapshot_job *unsymbolized;
-	/* --listen: the scrape target; NULL without. Its labels: host, then --label's. */
-	struct scrape_server *scrape;
-	uint64_t held_flushed_to; /* the kernel's held waits were flushed for windows ending here */
-	char host[256];
-	struct pprof_label labels[PPROF_MAX_LABELS];
-	size_t nr_labels;
-	/* Written by the writer thread; read once it has stopped. */
-	unsigned long snapshots;
-	bool last_write_failed;
-	/* Written by the symbolizer thread; read once it has stopped. */
-	bool last_build_failed;
-};
-
-/*
- * A cut window on its way to the symbolizer and writer threads, with what
- * its -v line says of the live state. Theirs alone from its hand-over:
- * the poll thread only reads snap's frames, under rec.symbols_lock, while
- * the job is listed in `unsymbolized`.
- */
-struct snapshot_job {
-	struct snapshot_job *next_unsymbolized;
-	struct model snap;
-	struct profile_tables tables; /* built by the symbolizer thread */
-	struct session_stats lost;
-	double start_wall_ms;
-	uint64_t t0; /* when the cut began */
-	size_t live_threads, live_frames;
-	struct symbolizer_stats sym;
-};
 
 static double wall_offset_now(void)
 {
@@ -170,227 +117,6 @@ static void sweep_caches(struct continuous *c)
 	if (objects || jits)
 		log_debug("dropped %zu binaries and %zu JIT maps no live process uses", objects,
 			  jits);
-}
-
-/* -v: one line per snapshot, to see size and cost over days. */
-static void log_snapshot(const struct snapshot_job *job, const char *path, uint64_t took_ns)
-{
-	const struct symbolizer_stats *st = &job->sym;
-	char size[32] = "?", rss[32] = "?", caches[32], heap[32];
-	/* Allocated bytes, apart from what the allocator holds free: tells growth from
-	 * fragmentation. */
-	struct mallinfo2 mi = mallinfo2();
-	struct rusage ru;
-	struct stat sb;
-
-	if (log_verbosity < 1)
-		return;
-	if (!stat(path, &sb))
-		human_size((double)sb.st_size, size, sizeof(size));
-	if (!getrusage(RUSAGE_SELF, &ru))
-		human_size((double)ru.ru_maxrss * 1024, rss, sizeof(rss));
-	human_size((double)st->bytes, caches, sizeof(caches));
-	human_size((double)(mi.uordblks + mi.hblkhd), heap, sizeof(heap));
-	log_info("snapshot %s: %" PRIu64 " samples, %zu threads, %s, written in %.0f ms; live "
-		 "model %zu threads, %zu frames; symbol caches %s (%" PRIu64
-		 " objects); heap in use %s; peak RSS %s",
-		 path, job->snap.stats.samples, job->snap.threads.len, size, (double)took_ns / 1e6,
-		 job->live_threads, job->live_frames, caches, st->objects, heap, rss);
-}
-
-/* The files each window is written as, for --format. */
-static size_t snapshot_kinds(enum output_format format, enum snapshot_kind kinds[2])
-{
-	switch (format) {
-	case FORMAT_PPROF:
-		kinds[0] = SNAPSHOT_PPROF;
-		return 1;
-	case FORMAT_BOTH:
-		kinds[0] = SNAPSHOT_FIREFOX;
-		kinds[1] = SNAPSHOT_PPROF;
-		return 2;
-	case FORMAT_FIREFOX:
-	default:
-		kinds[0] = SNAPSHOT_FIREFOX;
-		return 1;
-	}
-}
-
-/* Write one file of a finished snapshot; on a full disk, make room by dropping the oldest once. */
-static int write_snapshot_file(struct continuous *c, struct model *snap,
-			       const struct session_stats *lost,
-			       const struct profile_tables *tables, double start_wall_ms,
-			       enum snapshot_kind kind, char **path)
-{
-	struct output_file out = { .fd = -1 };
-	int err, attempt;
-
-	err = snapshot_dir_path(&c->dir, start_wall_ms, kind, path);
-	if (err)
-		return err;
-	for (attempt = 0; attempt < 2; attempt++) {
-		err = output_file_open_at(&out, c->dir.fd, *path);
-		if (!err) {
-			err = recording_write(
-				&c->rec, c->opts, snap, lost, start_wall_ms, tables, &out,
-				kind == SNAPSHOT_PPROF ? FORMAT_PPROF : FORMAT_FIREFOX);
-			if (!err)
-				err = output_file_commit(&out);
-			if (!err && kind == SNAPSHOT_FIREFOX && c->scrape)
-				scrape_set_latest(c->scrape,
-						  openat(c->dir.fd, *path,
-							 O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-			if (err)
-				output_file_abort(&out);
-			output_file_free(&out);
-		}
-		if (err != -ENOSPC && err != -EDQUOT)
-			break;
-		/* The oldest snapshot is worth less than this one. */
-		if (snapshot_dir_prune(&c->dir, 1, 0, *path) <= 0)
-			break;
-	}
-	return err;
-}
-
-/*
- * Write a finished snapshot in each format asked for; *path is the first
- * file written. A format that fails is said and the others are still
- * written; an error only when none was.
- */
-static int write_snapshot(struct continuous *c, struct model *snap,
-			  const struct session_stats *lost, const struct profile_tables *tables,
-			  double start_wall_ms, char **path)
-{
-	enum snapshot_kind kinds[2];
-	size_t n = snapshot_kinds(c->opts->format, kinds);
-	int ret = 0;
-
-	*path = NULL;
-	for (size_t i = 0; i < n; i++) {
-		char *p = NULL;
-		int err = write_snapshot_file(c, snap, lost, tables, start_wall_ms, kinds[i], &p);
-
-		if (err) {
-			log_error("writing snapshot %s failed (%s); free disk space in %s or lower "
-				  "--keep/--max-bytes",
-				  p ? p : "?", strerror(-err), c->opts->out_dir);
-			ret = ret ? ret : err;
-			free(p);
-		} else if (!*path) {
-			*path = p;
-		} else {
-			free(p);
-		}
-	}
-	return *path ? 0 : ret;
-}
-
-/*
- * Tests only: `env`=N[:COUNT] is N ms for each of the first COUNT calls
- * (every one without COUNT) counted in *calls, 0 after; 0 when unset.
- */
-static unsigned test_delay_ms(const char *env, unsigned long *calls)
-{
-	const char *s = getenv(env);
-	char *end = NULL;
-	unsigned ms = s ? (unsigned)strtoul(s, &end, 10) : 0;
-	unsigned long count = end && *end == ':' ? strtoul(end + 1, NULL, 10) : ULONG_MAX;
-
-	return ms && (*calls)++ < count ? ms : 0;
-}
-
-/*
- * Tests only: BPFPROF_TEST_WRITE_DELAY_MS=N[:COUNT] makes the writer take N
- * ms more for each of the first COUNT snapshots (every one without COUNT),
- * as a slow disk would: capture must not notice. On the writer thread only.
- */
-static void test_write_delay(void)
-{
-	static unsigned long writes;
-	unsigned ms = test_delay_ms("BPFPROF_TEST_WRITE_DELAY_MS", &writes);
-
-	if (ms)
-		nanosleep(&(struct timespec){ .tv_sec = ms / 1000,
-					      .tv_nsec = (long)(ms % 1000) * 1000000 },
-			  NULL);
-}
-
-/*
- * Tests only: BPFPROF_TEST_SYMBOLIZE_DELAY_MS=N[:COUNT] makes symbolizing
- * each of the first COUNT snapshots take N ms more (every one without
- * COUNT): the rings must be read on meanwhile. Scrapes' profiles are not
- * slowed. On the symbolizer thread only.
- */
-static unsigned test_symbolize_delay(void)
-{
-	static unsigned long builds;
-
-	return test_delay_ms("BPFPROF_TEST_SYMBOLIZE_DELAY_MS", &builds);
-}
-
-static void free_job(struct snapshot_job *job)
-{
-	profile_tables_free(&job->tables);
-	model_free(&job->snap);
-	free(job);
-}
-
-/* The window is symbolized: a sweep need not keep what it names any more. */
-static void unlist_unsymbolized(struct continuous *c, struct snapshot_job *job)
-{
-	struct snapshot_job **pp;
-
-	fair_lock(&c->rec.symbols_lock);
-	for (pp = &c->unsymbolized; *pp && *pp != job; pp = &(*pp)->next_unsymbolized)
-		;
-	if (*pp)
-		*pp = job->next_unsymbolized;
-	symbolizer_get_stats(c->rec.sym, &job->sym);
-	fair_unlock(&c->rec.symbols_lock);
-}
-
-/*
- * On the symbolizer thread: the window's profile tables, symbolized, then
- * the window to the writer (which may make this thread wait for room, never
- * the poll thread while this queue has room).
- */
-static void symbolize_job(void *ctx, void *arg)
-{
-	struct continuous *c = ctx;
-	struct snapshot_job *job = arg;
-	int err = recording_build_tables_paced(&c->rec, &job->snap, &job->tables,
-					       test_symbolize_delay());
-
-	unlist_unsymbolized(c, job);
-	c->last_build_failed = err != 0;
-	if (err) {
-		log_error("out of memory while building a snapshot; its window is lost and "
-			  "recording goes on");
-		free_job(job);
-		return;
-	}
-	snapshot_writer_submit(&c->writer, job);
-}
-
-/* On the writer thread: write the window, apply the retention, free the job. */
-static void write_job(void *ctx, void *arg)
-{
-	struct continuous *c = ctx;
-	struct snapshot_job *job = arg;
-	char *path = NULL;
-	int err;
-
-	test_write_delay();
-	err = write_snapshot(c, &job->snap, &job->lost, &job->tables, job->start_wall_ms, &path);
-	c->last_write_failed = err != 0;
-	if (!err) {
-		c->snapshots++;
-		log_snapshot(job, path, clock_ns(CLOCK_MONOTONIC) - job->t0);
-		snapshot_dir_prune(&c->dir, c->opts->keep, c->opts->max_bytes, path);
-	}
-	free_job(job);
-	free(path);
 }
 
 /*
@@ -459,7 +185,7 @@ static int cut_snapshot(struct continuous *c, uint64_t boundary)
 	if (err) {
 		log_error("out of memory while building a snapshot; its window is lost and "
 			  "recording goes on");
-		free_job(job);
+		continuous_free_job(job);
 		return err;
 	}
 	job->live_threads = live->threads.len;
@@ -749,10 +475,10 @@ int continuous_main(const struct options *opts)
 	ret = recording_start(&c.rec, opts);
 	if (ret)
 		goto out;
-	if (snapshot_writer_start(&c.writer, write_job, &c))
+	if (snapshot_writer_start(&c.writer, continuous_write_job, &c))
 		log_warn("cannot start the snapshot writer thread; snapshots are written by the "
 			 "reader, which stops reading the rings meanwhile");
-	if (snapshot_writer_start(&c.symbolizer, symbolize_job, &c))
+	if (snapshot_writer_start(&c.symbolizer, continuous_symbolize_job, &c))
 		log_warn("cannot start the snapshot symbolizer thread; snapshots are symbolized by "
 			 "the reader, which stops reading the rings meanwhile");
 	c.wall_offset_ms = c.rec.start_wall_ms - (double)c.rec.start_ns / 1e6;
