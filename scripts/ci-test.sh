@@ -6,7 +6,8 @@
 # then the same with AddressSanitizer and UndefinedBehaviorSanitizer for the
 # unit tests and a representative set of integration tests (a system-wide
 # recording, continuous cuts and the writer thread, a cgroup, overload, a
-# huge perf map, report and pprof, the scrape server and a hung-up scraper,
+# huge perf map, report and pprof, the scrape server, a hung-up scraper and
+# a snapshot symbolized slowly off the poll thread,
 # the Python reader threads on a stalled page), which must be clean (any report aborts
 # its test); then each fuzz target for a short time (tests/fuzz).
 # Exits non-zero if any stage failed.  Must run as root (apt, and the
@@ -35,7 +36,7 @@ ctest --test-dir build --output-on-failure -j "$(nproc)" || status=1
 echo "ci-test: the sanitizer build (ASan + UBSan)"
 cmake -B build-asan -S . -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBPFPROF_SANITIZE=ON
 cmake --build build-asan -j "$(nproc)"
-sanitized='^unit\.|^integration\.(record_all|continuous_gapless|continuous_slow_writer|cgroup_default|overload|hostile_perfmap_huge|report|pprof|view|initial_view_blocked|scrape_scrapers|scrape_token|scrape_hangup|hostile_python_fuse_stall|hostile_python_fuse_release)$'
+sanitized='^unit\.|^integration\.(record_all|continuous_gapless|continuous_slow_writer|cgroup_default|overload|hostile_perfmap_huge|report|pprof|view|initial_view_blocked|scrape_scrapers|scrape_token|scrape_hangup|scrape_slow_symbols|hostile_python_fuse_stall|hostile_python_fuse_release)$'
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
 	ctest --test-dir build-asan --output-on-failure -j "$(nproc)" -R "$sanitized" || status=1
 

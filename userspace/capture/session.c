@@ -5,6 +5,7 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdarg.h>
@@ -727,6 +728,8 @@ int session_poll(struct session *s, int timeout_ms)
 	if (n < 0 && errno != EINTR)
 		return -errno;
 	before = clock_ns(CLOCK_MONOTONIC);
+	if (s->drained_before_ns && before - s->drained_before_ns > s->longest_drain_gap_ns)
+		s->longest_drain_gap_ns = before - s->drained_before_ns;
 	if (s->before_drain && (n = s->before_drain(s->before_drain_ctx)) < 0)
 		return n;
 	/* The side-band is read up to `before`: what was written until then can be decoded. */
@@ -739,9 +742,19 @@ int session_poll(struct session *s, int timeout_ms)
 	 * that its mappings can be read for symbolization.
 	 */
 	n = ring_buffer__consume(s->rb);
-	if (n >= 0)
+	if (n >= 0) {
 		s->drained_before_ns = before;
+		atomic_fetch_add_explicit(&s->drains, 1, memory_order_relaxed);
+	}
 	return n;
+}
+
+uint64_t session_take_longest_drain_gap(struct session *s)
+{
+	uint64_t gap = s->longest_drain_gap_ns;
+
+	s->longest_drain_gap_ns = 0;
+	return gap;
 }
 
 void session_stop(struct session *s)

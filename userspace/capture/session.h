@@ -107,6 +107,17 @@ struct session {
 	 */
 	uint64_t drained_before_ns;
 	/*
+	 * The longest time between the starts of two drains since it was last
+	 * taken (session_take_longest_drain_gap): how long the rings went
+	 * unread, which with the poll loop's timeout is what decides overflow.
+	 */
+	uint64_t longest_drain_gap_ns;
+	/*
+	 * Full drains so far: read by a thread that symbolizes a snapshot
+	 * (recording_build_tables), to say the rings were read on meanwhile.
+	 */
+	_Atomic uint64_t drains;
+	/*
 	 * Records written after the side-band was last drained (ts past
 	 * defer_after_ns) wait for the next drain: a sample of a process that
 	 * exec'd a moment ago would otherwise be decoded before its exec and
@@ -139,6 +150,8 @@ int session_add_target(struct session *s, uint32_t tgid);
 int session_start(struct session *s, unsigned freq_hz, enum sample_event_kind kind);
 /* Wait up to timeout_ms for events and hand them to the callback; >= 0 or -errno. */
 int session_poll(struct session *s, int timeout_ms);
+/* The longest gap between two drains since the last call (0: none yet); starts anew. */
+uint64_t session_take_longest_drain_gap(struct session *s);
 /* Stop sampling and drain what is left in the ring buffers. */
 void session_stop(struct session *s);
 void session_read_stats(struct session *s, struct session_stats *out);

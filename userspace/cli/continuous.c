@@ -7,22 +7,18 @@
  * snapshots touch. Each snapshot is a standalone profile written
  * atomically into the output directory; the oldest are deleted to respect
  * the retention, and caches that only dead processes used are dropped, so
- * memory follows the live system, not the uptime.
+ * memory follows the live system, not the uptime. This file is the poll
+ * thread's side; what happens to a cut window is continuous_jobs.c.
  */
 #include "continuous.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
-#include <limits.h>
 #include <malloc.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -36,6 +32,7 @@
 #include "../util/log.h"
 #include "../util/sudo_user.h"
 #include "recording.h"
+#include "continuous_jobs.h"
 #include "snapshot_dir.h"
 #include "snapshot_writer.h"
 
@@ -61,37 +58,6 @@ static void on_signal(int sig)
 		stop_requested = 1;
 }
 
-struct continuous {
-	struct recording rec;
-	const struct options *opts;
-	struct snapshot_dir dir;
-	uint64_t next_boundary;	       /* the current window ends here (CLOCK_MONOTONIC) */
-	uint64_t cut_at;	       /* a boundary reached, waiting for the rings; 0: none */
-	double wall_offset_ms;	       /* CLOCK_REALTIME - CLOCK_MONOTONIC */
-	struct session_stats counters; /* the rings' counters at the last cut */
-	struct snapshot_writer writer;
-	/* --listen: the scrape target; NULL without. Its labels: host, then --label's. */
-	struct scrape_server *scrape;
-	uint64_t held_flushed_to; /* the kernel's held waits were flushed for windows ending here */
-	char host[256];
-	struct pprof_label labels[PPROF_MAX_LABELS];
-	size_t nr_labels;
-	/* Written by the writer thread; read once it has stopped. */
-	unsigned long snapshots;
-	bool last_write_failed;
-};
-
-/* A cut window on its way to the writer thread, with what its -v line says of the live state. */
-struct snapshot_job {
-	struct model snap;
-	struct profile_tables tables;
-	struct session_stats lost;
-	double start_wall_ms;
-	uint64_t t0; /* when the cut began */
-	size_t live_threads, live_frames;
-	struct symbolizer_stats sym;
-};
-
 static double wall_offset_now(void)
 {
 	return (double)clock_ns(CLOCK_REALTIME) / 1e6 - (double)clock_ns(CLOCK_MONOTONIC) / 1e6;
@@ -116,15 +82,18 @@ static void retain_object(void *ctx, uint32_t object)
 }
 
 /*
- * After a snapshot is written, only the live model refers to binaries:
- * those of live processes' mappings and of the frames it kept. The
- * symbolizer and the JIT maps drop every other.
+ * After a cut, only the live model and the windows still to be symbolized
+ * refer to binaries: those of live processes' mappings, of the frames the
+ * live model kept, and of the waiting windows' frames. The symbolizer and
+ * the JIT maps drop every other. Under the symbols lock: the symbolizer
+ * thread resolves meanwhile, one frame at a time.
  */
 static void sweep_caches(struct continuous *c)
 {
 	const struct model *m = &c->rec.model;
 	size_t objects, jits;
 
+	proc_source_hold_symbols(&c->rec.src_ctx);
 	frame_resolver_retain_begin(&c->rec.frames);
 	for (size_t i = 0; i < m->processes.len; i++) {
 		const struct process *p = &m->processes.data[i];
@@ -135,10 +104,14 @@ static void sweep_caches(struct continuous *c)
 	}
 	for (size_t i = 0; i < m->frames.len; i++)
 		frame_resolver_retain(&c->rec.frames, m->frames.data[i].object);
+	for (const struct snapshot_job *job = c->unsymbolized; job; job = job->next_unsymbolized)
+		for (size_t i = 0; i < job->snap.frames.len; i++)
+			frame_resolver_retain(&c->rec.frames, job->snap.frames.data[i].object);
 	/* And the scrapes still waiting: their samples of dead processes are built later. */
 	if (c->scrape)
 		scrape_for_each_object(c->scrape, retain_object, &c->rec.frames);
 	objects = frame_resolver_sweep(&c->rec.frames, &jits);
+	proc_source_release_symbols(&c->rec.src_ctx);
 	/* Give what the snapshot used back to the system, so RSS shows the live state. */
 	malloc_trim(0);
 	if (objects || jits)
@@ -146,169 +119,16 @@ static void sweep_caches(struct continuous *c)
 			  jits);
 }
 
-/* -v: one line per snapshot, to see size and cost over days. */
-static void log_snapshot(const struct snapshot_job *job, const char *path, uint64_t took_ns)
-{
-	const struct symbolizer_stats *st = &job->sym;
-	char size[32] = "?", rss[32] = "?", caches[32], heap[32];
-	/* Allocated bytes, apart from what the allocator holds free: tells growth from
-	 * fragmentation. */
-	struct mallinfo2 mi = mallinfo2();
-	struct rusage ru;
-	struct stat sb;
-
-	if (log_verbosity < 1)
-		return;
-	if (!stat(path, &sb))
-		human_size((double)sb.st_size, size, sizeof(size));
-	if (!getrusage(RUSAGE_SELF, &ru))
-		human_size((double)ru.ru_maxrss * 1024, rss, sizeof(rss));
-	human_size((double)st->bytes, caches, sizeof(caches));
-	human_size((double)(mi.uordblks + mi.hblkhd), heap, sizeof(heap));
-	log_info("snapshot %s: %" PRIu64 " samples, %zu threads, %s, written in %.0f ms; live "
-		 "model %zu threads, %zu frames; symbol caches %s (%" PRIu64
-		 " objects); heap in use %s; peak RSS %s",
-		 path, job->snap.stats.samples, job->snap.threads.len, size, (double)took_ns / 1e6,
-		 job->live_threads, job->live_frames, caches, st->objects, heap, rss);
-}
-
-/* The files each window is written as, for --format. */
-static size_t snapshot_kinds(enum output_format format, enum snapshot_kind kinds[2])
-{
-	switch (format) {
-	case FORMAT_PPROF:
-		kinds[0] = SNAPSHOT_PPROF;
-		return 1;
-	case FORMAT_BOTH:
-		kinds[0] = SNAPSHOT_FIREFOX;
-		kinds[1] = SNAPSHOT_PPROF;
-		return 2;
-	case FORMAT_FIREFOX:
-	default:
-		kinds[0] = SNAPSHOT_FIREFOX;
-		return 1;
-	}
-}
-
-/* Write one file of a finished snapshot; on a full disk, make room by dropping the oldest once. */
-static int write_snapshot_file(struct continuous *c, struct model *snap,
-			       const struct session_stats *lost,
-			       const struct profile_tables *tables, double start_wall_ms,
-			       enum snapshot_kind kind, char **path)
-{
-	struct output_file out = { .fd = -1 };
-	int err, attempt;
-
-	err = snapshot_dir_path(&c->dir, start_wall_ms, kind, path);
-	if (err)
-		return err;
-	for (attempt = 0; attempt < 2; attempt++) {
-		err = output_file_open_at(&out, c->dir.fd, *path);
-		if (!err) {
-			err = recording_write(
-				&c->rec, c->opts, snap, lost, start_wall_ms, tables, &out,
-				kind == SNAPSHOT_PPROF ? FORMAT_PPROF : FORMAT_FIREFOX);
-			if (!err)
-				err = output_file_commit(&out);
-			if (!err && kind == SNAPSHOT_FIREFOX && c->scrape)
-				scrape_set_latest(c->scrape,
-						  openat(c->dir.fd, *path,
-							 O_RDONLY | O_CLOEXEC | O_NOFOLLOW));
-			if (err)
-				output_file_abort(&out);
-			output_file_free(&out);
-		}
-		if (err != -ENOSPC && err != -EDQUOT)
-			break;
-		/* The oldest snapshot is worth less than this one. */
-		if (snapshot_dir_prune(&c->dir, 1, 0, *path) <= 0)
-			break;
-	}
-	return err;
-}
-
 /*
- * Write a finished snapshot in each format asked for; *path is the first
- * file written. A format that fails is said and the others are still
- * written; an error only when none was.
+ * Cut the live model at `boundary` (every ring drained past it), finish the
+ * window before it and hand it to the symbolizer thread, which symbolizes
+ * windows in order and hands each to the writer thread; the cut waits only
+ * when SNAPSHOT_WRITER_QUEUE of them wait to be symbolized already. The
+ * caches only dead processes used are dropped meanwhile (the window's
+ * objects are kept until it is symbolized; the tables hold their own copy
+ * of what they name).
  */
-static int write_snapshot(struct continuous *c, struct model *snap,
-			  const struct session_stats *lost, const struct profile_tables *tables,
-			  double start_wall_ms, char **path)
-{
-	enum snapshot_kind kinds[2];
-	size_t n = snapshot_kinds(c->opts->format, kinds);
-	int ret = 0;
-
-	*path = NULL;
-	for (size_t i = 0; i < n; i++) {
-		char *p = NULL;
-		int err = write_snapshot_file(c, snap, lost, tables, start_wall_ms, kinds[i], &p);
-
-		if (err) {
-			log_error("writing snapshot %s failed (%s); free disk space in %s or lower "
-				  "--keep/--max-bytes",
-				  p ? p : "?", strerror(-err), c->opts->out_dir);
-			ret = ret ? ret : err;
-			free(p);
-		} else if (!*path) {
-			*path = p;
-		} else {
-			free(p);
-		}
-	}
-	return *path ? 0 : ret;
-}
-
-/*
- * Tests only: BPFPROF_TEST_WRITE_DELAY_MS=N[:COUNT] makes the writer take N
- * ms more for each of the first COUNT snapshots (every one without COUNT),
- * as a slow disk would: capture must not notice. On the writer thread only.
- */
-static void test_write_delay(void)
-{
-	static unsigned long writes;
-	const char *s = getenv("BPFPROF_TEST_WRITE_DELAY_MS");
-	char *end = NULL;
-	unsigned ms = s ? (unsigned)strtoul(s, &end, 10) : 0;
-	unsigned long count = end && *end == ':' ? strtoul(end + 1, NULL, 10) : ULONG_MAX;
-
-	if (ms && writes++ < count)
-		nanosleep(&(struct timespec){ .tv_sec = ms / 1000,
-					      .tv_nsec = (long)(ms % 1000) * 1000000 },
-			  NULL);
-}
-
-/* On the writer thread: write the window, apply the retention, free the job. */
-static void write_job(void *ctx, void *arg)
-{
-	struct continuous *c = ctx;
-	struct snapshot_job *job = arg;
-	char *path = NULL;
-	int err;
-
-	test_write_delay();
-	err = write_snapshot(c, &job->snap, &job->lost, &job->tables, job->start_wall_ms, &path);
-	c->last_write_failed = err != 0;
-	if (!err) {
-		c->snapshots++;
-		log_snapshot(job, path, clock_ns(CLOCK_MONOTONIC) - job->t0);
-		snapshot_dir_prune(&c->dir, c->opts->keep, c->opts->max_bytes, path);
-	}
-	profile_tables_free(&job->tables);
-	model_free(&job->snap);
-	free(path);
-	free(job);
-}
-
-/*
- * Cut the live model at `boundary` (every ring drained past it), symbolize
- * the window before it, drop the caches only dead processes used (the
- * tables hold their own copy of what they name) and hand the window to the
- * writer thread, which writes windows in order; the cut waits only when
- * SNAPSHOT_WRITER_QUEUE of them wait already.
- */
-static int take_snapshot(struct continuous *c, uint64_t boundary)
+static int cut_snapshot(struct continuous *c, uint64_t boundary)
 {
 	struct model *live = &c->rec.model;
 	struct snapshot_job *job;
@@ -316,9 +136,9 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 	double offset = wall_offset_now();
 	int err;
 
-	if (snapshot_writer_wait_room(&c->writer))
-		log_warn("snapshots are written more slowly than they are cut: %d windows waited "
-			 "to be written, and the rings waited for the writer (a slow disk in %s?)",
+	if (snapshot_writer_wait_room(&c->symbolizer))
+		log_warn("snapshots are symbolized and written more slowly than they are cut: %d "
+			 "windows waited, and the rings waited for them (a slow disk in %s?)",
 			 SNAPSHOT_WRITER_QUEUE, c->opts->out_dir);
 	if (fabs(offset - c->wall_offset_ms) > CLOCK_STEP_MS) {
 		log_warn("the wall clock moved by %.0f ms; snapshot names follow it from now on",
@@ -342,6 +162,16 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 	}
 	lost_since_last_cut(c, &job->lost);
 	recording_report_lost(&job->lost);
+	/*
+	 * -v: how long the rings went unread at worst (overflow follows from
+	 * it), and how long this thread waited for a symbolizing thread's frame.
+	 */
+	log_debug("window cut at %.3f s: the rings were drained at most %.0f ms apart; the "
+		  "longest wait for the frame sources %.0f ms",
+		  (double)(boundary - c->rec.start_ns) / 1e9,
+		  (double)session_take_longest_drain_gap(&c->rec.session) / 1e6,
+		  (double)c->rec.src_ctx.longest_symbols_wait_ns / 1e6);
+	c->rec.src_ctx.longest_symbols_wait_ns = 0;
 	/* A target blocked through the whole window: its wait there, not a blank track. */
 	recording_note_blocked_threads(&c->rec, &job->snap, c->opts);
 	/* Threads renamed after their last sample get today's name. */
@@ -352,23 +182,31 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 		scrape_collect(c->scrape, &job->snap, job->snap.start_ts, boundary);
 	else if (c->scrape)
 		scrape_lost(c->scrape, window_start, boundary);
-	if (!err)
-		err = recording_build_tables(&c->rec, &job->snap, &job->tables);
 	if (err) {
 		log_error("out of memory while building a snapshot; its window is lost and "
 			  "recording goes on");
-		profile_tables_free(&job->tables);
-		model_free(&job->snap);
-		free(job);
+		continuous_free_job(job);
 		return err;
 	}
 	job->live_threads = live->threads.len;
 	job->live_frames = live->frames.len;
-	/* After the cut only the live model names binaries: the rest go. */
+	proc_source_hold_symbols(&c->rec.src_ctx);
+	job->next_unsymbolized = c->unsymbolized;
+	c->unsymbolized = job;
+	/* After the cut only the live model and the windows to symbolize name binaries. */
 	sweep_caches(c);
-	symbolizer_get_stats(c->rec.sym, &job->sym);
-	snapshot_writer_submit(&c->writer, job);
+	snapshot_writer_submit(&c->symbolizer, job);
 	return 0;
+}
+
+/* On the poll thread. */
+static int take_snapshot(struct continuous *c, uint64_t boundary)
+{
+	int err = cut_snapshot(c, boundary);
+
+	/* What the cut's reads of /proc held goes back to the symbolizing threads, in any case. */
+	proc_source_release_symbols(&c->rec.src_ctx);
+	return err;
 }
 
 /*
@@ -398,8 +236,14 @@ static void start_cut(struct continuous *c, uint64_t now)
 			 strerror(-err));
 }
 
-/* On the poll thread: a scrape's window, its samples copied, as a gzip'd pprof profile. */
-static int write_scrape(void *ctx, struct model *m, enum pprof_kind kind, int fd)
+/*
+ * On the scrape server's builder thread: a scrape's window, its samples
+ * copied, as a gzip'd pprof profile. It reads the recording's frame
+ * sources under their lock, and what stays as it was set up (options,
+ * labels, the session's description) without.
+ */
+static int write_scrape(void *ctx, struct model *m, enum pprof_kind kind, double wall_offset_ms,
+			int fd)
 {
 	struct continuous *c = ctx;
 	struct pprof_options po = { .kind = kind, .labels = c->labels, .nr_labels = c->nr_labels };
@@ -408,8 +252,8 @@ static int write_scrape(void *ctx, struct model *m, enum pprof_kind kind, int fd
 
 	if (!err)
 		err = recording_write_pprof(&c->rec, c->opts, m,
-					    c->wall_offset_ms + (double)m->start_ts / 1e6, &tables,
-					    fd, &po);
+					    wall_offset_ms + (double)m->start_ts / 1e6, &tables, fd,
+					    &po);
 	profile_tables_free(&tables);
 	return err;
 }
@@ -476,7 +320,7 @@ static void answer_scrapes(struct continuous *c)
 		log_error("out of memory while replaying for a scrape");
 		return;
 	}
-	scrape_answer(c->scrape, live, upto, write_scrape, c);
+	scrape_answer(c->scrape, live, upto, c->wall_offset_ms);
 }
 
 /* The poll timeout: the next boundary, or the end of a scrape's window, may come sooner. */
@@ -561,7 +405,9 @@ static int start_scrape_server(struct continuous *c)
 				     .port = l->port,
 				     .offcpu = c->opts->offcpu && c->opts->sched,
 				     .firefox = c->opts->format != FORMAT_PPROF,
-				     .owner = 0 };
+				     .owner = 0,
+				     .write = write_scrape,
+				     .write_ctx = c };
 	char *token = NULL, *cert = NULL, *key = NULL;
 	gid_t gid;
 	int err = -EINVAL;
@@ -629,9 +475,12 @@ int continuous_main(const struct options *opts)
 	ret = recording_start(&c.rec, opts);
 	if (ret)
 		goto out;
-	if (snapshot_writer_start(&c.writer, write_job, &c))
+	if (snapshot_writer_start(&c.writer, continuous_write_job, &c))
 		log_warn("cannot start the snapshot writer thread; snapshots are written by the "
 			 "reader, which stops reading the rings meanwhile");
+	if (snapshot_writer_start(&c.symbolizer, continuous_symbolize_job, &c))
+		log_warn("cannot start the snapshot symbolizer thread; snapshots are symbolized by "
+			 "the reader, which stops reading the rings meanwhile");
 	c.wall_offset_ms = c.rec.start_wall_ms - (double)c.rec.start_ns / 1e6;
 	c.next_boundary = c.rec.start_ns + opts->interval_ns;
 	files = opts->format == FORMAT_BOTH    ? ".json.gz and .pb.gz"
@@ -663,15 +512,17 @@ int continuous_main(const struct options *opts)
 		if (take_snapshot(&c, c.rec.model.stop_ts + 1) && !ret)
 			ret = 1;
 	}
-	/* The last window is written before anything it names is freed. */
+	/* The last window is symbolized and written before anything it names is freed. */
+	snapshot_writer_stop(&c.symbolizer);
 	snapshot_writer_stop(&c.writer);
-	if (c.last_write_failed && !ret)
+	if ((c.last_write_failed || c.last_build_failed) && !ret)
 		ret = 1;
 	log_info("stopped after %lu snapshots in %s", c.snapshots, opts->out_dir);
 out:
 	/* Windows still waiting are answered (503) before what they name is freed. */
 	scrape_server_stop(c.scrape);
 	c.scrape = NULL;
+	snapshot_writer_stop(&c.symbolizer);
 	snapshot_writer_stop(&c.writer);
 	snapshot_dir_close(&c.dir);
 	recording_close(&c.rec);

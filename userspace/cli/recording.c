@@ -6,6 +6,7 @@
 #include "recording.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -170,37 +171,60 @@ void recording_report_lost(const struct session_stats *st)
 
 /* -v: what symbolizing the profile cost, for users who wonder where the time went. */
 static void log_symbolization(struct recording *r, const struct profile_tables *tables,
-			      uint64_t elapsed_ns)
+			      uint64_t elapsed_ns, uint64_t drains)
 {
 	struct symbolizer_stats st;
 	char bytes[32], dwarf[32], jit[32], rss[32] = "?";
 	struct rusage ru;
 
+	fair_lock(&r->symbols_lock);
 	symbolizer_get_stats(r->sym, &st);
+	human_size((double)jit_maps_bytes(r->jit), jit, sizeof(jit));
+	fair_unlock(&r->symbols_lock);
 	human_size((double)st.bytes, bytes, sizeof(bytes));
 	human_size((double)st.dwarf_bytes, dwarf, sizeof(dwarf));
-	human_size((double)jit_maps_bytes(r->jit), jit, sizeof(jit));
 	if (!getrusage(RUSAGE_SELF, &ru))
 		human_size((double)ru.ru_maxrss * 1024, rss, sizeof(rss));
-	log_debug("symbolized %zu frames (%zu functions) in %.0f ms: %" PRIu64 " objects (%" PRIu64
-		  " with DWARF), %" PRIu64 " lookups; symbol caches hold %s "
+	log_debug("symbolized %zu frames (%zu functions) in %.0f ms, the rings drained %" PRIu64
+		  " times meanwhile: %" PRIu64 " objects (%" PRIu64 " with DWARF), %" PRIu64
+		  " lookups; symbol caches hold %s "
 		  "(DWARF %s), JIT maps %s, %" PRIu64 " files open; bpfprof peak RSS %s",
-		  tables->frames.len, tables->funcs.len, (double)elapsed_ns / 1e6, st.objects,
-		  st.dwarf_objects, st.lookups, bytes, dwarf, jit, st.open_files, rss);
+		  tables->frames.len, tables->funcs.len, (double)elapsed_ns / 1e6, drains,
+		  st.objects, st.dwarf_objects, st.lookups, bytes, dwarf, jit, st.open_files, rss);
 }
 
 int recording_build_tables(struct recording *r, struct model *m, struct profile_tables *tables)
 {
+	return recording_build_tables_paced(r, m, tables, 0);
+}
+
+int recording_build_tables_paced(struct recording *r, struct model *m,
+				 struct profile_tables *tables, unsigned test_delay_ms)
+{
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	uint64_t drains = atomic_load_explicit(&r->session.drains, memory_order_relaxed);
 	int err;
 
+	/* On the thread that feeds the model (record): what it holds is taken per frame here. */
+	if (pthread_equal(pthread_self(), r->feeder))
+		proc_source_release_symbols(&r->src_ctx);
+	/* Holding nothing: see recording_build_tables_paced in recording.h. */
+	if (test_delay_ms)
+		nanosleep(&(struct timespec){ .tv_sec = test_delay_ms / 1000,
+					      .tv_nsec = (long)(test_delay_ms % 1000) * 1000000 },
+			  NULL);
+
 	/* Each profile (each continuous snapshot) gets the whole fetch budget. */
+	fair_lock(&r->symbols_lock);
 	debuginfo_server_new_profile(r->debuginfod);
 	symbolizer_new_profile(r->sym);
-	err = profile_tables_build(tables, m, resolve_frame, r);
+	fair_unlock(&r->symbols_lock);
+	err = profile_tables_build_locked(tables, m, resolve_frame, r, &r->symbols_lock);
 
 	if (!err)
-		log_symbolization(r, tables, clock_ns(CLOCK_MONOTONIC) - t0);
+		log_symbolization(r, tables, clock_ns(CLOCK_MONOTONIC) - t0,
+				  atomic_load_explicit(&r->session.drains, memory_order_relaxed) -
+					  drains);
 	return err;
 }
 
@@ -314,6 +338,8 @@ int recording_start(struct recording *r, const struct options *opts)
 	struct proc_source src;
 	int ret;
 
+	fair_lock_init(&r->symbols_lock);
+	r->feeder = pthread_self();
 	r->sym = symbolizer_new("/proc", "/proc/kallsyms");
 	r->jit = r->sym ? jit_maps_new("/proc") : NULL;
 	r->py_procs = python_procs_new();
@@ -331,6 +357,7 @@ int recording_start(struct recording *r, const struct options *opts)
 	r->src_ctx.jit = r->jit;
 	r->src_ctx.py_procs = r->py_procs;
 	r->src_ctx.py_frames = r->py_frames;
+	r->src_ctx.symbols_lock = &r->symbols_lock;
 	proc_source_init(&src, &r->src_ctx);
 	model_init(&r->model, &src, 0);
 
@@ -390,7 +417,9 @@ int recording_start(struct recording *r, const struct options *opts)
 		if (command_start(&r->cmd, opts->command))
 			return 1;
 	}
-	return seed_targets(r, &cfg);
+	ret = seed_targets(r, &cfg);
+	proc_source_release_symbols(&r->src_ctx);
+	return ret;
 }
 
 void recording_stop(struct recording *r, struct session_stats *stats)
@@ -417,6 +446,7 @@ void recording_stop(struct recording *r, struct session_stats *stats)
 		r->model.end_ts = now;
 	/* Every program is detached: nothing after this instant was recorded. */
 	r->model.stop_ts = r->model.end_ts;
+	proc_source_release_symbols(&r->src_ctx);
 }
 
 void recording_handle_signals(void (*handler)(int))
@@ -486,8 +516,8 @@ static void test_stall(struct recording *r, uint64_t now)
 		  NULL);
 }
 
-int recording_pump(struct recording *r, const struct options *opts, struct recording_pump *p,
-		   int timeout_ms, uint64_t replay_limit)
+static int pump_once(struct recording *r, const struct options *opts, struct recording_pump *p,
+		     int timeout_ms, uint64_t replay_limit)
 {
 	uint64_t drained, watermark, now;
 	int n = session_poll(&r->session, timeout_ms);
@@ -524,6 +554,16 @@ int recording_pump(struct recording *r, const struct options *opts, struct recor
 	return PUMP_GO_ON;
 }
 
+int recording_pump(struct recording *r, const struct options *opts, struct recording_pump *p,
+		   int timeout_ms, uint64_t replay_limit)
+{
+	int res = pump_once(r, opts, p, timeout_ms, replay_limit);
+
+	/* The frame sources, taken for what this drain met, go back to the symbolizing threads. */
+	proc_source_release_symbols(&r->src_ctx);
+	return res;
+}
+
 void recording_close(struct recording *r)
 {
 	if (r->have_cmd && r->cmd.go_fd >= 0)
@@ -537,4 +577,6 @@ void recording_close(struct recording *r)
 	python_procs_free(r->py_procs);
 	python_frames_free(r->py_frames);
 	cgroup_targets_close(&r->cgroups);
+	/* Zeroed (never started) is an unlocked mutex too. */
+	fair_lock_destroy(&r->symbols_lock);
 }

@@ -8,6 +8,7 @@
 #ifndef BPFPROF_RECORDING_H
 #define BPFPROF_RECORDING_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -20,6 +21,7 @@
 #include "../model/model.h"
 #include "../model/proc_source.h"
 #include "../symbols/frame_resolver.h"
+#include "../util/fair_lock.h"
 #include "cgroup_targets.h"
 #include "lifecycle_feed.h"
 #include "options.h"
@@ -33,6 +35,15 @@
 
 struct recording {
 	struct model model;
+	/*
+	 * The frame sources (sym, debuginfod, jit, py_frames, frames) are
+	 * shared by the thread recording, which registers what it meets, and
+	 * the threads that symbolize continuous snapshots and scrapes: each
+	 * use of them is under this lock, held for one frame at a time. The
+	 * rest of the recording is the recording thread's alone.
+	 */
+	struct fair_lock symbols_lock;
+	pthread_t feeder; /* the thread that drains the rings and feeds the model */
 	struct symbolizer *sym;
 	struct debuginfo_server *debuginfod; /* DEBUGINFOD_URLS: debug files from servers */
 	struct jit_maps *jit;
@@ -67,8 +78,19 @@ int recording_start(struct recording *r, const struct options *opts);
  */
 void recording_stop(struct recording *r, struct session_stats *stats);
 
-/* The profile tables of `m`, symbolized; 0 or -ENOMEM. -v logs what it cost. */
+/*
+ * The profile tables of `m`, symbolized; 0 or -ENOMEM. -v logs what it
+ * cost. On any thread: the frame sources are taken under symbols_lock.
+ */
 int recording_build_tables(struct recording *r, struct model *m, struct profile_tables *tables);
+/*
+ * Tests only: the same, taking `test_delay_ms` more first
+ * (BPFPROF_TEST_SYMBOLIZE_DELAY_MS: as cold caches of big binaries would),
+ * holding nothing: a real cold load holds the frame sources for one object
+ * at a time, which the thread recording may wait for.
+ */
+int recording_build_tables_paced(struct recording *r, struct model *m,
+				 struct profile_tables *tables, unsigned test_delay_ms);
 
 /*
  * Write `m` (finished, its tables built) to `out` as `format` (FORMAT_BOTH

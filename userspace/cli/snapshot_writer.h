@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * The thread that writes continuous snapshots. The poll thread cuts the
- * model and symbolizes the window (the symbolizer is its own), then hands
- * the finished window over and goes back to draining the rings at once:
- * serializing, compressing, fsync and the retention happen here, so a slow
- * disk or a huge snapshot cannot make the rings overflow.
+ * A thread that takes continuous snapshots' windows in order, and its
+ * queue. Continuous mode runs two: the symbolizer, which builds a cut
+ * window's profile tables (the frame sources are shared with the poll
+ * thread under the recording's symbols lock), and the writer, which
+ * serializes, compresses, fsyncs and applies the retention. The poll
+ * thread only cuts the model, hands the window over and goes back to
+ * draining the rings at once, so cold symbol caches, a slow disk or a huge
+ * snapshot cannot make the rings overflow.
  *
- * Up to SNAPSHOT_WRITER_QUEUE windows wait behind the one being written.
- * One slow write (a cold disk cache, an fsync behind other I/O, the first
- * window's cold symbolization pushing its write towards the next cut) is
- * absorbed there and the reader never notices; only a writer slower than
- * the interval on average fills the queue, and then the next cut waits for
- * room, which bounds memory to that many windows.
+ * Up to SNAPSHOT_WRITER_QUEUE windows wait behind the one being handled.
+ * One slow window (cold caches, an fsync behind other I/O) is absorbed
+ * there and the reader never notices; only a thread slower than the
+ * interval on average fills its queue, and then the next hand-over waits
+ * for room, which bounds memory to that many windows per thread.
  */
 #ifndef BPFPROF_SNAPSHOT_WRITER_H
 #define BPFPROF_SNAPSHOT_WRITER_H

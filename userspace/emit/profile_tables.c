@@ -19,6 +19,8 @@ struct build_state {
 	struct profile_tables *t;
 	frame_resolve_fn resolve;
 	void *ctx;
+	struct fair_lock *lock; /* held from a frame's resolution until its names are copied */
+	bool locked;
 	struct frame_memo *memo; /* one per model raw frame */
 	VEC(uint32_t) expansion; /* profile frame indexes */
 };
@@ -365,8 +367,8 @@ static bool name_synthetic(const struct raw_frame *f, struct resolved_frame *out
 	return true;
 }
 
-/* Resolve raw frame `raw` once and remember its profile frames. */
-static int expand_raw_frame(struct build_state *s, const struct model *m, uint32_t raw)
+/* Resolve raw frame `raw` and remember its profile frames (under s->lock, if any). */
+static int expand_unmemoized_frame(struct build_state *s, const struct model *m, uint32_t raw)
 {
 	struct frame_memo *memo = &s->memo[raw];
 	struct resolved_frame rf;
@@ -375,8 +377,6 @@ static int expand_raw_frame(struct build_state *s, const struct model *m, uint32
 	unsigned count;
 	int err;
 
-	if (memo->first != NO_INDEX)
-		return 0;
 	memset(&rf, 0, sizeof(rf));
 	rf.address = -1;
 	rf.symbol_address = -1;
@@ -411,6 +411,31 @@ static int expand_raw_frame(struct build_state *s, const struct model *m, uint32
 	}
 	memo->count = count;
 	return 0;
+}
+
+/*
+ * Resolve raw frame `raw` once. The resolver's names stay valid only while
+ * its lock is held (another thread may register or sweep objects and
+ * intern names meanwhile): the lock is taken for a frame, resolved and
+ * copied, and kept for the next while no other thread waits for it, so
+ * that the thread recording never waits longer than one frame.
+ */
+static int expand_raw_frame(struct build_state *s, const struct model *m, uint32_t raw)
+{
+	int err;
+
+	if (s->memo[raw].first != NO_INDEX)
+		return 0;
+	if (s->lock && !s->locked) {
+		fair_lock(s->lock);
+		s->locked = true;
+	}
+	err = expand_unmemoized_frame(s, m, raw);
+	if (s->lock && fair_lock_contended(s->lock)) {
+		fair_unlock(s->lock);
+		s->locked = false;
+	}
+	return err;
 }
 
 /*
@@ -554,7 +579,13 @@ static int intern_syscall_names(struct profile_tables *t, const struct model *m)
 int profile_tables_build(struct profile_tables *t, const struct model *m, frame_resolve_fn resolve,
 			 void *ctx)
 {
-	struct build_state s = { t, resolve, ctx, NULL, { 0 } };
+	return profile_tables_build_locked(t, m, resolve, ctx, NULL);
+}
+
+int profile_tables_build_locked(struct profile_tables *t, const struct model *m,
+				frame_resolve_fn resolve, void *ctx, struct fair_lock *lock)
+{
+	struct build_state s = { t, resolve, ctx, lock, false, NULL, { 0 } };
 	int err;
 
 	memset(t, 0, sizeof(*t));
@@ -568,6 +599,8 @@ int profile_tables_build(struct profile_tables *t, const struct model *m, frame_
 	err = vec_reserve(&t->raw_stack_map, m->stacks.len);
 	if (!err)
 		err = map_raw_stacks(&s, m);
+	if (s.locked)
+		fair_unlock(lock);
 	if (!err)
 		err = source_namers_build(t, m);
 	if (!err)

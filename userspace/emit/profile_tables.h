@@ -12,6 +12,7 @@
 
 #include "../model/model.h"
 #include "../symbols/symbolizer.h"
+#include "../util/fair_lock.h"
 #include "../util/hashmap.h"
 #include "../util/strtab.h"
 #include "../util/vec.h"
@@ -115,6 +116,13 @@ typedef void (*frame_resolve_fn)(void *ctx, const struct raw_frame *f, struct re
 /* Build all tables from the model (after model_finish). 0 or -ENOMEM. */
 int profile_tables_build(struct profile_tables *t, const struct model *m, frame_resolve_fn resolve,
 			 void *ctx);
+/*
+ * The same, with `resolve`'s sources shared with another thread: `lock` is
+ * held around each frame's resolution and the copy of its names, never
+ * longer, so that the other thread waits one frame at most.
+ */
+int profile_tables_build_locked(struct profile_tables *t, const struct model *m,
+				frame_resolve_fn resolve, void *ctx, struct fair_lock *lock);
 void profile_tables_free(struct profile_tables *t);
 
 /*

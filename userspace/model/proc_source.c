@@ -17,7 +17,41 @@
 #include "../symbols/jit_maps.h"
 #include "../symbols/python_frames.h"
 #include "../symbols/symbolizer.h"
+#include "../util/clock.h"
+#include "../util/fair_lock.h"
 #include "model_internal.h"
+
+/*
+ * Take the frame sources, and keep them until proc_source_release_symbols:
+ * a drain of the rings may meet hundreds of new mappings or JIT addresses,
+ * and waiting for a symbolizing thread's frame at each would add up.
+ */
+static void lock_symbols(struct proc_source_ctx *ctx)
+{
+	uint64_t t0, waited;
+
+	if (ctx->symbols_lock && !ctx->symbols_held) {
+		t0 = clock_ns(CLOCK_MONOTONIC);
+		fair_lock(ctx->symbols_lock);
+		ctx->symbols_held = true;
+		waited = clock_ns(CLOCK_MONOTONIC) - t0;
+		if (waited > ctx->longest_symbols_wait_ns)
+			ctx->longest_symbols_wait_ns = waited;
+	}
+}
+
+void proc_source_hold_symbols(struct proc_source_ctx *ctx)
+{
+	lock_symbols(ctx);
+}
+
+void proc_source_release_symbols(struct proc_source_ctx *ctx)
+{
+	if (ctx->symbols_held) {
+		ctx->symbols_held = false;
+		fair_unlock(ctx->symbols_lock);
+	}
+}
 
 /* Command lines longer than this are cut: they only label a process. */
 #define CMDLINE_MAX 4096
@@ -182,6 +216,7 @@ static int read_maps(void *vctx, struct model *m, struct process *p)
 
 		if (!e->executable)
 			continue;
+		lock_symbols(ctx);
 		obj = symbolizer_object_for_mapping(ctx->sym, (pid_t)p->pid, e);
 		if (obj >= 0)
 			pm.object = (uint32_t)obj;
@@ -251,6 +286,7 @@ static int64_t object_for_mapping(void *vctx, uint32_t pid, const struct map_ent
 {
 	struct proc_source_ctx *ctx = vctx;
 
+	lock_symbols(ctx);
 	return symbolizer_object_for_mapping(ctx->sym, (pid_t)pid, e);
 }
 
@@ -258,7 +294,10 @@ static int64_t jit_object(void *vctx, uint32_t pid, uint64_t ts)
 {
 	struct proc_source_ctx *ctx = vctx;
 
-	return ctx->jit ? jit_maps_object(ctx->jit, pid, ts) : -ENOENT;
+	if (!ctx->jit)
+		return -ENOENT;
+	lock_symbols(ctx);
+	return jit_maps_object(ctx->jit, pid, ts);
 }
 
 /* A Python frame's location, read from the process while it lives (lang/python_procs.h). */
@@ -269,9 +308,11 @@ static int64_t python_frame(void *vctx, uint32_t pid, uint64_t code, uint64_t in
 
 	if (!ctx->py_frames)
 		return -ENOENT;
+	/* The process is read first: only the interning needs the lock (unless held already). */
 	if (!ctx->py_procs || python_procs_resolve(ctx->py_procs, pid, code, instr, &loc))
-		return python_frames_intern(ctx->py_frames, "[unknown Python function]",
-					    "<unknown>", 0, 0);
+		loc = (struct python_location){ .qualname = "[unknown Python function]",
+						.filename = "<unknown>" };
+	lock_symbols(ctx);
 	return python_frames_intern(ctx->py_frames, loc.qualname, loc.filename, loc.first_line,
 				    loc.line);
 }

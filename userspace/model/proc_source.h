@@ -10,6 +10,7 @@
 
 #include "model.h"
 
+struct fair_lock;
 struct symbolizer;
 
 struct jit_maps;
@@ -21,12 +22,30 @@ struct proc_source_ctx {
 	/* Python processes (read by the capture) and the Python frames met; NULL for none. */
 	struct python_procs *py_procs;
 	struct python_frames *py_frames;
+	/*
+	 * Taken before any use of sym, jit and py_frames, which a thread that
+	 * symbolizes a continuous snapshot reads meanwhile, and held until
+	 * proc_source_release_symbols (symbols_held); NULL: none.
+	 */
+	struct fair_lock *symbols_lock;
+	bool symbols_held;
+	/* The longest wait for symbols_lock since the caller last reset it (-v). */
+	uint64_t longest_symbols_wait_ns;
 	/* The cgroup v2 mount, to see who owns a process's cgroup; "" when none. */
 	char cgroup_mount[256];
 	bool cgroup_mount_looked;
 };
 
 void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx);
+
+/*
+ * On the thread that feeds the model: take symbols_lock, unless held
+ * already (the model's reads of /proc take it as they need it), and let
+ * it go. Release after each drain of the rings, and before anything that
+ * takes the lock itself.
+ */
+void proc_source_hold_symbols(struct proc_source_ctx *ctx);
+void proc_source_release_symbols(struct proc_source_ctx *ctx);
 
 /*
  * Put a live process and its current threads into the model before any

@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
- * The scrape target of `continuous --listen` (scrape_server.h). Two threads
- * meet here: libmicrohttpd's, which takes requests and sends answers, and
- * the poll thread, which fills and finishes the windows. A window is the
- * poll thread's from its request until it is answered (state WAITING, its
- * samples touched by no one else); the HTTP thread frees it once its
- * connection is done with it. The list and the states are under `lock`.
+ * The scrape target of `continuous --listen` (scrape_server.h). Three
+ * threads meet here: libmicrohttpd's, which takes requests and sends
+ * answers; the poll thread, which fills the windows; and the builder,
+ * which symbolizes and builds each complete window's profile and answers
+ * it. A window is the poll thread's from its request until its samples are
+ * all copied (WAITING), then the builder's until it is answered (BUILDING);
+ * its samples are touched by no one else but for the poll thread reading
+ * their frame objects under `lock` (scrape_for_each_object). The HTTP
+ * thread frees it once its connection is done with it. The list and the
+ * states are under `lock`.
  */
 #include "scrape_server.h"
 
@@ -27,11 +31,13 @@
 #include "../util/clock.h"
 #include "../util/log.h"
 #include "../util/option_values.h"
+#include "../util/quiet_thread.h"
 
 enum window_state {
-	WINDOW_WAITING, /* the poll thread's */
-	WINDOW_DONE,	/* answered with `fd` */
-	WINDOW_FAILED,	/* answered with `status` and `why` */
+	WINDOW_WAITING,	 /* the poll thread's */
+	WINDOW_BUILDING, /* complete, the builder's */
+	WINDOW_DONE,	 /* answered with `fd` */
+	WINDOW_FAILED,	 /* answered with `status` and `why` */
 };
 
 struct window {
@@ -44,7 +50,8 @@ struct window {
 	bool started;  /* samples has been set up */
 	bool orphaned; /* its request ended while it waited: the poll thread frees it */
 	struct model samples;
-	int fd; /* the gzip'd profile (a memfd), DONE */
+	double wall_offset_ms; /* BUILDING: CLOCK_REALTIME - CLOCK_MONOTONIC, for the profile */
+	int fd;		       /* the gzip'd profile (a memfd), DONE */
 	unsigned status;
 	const char *why;
 };
@@ -59,6 +66,13 @@ struct scrape_server {
 	bool firefox;  /* Firefox snapshots are written: /snapshot/latest has one to serve */
 	int latest_fd; /* the newest Firefox snapshot, -1: none yet */
 	unsigned long answered;
+	/* The builder: BUILDING windows, oldest end first, built by `write`. */
+	scrape_write_fn write;
+	void *write_ctx;
+	pthread_t builder;
+	pthread_cond_t build_cond; /* a window to build, or stop_builder */
+	bool builder_started;
+	bool stop_builder;
 };
 
 /* *req_cls of a request answered at once (no window). */
@@ -269,10 +283,11 @@ static void on_completed(void *ctx, void *req_cls)
 	if (req_cls == &answered)
 		return;
 	pthread_mutex_lock(&s->lock);
-	if (w->state == WINDOW_WAITING) {
+	if (w->state == WINDOW_WAITING || w->state == WINDOW_BUILDING) {
 		/*
 		 * Not expected (a waiting window's connection is suspended), but
-		 * the poll thread may be building it: it frees it when done.
+		 * the poll thread or the builder may be filling or building it:
+		 * it is freed when done.
 		 */
 		w->orphaned = true;
 		pthread_mutex_unlock(&s->lock);
@@ -299,6 +314,8 @@ static void drop_orphan_locked(struct scrape_server *s, struct window *w)
 	free_window(w);
 }
 
+static void *builder_main(void *arg);
+
 int scrape_server_start(struct scrape_server **out, const struct scrape_config *cfg)
 {
 	struct scrape_server *s = calloc(1, sizeof(*s));
@@ -321,16 +338,26 @@ int scrape_server_start(struct scrape_server **out, const struct scrape_config *
 	if (!s)
 		return -ENOMEM;
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->build_cond, NULL);
 	s->latest_fd = -1;
 	s->offcpu = cfg->offcpu;
 	s->firefox = cfg->firefox;
+	s->write = cfg->write;
+	s->write_ctx = cfg->write_ctx;
 	hc.ctx = s;
 	err = http_server_start(&s->http, &hc);
 	if (err) {
+		pthread_cond_destroy(&s->build_cond);
 		pthread_mutex_destroy(&s->lock);
 		free(s);
 		return err;
 	}
+	/* Without it, the poll thread builds each answer itself, as it once did. */
+	if (quiet_thread_start(&s->builder, builder_main, s))
+		log_warn("cannot start the scrape builder thread; scrapes are answered by the "
+			 "reader, which stops reading the rings meanwhile");
+	else
+		s->builder_started = true;
 	*out = s;
 	return 0;
 }
@@ -367,6 +394,10 @@ void scrape_server_stop(struct scrape_server *s)
 			answer_locked(s, w, WINDOW_FAILED, MHD_HTTP_SERVICE_UNAVAILABLE,
 				      "bpfprof is stopping; this window was not finished\n");
 	pthread_mutex_unlock(&s->lock);
+	/* Complete windows are built and answered first: their samples were all recorded. */
+	if (s->builder_started)
+		quiet_thread_stop(s->builder, &s->lock, &s->build_cond, &s->stop_builder);
+	s->builder_started = false;
 	/* Let the answers go out before the connections are closed (a second at most). */
 	for (int i = 0; i < 100; i++) {
 		bool idle;
@@ -388,6 +419,7 @@ void scrape_server_stop(struct scrape_server *s)
 	}
 	if (s->latest_fd >= 0)
 		close(s->latest_fd);
+	pthread_cond_destroy(&s->build_cond);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
 }
@@ -513,50 +545,110 @@ static struct window *next_due(struct scrape_server *s, uint64_t upto)
 	return due;
 }
 
+/*
+ * Build the complete window `w` with s->write and answer it: on the builder
+ * thread (or the poll thread without one), without the lock, as the window
+ * is BUILDING and only this thread touches it, and a new request need not
+ * wait for symbols.
+ */
+static void build_and_answer(struct scrape_server *s, struct window *w)
+{
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC), now;
+	double span_s, late_ms;
+	int fd = memfd_create("bpfprof-scrape", MFD_CLOEXEC);
+	int err = fd < 0 ? -errno
+			 : s->write(s->write_ctx, &w->samples, w->kind, w->wall_offset_ms, fd);
+
+	/* The samples are in the answer now: no sweep reads their frames any more. */
+	pthread_mutex_lock(&s->lock);
+	w->started = false;
+	pthread_mutex_unlock(&s->lock);
+	model_free(&w->samples);
+	/* Read before the answer: once answered, w may be freed. */
+	now = clock_ns(CLOCK_MONOTONIC);
+	span_s = (double)(w->to - w->from) / 1e9;
+	late_ms = (double)(now - w->to) / 1e6;
+	pthread_mutex_lock(&s->lock);
+	if (err) {
+		if (fd >= 0)
+			close(fd);
+		log_warn("a scrape's profile could not be built (%s)", strerror(-err));
+		answer_locked(s, w, WINDOW_FAILED, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			      "the profile could not be built\n");
+	} else {
+		w->fd = fd;
+		answer_locked(s, w, WINDOW_DONE, MHD_HTTP_OK, NULL);
+	}
+	pthread_mutex_unlock(&s->lock);
+	/* -v: how long a scraper waited past its window, and how much of that was building. */
+	if (!err)
+		log_info("scrape of %.0f s answered %.0f ms after its window's end, %.0f ms "
+			 "of it building the profile",
+			 span_s, late_ms, (double)(now - t0) / 1e6);
+}
+
+/* The complete window that ended first, or NULL. */
+static struct window *next_to_build_locked(struct scrape_server *s)
+{
+	struct window *next = NULL;
+
+	for (struct window *w = s->windows; w; w = w->next)
+		if (w->state == WINDOW_BUILDING && (!next || w->to < next->to))
+			next = w;
+	return next;
+}
+
+/* The builder thread: answers complete windows in the order they ended, until stopped. */
+static void *builder_main(void *arg)
+{
+	struct scrape_server *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		struct window *w = next_to_build_locked(s);
+
+		if (!w) {
+			if (s->stop_builder)
+				break;
+			pthread_cond_wait(&s->build_cond, &s->lock);
+			continue;
+		}
+		pthread_mutex_unlock(&s->lock);
+		build_and_answer(s, w);
+		pthread_mutex_lock(&s->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
 void scrape_answer(struct scrape_server *s, const struct model *live, uint64_t upto,
-		   scrape_write_fn write, void *ctx)
+		   double wall_offset_ms)
 {
 	struct window *w;
 
-	/*
-	 * Built without the lock: the window stays WAITING, so only this
-	 * thread touches it, and a new request need not wait for symbols.
-	 */
+	/* Copied without the lock: the window stays WAITING, so only this thread touches it. */
 	while ((w = next_due(s, upto))) {
-		uint64_t t0 = clock_ns(CLOCK_MONOTONIC), now;
-		double span_s, late_ms;
-		int fd = -1, err = copy_into(w, live, live->start_ts, w->to, true);
+		int err = copy_into(w, live, live->start_ts, w->to, true);
 
 		if (!err)
 			err = model_finish(&w->samples);
-		if (!err) {
-			fd = memfd_create("bpfprof-scrape", MFD_CLOEXEC);
-			err = fd < 0 ? -errno : write(ctx, &w->samples, w->kind, fd);
-		}
-		/* The samples are in the answer now. */
-		model_free(&w->samples);
-		w->started = false;
-		/* Read before the answer: once answered, w may be freed. */
-		now = clock_ns(CLOCK_MONOTONIC);
-		span_s = (double)(w->to - w->from) / 1e9;
-		late_ms = (double)(now - w->to) / 1e6;
 		pthread_mutex_lock(&s->lock);
 		if (err) {
-			if (fd >= 0)
-				close(fd);
+			w->started = false;
+			model_free(&w->samples);
 			log_warn("a scrape's profile could not be built (%s)", strerror(-err));
 			answer_locked(s, w, WINDOW_FAILED, MHD_HTTP_INTERNAL_SERVER_ERROR,
 				      "the profile could not be built\n");
-		} else {
-			w->fd = fd;
-			answer_locked(s, w, WINDOW_DONE, MHD_HTTP_OK, NULL);
+			pthread_mutex_unlock(&s->lock);
+			continue;
 		}
+		/* Complete: symbolized and built off this thread, which goes back to the rings. */
+		w->state = WINDOW_BUILDING;
+		w->wall_offset_ms = wall_offset_ms;
+		pthread_cond_broadcast(&s->build_cond);
 		pthread_mutex_unlock(&s->lock);
-		/* -v: how long a scraper waited past its window, and how much of that was building. */
-		if (!err)
-			log_info("scrape of %.0f s answered %.0f ms after its window's end, %.0f ms "
-				 "of it building the profile",
-				 span_s, late_ms, (double)(now - t0) / 1e6);
+		if (!s->builder_started)
+			build_and_answer(s, w);
 	}
 }
 
@@ -565,7 +657,7 @@ void scrape_for_each_object(struct scrape_server *s, void (*fn)(void *ctx, uint3
 {
 	pthread_mutex_lock(&s->lock);
 	for (struct window *w = s->windows; w; w = w->next)
-		if (w->state == WINDOW_WAITING && w->started)
+		if ((w->state == WINDOW_WAITING || w->state == WINDOW_BUILDING) && w->started)
 			for (size_t i = 0; i < w->samples.frames.len; i++)
 				fn(ctx, w->samples.frames.data[i].object);
 	pthread_mutex_unlock(&s->lock);

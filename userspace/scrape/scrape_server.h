@@ -15,8 +15,9 @@
  * each get whole windows. A request waits with its connection suspended
  * (no thread per scrape); the poll thread copies the window's samples out
  * of each snapshot it cuts and, once the rings are drained past the
- * window's end, out of the live model, then builds and sends the profile.
- * Nothing is copied while no scrape is waiting.
+ * window's end, out of the live model; then the server's builder thread
+ * symbolizes and builds the profile and sends it, while the poll thread
+ * goes on draining the rings. Nothing is copied while no scrape is waiting.
  */
 #ifndef BPFPROF_SCRAPE_SCRAPE_SERVER_H
 #define BPFPROF_SCRAPE_SCRAPE_SERVER_H
@@ -36,6 +37,14 @@
 
 struct scrape_server;
 
+/*
+ * Build the profile of a finished window `m` (its samples) of `kind` into
+ * `fd`; `wall_offset_ms` is CLOCK_REALTIME - CLOCK_MONOTONIC when the
+ * window was complete. On the builder thread. 0 or -errno.
+ */
+typedef int (*scrape_write_fn)(void *ctx, struct model *m, enum pprof_kind kind,
+			       double wall_offset_ms, int fd);
+
 struct scrape_config {
 	const char *address; /* an IPv4 or IPv6 literal */
 	uint16_t port;
@@ -44,15 +53,18 @@ struct scrape_config {
 	bool offcpu;			/* off-CPU samples are recorded: /debug/pprof/offcpu */
 	bool firefox;			/* Firefox snapshots are written: /snapshot/latest */
 	uid_t owner;			/* who runs bpfprof (or ran sudo) */
+	/* What builds each answer, on the builder thread: it may use what ctx holds then. */
+	scrape_write_fn write;
+	void *write_ctx;
 };
-
-/* Build the profile of a finished window `m` (its samples) of `kind` into `fd`. 0 or -errno. */
-typedef int (*scrape_write_fn)(void *ctx, struct model *m, enum pprof_kind kind, int fd);
 
 /* Listen. 0, or -errno after a one-line error. */
 int scrape_server_start(struct scrape_server **out, const struct scrape_config *cfg);
 
-/* Answer every waiting scrape 503 (bpfprof is stopping), then close. NULL is fine. */
+/*
+ * Answer every waiting scrape 503 (bpfprof is stopping), and every complete
+ * one with its profile (the builder ends after it), then close. NULL is fine.
+ */
 void scrape_server_stop(struct scrape_server *s);
 
 /* The port listened on. */
@@ -91,10 +103,11 @@ void scrape_lost(struct scrape_server *s, uint64_t from, uint64_t to);
 /*
  * Every waiting window that ends at or before `upto` is complete once its
  * part still in the live model `live` is copied (`live` replayed past
- * `upto`): it is built with `write` and answered.
+ * `upto`): it goes to the builder thread, which builds it with the
+ * config's `write` and answers it.
  */
 void scrape_answer(struct scrape_server *s, const struct model *live, uint64_t upto,
-		   scrape_write_fn write, void *ctx);
+		   double wall_offset_ms);
 
 /* Call `fn` with every frame object the waiting windows' samples name (to keep them cached). */
 void scrape_for_each_object(struct scrape_server *s, void (*fn)(void *ctx, uint32_t object),
