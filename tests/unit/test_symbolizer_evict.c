@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -103,6 +104,21 @@ static struct symbolizer *new_symbolizer(void)
 static int64_t register_file(struct symbolizer *s, unsigned n, bool deleted)
 {
 	struct map_entry m = lib_mapping(n, deleted);
+
+	return symbolizer_object_for_mapping(s, NOBODY_PID, &m);
+}
+
+/* `path` (stat `st`), mapped executable, seen as file number `n`. */
+static int64_t register_path(struct symbolizer *s, unsigned n, const char *path,
+			     const struct stat *st)
+{
+	struct map_entry m = { .start = 0x10000,
+			       .end = 0x20000,
+			       .dev = makedev(FAKE_MAJOR, n),
+			       .inode = st->st_ino,
+			       .readable = true,
+			       .executable = true,
+			       .path = (char *)path };
 
 	return symbolizer_object_for_mapping(s, NOBODY_PID, &m);
 }
@@ -564,6 +580,92 @@ static void test_jit_churn_stays_flat(void)
 	jit_maps_free(j);
 }
 
+/*
+ * The DWARF budget across objects: a copy of the fixture library that others
+ * may write (so read into memory, not mapped) as file after file; each
+ * reads R bytes. With room for 2.5 R, two get lines and the third only its
+ * symbols; sweeping one gives its room to a file mapped after. One owner
+ * holds at most its own share; under root, another owner's file still has room.
+ */
+static void test_dwarf_budget(void)
+{
+	char copy[] = "/tmp/bpfprof-dwarf-budget-XXXXXX", other[sizeof(copy)];
+	struct symbolizer *s = NULL;
+	struct symbolizer_stats st;
+	struct resolved_frame f;
+	struct stat cst, ost;
+	uint64_t one;
+	int64_t ids[4];
+	char cmd[256];
+	int fd = mkstemp(copy);
+
+	strcpy(other, copy);
+	other[strlen(other) - 1] = 'o';
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "cp %s %s && cp %s %s && chmod 0666 %s %s", SYMFIX_LIB, copy,
+		 SYMFIX_LIB, other, copy, other);
+	CHECK_EQ_INT(system(cmd), 0);
+	CHECK(stat(copy, &cst) == 0 && stat(other, &ost) == 0);
+
+	/* R: what one copy reads. */
+	s = new_symbolizer();
+	ids[0] = register_path(s, 1, copy, &cst);
+	CHECK(ids[0] >= OBJ_FIRST_FILE);
+	symbolizer_resolve(s, (uint32_t)ids[0], alpha_off, false, &f);
+	CHECK(f.items[0].file && f.items[0].line > 0);
+	symbolizer_get_stats(s, &st);
+	one = st.dwarf_read_bytes;
+	CHECK(one > 0);
+	symbolizer_free(s);
+
+	s = new_symbolizer();
+	symbolizer_set_dwarf_budget(s, one * 5 / 2, one * 5 / 2);
+	for (unsigned i = 0; i < 3; i++) {
+		ids[i] = register_path(s, i + 1, copy, &cst);
+		symbolizer_resolve(s, (uint32_t)ids[i], alpha_off, false, &f);
+		CHECK_EQ_STR(f.items[0].func, "symfix_lib_alpha");
+		if (i < 2)
+			CHECK(f.items[0].file && f.items[0].line > 0);
+		else
+			CHECK(f.items[0].file == NULL && f.items[0].line == 0);
+	}
+	symbolizer_get_stats(s, &st);
+	CHECK_EQ_INT(st.dwarf_read_bytes, 2 * one);
+	/* The first swept: a file mapped after it has room again. */
+	symbolizer_retain_begin(s);
+	symbolizer_retain(s, (uint32_t)ids[1]);
+	symbolizer_retain(s, (uint32_t)ids[2]);
+	CHECK_EQ_INT(symbolizer_sweep(s), 1);
+	ids[3] = register_path(s, 4, copy, &cst);
+	symbolizer_resolve(s, (uint32_t)ids[3], alpha_off, false, &f);
+	CHECK(f.items[0].file && f.items[0].line > 0);
+	symbolizer_free(s);
+
+	/* One owner's share: 1.5 R of 10 R. */
+	s = new_symbolizer();
+	symbolizer_set_dwarf_budget(s, one * 10, one * 3 / 2);
+	ids[0] = register_path(s, 1, copy, &cst);
+	ids[1] = register_path(s, 2, copy, &cst);
+	symbolizer_resolve(s, (uint32_t)ids[0], alpha_off, false, &f);
+	CHECK(f.items[0].file && f.items[0].line > 0);
+	symbolizer_resolve(s, (uint32_t)ids[1], alpha_off, false, &f);
+	CHECK(f.items[0].file == NULL);
+	if (geteuid() == 0 && chown(other, 4321, 4321) == 0 && stat(other, &ost) == 0) {
+		/* Another owner's file is read within its own share. */
+		ids[2] = register_path(s, 3, other, &ost);
+		symbolizer_resolve(s, (uint32_t)ids[2], alpha_off, false, &f);
+		CHECK(f.items[0].file && f.items[0].line > 0);
+	} else {
+		fprintf(stderr, "  not root: another owner's share is not tried\n");
+	}
+	symbolizer_free(s);
+	unlink(copy);
+	unlink(other);
+}
+
 int main(void)
 {
 	if (!setup_fixture()) {
@@ -573,6 +675,7 @@ int main(void)
 	RUN(test_sweep_frees_unmarked);
 	RUN(test_vdso_always_kept);
 	RUN(test_churn_stays_flat);
+	RUN(test_dwarf_budget);
 	if (!setup_jit_proc()) {
 		fprintf(stderr, "cannot build the fake proc under %s\n", jit_dir);
 		return 1;

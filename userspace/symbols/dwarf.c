@@ -575,6 +575,14 @@ unsigned dwarf_info_lookup(struct dwarf_info *d, uint64_t vaddr, struct dwarf_lo
 	return count;
 }
 
+size_t dwarf_info_read_bytes(const struct dwarf_info *d)
+{
+	if (!d)
+		return 0;
+	return (d->image.buf ? image_bytes(&d->image) : 0) +
+	       (d->alt_image.buf ? image_bytes(&d->alt_image) : 0);
+}
+
 size_t dwarf_info_bytes(const struct dwarf_info *d)
 {
 	if (!d)

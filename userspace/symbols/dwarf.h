@@ -63,6 +63,13 @@ int dwarf_info_open_capped(struct dwarf_info **out, int fd, const char *debug_ro
 unsigned dwarf_info_lookup(struct dwarf_info *d, uint64_t vaddr, struct dwarf_location *out,
 			   unsigned max);
 
+/*
+ * Bytes of the file's DWARF read into memory (dwarf_image.h: a file that a
+ * user other than root can change, and its dwz file), decompressed
+ * sections included; 0 for a mapped file.
+ */
+size_t dwarf_info_read_bytes(const struct dwarf_info *d);
+
 /* Estimated heap held: our unit index, decompressed sections, line tables read so far. */
 size_t dwarf_info_bytes(const struct dwarf_info *d);
 

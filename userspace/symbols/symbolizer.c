@@ -224,6 +224,8 @@ struct symbolizer *symbolizer_new(const char *proc_root, const char *kallsyms_pa
 	s->kallsyms_path = strdup(kallsyms_path ? kallsyms_path : "/proc/kallsyms");
 	s->debug_root = strdup(DEBUG_ROOT_DEFAULT);
 	s->max_kept_files = default_max_kept_files();
+	s->dwarf_budget = SYMBOLIZER_DWARF_BUDGET;
+	s->dwarf_owner_budget = SYMBOLIZER_DWARF_BUDGET / 2;
 	debug_crc_cache_init(&s->crcs);
 	if (!s->proc_root || !s->kallsyms_path || !s->debug_root)
 		goto fail;
@@ -279,6 +281,12 @@ int symbolizer_set_debug_root(struct symbolizer *s, const char *path)
 void symbolizer_set_max_open_files(struct symbolizer *s, unsigned n)
 {
 	s->max_kept_files = n;
+}
+
+void symbolizer_set_dwarf_budget(struct symbolizer *s, uint64_t all, uint64_t per_owner)
+{
+	s->dwarf_budget = all;
+	s->dwarf_owner_budget = per_owner;
 }
 
 void symbolizer_new_profile(struct symbolizer *s)
@@ -620,6 +628,7 @@ void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *o
 		if (o->dwarf) {
 			out->dwarf_objects++;
 			out->dwarf_bytes += dwarf_info_bytes(o->dwarf);
+			out->dwarf_read_bytes += dwarf_info_read_bytes(o->dwarf);
 		}
 	}
 	out->bytes += out->dwarf_bytes;

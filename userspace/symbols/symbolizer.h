@@ -105,6 +105,18 @@ void symbolizer_set_debuginfod(struct symbolizer *s, struct debuginfo_server *d)
 void symbolizer_set_max_open_files(struct symbolizer *s, unsigned n);
 
 /*
+ * DWARF read into memory (files users other than root can change, each
+ * within DWARF_IMAGE_MAX_BYTES) across all live objects: at most `all`
+ * bytes, and those of files of one owner at most `per_owner`, so that many
+ * -g builds, one user's or many users', cannot grow the profiler past one
+ * file's cap times their number. A file past what is left gets no DWARF
+ * (its symbols name it, without lines). Defaults: SYMBOLIZER_DWARF_BUDGET
+ * and half of it.
+ */
+#define SYMBOLIZER_DWARF_BUDGET (1ull << 30)
+void symbolizer_set_dwarf_budget(struct symbolizer *s, uint64_t all, uint64_t per_owner);
+
+/*
  * The object for a file-backed executable mapping of process `pid` (or the
  * vDSO); interned by dev+inode (files) or kind (vDSO). Returns the object id
  * (>= OBJ_FIRST_FILE, frame_objects.h) or a negative errno. Mappings that
@@ -166,6 +178,7 @@ struct symbolizer_stats {
 	uint64_t bytes;		/* approximate memory held by caches, DWARF included */
 	uint64_t dwarf_objects; /* objects whose DWARF was read */
 	uint64_t dwarf_bytes;	/* estimated memory held for DWARF (part of `bytes`) */
+	uint64_t dwarf_read_bytes; /* of it, DWARF read into memory (symbolizer_set_dwarf_budget) */
 	uint64_t open_files;	/* files kept open since registration */
 };
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *out);

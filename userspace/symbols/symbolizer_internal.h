@@ -87,6 +87,7 @@ struct object {
 	bool debug_from_server; /* in our debuginfod cache, not in the process's root */
 	enum load_state dwarf_state;
 	struct dwarf_info *dwarf;
+	uid_t dwarf_owner; /* owner of the file its DWARF was read from */
 	/* Demangled names of its symbols and DWARF functions: they die with the object. */
 	struct name_table names;
 	/* DWARF name (libdw's pointer, stable while `dwarf` lives) -> `names` index. */
@@ -108,6 +109,8 @@ struct symbolizer {
 	struct hmap by_inode;	      /* (dev, inode) -> object id */
 	struct hmap by_path; /* (hash of path and dev, inode) -> object id, deleted files */
 	uint32_t vdso;
+	/* DWARF read into memory, by all objects and by one file owner (sym_dwarf_left). */
+	uint64_t dwarf_budget, dwarf_owner_budget;
 
 	struct kallsyms ksyms;
 	int ksyms_state; /* 0 not loaded yet, 1 loaded, else the negative errno */

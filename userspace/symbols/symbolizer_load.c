@@ -29,6 +29,7 @@
 #include "dwarf.h"
 #include "dwarf_image.h"
 #include "elf_symtab.h"
+#include "frame_objects.h"
 #include "minidebuginfo.h"
 #include "vdso.h"
 #include "../util/elf_open.h"
@@ -230,10 +231,38 @@ bool sym_ensure_loaded(struct symbolizer *s, struct object *o)
 	return true;
 }
 
+/*
+ * What the DWARF of a file of `owner` may read into memory: what the live
+ * objects left of the budget of all and of that owner, within one file's
+ * cap. Counted when a file is opened, not as line tables grow: the images
+ * and their decompressed sections are what a hostile file makes large.
+ */
+static uint64_t sym_dwarf_left(const struct symbolizer *s, uid_t owner)
+{
+	uint64_t all = 0, mine = 0, left;
+
+	for (size_t i = OBJ_FIRST_FILE; i < s->objects.len; i++) {
+		const struct object *o = s->objects.data[i];
+		uint64_t bytes = o ? dwarf_info_read_bytes(o->dwarf) : 0;
+
+		all += bytes;
+		if (bytes && o->dwarf_owner == owner)
+			mine += bytes;
+	}
+	left = all < s->dwarf_budget ? s->dwarf_budget - all : 0;
+	if (mine >= s->dwarf_owner_budget)
+		left = 0;
+	else if (left > s->dwarf_owner_budget - mine)
+		left = s->dwarf_owner_budget - mine;
+	return left < DWARF_IMAGE_MAX_BYTES ? left : DWARF_IMAGE_MAX_BYTES;
+}
+
 /* Read the DWARF of `o` once, after its symbols; false when it has none. */
 bool sym_ensure_dwarf(struct symbolizer *s, struct object *o)
 {
 	int fd = -ENOENT, err = -ENOENT;
+	uint64_t cap = DWARF_IMAGE_MAX_BYTES;
+	struct stat st;
 
 	if (o->dwarf_state != LOAD_PENDING)
 		return o->dwarf_state == LOAD_OK;
@@ -245,11 +274,22 @@ bool sym_ensure_dwarf(struct symbolizer *s, struct object *o)
 		fd = o->debug_fd; /* the file its checks were made on */
 	else if (o->debug_path)
 		fd = reopen_debug_file(s, o);
-	if (fd >= 0)
-		err = dwarf_info_open(&o->dwarf, fd, s->debug_root);
+	if (fd >= 0 && fstat(fd, &st) == 0) {
+		o->dwarf_owner = st.st_uid;
+		cap = sym_dwarf_left(s, st.st_uid);
+		err = dwarf_info_open_capped(&o->dwarf, fd, s->debug_root, cap);
+	} else if (fd >= 0) {
+		err = -errno;
+	}
 	if (fd >= 0 && fd != o->fd && fd != o->debug_fd)
 		close(fd);
-	if (err == -EFBIG)
+	if (err == -EFBIG && cap < DWARF_IMAGE_MAX_BYTES)
+		log_debug("no DWARF for %s: more debug sections to read than the %llu MiB left"
+			  " of the DWARF budget of uid %u's files or of all (%llu MiB);"
+			  " its symbols name its functions, without lines",
+			  o->path, (unsigned long long)(cap >> 20), (unsigned)o->dwarf_owner,
+			  (unsigned long long)(s->dwarf_budget >> 20));
+	else if (err == -EFBIG)
 		log_debug("no DWARF for %s: more than %llu MiB of debug sections to read;"
 			  " its symbols name its functions, without lines",
 			  o->path, DWARF_IMAGE_MAX_BYTES >> 20);
