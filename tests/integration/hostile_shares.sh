@@ -96,30 +96,14 @@ EOF
 else
 	COPIES=18
 	PAIRS=60000
-	cat >"$USER_DIR/rows.S" <<EOF
-	.text
-	.globl	rows
-	.type	rows, @function
-rows:
-	.cfi_startproc
-	.rept $PAIRS
-	push	%rax
-	.cfi_adjust_cfa_offset 8
-	pop	%rax
-	.cfi_adjust_cfa_offset -8
-	.endr
-	ret
-	.cfi_endproc
-	.size	rows, .-rows
-	.section .note.GNU-stack,"",@progbits
-EOF
+	user_cfi_rows rows.S rows "$PAIRS" ret
 	cat >"$USER_DIR/main.c" <<'EOF'
 #include <unistd.h>
 int main(void) { pause(); return 0; }
 EOF
-	chown "$USER_NAME:" "$USER_DIR/rows.S" "$USER_DIR/main.c"
-	(cd "$USER_DIR" && env TMPDIR="$USER_DIR" "${as_user[@]}" gcc -O2 -o "$USER_DIR/rows" main.c rows.S) \
-		>"$WORK/gcc.out" 2>&1 || fail "the user cannot build the program: $(cat "$WORK/gcc.out")"
+	chown "$USER_NAME:" "$USER_DIR/main.c"
+	as_user_in_dir gcc -O2 -o "$USER_DIR/rows" main.c rows.S >"$WORK/gcc.out" 2>&1 ||
+		fail "the user cannot build the program: $(cat "$WORK/gcc.out")"
 	for ((c = 0; c < COPIES; c++)); do
 		"${as_user[@]}" cp "$USER_DIR/rows" "$USER_DIR/rows.$c" || fail "cannot copy the program"
 		"${as_user[@]}" "$USER_DIR/rows.$c" &
