@@ -201,6 +201,25 @@ static void memory_share(void)
 	fake_free(&f);
 }
 
+/*
+ * A read of STALLED's memory that does not return (an error for its frame),
+ * after which PID's frame at CODE is said unread without a read tried.
+ */
+#define CHECK_STALL_THEN_UNREAD(p, f, stalled, pid, code)                                      \
+	do {                                                                                   \
+		struct python_location unread_loc;                                             \
+		unsigned reads_before;                                                         \
+                                                                                               \
+		CHECK_EQ_INT(                                                                  \
+			python_procs_resolve(p, stalled, STALL_BASE, STALL_BASE, &unread_loc), \
+			-EIO);                                                                 \
+		reads_before = fake_reads(f);                                                  \
+		CHECK_EQ_INT(python_procs_resolve(p, pid, code, 0, &unread_loc), 0);           \
+		CHECK_EQ_STR(unread_loc.qualname,                                              \
+			     "[Python frame unread: its process's memory stalled]");           \
+		CHECK_EQ_INT(fake_reads(f), reads_before);                                     \
+	} while (0)
+
 static void stalled_reads(void)
 {
 	static struct fake f;
@@ -212,7 +231,6 @@ static void stalled_reads(void)
 	struct python_procs *p = setup(&f, &info, 16u << 20, 1000);
 	struct python_procs_stats st;
 	struct python_location loc;
-	unsigned reads;
 
 	CHECK_EQ_INT(python_procs_add(p, 42, 1000, &info, 0, NULL), 0);
 	CHECK_EQ_INT(python_procs_add(p, 43, 1000, &info, 0, NULL), 0);
@@ -220,19 +238,11 @@ static void stalled_reads(void)
 	CHECK_EQ_INT(python_procs_add(p, 50, 0, &info, 0, NULL), 0);
 
 	/* The read that does not return: an error for this frame, the process read no more. */
-	CHECK_EQ_INT(python_procs_resolve(p, 42, STALL_BASE, STALL_BASE, &loc), -EIO);
-	reads = fake_reads(&f);
-	CHECK_EQ_INT(python_procs_resolve(p, 42, code_at(0), 0, &loc), 0);
-	CHECK_EQ_STR(loc.qualname, "[Python frame unread: its process's memory stalled]");
-	CHECK_EQ_INT(fake_reads(&f), reads);
+	CHECK_STALL_THEN_UNREAD(p, &f, 42, 42, code_at(0));
 	/* Another process of the uid is read still; after its own stall, no process of the uid. */
 	CHECK_EQ_INT(python_procs_resolve(p, 43, code_at(0), 0, &loc), 0);
 	CHECK_EQ_STR(loc.qualname, "run");
-	CHECK_EQ_INT(python_procs_resolve(p, 43, STALL_BASE, STALL_BASE, &loc), -EIO);
-	reads = fake_reads(&f);
-	CHECK_EQ_INT(python_procs_resolve(p, 44, code_at(1), 0, &loc), 0);
-	CHECK_EQ_STR(loc.qualname, "[Python frame unread: its process's memory stalled]");
-	CHECK_EQ_INT(fake_reads(&f), reads);
+	CHECK_STALL_THEN_UNREAD(p, &f, 43, 44, code_at(1));
 	/* Code objects read before the stall keep their names. */
 	CHECK_EQ_INT(python_procs_resolve(p, 43, code_at(0), 0, &loc), 0);
 	CHECK_EQ_STR(loc.qualname, "run");
