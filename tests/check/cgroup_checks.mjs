@@ -21,6 +21,9 @@
 //                                             wakes it (a FIFO write)
 //   cgroup truth moved_in PID PATH T0 T1      PID moved into PATH between T0
 //   cgroup truth moved_out PID PATH T0 T1     and T1 (into, or out to, PATH)
+//   cgroup truth ran PID T                    PID, moved out, had run again
+//                                             (its CPU time grew after the
+//                                             move) by T
 // Exit status 0 when all checks pass, 1 when one fails, 2 on bad usage.
 //
 // What is checked:
@@ -37,8 +40,10 @@
 //                 ended them (the wakee's cgroup is tested while the waker
 //                 runs)
 //   moves         a process moved in has no sample from before the move and
-//                 many after it; one moved out, the reverse (but a wait for
-//                 the CPU that began inside may show until it ended)
+//                 many after it; one moved out, the reverse (but a wait that
+//                 began inside may show until it ended: its off-CPU samples
+//                 after the move lie in an Off-CPU marker that began by the
+//                 move and ended by the time the process had run again)
 //   profiler-cli  the front-end names the processes "COMM [PATH]", sees
 //                 the same processes and the markers' cgroup
 
@@ -53,20 +58,21 @@ import { runIfMain } from './script_main.mjs';
 
 export const PROCESS_SCHEMA = 'bpfprof.Process';
 export const FILTER_LABEL = 'Cgroup filter';
-// On-CPU samples each inside process needs in the time it was inside: at
-// 999 Hz on 2 CPUs shared by eight busy threads, each gets ~250 a second.
+// On-CPU samples each inside process needs in the time it was inside: the
+// test waits until each has used BURN_CPU_MS of CPU there (its own CPU
+// clock, /proc/PID/schedstat), some 200 samples at 999 Hz however busy the
+// machine is.
 export const MIN_SAMPLES = 50;
+export const BURN_CPU_MS = 4 * MIN_SAMPLES;
 const MIN_TOP_PERCENT = 50;
 // The kernel decides at each event, so the move itself is the boundary;
 // the margin only absorbs the rounding of sample times to the file's ms.
 export const MOVE_MARGIN_MS = 20;
-// A wait for the CPU that began inside may be shown until it ends, outside:
-// a run-queue wait, at most some tens of ms with eight busy threads on two
-// CPUs. Not until the end of the recording, while the task ran outside.
-export const WAIT_SLACK_MS = 150;
 export const OFFCPU_SCHEMA = 'bpfprof.OffCPU';
-// A sleeper woken every 20 ms for a 4 s recording: some 200 waits.
+// Sleeps of the waiter ended by the ticker: the test waits until the waiter
+// has slept WOKEN_WAIT times (its voluntary context switches) while recorded.
 export const MIN_WOKEN = 50;
+export const WOKEN_WAIT = 2 * MIN_WOKEN;
 const MIN_WOKEN_PERCENT = 80;
 
 // ---- inputs ----------------------------------------------------------------------
@@ -75,7 +81,7 @@ const MIN_WOKEN_PERCENT = 80;
 // the filter is missing.
 export function parseCgroupTruth(text) {
 	const truth = { filter: null, started: null, inside: [], outside: [], forked: [], woken: [], movedIn: [],
-			movedOut: [] };
+			movedOut: [], ran: [] };
 	const num = (s) => Number(s);
 	for (const raw of text.split('\n')) {
 		const line = raw.trim();
@@ -124,6 +130,11 @@ export function parseCgroupTruth(text) {
 				throw bad();
 			truth.woken.push({ pid: pid(f[1]), waker: pid(f[2]) });
 			break;
+		case 'ran':
+			if (f.length !== 3)
+				throw bad();
+			truth.ran.push({ pid: pid(f[1]), t: time(f[2]) });
+			break;
 		case 'moved_in':
 		case 'moved_out': {
 			if (f.length !== 5 || !f[2].startsWith('/'))
@@ -156,7 +167,7 @@ function markersOf(thread) {
 	const m = thread.markers;
 	const out = [];
 	for (let i = 0; i < (m?.length || 0); i++)
-		out.push({ name: m.name[i], start: m.startTime[i], data: m.data[i] });
+		out.push({ name: m.name[i], start: m.startTime[i], end: m.endTime?.[i], data: m.data[i] });
 	return out;
 }
 
@@ -327,15 +338,51 @@ function checkMovedIn(report, profile, clk, p, threads, move) {
 	checkBurn(report, `after its move in`, burnSamples(profile, threads, p.func, t1), p.func);
 }
 
-function checkMovedOut(report, profile, clk, p, threads, move) {
+// The Off-CPU markers of a thread, [start, end] in ms.
+function waitsOf(thread) {
+	return markersOf(thread).filter((m) => m.data?.type === OFFCPU_SCHEMA)
+		.map((m) => ({ start: m.start, end: m.end ?? m.start }));
+}
+
+// After the move out nothing of the process is recorded but the end of a
+// wait that began inside: each of its off-CPU samples from after the move
+// lies in an Off-CPU marker of its thread that began by the move and ended
+// by the time the process was seen to have run again (`ran`), when that
+// wait was over. No timing margin: a wait may last as long as a busy
+// machine makes it.
+function checkMovedOut(report, profile, clk, p, threads, move, ran) {
 	const t0 = clk.toMs(move.t0);
 	const t1 = clk.toMs(move.t1);
-	report.note(`moved out to ${move.path} at ${fmt(t0, 1)}–${fmt(t1, 1)} ms into the profile`);
-	const late = allSampleTimes(profile, threads)
-		.filter((s) => s.time > t1 + (s.onCpu ? MOVE_MARGIN_MS : WAIT_SLACK_MS));
-	report.check(late.length === 0,
-		     `no sample of ${p.comm} from after its move out (plus ${MOVE_MARGIN_MS} ms; off-CPU ones plus ` +
-			     `${WAIT_SLACK_MS} ms, a wait that began inside): found ${describeTimes(late, t1)}`);
+	const tRan = ran ? clk.toMs(ran.t) : t1;
+	report.note(`moved out to ${move.path} at ${fmt(t0, 1)}–${fmt(t1, 1)} ms into the profile, ` +
+		    `seen running again by ${fmt(tRan, 1)} ms`);
+	const after = t1 + MOVE_MARGIN_MS;
+	const lateOn = [];
+	const lateOff = [];
+	const lateWaits = [];
+	for (const t of threads) {
+		const waits = waitsOf(t);
+		const inside = waits.filter((w) => w.start <= after && w.end <= tRan + MOVE_MARGIN_MS);
+		lateWaits.push(...waits.filter((w) => w.start > after));
+		for (const s of profile.samplesOf(t)) {
+			if (s.time <= after)
+				continue;
+			if (profile.isOnCpu(s))
+				lateOn.push({ time: s.time, onCpu: true });
+			else if (!inside.some((w) => s.time >= w.start && s.time <= w.end))
+				lateOff.push({ time: s.time, onCpu: false });
+		}
+	}
+	report.check(lateOn.length === 0,
+		     `no on-CPU sample of ${p.comm} from after its move out (plus ${MOVE_MARGIN_MS} ms): found ` +
+			     `${describeTimes(lateOn, t1)}`);
+	report.check(lateOff.length === 0,
+		     `each off-CPU sample of ${p.comm} from after its move out lies in a wait that began inside and ` +
+			     `ended by ${fmt(tRan - t1, 1)} ms after the move, when it had run again: found ` +
+			     `${describeTimes(lateOff, t1)} outside one`);
+	report.check(lateWaits.length === 0,
+		     `no Off-CPU marker of ${p.comm} begins after its move out: found ${lateWaits.length}` +
+			     `${list(lateWaits.map((w) => `at ${fmt(w.start - t1, 1)} ms from the move`))}`);
 	checkBurn(report, `before its move out`, burnSamples(profile, threads, p.func, -Infinity, t0), p.func);
 }
 
@@ -381,7 +428,8 @@ function checkProcesses(report, profile, truth) {
 		if (clk && moveIn)
 			checkMovedIn(report, profile, clk, p, proc.threads, moveIn);
 		else if (clk && moveOut)
-			checkMovedOut(report, profile, clk, p, proc.threads, moveOut);
+			checkMovedOut(report, profile, clk, p, proc.threads, moveOut,
+				      truth.ran.find((r) => r.pid === p.pid));
 		else if (p.func !== '-')
 			checkBurn(report, p.comm, burnSamples(profile, proc.threads, p.func), p.func);
 		const fork = truth.forked.find((f) => f.pid === p.pid);

@@ -18,10 +18,12 @@ import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
 import { basePid, CATEGORY_KERNEL } from './profile.mjs';
 import { fmt, Report } from './report.mjs';
 
-// The command's exec may come this long after the profile's 0 (a loaded
-// machine's wakeup and exec); attaching and reading kallsyms before the
-// command, which was 150-400 ms, may not.
-const COMMAND_START_MAX_MS = 80;
+// bpfprof -v says when it had attached its programs (and read kallsyms,
+// 150-400 ms) and when the profile starts: the start must follow the
+// attaching, so that none of it shows as an empty stretch before the
+// command. A property of the order of events, not a margin in ms that a
+// loaded machine's wakeup and exec could eat.
+const START_LINE = /^bpfprof: debug: attached by (\d+) ns \(CLOCK_MONOTONIC\); the profile starts at (\d+) ns, when the command is released$/m;
 const HIDDEN_LABEL = 'Short-lived processes hidden at first (in the track menu)';
 // userspace/emit/profile_tables.h KERNEL_SOURCE_SUFFIX, after the resource
 const KERNEL_NOTE_SUFFIX = ' (no source)';
@@ -104,9 +106,17 @@ report.check(line.includes(`${vis.size} of ${threads.length} tracks shown at fir
 	     `the end-of-run summary says so: "${line}"`);
 
 report.section('the profile starts when the command does');
+const startLine = stderr.match(START_LINE);
+const attachedNs = startLine ? BigInt(startLine[1]) : null;
+const startNs = startLine ? BigInt(startLine[2]) : null;
+report.check(startLine && attachedNs <= startNs,
+	     `bpfprof -v: the profile starts once the programs are attached (attached by ${attachedNs ?? '?'} ns, ` +
+		     `the profile starts at ${startNs ?? '?'} ns)`);
+const metaStart = meta.startTimeAsClockMonotonicNanosecondsSinceBoot;
+report.check(startNs !== null && Number.isFinite(metaStart) && Math.abs(Number(startNs) - metaStart) < 1000,
+	     `the profile's 0 is that instant (meta.startTimeAsClockMonotonicNanosecondsSinceBoot ${metaStart})`);
 const cmdStart = Math.max(...cmdImages.map((p) => p.start));
-report.check(cmdStart >= 0 && cmdStart <= COMMAND_START_MAX_MS,
-	     `the command's exec at ${fmt(cmdStart)} ms (at most ${COMMAND_START_MAX_MS} ms after the start)`);
+report.check(cmdStart >= 0, `the command's exec at ${fmt(cmdStart)} ms, after the profile's 0`);
 const processMarkers = [];
 for (const [t] of cmdThreads) {
 	const m = t.markers;
@@ -117,11 +127,10 @@ for (const [t] of cmdThreads) {
 }
 report.check(processMarkers.length > 0 && processMarkers.every((s) => s >= 0),
 	     `the command's Process markers start at >= 0 (${processMarkers.map((s) => fmt(s)).join(', ')})`);
-const early = meta.profilingEndTime / 20;
 const firstOnCpu = Math.min(...cmdThreads.flatMap(([t]) =>
 	profile.samplesOf(t).filter((s) => profile.isOnCpu(s)).map((s) => s.time)));
-report.check(firstOnCpu <= early, `the command runs in the first 5 % (${fmt(early)} ms): its first ` +
-				     `on-CPU sample at ${fmt(firstOnCpu)} ms`);
+report.check(Number.isFinite(firstOnCpu) && firstOnCpu >= 0,
+	     `the command's first on-CPU sample at ${fmt(firstOnCpu)} ms, not before the profile's 0`);
 
 report.section('Profile Info');
 report.check(meta.endTime === undefined,

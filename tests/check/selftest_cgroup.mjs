@@ -46,6 +46,8 @@ const DEFAULTS = {
 	moverFromMs: 1513, // the mover's first sample
 	leaverToMs: 2499, // the leaver's last sample
 	leaverWait: null, // [from, to] ms after its move out: off-CPU samples of the leaver
+	leaverWaitFrom: -11, // where its Off-CPU marker begins, ms from the move out (null: no marker)
+	leaverRanMs: 2700, // when the test saw the leaver run again after the move (null: no truth line)
 	childFromMs: 106, // the forked child's first sample
 	omitChild: false,
 	outsideThread: false, // a thread of the outside burner, with samples
@@ -125,6 +127,9 @@ function cgroupProfile(overrides = {}) {
 			th.sample(stack, t, 1000);
 		for (let t = offFrom; t <= offTo; t += 4)
 			th.sample([...stack, ['off-CPU: preempted', CAT.IDLE, null]], t, 0);
+		if (offFrom <= offTo && o.leaverWaitFrom !== null)
+			th.marker('Off-CPU', o.moveOutMs[1] + o.leaverWaitFrom, offTo + 1, 1, CAT.OTHER,
+				  { type: OFFCPU_SCHEMA, reason: 'preempted' });
 		if (!members.has(path))
 			members.set(path, []);
 		members.get(path).push(`${comm} (${pid})`);
@@ -210,6 +215,8 @@ function cgroupProfile(overrides = {}) {
 	lines.push(`cgroup truth woken ${WAITER.pid} ${TICKER.pid}`);
 	lines.push(`cgroup truth moved_in 203 ${CHILD} ${mono(o.moveInMs[0])} ${mono(o.moveInMs[1])}`);
 	lines.push(`cgroup truth moved_out 204 / ${mono(o.moveOutMs[0])} ${mono(o.moveOutMs[1])}`);
+	if (o.leaverRanMs !== null)
+		lines.push(`cgroup truth ran 204 ${mono(o.leaverRanMs)}`);
 	lines.push(`cgroup truth outside ${OUTSIDE.pid} ${OUTSIDE.comm}`, `cgroup truth outside ${SHELL.pid} ${SHELL.comm}`,
 		   `cgroup truth outside ${TICKER.pid} ${TICKER.comm}`);
 	paintMarkers(json, { 'bpfprof.Process': 'teal', 'bpfprof.OffCPU': 'blue' });
@@ -237,6 +244,7 @@ describe('parsing', () => {
 		assert.deepEqual(t.inside[2], { pid: '202', comm: 'cg-inner', path: CHILD, func: 'cgroup_burn' });
 		assert.deepEqual(t.movedIn, [{ pid: '203', path: CHILD, t0: mono(1500), t1: mono(1512) }]);
 		assert.deepEqual(t.movedOut, [{ pid: '204', path: '/', t0: mono(2500), t1: mono(2510) }]);
+		assert.deepEqual(t.ran, [{ pid: '204', t: mono(2700) }]);
 		assert.deepEqual(t.forked, [{ pid: '201', parent: '200' }]);
 		assert.deepEqual(t.outside.map((x) => x.pid), ['300', '301', '302']);
 	});
@@ -246,6 +254,7 @@ describe('parsing', () => {
 		assert.throws(() => parseCgroupTruth('cgroup truth filter a 1\n'), /malformed/);
 		assert.throws(() => parseCgroupTruth('cgroup truth moved_in 1 /a 20 10\n'), /malformed/);
 		assert.throws(() => parseCgroupTruth('cgroup truth bogus 1\n'), /malformed/);
+		assert.throws(() => parseCgroupTruth('cgroup truth ran 1\n'), /malformed/);
 		assert.throws(() => parseCgroupTruth('cgroup truth inside 1 x /a f\n'), /no "cgroup truth filter/);
 		assert.throws(() => parseCgroupTruth('cgroup truth filter /a 1\n'), /no "cgroup truth inside/);
 	});
@@ -283,12 +292,23 @@ describe('on the file', () => {
 
 	test('a sample of the leaver from after its move fails, off-CPU ones too', () => {
 		assertOnlyFails(run({ leaverToMs: 2600 }),
-				[/^no sample of cg-leaver from after its move out \(plus 20 ms; .*\): found 18 \(18 on-CPU/]);
-		// A wait that began inside, shown until it ended, passes; one
-		// stretched to the end of the recording does not.
+				[/^no on-CPU sample of cg-leaver from after its move out \(plus 20 ms\): found 18 \(18 on-CPU/]);
+		// A wait that began inside, shown until it ended (before the
+		// leaver was seen running again, however long that took), passes.
 		assert.deepEqual(run({ leaverWait: [0, 100] }), []);
+		assert.deepEqual(run({ leaverWait: [0, 1000], leaverRanMs: 3600 }), []);
+		// One stretched past the time the leaver had run again does not.
 		assertOnlyFails(run({ leaverWait: [0, 1400] }),
-				[/^no sample of cg-leaver from after its move out .*: found 313 \(0 on-CPU, 313 off-CPU; e\.g\. at 152\.0 ms/]);
+				[/^each off-CPU sample of cg-leaver from after its move out lies in a wait that began inside and ended by 190\.0 ms .*: found 345 \(0 on-CPU, 345 off-CPU; e\.g\. at 24\.0 ms/]);
+		// Nor off-CPU samples outside any wait, or in one that began outside.
+		assertOnlyFails(run({ leaverWait: [0, 100], leaverWaitFrom: null }),
+				[/^each off-CPU sample of cg-leaver .*: found 20 \(0 on-CPU, 20 off-CPU/]);
+		assertOnlyFails(run({ leaverWait: [0, 100], leaverWaitFrom: 50 }),
+				[/^each off-CPU sample of cg-leaver .*: found 20 \(0 on-CPU, 20 off-CPU/,
+				 /^no Off-CPU marker of cg-leaver begins after its move out: found 1: at 50\.0 ms from the move/]);
+		// Without the time it ran again, no wait may outlast the move.
+		assertOnlyFails(run({ leaverWait: [0, 100], leaverRanMs: null }),
+				[/^each off-CPU sample of cg-leaver .*ended by 0\.0 ms .*: found 20 \(0 on-CPU, 20 off-CPU/]);
 	});
 
 	test('a mover or leaver without samples in the cgroup fails', () => {

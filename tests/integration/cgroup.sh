@@ -5,22 +5,30 @@
 # its descendants are profiled, decided per task in the kernel at each event.
 #
 # A cgroup v2 directory bpfprof-test-PID with a child cgroup, and around a
-# 4 s recording:
+# recording that the test ends (SIGINT) once every workload has done what
+# the checks look for, measured by the workloads' own clocks, not by a
+# duration a busy machine can eat:
 #   outside   the burner workload (three busy threads) in the test's own
 #             cgroup for the whole recording: must not appear at all
 #   forker    started in the parent cgroup once bpfprof records; it forks
 #             bpfprof-child, which must be profiled as well
 #   cg-inner  a burner started in the child cgroup once bpfprof records
 #   cg-mover  a burner started outside before the recording and moved into
-#             the child cgroup ~1.5 s into it: samples only after the move
+#             the child cgroup once it has burned BURN_CPU_MS outside while
+#             recorded: samples only after the move
 #   cg-leaver a burner started in the child cgroup before the recording and
-#             moved out to the test's cgroup ~2.5 s into it: samples only
-#             before the move (a wait for the CPU that began inside may be
-#             shown until it ended)
+#             moved out to the test's cgroup once it has burned BURN_CPU_MS
+#             inside while recorded: samples only before the move (but a
+#             wait that began inside may be shown until it ended, which was
+#             before the test saw it burn again)
 #   cg-waiter a sleeper in the parent cgroup, woken every 20 ms through a
 #             FIFO by cg-ticker, outside: its waits must name their waker,
 #             which the kernel reports while the waker runs, so the filter
 #             has to test the cgroup of a task that is not running
+# Each burner inside burns BURN_CPU_MS there (its CPU time, from
+# /proc/PID/schedstat) before the recording ends, the forker, its child and
+# cg-inner are then ended (their exits recorded), and the waiter has slept
+# WOKEN_WAIT times (its voluntary context switches).
 # The moves are made by tests/workloads/cgroup_worker.c, which brackets the
 # write(2) to cgroup.procs with CLOCK_MONOTONIC, the profile's clock
 # (meta.startTimeAsClockMonotonicNanosecondsSinceBoot). The test writes what
@@ -58,14 +66,19 @@ no_kfunc) BPFPROF_ENV=(BPFPROF_CGROUP_NO_KFUNC=1) ;;
 *) fail "usage: cgroup.sh default|raw_tp|no_kfunc (got '$VARIANT')" ;;
 esac
 
-DURATION=4
-# The workloads started during the recording end before it does, so that
-# their exit is recorded too; the others outlive it and are killed.
-INNER_SECONDS=3
-MOVE_IN_AFTER=1.2
-MOVE_OUT_AFTER=1.0
-LONG_SECONDS=60
+# What the checks need of each workload (tests/check/cgroup_checks.mjs:
+# BURN_CPU_MS, four times MIN_SAMPLES at 999 Hz; WOKEN_WAIT, twice
+# MIN_WOKEN). The workloads run until the test ends them (50 min at most:
+# a loaded machine may take minutes to start the recording).
+BURN_CPU_MS=200
+WOKEN_WAIT=100
+LONG_SECONDS=3000
 TICK_MS=20
+# Only catch a hang: the workloads' CPU and sleeps, however slow they come,
+# are what the test waits for (from the recording's start), and bpfprof's
+# start on a loaded machine may take a minute.
+HANG_SECONDS=120
+BPFPROF_LIMIT=240
 
 NAME=bpfprof-test-$$
 CG_PATH=/$NAME
@@ -181,6 +194,65 @@ expect_in() {
 	[ "$got" = "$path" ] || fail "$comm ($pid) is in cgroup '$got', expected '$path'"
 }
 
+# cpu_ns PID: the CPU time PID's (main) thread has used, in ns, by its own
+# clock (the first field of /proc/PID/schedstat); fails once it is gone.
+cpu_ns() {
+	local ns
+	read -r ns _ <"/proc/$1/schedstat" 2>/dev/null && [ -n "$ns" ] && echo "$ns"
+}
+
+# sleeps PID: how many times PID has gone to sleep (voluntary context switches).
+sleeps() {
+	awk '$1 == "voluntary_ctxt_switches:" { print $2; found = 1 } END { exit !found }' "/proc/$1/status" 2>/dev/null
+}
+
+# before_hang WHAT: fails once HANG_DEADLINE has passed.
+before_hang() {
+	[ "$SECONDS" -lt "$HANG_DEADLINE" ] || fail "$1 within $HANG_SECONDS s: hung"
+}
+
+# wait_cpu PID FROM_NS WHAT: waits until PID has used BURN_CPU_MS of CPU
+# since it had used FROM_NS.
+wait_cpu() {
+	local pid=$1 from=$2 what=$3 now
+	while :; do
+		now=$(cpu_ns "$pid") || fail "$what ($pid) ended before it burned $BURN_CPU_MS ms of CPU"
+		[ $((now - from)) -ge $((BURN_CPU_MS * 1000000)) ] && break
+		before_hang "$what ($pid) did not burn $BURN_CPU_MS ms of CPU ($(((now - from) / 1000000)) ms)"
+		sleep 0.02
+	done
+	log "$what ($pid) burned $(((now - from) / 1000000)) ms of CPU"
+}
+
+# wait_ran PID FROM_NS: waits until PID's CPU time has grown past FROM_NS,
+# then writes "cgroup truth ran PID NOW": a wait PID was in at FROM_NS had
+# ended by then.
+wait_ran() {
+	local pid=$1 from=$2 now
+	while :; do
+		now=$(cpu_ns "$pid") || fail "process $pid ended"
+		[ "$now" -gt "$from" ] && break
+		before_hang "process $pid did not run"
+		sleep 0.01
+	done
+	echo "cgroup truth ran $pid $("$CGROUP_WORKER" now)" >>"$TRUTH"
+}
+
+# end_processes PID...: ends the PIDs (SIGTERM) and waits until they have
+# gone (a child is reaped once its parent has gone too), while the
+# recording goes on: their exits are recorded too.
+end_processes() {
+	local pid
+	kill -TERM "$@" 2>/dev/null
+	for pid in "$@"; do
+		wait "$pid" 2>/dev/null
+		while [ -e "/proc/$pid" ]; do
+			before_hang "process $pid did not end"
+			sleep 0.02
+		done
+	done
+}
+
 # move PID DIR TRUTH_KIND PATH: moves PID to the cgroup DIR; the times the
 # worker measured around the write go to the truth file.
 move() {
@@ -234,9 +306,9 @@ CG_ARG=$CG
 [ "$VARIANT" = no_kfunc ] && CG_ARG=$NAME
 OUT=$WORK/cgroup.json.gz
 # -v: bpfprof says which programs and which cgroup test it chose.
-log "\$ ${BPFPROF_ENV[*]}${BPFPROF_ENV[*]:+ }bpfprof -v -a --cgroup $CG_ARG -d $DURATION -o $OUT  (in the background)"
-timeout --kill-after=5 60 env --default-signal=INT,TERM "${BPFPROF_ENV[@]}" "$BPFPROF" \
-	-v -a --cgroup "$CG_ARG" -d "$DURATION" -o "$OUT" >"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
+log "\$ ${BPFPROF_ENV[*]}${BPFPROF_ENV[*]:+ }bpfprof -v -a --cgroup $CG_ARG -o $OUT  (in the background, until SIGINT)"
+timeout --kill-after=5 "$BPFPROF_LIMIT" env --default-signal=INT,TERM "${BPFPROF_ENV[@]}" "$BPFPROF" \
+	-v -a --cgroup "$CG_ARG" -o "$OUT" >"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
 BPFPROF_PID=$!
 # Without a terminal on stderr, bpfprof says "recording" once it records.
 for ((i = 0; i < 600; i++)); do
@@ -248,40 +320,67 @@ grep -q '^bpfprof: recording' "$WORK/bpfprof.err" || {
 	indent <"$WORK/bpfprof.err"
 	fail "bpfprof did not start recording"
 }
-log "$(grep '^bpfprof: recording' "$WORK/bpfprof.err")"
+log "$(grep '^bpfprof: recording' "$WORK/bpfprof.err") ($SECONDS s into the test)"
+HANG_DEADLINE=$((SECONDS + HANG_SECONDS))
+MOVER_FROM=$(cpu_ns "$MOVER_PID") || fail "cg-mover ($MOVER_PID) ended before the recording began"
+LEAVER_FROM=$(cpu_ns "$LEAVER_PID") || fail "cg-leaver ($LEAVER_PID) ended before the recording began"
+WAITER_FROM=$(sleeps "$WAITER_PID") || fail "cg-waiter ($WAITER_PID) ended before the recording began"
 
 {
 	echo "cgroup truth filter $CG_PATH $CG_ID"
 	echo "cgroup truth started $("$CGROUP_WORKER" now)"
 } >"$TRUTH"
-start_in "$CG" forker "$FORKER" "$INNER_SECONDS"
+start_in "$CG" forker "$FORKER" "$LONG_SECONDS"
 FORKER_PID=$STARTED_PID
 wait_output forker "$FORKER_PID" '^forker parent [0-9]+ child [0-9]+$'
 read -r _ _ parent _ child <<<"$LINE"
 [ "$parent" = "$FORKER_PID" ] || fail "forker says it is $parent, expected $FORKER_PID"
 CHILD_PID=$child
-start_worker "$CHILD" cg-inner burn "$INNER_SECONDS"
+start_worker "$CHILD" cg-inner burn "$LONG_SECONDS"
 INNER_PID=$STARTED_PID
 expect_in "$FORKER_PID" forker "$CG_PATH"
 expect_in "$CHILD_PID" bpfprof-child "$CG_PATH"
 expect_in "$INNER_PID" cg-inner "$CHILD_PATH"
 ok "inside, started while recording: forker $FORKER_PID and its child $CHILD_PID in $CG_PATH, cg-inner $INNER_PID in $CHILD_PATH"
 
-sleep "$MOVE_IN_AFTER"
+# The mover burns outside while recorded (samples the filter must drop),
+# then moves in; the leaver burns inside, then moves out.
+wait_cpu "$MOVER_PID" "$MOVER_FROM" "cg-mover, outside"
 move "$MOVER_PID" "$CHILD" moved_in "$CHILD_PATH"
+MOVER_IN=$(cpu_ns "$MOVER_PID") || fail "cg-mover ended"
 expect_in "$MOVER_PID" cg-mover "$CHILD_PATH"
-sleep "$MOVE_OUT_AFTER"
+wait_cpu "$LEAVER_PID" "$LEAVER_FROM" "cg-leaver, inside"
 move "$LEAVER_PID" "$HOME_DIR" moved_out "$HOME_PATH"
+LEAVER_OUT=$(cpu_ns "$LEAVER_PID") || fail "cg-leaver ended"
 expect_in "$LEAVER_PID" cg-leaver "$HOME_PATH"
+wait_ran "$LEAVER_PID" "$LEAVER_OUT"
 ok "cg-mover moved into $CHILD_PATH, cg-leaver out to $HOME_PATH, both while recording"
+# What the checks count, burned where it is counted.
+wait_cpu "$LEAVER_PID" "$LEAVER_OUT" "cg-leaver, outside"
+wait_cpu "$MOVER_PID" "$MOVER_IN" "cg-mover, inside"
+wait_cpu "$FORKER_PID" 0 "forker"
+wait_cpu "$CHILD_PID" 0 "bpfprof-child"
+wait_cpu "$INNER_PID" 0 "cg-inner"
+end_processes "$CHILD_PID" "$FORKER_PID" "$INNER_PID"
+while now=$(sleeps "$WAITER_PID") && [ $((now - WAITER_FROM)) -lt "$WOKEN_WAIT" ]; do
+	before_hang "cg-waiter ($WAITER_PID) did not sleep $WOKEN_WAIT times ($((now - WAITER_FROM)))"
+	sleep 0.05
+done
+[ -n "$now" ] || fail "cg-waiter ($WAITER_PID) ended"
+ok "forker, its child and cg-inner burned $BURN_CPU_MS ms each and ended; cg-waiter slept $((now - WAITER_FROM)) times ($SECONDS s into the test)"
 
+# To bpfprof itself: timeout would pass SIGINT on to its process group as
+# well, and a second SIGINT makes bpfprof abort.
+RECORDER_PID=$(ps -o pid= --ppid "$BPFPROF_PID" | tr -d ' ')
+[ -n "$RECORDER_PID" ] || fail "bpfprof (under timeout $BPFPROF_PID) is gone"
+kill -INT "$RECORDER_PID"
 wait "$BPFPROF_PID"
 STATUS=$?
 BPFPROF_PID=
 log "   exit status $STATUS"
 indent <"$WORK/bpfprof.err"
 if [ "$STATUS" -eq 124 ] || [ "$STATUS" -eq 137 ]; then
-	fail "bpfprof did not finish within 60 s"
+	fail "bpfprof did not finish within $BPFPROF_LIMIT s"
 fi
 expect_success
 # The variant ran the programs it is named after: the switch program's

@@ -34,7 +34,8 @@ $wide"
 case $MODE in
 command)
 	require_root
-	run_bpfprof 60 -o "$OUT" -- "$SPAWNER" 50 20
+	# -v: bpfprof says when it attached and when the profile starts.
+	run_bpfprof 60 -v -o "$OUT" -- "$SPAWNER" 50 20
 	expect_success
 	cmd_pid=$(sed -n 's/^spawner: truth self \([0-9]*\).*/\1/p' "$WORK/bpfprof.err" | head -1)
 	[[ $cmd_pid =~ ^[0-9]+$ ]] || fail "spawner did not say its pid: $(tail -3 "$WORK/bpfprof.err")"

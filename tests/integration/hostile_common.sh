@@ -43,3 +43,69 @@ make_hostile_user() {
 	chmod 0755 "$USER_DIR"
 	log "throw-away user $USER_NAME (uid $USER_UID), its directory $USER_DIR"
 }
+
+# hostile_setup USAGE [MODE]: the test runs as root in a work directory of
+# its own (common.sh's); sets MODE, its first argument, or fails with USAGE.
+hostile_setup() {
+	require_root
+	make_workdir
+	MODE=${2:-}
+	[ -n "$MODE" ] || fail "usage: $1"
+}
+
+# wait_gone PID SECONDS: waits until PID has ended, at most SECONDS; status
+# 1 if it still runs then.
+wait_gone() {
+	local pid=$1 i
+	for ((i = 0; i < $2 * 20; i++)); do
+		kill -0 "$pid" 2>/dev/null || return 0
+		sleep 0.05
+	done
+	! kill -0 "$pid" 2>/dev/null
+}
+
+# as_user_in_dir CMD...: the user runs CMD in their directory.
+as_user_in_dir() {
+	(cd "$USER_DIR" && env TMPDIR="$USER_DIR" HOME="$USER_DIR" "${as_user[@]}" "$@")
+}
+
+# cfi_rows_asm PATH FUNC PAIRS END: writes the assembly file PATH: FUNC, one
+# FDE of PAIRS push/pop pairs, two CFA rows a pair, then END ("ret", or
+# "jmp 1b" to spin: 1 is FUNC's first instruction).
+cfi_rows_asm() {
+	cat >"$1" <<EOS
+	.text
+	.globl	$2
+	.type	$2, @function
+$2:
+	.cfi_startproc
+1:
+	.rept $3
+	push	%rax
+	.cfi_adjust_cfa_offset 8
+	pop	%rax
+	.cfi_adjust_cfa_offset -8
+	.endr
+	$4
+	.cfi_endproc
+	.size	$2, .-$2
+	.section .note.GNU-stack,"",@progbits
+EOS
+}
+
+# user_cfi_rows FILE FUNC PAIRS END: cfi_rows_asm into the user's FILE (in
+# USER_DIR, theirs).
+user_cfi_rows() {
+	cfi_rows_asm "$USER_DIR/$1" "$2" "$3" "$4"
+	chown "$USER_NAME:" "$USER_DIR/$1"
+}
+
+# user_spin_main: the user's main.c (in USER_DIR, theirs), which calls
+# spin(), the function of their assembly, for ever.
+user_spin_main() {
+	cat >"$USER_DIR/main.c" <<'EOS'
+void spin(void);
+int main(void) { spin(); return 0; }
+EOS
+	chown "$USER_NAME:" "$USER_DIR/main.c"
+}

@@ -31,11 +31,8 @@
 #
 # Usage: hostile_dirs.sh outdir_race|outdir_middle_symlink|report_escapes
 . "$(dirname "$0")/common.sh"
-require_root
-make_workdir
-
-MODE=${1:?usage: hostile_dirs.sh outdir_race|outdir_middle_symlink|report_escapes}
 . "$(dirname "$0")/hostile_common.sh"
+hostile_setup "hostile_dirs.sh outdir_race|outdir_middle_symlink|report_escapes" "$@"
 TARGET=
 RACER_PID=
 BPF_PID=
@@ -75,25 +72,17 @@ target_state() {
 # with SIGINT (it writes its last snapshot and applies --keep, as it would),
 # then SIGKILL after 20 s more. Sets STATUS and RAN (1: it was still running).
 as_root_bpfprof() {
-	local limit=$1 i
+	local limit=$1
 	shift
 	RAN=0
 	env --default-signal=INT,TERM "${BPFPROF_PREFIX[@]}" "$BPFPROF" "$@" \
 		>"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
 	BPF_PID=$!
-	for ((i = 0; i < limit * 20; i++)); do
-		kill -0 "$BPF_PID" 2>/dev/null || break
-		sleep 0.05
-	done
-	if kill -0 "$BPF_PID" 2>/dev/null; then
+	if ! wait_gone "$BPF_PID" "$limit"; then
 		RAN=1
 		log "   still running after ${limit}s: it accepted the directory; stopping it"
 		kill -INT "$BPF_PID"
-		for ((i = 0; i < 400; i++)); do
-			kill -0 "$BPF_PID" 2>/dev/null || break
-			sleep 0.05
-		done
-		kill -KILL "$BPF_PID" 2>/dev/null
+		wait_gone "$BPF_PID" 20 || kill -KILL "$BPF_PID" 2>/dev/null
 	fi
 	wait "$BPF_PID" 2>/dev/null
 	STATUS=$?

@@ -33,12 +33,9 @@
 #
 # Usage: hostile_python.sh line_tables|code_budget|fuse_stall|fuse_two_users|fuse_release
 . "$(dirname "$0")/common.sh"
-require_root
-make_workdir
-
-MODE=${1:?usage: hostile_python.sh line_tables|code_budget|fuse_stall|fuse_two_users|fuse_release}
-: "${FAKEPY:?FAKEPY is not set}"
 . "$(dirname "$0")/hostile_common.sh"
+hostile_setup "hostile_python.sh line_tables|code_budget|fuse_stall|fuse_two_users|fuse_release" "$@"
+: "${FAKEPY:?FAKEPY is not set}"
 PY=/usr/bin/python3
 MOUNTS=()
 BPF_PID=
@@ -190,11 +187,7 @@ line_tables)
 	log "SIGTERM 3 s into the recording"
 	kill -TERM "$BPF_PID"
 	# Without the index the drain walks 32 MiB of table a sample and takes minutes.
-	for ((i = 0; i < 900; i++)); do
-		kill -0 "$BPF_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$BPF_PID" 2>/dev/null && fail "bpfprof did not end within 90 s of SIGTERM: $(tail -n 3 "$WORK/bpfprof.err")"
+	wait_gone "$BPF_PID" 90 || fail "bpfprof did not end within 90 s of SIGTERM: $(tail -n 3 "$WORK/bpfprof.err")"
 	wait "$BPF_PID"
 	STATUS=$?
 	BPF_PID=

@@ -33,19 +33,12 @@
 #
 # Usage: hostile_sections.sh eh_frame_huge|gopclntab_lines|gopclntab_huge|dwarf_data_huge
 . "$(dirname "$0")/common.sh"
-require_root
-make_workdir
-MODE=${1:?usage: hostile_sections.sh eh_frame_huge|gopclntab_lines|gopclntab_huge|dwarf_data_huge}
 . "$(dirname "$0")/hostile_common.sh"
+hostile_setup "hostile_sections.sh eh_frame_huge|gopclntab_lines|gopclntab_huge|dwarf_data_huge" "$@"
 VICTIM_PID=
 HOSTILE_CLEANUP+=('[ -n "$VICTIM_PID" ] && kill -KILL "$VICTIM_PID" 2>/dev/null')
 make_hostile_user
 BPFPROF_PREFIX=(/usr/bin/time -f "maxrss_kb %M cpu_s %U %S" -o "$WORK/time.txt")
-
-# as_user_in_dir CMD...: the user runs CMD in their directory.
-as_user_in_dir() {
-	(cd "$USER_DIR" && env TMPDIR="$USER_DIR" HOME="$USER_DIR" "${as_user[@]}" "$@")
-}
 
 # record NAME PROGRAM SECONDS: root records `bpfprof -a -v` (RECORD_SCOPE=pid:
 # `-p` the program's pid, so that the peak RSS is not the rest of the
@@ -238,11 +231,8 @@ func:	/* entryoff nameoff args deferreturn pcsp pcfile pcln npcdata cu startLine
 	.byte	0, 0, 0, 0
 	.section .note.GNU-stack, "", @progbits
 EOF
-		cat >"$USER_DIR/main.c" <<'EOF'
-void spin(void);
-int main(void) { spin(); return 0; }
-EOF
-		chown "$USER_NAME:" "$USER_DIR/spin.S.in" "$USER_DIR/main.c"
+		chown "$USER_NAME:" "$USER_DIR/spin.S.in"
+		user_spin_main
 	fi
 	as_user_in_dir gcc -x assembler -Wa,--defsym,NOISE="$2" -c -o "$1.o" spin.S.in >"$WORK/build.out" 2>&1 &&
 		as_user_in_dir gcc -O2 -no-pie -o "$1" main.c "$1.o" >>"$WORK/build.out" 2>&1 ||

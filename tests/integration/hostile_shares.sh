@@ -80,27 +80,6 @@ chmod 0755 "$VICTIM_DIR"
 HOSTILE_CLEANUP+=('pkill -KILL -u "$VICTIM_NAME" 2>/dev/null; sleep 0.1; userdel "$VICTIM_NAME" 2>/dev/null; rm -rf "$VICTIM_DIR"')
 log "victim user $VICTIM_NAME (uid $VICTIM_UID)"
 
-# rows_asm FILE PAIRS: a function of 2 x PAIRS CFI rows, in FILE.
-rows_asm() {
-	cat >"$1" <<EOF
-	.text
-	.globl	rows
-	.type	rows, @function
-rows:
-	.cfi_startproc
-	.rept $2
-	push	%rax
-	.cfi_adjust_cfa_offset 8
-	pop	%rax
-	.cfi_adjust_cfa_offset -8
-	.endr
-	ret
-	.cfi_endproc
-	.size	rows, .-rows
-	.section .note.GNU-stack,"",@progbits
-EOF
-}
-
 cat >"$VICTIM_DIR/vspin.c" <<'EOF'
 __attribute__((noinline)) void victim_spin(void)
 {
@@ -119,7 +98,7 @@ evict) VICTIM_PAIRS=125000 ;;
 *) VICTIM_PAIRS= ;;
 esac
 if [ -n "$VICTIM_PAIRS" ]; then
-	rows_asm "$VICTIM_DIR/vrows.S" "$VICTIM_PAIRS"
+	cfi_rows_asm "$VICTIM_DIR/vrows.S" rows "$VICTIM_PAIRS" ret
 	VICTIM_SRC+=("$VICTIM_DIR/vrows.S")
 fi
 gcc -O2 -fomit-frame-pointer -o "$VICTIM_DIR/vspin" "${VICTIM_SRC[@]}" 2>"$WORK/gcc.out" ||
@@ -209,14 +188,14 @@ EOF
 elif [ "$MODE" = rows ]; then
 	COPIES=18
 	PAIRS=60000
-	rows_asm "$USER_DIR/rows.S" $PAIRS
+	user_cfi_rows rows.S rows "$PAIRS" ret
 	cat >"$USER_DIR/main.c" <<'EOF'
 #include <unistd.h>
 int main(void) { pause(); return 0; }
 EOF
-	chown "$USER_NAME:" "$USER_DIR/rows.S" "$USER_DIR/main.c"
-	(cd "$USER_DIR" && env TMPDIR="$USER_DIR" "${as_user[@]}" gcc -O2 -o "$USER_DIR/rows" main.c rows.S) \
-		>"$WORK/gcc.out" 2>&1 || fail "the user cannot build the program: $(cat "$WORK/gcc.out")"
+	chown "$USER_NAME:" "$USER_DIR/main.c"
+	as_user_in_dir gcc -O2 -o "$USER_DIR/rows" main.c rows.S >"$WORK/gcc.out" 2>&1 ||
+		fail "the user cannot build the program: $(cat "$WORK/gcc.out")"
 	for ((c = 0; c < COPIES; c++)); do
 		"${as_user[@]}" cp "$USER_DIR/rows" "$USER_DIR/rows.$c" || fail "cannot copy the program"
 		as_attacker "$c" "$USER_DIR/rows.$c" &
@@ -228,7 +207,7 @@ else
 	# its arguments name executable first (as a loader would); a FIFO named
 	# is waited on (a word written to it) first.
 	PAIRS=100000
-	rows_asm "$USER_DIR/rows.S" $PAIRS
+	cfi_rows_asm "$USER_DIR/rows.S" rows "$PAIRS" ret
 	cat >"$USER_DIR/main.c" <<'EOF'
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -252,8 +231,8 @@ int main(int argc, char **argv)
 }
 EOF
 	chown "$USER_NAME:" "$USER_DIR/rows.S" "$USER_DIR/main.c"
-	(cd "$USER_DIR" && env TMPDIR="$USER_DIR" "${as_user[@]}" gcc -O2 -o "$USER_DIR/rows" main.c rows.S) \
-		>"$WORK/gcc.out" 2>&1 || fail "the user cannot build the program: $(cat "$WORK/gcc.out")"
+	as_user_in_dir gcc -O2 -o "$USER_DIR/rows" main.c rows.S >"$WORK/gcc.out" 2>&1 ||
+		fail "the user cannot build the program: $(cat "$WORK/gcc.out")"
 	# shared: 2 fit the attacker's share (512k of 2M, with libc: the
 	# attacker maps it first here), the third does not; evict: 1 fits its
 	# share (393k of 1.5M).

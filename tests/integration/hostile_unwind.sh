@@ -24,9 +24,7 @@
 # Usage: hostile_unwind.sh long_fde|over_budget
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/hostile_common.sh"
-require_root
-make_workdir
-MODE=${1:?usage: hostile_unwind.sh long_fde|over_budget}
+hostile_setup "hostile_unwind.sh long_fde|over_budget" "$@"
 case $MODE in
 long_fde) PAIRS=150000 ;;
 over_budget) PAIRS=600000 ;;
@@ -35,31 +33,9 @@ esac
 make_hostile_user
 
 # The user's program: main calls spin, one function, one FDE, 2 rows a pair.
-cat >"$USER_DIR/spin.S" <<EOF
-	.text
-	.globl	spin
-	.type	spin, @function
-spin:
-	.cfi_startproc
-1:
-	.rept $PAIRS
-	push	%rax
-	.cfi_adjust_cfa_offset 8
-	pop	%rax
-	.cfi_adjust_cfa_offset -8
-	.endr
-	jmp	1b
-	.cfi_endproc
-	.size	spin, .-spin
-	.section .note.GNU-stack,"",@progbits
-EOF
-cat >"$USER_DIR/main.c" <<'EOF'
-void spin(void);
-int main(void) { spin(); return 0; }
-EOF
-chown "$USER_NAME:" "$USER_DIR/spin.S" "$USER_DIR/main.c"
-(cd "$USER_DIR" && env TMPDIR="$USER_DIR" "${as_user[@]}" gcc -O2 -fomit-frame-pointer \
-	-o "$USER_DIR/spin" main.c spin.S) >"$WORK/gcc.out" 2>&1 ||
+user_cfi_rows spin.S spin "$PAIRS" "jmp	1b"
+user_spin_main
+as_user_in_dir gcc -O2 -fomit-frame-pointer -o "$USER_DIR/spin" main.c spin.S >"$WORK/gcc.out" 2>&1 ||
 	fail "the user cannot build the program: $(cat "$WORK/gcc.out")"
 rows=$(readelf --debug-dump=frames "$USER_DIR/spin" 2>/dev/null | grep -c 'DW_CFA_def_cfa_offset')
 log "the user's program: $(stat -c %s "$USER_DIR/spin") bytes, $rows CFA rows in its FDEs"

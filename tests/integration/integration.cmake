@@ -426,9 +426,9 @@ set_tests_properties(integration.check_selftest_syscalls PROPERTIES
 # it; with the default programs, forced raw_tp programs, and tp_btf programs
 # without the bpf_task_under_cgroup kfunc. The checker's own test on
 # hand-made profiles; and the CLI's errors for bad --cgroup arguments.
-bpfprof_integration_test(cgroup_default 120 TRUE cgroup.sh default)
-bpfprof_integration_test(cgroup_raw_tp 120 TRUE cgroup.sh raw_tp)
-bpfprof_integration_test(cgroup_no_kfunc 120 TRUE cgroup.sh no_kfunc)
+bpfprof_integration_test(cgroup_default 300 TRUE cgroup.sh default)
+bpfprof_integration_test(cgroup_raw_tp 300 TRUE cgroup.sh raw_tp)
+bpfprof_integration_test(cgroup_no_kfunc 300 TRUE cgroup.sh no_kfunc)
 add_test(NAME integration.check_selftest_cgroup
   COMMAND ${BPFPROF_NODE} --test ${BPFPROF_TESTS_DIR}/check/selftest_cgroup.mjs)
 set_tests_properties(integration.check_selftest_cgroup PROPERTIES

@@ -3,8 +3,9 @@
 # open_when_created.py DIR NAME: another user watching DIR (inotify) opens
 # DIR/NAME the moment it is created, before a `chmod 600` that follows can
 # shut them out, then reads what is written into it. Prints "watching", then
-# "opened; read N bytes" and exits 0, or stays silent while it cannot open
-# it. Copied by the tests to where the unprivileged user can read it.
+# "opened; read N bytes" and exits 0, or "cannot open: REASON" for each try
+# that fails and watches on: a test knows when the user has had its chance.
+# Copied by the tests to where the unprivileged user can read it.
 import ctypes
 import os
 import struct
@@ -30,7 +31,8 @@ while True:
             continue
         try:
             fd = os.open(path, os.O_RDONLY)
-        except OSError:
+        except OSError as e:
+            print(f"cannot open: {e.strerror}", flush=True)
             continue
         # Opened: what is written later is read through this descriptor.
         data, deadline = b"", time.monotonic() + 5

@@ -54,6 +54,15 @@ static int find_mapping(void *ctx, uint64_t pc, struct user_walk_mapping *out)
 
 static const struct user_walk_ops ops = { read_mem, find_mapping, NULL };
 
+/* user_walk(&ops, ARGS...) gives N frames and says it ended in END. */
+#define CHECK_WALK(n, end, ...)                                           \
+	do {                                                              \
+		uint8_t walk_end = 0;                                     \
+                                                                          \
+		CHECK_EQ_INT(user_walk(&ops, __VA_ARGS__, &walk_end), n); \
+		CHECK_EQ_INT(walk_end, end);                              \
+	} while (0)
+
 static void put(uint64_t addr, uint64_t value)
 {
 	stack[(addr - STACK_BASE) / 8] = value;
@@ -97,24 +106,19 @@ static void stops_where_it_must(void)
 
 	build_stack();
 	/* The limit: as many frames as asked, and said so. */
-	CHECK_EQ_INT(user_walk(&ops, 0x1010, 0x7000, 0x7040, 1, ips, 2, &end), 2);
-	CHECK_EQ_INT(end, USTACK_END_LIMIT);
+	CHECK_WALK(2, USTACK_END_LIMIT, 0x1010, 0x7000, 0x7040, 1, ips, 2);
 	/* Memory that cannot be read where the CFI points. */
 	stack_unreadable = true;
-	CHECK_EQ_INT(user_walk(&ops, 0x1010, 0x7000, 0x7040, 1, ips, 16, &end), 1);
-	CHECK_EQ_INT(end, USTACK_END_UNREADABLE);
+	CHECK_WALK(1, USTACK_END_UNREADABLE, 0x1010, 0x7000, 0x7040, 1, ips, 16);
 	stack_unreadable = false;
 	/* Code in no known mapping and no frame pointer. */
-	CHECK_EQ_INT(user_walk(&ops, 0x5000, 0x7000, 0, 1, ips, 16, &end), 1);
-	CHECK_EQ_INT(end, USTACK_END_NO_CFI);
+	CHECK_WALK(1, USTACK_END_NO_CFI, 0x5000, 0x7000, 0, 1, ips, 16);
 	/* A gap in the file's CFI, and no frame pointer. */
-	CHECK_EQ_INT(user_walk(&ops, 0x1310, 0x7000, 0, 1, ips, 16, &end), 1);
-	CHECK_EQ_INT(end, USTACK_END_NO_ROW);
+	CHECK_WALK(1, USTACK_END_NO_ROW, 0x1310, 0x7000, 0, 1, ips, 16);
 	/* A frame-pointer chain that ends in 0. */
 	put(0x7060, 0);
 	put(0x7068, 0);
-	CHECK_EQ_INT(user_walk(&ops, 0x3010, 0x7000, 0x7060, 1, ips, 16, &end), 1);
-	CHECK_EQ_INT(end, USTACK_END_FP_CHAIN);
+	CHECK_WALK(1, USTACK_END_FP_CHAIN, 0x3010, 0x7000, 0x7060, 1, ips, 16);
 	/* No registers at all (a kernel thread): nothing. */
 	CHECK_EQ_INT(user_walk(&ops, 0, 0, 0, 1, ips, 16, &end), 0);
 }
@@ -133,9 +137,8 @@ static void stops_at_a_step_that_does_not_move_up(void)
 	build_stack();
 	put(0x7100, 0x7100); /* [fp] = fp */
 	put(0x7108, 0x5000); /* an address in no mapping */
-	CHECK_EQ_INT(user_walk(&ops, 0x3010, 0x7000, 0x7100, 1, ips, 16, &end), 2);
+	CHECK_WALK(2, USTACK_END_STUCK, 0x3010, 0x7000, 0x7100, 1, ips, 16);
 	CHECK_EQ_INT(ips[1], 0x5000);
-	CHECK_EQ_INT(end, USTACK_END_STUCK);
 	/*
 	 * Frame pointers below SP in code without CFI: once a stack switch
 	 * (Go before its tables are loaded), the second time a chain gone wrong.
@@ -144,21 +147,17 @@ static void stops_at_a_step_that_does_not_move_up(void)
 	put(0x7188, 0x3020);
 	put(0x7140, 0x7100);
 	put(0x7148, 0x3030);
-	CHECK_EQ_INT(user_walk(&ops, 0x3010, 0x71c0, 0x7180, 1, ips, 16, &end), 2);
+	CHECK_WALK(2, USTACK_END_STUCK, 0x3010, 0x71c0, 0x7180, 1, ips, 16);
 	CHECK_EQ_INT(ips[1], 0x3020);
-	CHECK_EQ_INT(end, USTACK_END_STUCK);
 	/* Down once, then a root: a switch, whole. */
-	CHECK_EQ_INT(user_walk(&ops, 0x3010, 0x7080, 0x7060, 1, ips, 16, &end), 2);
-	CHECK_EQ_INT(end, USTACK_END_ROOT);
+	CHECK_WALK(2, USTACK_END_ROOT, 0x3010, 0x7080, 0x7060, 1, ips, 16);
 	/* A CFA = FP + 16 row with RBP below SP. */
-	CHECK_EQ_INT(user_walk(&ops, 0x1110, 0x7080, 0x7040, 1, ips, 16, &end), 1);
-	CHECK_EQ_INT(end, USTACK_END_STUCK);
+	CHECK_WALK(1, USTACK_END_STUCK, 0x1110, 0x7080, 0x7040, 1, ips, 16);
 	/* A stack switch the runtime marks may step down: to a root here. */
 	put(0x7020, 0);
 	put(0x7028, 0x1210);
-	CHECK_EQ_INT(user_walk(&ops, 0x1510, 0x7100, 0x7020, 1, ips, 16, &end), 2);
+	CHECK_WALK(2, USTACK_END_ROOT, 0x1510, 0x7100, 0x7020, 1, ips, 16);
 	CHECK_EQ_INT(ips[1], 0x1210);
-	CHECK_EQ_INT(end, USTACK_END_ROOT);
 	/*
 	 * Go's mcall on g0: BP is the frame just below SP (Go's rows keep BP),
 	 * whose saved BP is the goroutine's: a step in place at the switch
@@ -168,10 +167,9 @@ static void stops_at_a_step_that_does_not_move_up(void)
 	put(0x70a8, 0x1520); /* back into the switch */
 	put(0x70e0, 0);
 	put(0x70e8, 0x1210);
-	CHECK_EQ_INT(user_walk(&ops, 0x1510, 0x70b0, 0x70a0, 1, ips, 16, &end), 3);
+	CHECK_WALK(3, USTACK_END_ROOT, 0x1510, 0x70b0, 0x70a0, 1, ips, 16);
 	CHECK_EQ_INT(ips[1], 0x1520);
 	CHECK_EQ_INT(ips[2], 0x1210);
-	CHECK_EQ_INT(end, USTACK_END_ROOT);
 	/* A switch whose chain loops: a bounded number of steps, then stuck, not the depth limit. */
 	put(0x70a0, 0x70a0);
 	CHECK(user_walk(&ops, 0x1510, 0x70b0, 0x70a0, 1, many, 64, &end) < 64);
@@ -253,15 +251,12 @@ static void go_row_restores_bp_for_the_switch(void)
 static void tells_clone_child_from_parent(void)
 {
 	uint64_t ips[16];
-	uint8_t end = 0;
 
 	build_stack();
-	CHECK_EQ_INT(user_walk(&ops, 0x1402, 0x7100, 0x7100, 0, ips, 16, &end), 1);
-	CHECK_EQ_INT(end, USTACK_END_ROOT);
+	CHECK_WALK(1, USTACK_END_ROOT, 0x1402, 0x7100, 0x7100, 0, ips, 16);
 	put(0x7000, 0x1210);
-	CHECK_EQ_INT(user_walk(&ops, 0x1402, 0x7000, 0x7100, 4242, ips, 16, &end), 2);
+	CHECK_WALK(2, USTACK_END_ROOT, 0x1402, 0x7000, 0x7100, 4242, ips, 16);
 	CHECK_EQ_INT(ips[1], 0x1210);
-	CHECK_EQ_INT(end, USTACK_END_ROOT);
 }
 
 int main(void)

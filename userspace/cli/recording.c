@@ -413,7 +413,13 @@ int recording_start(struct recording *r, const struct options *opts)
 	 * between the two; anything of it before this instant is clamped to 0.
 	 */
 	if (r->have_cmd) {
+		uint64_t attached_ns = clock_ns(CLOCK_MONOTONIC);
+
 		mark_start(r);
+		/* For the tests: the profile's 0 follows the attaching, whatever it took. */
+		log_debug("attached by %llu ns (CLOCK_MONOTONIC); the profile starts at %llu ns, "
+			  "when the command is released",
+			  (unsigned long long)attached_ns, (unsigned long long)r->start_ns);
 		if (command_start(&r->cmd, opts->command))
 			return 1;
 	}

@@ -5,8 +5,9 @@
 // (profile.Parse, then CheckValid), as Parca, Pyroscope and the
 // OpenTelemetry Collector read them. Prints one JSON object per file with
 // what the tests check: sample and period types, duration, the values
-// summed by leaf function and by thread_name label, and each label's
-// values. Exit status 1 on the first file that fails.
+// summed by leaf function, by thread_name label and by "PID/thread_name"
+// (the pid label with it: a test's own process, not another of the same
+// name that runs on the machine), and each label's values. Exit status 1 on the first file that fails.
 package main
 
 import (
@@ -27,6 +28,7 @@ type summary struct {
 	Samples     int                 `json:"samples"`
 	ByLeaf      map[string][]int64  `json:"byLeaf"`
 	ByThread    map[string][]int64  `json:"byThread"`
+	ByPidThread map[string][]int64  `json:"byPidThread"`
 	Functions   []string            `json:"functions"`
 	Labels      map[string][]string `json:"labels"`
 	Unlabelled  int                 `json:"unlabelled"`
@@ -58,7 +60,7 @@ func check(path string) (*summary, error) {
 	}
 	s := &summary{File: path, DurationNs: p.DurationNanos, Samples: len(p.Sample),
 		Period: p.Period, ByLeaf: map[string][]int64{}, ByThread: map[string][]int64{},
-		Labels: map[string][]string{}}
+		ByPidThread: map[string][]int64{}, Labels: map[string][]string{}}
 	for _, t := range p.SampleType {
 		s.SampleTypes = append(s.SampleTypes, t.Type+"/"+t.Unit)
 	}
@@ -95,6 +97,11 @@ func check(path string) (*summary, error) {
 		for k, vs := range smp.NumLabel {
 			for _, v := range vs {
 				note(k, fmt.Sprint(v))
+			}
+		}
+		if pids := smp.NumLabel["pid"]; len(pids) == 1 {
+			for _, name := range smp.Label["thread_name"] {
+				add(s.ByPidThread, fmt.Sprintf("%d/%s", pids[0], name), smp.Value)
 			}
 		}
 	}
