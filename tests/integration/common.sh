@@ -223,6 +223,17 @@ wait_output() {
 	fail "$1 did not print /$2/ within 60 s: $(head -c 2000 "$WORK/$1.out")"
 }
 
+# wait_grep REGEX FILE WHAT: until FILE holds a line matching REGEX (a basic
+# regex); 60 s bound a hang only, then fails saying WHAT did not happen.
+wait_grep() {
+	local i
+	for ((i = 0; i < 1200; i++)); do
+		grep -q "$1" "$2" 2>/dev/null && return 0
+		sleep 0.05
+	done
+	fail "$3"
+}
+
 # wait_nanosleep TID: until the thread TID sleeps in nanosleep (its wait
 # channel), so that a recording started next begins with it asleep.
 wait_nanosleep() {

@@ -116,6 +116,17 @@ install_fuse() {
 	install -m 0755 -o "$USER_NAME" "$FUSEHOLD" "$USER_DIR/fusehold" || fail "cannot install fusehold"
 }
 
+# wait_wrote: until bpfprof says it wrote its profile, or ends; 90 s bound a
+# hang only.
+wait_wrote() {
+	local i
+	for ((i = 0; i < 900; i++)); do
+		grep -q '^bpfprof: wrote ' "$WORK/bpfprof.err" && return
+		kill -0 "$BPF_PID" 2>/dev/null || return
+		sleep 0.1
+	done
+}
+
 # wait_log REGEX WHAT: until bpfprof's stderr has a line matching REGEX (a
 # basic regex); 60 s bound a hang only.
 wait_log() {
@@ -135,11 +146,7 @@ wait_log() {
 stop_recording() {
 	local i
 	kill -INT "$BPF_PID"
-	for ((i = 0; i < 900; i++)); do
-		grep -q '^bpfprof: wrote ' "$WORK/bpfprof.err" && break
-		kill -0 "$BPF_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_wrote
 	head -n 40 "$WORK/bpfprof.err" | indent
 	grep -q '^bpfprof: wrote ' "$WORK/bpfprof.err" || fail "bpfprof wrote no profile within 90 s of SIGINT"
 	pkill -KILL -u "$USER_NAME"
@@ -236,11 +243,7 @@ fuse_stall)
 	start_recording_all "$WORK/p.json.gz" -v -d 3
 	BPF_PID=$BPFPROF_PID
 	# The server holds for as long as this test lives: the profile must come while it does.
-	for ((i = 0; i < 900; i++)); do
-		grep -q '^bpfprof: wrote ' "$WORK/bpfprof.err" && break
-		kill -0 "$BPF_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	wait_wrote
 	head -n 30 "$WORK/bpfprof.err" | indent
 	grep -q '^bpfprof: wrote ' "$WORK/bpfprof.err" ||
 		fail "bpfprof wrote no profile within 90 s of a 3 s recording while the user's FUSE server held a read"
@@ -310,10 +313,7 @@ fuse_release)
 	ok "$(grep -m 1 "Python process $VICTIM_PID" "$WORK/bpfprof.err")"
 	sleep 1
 	kill -USR1 "$SERVER_PID"
-	for ((i = 0; i < 600; i++)); do
-		grep -q '^fusehold: released at ' "$WORK/victim.out" && break
-		sleep 0.1
-	done
+	wait_grep '^fusehold: released at ' "$WORK/victim.out" "fusehold did not release: $(cat "$WORK/victim.out")"
 	RELEASED=$(sed -n 's/^fusehold: released at \([0-9]*\)$/\1/p' "$WORK/victim.out")
 	[ -n "$RELEASED" ] || fail "fusehold did not release: $(cat "$WORK/victim.out")"
 	wait_log "^bpfprof: Python processes of uid $USER_UID are read again" \

@@ -157,16 +157,6 @@ wait_procs() {
 	fail "the attacker runs $(attacker_procs) processes, not $1"
 }
 
-# wait_grep REGEX FILE WHAT: until FILE holds a line matching REGEX (30 s
-# bound a hang only), else fails saying WHAT did not happen.
-wait_grep() {
-	for ((i = 0; i < 600; i++)); do
-		grep -q "$1" "$2" && return 0
-		sleep 0.05
-	done
-	fail "$3"
-}
-
 if [ "$MODE" = procs ]; then
 	FLOOD=400
 	cat >"$USER_DIR/flood.py" <<'EOF'
