@@ -293,6 +293,44 @@ out:
 	free(copy);
 }
 
+/*
+ * Compressed sections whose inflated sizes (ch_size) sum past 2^64: the sum
+ * saturates and the file is over any budget; wrapped, it was a few KiB and
+ * libdw went on to inflate gigabytes.
+ */
+static void test_inflated_sizes_wrap(void)
+{
+	static const char *const names[] = { ".debug_info", ".debug_abbrev" };
+	size_t size;
+	unsigned char *elf = slurp(DWARF_FIX_ZLIB, &size);
+	struct dwarf_image img;
+	Elf *e = elf ? elf_memory((char *)elf, size) : NULL;
+	int fd, patched = 0;
+
+	for (size_t i = 0; e && i < sizeof(names) / sizeof(names[0]); i++) {
+		GElf_Shdr sh;
+		/* 2^63 each, the second 4 KiB more: 4 KiB in all when the sum wraps. */
+		uint64_t ch_size = (1ull << 63) + i * 4096;
+
+		if (find_section(e, names[i], &sh) && (sh.sh_flags & SHF_COMPRESSED) &&
+		    sh.sh_offset + sizeof(Elf64_Chdr) <= size) {
+			memcpy(elf + sh.sh_offset + offsetof(Elf64_Chdr, ch_size), &ch_size,
+			       sizeof(ch_size));
+			patched++;
+		}
+	}
+	if (e)
+		elf_end(e);
+	CHECK_EQ_INT(patched, 2);
+	fd = elf && patched == 2 ? memfd_of(elf, size) : -1;
+	if (fd >= 0) {
+		CHECK_EQ_INT(dwarf_image_open(&img, fd, DWARF_IMAGE_MAX_BYTES), -EFBIG);
+		CHECK(img.elf == NULL && img.buf == NULL);
+		close(fd);
+	}
+	free(elf);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -300,5 +338,6 @@ int main(void)
 	RUN(test_debug_sections_only);
 	RUN(test_budget);
 	RUN(test_lying_headers);
+	RUN(test_inflated_sizes_wrap);
 	return test_summary();
 }

@@ -292,8 +292,10 @@ static size_t inflated_size(Elf *elf)
 		if (!name)
 			continue;
 		if (!strncmp(name, ".debug_", 7) && (sh.sh_flags & SHF_COMPRESSED)) {
+			/* Saturating: a hostile ch_size must not wrap the sum below the budget. */
 			if (gelf_getchdr(scn, &ch))
-				total += ch.ch_size;
+				total += ch.ch_size > SIZE_MAX - total ? SIZE_MAX - total
+								       : (size_t)ch.ch_size;
 		} else if (!strncmp(name, ".zdebug_", 8) && (raw = elf_rawdata(scn, NULL)) &&
 			   raw->d_size >= 12 && !memcmp(raw->d_buf, "ZLIB", 4)) {
 			/* "ZLIB", then the inflated size, 64-bit big-endian. */
