@@ -37,12 +37,13 @@ static void ranges_fold_to_their_owner(void)
 	write_file("4242:100000:65536\n"
 		   "root:300000:10\n"
 		   "5000:400000:1"); /* the last line has no newline */
-	CHECK_EQ_INT(uid_owners_read(&o, file), 3);
+	/* root's range is not kept: its uids are users of their own, never root. */
+	CHECK_EQ_INT(uid_owners_read(&o, file), 2);
 	CHECK_EQ_INT(uid_owner_of(&o, 100000), 4242);
 	CHECK_EQ_INT(uid_owner_of(&o, 165535), 4242);
 	CHECK_EQ_INT(uid_owner_of(&o, 165536), 165536);
 	CHECK_EQ_INT(uid_owner_of(&o, 99999), 99999);
-	CHECK_EQ_INT(uid_owner_of(&o, 300009), 0);
+	CHECK_EQ_INT(uid_owner_of(&o, 300009), 300009);
 	CHECK_EQ_INT(uid_owner_of(&o, 300010), 300010);
 	CHECK_EQ_INT(uid_owner_of(&o, 400000), 5000);
 	CHECK_EQ_INT(uid_owner_of(&o, 400001), 400001);
@@ -72,6 +73,10 @@ static void malformed_lines_give_nothing(void)
 		     "4242:4294967296:1\n" /* no uid */
 		     "nobody-such-user-here:500000:10\n"
 		     "::\n"
+		     "4242:100::5\n" /* an empty field */
+		     "4242::100:5\n"
+		     ":100:5\n"
+		     "0:600000:10\n"	 /* root's, by number */
 		     "%0600d:1:1\n"	 /* too long: neither it nor its tail counts */
 		     "7:4294967295:1\n", /* the very last uid: fine */
 		     0);
@@ -82,6 +87,11 @@ static void malformed_lines_give_nothing(void)
 	CHECK_EQ_INT(uid_owner_of(&o, 100), 100);
 	CHECK_EQ_INT(uid_owner_of(&o, 1), 1);
 	CHECK_EQ_INT(uid_owner_of(&o, 500000), 500000);
+	CHECK_EQ_INT(uid_owner_of(&o, 600000), 600000);
+	/* A line ending in CRLF is read as its owner meant. */
+	write_file("4242:100000:10\r\n");
+	CHECK_EQ_INT(uid_owners_read(&o, file), 1);
+	CHECK_EQ_INT(uid_owner_of(&o, 100005), 4242);
 }
 
 static void what_is_read_is_bounded(void)

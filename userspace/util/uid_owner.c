@@ -39,10 +39,11 @@ static int parse_u32(const char *s, uint32_t *out)
 /* One "NAME_OR_UID:FIRST:COUNT" line (its newline gone) into `r`: 0 or -1. */
 static int parse_line(char *line, struct uid_range *r)
 {
-	char *save = NULL, *name = strtok_r(line, ":", &save);
-	char *first = strtok_r(NULL, ":", &save), *count = strtok_r(NULL, ":", &save);
+	/* strsep, not strtok: an empty field ("a:1::2") is a malformed line, not skipped. */
+	char *rest = line, *name = strsep(&rest, ":");
+	char *first = strsep(&rest, ":"), *count = strsep(&rest, ":");
 
-	if (!name || !first || !count || strtok_r(NULL, ":", &save))
+	if (!name || !first || !count || rest || !*name)
 		return -1;
 	if (parse_u32(first, &r->first) || parse_u32(count, &r->count) || !r->count ||
 	    r->count - 1 > UINT32_MAX - r->first)
@@ -54,6 +55,13 @@ static int parse_line(char *line, struct uid_range *r)
 			return -1;
 		r->owner = (uint32_t)pw->pw_uid;
 	}
+	/*
+	 * Root's ranges are kept out: hosts give them to system containers
+	 * (LXD, Incus), tenants of their own, and folding them into root,
+	 * whom no share limits, would free every container from its share.
+	 */
+	if (r->owner == 0)
+		return -1;
 	return 0;
 }
 
@@ -98,7 +106,9 @@ unsigned uid_owners_read(struct uid_owners *o, const char *path)
 			continue;
 		}
 		if (end)
-			line[len - 1] = '\0';
+			line[--len] = '\0';
+		if (len && line[len - 1] == '\r')
+			line[--len] = '\0'; /* a file written on Windows */
 		if (line[0] != '#' && !parse_line(line, &o->ranges[o->n]))
 			o->n++;
 	}

@@ -33,7 +33,9 @@ struct uid_owners {
 /*
  * Read the ranges of `path`; NULL: $BPFPROF_TEST_SUBUID (tests: a file in
  * place of the machine's), else /etc/subuid. "NAME_OR_UID:FIRST:COUNT"
- * lines; malformed ones, and names that are no user, are skipped. A file
+ * lines; malformed ones, names that are no user, and root's ranges (its
+ * system containers' uids stay users of their own: folded into root, whom
+ * no share limits, they would escape theirs) are skipped. A file
  * missing, unreadable or not to be trusted gives no ranges (every uid is
  * its own user). The number of ranges kept.
  */
