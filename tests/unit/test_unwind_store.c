@@ -722,11 +722,13 @@ static void a_sampled_file_refused_gets_room_at_the_rebuild(void)
 		goto free;
 	kv = f->key;
 	/* Not sampled: nothing to evict for. */
-	CHECK(!unwind_store_should_evict(&s, now, 30ull * 1000000000ull));
+	CHECK(!unwind_store_should_evict(&s, now, 30ull * 1000000000ull, 0));
 	unwind_store_sampled(&s, &kv, now);
-	CHECK(unwind_store_should_evict(&s, now + 1, 30ull * 1000000000ull));
-	/* Sampled long ago: no longer. */
-	CHECK(!unwind_store_should_evict(&s, now + 31ull * 1000000000ull, 30ull * 1000000000ull));
+	CHECK(unwind_store_should_evict(&s, now + 1, 30ull * 1000000000ull, 0));
+	/* Sampled long ago: no longer (called again by a sample, of long ago). */
+	unwind_store_sampled(&s, &kv, now);
+	CHECK(!unwind_store_should_evict(&s, now + 31ull * 1000000000ull, 30ull * 1000000000ull,
+					 0));
 	CHECK_EQ_INT(unwind_store_reset(&s), 0);
 	unwind_store_keep_sampled(&s, 16);
 	f = unwind_store_find(&s, kv.dev, kv.ino);
@@ -750,6 +752,64 @@ out:
 	map_entries_free(&maps);
 }
 
+/*
+ * A refused file of `uid`, sampled: whether it calls for an eviction
+ * rebuild at `now`, then 10 s later, then 61 s after the first (each after
+ * a sample of it then), into called[3].
+ */
+static bool evict_calls(uint32_t uid, bool called[3])
+{
+	map_entries_t maps = { 0 };
+	const struct map_entry *files[64];
+	const struct unwind_store_file *f = NULL;
+	struct unwind_store s;
+	size_t n, total = 0;
+	uint64_t now = 1000ull * 1000000000ull, after[3] = { 0, 10, 61 };
+	bool ok = false;
+
+	n = own_files(&maps, files, 64);
+	if (n < 3)
+		goto out;
+	unwind_store_init(&s, NULL, 1u << 22);
+	for (size_t i = 0; i < n; i++) {
+		f = unwind_store_add_mapping(&s, (uint32_t)getpid(), uid, files[i]);
+		if (f && f->status == UNWIND_FILE_LOADED)
+			total += f->info.nrows;
+	}
+	unwind_store_free(&s);
+	unwind_store_init(&s, NULL, total - 1);
+	for (size_t i = 0; i < n; i++)
+		f = unwind_store_add_mapping(&s, (uint32_t)getpid(), uid, files[i]);
+	ok = f && f->status == UNWIND_FILE_FULL;
+	for (int i = 0; ok && i < 3; i++) {
+		uint64_t t = now + after[i] * 1000000000ull;
+
+		unwind_store_sampled(&s, &f->key, t);
+		called[i] = unwind_store_should_evict(&s, t, 30ull * 1000000000ull,
+						      60ull * 1000000000ull);
+	}
+	unwind_store_free(&s);
+out:
+	map_entries_free(&maps);
+	return ok;
+}
+
+/*
+ * A user other than root calls for an eviction rebuild at most once a
+ * minute (review of issue 37: one sampling a refused file of its own now
+ * and then made the whole store rebuild every 5 s); root's files may at
+ * each look.
+ */
+static void a_user_calls_for_an_eviction_rebuild_once_a_minute(void)
+{
+	bool user[3] = { 0 }, root[3] = { 0 };
+
+	CHECK(evict_calls(4242, user));
+	CHECK(user[0] && !user[1] && user[2]);
+	CHECK(evict_calls(0, root));
+	CHECK(root[0] && root[1] && root[2]);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -768,5 +828,6 @@ int main(void)
 	RUN(a_file_refused_for_one_users_share_is_taken_by_another_with_room);
 	RUN(a_rebuild_keeps_sampled_files_first_most_recent_first);
 	RUN(a_sampled_file_refused_gets_room_at_the_rebuild);
+	RUN(a_user_calls_for_an_eviction_rebuild_once_a_minute);
 	return test_summary();
 }

@@ -439,7 +439,8 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l)
 	bool rows_full = l->store.rows.len >= rows_at;
 	uint64_t now = mono_ns();
 	bool evict = (!l->evicted_at || now - l->evicted_at >= UNWIND_LOADER_EVICT_NS) &&
-		     unwind_store_should_evict(&l->store, now, UNWIND_LOADER_RECENT_NS);
+		     unwind_store_should_evict(&l->store, now, UNWIND_LOADER_RECENT_NS,
+					       UNWIND_LOADER_OWNER_EVICT_NS);
 	uint32_t *pids = NULL;
 	struct unwind_file_key *keys = NULL;
 	size_t npids, nkeys, kept, before = l->store.files.len;

@@ -25,12 +25,14 @@ struct python_loader;
  * most one per 5 s. A file sampled in the last 30 s is not evicted for
  * another's sake.
  */
-#define UNWIND_LOADER_EVICT_NS	  (5ull * 1000000000ull)
-#define UNWIND_LOADER_RECENT_NS	  (30ull * 1000000000ull)
+#define UNWIND_LOADER_EVICT_NS	     (5ull * 1000000000ull)
+#define UNWIND_LOADER_RECENT_NS	     (30ull * 1000000000ull)
+/* A user other than root calls for one at most so often (unwind_store_should_evict). */
+#define UNWIND_LOADER_OWNER_EVICT_NS (60ull * 1000000000ull)
 /* Sampled files kept at a rebuild, at most (the BPF file map holds 16384). */
-#define UNWIND_LOADER_KEEP_FILES  4096
+#define UNWIND_LOADER_KEEP_FILES     4096
 /* Processes whose last look-up is remembered; past that the memory starts over. */
-#define UNWIND_LOADER_STAMPED_MAX 65536
+#define UNWIND_LOADER_STAMPED_MAX    65536
 
 struct unwind_loader {
 	struct unwind_store store;

@@ -68,6 +68,7 @@ void unwind_store_free(struct unwind_store *s)
 	vec_free(&s->files);
 	hmap_free(&s->index);
 	hmap_free(&s->owner_rows);
+	hmap_free(&s->evict_asked);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -601,14 +602,31 @@ static bool stale(const struct unwind_store_file *e, uint64_t now, uint64_t rece
 	return !e->sampled_at || now - e->sampled_at > recent;
 }
 
-bool unwind_store_should_evict(const struct unwind_store *s, uint64_t now, uint64_t recent)
+/* Owners remembered, at most: past it the memory is dropped (a rebuild each, once more). */
+#define EVICT_ASKED_OWNERS 4096
+
+/* Whether `uid` called for an eviction rebuild less than `every` ns before `now`. */
+static bool asked_lately(const struct unwind_store *s, uint32_t uid, uint64_t now, uint64_t every)
+{
+	uint32_t at;
+
+	if (!uid || !hmap_get(&s->evict_asked, (struct hmap_key){ uid, 0 }, &at))
+		return false;
+	return now / 1000000000ull - at < (every + 999999999ull) / 1000000000ull;
+}
+
+bool unwind_store_should_evict(struct unwind_store *s, uint64_t now, uint64_t recent,
+			       uint64_t owner_every)
 {
 	size_t room = s->max_rows - s->rows.len - s->reserved_rows + s->dead_rows;
 	struct hmap stale_of_owner = { 0 }; /* uid -> rows a rebuild would evict */
+	uint32_t asker = 0;
 	bool helps = false;
 
 	if (!s->sampled_refused || s->rows.len + s->reserved_rows > s->max_rows)
 		return false;
+	/* Looked at once per call: the next sample in a refused file calls again. */
+	s->sampled_refused = false;
 	for (size_t i = 0; i < s->files.len; i++) {
 		const struct unwind_store_file *e = &s->files.data[i];
 		struct hmap_key k = { e->id.uid, 0 };
@@ -627,11 +645,21 @@ bool unwind_store_should_evict(const struct unwind_store *s, uint64_t now, uint6
 		uint32_t evicted = 0;
 
 		if (e->status != UNWIND_FILE_FULL || !e->want_rows || stale(e, now, recent) ||
-		    e->want_rows > room)
+		    e->want_rows > room || asked_lately(s, e->id.uid, now, owner_every))
 			continue;
 		hmap_get(&stale_of_owner, (struct hmap_key){ e->id.uid, 0 }, &evicted);
 		helps = !s->owner_shares || !e->id.uid ||
 			rows_of_owner(s, e->id.uid) - evicted + e->want_rows <= s->max_rows / 4;
+		asker = e->id.uid;
+	}
+	if (helps && asker) {
+		if (s->evict_asked.len >= EVICT_ASKED_OWNERS) {
+			hmap_free(&s->evict_asked);
+			memset(&s->evict_asked, 0, sizeof(s->evict_asked));
+		}
+		/* No memory: not remembered, the rebuild happens all the same. */
+		(void)hmap_put(&s->evict_asked, (struct hmap_key){ asker, 0 },
+			       (uint32_t)(now / 1000000000ull));
 	}
 out:
 	hmap_free(&stale_of_owner);

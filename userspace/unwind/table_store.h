@@ -94,8 +94,13 @@ struct unwind_store {
 	struct hmap owner_rows;
 	bool owner_shares;    /* the shares and a file's cap apply (unwind_store_share_by_owner) */
 	size_t reserved_rows; /* held for sampled files' builds (unwind_store_file.reserved) */
-	/* A sample fell in a FULL file since the last reset: evicting may make it room. */
+	/* A sample fell in a FULL file since the last look: evicting may make it room. */
 	bool sampled_refused;
+	/*
+	 * uid -> the second its refused file last called for an eviction
+	 * rebuild (unwind_store_should_evict): kept across rebuilds.
+	 */
+	struct hmap evict_asked;
 	VEC(struct unwind_store_file) files;
 	struct hmap index; /* (dev, ino) -> index in files */
 	size_t vdso_size;  /* of our [vdso] mapping, once its table was added */
@@ -143,9 +148,15 @@ void unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *
 /*
  * Whether a rebuild would make room for a sampled file that was refused
  * (FULL): rows of files never sampled, or not since `recent` (ns), or
- * dead, would hold it.
+ * dead, would hold it. A user other than root calls for such a rebuild at
+ * most once every `owner_every` ns: a rebuild costs every user (a re-read
+ * of every process, a moment of frame-pointer stacks), and a user who maps
+ * more than its share and samples a refused file now and then must not
+ * make one happen every few seconds. Looks once per sample in a refused
+ * file: false clears the call until the next one.
  */
-bool unwind_store_should_evict(const struct unwind_store *s, uint64_t now, uint64_t recent);
+bool unwind_store_should_evict(struct unwind_store *s, uint64_t now, uint64_t recent,
+			       uint64_t owner_every);
 /*
  * Right after unwind_store_reset: the files of before that were sampled,
  * most recently sampled first (at most max_files), whether a process maps
