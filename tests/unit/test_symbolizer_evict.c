@@ -580,6 +580,20 @@ static void test_jit_churn_stays_flat(void)
 	jit_maps_free(j);
 }
 
+/* BPFPROF_TEST_SUBUID: a file of root's giving `owner` 65536 uids from `first`. */
+static char subuid_path[] = "/tmp/bpfprof-subuid-XXXXXX";
+static bool subuids_of(unsigned owner, unsigned first)
+{
+	int fd = mkstemp(subuid_path);
+	char line[64];
+	int n = snprintf(line, sizeof(line), "%u:%u:65536\n", owner, first);
+	bool ok = fd >= 0 && write(fd, line, (size_t)n) == n && fchmod(fd, 0644) == 0;
+
+	if (fd >= 0)
+		close(fd);
+	return ok && setenv("BPFPROF_TEST_SUBUID", subuid_path, 1) == 0;
+}
+
 /*
  * The DWARF budget across objects: a copy of the fixture library that others
  * may write (so read into memory, not mapped) as file after file; each
@@ -597,6 +611,7 @@ static void test_dwarf_budget(void)
 	uint64_t one;
 	int64_t ids[4];
 	char cmd[256];
+	bool subs;
 	int fd = mkstemp(copy);
 
 	strcpy(other, copy);
@@ -634,17 +649,25 @@ static void test_dwarf_budget(void)
 	}
 	symbolizer_get_stats(s, &st);
 	CHECK_EQ_INT(st.dwarf_read_bytes, 2 * one);
-	/* The first swept: a file mapped after it has room again. */
+	/*
+	 * The first swept: the one refused for the budget reads its DWARF when
+	 * next resolved, and a file mapped after it finds no room again.
+	 */
 	symbolizer_retain_begin(s);
 	symbolizer_retain(s, (uint32_t)ids[1]);
 	symbolizer_retain(s, (uint32_t)ids[2]);
 	CHECK_EQ_INT(symbolizer_sweep(s), 1);
+	symbolizer_resolve(s, (uint32_t)ids[2], beta_off, false, &f);
+	CHECK_EQ_STR(f.items[0].func, "symfix_lib_beta");
+	CHECK(f.items[0].file && f.items[0].line > 0);
 	ids[3] = register_path(s, 4, copy, &cst);
 	symbolizer_resolve(s, (uint32_t)ids[3], alpha_off, false, &f);
-	CHECK(f.items[0].file && f.items[0].line > 0);
+	CHECK(f.items[0].file == NULL);
 	symbolizer_free(s);
 
-	/* One owner's share: 1.5 R of 10 R. */
+	/* One owner's share: 1.5 R of 10 R; uid 4321 has subordinate uids, read at the first file.
+	 */
+	subs = subuids_of(4321, 100000);
 	s = new_symbolizer();
 	symbolizer_set_dwarf_budget(s, one * 10, one * 3 / 2);
 	ids[0] = register_path(s, 1, copy, &cst);
@@ -653,15 +676,23 @@ static void test_dwarf_budget(void)
 	CHECK(f.items[0].file && f.items[0].line > 0);
 	symbolizer_resolve(s, (uint32_t)ids[1], alpha_off, false, &f);
 	CHECK(f.items[0].file == NULL);
-	if (geteuid() == 0 && chown(other, 4321, 4321) == 0 && stat(other, &ost) == 0) {
+	if (geteuid() == 0 && subs && chown(other, 4321, 4321) == 0 && stat(other, &ost) == 0) {
 		/* Another owner's file is read within its own share. */
 		ids[2] = register_path(s, 3, other, &ost);
 		symbolizer_resolve(s, (uint32_t)ids[2], alpha_off, false, &f);
 		CHECK(f.items[0].file && f.items[0].line > 0);
+		/* A file of one of that owner's subordinate uids counts as the owner's: no room. */
+		CHECK(chown(copy, 100007, 100007) == 0 && stat(copy, &cst) == 0);
+		ids[3] = register_path(s, 4, copy, &cst);
+		symbolizer_resolve(s, (uint32_t)ids[3], alpha_off, false, &f);
+		CHECK(f.items[0].file == NULL);
 	} else {
 		fprintf(stderr, "  not root: another owner's share is not tried\n");
 	}
 	symbolizer_free(s);
+	unsetenv("BPFPROF_TEST_SUBUID");
+	if (subs)
+		unlink(subuid_path);
 	unlink(copy);
 	unlink(other);
 }

@@ -258,6 +258,7 @@ void symbolizer_free(struct symbolizer *s)
 	free(s->proc_root);
 	free(s->kallsyms_path);
 	free(s->debug_root);
+	free(s->owners);
 	debug_crc_cache_free(&s->crcs);
 	free(s);
 }
@@ -558,6 +559,15 @@ size_t symbolizer_sweep(struct symbolizer *s)
 	}
 	/* Names made of addresses are valid until a sweep (symbolizer.h): now they go. */
 	name_table_free(&s->addr_names);
+	/* Budget freed: objects refused for the lack of it read their DWARF when next resolved. */
+	for (size_t i = OBJ_FIRST_FILE; swept && i < s->objects.len; i++) {
+		struct object *o = s->objects.data[i];
+
+		if (o && o->dwarf_over_budget) {
+			o->dwarf_over_budget = false;
+			o->dwarf_state = LOAD_PENDING;
+		}
+	}
 	return swept;
 }
 

@@ -14,6 +14,7 @@
 #include "../util/file_id.h"
 #include "../util/hashmap.h"
 #include "../util/strtab.h"
+#include "../util/uid_owner.h"
 #include "../util/vec.h"
 #include "debug_file.h"
 #include "elf_symtab.h"
@@ -87,7 +88,9 @@ struct object {
 	bool debug_from_server; /* in our debuginfod cache, not in the process's root */
 	enum load_state dwarf_state;
 	struct dwarf_info *dwarf;
-	uid_t dwarf_owner; /* owner of the file its DWARF was read from */
+	uid_t dwarf_owner; /* user of the file its DWARF was read from (uid_owner_of) */
+	/* Refused for lack of budget (sym_dwarf_left): tried again after a sweep frees some. */
+	bool dwarf_over_budget;
 	/* Demangled names of its symbols and DWARF functions: they die with the object. */
 	struct name_table names;
 	/* DWARF name (libdw's pointer, stable while `dwarf` lives) -> `names` index. */
@@ -111,6 +114,9 @@ struct symbolizer {
 	uint32_t vdso;
 	/* DWARF read into memory, by all objects and by one file owner (sym_dwarf_left). */
 	uint64_t dwarf_budget, dwarf_owner_budget;
+	/* /etc/subuid, read at the first file whose DWARF counts: a user's containers are the
+	 * user's. */
+	struct uid_owners *owners;
 
 	struct kallsyms ksyms;
 	int ksyms_state; /* 0 not loaded yet, 1 loaded, else the negative errno */

@@ -275,8 +275,10 @@ bool sym_ensure_dwarf(struct symbolizer *s, struct object *o)
 	else if (o->debug_path)
 		fd = reopen_debug_file(s, o);
 	if (fd >= 0 && fstat(fd, &st) == 0) {
-		o->dwarf_owner = st.st_uid;
-		cap = sym_dwarf_left(s, st.st_uid);
+		if (!s->owners && (s->owners = calloc(1, sizeof(*s->owners))))
+			uid_owners_read(s->owners, NULL);
+		o->dwarf_owner = uid_owner_of(s->owners, st.st_uid);
+		cap = sym_dwarf_left(s, o->dwarf_owner);
 		err = dwarf_info_open_capped(&o->dwarf, fd, s->debug_root, cap);
 	} else if (fd >= 0) {
 		err = -errno;
@@ -296,6 +298,7 @@ bool sym_ensure_dwarf(struct symbolizer *s, struct object *o)
 	else if (err && (o->dwarf_in_file || o->debug_path))
 		log_debug("no DWARF for %s: %s", o->path, strerror(-err));
 	o->dwarf_state = err ? LOAD_FAILED : LOAD_OK;
+	o->dwarf_over_budget = err == -EFBIG && cap < DWARF_IMAGE_MAX_BYTES;
 	/* Symbols and DWARF are in memory now: the file is not needed any more. */
 	sym_release_file(s, o);
 	return !err;
