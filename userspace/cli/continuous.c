@@ -136,6 +136,8 @@ static int cut_snapshot(struct continuous *c, uint64_t boundary)
 	double offset = wall_offset_now();
 	int err;
 
+	/* The symbolizer thread makes room only with the symbols' lock: never held here. */
+	proc_source_release_symbols(&c->rec.src_ctx);
 	if (snapshot_writer_wait_room(&c->symbolizer))
 		log_warn("snapshots are symbolized and written more slowly than they are cut: %d "
 			 "windows waited, and the rings waited for them (a slow disk in %s?)",
@@ -355,6 +357,12 @@ static int poll_loop(struct continuous *c)
 		if (!c->cut_at && (rotate_requested || now >= c->next_boundary))
 			start_cut(c, now);
 		flush_held_for_scrapes(c, now);
+		/*
+		 * Both may have resolved user addresses (the switch records the
+		 * kernel's iterators hand over): not held through the poll wait,
+		 * which would hold off the threads symbolizing windows.
+		 */
+		proc_source_release_symbols(&c->rec.src_ctx);
 		/* Each pass (at most RECORDING_POLL_INTERVAL_MS): a hung-up scrape leaves. */
 		if (c->scrape)
 			scrape_drop_hung_up(c->scrape);

@@ -424,8 +424,14 @@ static int expand_raw_frame(struct build_state *s, const struct model *m, uint32
 {
 	int err;
 
-	if (s->memo[raw].first != NO_INDEX)
+	if (s->memo[raw].first != NO_INDEX) {
+		/* Frames resolved before need no lock: a waiter must not wait through them. */
+		if (s->locked && fair_lock_contended(s->lock)) {
+			fair_unlock(s->lock);
+			s->locked = false;
+		}
 		return 0;
+	}
 	if (s->lock && !s->locked) {
 		fair_lock(s->lock);
 		s->locked = true;
