@@ -122,7 +122,7 @@ static void free_job(struct table_job *job)
 static void *worker_main(void *arg)
 {
 	struct table_worker *w = arg;
-	struct cfi_budget budget = w->budget;
+	struct cfi_budget budget = w->budget, file_budget;
 
 	budget.stop = &w->stop;
 	pthread_mutex_lock(&w->lock);
@@ -144,10 +144,12 @@ static void *worker_main(void *arg)
 		d.path = job.path;
 		job.path = NULL;
 		fd = job_fd(&job);
+		/* A user's file within one user's cap; the system's within the store's. */
+		file_budget = cfi_budget_for_file(&budget, fd);
 		if (fd < 0)
 			d.err = fd;
 		else
-			d.err = unwind_file_build(elf_open_fd(fd), &budget, &d.b);
+			d.err = unwind_file_build(elf_open_fd(fd), &file_budget, &d.b);
 		if (fd >= 0 && fd != job.fd)
 			close(fd);
 		free_job(&job);

@@ -173,6 +173,7 @@ static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, con
 		return -ENOMEM;
 	}
 	unwind_store_budget(&l->store, &budget);
+	budget = cfi_budget_for_file(&budget, fd);
 	d.err = unwind_file_build(elf_open_fd(fd), &budget, &d.b);
 	close(fd);
 	finish(l, &d);

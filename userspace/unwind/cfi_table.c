@@ -529,3 +529,19 @@ void cfi_table_free(struct cfi_table *t)
 	free(t->rows);
 	memset(t, 0, sizeof(*t));
 }
+
+bool cfi_file_is_system(const struct stat *st)
+{
+	return S_ISREG(st->st_mode) && st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
+struct cfi_budget cfi_budget_for_file(const struct cfi_budget *b, int fd)
+{
+	struct cfi_budget out = *b;
+	struct stat st;
+
+	if (b->user_file_rows && b->user_file_rows < b->file_rows &&
+	    (fd < 0 || fstat(fd, &st) || !cfi_file_is_system(&st)))
+		out.file_rows = b->user_file_rows;
+	return out;
+}

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include <libelf.h>
 
@@ -77,6 +78,11 @@ struct cfi_budget {
 	size_t file_rows;     /* rows of the file, before merging */
 	uint64_t file_ops;    /* CFI instructions run, CIEs' included */
 	uint64_t file_cpu_ns; /* CPU time of the calling thread; 0: none */
+	/*
+	 * file_rows for a file a user other than root may change (0: the
+	 * same): see cfi_budget_for_file.
+	 */
+	size_t user_file_rows;
 	/* Set (by another thread) when the build must end now: -ECANCELED. NULL: never. */
 	const bool *stop;
 };
@@ -84,8 +90,9 @@ struct cfi_budget {
 /*
  * A file's rows may not exceed what the store holds (UNWIND_ROWS_CAPACITY,
  * 2M): more could only be thrown away as FULL, after costing their memory
- * (24 bytes a row). The recording's store caps a file lower, at a quarter
- * of its capacity (unwind_store_budget: its build stops there). The build
+ * (24 bytes a row). The recording's store caps a file a user may change
+ * lower, at a quarter of its capacity (unwind_store_budget, user_file_rows:
+ * its build stops there); the system's files only at its capacity. The build
  * time: the largest real file costs 51 ms; issue 27 asks that a hostile
  * one cost at most 1 s.
  */
@@ -93,6 +100,17 @@ struct cfi_budget {
 #define CFI_FILE_MAX_ROWS   (2u << 20)
 #define CFI_FILE_MAX_OPS    (256ull << 20)
 #define CFI_FILE_MAX_CPU_NS (1ull * 1000000000ull)
+
+/*
+ * Whether the file `st` is the system's: root's, and writable by no one
+ * else (a package's). No user makes one, so its size is no attack: a
+ * system library larger than one user's cap (libLLVM, libclang-cpp: over
+ * 1M rows; cc1: 600k) is built whole.
+ */
+bool cfi_file_is_system(const struct stat *st);
+
+/* `b` for the file at `fd`: user_file_rows caps its rows unless it is the system's. */
+struct cfi_budget cfi_budget_for_file(const struct cfi_budget *b, int fd);
 
 /*
  * The budget's clock and stop flag, for builders that count rows and steps

@@ -54,10 +54,13 @@ void unwind_store_budget(const struct unwind_store *s, struct cfi_budget *b)
 	 * Rows read, before merging: a table past the cap after merging (gap
 	 * rows) is refused at packing; one past it before costs no more.
 	 * Without shares, a file past the capacity is FULL (it may fit after a
-	 * rebuild), as ever.
+	 * rebuild), as ever. The system's files (cfi_budget_for_file) are held
+	 * to the store's capacity only: no user makes them.
 	 */
 	if (s->owner_shares && cap < b->file_rows)
-		b->file_rows = cap;
+		b->user_file_rows = cap;
+	if (s->owner_shares && s->max_rows < b->file_rows)
+		b->file_rows = s->max_rows;
 }
 
 void unwind_store_free(struct unwind_store *s)
@@ -147,9 +150,9 @@ static uint32_t rows_of_owner(const struct unwind_store *s, uint32_t uid)
  * taken by a user with room who maps it, or built again at the next
  * rebuild, when there may be room.
  */
-static int admit(const struct unwind_store *s, uint32_t uid, size_t n)
+static int admit(const struct unwind_store *s, uint32_t uid, bool system, size_t n)
 {
-	if (n > unwind_store_file_cap(s) || n > UINT32_MAX)
+	if (n > (system ? s->max_rows : unwind_store_file_cap(s)) || n > UINT32_MAX)
 		return s->owner_shares ? UNWIND_FILE_OVER_BUDGET : UNWIND_FILE_FULL;
 	if (s->rows.len + s->reserved_rows > s->max_rows ||
 	    n > s->max_rows - s->rows.len - s->reserved_rows)
@@ -190,14 +193,14 @@ static void release(struct unwind_store *s, struct unwind_store_file *e)
 static bool readmit(const struct unwind_store *s, const struct unwind_store_file *e, uint32_t uid)
 {
 	return e->status == UNWIND_FILE_FULL && e->want_rows &&
-	       admit(s, uid, e->want_rows) == UNWIND_FILE_LOADED;
+	       admit(s, uid, e->id.system, e->want_rows) == UNWIND_FILE_LOADED;
 }
 
 /*
  * Pack the table built for an entry (of user uid's file) after the rows
  * already stored; its final status (FULL: *want, the rows it needs), or -ENOMEM.
  */
-static int pack(struct unwind_store *s, uint32_t uid, struct unwind_built *b,
+static int pack(struct unwind_store *s, uint32_t uid, bool system, struct unwind_built *b,
 		struct unwind_file_info *info, uint32_t *want)
 {
 	const struct cfi_table *t = &b->t;
@@ -205,7 +208,7 @@ static int pack(struct unwind_store *s, uint32_t uid, struct unwind_built *b,
 
 	if (b->status != UNWIND_FILE_LOADED)
 		return b->status;
-	status = admit(s, uid, t->len);
+	status = admit(s, uid, system, t->len);
 	if (status == UNWIND_FILE_FULL)
 		*want = t->len > UINT32_MAX ? UINT32_MAX : (uint32_t)t->len;
 	if (status != UNWIND_FILE_LOADED)
@@ -241,6 +244,7 @@ static struct unwind_file_id id_of(const struct stat *st)
 		.size = (uint64_t)st->st_size,
 		.mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec,
 		.ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec,
+		.system = cfi_file_is_system(st),
 	};
 }
 
@@ -274,7 +278,7 @@ static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
 	 * (a rebuild does not build again every file it has no room for).
 	 */
 	if (old->status == UNWIND_FILE_FULL && old->want_rows) {
-		if (admit(s, f->id.uid, old->want_rows) != UNWIND_FILE_LOADED) {
+		if (admit(s, f->id.uid, f->id.system, old->want_rows) != UNWIND_FILE_LOADED) {
 			f->status = UNWIND_FILE_FULL;
 			f->want_rows = old->want_rows;
 			return true;
@@ -297,7 +301,7 @@ static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
 	 * its size known, not built again for nothing; a user with room who
 	 * maps it takes it.
 	 */
-	if (admit(s, f->id.uid, old->info.nrows) != UNWIND_FILE_LOADED) {
+	if (admit(s, f->id.uid, f->id.system, old->info.nrows) != UNWIND_FILE_LOADED) {
 		f->status = UNWIND_FILE_FULL;
 		f->want_rows = old->info.nrows;
 		return true;
@@ -405,7 +409,7 @@ static struct unwind_store_file *settle(struct unwind_store *s, struct unwind_st
 	count_build(s, b);
 	release(s, e);
 	e->want_rows = 0;
-	status = pack(s, e->id.uid, b, &e->info, &e->want_rows);
+	status = pack(s, e->id.uid, e->id.system, b, &e->info, &e->want_rows);
 	if (status < 0) {
 		errno = -status;
 		return NULL;
@@ -424,6 +428,8 @@ static const struct unwind_store_file *build_now(struct unwind_store *s,
 	int err;
 
 	unwind_store_budget(s, &budget);
+	if (!e->id.system && budget.user_file_rows)
+		budget.file_rows = budget.user_file_rows;
 	err = unwind_file_build(elf, &budget, &b);
 
 	if (err) {

@@ -29,6 +29,8 @@ struct unwind_file_id {
 	int64_t mtime_ns, ctime_ns;
 	/* The user whose process mapped it first: whose share its rows take (not its identity). */
 	uint32_t uid;
+	/* The system's (cfi_file_is_system): not held to one user's file cap. */
+	bool system;
 };
 
 struct unwind_store_file {
