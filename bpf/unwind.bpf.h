@@ -82,9 +82,14 @@ struct unwind_walk {
 	 * Frame-pointer steps that did not move up so far, each kind on its
 	 * own bound: a Go program's marked switches must not use up the one
 	 * step code without CFI may take, nor that step the switches' budget.
+	 * Each is 64 bits wide so that it fills a stack slot of its own: the
+	 * verifier tracks a scalar spilled to a whole 8-byte slot, and prunes
+	 * the walk's states by it, but not two 32-bit counters in one slot
+	 * (as u32s, on_sample took 941k verified instructions against 216k,
+	 * and bpfprof started 0.9 s slower).
 	 */
-	__u32 no_cfi_down_steps; /* in code without CFI (UNWIND_MAX_DOWN_STEPS) */
-	__u32 switch_steps;	 /* at a marked stack switch (UNWIND_MAX_SWITCH_STEPS) */
+	__u64 no_cfi_down_steps; /* in code without CFI (UNWIND_MAX_DOWN_STEPS) */
+	__u64 switch_steps;	 /* at a marked stack switch (UNWIND_MAX_SWITCH_STEPS) */
 	/*
 	 * bpf_find_vma may be asked once for a mapping the process's entry
 	 * lacks: in interrupt context it can run once per program run (its
