@@ -2,7 +2,6 @@
 #include "session.h"
 
 #include <bpf/bpf.h>
-#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdatomic.h>
@@ -20,6 +19,7 @@
 #include "../../bpf/bpfprof_abi.h"
 #include "cpus.h"
 #include "held_waits.h"
+#include "session_cgroups.h"
 #include "preflight.h"
 #include "tp_flavours.h"
 #include "timer_wakers.h"
@@ -225,130 +225,6 @@ static void dispatch_deferred(struct session *s, uint64_t upto)
 }
 
 /*
- * The kfunc flavour keeps struct cgroup references in a map, which the kernel
- * accepts only for a field whose pointer carries the "kptr" BTF type tag;
- * clang before 15 drops type tags from BTF.
- */
-static bool object_has_kptr_tag(const struct bpf_object *obj)
-{
-	const struct btf *btf = bpf_object__btf(obj);
-	const struct btf_type *t;
-	int id;
-
-	if (!btf)
-		return false;
-	id = btf__find_by_name_kind(btf, "cgroup_ref", BTF_KIND_STRUCT);
-	if (id <= 0)
-		return false;
-	t = btf__type_by_id(btf, id);
-	if (!t || btf_vlen(t) < 1)
-		return false;
-	t = btf__type_by_id(btf, btf_members(t)[0].type);
-	if (!t || !btf_is_ptr(t))
-		return false;
-	t = btf__type_by_id(btf, t->type);
-	return t && btf_kind(t) == BTF_KIND_TYPE_TAG;
-}
-
-/* Before load: the --cgroup knobs, and whether other tasks are tested with the kfunc. */
-static void configure_cgroups(struct session *s, const struct session_config *cfg)
-{
-	size_t n = cfg->nr_cgroups < BPFPROF_MAX_CGROUPS ? cfg->nr_cgroups : BPFPROF_MAX_CGROUPS;
-
-	s->skel->rodata->nr_cgroups = (uint32_t)n;
-	for (size_t i = 0; i < n; i++) {
-		s->skel->rodata->cgroup_ids[i] = cfg->cgroups[i].id;
-		s->skel->rodata->cgroup_levels[i] = cfg->cgroups[i].level;
-	}
-	/* Only tp_btf programs can call kfuncs. */
-	s->cg_kfunc = n && cgroup_kfunc_supported() && tp_btf_supported("sched_switch");
-	if (s->cg_kfunc && !object_has_kptr_tag(s->skel->obj)) {
-		log_debug("the BPF object has no kptr type tags (built with clang < 15): no "
-			  "cgroup kfunc");
-		s->cg_kfunc = false;
-	}
-	bpf_program__set_autoload(s->skel->progs.stash_target_cgroup, s->cg_kfunc);
-	if (n)
-		log_debug("cgroup filter: %zu cgroup(s); other tasks tested with %s", n,
-			  s->cg_kfunc ? "bpf_task_under_cgroup()" : "a walk of their ancestors");
-}
-
-int session_run_iter(struct bpf_program *prog, const struct bpf_iter_attach_opts *opts, void *rec,
-		     size_t rec_size, session_record_fn on_rec, void *ctx)
-{
-	struct bpf_link *link = bpf_program__attach_iter(prog, opts);
-	size_t have = 0;
-	int fd, err = 0;
-	ssize_t n;
-
-	if (!link)
-		return -errno;
-	fd = bpf_iter_create(bpf_link__fd(link));
-	if (fd < 0) {
-		err = -errno;
-		goto out;
-	}
-	/* The iterator writes whole records; read() may split them anywhere. */
-	while ((n = read(fd, (char *)rec + have, rec_size - have)) > 0 ||
-	       (n < 0 && errno == EINTR)) {
-		if (n < 0)
-			continue;
-		have += (size_t)n;
-		if (have < rec_size)
-			continue;
-		have = 0;
-		if (on_rec && (err = on_rec(ctx, rec, rec_size)))
-			break;
-	}
-	if (n < 0)
-		err = -errno;
-	close(fd);
-out:
-	bpf_link__destroy(link);
-	return err;
-}
-
-/* Run the stash iterator over one cgroup: it keeps a reference in slot `slot`. */
-static int stash_cgroup(struct session *s, uint32_t slot, int cgroup_fd)
-{
-	DECLARE_LIBBPF_OPTS(bpf_iter_attach_opts, opts);
-	union bpf_iter_link_info linfo;
-	char buf[64];
-
-	memset(&linfo, 0, sizeof(linfo));
-	linfo.cgroup.cgroup_fd = (uint32_t)cgroup_fd;
-	linfo.cgroup.order = BPF_CGROUP_ITER_SELF_ONLY;
-	opts.link_info = &linfo;
-	opts.link_info_len = sizeof(linfo);
-	s->skel->bss->stash_slot = slot;
-	return session_run_iter(s->skel->progs.stash_target_cgroup, &opts, buf, sizeof(buf), NULL,
-				NULL);
-}
-
-/* After load: hand the kernel the target cgroups. 0, or -errno after a one-line error. */
-static int install_cgroups(struct session *s, const struct session_config *cfg)
-{
-	int map_fd = bpf_map__fd(s->skel->maps.target_cgroups);
-
-	for (uint32_t i = 0; i < s->skel->rodata->nr_cgroups; i++) {
-		int fd = cfg->cgroups[i].fd, err;
-
-		if (bpf_map_update_elem(map_fd, &i, &fd, BPF_ANY)) {
-			log_error("cannot add cgroup %llu to the target filter (%s)",
-				  (unsigned long long)cfg->cgroups[i].id, strerror(errno));
-			return -errno;
-		}
-		if (s->cg_kfunc && (err = stash_cgroup(s, i, fd))) {
-			log_error("cannot hand cgroup %llu to the BPF filter (%s); "
-				  "BPFPROF_CGROUP_NO_KFUNC=1 avoids the kfunc",
-				  (unsigned long long)cfg->cgroups[i].id, strerror(-err));
-			return err;
-		}
-	}
-	return 0;
-}
-
-/*
  * The unwind rows array is preallocated by the kernel: room for the tables
  * of many big programs at once (this machine's every process: ~1M rows,
  * 16 bytes each; this is 32 MiB).
@@ -537,7 +413,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 		return err;
 	}
 
-	configure_cgroups(s, cfg);
+	session_configure_cgroups(s, cfg);
 	use_btf = tp_btf_supported("sched_process_fork");
 	want_fork = cfg->follow_forks || cfg->unwind_cfi;
 	bpf_program__set_autoload(s->skel->progs.on_fork_btf, want_fork && use_btf);
@@ -645,7 +521,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	for (size_t i = 0; i < cfg->nr_tgids; i++)
 		if ((err = session_add_target(s, cfg->tgids[i])))
 			return err;
-	if ((err = install_cgroups(s, cfg)))
+	if ((err = session_install_cgroups(s, cfg)))
 		return err;
 
 	if (want_fork) {
