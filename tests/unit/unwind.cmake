@@ -35,6 +35,11 @@ target_compile_definitions(test_unwind_store PRIVATE
   CFI_FIX_NO_CFI="$<TARGET_FILE:cfi_fix>.nocfi"
   CFI_FIX_SOURCE="${UNWIND_TEST_DIR}/fixtures/cfi/cfi_fix.c")
 
+# The store's budgets: users' shares, the per-file cap, eviction by use.
+bpfprof_unit_test(test_unwind_store_shares ${UNWIND_TEST_DIR}/test_unwind_store_shares.c)
+add_dependencies(test_unwind_store_shares cfi_fix)
+target_compile_definitions(test_unwind_store_shares PRIVATE CFI_FIX="$<TARGET_FILE:cfi_fix>")
+
 bpfprof_unit_test(test_user_walk ${UNWIND_TEST_DIR}/test_user_walk.c)
 bpfprof_unit_test(test_eh_frame_index ${UNWIND_TEST_DIR}/test_eh_frame_index.c)
 

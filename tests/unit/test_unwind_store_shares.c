@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The unwind table store's budgets (unwind/table_store.c): a user's share
+ * of the rows, the per-file cap (the system's files held to the store's
+ * capacity), a file refused for one user built for another with room, and
+ * the rebuild that keeps sampled files first and evicts at most once a
+ * minute for each user. No BPF, no root.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+#include "symbols/proc_maps.h"
+#include "test.h"
+#include "unwind/cfi_table.h"
+#include "unwind/table_store.h"
+#include "unwind_store_add.h"
+
+/*
+ * add_all_mappings: every executable file this process maps, charged to
+ * `uid`; rows loaded. *full: those refused, for lack of room or share
+ * (FULL) or past the file cap (OVER_BUDGET).
+ */
+static size_t add_all_mappings(struct unwind_store *s, const map_entries_t *maps, uint32_t uid,
+			       size_t *full)
+{
+	size_t rows = 0;
+
+	*full = 0;
+	for (size_t i = 0; i < maps->len; i++) {
+		const struct unwind_store_file *f;
+
+		if (!maps->data[i].executable || !maps->data[i].inode)
+			continue;
+		f = unwind_store_add_mapping(s, (uint32_t)getpid(), uid, &maps->data[i]);
+		if (f && (f->status == UNWIND_FILE_FULL || f->status == UNWIND_FILE_OVER_BUDGET))
+			(*full)++;
+		if (f && f->status == UNWIND_FILE_LOADED)
+			rows += f->info.nrows;
+	}
+	return rows;
+}
+
+/*
+ * Shared by owner: a user's files take at most a quarter of the rows, and
+ * one file at most a quarter, whoever maps it; root's processes are the
+ * system's (only the file cap applies).
+ */
+static void a_users_files_take_at_most_its_share(void)
+{
+	map_entries_t maps = { 0 };
+	struct unwind_store s;
+	size_t all, rows, full;
+
+	CHECK_EQ_INT(proc_maps_read("/proc", getpid(), &maps), 0);
+	unwind_store_init(&s, NULL, 1u << 22);
+	all = add_all_mappings(&s, &maps, 1000, &full);
+	unwind_store_free(&s);
+	CHECK(all > 0 && full == 0);
+	/* Room for all of them twice: the user gets half of them at most. */
+	unwind_store_init(&s, NULL, 2 * all);
+	unwind_store_share_by_owner(&s);
+	rows = add_all_mappings(&s, &maps, 1000, &full);
+	CHECK(rows <= all / 2);
+	CHECK(full > 0);
+	CHECK_EQ_INT(s.rows.len, rows);
+	unwind_store_free(&s);
+	/* Root: only a file past a quarter of the store (half of them all: one at most) is not. */
+	unwind_store_init(&s, NULL, 2 * all);
+	unwind_store_share_by_owner(&s);
+	rows = add_all_mappings(&s, &maps, 0, &full);
+	CHECK(full <= 1);
+	CHECK(full == 1 || rows == all);
+	unwind_store_free(&s);
+	map_entries_free(&maps);
+}
+
+/*
+ * Issue 37, finding 8: a file's table is capped at a quarter of the store
+ * (the build budget too: it stops there, not at the default 2M rows); past
+ * it the file is OVER_BUDGET, frame pointers, and nothing is stored.
+ */
+static void a_file_past_its_cap_is_over_budget_and_not_built_past_it(void)
+{
+	const struct unwind_store_file *f;
+	struct unwind_store s;
+	struct cfi_budget b, fb;
+	struct stat st;
+	uint32_t nrows = 0;
+	char copy[] = "/tmp/bpfprof-cap-XXXXXX", cmd[256];
+	int fd = mkstemp(copy);
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return;
+	close(fd);
+	/* A copy others may write: no package's, whoever runs the test. */
+	snprintf(cmd, sizeof(cmd), "cp %s %s && chmod 0666 %s", CFI_FIX, copy, copy);
+	CHECK_EQ_INT(system(cmd), 0);
+	nrows = rows_of(CFI_FIX);
+	CHECK(nrows > 4);
+	/* Without shares (tools, tests): the default budget. */
+	unwind_store_init(&s, NULL, 1u << 22);
+	unwind_store_budget(&s, &b);
+	CHECK_EQ_INT(b.file_rows, CFI_FILE_MAX_ROWS);
+	CHECK_EQ_INT(b.user_file_rows, 0);
+	unwind_store_share_by_owner(&s);
+	unwind_store_budget(&s, &b);
+	/* A user's file: a quarter of the store; the system's: the store's capacity. */
+	CHECK_EQ_INT(b.file_rows, CFI_FILE_MAX_ROWS);
+	CHECK_EQ_INT(b.user_file_rows, (1u << 22) / 4);
+	CHECK_EQ_INT(unwind_store_file_cap(&s), (1u << 22) / 4);
+	fd = open(copy, O_RDONLY | O_CLOEXEC);
+	fb = cfi_budget_for_file(&b, fd);
+	CHECK_EQ_INT(fb.file_rows, (1u << 22) / 4);
+	if (fd >= 0)
+		close(fd);
+	unwind_store_free(&s);
+	/* A quarter of the store is half the file: a user's is over budget, no rows. */
+	unwind_store_init(&s, NULL, 2 * (size_t)nrows);
+	unwind_store_share_by_owner(&s);
+	f = add_path(&s, copy);
+	CHECK(f && f->status == UNWIND_FILE_OVER_BUDGET);
+	CHECK_EQ_INT(s.rows.len, 0);
+	/* The system's (root's, 0755, as a package's is): built whole, within the store. */
+	if (stat(CFI_FIX, &st) == 0 && cfi_file_is_system(&st)) {
+		f = add_path(&s, CFI_FIX);
+		CHECK(f && f->status == UNWIND_FILE_LOADED && f->info.nrows == nrows);
+		fd = open(CFI_FIX, O_RDONLY | O_CLOEXEC);
+		fb = cfi_budget_for_file(&b, fd);
+		CHECK_EQ_INT(fb.file_rows, CFI_FILE_MAX_ROWS);
+		if (fd >= 0)
+			close(fd);
+	} else {
+		fprintf(stderr, "  %s is not root's alone: the system's cap is not tried\n",
+			CFI_FIX);
+	}
+	unwind_store_free(&s);
+	/* A quarter is the whole file: loaded. */
+	unwind_store_init(&s, NULL, 4 * (size_t)nrows + 64);
+	unwind_store_share_by_owner(&s);
+	f = add_path(&s, copy);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	unwind_store_free(&s);
+	unlink(copy);
+}
+
+/*
+ * Issue 37, finding 8: a file refused because its first user is past their
+ * share (python3, libc, another user's program) is not FULL for everyone:
+ * the next process of a user with room that maps it takes it, its rows
+ * charged to that user. The first user mapping it again changes nothing.
+ */
+static void a_file_refused_for_one_users_share_is_taken_by_another_with_room(void)
+{
+	map_entries_t maps = { 0 };
+	struct unwind_store s;
+	size_t all, full, rows, share, largest = 0, taken = 0, still = 0, builds;
+
+	CHECK_EQ_INT(proc_maps_read("/proc", getpid(), &maps), 0);
+	unwind_store_init(&s, NULL, 1u << 22);
+	all = add_all_mappings(&s, &maps, 1000, &full);
+	for (size_t i = 0; i < s.files.len; i++)
+		if (s.files.data[i].info.nrows > largest)
+			largest = s.files.data[i].info.nrows;
+	unwind_store_free(&s);
+	CHECK(all > largest && full == 0);
+	/*
+	 * A user's share (and the file cap), a quarter of the store, holds the
+	 * largest file but not them all: user 2001 is refused some for its share.
+	 */
+	share = (all + largest) / 2;
+	unwind_store_init(&s, NULL, 4 * share);
+	unwind_store_share_by_owner(&s);
+	rows = add_all_mappings(&s, &maps, 2001, &full);
+	CHECK(full > 0 && rows <= share);
+	/* 2001 again: still past its share, nothing built again. */
+	builds = s.stats.files[UNWIND_FILE_FULL] + s.stats.files[UNWIND_FILE_LOADED];
+	CHECK_EQ_INT(add_all_mappings(&s, &maps, 2001, &full), rows);
+	CHECK_EQ_INT(s.stats.files[UNWIND_FILE_FULL] + s.stats.files[UNWIND_FILE_LOADED], builds);
+	/* User 2002, with room: takes what 2001 was refused, charged to itself. */
+	add_all_mappings(&s, &maps, 2002, &full);
+	for (size_t i = 0; i < s.files.len; i++) {
+		const struct unwind_store_file *f = &s.files.data[i];
+
+		if (f->id.uid == 2002)
+			taken += f->status == UNWIND_FILE_LOADED;
+		if (f->status == UNWIND_FILE_FULL)
+			still++;
+	}
+	CHECK(taken > 0);
+	/* What is still refused is past 2002's share too. */
+	CHECK(still == 0 || s.rows.len - rows + largest > share);
+	CHECK(s.rows.len <= all);
+	unwind_store_free(&s);
+	map_entries_free(&maps);
+}
+
+/* The executable files this process maps, one entry each (the first mapping of each). */
+static size_t distinct_files(const map_entries_t *maps, const struct map_entry **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < maps->len && n < max; i++) {
+		const struct map_entry *e = &maps->data[i];
+		bool seen = false;
+
+		if (!e->executable || !e->inode)
+			continue;
+		for (size_t j = 0; j < n; j++)
+			seen |= out[j]->dev == e->dev && out[j]->inode == e->inode;
+		if (!seen)
+			out[n++] = e;
+	}
+	return n;
+}
+
+/* This process's executable files (read into *maps), at least 3 of them. */
+static size_t own_files(map_entries_t *maps, const struct map_entry **out, size_t max)
+{
+	size_t n;
+
+	CHECK_EQ_INT(proc_maps_read("/proc", getpid(), maps), 0);
+	n = distinct_files(maps, out, max);
+	CHECK(n >= 3);
+	return n;
+}
+
+static const struct unwind_store_file *add_entry(struct unwind_store *s, const struct map_entry *e)
+{
+	return unwind_store_add_mapping(s, (uint32_t)getpid(), 0, e);
+}
+
+/*
+ * Issue 37, finding 8: a rebuild keeps the files samples fell in first,
+ * most recently sampled first, whether a process maps them again or not
+ * (a program that runs now and then keeps its table); the files never
+ * sampled get what is left.
+ */
+static void a_rebuild_keeps_sampled_files_first_most_recent_first(void)
+{
+	map_entries_t maps = { 0 };
+	const struct map_entry *files[64];
+	const struct unwind_store_file *f, *a, *b;
+	struct unwind_store s;
+	struct unwind_file_key ka, kb;
+	size_t n, ra, rb;
+
+	n = own_files(&maps, files, 64);
+	if (n < 3)
+		goto out;
+	unwind_store_init(&s, NULL, 1u << 22);
+	for (size_t i = 0; i < n; i++)
+		add_entry(&s, files[i]);
+	a = add_entry(&s, files[0]);
+	b = add_entry(&s, files[1]);
+	CHECK(a && b && a->status == UNWIND_FILE_LOADED && b->status == UNWIND_FILE_LOADED);
+	if (!a || !b || a->status != UNWIND_FILE_LOADED || b->status != UNWIND_FILE_LOADED)
+		goto free;
+	ka = a->key, kb = b->key;
+	ra = a->info.nrows, rb = b->info.nrows;
+	/* b sampled last, a before it; the others never. */
+	unwind_store_sampled(&s, &ka, 100);
+	unwind_store_sampled(&s, &kb, 200);
+	/* Room for b and not for a as well. */
+	s.max_rows = ra + rb - 1;
+	CHECK_EQ_INT(unwind_store_reset(&s), 0);
+	unwind_store_keep_sampled(&s, 16);
+	/* Kept though no process mapped it again: b, the most recent. */
+	f = unwind_store_find(&s, kb.dev, kb.ino);
+	CHECK(f && f->status == UNWIND_FILE_LOADED && f->sampled_at == 200);
+	CHECK(unwind_store_find(&s, ka.dev, ka.ino) == NULL);
+	/* The files met after (never sampled) are refused where no room is left. */
+	for (size_t i = 2; i < n; i++) {
+		f = add_entry(&s, files[i]);
+		CHECK(f != NULL);
+	}
+	unwind_store_rebuilt(&s);
+	f = unwind_store_find(&s, kb.dev, kb.ino);
+	CHECK(f && f->status == UNWIND_FILE_LOADED && f->info.first_row == 0);
+	CHECK(s.rows.len <= s.max_rows);
+	/* Room for both: both kept, b first. */
+	s.max_rows = 1u << 22;
+	unwind_store_sampled(&s, &kb, 300);
+	f = add_entry(&s, files[0]);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	unwind_store_sampled(&s, &ka, 250);
+	CHECK_EQ_INT(unwind_store_reset(&s), 0);
+	unwind_store_keep_sampled(&s, 16);
+	a = unwind_store_find(&s, ka.dev, ka.ino);
+	b = unwind_store_find(&s, kb.dev, kb.ino);
+	CHECK(a && b && b->info.first_row == 0 && a->info.first_row == rb);
+	CHECK_EQ_INT(s.files.len, 2);
+	/* At most max_files of them. */
+	CHECK_EQ_INT(unwind_store_reset(&s), 0);
+	unwind_store_keep_sampled(&s, 1);
+	CHECK_EQ_INT(s.files.len, 1);
+	CHECK(unwind_store_find(&s, kb.dev, kb.ino) != NULL);
+	unwind_store_rebuilt(&s);
+free:
+	unwind_store_free(&s);
+out:
+	map_entries_free(&maps);
+}
+
+/*
+ * Issue 37, finding 8: a file refused for lack of room (the store full of
+ * files never sampled) that is then sampled calls for a rebuild, which
+ * holds room for it: when its process maps it again it is built into that
+ * room, and a file never sampled is refused in its place.
+ */
+static void a_sampled_file_refused_gets_room_at_the_rebuild(void)
+{
+	map_entries_t maps = { 0 };
+	const struct map_entry *files[64];
+	const struct unwind_store_file *f;
+	struct unwind_store s;
+	struct unwind_file_key kv;
+	size_t n, total = 0, victim = 0, others_full = 0;
+	uint64_t now = 1000ull * 1000000000ull;
+
+	n = own_files(&maps, files, 64);
+	if (n < 3)
+		goto out;
+	unwind_store_init(&s, NULL, 1u << 22);
+	for (size_t i = 0; i < n; i++) {
+		f = add_entry(&s, files[i]);
+		if (f && f->status == UNWIND_FILE_LOADED)
+			total += f->info.nrows;
+	}
+	f = add_entry(&s, files[n - 1]);
+	victim = f && f->status == UNWIND_FILE_LOADED ? f->info.nrows : 0;
+	unwind_store_free(&s);
+	CHECK(victim > 0 && total > victim);
+	if (!victim || total <= victim)
+		goto out;
+	/* Room for all but the last file (met last: refused). */
+	unwind_store_init(&s, NULL, total - 1);
+	for (size_t i = 0; i < n; i++)
+		f = add_entry(&s, files[i]);
+	CHECK(f && f->status == UNWIND_FILE_FULL && f->want_rows == victim);
+	if (!f || f->status != UNWIND_FILE_FULL)
+		goto free;
+	kv = f->key;
+	/* Not sampled: nothing to evict for. */
+	CHECK(!unwind_store_should_evict(&s, now, 30ull * 1000000000ull, 0));
+	unwind_store_sampled(&s, &kv, now);
+	CHECK(unwind_store_should_evict(&s, now + 1, 30ull * 1000000000ull, 0));
+	/* Sampled long ago: no longer (called again by a sample, of long ago). */
+	unwind_store_sampled(&s, &kv, now);
+	CHECK(!unwind_store_should_evict(&s, now + 31ull * 1000000000ull, 30ull * 1000000000ull,
+					 0));
+	CHECK_EQ_INT(unwind_store_reset(&s), 0);
+	unwind_store_keep_sampled(&s, 16);
+	f = unwind_store_find(&s, kv.dev, kv.ino);
+	CHECK(f && f->status == UNWIND_FILE_PENDING && f->reserved == victim);
+	CHECK_EQ_INT(s.reserved_rows, victim);
+	/* The live processes' files, in the same order: the sampled one gets its room. */
+	for (size_t i = 0; i < n; i++) {
+		f = add_entry(&s, files[i]);
+		if (i + 1 < n && f && f->status == UNWIND_FILE_FULL)
+			others_full++;
+	}
+	unwind_store_rebuilt(&s);
+	f = unwind_store_find(&s, kv.dev, kv.ino);
+	CHECK(f && f->status == UNWIND_FILE_LOADED && f->info.nrows == victim);
+	CHECK(others_full > 0);
+	CHECK_EQ_INT(s.reserved_rows, 0);
+	CHECK(s.rows.len <= s.max_rows);
+free:
+	unwind_store_free(&s);
+out:
+	map_entries_free(&maps);
+}
+
+/*
+ * A refused file of `uid`, sampled: whether it calls for an eviction
+ * rebuild at `now`, then 10 s later, then 61 s after the first (each after
+ * a sample of it then), into called[3].
+ */
+static bool evict_calls(uint32_t uid, bool called[3])
+{
+	map_entries_t maps = { 0 };
+	const struct map_entry *files[64];
+	const struct unwind_store_file *f = NULL;
+	struct unwind_store s;
+	size_t n, total = 0;
+	uint64_t now = 1000ull * 1000000000ull, after[3] = { 0, 10, 61 };
+	bool ok = false;
+
+	n = own_files(&maps, files, 64);
+	if (n < 3)
+		goto out;
+	unwind_store_init(&s, NULL, 1u << 22);
+	for (size_t i = 0; i < n; i++) {
+		f = unwind_store_add_mapping(&s, (uint32_t)getpid(), uid, files[i]);
+		if (f && f->status == UNWIND_FILE_LOADED)
+			total += f->info.nrows;
+	}
+	unwind_store_free(&s);
+	unwind_store_init(&s, NULL, total - 1);
+	for (size_t i = 0; i < n; i++)
+		f = unwind_store_add_mapping(&s, (uint32_t)getpid(), uid, files[i]);
+	ok = f && f->status == UNWIND_FILE_FULL;
+	for (int i = 0; ok && i < 3; i++) {
+		uint64_t t = now + after[i] * 1000000000ull;
+
+		unwind_store_sampled(&s, &f->key, t);
+		called[i] = unwind_store_should_evict(&s, t, 30ull * 1000000000ull,
+						      60ull * 1000000000ull);
+	}
+	unwind_store_free(&s);
+out:
+	map_entries_free(&maps);
+	return ok;
+}
+
+/*
+ * A user other than root calls for an eviction rebuild at most once a
+ * minute (review of issue 37: one sampling a refused file of its own now
+ * and then made the whole store rebuild every 5 s); root's files may at
+ * each look.
+ */
+static void a_user_calls_for_an_eviction_rebuild_once_a_minute(void)
+{
+	bool user[3] = { 0 }, root[3] = { 0 };
+
+	CHECK(evict_calls(4242, user));
+	CHECK(user[0] && !user[1] && user[2]);
+	CHECK(evict_calls(0, root));
+	CHECK(root[0] && root[1] && root[2]);
+}
+
+int main(void)
+{
+	elf_version(EV_CURRENT);
+	RUN(a_users_files_take_at_most_its_share);
+	RUN(a_file_past_its_cap_is_over_budget_and_not_built_past_it);
+	RUN(a_file_refused_for_one_users_share_is_taken_by_another_with_room);
+	RUN(a_rebuild_keeps_sampled_files_first_most_recent_first);
+	RUN(a_sampled_file_refused_gets_room_at_the_rebuild);
+	RUN(a_user_calls_for_an_eviction_rebuild_once_a_minute);
+	return test_summary();
+}
