@@ -4,10 +4,13 @@
 #define BPFPROF_TEST_UNWIND_STORE_ADD_H
 
 #include <fcntl.h>
+#include <stdint.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "symbols/proc_maps.h"
 #include "test.h"
 #include "unwind/table_store.h"
 
@@ -27,6 +30,37 @@ static inline const struct unwind_store_file *add_path(struct unwind_store *s, c
 	f = unwind_store_add(s, unwind_kernel_dev(major(st.st_dev), minor(st.st_dev)), st.st_ino,
 			     fd);
 	close(fd);
+	return f;
+}
+
+/*
+ * Add `path` as a process of user `uid` meets it: mapped executable here,
+ * its line of /proc/self/maps added with unwind_store_add_mapping (the
+ * rows charged to `uid`). NULL when it cannot be mapped so (a noexec mount).
+ */
+static inline const struct unwind_store_file *map_path_as(struct unwind_store *s, const char *path,
+							  uint32_t uid)
+{
+	const struct unwind_store_file *f = NULL;
+	map_entries_t maps = { 0 };
+	struct stat st;
+	void *p = MAP_FAILED;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	CHECK(fd >= 0);
+	if (fd >= 0 && !fstat(fd, &st))
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	if (p == MAP_FAILED)
+		return NULL;
+	if (!proc_maps_read("/proc", getpid(), &maps))
+		for (size_t i = 0; i < maps.len && !f; i++)
+			if (maps.data[i].start == (uintptr_t)p)
+				f = unwind_store_add_mapping(s, (uint32_t)getpid(), uid,
+							     &maps.data[i]);
+	map_entries_free(&maps);
+	munmap(p, (size_t)st.st_size);
 	return f;
 }
 

@@ -142,13 +142,28 @@ static uint32_t rows_of_owner(const struct unwind_store *s, uint32_t uid)
 }
 
 /*
- * Whether n more rows of a file of user `uid` may be stored: UNWIND_FILE_LOADED,
- * UNWIND_FILE_OVER_BUDGET for a file past the file cap (one file never
- * takes the store), or UNWIND_FILE_FULL for no room (rows held for sampled
- * files' builds are no room) or, with owner_shares, past its user's share
- * (see owner_rows; root's processes are the system's). A FULL file is
- * taken by a user with room who maps it, or built again at the next
- * rebuild, when there may be room.
+ * Whose rows n more rows of a file that a process of `uid` maps are: that
+ * user's, or the system's (root's, exempt from the shares) for a system
+ * file larger than a whole share. No user makes the system's files, and
+ * their largest (cc1 at 600k rows, libLLVM-16 past 1M, a share 512k) held
+ * to a share were FULL for every user but root, after a build of up to a
+ * second. A smaller one counts in its user's share, so that one user's
+ * flood of the system's libraries still leaves room for everyone else's.
+ */
+static uint32_t payer(const struct unwind_store *s, uint32_t uid, bool system, size_t n)
+{
+	return s->owner_shares && system && n > s->max_rows / 4 ? 0 : uid;
+}
+
+/*
+ * Whether n more rows of a file that a process of `uid` maps may be
+ * stored: UNWIND_FILE_LOADED, UNWIND_FILE_OVER_BUDGET for a file past the
+ * file cap (one file never takes the store; a system file's cap is the
+ * store), or UNWIND_FILE_FULL for no room (rows held for sampled files'
+ * builds are no room) or, with owner_shares, past its payer's share (see
+ * owner_rows and payer: root's are exempt, and a system file larger than
+ * a share is root's). A FULL file is taken by a user with room who maps
+ * it, or built again at the next rebuild, when there may be room.
  */
 static int admit(const struct unwind_store *s, uint32_t uid, bool system, size_t n)
 {
@@ -159,6 +174,7 @@ static int admit(const struct unwind_store *s, uint32_t uid, bool system, size_t
 		return UNWIND_FILE_FULL;
 	if (!s->owner_shares)
 		return UNWIND_FILE_LOADED;
+	uid = payer(s, uid, system, n);
 	if (uid && rows_of_owner(s, uid) + n > s->max_rows / 4)
 		return UNWIND_FILE_FULL;
 	return UNWIND_FILE_LOADED;
@@ -197,27 +213,30 @@ static bool readmit(const struct unwind_store *s, const struct unwind_store_file
 }
 
 /*
- * Pack the table built for an entry (of user uid's file) after the rows
- * already stored; its final status (FULL: *want, the rows it needs), or -ENOMEM.
+ * Pack the table built for entry `e` after the rows already stored; its
+ * final status (FULL: e->want_rows, the rows it needs), or -ENOMEM. Its
+ * rows are charged to its payer, whose uid it takes.
  */
-static int pack(struct unwind_store *s, uint32_t uid, bool system, struct unwind_built *b,
-		struct unwind_file_info *info, uint32_t *want)
+static int pack(struct unwind_store *s, struct unwind_store_file *e, struct unwind_built *b)
 {
 	const struct cfi_table *t = &b->t;
+	uint32_t uid;
 	int status;
 
 	if (b->status != UNWIND_FILE_LOADED)
 		return b->status;
-	status = admit(s, uid, system, t->len);
+	status = admit(s, e->id.uid, e->id.system, t->len);
 	if (status == UNWIND_FILE_FULL)
-		*want = t->len > UINT32_MAX ? UINT32_MAX : (uint32_t)t->len;
+		e->want_rows = t->len > UINT32_MAX ? UINT32_MAX : (uint32_t)t->len;
 	if (status != UNWIND_FILE_LOADED)
 		return status;
+	uid = payer(s, e->id.uid, e->id.system, t->len);
 	if (vec_reserve(&s->rows, t->len) || charge(s, uid, t->len))
 		return -ENOMEM;
-	info->first_row = (uint32_t)s->rows.len;
-	info->nrows = (uint32_t)t->len;
-	info->bias = b->bias;
+	e->id.uid = uid;
+	e->info.first_row = (uint32_t)s->rows.len;
+	e->info.nrows = (uint32_t)t->len;
+	e->info.bias = b->bias;
 	for (size_t i = 0; i < t->len; i++) {
 		const struct cfi_row *r = &t->rows[i];
 
@@ -283,6 +302,7 @@ static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
 			f->want_rows = old->want_rows;
 			return true;
 		}
+		f->id.uid = payer(s, f->id.uid, f->id.system, old->want_rows);
 		if (!charge(s, f->id.uid, old->want_rows)) {
 			f->reserved = old->want_rows;
 			s->reserved_rows += f->reserved;
@@ -306,6 +326,7 @@ static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
 		f->want_rows = old->info.nrows;
 		return true;
 	}
+	f->id.uid = payer(s, f->id.uid, f->id.system, old->info.nrows);
 	if (vec_reserve(&s->rows, old->info.nrows) || charge(s, f->id.uid, old->info.nrows)) {
 		f->status = UNWIND_FILE_PENDING; /* built again */
 		return false;
@@ -409,7 +430,7 @@ static struct unwind_store_file *settle(struct unwind_store *s, struct unwind_st
 	count_build(s, b);
 	release(s, e);
 	e->want_rows = 0;
-	status = pack(s, e->id.uid, e->id.system, b, &e->info, &e->want_rows);
+	status = pack(s, e, b);
 	if (status < 0) {
 		errno = -status;
 		return NULL;
@@ -654,7 +675,7 @@ bool unwind_store_should_evict(struct unwind_store *s, uint64_t now, uint64_t re
 		    e->want_rows > room || asked_lately(s, e->id.uid, now, owner_every))
 			continue;
 		hmap_get(&stale_of_owner, (struct hmap_key){ e->id.uid, 0 }, &evicted);
-		helps = !s->owner_shares || !e->id.uid ||
+		helps = !s->owner_shares || !payer(s, e->id.uid, e->id.system, e->want_rows) ||
 			rows_of_owner(s, e->id.uid) - evicted + e->want_rows <= s->max_rows / 4;
 		asker = e->id.uid;
 	}
