@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "../util/bsearch_u64.h"
+#include "../util/elf_open.h"
 #include "../util/elf_section.h"
 #include "cfi_clone.h"
 #include "cfi_program.h"
@@ -530,9 +531,9 @@ void cfi_table_free(struct cfi_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-bool cfi_file_is_system(const struct stat *st)
+bool cfi_file_is_system(int fd, const struct stat *st)
 {
-	return S_ISREG(st->st_mode) && st->st_uid == 0 && !(st->st_mode & (S_IWGRP | S_IWOTH));
+	return elf_fd_mappable(fd, st);
 }
 
 struct cfi_budget cfi_budget_for_file(const struct cfi_budget *b, int fd)
@@ -541,7 +542,7 @@ struct cfi_budget cfi_budget_for_file(const struct cfi_budget *b, int fd)
 	struct stat st;
 
 	if (b->user_file_rows && b->user_file_rows < b->file_rows &&
-	    (fd < 0 || fstat(fd, &st) || !cfi_file_is_system(&st)))
+	    (fd < 0 || fstat(fd, &st) || !cfi_file_is_system(fd, &st)))
 		out.file_rows = b->user_file_rows;
 	return out;
 }

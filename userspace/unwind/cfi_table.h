@@ -102,12 +102,15 @@ struct cfi_budget {
 #define CFI_FILE_MAX_CPU_NS (1ull * 1000000000ull)
 
 /*
- * Whether the file `st` is the system's: root's, and writable by no one
- * else (a package's). No user makes one, so its size is no attack: a
- * system library larger than one user's cap (libLLVM, libclang-cpp: over
- * 1M rows; cc1: 600k) is built whole.
+ * Whether the file open at `fd` (stat `st`) is the system's: one only root
+ * can change (a package's), by the rule that decides which files are
+ * mapped (elf_fd_mappable: root's, writable by no one else, not on FUSE,
+ * whose server, maybe a user's, says what owner and mode are). No user
+ * makes one, so its size is no attack: a system library larger than one
+ * user's cap (libLLVM, libclang-cpp: over 1M rows; cc1: 600k) is built
+ * whole. fd -1: false.
  */
-bool cfi_file_is_system(const struct stat *st);
+bool cfi_file_is_system(int fd, const struct stat *st);
 
 /* `b` for the file at `fd`: user_file_rows caps its rows unless it is the system's. */
 struct cfi_budget cfi_budget_for_file(const struct cfi_budget *b, int fd);

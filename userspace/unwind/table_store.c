@@ -257,13 +257,14 @@ static void count_build(struct unwind_store *s, const struct unwind_built *b)
 		s->stats.longest_ns = b->build_ns;
 }
 
-static struct unwind_file_id id_of(const struct stat *st)
+/* The identity of the file open at `fd` (stat `st`); fd -1: `system` unknown, false. */
+static struct unwind_file_id id_of(int fd, const struct stat *st)
 {
 	return (struct unwind_file_id){
 		.size = (uint64_t)st->st_size,
 		.mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec,
 		.ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec,
-		.system = cfi_file_is_system(st),
+		.system = cfi_file_is_system(fd, st),
 	};
 }
 
@@ -471,7 +472,7 @@ const struct unwind_store_file *unwind_store_add(struct unwind_store *s, uint64_
 	bool known;
 
 	if (!fstat(fd, &st))
-		id = id_of(&st);
+		id = id_of(fd, &st);
 	e = entry_for(s, dev, ino, &id, &known);
 	if (!e || known)
 		return e;
@@ -561,7 +562,7 @@ const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s,
 	if ((f = unwind_store_find(s, dev, e->inode))) {
 		if (stat(link, &st))
 			return f;
-		id = id_of(&st);
+		id = id_of(-1, &st); /* to compare only */
 		/*
 		 * A lost build (retry) is handed over again, and a file refused for
 		 * lack of room is taken by a user who has room for it.
@@ -579,7 +580,7 @@ const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s,
 		return NULL;
 	}
 	/* What is read is what was fstat'ed: the identity kept is the descriptor's. */
-	id = id_of(&st);
+	id = id_of(fd, &st);
 	id.uid = uid;
 	/* Another file under its (dev, ino): the old rows must go (not so for a retry). */
 	replaced = f && !same_id(&f->id, &id);

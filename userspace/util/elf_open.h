@@ -28,7 +28,10 @@
  */
 #define ELF_OPEN_READ_MAX_BYTES (1ull << 30)
 
-/* May `fd` (stat `st`) be mapped: a regular file only root can change. */
+/*
+ * May `fd` (stat `st`) be mapped: a regular file only root can change. The
+ * one rule for a file no user makes (unwind's system files too).
+ */
 bool elf_fd_mappable(int fd, const struct stat *st);
 
 /*
