@@ -22,6 +22,8 @@
 #include "unwind/table_store.h"
 #include "unwind_store_add.h"
 
+#define RECENT_NS UNWIND_STORE_RECENT_NS /* the recording's horizon, on a fake clock */
+
 /*
  * add_all_mappings: every executable file this process maps, charged to
  * `uid`; rows loaded. *full: those refused, for lack of room or share
@@ -350,7 +352,7 @@ static void a_rebuild_keeps_sampled_files_first_most_recent_first(void)
 	/* Room for b and not for a as well. */
 	s.max_rows = ra + rb - 1;
 	CHECK_EQ_INT(unwind_store_reset(&s), 0);
-	unwind_store_keep_sampled(&s, 16);
+	unwind_store_keep_recent(&s, 16, 300, RECENT_NS);
 	/* Kept though no process mapped it again: b, the most recent. */
 	f = unwind_store_find(&s, kb.dev, kb.ino);
 	CHECK(f && f->status == UNWIND_FILE_LOADED && f->sampled_at == 200);
@@ -371,16 +373,73 @@ static void a_rebuild_keeps_sampled_files_first_most_recent_first(void)
 	CHECK(f && f->status == UNWIND_FILE_LOADED);
 	unwind_store_sampled(&s, &ka, 250);
 	CHECK_EQ_INT(unwind_store_reset(&s), 0);
-	unwind_store_keep_sampled(&s, 16);
+	unwind_store_keep_recent(&s, 16, 300, RECENT_NS);
 	a = unwind_store_find(&s, ka.dev, ka.ino);
 	b = unwind_store_find(&s, kb.dev, kb.ino);
 	CHECK(a && b && b->info.first_row == 0 && a->info.first_row == rb);
 	CHECK_EQ_INT(s.files.len, 2);
 	/* At most max_files of them. */
 	CHECK_EQ_INT(unwind_store_reset(&s), 0);
-	unwind_store_keep_sampled(&s, 1);
+	unwind_store_keep_recent(&s, 1, 300, RECENT_NS);
 	CHECK_EQ_INT(s.files.len, 1);
 	CHECK(unwind_store_find(&s, kb.dev, kb.ino) != NULL);
+	unwind_store_rebuilt(&s);
+free:
+	unwind_store_free(&s);
+out:
+	map_entries_free(&maps);
+}
+
+/*
+ * Review of issue 37: a rebuild kept a file sampled however long ago ahead
+ * of a live process's file, though unwind_store_should_evict counted its
+ * rows as room. One not sampled in the last 30 s is kept only if a process
+ * maps it, as any file; one sampled since is kept first (the control).
+ */
+static void a_file_sampled_long_ago_is_not_kept_at_a_rebuild(void)
+{
+	map_entries_t maps = { 0 };
+	const struct map_entry *files[64];
+	const struct unwind_store_file *a, *b, *f;
+	struct unwind_store s;
+	struct unwind_file_key ka;
+	uint64_t now = 1000ull * 1000000000ull;
+	size_t n, one;
+
+	n = own_files(&maps, files, 64);
+	if (n < 3)
+		goto out;
+	unwind_store_init(&s, NULL, 1u << 22);
+	a = add_entry(&s, files[0]);
+	b = add_entry(&s, files[1]);
+	CHECK(a && b && a->status == UNWIND_FILE_LOADED && b->status == UNWIND_FILE_LOADED);
+	if (!a || !b || a->status != UNWIND_FILE_LOADED || b->status != UNWIND_FILE_LOADED)
+		goto free;
+	ka = a->key;
+	/* Room for either, not both. */
+	one = a->info.nrows > b->info.nrows ? a->info.nrows : b->info.nrows;
+	/* a sampled 31 s ago, no process maps it; b a live process's, never sampled. */
+	unwind_store_sampled(&s, &ka, now - RECENT_NS - 1000000000ull);
+	s.max_rows = one;
+	CHECK_EQ_INT(unwind_store_reset(&s), 0);
+	unwind_store_keep_recent(&s, 16, now, RECENT_NS);
+	CHECK(unwind_store_find(&s, ka.dev, ka.ino) == NULL);
+	f = add_entry(&s, files[1]);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	unwind_store_rebuilt(&s);
+	CHECK(unwind_store_find(&s, ka.dev, ka.ino) == NULL);
+	/* The control: a sampled 29 s ago is kept, b refused for it. */
+	s.max_rows = 1u << 22;
+	f = add_entry(&s, files[0]);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	unwind_store_sampled(&s, &ka, now - RECENT_NS + 1000000000ull);
+	s.max_rows = one;
+	CHECK_EQ_INT(unwind_store_reset(&s), 0);
+	unwind_store_keep_recent(&s, 16, now, RECENT_NS);
+	f = unwind_store_find(&s, ka.dev, ka.ino);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	f = add_entry(&s, files[1]);
+	CHECK(f && f->status == UNWIND_FILE_FULL);
 	unwind_store_rebuilt(&s);
 free:
 	unwind_store_free(&s);
@@ -428,15 +487,14 @@ static void a_sampled_file_refused_gets_room_at_the_rebuild(void)
 		goto free;
 	kv = f->key;
 	/* Not sampled: nothing to evict for. */
-	CHECK(!unwind_store_should_evict(&s, now, 30ull * 1000000000ull, 0));
+	CHECK(!unwind_store_should_evict(&s, now, RECENT_NS, 0));
 	unwind_store_sampled(&s, &kv, now);
-	CHECK(unwind_store_should_evict(&s, now + 1, 30ull * 1000000000ull, 0));
+	CHECK(unwind_store_should_evict(&s, now + 1, RECENT_NS, 0));
 	/* Sampled long ago: no longer (called again by a sample, of long ago). */
 	unwind_store_sampled(&s, &kv, now);
-	CHECK(!unwind_store_should_evict(&s, now + 31ull * 1000000000ull, 30ull * 1000000000ull,
-					 0));
+	CHECK(!unwind_store_should_evict(&s, now + 31ull * 1000000000ull, RECENT_NS, 0));
 	CHECK_EQ_INT(unwind_store_reset(&s), 0);
-	unwind_store_keep_sampled(&s, 16);
+	unwind_store_keep_recent(&s, 16, now + 1, RECENT_NS);
 	f = unwind_store_find(&s, kv.dev, kv.ino);
 	CHECK(f && f->status == UNWIND_FILE_PENDING && f->reserved == victim);
 	CHECK_EQ_INT(s.reserved_rows, victim);
@@ -491,8 +549,7 @@ static bool evict_calls(uint32_t uid, bool called[3])
 		uint64_t t = now + after[i] * 1000000000ull;
 
 		unwind_store_sampled(&s, &f->key, t);
-		called[i] = unwind_store_should_evict(&s, t, 30ull * 1000000000ull,
-						      60ull * 1000000000ull);
+		called[i] = unwind_store_should_evict(&s, t, RECENT_NS, 60ull * 1000000000ull);
 	}
 	unwind_store_free(&s);
 out:
@@ -524,6 +581,7 @@ int main(void)
 	RUN(a_file_refused_for_one_users_share_is_taken_by_another_with_room);
 	RUN(a_system_file_past_a_users_share_is_loaded_as_the_systems);
 	RUN(a_rebuild_keeps_sampled_files_first_most_recent_first);
+	RUN(a_file_sampled_long_ago_is_not_kept_at_a_rebuild);
 	RUN(a_sampled_file_refused_gets_room_at_the_rebuild);
 	RUN(a_user_calls_for_an_eviction_rebuild_once_a_minute);
 	return test_summary();

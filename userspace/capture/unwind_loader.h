@@ -26,7 +26,8 @@ struct python_loader;
  * another's sake.
  */
 #define UNWIND_LOADER_EVICT_NS	     (5ull * 1000000000ull)
-#define UNWIND_LOADER_RECENT_NS	     (30ull * 1000000000ull)
+/* The store keeps the files sampled within it (unwind_store_keep_sampled): the same horizon. */
+#define UNWIND_LOADER_RECENT_NS	     UNWIND_STORE_RECENT_NS
 /* A user other than root calls for one at most so often (unwind_store_should_evict). */
 #define UNWIND_LOADER_OWNER_EVICT_NS (60ull * 1000000000ull)
 /* Sampled files kept at a rebuild, at most (the BPF file map holds 16384). */

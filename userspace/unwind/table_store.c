@@ -21,6 +21,7 @@
 #include "go_table.h"
 #include "../symbols/proc_maps.h"
 #include "../symbols/vdso.h"
+#include "../util/clock.h"
 #include "../util/elf_open.h"
 
 void unwind_store_init(struct unwind_store *s, struct unwind_row *rows, size_t max_rows)
@@ -625,9 +626,10 @@ void unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *
 		s->sampled_refused = true;
 }
 
+/* Not sampled in the `recent` ns before `now` (one stamped after `now` is recent). */
 static bool stale(const struct unwind_store_file *e, uint64_t now, uint64_t recent)
 {
-	return !e->sampled_at || now - e->sampled_at > recent;
+	return !e->sampled_at || (now > e->sampled_at && now - e->sampled_at > recent);
 }
 
 /* Owners remembered, at most: past it the memory is dropped (a rebuild each, once more). */
@@ -733,6 +735,12 @@ static bool keep_one(struct unwind_store *s, const struct unwind_store_file *old
 
 void unwind_store_keep_sampled(struct unwind_store *s, size_t max_files)
 {
+	unwind_store_keep_recent(s, max_files, clock_ns(CLOCK_MONOTONIC), UNWIND_STORE_RECENT_NS);
+}
+
+void unwind_store_keep_recent(struct unwind_store *s, size_t max_files, uint64_t now,
+			      uint64_t recent)
+{
 	struct unwind_store_file *sampled;
 	size_t n = 0;
 
@@ -744,7 +752,8 @@ void unwind_store_keep_sampled(struct unwind_store *s, size_t max_files)
 	for (size_t i = 0; i < s->old_files.len; i++) {
 		const struct unwind_store_file *e = &s->old_files.data[i];
 
-		if (e->sampled_at && e->key.ino != UNWIND_VDSO_INO &&
+		/* Sampled long ago: room, for should_evict too (a live process's keeps it). */
+		if (!stale(e, now, recent) && e->key.ino != UNWIND_VDSO_INO &&
 		    (e->status == UNWIND_FILE_LOADED ||
 		     (e->status == UNWIND_FILE_FULL && e->want_rows)))
 			sampled[n++] = *e;

@@ -160,13 +160,20 @@ void unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *
 bool unwind_store_should_evict(struct unwind_store *s, uint64_t now, uint64_t recent,
 			       uint64_t owner_every);
 /*
- * Right after unwind_store_reset: the files of before that were sampled,
- * most recently sampled first (at most max_files), whether a process maps
- * them now or not, take their rows again, and room is held for those
- * sampled while refused (FULL), which are built again when a process maps
- * them. The files met afterwards (never sampled) get what is left: they
- * are the ones evicted. Shares and the capacity apply as ever.
+ * Right after unwind_store_reset: the files of before that were sampled in
+ * the `recent` ns before `now` (what unwind_store_should_evict counts as no
+ * room), most recently sampled first (at most max_files), whether a
+ * process maps them now or not, take their rows again, and room is held
+ * for those sampled while refused (FULL), which are built again when a
+ * process maps them. The files met afterwards (not sampled lately) get
+ * what is left: they are the ones evicted. Shares and the capacity apply
+ * as ever.
  */
+void unwind_store_keep_recent(struct unwind_store *s, size_t max_files, uint64_t now,
+			      uint64_t recent);
+/* A file sampled less than this before is recent: kept at a rebuild, not evicted. */
+#define UNWIND_STORE_RECENT_NS (30ull * 1000000000ull)
+/* unwind_store_keep_recent now (CLOCK_MONOTONIC), within UNWIND_STORE_RECENT_NS. */
 void unwind_store_keep_sampled(struct unwind_store *s, size_t max_files);
 
 /*
