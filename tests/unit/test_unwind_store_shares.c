@@ -125,6 +125,8 @@ static void a_file_past_its_cap_is_over_budget_and_not_built_past_it(void)
 	CHECK_EQ_INT(b.file_rows, CFI_FILE_MAX_ROWS);
 	CHECK_EQ_INT(b.user_file_rows, (1u << 22) / 4);
 	CHECK_EQ_INT(unwind_store_file_cap(&s), (1u << 22) / 4);
+	CHECK_EQ_INT(cfi_budget_pick(&b, false).file_rows, (1u << 22) / 4);
+	CHECK_EQ_INT(cfi_budget_pick(&b, true).file_rows, CFI_FILE_MAX_ROWS);
 	fd = open(copy, O_RDONLY | O_CLOEXEC);
 	fb = cfi_budget_for_file(&b, fd);
 	CHECK_EQ_INT(fb.file_rows, (1u << 22) / 4);

@@ -536,13 +536,18 @@ bool cfi_file_is_system(int fd, const struct stat *st)
 	return elf_fd_mappable(fd, st);
 }
 
-struct cfi_budget cfi_budget_for_file(const struct cfi_budget *b, int fd)
+struct cfi_budget cfi_budget_pick(const struct cfi_budget *b, bool system)
 {
 	struct cfi_budget out = *b;
-	struct stat st;
 
-	if (b->user_file_rows && b->user_file_rows < b->file_rows &&
-	    (fd < 0 || fstat(fd, &st) || !cfi_file_is_system(fd, &st)))
+	if (!system && b->user_file_rows && b->user_file_rows < b->file_rows)
 		out.file_rows = b->user_file_rows;
 	return out;
+}
+
+struct cfi_budget cfi_budget_for_file(const struct cfi_budget *b, int fd)
+{
+	struct stat st;
+
+	return cfi_budget_pick(b, fd >= 0 && !fstat(fd, &st) && cfi_file_is_system(fd, &st));
 }

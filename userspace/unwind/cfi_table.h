@@ -112,7 +112,9 @@ struct cfi_budget {
  */
 bool cfi_file_is_system(int fd, const struct stat *st);
 
-/* `b` for the file at `fd`: user_file_rows caps its rows unless it is the system's. */
+/* `b` for a file, the system's or not: user_file_rows caps the rows of one that is not. */
+struct cfi_budget cfi_budget_pick(const struct cfi_budget *b, bool system);
+/* `b` for the file at `fd` (cfi_budget_pick, cfi_file_is_system). */
 struct cfi_budget cfi_budget_for_file(const struct cfi_budget *b, int fd);
 
 /*

@@ -451,8 +451,7 @@ static const struct unwind_store_file *build_now(struct unwind_store *s,
 	int err;
 
 	unwind_store_budget(s, &budget);
-	if (!e->id.system && budget.user_file_rows)
-		budget.file_rows = budget.user_file_rows;
+	budget = cfi_budget_pick(&budget, e->id.system);
 	err = unwind_file_build(elf, &budget, &b);
 
 	if (err) {
