@@ -94,7 +94,6 @@ int unwind_store_reset(struct unwind_store *s)
 	s->reserved_rows = 0;
 	s->sampled_refused = false;
 	hmap_free(&s->owner_rows);
-	memset(&s->owner_rows, 0, sizeof(s->owner_rows));
 	s->files.len = 0;
 	memset(&s->index, 0, sizeof(s->index));
 	s->vdso_size = 0;
@@ -113,7 +112,6 @@ void unwind_store_rebuilt(struct unwind_store *s)
 	s->old_rows = NULL;
 	vec_free(&s->old_files);
 	hmap_free(&s->old_index);
-	memset(&s->old_index, 0, sizeof(s->old_index));
 }
 
 uint64_t unwind_kernel_dev(unsigned int major, unsigned int minor)
@@ -341,14 +339,6 @@ static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
 	return true;
 }
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * Another file under `e`'s (dev, ino): `f` (PENDING) now, built again, the
  * old rows counted dead. A file that changes more than
@@ -360,7 +350,7 @@ static uint64_t mono_ns(void)
 static void replace(struct unwind_store *s, struct unwind_store_file *e,
 		    const struct unwind_store_file *f, bool *known)
 {
-	uint64_t now = mono_ns();
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 	uint32_t changes = e->changes;
 	uint64_t since = e->changes_at;
 
@@ -647,13 +637,14 @@ static bool asked_lately(const struct unwind_store *s, uint32_t uid, uint64_t no
 bool unwind_store_should_evict(struct unwind_store *s, uint64_t now, uint64_t recent,
 			       uint64_t owner_every)
 {
-	size_t room = s->max_rows - s->rows.len - s->reserved_rows + s->dead_rows;
 	struct hmap stale_of_owner = { 0 }; /* uid -> rows a rebuild would evict */
 	uint32_t asker = 0;
 	bool helps = false;
+	size_t room;
 
 	if (!s->sampled_refused || s->rows.len + s->reserved_rows > s->max_rows)
 		return false;
+	room = s->max_rows - s->rows.len - s->reserved_rows + s->dead_rows;
 	/* Looked at once per call: the next sample in a refused file calls again. */
 	s->sampled_refused = false;
 	for (size_t i = 0; i < s->files.len; i++) {
@@ -684,7 +675,6 @@ bool unwind_store_should_evict(struct unwind_store *s, uint64_t now, uint64_t re
 	if (helps && asker) {
 		if (s->evict_asked.len >= EVICT_ASKED_OWNERS) {
 			hmap_free(&s->evict_asked);
-			memset(&s->evict_asked, 0, sizeof(s->evict_asked));
 		}
 		/* No memory: not remembered, the rebuild happens all the same. */
 		(void)hmap_put(&s->evict_asked, (struct hmap_key){ asker, 0 },
