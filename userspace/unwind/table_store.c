@@ -55,7 +55,7 @@ void unwind_store_budget(const struct unwind_store *s, struct cfi_budget *b)
 	 * Rows read, before merging: a table past the cap after merging (gap
 	 * rows) is refused at packing; one past it before costs no more.
 	 * Without shares, a file past the capacity is FULL (it may fit after a
-	 * rebuild), as ever. The system's files (cfi_budget_for_file) are held
+	 * rebuild), as ever. The system's files (cfi_budget_pick) are held
 	 * to the store's capacity only: no user makes them.
 	 */
 	if (s->owner_shares && cap < b->file_rows)

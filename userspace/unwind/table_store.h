@@ -27,9 +27,15 @@
 struct unwind_file_id {
 	uint64_t size;
 	int64_t mtime_ns, ctime_ns;
-	/* The user whose process mapped it first: whose share its rows take (not its identity). */
+	/*
+	 * Whose share its rows take (not its identity): the user whose process
+	 * mapped it first, or root for a system file larger than a share.
+	 */
 	uint32_t uid;
-	/* The system's (cfi_file_is_system): not held to one user's file cap. */
+	/*
+	 * The system's (cfi_file_is_system): not held to a user's file cap, and
+	 * when larger than a share, not to a user's share either.
+	 */
 	bool system;
 };
 
@@ -126,20 +132,29 @@ struct unwind_store {
 void unwind_store_init(struct unwind_store *s, struct unwind_row *rows, size_t max_rows);
 void unwind_store_free(struct unwind_store *s);
 /*
- * From now on, a file takes at most a quarter of the rows (its build stops
- * there: unwind_store_budget; past it the file is OVER_BUDGET, frame
- * pointers), and the files a user's processes brought in (charged to the
- * user of the process that mapped each first; root's are the system's and
- * exempt) at most a quarter in all: another user's flood of files, its
- * own or the system's libraries, leaves room for everyone else's. A file
- * refused for one user's share is taken by the next process of a user
- * with room that maps it, charged to that user.
+ * From now on, a file a user may change takes at most a quarter of the
+ * rows (its build stops there: unwind_store_budget; past it the file is
+ * OVER_BUDGET, frame pointers); a system file (cfi_file_is_system), which
+ * no user makes, the whole store. The files a user's processes brought in
+ * (charged to the user of the process that mapped each first; root's are
+ * the system's and exempt) take at most a quarter in all: another user's
+ * flood of files, its own or the system's libraries, leaves room for
+ * everyone else's. A system file larger than a quarter (cc1, libLLVM)
+ * would fit no user's share: it is charged to root, held only to the
+ * room left. A file refused for one user's share is taken by the next
+ * process of a user with room that maps it, charged to that user.
  */
 void unwind_store_share_by_owner(struct unwind_store *s);
 
-/* The rows one file may hold: its build stops past them (OVER_BUDGET). */
+/*
+ * The rows one file a user may change may hold: its build stops past them
+ * (OVER_BUDGET). A system file's cap is the store's capacity.
+ */
 size_t unwind_store_file_cap(const struct unwind_store *s);
-/* The budget to build this store's files with: cfi_default_budget within the file cap. */
+/*
+ * The budget to build this store's files with: cfi_default_budget within
+ * the store, a user's files within the file cap (user_file_rows: cfi_budget_pick).
+ */
 void unwind_store_budget(const struct unwind_store *s, struct cfi_budget *b);
 
 /*
