@@ -53,9 +53,7 @@
 # Usage: hostile_shares.sh procs|rows|shared|evict [subuids] (subuids: procs|rows)
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/hostile_common.sh"
-require_root
-make_workdir
-MODE=${1:?usage: hostile_shares.sh procs|rows|shared|evict [subuids]}
+hostile_setup "hostile_shares.sh procs|rows|shared|evict [subuids]" "$@"
 case $MODE in
 procs | rows | shared | evict) ;;
 *) fail "unknown mode $MODE" ;;
@@ -288,7 +286,8 @@ elif [ "$MODE" = shared ]; then
 	# could be read as the victim's first, and the test would test nothing.
 	wait_grep "^bpfprof: .*$VICTIM_DIR/vspin (device .*refused for the share of uid $USER_UID;" \
 		"$WORK/bpfprof.err" \
-		"bpfprof never refused the victim's program for the attacker's share (uid $USER_UID): the test would test nothing"
+		"bpfprof never refused the victim's program for the attacker's share (uid $USER_UID): the test would test nothing" \
+		"$BPFPROF_PID"
 	ok "$(grep -m 1 "$VICTIM_DIR/vspin (device .*refused for the share" "$WORK/bpfprof.err")"
 	echo go >"$VICTIM_DIR/go"
 	wait "$BPFPROF_PID"
