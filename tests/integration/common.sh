@@ -223,14 +223,22 @@ wait_output() {
 	fail "$1 did not print /$2/ within 60 s: $(head -c 2000 "$WORK/$1.out")"
 }
 
-# wait_grep REGEX FILE WHAT: until FILE holds a line matching REGEX (a basic
-# regex); 60 s bound a hang only, then fails saying WHAT did not happen.
+# wait_grep REGEX FILE WHAT [PID]: until FILE holds a line matching REGEX (a
+# basic regex); 60 s bound a hang only, then fails saying WHAT did not
+# happen. With PID (the process writing FILE), it stops waiting once PID has
+# ended, and the failure shows FILE's first lines.
 wait_grep() {
 	local i
 	for ((i = 0; i < 1200; i++)); do
 		grep -q "$1" "$2" 2>/dev/null && return 0
+		if [ -n "${4:-}" ] && ! kill -0 "$4" 2>/dev/null; then
+			# It may have written the line just before it ended.
+			grep -q "$1" "$2" 2>/dev/null && return 0
+			break
+		fi
 		sleep 0.05
 	done
+	[ -z "${4:-}" ] || head -n 40 "$2" | indent
 	fail "$3"
 }
 

@@ -30,18 +30,47 @@ hostile_cleanup() {
 }
 trap hostile_cleanup EXIT
 
+# new_user NAME: the account NAME and a directory of its own; sets NEW_UID,
+# NEW_GID, NEW_DIR (0755, owned by it) and NEW_AS (the command prefix). The
+# caller sees to its cleanup.
+new_user() {
+	useradd --system --no-create-home --shell /usr/sbin/nologin "$1" ||
+		fail "cannot create the throw-away user $1"
+	NEW_UID=$(id -u "$1")
+	NEW_GID=$(id -g "$1")
+	NEW_AS=(setpriv --reuid "$NEW_UID" --regid "$NEW_GID" --clear-groups)
+	# Outside /tmp (a test may make the user's /tmp a link) and outside the build tree.
+	NEW_DIR=$(mktemp -d /var/tmp/bpfprof-hostile.XXXXXX) || fail "mktemp -d failed"
+	chown "$1:" "$NEW_DIR"
+	chmod 0755 "$NEW_DIR"
+	log "throw-away user $1 (uid $NEW_UID), its directory $NEW_DIR"
+}
+
+# shellcheck disable=SC2034 # USER_* and as_user are for the tests that source this
 make_hostile_user() {
 	USER_NAME=bpft$$
-	useradd --system --no-create-home --shell /usr/sbin/nologin "$USER_NAME" ||
-		fail "cannot create the throw-away user $USER_NAME"
-	USER_UID=$(id -u "$USER_NAME")
-	USER_GID=$(id -g "$USER_NAME")
-	as_user=(setpriv --reuid "$USER_UID" --regid "$USER_GID" --clear-groups)
-	# Outside /tmp (a test may make the user's /tmp a link) and outside the build tree.
-	USER_DIR=$(mktemp -d /var/tmp/bpfprof-hostile.XXXXXX) || fail "mktemp -d failed"
-	chown "$USER_NAME:" "$USER_DIR"
-	chmod 0755 "$USER_DIR"
-	log "throw-away user $USER_NAME (uid $USER_UID), its directory $USER_DIR"
+	new_user "$USER_NAME"
+	USER_UID=$NEW_UID
+	USER_GID=$NEW_GID
+	USER_DIR=$NEW_DIR
+	as_user=("${NEW_AS[@]}")
+}
+
+# make_other_user: one more throw-away user (a victim, a second attacker),
+# killed and removed at exit as the first is; sets OTHER_NAME, OTHER_UID,
+# OTHER_GID, OTHER_DIR (0755, its own) and as_other, as make_hostile_user
+# sets USER_*.
+OTHER_USERS=0
+# shellcheck disable=SC2034 # OTHER_* and as_other are for the tests that source this
+make_other_user() {
+	OTHER_USERS=$((OTHER_USERS + 1))
+	OTHER_NAME=bpo$OTHER_USERS$$
+	new_user "$OTHER_NAME"
+	OTHER_UID=$NEW_UID
+	OTHER_GID=$NEW_GID
+	OTHER_DIR=$NEW_DIR
+	as_other=("${NEW_AS[@]}")
+	HOSTILE_CLEANUP+=("pkill -KILL -u $OTHER_NAME 2>/dev/null; sleep 0.1; userdel $OTHER_NAME 2>/dev/null; rm -rf $OTHER_DIR")
 }
 
 # hostile_setup USAGE [MODE]: the test runs as root in a work directory of

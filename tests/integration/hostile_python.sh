@@ -69,23 +69,6 @@ start_victim() {
 	kill -0 "$VICTIM_PID" 2>/dev/null || fail "fakepy exited: $(cat "$WORK/victim.out")"
 }
 
-# other_user: another throw-away user; sets OTHER_NAME, OTHER_UID,
-# OTHER_DIR (0755, its own) and as_other (a command prefix that runs as it).
-OTHER_USERS=0
-other_user() {
-	OTHER_USERS=$((OTHER_USERS + 1))
-	OTHER_NAME=bpo$OTHER_USERS$$
-	useradd --system --no-create-home --shell /usr/sbin/nologin "$OTHER_NAME" ||
-		fail "cannot create the throw-away user $OTHER_NAME"
-	OTHER_DIR=$(mktemp -d /var/tmp/bpfprof-hostile.XXXXXX) || fail "mktemp -d failed"
-	chown "$OTHER_NAME:" "$OTHER_DIR"
-	chmod 0755 "$OTHER_DIR"
-	HOSTILE_CLEANUP+=("pkill -KILL -u $OTHER_NAME 2>/dev/null; sleep 0.1; userdel $OTHER_NAME 2>/dev/null; rm -rf $OTHER_DIR")
-	OTHER_UID=$(id -u "$OTHER_NAME")
-	as_other=(setpriv --reuid "$OTHER_UID" --regid "$(id -g "$OTHER_NAME")" --clear-groups)
-	log "throw-away user $OTHER_NAME (uid $OTHER_UID), its directory $OTHER_DIR"
-}
-
 # start_fuse_fakepy NAME RUNNER DIR [FUSEHOLD_OPTION...]: as the user RUNNER
 # (the name of a command-prefix array) whose directory is DIR, fusehold
 # mounts DIR/mnt-NAME and runs fakepy fuse on its file, output in
@@ -125,19 +108,6 @@ wait_wrote() {
 		kill -0 "$BPF_PID" 2>/dev/null || return
 		sleep 0.1
 	done
-}
-
-# wait_log REGEX WHAT: until bpfprof's stderr has a line matching REGEX (a
-# basic regex); 60 s bound a hang only.
-wait_log() {
-	local i
-	for ((i = 0; i < 600; i++)); do
-		grep -q "$1" "$WORK/bpfprof.err" && return 0
-		kill -0 "$BPF_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	head -n 40 "$WORK/bpfprof.err" | indent
-	fail "$2"
 }
 
 # stop_recording: SIGINT, as Ctrl-C; bpfprof writes its profile while the
@@ -261,11 +231,11 @@ fuse_stall)
 	;;
 fuse_two_users)
 	install_fuse
-	other_user
+	make_other_user
 	B_NAME=$OTHER_NAME B_UID=$OTHER_UID B_DIR=$OTHER_DIR
 	# shellcheck disable=SC2034 # start_fuse_fakepy runs it, by name
 	as_b=("${as_other[@]}")
-	other_user
+	make_other_user
 	C_DIR=$OTHER_DIR
 	as_c=("${as_other[@]}")
 	# Two stalling processes per attacking uid: the old pool gave each uid two of its four threads.
@@ -281,7 +251,8 @@ fuse_two_users)
 	BPF_PID=$BPFPROF_PID
 	# Every attacking process sampled and its read stalled, or refused: the pool is as full as they can make it.
 	for pid in "${ATTACKERS[@]}"; do
-		wait_log "^bpfprof: .*Python process $pid (uid " "bpfprof never read fakepy $pid: the test tests nothing"
+		wait_grep "^bpfprof: .*Python process $pid (uid " "$WORK/bpfprof.err" \
+			"bpfprof never read fakepy $pid: the test tests nothing" "$BPF_PID"
 	done
 	ok "every attacking process was read, or refused"
 	# The control starts now: its code objects are read while the attackers hold.
@@ -308,16 +279,16 @@ fuse_release)
 	start_recording_all "$WORK/p.json.gz" -v -d 120
 	BPF_PID=$BPFPROF_PID
 	# Whoever read the page first (another recording may have), bpfprof's read waits on it.
-	wait_log "Python process $VICTIM_PID (uid $USER_UID): a read of its memory did not return" \
-		"bpfprof did not say that fakepy's memory stalled: the test tests nothing"
+	wait_grep "Python process $VICTIM_PID (uid $USER_UID): a read of its memory did not return" \
+		"$WORK/bpfprof.err" "bpfprof did not say that fakepy's memory stalled: the test tests nothing" "$BPF_PID"
 	ok "$(grep -m 1 "Python process $VICTIM_PID" "$WORK/bpfprof.err")"
 	sleep 1
 	kill -USR1 "$SERVER_PID"
 	wait_grep '^fusehold: released at ' "$WORK/victim.out" "fusehold did not release: $(cat "$WORK/victim.out")"
 	RELEASED=$(sed -n 's/^fusehold: released at \([0-9]*\)$/\1/p' "$WORK/victim.out")
 	[ -n "$RELEASED" ] || fail "fusehold did not release: $(cat "$WORK/victim.out")"
-	wait_log "^bpfprof: Python processes of uid $USER_UID are read again" \
-		"bpfprof never read the user's processes again after the FUSE server let go"
+	wait_grep "^bpfprof: Python processes of uid $USER_UID are read again" "$WORK/bpfprof.err" \
+		"bpfprof never read the user's processes again after the FUSE server let go" "$BPF_PID"
 	ok "$(grep -m 1 "Python processes of uid $USER_UID are read again" "$WORK/bpfprof.err")"
 	# Samples taken from now on are drained after that line: they are read.
 	sleep 1

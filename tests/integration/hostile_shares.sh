@@ -20,9 +20,10 @@
 #          two programs of 200k rows that never run, then maps the victim's
 #          program (0755, 150k rows: a shared file, as python3 or libc is)
 #          before the victim runs it (-p: the attacker's and the victim's
-#          processes only). Before: the file, refused for the attacker's
-#          share, was FULL for everyone until a rebuild, and the victim's
-#          program had no rows.
+#          processes only); the victim execs it once bpfprof -v said that
+#          it refused it for the attacker's share. Before: the file,
+#          refused for the attacker's share, was FULL for everyone until a
+#          rebuild, and the victim's program had no rows.
 #   evict  the row store is shrunk to 1.5M rows (BPFPROF_TEST_UNWIND_ROWS:
 #          its file cap and shares scale with it); root's programs that
 #          never run (the system's, exempt from shares: 7 x 200k rows) and
@@ -52,9 +53,7 @@
 # Usage: hostile_shares.sh procs|rows|shared|evict [subuids] (subuids: procs|rows)
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/hostile_common.sh"
-require_root
-make_workdir
-MODE=${1:?usage: hostile_shares.sh procs|rows|shared|evict [subuids]}
+hostile_setup "hostile_shares.sh procs|rows|shared|evict [subuids]" "$@"
 case $MODE in
 procs | rows | shared | evict) ;;
 *) fail "unknown mode $MODE" ;;
@@ -282,9 +281,14 @@ elif [ "$MODE" = shared ]; then
 	wait_recording "$BPFPROF_PID"
 	echo go >"$USER_DIR/go"
 	wait_grep "$VICTIM_DIR/vspin" "/proc/$MAPPER/maps" "the attacker did not map the victim's program"
-	# Its mapping read first (the poll interval is 50 ms): else the victim's
-	# process is, and the file is the victim's from the start.
-	sleep 0.5
+	# The victim's process execs the file only once bpfprof refused it for
+	# the attacker's share (-v names the file and the uid): else the file
+	# could be read as the victim's first, and the test would test nothing.
+	wait_grep "^bpfprof: .*$VICTIM_DIR/vspin (device .*refused for the share of uid $USER_UID;" \
+		"$WORK/bpfprof.err" \
+		"bpfprof never refused the victim's program for the attacker's share (uid $USER_UID): the test would test nothing" \
+		"$BPFPROF_PID"
+	ok "$(grep -m 1 "$VICTIM_DIR/vspin (device .*refused for the share" "$WORK/bpfprof.err")"
 	echo go >"$VICTIM_DIR/go"
 	wait "$BPFPROF_PID"
 	STATUS=$?
@@ -345,7 +349,15 @@ procs | rows)
 	expect_share "$VSPIN" "the victim's program (CFI)" main _start
 	expect_share "$VPY" "the victim's python3 (Python frames)" victim_py_work
 	;;
-shared) expect_share "$VSPIN" "the victim's program (CFI), mapped first by the attacker" main _start ;;
+shared)
+	expect_share "$VSPIN" "the victim's program (CFI), mapped first by the attacker" main _start
+	# Taken by the victim when its process was read, not rescued later by a
+	# rebuild that evicts: no file of the victim's is ever sampled while
+	# refused, and the attacker's refused programs never run.
+	! grep -q "unwind tables rebuilt .*to make room for a file sampled" "$WORK/bpfprof.err" ||
+		fail "the victim's program waited for a rebuild: it was not taken when the victim's process mapped it"
+	ok "the victim's program was taken when its process mapped it, with no rebuild"
+	;;
 evict) expect_share "$VSPIN" "the victim's program (CFI), sampled" victim_spin main ;;
 esac
 if [ "$SPREAD" = subuids ] && [ "$MODE" = procs ]; then

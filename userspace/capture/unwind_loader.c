@@ -116,6 +116,19 @@ static void finish(struct unwind_loader *l, struct table_done *d)
 		f = unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
 		if (f && l->store.stats.longest_ns > before)
 			snprintf(l->longest_path, sizeof(l->longest_path), "%s", d->path);
+		/*
+		 * One line per build refused (a file is built again only when a
+		 * user with room maps it, or after a rebuild held room for it):
+		 * which user's share kept it out, for whoever asks why a
+		 * program's frames lost their CFI (and the tests).
+		 */
+		if (f && unwind_store_over_share(&l->store, f))
+			log_debug("%s (device %u:%u, inode %llu): its unwind table (%u rows) is "
+				  "refused for the share of uid %u; a user with room who maps it "
+				  "takes it",
+				  d->path ? d->path : "?", (unsigned int)(f->key.dev >> 20),
+				  (unsigned int)(f->key.dev & 0xfffff),
+				  (unsigned long long)f->key.ino, f->want_rows, f->id.uid);
 		if (f && f->status == UNWIND_FILE_LOADED &&
 		    bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY))
 			l->unpublished++;

@@ -140,6 +140,12 @@ static uint32_t rows_of_owner(const struct unwind_store *s, uint32_t uid)
 	return n;
 }
 
+/* Whether n more rows of user uid's files would take it past its share (root's: none). */
+static bool past_share(const struct unwind_store *s, uint32_t uid, size_t n)
+{
+	return s->owner_shares && uid && rows_of_owner(s, uid) + n > s->max_rows / 4;
+}
+
 /*
  * Whose rows n more rows of a file that a process of `uid` maps are: that
  * user's, or the system's (root's, exempt from the shares) for a system
@@ -171,12 +177,14 @@ static int admit(const struct unwind_store *s, uint32_t uid, bool system, size_t
 	if (s->rows.len + s->reserved_rows > s->max_rows ||
 	    n > s->max_rows - s->rows.len - s->reserved_rows)
 		return UNWIND_FILE_FULL;
-	if (!s->owner_shares)
-		return UNWIND_FILE_LOADED;
-	uid = payer(s, uid, system, n);
-	if (uid && rows_of_owner(s, uid) + n > s->max_rows / 4)
-		return UNWIND_FILE_FULL;
-	return UNWIND_FILE_LOADED;
+	return past_share(s, payer(s, uid, system, n), n) ? UNWIND_FILE_FULL : UNWIND_FILE_LOADED;
+}
+
+bool unwind_store_over_share(const struct unwind_store *s, const struct unwind_store_file *f)
+{
+	/* admit's share test, for the rows the refused build needs. */
+	return f->status == UNWIND_FILE_FULL && f->want_rows &&
+	       past_share(s, payer(s, f->id.uid, f->id.system, f->want_rows), f->want_rows);
 }
 
 /* n rows of user uid's file were stored; 0 or -ENOMEM. */

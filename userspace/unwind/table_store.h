@@ -152,6 +152,12 @@ void unwind_store_share_by_owner(struct unwind_store *s);
  */
 size_t unwind_store_file_cap(const struct unwind_store *s);
 /*
+ * Whether `f`, FULL, was refused because its user's files already take that
+ * user's share (not only for lack of room in the store): right after its
+ * build was packed, the reason it was refused then.
+ */
+bool unwind_store_over_share(const struct unwind_store *s, const struct unwind_store_file *f);
+/*
  * The budget to build this store's files with: cfi_default_budget within
  * the store, a user's files within the file cap (user_file_rows: cfi_budget_pick).
  */
