@@ -16,6 +16,8 @@
 
 #include "../symbols/proc_maps.h"
 #include "python_loader.h"
+#include "../util/bsearch_u64.h"
+#include "../util/clock.h"
 #include "../util/log.h"
 #include "../util/elf_open.h"
 
@@ -303,30 +305,13 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 	return err < 0 ? err : 0;
 }
 
-static uint64_t mono_ns(void)
+const struct unwind_mapping *unwind_proc_mapping_of(const struct unwind_proc *p, uint64_t pc)
 {
-	struct timespec ts;
+	/* The BPF map's copy is read whole: a count past the array is not trusted. */
+	size_t lo = COUNT_LE_BY(p->m, p->n < UNWIND_MAX_MAPPINGS ? p->n : UNWIND_MAX_MAPPINGS,
+				start, pc);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The mapping of `p` (sorted by start) that holds `pc`, or NULL. */
-static const struct unwind_mapping *mapping_of(const struct unwind_proc *p, uint64_t pc)
-{
-	uint32_t lo = 0, hi = p->n < UNWIND_MAX_MAPPINGS ? p->n : UNWIND_MAX_MAPPINGS;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (pc < p->m[mid].start)
-			hi = mid;
-		else if (pc >= p->m[mid].end)
-			lo = mid + 1;
-		else
-			return &p->m[mid];
-	}
-	return NULL;
+	return lo && pc < p->m[lo - 1].end ? &p->m[lo - 1] : NULL;
 }
 
 /*
@@ -342,7 +327,7 @@ static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *u
 
 	if (!n || !l->stamp_proc)
 		return;
-	now = mono_ns();
+	now = clock_ns(CLOCK_MONOTONIC);
 	sec = (uint32_t)(now / 1000000000ull) + 1;
 	if (hmap_get(&l->stamped, key, &last) && last == sec)
 		return;
@@ -353,7 +338,7 @@ static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *u
 	if (bpf_map_lookup_elem(l->procs_fd, &pid, l->stamp_proc))
 		return; /* no entry (refused, or gone): read at the next refresh */
 	for (size_t i = 0; i < n; i++) {
-		const struct unwind_mapping *m = mapping_of(l->stamp_proc, uips[i]);
+		const struct unwind_mapping *m = unwind_proc_mapping_of(l->stamp_proc, uips[i]);
 
 		if (m)
 			unwind_store_sampled(&l->store, &m->file, now);
@@ -438,7 +423,7 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l)
 	bool files_full =
 		l->store.files.len >= at && l->store.files.len >= l->files_after_rebuild + at / 3;
 	bool rows_full = l->store.rows.len >= rows_at;
-	uint64_t now = mono_ns();
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 	bool evict = (!l->evicted_at || now - l->evicted_at >= UNWIND_LOADER_EVICT_NS) &&
 		     unwind_store_should_evict(&l->store, now, UNWIND_LOADER_RECENT_NS,
 					       UNWIND_LOADER_OWNER_EVICT_NS);

@@ -124,6 +124,8 @@ void unwind_loader_log_summary(const struct unwind_loader *l);
 int unwind_loader_forked(struct unwind_loader *l, uint32_t parent, uint32_t child);
 /* The process exited: its mappings go. */
 void unwind_loader_forget(struct unwind_loader *l, uint32_t pid);
+/* The mapping of `p` (sorted by start) that holds `pc`, or NULL. */
+const struct unwind_mapping *unwind_proc_mapping_of(const struct unwind_proc *p, uint64_t pc);
 /* Every process's: for -a. */
 int unwind_loader_add_all(struct unwind_loader *l);
 void unwind_loader_close(struct unwind_loader *l);
