@@ -360,17 +360,23 @@ void proc_shares_exited(struct proc_shares *s, uint32_t pid)
 		entry_drop(s, e);
 }
 
-bool proc_shares_sampled(struct proc_shares *s, uint32_t pid)
+unsigned proc_shares_sampled(struct proc_shares *s, uint32_t pid, uint64_t ts_ns)
 {
 	struct proc_share_entry *e = entry_of(s, pid);
-	bool refused;
+	uint32_t sec = (uint32_t)(ts_ns / 1000000000ull) + 1;
+	unsigned out = 0;
 
 	if (!e)
-		return false;
+		return 0;
 	e->sampled_at = s->now;
-	refused = e->refused != 0;
+	if (e->refused)
+		out |= PROC_SAMPLED_REFUSED;
 	e->refused = 0;
-	return refused;
+	if (ts_ns && e->sampled_sec != sec) {
+		out |= PROC_SAMPLED_NEW_SECOND;
+		e->sampled_sec = sec;
+	}
+	return out;
 }
 
 void proc_shares_tick(struct proc_shares *s)

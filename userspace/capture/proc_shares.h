@@ -42,9 +42,10 @@ enum proc_share_map {
 
 struct proc_share_entry {
 	uint32_t pid, uid;
-	uint8_t in;	     /* bit 1 << map: it has an entry there */
-	uint8_t refused;     /* bit 1 << map: refused there, read again when sampled */
-	uint64_t sampled_at; /* the tick of its last sample; 0: never sampled */
+	uint8_t in;	      /* bit 1 << map: it has an entry there */
+	uint8_t refused;      /* bit 1 << map: refused there, read again when sampled */
+	uint64_t sampled_at;  /* the tick of its last sample; 0: never sampled */
+	uint32_t sampled_sec; /* 1 + the CLOCK_MONOTONIC second of its last sample; 0: none */
 };
 
 struct proc_share_user {
@@ -90,11 +91,20 @@ void proc_shares_withdraw(struct proc_shares *s, enum proc_share_map which, uint
 int proc_shares_forked(struct proc_shares *s, uint32_t parent, uint32_t child);
 /* The process exited: its entries go, and what is known of it. */
 void proc_shares_exited(struct proc_shares *s, uint32_t pid);
+/* What proc_shares_sampled tells its caller. */
+enum {
+	/* Refused an entry since its last sample: the caller reads it again, to be admitted. */
+	PROC_SAMPLED_REFUSED = 1,
+	/* Its first sample in this second: what a caller does at most once a second per process. */
+	PROC_SAMPLED_NEW_SECOND = 2,
+};
 /*
- * A sample of `pid` came (any thread). Whether it was refused an entry
- * since its last sample: the caller reads it again, to be admitted.
+ * A sample of `pid` came (any thread) at `ts_ns` (CLOCK_MONOTONIC, the
+ * sample's own stamp; 0: the caller does nothing once a second with this
+ * one, which leaves the second to the next). PROC_SAMPLED_* bits; 0 for a
+ * process not known here (one lookup per sample: on every sample's path).
  */
-bool proc_shares_sampled(struct proc_shares *s, uint32_t pid);
+unsigned proc_shares_sampled(struct proc_shares *s, uint32_t pid, uint64_t ts_ns);
 /* Once per refresh: the clock of samples, and the users past their share give back. */
 void proc_shares_tick(struct proc_shares *s);
 

@@ -73,7 +73,6 @@ void unwind_loader_close(struct unwind_loader *l)
 {
 	table_worker_stop(&l->worker);
 	hmap_free(&l->over_budget);
-	hmap_free(&l->stamped);
 	free(l->stamp_proc);
 	if (l->rows)
 		munmap(l->rows, l->rows_bytes);
@@ -317,40 +316,35 @@ const struct unwind_mapping *unwind_proc_mapping_of(const struct unwind_proc *p,
 /*
  * The files process pid's user PCs fall in are sampled: what a rebuild
  * keeps first. Its mappings are the BPF map's (what the unwinder used), read
- * at most once a second per process: a cost per process, not per sample.
+ * at most once a second per process (proc_shares_sampled says when): a cost
+ * per process, not per sample.
  */
-static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *uips, size_t n)
+static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *uips, size_t n,
+			uint64_t ts_ns)
 {
-	struct hmap_key key = { pid, 0 };
-	uint64_t now;
-	uint32_t sec, last;
-
 	if (!n || !l->stamp_proc)
 		return;
-	now = clock_ns(CLOCK_MONOTONIC);
-	sec = (uint32_t)(now / 1000000000ull) + 1;
-	if (hmap_get(&l->stamped, key, &last) && last == sec)
-		return;
-	if (l->stamped.len >= UNWIND_LOADER_STAMPED_MAX)
-		hmap_free(&l->stamped);
-	/* No memory: looked up again at its next sample, no harm. */
-	(void)hmap_put(&l->stamped, key, sec);
 	if (bpf_map_lookup_elem(l->procs_fd, &pid, l->stamp_proc))
 		return; /* no entry (refused, or gone): read at the next refresh */
 	for (size_t i = 0; i < n; i++) {
 		const struct unwind_mapping *m = unwind_proc_mapping_of(l->stamp_proc, uips[i]);
 
 		if (m)
-			unwind_store_sampled(&l->store, &m->file, now);
+			unwind_store_sampled(&l->store, &m->file, ts_ns);
 	}
 }
 
-void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid, const uint64_t *uips, size_t n)
+void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,
+			   const uint64_t *uips, size_t n)
 {
+	/* A sample without user PCs stamps nothing: it leaves the second to the next. */
+	unsigned seen = proc_shares_sampled(&l->shares, pid, n && l->stamp_proc ? ts_ns : 0);
+
 	/* No memory to queue it: it is tried again at its next sample. */
-	if (proc_shares_sampled(&l->shares, pid))
+	if (seen & PROC_SAMPLED_REFUSED)
 		(void)unwind_loader_mark(l, pid);
-	stamp_files(l, pid, uips, n);
+	if (seen & PROC_SAMPLED_NEW_SECOND)
+		stamp_files(l, pid, uips, n, ts_ns);
 }
 
 int unwind_loader_mark(struct unwind_loader *l, uint32_t pid)
@@ -391,7 +385,6 @@ int unwind_loader_forked(struct unwind_loader *l, uint32_t parent, uint32_t chil
 void unwind_loader_forget(struct unwind_loader *l, uint32_t pid)
 {
 	proc_shares_exited(&l->shares, pid);
-	hmap_del(&l->stamped, (struct hmap_key){ pid, 0 });
 	if (l->py)
 		python_loader_exited(l->py, pid);
 }
