@@ -220,6 +220,9 @@ void unwind_loader_log_summary(const struct unwind_loader *l)
 		  st->files[UNWIND_FILE_FULL], st->files[UNWIND_FILE_OVER_BUDGET],
 		  l->store.rows.len, (double)st->build_ns / 1e6, (double)st->longest_ns / 1e6,
 		  l->longest_path[0] ? l->longest_path : "-");
+	log_debug("per-process maps: %zu processes refused an entry, %zu entries given back, "
+		  "%zu copies the kernel made for a capped user's child taken back",
+		  l->shares.refused, l->shares.evicted, l->shares.taken_back);
 }
 
 /*
