@@ -439,11 +439,13 @@ struct unwind_file_info {
 /*
  * proc_uids_capped's value (a uid -> these bits): the user holds its share
  * of unwind_procs (UNWIND) or py_procs (PY), so the kernel side adds no
- * entry for its new processes (userspace/capture/proc_shares.c).
+ * entry for its new processes (userspace/capture/proc_shares.c). Its keys:
+ * the capped owners and the subordinate uids they run processes under
+ * (PROC_SHARE_RAW_UIDS each).
  */
 #define PROC_CAPPED_UNWIND 1
 #define PROC_CAPPED_PY	   2
-#define PROC_CAPPED_UIDS   64
+#define PROC_CAPPED_UIDS   128
 
 struct unwind_mapping {
 	__u64 start, end;

@@ -361,18 +361,20 @@ static __always_inline long unwind_fp_step(struct unwind_walk *w, __u32 no_fp_en
 		w->end = USTACK_END_STUCK;
 		return 1;
 	}
-	if (w->fp + 16 <= w->sp && may_switch) {
-		if (w->switch_steps >= UNWIND_MAX_SWITCH_STEPS) {
-			w->end = USTACK_END_STUCK;
-			return 1;
+	if (w->fp + 16 <= w->sp) {
+		if (may_switch) {
+			if (w->switch_steps >= UNWIND_MAX_SWITCH_STEPS) {
+				w->end = USTACK_END_STUCK;
+				return 1;
+			}
+			w->switch_steps++;
+		} else {
+			if (w->no_cfi_down_steps >= UNWIND_MAX_DOWN_STEPS) {
+				w->end = USTACK_END_STUCK;
+				return 1;
+			}
+			w->no_cfi_down_steps++;
 		}
-		w->switch_steps++;
-	} else if (w->fp + 16 <= w->sp) {
-		if (w->no_cfi_down_steps >= UNWIND_MAX_DOWN_STEPS) {
-			w->end = USTACK_END_STUCK;
-			return 1;
-		}
-		w->no_cfi_down_steps++;
 	}
 	if (bpf_probe_read_user(frame, sizeof(frame), (void *)w->fp)) {
 		w->end = USTACK_END_UNREADABLE;

@@ -48,7 +48,10 @@
 # Before: each subordinate uid took a share of its own; the victim's
 # program got no entry (procs), its python3 lost its Python frames in 30 %
 # of its samples (rows: python3's CFI found no room). In procs mode the
-# owner (not a subordinate uid) is said to hold its share.
+# owner (not a subordinate uid) is said to hold its share, and a forker
+# under a subordinate uid (running, so admitted) forks a child every 200 ms
+# through the recording: none of them gets a copy of its entry from the
+# kernel side (before: every child forked after the forker was admitted).
 #
 # Usage: hostile_shares.sh procs|rows|shared|evict [subuids] (subuids: procs|rows)
 . "$(dirname "$0")/common.sh"
@@ -172,6 +175,24 @@ EOF
 		as_attacker "$k" "$PY" "$USER_DIR/flood.py" $((FLOOD / ${#ATTACKERS[@]})) &
 	done
 	wait_procs $((FLOOD + ${#ATTACKERS[@]}))
+	if [ "$SPREAD" = subuids ]; then
+		# A forker under one subordinate uid runs (sampled: admitted in
+		# place of a sleeping process) and forks a child every 200 ms.
+		cat >"$USER_DIR/forker.py" <<'EOF'
+import os, time
+end = time.monotonic() + 60
+while time.monotonic() < end:
+    busy = time.monotonic() + 0.05
+    while time.monotonic() < busy:
+        pass
+    if os.fork() == 0:
+        time.sleep(20)
+        os._exit(0)
+    time.sleep(0.15)
+EOF
+		chmod 0644 "$USER_DIR/forker.py"
+		as_attacker 0 "$PY" "$USER_DIR/forker.py" &
+	fi
 	BPFPROF_PREFIX+=(BPFPROF_TEST_PROC_MAPS=256)
 	log "the attacker runs $(attacker_procs) python3 processes; the maps hold 256"
 elif [ "$MODE" = rows ]; then
@@ -365,4 +386,14 @@ if [ "$SPREAD" = subuids ] && [ "$MODE" = procs ]; then
 	grep -q "uid $USER_UID holds its share of the per-process maps" "$WORK/bpfprof.err" ||
 		fail "bpfprof does not say that uid $USER_UID (the subordinate uids' owner) holds its share"
 	ok "the subordinate uids' processes count as their owner's, uid $USER_UID"
+	# Its subordinate uids are capped with it in the kernel: the forker's
+	# children get no copy of its entry. Before: the kernel side capped by
+	# the child's own (subordinate) uid, so each got one, taken back only
+	# once userspace saw the fork (a burst of forks filled the map first).
+	TAKEN=$(sed -n 's/.* \([0-9]*\) copies the kernel made for a capped user.s child taken back.*/\1/p' \
+		"$WORK/bpfprof.err" | tail -n 1)
+	[ -n "$TAKEN" ] || fail "bpfprof does not say how many kernel copies it took back"
+	[ "$TAKEN" -eq 0 ] ||
+		fail "the kernel copied the forker's entry for $TAKEN children of a capped owner's subordinate uid"
+	ok "no child of a capped owner's subordinate uid got a copy of its entry from the kernel"
 fi

@@ -495,6 +495,12 @@ static int read_text(void *ctx, uint64_t vaddr, void *buf, size_t len)
 	return 0;
 }
 
+/* As read_text, as an elf_code_reader past its windows is (-E2BIG) from TEXT + 0x40 on. */
+static int read_text_below_0x40(void *ctx, uint64_t vaddr, void *buf, size_t len)
+{
+	return vaddr >= TEXT + 0x40 ? -E2BIG : read_text(ctx, vaddr, buf, len);
+}
+
 /*
  * Four functions, each prologue's instructions in text[]:
  *   A (0x00) Go 1.21: PUSHQ BP at 5, MOVQ SP, BP at 6 (SP 8), SUBQ to 0x28 at 0x10
@@ -555,6 +561,17 @@ static void check_row(const struct cfi_table *rows, uint64_t pc, int32_t cfa_off
 	CHECK_EQ_INT(r->fp == UNWIND_FP_SAVED ? r->fp_offset : -16, -16);
 }
 
+/* `t`'s rows into `rows` (0 expected), reading code through `code`: its stats. */
+static struct go_table_stats build_rows(const struct go_pclntab *t, const struct go_code *code,
+					struct cfi_table *rows)
+{
+	struct go_table_stats st = { 0 };
+	uint64_t lo, hi;
+
+	CHECK_EQ_INT(go_table_from_pclntab(t, code, &cfi_default_budget, rows, &lo, &hi, &st), 0);
+	return st;
+}
+
 /*
  * Go's rows restore the caller's BP where, and only where, the prologue
  * has saved it at CFA - 16 (issue 37): with BP kept as it was, a walk from
@@ -563,10 +580,10 @@ static void check_row(const struct cfi_table *rows, uint64_t pc, int32_t cfa_off
 static void rows_restore_saved_bp(void)
 {
 	const struct go_code code = { read_text, NULL };
+	const struct go_code capped = { read_text_below_0x40, NULL };
 	struct go_pclntab t;
 	struct cfi_table rows;
 	struct go_table_stats st;
-	uint64_t lo, hi;
 	size_t size;
 	uint8_t *bytes = prologue_table(&size);
 
@@ -574,8 +591,7 @@ static void rows_restore_saved_bp(void)
 	if (!bytes)
 		return;
 	CHECK_EQ_INT(go_pclntab_from_bytes(bytes, size, TEXT, &t), 0);
-	CHECK_EQ_INT(go_table_from_pclntab(&t, &code, &cfi_default_budget, &rows, &lo, &hi, &st),
-		     0);
+	st = build_rows(&t, &code, &rows);
 	CHECK_EQ_INT(st.funcs, 4);
 	CHECK_EQ_INT(st.prologues_read, 4);
 	CHECK_EQ_INT(st.saves_bp, 2);
@@ -595,8 +611,15 @@ static void rows_restore_saved_bp(void)
 	check_row(&rows, 0xb0, 0x30, UNWIND_FP_SAME);
 	cfi_table_free(&rows);
 	/* Without the code, BP is never restored. */
-	CHECK_EQ_INT(go_table_from_pclntab(&t, NULL, &cfi_default_budget, &rows, &lo, &hi, &st), 0);
-	CHECK_EQ_INT(st.saves_bp, 0);
+	CHECK_EQ_INT(build_rows(&t, NULL, &rows).saves_bp, 0);
+	check_row(&rows, 0x6f, 0x30, UNWIND_FP_SAME);
+	cfi_table_free(&rows);
+	/* A reader past the code it keeps (-E2BIG from 0x40 on): those prologues count as lost. */
+	st = build_rows(&t, &capped, &rows);
+	CHECK_EQ_INT(st.prologues_read, 4);
+	CHECK_EQ_INT(st.prologues_lost, 3);
+	CHECK_EQ_INT(st.saves_bp, 1);
+	check_row(&rows, 0x06, 16, UNWIND_FP_SAVED);
 	check_row(&rows, 0x6f, 0x30, UNWIND_FP_SAME);
 	cfi_table_free(&rows);
 	go_pclntab_close(&t);

@@ -131,10 +131,20 @@ static void a_file_others_could_write_is_not_believed(void)
 	CHECK_EQ_INT(chmod(file, 0646), 0);
 	CHECK_EQ_INT(uid_owners_read(&o, file), 0);
 	CHECK_EQ_INT(uid_owner_of(&o, 100000), 100000);
-	/* Group-writable is another user's hand unless the group is root's. */
+	/* Group-writable is another user's hand, the root group's too (it may hold users). */
 	CHECK_EQ_INT(chmod(file, 0664), 0);
-	CHECK_EQ_INT(uid_owners_read(&o, file), getegid() == 0 ? 1 : 0);
+	CHECK_EQ_INT(uid_owners_read(&o, file), 0);
+	CHECK_EQ_INT(uid_owner_of(&o, 100000), 100000);
+	CHECK_EQ_INT(chmod(file, 0620), 0);
+	CHECK_EQ_INT(uid_owners_read(&o, file), 0);
+	/* The control: writable by its owner only, it is believed. */
+	CHECK_EQ_INT(chmod(file, 0644), 0);
+	CHECK_EQ_INT(uid_owners_read(&o, file), 1);
 	if (geteuid() == 0) {
+		/* Root's file in root's group, group-writable: still refused. */
+		CHECK_EQ_INT(chown(file, 0, 0), 0);
+		CHECK_EQ_INT(chmod(file, 0664), 0);
+		CHECK_EQ_INT(uid_owners_read(&o, file), 0);
 		CHECK_EQ_INT(chmod(file, 0644), 0);
 		CHECK_EQ_INT(chown(file, 4242, 0), 0);
 		CHECK_EQ_INT(uid_owners_read(&o, file), 0);

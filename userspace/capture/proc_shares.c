@@ -76,6 +76,16 @@ static struct proc_share_user *user_of(struct proc_shares *s, uint32_t uid)
 	return &vec_last(&s->users);
 }
 
+_Static_assert((1 + PROC_SHARE_RAW_UIDS) * 4 * PROC_SHARE_MAPS <= PROC_CAPPED_UIDS,
+	       "proc_uids_capped holds every capped owner and its subordinate uids");
+
+/* proc_uids_capped says `bits` of `uid` (0: nothing). 0 or -errno. */
+static int write_capped(const struct proc_shares *s, uint32_t uid, uint8_t bits)
+{
+	return bits ? bpf_map_update_elem(s->capped_fd, &uid, &bits, BPF_ANY)
+		    : bpf_map_delete_elem(s->capped_fd, &uid);
+}
+
 /* The user is capped in a map when it holds its share. */
 static void update_cap(struct proc_shares *s, struct proc_share_user *u)
 {
@@ -87,14 +97,45 @@ static void update_cap(struct proc_shares *s, struct proc_share_user *u)
 	if (want == u->capped || s->capped_fd < 0)
 		return;
 	/* At most 4 users hold a quarter of a map each: the capped map has room for them. */
-	if (want ? bpf_map_update_elem(s->capped_fd, &u->uid, &want, BPF_ANY)
-		 : bpf_map_delete_elem(s->capped_fd, &u->uid))
+	if (write_capped(s, u->uid, want))
 		return;
+	/* Its subordinate uids too; one not written has its copies taken back when seen. */
+	for (unsigned i = 0; i < u->nraw; i++)
+		(void)write_capped(s, u->raw[i], want);
 	if (want & ~u->capped)
 		log_debug("uid %u holds its share of the per-process maps; its new processes are "
 			  "admitted when sampled",
 			  u->uid);
 	u->capped = want;
+}
+
+/*
+ * Process uid `raw` takes owner's share: a subordinate uid is remembered
+ * with its owner, and capped now if the owner is. Bounded per owner: past
+ * PROC_SHARE_RAW_UIDS, a new uid takes the place of the one noted longest
+ * ago (a container that cycles through its uids keeps its live ones capped).
+ */
+static void note_raw_uid(struct proc_shares *s, uint32_t owner, uint32_t raw)
+{
+	struct proc_share_user *u;
+	unsigned slot;
+
+	if (raw == owner || !(u = user_of(s, owner)))
+		return;
+	for (unsigned i = 0; i < u->nraw; i++)
+		if (u->raw[i] == raw)
+			return;
+	if (u->nraw < PROC_SHARE_RAW_UIDS) {
+		slot = u->nraw++;
+	} else {
+		slot = u->next_raw;
+		u->next_raw = (uint8_t)((u->next_raw + 1) % PROC_SHARE_RAW_UIDS);
+		if (u->capped && s->capped_fd >= 0)
+			(void)write_capped(s, u->raw[slot], 0);
+	}
+	u->raw[slot] = raw;
+	if (u->capped && s->capped_fd >= 0)
+		(void)write_capped(s, raw, u->capped);
 }
 
 static void update_caps(struct proc_shares *s)
@@ -336,11 +377,12 @@ int proc_shares_forked(struct proc_shares *s, uint32_t parent, uint32_t child)
 			continue;
 		if (u->capped & capped_bit[m]) {
 			/*
-			 * The kernel side looks the child's own uid up, which for a
-			 * subordinate uid is not the capped owner's: a copy it made
-			 * anyway goes, or it would be an entry no share counts.
+			 * The kernel side looks the child's own uid up: a subordinate
+			 * uid of the owner's not written with it (note_raw_uid) got
+			 * a copy anyway, which goes, or no share would count it.
 			 */
-			bpf_map_delete_elem(s->fds[m], &child);
+			if (!bpf_map_delete_elem(s->fds[m], &child))
+				s->taken_back++;
 			c->refused |= (uint8_t)(1u << m);
 		} else {
 			count(s, c, m, true);
@@ -360,17 +402,23 @@ void proc_shares_exited(struct proc_shares *s, uint32_t pid)
 		entry_drop(s, e);
 }
 
-bool proc_shares_sampled(struct proc_shares *s, uint32_t pid)
+unsigned proc_shares_sampled(struct proc_shares *s, uint32_t pid, uint64_t ts_ns)
 {
 	struct proc_share_entry *e = entry_of(s, pid);
-	bool refused;
+	uint32_t sec = (uint32_t)(ts_ns / 1000000000ull) + 1;
+	unsigned out = 0;
 
 	if (!e)
-		return false;
+		return 0;
 	e->sampled_at = s->now;
-	refused = e->refused != 0;
+	if (e->refused)
+		out |= PROC_SAMPLED_REFUSED;
 	e->refused = 0;
-	return refused;
+	if (ts_ns && e->sampled_sec != sec) {
+		out |= PROC_SAMPLED_NEW_SECOND;
+		e->sampled_sec = sec;
+	}
+	return out;
 }
 
 void proc_shares_tick(struct proc_shares *s)
@@ -382,13 +430,16 @@ void proc_shares_tick(struct proc_shares *s)
 	update_caps(s);
 }
 
-int proc_shares_user(const struct proc_shares *s, uint32_t pid, uint32_t *uid)
+int proc_shares_user(struct proc_shares *s, uint32_t pid, uint32_t *uid)
 {
-	int err = proc_real_uid(pid, uid);
+	uint32_t raw;
+	int err = proc_real_uid(pid, &raw);
 
-	if (!err)
-		*uid = uid_owner_of(&s->owners, *uid);
-	return err;
+	if (err)
+		return err;
+	*uid = uid_owner_of(&s->owners, raw);
+	note_raw_uid(s, *uid, raw);
+	return 0;
 }
 
 int proc_real_uid(uint32_t pid, uint32_t *uid)

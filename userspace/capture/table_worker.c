@@ -12,17 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../util/clock.h"
 #include "../util/log.h"
 #include "../util/quiet_thread.h"
 #include "../util/elf_open.h"
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 /* `ns` from now on `clock`, as pthread's timed waits take it. */
 static struct timespec deadline(clockid_t clock, uint64_t ns)
@@ -46,7 +39,7 @@ static struct timespec deadline(clockid_t clock, uint64_t ns)
 static bool wait_for_credit(struct table_worker *w)
 {
 	for (;;) {
-		uint64_t now = mono_ns();
+		uint64_t now = clock_ns(CLOCK_MONOTONIC);
 		struct timespec until;
 
 		w->credit_ns += (double)(now - w->credit_at) * TABLE_WORKER_DUTY;
@@ -192,7 +185,7 @@ int table_worker_start_within(struct table_worker *w, const struct cfi_budget *b
 	pthread_cond_init(&w->cond, &attr);
 	pthread_condattr_destroy(&attr);
 	w->credit_ns = (double)TABLE_WORKER_BURST_NS;
-	w->credit_at = mono_ns();
+	w->credit_at = clock_ns(CLOCK_MONOTONIC);
 	/* Without it, tables are still taken at each pass of the loop. */
 	w->wake_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	/*

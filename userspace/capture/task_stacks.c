@@ -11,7 +11,6 @@
 #include "session.h"
 #include "unwind_loader.h"
 #include "../unwind/user_walk.h"
-#include "../util/bsearch_u64.h"
 
 struct walk_ctx {
 	struct session *s;
@@ -46,16 +45,12 @@ static int find_mapping(void *vctx, uint64_t pc, struct user_walk_mapping *out)
 	struct unwind_loader *l = c->s->unwind;
 	const struct unwind_store_file *f;
 	const struct unwind_mapping *m;
-	size_t lo;
 
 	if (!l || !c->proc_loaded)
 		return -ENOENT;
-	lo = COUNT_LE_BY(l->proc->m,
-			 l->proc->n < UNWIND_MAX_MAPPINGS ? l->proc->n : UNWIND_MAX_MAPPINGS, start,
-			 pc);
-	if (!lo || pc >= l->proc->m[lo - 1].end)
+	m = unwind_proc_mapping_of(l->proc, pc);
+	if (!m)
 		return -ENOENT;
-	m = &l->proc->m[lo - 1];
 	*out = (struct user_walk_mapping){ .start = m->start, .end = m->end };
 	f = unwind_store_find(&l->store, m->file.dev, m->file.ino);
 	if (f && f->status == UNWIND_FILE_LOADED) {

@@ -16,6 +16,8 @@
 
 #include "../symbols/proc_maps.h"
 #include "python_loader.h"
+#include "../util/bsearch_u64.h"
+#include "../util/clock.h"
 #include "../util/log.h"
 #include "../util/elf_open.h"
 
@@ -71,7 +73,6 @@ void unwind_loader_close(struct unwind_loader *l)
 {
 	table_worker_stop(&l->worker);
 	hmap_free(&l->over_budget);
-	hmap_free(&l->stamped);
 	free(l->stamp_proc);
 	if (l->rows)
 		munmap(l->rows, l->rows_bytes);
@@ -232,6 +233,9 @@ void unwind_loader_log_summary(const struct unwind_loader *l)
 		  st->files[UNWIND_FILE_FULL], st->files[UNWIND_FILE_OVER_BUDGET],
 		  l->store.rows.len, (double)st->build_ns / 1e6, (double)st->longest_ns / 1e6,
 		  l->longest_path[0] ? l->longest_path : "-");
+	log_debug("per-process maps: %zu processes refused an entry, %zu entries given back, "
+		  "%zu copies the kernel made for a capped user's child taken back",
+		  l->shares.refused, l->shares.evicted, l->shares.taken_back);
 }
 
 /*
@@ -316,69 +320,47 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 	return err < 0 ? err : 0;
 }
 
-static uint64_t mono_ns(void)
+const struct unwind_mapping *unwind_proc_mapping_of(const struct unwind_proc *p, uint64_t pc)
 {
-	struct timespec ts;
+	/* The BPF map's copy is read whole: a count past the array is not trusted. */
+	size_t lo = COUNT_LE_BY(p->m, p->n < UNWIND_MAX_MAPPINGS ? p->n : UNWIND_MAX_MAPPINGS,
+				start, pc);
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The mapping of `p` (sorted by start) that holds `pc`, or NULL. */
-static const struct unwind_mapping *mapping_of(const struct unwind_proc *p, uint64_t pc)
-{
-	uint32_t lo = 0, hi = p->n < UNWIND_MAX_MAPPINGS ? p->n : UNWIND_MAX_MAPPINGS;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (pc < p->m[mid].start)
-			hi = mid;
-		else if (pc >= p->m[mid].end)
-			lo = mid + 1;
-		else
-			return &p->m[mid];
-	}
-	return NULL;
+	return lo && pc < p->m[lo - 1].end ? &p->m[lo - 1] : NULL;
 }
 
 /*
  * The files process pid's user PCs fall in are sampled: what a rebuild
  * keeps first. Its mappings are the BPF map's (what the unwinder used), read
- * at most once a second per process: a cost per process, not per sample.
+ * at most once a second per process (proc_shares_sampled says when): a cost
+ * per process, not per sample.
  */
-static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *uips, size_t n)
+static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *uips, size_t n,
+			uint64_t ts_ns)
 {
-	struct hmap_key key = { pid, 0 };
-	uint64_t now;
-	uint32_t sec, last;
-
 	if (!n || !l->stamp_proc)
 		return;
-	now = mono_ns();
-	sec = (uint32_t)(now / 1000000000ull) + 1;
-	if (hmap_get(&l->stamped, key, &last) && last == sec)
-		return;
-	if (l->stamped.len >= UNWIND_LOADER_STAMPED_MAX)
-		hmap_free(&l->stamped);
-	/* No memory: looked up again at its next sample, no harm. */
-	(void)hmap_put(&l->stamped, key, sec);
 	if (bpf_map_lookup_elem(l->procs_fd, &pid, l->stamp_proc))
 		return; /* no entry (refused, or gone): read at the next refresh */
 	for (size_t i = 0; i < n; i++) {
-		const struct unwind_mapping *m = mapping_of(l->stamp_proc, uips[i]);
+		const struct unwind_mapping *m = unwind_proc_mapping_of(l->stamp_proc, uips[i]);
 
 		if (m)
-			unwind_store_sampled(&l->store, &m->file, now);
+			unwind_store_sampled(&l->store, &m->file, ts_ns);
 	}
 }
 
-void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid, const uint64_t *uips, size_t n)
+void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,
+			   const uint64_t *uips, size_t n)
 {
+	/* A sample without user PCs stamps nothing: it leaves the second to the next. */
+	unsigned seen = proc_shares_sampled(&l->shares, pid, n && l->stamp_proc ? ts_ns : 0);
+
 	/* No memory to queue it: it is tried again at its next sample. */
-	if (proc_shares_sampled(&l->shares, pid))
+	if (seen & PROC_SAMPLED_REFUSED)
 		(void)unwind_loader_mark(l, pid);
-	stamp_files(l, pid, uips, n);
+	if (seen & PROC_SAMPLED_NEW_SECOND)
+		stamp_files(l, pid, uips, n, ts_ns);
 }
 
 int unwind_loader_mark(struct unwind_loader *l, uint32_t pid)
@@ -419,7 +401,6 @@ int unwind_loader_forked(struct unwind_loader *l, uint32_t parent, uint32_t chil
 void unwind_loader_forget(struct unwind_loader *l, uint32_t pid)
 {
 	proc_shares_exited(&l->shares, pid);
-	hmap_del(&l->stamped, (struct hmap_key){ pid, 0 });
 	if (l->py)
 		python_loader_exited(l->py, pid);
 }
@@ -451,7 +432,7 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l)
 	bool files_full =
 		l->store.files.len >= at && l->store.files.len >= l->files_after_rebuild + at / 3;
 	bool rows_full = l->store.rows.len >= rows_at;
-	uint64_t now = mono_ns();
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 	bool evict = (!l->evicted_at || now - l->evicted_at >= UNWIND_LOADER_EVICT_NS) &&
 		     unwind_store_should_evict(&l->store, now, UNWIND_LOADER_RECENT_NS,
 					       UNWIND_LOADER_OWNER_EVICT_NS);

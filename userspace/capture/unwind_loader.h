@@ -32,8 +32,6 @@ struct python_loader;
 #define UNWIND_LOADER_OWNER_EVICT_NS (60ull * 1000000000ull)
 /* Sampled files kept at a rebuild, at most (the BPF file map holds 16384). */
 #define UNWIND_LOADER_KEEP_FILES     4096
-/* Processes whose last look-up is remembered; past that the memory starts over. */
-#define UNWIND_LOADER_STAMPED_MAX    65536
 
 struct unwind_loader {
 	struct unwind_store store;
@@ -55,10 +53,9 @@ struct unwind_loader {
 	/* Who holds unwind_procs and py_procs: one user cannot take them all. */
 	struct proc_shares shares;
 	/*
-	 * Which files samples fall in (unwind_store_sampled), looked up at most
-	 * once a second per process: pid -> the second of its last look-up.
+	 * Which files samples fall in (unwind_store_sampled) is looked up at
+	 * most once a second per process (the second is in its proc_shares entry).
 	 */
-	struct hmap stamped;
 	struct unwind_proc *stamp_proc; /* scratch: a process's mappings, from the BPF map */
 	uint64_t evicted_at;		/* CLOCK_MONOTONIC of the last rebuild to evict */
 };
@@ -87,12 +84,14 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l);
 int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int procs_fd,
 		       int capped_fd, size_t capacity);
 /*
- * A sample of process `pid` came, its user stack `uips` (n PCs): one
- * refused an entry of the per-process maps (proc_shares.h) is read again
- * at the next refresh, to be admitted, and the files the PCs fall in are
- * marked sampled (at most once a second per process).
+ * A sample of process `pid` came at `ts_ns` (its CLOCK_MONOTONIC stamp),
+ * its user stack `uips` (n PCs): one refused an entry of the per-process
+ * maps (proc_shares.h) is read again at the next refresh, to be admitted,
+ * and the files the PCs fall in are marked sampled (at most once a second
+ * per process).
  */
-void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid, const uint64_t *uips, size_t n);
+void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,
+			   const uint64_t *uips, size_t n);
 /*
  * Read process `pid`'s executable mappings now: load their files' tables
  * and publish its mappings. A gone process, or one the maps have no room
@@ -125,6 +124,8 @@ void unwind_loader_log_summary(const struct unwind_loader *l);
 int unwind_loader_forked(struct unwind_loader *l, uint32_t parent, uint32_t child);
 /* The process exited: its mappings go. */
 void unwind_loader_forget(struct unwind_loader *l, uint32_t pid);
+/* The mapping of `p` (sorted by start) that holds `pc`, or NULL. */
+const struct unwind_mapping *unwind_proc_mapping_of(const struct unwind_proc *p, uint64_t pc);
 /* Every process's: for -a. */
 int unwind_loader_add_all(struct unwind_loader *l);
 void unwind_loader_close(struct unwind_loader *l);

@@ -9,6 +9,7 @@
 
 #include "../lang/go_pclntab.h"
 #include "../util/elf_section.h"
+#include "../util/log.h"
 
 static int push(struct cfi_row_vec *v, struct cfi_row r)
 {
@@ -78,12 +79,15 @@ static bool is_func(const char *name, const char *want)
  * Anything else (assembly marked NOFRAME that pushes other registers, a
  * hostile file) leaves BP as it is, which is what every row did before.
  */
-static uint64_t bp_saved_from(const struct go_code *code, uint64_t a, int32_t sp)
+static uint64_t bp_saved_from(const struct go_code *code, uint64_t a, int32_t sp,
+			      struct go_table_stats *st)
 {
 	uint8_t c[9]; /* c[0] is at a - 1 */
 	int32_t off = sp - 8, disp32;
+	int err = a ? code->read(code->ctx, a - 1, c, sizeof(c)) : -ENOENT;
 
-	if (!a || code->read(code->ctx, a - 1, c, sizeof(c)) || c[1] != 0x48 || c[2] != 0x89)
+	st->prologues_lost += err == -E2BIG;
+	if (err || c[1] != 0x48 || c[2] != 0x89)
 		return 0;
 	if (sp == 8 && c[0] == 0x55 && c[3] == 0xe5)
 		return a;
@@ -199,7 +203,7 @@ static int function_rows(const struct go_pclntab *t, const struct go_func *f,
 			st->prologues_read++;
 			if ((err = charge(c, GO_CODE_READ_STEPS, 0)))
 				return err;
-			saved_from = bp_saved_from(code, a, sp);
+			saved_from = bp_saved_from(code, a, sp, st);
 			st->saves_bp += saved_from != 0;
 		}
 		if ((err = push_sp_rows(c, out, a, b, sp, saved_from)))
@@ -245,6 +249,11 @@ int go_table_from_pclntab(const struct go_pclntab *t, const struct go_code *code
 	if (!err)
 		err = cfi_budget_check(budget, c.cpu_start, &c.over);
 	st.over_budget = c.over;
+	/* Once per file: its rows are right, but these functions' callers lose their BP. */
+	if (st.prologues_lost)
+		log_debug("a Go file's code past what a reader keeps (%u MiB): %zu functions' "
+			  "prologues not read, their callers' BP not restored by their rows",
+			  ELF_CODE_MAX_WINDOWS * (ELF_CODE_WINDOW >> 10) >> 10, st.prologues_lost);
 	if (stats)
 		*stats = st;
 	if (err) {

@@ -43,6 +43,7 @@ struct go_table_stats {
 	size_t stack_switches;	 /* SPWRITE functions left to the frame pointer */
 	size_t prologues_read;	 /* functions whose prologue was read */
 	size_t saves_bp;	 /* of them, those whose rows restore the caller's BP */
+	size_t prologues_lost;	 /* of them, not read: past ELF_CODE_MAX_WINDOWS of code */
 	size_t bad_funcs;	 /* records or value tables that could not be read */
 	const char *over_budget; /* -E2BIG: which budget the table went over */
 };

@@ -13,12 +13,17 @@
 
 #include "log.h"
 
-/* Root's file, or ours; no one else may have written it. */
+/*
+ * Root's file, or ours, that no one else may write: group-writable is
+ * refused whatever the group, as elf_fd_mappable refuses it (a group
+ * root's files share, "root" or "wheel", may hold users; a host that
+ * wants its subuid file believed keeps it 0644).
+ */
 static bool trusted(const struct stat *st)
 {
 	if (!S_ISREG(st->st_mode) || (st->st_uid != 0 && st->st_uid != geteuid()))
 		return false;
-	return !(st->st_mode & S_IWOTH) && (!(st->st_mode & S_IWGRP) || st->st_gid == 0);
+	return !(st->st_mode & (S_IWGRP | S_IWOTH));
 }
 
 /* A decimal uid field, all of it: 0 or -1. */
