@@ -136,7 +136,9 @@ static int cut_snapshot(struct continuous *c, uint64_t boundary)
 	proc_source_release_symbols(&c->rec.src_ctx);
 	if (snapshot_writer_wait_room(&c->symbolizer))
 		log_warn("snapshots are symbolized and written more slowly than they are cut: %d "
-			 "windows waited, and the rings waited for them (a slow disk in %s?)",
+			 "windows waited to be symbolized and the rings went unread until one was "
+			 "(symbols slow to load, or a slow disk in %s, which the symbolizer waits "
+			 "for); a longer --interval gives both more time",
 			 SNAPSHOT_WRITER_QUEUE, c->opts->out_dir);
 	if (fabs(offset - c->wall_offset_ms) > CLOCK_STEP_MS) {
 		log_warn("the wall clock moved by %.0f ms; snapshot names follow it from now on",
