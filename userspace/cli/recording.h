@@ -86,14 +86,6 @@ void recording_stop(struct recording *r, struct session_stats *stats);
  * cost. On any thread: the frame sources are taken under symbols_lock.
  */
 int recording_build_tables(struct recording *r, struct model *m, struct profile_tables *tables);
-/*
- * Tests only: the same, taking `test_delay_ms` more first
- * (BPFPROF_TEST_SYMBOLIZE_DELAY_MS: as cold caches of big binaries would),
- * holding nothing: a real cold load holds the frame sources for one object
- * at a time, which the thread recording may wait for.
- */
-int recording_build_tables_paced(struct recording *r, struct model *m,
-				 struct profile_tables *tables, unsigned test_delay_ms);
 
 /*
  * Write `m` (finished, its tables built) to `out` as `format` (FORMAT_BOTH
