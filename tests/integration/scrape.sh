@@ -40,10 +40,10 @@
 #             the file. A 0600 token file the user owns is refused with one
 #             line; root's, and the sudo user's (SUDO_UID), are taken.
 #   slow_symbols  -a with 256 KiB rings under a wakeup storm, the first
-#             snapshot's symbolization 2 s slower: the rings are
-#             drained during it (bpfprof -v counts the drains and the longest
-#             gap), no record is lost, and a scrape ending meanwhile is
-#             answered at once with its whole window.
+#             snapshot's symbolization held until a scrape whose window
+#             ends after that cut is answered: it is, with its whole window,
+#             and the rings were drained meanwhile (bpfprof -v counts the
+#             drains; the longest gap and any loss are said, not asserted).
 #   flood     another local user keeps 3,000 connections to the port open or
 #             opening; root's 2 s scrapes are still answered (within 3 s of
 #             their end: root's connection waits in the accept queue behind
@@ -421,77 +421,55 @@ token_file)
 	;;
 slow_symbols)
 	# -a --interval 2s --ring-size 256K while two threads wake each other
-	# ~20k times a second (the load continuous_slow_writer's control shows
-	# losing records when the reader stalls 1.5 s), and symbolizing the
-	# first snapshot takes 2 s more (BPFPROF_TEST_SYMBOLIZE_DELAY_MS, as
-	# cold caches of big binaries do): the rings are drained on while it is
-	# symbolized (bpfprof counts the drains meanwhile: none when the thread
-	# that drains them symbolizes), never left unread as long as that, no
-	# record is lost, and a scrape whose window ends meanwhile is answered
-	# without waiting for the snapshot's symbolization, with its whole
-	# window.
+	# ~20k times a second, and the first snapshot's symbolization held (as
+	# cold caches of big binaries hold it) until the test opens
+	# BPFPROF_TEST_SYMBOLIZE_GATE, after a scrape asked once that window was
+	# cut has been answered: the scrape's window ends after the cut, so it
+	# is answered only if the rings are drained past its end while the
+	# symbolization is held (when the thread draining the rings symbolized
+	# the windows itself, it never was). The longest gap between drains,
+	# records lost and cuts that waited depend on the machine's load too:
+	# they are said, not asserted.
 	: "${PINGPONG:?PINGPONG is not set}"
-	delay=2000
 	start_background pingpong "$PINGPONG" -s 60
 	start_burner 60
 	sleep 0.3
-	export BPFPROF_TEST_SYMBOLIZE_DELAY_MS=$delay:1
+	gate=$WORK/symbolize.gate
+	export BPFPROF_TEST_SYMBOLIZE_GATE=$gate
 	start_listening -a --listen 127.0.0.1:0 --interval 2s --ring-size 256K \
 		--out-dir "$WORK/snaps" -v
-	unset BPFPROF_TEST_SYMBOLIZE_DELAY_MS
-	# Asked at once, it ends just after the first cut, while that window is symbolized.
+	unset BPFPROF_TEST_SYMBOLIZE_GATE
+	wait_grep '^bpfprof: debug: window cut at' "$WORK/bpfprof.err" "bpfprof cut no window in 60 s"
 	before=$(truth)
+	# 60 s bounds a hang only: unanswered, the scrape would wait for the gate forever.
 	got=$(curl -sS -o "$WORK/s.pb.gz" -w '%{http_code}' --max-time 60 \
 		"http://127.0.0.1:$PORT/debug/pprof/profile?seconds=2")
 	after=$(truth)
-	[ "$got" = 200 ] || fail "the 2 s scrape was answered $got"
+	: >"$gate"
+	[ "$got" = 200 ] ||
+		fail "a 2 s scrape ending while the first window's symbolization was held was answered '$got' (not at all: the rings were not drained meanwhile?)"
+	ok "a 2 s scrape ending after the first cut was answered while that window's symbolization was held"
+	wait_grep "the test's gate held" "$WORK/bpfprof.err" "the gate did not let the symbolization go"
 	for ((i = 0; i < 1200; i++)); do
 		[ "$(grep -c '^bpfprof: snapshot .* written' "$WORK/bpfprof.err")" -ge 4 ] && break
 		kill -0 "$BPFPROF_PID" 2>/dev/null || fail "bpfprof exited: $(tail -n 5 "$WORK/bpfprof.err")"
 		sleep 0.05
 	done
 	stop_listening
-	grep -E "symbolized|drained at most|scrape of|lost" "$WORK/bpfprof.err" | head -n 30 | indent
+	grep -E "gate held|symbolized|drained at most|scrape of|lost|more slowly" "$WORK/bpfprof.err" | head -n 30 | indent
 	pprofcheck s "$WORK/s.pb.gz"
 	check_window s 2 "$before" "$after"
-	# bpfprof's own -v lines: how long each slow symbolization took and how
-	# often the rings were drained during it; the longest time the rings
-	# went unread in each window; how late the scrape was, less its build.
-	awk -v delay="$delay" '
-		/symbolized .* frames .* ms, the rings drained/ {
-			for (i = 1; i < NF; i++) {
-				if ($i == "in" && $(i + 2) ~ /^ms/) ms = $(i + 1)
-				if ($i == "drained" && $(i + 2) == "times") drains = $(i + 1)
-			}
-			if (ms >= delay) { slow++; if (drains < 1) { print "FAIL a symbolization of " ms " ms with no drain of the rings meanwhile"; bad = 1 } }
-		}
-		/the rings were drained at most [0-9]+ ms apart/ {
-			for (i = 1; i < NF; i++) if ($i == "most") gap = $(i + 1)
-			windows++
-			if (gap >= delay) { print "FAIL the rings went unread for " gap " ms, as long as a slow symbolization"; bad = 1 }
-		}
-		/scrape of 2 s answered/ {
-			for (i = 1; i < NF; i++) { if ($i == "answered") late = $(i + 1); if ($(i + 1) == "ms" && $(i + 2) == "of") build = $i }
-			if (late - build >= delay / 2) { print "FAIL the scrape waited " late - build " ms past its end besides its " build " ms of building: it waited for a symbolization"; bad = 1 }
-			scraped = 1
-		}
-		END {
-			if (slow < 1) { print "FAIL no symbolization took the " delay " ms more"; bad = 1 }
-			if (windows < 3) { print "FAIL " windows + 0 " windows said how long the rings went unread"; bad = 1 }
-			if (!scraped) { print "FAIL bpfprof -v did not say when it answered the scrape"; bad = 1 }
-			if (!bad) print "ok   " slow " symbolizations of " delay " ms more, the rings drained during each; " windows " windows, the rings never unread that long; the scrape answered " late - build " ms after its end besides its building"
-			exit bad
-		}' "$WORK/bpfprof.err" >"$WORK/slow.check"
-	status=$?
-	indent <"$WORK/slow.check"
-	[ "$status" -eq 0 ] || fail "draining stopped while a snapshot was symbolized"
-	grep -q "lost because a ring buffer was full" "$WORK/bpfprof.err" &&
-		fail "records were lost: $(grep 'lost because' "$WORK/bpfprof.err" | head -n 3)"
-	grep -q "written more slowly than they are cut" "$WORK/bpfprof.err" &&
-		fail "a cut waited for the symbolizer: one symbolization of an interval more filled its queue"
+	drains=$(sed -n "s/.*the test's gate held .* the rings were drained \([0-9]*\) times meanwhile.*/\1/p" "$WORK/bpfprof.err")
+	[ -n "$drains" ] && [ "$drains" -ge 1 ] ||
+		fail "the rings were drained ${drains:-?} times while the symbolization was held"
+	ok "the rings were drained $drains times while the symbolization was held"
+	# Observations, not properties: a busy machine may hold the reader off anyway.
+	log "the longest gaps between drains: $(sed -n 's/.*the rings were drained at most \([0-9]*\) ms apart.*/\1/p' "$WORK/bpfprof.err" | sort -n | tail -n 1) ms;" \
+		"records lost: $(grep -c 'lost because a ring buffer was full' "$WORK/bpfprof.err") lines;" \
+		"cuts that waited for the symbolizer: $(grep -c 'written more slowly than they are cut' "$WORK/bpfprof.err")"
 	node_check continuous.mjs --dir "$WORK/snaps" --min-count 4 --interval 2000 >"$WORK/snaps.check" 2>&1 ||
 		fail "the snapshots do not pass the snapshot checks: $(tail -n 5 "$WORK/snaps.check")"
-	ok "no record lost, no cut waited, the snapshots touch and load"
+	ok "the snapshots touch and load"
 	;;
 *)
 	fail "unknown mode $MODE"

@@ -85,15 +85,14 @@ static void retain_object(void *ctx, uint32_t object)
  * After a cut, only the live model and the windows still to be symbolized
  * refer to binaries: those of live processes' mappings, of the frames the
  * live model kept, and of the waiting windows' frames. The symbolizer and
- * the JIT maps drop every other. Under the symbols lock: the symbolizer
- * thread resolves meanwhile, one frame at a time.
+ * the JIT maps drop every other. The caller holds the symbols lock: the
+ * symbolizer thread resolves meanwhile, one frame at a time.
  */
 static void sweep_caches(struct continuous *c)
 {
 	const struct model *m = &c->rec.model;
 	size_t objects, jits;
 
-	proc_source_hold_symbols(&c->rec.src_ctx);
 	frame_resolver_retain_begin(&c->rec.frames);
 	for (size_t i = 0; i < m->processes.len; i++) {
 		const struct process *p = &m->processes.data[i];
@@ -111,9 +110,6 @@ static void sweep_caches(struct continuous *c)
 	if (c->scrape)
 		scrape_for_each_object(c->scrape, retain_object, &c->rec.frames);
 	objects = frame_resolver_sweep(&c->rec.frames, &jits);
-	proc_source_release_symbols(&c->rec.src_ctx);
-	/* Give what the snapshot used back to the system, so RSS shows the live state. */
-	malloc_trim(0);
 	if (objects || jits)
 		log_debug("dropped %zu binaries and %zu JIT maps no live process uses", objects,
 			  jits);
@@ -140,7 +136,9 @@ static int cut_snapshot(struct continuous *c, uint64_t boundary)
 	proc_source_release_symbols(&c->rec.src_ctx);
 	if (snapshot_writer_wait_room(&c->symbolizer))
 		log_warn("snapshots are symbolized and written more slowly than they are cut: %d "
-			 "windows waited, and the rings waited for them (a slow disk in %s?)",
+			 "windows waited to be symbolized and the rings went unread until one was "
+			 "(symbols slow to load, or a slow disk in %s, which the symbolizer waits "
+			 "for); a longer --interval gives both more time",
 			 SNAPSHOT_WRITER_QUEUE, c->opts->out_dir);
 	if (fabs(offset - c->wall_offset_ms) > CLOCK_STEP_MS) {
 		log_warn("the wall clock moved by %.0f ms; snapshot names follow it from now on",
@@ -192,11 +190,15 @@ static int cut_snapshot(struct continuous *c, uint64_t boundary)
 	}
 	job->live_threads = live->threads.len;
 	job->live_frames = live->frames.len;
+	/* Held already if the cut's reads of /proc took it: the symbolizer unlists under it. */
 	proc_source_hold_symbols(&c->rec.src_ctx);
 	job->next_unsymbolized = c->unsymbolized;
 	c->unsymbolized = job;
 	/* After the cut only the live model and the windows to symbolize name binaries. */
 	sweep_caches(c);
+	proc_source_release_symbols(&c->rec.src_ctx);
+	/* Give what the snapshot used back to the system, so RSS shows the live state. */
+	malloc_trim(0);
 	snapshot_writer_submit(&c->symbolizer, job);
 	return 0;
 }
@@ -206,8 +208,9 @@ static int take_snapshot(struct continuous *c, uint64_t boundary)
 {
 	int err = cut_snapshot(c, boundary);
 
-	/* What the cut's reads of /proc held goes back to the symbolizing threads, in any case. */
-	proc_source_release_symbols(&c->rec.src_ctx);
+	/* A cut that failed may hold what its reads of /proc took: the symbolizer's again. */
+	if (err)
+		proc_source_release_symbols(&c->rec.src_ctx);
 	return err;
 }
 

@@ -11,12 +11,14 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <malloc.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../scrape/scrape_server.h"
 #include "../util/clock.h"
@@ -168,16 +170,30 @@ static void test_write_delay(void)
 }
 
 /*
- * Tests only: BPFPROF_TEST_SYMBOLIZE_DELAY_MS=N[:COUNT] makes symbolizing
- * each of the first COUNT snapshots take N ms more (every one without
- * COUNT): the rings must be read on meanwhile. Scrapes' profiles are not
- * slowed. On the symbolizer thread only.
+ * Tests only: BPFPROF_TEST_SYMBOLIZE_GATE=FILE holds the first snapshot's
+ * symbolization until FILE exists (5 minutes at most), as loading cold
+ * caches of big binaries would, for as long as the test needs; it holds
+ * nothing: the rings must be read on, and scrapes answered, meanwhile. On the
+ * symbolizer thread only. -v says how long it held and how often the rings
+ * were drained meanwhile.
  */
-static unsigned test_symbolize_delay(void)
+static void test_symbolize_gate(struct continuous *c)
 {
-	static unsigned long builds;
+	static bool held;
+	const char *gate = getenv("BPFPROF_TEST_SYMBOLIZE_GATE");
+	uint64_t t0, drains;
 
-	return test_delay_ms("BPFPROF_TEST_SYMBOLIZE_DELAY_MS", &builds);
+	if (!gate || held)
+		return;
+	held = true;
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	drains = atomic_load_explicit(&c->rec.session.drains, memory_order_relaxed);
+	for (int i = 0; i < 30000 && access(gate, F_OK); i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000000 }, NULL);
+	log_debug("the test's gate held a snapshot's symbolization %.0f ms; the rings were "
+		  "drained %" PRIu64 " times meanwhile",
+		  (double)(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6,
+		  atomic_load_explicit(&c->rec.session.drains, memory_order_relaxed) - drains);
 }
 
 void continuous_free_job(struct snapshot_job *job)
@@ -210,9 +226,10 @@ void continuous_symbolize_job(void *ctx, void *arg)
 {
 	struct continuous *c = ctx;
 	struct snapshot_job *job = arg;
-	int err = recording_build_tables_paced(&c->rec, &job->snap, &job->tables,
-					       test_symbolize_delay());
+	int err;
 
+	test_symbolize_gate(c);
+	err = recording_build_tables(&c->rec, &job->snap, &job->tables);
 	unlist_unsymbolized(c, job);
 	c->last_build_failed = err != 0;
 	if (err) {

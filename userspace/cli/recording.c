@@ -195,12 +195,6 @@ static void log_symbolization(struct recording *r, const struct profile_tables *
 
 int recording_build_tables(struct recording *r, struct model *m, struct profile_tables *tables)
 {
-	return recording_build_tables_paced(r, m, tables, 0);
-}
-
-int recording_build_tables_paced(struct recording *r, struct model *m,
-				 struct profile_tables *tables, unsigned test_delay_ms)
-{
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	uint64_t drains = atomic_load_explicit(&r->session.drains, memory_order_relaxed);
 	int err;
@@ -208,11 +202,6 @@ int recording_build_tables_paced(struct recording *r, struct model *m,
 	/* On the thread that feeds the model (record): what it holds is taken per frame here. */
 	if (pthread_equal(pthread_self(), r->feeder))
 		proc_source_release_symbols(&r->src_ctx);
-	/* Holding nothing: see recording_build_tables_paced in recording.h. */
-	if (test_delay_ms)
-		nanosleep(&(struct timespec){ .tv_sec = test_delay_ms / 1000,
-					      .tv_nsec = (long)(test_delay_ms % 1000) * 1000000 },
-			  NULL);
 
 	/* Each profile (each continuous snapshot) gets the whole fetch budget. */
 	fair_lock(&r->symbols_lock);

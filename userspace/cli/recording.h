@@ -39,8 +39,11 @@ struct recording {
 	 * The frame sources (sym, debuginfod, jit, py_frames, frames) are
 	 * shared by the thread recording, which registers what it meets, and
 	 * the threads that symbolize continuous snapshots and scrapes: each
-	 * use of them is under this lock, held for one frame at a time. The
-	 * rest of the recording is the recording thread's alone.
+	 * use of them is under this lock. The recording thread keeps it for
+	 * a whole drain of the rings once it needs it; a symbolizing thread
+	 * keeps it across frames while nobody waits, and lets go at the end of
+	 * the frame it is at when someone does. The rest of the recording is
+	 * the recording thread's alone.
 	 */
 	struct fair_lock symbols_lock;
 	pthread_t feeder; /* the thread that drains the rings and feeds the model */
@@ -83,14 +86,6 @@ void recording_stop(struct recording *r, struct session_stats *stats);
  * cost. On any thread: the frame sources are taken under symbols_lock.
  */
 int recording_build_tables(struct recording *r, struct model *m, struct profile_tables *tables);
-/*
- * Tests only: the same, taking `test_delay_ms` more first
- * (BPFPROF_TEST_SYMBOLIZE_DELAY_MS: as cold caches of big binaries would),
- * holding nothing: a real cold load holds the frame sources for one object
- * at a time, which the thread recording may wait for.
- */
-int recording_build_tables_paced(struct recording *r, struct model *m,
-				 struct profile_tables *tables, unsigned test_delay_ms);
 
 /*
  * Write `m` (finished, its tables built) to `out` as `format` (FORMAT_BOTH

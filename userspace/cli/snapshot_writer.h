@@ -23,7 +23,7 @@
 
 #define SNAPSHOT_WRITER_QUEUE 2
 
-/* Called on the writer thread with each job handed over; it owns and frees the job. */
+/* Called on this queue's thread with each job handed over, in order; it owns the job then. */
 typedef void (*snapshot_write_fn)(void *ctx, void *job);
 
 struct snapshot_writer {

@@ -118,8 +118,8 @@ int profile_tables_build(struct profile_tables *t, const struct model *m, frame_
 			 void *ctx);
 /*
  * The same, with `resolve`'s sources shared with another thread: `lock` is
- * held around each frame's resolution and the copy of its names, never
- * longer, so that the other thread waits one frame at most.
+ * held while a frame is resolved and its names copied, and kept across
+ * frames while nobody waits for it; a waiter waits one frame at most.
  */
 int profile_tables_build_locked(struct profile_tables *t, const struct model *m,
 				frame_resolve_fn resolve, void *ctx, struct fair_lock *lock);

@@ -43,6 +43,13 @@
  */
 #define PY_READ_DEADLINE_MS   500
 #define PY_COOLDOWN_DOUBLINGS 7
+/*
+ * How often a drain asks the reader whether a uid's stuck read returned:
+ * its frames come by the thousand, the question takes the reader's mutex
+ * and looks at every worker, and a return noticed a few ms late only
+ * starts the cooldown that much later.
+ */
+#define PY_HOLDS_CHECK_NS     (5 * 1000000ull)
 /* What a frame is named when its code object was not read. */
 #define OVER_BUDGET_NAME      "[Python code past bpfprof's memory budget]"
 #define STALLED_NAME	      "[Python frame unread: a read of its uid's memory stalled]"
@@ -78,6 +85,7 @@ struct uid_share {
 	bool holds;	      /* a read of its memory is stuck, past its deadline at held_since */
 	uint32_t held_pid;    /* the process it read */
 	uint64_t held_since;  /* CLOCK_MONOTONIC ns */
+	uint64_t checked_at;  /* when the reader was last asked whether it holds (ns) */
 	uint64_t quiet_until; /* 0, or the end of the cooldown (CLOCK_MONOTONIC ns) */
 	size_t bytes;
 };
@@ -296,26 +304,30 @@ int python_procs_known(const struct python_procs *p, uint32_t pid)
 /*
  * Whether `e`'s memory is not read now: a read of its uid's is stuck, or
  * returned less than the cooldown ago. The drain notices a return at the
- * uid's next frame.
+ * uid's first frame PY_HOLDS_CHECK_NS after it last asked.
  */
 static bool stalled(struct python_procs *p, struct proc_entry *e)
 {
 	struct uid_share *u = &p->shares.data[e->share];
 	uint64_t now, cooldown_ms;
+	unsigned doublings;
 
 	if (!u->holds && !u->quiet_until)
 		return false;
 	now = clock_ns(CLOCK_MONOTONIC);
-	if (u->holds && !(p->reader && py_reader_holds(p->reader, u->uid))) {
-		u->holds = false;
-		cooldown_ms = (uint64_t)p->deadline_ms
-			      << (u->stalls - 1 < PY_COOLDOWN_DOUBLINGS ? u->stalls - 1
-									: PY_COOLDOWN_DOUBLINGS);
-		u->quiet_until = now + cooldown_ms * 1000000;
-		log_info("Python process %u (uid %u): its stalled read returned (seen %" PRIu64
-			 " ms past the deadline); its uid's processes are read again in %" PRIu64
-			 " ms",
-			 u->held_pid, u->uid, (now - u->held_since) / 1000000, cooldown_ms);
+	if (u->holds && now - u->checked_at >= PY_HOLDS_CHECK_NS) {
+		u->checked_at = now;
+		u->holds = p->reader && py_reader_holds(p->reader, u->uid);
+		if (!u->holds) {
+			doublings = u->stalls - 1 < PY_COOLDOWN_DOUBLINGS ? u->stalls - 1
+									  : PY_COOLDOWN_DOUBLINGS;
+			cooldown_ms = (uint64_t)p->deadline_ms << doublings;
+			u->quiet_until = now + cooldown_ms * 1000000;
+			log_info("Python process %u (uid %u): its stalled read returned (seen "
+				 "%" PRIu64 " ms past the deadline); its uid's processes are read "
+				 "again in %" PRIu64 " ms",
+				 u->held_pid, u->uid, (now - u->held_since) / 1000000, cooldown_ms);
+		}
 	}
 	if (!u->holds && now >= u->quiet_until) {
 		u->quiet_until = 0;
@@ -354,6 +366,7 @@ static bool read_exact(struct python_procs *p, struct proc_entry *e, uint64_t ad
 		u->holds = true;
 		u->held_pid = e->pid;
 		u->held_since = clock_ns(CLOCK_MONOTONIC);
+		u->checked_at = u->held_since;
 		p->stats.stalled_procs += !e->stalled;
 		e->stalled = true;
 		log_warn("Python process %u (uid %u): a read of its memory did not return in %u ms "

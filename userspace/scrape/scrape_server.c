@@ -48,7 +48,7 @@ struct window {
 	uint64_t from, to; /* CLOCK_MONOTONIC ns */
 	enum window_state state;
 	bool started;  /* samples has been set up */
-	bool orphaned; /* its request ended while it waited: the poll thread frees it */
+	bool orphaned; /* its request ended while it waited: whoever answers it frees it */
 	struct model samples;
 	double wall_offset_ms; /* BUILDING: CLOCK_REALTIME - CLOCK_MONOTONIC, for the profile */
 	int fd;		       /* the gzip'd profile (a memfd), DONE */
@@ -301,7 +301,7 @@ static void on_completed(void *ctx, void *req_cls)
 	free_window(w);
 }
 
-/* Unlink and free an orphaned window (under the lock, on the poll thread). */
+/* Unlink and free an orphaned window (under the lock, on the thread answering it). */
 static void drop_orphan_locked(struct scrape_server *s, struct window *w)
 {
 	struct window **pp;
