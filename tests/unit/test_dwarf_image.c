@@ -331,6 +331,71 @@ static void test_inflated_sizes_wrap(void)
 	free(elf);
 }
 
+/*
+ * The file's size at each fstat: the test arms `flip_fd` and the first
+ * fstat of it sees the file as it is (sparse, 2^63 - 1 bytes), then the
+ * file is cut back to `flip_size` at once, as its owner may do with
+ * ftruncate between two fstats. The symbolizer's code is linked with
+ * --wrap=fstat (dwarf.cmake); libelf's own fstat is not wrapped.
+ */
+static int flip_fd = -1;
+static off_t flip_size;
+
+int __real_fstat(int fd, struct stat *st);
+int __wrap_fstat(int fd, struct stat *st);
+
+int __wrap_fstat(int fd, struct stat *st)
+{
+	int ret = __real_fstat(fd, st);
+
+	if (fd == flip_fd) {
+		flip_fd = -1;
+		CHECK(ftruncate(fd, flip_size) == 0);
+	}
+	return ret;
+}
+
+/*
+ * Debug sections that overlap at the start of a file 2^63 - 1 bytes long
+ * at its first fstat, whose sizes (2^63 - 8 KiB twice, then 20 KiB) sum to
+ * 2^64 + 4 KiB: each fits the file, their sum wrapped to 4 KiB, an image of
+ * a few KiB was allocated and the first section was read into it (a heap
+ * overflow) once the file was cut below the 1 GiB read cap. Refused.
+ */
+static void test_section_sizes_wrap(void)
+{
+	static const struct {
+		const char *name;
+		uint64_t size;
+	} lies[] = { { ".debug_info", (1ull << 63) - 8192 },
+		     { ".debug_abbrev", (1ull << 63) - 8192 },
+		     { ".debug_line", 16384 + 4096 } };
+	size_t size;
+	unsigned char *elf = slurp(DWARF_FIX, &size);
+	struct dwarf_image img;
+	bool patched = elf != NULL;
+	int fd;
+
+	for (size_t i = 0; patched && i < sizeof(lies) / sizeof(lies[0]); i++)
+		patched = patch_section(elf, size, lies[i].name, true, 0) &&
+			  patch_section(elf, size, lies[i].name, false, lies[i].size);
+	CHECK(patched);
+	fd = patched ? memfd_of(elf, size) : -1;
+	if (fd >= 0 && ftruncate(fd, INT64_MAX) == 0) {
+		flip_size = (off_t)size;
+		flip_fd = fd;
+		CHECK_EQ_INT(dwarf_image_open(&img, fd, DWARF_IMAGE_MAX_BYTES), -EFBIG);
+		CHECK(img.elf == NULL && img.buf == NULL);
+		CHECK(flip_fd == -1); /* the flip happened */
+		flip_fd = -1;
+	} else {
+		CHECK(!"a sparse memfd of 2^63 - 1 bytes");
+	}
+	if (fd >= 0)
+		close(fd);
+	free(elf);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -339,5 +404,6 @@ int main(void)
 	RUN(test_budget);
 	RUN(test_lying_headers);
 	RUN(test_inflated_sizes_wrap);
+	RUN(test_section_sizes_wrap);
 	return test_summary();
 }
