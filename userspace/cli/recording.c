@@ -214,12 +214,17 @@ int recording_build_tables_paced(struct recording *r, struct model *m,
 					      .tv_nsec = (long)(test_delay_ms % 1000) * 1000000 },
 			  NULL);
 
-	/* Each profile (each continuous snapshot) gets the whole fetch budget. */
+	/*
+	 * Each profile gets the whole fetch and CRC budgets, unless another build
+	 * (a snapshot's, a scrape's) is spending them: see symbolizer_build_begin.
+	 */
 	fair_lock(&r->symbols_lock);
-	debuginfo_server_new_profile(r->debuginfod);
-	symbolizer_new_profile(r->sym);
+	symbolizer_build_begin(r->sym);
 	fair_unlock(&r->symbols_lock);
 	err = profile_tables_build_locked(tables, m, resolve_frame, r, &r->symbols_lock);
+	fair_lock(&r->symbols_lock);
+	symbolizer_build_end(r->sym);
+	fair_unlock(&r->symbols_lock);
 
 	if (!err)
 		log_symbolization(r, tables, clock_ns(CLOCK_MONOTONIC) - t0,

@@ -165,11 +165,17 @@ void symbolizer_retain(struct symbolizer *s, uint32_t object);
 /* Free every unmarked object; returns how many were freed. */
 size_t symbolizer_sweep(struct symbolizer *s);
 /*
- * A new profile (a continuous snapshot) is about to be symbolized: time
- * budgets spent for earlier ones (checking debug files by CRC) start again,
- * so that a days-long run does not lose names once they are spent.
+ * A profile (a continuous snapshot, a scrape) is about to be symbolized,
+ * or is done; both under the lock the symbolizer is used under. The time
+ * budgets spent for earlier profiles (checking debug files by CRC, fetching
+ * them from debuginfod, decoding Go lines) start again, so that a days-long
+ * run does not lose names once they are spent; but only when no other
+ * build is in flight: builds overlap in continuous mode (a snapshot's and a
+ * scrape's, which any local user may ask for), and one must not refill the
+ * budget another is spending.
  */
-void symbolizer_new_profile(struct symbolizer *s);
+void symbolizer_build_begin(struct symbolizer *s);
+void symbolizer_build_end(struct symbolizer *s);
 
 struct symbolizer_stats {
 	uint64_t objects, objects_failed; /* alive: swept ones are not counted */
