@@ -202,7 +202,10 @@ static void test_debug_sections_only(void)
 	close(fd);
 }
 
-/* The budget counts what is read and what libdw inflates; past it, no DWARF (-EFBIG). */
+/*
+ * The budget counts what is read and what libdw inflates; past it, no DWARF
+ * (-EDQUOT: a budget with more room would take it, test_own_size).
+ */
 static void test_budget(void)
 {
 	struct dwarf_image img;
@@ -219,16 +222,16 @@ static void test_budget(void)
 	CHECK_EQ_INT(dwarf_info_open_capped(&d, fd, NO_DEBUG_ROOT, bytes), 0);
 	dwarf_info_free(d);
 	d = NULL;
-	CHECK_EQ_INT(dwarf_info_open_capped(&d, fd, NO_DEBUG_ROOT, bytes - 1), -EFBIG);
+	CHECK_EQ_INT(dwarf_info_open_capped(&d, fd, NO_DEBUG_ROOT, bytes - 1), -EDQUOT);
 	CHECK(d == NULL);
-	CHECK_EQ_INT(dwarf_info_open_capped(&d, fd, NO_DEBUG_ROOT, 100), -EFBIG);
+	CHECK_EQ_INT(dwarf_info_open_capped(&d, fd, NO_DEBUG_ROOT, 100), -EDQUOT);
 
 	CHECK_EQ_INT(dwarf_image_open(&img, zfd, DWARF_IMAGE_MAX_BYTES), 0);
 	bytes = img.bytes;
 	inflated = img.inflated;
 	dwarf_image_close(&img);
 	CHECK(inflated > bytes / 2); /* compressed DWARF inflates */
-	CHECK_EQ_INT(dwarf_image_open(&img, zfd, bytes + inflated - 1), -EFBIG);
+	CHECK_EQ_INT(dwarf_image_open(&img, zfd, bytes + inflated - 1), -EDQUOT);
 	CHECK(img.elf == NULL && img.buf == NULL);
 	CHECK_EQ_INT(dwarf_info_open_capped(&d, zfd, NO_DEBUG_ROOT, bytes + inflated), 0);
 	dwarf_info_free(d);
@@ -396,6 +399,42 @@ static void test_section_sizes_wrap(void)
 	free(elf);
 }
 
+/*
+ * A file with more DWARF than any budget takes (280 MiB of .debug_info, in
+ * a sparse 300 MiB file) is refused for itself (-EFBIG) under a small
+ * budget as under the whole one, before a byte is read; one with 200 MiB
+ * for the budget only (-EDQUOT): the symbolizer tries that one again when
+ * room is freed, never the first.
+ */
+static void test_own_size(void)
+{
+	static const struct {
+		uint64_t size, budget;
+		int err;
+	} cases[] = { { 280ull << 20, 1u << 20, -EFBIG },
+		      { 280ull << 20, DWARF_IMAGE_MAX_BYTES, -EFBIG },
+		      { 200ull << 20, 1u << 20, -EDQUOT } };
+	size_t size;
+	unsigned char *orig = slurp(DWARF_FIX, &size), *copy = orig ? malloc(size) : NULL;
+
+	for (size_t i = 0; copy && i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dwarf_image img;
+		int fd;
+
+		memcpy(copy, orig, size);
+		CHECK(patch_section(copy, size, ".debug_info", false, cases[i].size));
+		fd = memfd_of(copy, size);
+		if (fd < 0)
+			continue;
+		CHECK(ftruncate(fd, 300 << 20) == 0);
+		CHECK_EQ_INT(dwarf_image_open(&img, fd, cases[i].budget), cases[i].err);
+		CHECK(img.elf == NULL && img.buf == NULL);
+		close(fd);
+	}
+	free(orig);
+	free(copy);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -405,5 +444,6 @@ int main(void)
 	RUN(test_lying_headers);
 	RUN(test_inflated_sizes_wrap);
 	RUN(test_section_sizes_wrap);
+	RUN(test_own_size);
 	return test_summary();
 }

@@ -82,11 +82,11 @@ static bool advance_within(uint64_t *at, uint64_t n, uint64_t align, uint64_t ma
 
 /*
  * The sections of `src` to keep, checked against the file's `size`, their
- * contents' total in *total, within `max_bytes`: -EFBIG as soon as the next
+ * contents' total in *total, within `limit`: -EFBIG as soon as the next
  * section would take it past, so that no sum wraps (sections may overlap,
  * each up to the file's size).
  */
-static int list_sections(Elf *src, uint64_t size, uint64_t max_bytes, kept_t *out, uint64_t *total)
+static int list_sections(Elf *src, uint64_t size, uint64_t limit, kept_t *out, uint64_t *total)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -111,7 +111,7 @@ static int list_sections(Elf *src, uint64_t size, uint64_t max_bytes, kept_t *ou
 			return -ENOEXEC;
 		if (out->len >= SECTIONS_MAX)
 			return -EFBIG;
-		if (k.sh.sh_size > max_bytes - *total)
+		if (k.sh.sh_size > limit - *total)
 			return -EFBIG; /* said before a byte of it is read */
 		k.file_off = k.sh.sh_offset;
 		*total += k.sh.sh_size;
@@ -214,9 +214,11 @@ static int write_headers(unsigned char *buf, const GElf_Ehdr *eh, const GElf_Shd
 /*
  * Lay out and fill the image of `kept` from `fd`:
  * header, contents, names, section headers. Its size must stay within
- * `max_bytes`.
+ * `max_bytes` (-EDQUOT past it), within `limit` (-EFBIG) before that is
+ * known: no sum of the layout wraps.
  */
-static int build(struct dwarf_image *img, int fd, Elf *src, const kept_t *kept, uint64_t max_bytes)
+static int build(struct dwarf_image *img, int fd, Elf *src, const kept_t *kept, uint64_t max_bytes,
+		 uint64_t limit)
 {
 	GElf_Ehdr eh;
 	bool is64;
@@ -236,16 +238,18 @@ static int build(struct dwarf_image *img, int fd, Elf *src, const kept_t *kept, 
 	at = align_up(ehsize, DATA_ALIGN);
 	for (size_t i = 0; i < kept->len; i++) {
 		names += strlen(kept->data[i].name) + 1;
-		if (!advance_within(&at, kept->data[i].sh.sh_size, DATA_ALIGN, max_bytes))
+		if (!advance_within(&at, kept->data[i].sh.sh_size, DATA_ALIGN, limit))
 			return -EFBIG;
 	}
 	shoff = at;
-	if (!advance_within(&shoff, names, 8, max_bytes))
+	if (!advance_within(&shoff, names, 8, limit))
 		return -EFBIG;
 	bytes = shoff;
-	if (!advance_within(&bytes, (uint64_t)nsh * shsize, 1, max_bytes) ||
+	if (!advance_within(&bytes, (uint64_t)nsh * shsize, 1, limit) ||
 	    (!is64 && bytes > UINT32_MAX))
 		return -EFBIG;
+	if (bytes > max_bytes)
+		return -EDQUOT; /* said before a byte of it is read */
 	sh = calloc(nsh, sizeof(*sh));
 	buf = calloc(1, bytes);
 	if (!sh || !buf) {
@@ -341,7 +345,8 @@ static size_t inflated_size(Elf *elf)
 	return total;
 }
 
-static int read_image(struct dwarf_image *img, int fd, const struct stat *st, uint64_t max_bytes)
+static int read_image(struct dwarf_image *img, int fd, const struct stat *st, uint64_t max_bytes,
+		      uint64_t limit)
 {
 	kept_t kept = { 0 };
 	uint64_t total;
@@ -356,9 +361,9 @@ static int read_image(struct dwarf_image *img, int fd, const struct stat *st, ui
 		err = -ENOEXEC;
 		goto out;
 	}
-	err = list_sections(src, (uint64_t)st->st_size, max_bytes, &kept, &total);
+	err = list_sections(src, (uint64_t)st->st_size, limit, &kept, &total);
 	if (!err)
-		err = build(img, fd, src, &kept, max_bytes);
+		err = build(img, fd, src, &kept, max_bytes, limit);
 out:
 	vec_free(&kept);
 	elf_end(src);
@@ -367,14 +372,23 @@ out:
 
 int dwarf_image_open(struct dwarf_image *img, int fd, uint64_t max_bytes)
 {
+	return dwarf_image_open_part(img, fd, max_bytes, DWARF_IMAGE_MAX_BYTES);
+}
+
+int dwarf_image_open_part(struct dwarf_image *img, int fd, uint64_t max_bytes, uint64_t whole)
+{
+	/* What any budget may grant; the size past which the file is refused for itself. */
+	uint64_t limit = whole > max_bytes ? whole : max_bytes;
 	struct stat st;
 	int err;
 
 	memset(img, 0, sizeof(*img));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ELIBBAD;
-	if (max_bytes > IMAGE_MAX_BYTES)
-		max_bytes = IMAGE_MAX_BYTES;
+	if (limit > IMAGE_MAX_BYTES)
+		limit = IMAGE_MAX_BYTES;
+	if (max_bytes > limit)
+		max_bytes = limit;
 	/* The one fstat: the sizes checked are the sizes used (elf_open_fd_stat). */
 	if (fstat(fd, &st))
 		return -errno;
@@ -387,7 +401,7 @@ int dwarf_image_open(struct dwarf_image *img, int fd, uint64_t max_bytes)
 		img->inflated = inflated_size(img->elf);
 		return 0;
 	}
-	err = read_image(img, fd, &st, max_bytes);
+	err = read_image(img, fd, &st, max_bytes, limit);
 	if (!err) {
 		img->elf = elf_memory(img->buf, img->bytes);
 		if (!img->elf || elf_kind(img->elf) != ELF_K_ELF)
@@ -395,8 +409,11 @@ int dwarf_image_open(struct dwarf_image *img, int fd, uint64_t max_bytes)
 	}
 	if (!err) {
 		img->inflated = inflated_size(img->elf);
-		if (img->inflated > max_bytes - img->bytes)
-			err = -EFBIG; /* a small file that inflates past the budget */
+		/* A small file that inflates past the budget, or past any. */
+		if (img->inflated > limit - img->bytes)
+			err = -EFBIG;
+		else if (img->inflated > max_bytes - img->bytes)
+			err = -EDQUOT;
 	}
 	if (err)
 		dwarf_image_close(img);
