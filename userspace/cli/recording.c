@@ -193,13 +193,28 @@ static void log_symbolization(struct recording *r, const struct profile_tables *
 		  st.objects, st.dwarf_objects, st.lookups, bytes, dwarf, jit, st.open_files, rss);
 }
 
+static int build_tables(struct recording *r, struct model *m, struct profile_tables *tables,
+			bool scheduled, unsigned test_delay_ms);
+
 int recording_build_tables(struct recording *r, struct model *m, struct profile_tables *tables)
 {
-	return recording_build_tables_paced(r, m, tables, 0);
+	return build_tables(r, m, tables, true, 0);
+}
+
+int recording_build_asked_tables(struct recording *r, struct model *m,
+				 struct profile_tables *tables)
+{
+	return build_tables(r, m, tables, false, 0);
 }
 
 int recording_build_tables_paced(struct recording *r, struct model *m,
 				 struct profile_tables *tables, unsigned test_delay_ms)
+{
+	return build_tables(r, m, tables, true, test_delay_ms);
+}
+
+static int build_tables(struct recording *r, struct model *m, struct profile_tables *tables,
+			bool scheduled, unsigned test_delay_ms)
 {
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	uint64_t drains = atomic_load_explicit(&r->session.drains, memory_order_relaxed);
@@ -215,11 +230,11 @@ int recording_build_tables_paced(struct recording *r, struct model *m,
 			  NULL);
 
 	/*
-	 * Each profile gets the whole fetch and CRC budgets, unless another build
-	 * (a snapshot's, a scrape's) is spending them: see symbolizer_build_begin.
+	 * Each profile gets the whole fetch and CRC budgets, but a scrape not
+	 * while another build spends them: see symbolizer_build_begin.
 	 */
 	fair_lock(&r->symbols_lock);
-	symbolizer_build_begin(r->sym);
+	symbolizer_build_begin(r->sym, scheduled);
 	fair_unlock(&r->symbols_lock);
 	err = profile_tables_build_locked(tables, m, resolve_frame, r, &r->symbols_lock);
 	fair_lock(&r->symbols_lock);

@@ -84,6 +84,13 @@ void recording_stop(struct recording *r, struct session_stats *stats);
  */
 int recording_build_tables(struct recording *r, struct model *m, struct profile_tables *tables);
 /*
+ * The same for a profile someone asked for (a scrape): its symbolization
+ * does not start the time budgets again while another build spends them
+ * (symbolizer_build_begin).
+ */
+int recording_build_asked_tables(struct recording *r, struct model *m,
+				 struct profile_tables *tables);
+/*
  * Tests only: the same, taking `test_delay_ms` more first
  * (BPFPROF_TEST_SYMBOLIZE_DELAY_MS: as cold caches of big binaries would),
  * holding nothing: a real cold load holds the frame sources for one object

@@ -290,9 +290,9 @@ void symbolizer_set_dwarf_budget(struct symbolizer *s, uint64_t all, uint64_t pe
 	s->dwarf_owner_budget = per_owner;
 }
 
-void symbolizer_build_begin(struct symbolizer *s)
+void symbolizer_build_begin(struct symbolizer *s, bool scheduled)
 {
-	if (s->builds_in_flight++)
+	if (s->builds_in_flight++ && !scheduled)
 		return; /* the budgets are the running build's */
 	debug_crc_cache_new_profile(&s->crcs);
 	debuginfo_server_new_profile(s->debuginfod);

@@ -169,12 +169,15 @@ size_t symbolizer_sweep(struct symbolizer *s);
  * or is done; both under the lock the symbolizer is used under. The time
  * budgets spent for earlier profiles (checking debug files by CRC, fetching
  * them from debuginfod, decoding Go lines) start again, so that a days-long
- * run does not lose names once they are spent; but only when no other
- * build is in flight: builds overlap in continuous mode (a snapshot's and a
- * scrape's, which any local user may ask for), and one must not refill the
- * budget another is spending.
+ * run does not lose names once they are spent. Builds overlap in continuous
+ * mode: a snapshot's, on the recording's schedule (`scheduled`), and a
+ * scrape's, which any local user may ask for. A scheduled build starts them
+ * again always (at most once a snapshot interval); an asked-for one only
+ * when no other build is in flight, so that scrapes neither refill the
+ * budget a snapshot is spending nor, one after another, keep it from ever
+ * starting again.
  */
-void symbolizer_build_begin(struct symbolizer *s);
+void symbolizer_build_begin(struct symbolizer *s, bool scheduled);
 void symbolizer_build_end(struct symbolizer *s);
 
 struct symbolizer_stats {
