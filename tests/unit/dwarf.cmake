@@ -87,6 +87,8 @@ target_compile_definitions(test_dwarf_image PRIVATE
   DWARF_FIX_ZLIB_GNU="${DWARF_FIX_FILE}.zlib-gnu"
   DWARF_FIX_BLOB="${DWARF_FIX_FILE}.blob"
   ${DWARF_CROSS_FIXTURES})
+# A file cut short between two fstats (test_section_sizes_wrap): fstat wrapped.
+target_link_options(test_dwarf_image PRIVATE -Wl,--wrap=fstat)
 add_dependencies(test_dwarf_image dwarf_fix)
 if(BPFPROF_LLD)
   add_dependencies(test_dwarf_image dwarf_cross)

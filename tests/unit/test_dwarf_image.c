@@ -202,7 +202,10 @@ static void test_debug_sections_only(void)
 	close(fd);
 }
 
-/* The budget counts what is read and what libdw inflates; past it, no DWARF (-EFBIG). */
+/*
+ * The budget counts what is read and what libdw inflates; past it, no DWARF
+ * (-EDQUOT: a budget with more room would take it, test_own_size).
+ */
 static void test_budget(void)
 {
 	struct dwarf_image img;
@@ -219,16 +222,16 @@ static void test_budget(void)
 	CHECK_EQ_INT(dwarf_info_open_capped(&d, fd, NO_DEBUG_ROOT, bytes), 0);
 	dwarf_info_free(d);
 	d = NULL;
-	CHECK_EQ_INT(dwarf_info_open_capped(&d, fd, NO_DEBUG_ROOT, bytes - 1), -EFBIG);
+	CHECK_EQ_INT(dwarf_info_open_capped(&d, fd, NO_DEBUG_ROOT, bytes - 1), -EDQUOT);
 	CHECK(d == NULL);
-	CHECK_EQ_INT(dwarf_info_open_capped(&d, fd, NO_DEBUG_ROOT, 100), -EFBIG);
+	CHECK_EQ_INT(dwarf_info_open_capped(&d, fd, NO_DEBUG_ROOT, 100), -EDQUOT);
 
 	CHECK_EQ_INT(dwarf_image_open(&img, zfd, DWARF_IMAGE_MAX_BYTES), 0);
 	bytes = img.bytes;
 	inflated = img.inflated;
 	dwarf_image_close(&img);
 	CHECK(inflated > bytes / 2); /* compressed DWARF inflates */
-	CHECK_EQ_INT(dwarf_image_open(&img, zfd, bytes + inflated - 1), -EFBIG);
+	CHECK_EQ_INT(dwarf_image_open(&img, zfd, bytes + inflated - 1), -EDQUOT);
 	CHECK(img.elf == NULL && img.buf == NULL);
 	CHECK_EQ_INT(dwarf_info_open_capped(&d, zfd, NO_DEBUG_ROOT, bytes + inflated), 0);
 	dwarf_info_free(d);
@@ -331,6 +334,107 @@ static void test_inflated_sizes_wrap(void)
 	free(elf);
 }
 
+/*
+ * The file's size at each fstat: the test arms `flip_fd` and the first
+ * fstat of it sees the file as it is (sparse, 2^63 - 1 bytes), then the
+ * file is cut back to `flip_size` at once, as its owner may do with
+ * ftruncate between two fstats. The symbolizer's code is linked with
+ * --wrap=fstat (dwarf.cmake); libelf's own fstat is not wrapped.
+ */
+static int flip_fd = -1;
+static off_t flip_size;
+
+int __real_fstat(int fd, struct stat *st);
+int __wrap_fstat(int fd, struct stat *st);
+
+int __wrap_fstat(int fd, struct stat *st)
+{
+	int ret = __real_fstat(fd, st);
+
+	if (fd == flip_fd) {
+		flip_fd = -1;
+		CHECK(ftruncate(fd, flip_size) == 0);
+	}
+	return ret;
+}
+
+/*
+ * Debug sections that overlap at the start of a file 2^63 - 1 bytes long
+ * at its first fstat, whose sizes (2^63 - 8 KiB twice, then 20 KiB) sum to
+ * 2^64 + 4 KiB: each fits the file, their sum wrapped to 4 KiB, an image of
+ * a few KiB was allocated and the first section was read into it (a heap
+ * overflow) once the file was cut below the 1 GiB read cap. Refused.
+ */
+static void test_section_sizes_wrap(void)
+{
+	static const struct {
+		const char *name;
+		uint64_t size;
+	} lies[] = { { ".debug_info", (1ull << 63) - 8192 },
+		     { ".debug_abbrev", (1ull << 63) - 8192 },
+		     { ".debug_line", 16384 + 4096 } };
+	size_t size;
+	unsigned char *elf = slurp(DWARF_FIX, &size);
+	struct dwarf_image img;
+	bool patched = elf != NULL;
+	int fd;
+
+	for (size_t i = 0; patched && i < sizeof(lies) / sizeof(lies[0]); i++)
+		patched = patch_section(elf, size, lies[i].name, true, 0) &&
+			  patch_section(elf, size, lies[i].name, false, lies[i].size);
+	CHECK(patched);
+	fd = patched ? memfd_of(elf, size) : -1;
+	if (fd >= 0 && ftruncate(fd, INT64_MAX) == 0) {
+		flip_size = (off_t)size;
+		flip_fd = fd;
+		CHECK_EQ_INT(dwarf_image_open(&img, fd, DWARF_IMAGE_MAX_BYTES), -EFBIG);
+		CHECK(img.elf == NULL && img.buf == NULL);
+		CHECK(flip_fd == -1); /* the flip happened */
+		flip_fd = -1;
+	} else {
+		CHECK(!"a sparse memfd of 2^63 - 1 bytes");
+	}
+	if (fd >= 0)
+		close(fd);
+	free(elf);
+}
+
+/*
+ * A file with more DWARF than any budget takes (280 MiB of .debug_info, in
+ * a sparse 300 MiB file) is refused for itself (-EFBIG) under a small
+ * budget as under the whole one, before a byte is read; one with 200 MiB
+ * for the budget only (-EDQUOT): the symbolizer tries that one again when
+ * room is freed, never the first.
+ */
+static void test_own_size(void)
+{
+	static const struct {
+		uint64_t size, budget;
+		int err;
+	} cases[] = { { 280ull << 20, 1u << 20, -EFBIG },
+		      { 280ull << 20, DWARF_IMAGE_MAX_BYTES, -EFBIG },
+		      { 200ull << 20, 1u << 20, -EDQUOT } };
+	size_t size;
+	unsigned char *orig = slurp(DWARF_FIX, &size), *copy = orig ? malloc(size) : NULL;
+
+	for (size_t i = 0; copy && i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct dwarf_image img;
+		int fd;
+
+		memcpy(copy, orig, size);
+		CHECK(patch_section(copy, size, ".debug_info", false, cases[i].size));
+		fd = memfd_of(copy, size);
+		if (fd < 0)
+			continue;
+		CHECK(ftruncate(fd, 300 << 20) == 0);
+		CHECK_EQ_INT(dwarf_image_open(&img, fd, cases[i].budget), cases[i].err);
+		CHECK(img.elf == NULL && img.buf == NULL);
+		close(fd);
+	}
+	free(orig);
+	free(copy);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -339,5 +443,7 @@ int main(void)
 	RUN(test_budget);
 	RUN(test_lying_headers);
 	RUN(test_inflated_sizes_wrap);
+	RUN(test_section_sizes_wrap);
+	RUN(test_own_size);
 	return test_summary();
 }

@@ -13,6 +13,9 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -28,6 +31,7 @@
 #include "symbols/elf_symtab.h"
 #include "symbols/jit_maps.h"
 #include "symbols/symbolizer.h"
+#include "symbols/symbolizer_internal.h"
 #include "test.h"
 
 #define FAKE_MAJOR 250
@@ -595,27 +599,69 @@ static bool subuids_of(unsigned owner, unsigned first)
 }
 
 /*
+ * `path`, a copy of `copy` (anyone may write it) 300 MiB long, sparse,
+ * whose .debug_info says it takes 280 MiB of that: more DWARF than any
+ * budget reads (DWARF_IMAGE_MAX_BYTES), refused for its own size before a
+ * byte of it is read.
+ */
+static bool make_huge_dwarf(const char *copy, const char *path)
+{
+	char cmd[256];
+	uint64_t size = 280ull << 20;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, at = 0;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+	Elf *e;
+	int fd;
+
+	snprintf(cmd, sizeof(cmd), "cp %s %s && chmod 0666 %s && truncate -s 300M %s", copy, path,
+		 path, path);
+	if (system(cmd) != 0 || (fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
+		return false;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e && gelf_getehdr(e, &eh) && !elf_getshdrstrndx(e, &shstrndx))
+		while ((scn = elf_nextscn(e, scn)) && gelf_getshdr(scn, &sh))
+			if (!strcmp(elf_strptr(e, shstrndx, sh.sh_name) ?: "", ".debug_info")) {
+				at = eh.e_shoff + elf_ndxscn(scn) * eh.e_shentsize +
+				     offsetof(Elf64_Shdr, sh_size);
+				break;
+			}
+	if (e)
+		elf_end(e);
+	if (at && pwrite(fd, &size, sizeof(size), (off_t)at) != sizeof(size))
+		at = 0;
+	close(fd);
+	return at != 0;
+}
+
+/*
  * The DWARF budget across objects: a copy of the fixture library that others
  * may write (so read into memory, not mapped) as file after file; each
  * reads R bytes. With room for 2.5 R, two get lines and the third only its
- * symbols; sweeping one gives its room to a file mapped after. One owner
- * holds at most its own share; under root, another owner's file still has room.
+ * symbols; sweeping one gives its room to a file mapped after, but not to a
+ * file refused for its own size (more DWARF than any budget takes), which is
+ * not read again. One owner holds at most its own share; under root, another
+ * owner's file still has room.
  */
 static void test_dwarf_budget(void)
 {
-	char copy[] = "/tmp/bpfprof-dwarf-budget-XXXXXX", other[sizeof(copy)];
+	char copy[] = "/tmp/bpfprof-dwarf-budget-XXXXXX", other[sizeof(copy)], huge[sizeof(copy)];
 	struct symbolizer *s = NULL;
 	struct symbolizer_stats st;
 	struct resolved_frame f;
-	struct stat cst, ost;
+	struct stat cst, ost, hst;
 	uint64_t one;
-	int64_t ids[4];
+	int64_t ids[4], huge_id;
 	char cmd[256];
 	bool subs;
 	int fd = mkstemp(copy);
 
 	strcpy(other, copy);
 	other[strlen(other) - 1] = 'o';
+	strcpy(huge, copy);
+	huge[strlen(huge) - 1] = 'h';
 	CHECK(fd >= 0);
 	if (fd < 0)
 		return;
@@ -624,6 +670,7 @@ static void test_dwarf_budget(void)
 		 SYMFIX_LIB, other, copy, other);
 	CHECK_EQ_INT(system(cmd), 0);
 	CHECK(stat(copy, &cst) == 0 && stat(other, &ost) == 0);
+	CHECK(make_huge_dwarf(copy, huge) && stat(huge, &hst) == 0);
 
 	/* R: what one copy reads. */
 	s = new_symbolizer();
@@ -647,16 +694,25 @@ static void test_dwarf_budget(void)
 		else
 			CHECK(f.items[0].file == NULL && f.items[0].line == 0);
 	}
+	/* Refused for its own size: its symbols only, and not for the budget. */
+	huge_id = register_path(s, 5, huge, &hst);
+	symbolizer_resolve(s, (uint32_t)huge_id, alpha_off, false, &f);
+	CHECK_EQ_STR(f.items[0].func, "symfix_lib_alpha");
+	CHECK(f.items[0].file == NULL && f.items[0].line == 0);
 	symbolizer_get_stats(s, &st);
 	CHECK_EQ_INT(st.dwarf_read_bytes, 2 * one);
 	/*
 	 * The first swept: the one refused for the budget reads its DWARF when
-	 * next resolved, and a file mapped after it finds no room again.
+	 * next resolved, and a file mapped after it finds no room again. The
+	 * one refused for its own size stays refused: no read of it again.
 	 */
 	symbolizer_retain_begin(s);
 	symbolizer_retain(s, (uint32_t)ids[1]);
 	symbolizer_retain(s, (uint32_t)ids[2]);
+	symbolizer_retain(s, (uint32_t)huge_id);
 	CHECK_EQ_INT(symbolizer_sweep(s), 1);
+	CHECK(huge_id >= OBJ_FIRST_FILE && s->objects.data[huge_id] &&
+	      s->objects.data[huge_id]->dwarf_state == LOAD_FAILED);
 	symbolizer_resolve(s, (uint32_t)ids[2], beta_off, false, &f);
 	CHECK_EQ_STR(f.items[0].func, "symfix_lib_beta");
 	CHECK(f.items[0].file && f.items[0].line > 0);
@@ -695,6 +751,7 @@ static void test_dwarf_budget(void)
 		unlink(subuid_path);
 	unlink(copy);
 	unlink(other);
+	unlink(huge);
 }
 
 int main(void)

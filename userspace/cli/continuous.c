@@ -253,7 +253,7 @@ static int write_scrape(void *ctx, struct model *m, enum pprof_kind kind, double
 	struct continuous *c = ctx;
 	struct pprof_options po = { .kind = kind, .labels = c->labels, .nr_labels = c->nr_labels };
 	struct profile_tables tables = { 0 };
-	int err = recording_build_tables(&c->rec, m, &tables);
+	int err = recording_build_asked_tables(&c->rec, m, &tables);
 
 	if (!err)
 		err = recording_write_pprof(&c->rec, c->opts, m,

@@ -193,7 +193,22 @@ static void log_symbolization(struct recording *r, const struct profile_tables *
 		  st.objects, st.dwarf_objects, st.lookups, bytes, dwarf, jit, st.open_files, rss);
 }
 
+static int build_tables(struct recording *r, struct model *m, struct profile_tables *tables,
+			bool scheduled);
+
 int recording_build_tables(struct recording *r, struct model *m, struct profile_tables *tables)
+{
+	return build_tables(r, m, tables, true);
+}
+
+int recording_build_asked_tables(struct recording *r, struct model *m,
+				 struct profile_tables *tables)
+{
+	return build_tables(r, m, tables, false);
+}
+
+static int build_tables(struct recording *r, struct model *m, struct profile_tables *tables,
+			bool scheduled)
 {
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
 	uint64_t drains = atomic_load_explicit(&r->session.drains, memory_order_relaxed);
@@ -203,12 +218,17 @@ int recording_build_tables(struct recording *r, struct model *m, struct profile_
 	if (pthread_equal(pthread_self(), r->feeder))
 		proc_source_release_symbols(&r->src_ctx);
 
-	/* Each profile (each continuous snapshot) gets the whole fetch budget. */
+	/*
+	 * Each profile gets the whole fetch and CRC budgets, but a scrape not
+	 * while another build spends them: see symbolizer_build_begin.
+	 */
 	fair_lock(&r->symbols_lock);
-	debuginfo_server_new_profile(r->debuginfod);
-	symbolizer_new_profile(r->sym);
+	symbolizer_build_begin(r->sym, scheduled);
 	fair_unlock(&r->symbols_lock);
 	err = profile_tables_build_locked(tables, m, resolve_frame, r, &r->symbols_lock);
+	fair_lock(&r->symbols_lock);
+	symbolizer_build_end(r->sym);
+	fair_unlock(&r->symbols_lock);
 
 	if (!err)
 		log_symbolization(r, tables, clock_ns(CLOCK_MONOTONIC) - t0,

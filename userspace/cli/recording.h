@@ -86,6 +86,13 @@ void recording_stop(struct recording *r, struct session_stats *stats);
  * cost. On any thread: the frame sources are taken under symbols_lock.
  */
 int recording_build_tables(struct recording *r, struct model *m, struct profile_tables *tables);
+/*
+ * The same for a profile someone asked for (a scrape): its symbolization
+ * does not start the time budgets again while another build spends them
+ * (symbolizer_build_begin).
+ */
+int recording_build_asked_tables(struct recording *r, struct model *m,
+				 struct profile_tables *tables);
 
 /*
  * Write `m` (finished, its tables built) to `out` as `format` (FORMAT_BOTH

@@ -127,7 +127,8 @@ bool dwarf_info_present(Elf *elf)
  * So libdw must never search: a file that names a supplementary file we
  * cannot find gives no DWARF (-ENOENT), and its symbols still name its
  * functions; so does one whose supplementary file is past what is left of
- * `max_bytes` (-EFBIG). 0 when there is none or it is attached.
+ * `max_bytes` (-EDQUOT, or -EFBIG past what is left of DWARF_IMAGE_MAX_BYTES).
+ * 0 when there is none or it is attached.
  */
 static int attach_alt(struct dwarf_info *d, const char *debug_root, uint64_t max_bytes)
 {
@@ -151,15 +152,17 @@ static int attach_alt(struct dwarf_info *d, const char *debug_root, uint64_t max
 	fd = debug_file_open_build_id(debug_root, idhex);
 	if (fd < 0)
 		return -ENOENT;
-	/* Within what the file naming it left of the budget. */
+	/* Within what the file naming it left of the budget, and of any budget. */
 	used = image_bytes(&d->image);
-	err = dwarf_image_open(&d->alt_image, fd, used < max_bytes ? max_bytes - used : 0);
+	err = dwarf_image_open_part(&d->alt_image, fd, used < max_bytes ? max_bytes - used : 0,
+				    used < DWARF_IMAGE_MAX_BYTES ? DWARF_IMAGE_MAX_BYTES - used
+								 : 0);
 	if (!err && !d->alt_image.buf && elf_cntl(d->alt_image.elf, ELF_C_FDREAD))
 		err = -EIO;
 	if (!err)
 		d->alt = dwarf_begin_elf(d->alt_image.elf, DWARF_C_READ, NULL);
 	close(fd);
-	if (err == -EFBIG)
+	if (err == -EFBIG || err == -EDQUOT)
 		return err;
 	if (!d->alt)
 		return -ENOENT;

@@ -45,7 +45,9 @@ bool dwarf_info_present(Elf *elf);
  * (.gnu_debugaltlink) is looked up by build-id under `debug_root` (NULL:
  * DEBUG_ROOT_DEFAULT), never where the file says, and counts in the same
  * budget. 0 and *out set, or a negative errno (-ENODATA: no DWARF in the
- * file, -EFBIG: more DWARF than the budget).
+ * file, -EFBIG: more DWARF than DWARF_IMAGE_MAX_BYTES or a file too large to
+ * read; with dwarf_info_open_capped, -EDQUOT: more than `max_bytes` but
+ * within DWARF_IMAGE_MAX_BYTES, see dwarf_image_open).
  */
 int dwarf_info_open(struct dwarf_info **out, int fd, const char *debug_root);
 

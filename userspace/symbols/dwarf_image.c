@@ -30,13 +30,15 @@
 #include "../util/vec.h"
 
 /* pread at most this much at a time, so that no single call blocks on a huge request. */
-#define READ_CHUNK     (4u << 20)
+#define READ_CHUNK	(4u << 20)
 /* Section contents start at this alignment: compression headers need 8. */
-#define DATA_ALIGN     16
+#define DATA_ALIGN	16
 /* Longer section names are none that libdw reads. */
-#define NAME_MAX_BYTES 64
+#define NAME_MAX_BYTES	64
 /* Below SHN_LORESERVE, so that the image needs no extended section numbering. */
-#define SECTIONS_MAX   0xfe00u
+#define SECTIONS_MAX	0xfe00u
+/* No budget is larger (a caller's may be UINT64_MAX): every sum of the layout stays below 2^64. */
+#define IMAGE_MAX_BYTES (1ull << 62)
 
 /* A section of the file that goes into the image. */
 struct kept {
@@ -60,8 +62,31 @@ static uint64_t align_up(uint64_t v, uint64_t a)
 	return (v + a - 1) & ~(a - 1);
 }
 
-/* The sections of `src` to keep, checked against the file's `size`; their contents' total. */
-static int list_sections(Elf *src, uint64_t size, kept_t *out, uint64_t *total)
+/*
+ * *at += n, then aligned to `align`, if that stays within `max` (at most
+ * IMAGE_MAX_BYTES: the sum and its alignment cannot wrap); else false and
+ * *at as it was.
+ */
+static bool advance_within(uint64_t *at, uint64_t n, uint64_t align, uint64_t max)
+{
+	uint64_t end;
+
+	if (*at > max || n > max - *at)
+		return false;
+	end = align_up(*at + n, align);
+	if (end > max)
+		return false;
+	*at = end;
+	return true;
+}
+
+/*
+ * The sections of `src` to keep, checked against the file's `size`, their
+ * contents' total in *total, within `limit`: -EFBIG as soon as the next
+ * section would take it past, so that no sum wraps (sections may overlap,
+ * each up to the file's size).
+ */
+static int list_sections(Elf *src, uint64_t size, uint64_t limit, kept_t *out, uint64_t *total)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
@@ -86,6 +111,8 @@ static int list_sections(Elf *src, uint64_t size, kept_t *out, uint64_t *total)
 			return -ENOEXEC;
 		if (out->len >= SECTIONS_MAX)
 			return -EFBIG;
+		if (k.sh.sh_size > limit - *total)
+			return -EFBIG; /* said before a byte of it is read */
 		k.file_off = k.sh.sh_offset;
 		*total += k.sh.sh_size;
 		if (vec_push(out, k))
@@ -187,9 +214,11 @@ static int write_headers(unsigned char *buf, const GElf_Ehdr *eh, const GElf_Shd
 /*
  * Lay out and fill the image of `kept` from `fd`:
  * header, contents, names, section headers. Its size must stay within
- * `max_bytes`.
+ * `max_bytes` (-EDQUOT past it), within `limit` (-EFBIG) before that is
+ * known: no sum of the layout wraps.
  */
-static int build(struct dwarf_image *img, int fd, Elf *src, const kept_t *kept, uint64_t max_bytes)
+static int build(struct dwarf_image *img, int fd, Elf *src, const kept_t *kept, uint64_t max_bytes,
+		 uint64_t limit)
 {
 	GElf_Ehdr eh;
 	bool is64;
@@ -205,16 +234,22 @@ static int build(struct dwarf_image *img, int fd, Elf *src, const kept_t *kept, 
 	is64 = eh.e_ident[EI_CLASS] == ELFCLASS64;
 	ehsize = is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr);
 	shsize = is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr);
-	/* The exact layout; every term is bounded (the file's size, SECTIONS_MAX names). */
+	/* The exact layout, each step checked against the budget: none can wrap. */
 	at = align_up(ehsize, DATA_ALIGN);
 	for (size_t i = 0; i < kept->len; i++) {
 		names += strlen(kept->data[i].name) + 1;
-		at = align_up(at + kept->data[i].sh.sh_size, DATA_ALIGN);
+		if (!advance_within(&at, kept->data[i].sh.sh_size, DATA_ALIGN, limit))
+			return -EFBIG;
 	}
-	shoff = align_up(at + names, 8);
-	bytes = shoff + nsh * shsize;
-	if (bytes > max_bytes || (!is64 && bytes > UINT32_MAX))
+	shoff = at;
+	if (!advance_within(&shoff, names, 8, limit))
 		return -EFBIG;
+	bytes = shoff;
+	if (!advance_within(&bytes, (uint64_t)nsh * shsize, 1, limit) ||
+	    (!is64 && bytes > UINT32_MAX))
+		return -EFBIG;
+	if (bytes > max_bytes)
+		return -EDQUOT; /* said before a byte of it is read */
 	sh = calloc(nsh, sizeof(*sh));
 	buf = calloc(1, bytes);
 	if (!sh || !buf) {
@@ -310,25 +345,25 @@ static size_t inflated_size(Elf *elf)
 	return total;
 }
 
-static int read_image(struct dwarf_image *img, int fd, const struct stat *st, uint64_t max_bytes)
+static int read_image(struct dwarf_image *img, int fd, const struct stat *st, uint64_t max_bytes,
+		      uint64_t limit)
 {
 	kept_t kept = { 0 };
 	uint64_t total;
 	Elf *src;
 	int err;
 
-	src = elf_open_fd(fd); /* ELF_C_READ: nothing read but what is asked for */
+	/* ELF_C_READ: nothing read but what is asked for; capped on the size checked below. */
+	src = elf_open_fd_stat(fd, st);
 	if (!src)
 		return errno == EFBIG ? -EFBIG : -ENOEXEC;
 	if (elf_kind(src) != ELF_K_ELF) {
 		err = -ENOEXEC;
 		goto out;
 	}
-	err = list_sections(src, (uint64_t)st->st_size, &kept, &total);
-	if (!err && total > max_bytes)
-		err = -EFBIG; /* said before a byte of it is read */
+	err = list_sections(src, (uint64_t)st->st_size, limit, &kept, &total);
 	if (!err)
-		err = build(img, fd, src, &kept, max_bytes);
+		err = build(img, fd, src, &kept, max_bytes, limit);
 out:
 	vec_free(&kept);
 	elf_end(src);
@@ -337,16 +372,28 @@ out:
 
 int dwarf_image_open(struct dwarf_image *img, int fd, uint64_t max_bytes)
 {
+	return dwarf_image_open_part(img, fd, max_bytes, DWARF_IMAGE_MAX_BYTES);
+}
+
+int dwarf_image_open_part(struct dwarf_image *img, int fd, uint64_t max_bytes, uint64_t whole)
+{
+	/* What any budget may grant; the size past which the file is refused for itself. */
+	uint64_t limit = whole > max_bytes ? whole : max_bytes;
 	struct stat st;
 	int err;
 
 	memset(img, 0, sizeof(*img));
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ELIBBAD;
+	if (limit > IMAGE_MAX_BYTES)
+		limit = IMAGE_MAX_BYTES;
+	if (max_bytes > limit)
+		max_bytes = limit;
+	/* The one fstat: the sizes checked are the sizes used (elf_open_fd_stat). */
 	if (fstat(fd, &st))
 		return -errno;
 	if (elf_fd_mappable(fd, &st)) {
-		img->elf = elf_open_fd(fd);
+		img->elf = elf_open_fd_stat(fd, &st);
 		if (!img->elf || elf_kind(img->elf) != ELF_K_ELF) {
 			dwarf_image_close(img);
 			return -ENOEXEC;
@@ -354,7 +401,7 @@ int dwarf_image_open(struct dwarf_image *img, int fd, uint64_t max_bytes)
 		img->inflated = inflated_size(img->elf);
 		return 0;
 	}
-	err = read_image(img, fd, &st, max_bytes);
+	err = read_image(img, fd, &st, max_bytes, limit);
 	if (!err) {
 		img->elf = elf_memory(img->buf, img->bytes);
 		if (!img->elf || elf_kind(img->elf) != ELF_K_ELF)
@@ -362,8 +409,11 @@ int dwarf_image_open(struct dwarf_image *img, int fd, uint64_t max_bytes)
 	}
 	if (!err) {
 		img->inflated = inflated_size(img->elf);
-		if (img->inflated > max_bytes - img->bytes)
-			err = -EFBIG; /* a small file that inflates past the budget */
+		/* A small file that inflates past the budget, or past any. */
+		if (img->inflated > limit - img->bytes)
+			err = -EFBIG;
+		else if (img->inflated > max_bytes - img->bytes)
+			err = -EDQUOT;
 	}
 	if (err)
 		dwarf_image_close(img);

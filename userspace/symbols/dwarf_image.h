@@ -41,10 +41,21 @@ struct dwarf_image {
  * Open the DWARF of the ELF file at `fd` into `img`: mapped when
  * elf_fd_mappable(), else read into an image of at most `max_bytes`
  * (image and decompressed sections together). `fd` is not kept. 0, or a
- * negative errno: -EFBIG past `max_bytes`, -ENODATA no debug section,
- * -ENOEXEC not ELF, -EIO the file changed while read, -ENOMEM.
+ * negative errno: -EDQUOT past `max_bytes` but within DWARF_IMAGE_MAX_BYTES
+ * (a budget with more room left takes it), -EFBIG past both (or a file
+ * over ELF_OPEN_READ_MAX_BYTES, or too many sections: no budget takes it),
+ * -ENODATA no debug section, -ENOEXEC not ELF, -EIO the file changed while
+ * read, -ENOMEM. Either refusal is made before a byte of the sections is
+ * read, but for compressed sections' inflated size, told by the image.
  */
 int dwarf_image_open(struct dwarf_image *img, int fd, uint64_t max_bytes);
+
+/*
+ * dwarf_image_open() for a part of an object's DWARF (a dwz file beside the
+ * file naming it): -EDQUOT within `whole` (what is left of
+ * DWARF_IMAGE_MAX_BYTES for it), -EFBIG past.
+ */
+int dwarf_image_open_part(struct dwarf_image *img, int fd, uint64_t max_bytes, uint64_t whole);
 
 void dwarf_image_close(struct dwarf_image *img);
 

@@ -290,12 +290,21 @@ void symbolizer_set_dwarf_budget(struct symbolizer *s, uint64_t all, uint64_t pe
 	s->dwarf_owner_budget = per_owner;
 }
 
-void symbolizer_new_profile(struct symbolizer *s)
+void symbolizer_build_begin(struct symbolizer *s, bool scheduled)
 {
+	if (s->builds_in_flight++ && !scheduled)
+		return; /* the budgets are the running build's */
 	debug_crc_cache_new_profile(&s->crcs);
+	debuginfo_server_new_profile(s->debuginfod);
 	for (size_t i = 0; i < s->objects.len; i++)
 		if (s->objects.data[i])
 			go_lines_new_profile(s->objects.data[i]->go_lines);
+}
+
+void symbolizer_build_end(struct symbolizer *s)
+{
+	if (s->builds_in_flight)
+		s->builds_in_flight--;
 }
 
 /* ---- Opening files ------------------------------------------------------- */

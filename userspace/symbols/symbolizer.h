@@ -165,11 +165,20 @@ void symbolizer_retain(struct symbolizer *s, uint32_t object);
 /* Free every unmarked object; returns how many were freed. */
 size_t symbolizer_sweep(struct symbolizer *s);
 /*
- * A new profile (a continuous snapshot) is about to be symbolized: time
- * budgets spent for earlier ones (checking debug files by CRC) start again,
- * so that a days-long run does not lose names once they are spent.
+ * A profile (a continuous snapshot, a scrape) is about to be symbolized,
+ * or is done; both under the lock the symbolizer is used under. The time
+ * budgets spent for earlier profiles (checking debug files by CRC, fetching
+ * them from debuginfod, decoding Go lines) start again, so that a days-long
+ * run does not lose names once they are spent. Builds overlap in continuous
+ * mode: a snapshot's, on the recording's schedule (`scheduled`), and a
+ * scrape's, which any local user may ask for. A scheduled build starts them
+ * again always (at most once a snapshot interval); an asked-for one only
+ * when no other build is in flight, so that scrapes neither refill the
+ * budget a snapshot is spending nor, one after another, keep it from ever
+ * starting again.
  */
-void symbolizer_new_profile(struct symbolizer *s);
+void symbolizer_build_begin(struct symbolizer *s, bool scheduled);
+void symbolizer_build_end(struct symbolizer *s);
 
 struct symbolizer_stats {
 	uint64_t objects, objects_failed; /* alive: swept ones are not counted */

@@ -106,6 +106,8 @@ struct symbolizer {
 	char *debug_root;
 	struct debuginfo_server *debuginfod; /* NULL: local debug files only */
 	struct debug_crc_cache crcs;	     /* CRCs of debug-link candidates */
+	/* Profiles being symbolized: their time budgets start again at the first (build_begin). */
+	unsigned builds_in_flight;
 	unsigned kept_files, max_kept_files;
 	VEC(struct object *) objects; /* pointers, so object_info stays put as this grows */
 	VEC(uint32_t) free_ids;	      /* slots of swept objects (NULL), reused first */

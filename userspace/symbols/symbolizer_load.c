@@ -285,20 +285,22 @@ bool sym_ensure_dwarf(struct symbolizer *s, struct object *o)
 	}
 	if (fd >= 0 && fd != o->fd && fd != o->debug_fd)
 		close(fd);
-	if (err == -EFBIG && cap < DWARF_IMAGE_MAX_BYTES)
+	if (err == -EDQUOT)
 		log_debug("no DWARF for %s: more debug sections to read than the %llu MiB left"
 			  " of the DWARF budget of uid %u's files or of all (%llu MiB);"
-			  " its symbols name its functions, without lines",
+			  " its symbols name its functions, without lines, until room is freed",
 			  o->path, (unsigned long long)(cap >> 20), (unsigned)o->dwarf_owner,
 			  (unsigned long long)(s->dwarf_budget >> 20));
 	else if (err == -EFBIG)
-		log_debug("no DWARF for %s: more than %llu MiB of debug sections to read;"
+		log_debug("no DWARF for %s: more than %llu MiB of debug sections to read (or a file"
+			  " over %llu MiB, or too many sections), whatever the budget;"
 			  " its symbols name its functions, without lines",
-			  o->path, DWARF_IMAGE_MAX_BYTES >> 20);
+			  o->path, DWARF_IMAGE_MAX_BYTES >> 20, ELF_OPEN_READ_MAX_BYTES >> 20);
 	else if (err && (o->dwarf_in_file || o->debug_path))
 		log_debug("no DWARF for %s: %s", o->path, strerror(-err));
 	o->dwarf_state = err ? LOAD_FAILED : LOAD_OK;
-	o->dwarf_over_budget = err == -EFBIG && cap < DWARF_IMAGE_MAX_BYTES;
+	/* Only a refusal for the budget's room is tried again when a sweep frees some. */
+	o->dwarf_over_budget = err == -EDQUOT;
 	/* Symbols and DWARF are in memory now: the file is not needed any more. */
 	sym_release_file(s, o);
 	return !err;

@@ -32,13 +32,18 @@ Elf *elf_open_fd(int fd)
 
 	if (fstat(fd, &st))
 		return NULL;
-	if (!S_ISREG(st.st_mode)) {
+	return elf_open_fd_stat(fd, &st);
+}
+
+Elf *elf_open_fd_stat(int fd, const struct stat *st)
+{
+	if (!S_ISREG(st->st_mode)) {
 		errno = EINVAL;
 		return NULL;
 	}
-	if (elf_fd_mappable(fd, &st))
+	if (elf_fd_mappable(fd, st))
 		return elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if ((unsigned long long)st.st_size > ELF_OPEN_READ_MAX_BYTES) {
+	if ((unsigned long long)st->st_size > ELF_OPEN_READ_MAX_BYTES) {
 		errno = EFBIG;
 		return NULL;
 	}

@@ -43,4 +43,12 @@ bool elf_fd_mappable(int fd, const struct stat *st);
  */
 Elf *elf_open_fd(int fd);
 
+/*
+ * elf_open_fd() on the caller's fstat of `fd` (`st`): a caller that checks
+ * what it reads against the file's size must check against the size the
+ * cap was checked on. With an fstat of each, the file's owner may make it
+ * huge for the first and small for the second (ftruncate of a sparse file).
+ */
+Elf *elf_open_fd_stat(int fd, const struct stat *st);
+
 #endif
