@@ -313,6 +313,10 @@ target_link_libraries(bpfprof_workload_nofp_static PRIVATE pthread)
 bpfprof_integration_test(unwind_static 120 TRUE unwind.sh cfi static)
 set_property(TEST integration.unwind_static APPEND PROPERTY ENVIRONMENT
   NOFP_STATIC=$<TARGET_FILE:bpfprof_workload_nofp_static>)
+# A table that comes after its file's first samples: the file is named (issue 38).
+bpfprof_integration_test(unwind_late 120 TRUE unwind.sh cfi late)
+set_property(TEST integration.unwind_late APPEND PROPERTY ENVIRONMENT
+  NOFP=$<TARGET_FILE:bpfprof_workload_nofp>)
 # Short-lived processes under -a (issue 26): 100 exec'd copies of shortburn.
 add_executable(bpfprof_workload_shortburn ${BPFPROF_TESTS_DIR}/workloads/shortburn.c)
 set_target_properties(bpfprof_workload_shortburn PROPERTIES

@@ -86,3 +86,7 @@ bpfprof_unit_test(test_cfi_repeats ${UNWIND_TEST_DIR}/test_cfi_repeats.c)
 # A hostile .eh_frame's size and count of FDEs (issue 37): refused before it
 # is read, or before its FDEs are listed past the budget.
 bpfprof_unit_test(test_eh_frame_size ${UNWIND_TEST_DIR}/test_eh_frame_size.c)
+
+# The files stacks met without their unwind table (capture/unwind_misses.c).
+bpfprof_unit_test(test_unwind_misses ${UNWIND_TEST_DIR}/test_unwind_misses.c
+  ${CMAKE_SOURCE_DIR}/userspace/capture/unwind_misses.c)

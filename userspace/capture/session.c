@@ -188,7 +188,7 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 		    size >= offsetof(struct sample_event, ips) +
 				    sizeof(ev->ips[0]) * ((size_t)ev->kstack_len + ev->ustack_len))
 			n = ev->ustack_len;
-		unwind_loader_sampled(s->unwind, h->pid, h->ts,
+		unwind_loader_sampled(s->unwind, h->pid, h->ts, SAMPLE_USTACK_END(ev->flags),
 				      n ? (const uint64_t *)ev->ips + ev->kstack_len : NULL, n);
 	}
 	if (size < sizeof(*h) || h->ts <= s->defer_after_ns) {

@@ -112,6 +112,26 @@ static void free_job(struct table_job *job)
 	free(job->link);
 }
 
+/*
+ * Tests only: BPFPROF_TEST_TABLE_DELAY=NAME:MS holds the build of a file
+ * whose path ends in "/NAME" for MS ms (a slow build, as a big binary on a
+ * busy machine takes), so that its first samples come before its table. The
+ * wait ends early when the worker is stopped.
+ */
+static void test_delay(struct table_worker *w, const char *path)
+{
+	const char *spec = getenv("BPFPROF_TEST_TABLE_DELAY"), *colon, *base;
+	long ms;
+
+	if (!spec || !path || !(colon = strchr(spec, ':')) || (ms = atol(colon + 1)) <= 0)
+		return;
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	if (strlen(base) != (size_t)(colon - spec) || strncmp(base, spec, (size_t)(colon - spec)))
+		return;
+	for (; ms > 0 && !__atomic_load_n(&w->stop, __ATOMIC_RELAXED); ms -= 10)
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000000 }, NULL);
+}
+
 static void *worker_main(void *arg)
 {
 	struct table_worker *w = arg;
@@ -136,6 +156,7 @@ static void *worker_main(void *arg)
 		d.id = job.id;
 		d.path = job.path;
 		job.path = NULL;
+		test_delay(w, d.path);
 		fd = job_fd(&job);
 		/* A user's file within one user's cap; the system's within the store's. */
 		file_budget = cfi_budget_for_file(&budget, fd);

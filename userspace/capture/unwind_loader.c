@@ -26,6 +26,15 @@
 static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, const char *path,
 		       const char *link, bool stale);
 
+/* `f`'s rows into the BPF file map, and when (misses before it were for want of them). */
+static void publish_file(struct unwind_loader *l, const struct unwind_store_file *f)
+{
+	if (bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY))
+		l->unpublished++;
+	else
+		unwind_store_published(&l->store, f, clock_ns(CLOCK_MONOTONIC));
+}
+
 int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int procs_fd,
 		       int capped_fd, size_t capacity)
 {
@@ -35,8 +44,7 @@ int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int p
 
 	memset(l, 0, sizeof(*l));
 	l->proc = calloc(1, sizeof(*l->proc));
-	l->stamp_proc = calloc(1, sizeof(*l->stamp_proc));
-	if (!l->proc || !l->stamp_proc)
+	if (!l->proc)
 		return -ENOMEM;
 	l->rows_bytes =
 		(capacity * sizeof(struct unwind_row) + (size_t)page - 1) & ~((size_t)page - 1);
@@ -73,7 +81,9 @@ void unwind_loader_close(struct unwind_loader *l)
 {
 	table_worker_stop(&l->worker);
 	hmap_free(&l->over_budget);
-	free(l->stamp_proc);
+	for (size_t i = 0; i < UNWIND_LOADER_PROC_COPIES; i++)
+		free(l->proc_copies[i].proc);
+	unwind_misses_free(&l->misses);
 	if (l->rows)
 		munmap(l->rows, l->rows_bytes);
 	unwind_store_free(&l->store);
@@ -130,9 +140,8 @@ static void finish(struct unwind_loader *l, struct table_done *d)
 				  d->path ? d->path : "?", (unsigned int)(f->key.dev >> 20),
 				  (unsigned int)(f->key.dev & 0xfffff),
 				  (unsigned long long)f->key.ino, f->want_rows, f->id.uid);
-		if (f && f->status == UNWIND_FILE_LOADED &&
-		    bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY))
-			l->unpublished++;
+		if (f && f->status == UNWIND_FILE_LOADED)
+			publish_file(l, f);
 	}
 	if (!f && (d->err || errno == ENOMEM))
 		unwind_store_retry(&l->store, &d->key, &d->id);
@@ -253,8 +262,7 @@ static void add_vdso(struct unwind_loader *l, struct unwind_proc *proc, const st
 	    proc->n >= UNWIND_MAX_MAPPINGS)
 		return;
 	if (!l->vdso_published) {
-		if (bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY))
-			l->unpublished++;
+		publish_file(l, f);
 		l->vdso_published = true;
 	}
 	proc->m[proc->n++] = (struct unwind_mapping){
@@ -330,6 +338,82 @@ const struct unwind_mapping *unwind_proc_mapping_of(const struct unwind_proc *p,
 }
 
 /*
+ * Process pid's mappings as the BPF map holds them, from its copy when that
+ * was read less than UNWIND_LOADER_PROC_FRESH_NS of sample time ago; NULL
+ * when the map has no entry (refused, or gone: read at the next refresh)
+ * or there is no memory for a copy.
+ */
+static const struct unwind_proc *read_proc(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns)
+{
+	struct unwind_proc_copy *c = &l->proc_copies[hash_u64(pid) % UNWIND_LOADER_PROC_COPIES];
+
+	if (c->read_ts && c->pid == pid && ts_ns >= c->read_ts &&
+	    ts_ns - c->read_ts < UNWIND_LOADER_PROC_FRESH_NS)
+		return c->has ? c->proc : NULL;
+	if (!c->proc && !(c->proc = malloc(sizeof(*c->proc))))
+		return NULL;
+	c->pid = pid;
+	c->read_ts = ts_ns ? ts_ns : 1;
+	c->has = !bpf_map_lookup_elem(l->procs_fd, &pid, c->proc);
+	return c->has ? c->proc : NULL;
+}
+
+/* The basename of what process `pid` maps at `m`, for people; "" when unknown. */
+static void mapped_name(uint32_t pid, const struct unwind_mapping *m, char *name, size_t size)
+{
+	char link[96], path[512];
+	const char *base;
+	ssize_t len;
+
+	snprintf(link, sizeof(link), "/proc/%u/map_files/%llx-%llx", pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	/* The link's text only: nothing is opened through it. */
+	len = readlink(link, path, sizeof(path) - 1);
+	if (len <= 0) {
+		name[0] = 0;
+		return;
+	}
+	path[len] = 0;
+	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	len = (ssize_t)strnlen(base, size - 1);
+	memcpy(name, base, (size_t)len);
+	name[len] = 0;
+}
+
+/*
+ * A stack that stopped early: the first of its frames (innermost first)
+ * in a file the BPF maps had no rows for at ts_ns is where the walk went
+ * on without CFI, and that file is named (unwind_misses.h). Frames in
+ * code of no known file (JIT, a process not read yet) end the search.
+ */
+static void note_miss(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns, const uint64_t *uips,
+		      size_t n)
+{
+	const struct unwind_proc *proc = read_proc(l, pid, ts_ns);
+	char name[UNWIND_MISS_NAME_LEN];
+	bool wants_name;
+
+	if (!proc)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		/* A caller's PC is a return address: the call is just before it. */
+		const struct unwind_mapping *m =
+			unwind_proc_mapping_of(proc, i ? uips[i] - 1 : uips[i]);
+		const struct unwind_store_file *f;
+
+		if (!m || !(f = unwind_store_find(&l->store, m->file.dev, m->file.ino)))
+			return;
+		if (f->status == UNWIND_FILE_LOADED && f->published_at && f->published_at <= ts_ns)
+			continue;
+		wants_name = unwind_misses_wants_name(&l->misses, &m->file);
+		if (wants_name)
+			mapped_name(pid, m, name, sizeof(name));
+		(void)unwind_misses_note(&l->misses, &m->file, ts_ns, wants_name ? name : NULL);
+		return;
+	}
+}
+
+/*
  * The files process pid's user PCs fall in are sampled: what a rebuild
  * keeps first. Its mappings are the BPF map's (what the unwinder used), read
  * at most once a second per process (proc_shares_sampled says when): a cost
@@ -338,12 +422,12 @@ const struct unwind_mapping *unwind_proc_mapping_of(const struct unwind_proc *p,
 static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *uips, size_t n,
 			uint64_t ts_ns)
 {
-	if (!n || !l->stamp_proc)
+	const struct unwind_proc *proc = n ? read_proc(l, pid, ts_ns) : NULL;
+
+	if (!proc)
 		return;
-	if (bpf_map_lookup_elem(l->procs_fd, &pid, l->stamp_proc))
-		return; /* no entry (refused, or gone): read at the next refresh */
 	for (size_t i = 0; i < n; i++) {
-		const struct unwind_mapping *m = unwind_proc_mapping_of(l->stamp_proc, uips[i]);
+		const struct unwind_mapping *m = unwind_proc_mapping_of(proc, uips[i]);
 
 		if (m)
 			unwind_store_sampled(&l->store, &m->file, ts_ns);
@@ -351,16 +435,60 @@ static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *u
 }
 
 void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,
-			   const uint64_t *uips, size_t n)
+			   unsigned ustack_end, const uint64_t *uips, size_t n)
 {
 	/* A sample without user PCs stamps nothing: it leaves the second to the next. */
-	unsigned seen = proc_shares_sampled(&l->shares, pid, n && l->stamp_proc ? ts_ns : 0);
+	unsigned seen = proc_shares_sampled(&l->shares, pid, n ? ts_ns : 0);
 
 	/* No memory to queue it: it is tried again at its next sample. */
 	if (seen & PROC_SAMPLED_REFUSED)
 		(void)unwind_loader_mark(l, pid);
 	if (seen & PROC_SAMPLED_NEW_SECOND)
 		stamp_files(l, pid, uips, n, ts_ns);
+	if (n && ustack_end != USTACK_END_ROOT)
+		note_miss(l, pid, ts_ns, uips, n);
+}
+
+void unwind_loader_miss_reason(const struct unwind_loader *l, const struct unwind_miss *miss,
+			       char *buf, size_t size)
+{
+	const struct unwind_store_file *f =
+		unwind_store_find(&l->store, miss->key.dev, miss->key.ino);
+
+	if (!f)
+		snprintf(buf, size, "not read");
+	else if (f->status == UNWIND_FILE_LOADED && !f->published_at)
+		snprintf(buf, size, "no room in the BPF file map");
+	else if (f->published_at > miss->first_ts)
+		snprintf(buf, size, "its table came %llu ms after its first sample",
+			 (unsigned long long)((f->published_at - miss->first_ts) / 1000000));
+	else if (f->churning)
+		snprintf(buf, size, "changed too often to be read");
+	else
+		switch (f->status) {
+		case UNWIND_FILE_NO_CFI:
+			snprintf(buf, size, "no CFI");
+			break;
+		case UNWIND_FILE_INVALID:
+			snprintf(buf, size, "CFI the unwinder cannot use");
+			break;
+		case UNWIND_FILE_OVER_BUDGET:
+			snprintf(buf, size, "past the rows one file may take");
+			break;
+		case UNWIND_FILE_FULL:
+			snprintf(buf, size, "%s",
+				 unwind_store_over_share(&l->store, f)
+					 ? "refused for its user's share of the store"
+					 : "no room in the unwind store");
+			break;
+		case UNWIND_FILE_PENDING:
+			snprintf(buf, size, "its table was not built by the end");
+			break;
+		default:
+			/* LOADED before its first miss: its rows were out for a rebuild. */
+			snprintf(buf, size, "its table was out for a rebuild");
+			break;
+		}
 }
 
 int unwind_loader_mark(struct unwind_loader *l, uint32_t pid)
@@ -419,9 +547,8 @@ static size_t publish_loaded(struct unwind_loader *l, size_t from)
 	for (size_t i = from; i < l->store.files.len; i++) {
 		const struct unwind_store_file *f = &l->store.files.data[i];
 
-		if (f->status == UNWIND_FILE_LOADED &&
-		    bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY))
-			l->unpublished++;
+		if (f->status == UNWIND_FILE_LOADED)
+			publish_file(l, f);
 	}
 	return l->store.files.len;
 }

@@ -17,6 +17,7 @@
 #include "../util/hashmap.h"
 #include "proc_shares.h"
 #include "table_worker.h"
+#include "unwind_misses.h"
 
 struct python_loader;
 
@@ -32,6 +33,9 @@ struct python_loader;
 #define UNWIND_LOADER_OWNER_EVICT_NS (60ull * 1000000000ull)
 /* Sampled files kept at a rebuild, at most (the BPF file map holds 16384). */
 #define UNWIND_LOADER_KEEP_FILES     4096
+/* A process's mappings read for one sample serve its samples this long after. */
+#define UNWIND_LOADER_PROC_COPIES    16
+#define UNWIND_LOADER_PROC_FRESH_NS  (10ull * 1000000ull)
 
 struct unwind_loader {
 	struct unwind_store store;
@@ -53,11 +57,22 @@ struct unwind_loader {
 	/* Who holds unwind_procs and py_procs: one user cannot take them all. */
 	struct proc_shares shares;
 	/*
-	 * Which files samples fall in (unwind_store_sampled) is looked up at
-	 * most once a second per process (the second is in its proc_shares entry).
+	 * Processes' mappings as the BPF map holds them (what the unwinder
+	 * used), for the files samples fall in (unwind_store_sampled, at most
+	 * once a second per process: the second is in its proc_shares entry)
+	 * and the files stacks that stopped early met without rows: a few
+	 * processes' copies, each read again after UNWIND_LOADER_PROC_FRESH_NS
+	 * of sample time, so that a burst of samples costs one read each.
 	 */
-	struct unwind_proc *stamp_proc; /* scratch: a process's mappings, from the BPF map */
-	uint64_t evicted_at;		/* CLOCK_MONOTONIC of the last rebuild to evict */
+	struct unwind_proc_copy {
+		uint32_t pid;
+		bool has;	  /* the map had an entry for it */
+		uint64_t read_ts; /* the sample time it was read at; 0: never */
+		struct unwind_proc *proc;
+	} proc_copies[UNWIND_LOADER_PROC_COPIES];
+	/* The files stacks that stopped early met without rows (issue 38). */
+	struct unwind_misses misses;
+	uint64_t evicted_at; /* CLOCK_MONOTONIC of the last rebuild to evict */
 };
 
 /*
@@ -88,10 +103,18 @@ int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int p
  * its user stack `uips` (n PCs): one refused an entry of the per-process
  * maps (proc_shares.h) is read again at the next refresh, to be admitted,
  * and the files the PCs fall in are marked sampled (at most once a second
- * per process).
+ * per process). A stack that did not end at a root (`ustack_end`, enum
+ * ustack_end) names the file it met without rows (misses).
  */
 void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,
-			   const uint64_t *uips, size_t n);
+			   unsigned ustack_end, const uint64_t *uips, size_t n);
+/*
+ * Why `miss`'s file had no rows for its samples, for people: "its table
+ * came 92 ms after its first sample", "no CFI", "past the rows one file
+ * may take", ...
+ */
+void unwind_loader_miss_reason(const struct unwind_loader *l, const struct unwind_miss *miss,
+			       char *buf, size_t size);
 /*
  * Read process `pid`'s executable mappings now: load their files' tables
  * and publish its mappings. A gone process, or one the maps have no room

@@ -21,10 +21,12 @@
 #include <unistd.h>
 
 #include "../capture/preflight.h"
+#include "../capture/unwind_loader.h"
 #include "../emit/frame_quality.h"
 #include "../lang/python_procs.h"
 #include "../util/clock.h"
 #include "../util/log.h"
+#include "../util/term_escape.h"
 #include "progress.h"
 #include "recording.h"
 #include "../view/view.h"
@@ -79,11 +81,64 @@ static int write_fallback(struct recording *r, const struct options *opts,
 	return -EIO;
 }
 
+/* Files named on the quality line; -v names up to UNWIND_MISSES_LOGGED. */
+#define UNWIND_MISSES_SHOWN  3
+#define UNWIND_MISSES_LOGGED 64
+
+/*
+ * "; files met without their table: cc1 (1402: its table came 92 ms after
+ * its first sample), libfoo.so (310: no CFI), +3 more (-v names them)"
+ */
+static void print_unwind_misses(const struct unwind_loader *ul)
+{
+	struct unwind_miss top[UNWIND_MISSES_LOGGED];
+	size_t n = ul ? unwind_misses_top(&ul->misses, top, UNWIND_MISSES_LOGGED) : 0;
+	size_t more =
+		ul ? ul->misses.files.len - (n < UNWIND_MISSES_SHOWN ? n : UNWIND_MISSES_SHOWN) : 0;
+	char why[96];
+
+	if (!n)
+		return;
+	fprintf(stderr, "; files met without their table: ");
+	for (size_t i = 0; i < n && i < UNWIND_MISSES_SHOWN; i++) {
+		unwind_loader_miss_reason(ul, &top[i], why, sizeof(why));
+		fprintf(stderr, "%s", i ? ", " : "");
+		/* A file's name is its owner's choice: escaped for the terminal. */
+		term_escape_write(stderr, top[i].name[0] ? top[i].name : "?",
+				  top[i].name[0] ? strlen(top[i].name) : 1);
+		fprintf(stderr, " (%" PRIu64 ": %s)", top[i].stacks, why);
+	}
+	if (more)
+		fprintf(stderr, ", +%zu more (-v names them)", more);
+}
+
+/* At -v, after the quality line: each file met without its table, most stacks first. */
+static void log_unwind_misses(const struct unwind_loader *ul)
+{
+	struct unwind_miss top[UNWIND_MISSES_LOGGED];
+	size_t n = ul && log_verbosity >= 1
+			   ? unwind_misses_top(&ul->misses, top, UNWIND_MISSES_LOGGED)
+			   : 0;
+	char why[96];
+
+	for (size_t i = 0; i < n; i++) {
+		char *name = term_escape_dup(top[i].name[0] ? top[i].name : "?");
+
+		unwind_loader_miss_reason(ul, &top[i], why, sizeof(why));
+		log_debug("met without its table: %s (device %u:%u, inode %llu): %" PRIu64
+			  " stacks, %s",
+			  name ? name : "?", (unsigned int)(top[i].key.dev >> 20),
+			  (unsigned int)(top[i].key.dev & 0xfffff),
+			  (unsigned long long)top[i].key.ino, top[i].stacks, why);
+		free(name);
+	}
+}
+
 /*
  * "user stacks: 97.2% of 1998 reach a thread root; 56 stop early: 50 no CFI, 6 unreadable"
  * then, when not all are native, "... by runtime: native 96.1% of 998, Go 99.9% of 1000"
  */
-static void print_frame_quality(const struct frame_quality *q)
+static void print_frame_quality(const struct frame_quality *q, const struct unwind_loader *ul)
 {
 	char why[512] = "", by[256] = "";
 	size_t len = 0, blen = 0;
@@ -107,9 +162,14 @@ static void print_frame_quality(const struct frame_quality *q)
 						frame_quality_reason((enum ustack_end)r));
 	fprintf(stderr,
 		"bpfprof: user stacks: %.1f%% of %" PRIu64 " reach a thread root; %" PRIu64
-		" stop early%s%s\n",
+		" stop early%s%s",
 		100.0 * (double)q->reached_root / (double)q->user_stacks, q->user_stacks, early,
 		why, by);
+	if (early)
+		print_unwind_misses(ul);
+	fputc('\n', stderr);
+	if (early)
+		log_unwind_misses(ul);
 }
 
 /* Tracks left out of the first view: the user would look for them otherwise. */
@@ -181,7 +241,7 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 			r->model.stats.syscalls_counted, r->model.stats.syscall_markers,
 			lost->dropped[EV_SYSCALL], lost->dropped[EV_SYSCALL_TOTALS]);
 	if (!frame_quality_count(&frames, &r->model, tables))
-		print_frame_quality(&frames);
+		print_frame_quality(&frames, r->session.unwind);
 	print_python_unread(r->py_procs);
 	print_view(&r->view);
 	if (r->model.lost.len) {

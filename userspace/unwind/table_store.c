@@ -299,6 +299,7 @@ static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
 		return false;
 	/* Still that file: when it was last sampled (what a rebuild keeps first). */
 	f->sampled_at = old->sampled_at;
+	f->published_at = old->published_at;
 	/*
 	 * FULL was for lack of room: built again where its rows (known) fit
 	 * now, the room held for it meanwhile, or FULL still without a build
@@ -621,6 +622,14 @@ void unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *
 	e->sampled_at = now;
 	if (e->status == UNWIND_FILE_FULL && e->want_rows)
 		s->sampled_refused = true;
+}
+
+void unwind_store_published(struct unwind_store *s, const struct unwind_store_file *f, uint64_t now)
+{
+	struct unwind_store_file *e = &s->files.data[f - s->files.data];
+
+	if (!e->published_at)
+		e->published_at = now;
 }
 
 /* Not sampled in the `recent` ns before `now` (one stamped after `now` is recent). */

@@ -61,6 +61,11 @@ struct unwind_store_file {
 	uint32_t reserved;
 	/* CLOCK_MONOTONIC ns of the last sample with a user PC in it; 0: never sampled. */
 	uint64_t sampled_at;
+	/*
+	 * CLOCK_MONOTONIC ns its rows first went to the BPF maps (0: never):
+	 * a sample before it met the file without a table (capture/unwind_misses.h).
+	 */
+	uint64_t published_at;
 	uint32_t changes;
 	uint64_t changes_at; /* CLOCK_MONOTONIC, ns */
 };
@@ -168,6 +173,9 @@ void unwind_store_budget(const struct unwind_store *s, struct cfi_budget *b);
  * sampled files are kept first at a rebuild (unwind_store_keep_sampled).
  */
 void unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *key, uint64_t now);
+/* `f`'s rows went to the BPF maps at `now` (the first time counts; see published_at). */
+void unwind_store_published(struct unwind_store *s, const struct unwind_store_file *f,
+			    uint64_t now);
 /*
  * Whether a rebuild would make room for a sampled file that was refused
  * (FULL): rows of files never sampled, or not since `recent` (ns), or
