@@ -86,3 +86,18 @@ bpfprof_unit_test(test_cfi_repeats ${UNWIND_TEST_DIR}/test_cfi_repeats.c)
 # A hostile .eh_frame's size and count of FDEs (issue 37): refused before it
 # is read, or before its FDEs are listed past the budget.
 bpfprof_unit_test(test_eh_frame_size ${UNWIND_TEST_DIR}/test_eh_frame_size.c)
+
+# The compact rows the BPF unwinder reads (issue 38): the same rule as the
+# table's at every row's edges and at random, on the fixtures, libc, the vDSO.
+bpfprof_unit_test(test_compact_table ${UNWIND_TEST_DIR}/test_compact_table.c)
+add_dependencies(test_compact_table cfi_fix cfi_fix_nopie bpfprof_workload_nofp
+                 bpfprof_workload_nofp_cpp bpfprof_workload_nofp_static)
+target_compile_definitions(test_compact_table PRIVATE
+  CFI_FIX="$<TARGET_FILE:cfi_fix>"
+  CFI_FIX_NOPIE="$<TARGET_FILE:cfi_fix_nopie>"
+  NOFP="$<TARGET_FILE:bpfprof_workload_nofp>"
+  NOFP_CPP="$<TARGET_FILE:bpfprof_workload_nofp_cpp>"
+  STATIC_BINARY="$<TARGET_FILE:bpfprof_workload_nofp_static>")
+if(BPFPROF_GO)
+  target_compile_definitions(test_compact_table PRIVATE GO_BINARY="${BPFPROF_GO_REAL}")
+endif()
