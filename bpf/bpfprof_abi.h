@@ -422,10 +422,21 @@ struct unwind_file_key {
 	__u64 ino;
 };
 
+/*
+ * A file's table, compact (userspace/unwind/compact_table.h): its code cut
+ * into 64 KiB pages from `base`, each page one slot of unwind_slots
+ * (npages from first_slot), the pages' rows right after them, two a slot.
+ * A row holds its PC's offset in its page and the index of its rule in
+ * unwind_rules, where every file's rules are kept once: some 4 bytes a
+ * row against the 16 of a row with its PC and rules.
+ */
 struct unwind_file_info {
-	__u32 first_row; /* index in the rows array */
-	__u32 nrows;
-	__s64 bias; /* ELF virtual address = offset in the file + bias */
+	__u64 base;	  /* ELF virtual address of page 0's first byte (64 KiB aligned) */
+	__s64 bias;	  /* ELF virtual address = offset in the file + bias */
+	__u32 first_slot; /* its first page's index in unwind_slots */
+	__u32 npages;	  /* 0: no table */
+	__u32 flags;	  /* none yet */
+	__u32 pad;
 };
 
 /*
@@ -500,13 +511,6 @@ enum unwind_fp {
 #define UNWIND_RULE_FP(r)	   (((r) >> 3) & 0x3)
 #define UNWIND_RULE_PLT(r)	   (((r) >> 5) & 0xf)
 #define UNWIND_RULES(cfa, fp, plt) ((__u16)((cfa) | ((fp) << 3) | ((plt) << 5)))
-
-struct unwind_row {
-	__u64 pc; /* ELF virtual address the row starts at */
-	__s32 cfa_offset;
-	__s16 fp_offset;
-	__u16 rules;
-};
 
 /* How to find the caller's frame where a row is in force (unwind_rules' value). */
 struct unwind_rule {

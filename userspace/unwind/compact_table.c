@@ -40,6 +40,18 @@ size_t compact_table_slots(uint32_t npages, uint32_t nrows)
 	return (size_t)npages + ((size_t)nrows + 1) / 2;
 }
 
+size_t compact_table_slots_of(const struct cfi_table *t)
+{
+	uint64_t span;
+
+	if (!t->len)
+		return 0;
+	span = (t->rows[t->len - 1].pc - (t->rows[0].pc & ~PAGE_MASK)) >> UNWIND_CODE_PAGE_SHIFT;
+	if (t->len > UINT32_MAX || span >= UINT32_MAX)
+		return SIZE_MAX;
+	return compact_table_slots((uint32_t)span + 1, (uint32_t)t->len);
+}
+
 void compact_table_free(struct compact_table *t)
 {
 	free(t->pages);
@@ -110,13 +122,11 @@ int compact_table_build(const struct cfi_table *t, struct compact_rules *rules, 
 	memset(out, 0, sizeof(*out));
 	if (!t->len)
 		return 0;
+	/* Rows far apart (a hostile file's) must not cost pages there is no room for. */
+	if (compact_table_slots_of(t) > max_slots)
+		return -E2BIG;
 	base = t->rows[0].pc & ~PAGE_MASK;
 	span = (t->rows[t->len - 1].pc - base) >> UNWIND_CODE_PAGE_SHIFT;
-	/* Pages, then rows: a hostile file's rows far apart must not cost pages it has no room for.
-	 */
-	if (t->len > UINT32_MAX || span >= UINT32_MAX ||
-	    compact_table_slots((uint32_t)span + 1, (uint32_t)t->len) > max_slots)
-		return -E2BIG;
 	out->base = base;
 	out->npages = (uint32_t)span + 1;
 	out->nrows = (uint32_t)t->len;
@@ -173,8 +183,8 @@ bool compact_lookup(const struct compact_view *v, uint64_t addr, struct unwind_r
 		    uint16_t *index, uint64_t *lo, uint64_t *hi)
 {
 	const struct unwind_page *pg;
+	uint32_t l, h, lo_pc = 0, hi_pc = UNWIND_CODE_PAGE_SIZE;
 	uint64_t off, page_start;
-	uint32_t first, end, l, h;
 	uint16_t key;
 
 	if (addr < v->base)
@@ -185,25 +195,28 @@ bool compact_lookup(const struct compact_view *v, uint64_t addr, struct unwind_r
 	pg = &v->pages[off >> UNWIND_CODE_PAGE_SHIFT];
 	page_start = addr & ~PAGE_MASK;
 	key = (uint16_t)(off & PAGE_MASK);
-	/* The page's rows with pc_lo <= key: the last of them is in force (bpf/unwind.bpf.h). */
-	first = l = pg->first_row;
-	end = h = pg->first_row + pg->nrows;
+	/*
+	 * The page's last row with pc_lo <= key, or its entry rule before its
+	 * first row. As bpf/unwind.bpf.h searches: the last row the search
+	 * steps past is the answer, the last it stops at the next row.
+	 */
+	*index = pg->entry_rule;
+	l = pg->first_row;
+	h = pg->first_row + pg->nrows;
 	while (l < h) {
 		uint32_t mid = l + (h - l) / 2;
 
-		if (v->rows[mid].pc_lo <= key)
+		if (v->rows[mid].pc_lo <= key) {
 			l = mid + 1;
-		else
+			lo_pc = v->rows[mid].pc_lo;
+			*index = v->rows[mid].rule;
+		} else {
 			h = mid;
+			hi_pc = v->rows[mid].pc_lo;
+		}
 	}
-	if (l == first) {
-		*index = pg->entry_rule;
-		*lo = page_start;
-	} else {
-		*index = v->rows[l - 1].rule;
-		*lo = page_start + v->rows[l - 1].pc_lo;
-	}
-	*hi = l < end ? page_start + v->rows[l].pc_lo : page_start + UNWIND_CODE_PAGE_SIZE;
+	*lo = page_start + lo_pc;
+	*hi = page_start + hi_pc;
 	*rule = v->rules[*index];
 	return true;
 }

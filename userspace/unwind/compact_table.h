@@ -50,6 +50,8 @@ struct compact_table {
 
 /* Slots of unwind_slots the table takes: its pages, then its rows two a slot. */
 size_t compact_table_slots(uint32_t npages, uint32_t nrows);
+/* The slots the table of `t` would take, before it is built (SIZE_MAX: more than can be). */
+size_t compact_table_slots_of(const struct cfi_table *t);
 
 /*
  * The table of `t` (rows sorted by pc), its rules added to `rules`. 0,
