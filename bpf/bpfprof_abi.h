@@ -535,7 +535,8 @@ struct unwind_crow {
 /*
  * A page's rows: first_row (from the file's first row) and nrows of them,
  * sorted by pc_lo; entry_rule holds from the page's first byte to its first
- * row, so that a lookup never leaves its page. A page has at most 65535 rows.
+ * row, so that a lookup never leaves its page. A row at the first byte is
+ * the entry rule, not a row: a page has at most 65535 rows.
  */
 struct unwind_page {
 	__u32 first_row;

@@ -216,8 +216,7 @@ static __always_inline bool unwind_find_row(struct unwind_walk *w, __u64 addr)
 	__u64 off, page_start;
 	__u32 idx, first;
 
-	if (addr < w->base)
-		return false;
+	/* Below base the offset wraps past every page: one test for both ends. */
 	off = addr - w->base;
 	if ((off >> UNWIND_CODE_PAGE_SHIFT) >= w->npages)
 		return false;

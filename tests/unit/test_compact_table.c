@@ -4,9 +4,9 @@
  * and this machine's libc and vDSO, the rule compact_lookup finds is the row
  * cfi_table_lookup finds, at each row's first byte and the bytes either
  * side, and at 10k random addresses; page edges, pages without rows and the
- * rule that enters a page from the one before; a page of 65536 rows is
- * refused (INVALID), and rules past the store's or a file's room (FULL),
- * adding none. No BPF, no root.
+ * rule that enters a page from the one before; a row at every byte of a
+ * page fits, rows out of order are refused (INVALID), and rules past the
+ * store's or a file's room (FULL), adding none. No BPF, no root.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -233,7 +233,9 @@ static void page_edges(void)
 	CHECK_EQ_INT(compact_table_build(&t, &rules, SIZE_MAX, &c), 0);
 	CHECK_EQ_INT(c.base, B);
 	CHECK_EQ_INT(c.npages, 6);
-	CHECK_EQ_INT(c.nrows, t.len);
+	/* The row at page 1's first byte is its entry rule, not a row. */
+	CHECK_EQ_INT(c.nrows, t.len - 1);
+	CHECK_EQ_INT(c.pages[1].nrows, 1);
 	CHECK_EQ_INT(c.pages[2].nrows + c.pages[3].nrows + c.pages[4].nrows, 0);
 	slots = lay_out(&c);
 	v = compact_view_of(slots, c.base, c.npages, rules.data);
@@ -279,25 +281,48 @@ static void page_edges(void)
 	compact_rules_free(&rules);
 }
 
-/* A page's rows are a u16: one of 65536 (a row at every byte) is refused. */
-static void crowded_page_is_invalid(void)
+/*
+ * A page's rows are a u16: a row at every byte of a page (65536, a crafted
+ * FDE or push/pop pairs by the thousand) fits, its first byte's row the
+ * page's entry rule, each byte's rule the table's. Rows out of order, which
+ * could need more, are refused (INVALID), adding no rule.
+ */
+static void a_row_at_every_byte_fits_rows_out_of_order_do_not(void)
 {
-	struct cfi_row *rows = calloc(65536, sizeof(*rows));
-	struct cfi_table t = { .rows = rows };
+	struct cfi_row *rows = calloc(65536 + 2, sizeof(*rows));
+	struct cfi_table t = { .rows = rows, .len = 65536 + 2 };
 	struct compact_rules rules;
 	struct compact_table c;
+	union unwind_slot *slots;
+	struct compact_view v;
 
 	CHECK_EQ_INT(compact_rules_init(&rules, NULL, UNWIND_MAX_RULES), 0);
+	/* Page 1 whole, and a row on either side of it. */
+	rows[0] = row_at(0xfff0, 40);
 	for (int i = 0; i < 65536; i++)
-		rows[i] = row_at(0x10000 + (uint64_t)i, 8 + 8 * (i & 1));
-	t.len = 65535; /* the most a page holds */
+		rows[i + 1] = row_at(0x10000 + (uint64_t)i, 8 + 8 * (i & 1));
+	rows[65537] = row_at(0x20004, 48);
 	CHECK_EQ_INT(compact_table_build(&t, &rules, SIZE_MAX, &c), 0);
-	CHECK_EQ_INT(c.npages, 1);
-	CHECK_EQ_INT(c.pages[0].nrows, 65535);
+	CHECK_EQ_INT(c.npages, 3);
+	CHECK_EQ_INT(c.pages[1].nrows, 65535);
+	CHECK_EQ_INT(c.nrows, 65535 + 2);
+	slots = lay_out(&c);
+	v = compact_view_of(slots, c.base, c.npages, rules.data);
+	mismatches = 0;
+	for (uint64_t a = 0xffe0; a < 0x20010; a++)
+		check_at(&t, &v, a);
+	CHECK_EQ_INT(mismatches, 0);
+	free(slots);
 	compact_table_free(&c);
-	t.len = 65536;
+	compact_rules_free(&rules);
+	/* Two rows at one PC, then one before: refused, no rule kept. */
+	CHECK_EQ_INT(compact_rules_init(&rules, NULL, UNWIND_MAX_RULES), 0);
+	rows[2].pc = rows[1].pc;
 	CHECK_EQ_INT(compact_table_build(&t, &rules, SIZE_MAX, &c), -EINVAL);
 	CHECK(c.pages == NULL && c.rows == NULL);
+	CHECK_EQ_INT(rules.len, 1);
+	rows[2].pc = rows[1].pc - 1;
+	CHECK_EQ_INT(compact_table_build(&t, &rules, SIZE_MAX, &c), -EINVAL);
 	compact_rules_free(&rules);
 	free(rows);
 }
@@ -349,7 +374,7 @@ int main(void)
 {
 	elf_version(EV_CURRENT);
 	RUN(page_edges);
-	RUN(crowded_page_is_invalid);
+	RUN(a_row_at_every_byte_fits_rows_out_of_order_do_not);
 	RUN(rule_overflow_adds_nothing);
 	RUN(fixtures_agree);
 	RUN(vdso_agrees);

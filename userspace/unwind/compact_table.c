@@ -129,7 +129,6 @@ int compact_table_build(const struct cfi_table *t, struct compact_rules *rules, 
 	span = (t->rows[t->len - 1].pc - base) >> UNWIND_CODE_PAGE_SHIFT;
 	out->base = base;
 	out->npages = (uint32_t)span + 1;
-	out->nrows = (uint32_t)t->len;
 	out->pages = calloc(out->npages, sizeof(*out->pages));
 	out->rows = malloc(t->len * sizeof(*out->rows));
 	if (!out->pages || !out->rows) {
@@ -140,24 +139,34 @@ int compact_table_build(const struct cfi_table *t, struct compact_rules *rules, 
 		uint64_t end = base + (((uint64_t)p + 1) << UNWIND_CODE_PAGE_SHIFT);
 		struct unwind_page *pg = &out->pages[p];
 
-		pg->first_row = (uint32_t)row;
+		pg->first_row = out->nrows;
 		pg->entry_rule = in_force;
 		for (; row < t->len && (end == 0 || t->rows[row].pc < end); row++) {
-			uint16_t index;
+			uint16_t pc_lo = (uint16_t)(t->rows[row].pc & PAGE_MASK), index;
 
-			if (row - pg->first_row >= 0xffff) {
+			/* Sorted, one row a PC (cfi_row_push): a page then needs 65535 rows at
+			 * most. */
+			if (row && t->rows[row].pc <= t->rows[row - 1].pc) {
 				err = -EINVAL;
 				goto fail;
 			}
 			err = intern(rules, &t->rows[row], rules_before, &index);
 			if (err)
 				goto fail;
-			out->rows[row] = (struct unwind_crow){
-				.pc_lo = (uint16_t)(t->rows[row].pc & PAGE_MASK), .rule = index
-			};
 			in_force = index;
+			/*
+			 * A row at the page's first byte is its entry rule: a row at
+			 * every byte (a crafted FDE, or push/pop pairs by the
+			 * thousand) still fits a page's u16 count.
+			 */
+			if (!pc_lo) {
+				pg->entry_rule = index;
+				continue;
+			}
+			out->rows[out->nrows++] =
+				(struct unwind_crow){ .pc_lo = pc_lo, .rule = index };
 		}
-		pg->nrows = (uint16_t)(row - pg->first_row);
+		pg->nrows = (uint16_t)(out->nrows - pg->first_row);
 	}
 	return 0;
 fail:
@@ -187,8 +196,7 @@ bool compact_lookup(const struct compact_view *v, uint64_t addr, struct unwind_r
 	uint64_t off, page_start;
 	uint16_t key;
 
-	if (addr < v->base)
-		return false;
+	/* Below base the offset wraps past every page: one test for both ends. */
 	off = addr - v->base;
 	if ((off >> UNWIND_CODE_PAGE_SHIFT) >= v->npages)
 		return false;

@@ -50,15 +50,20 @@ struct compact_table {
 
 /* Slots of unwind_slots the table takes: its pages, then its rows two a slot. */
 size_t compact_table_slots(uint32_t npages, uint32_t nrows);
-/* The slots the table of `t` would take, before it is built (SIZE_MAX: more than can be). */
+/*
+ * The slots the table of `t` would take at most (rows at a page's first
+ * byte take none), before it is built (SIZE_MAX: more than can be).
+ */
 size_t compact_table_slots_of(const struct cfi_table *t);
 
 /*
  * The table of `t` (rows sorted by pc), its rules added to `rules`. 0,
  * -ENOMEM, -E2BIG when it would take more than max_slots slots, -ENOSPC
  * when its rules do not fit (in `rules`, or in a file's file_max: nothing
- * is added then), -EINVAL for a page of more than 65535 rows (no real
- * code: a row every byte).
+ * is added then), -EINVAL for rows not in strictly increasing order (what
+ * would hold more than a page's 65535 rows). A row at a page's first byte
+ * is not stored: it is the page's entry rule, so even a row at every byte
+ * fits. out->nrows: the rows stored, at most t->len.
  */
 int compact_table_build(const struct cfi_table *t, struct compact_rules *rules, size_t max_slots,
 			struct compact_table *out);

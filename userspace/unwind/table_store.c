@@ -312,13 +312,14 @@ static int pack(struct unwind_store *s, struct unwind_store_file *e, struct unwi
 	s->rules.file_max = COMPACT_FILE_MAX_RULES;
 	switch (err) {
 	case 0:
+		n = compact_table_slots(c.npages, c.nrows); /* at most what was admitted */
 		break;
 	case -ENOSPC:
 		/* Rules kept for every file are not a room a rebuild wins back: not asked again. */
 		s->stats.rules_full++;
 		return UNWIND_FILE_FULL;
 	case -EINVAL:
-		return UNWIND_FILE_INVALID; /* a page of 65536 rows: no real code */
+		return UNWIND_FILE_INVALID; /* rows out of order: a builder's bug */
 	default:
 		return -ENOMEM;
 	}
