@@ -395,6 +395,9 @@ int session_open(struct session *s, const struct session_config *cfg)
 			bpf_map__set_max_entries(s->skel->maps.unwind_procs, proc_maps_capacity());
 			bpf_map__set_max_entries(s->skel->maps.py_procs, proc_maps_capacity());
 		}
+	} else {
+		/* No tables: the rules' 512 KiB are not preallocated for nothing. */
+		bpf_map__set_max_entries(s->skel->maps.unwind_rules, 1);
 	}
 	s->skel->rodata->offcpu_stack_interval_ns =
 		1000000000ULL / (cfg->freq_hz ? cfg->freq_hz : 1);
