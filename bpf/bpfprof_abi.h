@@ -422,10 +422,21 @@ struct unwind_file_key {
 	__u64 ino;
 };
 
+/*
+ * A file's table, compact (userspace/unwind/compact_table.h): its code cut
+ * into 64 KiB pages from `base`, each page one slot of unwind_slots
+ * (npages from first_slot), the pages' rows right after them, two a slot.
+ * A row holds its PC's offset in its page and the index of its rule in
+ * unwind_rules, where every file's rules are kept once: some 4 bytes a
+ * row against the 16 of a row with its PC and rules.
+ */
 struct unwind_file_info {
-	__u32 first_row; /* index in the rows array */
-	__u32 nrows;
-	__s64 bias; /* ELF virtual address = offset in the file + bias */
+	__u64 base;	  /* ELF virtual address of page 0's first byte (64 KiB aligned) */
+	__s64 bias;	  /* ELF virtual address = offset in the file + bias */
+	__u32 first_slot; /* its first page's index in unwind_slots */
+	__u32 npages;	  /* 0: no table */
+	__u32 flags;	  /* none yet */
+	__u32 pad;
 };
 
 /*
@@ -495,17 +506,48 @@ enum unwind_fp {
 	UNWIND_FP_UNDEF = 2, /* the caller's FP cannot be recovered */
 };
 
-/* unwind_row.rules: the CFA rule, the FP rule and the PLT threshold (enum unwind_cfa/_fp). */
+/* unwind_rule.rules: the CFA rule, the FP rule and the PLT threshold (enum unwind_cfa/_fp). */
 #define UNWIND_RULE_CFA(r)	   ((r)&0x7)
 #define UNWIND_RULE_FP(r)	   (((r) >> 3) & 0x3)
 #define UNWIND_RULE_PLT(r)	   (((r) >> 5) & 0xf)
 #define UNWIND_RULES(cfa, fp, plt) ((__u16)((cfa) | ((fp) << 3) | ((plt) << 5)))
 
-struct unwind_row {
-	__u64 pc; /* ELF virtual address the row starts at */
+/* How to find the caller's frame where a row is in force (unwind_rules' value). */
+struct unwind_rule {
 	__s32 cfa_offset;
 	__s16 fp_offset;
-	__u16 rules;
+	__u16 rules; /* UNWIND_RULES(): its CFA and FP rules, its PLT threshold */
+};
+
+/* unwind_rules: index 0 is UNWIND_CFA_NONE, a row's rule is a u16. */
+#define UNWIND_MAX_RULES 65536
+
+/* Code pages of a compact table: a row's PC is its offset in its page. */
+#define UNWIND_CODE_PAGE_SHIFT 16
+#define UNWIND_CODE_PAGE_SIZE  (1u << UNWIND_CODE_PAGE_SHIFT)
+
+/* A row: from pc_lo in its page on, rule `rule` holds (until the next row or the page's end). */
+struct unwind_crow {
+	__u16 pc_lo;
+	__u16 rule;
+};
+
+/*
+ * A page's rows: first_row (from the file's first row) and nrows of them,
+ * sorted by pc_lo; entry_rule holds from the page's first byte to its first
+ * row, so that a lookup never leaves its page. A row at the first byte is
+ * the entry rule, not a row: a page has at most 65535 rows.
+ */
+struct unwind_page {
+	__u32 first_row;
+	__u16 nrows;
+	__u16 entry_rule;
+};
+
+/* unwind_slots' value: a page, or two rows (a map's values are 8-byte aligned). */
+union unwind_slot {
+	struct unwind_page page;
+	struct unwind_crow row[2];
 };
 
 /*

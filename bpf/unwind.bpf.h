@@ -4,10 +4,11 @@
  * process's mappings (unwind_procs) give the PC's file (device, inode) and
  * the offset in it;
  * userspace loaded the file's .eh_frame as sorted rows (unwind_files,
- * unwind_rows, see bpfprof_abi.h and userspace/unwind/); the row in force
- * at the PC says where the caller's CFA, return address and frame pointer
- * are. A file without rows (JIT code, a binary not loaded yet) is stepped
- * through with its frame pointer, as bpf_get_stack() would. The walk is a
+ * unwind_slots, unwind_rules: compact, see bpfprof_abi.h and
+ * userspace/unwind/compact_table.h); the rule of the row in force at the
+ * PC says where the caller's CFA, return address and frame pointer are. A
+ * file without rows (JIT code, a binary not loaded yet) is stepped through
+ * with its frame pointer, as bpf_get_stack() would. The walk is a
  * bpf_loop, so the verifier sees one step, not 127.
  */
 #ifndef BPFPROF_UNWIND_BPF_H
@@ -59,16 +60,26 @@ static __always_inline bool proc_uid_capped(struct task_struct *task, __u8 which
 	return capped && (*capped & which);
 }
 
+/* Each file's run: its 64 KiB pages of code, then their rows, two a slot. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 1); /* resized by userspace before load */
 	__type(key, __u32);
-	__type(value, struct unwind_row);
-} unwind_rows SEC(".maps");
+	__type(value, union unwind_slot);
+} unwind_slots SEC(".maps");
 
-/* Rows of one file: 2^24 is more than any binary has (node: 372k). */
-#define UNWIND_SEARCH_STEPS 24
+/* Every file's rules, each kept once: a row holds its rule's index. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, UNWIND_MAX_RULES);
+	__type(key, __u32);
+	__type(value, struct unwind_rule);
+} unwind_rules SEC(".maps");
+
+/* Rows of one page: at most 65535, 16 halvings. */
+#define UNWIND_SEARCH_STEPS 16
 
 struct unwind_walk {
 	__u32 tgid;
@@ -104,9 +115,10 @@ struct unwind_walk {
 	 */
 	__u64 map_start, map_end; /* [start, end) of the mapping, 0 when none */
 	__s64 map_to_file;	  /* ELF address = PC + map_to_file */
-	__u32 first_row, nrows;	  /* the mapping's file's rows (nrows 0: none) */
+	__u64 base;		  /* the file's table: ELF address of its page 0 */
+	__u32 first_slot, npages; /* its run in unwind_slots (npages 0: no table) */
 	__u64 row_lo, row_hi;	  /* the cached row covers ELF addresses [lo, hi) */
-	struct unwind_row row;
+	struct unwind_rule row;	  /* the cached row's rule */
 };
 
 /*
@@ -116,8 +128,14 @@ struct unwind_walk {
  */
 struct unwind_search {
 	struct unwind_proc *proc; /* mappings: the process's */
-	__u64 addr;
-	__u32 lo, hi; /* the answer is lo - 1 */
+	__u64 addr;		  /* rows: the offset in the page */
+	__u32 lo, hi;		  /* the answer is lo - 1; rows: 2 * slot + half */
+	/*
+	 * Rows: the answer's pc_lo and rule and the next row's pc_lo, as the
+	 * search meets them (the last row it steps past is the answer, the last
+	 * it stops at the next one), so none is looked up again after it.
+	 */
+	__u32 lo_pc, hi_pc, rule;
 };
 
 static long unwind_mapping_step(__u32 i, struct unwind_search *s)
@@ -134,23 +152,36 @@ static long unwind_mapping_step(__u32 i, struct unwind_search *s)
 	return 0;
 }
 
+/* Row `idx` (2 * its slot + which half) of unwind_slots, or NULL. */
+static __always_inline struct unwind_crow *unwind_crow_at(__u32 idx)
+{
+	__u32 slot = idx >> 1;
+	union unwind_slot *v = bpf_map_lookup_elem(&unwind_slots, &slot);
+
+	return v ? &v->row[idx & 1] : NULL;
+}
+
 static long unwind_row_step(__u32 i, struct unwind_search *s)
 {
-	struct unwind_row *r;
+	struct unwind_crow *r;
 	__u32 mid;
 
 	if (s->lo >= s->hi)
 		return 1;
 	mid = s->lo + (s->hi - s->lo) / 2;
-	r = bpf_map_lookup_elem(&unwind_rows, &mid);
+	r = unwind_crow_at(mid);
 	if (!r) {
 		s->lo = s->hi = 0;
 		return 1;
 	}
-	if (r->pc <= s->addr)
+	if (r->pc_lo <= s->addr) {
 		s->lo = mid + 1;
-	else
+		s->lo_pc = r->pc_lo;
+		s->rule = r->rule;
+	} else {
 		s->hi = mid;
+		s->hi_pc = r->pc_lo;
+	}
 	return 0;
 }
 
@@ -171,34 +202,47 @@ static __always_inline struct unwind_mapping *unwind_find_mapping(struct unwind_
 }
 
 /*
- * The last row of the file's run with pc <= addr into w->row, with the
- * range it covers (up to the next row's pc) into w->row_lo/hi; false when
- * none.
+ * The rule in force at ELF address addr into w->row, with the range it
+ * covers (up to the next row or the page's end) into w->row_lo/hi; false
+ * when no page of the file's table holds addr. Within the page: the last
+ * of its rows with pc_lo <= the offset, or the page's entry_rule before its
+ * first (userspace/unwind/compact_table.c: compact_lookup, the same steps).
  */
 static __always_inline bool unwind_find_row(struct unwind_walk *w, __u64 addr)
 {
-	struct unwind_search s = { .addr = addr,
-				   .lo = w->first_row,
-				   .hi = w->first_row + w->nrows };
-	struct unwind_row *r;
-	__u32 idx;
+	struct unwind_search s = {};
+	union unwind_slot *pg;
+	struct unwind_rule *rule;
+	__u64 off, page_start;
+	__u32 idx, first;
 
+	/* Below base the offset wraps past every page: one test for both ends. */
+	off = addr - w->base;
+	if ((off >> UNWIND_CODE_PAGE_SHIFT) >= w->npages)
+		return false;
+	idx = w->first_slot + (__u32)(off >> UNWIND_CODE_PAGE_SHIFT);
+	pg = bpf_map_lookup_elem(&unwind_slots, &idx);
+	if (!pg)
+		return false;
+	page_start = addr & ~((__u64)UNWIND_CODE_PAGE_SIZE - 1);
+	first = 2 * (w->first_slot + w->npages) + pg->page.first_row;
+	s.addr = off & (UNWIND_CODE_PAGE_SIZE - 1);
+	s.lo = first;
+	s.hi = first + pg->page.nrows;
+	/* Before the page's first row: its entry rule, from the page's first byte. */
+	s.lo_pc = 0;
+	s.hi_pc = UNWIND_CODE_PAGE_SIZE;
+	s.rule = pg->page.entry_rule;
 	bpf_loop(UNWIND_SEARCH_STEPS, unwind_row_step, &s, 0);
-	if (s.lo <= w->first_row)
+	if (s.lo < first) /* a row past the array: not this table's */
 		return false;
-	idx = s.lo - 1;
-	r = bpf_map_lookup_elem(&unwind_rows, &idx);
-	if (!r)
+	rule = bpf_map_lookup_elem(&unwind_rules, &s.rule);
+	if (!rule)
 		return false;
-	w->row = *r;
-	w->row_lo = r->pc;
-	w->row_hi = ~0ull;
-	if (s.lo < w->first_row + w->nrows) {
-		idx = s.lo;
-		r = bpf_map_lookup_elem(&unwind_rows, &idx);
-		if (r)
-			w->row_hi = r->pc;
-	}
+	/* The cache only with its rule: a range without one would be walked with a stale rule. */
+	w->row = *rule;
+	w->row_lo = page_start + s.lo_pc;
+	w->row_hi = page_start + s.hi_pc;
 	return true;
 }
 
@@ -301,8 +345,9 @@ static __always_inline bool unwind_enter_mapping(struct unwind_walk *w, __u64 ad
 		return false;
 	}
 	info = bpf_map_lookup_elem(&unwind_files, &key);
-	w->first_row = info ? info->first_row : 0;
-	w->nrows = info ? info->nrows : 0;
+	w->base = info ? info->base : 0;
+	w->first_slot = info ? info->first_slot : 0;
+	w->npages = info ? info->npages : 0;
 	w->map_to_file = info ? (__s64)(pgoff - w->map_start) + info->bias : 0;
 	return true;
 }
@@ -441,7 +486,7 @@ static long unwind_step(__u32 i, struct unwind_walk *w)
 		/* Not in a file we know (JIT code, a process not read yet): try the frame pointer.
 		 */
 		return unwind_fp_step(w, USTACK_END_NO_CFI, false);
-	if (!w->nrows)
+	if (!w->npages)
 		return unwind_fp_step(w, USTACK_END_NO_CFI, false);
 	file_addr = addr + w->map_to_file;
 	/*

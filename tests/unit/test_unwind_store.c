@@ -39,19 +39,31 @@ static void rows_are_the_tables(void)
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	CHECK_EQ_INT(cfi_table_build(elf, &t), 0);
 	if (f && f->status == UNWIND_FILE_LOADED) {
-		CHECK_EQ_INT(f->info.first_row, 0);
-		CHECK_EQ_INT(f->info.nrows, t.len);
+		struct compact_view v = unwind_store_view(&s, f);
+
+		CHECK_EQ_INT(f->info.first_slot, 0);
+		/* Rows at a page's first byte are its entry rule, not rows. */
+		CHECK(f->nrows <= t.len && f->nrows + f->info.npages >= t.len);
+		CHECK_EQ_INT(f->nslots, compact_table_slots(f->info.npages, f->nrows));
 		/* A PIE's text segment sits at its file offset. */
 		CHECK_EQ_INT(f->info.bias, 0);
-		for (size_t i = 0; i < t.len && i < f->info.nrows; i++) {
-			const struct unwind_row *r = &s.rows.data[f->info.first_row + i];
+		/* Each row's rule from its first byte on, as the store's view finds it. */
+		for (size_t i = 0; i < t.len && i < f->nrows; i++) {
+			struct unwind_rule r;
+			uint64_t lo, hi;
+			uint16_t index;
 
-			CHECK_EQ_INT(r->pc, t.rows[i].pc);
-			CHECK_EQ_INT(r->cfa_offset, t.rows[i].cfa_offset);
-			CHECK_EQ_INT(r->fp_offset, t.rows[i].fp_offset);
-			CHECK_EQ_INT(UNWIND_RULE_CFA(r->rules), t.rows[i].cfa);
-			CHECK_EQ_INT(UNWIND_RULE_FP(r->rules), t.rows[i].fp);
-			CHECK_EQ_INT(UNWIND_RULE_PLT(r->rules), t.rows[i].plt_threshold);
+			CHECK(compact_lookup(&v, t.rows[i].pc, &r, &index, &lo, &hi));
+			CHECK_EQ_INT(lo, t.rows[i].pc);
+			if (t.rows[i].cfa == UNWIND_CFA_NONE) {
+				CHECK_EQ_INT(index, 0);
+				continue;
+			}
+			CHECK_EQ_INT(r.cfa_offset, t.rows[i].cfa_offset);
+			CHECK_EQ_INT(r.fp_offset, t.rows[i].fp_offset);
+			CHECK_EQ_INT(UNWIND_RULE_CFA(r.rules), t.rows[i].cfa);
+			CHECK_EQ_INT(UNWIND_RULE_FP(r.rules), t.rows[i].fp);
+			CHECK_EQ_INT(UNWIND_RULE_PLT(r.rules), t.rows[i].plt_threshold);
 		}
 	}
 	cfi_table_free(&t);
@@ -65,22 +77,22 @@ static void files_are_loaded_once_and_found_by_dev_and_inode(void)
 	struct unwind_store s;
 	const struct unwind_store_file *a, *b, *again;
 	struct stat st;
-	size_t rows;
+	size_t slots;
 
 	unwind_store_init(&s, NULL, 1u << 20);
 	a = add_path(&s, CFI_FIX);
-	rows = s.rows.len;
+	slots = s.slots.len;
 	b = add_path(&s, CFI_FIX_NOPIE);
 	CHECK(a && b);
 	if (!a || !b)
 		goto out;
 	/* The second file's run follows the first's. */
 	CHECK_EQ_INT(b->status, UNWIND_FILE_LOADED);
-	CHECK_EQ_INT(b->info.first_row, rows);
+	CHECK_EQ_INT(b->info.first_slot, slots);
 	/* Linked at 0x400000: its text's address is its offset plus that. */
 	CHECK_EQ_INT(b->info.bias, 0x400000);
 	again = add_path(&s, CFI_FIX);
-	CHECK(again != NULL && again->info.first_row == 0);
+	CHECK(again != NULL && again->info.first_slot == 0);
 	CHECK_EQ_INT(s.files.len, 2);
 	CHECK_EQ_INT(s.stats.files[UNWIND_FILE_LOADED], 2);
 	CHECK(stat(CFI_FIX, &st) == 0);
@@ -101,7 +113,7 @@ static void files_without_cfi_not_elf_or_too_big(void)
 	unwind_store_init(&s, NULL, 8);
 	f = add_path(&s, CFI_FIX);
 	CHECK(f && f->status == UNWIND_FILE_FULL);
-	CHECK_EQ_INT(s.rows.len, 0);
+	CHECK_EQ_INT(s.slots.len, 0);
 	unwind_store_free(&s);
 
 	unwind_store_init(&s, NULL, 1u << 20);
@@ -109,7 +121,7 @@ static void files_without_cfi_not_elf_or_too_big(void)
 	CHECK(f && f->status == UNWIND_FILE_NO_CFI);
 	f = add_path(&s, CFI_FIX_SOURCE);
 	CHECK(f && f->status == UNWIND_FILE_INVALID);
-	CHECK_EQ_INT(s.rows.len, 0);
+	CHECK_EQ_INT(s.slots.len, 0);
 	CHECK_EQ_INT(s.stats.files[UNWIND_FILE_NO_CFI], 1);
 	CHECK_EQ_INT(s.stats.files[UNWIND_FILE_INVALID], 1);
 	unwind_store_free(&s);
@@ -142,7 +154,7 @@ static void another_file_under_the_same_inode_is_built_again(void)
 	const struct unwind_store_file *f;
 	struct unwind_store s;
 	struct stat before, after;
-	uint32_t nrows;
+	uint32_t nslots;
 	int fd = mkstemp(path);
 
 	CHECK(fd >= 0);
@@ -153,11 +165,11 @@ static void another_file_under_the_same_inode_is_built_again(void)
 	overwrite(CFI_FIX_NOPIE, path);
 	f = add_path(&s, path);
 	CHECK(f && f->status == UNWIND_FILE_LOADED && f->info.bias == 0x400000);
-	nrows = f ? f->info.nrows : 0;
+	nslots = f ? f->nslots : 0;
 	CHECK(stat(path, &before) == 0);
 	/* The same file again: not read again. */
 	f = add_path(&s, path);
-	CHECK(f && f->info.first_row == 0 && s.rows.len == nrows);
+	CHECK(f && f->info.first_slot == 0 && s.slots.len == nslots);
 	overwrite(CFI_FIX, path);
 	CHECK(stat(path, &after) == 0);
 	CHECK_EQ_INT(after.st_ino, before.st_ino);
@@ -165,7 +177,7 @@ static void another_file_under_the_same_inode_is_built_again(void)
 	/* The PIE's table now: its own rows after the old ones, its own bias. */
 	CHECK(f && f->status == UNWIND_FILE_LOADED);
 	if (f) {
-		CHECK_EQ_INT(f->info.first_row, nrows);
+		CHECK_EQ_INT(f->info.first_slot, nslots);
 		CHECK_EQ_INT(f->info.bias, 0);
 	}
 	CHECK_EQ_INT(s.files.len, 1);
@@ -181,7 +193,7 @@ static void a_rebuild_keeps_the_tables_of_files_still_in_use(void)
 {
 	struct unwind_store s;
 	const struct unwind_store_file *a, *b;
-	uint32_t nrows_b = 0;
+	uint32_t nslots_b = 0;
 	uint64_t built;
 
 	unwind_store_init(&s, NULL, 1u << 20);
@@ -189,17 +201,17 @@ static void a_rebuild_keeps_the_tables_of_files_still_in_use(void)
 	b = add_path(&s, CFI_FIX_NOPIE);
 	CHECK(a && b && b->status == UNWIND_FILE_LOADED);
 	if (b)
-		nrows_b = b->info.nrows;
+		nslots_b = b->nslots;
 	built = s.stats.files[UNWIND_FILE_LOADED];
 	CHECK_EQ_INT(unwind_store_reset(&s), 0);
 	CHECK_EQ_INT(s.files.len, 0);
 	b = add_path(&s, CFI_FIX_NOPIE);
 	CHECK(b && b->status == UNWIND_FILE_LOADED);
 	if (b) {
-		CHECK_EQ_INT(b->info.first_row, 0);
-		CHECK_EQ_INT(b->info.nrows, nrows_b);
+		CHECK_EQ_INT(b->info.first_slot, 0);
+		CHECK_EQ_INT(b->nslots, nslots_b);
 		CHECK_EQ_INT(b->info.bias, 0x400000);
-		CHECK_EQ_INT(s.rows.len, nrows_b);
+		CHECK_EQ_INT(s.slots.len, nslots_b);
 	}
 	CHECK_EQ_INT(s.stats.files[UNWIND_FILE_LOADED], built); /* copied, not built */
 	unwind_store_rebuilt(&s);
@@ -227,7 +239,7 @@ static void replaced_rows_are_dead_full_is_not_kept_churn_is_refused(void)
 	char path[] = "/tmp/bpfprof-test-store-XXXXXX";
 	const struct unwind_store_file *f;
 	struct unwind_store s;
-	uint32_t nrows = 0;
+	uint32_t nslots = 0;
 	uint64_t built;
 	int fd = mkstemp(path);
 
@@ -236,28 +248,28 @@ static void replaced_rows_are_dead_full_is_not_kept_churn_is_refused(void)
 		return;
 	close(fd);
 	overwrite(CFI_FIX_NOPIE, path);
-	nrows = rows_of(path);
-	CHECK(nrows > 0);
+	nslots = slots_of(path);
+	CHECK(nslots > 0);
 	/* Room for two tables of it. */
-	unwind_store_init(&s, NULL, 2 * (size_t)nrows + nrows / 2);
+	unwind_store_init(&s, NULL, 2 * (size_t)nslots + nslots / 2);
 	retouch(path, 1000);
 	f = add_path(&s, path);
 	CHECK(f && f->status == UNWIND_FILE_LOADED);
 	retouch(path, 1001);
 	f = add_path(&s, path);
 	CHECK(f && f->status == UNWIND_FILE_LOADED);
-	CHECK_EQ_INT(s.dead_rows, nrows);
+	CHECK_EQ_INT(s.dead_slots, nslots);
 	retouch(path, 1002);
 	f = add_path(&s, path);
 	CHECK(f && f->status == UNWIND_FILE_FULL);
-	CHECK_EQ_INT(s.dead_rows, 2 * (size_t)nrows);
+	CHECK_EQ_INT(s.dead_slots, 2 * (size_t)nslots);
 	/* The rebuild wins the dead rows back, and the FULL file is built again. */
 	CHECK_EQ_INT(unwind_store_reset(&s), 0);
-	CHECK_EQ_INT(s.dead_rows, 0);
+	CHECK_EQ_INT(s.dead_slots, 0);
 	f = add_path(&s, path);
 	CHECK(f && f->status == UNWIND_FILE_LOADED);
 	unwind_store_rebuilt(&s);
-	CHECK_EQ_INT(s.rows.len, nrows);
+	CHECK_EQ_INT(s.slots.len, nslots);
 	/* Two changes so far this minute, two more allowed, then refused. */
 	retouch(path, 1003);
 	f = add_path(&s, path);
@@ -333,16 +345,18 @@ static void a_lost_build_is_handed_over_again(void)
 /* With the caller's buffer (the mapped BPF array), rows go straight into it, and stay its own. */
 static void rows_go_into_the_callers_buffer(void)
 {
-	static struct unwind_row buf[1024];
+	static union unwind_slot buf[1024];
 	struct unwind_store s;
 	const struct unwind_store_file *f;
 
 	unwind_store_init(&s, buf, 1024);
 	f = add_path(&s, CFI_FIX);
 	CHECK(f && f->status == UNWIND_FILE_LOADED);
-	CHECK(s.rows.data == buf);
+	CHECK(s.slots.data == buf);
+	/* Its first page holds its rows, which follow its pages. */
 	if (f && f->status == UNWIND_FILE_LOADED)
-		CHECK(buf[f->info.first_row].pc != 0 && s.rows.len == f->info.nrows);
+		CHECK(buf[f->info.first_slot].page.nrows != 0 && s.slots.len == f->nslots &&
+		      buf[f->info.first_slot + f->info.npages].row[1].pc_lo != 0);
 	unwind_store_free(&s); /* does not free buf */
 	unwind_store_init(&s, buf, 8);
 	f = add_path(&s, CFI_FIX);
@@ -379,15 +393,14 @@ static void the_vdso_has_a_table_of_its_own(void)
 	sym = elf_symtab_find(&syms, "__vdso_clock_gettime");
 	CHECK(sym != NULL);
 	if (sym) {
-		/* The row in force inside the function is at or before it, and within the run. */
-		const struct unwind_row *rows = &s.rows.data[f->info.first_row];
-		uint64_t pc = sym->start + 1;
-		bool covered = false;
+		/* The row in force inside the function has CFI, and its range holds the PC. */
+		struct compact_view v = unwind_store_view(&s, f);
+		uint64_t pc = sym->start + 1, lo = 0, hi = 0;
+		struct unwind_rule r = { 0 };
+		uint16_t index;
 
-		for (uint32_t i = 0; i < f->info.nrows; i++)
-			if (rows[i].pc <= pc && (i + 1 == f->info.nrows || rows[i + 1].pc > pc))
-				covered = UNWIND_RULE_CFA(rows[i].rules) != UNWIND_CFA_NONE;
-		CHECK(covered);
+		CHECK(compact_lookup(&v, pc, &r, &index, &lo, &hi));
+		CHECK(UNWIND_RULE_CFA(r.rules) != UNWIND_CFA_NONE && lo <= pc && pc < hi);
 	}
 out:
 	elf_symtab_free(&syms);

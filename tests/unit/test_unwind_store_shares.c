@@ -32,7 +32,7 @@
 static size_t add_all_mappings(struct unwind_store *s, const map_entries_t *maps, uint32_t uid,
 			       size_t *full)
 {
-	size_t rows = 0;
+	size_t slots = 0;
 
 	*full = 0;
 	for (size_t i = 0; i < maps->len; i++) {
@@ -44,9 +44,9 @@ static size_t add_all_mappings(struct unwind_store *s, const map_entries_t *maps
 		if (f && (f->status == UNWIND_FILE_FULL || f->status == UNWIND_FILE_OVER_BUDGET))
 			(*full)++;
 		if (f && f->status == UNWIND_FILE_LOADED)
-			rows += f->info.nrows;
+			slots += f->nslots;
 	}
-	return rows;
+	return slots;
 }
 
 /*
@@ -58,14 +58,14 @@ static void a_users_files_take_at_most_its_share(void)
 {
 	map_entries_t maps = { 0 };
 	struct unwind_store s;
-	size_t all, rows, full, largest = 0, share;
+	size_t all, slots, full, largest = 0, share;
 
 	CHECK_EQ_INT(proc_maps_read("/proc", getpid(), &maps), 0);
 	unwind_store_init(&s, NULL, 1u << 22);
 	all = add_all_mappings(&s, &maps, 1000, &full);
 	for (size_t i = 0; i < s.files.len; i++)
-		if (s.files.data[i].info.nrows > largest)
-			largest = s.files.data[i].info.nrows;
+		if (s.files.data[i].nslots > largest)
+			largest = s.files.data[i].nslots;
 	unwind_store_free(&s);
 	CHECK(all > largest && full == 0);
 	/*
@@ -75,17 +75,17 @@ static void a_users_files_take_at_most_its_share(void)
 	share = largest > all / 2 ? (all + largest) / 2 : all / 2;
 	unwind_store_init(&s, NULL, 4 * share);
 	unwind_store_share_by_owner(&s);
-	rows = add_all_mappings(&s, &maps, 1000, &full);
-	CHECK(rows <= share);
+	slots = add_all_mappings(&s, &maps, 1000, &full);
+	CHECK(slots <= share);
 	CHECK(full > 0);
-	CHECK_EQ_INT(s.rows.len, rows);
+	CHECK_EQ_INT(s.slots.len, slots);
 	unwind_store_free(&s);
 	/* Root: only a file past a quarter of the store (one at most) is not. */
 	unwind_store_init(&s, NULL, 4 * share);
 	unwind_store_share_by_owner(&s);
-	rows = add_all_mappings(&s, &maps, 0, &full);
+	slots = add_all_mappings(&s, &maps, 0, &full);
 	CHECK(full <= 1);
-	CHECK(full == 1 || rows == all);
+	CHECK(full == 1 || slots == all);
 	unwind_store_free(&s);
 	map_entries_free(&maps);
 }
@@ -101,7 +101,7 @@ static void a_file_past_its_cap_is_over_budget_and_not_built_past_it(void)
 	struct unwind_store s;
 	struct cfi_budget b, fb;
 	struct stat st;
-	uint32_t nrows = 0;
+	uint32_t nslots = 0;
 	char copy[] = "/tmp/bpfprof-cap-XXXXXX", cmd[256];
 	int fd = mkstemp(copy);
 
@@ -112,40 +112,43 @@ static void a_file_past_its_cap_is_over_budget_and_not_built_past_it(void)
 	/* A copy others may write: no package's, whoever runs the test. */
 	snprintf(cmd, sizeof(cmd), "cp %s %s && chmod 0666 %s", CFI_FIX, copy, copy);
 	CHECK_EQ_INT(system(cmd), 0);
-	nrows = rows_of(CFI_FIX);
-	CHECK(nrows > 4);
+	nslots = slots_of(CFI_FIX);
+	CHECK(nslots > 4);
 	/* Without shares (tools, tests): the default budget. */
-	unwind_store_init(&s, NULL, 1u << 22);
+	unwind_store_init(&s, NULL, 1u << 21);
 	unwind_store_budget(&s, &b);
 	CHECK_EQ_INT(b.file_rows, CFI_FILE_MAX_ROWS);
 	CHECK_EQ_INT(b.user_file_rows, 0);
 	unwind_store_share_by_owner(&s);
 	unwind_store_budget(&s, &b);
-	/* A user's file: a quarter of the store; the system's: the store's capacity. */
+	/*
+	 * A user's file: a quarter of the store's slots, rows read two a slot;
+	 * the system's: the store's capacity.
+	 */
 	CHECK_EQ_INT(b.file_rows, CFI_FILE_MAX_ROWS);
-	CHECK_EQ_INT(b.user_file_rows, (1u << 22) / 4);
-	CHECK_EQ_INT(unwind_store_file_cap(&s), (1u << 22) / 4);
-	CHECK_EQ_INT(cfi_budget_pick(&b, false).file_rows, (1u << 22) / 4);
+	CHECK_EQ_INT(b.user_file_rows, 2 * ((1u << 21) / 4));
+	CHECK_EQ_INT(unwind_store_file_cap(&s), (1u << 21) / 4);
+	CHECK_EQ_INT(cfi_budget_pick(&b, false).file_rows, 2 * ((1u << 21) / 4));
 	CHECK_EQ_INT(cfi_budget_pick(&b, true).file_rows, CFI_FILE_MAX_ROWS);
 	fd = open(copy, O_RDONLY | O_CLOEXEC);
 	fb = cfi_budget_for_file(&b, fd);
-	CHECK_EQ_INT(fb.file_rows, (1u << 22) / 4);
+	CHECK_EQ_INT(fb.file_rows, 2 * ((1u << 21) / 4));
 	if (fd >= 0)
 		close(fd);
 	unwind_store_free(&s);
 	/* A quarter of the store is half the file: a user's is over budget, no rows. */
-	unwind_store_init(&s, NULL, 2 * (size_t)nrows);
+	unwind_store_init(&s, NULL, 2 * (size_t)nslots);
 	unwind_store_share_by_owner(&s);
 	f = add_path(&s, copy);
 	CHECK(f && f->status == UNWIND_FILE_OVER_BUDGET);
-	CHECK_EQ_INT(s.rows.len, 0);
+	CHECK_EQ_INT(s.slots.len, 0);
 	/* The system's (root's, 0755, as a package's is): built whole, within the store. */
 	fd = open(CFI_FIX, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 && fstat(fd, &st) == 0 && cfi_file_is_system(fd, &st)) {
 		/* The file system is asked too (FUSE's owner and mode are its server's word). */
 		CHECK(!cfi_file_is_system(-1, &st));
 		f = add_path(&s, CFI_FIX);
-		CHECK(f && f->status == UNWIND_FILE_LOADED && f->info.nrows == nrows);
+		CHECK(f && f->status == UNWIND_FILE_LOADED && f->nslots == nslots);
 		fb = cfi_budget_for_file(&b, fd);
 		CHECK_EQ_INT(fb.file_rows, CFI_FILE_MAX_ROWS);
 	} else {
@@ -156,7 +159,7 @@ static void a_file_past_its_cap_is_over_budget_and_not_built_past_it(void)
 		close(fd);
 	unwind_store_free(&s);
 	/* A quarter is the whole file: loaded. */
-	unwind_store_init(&s, NULL, 4 * (size_t)nrows + 64);
+	unwind_store_init(&s, NULL, 4 * (size_t)nslots + 64);
 	unwind_store_share_by_owner(&s);
 	f = add_path(&s, copy);
 	CHECK(f && f->status == UNWIND_FILE_LOADED);
@@ -174,14 +177,14 @@ static void a_file_refused_for_one_users_share_is_taken_by_another_with_room(voi
 {
 	map_entries_t maps = { 0 };
 	struct unwind_store s;
-	size_t all, full, rows, share, largest = 0, taken = 0, still = 0, builds;
+	size_t all, full, slots, share, largest = 0, taken = 0, still = 0, builds;
 
 	CHECK_EQ_INT(proc_maps_read("/proc", getpid(), &maps), 0);
 	unwind_store_init(&s, NULL, 1u << 22);
 	all = add_all_mappings(&s, &maps, 1000, &full);
 	for (size_t i = 0; i < s.files.len; i++)
-		if (s.files.data[i].info.nrows > largest)
-			largest = s.files.data[i].info.nrows;
+		if (s.files.data[i].nslots > largest)
+			largest = s.files.data[i].nslots;
 	unwind_store_free(&s);
 	CHECK(all > largest && full == 0);
 	/*
@@ -191,15 +194,15 @@ static void a_file_refused_for_one_users_share_is_taken_by_another_with_room(voi
 	share = (all + largest) / 2;
 	unwind_store_init(&s, NULL, 4 * share);
 	unwind_store_share_by_owner(&s);
-	rows = add_all_mappings(&s, &maps, 2001, &full);
-	CHECK(full > 0 && rows <= share);
+	slots = add_all_mappings(&s, &maps, 2001, &full);
+	CHECK(full > 0 && slots <= share);
 	/* Refused for its share, not for room (the store holds 4 shares): what -v names. */
 	for (size_t i = 0; i < s.files.len; i++)
 		if (s.files.data[i].status == UNWIND_FILE_FULL)
 			CHECK(unwind_store_over_share(&s, &s.files.data[i]));
 	/* 2001 again: still past its share, nothing built again. */
 	builds = s.stats.files[UNWIND_FILE_FULL] + s.stats.files[UNWIND_FILE_LOADED];
-	CHECK_EQ_INT(add_all_mappings(&s, &maps, 2001, &full), rows);
+	CHECK_EQ_INT(add_all_mappings(&s, &maps, 2001, &full), slots);
 	CHECK_EQ_INT(s.stats.files[UNWIND_FILE_FULL] + s.stats.files[UNWIND_FILE_LOADED], builds);
 	/* User 2002, with room: takes what 2001 was refused, charged to itself. */
 	add_all_mappings(&s, &maps, 2002, &full);
@@ -215,19 +218,32 @@ static void a_file_refused_for_one_users_share_is_taken_by_another_with_room(voi
 	}
 	CHECK(taken > 0);
 	/* What is still refused is past 2002's share too. */
-	CHECK(still == 0 || s.rows.len - rows + largest > share);
-	CHECK(s.rows.len <= all);
+	CHECK(still == 0 || s.slots.len - slots + largest > share);
+	CHECK(s.slots.len <= all);
 	unwind_store_free(&s);
 	map_entries_free(&maps);
 }
 
-/* The rows charged to user `uid` (unwind_store.owner_rows). */
+/* The slots charged to user `uid` (unwind_store.owner_slots). */
 static uint32_t charged_to(const struct unwind_store *s, uint32_t uid)
 {
 	uint32_t n = 0;
 
-	hmap_get(&s->owner_rows, (struct hmap_key){ uid, 0 }, &n);
+	hmap_get(&s->owner_slots, (struct hmap_key){ uid, 0 }, &n);
 	return n;
+}
+
+/* A copy of `from` at a new path (`path`: a mkstemp template) any user may write: no package's. */
+static void copy_for_anyone(const char *from, char *path)
+{
+	char cmd[512];
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	snprintf(cmd, sizeof(cmd), "cp %s %s && chmod 0777 %s", from, path, path);
+	CHECK_EQ_INT(system(cmd), 0);
 }
 
 /*
@@ -244,11 +260,11 @@ static void a_system_file_past_a_users_share_is_loaded_as_the_systems(void)
 	const struct unwind_store_file *f;
 	struct unwind_store s;
 	struct stat st;
-	uint32_t nrows = rows_of(CFI_FIX);
-	char mine[] = "/tmp/bpfprof-mine-XXXXXX", cmd[512];
+	uint32_t nslots = slots_of(CFI_FIX);
+	char mine[] = "/tmp/bpfprof-mine-XXXXXX";
 	int fd = open(CFI_FIX, O_RDONLY | O_CLOEXEC);
 
-	CHECK(fd >= 0 && nrows > 4);
+	CHECK(fd >= 0 && nslots > 4);
 	if (fd < 0 || fstat(fd, &st) || !cfi_file_is_system(fd, &st)) {
 		fprintf(stderr, "  %s is not root's alone: not tried\n", CFI_FIX);
 		if (fd >= 0)
@@ -256,35 +272,33 @@ static void a_system_file_past_a_users_share_is_loaded_as_the_systems(void)
 		return;
 	}
 	close(fd);
-	fd = mkstemp(mine);
-	CHECK(fd >= 0);
-	if (fd >= 0)
-		close(fd);
-	snprintf(cmd, sizeof(cmd), "cp %s %s && chmod 0777 %s", CFI_FIX, mine, mine);
-	CHECK_EQ_INT(system(cmd), 0);
+	copy_for_anyone(CFI_FIX, mine);
 	/* A share (and a user's file cap) is half the file: the system's is loaded whole. */
-	unwind_store_init(&s, NULL, 2 * (size_t)nrows);
+	unwind_store_init(&s, NULL, 2 * (size_t)nslots);
 	unwind_store_share_by_owner(&s);
 	f = map_path_as(&s, CFI_FIX, 1000);
-	CHECK(f && f->status == UNWIND_FILE_LOADED && f->info.nrows == nrows);
+	CHECK(f && f->status == UNWIND_FILE_LOADED && f->nslots == nslots);
 	CHECK(f && f->id.uid == 0);
 	CHECK_EQ_INT(charged_to(&s, 1000), 0);
-	CHECK_EQ_INT(charged_to(&s, 0), nrows);
+	CHECK_EQ_INT(charged_to(&s, 0), nslots);
 	f = map_path_as(&s, mine, 1000);
 	if (f)
 		CHECK(f->status == UNWIND_FILE_OVER_BUDGET);
 	else
 		fprintf(stderr, "  /tmp is noexec: the user's own file is not tried\n");
 	unwind_store_free(&s);
-	/* A share holds the file once: the user's copy takes it, the system's is then FULL. */
-	unwind_store_init(&s, NULL, 4 * (size_t)nrows + 64);
+	/*
+	 * A share holds the file once, not twice (2 slots to spare, fewer than it takes):
+	 * the user's copy takes it, the system's is then FULL.
+	 */
+	unwind_store_init(&s, NULL, 4 * (size_t)nslots + 8);
 	unwind_store_share_by_owner(&s);
 	f = map_path_as(&s, mine, 1000);
 	if (f) {
 		CHECK(f->status == UNWIND_FILE_LOADED && f->id.uid == 1000);
 		f = map_path_as(&s, CFI_FIX, 1000);
 		CHECK(f && f->status == UNWIND_FILE_FULL);
-		CHECK_EQ_INT(charged_to(&s, 1000), nrows);
+		CHECK_EQ_INT(charged_to(&s, 1000), nslots);
 		CHECK_EQ_INT(charged_to(&s, 0), 0);
 	}
 	unwind_store_free(&s);
@@ -353,12 +367,12 @@ static void a_rebuild_keeps_sampled_files_first_most_recent_first(void)
 	if (!a || !b || a->status != UNWIND_FILE_LOADED || b->status != UNWIND_FILE_LOADED)
 		goto free;
 	ka = a->key, kb = b->key;
-	ra = a->info.nrows, rb = b->info.nrows;
+	ra = a->nslots, rb = b->nslots;
 	/* b sampled last, a before it; the others never. */
 	unwind_store_sampled(&s, &ka, 100);
 	unwind_store_sampled(&s, &kb, 200);
 	/* Room for b and not for a as well. */
-	s.max_rows = ra + rb - 1;
+	s.max_slots = ra + rb - 1;
 	CHECK_EQ_INT(unwind_store_reset(&s), 0);
 	unwind_store_keep_recent(&s, 16, 300, RECENT_NS);
 	/* Kept though no process mapped it again: b, the most recent. */
@@ -372,10 +386,10 @@ static void a_rebuild_keeps_sampled_files_first_most_recent_first(void)
 	}
 	unwind_store_rebuilt(&s);
 	f = unwind_store_find(&s, kb.dev, kb.ino);
-	CHECK(f && f->status == UNWIND_FILE_LOADED && f->info.first_row == 0);
-	CHECK(s.rows.len <= s.max_rows);
+	CHECK(f && f->status == UNWIND_FILE_LOADED && f->info.first_slot == 0);
+	CHECK(s.slots.len <= s.max_slots);
 	/* Room for both: both kept, b first. */
-	s.max_rows = 1u << 22;
+	s.max_slots = 1u << 22;
 	unwind_store_sampled(&s, &kb, 300);
 	f = add_entry(&s, files[0]);
 	CHECK(f && f->status == UNWIND_FILE_LOADED);
@@ -384,7 +398,7 @@ static void a_rebuild_keeps_sampled_files_first_most_recent_first(void)
 	unwind_store_keep_recent(&s, 16, 300, RECENT_NS);
 	a = unwind_store_find(&s, ka.dev, ka.ino);
 	b = unwind_store_find(&s, kb.dev, kb.ino);
-	CHECK(a && b && b->info.first_row == 0 && a->info.first_row == rb);
+	CHECK(a && b && b->info.first_slot == 0 && a->info.first_slot == rb);
 	CHECK_EQ_INT(s.files.len, 2);
 	/* At most max_files of them. */
 	CHECK_EQ_INT(unwind_store_reset(&s), 0);
@@ -425,10 +439,10 @@ static void a_file_sampled_long_ago_is_not_kept_at_a_rebuild(void)
 		goto free;
 	ka = a->key;
 	/* Room for either, not both. */
-	one = a->info.nrows > b->info.nrows ? a->info.nrows : b->info.nrows;
+	one = a->nslots > b->nslots ? a->nslots : b->nslots;
 	/* a sampled 31 s ago, no process maps it; b a live process's, never sampled. */
 	unwind_store_sampled(&s, &ka, now - RECENT_NS - 1000000000ull);
-	s.max_rows = one;
+	s.max_slots = one;
 	CHECK_EQ_INT(unwind_store_reset(&s), 0);
 	unwind_store_keep_recent(&s, 16, now, RECENT_NS);
 	CHECK(unwind_store_find(&s, ka.dev, ka.ino) == NULL);
@@ -437,11 +451,11 @@ static void a_file_sampled_long_ago_is_not_kept_at_a_rebuild(void)
 	unwind_store_rebuilt(&s);
 	CHECK(unwind_store_find(&s, ka.dev, ka.ino) == NULL);
 	/* The control: a sampled 29 s ago is kept, b refused for it. */
-	s.max_rows = 1u << 22;
+	s.max_slots = 1u << 22;
 	f = add_entry(&s, files[0]);
 	CHECK(f && f->status == UNWIND_FILE_LOADED);
 	unwind_store_sampled(&s, &ka, now - RECENT_NS + 1000000000ull);
-	s.max_rows = one;
+	s.max_slots = one;
 	CHECK_EQ_INT(unwind_store_reset(&s), 0);
 	unwind_store_keep_recent(&s, 16, now, RECENT_NS);
 	f = unwind_store_find(&s, ka.dev, ka.ino);
@@ -478,10 +492,10 @@ static void a_sampled_file_refused_gets_room_at_the_rebuild(void)
 	for (size_t i = 0; i < n; i++) {
 		f = add_entry(&s, files[i]);
 		if (f && f->status == UNWIND_FILE_LOADED)
-			total += f->info.nrows;
+			total += f->nslots;
 	}
 	f = add_entry(&s, files[n - 1]);
-	victim = f && f->status == UNWIND_FILE_LOADED ? f->info.nrows : 0;
+	victim = f && f->status == UNWIND_FILE_LOADED ? f->nslots : 0;
 	unwind_store_free(&s);
 	CHECK(victim > 0 && total > victim);
 	if (!victim || total <= victim)
@@ -490,7 +504,7 @@ static void a_sampled_file_refused_gets_room_at_the_rebuild(void)
 	unwind_store_init(&s, NULL, total - 1);
 	for (size_t i = 0; i < n; i++)
 		f = add_entry(&s, files[i]);
-	CHECK(f && f->status == UNWIND_FILE_FULL && f->want_rows == victim);
+	CHECK(f && f->status == UNWIND_FILE_FULL && f->want_slots == victim);
 	if (!f || f->status != UNWIND_FILE_FULL)
 		goto free;
 	kv = f->key;
@@ -505,7 +519,7 @@ static void a_sampled_file_refused_gets_room_at_the_rebuild(void)
 	unwind_store_keep_recent(&s, 16, now + 1, RECENT_NS);
 	f = unwind_store_find(&s, kv.dev, kv.ino);
 	CHECK(f && f->status == UNWIND_FILE_PENDING && f->reserved == victim);
-	CHECK_EQ_INT(s.reserved_rows, victim);
+	CHECK_EQ_INT(s.reserved_slots, victim);
 	/* The live processes' files, in the same order: the sampled one gets its room. */
 	for (size_t i = 0; i < n; i++) {
 		f = add_entry(&s, files[i]);
@@ -514,10 +528,10 @@ static void a_sampled_file_refused_gets_room_at_the_rebuild(void)
 	}
 	unwind_store_rebuilt(&s);
 	f = unwind_store_find(&s, kv.dev, kv.ino);
-	CHECK(f && f->status == UNWIND_FILE_LOADED && f->info.nrows == victim);
+	CHECK(f && f->status == UNWIND_FILE_LOADED && f->nslots == victim);
 	CHECK(others_full > 0);
-	CHECK_EQ_INT(s.reserved_rows, 0);
-	CHECK(s.rows.len <= s.max_rows);
+	CHECK_EQ_INT(s.reserved_slots, 0);
+	CHECK(s.slots.len <= s.max_slots);
 free:
 	unwind_store_free(&s);
 out:
@@ -546,7 +560,7 @@ static bool evict_calls(uint32_t uid, bool called[3])
 	for (size_t i = 0; i < n; i++) {
 		f = unwind_store_add_mapping(&s, (uint32_t)getpid(), uid, files[i]);
 		if (f && f->status == UNWIND_FILE_LOADED)
-			total += f->info.nrows;
+			total += f->nslots;
 	}
 	unwind_store_free(&s);
 	unwind_store_init(&s, NULL, total - 1);
@@ -581,6 +595,58 @@ static void a_user_calls_for_an_eviction_rebuild_once_a_minute(void)
 	CHECK(root[0] && root[1] && root[2]);
 }
 
+/*
+ * Issue 38: the rules kept once for every file are never given back, so a
+ * user's files add at most a quarter of them: past it the file is FULL
+ * (counted), adding none; root's files (the system's) are exempt. The
+ * control: with room for the file's rules, the same file is loaded.
+ */
+static void a_users_files_add_at_most_a_quarter_of_the_rules(void)
+{
+	const struct unwind_store_file *f;
+	struct unwind_store s;
+	char mine[] = "/tmp/bpfprof-rules-XXXXXX";
+	size_t nrules;
+
+	unwind_store_init(&s, NULL, 1u << 20);
+	f = add_path(&s, CFI_FIX);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	nrules = s.rules.len - 1; /* NONE aside */
+	CHECK(nrules > 2);
+	unwind_store_free(&s);
+	/* A copy the user may write: its rules are the user's. */
+	copy_for_anyone(CFI_FIX, mine);
+	/* A quarter of the rules is one fewer than the file's. */
+	unwind_store_init(&s, NULL, 1u << 20);
+	unwind_store_share_by_owner(&s);
+	s.rules.max = 4 * (nrules - 1);
+	f = map_path_as(&s, mine, 1000);
+	if (!f) {
+		fprintf(stderr, "  /tmp is noexec: not tried\n");
+		goto out;
+	}
+	CHECK(f->status == UNWIND_FILE_FULL && f->want_slots == 0);
+	CHECK_EQ_INT(s.stats.rules_full, 1);
+	CHECK_EQ_INT(s.rules.len, 1);
+	CHECK_EQ_INT(s.slots.len, 0);
+	/* Root's: exempt, loaded. */
+	f = map_path_as(&s, CFI_FIX, 0);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	CHECK_EQ_INT(s.rules.len, nrules + 1);
+	unwind_store_free(&s);
+	/* The control: a quarter holds the file's rules. */
+	unwind_store_init(&s, NULL, 1u << 20);
+	unwind_store_share_by_owner(&s);
+	s.rules.max = 4 * nrules;
+	f = map_path_as(&s, mine, 1000);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	CHECK_EQ_INT(s.stats.rules_full, 0);
+	CHECK_EQ_INT(s.user_rules, nrules);
+out:
+	unwind_store_free(&s);
+	unlink(mine);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -592,5 +658,6 @@ int main(void)
 	RUN(a_file_sampled_long_ago_is_not_kept_at_a_rebuild);
 	RUN(a_sampled_file_refused_gets_room_at_the_rebuild);
 	RUN(a_user_calls_for_an_eviction_rebuild_once_a_minute);
+	RUN(a_users_files_add_at_most_a_quarter_of_the_rules);
 	return test_summary();
 }

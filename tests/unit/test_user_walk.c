@@ -27,26 +27,44 @@ static int read_mem(void *ctx, uint64_t addr, void *buf, size_t len)
 }
 
 /* The file at [0x1000, 0x2000) is linked at 0x101000; [0x3000, 0x4000) has no CFI. */
-static struct unwind_row rows[] = {
-	{ 0x101000, 16, 0, UNWIND_RULES(UNWIND_CFA_SP, UNWIND_FP_SAME, 0) },	/* leaf */
-	{ 0x101100, 16, -16, UNWIND_RULES(UNWIND_CFA_FP, UNWIND_FP_SAVED, 0) }, /* uses rbp */
-	{ 0x101200, 0, 0, UNWIND_RULES(UNWIND_CFA_ROOT, UNWIND_FP_UNDEF, 0) },	/* _start */
-	{ 0x101300, 0, 0, UNWIND_RULES(UNWIND_CFA_NONE, UNWIND_FP_UNDEF, 0) },	/* a gap */
-	{ 0x101400, 8, 0, UNWIND_RULES(UNWIND_CFA_CLONE, UNWIND_FP_SAME, 0) },	/* clone's return */
-	{ 0x101500, 0, 0, UNWIND_RULES(UNWIND_CFA_SWITCH, UNWIND_FP_SAME, 0) }, /* systemstack */
-	{ 0x101600, 0x30, -16, UNWIND_RULES(UNWIND_CFA_SP, UNWIND_FP_SAVED, 0) }, /* Go, framed */
+static const struct cfi_row rows[] = {
+	{ 0x101000, 16, 0, UNWIND_CFA_SP, UNWIND_FP_SAME, 0 },	    /* leaf */
+	{ 0x101100, 16, -16, UNWIND_CFA_FP, UNWIND_FP_SAVED, 0 },   /* uses rbp */
+	{ 0x101200, 0, 0, UNWIND_CFA_ROOT, UNWIND_FP_UNDEF, 0 },    /* _start */
+	{ 0x101300, 0, 0, UNWIND_CFA_NONE, UNWIND_FP_UNDEF, 0 },    /* a gap */
+	{ 0x101400, 8, 0, UNWIND_CFA_CLONE, UNWIND_FP_SAME, 0 },    /* clone's return */
+	{ 0x101500, 0, 0, UNWIND_CFA_SWITCH, UNWIND_FP_SAME, 0 },   /* systemstack */
+	{ 0x101600, 0x30, -16, UNWIND_CFA_SP, UNWIND_FP_SAVED, 0 }, /* Go, framed */
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
+
+/* The rows laid out compact, as the store lays them out for the BPF unwinder. */
+static struct compact_rules rules;
+static union unwind_slot slots[16];
+static struct compact_view table;
+
+static void lay_out_rows(void)
+{
+	struct cfi_table t = { .rows = (struct cfi_row *)rows, .len = NROWS };
+	struct compact_table c;
+
+	CHECK_EQ_INT(compact_rules_init(&rules, NULL, UNWIND_MAX_RULES), 0);
+	CHECK_EQ_INT(compact_table_build(&t, &rules, sizeof(slots) / sizeof(slots[0]), &c), 0);
+	memcpy(slots, c.pages, c.npages * sizeof(*c.pages));
+	memcpy(slots[c.npages].row, c.rows, c.nrows * sizeof(*c.rows));
+	table = compact_view_of(slots, c.base, c.npages, rules.data);
+	compact_table_free(&c);
+}
 
 static int find_mapping(void *ctx, uint64_t pc, struct user_walk_mapping *out)
 {
 	(void)ctx;
 	if (pc >= 0x1000 && pc < 0x2000) {
-		*out = (struct user_walk_mapping){ 0x1000, 0x2000, 0x100000, rows, NROWS };
+		*out = (struct user_walk_mapping){ 0x1000, 0x2000, 0x100000, table };
 		return 0;
 	}
 	if (pc >= 0x3000 && pc < 0x4000) {
-		*out = (struct user_walk_mapping){ 0x3000, 0x4000, 0, NULL, 0 };
+		*out = (struct user_walk_mapping){ 0x3000, 0x4000, 0, { 0 } };
 		return 0;
 	}
 	return -ENOENT;
@@ -170,7 +188,8 @@ static void stops_at_a_step_that_does_not_move_up(void)
 	CHECK_WALK(3, USTACK_END_ROOT, 0x1510, 0x70b0, 0x70a0, 1, ips, 16);
 	CHECK_EQ_INT(ips[1], 0x1520);
 	CHECK_EQ_INT(ips[2], 0x1210);
-	/* A switch whose chain loops: a bounded number of steps, then stuck, not the depth limit. */
+	/* A switch whose chain loops: a bounded number of steps, then stuck, not the depth limit.
+	 */
 	put(0x70a0, 0x70a0);
 	CHECK(user_walk(&ops, 0x1510, 0x70b0, 0x70a0, 1, many, 64, &end) < 64);
 	CHECK_EQ_INT(end, USTACK_END_STUCK);
@@ -227,7 +246,8 @@ static void down_steps_have_their_own_bounds(void)
  */
 static void go_row_restores_bp_for_the_switch(void)
 {
-	struct unwind_row *park_m = &rows[NROWS - 1];
+	/* park_m's rule, the last one its rows added (no other row has it). */
+	struct unwind_rule *park_m = &rules.data[rules.len - 1];
 	uint64_t ips[16];
 	uint8_t end = 0;
 
@@ -261,11 +281,13 @@ static void tells_clone_child_from_parent(void)
 
 int main(void)
 {
+	lay_out_rows();
 	RUN(walks_every_rule_to_the_root);
 	RUN(stops_where_it_must);
 	RUN(stops_at_a_step_that_does_not_move_up);
 	RUN(down_steps_have_their_own_bounds);
 	RUN(go_row_restores_bp_for_the_switch);
 	RUN(tells_clone_child_from_parent);
+	compact_rules_free(&rules);
 	return test_summary();
 }

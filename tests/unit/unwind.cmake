@@ -90,3 +90,18 @@ bpfprof_unit_test(test_eh_frame_size ${UNWIND_TEST_DIR}/test_eh_frame_size.c)
 # The files stacks met without their unwind table (capture/unwind_misses.c).
 bpfprof_unit_test(test_unwind_misses ${UNWIND_TEST_DIR}/test_unwind_misses.c
   ${CMAKE_SOURCE_DIR}/userspace/capture/unwind_misses.c)
+
+# The compact rows the BPF unwinder reads (issue 38): the same rule as the
+# table's at every row's edges and at random, on the fixtures, libc, the vDSO.
+bpfprof_unit_test(test_compact_table ${UNWIND_TEST_DIR}/test_compact_table.c)
+add_dependencies(test_compact_table cfi_fix cfi_fix_nopie bpfprof_workload_nofp
+                 bpfprof_workload_nofp_cpp bpfprof_workload_nofp_static)
+target_compile_definitions(test_compact_table PRIVATE
+  CFI_FIX="$<TARGET_FILE:cfi_fix>"
+  CFI_FIX_NOPIE="$<TARGET_FILE:cfi_fix_nopie>"
+  NOFP="$<TARGET_FILE:bpfprof_workload_nofp>"
+  NOFP_CPP="$<TARGET_FILE:bpfprof_workload_nofp_cpp>"
+  STATIC_BINARY="$<TARGET_FILE:bpfprof_workload_nofp_static>")
+if(BPFPROF_GO)
+  target_compile_definitions(test_compact_table PRIVATE GO_BINARY="${BPFPROF_GO_REAL}")
+endif()

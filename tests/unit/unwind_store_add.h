@@ -64,20 +64,20 @@ static inline const struct unwind_store_file *map_path_as(struct unwind_store *s
 	return f;
 }
 
-/* The rows of `path`'s table, in a store of its own (0: not loaded). */
-static inline uint32_t rows_of(const char *path)
+/* The slots of `path`'s table, in a store of its own (0: not loaded). */
+static inline uint32_t slots_of(const char *path)
 {
 	const struct unwind_store_file *f;
 	struct unwind_store s;
-	uint32_t nrows = 0;
+	uint32_t nslots = 0;
 
 	unwind_store_init(&s, NULL, 1u << 20);
 	f = add_path(&s, path);
 	CHECK(f && f->status == UNWIND_FILE_LOADED);
 	if (f && f->status == UNWIND_FILE_LOADED)
-		nrows = f->info.nrows;
+		nslots = f->nslots;
 	unwind_store_free(&s);
-	return nrows;
+	return nslots;
 }
 
 #endif

@@ -225,16 +225,18 @@ static void dispatch_deferred(struct session *s, uint64_t upto)
 }
 
 /*
- * The unwind rows array is preallocated by the kernel: room for the tables
- * of many big programs at once (this machine's every process: ~1M rows,
- * 16 bytes each; this is 32 MiB).
+ * The unwind slots array is preallocated by the kernel: room for the tables
+ * of many big programs at once (8 bytes a slot, two rows or one 64 KiB page
+ * of code: some 8M rows, a build machine's libLLVM, libclang-cpp and cc1
+ * with room to spare; this is 32 MiB, with 512 KiB of rules).
  * Files past it are counted and unwound with frame pointers.
  */
-#define UNWIND_ROWS_CAPACITY (1u << 21)
+#define UNWIND_SLOTS_CAPACITY (1u << 22)
 
 /*
  * Tests only: BPFPROF_TEST_UNWIND_ROWS=N and BPFPROF_TEST_PROC_MAPS=N shrink
- * the row store and the per-process maps (unwind_procs, py_procs), so a
+ * the store to about N rows (N/2 slots: a test's sizes stay those of its
+ * programs' rows) and the per-process maps (unwind_procs, py_procs), so a
  * test fills them with a small flood; the same code decides as at full size.
  */
 static size_t test_size(const char *name)
@@ -244,11 +246,11 @@ static size_t test_size(const char *name)
 	return s && atol(s) > 0 ? (size_t)atol(s) : 0;
 }
 
-static size_t unwind_rows_capacity(void)
+static size_t unwind_slots_capacity(void)
 {
-	size_t n = test_size("BPFPROF_TEST_UNWIND_ROWS");
+	size_t n = test_size("BPFPROF_TEST_UNWIND_ROWS") / 2;
 
-	return n && n < UNWIND_ROWS_CAPACITY ? n : UNWIND_ROWS_CAPACITY;
+	return n && n < UNWIND_SLOTS_CAPACITY ? n : UNWIND_SLOTS_CAPACITY;
 }
 
 /* 0: the maps' own size (bpf/unwind.bpf.h, bpf/python.bpf.h). */
@@ -272,11 +274,12 @@ static void open_unwind_tables(struct session *s, const struct session_config *c
 	int err;
 
 	s->unwind = calloc(1, sizeof(*s->unwind));
-	err = s->unwind ? unwind_loader_open(s->unwind, bpf_map__fd(s->skel->maps.unwind_rows),
+	err = s->unwind ? unwind_loader_open(s->unwind, bpf_map__fd(s->skel->maps.unwind_slots),
+					     bpf_map__fd(s->skel->maps.unwind_rules),
 					     bpf_map__fd(s->skel->maps.unwind_files),
 					     bpf_map__fd(s->skel->maps.unwind_procs),
 					     bpf_map__fd(s->skel->maps.proc_uids_capped),
-					     unwind_rows_capacity())
+					     unwind_slots_capacity())
 			: -ENOMEM;
 	/* Python processes are found among those read (python_loader.h). */
 	if (!err && cfg->python) {
@@ -387,11 +390,14 @@ int session_open(struct session *s, const struct session_config *cfg)
 	bpf_program__set_autoload(s->skel->progs.on_sample_python, cfg->unwind_cfi && cfg->python);
 	s->skel->rodata->perf_max_stack = perf_event_max_stack();
 	if (cfg->unwind_cfi) {
-		bpf_map__set_max_entries(s->skel->maps.unwind_rows, unwind_rows_capacity());
+		bpf_map__set_max_entries(s->skel->maps.unwind_slots, unwind_slots_capacity());
 		if (proc_maps_capacity()) {
 			bpf_map__set_max_entries(s->skel->maps.unwind_procs, proc_maps_capacity());
 			bpf_map__set_max_entries(s->skel->maps.py_procs, proc_maps_capacity());
 		}
+	} else {
+		/* No tables: the rules' 512 KiB are not preallocated for nothing. */
+		bpf_map__set_max_entries(s->skel->maps.unwind_rules, 1);
 	}
 	s->skel->rodata->offcpu_stack_interval_ns =
 		1000000000ULL / (cfg->freq_hz ? cfg->freq_hz : 1);

@@ -36,7 +36,7 @@ static int read_mem(void *vctx, uint64_t addr, void *buf, size_t len)
 
 /*
  * The mapping of pc as the BPF unwinder sees it (its per-process map, which
- * userspace wrote), with its file's rows from the store; frame pointers
+ * userspace wrote), with its file's table from the store; frame pointers
  * only when the recording does not unwind with CFI.
  */
 static int find_mapping(void *vctx, uint64_t pc, struct user_walk_mapping *out)
@@ -54,8 +54,7 @@ static int find_mapping(void *vctx, uint64_t pc, struct user_walk_mapping *out)
 	*out = (struct user_walk_mapping){ .start = m->start, .end = m->end };
 	f = unwind_store_find(&l->store, m->file.dev, m->file.ino);
 	if (f && f->status == UNWIND_FILE_LOADED) {
-		out->rows = l->store.rows.data + f->info.first_row;
-		out->nrows = f->info.nrows;
+		out->table = unwind_store_view(&l->store, f);
 		out->map_to_file = (int64_t)(m->pgoff_bytes - m->start) + f->info.bias;
 	}
 	return 0;

@@ -35,23 +35,34 @@ static void publish_file(struct unwind_loader *l, const struct unwind_store_file
 		unwind_store_published(&l->store, f, clock_ns(CLOCK_MONOTONIC));
 }
 
-int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int procs_fd,
-		       int capped_fd, size_t capacity)
+/* The mmapable BPF array at fd, `bytes` long, mapped (rounded up to pages); NULL: errno. */
+static void *map_array(int fd, size_t *bytes)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	struct cfi_budget budget;
 	void *p;
+
+	*bytes = (*bytes + (size_t)page - 1) & ~((size_t)page - 1);
+	p = mmap(NULL, *bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int unwind_loader_open(struct unwind_loader *l, int slots_fd, int rules_fd, int files_fd,
+		       int procs_fd, int capped_fd, size_t capacity)
+{
+	struct cfi_budget budget;
 
 	memset(l, 0, sizeof(*l));
 	l->proc = calloc(1, sizeof(*l->proc));
 	if (!l->proc)
 		return -ENOMEM;
-	l->rows_bytes =
-		(capacity * sizeof(struct unwind_row) + (size_t)page - 1) & ~((size_t)page - 1);
-	p = mmap(NULL, l->rows_bytes, PROT_READ | PROT_WRITE, MAP_SHARED, rows_fd, 0);
-	if (p == MAP_FAILED)
+	l->slots_bytes = capacity * sizeof(union unwind_slot);
+	l->slots = map_array(slots_fd, &l->slots_bytes);
+	if (!l->slots)
 		return -errno;
-	l->rows = p;
+	l->rules_bytes = UNWIND_MAX_RULES * sizeof(struct unwind_rule);
+	l->rules = map_array(rules_fd, &l->rules_bytes);
+	if (!l->rules)
+		return -errno;
 	l->files_fd = files_fd;
 	l->procs_fd = procs_fd;
 	proc_shares_init(&l->shares, capped_fd);
@@ -63,7 +74,9 @@ int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int p
 		l->files_capacity =
 			bpf_obj_get_info_by_fd(files_fd, &info, &len) ? 16384 : info.max_entries;
 	}
-	unwind_store_init(&l->store, p, capacity);
+	unwind_store_init(&l->store, l->slots, capacity);
+	if (unwind_store_rules_in(&l->store, l->rules, UNWIND_MAX_RULES))
+		return -ENOMEM;
 	/* Every user's programs keep their CFI, whatever files another user maps. */
 	unwind_store_share_by_owner(&l->store);
 	elf_version(EV_CURRENT);
@@ -84,8 +97,10 @@ void unwind_loader_close(struct unwind_loader *l)
 	for (size_t i = 0; i < UNWIND_LOADER_PROC_COPIES; i++)
 		free(l->proc_copies[i].proc);
 	unwind_misses_free(&l->misses);
-	if (l->rows)
-		munmap(l->rows, l->rows_bytes);
+	if (l->slots)
+		munmap(l->slots, l->slots_bytes);
+	if (l->rules)
+		munmap(l->rules, l->rules_bytes);
 	unwind_store_free(&l->store);
 	proc_shares_free(&l->shares);
 	vec_free(&l->dirty);
@@ -134,12 +149,12 @@ static void finish(struct unwind_loader *l, struct table_done *d)
 		 * program's frames lost their CFI (and the tests).
 		 */
 		if (f && unwind_store_over_share(&l->store, f))
-			log_debug("%s (device %u:%u, inode %llu): its unwind table (%u rows) is "
+			log_debug("%s (device %u:%u, inode %llu): its unwind table (%u slots) is "
 				  "refused for the share of uid %u; a user with room who maps it "
 				  "takes it",
 				  d->path ? d->path : "?", (unsigned int)(f->key.dev >> 20),
 				  (unsigned int)(f->key.dev & 0xfffff),
-				  (unsigned long long)f->key.ino, f->want_rows, f->id.uid);
+				  (unsigned long long)f->key.ino, f->want_slots, f->id.uid);
 		if (f && f->status == UNWIND_FILE_LOADED)
 			publish_file(l, f);
 	}
@@ -236,11 +251,13 @@ void unwind_loader_log_summary(const struct unwind_loader *l)
 	const struct unwind_store_stats *st = &l->store.stats;
 
 	log_debug("unwind tables: %zu files (%zu with rows, %zu without CFI, %zu past the "
-		  "capacity, %zu over budget), %zu rows, built in %.0f ms of CPU, the longest "
-		  "%.1f ms (%s)",
+		  "capacity, %zu of them for their rules, %zu over budget), %zu slots of 8 bytes "
+		  "(%.1f MiB), %zu rules, built in %.0f ms of CPU, the longest %.1f ms (%s)",
 		  l->store.files.len, st->files[UNWIND_FILE_LOADED], st->files[UNWIND_FILE_NO_CFI],
-		  st->files[UNWIND_FILE_FULL], st->files[UNWIND_FILE_OVER_BUDGET],
-		  l->store.rows.len, (double)st->build_ns / 1e6, (double)st->longest_ns / 1e6,
+		  st->files[UNWIND_FILE_FULL], st->rules_full, st->files[UNWIND_FILE_OVER_BUDGET],
+		  l->store.slots.len,
+		  (double)(l->store.slots.len * sizeof(union unwind_slot)) / (1024.0 * 1024.0),
+		  l->store.rules.len, (double)st->build_ns / 1e6, (double)st->longest_ns / 1e6,
 		  l->longest_path[0] ? l->longest_path : "-");
 	log_debug("per-process maps: %zu processes refused an entry, %zu entries given back, "
 		  "%zu copies the kernel made for a capped user's child taken back",
@@ -555,10 +572,10 @@ static size_t publish_loaded(struct unwind_loader *l, size_t from)
 
 int unwind_loader_maybe_rebuild(struct unwind_loader *l)
 {
-	size_t at = rebuild_threshold(l), rows_at = l->store.max_rows / 4 * 3;
+	size_t at = rebuild_threshold(l), slots_at = l->store.max_slots / 4 * 3;
 	bool files_full =
 		l->store.files.len >= at && l->store.files.len >= l->files_after_rebuild + at / 3;
-	bool rows_full = l->store.rows.len >= rows_at;
+	bool slots_full = l->store.slots.len >= slots_at;
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
 	bool evict = (!l->evicted_at || now - l->evicted_at >= UNWIND_LOADER_EVICT_NS) &&
 		     unwind_store_should_evict(&l->store, now, UNWIND_LOADER_RECENT_NS,
@@ -569,7 +586,7 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l)
 	char path[32];
 	int err = 0;
 
-	if (!files_full && !rows_full && !evict)
+	if (!files_full && !slots_full && !evict)
 		return 0;
 	/*
 	 * Rows full of live files only: a rebuild would only do it again. Rows
@@ -577,7 +594,8 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l)
 	 * (some no longer mapped) are worth one, as is room for a sampled file.
 	 */
 	if (!files_full && !evict && l->files_after_rebuild &&
-	    before < l->files_after_rebuild + at / 3 && l->store.dead_rows < l->store.max_rows / 8)
+	    before < l->files_after_rebuild + at / 3 &&
+	    l->store.dead_slots < l->store.max_slots / 8)
 		return 0;
 	if (evict)
 		l->evicted_at = now;
@@ -611,9 +629,9 @@ int unwind_loader_maybe_rebuild(struct unwind_loader *l)
 	l->files_after_rebuild = l->store.files.len;
 	l->rebuilds++;
 	log_info("unwind tables rebuilt from the files sampled and the %zu live processes%s: %zu "
-		 "files -> %zu, %zu rows",
+		 "files -> %zu, %zu slots",
 		 npids, evict ? " (to make room for a file sampled)" : "", before,
-		 l->store.files.len, l->store.rows.len);
+		 l->store.files.len, l->store.slots.len);
 	return err;
 }
 

@@ -39,8 +39,9 @@ struct python_loader;
 
 struct unwind_loader {
 	struct unwind_store store;
-	struct unwind_row *rows; /* the BPF array, mapped */
-	size_t rows_bytes;
+	union unwind_slot *slots; /* the BPF arrays, mapped */
+	struct unwind_rule *rules;
+	size_t slots_bytes, rules_bytes;
 	int files_fd, procs_fd;
 	bool vdso_published;
 	struct table_worker worker; /* not started: tables are built on the caller's thread */
@@ -92,12 +93,13 @@ struct unwind_loader {
 int unwind_loader_maybe_rebuild(struct unwind_loader *l);
 
 /*
- * Map the BPF maps (rows_fd: an mmapable array of `capacity` rows;
- * files_fd: file -> run of rows; procs_fd: tgid -> mappings; capped_fd:
- * proc_uids_capped). 0 or -errno.
+ * Map the BPF maps (slots_fd: an mmapable array of `capacity` slots;
+ * rules_fd: one of UNWIND_MAX_RULES rules; files_fd: file -> its run of
+ * slots; procs_fd: tgid -> mappings; capped_fd: proc_uids_capped).
+ * 0 or -errno.
  */
-int unwind_loader_open(struct unwind_loader *l, int rows_fd, int files_fd, int procs_fd,
-		       int capped_fd, size_t capacity);
+int unwind_loader_open(struct unwind_loader *l, int slots_fd, int rules_fd, int files_fd,
+		       int procs_fd, int capped_fd, size_t capacity);
 /*
  * A sample of process `pid` came at `ts_ns` (its CLOCK_MONOTONIC stamp),
  * its user stack `uips` (n PCs): one refused an entry of the per-process

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * The unwind tables of the files met so far (see table_store.h): each file
- * built once with cfi_table_build, its rows packed into the BPF layout.
+ * built once with cfi_table_build, its rows packed into the BPF layout
+ * (compact_table).
  */
 #include "table_store.h"
 
@@ -24,16 +25,31 @@
 #include "../util/clock.h"
 #include "../util/elf_open.h"
 
-void unwind_store_init(struct unwind_store *s, struct unwind_row *rows, size_t max_rows)
+void unwind_store_init(struct unwind_store *s, union unwind_slot *slots, size_t max_slots)
 {
 	memset(s, 0, sizeof(*s));
-	s->max_rows = max_rows;
-	if (rows) {
+	s->max_slots = max_slots;
+	if (slots) {
 		/* Full capacity from the start: vec_reserve never reallocates it. */
-		s->rows.data = rows;
-		s->rows.cap = max_rows;
-		s->rows_external = true;
+		s->slots.data = slots;
+		s->slots.cap = max_slots;
+		s->slots_external = true;
 	}
+	/* No memory: room for no rule (but NONE), every file FULL. */
+	(void)compact_rules_init(&s->rules, NULL, UNWIND_MAX_RULES);
+}
+
+int unwind_store_rules_in(struct unwind_store *s, struct unwind_rule *rules, size_t max)
+{
+	compact_rules_free(&s->rules);
+	return compact_rules_init(&s->rules, rules, max);
+}
+
+struct compact_view unwind_store_view(const struct unwind_store *s,
+				      const struct unwind_store_file *f)
+{
+	return compact_view_of(s->slots.data + f->info.first_slot, f->info.base, f->info.npages,
+			       s->rules.data);
 }
 
 void unwind_store_share_by_owner(struct unwind_store *s)
@@ -43,7 +59,7 @@ void unwind_store_share_by_owner(struct unwind_store *s)
 
 size_t unwind_store_file_cap(const struct unwind_store *s)
 {
-	return s->owner_shares ? s->max_rows / 4 : s->max_rows;
+	return s->owner_shares ? s->max_slots / 4 : s->max_slots;
 }
 
 void unwind_store_budget(const struct unwind_store *s, struct cfi_budget *b)
@@ -52,36 +68,39 @@ void unwind_store_budget(const struct unwind_store *s, struct cfi_budget *b)
 
 	*b = cfi_default_budget;
 	/*
-	 * Rows read, before merging: a table past the cap after merging (gap
-	 * rows) is refused at packing; one past it before costs no more.
-	 * Without shares, a file past the capacity is FULL (it may fit after a
-	 * rebuild), as ever. The system's files (cfi_budget_pick) are held
-	 * to the store's capacity only: no user makes them.
+	 * Rows read, before merging, two a slot: a table past the cap in slots
+	 * (its pages with its rows, after merging) is refused at packing; one
+	 * past it before costs no more. Without shares, a file past the
+	 * capacity is FULL (it may fit after a rebuild), as ever. The system's
+	 * files (cfi_budget_pick) are held to the store's capacity only: no
+	 * user makes them.
 	 */
-	if (s->owner_shares && cap < b->file_rows)
-		b->user_file_rows = cap;
-	if (s->owner_shares && s->max_rows < b->file_rows)
-		b->file_rows = s->max_rows;
+	if (s->owner_shares && 2 * cap < b->file_rows)
+		b->user_file_rows = 2 * cap;
+	if (s->owner_shares && 2 * s->max_slots < b->file_rows)
+		b->file_rows = 2 * s->max_slots;
 }
 
 void unwind_store_free(struct unwind_store *s)
 {
 	unwind_store_rebuilt(s);
-	if (!s->rows_external)
-		vec_free(&s->rows);
+	if (!s->slots_external)
+		vec_free(&s->slots);
 	vec_free(&s->files);
 	hmap_free(&s->index);
-	hmap_free(&s->owner_rows);
+	hmap_free(&s->owner_slots);
 	hmap_free(&s->evict_asked);
+	hmap_free(&s->owner_rules);
+	compact_rules_free(&s->rules);
 	memset(s, 0, sizeof(*s));
 }
 
 int unwind_store_reset(struct unwind_store *s)
 {
 	unwind_store_rebuilt(s);
-	s->old_rows = malloc((s->rows.len ? s->rows.len : 1) * sizeof(*s->old_rows));
-	if (s->old_rows) {
-		memcpy(s->old_rows, s->rows.data, s->rows.len * sizeof(*s->old_rows));
+	s->old_slots = malloc((s->slots.len ? s->slots.len : 1) * sizeof(*s->old_slots));
+	if (s->old_slots) {
+		memcpy(s->old_slots, s->slots.data, s->slots.len * sizeof(*s->old_slots));
 		/* Both VEC(struct unwind_store_file): the same layout. */
 		memcpy(&s->old_files, &s->files, sizeof(s->files));
 		s->old_index = s->index;
@@ -89,15 +108,15 @@ int unwind_store_reset(struct unwind_store *s)
 	} else {
 		hmap_free(&s->index);
 	}
-	s->rows.len = 0;
-	s->dead_rows = 0;
-	s->reserved_rows = 0;
+	s->slots.len = 0;
+	s->dead_slots = 0;
+	s->reserved_slots = 0;
 	s->sampled_refused = false;
-	hmap_free(&s->owner_rows);
+	hmap_free(&s->owner_slots);
 	s->files.len = 0;
 	memset(&s->index, 0, sizeof(s->index));
 	s->vdso_size = 0;
-	return s->old_rows ? 0 : -ENOMEM;
+	return s->old_slots ? 0 : -ENOMEM;
 }
 
 static void release(struct unwind_store *s, struct unwind_store_file *e);
@@ -108,8 +127,8 @@ void unwind_store_rebuilt(struct unwind_store *s)
 	for (size_t i = 0; i < s->files.len; i++)
 		if (s->files.data[i].retry)
 			release(s, &s->files.data[i]);
-	free(s->old_rows);
-	s->old_rows = NULL;
+	free(s->old_slots);
+	s->old_slots = NULL;
 	vec_free(&s->old_files);
 	hmap_free(&s->old_index);
 }
@@ -132,78 +151,79 @@ const struct unwind_store_file *unwind_store_find(const struct unwind_store *s, 
 	return hmap_get(&s->index, file_key(dev, ino), &idx) ? &s->files.data[idx] : NULL;
 }
 
-static uint32_t rows_of_owner(const struct unwind_store *s, uint32_t uid)
+static uint32_t slots_of_owner(const struct unwind_store *s, uint32_t uid)
 {
 	uint32_t n = 0;
 
-	hmap_get(&s->owner_rows, (struct hmap_key){ uid, 0 }, &n);
+	hmap_get(&s->owner_slots, (struct hmap_key){ uid, 0 }, &n);
 	return n;
 }
 
-/* Whether n more rows of user uid's files would take it past its share (root's: none). */
+/* Whether n more slots of user uid's files would take it past its share (root's: none). */
 static bool past_share(const struct unwind_store *s, uint32_t uid, size_t n)
 {
-	return s->owner_shares && uid && rows_of_owner(s, uid) + n > s->max_rows / 4;
+	return s->owner_shares && uid && slots_of_owner(s, uid) + n > s->max_slots / 4;
 }
 
 /*
- * Whose rows n more rows of a file that a process of `uid` maps are: that
+ * Whose slots n more slots of a file that a process of `uid` maps are: that
  * user's, or the system's (root's, exempt from the shares) for a system
  * file larger than a whole share. No user makes the system's files, and
- * their largest (cc1 at 600k rows, libLLVM-16 past 1M, a share 512k) held
+ * their largest (before compact rows: cc1 at 600k rows, libLLVM-16 past
+ * 1M, a share 512k) held
  * to a share were FULL for every user but root, after a build of up to a
  * second. A smaller one counts in its user's share, so that one user's
  * flood of the system's libraries still leaves room for everyone else's.
  */
 static uint32_t payer(const struct unwind_store *s, uint32_t uid, bool system, size_t n)
 {
-	return s->owner_shares && system && n > s->max_rows / 4 ? 0 : uid;
+	return s->owner_shares && system && n > s->max_slots / 4 ? 0 : uid;
 }
 
 /*
- * Whether n more rows of a file that a process of `uid` maps may be
+ * Whether n more slots of a file that a process of `uid` maps may be
  * stored: UNWIND_FILE_LOADED, UNWIND_FILE_OVER_BUDGET for a file past the
  * file cap (one file never takes the store; a system file's cap is the
- * store), or UNWIND_FILE_FULL for no room (rows held for sampled files'
+ * store), or UNWIND_FILE_FULL for no room (slots held for sampled files'
  * builds are no room) or, with owner_shares, past its payer's share (see
- * owner_rows and payer: root's are exempt, and a system file larger than
+ * owner_slots and payer: root's are exempt, and a system file larger than
  * a share is root's). A FULL file is taken by a user with room who maps
  * it, or built again at the next rebuild, when there may be room.
  */
 static int admit(const struct unwind_store *s, uint32_t uid, bool system, size_t n)
 {
-	if (n > (system ? s->max_rows : unwind_store_file_cap(s)) || n > UINT32_MAX)
+	if (n > (system ? s->max_slots : unwind_store_file_cap(s)) || n > UINT32_MAX)
 		return s->owner_shares ? UNWIND_FILE_OVER_BUDGET : UNWIND_FILE_FULL;
-	if (s->rows.len + s->reserved_rows > s->max_rows ||
-	    n > s->max_rows - s->rows.len - s->reserved_rows)
+	if (s->slots.len + s->reserved_slots > s->max_slots ||
+	    n > s->max_slots - s->slots.len - s->reserved_slots)
 		return UNWIND_FILE_FULL;
 	return past_share(s, payer(s, uid, system, n), n) ? UNWIND_FILE_FULL : UNWIND_FILE_LOADED;
 }
 
 bool unwind_store_over_share(const struct unwind_store *s, const struct unwind_store_file *f)
 {
-	/* admit's share test, for the rows the refused build needs. */
-	return f->status == UNWIND_FILE_FULL && f->want_rows &&
-	       past_share(s, payer(s, f->id.uid, f->id.system, f->want_rows), f->want_rows);
+	/* admit's share test, for the slots the refused build needs. */
+	return f->status == UNWIND_FILE_FULL && f->want_slots &&
+	       past_share(s, payer(s, f->id.uid, f->id.system, f->want_slots), f->want_slots);
 }
 
-/* n rows of user uid's file were stored; 0 or -ENOMEM. */
+/* n slots of user uid's file were stored; 0 or -ENOMEM. */
 static int charge(struct unwind_store *s, uint32_t uid, size_t n)
 {
-	return hmap_put(&s->owner_rows, (struct hmap_key){ uid, 0 },
-			rows_of_owner(s, uid) + (uint32_t)n);
+	return hmap_put(&s->owner_slots, (struct hmap_key){ uid, 0 },
+			slots_of_owner(s, uid) + (uint32_t)n);
 }
 
-/* The rows held for the entry's build go back (it was built, lost, or replaced). */
+/* The slots held for the entry's build go back (it was built, lost, or replaced). */
 static void release(struct unwind_store *s, struct unwind_store_file *e)
 {
-	uint32_t held = rows_of_owner(s, e->id.uid);
+	uint32_t held = slots_of_owner(s, e->id.uid);
 
 	if (!e->reserved)
 		return;
-	s->reserved_rows -= e->reserved;
+	s->reserved_slots -= e->reserved;
 	/* Cannot fail: the key is there, and a put of an existing key allocates nothing. */
-	(void)hmap_put(&s->owner_rows, (struct hmap_key){ e->id.uid, 0 },
+	(void)hmap_put(&s->owner_slots, (struct hmap_key){ e->id.uid, 0 },
 		       held > e->reserved ? held - e->reserved : 0);
 	e->reserved = 0;
 }
@@ -215,45 +235,107 @@ static void release(struct unwind_store *s, struct unwind_store_file *e)
  */
 static bool readmit(const struct unwind_store *s, const struct unwind_store_file *e, uint32_t uid)
 {
-	return e->status == UNWIND_FILE_FULL && e->want_rows &&
-	       admit(s, uid, e->id.system, e->want_rows) == UNWIND_FILE_LOADED;
+	return e->status == UNWIND_FILE_FULL && e->want_slots &&
+	       admit(s, uid, e->id.system, e->want_slots) == UNWIND_FILE_LOADED;
+}
+
+/* A file of user `uid` added n rules; 0 or -ENOMEM. */
+static int charge_rules(struct unwind_store *s, uint32_t uid, size_t n)
+{
+	uint32_t had = 0;
+
+	if (!s->owner_shares || !uid || !n)
+		return 0;
+	hmap_get(&s->owner_rules, (struct hmap_key){ uid, 0 }, &had);
+	s->user_rules += n;
+	return hmap_put(&s->owner_rules, (struct hmap_key){ uid, 0 }, had + (uint32_t)n);
+}
+
+/* The rules user `uid`'s file may add: a file's, within the user's and all users' room. */
+static size_t rules_room(const struct unwind_store *s, uint32_t uid)
+{
+	uint32_t had = 0;
+	size_t room = COMPACT_FILE_MAX_RULES;
+
+	if (!s->owner_shares || !uid)
+		return room;
+	hmap_get(&s->owner_rules, (struct hmap_key){ uid, 0 }, &had);
+	if (had >= s->rules.max / 4 || s->user_rules >= s->rules.max / 2)
+		return 0;
+	if (room > s->rules.max / 4 - had)
+		room = s->rules.max / 4 - had;
+	if (room > s->rules.max / 2 - s->user_rules)
+		room = s->rules.max / 2 - s->user_rules;
+	return room;
+}
+
+/* The compact table `c` into the slots reserved: its pages, then its rows two a slot. */
+static void lay_out(struct unwind_store *s, const struct compact_table *c)
+{
+	union unwind_slot *at = s->slots.data + s->slots.len;
+	size_t n = compact_table_slots(c->npages, c->nrows);
+
+	memcpy(at, c->pages, c->npages * sizeof(*c->pages));
+	/* An odd count leaves half a slot: zero, not what the slot held before a rebuild. */
+	memset(at + n - (c->nrows & 1), 0, (c->nrows & 1) * sizeof(*at));
+	memcpy(at[c->npages].row, c->rows, c->nrows * sizeof(*c->rows));
+	s->slots.len += n;
 }
 
 /*
- * Pack the table built for entry `e` after the rows already stored; its
- * final status (FULL: e->want_rows, the rows it needs), or -ENOMEM. Its
- * rows are charged to its payer, whose uid it takes.
+ * Pack the table built for entry `e` after the slots already stored; its
+ * final status (FULL: e->want_slots, the slots it needs; FULL without them
+ * when its rules do not fit), or -ENOMEM. Its slots are charged to its
+ * payer, whose uid it takes.
  */
 static int pack(struct unwind_store *s, struct unwind_store_file *e, struct unwind_built *b)
 {
-	const struct cfi_table *t = &b->t;
+	size_t n = compact_table_slots_of(&b->t), rules_before;
+	struct compact_table c;
 	uint32_t uid;
-	int status;
+	int status, err;
 
 	if (b->status != UNWIND_FILE_LOADED)
 		return b->status;
-	status = admit(s, e->id.uid, e->id.system, t->len);
+	/* Room first: the rules of a file that does not fit are not added. */
+	status = admit(s, e->id.uid, e->id.system, n);
 	if (status == UNWIND_FILE_FULL)
-		e->want_rows = t->len > UINT32_MAX ? UINT32_MAX : (uint32_t)t->len;
+		e->want_slots = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 	if (status != UNWIND_FILE_LOADED)
 		return status;
-	uid = payer(s, e->id.uid, e->id.system, t->len);
-	if (vec_reserve(&s->rows, t->len) || charge(s, uid, t->len))
+	uid = payer(s, e->id.uid, e->id.system, n);
+	if (vec_reserve(&s->slots, n))
 		return -ENOMEM;
-	e->id.uid = uid;
-	e->info.first_row = (uint32_t)s->rows.len;
-	e->info.nrows = (uint32_t)t->len;
-	e->info.bias = b->bias;
-	for (size_t i = 0; i < t->len; i++) {
-		const struct cfi_row *r = &t->rows[i];
-
-		s->rows.data[s->rows.len++] = (struct unwind_row){
-			.pc = r->pc,
-			.cfa_offset = r->cfa_offset,
-			.fp_offset = r->fp_offset,
-			.rules = UNWIND_RULES(r->cfa, r->fp, r->plt_threshold),
-		};
+	rules_before = s->rules.len;
+	s->rules.file_max = rules_room(s, uid);
+	err = compact_table_build(&b->t, &s->rules, n, &c);
+	s->rules.file_max = COMPACT_FILE_MAX_RULES;
+	switch (err) {
+	case 0:
+		n = compact_table_slots(c.npages, c.nrows); /* at most what was admitted */
+		break;
+	case -ENOSPC:
+		/* Rules kept for every file are not a room a rebuild wins back: not asked again. */
+		s->stats.rules_full++;
+		return UNWIND_FILE_FULL;
+	case -EINVAL:
+		return UNWIND_FILE_INVALID; /* rows out of order: a builder's bug */
+	default:
+		return -ENOMEM;
 	}
+	if (charge(s, uid, n) || charge_rules(s, uid, s->rules.len - rules_before)) {
+		compact_table_free(&c);
+		return -ENOMEM;
+	}
+	e->id.uid = uid;
+	e->info = (struct unwind_file_info){ .base = c.base,
+					     .bias = b->bias,
+					     .first_slot = (uint32_t)s->slots.len,
+					     .npages = c.npages };
+	e->nslots = (uint32_t)n;
+	e->nrows = c.nrows;
+	lay_out(s, &c);
+	compact_table_free(&c);
 	return UNWIND_FILE_LOADED;
 }
 
@@ -289,7 +371,7 @@ static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
 	const struct unwind_store_file *old;
 	uint32_t idx;
 
-	if (!s->old_rows || !hmap_get(&s->old_index, file_key(f->key.dev, f->key.ino), &idx))
+	if (!s->old_slots || !hmap_get(&s->old_index, file_key(f->key.dev, f->key.ino), &idx))
 		return false;
 	old = &s->old_files.data[idx];
 	/* Its changes keep counting across rebuilds. */
@@ -305,16 +387,16 @@ static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
 	 * now, the room held for it meanwhile, or FULL still without a build
 	 * (a rebuild does not build again every file it has no room for).
 	 */
-	if (old->status == UNWIND_FILE_FULL && old->want_rows) {
-		if (admit(s, f->id.uid, f->id.system, old->want_rows) != UNWIND_FILE_LOADED) {
+	if (old->status == UNWIND_FILE_FULL && old->want_slots) {
+		if (admit(s, f->id.uid, f->id.system, old->want_slots) != UNWIND_FILE_LOADED) {
 			f->status = UNWIND_FILE_FULL;
-			f->want_rows = old->want_rows;
+			f->want_slots = old->want_slots;
 			return true;
 		}
-		f->id.uid = payer(s, f->id.uid, f->id.system, old->want_rows);
-		if (!charge(s, f->id.uid, old->want_rows)) {
-			f->reserved = old->want_rows;
-			s->reserved_rows += f->reserved;
+		f->id.uid = payer(s, f->id.uid, f->id.system, old->want_slots);
+		if (!charge(s, f->id.uid, old->want_slots)) {
+			f->reserved = old->want_slots;
+			s->reserved_slots += f->reserved;
 		}
 		return false;
 	}
@@ -330,21 +412,24 @@ static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
 	 * its size known, not built again for nothing; a user with room who
 	 * maps it takes it.
 	 */
-	if (admit(s, f->id.uid, f->id.system, old->info.nrows) != UNWIND_FILE_LOADED) {
+	if (admit(s, f->id.uid, f->id.system, old->nslots) != UNWIND_FILE_LOADED) {
 		f->status = UNWIND_FILE_FULL;
-		f->want_rows = old->info.nrows;
+		f->want_slots = old->nslots;
 		return true;
 	}
-	f->id.uid = payer(s, f->id.uid, f->id.system, old->info.nrows);
-	if (vec_reserve(&s->rows, old->info.nrows) || charge(s, f->id.uid, old->info.nrows)) {
+	f->id.uid = payer(s, f->id.uid, f->id.system, old->nslots);
+	if (vec_reserve(&s->slots, old->nslots) || charge(s, f->id.uid, old->nslots)) {
 		f->status = UNWIND_FILE_PENDING; /* built again */
 		return false;
 	}
+	/* Its rules are kept across rebuilds: the run is copied as it is. */
 	f->info = old->info;
-	f->info.first_row = (uint32_t)s->rows.len;
-	memcpy(s->rows.data + s->rows.len, s->old_rows + old->info.first_row,
-	       old->info.nrows * sizeof(*s->rows.data));
-	s->rows.len += old->info.nrows;
+	f->info.first_slot = (uint32_t)s->slots.len;
+	f->nslots = old->nslots;
+	f->nrows = old->nrows;
+	memcpy(s->slots.data + s->slots.len, s->old_slots + old->info.first_slot,
+	       old->nslots * sizeof(*s->slots.data));
+	s->slots.len += old->nslots;
 	return true;
 }
 
@@ -364,7 +449,7 @@ static void replace(struct unwind_store *s, struct unwind_store_file *e,
 	uint64_t since = e->changes_at;
 
 	if (e->status == UNWIND_FILE_LOADED)
-		s->dead_rows += e->info.nrows;
+		s->dead_slots += e->nslots;
 	release(s, e);
 	if (!since || now - since > UNWIND_STORE_CHANGES_WINDOW_NS) {
 		changes = 0;
@@ -406,7 +491,7 @@ static struct unwind_store_file *entry_for(struct unwind_store *s, uint64_t dev,
 			/* Refused for another user's share (or room): this one has room. */
 			e->status = UNWIND_FILE_PENDING;
 			e->id.uid = id->uid;
-			e->want_rows = 0;
+			e->want_slots = 0;
 			*known = false;
 		} else if (!*known) {
 			replace(s, e, &f, known);
@@ -430,7 +515,7 @@ static struct unwind_store_file *settle(struct unwind_store *s, struct unwind_st
 
 	count_build(s, b);
 	release(s, e);
-	e->want_rows = 0;
+	e->want_slots = 0;
 	status = pack(s, e, b);
 	if (status < 0) {
 		errno = -status;
@@ -620,7 +705,7 @@ void unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *
 		return;
 	e = &s->files.data[idx];
 	e->sampled_at = now;
-	if (e->status == UNWIND_FILE_FULL && e->want_rows)
+	if (e->status == UNWIND_FILE_FULL && e->want_slots)
 		s->sampled_refused = true;
 }
 
@@ -654,14 +739,14 @@ static bool asked_lately(const struct unwind_store *s, uint32_t uid, uint64_t no
 bool unwind_store_should_evict(struct unwind_store *s, uint64_t now, uint64_t recent,
 			       uint64_t owner_every)
 {
-	struct hmap stale_of_owner = { 0 }; /* uid -> rows a rebuild would evict */
+	struct hmap stale_of_owner = { 0 }; /* uid -> slots a rebuild would evict */
 	uint32_t asker = 0;
 	bool helps = false;
 	size_t room;
 
-	if (!s->sampled_refused || s->rows.len + s->reserved_rows > s->max_rows)
+	if (!s->sampled_refused || s->slots.len + s->reserved_slots > s->max_slots)
 		return false;
-	room = s->max_rows - s->rows.len - s->reserved_rows + s->dead_rows;
+	room = s->max_slots - s->slots.len - s->reserved_slots + s->dead_slots;
 	/* Looked at once per call: the next sample in a refused file calls again. */
 	s->sampled_refused = false;
 	for (size_t i = 0; i < s->files.len; i++) {
@@ -671,9 +756,9 @@ bool unwind_store_should_evict(struct unwind_store *s, uint64_t now, uint64_t re
 
 		if (e->status != UNWIND_FILE_LOADED || !stale(e, now, recent))
 			continue;
-		room += e->info.nrows;
+		room += e->nslots;
 		hmap_get(&stale_of_owner, k, &n);
-		if (hmap_put(&stale_of_owner, k, n + e->info.nrows))
+		if (hmap_put(&stale_of_owner, k, n + e->nslots))
 			goto out; /* no memory: no rebuild */
 	}
 	/* A file sampled lately, refused, would fit, in the store and in its user's share. */
@@ -681,12 +766,12 @@ bool unwind_store_should_evict(struct unwind_store *s, uint64_t now, uint64_t re
 		const struct unwind_store_file *e = &s->files.data[i];
 		uint32_t evicted = 0;
 
-		if (e->status != UNWIND_FILE_FULL || !e->want_rows || stale(e, now, recent) ||
-		    e->want_rows > room || asked_lately(s, e->id.uid, now, owner_every))
+		if (e->status != UNWIND_FILE_FULL || !e->want_slots || stale(e, now, recent) ||
+		    e->want_slots > room || asked_lately(s, e->id.uid, now, owner_every))
 			continue;
 		hmap_get(&stale_of_owner, (struct hmap_key){ e->id.uid, 0 }, &evicted);
-		helps = !s->owner_shares || !payer(s, e->id.uid, e->id.system, e->want_rows) ||
-			rows_of_owner(s, e->id.uid) - evicted + e->want_rows <= s->max_rows / 4;
+		helps = !s->owner_shares || !payer(s, e->id.uid, e->id.system, e->want_slots) ||
+			slots_of_owner(s, e->id.uid) - evicted + e->want_slots <= s->max_slots / 4;
 		asker = e->id.uid;
 	}
 	if (helps && asker) {
@@ -732,7 +817,7 @@ static bool keep_one(struct unwind_store *s, const struct unwind_store_file *old
 	if (hmap_put(&s->index, file_key(f.key.dev, f.key.ino), (uint32_t)(s->files.len - 1))) {
 		release(s, &vec_last(&s->files));
 		if (f.status == UNWIND_FILE_LOADED)
-			s->dead_rows += f.info.nrows; /* copied, found by nothing */
+			s->dead_slots += f.nslots; /* copied, found by nothing */
 		s->files.len--;
 		return false;
 	}
@@ -750,7 +835,7 @@ void unwind_store_keep_recent(struct unwind_store *s, size_t max_files, uint64_t
 	struct unwind_store_file *sampled;
 	size_t n = 0;
 
-	if (!s->old_rows || !s->old_files.len)
+	if (!s->old_slots || !s->old_files.len)
 		return;
 	sampled = malloc(s->old_files.len * sizeof(*sampled));
 	if (!sampled)
@@ -761,7 +846,7 @@ void unwind_store_keep_recent(struct unwind_store *s, size_t max_files, uint64_t
 		/* Sampled long ago: room, for should_evict too (a live process's keeps it). */
 		if (!stale(e, now, recent) && e->key.ino != UNWIND_VDSO_INO &&
 		    (e->status == UNWIND_FILE_LOADED ||
-		     (e->status == UNWIND_FILE_FULL && e->want_rows)))
+		     (e->status == UNWIND_FILE_FULL && e->want_slots)))
 			sampled[n++] = *e;
 	}
 	qsort(sampled, n, sizeof(*sampled), by_sampled_desc);

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * The unwind tables of every executable file the recording has met, laid
- * out as the BPF unwinder reads them (bpf/bpfprof_abi.h): one array of
- * rows, a run per file, and an index from a file (device, inode) to its
- * run. Files are added once, whichever process maps them; the array has a
- * fixed capacity (the BPF map's), and a file that does not fit is refused
- * and counted, never half-loaded.
+ * out as the BPF unwinder reads them (bpf/bpfprof_abi.h, compact_table.h):
+ * one array of 8-byte slots, a run per file (its pages, then its rows two a
+ * slot), the rules every file's rows point to, kept once, and an index from
+ * a file (device, inode) to its run. Files are added once, whichever process
+ * maps them; the array has a fixed capacity (the BPF map's), and a file that
+ * does not fit is refused and counted, never half-loaded. Room is counted
+ * in slots: a share, a file's cap, what a rebuild wins back.
  */
 #ifndef BPFPROF_UNWIND_TABLE_STORE_H
 #define BPFPROF_UNWIND_TABLE_STORE_H
@@ -15,6 +17,7 @@
 #include <stdint.h>
 
 #include "../../bpf/bpfprof_abi.h"
+#include "compact_table.h"
 #include "file_table.h"
 #include "util/hashmap.h"
 #include "util/vec.h"
@@ -43,6 +46,7 @@ struct unwind_store_file {
 	struct unwind_file_key key;
 	struct unwind_file_id id;
 	struct unwind_file_info info; /* LOADED only */
+	uint32_t nslots, nrows;	      /* LOADED only: its run's slots, its rows */
 	uint8_t status;		      /* enum unwind_file_status */
 	/*
 	 * Identity changes of this (dev, ino) in the minute from changes_at:
@@ -52,12 +56,12 @@ struct unwind_store_file {
 	bool churning;
 	bool retry; /* PENDING, but its build was lost: handed over again when next met */
 	/*
-	 * FULL: the rows its table needs (from the build refused). A process of
+	 * FULL: the slots its table needs (from the build refused). A process of
 	 * a user with room for them that maps it takes it (see admit): a file
 	 * refused for its first user's share is not kept from everyone else.
 	 */
-	uint32_t want_rows;
-	/* PENDING after a rebuild (unwind_store_keep_sampled): rows held for its build. */
+	uint32_t want_slots;
+	/* PENDING after a rebuild (unwind_store_keep_sampled): slots held for its build. */
 	uint32_t reserved;
 	/* CLOCK_MONOTONIC ns of the last sample with a user PC in it; 0: never sampled. */
 	uint64_t sampled_at;
@@ -77,6 +81,7 @@ struct unwind_store_stats {
 	size_t files[UNWIND_FILE_STATUSES]; /* by status, when built */
 	uint64_t build_ns;		    /* CPU time spent building tables */
 	uint64_t longest_ns;		    /* of the file that took longest */
+	size_t rules_full;		    /* FULL for want of room for their rules */
 };
 
 /*
@@ -92,21 +97,34 @@ typedef int (*unwind_defer_fn)(void *ctx, const struct unwind_store_file *f, int
 
 struct unwind_store {
 	/* In the caller's buffer when one was given (the BPF array, mapped), never moved. */
-	VEC(struct unwind_row) rows;
-	size_t max_rows;
+	VEC(union unwind_slot) slots;
+	size_t max_slots;
 	/*
-	 * Rows no entry points to any more (a file replaced under its dev and
+	 * Every file's rules (the BPF rules array once unwind_store_rules_in),
+	 * kept across rebuilds: the rows copied back point to them. Never
+	 * given back, so with owner_shares the rules a user's files add are
+	 * bounded like its slots: a quarter each, half for all users (root's,
+	 * the system's large files, exempt), besides COMPACT_FILE_MAX_RULES a
+	 * file. A user's files that want distinct rules by the thousand
+	 * (crafted: real files use hundreds) cannot leave the system's
+	 * without room.
+	 */
+	struct compact_rules rules;
+	struct hmap owner_rules; /* uid -> rules its files added */
+	size_t user_rules;	 /* rules added by users' files, root's aside */
+	/*
+	 * Slots no entry points to any more (a file replaced under its dev and
 	 * inode): what a rebuild would win back, besides files no longer mapped.
 	 */
-	size_t dead_rows;
-	bool rows_external;
+	size_t dead_slots;
+	bool slots_external;
 	/*
-	 * Rows by the user whose process first mapped their file (uid -> rows,
+	 * Slots by the user whose process first mapped their file (uid -> slots,
 	 * dead ones included), for unwind_store_share_by_owner.
 	 */
-	struct hmap owner_rows;
-	bool owner_shares;    /* the shares and a file's cap apply (unwind_store_share_by_owner) */
-	size_t reserved_rows; /* held for sampled files' builds (unwind_store_file.reserved) */
+	struct hmap owner_slots;
+	bool owner_shares;     /* the shares and a file's cap apply (unwind_store_share_by_owner) */
+	size_t reserved_slots; /* held for sampled files' builds (unwind_store_file.reserved) */
 	/* A sample fell in a FULL file since the last look: evicting may make it room. */
 	bool sampled_refused;
 	/*
@@ -118,10 +136,10 @@ struct unwind_store {
 	struct hmap index; /* (dev, ino) -> index in files */
 	size_t vdso_size;  /* of our [vdso] mapping, once its table was added */
 	struct unwind_store_stats stats;
-	/* During a rebuild: the files and rows of before (see unwind_store_reset). */
+	/* During a rebuild: the files and slots of before (see unwind_store_reset). */
 	VEC(struct unwind_store_file) old_files;
 	struct hmap old_index;
-	struct unwind_row *old_rows;
+	union unwind_slot *old_slots;
 	/*
 	 * Set: files met through unwind_store_add_mapping are PENDING and handed
 	 * to `defer`, to come back through unwind_store_complete. NULL: built at once.
@@ -131,29 +149,42 @@ struct unwind_store {
 };
 
 /*
- * At most max_rows rows, written straight into `rows` (room for max_rows,
- * the caller's) or, when NULL, into memory of the store's own.
+ * At most max_slots slots, written straight into `slots` (room for
+ * max_slots, the caller's) or, when NULL, into memory of the store's own;
+ * the rules into memory of its own (unwind_store_rules_in: the caller's).
+ * Without memory for the rules, every file is FULL.
  */
-void unwind_store_init(struct unwind_store *s, struct unwind_row *rows, size_t max_rows);
+void unwind_store_init(struct unwind_store *s, union unwind_slot *slots, size_t max_slots);
+/*
+ * From now on the rules are written into `rules` (room for max, the
+ * caller's: the BPF array, mapped), those of before copied. Before any
+ * file is added. 0 or -ENOMEM.
+ */
+int unwind_store_rules_in(struct unwind_store *s, struct unwind_rule *rules, size_t max);
+/* The compact view of a LOADED file's table, where the unwinder reads it. */
+struct compact_view unwind_store_view(const struct unwind_store *s,
+				      const struct unwind_store_file *f);
 void unwind_store_free(struct unwind_store *s);
 /*
  * From now on, a file a user may change takes at most a quarter of the
- * rows (its build stops there: unwind_store_budget; past it the file is
+ * slots (its build stops there: unwind_store_budget; past it the file is
  * OVER_BUDGET, frame pointers); a system file (cfi_file_is_system), which
  * no user makes, the whole store. The files a user's processes brought in
  * (charged to the user of the process that mapped each first; root's are
  * the system's and exempt) take at most a quarter in all: another user's
  * flood of files, its own or the system's libraries, leaves room for
- * everyone else's. A system file larger than a quarter (cc1, libLLVM)
- * would fit no user's share: it is charged to root, held only to the
+ * everyone else's. A system file larger than a quarter would fit no
+ * user's share: it is charged to root, held only to the
  * room left. A file refused for one user's share is taken by the next
- * process of a user with room that maps it, charged to that user.
+ * process of a user with room that maps it, charged to that user. The
+ * rules its files add are bounded too (unwind_store.rules).
  */
 void unwind_store_share_by_owner(struct unwind_store *s);
 
 /*
- * The rows one file a user may change may hold: its build stops past them
- * (OVER_BUDGET). A system file's cap is the store's capacity.
+ * The slots one file a user may change may take: its build stops past
+ * twice as many rows (OVER_BUDGET). A system file's cap is the store's
+ * capacity.
  */
 size_t unwind_store_file_cap(const struct unwind_store *s);
 /*
@@ -206,7 +237,7 @@ void unwind_store_keep_recent(struct unwind_store *s, size_t max_files, uint64_t
 void unwind_store_keep_sampled(struct unwind_store *s, size_t max_files);
 
 /*
- * Forget every file and row (the rows' buffer stays): to build the store
+ * Forget every file and slot (the slots' buffer stays, and the rules): to build the store
  * again from the files still in use. The statistics keep counting. Until
  * unwind_store_rebuilt, a file added again takes its table from before
  * (its rows copied, not built again) when it is still the same file; one

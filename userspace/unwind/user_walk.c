@@ -4,8 +4,6 @@
 #include <errno.h>
 #include <stdbool.h>
 
-#include "../util/bsearch_u64.h"
-
 /* x86_64 offsets in the ucontext a signal frame's SP points at (bpf/unwind.bpf.h). */
 #define UC_MCONTEXT_RBP 120
 #define UC_MCONTEXT_RSP 160
@@ -22,18 +20,6 @@ struct walk {
 	bool have_map;
 	struct user_walk_mapping map;
 };
-
-/* The last row with pc <= addr, or NULL. */
-static const struct unwind_row *find_row(const struct user_walk_mapping *m, uint64_t addr,
-					 uint64_t *hi)
-{
-	size_t lo = COUNT_LE_BY(m->rows, m->nrows, pc, addr);
-
-	if (!lo)
-		return NULL;
-	*hi = lo < m->nrows ? m->rows[lo].pc : UINT64_MAX;
-	return &m->rows[lo - 1];
-}
 
 /*
  * Frame-pointer steps that do not move up, per walk and each kind on its
@@ -96,19 +82,19 @@ static bool signal_step(struct walk *w, uint8_t *end)
 /* Step from the frame at w->pc (already recorded as frame n) to its caller. */
 static bool step(struct walk *w, uint32_t n, uint8_t *end)
 {
-	const struct unwind_row *row;
-	uint64_t addr, file_addr, hi, cfa, ra;
-	uint16_t rules;
+	struct unwind_rule rule, *row = &rule;
+	uint64_t addr, file_addr, lo, hi, cfa, ra;
+	uint16_t rules, index;
 
 	addr = n && !w->pc_is_exact ? w->pc - 1 : w->pc;
 	w->pc_is_exact = false;
 	if (!w->have_map || addr < w->map.start || addr >= w->map.end)
 		w->have_map = w->ops->mapping(w->ops->ctx, addr, &w->map) == 0;
-	if (!w->have_map || !w->map.nrows)
+	if (!w->have_map || !w->map.table.npages)
 		return fp_step(w, USTACK_END_NO_CFI, false, end);
 	file_addr = addr + (uint64_t)w->map.map_to_file;
-	row = find_row(&w->map, file_addr, &hi);
-	if (!row || file_addr >= hi)
+	/* No page of the table holds it: code its CFI does not cover. */
+	if (!compact_lookup(&w->map.table, file_addr, &rule, &index, &lo, &hi))
 		return fp_step(w, USTACK_END_NO_ROW, false, end);
 	rules = row->rules;
 	switch (UNWIND_RULE_CFA(rules)) {

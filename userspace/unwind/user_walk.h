@@ -14,13 +14,13 @@
 #include <stdint.h>
 
 #include "../../bpf/bpfprof_abi.h"
+#include "compact_table.h"
 
-/* The executable mapping holding a PC, and its file's rows (none: frame pointers). */
+/* The executable mapping holding a PC, and its file's table (none: frame pointers). */
 struct user_walk_mapping {
 	uint64_t start, end;
-	int64_t map_to_file; /* ELF address = PC + map_to_file */
-	const struct unwind_row *rows;
-	uint32_t nrows;
+	int64_t map_to_file;	   /* ELF address = PC + map_to_file */
+	struct compact_view table; /* npages 0: none */
 };
 
 struct user_walk_ops {
