@@ -596,6 +596,34 @@ static void a_user_calls_for_an_eviction_rebuild_once_a_minute(void)
 }
 
 /*
+ * The rules CFI_FIX's table adds (NONE aside), and a copy of it at `mine`
+ * that the user may write: its rules are the user's.
+ */
+static size_t rules_of_a_users_copy(char *mine)
+{
+	const struct unwind_store_file *f;
+	struct unwind_store s;
+	size_t nrules;
+
+	unwind_store_init(&s, NULL, 1u << 20);
+	f = add_path(&s, CFI_FIX);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	nrules = s.rules.len - 1;
+	CHECK(nrules > 2);
+	unwind_store_free(&s);
+	copy_for_anyone(CFI_FIX, mine);
+	return nrules;
+}
+
+/* A store shared by owner, with room for `max` rules. */
+static void store_of_rules(struct unwind_store *s, size_t max)
+{
+	unwind_store_init(s, NULL, 1u << 20);
+	unwind_store_share_by_owner(s);
+	s->rules.max = max;
+}
+
+/*
  * Issue 38: the rules kept once for every file are never given back, so a
  * user's files add at most a quarter of them: past it the file is FULL
  * (counted), adding none; root's files (the system's) are exempt. The
@@ -606,26 +634,16 @@ static void a_users_files_add_at_most_a_quarter_of_the_rules(void)
 	const struct unwind_store_file *f;
 	struct unwind_store s;
 	char mine[] = "/tmp/bpfprof-rules-XXXXXX";
-	size_t nrules;
+	size_t nrules = rules_of_a_users_copy(mine);
 
-	unwind_store_init(&s, NULL, 1u << 20);
-	f = add_path(&s, CFI_FIX);
-	CHECK(f && f->status == UNWIND_FILE_LOADED);
-	nrules = s.rules.len - 1; /* NONE aside */
-	CHECK(nrules > 2);
-	unwind_store_free(&s);
-	/* A copy the user may write: its rules are the user's. */
-	copy_for_anyone(CFI_FIX, mine);
 	/* A quarter of the rules is one fewer than the file's. */
-	unwind_store_init(&s, NULL, 1u << 20);
-	unwind_store_share_by_owner(&s);
-	s.rules.max = 4 * (nrules - 1);
+	store_of_rules(&s, 4 * (nrules - 1));
 	f = map_path_as(&s, mine, 1000);
 	if (!f) {
 		fprintf(stderr, "  /tmp is noexec: not tried\n");
 		goto out;
 	}
-	CHECK(f->status == UNWIND_FILE_FULL && f->want_slots == 0);
+	CHECK(f->status == UNWIND_FILE_FULL && f->want_rules == nrules);
 	CHECK_EQ_INT(s.stats.rules_full, 1);
 	CHECK_EQ_INT(s.rules.len, 1);
 	CHECK_EQ_INT(s.slots.len, 0);
@@ -635,13 +653,55 @@ static void a_users_files_add_at_most_a_quarter_of_the_rules(void)
 	CHECK_EQ_INT(s.rules.len, nrules + 1);
 	unwind_store_free(&s);
 	/* The control: a quarter holds the file's rules. */
-	unwind_store_init(&s, NULL, 1u << 20);
-	unwind_store_share_by_owner(&s);
-	s.rules.max = 4 * nrules;
+	store_of_rules(&s, 4 * nrules);
 	f = map_path_as(&s, mine, 1000);
 	CHECK(f && f->status == UNWIND_FILE_LOADED);
 	CHECK_EQ_INT(s.stats.rules_full, 0);
 	CHECK_EQ_INT(s.user_rules, nrules);
+out:
+	unwind_store_free(&s);
+	unlink(mine);
+}
+
+/*
+ * Review of issue 38's compact rows: a file refused because its payer had
+ * no rule room left is taken by another user with room who maps it (it
+ * was FULL for everyone until a rebuild), and is not built again for its
+ * payer, neither when mapped again nor at a rebuild (each build failed
+ * again, up to a second of CPU).
+ */
+static void a_file_refused_for_rules_is_taken_by_a_user_with_rule_room(void)
+{
+	const struct unwind_store_file *f;
+	struct unwind_store s;
+	char mine[] = "/tmp/bpfprof-rules-XXXXXX";
+	size_t nrules = rules_of_a_users_copy(mine);
+
+	/* A quarter holds the file's rules; user 1000 has spent its quarter. */
+	store_of_rules(&s, 4 * nrules);
+	CHECK_EQ_INT(hmap_put(&s.owner_rules, (struct hmap_key){ 1000, 0 }, (uint32_t)nrules), 0);
+	s.user_rules = nrules;
+	f = map_path_as(&s, mine, 1000);
+	if (!f) {
+		fprintf(stderr, "  /tmp is noexec: not tried\n");
+		goto out;
+	}
+	CHECK(f->status == UNWIND_FILE_FULL);
+	CHECK_EQ_INT(s.stats.rules_full, 1);
+	/* Its payer again, then after a rebuild: not built again. */
+	f = map_path_as(&s, mine, 1000);
+	CHECK(f && f->status == UNWIND_FILE_FULL);
+	CHECK_EQ_INT(unwind_store_reset(&s), 0);
+	f = map_path_as(&s, mine, 1000);
+	unwind_store_rebuilt(&s);
+	CHECK(f && f->status == UNWIND_FILE_FULL);
+	CHECK_EQ_INT(s.stats.rules_full, 1);
+	/* User 1001, its quarter free: loaded, its rules the new payer's. */
+	f = map_path_as(&s, mine, 1001);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	CHECK(f && f->id.uid == 1001);
+	CHECK_EQ_INT(s.stats.rules_full, 1);
+	CHECK_EQ_INT(s.user_rules, 2 * nrules);
 out:
 	unwind_store_free(&s);
 	unlink(mine);
@@ -659,5 +719,6 @@ int main(void)
 	RUN(a_sampled_file_refused_gets_room_at_the_rebuild);
 	RUN(a_user_calls_for_an_eviction_rebuild_once_a_minute);
 	RUN(a_users_files_add_at_most_a_quarter_of_the_rules);
+	RUN(a_file_refused_for_rules_is_taken_by_a_user_with_rule_room);
 	return test_summary();
 }

@@ -228,29 +228,6 @@ static void release(struct unwind_store *s, struct unwind_store_file *e)
 	e->reserved = 0;
 }
 
-/*
- * A FULL entry that a process of `uid` maps now, with room for its rows:
- * built again, charged to that user (whose share, not the first user's,
- * it then takes).
- */
-static bool readmit(const struct unwind_store *s, const struct unwind_store_file *e, uint32_t uid)
-{
-	return e->status == UNWIND_FILE_FULL && e->want_slots &&
-	       admit(s, uid, e->id.system, e->want_slots) == UNWIND_FILE_LOADED;
-}
-
-/* A file of user `uid` added n rules; 0 or -ENOMEM. */
-static int charge_rules(struct unwind_store *s, uint32_t uid, size_t n)
-{
-	uint32_t had = 0;
-
-	if (!s->owner_shares || !uid || !n)
-		return 0;
-	hmap_get(&s->owner_rules, (struct hmap_key){ uid, 0 }, &had);
-	s->user_rules += n;
-	return hmap_put(&s->owner_rules, (struct hmap_key){ uid, 0 }, had + (uint32_t)n);
-}
-
 /* The rules user `uid`'s file may add: a file's, within the user's and all users' room. */
 static size_t rules_room(const struct unwind_store *s, uint32_t uid)
 {
@@ -269,6 +246,36 @@ static size_t rules_room(const struct unwind_store *s, uint32_t uid)
 	return room;
 }
 
+/* Whether user `uid` has the rule room entry `e`, refused for its rules, needs. */
+static bool rules_fit(const struct unwind_store *s, const struct unwind_store_file *e, uint32_t uid)
+{
+	return !e->want_rules || rules_room(s, uid) >= e->want_rules;
+}
+
+/*
+ * A FULL entry that a process of `uid` maps now, with room for its rows
+ * (and its rules, when refused for them): built again, charged to that
+ * user (whose share, not the first user's, it then takes).
+ */
+static bool readmit(const struct unwind_store *s, const struct unwind_store_file *e, uint32_t uid)
+{
+	return e->status == UNWIND_FILE_FULL && e->want_slots &&
+	       admit(s, uid, e->id.system, e->want_slots) == UNWIND_FILE_LOADED &&
+	       rules_fit(s, e, payer(s, uid, e->id.system, e->want_slots));
+}
+
+/* A file of user `uid` added n rules; 0 or -ENOMEM. */
+static int charge_rules(struct unwind_store *s, uint32_t uid, size_t n)
+{
+	uint32_t had = 0;
+
+	if (!s->owner_shares || !uid || !n)
+		return 0;
+	hmap_get(&s->owner_rules, (struct hmap_key){ uid, 0 }, &had);
+	s->user_rules += n;
+	return hmap_put(&s->owner_rules, (struct hmap_key){ uid, 0 }, had + (uint32_t)n);
+}
+
 /* The compact table `c` into the slots reserved: its pages, then its rows two a slot. */
 static void lay_out(struct unwind_store *s, const struct compact_table *c)
 {
@@ -284,13 +291,13 @@ static void lay_out(struct unwind_store *s, const struct compact_table *c)
 
 /*
  * Pack the table built for entry `e` after the slots already stored; its
- * final status (FULL: e->want_slots, the slots it needs; FULL without them
- * when its rules do not fit), or -ENOMEM. Its slots are charged to its
- * payer, whose uid it takes.
+ * final status (FULL: e->want_slots, the slots it needs, and
+ * e->want_rules when its rules do not fit), or -ENOMEM. Its slots are
+ * charged to its payer, whose uid it takes.
  */
 static int pack(struct unwind_store *s, struct unwind_store_file *e, struct unwind_built *b)
 {
-	size_t n = compact_table_slots_of(&b->t), rules_before;
+	size_t n = compact_table_slots_of(&b->t), rules_before, room;
 	struct compact_table c;
 	uint32_t uid;
 	int status, err;
@@ -307,7 +314,8 @@ static int pack(struct unwind_store *s, struct unwind_store_file *e, struct unwi
 	if (vec_reserve(&s->slots, n))
 		return -ENOMEM;
 	rules_before = s->rules.len;
-	s->rules.file_max = rules_room(s, uid);
+	room = rules_room(s, uid);
+	s->rules.file_max = room;
 	err = compact_table_build(&b->t, &s->rules, n, &c);
 	s->rules.file_max = COMPACT_FILE_MAX_RULES;
 	switch (err) {
@@ -315,8 +323,14 @@ static int pack(struct unwind_store *s, struct unwind_store_file *e, struct unwi
 		n = compact_table_slots(c.npages, c.nrows); /* at most what was admitted */
 		break;
 	case -ENOSPC:
-		/* Rules kept for every file are not a room a rebuild wins back: not asked again. */
+		/*
+		 * Its slots and the rule room it lacked kept: a user with more
+		 * rule room who maps it takes it (readmit), and a rebuild builds
+		 * it again only when its payer has that room (adopt).
+		 */
 		s->stats.rules_full++;
+		e->want_slots = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+		e->want_rules = (uint32_t)room + 1;
 		return UNWIND_FILE_FULL;
 	case -EINVAL:
 		return UNWIND_FILE_INVALID; /* rows out of order: a builder's bug */
@@ -384,13 +398,16 @@ static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
 	f->published_at = old->published_at;
 	/*
 	 * FULL was for lack of room: built again where its rows (known) fit
-	 * now, the room held for it meanwhile, or FULL still without a build
-	 * (a rebuild does not build again every file it has no room for).
+	 * now, and its rules when refused for them, the room held for it
+	 * meanwhile, or FULL still without a build (a rebuild does not build
+	 * again every file it has no room for).
 	 */
 	if (old->status == UNWIND_FILE_FULL && old->want_slots) {
-		if (admit(s, f->id.uid, f->id.system, old->want_slots) != UNWIND_FILE_LOADED) {
+		if (admit(s, f->id.uid, f->id.system, old->want_slots) != UNWIND_FILE_LOADED ||
+		    !rules_fit(s, old, payer(s, f->id.uid, f->id.system, old->want_slots))) {
 			f->status = UNWIND_FILE_FULL;
 			f->want_slots = old->want_slots;
+			f->want_rules = old->want_rules;
 			return true;
 		}
 		f->id.uid = payer(s, f->id.uid, f->id.system, old->want_slots);
@@ -492,6 +509,7 @@ static struct unwind_store_file *entry_for(struct unwind_store *s, uint64_t dev,
 			e->status = UNWIND_FILE_PENDING;
 			e->id.uid = id->uid;
 			e->want_slots = 0;
+			e->want_rules = 0;
 			*known = false;
 		} else if (!*known) {
 			replace(s, e, &f, known);
@@ -516,6 +534,7 @@ static struct unwind_store_file *settle(struct unwind_store *s, struct unwind_st
 	count_build(s, b);
 	release(s, e);
 	e->want_slots = 0;
+	e->want_rules = 0;
 	status = pack(s, e, b);
 	if (status < 0) {
 		errno = -status;
@@ -705,7 +724,8 @@ void unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *
 		return;
 	e = &s->files.data[idx];
 	e->sampled_at = now;
-	if (e->status == UNWIND_FILE_FULL && e->want_slots)
+	/* An eviction gives back slots, not rules: one refused for its rules does not ask. */
+	if (e->status == UNWIND_FILE_FULL && e->want_slots && !e->want_rules)
 		s->sampled_refused = true;
 }
 
@@ -766,8 +786,9 @@ bool unwind_store_should_evict(struct unwind_store *s, uint64_t now, uint64_t re
 		const struct unwind_store_file *e = &s->files.data[i];
 		uint32_t evicted = 0;
 
-		if (e->status != UNWIND_FILE_FULL || !e->want_slots || stale(e, now, recent) ||
-		    e->want_slots > room || asked_lately(s, e->id.uid, now, owner_every))
+		if (e->status != UNWIND_FILE_FULL || !e->want_slots || e->want_rules ||
+		    stale(e, now, recent) || e->want_slots > room ||
+		    asked_lately(s, e->id.uid, now, owner_every))
 			continue;
 		hmap_get(&stale_of_owner, (struct hmap_key){ e->id.uid, 0 }, &evicted);
 		helps = !s->owner_shares || !payer(s, e->id.uid, e->id.system, e->want_slots) ||

@@ -61,6 +61,12 @@ struct unwind_store_file {
 	 * refused for its first user's share is not kept from everyone else.
 	 */
 	uint32_t want_slots;
+	/*
+	 * FULL for its rules (want_slots set too): the rule room it needs, one
+	 * more than its payer had when refused. A user with that room who maps
+	 * it takes it; without, it is not built again, at a rebuild either.
+	 */
+	uint32_t want_rules;
 	/* PENDING after a rebuild (unwind_store_keep_sampled): slots held for its build. */
 	uint32_t reserved;
 	/* CLOCK_MONOTONIC ns of the last sample with a user PC in it; 0: never sampled. */
