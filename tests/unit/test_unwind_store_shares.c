@@ -696,6 +696,8 @@ static void a_file_refused_for_rules_is_taken_by_a_user_with_rule_room(void)
 	unwind_store_rebuilt(&s);
 	CHECK(f && f->status == UNWIND_FILE_FULL);
 	CHECK_EQ_INT(s.stats.rules_full, 1);
+	CHECK(f && !strcmp(unwind_store_full_reason(&s, f),
+			   "no room for its rules in its user's share"));
 	/* User 1001, its quarter free: loaded, its rules the new payer's. */
 	f = map_path_as(&s, mine, 1001);
 	CHECK(f && f->status == UNWIND_FILE_LOADED);

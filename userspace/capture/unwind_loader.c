@@ -493,10 +493,7 @@ void unwind_loader_miss_reason(const struct unwind_loader *l, const struct unwin
 			snprintf(buf, size, "past the rows one file may take");
 			break;
 		case UNWIND_FILE_FULL:
-			snprintf(buf, size, "%s",
-				 unwind_store_over_share(&l->store, f)
-					 ? "refused for its user's share of the store"
-					 : "no room in the unwind store");
+			snprintf(buf, size, "%s", unwind_store_full_reason(&l->store, f));
 			break;
 		case UNWIND_FILE_PENDING:
 			snprintf(buf, size, "its table was not built by the end");

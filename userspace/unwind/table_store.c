@@ -202,9 +202,18 @@ static int admit(const struct unwind_store *s, uint32_t uid, bool system, size_t
 
 bool unwind_store_over_share(const struct unwind_store *s, const struct unwind_store_file *f)
 {
-	/* admit's share test, for the slots the refused build needs. */
-	return f->status == UNWIND_FILE_FULL && f->want_slots &&
+	/* admit's share test, for the slots the refused build needs (not its rules). */
+	return f->status == UNWIND_FILE_FULL && f->want_slots && !f->want_rules &&
 	       past_share(s, payer(s, f->id.uid, f->id.system, f->want_slots), f->want_slots);
+}
+
+const char *unwind_store_full_reason(const struct unwind_store *s,
+				     const struct unwind_store_file *f)
+{
+	if (f->want_rules)
+		return "no room for its rules in its user's share";
+	return unwind_store_over_share(s, f) ? "refused for its user's share of the store"
+					     : "no room in the unwind store";
 }
 
 /* n slots of user uid's file were stored; 0 or -ENOMEM. */

@@ -199,6 +199,9 @@ size_t unwind_store_file_cap(const struct unwind_store *s);
  * build was packed, the reason it was refused then.
  */
 bool unwind_store_over_share(const struct unwind_store *s, const struct unwind_store_file *f);
+/* Why FULL file `f` was refused, in words (the stack-quality line's). */
+const char *unwind_store_full_reason(const struct unwind_store *s,
+				     const struct unwind_store_file *f);
 /*
  * The budget to build this store's files with: cfi_default_budget within
  * the store, a user's files within the file cap (user_file_rows: cfi_budget_pick).
