@@ -663,6 +663,13 @@ out:
 	unlink(mine);
 }
 
+/* User `uid`'s files added n rules (none of them in the array). */
+static void spend_rules(struct unwind_store *s, uint32_t uid, size_t n)
+{
+	CHECK_EQ_INT(hmap_put(&s->owner_rules, (struct hmap_key){ uid, 0 }, (uint32_t)n), 0);
+	s->user_rules += n;
+}
+
 /*
  * Review of issue 38's compact rows: a file refused because its payer had
  * no rule room left is taken by another user with room who maps it (it
@@ -679,8 +686,7 @@ static void a_file_refused_for_rules_is_taken_by_a_user_with_rule_room(void)
 
 	/* A quarter holds the file's rules; user 1000 has spent its quarter. */
 	store_of_rules(&s, 4 * nrules);
-	CHECK_EQ_INT(hmap_put(&s.owner_rules, (struct hmap_key){ 1000, 0 }, (uint32_t)nrules), 0);
-	s.user_rules = nrules;
+	spend_rules(&s, 1000, nrules);
 	f = map_path_as(&s, mine, 1000);
 	if (!f) {
 		fprintf(stderr, "  /tmp is noexec: not tried\n");
@@ -692,6 +698,7 @@ static void a_file_refused_for_rules_is_taken_by_a_user_with_rule_room(void)
 	f = map_path_as(&s, mine, 1000);
 	CHECK(f && f->status == UNWIND_FILE_FULL);
 	CHECK_EQ_INT(unwind_store_reset(&s), 0);
+	spend_rules(&s, 1000, nrules); /* in the files kept */
 	f = map_path_as(&s, mine, 1000);
 	unwind_store_rebuilt(&s);
 	CHECK(f && f->status == UNWIND_FILE_FULL);
@@ -704,6 +711,83 @@ static void a_file_refused_for_rules_is_taken_by_a_user_with_rule_room(void)
 	CHECK(f && f->id.uid == 1001);
 	CHECK_EQ_INT(s.stats.rules_full, 1);
 	CHECK_EQ_INT(s.user_rules, 2 * nrules);
+out:
+	unwind_store_free(&s);
+	unlink(mine);
+}
+
+/* The rules file `f`'s pages and rows point to, summed up in order. */
+static uint64_t sum_of_rules(const struct unwind_store *s, const struct unwind_store_file *f)
+{
+	struct compact_view v = unwind_store_view(s, f);
+	uint64_t sum = 0;
+
+	for (uint32_t i = 0; i < f->info.npages; i++) {
+		const struct unwind_page *p = &v.pages[i];
+
+		for (int32_t j = -1; j < (int32_t)p->nrows; j++) {
+			uint16_t k = j < 0 ? p->entry_rule : v.rows[p->first_row + j].rule;
+			const struct unwind_rule *r = &v.rules[k];
+
+			sum = sum * 31 + (uint32_t)r->cfa_offset * 7 + (uint16_t)r->fp_offset * 3 +
+			      r->rules;
+		}
+	}
+	return sum;
+}
+
+/*
+ * Review of issue 38's compact rows: the rules are built again at a
+ * rebuild from the files kept, so that those of files gone return, with
+ * their users' count (two users at their quarter held every other user's
+ * new rules out for the whole recording). A file kept keeps its rules.
+ */
+static void a_rebuild_gives_back_the_rules_of_files_gone(void)
+{
+	const struct unwind_store_file *f;
+	struct unwind_file_key key;
+	struct unwind_store s;
+	char mine[] = "/tmp/bpfprof-rules-XXXXXX";
+	size_t nrules = rules_of_a_users_copy(mine);
+	uint64_t sum;
+
+	/*
+	 * User 1000's file after a rule of a file gone (so that its rules move),
+	 * and user 1002's files (gone) at their quarter.
+	 */
+	store_of_rules(&s, 4 * nrules);
+	s.rules.data[s.rules.len++] = (struct unwind_rule){ .cfa_offset = 12345 };
+	f = map_path_as(&s, mine, 1000);
+	if (!f) {
+		fprintf(stderr, "  /tmp is noexec: not tried\n");
+		goto out;
+	}
+	CHECK(f->status == UNWIND_FILE_LOADED);
+	key = f->key;
+	sum = sum_of_rules(&s, f);
+	spend_rules(&s, 1002, nrules);
+	CHECK_EQ_INT(s.user_rules, 2 * nrules);
+	/* 1000's file sampled, kept: its rules only, counted as its user's. */
+	unwind_store_sampled(&s, &key, 100);
+	CHECK_EQ_INT(unwind_store_reset(&s), 0);
+	unwind_store_keep_recent(&s, 16, 200, RECENT_NS);
+	unwind_store_rebuilt(&s);
+	f = unwind_store_find(&s, key.dev, key.ino);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	CHECK_EQ_INT(s.rules.len, nrules + 1);
+	CHECK(f && sum_of_rules(&s, f) == sum);
+	CHECK_EQ_INT(s.user_rules, nrules);
+	/* Not sampled since: gone at the next rebuild, and its rules with it. */
+	CHECK_EQ_INT(unwind_store_reset(&s), 0);
+	unwind_store_keep_recent(&s, 16, 200 + 2 * RECENT_NS, RECENT_NS);
+	unwind_store_rebuilt(&s);
+	CHECK(!unwind_store_find(&s, key.dev, key.ino));
+	CHECK_EQ_INT(s.rules.len, 1);
+	CHECK_EQ_INT(s.user_rules, 0);
+	/* Another user's file adds them again. */
+	f = map_path_as(&s, mine, 1001);
+	CHECK(f && f->status == UNWIND_FILE_LOADED);
+	CHECK_EQ_INT(s.user_rules, nrules);
 out:
 	unwind_store_free(&s);
 	unlink(mine);
@@ -722,5 +806,6 @@ int main(void)
 	RUN(a_user_calls_for_an_eviction_rebuild_once_a_minute);
 	RUN(a_users_files_add_at_most_a_quarter_of_the_rules);
 	RUN(a_file_refused_for_rules_is_taken_by_a_user_with_rule_room);
+	RUN(a_rebuild_gives_back_the_rules_of_files_gone);
 	return test_summary();
 }

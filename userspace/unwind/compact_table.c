@@ -76,18 +76,13 @@ static struct hmap_key rule_key(const struct unwind_rule *r)
 				  0 };
 }
 
-/* The index of `row`'s rule, added when new: 0 or -ENOSPC / -ENOMEM. */
-static int intern(struct compact_rules *r, const struct cfi_row *row, size_t added_before,
-		  uint16_t *index)
+/* The index of `rule`, added when new: 0 or -ENOSPC / -ENOMEM. */
+static int intern_rule(struct compact_rules *r, struct unwind_rule rule, size_t added_before,
+		       uint16_t *index)
 {
-	struct unwind_rule rule = rule_of(row);
 	struct hmap_key key = rule_key(&rule);
 	uint32_t idx;
 
-	if (row->cfa == UNWIND_CFA_NONE) {
-		*index = 0;
-		return 0;
-	}
 	if (hmap_get(&r->index, key, &idx)) {
 		*index = (uint16_t)idx;
 		return 0;
@@ -99,6 +94,17 @@ static int intern(struct compact_rules *r, const struct cfi_row *row, size_t add
 	r->data[r->len] = rule;
 	*index = (uint16_t)r->len++;
 	return 0;
+}
+
+/* The index of `row`'s rule, added when new: 0 or -ENOSPC / -ENOMEM. */
+static int intern(struct compact_rules *r, const struct cfi_row *row, size_t added_before,
+		  uint16_t *index)
+{
+	if (row->cfa == UNWIND_CFA_NONE) {
+		*index = 0;
+		return 0;
+	}
+	return intern_rule(r, rule_of(row), added_before, index);
 }
 
 /* The rules added since `len` go again (a table that was not built). */
@@ -227,4 +233,32 @@ bool compact_lookup(const struct compact_view *v, uint64_t addr, struct unwind_r
 	*hi = page_start + hi_pc;
 	*rule = v->rules[*index];
 	return true;
+}
+
+/* Rule *index of `old` (old_len of them) as it is in `r`, added when new. */
+static int remap_one(struct compact_rules *r, const struct unwind_rule *old, size_t old_len,
+		     size_t added_before, uint16_t *index)
+{
+	/* 0 (no usable CFI) stays; one past the old rules never was: 0 too. */
+	if (!*index || *index >= old_len) {
+		*index = 0;
+		return 0;
+	}
+	return intern_rule(r, old[*index], added_before, index);
+}
+
+int compact_table_remap(union unwind_slot *slots, uint32_t npages, uint32_t nrows,
+			const struct unwind_rule *old, size_t old_len, struct compact_rules *r)
+{
+	struct unwind_crow *rows = slots[npages].row;
+	size_t before = r->len;
+	int err = 0;
+
+	for (uint32_t i = 0; i < npages && !err; i++)
+		err = remap_one(r, old, old_len, before, &slots[i].page.entry_rule);
+	for (uint32_t i = 0; i < nrows && !err; i++)
+		err = remap_one(r, old, old_len, before, &rows[i].rule);
+	if (err)
+		unintern(r, before);
+	return err;
 }

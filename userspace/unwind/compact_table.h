@@ -69,6 +69,16 @@ int compact_table_build(const struct cfi_table *t, struct compact_rules *rules, 
 			struct compact_table *out);
 void compact_table_free(struct compact_table *t);
 
+/*
+ * A table laid out as the store lays it at `slots` (npages pages, then
+ * nrows rows two a slot) whose rule indices are into `old` (old_len
+ * rules): rewritten to index `r`, the rules it uses added there (within
+ * r->file_max new ones). 0, -ENOSPC or -ENOMEM (then `r` is as it was and
+ * the table half rewritten: not to be used).
+ */
+int compact_table_remap(union unwind_slot *slots, uint32_t npages, uint32_t nrows,
+			const struct unwind_rule *old, size_t old_len, struct compact_rules *r);
+
 /* A table where the unwinder reads it (the store's slots) and the rules it uses. */
 struct compact_view {
 	uint64_t base;

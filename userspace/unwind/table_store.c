@@ -95,6 +95,24 @@ void unwind_store_free(struct unwind_store *s)
 	memset(s, 0, sizeof(*s));
 }
 
+/*
+ * The rules start again from NONE, those of before kept aside for the
+ * files kept to add theirs (adopt), and so do the rules each user added.
+ * No memory: they stay as they are, counted as they were.
+ */
+static void restart_rules(struct unwind_store *s)
+{
+	s->old_rules = malloc(s->rules.len * sizeof(*s->old_rules));
+	if (!s->old_rules)
+		return;
+	memcpy(s->old_rules, s->rules.data, s->rules.len * sizeof(*s->old_rules));
+	s->old_rules_len = s->rules.len;
+	hmap_free(&s->rules.index);
+	s->rules.len = s->rules.max ? 1 : 0;
+	hmap_free(&s->owner_rules);
+	s->user_rules = 0;
+}
+
 int unwind_store_reset(struct unwind_store *s)
 {
 	unwind_store_rebuilt(s);
@@ -116,6 +134,8 @@ int unwind_store_reset(struct unwind_store *s)
 	s->files.len = 0;
 	memset(&s->index, 0, sizeof(s->index));
 	s->vdso_size = 0;
+	if (s->old_slots)
+		restart_rules(s);
 	return s->old_slots ? 0 : -ENOMEM;
 }
 
@@ -129,6 +149,9 @@ void unwind_store_rebuilt(struct unwind_store *s)
 			release(s, &s->files.data[i]);
 	free(s->old_slots);
 	s->old_slots = NULL;
+	free(s->old_rules);
+	s->old_rules = NULL;
+	s->old_rules_len = 0;
 	vec_free(&s->old_files);
 	hmap_free(&s->old_index);
 }
@@ -237,12 +260,19 @@ static void release(struct unwind_store *s, struct unwind_store_file *e)
 	e->reserved = 0;
 }
 
-/* The rules user `uid`'s file may add: a file's, within the user's and all users' room. */
+/*
+ * The rules user `uid`'s file may add: a file's, within the array's room
+ * and the user's and all users' room.
+ */
 static size_t rules_room(const struct unwind_store *s, uint32_t uid)
 {
 	uint32_t had = 0;
 	size_t room = COMPACT_FILE_MAX_RULES;
 
+	if (s->rules.len >= s->rules.max)
+		return 0;
+	if (room > s->rules.max - s->rules.len)
+		room = s->rules.max - s->rules.len;
 	if (!s->owner_shares || !uid)
 		return room;
 	hmap_get(&s->owner_rules, (struct hmap_key){ uid, 0 }, &had);
@@ -386,6 +416,34 @@ static bool same_id(const struct unwind_file_id *a, const struct unwind_file_id 
 }
 
 /*
+ * During a rebuild: old entry `old`'s run copied after the slots stored
+ * (room reserved), its rows remapped to the rules built again (see
+ * old_rules), the rules it adds charged to f's payer. 0, -ENOSPC (no rule
+ * room: f->want_rules set) or -ENOMEM.
+ */
+static int copy_rows(struct unwind_store *s, struct unwind_store_file *f,
+		     const struct unwind_store_file *old)
+{
+	union unwind_slot *at = s->slots.data + s->slots.len;
+	size_t before = s->rules.len, room;
+	int err;
+
+	memcpy(at, s->old_slots + old->info.first_slot, old->nslots * sizeof(*at));
+	if (!s->old_rules)
+		return 0; /* the rules kept as they were */
+	room = rules_room(s, f->id.uid);
+	s->rules.file_max = room;
+	err = compact_table_remap(at, old->info.npages, old->nrows, s->old_rules, s->old_rules_len,
+				  &s->rules);
+	s->rules.file_max = COMPACT_FILE_MAX_RULES;
+	if (err == -ENOSPC) {
+		s->stats.rules_full++;
+		f->want_rules = (uint32_t)room + 1;
+	}
+	return err ? err : charge_rules(s, f->id.uid, s->rules.len - before);
+}
+
+/*
  * During a rebuild: `f` (new, PENDING) takes the table it had before, when
  * it was built and is still that file. Whether it did.
  */
@@ -393,6 +451,7 @@ static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
 {
 	const struct unwind_store_file *old;
 	uint32_t idx;
+	int err;
 
 	if (!s->old_slots || !hmap_get(&s->old_index, file_key(f->key.dev, f->key.ino), &idx))
 		return false;
@@ -444,17 +503,21 @@ static bool adopt(struct unwind_store *s, struct unwind_store_file *f)
 		return true;
 	}
 	f->id.uid = payer(s, f->id.uid, f->id.system, old->nslots);
-	if (vec_reserve(&s->slots, old->nslots) || charge(s, f->id.uid, old->nslots)) {
+	err = vec_reserve(&s->slots, old->nslots) ? -ENOMEM : copy_rows(s, f, old);
+	if (err == -ENOSPC) {
+		/* Its payer's rule room went to the files kept before it. */
+		f->status = UNWIND_FILE_FULL;
+		f->want_slots = old->nslots;
+		return true;
+	}
+	if (err || charge(s, f->id.uid, old->nslots)) {
 		f->status = UNWIND_FILE_PENDING; /* built again */
 		return false;
 	}
-	/* Its rules are kept across rebuilds: the run is copied as it is. */
 	f->info = old->info;
 	f->info.first_slot = (uint32_t)s->slots.len;
 	f->nslots = old->nslots;
 	f->nrows = old->nrows;
-	memcpy(s->slots.data + s->slots.len, s->old_slots + old->info.first_slot,
-	       old->nslots * sizeof(*s->slots.data));
 	s->slots.len += old->nslots;
 	return true;
 }

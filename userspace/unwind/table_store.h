@@ -107,13 +107,13 @@ struct unwind_store {
 	size_t max_slots;
 	/*
 	 * Every file's rules (the BPF rules array once unwind_store_rules_in),
-	 * kept across rebuilds: the rows copied back point to them. Never
-	 * given back, so with owner_shares the rules a user's files add are
-	 * bounded like its slots: a quarter each, half for all users (root's,
-	 * the system's large files, exempt), besides COMPACT_FILE_MAX_RULES a
-	 * file. A user's files that want distinct rules by the thousand
-	 * (crafted: real files use hundreds) cannot leave the system's
-	 * without room.
+	 * built again at a rebuild from the files kept (their rows remapped):
+	 * only then are rules given back, so with owner_shares the rules a
+	 * user's files add are bounded like its slots: a quarter each, half for
+	 * all users (root's, the system's large files, exempt), besides
+	 * COMPACT_FILE_MAX_RULES a file. A user's files that want distinct
+	 * rules by the thousand (crafted: real files use hundreds) cannot leave
+	 * the system's without room.
 	 */
 	struct compact_rules rules;
 	struct hmap owner_rules; /* uid -> rules its files added */
@@ -146,6 +146,13 @@ struct unwind_store {
 	VEC(struct unwind_store_file) old_files;
 	struct hmap old_index;
 	union unwind_slot *old_slots;
+	/*
+	 * And the rules of before (NULL: no memory, the rules kept as they
+	 * were): the rules start again from NONE, each file kept adds those its
+	 * rows use, so that the rules of files gone (their users' too) return.
+	 */
+	struct unwind_rule *old_rules;
+	size_t old_rules_len;
 	/*
 	 * Set: files met through unwind_store_add_mapping are PENDING and handed
 	 * to `defer`, to come back through unwind_store_complete. NULL: built at once.
