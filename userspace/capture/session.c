@@ -236,8 +236,9 @@ static void dispatch_deferred(struct session *s, uint64_t upto)
 /*
  * Tests only: BPFPROF_TEST_UNWIND_ROWS=N and BPFPROF_TEST_PROC_MAPS=N shrink
  * the store to about N rows (N/2 slots: a test's sizes stay those of its
- * programs' rows) and the per-process maps (unwind_procs, py_procs), so a
- * test fills them with a small flood; the same code decides as at full size.
+ * programs' rows; N under 2 leaves it at full size) and the per-process
+ * maps (unwind_procs, py_procs), so a test fills them with a small flood;
+ * the same code decides as at full size.
  */
 static size_t test_size(const char *name)
 {

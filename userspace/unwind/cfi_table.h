@@ -91,11 +91,13 @@ struct cfi_budget {
  * A file's rows may not exceed 2M, what the store held before its rows were
  * compact (issue 38: its 4M slots hold some 8M rows now; the largest real
  * file, libclang-cpp.so.16, reads 1.15M): more cost their memory while
- * built (24 bytes a row) for a table no real binary needs. The recording's
- * store caps a file a user may change lower, at a quarter of its capacity
- * (unwind_store_budget, user_file_rows: its build stops there); the
- * system's files only at its capacity. The build time: the largest real
- * file costs 51 ms; issue 27 asks that a hostile one cost at most 1 s.
+ * built (24 bytes a row) for a table no real binary needs. A store shared
+ * by owner caps a file a user may change at twice a quarter of its slots in
+ * rows read (unwind_store_budget, user_file_rows: its build stops there),
+ * the system's files at twice its slots: with the recording's 4M slots
+ * both are this 2M; only a smaller store (tests) caps them lower. The
+ * build time: the largest real file costs 51 ms; issue 27 asks that a
+ * hostile one cost at most 1 s.
  */
 #define CFI_FDE_MAX_ROWS    (1u << 20)
 #define CFI_FILE_MAX_ROWS   (2u << 20)

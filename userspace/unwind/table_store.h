@@ -170,8 +170,9 @@ struct unwind_store {
 void unwind_store_init(struct unwind_store *s, union unwind_slot *slots, size_t max_slots);
 /*
  * From now on the rules are written into `rules` (room for max, the
- * caller's: the BPF array, mapped), those of before copied. Before any
- * file is added. 0 or -ENOMEM.
+ * caller's: the BPF array, mapped), starting again from NONE: those of
+ * before (and the memory unwind_store_init took for them) are dropped, so
+ * it is called before any file is added. 0 or -ENOMEM.
  */
 int unwind_store_rules_in(struct unwind_store *s, struct unwind_rule *rules, size_t max);
 /* The compact view of a LOADED file's table, where the unwinder reads it. */
