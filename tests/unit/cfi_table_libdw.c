@@ -7,6 +7,7 @@
  */
 #include "cfi_table_libdw.h"
 #include "unwind/cfi_clone.h"
+#include "unwind/cfi_entry.h"
 #include "unwind/cfi_table.h"
 
 #include <dwarf.h>
@@ -289,7 +290,8 @@ out:
 	}
 	out->rows = rows.data;
 	out->len = rows.len;
-	/* Not CFI, the code after a clone syscall: the same pass as cfi_table_build's. */
+	/* Not CFI, the code after a clone syscall and the entry point's gap: cfi_table_build's passes. */
 	out->stats.clone_returns = cfi_mark_clone_returns(elf, out->rows, out->len);
+	out->stats.entry_root = cfi_mark_entry_root(elf, out);
 	return 0;
 }

@@ -99,6 +99,7 @@ static void compare_file(const char *path, bool report)
 		CHECK_EQ_INT(now.stats.unsupported_fp, before.stats.unsupported_fp);
 		CHECK_EQ_INT(now.stats.broken_fdes, before.stats.broken_fdes);
 		CHECK_EQ_INT(now.stats.clone_returns, before.stats.clone_returns);
+		CHECK_EQ_INT(now.stats.entry_root, before.stats.entry_root);
 		if (report)
 			printf("%-60s %9zu rows (%zu read, longest FDE %zu) %7zu FDEs  now %8.1f "
 			       "ms  libdw %8.1f ms\n",

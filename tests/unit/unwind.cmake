@@ -27,6 +27,16 @@ target_compile_definitions(test_cfi_table PRIVATE
   CFI_FIX_NO_CFI="$<TARGET_FILE:cfi_fix>.nocfi"
   READELF_PATH="${CMAKE_READELF}")
 
+# An entry point in assembly without CFI (as ld.so's is): a root row, not a gap.
+add_executable(cfi_entry_fix ${UNWIND_TEST_DIR}/fixtures/cfi/entry_fix.c)
+target_compile_options(cfi_entry_fix PRIVATE -O2 -fomit-frame-pointer -fno-PIE -fasynchronous-unwind-tables)
+target_link_options(cfi_entry_fix PRIVATE -nostdlib -static -no-pie)
+bpfprof_unit_test(test_cfi_entry ${UNWIND_TEST_DIR}/test_cfi_entry.c)
+add_dependencies(test_cfi_entry cfi_entry_fix cfi_fix)
+target_compile_definitions(test_cfi_entry PRIVATE
+  ENTRY_FIX="$<TARGET_FILE:cfi_entry_fix>"
+  CFI_FIX="$<TARGET_FILE:cfi_fix>")
+
 bpfprof_unit_test(test_unwind_store ${UNWIND_TEST_DIR}/test_unwind_store.c)
 add_dependencies(test_unwind_store cfi_fix cfi_fix_nopie)
 target_compile_definitions(test_unwind_store PRIVATE

@@ -18,6 +18,7 @@
 #include "../util/elf_open.h"
 #include "../util/elf_section.h"
 #include "cfi_clone.h"
+#include "cfi_entry.h"
 #include "cfi_program.h"
 #include "eh_frame_index.h"
 
@@ -510,6 +511,7 @@ int cfi_table_build_within(Elf *elf, const struct cfi_budget *budget, struct cfi
 	out->rows = b.rows.data;
 	out->len = b.rows.len;
 	out->stats.clone_returns = cfi_mark_clone_returns(elf, out->rows, out->len);
+	out->stats.entry_root = cfi_mark_entry_root(elf, out);
 	return 0;
 }
 

@@ -56,6 +56,7 @@ struct cfi_table_stats {
 	size_t broken_fdes;	 /* FDEs that could not be read */
 	size_t largest_fde;	 /* rows of its longest FDE */
 	size_t clone_returns;	 /* gaps after a clone syscall made UNWIND_CFA_CLONE rows */
+	bool entry_root;	 /* the entry point's gap made a root row (cfi_entry.h) */
 	const char *over_budget; /* -E2BIG: which budget the file went over */
 };
 
