@@ -69,6 +69,31 @@ struct {
 	__type(value, union unwind_slot);
 } unwind_slots SEC(".maps");
 
+/*
+ * The mapping bpf_find_vma found in this CPU's walk (end 0: none), kept for
+ * the rest of the walk: early in a process's life, before userspace read
+ * its maps, a stack that runs from libc through the program back into libc
+ * (memset under main under __libc_start_call_main) needs libc's mapping
+ * twice, and the kernel answers once per program run. A per-CPU array, not
+ * fields of the walk: state the walk carries across bpf_loop steps, and a
+ * may_find_vma that changes during it, multiply the verifier's states
+ * (on_sample: 221k -> 510k instructions, or over the limit). Cleared when
+ * a walk that may ask starts; `tgid` guards a walk interrupted by another
+ * CPU-local one (a sample in NMI).
+ */
+struct unwind_vma_seen {
+	__u32 tgid;
+	__u32 asked; /* bpf_find_vma was asked in this walk */
+	struct unwind_mapping m;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unwind_vma_seen);
+} unwind_vma_seen SEC(".maps");
+
 /* Every file's rules, each kept once: a row holds its rule's index. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -102,9 +127,10 @@ struct unwind_walk {
 	__u64 no_cfi_down_steps; /* in code without CFI (UNWIND_MAX_DOWN_STEPS) */
 	__u64 switch_steps;	 /* at a marked stack switch (UNWIND_MAX_SWITCH_STEPS) */
 	/*
-	 * bpf_find_vma may be asked once for a mapping the process's entry
-	 * lacks: in interrupt context it can run once per program run (its
-	 * unlock is deferred to an irq_work it owns until then).
+	 * bpf_find_vma may be asked for a mapping the process's entry lacks:
+	 * in interrupt context it can run once per program run (its unlock
+	 * is deferred to an irq_work it owns until then), so unwind_walk_vma
+	 * asks once per walk and keeps the answer.
 	 */
 	bool may_find_vma;
 	/*
@@ -297,7 +323,7 @@ static __always_inline bool unwind_user_gone_in_exec(bool *used_find_vma)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	bool found = false;
-	long nr;
+	long nr, err;
 
 	if (!regs || !unwind_find_vma ||
 	    !bpf_core_enum_value_exists(enum bpf_func_id, BPF_FUNC_find_vma))
@@ -306,11 +332,58 @@ static __always_inline bool unwind_user_gone_in_exec(bool *used_find_vma)
 	if (nr != UNWIND_NR_EXECVE && nr != UNWIND_NR_EXECVEAT)
 		return false;
 	*used_find_vma = true;
-	/* -ENOENT: no mapping holds it (-EBUSY: the lock was taken; we cannot tell). */
-	return bpf_find_vma(task, BPF_CORE_READ(regs, ip), unwind_vma_any, &found, 0) == -2;
+	/*
+	 * -ENOENT: no mapping holds it. -EBUSY: the memory map's lock is
+	 * held, which in execve is the new image's being set up (its ELF
+	 * segments, the stack, the vDSO mapped): the old one is gone too.
+	 * Before that point only another thread of the old process could
+	 * hold it, and then the stack is lost for one sample; shown, it
+	 * was a raw address in the new image (a tenth of make's, sh's and
+	 * cc's stacks that were not whole on a build machine).
+	 */
+	err = bpf_find_vma(task, BPF_CORE_READ(regs, ip), unwind_vma_any, &found, 0);
+	return err == -2 || err == -16;
 #else
 	return false;
 #endif
+}
+
+/*
+ * The executable file mapping of the current task holding addr into *out:
+ * the one bpf_find_vma gave this walk if it holds addr, else the kernel's
+ * answer if it was not asked yet in this walk; false when none.
+ */
+static __always_inline bool unwind_walk_vma(__u32 tgid, __u64 addr, struct unwind_mapping *out)
+{
+	__u32 zero = 0;
+	struct unwind_vma_seen *seen = bpf_map_lookup_elem(&unwind_vma_seen, &zero);
+
+	if (!seen)
+		return false;
+	if (seen->tgid == tgid && addr >= seen->m.start && addr < seen->m.end) {
+		*out = seen->m;
+		return true;
+	}
+	if (seen->asked)
+		return false;
+	seen->asked = 1;
+	if (!unwind_current_vma(addr, out))
+		return false;
+	seen->tgid = tgid;
+	seen->m = *out;
+	return true;
+}
+
+/* A walk that may ask bpf_find_vma starts: what an earlier walk found is not its. */
+static __always_inline void unwind_vma_seen_clear(void)
+{
+	__u32 zero = 0;
+	struct unwind_vma_seen *seen = bpf_map_lookup_elem(&unwind_vma_seen, &zero);
+
+	if (seen) {
+		seen->asked = 0;
+		seen->m.end = 0;
+	}
 }
 
 /* Makes the mapping holding addr the walk's current one; false when none. */
@@ -330,9 +403,8 @@ static __always_inline bool unwind_enter_mapping(struct unwind_walk *w, __u64 ad
 		pgoff = map->pgoff_bytes;
 		key = map->file;
 	} else if (unwind_find_vma && w->may_find_vma) {
-		/* Not read by userspace yet: ask the kernel, once per walk. */
-		w->may_find_vma = false;
-		if (!unwind_current_vma(addr, &found)) {
+		/* Not read by userspace yet: the kernel's, asked once per walk. */
+		if (!unwind_walk_vma(w->tgid, addr, &found)) {
 			w->map_start = w->map_end = 0;
 			return false;
 		}
@@ -545,6 +617,33 @@ static long unwind_step(__u32 i, struct unwind_walk *w)
 	return 0;
 }
 
+#define UNWIND_NR_VFORK 58 /* x86_64 */
+
+/*
+ * A task in vfork: the parent while the kernel copies it or waits for the
+ * child's exec, the child right after. glibc's __vfork pops its return
+ * address into RDI before the syscall (the child runs on the same stack
+ * and would overwrite it) and pushes it back after; its CFI says so
+ * (DW_CFA_register), which the table cannot hold, so these stacks ended in
+ * __vfork: make's, sh's and gcc's spawning, on- and off-CPU. At the
+ * instruction after the syscall, before the push (the code there says so:
+ * syscall, push %rdi), the caller's PC is RDI and its SP this SP. Taken
+ * here, before the walk, not as a rule of the walk's step: a rule kind
+ * there doubled the switch program's verification (170k -> 314k
+ * instructions, half a second more at every start).
+ */
+static __always_inline bool unwind_vfork_return(struct pt_regs *regs, __u64 pc, __u64 *ra)
+{
+	__u8 code[3];
+
+	if (BPF_CORE_READ(regs, orig_ax) != UNWIND_NR_VFORK ||
+	    bpf_probe_read_user(code, sizeof(code), (void *)(pc - 2)) || code[0] != 0x0f ||
+	    code[1] != 0x05 || code[2] != 0x57)
+		return false;
+	*ra = BPF_CORE_READ(regs, di);
+	return true;
+}
+
 /*
  * The user stack of `task` (its registers at its last entry into the
  * kernel) into ips[0..BPFPROF_MAX_USTACK); returns how many frames, with
@@ -558,6 +657,7 @@ static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, _
 #if defined(__TARGET_ARCH_x86)
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	struct unwind_walk w = {};
+	__u64 ra;
 
 	if (!regs)
 		return 0;
@@ -568,7 +668,14 @@ static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, _
 	w.fp = BPF_CORE_READ(regs, bp);
 	w.ax = BPF_CORE_READ(regs, ax);
 	w.end = USTACK_END_LIMIT;
+	if (unwind_vfork_return(regs, w.pc, &ra)) {
+		ips[0] = w.pc;
+		w.n = 1;
+		w.pc = ra;
+	}
 	w.may_find_vma = may_find_vma;
+	if (may_find_vma)
+		unwind_vma_seen_clear();
 	w.no_cfi_down_steps = unwind_no_down_step;
 	w.switch_steps = unwind_no_down_step;
 	if (bpf_loop(BPFPROF_MAX_USTACK + 1, unwind_step, &w, 0) < 0)
