@@ -58,6 +58,7 @@
 //   unwind_checks.mjs --python --profile F --pid P [--gzip|--plain]
 //   unwind_checks.mjs --whole-main --profile F --pid P [--gzip|--plain]
 //   unwind_checks.mjs --churn --profile F --pid P [--expect-broken] [--gzip|--plain]
+//   unwind_checks.mjs --vfork --profile F --pid P [--gzip|--plain]
 //   unwind_checks.mjs --short NAME --processes N --profile F --pid 0 [--expect-broken] [--gzip|--plain]
 //
 // --static: nofp linked -static (non-PIE, no .eh_frame_hdr), its libc inside it: the frames
@@ -365,6 +366,36 @@ export function checkUnwindPython(report, profile, { pid }) {
 	}
 }
 
+// --vfork: vforker's own process (tests/workloads/vforker.c), not its children: of its on-CPU
+// samples whose innermost user frame is glibc's vfork (__vfork), >= 95 % are whole from _start
+// through main -> vfork_loop -> vfork_one. A few copies of the process take many such samples
+// (the kernel's copy_process); fewer than MIN_VFORK_SAMPLES say nothing.
+const MIN_VFORK_SAMPLES = 30;
+const VFORK_FUNCS = new Set(['__vfork', 'vfork', '__libc_vfork']);
+export function checkVfork(report, profile, { pid }) {
+	report.section(`vforker (pid ${pid}): stacks in vfork`);
+	const stacks = profile.threadsOf(String(pid)).flatMap((t) => profile.samplesOf(t))
+		.filter((s) => profile.isOnCpu(s)).map((s) => userFrames(profile, s))
+		.filter((f) => f.length > 0 && VFORK_FUNCS.has(f[f.length - 1].name));
+	if (!report.check(stacks.length >= MIN_VFORK_SAMPLES, `${stacks.length} on-CPU samples in vfork ` +
+			  `(need >= ${MIN_VFORK_SAMPLES})`))
+		return;
+	const whole = stacks.filter((f) => f[0].name === '_start' && isWhole(f, 'main') &&
+				    exactOrder(f, ['main', 'vfork_loop', 'vfork_one']));
+	const ends = new Map();
+	for (const f of stacks)
+		ends.set(f[0].name, (ends.get(f[0].name) || 0) + 1);
+	report.note(`roots: ${[...ends].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([n, c]) => `${n} ${c}`).join(', ')}`);
+	checkShare(report, whole, stacks, 'samples in vfork start at _start and pass through main -> vfork_loop -> ' +
+		   'vfork_one');
+}
+
+// Whether `names` appear in `frames` in this order, one right after the other.
+function exactOrder(frames, names) {
+	const i = frames.findIndex((f) => f.name === names[0]);
+	return i >= 0 && names.every((n, k) => frames[i + k]?.name === n);
+}
+
 function main(argv) {
 	const { values, positionals } = checkerArgs(argv, {
 		depth: { type: 'string' },
@@ -374,11 +405,12 @@ function main(argv) {
 		python: { type: 'boolean' },
 		'whole-main': { type: 'boolean' },
 		churn: { type: 'boolean' },
+		vfork: { type: 'boolean' },
 		static: { type: 'boolean' },
 		short: { type: 'string' },
 		processes: { type: 'string' },
 	});
-	const plain = !values.python && !values['whole-main'] && !values.short && !values.churn;
+	const plain = !values.python && !values['whole-main'] && !values.short && !values.churn && !values.vfork;
 	if (positionals.length || !values.profile || !/^\d+$/.test(values.pid || '') ||
 	    (plain && !/^\d+$/.test(values.depth || '')) ||
 	    (plain && !values.cpp && !/^\d+$/.test(values.reader || '')))
@@ -390,6 +422,8 @@ function main(argv) {
 	if (values.short)
 		checkShortLived(report, profile, { name: values.short, processes: Number(values.processes || 0),
 						   expectBroken: !!values['expect-broken'] });
+	else if (values.vfork)
+		checkVfork(report, profile, { pid: values.pid });
 	else if (values.churn)
 		checkThreadChurn(report, profile, { pid: values.pid, expectBroken: !!values['expect-broken'] });
 	else if (values.python)

@@ -343,6 +343,17 @@ foreach(mode cfi fp)
   set_property(TEST integration.unwind_churn_${mode} APPEND PROPERTY ENVIRONMENT
     THREADCHURN=$<TARGET_FILE:bpfprof_workload_threadchurn>)
 endforeach()
+# vfork, as make, sh and gcc spawn (issue 38): -O2 without frame pointers
+# against the system's glibc, whose __vfork keeps its return address in RDI.
+add_executable(bpfprof_workload_vforker ${BPFPROF_TESTS_DIR}/workloads/vforker.c)
+set_target_properties(bpfprof_workload_vforker PROPERTIES
+  OUTPUT_NAME vforker
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads
+  COMPILE_OPTIONS "-O2;-fomit-frame-pointer;-Wall;-Wextra"
+  LINK_OPTIONS "")
+bpfprof_integration_test(unwind_vfork 120 TRUE unwind.sh cfi vfork)
+set_property(TEST integration.unwind_vfork APPEND PROPERTY ENVIRONMENT
+  VFORKER=$<TARGET_FILE:bpfprof_workload_vforker>)
 # Python functions in the stacks (issue 26): Debian's python3 and pyfuncs.py.
 foreach(mode before during fp)
   bpfprof_integration_test(python_${mode} 120 TRUE python.sh ${mode})

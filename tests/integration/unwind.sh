@@ -33,7 +33,12 @@
 #        and -v names it by its inode; libc, whose table was there, is not
 #        named though nofp's stacks run through it (qsort)
 #
-# Usage: unwind.sh cfi|fp [c|cpp|python|static|churn|late]
+#   vfork  (with cfi) vforker: vfork and exec /bin/true in a loop, as make,
+#        sh and gcc spawn (issue 38); the parent's samples in glibc's
+#        __vfork, which keeps its return address in RDI, reach _start
+#        through main -> vfork_loop -> vfork_one
+#
+# Usage: unwind.sh cfi|fp [c|cpp|python|static|churn|late|vfork]
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
@@ -76,6 +81,18 @@ if [ "$LANG_" = python ]; then
 	[[ $pid =~ ^[0-9]+$ ]] || fail "pyloop did not print 'pyloop: truth pid P': $(head -n 3 "$WORK/bpfprof.out")"
 	log "\$ unwind_checks.mjs --python --profile $WORK/unwind.json.gz --pid $pid"
 	node_check unwind_checks.mjs --python --profile "$WORK/unwind.json.gz" --gzip --pid "$pid" ||
+		fail "unwind checks failed"
+	exit 0
+fi
+if [ "$LANG_" = vfork ]; then
+	: "${VFORKER:?VFORKER is not set}"
+	run_bpfprof 60 -v -F 4999 --unwind "$MODE" -o "$WORK/unwind.json.gz" -- "$VFORKER" 3
+	expect_success
+	read -r _ _ _ pid < <(grep -m 1 "^vforker: truth pid " "$WORK/bpfprof.out")
+	[[ $pid =~ ^[0-9]+$ ]] || fail "vforker did not print 'vforker: truth pid P': $(head -n 3 "$WORK/bpfprof.out")"
+	log "$(grep -m 1 '^vforker: .* children' "$WORK/bpfprof.out")"
+	log "\$ unwind_checks.mjs --vfork --profile $WORK/unwind.json.gz --pid $pid"
+	node_check unwind_checks.mjs --vfork --profile "$WORK/unwind.json.gz" --gzip --pid "$pid" ||
 		fail "unwind checks failed"
 	exit 0
 fi
