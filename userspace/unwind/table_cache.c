@@ -127,9 +127,10 @@ off:
 	log_warn("unwind table cache off: %s/unwind-cache: %s; tables are built each run (give "
 		 "--state-dir a directory of root's that only root can write, or --unwind-cache 0)",
 		 state_dir,
-		 err == -EPERM	 ? "a directory on the way is another user's or writable by others"
-		 : err == -ELOOP ? "a symbolic link on the way"
-				 : strerror(-err));
+		 err == -EPERM ? "a directory on the way is another user's or writable by others"
+		 : err == -ELOOP || err == -ENOTDIR
+			 ? "not a directory (a symbolic link there is never followed)"
+			 : strerror(-err));
 	return err;
 }
 
