@@ -139,6 +139,7 @@ void table_cache_close(struct table_cache *c)
 	if (c->dir >= 0)
 		close(c->dir);
 	c->dir = -1;
+	hmap_free(&c->user_kib);
 }
 
 int table_cache_key_of(int fd, Elf *elf, struct table_cache_key *k)
@@ -440,15 +441,29 @@ static int write_entry(int dir, const char *name, const uint8_t *buf, size_t len
 	return err;
 }
 
-/* Bytes of the entries in class directory `cls` (at most TABLE_CACHE_MAX_SCAN looked at). */
-static uint64_t class_bytes(struct table_cache *c, const char *cls);
+static void trim(struct table_cache *c, unsigned eighths);
+
+/* A user's class ("u<uid>") as a key of user_kib; false for the system's. */
+static bool user_class(const char *cls, struct hmap_key *key)
+{
+	char *end;
+	unsigned long uid;
+
+	if (cls[0] != 'u' || !cls[1])
+		return false;
+	uid = strtoul(cls + 1, &end, 10);
+	*key = (struct hmap_key){ uid, 0 };
+	return !*end && uid <= UINT32_MAX;
+}
 
 int table_cache_store(struct table_cache *c, const struct table_cache_key *k,
 		      const struct unwind_built *b)
 {
 	char name[2 * ELF_BUILD_ID_MAX + 32];
+	struct hmap_key key;
 	uint8_t *buf;
 	size_t len;
+	bool over;
 	int dir, err;
 
 	if (c->dir < 0 || (b->status != UNWIND_FILE_LOADED && b->status != UNWIND_FILE_NO_CFI))
@@ -474,9 +489,17 @@ int table_cache_store(struct table_cache *c, const struct table_cache_key *k,
 		return err;
 	__atomic_fetch_add(&c->written, 1, __ATOMIC_RELAXED);
 	c->total_bytes += len;
-	if (c->total_bytes > c->max_bytes ||
-	    (strcmp(k->cls, "system") && class_bytes(c, k->cls) > c->max_bytes / 4))
-		table_cache_trim(c);
+	over = c->total_bytes > c->max_bytes;
+	if (user_class(k->cls, &key)) {
+		uint32_t kib = 0;
+
+		(void)hmap_get(&c->user_kib, key, &kib);
+		kib += (uint32_t)((len + 1023) / 1024);
+		(void)hmap_put(&c->user_kib, key, kib); /* no memory: the next trim counts it */
+		over = over || (uint64_t)kib * 1024 > c->max_bytes / 4;
+	}
+	if (over)
+		trim(c, TABLE_CACHE_TRIM_FILL);
 	return 0;
 }
 
@@ -505,6 +528,7 @@ struct tc_entry {
 struct tc_class {
 	char name[16];
 	uint64_t bytes;
+	uint64_t bytes_to; /* what a trim leaves of it */
 	int dir;
 };
 
@@ -536,29 +560,6 @@ static void list_class(int dir, uint32_t cls, struct tc_entry *entries, size_t *
 	closedir(d);
 }
 
-static uint64_t class_bytes(struct table_cache *c, const char *cls)
-{
-	uint64_t bytes = 0;
-	int dir = owned_dir_at(c->dir, cls, false);
-	DIR *d = dir >= 0 ? list_dir(dir) : NULL;
-	struct dirent *de;
-	size_t seen = 0;
-
-	while (d && seen < TABLE_CACHE_MAX_SCAN && (de = readdir(d))) {
-		struct stat st;
-
-		if (entry_name_matches(de->d_name) &&
-		    !fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode))
-			bytes += (uint64_t)st.st_size;
-		seen++;
-	}
-	if (d)
-		closedir(d);
-	if (dir >= 0)
-		close(dir);
-	return bytes;
-}
-
 static int older_first(const void *a, const void *b)
 {
 	const struct tc_entry *x = a, *y = b;
@@ -577,10 +578,16 @@ static bool class_name_matches(const char *name)
 
 void table_cache_trim(struct table_cache *c)
 {
+	trim(c, 8);
+}
+
+/* Down to eighths/8 of each bound passed, the least recently used first. */
+static void trim(struct table_cache *c, unsigned eighths)
+{
 	struct tc_class classes[64];
 	struct tc_entry *entries;
 	size_t n = 0, ncls = 0;
-	uint64_t total = 0;
+	uint64_t total = 0, total_to;
 	struct dirent *de;
 	DIR *d;
 
@@ -612,12 +619,17 @@ void table_cache_trim(struct table_cache *c)
 	}
 	closedir(d);
 	qsort(entries, n, sizeof(*entries), older_first);
+	total_to = total > c->max_bytes ? c->max_bytes / 8 * eighths : c->max_bytes;
+	for (size_t i = 0; i < ncls; i++)
+		classes[i].bytes_to = classes[i].bytes > c->max_bytes / 4
+					      ? c->max_bytes / 4 / 8 * eighths
+					      : c->max_bytes / 4;
 	/* Oldest first: each that is past a bound, the store's or its class's, goes. */
 	for (size_t i = 0; i < n; i++) {
 		struct tc_class *cl = &classes[entries[i].cls];
 		bool user = strcmp(cl->name, "system");
 
-		if (total <= c->max_bytes && (!user || cl->bytes <= c->max_bytes / 4))
+		if (total <= total_to && (!user || cl->bytes <= cl->bytes_to))
 			continue;
 		if (unlinkat(cl->dir, entries[i].name, 0))
 			continue;
@@ -625,8 +637,15 @@ void table_cache_trim(struct table_cache *c)
 		cl->bytes -= entries[i].bytes;
 		c->trimmed++;
 	}
-	for (size_t i = 0; i < ncls; i++)
+	hmap_free(&c->user_kib);
+	for (size_t i = 0; i < ncls; i++) {
+		struct hmap_key key;
+
+		if (user_class(classes[i].name, &key))
+			(void)hmap_put(&c->user_kib, key,
+				       (uint32_t)((classes[i].bytes + 1023) / 1024));
 		close(classes[i].dir);
+	}
 	c->total_bytes = total;
 	free(entries);
 }

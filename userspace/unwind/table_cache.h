@@ -36,18 +36,29 @@
 #include "cfi_table.h"
 #include "file_table.h"
 #include "util/elf_build_id.h"
+#include "util/hashmap.h"
 
 /* The default --unwind-cache, and where the state is kept (the unit's StateDirectory). */
 #define TABLE_CACHE_DEFAULT_BYTES (256ull << 20)
 #define TABLE_CACHE_DEFAULT_STATE "/var/lib/bpfprof"
+/* What a trim after a write leaves of a bound passed, in eighths. */
+#define TABLE_CACHE_TRIM_FILL	  7
 /* Entries a trim looks at: past them, the rest of a directory is left as it is. */
 #define TABLE_CACHE_MAX_SCAN	  10000
 
 struct table_cache {
 	int dir; /* STATE/unwind-cache/v1; -1: off */
 	uint64_t max_bytes;
-	uint64_t
-		total_bytes; /* of the entries, as the last trim found them plus what was written */
+	/*
+	 * Bytes of the entries in all, and KiB of each user's class (uid ->
+	 * KiB), as the last trim found them plus what was written since: a
+	 * write looks at no directory unless a bound is passed, and then the
+	 * trim goes down to TABLE_CACHE_TRIM_FILL eighths of it, so that a
+	 * user who keeps writing at its bound costs a scan every so many
+	 * writes, not each.
+	 */
+	uint64_t total_bytes;
+	struct hmap user_kib;
 	/* Counted on the cache's thread; read when it is idle or gone. */
 	size_t written, rejected, trimmed;
 };
