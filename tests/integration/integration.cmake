@@ -72,7 +72,7 @@ function(bpfprof_integration_test name timeout serial script)
     RUN_SERIAL ${serial}
     SKIP_RETURN_CODE 77
     FIXTURES_REQUIRED bpfprof_check_npm
-    ENVIRONMENT "${BPFPROF_INTEGRATION_ENV};TEST_OUT_DIR=${CMAKE_BINARY_DIR}/integration/${name}")
+    ENVIRONMENT "${BPFPROF_INTEGRATION_ENV};TEST_OUT_DIR=${CMAKE_BINARY_DIR}/integration/${name};BPFPROF_TEST_STATE_DIR=${CMAKE_BINARY_DIR}/integration/${name}/state")
 endfunction()
 
 # The checkers' self-tests load many profiles through profiler-cli: ~40 s on

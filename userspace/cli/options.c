@@ -123,8 +123,8 @@ static const struct argp_option option_defs[] = {
 	  "SIZE (default 256M; 0: none) under --state-dir",
 	  0 },
 	{ "state-dir", OPT_STATE_DIR, "DIR", 0,
-	  "Where what is kept across runs goes (the unwind table cache; default "
-	  TABLE_CACHE_DEFAULT_STATE "): made at mode 0700, root's alone, else not used",
+	  "Where what is kept across runs goes (the unwind table cache; "
+	  "default " TABLE_CACHE_DEFAULT_STATE "): made at mode 0700, root's alone, else not used",
 	  0 },
 	{ "debuginfod-timeout", OPT_DEBUGINFOD_TIMEOUT, "TIME", 0,
 	  "With DEBUGINFOD_URLS set: at most TIME (default 10s) fetching debug files of "
@@ -701,7 +701,14 @@ int options_parse(int argc, char **argv, struct options *o)
 	o->interval_ns = CONTINUOUS_INTERVAL_NS;
 	o->out_dir = CONTINUOUS_OUT_DIR;
 	o->file_mode = DEFAULT_FILE_MODE;
-	o->state_dir = TABLE_CACHE_DEFAULT_STATE;
+	/*
+	 * Tests only: BPFPROF_TEST_STATE_DIR replaces the default, so that each
+	 * test has a cache of its own (cold, as before the cache), and none
+	 * leaves a /var/lib/bpfprof that the package test's purge would delete.
+	 */
+	o->state_dir = getenv("BPFPROF_TEST_STATE_DIR") && *getenv("BPFPROF_TEST_STATE_DIR")
+			       ? getenv("BPFPROF_TEST_STATE_DIR")
+			       : TABLE_CACHE_DEFAULT_STATE;
 	o->unwind_cache_bytes = TABLE_CACHE_DEFAULT_BYTES;
 
 	/* Everything after the first `--` is the command, never our options. */
