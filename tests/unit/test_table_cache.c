@@ -159,6 +159,30 @@ static void round_trip(void)
 	table_cache_close(&c);
 }
 
+/* A Go binary has no GNU build-id: it is keyed by Go's own (Debian's go command, when installed). */
+static void go_binaries_are_kept(void)
+{
+#ifdef GO_BINARY
+	struct table_cache_key k;
+	struct unwind_built b, got;
+	struct table_cache c;
+
+	fresh_state();
+	CHECK_EQ_INT(table_cache_open(&c, state, TABLE_CACHE_DEFAULT_BYTES), 0);
+	CHECK_EQ_INT(build(GO_BINARY, &k, &b), 0);
+	CHECK(k.build_id_len > 0);
+	CHECK_EQ_INT(b.status, UNWIND_FILE_LOADED);
+	CHECK_EQ_INT(table_cache_store(&c, &k, &b), 0);
+	CHECK_EQ_INT(table_cache_load(&c, &k, &cfi_default_budget, &got), 0);
+	CHECK(same_table(&b, &got));
+	unwind_built_free(&got);
+	unwind_built_free(&b);
+	table_cache_close(&c);
+#else
+	printf("SKIP: no go command\n");
+#endif
+}
+
 /*
  * The rows and bias the builders make of fixed files (checked in, not
  * built here: another compiler would change them): a change to the
@@ -596,6 +620,7 @@ int main(void)
 {
 	elf_version(EV_CURRENT);
 	RUN(round_trip);
+	RUN(go_binaries_are_kept);
 	RUN(generator_guard);
 	RUN(each_damage_is_refused);
 	RUN(unsafe_dirs_turn_it_off);

@@ -115,3 +115,6 @@ target_compile_definitions(test_table_cache PRIVATE
   CFI_FIX="$<TARGET_FILE:cfi_fix>"
   CFI_FIX_NO_CFI="$<TARGET_FILE:cfi_fix>.nocfi"
   FIXTURE_DIR="${CMAKE_SOURCE_DIR}/tests/fuzz/corpus")
+if(BPFPROF_GO)
+  target_compile_definitions(test_table_cache PRIVATE GO_BINARY="${BPFPROF_GO_REAL}")
+endif()

@@ -151,6 +151,8 @@ int table_cache_key_of(int fd, Elf *elf, struct table_cache_key *k)
 		return -EINVAL;
 	k->build_id_len = elf_build_id(elf, k->build_id);
 	if (!k->build_id_len)
+		k->build_id_len = elf_go_build_id(elf, k->build_id);
+	if (!k->build_id_len)
 		return -ENOENT;
 	k->file_size = (uint64_t)st.st_size;
 	if (cfi_file_is_system(fd, &st))
@@ -223,6 +225,8 @@ static const char *validate(const uint8_t *buf, size_t len, const struct table_c
 		if (i && rows[i].pc_off <= rows[i - 1].pc_off)
 			return "rows not in increasing order";
 	}
+	if (h->nrows && h->pc_base + rows[h->nrows - 1].pc_off < h->pc_base)
+		return "rows past the end of the address space";
 	return NULL;
 }
 

@@ -9,8 +9,8 @@
  * "system" for a file only root can change (cfi_file_is_system) and
  * "u<uid>" (its owner) for any other. A file is looked up only in its own
  * class, so a user who crafts a file with another binary's build-id can
- * only poison the tables of their own files. Files without a build-id are
- * not cached.
+ * only poison the tables of their own files. The build-id: the GNU note,
+ * else Go's (util/elf_build_id.h); files with neither are not cached.
  *
  * Every directory from the state directory down is ours alone (owned by
  * our euid, no group or other write, opened without following links:

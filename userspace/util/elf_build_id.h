@@ -20,4 +20,13 @@
  */
 size_t elf_build_id(Elf *elf, uint8_t out[ELF_BUILD_ID_MAX]);
 
+/*
+ * The build ID Go's linker writes (a note "Go" holding text such as
+ * "actionID/contentID", usually longer than ELF_BUILD_ID_MAX): its last
+ * ELF_BUILD_ID_MAX bytes, which end with the hash of the binary's content.
+ * Go binaries linked by Go itself have no GNU build-id. Its length, 0 when
+ * there is none.
+ */
+size_t elf_go_build_id(Elf *elf, uint8_t out[ELF_BUILD_ID_MAX]);
+
 #endif
