@@ -30,6 +30,7 @@
 enum {
 	H_GENERATOR = 12,
 	H_FILE_SIZE = 16,
+	H_PC_BASE = 48,
 	H_NROWS = 56,
 	H_NRULES = 60,
 	H_BUILD_ID = 72,
@@ -375,6 +376,13 @@ static void bad_rule_kind(uint8_t *buf, size_t *len)
 	(void)len;
 	buf[H_SIZE + 6] = 200; /* the first rule's CFA kind */
 }
+static void rows_wrap(uint8_t *buf, size_t *len)
+{
+	uint64_t base = UINT64_MAX - 8;
+
+	(void)len;
+	memcpy(buf + H_PC_BASE, &base, 8);
+}
 static void other_build_id(uint8_t *buf, size_t *len)
 {
 	(void)len;
@@ -402,6 +410,7 @@ static void each_damage_is_refused(void)
 		{ "unsorted rows", unsorted_rows, true },
 		{ "rule index out of range", rule_out_of_range, true },
 		{ "rule kind out of range", bad_rule_kind, true },
+		{ "rows past the end of the address space", rows_wrap, true },
 		{ "build-id not the file's", other_build_id, true },
 		{ "size not the file's", other_size, true },
 	};
