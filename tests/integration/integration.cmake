@@ -72,7 +72,7 @@ function(bpfprof_integration_test name timeout serial script)
     RUN_SERIAL ${serial}
     SKIP_RETURN_CODE 77
     FIXTURES_REQUIRED bpfprof_check_npm
-    ENVIRONMENT "${BPFPROF_INTEGRATION_ENV};TEST_OUT_DIR=${CMAKE_BINARY_DIR}/integration/${name}")
+    ENVIRONMENT "${BPFPROF_INTEGRATION_ENV};TEST_OUT_DIR=${CMAKE_BINARY_DIR}/integration/${name};BPFPROF_TEST_STATE_DIR=${CMAKE_BINARY_DIR}/integration/${name}/state")
 endfunction()
 
 # The checkers' self-tests load many profiles through profiler-cli: ~40 s on
@@ -317,6 +317,10 @@ set_property(TEST integration.unwind_static APPEND PROPERTY ENVIRONMENT
 bpfprof_integration_test(unwind_late 120 TRUE unwind.sh cfi late)
 set_property(TEST integration.unwind_late APPEND PROPERTY ENVIRONMENT
   NOFP=$<TARGET_FILE:bpfprof_workload_nofp>)
+# The unwind table cache (issue 38): built once, read back, a damaged entry built again.
+bpfprof_integration_test(unwind_cache 120 TRUE unwind.sh cfi cache)
+set_property(TEST integration.unwind_cache APPEND PROPERTY ENVIRONMENT
+  NOFP=$<TARGET_FILE:bpfprof_workload_nofp>)
 # Short-lived processes under -a (issue 26): 100 exec'd copies of shortburn.
 add_executable(bpfprof_workload_shortburn ${BPFPROF_TESTS_DIR}/workloads/shortburn.c)
 set_target_properties(bpfprof_workload_shortburn PROPERTIES
@@ -494,6 +498,14 @@ bpfprof_integration_test(package_deb 300 TRUE package_deb.sh)
 # during the recording, run twice).
 foreach(mode long_fde over_budget)
   bpfprof_integration_test(hostile_unwind_${mode} 180 TRUE hostile_unwind.sh ${mode})
+endforeach()
+# A local user against the unwind table cache (issue 38): its link or
+# directory at the state path is never used; its copy of a system binary,
+# same build-id and size, crafted, never gives that binary its table.
+foreach(mode dir class)
+  bpfprof_integration_test(hostile_unwind_cache_${mode} 120 TRUE hostile_unwind_cache.sh ${mode})
+  set_property(TEST integration.hostile_unwind_cache_${mode} APPEND PROPERTY ENVIRONMENT
+    NOFP=$<TARGET_FILE:bpfprof_workload_nofp>)
 endforeach()
 
 # One user's flood of processes or of unwind rows leaves another user's

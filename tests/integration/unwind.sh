@@ -38,7 +38,14 @@
 #        __vfork, which keeps its return address in RDI, reach _start
 #        through main -> vfork_loop -> vfork_one
 #
-# Usage: unwind.sh cfi|fp [c|cpp|python|static|churn|late|vfork]
+#   cache  (with cfi) the unwind table cache (issue 38): nofp twice with a
+#        fresh --state-dir; the first run builds nofp's table and keeps it
+#        (the entry named by nofp's build-id and size), the second reads it
+#        from the cache, builds nothing for nofp, and nofp's stacks are
+#        whole; then the entry is damaged (one byte): the third run says at
+#        -v that it removed it, builds the table again and keeps it again
+#
+# Usage: unwind.sh cfi|fp [c|cpp|python|static|churn|late|vfork|cache]
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
@@ -122,6 +129,54 @@ if [ "$LANG_" = late ]; then
 		fail "libc, whose table was there, is named: $(grep 'met without its table: libc' "$WORK/bpfprof.err")"
 	fi
 	ok "$(grep -c 'met without its table' "$WORK/bpfprof.err") file(s) named at -v, libc not among them"
+	exit 0
+fi
+if [ "$LANG_" = cache ]; then
+	: "${NOFP:?NOFP is not set}"
+	name=$(basename "$NOFP")
+	bid=$(readelf -nW "$NOFP" | grep -o -m 1 'Build ID: [0-9a-f]*' | cut -d ' ' -f 3)
+	[ -n "$bid" ] || fail "$NOFP has no GNU build-id: nothing to key its table by"
+	entry="$WORK/state/unwind-cache/v1/system/$bid-$(printf %x "$(stat -L -c %s "$NOFP")").ut"
+	cache_run() { # a run of nofp with the test's state directory, its logs kept as $1.*
+		run_bpfprof 60 -vv --unwind cfi --state-dir "$WORK/state" -o "$WORK/$1.json.gz" \
+			-- "$NOFP" 2 300
+		expect_success
+		cp "$WORK/bpfprof.out" "$WORK/$1.out"
+		cp "$WORK/bpfprof.err" "$WORK/$1.err"
+	}
+	cache_run cold
+	grep -q "^bpfprof: debug: .*/$name: unwind table built" "$WORK/cold.err" ||
+		fail "the first run did not build $name's table"
+	[ -f "$entry" ] || fail "the first run kept no entry for $name at $entry: $(find "$WORK/state" | head -n 20)"
+	[ "$(stat -c %a "$WORK/state")" = 700 ] || fail "the state directory is not mode 0700"
+	ok "the first run built $name's table and kept it ($(stat -c %s "$entry") bytes)"
+
+	cache_run warm
+	grep -q "^bpfprof: debug: .*/$name: unwind table from the cache" "$WORK/warm.err" ||
+		fail "the second run did not take $name's table from the cache"
+	if grep -q "^bpfprof: debug: .*/$name: unwind table built" "$WORK/warm.err"; then
+		fail "the second run built $name's table again"
+	fi
+	summary=$(grep "^bpfprof: debug: unwind tables: .* from the cache" "$WORK/warm.err" | tail -n 1) && [ -n "$summary" ] ||
+		fail "the second run's -v does not count the tables from the cache"
+	ok "the second run took $name's table from the cache: $summary"
+	read -r _ _ _ pid _ depth _ reader < <(grep -m 1 "^nofp: truth pid " "$WORK/warm.out")
+	[[ $pid =~ ^[0-9]+$ && $reader =~ ^[0-9]+$ ]] && [ "$depth" = 300 ] ||
+		fail "nofp did not print 'nofp: truth pid P depth 300 reader T': $(head -n 3 "$WORK/warm.out")"
+	log "\$ unwind_checks.mjs --profile $WORK/warm.json.gz --pid $pid --depth 300 --reader $reader"
+	node_check unwind_checks.mjs --profile "$WORK/warm.json.gz" --gzip --pid "$pid" \
+		--depth 300 --reader "$reader" || fail "stacks from the cached table are not whole"
+
+	# One byte of the rows changed: the checksum catches it.
+	size=$(stat -c %s "$entry")
+	printf '\377' | dd of="$entry" bs=1 seek=$((size / 2)) conv=notrunc status=none
+	cache_run damaged
+	grep -q "^bpfprof: debug: unwind table cache: system/$bid-.*: checksum mismatch; removed" \
+		"$WORK/damaged.err" || fail "-v does not say the damaged entry was removed: $(grep 'cache' "$WORK/damaged.err" | head -n 5)"
+	grep -q "^bpfprof: debug: .*/$name: unwind table built" "$WORK/damaged.err" ||
+		fail "the table of the damaged entry was not built again"
+	[ -f "$entry" ] || fail "the table built again was not kept"
+	ok "the damaged entry was removed, its table built again and kept"
 	exit 0
 fi
 extra=()

@@ -115,3 +115,16 @@ target_compile_definitions(test_compact_table PRIVATE
 if(BPFPROF_GO)
   target_compile_definitions(test_compact_table PRIVATE GO_BINARY="${BPFPROF_GO_REAL}")
 endif()
+
+# The unwind table cache (issue 38): round trip, every damaged or foreign
+# entry refused, links and others' directories never used, LRU bounds; and
+# the builders' output on checked-in fixtures, against UNWIND_TABLE_GENERATOR.
+bpfprof_unit_test(test_table_cache ${UNWIND_TEST_DIR}/test_table_cache.c)
+add_dependencies(test_table_cache cfi_fix)
+target_compile_definitions(test_table_cache PRIVATE
+  CFI_FIX="$<TARGET_FILE:cfi_fix>"
+  CFI_FIX_NO_CFI="$<TARGET_FILE:cfi_fix>.nocfi"
+  FIXTURE_DIR="${CMAKE_SOURCE_DIR}/tests/fuzz/corpus")
+if(BPFPROF_GO)
+  target_compile_definitions(test_table_cache PRIVATE GO_BINARY="${BPFPROF_GO_REAL}")
+endif()

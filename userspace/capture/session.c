@@ -282,6 +282,8 @@ static void open_unwind_tables(struct session *s, const struct session_config *c
 					     bpf_map__fd(s->skel->maps.proc_uids_capped),
 					     unwind_slots_capacity())
 			: -ENOMEM;
+	if (!err && cfg->unwind_cache_bytes)
+		unwind_loader_use_cache(s->unwind, cfg->state_dir, cfg->unwind_cache_bytes);
 	/* Python processes are found among those read (python_loader.h). */
 	if (!err && cfg->python) {
 		s->py = calloc(1, sizeof(*s->py));

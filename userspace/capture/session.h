@@ -45,6 +45,12 @@ struct session_config {
 	 * through lifecycle_feed; else frame pointers.
 	 */
 	bool unwind_cfi;
+	/*
+	 * With unwind_cfi: tables kept across runs (unwind/table_cache.h) under
+	 * state_dir/unwind-cache, at most unwind_cache_bytes (0: none).
+	 */
+	const char *state_dir;
+	uint64_t unwind_cache_bytes;
 	/* with sched: waits shorter than this are not shown (their wakeups need no record) */
 	uint64_t sched_min_ns;
 	bool syscalls; /* count syscalls; those at least syscall_min_ns long are records */

@@ -31,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../unwind/table_cache.h"
 #include "../unwind/table_store.h"
 #include "../util/uid_owner.h"
 #include "../util/vec.h"
@@ -82,6 +83,15 @@ struct table_worker {
 	 * that user's; NULL: each uid its own. Set after table_worker_start.
 	 */
 	const struct uid_owners *owners;
+	/*
+	 * Tables kept across runs (unwind/table_cache.h), NULL: none. A job's
+	 * table is taken from there when it is there, else built and written
+	 * there. Set after table_worker_start, before the first job.
+	 */
+	struct table_cache *cache;
+	/* Under the lock: tables taken from the cache and built, and the CPU time of each. */
+	size_t from_cache, built;
+	uint64_t from_cache_ns, built_ns;
 	/* Room for every queued job's result is reserved: a build never ends unsaid. */
 	VEC(struct table_done) done;
 	/* The CPU budget: build time it may spend now (ns, may go negative). */

@@ -52,6 +52,7 @@ int unwind_loader_open(struct unwind_loader *l, int slots_fd, int rules_fd, int 
 	struct cfi_budget budget;
 
 	memset(l, 0, sizeof(*l));
+	l->cache.dir = -1;
 	l->proc = calloc(1, sizeof(*l->proc));
 	if (!l->proc)
 		return -ENOMEM;
@@ -93,6 +94,9 @@ int unwind_loader_open(struct unwind_loader *l, int slots_fd, int rules_fd, int 
 void unwind_loader_close(struct unwind_loader *l)
 {
 	table_worker_stop(&l->worker);
+	/* Only once the worker is gone: a build left behind keeps using it. */
+	if (!l->worker.started)
+		table_cache_close(&l->cache);
 	hmap_free(&l->over_budget);
 	for (size_t i = 0; i < UNWIND_LOADER_PROC_COPIES; i++)
 		free(l->proc_copies[i].proc);
@@ -246,6 +250,41 @@ bool unwind_loader_settle(struct unwind_loader *l, int timeout_ms)
 	return idle;
 }
 
+void unwind_loader_use_cache(struct unwind_loader *l, const char *state_dir, uint64_t bytes)
+{
+	if (!l->worker.started ||
+	    table_cache_open(&l->cache, state_dir ? state_dir : TABLE_CACHE_DEFAULT_STATE, bytes))
+		return;
+	l->worker.cache = &l->cache;
+}
+
+/* What the cache saved, read under the worker's lock (its thread counts). */
+static void log_cache_summary(const struct unwind_loader *l)
+{
+	struct table_worker *w = (struct table_worker *)&l->worker;
+	size_t cached, built;
+	uint64_t cached_ns, built_ns;
+
+	if (!w->started)
+		return;
+	pthread_mutex_lock(&w->lock);
+	cached = w->from_cache;
+	built = w->built;
+	cached_ns = w->from_cache_ns;
+	built_ns = w->built_ns;
+	pthread_mutex_unlock(&w->lock);
+	if (l->cache.dir < 0) {
+		log_debug("unwind tables: %zu built (%.1f ms of CPU); no cache", built,
+			  (double)built_ns / 1e6);
+		return;
+	}
+	log_debug("unwind tables: %zu from the cache (%.1f ms of CPU), %zu built (%.1f ms of "
+		  "CPU); %zu written to the cache, %zu bad entries removed",
+		  cached, (double)cached_ns / 1e6, built, (double)built_ns / 1e6,
+		  __atomic_load_n(&l->cache.written, __ATOMIC_RELAXED),
+		  __atomic_load_n(&l->cache.rejected, __ATOMIC_RELAXED));
+}
+
 void unwind_loader_log_summary(const struct unwind_loader *l)
 {
 	const struct unwind_store_stats *st = &l->store.stats;
@@ -259,6 +298,7 @@ void unwind_loader_log_summary(const struct unwind_loader *l)
 		  (double)(l->store.slots.len * sizeof(union unwind_slot)) / (1024.0 * 1024.0),
 		  l->store.rules.len, (double)st->build_ns / 1e6, (double)st->longest_ns / 1e6,
 		  l->longest_path[0] ? l->longest_path : "-");
+	log_cache_summary(l);
 	log_debug("per-process maps: %zu processes refused an entry, %zu entries given back, "
 		  "%zu copies the kernel made for a capped user's child taken back",
 		  l->shares.refused, l->shares.evicted, l->shares.taken_back);

@@ -45,6 +45,7 @@ struct unwind_loader {
 	int files_fd, procs_fd;
 	bool vdso_published;
 	struct table_worker worker; /* not started: tables are built on the caller's thread */
+	struct table_cache cache;   /* tables kept across runs; dir -1: none */
 	struct hmap over_budget;    /* files said to be over their budget, said once */
 	char longest_path[256];	    /* the file whose table took longest, for the summary */
 	size_t unpublished;	    /* files or processes the BPF maps had no room for */
@@ -143,7 +144,13 @@ bool unwind_loader_settle(struct unwind_loader *l, int timeout_ms);
  * when there is none.
  */
 int unwind_loader_wake_fd(const struct unwind_loader *l);
-/* One line at -v: files, rows, build time, the slowest file. */
+/*
+ * Take tables from the cache under `state_dir` (unwind/table_cache.h), of at
+ * most `bytes`, and keep those built there. Without it (a warning said why),
+ * every table is built. Called before the first file is added.
+ */
+void unwind_loader_use_cache(struct unwind_loader *l, const char *state_dir, uint64_t bytes);
+/* At -v: files, rows, build time, the slowest file; tables from the cache and built. */
 void unwind_loader_log_summary(const struct unwind_loader *l);
 /* A process forked: the child runs what its parent runs (its Python interpreter too). */
 int unwind_loader_forked(struct unwind_loader *l, uint32_t parent, uint32_t child);

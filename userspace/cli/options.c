@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../unwind/table_cache.h"
 #include "../util/log.h"
 #include "../util/option_values.h"
 #include "option_targets.h"
@@ -74,6 +75,8 @@ enum {
 	OPT_FORMAT,
 	OPT_MODE,
 	OPT_RING_SIZE,
+	OPT_STATE_DIR,
+	OPT_UNWIND_CACHE,
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_USAGE,
@@ -114,6 +117,14 @@ static const struct argp_option option_defs[] = {
 	  "User stacks: cfi (each binary's .eh_frame: whole stacks of code built without frame "
 	  "pointers, as distributions build; x86_64), fp (frame pointers only: cheaper, cut "
 	  "short where code has none), or auto (default: cfi where the kernel allows it)",
+	  0 },
+	{ "unwind-cache", OPT_UNWIND_CACHE, "SIZE", 0,
+	  "With cfi: keep the unwind tables built, by build-id, for the next runs, in at most "
+	  "SIZE (default 256M; 0: none) under --state-dir",
+	  0 },
+	{ "state-dir", OPT_STATE_DIR, "DIR", 0,
+	  "Where what is kept across runs goes (the unwind table cache; "
+	  "default " TABLE_CACHE_DEFAULT_STATE "): made at mode 0700, root's alone, else not used",
 	  0 },
 	{ "debuginfod-timeout", OPT_DEBUGINFOD_TIMEOUT, "TIME", 0,
 	  "With DEBUGINFOD_URLS set: at most TIME (default 10s) fetching debug files of "
@@ -326,6 +337,22 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (parse_size(arg, &o->ring_bytes) || o->ring_bytes < 4096 ||
 		    o->ring_bytes > (64ull << 20)) {
 			log_error("--ring-size %s: give a size from 4K to 64M, such as 256K", arg);
+			goto reported;
+		}
+		break;
+	case OPT_STATE_DIR:
+		if (arg[0] != '/') {
+			log_error("--state-dir %s: give an absolute path, such as %s", arg,
+				  TABLE_CACHE_DEFAULT_STATE);
+			goto reported;
+		}
+		o->state_dir = arg;
+		break;
+	case OPT_UNWIND_CACHE:
+		if (parse_size(arg, &o->unwind_cache_bytes)) {
+			log_error("--unwind-cache %s: give a size such as 256M or 1G (K, M, G are "
+				  "powers of 1024), or 0 for no cache",
+				  arg);
 			goto reported;
 		}
 		break;
@@ -674,6 +701,15 @@ int options_parse(int argc, char **argv, struct options *o)
 	o->interval_ns = CONTINUOUS_INTERVAL_NS;
 	o->out_dir = CONTINUOUS_OUT_DIR;
 	o->file_mode = DEFAULT_FILE_MODE;
+	/*
+	 * Tests only: BPFPROF_TEST_STATE_DIR replaces the default, so that each
+	 * test has a cache of its own (cold, as before the cache), and none
+	 * leaves a /var/lib/bpfprof that the package test's purge would delete.
+	 */
+	o->state_dir = getenv("BPFPROF_TEST_STATE_DIR") && *getenv("BPFPROF_TEST_STATE_DIR")
+			       ? getenv("BPFPROF_TEST_STATE_DIR")
+			       : TABLE_CACHE_DEFAULT_STATE;
+	o->unwind_cache_bytes = TABLE_CACHE_DEFAULT_BYTES;
 
 	/* Everything after the first `--` is the command, never our options. */
 	for (int i = 1; i < argc; i++)

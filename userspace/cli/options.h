@@ -88,6 +88,8 @@ struct options {
 	unsigned freq_hz;
 	enum sample_event_kind event;
 	enum unwind_mode unwind; /* --unwind: how user stacks are walked */
+	const char *state_dir;	     /* --state-dir: what is kept across runs (the table cache) */
+	uint64_t unwind_cache_bytes; /* --unwind-cache: its bound; 0: off */
 	/* --debuginfod-timeout: fetching debug files may take this long per profile; 0: never */
 	uint64_t debuginfod_budget_ns;
 	const char *output;

@@ -377,6 +377,8 @@ int recording_start(struct recording *r, const struct options *opts)
 	cfg.offcpu_stacks = opts->sched && opts->offcpu;
 	cfg.unwind_cfi = opts->unwind == UNWIND_CFI ||
 			 (opts->unwind == UNWIND_AUTO && preflight_cfi_unwind_supported());
+	cfg.state_dir = opts->state_dir;
+	cfg.unwind_cache_bytes = opts->unwind_cache_bytes;
 	cfg.sched_min_ns = opts->sched_min_ns;
 	cfg.syscalls = opts->syscalls == SYSCALLS_ALL;
 	cfg.syscalls_from_switch = opts->syscalls == SYSCALLS_BLOCKING;

@@ -23,11 +23,8 @@
 #include "../util/safe_open.h"
 #include "debug_file.h"
 #include "elf_plt.h"
+#include "../util/elf_build_id.h"
 #include "../util/elf_open.h"
-
-#ifndef NT_GNU_BUILD_ID
-#define NT_GNU_BUILD_ID 3
-#endif
 
 /* A symbol while loading; `name` points into libelf's string table. */
 struct raw_sym {
@@ -77,59 +74,18 @@ static int read_segments(Elf *elf, struct elf_symtab *t)
 	return 0;
 }
 
-static bool build_id_from_notes(Elf_Data *data, struct elf_symtab *t)
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t off = 0, next, name_off, desc_off;
-	GElf_Nhdr nh;
-
-	while ((next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
-		const unsigned char *desc = (const unsigned char *)data->d_buf + desc_off;
-
-		off = next;
-		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
-		    memcmp((const char *)data->d_buf + name_off, "GNU", 4))
-			continue;
-		if (!nh.n_descsz || nh.n_descsz > ELF_BUILD_ID_MAX)
-			continue;
-		for (size_t i = 0; i < nh.n_descsz; i++) {
-			t->build_id[2 * i] = hex[desc[i] >> 4];
-			t->build_id[2 * i + 1] = hex[desc[i] & 15];
-		}
-		t->build_id[2 * nh.n_descsz] = '\0';
-		return true;
-	}
-	return false;
-}
-
-/* The note is normally in a section; files without section headers only have PT_NOTE. */
+/* The GNU build-id note, as lowercase hex ("" when none). */
 static void read_build_id(Elf *elf, struct elf_symtab *t)
 {
-	Elf_Scn *scn = NULL;
-	size_t n;
+	static const char hex[] = "0123456789abcdef";
+	uint8_t id[ELF_BUILD_ID_MAX];
+	size_t len = elf_build_id(elf, id);
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (data && build_id_from_notes(data, t))
-			return;
+	for (size_t i = 0; i < len; i++) {
+		t->build_id[2 * i] = hex[id[i] >> 4];
+		t->build_id[2 * i + 1] = hex[id[i] & 15];
 	}
-	if (elf_getphdrnum(elf, &n))
-		return;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		Elf_Data *data;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
-			continue;
-		data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
-		if (data && build_id_from_notes(data, t))
-			return;
-	}
+	t->build_id[2 * len] = '\0';
 }
 
 /* Prefer sized functions, then global over weak over local, then fewer leading underscores. */

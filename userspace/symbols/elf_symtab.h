@@ -15,10 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../util/elf_build_id.h" /* ELF_BUILD_ID_MAX */
 #include "../util/vec.h"
-
-/* Build-ids are 20 bytes (sha1) in practice; allow up to 64. */
-#define ELF_BUILD_ID_MAX 64
 
 struct elf_segment {
 	uint64_t offset, vaddr, filesz, memsz;

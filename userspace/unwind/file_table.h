@@ -23,6 +23,15 @@ enum unwind_file_status {
 	UNWIND_FILE_STATUSES
 };
 
+/*
+ * The version of what unwind_file_build makes: bumped whenever cfi_table,
+ * go_table, cfi_clone, cfi_entry or this file change the rows a file gets, so that
+ * tables kept from an older bpfprof (table_cache.h) are built again.
+ * test_table_cache hashes the rows of a fixture and fails when they
+ * change without a bump.
+ */
+#define UNWIND_TABLE_GENERATOR 2
+
 struct unwind_built {
 	int status;		 /* enum unwind_file_status: LOADED means "has rows" here */
 	struct cfi_table t;	 /* LOADED only */

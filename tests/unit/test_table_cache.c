@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The unwind table cache (unwind/table_cache.c, issue 38): a table comes
+ * back as it was built; every damaged or foreign entry is refused and
+ * removed; directories and entries another user could touch turn the cache
+ * off or are never followed; the bounds trim the least recently used
+ * entries, a user's class to a quarter; a user's entry never serves a
+ * system file. And a guard: the builders' output on fixed fixtures is
+ * hashed, so that a change to it without a bump of UNWIND_TABLE_GENERATOR
+ * (which would load stale tables) fails here. No BPF; cases needing two
+ * owners skip without root.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "eh_image.h"
+#include "test.h"
+#include "unwind/table_cache.h"
+#include "util/elf_open.h"
+
+/* The entry layout (table_cache.c): header fields' offsets, then rules of 12, rows of 8 bytes. */
+enum {
+	H_GENERATOR = 12,
+	H_FILE_SIZE = 16,
+	H_PC_BASE = 48,
+	H_NROWS = 56,
+	H_NRULES = 60,
+	H_BUILD_ID = 72,
+	H_SIZE = 136,
+	RULE_SIZE = 12,
+	ROW_SIZE = 8,
+};
+
+static char dir[64], state[128];
+
+static void fresh_state(void)
+{
+	char cmd[256];
+
+	if (dir[0]) {
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		CHECK(!system(cmd));
+	}
+	strcpy(dir, "/tmp/test_table_cache.XXXXXX");
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(state, sizeof(state), "%s/state", dir);
+}
+
+static bool root_or_skip(void)
+{
+	if (geteuid())
+		printf("SKIP: not root (directories and files of other owners)\n");
+	return geteuid() == 0;
+}
+
+/* The table of `path` and its key: 0 or -errno. */
+static int build(const char *path, struct table_cache_key *k, struct unwind_built *b)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	Elf *elf;
+
+	if (fd < 0)
+		return -errno;
+	elf = elf_open_fd(fd);
+	err = table_cache_key_of(fd, elf, k);
+	if (!err)
+		err = unwind_file_build(elf, &cfi_default_budget, b);
+	else if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
+static void entry_path(const struct table_cache_key *k, char *out, size_t len)
+{
+	int o = snprintf(out, len, "%s/unwind-cache/v1/%s/", state, k->cls);
+
+	for (size_t i = 0; i < k->build_id_len; i++)
+		o += snprintf(out + o, len - (size_t)o, "%02x", k->build_id[i]);
+	snprintf(out + o, len - (size_t)o, "-%llx.ut", (unsigned long long)k->file_size);
+}
+
+static bool same_table(const struct unwind_built *a, const struct unwind_built *b)
+{
+	if (a->status != b->status || a->bias != b->bias || a->t.len != b->t.len)
+		return false;
+	for (size_t i = 0; i < a->t.len; i++) {
+		const struct cfi_row *x = &a->t.rows[i], *y = &b->t.rows[i];
+
+		if (x->pc != y->pc || x->cfa_offset != y->cfa_offset ||
+		    x->fp_offset != y->fp_offset || x->cfa != y->cfa || x->fp != y->fp ||
+		    x->plt_threshold != y->plt_threshold)
+			return false;
+	}
+	return true;
+}
+
+/* A cache in a fresh state directory with cfi_fix's table stored: its key and table. */
+static bool cache_with_fixture(struct table_cache *c, uint64_t max, struct table_cache_key *k,
+			       struct unwind_built *b)
+{
+	fresh_state();
+	CHECK_EQ_INT(table_cache_open(c, state, max), 0);
+	CHECK_EQ_INT(build(CFI_FIX, k, b), 0);
+	CHECK_EQ_INT(b->status, UNWIND_FILE_LOADED);
+	/* Root's, writable by no one else: the system's class (as a user, that user's). */
+	CHECK(geteuid() || !strcmp(k->cls, "system"));
+	CHECK_EQ_INT(table_cache_store(c, k, b), 0);
+	return c->dir >= 0 && b->status == UNWIND_FILE_LOADED;
+}
+
+static void round_trip(void)
+{
+	struct table_cache_key k, kn;
+	struct unwind_built b, got, bn, gotn;
+	struct table_cache c;
+	struct stat st;
+	char path[512];
+
+	if (!cache_with_fixture(&c, TABLE_CACHE_DEFAULT_BYTES, &k, &b))
+		return;
+	CHECK_EQ_INT(table_cache_load(&c, &k, &cfi_default_budget, &got), 0);
+	CHECK(same_table(&b, &got));
+	CHECK(got.t.stats.rows_read >= got.t.len);
+	/* Entries are root's alone, in directories of mode 0700. */
+	entry_path(&k, path, sizeof(path));
+	CHECK(!stat(path, &st) && st.st_uid == geteuid() && (st.st_mode & 0777) == 0600);
+	CHECK(!stat(state, &st) && (st.st_mode & 0777) == 0700);
+	/* A file without CFI is kept too: it is not read again either. */
+	CHECK_EQ_INT(build(CFI_FIX_NO_CFI, &kn, &bn), 0);
+	CHECK_EQ_INT(bn.status, UNWIND_FILE_NO_CFI);
+	CHECK_EQ_INT(table_cache_store(&c, &kn, &bn), 0);
+	CHECK_EQ_INT(table_cache_load(&c, &kn, &cfi_default_budget, &gotn), 0);
+	CHECK_EQ_INT(gotn.status, UNWIND_FILE_NO_CFI);
+	/* A smaller budget than the build's: built again (and refused), the entry kept. */
+	{
+		struct cfi_budget small = cfi_default_budget;
+
+		small.file_rows = got.t.len - 1;
+		CHECK_EQ_INT(table_cache_load(&c, &k, &small, &gotn), -ENOENT);
+		CHECK(!access(path, F_OK));
+	}
+	/* Off: nothing kept, nothing found. */
+	{
+		struct table_cache off;
+
+		CHECK(table_cache_open(&off, state, 0) != 0);
+		CHECK_EQ_INT(table_cache_load(&off, &k, &cfi_default_budget, &gotn), -ENOENT);
+	}
+	unwind_built_free(&got);
+	unwind_built_free(&b);
+	table_cache_close(&c);
+}
+
+/* A Go binary has no GNU build-id: it is keyed by Go's own (Debian's go command, when installed). */
+static void go_binaries_are_kept(void)
+{
+#ifdef GO_BINARY
+	struct table_cache_key k;
+	struct unwind_built b, got;
+	struct table_cache c;
+
+	fresh_state();
+	CHECK_EQ_INT(table_cache_open(&c, state, TABLE_CACHE_DEFAULT_BYTES), 0);
+	CHECK_EQ_INT(build(GO_BINARY, &k, &b), 0);
+	CHECK(k.build_id_len > 0);
+	CHECK_EQ_INT(b.status, UNWIND_FILE_LOADED);
+	CHECK_EQ_INT(table_cache_store(&c, &k, &b), 0);
+	CHECK_EQ_INT(table_cache_load(&c, &k, &cfi_default_budget, &got), 0);
+	CHECK(same_table(&b, &got));
+	unwind_built_free(&got);
+	unwind_built_free(&b);
+	table_cache_close(&c);
+#else
+	printf("SKIP: no go command\n");
+#endif
+}
+
+/*
+ * The rows and bias the builders make of fixed files (checked in, not
+ * built here: another compiler would change them): a change to the
+ * builders that changes these must bump UNWIND_TABLE_GENERATOR, and then
+ * the hashes here. Fixtures: a small gcc binary (fuzz corpus tiny_dwarf)
+ * and cfi_fix's .eh_frame in an image (fuzz corpus fuzz_unwind_tables).
+ */
+#define FIXTURE_ROWS_HASH 0xe5168b0a1f53c18dull
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ ((const uint8_t *)p)[i]) * 0x100000001b3ull;
+	return h;
+}
+
+static uint64_t hash_built(uint64_t h, const struct unwind_built *b)
+{
+	h = fnv(h, &b->status, sizeof(b->status));
+	h = fnv(h, &b->bias, sizeof(b->bias));
+	for (size_t i = 0; i < b->t.len; i++) {
+		const struct cfi_row *r = &b->t.rows[i];
+
+		h = fnv(h, &r->pc, sizeof(r->pc));
+		h = fnv(h, &r->cfa_offset, sizeof(r->cfa_offset));
+		h = fnv(h, &r->fp_offset, sizeof(r->fp_offset));
+		h = fnv(h, &r->cfa, 1);
+		h = fnv(h, &r->fp, 1);
+		h = fnv(h, &r->plt_threshold, 1);
+	}
+	return h;
+}
+
+static uint64_t hash_file(uint64_t h, const char *path, size_t *rows)
+{
+	struct unwind_built b;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return h;
+	CHECK_EQ_INT(unwind_file_build(elf_open_fd(fd), &cfi_default_budget, &b), 0);
+	close(fd);
+	*rows += b.t.len;
+	h = hash_built(h, &b);
+	unwind_built_free(&b);
+	return h;
+}
+
+/* The fuzz target's image: u32 hdr address, u32 eh address, u16 index length, the bytes. */
+static uint64_t hash_image(uint64_t h, const char *path, size_t *rows)
+{
+	uint8_t data[4096], *img;
+	uint32_t hdr_addr, eh_addr;
+	uint16_t hdr_len;
+	struct unwind_built b;
+	size_t size = 0, total;
+	FILE *f = fopen(path, "rb");
+
+	CHECK(f != NULL);
+	if (!f)
+		return h;
+	size = fread(data, 1, sizeof(data), f);
+	fclose(f);
+	CHECK(size > 10);
+	memcpy(&hdr_addr, data, 4);
+	memcpy(&eh_addr, data + 4, 4);
+	memcpy(&hdr_len, data + 8, 2);
+	size -= 10;
+	total = eh_image_size(size);
+	img = calloc(1, total);
+	if (!img)
+		return h;
+	memcpy(img + EH_IMAGE_OFF, data + 10, size);
+	total = eh_image_finish(img, hdr_addr, hdr_len, eh_addr, size - hdr_len);
+	CHECK_EQ_INT(unwind_file_build(elf_memory((char *)img, total), &cfi_default_budget, &b), 0);
+	*rows += b.t.len;
+	h = hash_built(h, &b);
+	unwind_built_free(&b);
+	free(img);
+	return h;
+}
+
+static void generator_guard(void)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t rows = 0;
+
+	h = hash_file(h, FIXTURE_DIR "/fuzz_elf/tiny_dwarf", &rows);
+	h = hash_image(h, FIXTURE_DIR "/fuzz_unwind_tables/cfi_fix", &rows);
+	CHECK(rows >= 10);
+	if (h != FIXTURE_ROWS_HASH || UNWIND_TABLE_GENERATOR != 2)
+		fprintf(stderr,
+			"the table builders' output on the fixtures is %#llx at generator %d: if "
+			"the builders changed it, bump UNWIND_TABLE_GENERATOR "
+			"(unwind/file_table.h) and set FIXTURE_ROWS_HASH to it\n",
+			(unsigned long long)h, UNWIND_TABLE_GENERATOR);
+	CHECK(UNWIND_TABLE_GENERATOR == 2 && h == FIXTURE_ROWS_HASH);
+}
+
+/* The entry's bytes, changed by `fn`, written back in place (the crc made right when fix_crc). */
+typedef void (*damage_fn)(uint8_t *buf, size_t *len);
+
+static void damage(const char *path, damage_fn fn, bool fix_crc)
+{
+	static uint8_t buf[1 << 20];
+	size_t len;
+	FILE *f = fopen(path, "r+b");
+	uint32_t crc;
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	len = fread(buf, 1, sizeof(buf) - 64, f);
+	fn(buf, &len);
+	if (fix_crc) {
+		crc = (uint32_t)crc32(0, buf, (uInt)(len - 4));
+		memcpy(buf + len - 4, &crc, 4);
+	}
+	CHECK(!fseek(f, 0, SEEK_SET) && fwrite(buf, 1, len, f) == len);
+	CHECK(!ftruncate(fileno(f), (off_t)len));
+	fclose(f);
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+static void put32(uint8_t *p, uint32_t v)
+{
+	memcpy(p, &v, 4);
+}
+
+static uint8_t *row_at(uint8_t *buf, uint32_t i)
+{
+	return buf + H_SIZE + (size_t)get32(buf + H_NRULES) * RULE_SIZE + (size_t)i * ROW_SIZE;
+}
+
+static void truncated(uint8_t *buf, size_t *len)
+{
+	(void)buf;
+	*len -= 10;
+}
+static void bad_magic(uint8_t *buf, size_t *len)
+{
+	(void)len;
+	buf[0] ^= 1;
+}
+static void old_generator(uint8_t *buf, size_t *len)
+{
+	(void)len;
+	put32(buf + H_GENERATOR, get32(buf + H_GENERATOR) + 1);
+}
+static void flipped_byte(uint8_t *buf, size_t *len)
+{
+	buf[*len / 2] ^= 0x40;
+}
+static void longer(uint8_t *buf, size_t *len)
+{
+	memset(buf + *len, 0, 8);
+	*len += 8;
+}
+static void more_rows_said(uint8_t *buf, size_t *len)
+{
+	(void)len;
+	put32(buf + H_NROWS, get32(buf + H_NROWS) + 1);
+}
+static void unsorted_rows(uint8_t *buf, size_t *len)
+{
+	uint8_t tmp[4];
+
+	(void)len;
+	memcpy(tmp, row_at(buf, 1), 4);
+	memcpy(row_at(buf, 1), row_at(buf, 2), 4);
+	memcpy(row_at(buf, 2), tmp, 4);
+}
+static void rule_out_of_range(uint8_t *buf, size_t *len)
+{
+	uint16_t rule = (uint16_t)get32(buf + H_NRULES);
+
+	(void)len;
+	memcpy(row_at(buf, 3) + 4, &rule, 2);
+}
+static void bad_rule_kind(uint8_t *buf, size_t *len)
+{
+	(void)len;
+	buf[H_SIZE + 6] = 200; /* the first rule's CFA kind */
+}
+static void rows_wrap(uint8_t *buf, size_t *len)
+{
+	uint64_t base = UINT64_MAX - 8;
+
+	(void)len;
+	memcpy(buf + H_PC_BASE, &base, 8);
+}
+static void other_build_id(uint8_t *buf, size_t *len)
+{
+	(void)len;
+	buf[H_BUILD_ID] ^= 1;
+}
+static void other_size(uint8_t *buf, size_t *len)
+{
+	(void)len;
+	put32(buf + H_FILE_SIZE, get32(buf + H_FILE_SIZE) + 1);
+}
+
+static void each_damage_is_refused(void)
+{
+	static const struct {
+		const char *what;
+		damage_fn fn;
+		bool fix_crc;
+	} cases[] = {
+		{ "truncated", truncated, false },
+		{ "bad magic", bad_magic, true },
+		{ "another generator", old_generator, true },
+		{ "crc", flipped_byte, false },
+		{ "size", longer, true },
+		{ "count", more_rows_said, true },
+		{ "unsorted rows", unsorted_rows, true },
+		{ "rule index out of range", rule_out_of_range, true },
+		{ "rule kind out of range", bad_rule_kind, true },
+		{ "rows past the end of the address space", rows_wrap, true },
+		{ "build-id not the file's", other_build_id, true },
+		{ "size not the file's", other_size, true },
+	};
+	struct table_cache_key k;
+	struct unwind_built b, got;
+	struct table_cache c;
+	char path[512];
+
+	if (!cache_with_fixture(&c, TABLE_CACHE_DEFAULT_BYTES, &k, &b))
+		return;
+	entry_path(&k, path, sizeof(path));
+	CHECK(b.t.len > 4);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t rejected = c.rejected;
+
+		CHECK_EQ_INT(table_cache_store(&c, &k, &b), 0);
+		damage(path, cases[i].fn, cases[i].fix_crc);
+		if (table_cache_load(&c, &k, &cfi_default_budget, &got) != -EINVAL) {
+			fprintf(stderr, "damage not refused: %s\n", cases[i].what);
+			test_failed_checks++;
+			unwind_built_free(&got);
+		}
+		CHECK_EQ_INT(c.rejected, rejected + 1);
+		/* Removed: the next run builds the table again and keeps that. */
+		CHECK(access(path, F_OK) && errno == ENOENT);
+	}
+	unwind_built_free(&b);
+	table_cache_close(&c);
+}
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	fprintf(stderr, "blocked on a FIFO: a link was followed or a FIFO opened\n");
+	_exit(1);
+}
+
+/* State directories another user could change: the cache is off; links: never followed. */
+static void unsafe_dirs_turn_it_off(void)
+{
+	struct table_cache_key k;
+	struct unwind_built b, got;
+	struct table_cache c;
+	char path[512], other[256];
+
+	if (!root_or_skip() || !cache_with_fixture(&c, TABLE_CACHE_DEFAULT_BYTES, &k, &b))
+		return;
+	table_cache_close(&c);
+	/* Another user's state directory. */
+	CHECK(!chown(state, 1000, 1000));
+	CHECK(table_cache_open(&c, state, TABLE_CACHE_DEFAULT_BYTES) == -EPERM && c.dir < 0);
+	CHECK(!chown(state, 0, 0));
+	/* Ours, but others may write it. */
+	CHECK(!chmod(state, 0770));
+	CHECK(table_cache_open(&c, state, TABLE_CACHE_DEFAULT_BYTES) == -EPERM && c.dir < 0);
+	CHECK(!chmod(state, 0700));
+	/* A level below it writable by others: that class is not used, neither read nor written. */
+	CHECK_EQ_INT(table_cache_open(&c, state, TABLE_CACHE_DEFAULT_BYTES), 0);
+	snprintf(path, sizeof(path), "%s/unwind-cache/v1/system", state);
+	CHECK(!chmod(path, 0777));
+	CHECK_EQ_INT(table_cache_load(&c, &k, &cfi_default_budget, &got), -ENOENT);
+	CHECK(table_cache_store(&c, &k, &b) < 0);
+	CHECK(!chmod(path, 0700));
+	CHECK_EQ_INT(table_cache_load(&c, &k, &cfi_default_budget, &got), 0);
+	unwind_built_free(&got);
+	table_cache_close(&c);
+	/* A link at the state directory, to a directory of ours: not followed. */
+	snprintf(other, sizeof(other), "%s/link", dir);
+	CHECK(!symlink(state, other));
+	CHECK(table_cache_open(&c, other, TABLE_CACHE_DEFAULT_BYTES) < 0 && c.dir < 0);
+	/* A link at a class directory. */
+	CHECK_EQ_INT(table_cache_open(&c, state, TABLE_CACHE_DEFAULT_BYTES), 0);
+	snprintf(other, sizeof(other), "%s/unwind-cache/v1/system.real", state);
+	CHECK(!rename(path, other));
+	CHECK(!symlink(other, path));
+	CHECK_EQ_INT(table_cache_load(&c, &k, &cfi_default_budget, &got), -ENOENT);
+	CHECK(table_cache_store(&c, &k, &b) < 0);
+	CHECK(!unlink(path) && !rename(other, path));
+	/* A link at an entry, to a FIFO; then a FIFO there: neither opened (a reader would block).
+	 */
+	entry_path(&k, path, sizeof(path));
+	snprintf(other, sizeof(other), "%s/fifo", dir);
+	CHECK(!mkfifo(other, 0600));
+	CHECK(!unlink(path) && !symlink(other, path));
+	signal(SIGALRM, on_alarm);
+	alarm(5);
+	CHECK_EQ_INT(table_cache_load(&c, &k, &cfi_default_budget, &got), -EINVAL);
+	CHECK(access(path, F_OK) && errno == ENOENT);
+	CHECK(!mknod(path, S_IFIFO | 0600, 0));
+	CHECK_EQ_INT(table_cache_load(&c, &k, &cfi_default_budget, &got), -EINVAL);
+	alarm(0);
+	/* Two links: a file of someone else's could be behind the other. */
+	CHECK_EQ_INT(table_cache_store(&c, &k, &b), 0);
+	snprintf(other, sizeof(other), "%s/hardlink", dir);
+	CHECK(!link(path, other));
+	CHECK_EQ_INT(table_cache_load(&c, &k, &cfi_default_budget, &got), -EINVAL);
+	/* Another owner's entry. */
+	CHECK_EQ_INT(table_cache_store(&c, &k, &b), 0);
+	CHECK(!chown(path, 1000, 1000));
+	CHECK_EQ_INT(table_cache_load(&c, &k, &cfi_default_budget, &got), -EINVAL);
+	unwind_built_free(&b);
+	table_cache_close(&c);
+}
+
+/* A user's file is keyed in its owner's class; an entry there never serves a system file. */
+static void classes_stay_apart(void)
+{
+	struct table_cache_key k, user;
+	struct unwind_built b, got;
+	struct table_cache c;
+	char copy[256], cmd[1024];
+	int fd;
+	Elf *elf;
+
+	if (!root_or_skip() || !cache_with_fixture(&c, TABLE_CACHE_DEFAULT_BYTES, &k, &b))
+		return;
+	/* The same bytes (build-id, size), owned by uid 1000. */
+	snprintf(copy, sizeof(copy), "%s/copy", dir);
+	snprintf(cmd, sizeof(cmd), "cp %s %s && chown 1000:1000 %s", CFI_FIX, copy, copy);
+	CHECK(!system(cmd));
+	fd = open(copy, O_RDONLY | O_CLOEXEC);
+	elf = elf_open_fd(fd);
+	CHECK_EQ_INT(table_cache_key_of(fd, elf, &user), 0);
+	elf_end(elf);
+	close(fd);
+	CHECK_EQ_STR(user.cls, "u1000");
+	CHECK(user.build_id_len == k.build_id_len &&
+	      !memcmp(user.build_id, k.build_id, k.build_id_len));
+	/* Only the user's class has the table: the system file finds none. */
+	fresh_state();
+	CHECK_EQ_INT(table_cache_open(&c, state, TABLE_CACHE_DEFAULT_BYTES), 0);
+	CHECK_EQ_INT(table_cache_store(&c, &user, &b), 0);
+	CHECK_EQ_INT(table_cache_load(&c, &k, &cfi_default_budget, &got), -ENOENT);
+	CHECK_EQ_INT(table_cache_load(&c, &user, &cfi_default_budget, &got), 0);
+	unwind_built_free(&got);
+	unwind_built_free(&b);
+	table_cache_close(&c);
+}
+
+/* An entry of `k` with its build-id's first bytes set to `n`, its mtime `t` s ago. */
+static void entry_aged(struct table_cache *c, struct table_cache_key *k,
+		       const struct unwind_built *b, const char *cls, uint32_t n, time_t age)
+{
+	struct timespec ts[2];
+	char path[512];
+
+	snprintf(k->cls, sizeof(k->cls), "%s", cls);
+	memcpy(k->build_id, &n, sizeof(n));
+	CHECK_EQ_INT(table_cache_store(c, k, b), 0);
+	entry_path(k, path, sizeof(path));
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	ts[0].tv_sec -= age;
+	ts[1] = ts[0];
+	CHECK(!utimensat(AT_FDCWD, path, ts, 0));
+}
+
+static bool entry_there(struct table_cache_key *k, const char *cls, uint32_t n)
+{
+	char path[512];
+
+	snprintf(k->cls, sizeof(k->cls), "%s", cls);
+	memcpy(k->build_id, &n, sizeof(n));
+	entry_path(k, path, sizeof(path));
+	return !access(path, F_OK);
+}
+
+static void trims_least_recently_used(void)
+{
+	struct table_cache_key k;
+	struct unwind_built b, got;
+	struct table_cache c;
+	struct stat st;
+	char path[512];
+	uint64_t one;
+
+	if (!cache_with_fixture(&c, TABLE_CACHE_DEFAULT_BYTES, &k, &b))
+		return;
+	entry_path(&k, path, sizeof(path));
+	CHECK(!stat(path, &st));
+	one = (uint64_t)st.st_size;
+	CHECK(!unlink(path));
+	table_cache_close(&c);
+	/* Room for 10 entries: a user's class holds 2. */
+	CHECK_EQ_INT(table_cache_open(&c, state, 10 * one + one / 2), 0);
+	for (uint32_t i = 0; i < 6; i++)
+		entry_aged(&c, &k, &b, "system", i, 1000 - i); /* 0 oldest */
+	/* A load makes an entry the newest. */
+	CHECK(entry_there(&k, "system", 0));
+	CHECK_EQ_INT(table_cache_load(&c, &k, &cfi_default_budget, &got), 0);
+	unwind_built_free(&got);
+	/* The user's third entry pushes its oldest out, not the system's. */
+	for (uint32_t i = 10; i < 13; i++)
+		entry_aged(&c, &k, &b, "u1000", i, 100 - i);
+	CHECK(!entry_there(&k, "u1000", 10));
+	CHECK(entry_there(&k, "u1000", 11) && entry_there(&k, "u1000", 12));
+	for (uint32_t i = 0; i < 6; i++)
+		CHECK(entry_there(&k, "system", i));
+	/* Past the whole bound: the least recently used go (1, then 2), 0 was just loaded. */
+	for (uint32_t i = 6; i < 10; i++)
+		entry_aged(&c, &k, &b, "system", i, 20 - i);
+	CHECK(!entry_there(&k, "system", 1) && !entry_there(&k, "system", 2));
+	CHECK(entry_there(&k, "system", 0) && entry_there(&k, "system", 3));
+	CHECK(entry_there(&k, "system", 9));
+	CHECK(entry_there(&k, "u1000", 11) && entry_there(&k, "u1000", 12));
+	CHECK(c.total_bytes <= 10 * one + one / 2);
+	/* What the trim deletes is only entries: a file of another name stays. */
+	snprintf(path, sizeof(path), "%s/unwind-cache/v1/system/notes.txt", state);
+	CHECK(!close(open(path, O_CREAT | O_WRONLY, 0600)));
+	table_cache_trim(&c);
+	CHECK(!access(path, F_OK));
+	unwind_built_free(&b);
+	table_cache_close(&c);
+}
+
+int main(void)
+{
+	elf_version(EV_CURRENT);
+	RUN(round_trip);
+	RUN(go_binaries_are_kept);
+	RUN(generator_guard);
+	RUN(each_damage_is_refused);
+	RUN(unsafe_dirs_turn_it_off);
+	RUN(classes_stay_apart);
+	RUN(trims_least_recently_used);
+	if (dir[0]) {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		(void)!system(cmd);
+	}
+	return test_summary();
+}

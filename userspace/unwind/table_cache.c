@@ -1,0 +1,655 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* See table_cache.h. */
+#include "table_cache.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "util/hashmap.h"
+#include "util/log.h"
+#include "util/owned_dir.h"
+#include "util/safe_open.h"
+
+/*
+ * An entry, little-endian as the machine that wrote it (x86_64 only, as
+ * cfi_table): the header, the file's distinct rules, its rows (offset from
+ * pc_base, rule index), then zlib's crc32 of all that came before, which
+ * catches a torn or damaged file (the directory being ours is the defence
+ * against tampering).
+ */
+#define TC_MAGIC   "BPFPUT\0\1"
+#define TC_VERSION 1
+
+struct tc_header {
+	char magic[8];
+	uint32_t version;
+	uint32_t generator; /* UNWIND_TABLE_GENERATOR */
+	uint64_t file_size;
+	int64_t bias;
+	uint64_t build_ns;  /* what the build cost, for the log */
+	uint64_t rows_read; /* by the build, which a budget caps (cfi_table_stats) */
+	uint64_t pc_base;   /* the first row's pc */
+	uint32_t nrows, nrules;
+	uint32_t status; /* UNWIND_FILE_LOADED or UNWIND_FILE_NO_CFI */
+	uint32_t build_id_len;
+	uint8_t build_id[ELF_BUILD_ID_MAX];
+};
+
+struct tc_rule {
+	int32_t cfa_offset;
+	int16_t fp_offset;
+	uint8_t cfa, fp, plt_threshold;
+	uint8_t pad[3];
+};
+
+struct tc_row {
+	uint32_t pc_off;
+	uint16_t rule;
+	uint16_t pad;
+};
+
+_Static_assert(sizeof(struct tc_header) == 136, "entry header layout");
+_Static_assert(sizeof(struct tc_rule) == 12, "entry rule layout");
+_Static_assert(sizeof(struct tc_row) == 8, "entry row layout");
+
+/* A row's rule index is 16 bits; a file's rows use a few hundred (bench/README.md). */
+#define TC_MAX_RULES 65536u
+
+static uint64_t entry_bytes(uint64_t nrules, uint64_t nrows)
+{
+	return sizeof(struct tc_header) + nrules * sizeof(struct tc_rule) +
+	       nrows * sizeof(struct tc_row) + sizeof(uint32_t);
+}
+
+/* The largest entry a file can have: its rows are capped by any budget. */
+#define TC_MAX_BYTES entry_bytes(TC_MAX_RULES, CFI_FILE_MAX_ROWS)
+
+static void entry_name(const struct table_cache_key *k, char *buf, size_t len)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	for (size_t i = 0; i < k->build_id_len && o + 2 < len; i++) {
+		buf[o++] = hex[k->build_id[i] >> 4];
+		buf[o++] = hex[k->build_id[i] & 15];
+	}
+	snprintf(buf + o, len - o, "-%llx.ut", (unsigned long long)k->file_size);
+}
+
+/* Whether `name` is one entry_name makes (trims delete nothing else). */
+static bool entry_name_matches(const char *name)
+{
+	size_t hex = strspn(name, "0123456789abcdef"), size;
+
+	if (hex < 2 || hex > 2 * ELF_BUILD_ID_MAX || hex % 2 || name[hex] != '-')
+		return false;
+	size = strspn(name + hex + 1, "0123456789abcdef");
+	return size >= 1 && size <= 16 && !strcmp(name + hex + 1 + size, ".ut");
+}
+
+int table_cache_open(struct table_cache *c, const char *state_dir, uint64_t max_bytes)
+{
+	int state, top, err;
+
+	memset(c, 0, sizeof(*c));
+	c->dir = -1;
+	c->max_bytes = max_bytes;
+	if (!max_bytes)
+		return -ENOENT;
+	state = owned_dir_open(state_dir, true);
+	if (state < 0) {
+		err = state;
+		goto off;
+	}
+	top = owned_dir_at(state, "unwind-cache", true);
+	close(state);
+	if (top < 0) {
+		err = top;
+		goto off;
+	}
+	c->dir = owned_dir_at(top, "v1", true);
+	close(top);
+	if (c->dir < 0) {
+		err = c->dir;
+		c->dir = -1;
+		goto off;
+	}
+	table_cache_trim(c);
+	return 0;
+off:
+	log_warn("unwind table cache off: %s/unwind-cache: %s; tables are built each run (give "
+		 "--state-dir a directory of root's that only root can write, or --unwind-cache 0)",
+		 state_dir,
+		 err == -EPERM ? "a directory on the way is another user's or writable by others"
+		 : err == -ELOOP || err == -ENOTDIR
+			 ? "not a directory (a symbolic link there is never followed)"
+			 : strerror(-err));
+	return err;
+}
+
+void table_cache_close(struct table_cache *c)
+{
+	if (c->dir >= 0)
+		close(c->dir);
+	c->dir = -1;
+	hmap_free(&c->user_kib);
+}
+
+int table_cache_key_of(int fd, Elf *elf, struct table_cache_key *k)
+{
+	struct stat st;
+
+	memset(k, 0, sizeof(*k));
+	if (!elf || fstat(fd, &st))
+		return -EINVAL;
+	k->build_id_len = elf_build_id(elf, k->build_id);
+	if (!k->build_id_len)
+		k->build_id_len = elf_go_build_id(elf, k->build_id);
+	if (!k->build_id_len)
+		return -ENOENT;
+	k->file_size = (uint64_t)st.st_size;
+	if (cfi_file_is_system(fd, &st))
+		snprintf(k->cls, sizeof(k->cls), "system");
+	else
+		snprintf(k->cls, sizeof(k->cls), "u%u", (unsigned)st.st_uid);
+	return 0;
+}
+
+/* The whole of an entry (at most TC_MAX_BYTES), read from fd: 0 or -errno. */
+static int read_all(int fd, uint8_t *buf, size_t len)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = pread(fd, buf + got, len - got, (off_t)got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Whether the entry in buf (len bytes) is whole and sound, and `k`'s: the
+ * reason it is not, NULL when it is. Everything the table's users rely on
+ * is checked (rows strictly increasing, rules within the file's and within
+ * their enums), as for a file another user could have made.
+ */
+static const char *validate(const uint8_t *buf, size_t len, const struct table_cache_key *k)
+{
+	const struct tc_header *h = (const void *)buf;
+	const struct tc_rule *rules;
+	const struct tc_row *rows;
+	uint32_t crc;
+
+	if (len < entry_bytes(0, 0))
+		return "truncated";
+	if (memcmp(h->magic, TC_MAGIC, sizeof(h->magic)) || h->version != TC_VERSION)
+		return "not an entry of this version";
+	memcpy(&crc, buf + len - sizeof(crc), sizeof(crc));
+	if (crc != (uint32_t)crc32(0, buf, (uInt)(len - sizeof(crc))))
+		return "checksum mismatch";
+	if (h->generator != UNWIND_TABLE_GENERATOR)
+		return "built by another version of the table builders";
+	if (h->nrules > TC_MAX_RULES || h->nrows > CFI_FILE_MAX_ROWS ||
+	    entry_bytes(h->nrules, h->nrows) != len)
+		return "sizes do not add up";
+	if (h->file_size != k->file_size || h->build_id_len != k->build_id_len ||
+	    memcmp(h->build_id, k->build_id, k->build_id_len))
+		return "another file's (build-id or size)";
+	if (h->status == UNWIND_FILE_NO_CFI ? h->nrows || h->nrules
+					    : h->status != UNWIND_FILE_LOADED || !h->nrows)
+		return "bad status";
+	if (h->rows_read < h->nrows)
+		return "fewer rows read than kept";
+	rules = (const void *)(h + 1);
+	rows = (const void *)(rules + h->nrules);
+	for (uint32_t i = 0; i < h->nrules; i++)
+		if (rules[i].cfa > UNWIND_CFA_SWITCH || rules[i].fp > UNWIND_FP_UNDEF ||
+		    rules[i].plt_threshold > 15 || rules[i].pad[0] || rules[i].pad[1] ||
+		    rules[i].pad[2])
+			return "a rule out of range";
+	for (uint32_t i = 0; i < h->nrows; i++) {
+		if (rows[i].rule >= h->nrules || rows[i].pad)
+			return "a row's rule out of range";
+		if (i && rows[i].pc_off <= rows[i - 1].pc_off)
+			return "rows not in increasing order";
+	}
+	if (h->nrows && h->pc_base + rows[h->nrows - 1].pc_off < h->pc_base)
+		return "rows past the end of the address space";
+	return NULL;
+}
+
+/* The table of a sound entry into *b. 0 or -ENOMEM. */
+static int unpack(const uint8_t *buf, struct unwind_built *b)
+{
+	const struct tc_header *h = (const void *)buf;
+	const struct tc_rule *rules = (const void *)(h + 1);
+	const struct tc_row *rows = (const void *)(rules + h->nrules);
+
+	memset(b, 0, sizeof(*b));
+	b->status = (int)h->status;
+	b->bias = h->bias;
+	if (b->status != UNWIND_FILE_LOADED)
+		return 0;
+	b->t.rows = malloc(h->nrows * sizeof(*b->t.rows));
+	if (!b->t.rows)
+		return -ENOMEM;
+	b->t.len = h->nrows;
+	b->t.stats.rows_read = h->rows_read;
+	for (uint32_t i = 0; i < h->nrows; i++) {
+		const struct tc_rule *r = &rules[rows[i].rule];
+
+		b->t.rows[i] = (struct cfi_row){ .pc = h->pc_base + rows[i].pc_off,
+						 .cfa_offset = r->cfa_offset,
+						 .fp_offset = r->fp_offset,
+						 .cfa = r->cfa,
+						 .fp = r->fp,
+						 .plt_threshold = r->plt_threshold };
+	}
+	return 0;
+}
+
+static void reject(struct table_cache *c, int dir, const char *name,
+		   const struct table_cache_key *k, const char *why)
+{
+	log_debug("unwind table cache: %s/%s: %s; removed, the table is built again", k->cls, name,
+		  why);
+	(void)unlinkat(dir, name, 0);
+	__atomic_fetch_add(&c->rejected, 1, __ATOMIC_RELAXED);
+}
+
+int table_cache_load(struct table_cache *c, const struct table_cache_key *k,
+		     const struct cfi_budget *budget, struct unwind_built *b)
+{
+	uint64_t t0 = cfi_thread_cpu_ns();
+	char name[2 * ELF_BUILD_ID_MAX + 32];
+	const char *why = NULL;
+	uint8_t *buf = NULL;
+	struct stat st;
+	int dir, fd, err;
+
+	if (c->dir < 0)
+		return -ENOENT;
+	dir = owned_dir_at(c->dir, k->cls, false);
+	if (dir < 0)
+		return -ENOENT;
+	entry_name(k, name, sizeof(name));
+	fd = open_regular_beneath(dir, name, O_NOFOLLOW | O_NONBLOCK);
+	if (fd == -ENOENT) {
+		close(dir);
+		return -ENOENT;
+	}
+	if (fd < 0)
+		why = "not a regular file";
+	else if (fstat(fd, &st) || st.st_uid != geteuid() || st.st_nlink != 1)
+		why = "not ours alone (owner or links)";
+	else if ((uint64_t)st.st_size > TC_MAX_BYTES)
+		why = "larger than any entry";
+	else if (!(buf = malloc((size_t)st.st_size ? (size_t)st.st_size : 1)))
+		why = "no memory";
+	else if (read_all(fd, buf, (size_t)st.st_size))
+		why = "unreadable";
+	else
+		why = validate(buf, (size_t)st.st_size, k);
+	err = -EINVAL;
+	if (!why) {
+		const struct tc_header *h = (const void *)buf;
+
+		/* Built under a larger budget than this recording's: build it, refused. */
+		if (h->rows_read > budget->file_rows)
+			err = -ENOENT;
+		else if (!(err = unpack(buf, b)))
+			(void)futimens(fd, NULL); /* used: the last to go */
+	} else if (strcmp(why, "no memory")) {
+		reject(c, dir, name, k, why);
+	}
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	close(dir);
+	if (!err)
+		b->build_ns = cfi_thread_cpu_ns() - t0;
+	return err == -ENOMEM ? -ENOENT : err;
+}
+
+/* Rules by value into an index, for a file's few hundred distinct rules. */
+static struct hmap_key rule_key(const struct cfi_row *r)
+{
+	return (struct hmap_key){
+		(uint64_t)(uint32_t)r->cfa_offset | (uint64_t)(uint16_t)r->fp_offset << 32,
+		(uint64_t)r->cfa | (uint64_t)r->fp << 8 | (uint64_t)r->plt_threshold << 16
+	};
+}
+
+/* The entry of `b` into a new buffer (*len bytes); NULL when it cannot be kept. */
+static uint8_t *pack(const struct table_cache_key *k, const struct unwind_built *b, size_t *len)
+{
+	const struct cfi_table *t = &b->t;
+	size_t nrows = b->status == UNWIND_FILE_LOADED ? t->len : 0, nrules = 0;
+	struct tc_rule *rules = NULL;
+	struct tc_header *h;
+	struct tc_row *rows;
+	struct hmap index = { 0 };
+	uint8_t *buf = NULL;
+	uint32_t crc;
+
+	if (nrows > CFI_FILE_MAX_ROWS ||
+	    (nrows && t->rows[nrows - 1].pc - t->rows[0].pc > UINT32_MAX))
+		return NULL; /* not a real file's: text over 4 GiB */
+	rules = calloc(nrows < TC_MAX_RULES ? nrows + 1 : TC_MAX_RULES, sizeof(*rules));
+	rows = malloc((nrows ? nrows : 1) * sizeof(*rows));
+	if (!rules || !rows)
+		goto out;
+	for (size_t i = 0; i < nrows; i++) {
+		const struct cfi_row *r = &t->rows[i];
+		uint32_t idx;
+
+		if (!hmap_get(&index, rule_key(r), &idx)) {
+			if (nrules == TC_MAX_RULES ||
+			    hmap_put(&index, rule_key(r), (uint32_t)nrules))
+				goto out;
+			idx = (uint32_t)nrules++;
+			rules[idx] = (struct tc_rule){ .cfa_offset = r->cfa_offset,
+						       .fp_offset = r->fp_offset,
+						       .cfa = r->cfa,
+						       .fp = r->fp,
+						       .plt_threshold = r->plt_threshold };
+		}
+		rows[i] = (struct tc_row){ .pc_off = (uint32_t)(r->pc - t->rows[0].pc),
+					   .rule = (uint16_t)idx };
+	}
+	*len = (size_t)entry_bytes(nrules, nrows);
+	buf = calloc(1, *len);
+	if (!buf)
+		goto out;
+	h = (void *)buf;
+	memcpy(h->magic, TC_MAGIC, sizeof(h->magic));
+	h->version = TC_VERSION;
+	h->generator = UNWIND_TABLE_GENERATOR;
+	h->file_size = k->file_size;
+	h->bias = b->bias;
+	h->build_ns = b->build_ns;
+	h->rows_read = nrows ? (t->stats.rows_read > nrows ? t->stats.rows_read : nrows) : 0;
+	h->pc_base = nrows ? t->rows[0].pc : 0;
+	h->nrows = (uint32_t)nrows;
+	h->nrules = (uint32_t)nrules;
+	h->status = (uint32_t)b->status;
+	h->build_id_len = (uint32_t)k->build_id_len;
+	memcpy(h->build_id, k->build_id, k->build_id_len);
+	memcpy(h + 1, rules, nrules * sizeof(*rules));
+	memcpy((uint8_t *)(h + 1) + nrules * sizeof(*rules), rows, nrows * sizeof(*rows));
+	crc = (uint32_t)crc32(0, buf, (uInt)(*len - sizeof(crc)));
+	memcpy(buf + *len - sizeof(crc), &crc, sizeof(crc));
+out:
+	hmap_free(&index);
+	free(rules);
+	free(rows);
+	return buf;
+}
+
+static int write_all(int fd, const uint8_t *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * `buf` as `name` in `dir`, whole or not at all: written unnamed
+ * (O_TMPFILE) and linked in once complete; where the file system has no
+ * O_TMPFILE, written under a temporary name and renamed.
+ */
+static int write_entry(int dir, const char *name, const uint8_t *buf, size_t len)
+{
+	char tmp[2 * ELF_BUILD_ID_MAX + 64], proc[64];
+	int fd, err;
+
+	fd = openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd >= 0) {
+		err = write_all(fd, buf, len);
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		if (!err && linkat(AT_FDCWD, proc, dir, name, AT_SYMLINK_FOLLOW))
+			err = -errno;
+		close(fd);
+		return err == -EEXIST ? 0 : err; /* another run wrote it meanwhile */
+	}
+	snprintf(tmp, sizeof(tmp), ".%s.%d.tmp", name, (int)getpid());
+	fd = openat(dir, tmp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	err = write_all(fd, buf, len);
+	close(fd);
+	if (!err && renameat(dir, tmp, dir, name))
+		err = -errno;
+	if (err)
+		(void)unlinkat(dir, tmp, 0);
+	return err;
+}
+
+static void trim(struct table_cache *c, unsigned eighths);
+
+/* A user's class ("u<uid>") as a key of user_kib; false for the system's. */
+static bool user_class(const char *cls, struct hmap_key *key)
+{
+	char *end;
+	unsigned long uid;
+
+	if (cls[0] != 'u' || !cls[1])
+		return false;
+	uid = strtoul(cls + 1, &end, 10);
+	*key = (struct hmap_key){ uid, 0 };
+	return !*end && uid <= UINT32_MAX;
+}
+
+int table_cache_store(struct table_cache *c, const struct table_cache_key *k,
+		      const struct unwind_built *b)
+{
+	char name[2 * ELF_BUILD_ID_MAX + 32];
+	struct hmap_key key;
+	uint8_t *buf;
+	size_t len;
+	bool over;
+	int dir, err;
+
+	if (c->dir < 0 || (b->status != UNWIND_FILE_LOADED && b->status != UNWIND_FILE_NO_CFI))
+		return -EINVAL;
+	buf = pack(k, b, &len);
+	if (!buf)
+		return -ENOMEM;
+	/* Larger than a user's class may hold: a system file, for all of it. */
+	if (len > (strcmp(k->cls, "system") ? c->max_bytes / 4 : c->max_bytes)) {
+		free(buf);
+		return -EFBIG;
+	}
+	dir = owned_dir_at(c->dir, k->cls, true);
+	if (dir < 0) {
+		free(buf);
+		return dir;
+	}
+	entry_name(k, name, sizeof(name));
+	err = write_entry(dir, name, buf, len);
+	close(dir);
+	free(buf);
+	if (err)
+		return err;
+	__atomic_fetch_add(&c->written, 1, __ATOMIC_RELAXED);
+	c->total_bytes += len;
+	over = c->total_bytes > c->max_bytes;
+	if (user_class(k->cls, &key)) {
+		uint32_t kib = 0;
+
+		(void)hmap_get(&c->user_kib, key, &kib);
+		kib += (uint32_t)((len + 1023) / 1024);
+		(void)hmap_put(&c->user_kib, key, kib); /* no memory: the next trim counts it */
+		over = over || (uint64_t)kib * 1024 > c->max_bytes / 4;
+	}
+	if (over)
+		trim(c, TABLE_CACHE_TRIM_FILL);
+	return 0;
+}
+
+/*
+ * A listing of `dir` of its own: a dup() would share (and leave at the end)
+ * the offset of `dir`, and the next listing would find nothing.
+ */
+static DIR *list_dir(int dir)
+{
+	int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}
+
+/* An entry met by a trim. */
+struct tc_entry {
+	int64_t mtime_ns;
+	uint64_t bytes;
+	uint32_t cls; /* index into the trim's classes */
+	char name[2 * ELF_BUILD_ID_MAX + 32];
+};
+
+struct tc_class {
+	char name[16];
+	uint64_t bytes;
+	uint64_t bytes_to; /* what a trim leaves of it */
+	int dir;
+};
+
+/* The entries of `cls` (fd `dir`) appended to *entries (*n of them, room for max). */
+static void list_class(int dir, uint32_t cls, struct tc_entry *entries, size_t *n, size_t max,
+		       uint64_t *bytes)
+{
+	DIR *d = list_dir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while (*n < max && (de = readdir(d))) {
+		struct stat st;
+
+		if (!entry_name_matches(de->d_name) ||
+		    fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+		    strlen(de->d_name) >= sizeof(entries->name))
+			continue;
+		entries[*n] = (struct tc_entry){
+			.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
+			.bytes = (uint64_t)st.st_size,
+			.cls = cls,
+		};
+		strcpy(entries[*n].name, de->d_name);
+		*bytes += (uint64_t)st.st_size;
+		(*n)++;
+	}
+	closedir(d);
+}
+
+static int older_first(const void *a, const void *b)
+{
+	const struct tc_entry *x = a, *y = b;
+
+	return x->mtime_ns < y->mtime_ns ? -1 : x->mtime_ns > y->mtime_ns;
+}
+
+/* Whether `name` is a class directory's: "system" or "u" and a uid. */
+static bool class_name_matches(const char *name)
+{
+	size_t digits = strspn(name + 1, "0123456789");
+
+	return !strcmp(name, "system") ||
+	       (name[0] == 'u' && digits >= 1 && digits <= 10 && !name[1 + digits]);
+}
+
+void table_cache_trim(struct table_cache *c)
+{
+	trim(c, 8);
+}
+
+/* Down to eighths/8 of each bound passed, the least recently used first. */
+static void trim(struct table_cache *c, unsigned eighths)
+{
+	struct tc_class classes[64];
+	struct tc_entry *entries;
+	size_t n = 0, ncls = 0;
+	uint64_t total = 0, total_to;
+	struct dirent *de;
+	DIR *d;
+
+	if (c->dir < 0)
+		return;
+	entries = calloc(TABLE_CACHE_MAX_SCAN, sizeof(*entries));
+	d = list_dir(c->dir);
+	if (!entries || !d) {
+		if (d)
+			closedir(d);
+		free(entries);
+		return;
+	}
+	/* Classes past the 64th wait for a later trim: only a few dozen users build here. */
+	while (ncls < 64 && (de = readdir(d))) {
+		int dir;
+
+		if (!class_name_matches(de->d_name) || strlen(de->d_name) >= sizeof(classes->name))
+			continue;
+		dir = owned_dir_at(c->dir, de->d_name, false);
+		if (dir < 0)
+			continue;
+		classes[ncls] = (struct tc_class){ .dir = dir };
+		strcpy(classes[ncls].name, de->d_name);
+		list_class(dir, (uint32_t)ncls, entries, &n, TABLE_CACHE_MAX_SCAN,
+			   &classes[ncls].bytes);
+		total += classes[ncls].bytes;
+		ncls++;
+	}
+	closedir(d);
+	qsort(entries, n, sizeof(*entries), older_first);
+	total_to = total > c->max_bytes ? c->max_bytes / 8 * eighths : c->max_bytes;
+	for (size_t i = 0; i < ncls; i++)
+		classes[i].bytes_to = classes[i].bytes > c->max_bytes / 4
+					      ? c->max_bytes / 4 / 8 * eighths
+					      : c->max_bytes / 4;
+	/* Oldest first: each that is past a bound, the store's or its class's, goes. */
+	for (size_t i = 0; i < n; i++) {
+		struct tc_class *cl = &classes[entries[i].cls];
+		bool user = strcmp(cl->name, "system");
+
+		if (total <= total_to && (!user || cl->bytes <= cl->bytes_to))
+			continue;
+		if (unlinkat(cl->dir, entries[i].name, 0))
+			continue;
+		total -= entries[i].bytes;
+		cl->bytes -= entries[i].bytes;
+		c->trimmed++;
+	}
+	hmap_free(&c->user_kib);
+	for (size_t i = 0; i < ncls; i++) {
+		struct hmap_key key;
+
+		if (user_class(classes[i].name, &key))
+			(void)hmap_put(&c->user_kib, key,
+				       (uint32_t)((classes[i].bytes + 1023) / 1024));
+		close(classes[i].dir);
+	}
+	c->total_bytes = total;
+	free(entries);
+}
