@@ -216,6 +216,57 @@ static void a_changed_file_is_not_built(void)
 }
 
 /* Stopping with a full queue: prompt, every descriptor closed. */
+/*
+ * Samples met a file without its table (table_worker_hurry): its job goes
+ * before those queued ahead of it, which no sample waits on; without the
+ * call they are built in the order queued. One owner (no root needed).
+ */
+static void hurried_job_goes_first(bool hurry)
+{
+	struct table_worker w;
+	struct table_done *done = NULL;
+	size_t n = 0, hot_at = SIZE_MAX;
+	int err;
+
+	CHECK_EQ_INT(table_worker_start(&w), 0);
+	hold(&w, true);
+	for (uint64_t ino = 1; ino <= 20; ino++) {
+		submit(&w, CFI_FIX, ino, &err);
+		CHECK_EQ_INT(err, 0);
+	}
+	/* Not queued: nothing to hurry. */
+	CHECK(!table_worker_hurry(&w, &(struct unwind_file_key){ 1, 99 }));
+	if (hurry)
+		CHECK(table_worker_hurry(&w, &(struct unwind_file_key){ 1, 17 }));
+	hold(&w, false);
+	CHECK(table_worker_wait_idle(&w, 60000));
+	table_worker_take(&w, &done, &n);
+	CHECK_EQ_INT(n, 20);
+	for (size_t i = 0; i < n; i++) {
+		if (done[i].key.ino == 17)
+			hot_at = i;
+		unwind_built_free(&done[i].b);
+		free(done[i].path);
+	}
+	free(done);
+	/* The first job may have started before the hold: the hurried one is next. */
+	if (hurry)
+		CHECK(hot_at <= 1);
+	else
+		CHECK(hot_at >= 15);
+	table_worker_stop(&w);
+}
+
+static void a_sampled_file_is_built_first(void)
+{
+	hurried_job_goes_first(true);
+}
+
+static void unsampled_files_keep_their_order(void)
+{
+	hurried_job_goes_first(false);
+}
+
 static void stop_is_prompt(void)
 {
 	char path[] = "/tmp/bpfprof-test-worker-XXXXXX";
@@ -243,6 +294,8 @@ int main(void)
 	RUN(one_owner_is_bounded_and_others_go_first);
 	RUN(subordinate_uids_queue_as_their_owner);
 	RUN(a_changed_file_is_not_built);
+	RUN(a_sampled_file_is_built_first);
+	RUN(unsampled_files_keep_their_order);
 	RUN(stop_is_prompt);
 	return test_summary();
 }

@@ -56,15 +56,22 @@ static bool wait_for_credit(struct table_worker *w)
 /*
  * The next job (lock held, some queued): the oldest of the owner after the
  * one served last, in uid order, wrapping around, so that one user's many
- * files never all go ahead of another's.
+ * files never all go ahead of another's; among the hot jobs first, when
+ * there are any (table_worker_hurry).
  */
 static struct table_job take_next(struct table_worker *w)
 {
 	size_t pick = SIZE_MAX, lowest = SIZE_MAX;
+	bool hot = false;
 	struct table_job job;
 
+	for (size_t i = 0; i < w->jobs.len && !hot; i++)
+		hot = w->jobs.data[i].hot;
 	for (size_t i = 0; i < w->jobs.len; i++) {
 		uint32_t uid = w->jobs.data[i].uid;
+
+		if (w->jobs.data[i].hot != hot)
+			continue;
 
 		if (uid > w->last_uid && (pick == SIZE_MAX || uid < w->jobs.data[pick].uid))
 			pick = i;
@@ -286,6 +293,23 @@ static bool room_for(const struct table_worker *w, uint32_t uid)
 	for (size_t i = 0; i < w->jobs.len; i++)
 		mine += w->jobs.data[i].uid == uid;
 	return mine < TABLE_WORKER_MAX_JOBS_PER_UID;
+}
+
+bool table_worker_hurry(struct table_worker *w, const struct unwind_file_key *key)
+{
+	bool found = false;
+
+	if (!w->started)
+		return false;
+	pthread_mutex_lock(&w->lock);
+	for (size_t i = 0; i < w->jobs.len && !found; i++) {
+		struct table_job *job = &w->jobs.data[i];
+
+		if (job->key.dev == key->dev && job->key.ino == key->ino)
+			found = job->hot = true;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return found;
 }
 
 int table_worker_submit(struct table_worker *w, const struct unwind_store_file *f, int fd,

@@ -50,6 +50,7 @@ struct table_job {
 	struct unwind_file_id id;
 	uint32_t uid; /* the file's owner */
 	int fd;	      /* the worker's to close; -1: reopened through `link` */
+	bool hot;     /* samples met the file without its table: built first */
 	char *path;   /* as the process maps it, for the log */
 	char *link;   /* /proc/PID/map_files/START-END */
 };
@@ -110,6 +111,16 @@ int table_worker_start_within(struct table_worker *w, const struct cfi_budget *b
  * opened through `link`. 0, -ENOMEM, or -EBUSY when the queue (or the
  * owner's share of it) is full.
  */
+/*
+ * Samples met the file `key` without its table: its queued job, if any,
+ * goes before every job no sample waits on (issue 38: clang's libLLVM and
+ * libclang-cpp, queued behind libz3 and a dozen small libraries, came
+ * 400 ms after their first samples). Owners still take turns among the
+ * hot jobs, so one user's sampled files cannot hold back another's. True
+ * when a queued job was found.
+ */
+bool table_worker_hurry(struct table_worker *w, const struct unwind_file_key *key);
+
 int table_worker_submit(struct table_worker *w, const struct unwind_store_file *f, int fd,
 			const char *path, const char *link);
 

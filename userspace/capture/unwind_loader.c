@@ -448,6 +448,7 @@ static void note_miss(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns, con
 {
 	const struct unwind_proc *proc = read_proc(l, pid, ts_ns);
 	char name[UNWIND_MISS_NAME_LEN];
+	uint64_t misses;
 	bool wants_name;
 
 	if (!proc)
@@ -466,6 +467,14 @@ static void note_miss(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns, con
 		if (wants_name)
 			mapped_name(pid, m, name, sizeof(name));
 		(void)unwind_misses_note(&l->misses, &m->file, ts_ns, wants_name ? name : NULL);
+		/*
+		 * Its table is queued, or will be: built before those no
+		 * sample waits on. Asked at its 1st, 2nd, 4th, 8th... miss,
+		 * since its job may not be queued yet at the first.
+		 */
+		misses = unwind_misses_stacks(&l->misses, &m->file);
+		if (f->status == UNWIND_FILE_PENDING && misses && !(misses & (misses - 1)))
+			(void)table_worker_hurry(&l->worker, &m->file);
 		return;
 	}
 }

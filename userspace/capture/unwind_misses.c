@@ -33,6 +33,13 @@ static void take_name(struct unwind_miss *f, const char *name)
 		f->name_tries++;
 }
 
+uint64_t unwind_misses_stacks(const struct unwind_misses *m, const struct unwind_file_key *key)
+{
+	uint32_t at;
+
+	return hmap_get(&m->index, key_of(key), &at) ? m->files.data[at].stacks : 0;
+}
+
 int unwind_misses_note(struct unwind_misses *m, const struct unwind_file_key *key, uint64_t ts,
 		       const char *name)
 {

@@ -43,6 +43,8 @@ struct unwind_misses {
  * or has none after fewer than UNWIND_MISS_NAME_TRIES lookups.
  */
 bool unwind_misses_wants_name(const struct unwind_misses *m, const struct unwind_file_key *key);
+/* How many samples met `key`'s code without its rows so far (0: none, or past the bound). */
+uint64_t unwind_misses_stacks(const struct unwind_misses *m, const struct unwind_file_key *key);
 /*
  * One sample at `ts` met `key`'s code without its rows; `name` (the
  * file's basename; NULL: not looked up, "": looked up, none found) is
