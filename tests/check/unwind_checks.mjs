@@ -68,7 +68,7 @@
 // nofp_recurse are whole from _start through main (the unwind-store rebuild test).
 
 import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
-import { CATEGORY_KERNEL, CATEGORY_PYTHON, CATEGORY_USER, percent } from './profile.mjs';
+import { basePid, CATEGORY_KERNEL, CATEGORY_PYTHON, CATEGORY_USER, percent } from './profile.mjs';
 import { fmt, Report } from './report.mjs';
 import { checkerArgs, runIfMain } from './script_main.mjs';
 
@@ -372,6 +372,7 @@ export function checkUnwindPython(report, profile, { pid }) {
 // (the kernel's copy_process); fewer than MIN_VFORK_SAMPLES say nothing.
 const MIN_VFORK_SAMPLES = 30;
 const VFORK_FUNCS = new Set(['__vfork', 'vfork', '__libc_vfork']);
+const CHILDREN_NAMED_PERCENT = 98;
 export function checkVfork(report, profile, { pid }) {
 	report.section(`vforker (pid ${pid}): stacks in vfork`);
 	const stacks = profile.threadsOf(String(pid)).flatMap((t) => profile.samplesOf(t))
@@ -388,6 +389,18 @@ export function checkVfork(report, profile, { pid }) {
 	report.note(`roots: ${[...ends].sort((a, b) => b[1] - a[1]).slice(0, 4).map(([n, c]) => `${n} ${c}`).join(', ')}`);
 	checkShare(report, whole, stacks, 'samples in vfork start at _start and pass through main -> vfork_loop -> ' +
 		   'vfork_one');
+	// Its children: a few samples each, many in execve before the old memory goes, in the parent's code
+	// (the model reads them after the exec's record): every frame named, in the image they ran.
+	const children = profile.threads.filter((t) => basePid(t.pid) !== String(pid))
+		.flatMap((t) => profile.samplesOf(t)).filter((s) => profile.isOnCpu(s))
+		.map((s) => userFrames(profile, s)).filter((f) => f.length > 0);
+	if (!report.check(children.length >= MIN_VFORK_SAMPLES, `${children.length} on-CPU samples of its children ` +
+			  `with user frames (need >= ${MIN_VFORK_SAMPLES})`))
+		return;
+	const named = children.filter((f) => !f.some((x) => isMadeUp(x.name)));
+	report.check(percent(named.length, children.length) >= CHILDREN_NAMED_PERCENT,
+		     `${named.length} of ${children.length} samples of its children name every frame (need >= ` +
+		     `${CHILDREN_NAMED_PERCENT}%)`);
 }
 
 // Whether `names` appear in `frames` in this order, one right after the other.

@@ -76,6 +76,9 @@ static int copy_process(struct cut *c, const struct process *p, uint32_t old_idx
 
 	memset(&np.threads, 0, sizeof(np.threads));
 	memset(&np.mappings, 0, sizeof(np.mappings));
+	/* Samples from before an exec in an earlier window were taken there. */
+	memset(&np.before_exec, 0, sizeof(np.before_exec));
+	np.exec_ts = 0;
 	np.cmdline = NULL;
 	np.cgroup = NULL;
 	np.main_thread = NO_INDEX;
@@ -261,6 +264,7 @@ static void free_process_data(struct process *p)
 	free(p->cgroup);
 	vec_free(&p->threads);
 	vec_free(&p->mappings);
+	vec_free(&p->before_exec);
 }
 
 static void free_thread_data(struct thread *t)

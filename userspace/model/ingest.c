@@ -21,13 +21,13 @@
 /* Re-read a process's maps for an unknown address at most this often (ns). */
 #define MAPS_REREAD_INTERVAL_NS (20ULL * 1000 * 1000)
 
-static const struct proc_mapping *find_mapping(const struct process *p, uint64_t addr)
+static const struct proc_mapping *find_in(const struct proc_mapping *maps, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = p->mappings.len;
+	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		const struct proc_mapping *pm = &p->mappings.data[mid];
+		const struct proc_mapping *pm = &maps[mid];
 
 		if (addr < pm->start)
 			hi = mid;
@@ -39,15 +39,23 @@ static const struct proc_mapping *find_mapping(const struct process *p, uint64_t
 	return NULL;
 }
 
+static const struct proc_mapping *find_mapping(const struct process *p, uint64_t addr)
+{
+	return find_in(p->mappings.data, p->mappings.len, addr);
+}
+
 /* Translate a user address to (object, file offset); re-read maps once if it is new. */
 /* The object and offset of user address addr; false (OBJ_UNKNOWN) when no code is known there. */
 static bool resolve_user_addr(struct model *m, struct process *p, uint64_t addr, uint64_t ts,
 			      uint32_t *object, uint64_t *offset)
 {
-	const struct proc_mapping *pm = find_mapping(p, addr);
+	bool before_exec = p->before_exec.len && ts < p->exec_ts;
+	const struct proc_mapping *pm = before_exec ? find_in(p->before_exec.data, p->before_exec.len, addr)
+						    : find_mapping(p, addr);
 	int64_t jit;
 
-	if (!pm && !p->gone && ts - p->maps_read_ts >= MAPS_REREAD_INTERVAL_NS) {
+	/* Before the exec: the old image's mappings, which /proc no longer has. */
+	if (!pm && !before_exec && !p->gone && ts - p->maps_read_ts >= MAPS_REREAD_INTERVAL_NS) {
 		model_read_maps(m, p, ts);
 		pm = find_mapping(p, addr);
 	}

@@ -274,7 +274,12 @@ static int reuse_image(struct model *m, struct process *p, uint32_t tid, const c
 
 	if (!p->started)
 		mark_started(p, ts);
-	p->mappings.len = 0;
+	vec_free(&p->before_exec);
+	p->before_exec.data = p->mappings.data;
+	p->before_exec.len = p->mappings.len;
+	p->before_exec.cap = p->mappings.cap;
+	memset(&p->mappings, 0, sizeof(p->mappings));
+	p->exec_ts = ts;
 	p->maps_read = true;
 	p->maps_read_ts = ts;
 	copy_comm(p->name, comm);

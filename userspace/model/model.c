@@ -30,6 +30,7 @@ void model_free(struct model *m)
 		free(p->cgroup);
 		vec_free(&p->threads);
 		vec_free(&p->mappings);
+		vec_free(&p->before_exec);
 	}
 	for (size_t i = 0; i < m->threads.len; i++) {
 		struct thread *t = &m->threads.data[i];
