@@ -33,6 +33,20 @@ static void publish_file(struct unwind_loader *l, const struct unwind_store_file
 		l->unpublished++;
 	else
 		unwind_store_published(&l->store, f, clock_ns(CLOCK_MONOTONIC));
+	if (l->no_table_fd >= 0)
+		bpf_map_delete_elem(l->no_table_fd, &f->key);
+}
+
+/*
+ * A file built without a table (no CFI, refused): the BPF walk then
+ * follows its frame pointers instead of copying its stack (a full map
+ * only costs copies, which the CPU's budget bounds).
+ */
+static void publish_no_table(struct unwind_loader *l, const struct unwind_store_file *f)
+{
+	if (l->no_table_fd >= 0 && f->status != UNWIND_FILE_LOADED &&
+	    f->status != UNWIND_FILE_PENDING)
+		(void)bpf_map_update_elem(l->no_table_fd, &f->key, &(uint8_t){ 1 }, BPF_ANY);
 }
 
 /* The mmapable BPF array at fd, `bytes` long, mapped (rounded up to pages); NULL: errno. */
@@ -52,6 +66,7 @@ int unwind_loader_open(struct unwind_loader *l, int slots_fd, int rules_fd, int 
 	struct cfi_budget budget;
 
 	memset(l, 0, sizeof(*l));
+	l->no_table_fd = -1;
 	l->proc = calloc(1, sizeof(*l->proc));
 	if (!l->proc)
 		return -ENOMEM;
@@ -157,6 +172,8 @@ static void finish(struct unwind_loader *l, struct table_done *d)
 				  (unsigned long long)f->key.ino, f->want_slots, f->id.uid);
 		if (f && f->status == UNWIND_FILE_LOADED)
 			publish_file(l, f);
+		else if (f)
+			publish_no_table(l, f);
 	}
 	if (!f && (d->err || errno == ENOMEM))
 		unwind_store_retry(&l->store, &d->key, &d->id);
@@ -449,6 +466,18 @@ static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *u
 		if (m)
 			unwind_store_sampled(&l->store, &m->file, ts_ns);
 	}
+}
+
+const struct unwind_proc *unwind_loader_proc(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns)
+{
+	return read_proc(l, pid, ts_ns);
+}
+
+void unwind_loader_note_miss(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,
+			     unsigned ustack_end, const uint64_t *uips, size_t n)
+{
+	if (n && ustack_end != USTACK_END_ROOT)
+		note_miss(l, pid, ts_ns, uips, n);
 }
 
 void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,

@@ -74,6 +74,8 @@ struct unwind_loader {
 	/* The files stacks that stopped early met without rows (issue 38). */
 	struct unwind_misses misses;
 	uint64_t evicted_at; /* CLOCK_MONOTONIC of the last rebuild to evict */
+	/* bpf/unwind.bpf.h's unwind_no_table, with stack copies; -1: none. */
+	int no_table_fd;
 };
 
 /*
@@ -110,6 +112,19 @@ int unwind_loader_open(struct unwind_loader *l, int slots_fd, int rules_fd, int 
  */
 void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,
 			   unsigned ustack_end, const uint64_t *uips, size_t n);
+/*
+ * A stack that did not reach a root (`ustack_end`) names the file it met
+ * without rows, as unwind_loader_sampled does: for a sample whose stack
+ * was copied, once its copy was walked or given up (stack_finish.h).
+ */
+void unwind_loader_note_miss(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,
+			     unsigned ustack_end, const uint64_t *uips, size_t n);
+/*
+ * Process pid's mappings as the BPF map holds them (a copy read at most
+ * every UNWIND_LOADER_PROC_FRESH_NS of sample time); NULL when none.
+ */
+const struct unwind_proc *unwind_loader_proc(struct unwind_loader *l, uint32_t pid,
+					     uint64_t ts_ns);
 /*
  * Why `miss`'s file had no rows for its samples, for people: "its table
  * came 92 ms after its first sample", "no CFI", "past the rows one file

@@ -74,6 +74,7 @@ enum {
 	OPT_FORMAT,
 	OPT_MODE,
 	OPT_RING_SIZE,
+	OPT_STACK_COPY,
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_USAGE,
@@ -114,6 +115,11 @@ static const struct argp_option option_defs[] = {
 	  "User stacks: cfi (each binary's .eh_frame: whole stacks of code built without frame "
 	  "pointers, as distributions build; x86_64), fp (frame pointers only: cheaper, cut "
 	  "short where code has none), or auto (default: cfi where the kernel allows it)",
+	  0 },
+	{ "stack-copy", OPT_STACK_COPY, "SIZE", 0,
+	  "With --unwind cfi: a sample in a program whose unwind table is still being built "
+	  "copies up to SIZE of its stack (default 16K, 0 = never, at most 60K; 1 MiB/s per CPU "
+	  "at most), and its stack is finished once the table is there",
 	  0 },
 	{ "debuginfod-timeout", OPT_DEBUGINFOD_TIMEOUT, "TIME", 0,
 	  "With DEBUGINFOD_URLS set: at most TIME (default 10s) fetching debug files of "
@@ -326,6 +332,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (parse_size(arg, &o->ring_bytes) || o->ring_bytes < 4096 ||
 		    o->ring_bytes > (64ull << 20)) {
 			log_error("--ring-size %s: give a size from 4K to 64M, such as 256K", arg);
+			goto reported;
+		}
+		break;
+	case OPT_STACK_COPY:
+		if (parse_size(arg, &o->stack_copy_bytes) || o->stack_copy_bytes > STACK_COPY_MAX) {
+			log_error("--stack-copy %s: give a size from 0 (no copies) to 60K, such as "
+				  "16K",
+				  arg);
 			goto reported;
 		}
 		break;
@@ -664,6 +678,7 @@ int options_parse(int argc, char **argv, struct options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->freq_hz = DEFAULT_FREQ_HZ;
+	o->stack_copy_bytes = DEFAULT_STACK_COPY_BYTES;
 	o->output = DEFAULT_OUTPUT;
 	o->sched = true;
 	o->offcpu = true;
