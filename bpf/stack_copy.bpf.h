@@ -15,6 +15,11 @@
 
 /* --stack-copy: bytes copied from the frame's SP at most (0: no copies). */
 const volatile __u32 stack_copy_bytes = 0;
+/*
+ * Tests and bench only (BPFPROF_TEST_STACK_COPY_ALL): every walk stops at
+ * its first frame for a copy, tables or not, to measure what a copy costs.
+ */
+const volatile bool stack_copy_all = false;
 /* The per-CPU budget: bytes a second, and the most it saves up. */
 const volatile __u64 stack_copy_rate = 1u << 20;
 const volatile __u64 stack_copy_burst = 4u << 20;

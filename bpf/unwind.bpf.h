@@ -543,12 +543,15 @@ static __always_inline long unwind_step_body(struct unwind_walk *w, const bool m
 		/* Not in a file we know (JIT code, a process not read yet): try the frame pointer.
 		 */
 		return unwind_fp_step(w, USTACK_END_NO_CFI, false);
-	if (!w->npages) {
+	if (!w->npages || (may_copy && stack_copy_all)) {
 		/* A file's code before its table: its stack is copied, the walk finished later. */
 		if (may_copy && unwind_stop_for_copy(w, n, addr))
 			return 1;
+		if (w->npages)
+			goto cfi;
 		return unwind_fp_step(w, USTACK_END_NO_CFI, false);
 	}
+cfi:
 	file_addr = addr + w->map_to_file;
 	/*
 	 * Code its file's CFI does not cover (node's builtins, hand-written

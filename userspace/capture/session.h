@@ -64,6 +64,7 @@ struct session_config {
 
 struct unwind_loader;
 struct stack_finish;
+struct unwind_proc;
 struct python_loader;
 struct python_procs;
 struct bpf_program;
@@ -132,6 +133,7 @@ struct session {
 	uint64_t defer_after_ns;
 	VEC(struct session_deferred) deferred;
 	struct stack_finish *finish; /* stack copies finished (session_copies.c); NULL: none */
+	struct unwind_proc *copy_proc; /* scratch: a copied sample's process's mappings */
 };
 
 struct session_stats {

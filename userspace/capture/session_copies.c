@@ -21,6 +21,11 @@
 void session_copies_configure(struct session *s, uint32_t bytes)
 {
 	s->skel->rodata->stack_copy_bytes = bytes < STACK_COPY_MAX ? bytes : STACK_COPY_MAX;
+	/* Bench: every sample's stack copied, no budget (what one copy costs). */
+	if (bytes && getenv("BPFPROF_TEST_STACK_COPY_ALL")) {
+		s->skel->rodata->stack_copy_all = true;
+		s->skel->rodata->stack_copy_rate = s->skel->rodata->stack_copy_burst = 1ull << 40;
+	}
 	/* One scratch a CPU; none allocated past the first without copies. */
 	bpf_map__set_max_entries(s->skel->maps.stack_copies, bytes ? (uint32_t)s->nr_possible : 1);
 }
@@ -47,9 +52,15 @@ static int proc_mappings(void *ctx, uint32_t pid, uint64_t ts, struct unwind_map
 			 uint32_t max)
 {
 	struct session *s = ctx;
-	const struct unwind_proc *p = unwind_loader_proc(s->unwind, pid, ts);
+	const struct unwind_proc *p;
 	uint32_t n;
 
+	(void)ts;
+	/*
+	 * The map's entry now (or at its exit), not a copy read for an
+	 * earlier sample: that may be of the image before an exec.
+	 */
+	p = s->copy_proc ? unwind_loader_proc_now(s->unwind, pid, s->copy_proc) : NULL;
 	if (!p)
 		return -ENOENT;
 	n = p->n < max ? p->n : max;
@@ -85,8 +96,14 @@ int session_copies_open(struct session *s)
 	if (!s->skel->rodata->stack_copy_bytes || !s->unwind)
 		return 0;
 	s->finish = malloc(sizeof(*s->finish));
-	if (!s->finish)
+	s->copy_proc = malloc(sizeof(*s->copy_proc));
+	if (!s->finish || !s->copy_proc) {
+		free(s->finish);
+		free(s->copy_proc);
+		s->finish = NULL;
+		s->copy_proc = NULL;
 		return -ENOMEM;
+	}
 	stack_finish_init(s->finish, &ops);
 	s->unwind->no_table_fd = bpf_map__fd(s->skel->maps.unwind_no_table);
 	/* Key 0: files the walk found itself, in a process not published (bpf/unwind.bpf.h). */
@@ -111,5 +128,7 @@ void session_copies_close(struct session *s)
 		return;
 	stack_finish_free(s->finish);
 	free(s->finish);
+	free(s->copy_proc);
 	s->finish = NULL;
+	s->copy_proc = NULL;
 }

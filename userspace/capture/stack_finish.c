@@ -84,12 +84,14 @@ static void park(struct stack_finish *f, const struct sample_event *e, size_t si
 	f->stats.copies++;
 	f->stats.copy_bytes += c->len;
 	/* A Python sample's frames are grouped by the BPF walk's loop frames: not redone here. */
-	if (!p || !maps || e->py_len || e->ustack_len != (uint32_t)c->frame + 1)
+	if (!p || !maps)
 		goto partial;
-	p->uid = f->ops.uid(f->ops.ctx, e->hdr.pid);
 	n = f->ops.mappings(f->ops.ctx, e->hdr.pid, e->hdr.ts, maps, UNWIND_MAX_MAPPINGS);
-	if (n <= 0)
+	if (e->py_len || e->ustack_len != (uint32_t)c->frame + 1 || n <= 0) {
+		f->stats.skipped++;
 		goto partial;
+	}
+	p->uid = f->ops.uid(f->ops.ctx, e->hdr.pid);
 	p->nmaps = (uint32_t)n;
 	p->maps = realloc(maps, (size_t)n * sizeof(*maps));
 	if (!p->maps)

@@ -63,6 +63,7 @@ struct stack_finish_stats {
 	uint64_t lost;	     /* copied samples whose copy never came (the ring was full) */
 	uint64_t orphans;    /* copies whose sample never came */
 	uint64_t refused;    /* copies over the bytes parked or their user's quarter */
+	uint64_t skipped;    /* copies not walked: a Python sample, no mappings for its process */
 	uint64_t expired;    /* copies whose file had no table in time */
 	uint64_t peak_bytes; /* the most bytes parked at once */
 };

@@ -111,6 +111,8 @@ void unwind_loader_close(struct unwind_loader *l)
 	hmap_free(&l->over_budget);
 	for (size_t i = 0; i < UNWIND_LOADER_PROC_COPIES; i++)
 		free(l->proc_copies[i].proc);
+	for (size_t i = 0; i < UNWIND_LOADER_GONE; i++)
+		free(l->gone[i].proc);
 	unwind_misses_free(&l->misses);
 	if (l->slots)
 		munmap(l->slots, l->slots_bytes);
@@ -468,11 +470,6 @@ static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *u
 	}
 }
 
-const struct unwind_proc *unwind_loader_proc(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns)
-{
-	return read_proc(l, pid, ts_ns);
-}
-
 void unwind_loader_note_miss(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,
 			     unsigned ustack_end, const uint64_t *uips, size_t n)
 {
@@ -569,8 +566,34 @@ int unwind_loader_forked(struct unwind_loader *l, uint32_t parent, uint32_t chil
 	return l->py ? python_loader_forked(l->py, parent, child) : 0;
 }
 
+/*
+ * With stack copies, an exited process's mappings are kept a while: its
+ * last samples' copies are joined at the next drain, after its exit.
+ */
+static void keep_gone(struct unwind_loader *l, uint32_t pid)
+{
+	struct unwind_proc_copy *c = &l->gone[l->gone_next++ % UNWIND_LOADER_GONE];
+
+	if (l->no_table_fd < 0 || (!c->proc && !(c->proc = malloc(sizeof(*c->proc)))))
+		return;
+	c->pid = pid;
+	c->has = !bpf_map_lookup_elem(l->procs_fd, &pid, c->proc);
+}
+
+const struct unwind_proc *unwind_loader_proc_now(struct unwind_loader *l, uint32_t pid,
+						 struct unwind_proc *scratch)
+{
+	if (!bpf_map_lookup_elem(l->procs_fd, &pid, scratch))
+		return scratch;
+	for (size_t i = 0; i < UNWIND_LOADER_GONE; i++)
+		if (l->gone[i].proc && l->gone[i].has && l->gone[i].pid == pid)
+			return l->gone[i].proc;
+	return NULL;
+}
+
 void unwind_loader_forget(struct unwind_loader *l, uint32_t pid)
 {
+	keep_gone(l, pid);
 	proc_shares_exited(&l->shares, pid);
 	if (l->py)
 		python_loader_exited(l->py, pid);

@@ -190,10 +190,11 @@ static void print_stack_copies(const struct recording *r, const struct session_s
 		"bpfprof: stack copies: %" PRIu64 " stacks copied (%s) where a table was still "
 		"being built; %" PRIu64 " finished from their copies, %" PRIu64
 		" of them to a thread root; %" PRIu64 " copies lost, %" PRIu64
-		" refused for room, %" PRIu64 " without their table in time; %" PRIu64
-		" not copied for want of a CPU's budget\n",
+		" refused for room, %" PRIu64 " not walkable, %" PRIu64
+		" without their table in time; %" PRIu64 " not copied for want of a CPU's budget\n",
 		c->copies, human_size((double)c->copy_bytes, bytes, sizeof(bytes)), c->finished,
-		c->rooted, c->lost + c->orphans, c->refused, c->expired, st->stack_copy_no_budget);
+		c->rooted, c->lost + c->orphans, c->refused, c->skipped, c->expired,
+		st->stack_copy_no_budget);
 }
 
 /* Tracks left out of the first view: the user would look for them otherwise. */
