@@ -544,7 +544,10 @@ static __always_inline long unwind_step_body(struct unwind_walk *w, const bool m
 		 */
 		return unwind_fp_step(w, USTACK_END_NO_CFI, false);
 	if (!w->npages || (may_copy && stack_copy_all)) {
-		/* A file's code before its table: its stack is copied, the walk finished later. */
+		/*
+		 * A file's code before its table: its stack is copied, the walk
+		 * finished later (the bench's stack_copy_all: code with a table too).
+		 */
 		if (may_copy && unwind_stop_for_copy(w, n, addr))
 			return 1;
 		if (w->npages)
