@@ -251,6 +251,7 @@ static __always_inline bool user_in_syscall(void)
 #endif
 }
 
+#include "stack_copy.bpf.h"
 #include "unwind.bpf.h"
 #include "python.bpf.h"
 
@@ -749,7 +750,7 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	if (syscalls_from_switch && !wait_is_runnable(flags, state))
 		read_blocking_syscall(cur, e);
 	if (take_stack)
-		flags |= SWITCH_HAS_STACK | get_stacks(ctx, e->ips, true, &kn, &un, false);
+		flags |= SWITCH_HAS_STACK | get_stacks(ctx, e->ips, true, &kn, &un, false, false);
 	e->flags = flags;
 	e->kstack_len = kn;
 	e->ustack_len = un;

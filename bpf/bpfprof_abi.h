@@ -45,7 +45,14 @@ enum bpfprof_event_kind {
 	EV_WAKEUP = 3,	       /* a thread was woken (sched_waking / sched_wakeup_new) */
 	EV_SYSCALL = 4,	       /* a syscall at least --syscall-min long ended */
 	EV_SYSCALL_TOTALS = 5, /* a thread's per-syscall counts since its last totals */
+	EV_STACK_COPY = 6,     /* the user stack above a sample's frame whose file had no table */
 	EV_KIND_MAX,
+	/*
+	 * Made by userspace, never in a ring (capture/stack_finish.c): a
+	 * sample_event whose user stack was finished from its copy, for the
+	 * model to put in place of the stack the sample came with.
+	 */
+	EV_SAMPLE_RESTACK = 0x100,
 };
 
 struct event_header {
@@ -58,6 +65,12 @@ struct event_header {
 };
 
 /* sample_event.flags */
+/*
+ * The user stack stops at a frame whose file had no unwind table yet; the
+ * stack above it went to the ring as a stack_copy_event just before this
+ * record (sample_event only: switch_event uses bits 8+).
+ */
+#define SAMPLE_USTACK_COPIED	 (1u << 29)
 #define SAMPLE_KSTACK_TRUNCATED	 (1u << 0)
 #define SAMPLE_USTACK_TRUNCATED	 (1u << 1)
 #define SAMPLE_KSTACK_ERROR	 (1u << 2)
@@ -583,12 +596,36 @@ struct py_proc {
 };
 
 /*
+ * A sample's user stack from the SP of its frame `frame` on, where the
+ * walk met a file the BPF maps had no table for yet (a program's first
+ * milliseconds, while its table is built): userspace finishes the walk
+ * from these bytes once the table is there (capture/stack_finish.c).
+ * `len` bytes were readable (page by page: an NMI cannot fault a page
+ * in). At most STACK_COPY_MAX: the record's size is a u16.
+ */
+#define STACK_COPY_MAX	    (60u * 1024)
+#define STACK_COPY_PC_EXACT 1 /* pc is the interrupted instruction, not a return address */
+
+struct stack_copy_event {
+	struct event_header hdr;     /* cpu, ts, pid and tid: the sample's */
+	__u64 pc, sp, fp;	     /* the registers at that frame */
+	__u64 ax;		     /* RAX at the interrupted PC (frame 0: a clone's child) */
+	struct unwind_file_key file; /* the file without a table */
+	__u16 frame;		     /* pc is ips[kstack_len + frame] of the sample */
+	__u16 flags;		     /* STACK_COPY_* */
+	__u32 len;		     /* bytes of the stack copied from sp */
+	__u8 bytes[STACK_COPY_MAX];
+};
+
+/*
  * Per-CPU counters (one BPF_MAP_TYPE_PERCPU_ARRAY slot): events handed to a
  * ring buffer and events lost because the ring buffer had no room, per kind.
  */
 struct bpfprof_stats {
 	__u64 emitted[EV_KIND_MAX];
 	__u64 dropped[EV_KIND_MAX];
+	/* Stacks not copied for want of the CPU's copy budget: walked on with frame pointers. */
+	__u64 stack_copy_no_budget;
 };
 
 #endif /* BPFPROF_ABI_H */

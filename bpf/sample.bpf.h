@@ -87,10 +87,13 @@ int on_sample(struct bpf_perf_event_data *ctx)
 			      &e->woken);
 	}
 
-	e->flags |= get_stacks(ctx, e->ips, tid != 0, &kn, &un, true);
+	e->flags |= get_stacks(ctx, e->ips, tid != 0, &kn, &un, true, true);
 	e->kstack_len = kn;
 	e->ustack_len = un;
 	e->py_len = 0;
+	/* Its stack copy goes first: the Python tail sends the sample itself. */
+	if (e->flags & SAMPLE_USTACK_COPIED)
+		stack_copy_submit(e);
 	/*
 	 * A Python process's sample goes on in on_sample_python, a program
 	 * of its own (a tail call), which the verifier checks apart from the

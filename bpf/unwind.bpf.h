@@ -145,6 +145,15 @@ struct unwind_walk {
 	__u32 first_slot, npages; /* its run in unwind_slots (npages 0: no table) */
 	__u64 row_lo, row_hi;	  /* the cached row covers ELF addresses [lo, hi) */
 	struct unwind_rule row;	  /* the cached row's rule */
+	/*
+	 * Stack copies (on_sample only, stack_copy.bpf.h): the current
+	 * mapping's file. Where the walk stopped for a copy, and whether, is
+	 * kept in the CPU's copy record, not here: a flag here that the code
+	 * after the walk tests must be tracked exactly through every step,
+	 * doubling the states the verifier walks (on_sample went past a
+	 * million instructions).
+	 */
+	struct unwind_file_key file;
 };
 
 /*
@@ -402,6 +411,7 @@ static __always_inline bool unwind_enter_mapping(struct unwind_walk *w, __u64 ad
 		w->map_end = map->end;
 		pgoff = map->pgoff_bytes;
 		key = map->file;
+		w->file = key;
 	} else if (unwind_find_vma && w->may_find_vma) {
 		/* Not read by userspace yet: the kernel's, asked once per walk. */
 		if (!unwind_walk_vma(w->tgid, addr, &found)) {
@@ -412,6 +422,12 @@ static __always_inline bool unwind_enter_mapping(struct unwind_walk *w, __u64 ad
 		w->map_end = found.end;
 		pgoff = found.pgoff_bytes;
 		key = found.file;
+		/*
+		 * No copy of a file found here: a process userspace has not
+		 * published (its user at its share of unwind_procs) may never
+		 * have its tables built. Key 0 is in unwind_no_table.
+		 */
+		w->file.dev = w->file.ino = 0;
 	} else {
 		w->map_start = w->map_end = 0;
 		return false;
@@ -535,7 +551,48 @@ static __always_inline long unwind_signal_step(struct unwind_walk *w)
 	return 0;
 }
 
-static long unwind_step(__u32 i, struct unwind_walk *w)
+/*
+ * Files userspace knows will get no table (no CFI, refused, past a cap):
+ * a walk meeting their code goes on with frame pointers, not a stack copy,
+ * or every sample in them would copy. Written by userspace only; full, a
+ * file not in it copies until the CPU's copy budget is spent.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, struct unwind_file_key);
+	__type(value, __u8);
+} unwind_no_table SEC(".maps");
+
+/*
+ * Whether the walk stops at frame n for its stack to be copied: it is in
+ * a file's code whose table is not published but may come, and the CPU
+ * has the budget. Only where `may_copy` is a constant true (on_sample):
+ * the switch program does not contain this.
+ */
+static __always_inline bool unwind_stop_for_copy(struct unwind_walk *w, __u32 n, __u64 addr)
+{
+	struct stack_copy_scratch *sc;
+
+	if (!stack_copy_bytes || bpf_map_lookup_elem(&unwind_no_table, &w->file))
+		return false;
+	sc = stack_copy_budget();
+	if (!sc)
+		return false;
+	sc->stopped = 1;
+	sc->ev.pc = w->pc;
+	sc->ev.sp = w->sp;
+	sc->ev.fp = w->fp;
+	sc->ev.ax = w->ax;
+	sc->ev.file = w->file;
+	sc->ev.frame = (__u16)n;
+	/* Exact when addr is the PC itself, not a return address less one: no test. */
+	sc->ev.flags = (__u16)((1 - (w->pc - addr)) & STACK_COPY_PC_EXACT);
+	w->end = USTACK_END_NO_CFI;
+	return true;
+}
+
+static __always_inline long unwind_step_body(struct unwind_walk *w, const bool may_copy)
 {
 	__u64 addr, file_addr, cfa, ra;
 	__u16 rules;
@@ -558,8 +615,18 @@ static long unwind_step(__u32 i, struct unwind_walk *w)
 		/* Not in a file we know (JIT code, a process not read yet): try the frame pointer.
 		 */
 		return unwind_fp_step(w, USTACK_END_NO_CFI, false);
-	if (!w->npages)
+	if (!w->npages || (may_copy && stack_copy_all)) {
+		/*
+		 * A file's code before its table: its stack is copied, the walk
+		 * finished later (the bench's stack_copy_all: code with a table too).
+		 */
+		if (may_copy && unwind_stop_for_copy(w, n, addr))
+			return 1;
+		if (w->npages)
+			goto cfi;
 		return unwind_fp_step(w, USTACK_END_NO_CFI, false);
+	}
+cfi:
 	file_addr = addr + w->map_to_file;
 	/*
 	 * Code its file's CFI does not cover (node's builtins, hand-written
@@ -617,6 +684,17 @@ static long unwind_step(__u32 i, struct unwind_walk *w)
 	return 0;
 }
 
+static long unwind_step(__u32 i, struct unwind_walk *w)
+{
+	return unwind_step_body(w, false);
+}
+
+/* on_sample's step: the same, but it may stop for a stack copy. */
+static long unwind_step_copy(__u32 i, struct unwind_walk *w)
+{
+	return unwind_step_body(w, true);
+}
+
 #define UNWIND_NR_VFORK 58 /* x86_64 */
 
 /*
@@ -649,15 +727,18 @@ static __always_inline bool unwind_vfork_return(struct pt_regs *regs, __u64 pc, 
  * kernel) into ips[0..BPFPROF_MAX_USTACK); returns how many frames, with
  * SAMPLE_USTACK_* flags and the reason it ends added to *flags.
  * `may_find_vma`: `task` is current and the context allows bpf_find_vma
- * (a sample, not sched_switch with the run queue locked).
+ * (a sample, not sched_switch with the run queue locked). `may_copy`, a
+ * constant: the walk may stop at a file whose table is still to come, its
+ * stack copied for userspace to finish (stack_copy.bpf.h; on_sample only).
  */
 static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, __u32 *flags,
-					 bool may_find_vma)
+					 bool may_find_vma, const bool may_copy)
 {
 #if defined(__TARGET_ARCH_x86)
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 	struct unwind_walk w = {};
 	__u64 ra;
+	long loops;
 
 	if (!regs)
 		return 0;
@@ -678,7 +759,15 @@ static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, _
 		unwind_vma_seen_clear();
 	w.no_cfi_down_steps = unwind_no_down_step;
 	w.switch_steps = unwind_no_down_step;
-	if (bpf_loop(BPFPROF_MAX_USTACK + 1, unwind_step, &w, 0) < 0)
+	if (may_copy) {
+		stack_copy_begin();
+		loops = bpf_loop(BPFPROF_MAX_USTACK + 1, unwind_step_copy, &w, 0);
+		if (stack_copy_take())
+			*flags |= SAMPLE_USTACK_COPIED;
+	} else {
+		loops = bpf_loop(BPFPROF_MAX_USTACK + 1, unwind_step, &w, 0);
+	}
+	if (loops < 0)
 		*flags |= SAMPLE_USTACK_ERROR;
 	if (w.end == USTACK_END_LIMIT || w.end == USTACK_END_STUCK)
 		*flags |= SAMPLE_USTACK_TRUNCATED;

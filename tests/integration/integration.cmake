@@ -321,6 +321,14 @@ set_property(TEST integration.unwind_late APPEND PROPERTY ENVIRONMENT
 bpfprof_integration_test(unwind_cache 120 TRUE unwind.sh cfi cache)
 set_property(TEST integration.unwind_cache APPEND PROPERTY ENVIRONMENT
   NOFP=$<TARGET_FILE:bpfprof_workload_nofp>)
+# The same, with stack copies: those stacks are finished once the table comes (issue 38).
+bpfprof_integration_test(unwind_copy 120 TRUE unwind.sh cfi copy)
+set_property(TEST integration.unwind_copy APPEND PROPERTY ENVIRONMENT
+  NOFP=$<TARGET_FILE:bpfprof_workload_nofp>)
+# ... but not in a file whose table will never come (no CFI).
+bpfprof_integration_test(unwind_copy_nocfi 120 TRUE unwind.sh cfi nocfi)
+set_property(TEST integration.unwind_copy_nocfi APPEND PROPERTY ENVIRONMENT
+  NOFP=$<TARGET_FILE:bpfprof_workload_nofp>)
 # Short-lived processes under -a (issue 26): 100 exec'd copies of shortburn.
 add_executable(bpfprof_workload_shortburn ${BPFPROF_TESTS_DIR}/workloads/shortburn.c)
 set_target_properties(bpfprof_workload_shortburn PROPERTIES

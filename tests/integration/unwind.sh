@@ -31,7 +31,8 @@
 #        as a big binary's build on a busy machine takes; issue 38): the
 #        quality line names nofp as met without its table, the table late,
 #        and -v names it by its inode; libc, whose table was there, is not
-#        named though nofp's stacks run through it (qsort)
+#        named though nofp's stacks run through it (qsort). Without stack
+#        copies (--stack-copy 0), which would finish those stacks
 #
 #   vfork  (with cfi) vforker: vfork and exec /bin/true in a loop, as make,
 #        sh and gcc spawn (issue 38); the parent's samples in glibc's
@@ -45,7 +46,20 @@
 #        whole; then the entry is damaged (one byte): the third run says at
 #        -v that it removed it, builds the table again and keeps it again
 #
-# Usage: unwind.sh cfi|fp [c|cpp|python|static|churn|late|vfork|cache]
+#   copy  (with cfi) nofp's table held back 1 s, its stacks copied meanwhile
+#        (issue 38): they are finished from their copies once the table
+#        comes, so >= 95% of all its stacks reach a root, copies are counted
+#        and >= 95% of those finished reach a root; the same run with
+#        --stack-copy 0 names nofp as met without its table. -F 199: a
+#        second of copies (16K at most each) fits a CPU's 4 MiB budget
+#
+#   nocfi (with cfi) nofp without its CFI (.eh_frame removed): its table
+#        will never come, so its samples are not copied once that is known
+#        (bpf/unwind.bpf.h's unwind_no_table), only in the moment its file
+#        is read: fewer than 5% of them, where every one would copy within
+#        the CPU's budget (some 100 a second) otherwise
+#
+# Usage: unwind.sh cfi|fp [c|cpp|python|static|churn|late|vfork|cache|copy|nocfi]
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
@@ -107,7 +121,7 @@ if [ "$LANG_" = late ]; then
 	: "${NOFP:?NOFP is not set}"
 	DELAY_MS=1500
 	BPFPROF_TEST_TABLE_DELAY="$(basename "$NOFP"):$DELAY_MS" \
-		run_bpfprof 60 -v --unwind "$MODE" -o "$WORK/unwind.json.gz" -- "$NOFP" 3 300
+		run_bpfprof 60 -v --unwind "$MODE" --stack-copy 0 -o "$WORK/unwind.json.gz" -- "$NOFP" 3 300
 	expect_success
 	quality=$(grep -m 1 '^bpfprof: user stacks: ' "$WORK/bpfprof.err") ||
 		fail "bpfprof printed no stack-quality line"
@@ -177,6 +191,58 @@ if [ "$LANG_" = cache ]; then
 		fail "the table of the damaged entry was not built again"
 	[ -f "$entry" ] || fail "the table built again was not kept"
 	ok "the damaged entry was removed, its table built again and kept"
+	exit 0
+fi
+if [ "$LANG_" = copy ]; then
+	: "${NOFP:?NOFP is not set}"
+	name=$(basename "$NOFP")
+	for copy in 16K 0; do
+		BPFPROF_TEST_TABLE_DELAY="$name:1000" \
+			run_bpfprof 60 -v -F 199 --unwind "$MODE" --stack-copy "$copy" \
+			-o "$WORK/unwind.json.gz" -- "$NOFP" 2 30
+		expect_success
+		quality=$(grep -m 1 '^bpfprof: user stacks: ' "$WORK/bpfprof.err") ||
+			fail "bpfprof printed no stack-quality line"
+		log "--stack-copy $copy: $quality"
+		copies=$(grep -m 1 '^bpfprof: stack copies: ' "$WORK/bpfprof.err")
+		[ -z "$copies" ] || log "--stack-copy $copy: $copies"
+		if [ "$copy" = 0 ]; then
+			[ -z "$copies" ] || fail "--stack-copy 0 copied stacks: $copies"
+			[[ $quality =~ files\ met\ without\ their\ table:.*$name\ \( ]] ||
+				fail "without copies, $name is not named as met before its table came"
+			ok "without copies, $name's first stacks stop early and it is named"
+			continue
+		fi
+		[[ $quality =~ user\ stacks:\ ([0-9.]+)%\ of\ ([0-9]+)\ reach ]] ||
+			fail "no share of rooted stacks in: $quality"
+		pct=${BASH_REMATCH[1]}
+		awk -v p="$pct" 'BEGIN { exit !(p >= 95) }' ||
+			fail "with copies only $pct% of the stacks reach a root (>= 95% expected)"
+		[[ $copies =~ :\ ([0-9]+)\ stacks\ copied.*\;\ ([0-9]+)\ finished\ from\ their\ copies,\ ([0-9]+)\ of\ them\ to\ a\ thread\ root ]] ||
+			fail "no stack-copies line: $copies"
+		made=${BASH_REMATCH[1]} finished=${BASH_REMATCH[2]} rooted=${BASH_REMATCH[3]}
+		[ "$made" -ge 1 ] || fail "no stack was copied while $name's table was held back"
+		[ $((rooted * 100)) -ge $((made * 95)) ] ||
+			fail "$rooted of $made copies finished to a root (>= 95% expected)"
+		ok "$made stacks copied, $finished finished, $rooted to a root; $pct% of all reach a root"
+	done
+	exit 0
+fi
+if [ "$LANG_" = nocfi ]; then
+	: "${NOFP:?NOFP is not set}"
+	objcopy --remove-section=.eh_frame_hdr --remove-section=.eh_frame "$NOFP" "$WORK/nofp" ||
+		fail "cannot strip nofp's CFI"
+	run_bpfprof 60 -v --unwind "$MODE" -o "$WORK/unwind.json.gz" -- "$WORK/nofp" 3 30
+	expect_success
+	samples=$(grep -o -m 1 '^bpfprof: [0-9]* samples from' "$WORK/bpfprof.err" | cut -d' ' -f2)
+	[ "${samples:-0}" -ge 100 ] || fail "too few samples ($samples) to tell"
+	copies=$(grep -m 1 '^bpfprof: stack copies: ' "$WORK/bpfprof.err")
+	made=0
+	[[ $copies =~ :\ ([0-9]+)\ stacks\ copied ]] && made=${BASH_REMATCH[1]}
+	log "${copies:-no stack copies line}"
+	[ $((made * 100)) -lt $((samples * 5)) ] ||
+		fail "$made of $samples samples copied their stacks in a file that will never have a table"
+	ok "$made of $samples samples copied in a file without CFI"
 	exit 0
 fi
 extra=()

@@ -395,6 +395,50 @@ static void python_frames_replace_the_interpreter_loop(void)
 	model_free(&m);
 }
 
+/*
+ * A sample's user stack finished later from its stack copy
+ * (capture/stack_finish.c, issue 38): the sample keeps its place and gets
+ * the whole stack and its end; one no longer in the model is counted.
+ */
+static void restack_rewrites_a_sample_in_place(void)
+{
+	struct model m;
+	uint64_t k[] = { 0xffffffff81000100 };
+	uint64_t part[] = { 0x401000, 0x402000 };
+	uint64_t whole[] = { 0x401000, 0x402000, 0x403000, 0x404000 };
+	struct sample_event e = make_sample(100, 101, 5000, "worker", k, 1, part, 2);
+	struct sample_event next = make_sample(100, 101, 6000, "worker", k, 1, part, 2);
+	struct sample_event r = make_sample(100, 101, 5000, "worker", k, 1, whole, 4);
+	struct raw_frame f[8];
+	uint32_t partial_stack;
+
+	init_model(&m);
+	e.flags = SAMPLE_USTACK_COPIED | (USTACK_END_NO_CFI << SAMPLE_USTACK_END_SHIFT);
+	next.flags = USTACK_END_NO_CFI << SAMPLE_USTACK_END_SHIFT;
+	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	CHECK_EQ_INT(model_add_record(&m, &next, next.hdr.size), 0);
+	partial_stack = m.threads.data[0].samples.data[1].stack;
+	r.hdr.kind = EV_SAMPLE_RESTACK;
+	r.flags = USTACK_END_ROOT << SAMPLE_USTACK_END_SHIFT;
+	CHECK_EQ_INT(model_add_record(&m, &r, r.hdr.size), 0);
+	CHECK_EQ_INT(m.threads.data[0].samples.len, 2);
+	CHECK_EQ_INT(m.stats.samples, 2);
+	CHECK_EQ_INT(m.stats.restacks, 1);
+	CHECK_EQ_INT(m.threads.data[0].samples.data[0].ts, 5000);
+	CHECK_EQ_INT(m.threads.data[0].samples.data[0].ustack_end, USTACK_END_ROOT);
+	CHECK_EQ_INT(stack_frames(&m, m.threads.data[0].samples.data[0].stack, f, 8), 5);
+	CHECK_EQ_INT(f[4].offset, 0x404000 - 0x400000 + 0x1000);
+	/* The next sample, of the same partial stack, is untouched. */
+	CHECK_EQ_INT(m.threads.data[0].samples.data[1].stack, partial_stack);
+	CHECK_EQ_INT(m.threads.data[0].samples.data[1].ustack_end, USTACK_END_NO_CFI);
+	/* No sample at that time: counted, nothing added. */
+	r.hdr.ts = 7000;
+	CHECK_EQ_INT(model_add_record(&m, &r, r.hdr.size), 0);
+	CHECK_EQ_INT(m.stats.restacks_missed, 1);
+	CHECK_EQ_INT(m.threads.data[0].samples.len, 2);
+	model_free(&m);
+}
+
 int main(void)
 {
 	RUN(sample_stack_is_user_root_then_kernel);
@@ -407,5 +451,6 @@ int main(void)
 	RUN(truncated_user_stack_gets_marker_root);
 	RUN(repeated_unknown_address_is_cut);
 	RUN(python_frames_replace_the_interpreter_loop);
+	RUN(restack_rewrites_a_sample_in_place);
 	return test_summary();
 }

@@ -279,6 +279,59 @@ static void tells_clone_child_from_parent(void)
 	CHECK_EQ_INT(ips[1], 0x1210);
 }
 
+/* A stack copy's bytes, [copy_base, copy_base + copy_len) of the stack: nothing else is read. */
+static uint64_t copy_base, copy_len;
+
+static int read_copy(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	(void)ctx;
+	if (addr < copy_base || addr - copy_base > copy_len || len > copy_len - (addr - copy_base))
+		return -EFAULT;
+	return read_mem(ctx, addr, buf, len);
+}
+
+/*
+ * A walk resumed at a frame other than the innermost, over a copy of the
+ * stack from that frame's SP (capture/stack_finish.c, issue 38): its PC is
+ * a return address; past the copy the stack is unreadable.
+ */
+static void resumes_over_a_stack_copy(void)
+{
+	struct user_walk_ops cops = { read_copy, find_mapping, NULL };
+	uint64_t ips[16];
+	uint8_t end = 0;
+
+	build_stack();
+	/* Frame 1 of walks_every_rule_to_the_root, from its SP on. */
+	copy_base = 0x7010;
+	copy_len = sizeof(stack) - 0x10;
+	CHECK_EQ_INT(user_walk_from(&cops, 0x1150, 0x7010, 0x7040, 0, true, ips, 16, &end), 3);
+	CHECK_EQ_INT(ips[0], 0x1150);
+	CHECK_EQ_INT(ips[1], 0x3020);
+	CHECK_EQ_INT(ips[2], 0x1210);
+	CHECK_EQ_INT(end, USTACK_END_ROOT);
+	/* A copy that ends before the caller's return address: unreadable there. */
+	copy_len = 0x30;
+	CHECK_EQ_INT(user_walk_from(&cops, 0x1150, 0x7010, 0x7040, 0, true, ips, 16, &end), 1);
+	CHECK_EQ_INT(end, USTACK_END_UNREADABLE);
+	/* Below the copy too. */
+	copy_len = sizeof(stack) - 0x10;
+	CHECK_EQ_INT(user_walk_from(&cops, 0x1010, 0x7000, 0x7040, 1, false, ips, 16, &end), 1);
+	CHECK_EQ_INT(end, USTACK_END_UNREADABLE);
+	/*
+	 * A return address at a row's first byte is the call's in the row
+	 * before (the leaf's, CFA = SP + 16); as the interrupted PC it is the
+	 * row's own (CFA = FP + 16).
+	 */
+	copy_base = 0x7000;
+	copy_len = sizeof(stack);
+	CHECK_EQ_INT(user_walk_from(&cops, 0x1100, 0x7000, 0x7040, 0, true, ips, 16, &end), 4);
+	CHECK_EQ_INT(ips[1], 0x1150);
+	CHECK_EQ_INT(end, USTACK_END_ROOT);
+	CHECK_EQ_INT(user_walk_from(&cops, 0x1100, 0x7000, 0x7040, 1, false, ips, 16, &end), 3);
+	CHECK_EQ_INT(ips[1], 0x3020);
+}
+
 int main(void)
 {
 	lay_out_rows();
@@ -288,6 +341,7 @@ int main(void)
 	RUN(down_steps_have_their_own_bounds);
 	RUN(go_row_restores_bp_for_the_switch);
 	RUN(tells_clone_child_from_parent);
+	RUN(resumes_over_a_stack_copy);
 	compact_rules_free(&rules);
 	return test_summary();
 }

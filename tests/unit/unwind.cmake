@@ -128,3 +128,8 @@ target_compile_definitions(test_table_cache PRIVATE
 if(BPFPROF_GO)
   target_compile_definitions(test_table_cache PRIVATE GO_BINARY="${BPFPROF_GO_REAL}")
 endif()
+
+# Stacks finished from stack copies (issue 38): join, park, publish, the
+# deadline, the bytes parked in all and per user, a copy lost on the ring.
+bpfprof_unit_test(test_stack_finish ${UNWIND_TEST_DIR}/test_stack_finish.c
+  ${CMAKE_SOURCE_DIR}/userspace/capture/stack_finish.c)

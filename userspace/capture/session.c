@@ -25,6 +25,7 @@
 #include "timer_wakers.h"
 #include "sideband.h"
 #include "python_loader.h"
+#include "stack_finish.h"
 #include "unwind_loader.h"
 #include "../util/clock.h"
 #include "../util/log.h"
@@ -161,9 +162,14 @@ static bool attach_flavours(struct tp_flavours *tps, int n, const char *without)
 	return err == 0;
 }
 
-static void dispatch(struct session *s, void *data, size_t size)
+void session_dispatch(struct session *s, void *data, size_t size)
 {
-	int err = s->on_record(s->record_ctx, data, size);
+	int err;
+
+	/* A stack copy waits for its sample, which is then parked with it (stack_finish.h). */
+	if (s->finish && stack_finish_record(s->finish, data, size, clock_ns(CLOCK_MONOTONIC)))
+		return;
+	err = s->on_record(s->record_ctx, data, size);
 
 	/* Keep draining: a failed record is reported once at the end. */
 	if (err && !s->record_error)
@@ -188,18 +194,22 @@ static int on_ring_record(void *ctx, void *data, size_t size)
 		    size >= offsetof(struct sample_event, ips) +
 				    sizeof(ev->ips[0]) * ((size_t)ev->kstack_len + ev->ustack_len))
 			n = ev->ustack_len;
-		unwind_loader_sampled(s->unwind, h->pid, h->ts, SAMPLE_USTACK_END(ev->flags),
+		/* A copied stack names the file it met once its copy is walked (stack_finish.h). */
+		unwind_loader_sampled(s->unwind, h->pid, h->ts,
+				      (ev->flags & SAMPLE_USTACK_COPIED)
+					      ? USTACK_END_ROOT
+					      : SAMPLE_USTACK_END(ev->flags),
 				      n ? (const uint64_t *)ev->ips + ev->kstack_len : NULL, n);
 	}
 	if (size < sizeof(*h) || h->ts <= s->defer_after_ns) {
-		dispatch(s, data, size);
+		session_dispatch(s, data, size);
 		return 0;
 	}
 	/* Out of memory, decoding it now is still better than losing it. */
 	d = (struct session_deferred){ .data = malloc(size), .size = size, .ts = h->ts };
 	if (!d.data || vec_push(&s->deferred, d)) {
 		free(d.data);
-		dispatch(s, data, size);
+		session_dispatch(s, data, size);
 		return 0;
 	}
 	memcpy(d.data, data, size);
@@ -218,7 +228,7 @@ static void dispatch_deferred(struct session *s, uint64_t upto)
 			s->deferred.data[kept++] = *d;
 			continue;
 		}
-		dispatch(s, d->data, d->size);
+		session_dispatch(s, d->data, d->size);
 		free(d->data);
 	}
 	s->deferred.len = kept;
@@ -392,6 +402,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->skel->rodata->python_frames = cfg->unwind_cfi && cfg->python;
 	bpf_program__set_autoload(s->skel->progs.on_sample_python, cfg->unwind_cfi && cfg->python);
 	s->skel->rodata->perf_max_stack = perf_event_max_stack();
+	session_copies_configure(s, cfg->unwind_cfi ? cfg->stack_copy_bytes : 0);
 	if (cfg->unwind_cfi) {
 		bpf_map__set_max_entries(s->skel->maps.unwind_slots, unwind_slots_capacity());
 		if (proc_maps_capacity()) {
@@ -526,6 +537,9 @@ int session_open(struct session *s, const struct session_config *cfg)
 	 */
 	if (cfg->unwind_cfi)
 		open_unwind_tables(s, cfg);
+	if (session_copies_open(s))
+		log_warn("no memory for stack copies: a program's first stacks stop where its "
+			 "table is still being built");
 
 	for (size_t i = 0; i < cfg->nr_tgids; i++)
 		if ((err = session_add_target(s, cfg->tgids[i])))
@@ -631,6 +645,7 @@ int session_poll(struct session *s, int timeout_ms)
 		s->drained_before_ns = before;
 		atomic_fetch_add_explicit(&s->drains, 1, memory_order_relaxed);
 	}
+	session_copies_poll(s, false);
 	return n;
 }
 
@@ -654,6 +669,7 @@ void session_stop(struct session *s)
 	s->defer_after_ns = UINT64_MAX;
 	if (s->rb)
 		ring_buffer__consume(s->rb);
+	session_copies_poll(s, true);
 }
 
 void session_read_stats(struct session *s, struct session_stats *out)
@@ -669,11 +685,13 @@ void session_read_stats(struct session *s, struct session_stats *out)
 	if (!per_cpu)
 		return;
 	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stats), &zero, per_cpu)) {
-		for (int c = 0; c < ncpu; c++)
+		for (int c = 0; c < ncpu; c++) {
 			for (int k = 0; k < EV_KIND_MAX && k < 8; k++) {
 				out->emitted[k] += per_cpu[c].emitted[k];
 				out->dropped[k] += per_cpu[c].dropped[k];
 			}
+			out->stack_copy_no_budget += per_cpu[c].stack_copy_no_budget;
+		}
 	}
 	free(per_cpu);
 }
@@ -690,6 +708,7 @@ int session_dump_syscall_totals(struct session *s)
 
 void session_close(struct session *s)
 {
+	session_copies_close(s);
 	for (size_t i = 0; i < s->deferred.len; i++)
 		free(s->deferred.data[i].data);
 	vec_free(&s->deferred);

@@ -51,6 +51,11 @@ struct session_config {
 	 */
 	const char *state_dir;
 	uint64_t unwind_cache_bytes;
+	/*
+	 * With unwind_cfi: bytes of a sample's stack copied where its walk met
+	 * a file whose table is still being built (--stack-copy); 0: none.
+	 */
+	uint32_t stack_copy_bytes;
 	/* with sched: waits shorter than this are not shown (their wakeups need no record) */
 	uint64_t sched_min_ns;
 	bool syscalls; /* count syscalls; those at least syscall_min_ns long are records */
@@ -64,6 +69,8 @@ struct session_config {
 };
 
 struct unwind_loader;
+struct stack_finish;
+struct unwind_proc;
 struct python_loader;
 struct python_procs;
 struct bpf_program;
@@ -131,11 +138,14 @@ struct session {
 	 */
 	uint64_t defer_after_ns;
 	VEC(struct session_deferred) deferred;
+	struct stack_finish *finish; /* stack copies finished (session_copies.c); NULL: none */
+	struct unwind_proc *copy_proc; /* scratch: a copied sample's process's mappings */
 };
 
 struct session_stats {
 	uint64_t emitted[8];
 	uint64_t dropped[8];
+	uint64_t stack_copy_no_budget; /* stacks not copied for want of a CPU's budget */
 };
 
 /*
@@ -174,5 +184,15 @@ int session_dump_syscall_totals(struct session *s);
 int session_run_iter(struct bpf_program *prog, const struct bpf_iter_attach_opts *opts, void *rec,
 		     size_t rec_size, session_record_fn on_rec, void *ctx);
 void session_close(struct session *s);
+
+/* A record to the callback, through the stack copies' join (session.c). */
+void session_dispatch(struct session *s, void *data, size_t size);
+/* session_copies.c: the stack copies' knobs before load (0 bytes: none). */
+void session_copies_configure(struct session *s, uint32_t bytes);
+/* After the unwind tables are open: 0, or -ENOMEM (the recording goes on without copies). */
+int session_copies_open(struct session *s);
+/* Finish the copies whose tables came; `last`: the end, give up on the rest. */
+void session_copies_poll(struct session *s, bool last);
+void session_copies_close(struct session *s);
 
 #endif

@@ -33,6 +33,20 @@ static void publish_file(struct unwind_loader *l, const struct unwind_store_file
 		l->unpublished++;
 	else
 		unwind_store_published(&l->store, f, clock_ns(CLOCK_MONOTONIC));
+	if (l->no_table_fd >= 0)
+		bpf_map_delete_elem(l->no_table_fd, &f->key);
+}
+
+/*
+ * A file built without a table (no CFI, refused): the BPF walk then
+ * follows its frame pointers instead of copying its stack (a full map
+ * only costs copies, which the CPU's budget bounds).
+ */
+static void publish_no_table(struct unwind_loader *l, const struct unwind_store_file *f)
+{
+	if (l->no_table_fd >= 0 && f->status != UNWIND_FILE_LOADED &&
+	    f->status != UNWIND_FILE_PENDING)
+		(void)bpf_map_update_elem(l->no_table_fd, &f->key, &(uint8_t){ 1 }, BPF_ANY);
 }
 
 /* The mmapable BPF array at fd, `bytes` long, mapped (rounded up to pages); NULL: errno. */
@@ -53,6 +67,7 @@ int unwind_loader_open(struct unwind_loader *l, int slots_fd, int rules_fd, int 
 
 	memset(l, 0, sizeof(*l));
 	l->cache.dir = -1;
+	l->no_table_fd = -1;
 	l->proc = calloc(1, sizeof(*l->proc));
 	if (!l->proc)
 		return -ENOMEM;
@@ -100,6 +115,8 @@ void unwind_loader_close(struct unwind_loader *l)
 	hmap_free(&l->over_budget);
 	for (size_t i = 0; i < UNWIND_LOADER_PROC_COPIES; i++)
 		free(l->proc_copies[i].proc);
+	for (size_t i = 0; i < UNWIND_LOADER_GONE; i++)
+		free(l->gone[i].proc);
 	unwind_misses_free(&l->misses);
 	if (l->slots)
 		munmap(l->slots, l->slots_bytes);
@@ -161,6 +178,8 @@ static void finish(struct unwind_loader *l, struct table_done *d)
 				  (unsigned long long)f->key.ino, f->want_slots, f->id.uid);
 		if (f && f->status == UNWIND_FILE_LOADED)
 			publish_file(l, f);
+		else if (f)
+			publish_no_table(l, f);
 	}
 	if (!f && (d->err || errno == ENOMEM))
 		unwind_store_retry(&l->store, &d->key, &d->id);
@@ -500,6 +519,13 @@ static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *u
 	}
 }
 
+void unwind_loader_note_miss(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,
+			     unsigned ustack_end, const uint64_t *uips, size_t n)
+{
+	if (n && ustack_end != USTACK_END_ROOT)
+		note_miss(l, pid, ts_ns, uips, n);
+}
+
 void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,
 			   unsigned ustack_end, const uint64_t *uips, size_t n)
 {
@@ -589,8 +615,34 @@ int unwind_loader_forked(struct unwind_loader *l, uint32_t parent, uint32_t chil
 	return l->py ? python_loader_forked(l->py, parent, child) : 0;
 }
 
+/*
+ * With stack copies, an exited process's mappings are kept a while: its
+ * last samples' copies are joined at the next drain, after its exit.
+ */
+static void keep_gone(struct unwind_loader *l, uint32_t pid)
+{
+	struct unwind_proc_copy *c = &l->gone[l->gone_next++ % UNWIND_LOADER_GONE];
+
+	if (l->no_table_fd < 0 || (!c->proc && !(c->proc = malloc(sizeof(*c->proc)))))
+		return;
+	c->pid = pid;
+	c->has = !bpf_map_lookup_elem(l->procs_fd, &pid, c->proc);
+}
+
+const struct unwind_proc *unwind_loader_proc_now(struct unwind_loader *l, uint32_t pid,
+						 struct unwind_proc *scratch)
+{
+	if (!bpf_map_lookup_elem(l->procs_fd, &pid, scratch))
+		return scratch;
+	for (size_t i = 0; i < UNWIND_LOADER_GONE; i++)
+		if (l->gone[i].proc && l->gone[i].has && l->gone[i].pid == pid)
+			return l->gone[i].proc;
+	return NULL;
+}
+
 void unwind_loader_forget(struct unwind_loader *l, uint32_t pid)
 {
+	keep_gone(l, pid);
 	proc_shares_exited(&l->shares, pid);
 	if (l->py)
 		python_loader_exited(l->py, pid);

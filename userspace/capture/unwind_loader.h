@@ -36,6 +36,8 @@ struct python_loader;
 /* A process's mappings read for one sample serve its samples this long after. */
 #define UNWIND_LOADER_PROC_COPIES    16
 #define UNWIND_LOADER_PROC_FRESH_NS  (10ull * 1000000ull)
+/* Processes gone whose mappings are kept for their stack copies (unwind_loader_proc_now). */
+#define UNWIND_LOADER_GONE	     8
 
 struct unwind_loader {
 	struct unwind_store store;
@@ -75,6 +77,11 @@ struct unwind_loader {
 	/* The files stacks that stopped early met without rows (issue 38). */
 	struct unwind_misses misses;
 	uint64_t evicted_at; /* CLOCK_MONOTONIC of the last rebuild to evict */
+	/* bpf/unwind.bpf.h's unwind_no_table, with stack copies; -1: none. */
+	int no_table_fd;
+	/* With stack copies: the last processes gone, their mappings as they were. */
+	struct unwind_proc_copy gone[UNWIND_LOADER_GONE];
+	unsigned gone_next;
 };
 
 /*
@@ -111,6 +118,20 @@ int unwind_loader_open(struct unwind_loader *l, int slots_fd, int rules_fd, int 
  */
 void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,
 			   unsigned ustack_end, const uint64_t *uips, size_t n);
+/*
+ * A stack that did not reach a root (`ustack_end`) names the file it met
+ * without rows, as unwind_loader_sampled does: for a sample whose stack
+ * was copied, once its copy was walked or given up (stack_finish.h).
+ */
+void unwind_loader_note_miss(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,
+			     unsigned ustack_end, const uint64_t *uips, size_t n);
+/*
+ * Process pid's mappings as the BPF map holds them now (read into
+ * *scratch), or as they were when it exited, for one of the last
+ * UNWIND_LOADER_GONE gone with stack copies on; NULL when neither.
+ */
+const struct unwind_proc *unwind_loader_proc_now(struct unwind_loader *l, uint32_t pid,
+						 struct unwind_proc *scratch);
 /*
  * Why `miss`'s file had no rows for its samples, for people: "its table
  * came 92 ms after its first sample", "no CFI", "past the rows one file

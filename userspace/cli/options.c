@@ -77,6 +77,7 @@ enum {
 	OPT_RING_SIZE,
 	OPT_STATE_DIR,
 	OPT_UNWIND_CACHE,
+	OPT_STACK_COPY,
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_USAGE,
@@ -125,6 +126,11 @@ static const struct argp_option option_defs[] = {
 	{ "state-dir", OPT_STATE_DIR, "DIR", 0,
 	  "Where what is kept across runs goes (the unwind table cache; "
 	  "default " TABLE_CACHE_DEFAULT_STATE "): made at mode 0700, root's alone, else not used",
+	  0 },
+	{ "stack-copy", OPT_STACK_COPY, "SIZE", 0,
+	  "With --unwind cfi: a sample in a program whose unwind table is still being built "
+	  "copies up to SIZE of its stack (default 16K, 0 = never, at most 60K; 1 MiB/s per CPU "
+	  "at most), and its stack is finished once the table is there",
 	  0 },
 	{ "debuginfod-timeout", OPT_DEBUGINFOD_TIMEOUT, "TIME", 0,
 	  "With DEBUGINFOD_URLS set: at most TIME (default 10s) fetching debug files of "
@@ -352,6 +358,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (parse_size(arg, &o->unwind_cache_bytes)) {
 			log_error("--unwind-cache %s: give a size such as 256M or 1G (K, M, G are "
 				  "powers of 1024), or 0 for no cache",
+				  arg);
+			goto reported;
+		}
+		break;
+	case OPT_STACK_COPY:
+		if (parse_size(arg, &o->stack_copy_bytes) || o->stack_copy_bytes > STACK_COPY_MAX) {
+			log_error("--stack-copy %s: give a size from 0 (no copies) to 60K, such as "
+				  "16K",
 				  arg);
 			goto reported;
 		}
@@ -691,6 +705,7 @@ int options_parse(int argc, char **argv, struct options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->freq_hz = DEFAULT_FREQ_HZ;
+	o->stack_copy_bytes = DEFAULT_STACK_COPY_BYTES;
 	o->output = DEFAULT_OUTPUT;
 	o->sched = true;
 	o->offcpu = true;

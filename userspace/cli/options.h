@@ -12,6 +12,8 @@
 #include "listen_options.h"
 
 #define DEFAULT_FREQ_HZ		     999 /* not 1000: avoids lock-step with timer ticks */
+/* --stack-copy: perf's --call-graph dwarf copies 8K; deep C++ stacks need more. */
+#define DEFAULT_STACK_COPY_BYTES     (16u * 1024)
 #define DEFAULT_OUTPUT		     "profile.json.gz"
 /* Profiles hold every process's command line: private unless --mode says otherwise, as perf.data
  * is. */
@@ -95,6 +97,7 @@ struct options {
 	const char *output;
 	unsigned file_mode;  /* --mode: permissions of the profiles written */
 	uint64_t ring_bytes; /* --ring-size: bytes per CPU ring; 0: sized for the rate */
+	uint64_t stack_copy_bytes; /* --stack-copy: bytes of a stack copied at most; 0: none */
 	bool include_idle;
 	bool sched;	       /* capture context switches and wakeups (--no-sched clears) */
 	bool offcpu;	       /* off-CPU samples and switch-out stacks (--no-off-cpu clears) */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../capture/preflight.h"
+#include "../capture/stack_finish.h"
 #include "../capture/unwind_loader.h"
 #include "../emit/frame_quality.h"
 #include "../lang/python_procs.h"
@@ -172,6 +173,30 @@ static void print_frame_quality(const struct frame_quality *q, const struct unwi
 		log_unwind_misses(ul);
 }
 
+/*
+ * Stacks copied where a program's table was still being built, and how
+ * many of them were finished: said whenever one was copied or refused.
+ */
+static void print_stack_copies(const struct recording *r, const struct session_stats *st)
+{
+	const struct stack_finish *f = r->session.finish;
+	const struct stack_finish_stats *c;
+	char bytes[32];
+
+	if (!f || (!f->stats.copies && !f->stats.lost && !st->stack_copy_no_budget))
+		return;
+	c = &f->stats;
+	fprintf(stderr,
+		"bpfprof: stack copies: %" PRIu64 " stacks copied (%s) where a table was still "
+		"being built; %" PRIu64 " finished from their copies, %" PRIu64
+		" of them to a thread root; %" PRIu64 " copies lost, %" PRIu64
+		" refused for room, %" PRIu64 " not walkable, %" PRIu64
+		" without their table in time; %" PRIu64 " not copied for want of a CPU's budget\n",
+		c->copies, human_size((double)c->copy_bytes, bytes, sizeof(bytes)), c->finished,
+		c->rooted, c->lost + c->orphans, c->refused, c->skipped, c->expired,
+		st->stack_copy_no_budget);
+}
+
 /* Tracks left out of the first view: the user would look for them otherwise. */
 static void print_view(const struct emit_view_summary *v)
 {
@@ -242,6 +267,7 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 			lost->dropped[EV_SYSCALL], lost->dropped[EV_SYSCALL_TOTALS]);
 	if (!frame_quality_count(&frames, &r->model, tables))
 		print_frame_quality(&frames, r->session.unwind);
+	print_stack_copies(r, lost);
 	print_python_unread(r->py_procs);
 	print_view(&r->view);
 	if (r->model.lost.len) {

@@ -379,6 +379,7 @@ int recording_start(struct recording *r, const struct options *opts)
 			 (opts->unwind == UNWIND_AUTO && preflight_cfi_unwind_supported());
 	cfg.state_dir = opts->state_dir;
 	cfg.unwind_cache_bytes = opts->unwind_cache_bytes;
+	cfg.stack_copy_bytes = cfg.unwind_cfi ? (uint32_t)opts->stack_copy_bytes : 0;
 	cfg.sched_min_ns = opts->sched_min_ns;
 	cfg.syscalls = opts->syscalls == SYSCALLS_ALL;
 	cfg.syscalls_from_switch = opts->syscalls == SYSCALLS_BLOCKING;

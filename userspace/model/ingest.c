@@ -357,6 +357,68 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 	return 0;
 }
 
+/*
+ * The stack of the sample of `t` at ts: its row, or its event still in the
+ * replay's queue; NULL (and *end NULL) when neither holds it (a window cut
+ * since, a replay that dropped it).
+ */
+static uint32_t *sample_stack_at(struct thread *t, uint64_t ts, uint8_t **end)
+{
+	if (t->replay)
+		for (size_t i = t->replay->pending.len; i-- > 0;) {
+			struct sched_event *ev = &t->replay->pending.data[i];
+
+			if (ev->ts == ts && ev->type == SCHED_EV_SAMPLE) {
+				*end = &ev->ustack_end;
+				return &ev->stack;
+			}
+		}
+	for (size_t i = t->samples.len; i-- > 0;) {
+		struct thread_sample *row = &t->samples.data[i];
+
+		if (row->ts == ts && row->kind == SAMPLE_ON_CPU) {
+			*end = &row->ustack_end;
+			return &row->stack;
+		}
+		/* Rows are in time order but for a few: a copy waits 2 s at most. */
+		if (row->ts + 10000000000ull < ts)
+			break;
+	}
+	*end = NULL;
+	return NULL;
+}
+
+int model_sample_restack(struct model *m, const struct sample_event *e, size_t size)
+{
+	struct stack_record sr;
+	struct thread *t;
+	uint32_t *stack, fresh;
+	uint8_t *end;
+	int err;
+
+	if (size < offsetof(struct sample_event, ips) ||
+	    !stack_fits(size, offsetof(struct sample_event, ips), e->kstack_len, e->ustack_len) ||
+	    e->py_len) {
+		m->stats.events_malformed++;
+		return 0;
+	}
+	t = model_thread_at(m, e->hdr.pid, e->hdr.tid, e->hdr.ts);
+	stack = t ? sample_stack_at(t, e->hdr.ts, &end) : NULL;
+	if (!stack) {
+		m->stats.restacks_missed++;
+		return 0;
+	}
+	sr = (struct stack_record){ e->ips, e->kstack_len, e->ustack_len, e->flags, e->hdr.ts, NULL,
+				    0 };
+	err = build_stack(m, &m->processes.data[t->process], &sr, &fresh);
+	if (err)
+		return err;
+	*stack = fresh;
+	*end = SAMPLE_USTACK_END(e->flags);
+	m->stats.restacks++;
+	return 0;
+}
+
 /* Drop the tracing frames (BPF program, tracepoint) leafward of __schedule. */
 static void trim_switch_stack(const struct model *m, struct stack_record *sr)
 {
@@ -551,6 +613,8 @@ int model_add_record(struct model *m, const void *data, size_t size)
 		return model_add_syscall(m, data, h->size);
 	case EV_SYSCALL_TOTALS:
 		return model_add_syscall_totals(m, data, h->size);
+	case EV_SAMPLE_RESTACK:
+		return model_sample_restack(m, data, h->size);
 	default:
 		/* A kind this build does not know: skip it, the size says how far. */
 		m->stats.events_malformed++;

@@ -288,6 +288,8 @@ struct model_stats {
 	uint64_t truncated_stacks;
 	uint64_t syscall_markers;
 	uint64_t syscalls_counted; /* every syscall in the kernel's totals */
+	uint64_t restacks;	   /* samples whose user stack was finished later (a copy's) */
+	uint64_t restacks_missed;  /* ... whose sample was no longer in the model */
 };
 
 /* Where the model learns about a process it has not seen yet. */
@@ -451,6 +453,14 @@ int model_add_lost(struct model *m, uint64_t start, uint64_t end, const uint64_t
 /* Feed one ring buffer record; returns 0, or -ENOMEM (anything else is counted and skipped). */
 int model_add_record(struct model *m, const void *data, size_t size);
 int model_add_sample(struct model *m, const struct sample_event *e, size_t size);
+/*
+ * A sample added before (the same pid, tid and ts) gets the stack of `e`
+ * and the end its flags say: its user stack finished from a stack copy
+ * (capture/stack_finish.h), the sample's place in time unchanged. One no
+ * longer in the model (a window cut since) is counted (restacks_missed).
+ * 0 or -ENOMEM.
+ */
+int model_sample_restack(struct model *m, const struct sample_event *e, size_t size);
 int model_add_switch(struct model *m, const struct switch_event *e, size_t size);
 int model_add_wakeup(struct model *m, const struct wakeup_event *e, size_t size);
 

@@ -144,6 +144,12 @@ static bool step(struct walk *w, uint32_t n, uint8_t *end)
 uint32_t user_walk(const struct user_walk_ops *ops, uint64_t pc, uint64_t sp, uint64_t fp,
 		   uint64_t ax, uint64_t *ips, uint32_t max, uint8_t *end)
 {
+	return user_walk_from(ops, pc, sp, fp, ax, false, ips, max, end);
+}
+
+uint32_t user_walk_from(const struct user_walk_ops *ops, uint64_t pc, uint64_t sp, uint64_t fp,
+			uint64_t ax, bool pc_is_return, uint64_t *ips, uint32_t max, uint8_t *end)
+{
 	struct walk w = { .ops = ops, .pc = pc, .sp = sp, .fp = fp, .ax = ax };
 	uint32_t n = 0;
 
@@ -156,7 +162,8 @@ uint32_t user_walk(const struct user_walk_ops *ops, uint64_t pc, uint64_t sp, ui
 		if (n >= max)
 			break;
 		ips[n] = w.pc;
-		if (!step(&w, n++, end))
+		/* A walk resumed at a return address steps as from a caller's frame. */
+		if (!step(&w, n++ + (pc_is_return ? 1 : 0), end))
 			break;
 	}
 	return n;

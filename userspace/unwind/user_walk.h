@@ -10,6 +10,7 @@
 #ifndef BPFPROF_UNWIND_USER_WALK_H
 #define BPFPROF_UNWIND_USER_WALK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,5 +41,13 @@ struct user_walk_ops {
  */
 uint32_t user_walk(const struct user_walk_ops *ops, uint64_t pc, uint64_t sp, uint64_t fp,
 		   uint64_t ax, uint64_t *ips, uint32_t max, uint8_t *end);
+/*
+ * The same walk resumed at a frame other than the innermost: with
+ * `pc_is_return` pc is a return address (looked up at pc - 1, and no
+ * clone's child: ax is not used), as frame n > 0 of the BPF walk is
+ * (capture/stack_finish.c finishes a sample's stack from its copy).
+ */
+uint32_t user_walk_from(const struct user_walk_ops *ops, uint64_t pc, uint64_t sp, uint64_t fp,
+			uint64_t ax, bool pc_is_return, uint64_t *ips, uint32_t max, uint8_t *end);
 
 #endif

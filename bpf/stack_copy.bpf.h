@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * Stack copies (issue 38): a sample whose CFI walk meets a file whose table
+ * is still being built (a program's first milliseconds) stops there, and
+ * the stack above that frame is copied into the ring (stack_copy_event),
+ * for userspace to finish the walk once the table is published
+ * (userspace/capture/stack_finish.c). perf's --call-graph dwarf copies on
+ * every sample; this copies only where a table is coming, and a per-CPU
+ * byte budget bounds the cost: without it, the walk goes on with frame
+ * pointers. on_sample only: the sched_switch program contains none of it.
+ * Included by bpfprof.bpf.c before unwind.bpf.h, which calls it.
+ */
+#ifndef BPFPROF_STACK_COPY_BPF_H
+#define BPFPROF_STACK_COPY_BPF_H
+
+/* --stack-copy: bytes copied from the frame's SP at most (0: no copies). */
+const volatile __u32 stack_copy_bytes = 0;
+/*
+ * Tests and bench only (BPFPROF_TEST_STACK_COPY_ALL): every walk stops at
+ * its first frame for a copy, tables or not, to measure what a copy costs.
+ */
+const volatile bool stack_copy_all = false;
+/* The per-CPU budget: bytes a second, and the most it saves up. */
+const volatile __u64 stack_copy_rate = 1u << 20;
+const volatile __u64 stack_copy_burst = 4u << 20;
+
+#define STACK_COPY_PAGE 4096u
+
+/*
+ * One CPU's copy, built before it goes to the ring (60 KiB: no per-CPU
+ * map holds that much), and its budget. `slack`: a page read at any offset
+ * the verifier allows (masked to 64 KiB) stays inside the value.
+ */
+struct stack_copy_scratch {
+	__u64 tokens;	 /* bytes the CPU may still copy */
+	__u64 refill_ts; /* when tokens was last refilled */
+	__u64 refused;	 /* this sample's walk was refused a copy (counted once) */
+	__u64 stopped;	 /* this sample's walk stopped for a copy: ev's registers are set */
+	struct stack_copy_event ev;
+	__u8 slack[2 * STACK_COPY_PAGE];
+};
+
+/*
+ * Indexed by CPU, one entry per possible CPU (resized by userspace): a
+ * program does not run nested on its CPU, so each entry has one writer.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack_copy_scratch);
+} stack_copies SEC(".maps");
+
+static __always_inline struct stack_copy_scratch *stack_copy_scratch(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+
+	return bpf_map_lookup_elem(&stack_copies, &cpu);
+}
+
+/* Before a sample's walk. */
+static __always_inline void stack_copy_begin(void)
+{
+	struct stack_copy_scratch *sc = stack_copy_scratch();
+
+	if (sc)
+		sc->refused = sc->stopped = 0;
+}
+
+/*
+ * The CPU's copy record when its budget holds a copy now (refilled
+ * first), else NULL: a walk refused is counted once, and goes on with
+ * frame pointers.
+ */
+static __always_inline struct stack_copy_scratch *stack_copy_budget(void)
+{
+	struct stack_copy_scratch *sc = stack_copy_scratch();
+	struct bpfprof_stats *st;
+	__u32 zero = 0;
+	__u64 now, dt;
+
+	if (!sc)
+		return NULL;
+	now = bpf_ktime_get_ns();
+	dt = now - sc->refill_ts;
+	/* Past a full refill, no multiplication that could overflow. */
+	if (!sc->refill_ts || dt >= 4000000000ull)
+		sc->tokens = stack_copy_burst;
+	else
+		sc->tokens += dt * stack_copy_rate / 1000000000ull;
+	if (sc->tokens > stack_copy_burst)
+		sc->tokens = stack_copy_burst;
+	sc->refill_ts = now;
+	if (sc->tokens >= stack_copy_bytes)
+		return sc;
+	if (!sc->refused) {
+		sc->refused = 1;
+		st = bpf_map_lookup_elem(&stats, &zero);
+		if (st)
+			st->stack_copy_no_budget++;
+	}
+	return NULL;
+}
+
+struct stack_copy_read {
+	struct stack_copy_scratch *sc;
+	__u64 sp;
+	__u32 len, want;
+};
+
+/* One page (or what is left of the copy in it): false once one cannot be read. */
+static long stack_copy_page(__u32 i, struct stack_copy_read *r)
+{
+	__u64 addr = r->sp + r->len;
+	__u32 off = r->len & 0xffff, chunk;
+
+	if (r->len >= r->want)
+		return 1;
+	chunk = STACK_COPY_PAGE - (__u32)(addr & (STACK_COPY_PAGE - 1));
+	if (chunk > r->want - r->len)
+		chunk = r->want - r->len;
+	if (chunk > STACK_COPY_PAGE || !chunk)
+		return 1;
+	/* An NMI cannot fault a page in: the readable prefix is the copy. */
+	if (bpf_probe_read_user(&r->sc->ev.bytes[off], chunk, (void *)addr))
+		return 1;
+	r->len += chunk;
+	return 0;
+}
+
+/*
+ * When the walk stopped for a copy: the stack from the frame's SP into
+ * this CPU's record, charged to its budget. false when it did not stop, or
+ * not one byte could be read (the walk then ends there, NO_CFI).
+ */
+static __always_inline bool stack_copy_take(void)
+{
+	struct stack_copy_read r = {};
+	struct stack_copy_scratch *sc = stack_copy_scratch();
+
+	if (!sc || !sc->stopped)
+		return false;
+	r.sc = sc;
+	r.sp = sc->ev.sp;
+	r.want = stack_copy_bytes < STACK_COPY_MAX ? stack_copy_bytes : STACK_COPY_MAX;
+	bpf_loop(STACK_COPY_MAX / STACK_COPY_PAGE + 1, stack_copy_page, &r, 0);
+	sc->ev.len = r.len;
+	if (!r.len)
+		return false;
+	sc->tokens -= sc->tokens < r.len ? sc->tokens : r.len;
+	return true;
+}
+
+/* This CPU's copy into its ring, stamped as the sample `e` (just before it). */
+static __always_inline void stack_copy_submit(const struct sample_event *e)
+{
+	struct stack_copy_scratch *sc = stack_copy_scratch();
+	__u32 len;
+
+	if (!sc)
+		return;
+	len = sc->ev.len;
+	if (len > STACK_COPY_MAX)
+		len = STACK_COPY_MAX;
+	sc->ev.hdr = e->hdr;
+	sc->ev.hdr.kind = EV_STACK_COPY;
+	sc->ev.hdr.size = __builtin_offsetof(struct stack_copy_event, bytes) + len;
+	submit(&sc->ev, __builtin_offsetof(struct stack_copy_event, bytes) + len, EV_STACK_COPY,
+	       e->hdr.cpu);
+}
+
+#endif

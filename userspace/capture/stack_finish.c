@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: BSD-2-Clause
+#include "stack_finish.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../unwind/user_walk.h"
+
+/* A copy waiting for its file's table, with its sample and the mappings the walk needs. */
+struct stack_parked {
+	uint64_t parked_at;
+	uint32_t uid;
+	size_t charged; /* bytes counted against the caps */
+	uint8_t parks;	/* files waited for so far */
+	struct unwind_file_key waits_for;
+	struct sample_event *sample; /* as it came (partial) */
+	size_t sample_size;
+	struct stack_copy_event *copy; /* its header and the copied bytes */
+	struct unwind_mapping *maps;
+	uint32_t nmaps;
+};
+
+void stack_finish_init(struct stack_finish *f, const struct stack_finish_ops *ops)
+{
+	memset(f, 0, sizeof(*f));
+	f->ops = *ops;
+	f->max_bytes = STACK_FINISH_MAX_BYTES;
+	f->wait_ns = STACK_FINISH_WAIT_NS;
+}
+
+static struct stack_finish_uid *uid_entry(struct stack_finish *f, uint32_t uid, bool add)
+{
+	struct stack_finish_uid u = { uid, 0 };
+
+	for (size_t i = 0; i < f->uids.len; i++)
+		if (f->uids.data[i].uid == uid)
+			return &f->uids.data[i];
+	if (!add || vec_push(&f->uids, u))
+		return NULL;
+	return &vec_last(&f->uids);
+}
+
+static void park_free(struct stack_finish *f, struct stack_parked *p)
+{
+	struct stack_finish_uid *u = uid_entry(f, p->uid, false);
+
+	f->parked_bytes -= p->charged;
+	if (u)
+		u->bytes -= p->charged;
+	free(p->sample);
+	free(p->copy);
+	free(p->maps);
+	free(p);
+}
+
+static void done_partial(struct stack_finish *f, const struct sample_event *e, size_t size)
+{
+	f->ops.done(f->ops.ctx, e, size, true);
+}
+
+/* Whether a copy of `bytes` fits what is parked, in all and for its user (root: in all only). */
+static bool fits(struct stack_finish *f, uint32_t uid, size_t bytes)
+{
+	struct stack_finish_uid *u;
+
+	if (f->parked_bytes + bytes > f->max_bytes)
+		return false;
+	if (uid == 0)
+		return true;
+	u = uid_entry(f, uid, true);
+	return u && u->bytes + bytes <= f->max_bytes / 4;
+}
+
+/* The copied sample `e` and its copy `c` (owned from here on) parked, or done partial. */
+static void park(struct stack_finish *f, const struct sample_event *e, size_t size,
+		 struct stack_copy_event *c, uint64_t now)
+{
+	struct stack_parked *p = calloc(1, sizeof(*p));
+	struct unwind_mapping *maps = malloc(UNWIND_MAX_MAPPINGS * sizeof(*maps));
+	size_t bytes;
+	int n;
+
+	f->stats.copies++;
+	f->stats.copy_bytes += c->len;
+	/* A Python sample's frames are grouped by the BPF walk's loop frames: not redone here. */
+	if (!p || !maps)
+		goto partial;
+	n = f->ops.mappings(f->ops.ctx, e->hdr.pid, e->hdr.ts, maps, UNWIND_MAX_MAPPINGS);
+	if (e->py_len || e->ustack_len != (uint32_t)c->frame + 1 || n <= 0) {
+		f->stats.skipped++;
+		goto partial;
+	}
+	p->uid = f->ops.uid(f->ops.ctx, e->hdr.pid);
+	p->nmaps = (uint32_t)n;
+	p->maps = realloc(maps, (size_t)n * sizeof(*maps));
+	if (!p->maps)
+		p->maps = maps;
+	maps = NULL;
+	bytes = size + offsetof(struct stack_copy_event, bytes) + c->len +
+		(size_t)n * sizeof(*p->maps);
+	if (!fits(f, p->uid, bytes) || !(p->sample = malloc(size)) || vec_push(&f->parked, p)) {
+		f->stats.refused++;
+		goto partial;
+	}
+	memcpy(p->sample, e, size);
+	p->sample_size = size;
+	p->copy = c;
+	p->parked_at = now;
+	p->parks = 1;
+	p->waits_for = c->file;
+	p->charged = bytes;
+	f->parked_bytes += bytes;
+	uid_entry(f, p->uid, true)->bytes += bytes;
+	if (f->parked_bytes > f->stats.peak_bytes)
+		f->stats.peak_bytes = f->parked_bytes;
+	return;
+partial:
+	if (p) {
+		free(p->maps);
+		free(p->sample);
+		free(p);
+	}
+	free(maps);
+	free(c);
+	done_partial(f, e, size);
+}
+
+static struct stack_copy_event **waiting_slot(struct stack_finish *f, uint32_t cpu)
+{
+	/* CPUs are few; a bogus number past the machine's gets no slot. */
+	if (cpu >= 65536)
+		return NULL;
+	while (f->waiting.len <= cpu)
+		if (vec_push(&f->waiting, NULL))
+			return NULL;
+	return &f->waiting.data[cpu];
+}
+
+bool stack_finish_record(struct stack_finish *f, const void *data, size_t size, uint64_t now)
+{
+	const struct event_header *h = data;
+	const struct sample_event *e = data;
+	struct stack_copy_event **slot, *c;
+
+	if (size < sizeof(*h) || (h->kind != EV_STACK_COPY && h->kind != EV_SAMPLE))
+		return false;
+	slot = waiting_slot(f, h->cpu);
+	if (h->kind == EV_STACK_COPY) {
+		c = (struct stack_copy_event *)data;
+		if (size < offsetof(struct stack_copy_event, bytes) ||
+		    c->len > size - offsetof(struct stack_copy_event, bytes) ||
+		    c->len > STACK_COPY_MAX)
+			return true;
+		if (slot && *slot) {
+			f->stats.orphans++;
+			free(*slot);
+			*slot = NULL;
+		}
+		if (slot && (*slot = malloc(offsetof(struct stack_copy_event, bytes) + c->len)))
+			memcpy(*slot, c, offsetof(struct stack_copy_event, bytes) + c->len);
+		return true;
+	}
+	c = slot ? *slot : NULL;
+	if (size < offsetof(struct sample_event, ips) || !(e->flags & SAMPLE_USTACK_COPIED)) {
+		/* The CPU's next record is not the copy's sample: that one was lost. */
+		if (c && size >= offsetof(struct sample_event, ips)) {
+			f->stats.orphans++;
+			free(c);
+			*slot = NULL;
+		}
+		return false;
+	}
+	if (slot)
+		*slot = NULL;
+	if (!c || c->hdr.ts != h->ts || c->hdr.tid != h->tid || c->hdr.pid != h->pid) {
+		if (c) {
+			f->stats.orphans++;
+			free(c);
+		}
+		f->stats.lost++;
+		done_partial(f, e, size);
+		return false;
+	}
+	park(f, e, size, c, now);
+	return false;
+}
+
+/* What one walk over a copy reads and finds, and the first file it met still pending. */
+struct walk_ctx {
+	struct stack_finish *f;
+	const struct stack_parked *p;
+	bool met_pending;
+	struct unwind_file_key pending;
+};
+
+/* The copied bytes only: past them, the stack is unreadable. */
+static int copy_read(void *vctx, uint64_t addr, void *buf, size_t len)
+{
+	struct walk_ctx *w = vctx;
+	const struct stack_copy_event *c = w->p->copy;
+
+	if (addr < c->sp || addr - c->sp > c->len || len > c->len - (addr - c->sp))
+		return -EFAULT;
+	memcpy(buf, c->bytes + (addr - c->sp), len);
+	return 0;
+}
+
+static int copy_mapping(void *vctx, uint64_t pc, struct user_walk_mapping *out)
+{
+	struct walk_ctx *w = vctx;
+	const struct stack_parked *p = w->p;
+	const struct unwind_mapping *m = NULL;
+	size_t lo = 0, hi = p->nmaps;
+	int64_t bias;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (p->maps[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && pc < p->maps[lo - 1].end)
+		m = &p->maps[lo - 1];
+	if (!m)
+		return -ENOENT;
+	*out = (struct user_walk_mapping){ .start = m->start, .end = m->end };
+	switch (w->f->ops.file(w->f->ops.ctx, &m->file, &out->table, &bias)) {
+	case STACK_FILE_READY:
+		out->map_to_file = (int64_t)(m->pgoff_bytes - m->start) + bias;
+		break;
+	case STACK_FILE_PENDING:
+		if (!w->met_pending) {
+			w->met_pending = true;
+			w->pending = m->file;
+		}
+		/* fallthrough */
+	default:
+		out->table = (struct compact_view){ 0 };
+		break;
+	}
+	return 0;
+}
+
+/*
+ * Walk `p`'s copy. true: done (its sample restacked, or partial when
+ * nothing came of it); false: the walk met another file still pending and
+ * waits for that one.
+ */
+static bool finish_one(struct stack_finish *f, struct stack_parked *p, bool may_wait)
+{
+	const struct stack_copy_event *c = p->copy;
+	const struct sample_event *e = p->sample;
+	struct walk_ctx w = { .f = f, .p = p };
+	struct user_walk_ops ops = { copy_read, copy_mapping, &w };
+	uint32_t kept = c->frame, room = BPFPROF_MAX_USTACK - kept, n, flags;
+	size_t head = offsetof(struct sample_event, ips);
+	struct sample_event *out;
+	bool exact = c->flags & STACK_COPY_PC_EXACT;
+	uint8_t end;
+
+	out = malloc(head + sizeof(e->ips[0]) * (e->kstack_len + (size_t)BPFPROF_MAX_USTACK));
+	if (!out) {
+		done_partial(f, e, p->sample_size);
+		return true;
+	}
+	memcpy(out, e, head + sizeof(e->ips[0]) * (e->kstack_len + (size_t)kept));
+	/* Frame 0 is the interrupted PC; a later exact one follows a signal frame (no clone). */
+	n = user_walk_from(&ops, c->pc, c->sp, c->fp, c->frame ? 1 : c->ax, c->frame && !exact,
+			   (uint64_t *)out->ips + e->kstack_len + kept, room, &end);
+	if (end != USTACK_END_ROOT && w.met_pending && may_wait &&
+	    p->parks < STACK_FINISH_MAX_PARKS) {
+		p->parks++;
+		p->waits_for = w.pending;
+		free(out);
+		return false;
+	}
+	flags = e->flags &
+		~(SAMPLE_USTACK_COPIED | SAMPLE_USTACK_END_MASK | SAMPLE_USTACK_TRUNCATED);
+	flags |= (uint32_t)end << SAMPLE_USTACK_END_SHIFT;
+	if (end == USTACK_END_LIMIT || end == USTACK_END_STUCK)
+		flags |= SAMPLE_USTACK_TRUNCATED;
+	out->flags = flags;
+	out->ustack_len = (uint16_t)(kept + n);
+	out->hdr.kind = EV_SAMPLE_RESTACK;
+	out->hdr.size = (uint16_t)(head + sizeof(e->ips[0]) * (e->kstack_len + kept + n));
+	f->stats.finished++;
+	if (end == USTACK_END_ROOT)
+		f->stats.rooted++;
+	f->ops.done(f->ops.ctx, out, out->hdr.size, false);
+	free(out);
+	return true;
+}
+
+size_t stack_finish_poll(struct stack_finish *f, uint64_t now, bool last)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < f->parked.len; i++) {
+		struct stack_parked *p = f->parked.data[i];
+		struct compact_view view;
+		int64_t bias;
+		enum stack_file_state st = f->ops.file(f->ops.ctx, &p->waits_for, &view, &bias);
+		bool late = now - p->parked_at >= f->wait_ns;
+
+		if (st == STACK_FILE_PENDING && !late && !last) {
+			f->parked.data[kept++] = p;
+			continue;
+		}
+		if (st == STACK_FILE_PENDING) {
+			f->stats.expired++;
+			done_partial(f, p->sample, p->sample_size);
+		} else if (!finish_one(f, p, !late && !last)) {
+			f->parked.data[kept++] = p;
+			continue;
+		}
+		park_free(f, p);
+	}
+	f->parked.len = kept;
+	return kept;
+}
+
+void stack_finish_free(struct stack_finish *f)
+{
+	for (size_t i = 0; i < f->parked.len; i++)
+		park_free(f, f->parked.data[i]);
+	for (size_t i = 0; i < f->waiting.len; i++)
+		free(f->waiting.data[i]);
+	vec_free(&f->parked);
+	vec_free(&f->waiting);
+	vec_free(&f->uids);
+}
