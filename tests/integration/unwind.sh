@@ -51,7 +51,7 @@
 #        comes, so >= 95% of all its stacks reach a root, copies are counted
 #        and >= 95% of those finished reach a root; the same run with
 #        --stack-copy 0 names nofp as met without its table. -F 199: a
-#        second of copies (16K at most each) fits a CPU's 4 MiB budget
+#        second of copies (16K at most each) fits a CPU's 16 MiB budget
 #
 #   nocfi (with cfi) nofp without its CFI (.eh_frame removed): its table
 #        will never come, so its samples are not copied once that is known

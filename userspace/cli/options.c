@@ -129,7 +129,7 @@ static const struct argp_option option_defs[] = {
 	  0 },
 	{ "stack-copy", OPT_STACK_COPY, "SIZE", 0,
 	  "With --unwind cfi: a sample in a program whose unwind table is still being built "
-	  "copies up to SIZE of its stack (default 16K, 0 = never, at most 60K; 1 MiB/s per CPU "
+	  "copies up to SIZE of its stack (default and most 60K, 0 = never; 4 MiB/s per CPU "
 	  "at most), and its stack is finished once the table is there",
 	  0 },
 	{ "debuginfod-timeout", OPT_DEBUGINFOD_TIMEOUT, "TIME", 0,

@@ -13,7 +13,7 @@
 
 #define DEFAULT_FREQ_HZ		     999 /* not 1000: avoids lock-step with timer ticks */
 /* --stack-copy: perf's --call-graph dwarf copies 8K; deep C++ stacks need more. */
-#define DEFAULT_STACK_COPY_BYTES     (16u * 1024)
+#define DEFAULT_STACK_COPY_BYTES     STACK_COPY_MAX
 #define DEFAULT_OUTPUT		     "profile.json.gz"
 /* Profiles hold every process's command line: private unless --mode says otherwise, as perf.data
  * is. */
