@@ -366,6 +366,11 @@ set_target_properties(bpfprof_workload_vforker PROPERTIES
 bpfprof_integration_test(unwind_vfork 120 TRUE unwind.sh cfi vfork)
 set_property(TEST integration.unwind_vfork APPEND PROPERTY ENVIRONMENT
   VFORKER=$<TARGET_FILE:bpfprof_workload_vforker>)
+# Whole stacks on a build machine (issue 38): this tree built with make -j
+# under bpfprof (gcc, binutils, make, sh, cmake, clang), and a lone gcc -O2 -c.
+foreach(what make gcc)
+  bpfprof_integration_test(build_stacks_${what} 1800 TRUE build_stacks.sh ${what})
+endforeach()
 # Python functions in the stacks (issue 26): Debian's python3 and pyfuncs.py.
 foreach(mode before during fp)
   bpfprof_integration_test(python_${mode} 120 TRUE python.sh ${mode})
