@@ -34,7 +34,10 @@ enum {
 	H_NROWS = 56,
 	H_NRULES = 60,
 	H_BUILD_ID = 72,
-	H_SIZE = 136,
+	H_DEV = 136,
+	H_INO = 144,
+	H_CTIME = 152,
+	H_SIZE = 168,
 	RULE_SIZE = 12,
 	ROW_SIZE = 8,
 };
@@ -85,7 +88,8 @@ static void entry_path(const struct table_cache_key *k, char *out, size_t len)
 
 	for (size_t i = 0; i < k->build_id_len; i++)
 		o += snprintf(out + o, len - (size_t)o, "%02x", k->build_id[i]);
-	snprintf(out + o, len - (size_t)o, "-%llx.ut", (unsigned long long)k->file_size);
+	snprintf(out + o, len - (size_t)o, "-%llx-%llx-%llx.ut", (unsigned long long)k->file_size,
+		 (unsigned long long)k->dev, (unsigned long long)k->ino);
 }
 
 static bool same_table(const struct unwind_built *a, const struct unwind_built *b)
@@ -393,6 +397,16 @@ static void other_size(uint8_t *buf, size_t *len)
 	(void)len;
 	put32(buf + H_FILE_SIZE, get32(buf + H_FILE_SIZE) + 1);
 }
+static void other_inode(uint8_t *buf, size_t *len)
+{
+	(void)len;
+	put32(buf + H_INO, get32(buf + H_INO) + 1);
+}
+static void other_device(uint8_t *buf, size_t *len)
+{
+	(void)len;
+	put32(buf + H_DEV, get32(buf + H_DEV) + 1);
+}
 
 static void each_damage_is_refused(void)
 {
@@ -413,6 +427,8 @@ static void each_damage_is_refused(void)
 		{ "rows past the end of the address space", rows_wrap, true },
 		{ "build-id not the file's", other_build_id, true },
 		{ "size not the file's", other_size, true },
+		{ "inode not the file's", other_inode, true },
+		{ "device not the file's", other_device, true },
 	};
 	struct table_cache_key k;
 	struct unwind_built b, got;
@@ -550,6 +566,120 @@ static void classes_stay_apart(void)
 	table_cache_close(&c);
 }
 
+/* A copy of `from` at dir/name; its key (the key's file is the copy). */
+static void copy_file(const char *from, const char *name, char *path, size_t len)
+{
+	char cmd[1024];
+
+	snprintf(path, len, "%s/%s", dir, name);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", from, path);
+	CHECK(!system(cmd));
+}
+
+static int key_of_path(const char *path, struct table_cache_key *k)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	Elf *elf = fd >= 0 ? elf_open_fd(fd) : NULL;
+
+	err = table_cache_key_of(fd, elf, k);
+	if (elf)
+		elf_end(elf);
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/*
+ * Two files with the same build-id and size (Go's -buildid=redacted; a
+ * file crafted with another's build-id) each get their own table, never
+ * the other's.
+ */
+static void same_build_id_other_file(void)
+{
+	struct table_cache_key ka, kb;
+	struct unwind_built b, mine, got;
+	struct table_cache c;
+	char a[256], bp[256];
+
+	fresh_state();
+	CHECK_EQ_INT(table_cache_open(&c, state, TABLE_CACHE_DEFAULT_BYTES), 0);
+	copy_file(CFI_FIX, "a", a, sizeof(a));
+	copy_file(CFI_FIX, "b", bp, sizeof(bp));
+	CHECK_EQ_INT(build(a, &ka, &b), 0);
+	CHECK_EQ_INT(key_of_path(bp, &kb), 0);
+	CHECK(ka.file_size == kb.file_size && ka.build_id_len == kb.build_id_len &&
+	      !memcmp(ka.build_id, kb.build_id, ka.build_id_len));
+	CHECK_EQ_STR(ka.cls, kb.cls);
+	CHECK_EQ_INT(table_cache_store(&c, &ka, &b), 0);
+	/* b's lookup finds nothing: a's rows are a's. */
+	CHECK_EQ_INT(table_cache_load(&c, &kb, &cfi_default_budget, &got), -ENOENT);
+	/* b's own table (told apart by its bias) is kept beside a's. */
+	CHECK_EQ_INT(build(bp, &kb, &mine), 0);
+	mine.bias += 4096;
+	CHECK_EQ_INT(table_cache_store(&c, &kb, &mine), 0);
+	CHECK_EQ_INT(table_cache_load(&c, &kb, &cfi_default_budget, &got), 0);
+	CHECK(same_table(&mine, &got));
+	unwind_built_free(&got);
+	CHECK_EQ_INT(table_cache_load(&c, &ka, &cfi_default_budget, &got), 0);
+	CHECK(same_table(&b, &got));
+	unwind_built_free(&got);
+	CHECK_EQ_INT(c.rejected, 0);
+	unwind_built_free(&mine);
+	unwind_built_free(&b);
+	table_cache_close(&c);
+}
+
+/*
+ * A file rewritten in place (same inode, size and build-id bytes) is not
+ * served the entry built before: a miss, not damage, and the entry of the
+ * new contents replaces it. Unchanged, it is found run after run.
+ */
+static void rewritten_in_place_is_a_miss(void)
+{
+	struct table_cache_key k, now;
+	struct unwind_built b, got;
+	struct table_cache c;
+	char path[256];
+	struct stat st;
+	int fd;
+
+	fresh_state();
+	CHECK_EQ_INT(table_cache_open(&c, state, TABLE_CACHE_DEFAULT_BYTES), 0);
+	copy_file(CFI_FIX, "tool", path, sizeof(path));
+	CHECK_EQ_INT(build(path, &k, &b), 0);
+	CHECK_EQ_INT(table_cache_store(&c, &k, &b), 0);
+	/* Another run, the file unchanged: found. */
+	table_cache_close(&c);
+	CHECK_EQ_INT(table_cache_open(&c, state, TABLE_CACHE_DEFAULT_BYTES), 0);
+	CHECK_EQ_INT(key_of_path(path, &now), 0);
+	CHECK_EQ_INT(table_cache_load(&c, &now, &cfi_default_budget, &got), 0);
+	unwind_built_free(&got);
+	/* Its first byte written back as it was, until the clock has moved on (ctime's tick). */
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	CHECK(fd >= 0);
+	for (int i = 0; i < 200 && fd >= 0; i++) {
+		char byte;
+
+		CHECK(pread(fd, &byte, 1, 0) == 1 && pwrite(fd, &byte, 1, 0) == 1);
+		CHECK(!fstat(fd, &st));
+		if ((int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec != k.ctime_ns)
+			break;
+		nanosleep(&(struct timespec){ .tv_nsec = 5 * 1000000 }, NULL);
+	}
+	if (fd >= 0)
+		close(fd);
+	CHECK_EQ_INT(key_of_path(path, &now), 0);
+	CHECK(now.ino == k.ino && now.file_size == k.file_size && now.ctime_ns != k.ctime_ns);
+	CHECK_EQ_INT(table_cache_load(&c, &now, &cfi_default_budget, &got), -ENOENT);
+	CHECK_EQ_INT(c.rejected, 0);
+	/* The table of what it holds now takes the slot. */
+	CHECK_EQ_INT(table_cache_store(&c, &now, &b), 0);
+	CHECK_EQ_INT(table_cache_load(&c, &now, &cfi_default_budget, &got), 0);
+	unwind_built_free(&got);
+	unwind_built_free(&b);
+	table_cache_close(&c);
+}
+
 /* An entry of `k` with its build-id's first bytes set to `n`, its mtime `t` s ago. */
 static void entry_aged(struct table_cache *c, struct table_cache_key *k,
 		       const struct unwind_built *b, const char *cls, uint32_t n, time_t age)
@@ -634,6 +764,8 @@ int main(void)
 	RUN(each_damage_is_refused);
 	RUN(unsafe_dirs_turn_it_off);
 	RUN(classes_stay_apart);
+	RUN(same_build_id_other_file);
+	RUN(rewritten_in_place_is_a_miss);
 	RUN(trims_least_recently_used);
 	if (dir[0]) {
 		char cmd[128];

@@ -25,7 +25,7 @@
  * against tampering).
  */
 #define TC_MAGIC   "BPFPUT\0\1"
-#define TC_VERSION 1
+#define TC_VERSION 2
 
 struct tc_header {
 	char magic[8];
@@ -40,6 +40,9 @@ struct tc_header {
 	uint32_t status; /* UNWIND_FILE_LOADED or UNWIND_FILE_NO_CFI */
 	uint32_t build_id_len;
 	uint8_t build_id[ELF_BUILD_ID_MAX];
+	/* The very file the table was built from, as it was (table_cache_key). */
+	uint64_t dev, ino;
+	int64_t ctime_ns, mtime_ns;
 };
 
 struct tc_rule {
@@ -55,7 +58,7 @@ struct tc_row {
 	uint16_t pad;
 };
 
-_Static_assert(sizeof(struct tc_header) == 136, "entry header layout");
+_Static_assert(sizeof(struct tc_header) == 168, "entry header layout");
 _Static_assert(sizeof(struct tc_rule) == 12, "entry rule layout");
 _Static_assert(sizeof(struct tc_row) == 8, "entry row layout");
 
@@ -71,6 +74,9 @@ static uint64_t entry_bytes(uint64_t nrules, uint64_t nrows)
 /* The largest entry a file can have: its rows are capped by any budget. */
 #define TC_MAX_BYTES entry_bytes(TC_MAX_RULES, CFI_FILE_MAX_ROWS)
 
+/* "BUILDID-SIZE-DEV-INO.ut": the build-id in hex, 3 numbers of 16 hex digits at most. */
+#define TC_NAME_MAX (2 * ELF_BUILD_ID_MAX + 3 * 17 + 4)
+
 static void entry_name(const struct table_cache_key *k, char *buf, size_t len)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -80,18 +86,30 @@ static void entry_name(const struct table_cache_key *k, char *buf, size_t len)
 		buf[o++] = hex[k->build_id[i] >> 4];
 		buf[o++] = hex[k->build_id[i] & 15];
 	}
-	snprintf(buf + o, len - o, "-%llx.ut", (unsigned long long)k->file_size);
+	snprintf(buf + o, len - o, "-%llx-%llx-%llx.ut", (unsigned long long)k->file_size,
+		 (unsigned long long)k->dev, (unsigned long long)k->ino);
 }
 
-/* Whether `name` is one entry_name makes (trims delete nothing else). */
+/*
+ * Whether `name` is one entry_name makes (trims delete nothing else), or
+ * one of version 1's ("BUILDID-SIZE.ut", never read now: the LRU deletes it).
+ */
 static bool entry_name_matches(const char *name)
 {
-	size_t hex = strspn(name, "0123456789abcdef"), size;
+	size_t hex = strspn(name, "0123456789abcdef"), groups = 0;
 
-	if (hex < 2 || hex > 2 * ELF_BUILD_ID_MAX || hex % 2 || name[hex] != '-')
+	if (hex < 2 || hex > 2 * ELF_BUILD_ID_MAX || hex % 2)
 		return false;
-	size = strspn(name + hex + 1, "0123456789abcdef");
-	return size >= 1 && size <= 16 && !strcmp(name + hex + 1 + size, ".ut");
+	name += hex;
+	while (*name == '-') {
+		size_t n = strspn(name + 1, "0123456789abcdef");
+
+		if (n < 1 || n > 16)
+			return false;
+		name += 1 + n;
+		groups++;
+	}
+	return (groups == 1 || groups == 3) && !strcmp(name, ".ut");
 }
 
 int table_cache_open(struct table_cache *c, const char *state_dir, uint64_t max_bytes)
@@ -155,6 +173,10 @@ int table_cache_key_of(int fd, Elf *elf, struct table_cache_key *k)
 	if (!k->build_id_len)
 		return -ENOENT;
 	k->file_size = (uint64_t)st.st_size;
+	k->dev = (uint64_t)st.st_dev;
+	k->ino = (uint64_t)st.st_ino;
+	k->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+	k->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	if (cfi_file_is_system(fd, &st))
 		snprintf(k->cls, sizeof(k->cls), "system");
 	else
@@ -179,11 +201,15 @@ static int read_all(int fd, uint8_t *buf, size_t len)
 	return 0;
 }
 
+/* What validate says of an entry of `k`'s file as it was before a change. */
+static const char stale[] = "the file changed since (ctime or mtime)";
+
 /*
  * Whether the entry in buf (len bytes) is whole and sound, and `k`'s: the
- * reason it is not, NULL when it is. Everything the table's users rely on
- * is checked (rows strictly increasing, rules within the file's and within
- * their enums), as for a file another user could have made.
+ * reason it is not, NULL when it is (`stale` when it was built from this
+ * file before it changed). Everything the table's users rely on is checked
+ * (rows strictly increasing, rules within the file's and within their
+ * enums), as for a file another user could have made.
  */
 static const char *validate(const uint8_t *buf, size_t len, const struct table_cache_key *k)
 {
@@ -207,6 +233,10 @@ static const char *validate(const uint8_t *buf, size_t len, const struct table_c
 	if (h->file_size != k->file_size || h->build_id_len != k->build_id_len ||
 	    memcmp(h->build_id, k->build_id, k->build_id_len))
 		return "another file's (build-id or size)";
+	if (h->dev != k->dev || h->ino != k->ino)
+		return "another file's (device or inode)";
+	if (h->ctime_ns != k->ctime_ns || h->mtime_ns != k->mtime_ns)
+		return stale;
 	if (h->status == UNWIND_FILE_NO_CFI ? h->nrows || h->nrules
 					    : h->status != UNWIND_FILE_LOADED || !h->nrows)
 		return "bad status";
@@ -273,7 +303,7 @@ int table_cache_load(struct table_cache *c, const struct table_cache_key *k,
 		     const struct cfi_budget *budget, struct unwind_built *b)
 {
 	uint64_t t0 = cfi_thread_cpu_ns();
-	char name[2 * ELF_BUILD_ID_MAX + 32];
+	char name[TC_NAME_MAX];
 	const char *why = NULL;
 	uint8_t *buf = NULL;
 	struct stat st;
@@ -311,6 +341,11 @@ int table_cache_load(struct table_cache *c, const struct table_cache_key *k,
 			err = -ENOENT;
 		else if (!(err = unpack(buf, b)))
 			(void)futimens(fd, NULL); /* used: the last to go */
+	} else if (why == stale) {
+		/* Not damage: a miss, and the slot is free for the table built now. */
+		log_debug("unwind table cache: %s/%s: %s; built again", k->cls, name, why);
+		(void)unlinkat(dir, name, 0);
+		err = -ENOENT;
 	} else if (strcmp(why, "no memory")) {
 		reject(c, dir, name, k, why);
 	}
@@ -387,6 +422,10 @@ static uint8_t *pack(const struct table_cache_key *k, const struct unwind_built 
 	h->status = (uint32_t)b->status;
 	h->build_id_len = (uint32_t)k->build_id_len;
 	memcpy(h->build_id, k->build_id, k->build_id_len);
+	h->dev = k->dev;
+	h->ino = k->ino;
+	h->ctime_ns = k->ctime_ns;
+	h->mtime_ns = k->mtime_ns;
 	memcpy(h + 1, rules, nrules * sizeof(*rules));
 	memcpy((uint8_t *)(h + 1) + nrules * sizeof(*rules), rows, nrows * sizeof(*rows));
 	crc = (uint32_t)crc32(0, buf, (uInt)(*len - sizeof(crc)));
@@ -420,7 +459,7 @@ static int write_all(int fd, const uint8_t *buf, size_t len)
  */
 static int write_entry(int dir, const char *name, const uint8_t *buf, size_t len)
 {
-	char tmp[2 * ELF_BUILD_ID_MAX + 64], proc[64];
+	char tmp[TC_NAME_MAX + 32], proc[64];
 	int fd, err;
 
 	fd = openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
@@ -463,7 +502,7 @@ static bool user_class(const char *cls, struct hmap_key *key)
 int table_cache_store(struct table_cache *c, const struct table_cache_key *k,
 		      const struct unwind_built *b)
 {
-	char name[2 * ELF_BUILD_ID_MAX + 32];
+	char name[TC_NAME_MAX];
 	struct hmap_key key;
 	uint8_t *buf;
 	size_t len;
@@ -526,7 +565,7 @@ struct tc_entry {
 	int64_t mtime_ns;
 	uint64_t bytes;
 	uint32_t cls; /* index into the trim's classes */
-	char name[2 * ELF_BUILD_ID_MAX + 32];
+	char name[TC_NAME_MAX];
 };
 
 struct tc_class {

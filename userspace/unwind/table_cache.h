@@ -5,12 +5,19 @@
  * recording, in a fraction of the time (README.md: cost per MiB of
  * .eh_frame), so that a program's first samples find its table.
  *
- * Where: STATE_DIR/unwind-cache/v1/CLASS/BUILDID-SIZE.ut, where CLASS is
- * "system" for a file only root can change (cfi_file_is_system) and
- * "u<uid>" (its owner) for any other. A file is looked up only in its own
- * class, so a user who crafts a file with another binary's build-id can
- * only poison the tables of their own files. The build-id: the GNU note,
- * else Go's (util/elf_build_id.h); files with neither are not cached.
+ * Where: STATE_DIR/unwind-cache/v1/CLASS/BUILDID-SIZE-DEV-INO.ut, where
+ * CLASS is "system" for a file only root can change (cfi_file_is_system)
+ * and "u<uid>" (its owner) for any other. An entry serves only the very
+ * file it was built from, unchanged: its device and inode are in the name,
+ * and they, the file's size, build-id, ctime and mtime (in ns) in its
+ * header are checked at each load. A build-id alone proves nothing: it can
+ * be crafted, and Go's -buildid=redacted (rules_go, nixpkgs) gives many
+ * binaries the same one; a file changed in place keeps its inode, not its
+ * ctime (which no one but the kernel sets). So a crafted file, or one that
+ * shares its build-id and size with another, gets only its own table, in
+ * any class. A file changed since its entry was built is a miss (the entry
+ * is replaced), not damage. The build-id: the GNU note, else Go's
+ * (util/elf_build_id.h); files with neither are not cached.
  *
  * Every directory from the state directory down is ours alone (owned by
  * our euid, no group or other write, opened without following links:
@@ -63,10 +70,12 @@ struct table_cache {
 	size_t written, rejected, trimmed;
 };
 
-/* What an entry is looked up by: the file's class, build-id and size. */
+/* What an entry is looked up by: the file's class, build-id, size and identity. */
 struct table_cache_key {
 	char cls[16]; /* "system" or "u<uid>" */
 	uint64_t file_size;
+	uint64_t dev, ino;	    /* which file */
+	int64_t ctime_ns, mtime_ns; /* as it was: a change makes a new key */
 	size_t build_id_len;
 	uint8_t build_id[ELF_BUILD_ID_MAX];
 };
@@ -89,7 +98,8 @@ int table_cache_key_of(int fd, Elf *elf, struct table_cache_key *k);
 /*
  * The table of `k` into *b (status LOADED or NO_CFI; b->build_ns: the CPU
  * time of this load). 0; -ENOENT when there is none, or its build read more
- * rows than `budget` allows now; -EINVAL when the entry was bad (unlinked).
+ * rows than `budget` allows now, or the file changed since (the entry is
+ * removed); -EINVAL when the entry was bad (unlinked).
  */
 int table_cache_load(struct table_cache *c, const struct table_cache_key *k,
 		     const struct cfi_budget *budget, struct unwind_built *b);
