@@ -10,6 +10,7 @@
  * (which would load stale tables) fails here. No BPF; cases needing two
  * owners skip without root.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -720,7 +721,7 @@ static void trims_least_recently_used(void)
 		return;
 	entry_path(&k, path, sizeof(path));
 	CHECK(!stat(path, &st));
-	one = (uint64_t)st.st_size;
+	one = (uint64_t)st.st_blocks * 512; /* what the bound counts */
 	CHECK(!unlink(path));
 	table_cache_close(&c);
 	/* Room for 10 entries: a user's class holds 2. */
@@ -755,6 +756,104 @@ static void trims_least_recently_used(void)
 	table_cache_close(&c);
 }
 
+/* What the entries of every class take on disk (blocks, not sizes), and how many there are. */
+static uint64_t disk_bytes(size_t *n)
+{
+	char v1[256], path[1024];
+	uint64_t bytes = 0;
+	struct dirent *cls, *e;
+	DIR *top, *d;
+
+	*n = 0;
+	snprintf(v1, sizeof(v1), "%s/unwind-cache/v1", state);
+	top = opendir(v1);
+	CHECK(top != NULL);
+	while (top && (cls = readdir(top))) {
+		if (cls->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", v1, cls->d_name);
+		d = opendir(path);
+		while (d && (e = readdir(d))) {
+			struct stat st;
+
+			snprintf(path, sizeof(path), "%s/%s/%s", v1, cls->d_name, e->d_name);
+			if (e->d_name[0] == '.' || lstat(path, &st) || !S_ISREG(st.st_mode))
+				continue;
+			bytes += (uint64_t)st.st_blocks * 512;
+			(*n)++;
+		}
+		if (d)
+			closedir(d);
+	}
+	if (top)
+		closedir(top);
+	return bytes;
+}
+
+/*
+ * The bound holds on disk: every class is counted (not the first 64 a
+ * listing gives), each entry by the blocks it takes (a file without CFI
+ * has an entry of 172 bytes in a block of 4 KiB).
+ */
+static void bound_holds_on_disk(void)
+{
+	const uint64_t bound = 160 << 10;
+	struct table_cache_key k;
+	struct unwind_built b;
+	struct table_cache c;
+	char cls[16];
+	size_t n;
+
+	fresh_state();
+	CHECK_EQ_INT(table_cache_open(&c, state, TABLE_CACHE_DEFAULT_BYTES), 0);
+	CHECK_EQ_INT(build(CFI_FIX_NO_CFI, &k, &b), 0);
+	CHECK_EQ_INT(b.status, UNWIND_FILE_NO_CFI);
+	for (uint32_t i = 0; i < 100; i++) {
+		snprintf(cls, sizeof(cls), "u%u", 2000 + i);
+		entry_aged(&c, &k, &b, cls, i, 1000 - i);
+	}
+	table_cache_close(&c);
+	CHECK(disk_bytes(&n) > bound && n == 100);
+	CHECK_EQ_INT(table_cache_open(&c, state, bound), 0);
+	printf("100 entries in 100 classes, %llu KiB on disk, trimmed to %llu KiB\n",
+	       (unsigned long long)(disk_bytes(&n) >> 10), (unsigned long long)(bound >> 10));
+	CHECK(disk_bytes(&n) <= bound && n > 0);
+	/* The oldest went: the newest is there. */
+	snprintf(cls, sizeof(cls), "u%u", 2099);
+	CHECK(entry_there(&k, cls, 99));
+	unwind_built_free(&b);
+	table_cache_close(&c);
+}
+
+/* A temporary file a crash left (the rename fallback's) goes once a minute old; a fresh one stays. */
+static void stale_temp_files_go(void)
+{
+	struct table_cache_key k;
+	struct unwind_built b;
+	struct table_cache c;
+	struct timespec ts[2];
+	char path[512], old[600], fresh[600], *name;
+
+	if (!cache_with_fixture(&c, TABLE_CACHE_DEFAULT_BYTES, &k, &b))
+		return;
+	entry_path(&k, path, sizeof(path));
+	name = strrchr(path, '/');
+	*name++ = 0;
+	snprintf(old, sizeof(old), "%s/.%s.4242.tmp", path, name);
+	snprintf(fresh, sizeof(fresh), "%s/.%s.4243.tmp", path, name);
+	CHECK(!close(open(old, O_CREAT | O_WRONLY, 0600)));
+	CHECK(!close(open(fresh, O_CREAT | O_WRONLY, 0600)));
+	clock_gettime(CLOCK_REALTIME, &ts[0]);
+	ts[0].tv_sec -= 120;
+	ts[1] = ts[0];
+	CHECK(!utimensat(AT_FDCWD, old, ts, 0));
+	table_cache_trim(&c);
+	CHECK(access(old, F_OK) && errno == ENOENT);
+	CHECK(!access(fresh, F_OK));
+	unwind_built_free(&b);
+	table_cache_close(&c);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -767,6 +866,8 @@ int main(void)
 	RUN(same_build_id_other_file);
 	RUN(rewritten_in_place_is_a_miss);
 	RUN(trims_least_recently_used);
+	RUN(bound_holds_on_disk);
+	RUN(stale_temp_files_go);
 	if (dir[0]) {
 		char cmd[128];
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -463,6 +464,7 @@ int table_cache_store(struct table_cache *c, const struct table_cache_key *k,
 		      const struct unwind_built *b)
 {
 	char name[TC_NAME_MAX];
+	struct statvfs fs;
 	struct hmap_key key;
 	uint8_t *buf;
 	size_t len;
@@ -485,19 +487,26 @@ int table_cache_store(struct table_cache *c, const struct table_cache_key *k,
 		return dir;
 	}
 	entry_name(k, name, sizeof(name));
-	err = write_entry(dir, name, buf, len);
+	/* The state directory holds the service's snapshots too: never the last of its room. */
+	if (!fstatvfs(dir, &fs) &&
+	    (uint64_t)fs.f_bavail * fs.f_frsize < len + (uint64_t)fs.f_blocks * fs.f_frsize / 20)
+		err = -ENOSPC;
+	else
+		err = write_entry(dir, name, buf, len);
 	close(dir);
 	free(buf);
 	if (err)
 		return err;
 	__atomic_fetch_add(&c->written, 1, __ATOMIC_RELAXED);
+	/* What it takes on disk, as a trim counts it: whole blocks (4 KiB, mostly). */
+	len = (len + 4095) & ~(size_t)4095;
 	c->total_bytes += len;
 	over = c->total_bytes > c->max_bytes;
 	if (table_cache_user_class(k->cls, &key)) {
 		uint32_t kib = 0;
 
 		(void)hmap_get(&c->user_kib, key, &kib);
-		kib += (uint32_t)((len + 1023) / 1024);
+		kib += (uint32_t)(len / 1024);
 		(void)hmap_put(&c->user_kib, key, kib); /* no memory: the next trim counts it */
 		over = over || (uint64_t)kib * 1024 > c->max_bytes / 4;
 	}

@@ -27,8 +27,13 @@
  * is read. Each is checked in full before use (table_cache.c: validate):
  * anything amiss and it is unlinked (said at -v) and the table built again.
  *
- * Bounded: at most max_bytes in all, a user's class a quarter of it; the
- * least recently used entries (mtime, set at each load) go first.
+ * Bounded: at most max_bytes in all, a user's class a quarter of it,
+ * counted in the blocks the entries take on disk (a file without CFI has
+ * an entry of 172 bytes, and it takes 4 KiB); the least recently used
+ * entries (mtime, set at each load) go first. A trim counts every class and
+ * every entry, deletes temporary files a crashed write left, and removes a
+ * user's class it empties. A write that would leave the file system less
+ * than 5% free is not made.
  *
  * Used by one thread at a time (the table worker's); open and close by its owner.
  */
@@ -50,7 +55,7 @@
 #define TABLE_CACHE_DEFAULT_STATE "/var/lib/bpfprof"
 /* What a trim after a write leaves of a bound passed, in eighths. */
 #define TABLE_CACHE_TRIM_FILL	  7
-/* Entries a trim looks at: past them, the rest of a directory is left as it is. */
+/* Entries a pass of a trim may delete: the oldest it met (table_cache_trim.c). */
 #define TABLE_CACHE_MAX_SCAN	  10000
 
 struct table_cache {
