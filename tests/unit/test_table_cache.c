@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -854,6 +855,114 @@ static void stale_temp_files_go(void)
 	table_cache_close(&c);
 }
 
+/*
+ * An entry that cannot be opened for want of descriptors (EMFILE: bpfprof
+ * holds many) is a miss, and stays: only what is no entry of ours is
+ * removed. Each limit from the lowest free descriptor up, so that each
+ * open on the way (directories, the entry, its reopening) meets EMFILE.
+ */
+static void transient_errors_keep_entries(void)
+{
+	struct table_cache_key k;
+	struct unwind_built b, got;
+	struct table_cache c;
+	struct rlimit was, low;
+	char path[512];
+	int base, found = 0;
+
+	if (!cache_with_fixture(&c, TABLE_CACHE_DEFAULT_BYTES, &k, &b))
+		return;
+	entry_path(&k, path, sizeof(path));
+	base = dup(0);
+	CHECK(base >= 0 && !close(base));
+	CHECK(!getrlimit(RLIMIT_NOFILE, &was));
+	for (int extra = 0; extra < 8; extra++) {
+		int err;
+
+		low = was;
+		low.rlim_cur = (rlim_t)(base + extra);
+		CHECK(!setrlimit(RLIMIT_NOFILE, &low));
+		err = table_cache_load(&c, &k, &cfi_default_budget, &got);
+		CHECK(!setrlimit(RLIMIT_NOFILE, &was));
+		CHECK(err == 0 || err == -ENOENT);
+		if (!err) {
+			found++;
+			unwind_built_free(&got);
+		}
+		if (access(path, F_OK)) {
+			fprintf(stderr, "the entry was removed at %d free descriptors\n", extra);
+			test_failed_checks++;
+			CHECK_EQ_INT(table_cache_store(&c, &k, &b), 0);
+		}
+	}
+	CHECK(found > 0 && c.rejected == 0);
+	unwind_built_free(&b);
+	table_cache_close(&c);
+}
+
+/* The lines of `text` that hold `what`. */
+static int lines_with(const char *text, const char *what)
+{
+	int n = 0;
+
+	for (const char *line = text; line && *line; line = strchr(line, '\n'), line += !!line) {
+		const char *end = strchr(line, '\n'), *hit = strstr(line, what);
+
+		n += hit && (!end || hit < end);
+	}
+	return n;
+}
+
+/*
+ * A write the state directory refuses (here: over the file size limit, as
+ * a quota or a full disk would) is said once a run, in one line, and the
+ * store fails: the table is still there to use, the recording goes on.
+ */
+static void a_failed_write_says_so_once(void)
+{
+	struct table_cache_key k;
+	struct unwind_built b;
+	struct table_cache c;
+	struct rlimit was, low;
+	char log[8192] = { 0 };
+	int saved, pipefd[2];
+	ssize_t got;
+
+	if (!cache_with_fixture(&c, TABLE_CACHE_DEFAULT_BYTES, &k, &b))
+		return;
+	table_cache_close(&c);
+	fresh_state();
+	CHECK_EQ_INT(table_cache_open(&c, state, TABLE_CACHE_DEFAULT_BYTES), 0);
+	/* stderr into a pipe: the file size limit would stop a file's writes too. */
+	CHECK(!pipe(pipefd));
+	saved = dup(2);
+	CHECK(saved >= 0 && dup2(pipefd[1], 2) == 2);
+	signal(SIGXFSZ, SIG_IGN);
+	CHECK(!getrlimit(RLIMIT_FSIZE, &was));
+	low = was;
+	low.rlim_cur = 16;
+	CHECK(!setrlimit(RLIMIT_FSIZE, &low));
+	for (uint32_t i = 0; i < 3; i++) {
+		memcpy(k.build_id, &i, sizeof(i));
+		CHECK(table_cache_store(&c, &k, &b) < 0);
+	}
+	CHECK(!setrlimit(RLIMIT_FSIZE, &was));
+	signal(SIGXFSZ, SIG_DFL);
+	fflush(stderr);
+	CHECK(dup2(saved, 2) == 2);
+	close(saved);
+	close(pipefd[1]);
+	got = read(pipefd[0], log, sizeof(log) - 1);
+	close(pipefd[0]);
+	CHECK(got > 0);
+	fputs(log, stderr);
+	CHECK_EQ_INT(lines_with(log, "unwind table cache: cannot write in "), 1);
+	CHECK_EQ_INT(lines_with(log, "File too large; tables are built each run, not kept (free room"),
+		     1);
+	unwind_built_free(&b);
+	table_cache_close(&c);
+}
+
 int main(void)
 {
 	elf_version(EV_CURRENT);
@@ -868,6 +977,8 @@ int main(void)
 	RUN(trims_least_recently_used);
 	RUN(bound_holds_on_disk);
 	RUN(stale_temp_files_go);
+	RUN(transient_errors_keep_entries);
+	RUN(a_failed_write_says_so_once);
 	if (dir[0]) {
 		char cmd[128];
 

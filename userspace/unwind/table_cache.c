@@ -90,6 +90,7 @@ static void entry_name(const struct table_cache_key *k, char *buf, size_t len)
 
 int table_cache_open(struct table_cache *c, const char *state_dir, uint64_t max_bytes)
 {
+	char whose[64];
 	int state, top, err;
 
 	memset(c, 0, sizeof(*c));
@@ -115,16 +116,23 @@ int table_cache_open(struct table_cache *c, const char *state_dir, uint64_t max_
 		c->dir = -1;
 		goto off;
 	}
+	c->state_dir = strdup(state_dir); /* for the warning of a failed write; NULL: "?" */
 	table_cache_trim(c);
 	return 0;
 off:
+	if (geteuid())
+		snprintf(whose, sizeof(whose), "of uid %u's that no other user can write",
+			 (unsigned)geteuid());
+	else
+		snprintf(whose, sizeof(whose), "of root's that only root can write");
 	log_warn("unwind table cache off: %s/unwind-cache: %s; tables are built each run (give "
-		 "--state-dir a directory of root's that only root can write, or --unwind-cache 0)",
+		 "--state-dir a directory %s, or --unwind-cache 0)",
 		 state_dir,
 		 err == -EPERM ? "a directory on the way is another user's or writable by others"
 		 : err == -ELOOP || err == -ENOTDIR
 			 ? "not a directory (a symbolic link there is never followed)"
-			 : strerror(-err));
+			 : strerror(-err),
+		 whose);
 	return err;
 }
 
@@ -134,6 +142,8 @@ void table_cache_close(struct table_cache *c)
 		close(c->dir);
 	c->dir = -1;
 	hmap_free(&c->user_kib);
+	free(c->state_dir);
+	c->state_dir = NULL;
 }
 
 int table_cache_key_of(int fd, Elf *elf, struct table_cache_key *k)
@@ -275,6 +285,17 @@ static void reject(struct table_cache *c, int dir, const char *name,
 	__atomic_fetch_add(&c->rejected, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Whether open_regular_beneath's error says what is at an entry's name is
+ * no entry of ours (a link, a FIFO, a device, another mount): only then is
+ * it removed. Any other error (EMFILE, ENFILE, ENOMEM, EINTR, EAGAIN) is
+ * the moment's, not the entry's.
+ */
+static bool open_refused(int err)
+{
+	return err == -ELOOP || err == -ENXIO || err == -EXDEV || err == -EINVAL;
+}
+
 int table_cache_load(struct table_cache *c, const struct table_cache_key *k,
 		     const struct cfi_budget *budget, struct unwind_built *b)
 {
@@ -293,6 +314,11 @@ int table_cache_load(struct table_cache *c, const struct table_cache_key *k,
 	entry_name(k, name, sizeof(name));
 	fd = open_regular_beneath(dir, name, O_NOFOLLOW | O_NONBLOCK);
 	if (fd == -ENOENT) {
+		close(dir);
+		return -ENOENT;
+	}
+	if (fd < 0 && !open_refused(fd)) {
+		/* Out of descriptors or memory, interrupted: a miss, the entry left as it is. */
 		close(dir);
 		return -ENOENT;
 	}
@@ -460,6 +486,28 @@ static int write_entry(int dir, const char *name, const uint8_t *buf, size_t len
 	return err;
 }
 
+/*
+ * A store that failed for a reason of the state directory's (read-only,
+ * full, over quota, not ours alone): said once a run, in one line; the
+ * recording goes on, its tables built each time.
+ */
+static void write_failed(struct table_cache *c, const char *cls, int err)
+{
+	/* Another run wrote it, or a trim of another run emptied its class, meanwhile. */
+	if (err == -EEXIST || err == -ENOENT || c->write_warned)
+		return;
+	c->write_warned = true;
+	log_warn("unwind table cache: cannot write in %s/unwind-cache/v1/%s: %s; tables are built "
+		 "each run, not kept (%s, or --unwind-cache 0)",
+		 c->state_dir ? c->state_dir : "?", cls,
+		 err == -EPERM ? "a directory there is another user's or writable by others"
+			       : strerror(-err),
+		 err == -ENOSPC || err == -EDQUOT || err == -EFBIG
+			 ? "free room there, 5% of its file system at least, or give --state-dir "
+			   "a directory elsewhere"
+			 : "make it writable, or give --state-dir a directory elsewhere");
+}
+
 int table_cache_store(struct table_cache *c, const struct table_cache_key *k,
 		      const struct unwind_built *b)
 {
@@ -484,6 +532,7 @@ int table_cache_store(struct table_cache *c, const struct table_cache_key *k,
 	dir = owned_dir_at(c->dir, k->cls, true);
 	if (dir < 0) {
 		free(buf);
+		write_failed(c, k->cls, dir);
 		return dir;
 	}
 	entry_name(k, name, sizeof(name));
@@ -495,8 +544,10 @@ int table_cache_store(struct table_cache *c, const struct table_cache_key *k,
 		err = write_entry(dir, name, buf, len);
 	close(dir);
 	free(buf);
-	if (err)
+	if (err) {
+		write_failed(c, k->cls, err);
 		return err;
+	}
 	__atomic_fetch_add(&c->written, 1, __ATOMIC_RELAXED);
 	/* What it takes on disk, as a trim counts it: whole blocks (4 KiB, mostly). */
 	len = (len + 4095) & ~(size_t)4095;

@@ -59,7 +59,9 @@
 #define TABLE_CACHE_MAX_SCAN	  10000
 
 struct table_cache {
-	int dir; /* STATE/unwind-cache/v1; -1: off */
+	int dir;	   /* STATE/unwind-cache/v1; -1: off */
+	char *state_dir;   /* STATE, for a warning */
+	bool write_warned; /* a write failed: said once a run */
 	uint64_t max_bytes;
 	/*
 	 * Bytes of the entries in all, and KiB of each user's class (uid ->
