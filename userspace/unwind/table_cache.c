@@ -486,6 +486,11 @@ static int write_entry(int dir, const char *name, const uint8_t *buf, size_t len
 	return err;
 }
 
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
 /*
  * A store that failed for a reason of the state directory's (read-only,
  * full, over quota, not ours alone): said once a run, in one line; the
@@ -493,19 +498,25 @@ static int write_entry(int dir, const char *name, const uint8_t *buf, size_t len
  */
 static void write_failed(struct table_cache *c, const char *cls, int err)
 {
+	const char *hint;
+
 	/* Another run wrote it, or a trim of another run emptied its class, meanwhile. */
 	if (err == -EEXIST || err == -ENOENT || c->write_warned)
 		return;
 	c->write_warned = true;
+	if (err == -ENOSPC || err == -EDQUOT || err == -EFBIG)
+		hint = "free room there";
+	else if (err == -EPERM || err == -ELOOP || err == -ENOTDIR)
+		hint = "make it a directory of ours alone, mode 0700, no link";
+	else
+		hint = "make it writable";
 	log_warn("unwind table cache: cannot write in %s/unwind-cache/v1/%s: %s; tables are built "
-		 "each run, not kept (%s, or --unwind-cache 0)",
+		 "each run, not kept (%s, or give --state-dir a directory elsewhere, or "
+		 "--unwind-cache 0)",
 		 c->state_dir ? c->state_dir : "?", cls,
 		 err == -EPERM ? "a directory there is another user's or writable by others"
 			       : strerror(-err),
-		 err == -ENOSPC || err == -EDQUOT || err == -EFBIG
-			 ? "free room there, 5% of its file system at least, or give --state-dir "
-			   "a directory elsewhere"
-			 : "make it writable, or give --state-dir a directory elsewhere");
+		 hint);
 }
 
 int table_cache_store(struct table_cache *c, const struct table_cache_key *k,
@@ -536,9 +547,14 @@ int table_cache_store(struct table_cache *c, const struct table_cache_key *k,
 		return dir;
 	}
 	entry_name(k, name, sizeof(name));
-	/* The state directory holds the service's snapshots too: never the last of its room. */
+	/*
+	 * The state directory holds the service's snapshots too: never the
+	 * last of its room. Left free: 5% of the file system, or the cache's
+	 * own bound where that is less (5% of a big disk is far more).
+	 */
 	if (!fstatvfs(dir, &fs) &&
-	    (uint64_t)fs.f_bavail * fs.f_frsize < len + (uint64_t)fs.f_blocks * fs.f_frsize / 20)
+	    (uint64_t)fs.f_bavail * fs.f_frsize <
+		    len + min_u64((uint64_t)fs.f_blocks * fs.f_frsize / 20, c->max_bytes))
 		err = -ENOSPC;
 	else
 		err = write_entry(dir, name, buf, len);

@@ -33,7 +33,7 @@
  * entries (mtime, set at each load) go first. A trim counts every class and
  * every entry, deletes temporary files a crashed write left, and removes a
  * user's class it empties. A write that would leave the file system less
- * than 5% free is not made.
+ * than 5% free (or max_bytes, where that is less) is not made.
  *
  * Used by one thread at a time (the table worker's); open and close by its owner.
  */
