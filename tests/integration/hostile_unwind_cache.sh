@@ -24,7 +24,11 @@ name=$(basename "$NOFP")
 bid=$(readelf -nW "$NOFP" | grep -o -m 1 'Build ID: [0-9a-f]*' | cut -d ' ' -f 3)
 [ -n "$bid" ] || fail "$NOFP has no GNU build-id: nothing to key its table by"
 size=$(stat -L -c %s "$NOFP")
-key="$bid-$(printf %x "$size").ut"
+# An entry's name: the build-id, then the file's size, device and inode (table_cache.h).
+key_of() {
+	printf '%s-%x-%x-%x.ut' "$bid" "$size" "$(stat -L -c %d "$1")" "$(stat -L -c %i "$1")"
+}
+key=$(key_of "$NOFP")
 
 case $MODE in
 dir)
@@ -63,9 +67,10 @@ class)
 	run_bpfprof 60 -vv --unwind cfi --state-dir "$WORK/state" -o "$WORK/user.json.gz" \
 		-- "${as_user[@]}" "$USER_DIR/$name" 1 50
 	expect_success
-	[ -f "$WORK/state/unwind-cache/v1/u$USER_UID/$key" ] ||
+	user_key=$(key_of "$USER_DIR/$name")
+	[ -f "$WORK/state/unwind-cache/v1/u$USER_UID/$user_key" ] ||
 		fail "the user's copy's table was not kept in its class: $(find "$WORK/state" | head -n 20)"
-	[ -f "$WORK/state/unwind-cache/v1/system/$key" ] &&
+	[ -f "$WORK/state/unwind-cache/v1/system/$user_key" ] &&
 		fail "the user's copy's table went to the system's class"
 	ok "the user's copy (build-id $bid, no CFI) was kept in class u$USER_UID"
 

@@ -150,7 +150,8 @@ if [ "$LANG_" = cache ]; then
 	name=$(basename "$NOFP")
 	bid=$(readelf -nW "$NOFP" | grep -o -m 1 'Build ID: [0-9a-f]*' | cut -d ' ' -f 3)
 	[ -n "$bid" ] || fail "$NOFP has no GNU build-id: nothing to key its table by"
-	entry="$WORK/state/unwind-cache/v1/system/$bid-$(printf %x "$(stat -L -c %s "$NOFP")").ut"
+	entry="$WORK/state/unwind-cache/v1/system/$(printf '%s-%x-%x-%x.ut' "$bid" \
+		"$(stat -L -c %s "$NOFP")" "$(stat -L -c %d "$NOFP")" "$(stat -L -c %i "$NOFP")")"
 	cache_run() { # a run of nofp with the test's state directory, its logs kept as $1.*
 		run_bpfprof 60 -vv --unwind cfi --state-dir "$WORK/state" -o "$WORK/$1.json.gz" \
 			-- "$NOFP" 2 300

@@ -381,12 +381,12 @@ bool table_worker_wait_idle(struct table_worker *w, int timeout_ms)
 	return idle;
 }
 
-void table_worker_stop(struct table_worker *w)
+bool table_worker_stop(struct table_worker *w)
 {
 	struct timespec until;
 
 	if (!w->started)
-		return;
+		return true;
 	pthread_mutex_lock(&w->lock);
 	__atomic_store_n(&w->stop, true, __ATOMIC_RELAXED);
 	pthread_cond_broadcast(&w->cond);
@@ -398,7 +398,7 @@ void table_worker_stop(struct table_worker *w)
 			 TABLE_WORKER_STOP_MS / 1000);
 		pthread_detach(w->thread);
 		w->started = false;
-		return; /* its state stays allocated: the thread may still touch it */
+		return false; /* its state stays allocated: the thread may still touch it */
 	}
 	for (size_t i = 0; i < w->jobs.len; i++)
 		free_job(&w->jobs.data[i]);
@@ -414,4 +414,5 @@ void table_worker_stop(struct table_worker *w)
 	pthread_cond_destroy(&w->cond);
 	pthread_mutex_destroy(&w->lock);
 	w->started = false;
+	return true;
 }

@@ -132,8 +132,11 @@ bool table_worker_wait_idle(struct table_worker *w, int timeout_ms);
 
 /*
  * Drop what is queued, stop the build under way (its budget's stop flag),
- * end the thread; free what is left.
+ * end the thread; free what is left. True when no thread is left; false
+ * when a stuck one (a read that hangs) was left behind: it may still use
+ * what the worker points to (cache, owners), which must then stay as it
+ * is, never freed or closed.
  */
-void table_worker_stop(struct table_worker *w);
+bool table_worker_stop(struct table_worker *w);
 
 #endif

@@ -108,9 +108,12 @@ int unwind_loader_open(struct unwind_loader *l, int slots_fd, int rules_fd, int 
 
 void unwind_loader_close(struct unwind_loader *l)
 {
-	table_worker_stop(&l->worker);
-	/* Only once the worker is gone: a build left behind keeps using it. */
-	if (!l->worker.started)
+	/*
+	 * Only once the worker is gone: a build left behind may still load,
+	 * store or trim (its directory's descriptor, reused once closed, would
+	 * point elsewhere), so the cache is left open, leaked, with it.
+	 */
+	if (table_worker_stop(&l->worker))
 		table_cache_close(&l->cache);
 	hmap_free(&l->over_budget);
 	for (size_t i = 0; i < UNWIND_LOADER_PROC_COPIES; i++)

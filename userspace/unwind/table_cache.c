@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /* See table_cache.h. */
 #include "table_cache.h"
+#include "table_cache_trim.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -25,7 +26,7 @@
  * against tampering).
  */
 #define TC_MAGIC   "BPFPUT\0\1"
-#define TC_VERSION 1
+#define TC_VERSION 2
 
 struct tc_header {
 	char magic[8];
@@ -40,6 +41,9 @@ struct tc_header {
 	uint32_t status; /* UNWIND_FILE_LOADED or UNWIND_FILE_NO_CFI */
 	uint32_t build_id_len;
 	uint8_t build_id[ELF_BUILD_ID_MAX];
+	/* The very file the table was built from, as it was (table_cache_key). */
+	uint64_t dev, ino;
+	int64_t ctime_ns, mtime_ns;
 };
 
 struct tc_rule {
@@ -55,7 +59,7 @@ struct tc_row {
 	uint16_t pad;
 };
 
-_Static_assert(sizeof(struct tc_header) == 136, "entry header layout");
+_Static_assert(sizeof(struct tc_header) == 168, "entry header layout");
 _Static_assert(sizeof(struct tc_rule) == 12, "entry rule layout");
 _Static_assert(sizeof(struct tc_row) == 8, "entry row layout");
 
@@ -80,22 +84,13 @@ static void entry_name(const struct table_cache_key *k, char *buf, size_t len)
 		buf[o++] = hex[k->build_id[i] >> 4];
 		buf[o++] = hex[k->build_id[i] & 15];
 	}
-	snprintf(buf + o, len - o, "-%llx.ut", (unsigned long long)k->file_size);
-}
-
-/* Whether `name` is one entry_name makes (trims delete nothing else). */
-static bool entry_name_matches(const char *name)
-{
-	size_t hex = strspn(name, "0123456789abcdef"), size;
-
-	if (hex < 2 || hex > 2 * ELF_BUILD_ID_MAX || hex % 2 || name[hex] != '-')
-		return false;
-	size = strspn(name + hex + 1, "0123456789abcdef");
-	return size >= 1 && size <= 16 && !strcmp(name + hex + 1 + size, ".ut");
+	snprintf(buf + o, len - o, "-%llx-%llx-%llx.ut", (unsigned long long)k->file_size,
+		 (unsigned long long)k->dev, (unsigned long long)k->ino);
 }
 
 int table_cache_open(struct table_cache *c, const char *state_dir, uint64_t max_bytes)
 {
+	char whose[64];
 	int state, top, err;
 
 	memset(c, 0, sizeof(*c));
@@ -121,16 +116,23 @@ int table_cache_open(struct table_cache *c, const char *state_dir, uint64_t max_
 		c->dir = -1;
 		goto off;
 	}
+	c->state_dir = strdup(state_dir); /* for the warning of a failed write; NULL: "?" */
 	table_cache_trim(c);
 	return 0;
 off:
+	if (geteuid())
+		snprintf(whose, sizeof(whose), "of uid %u's that no other user can write",
+			 (unsigned)geteuid());
+	else
+		snprintf(whose, sizeof(whose), "of root's that only root can write");
 	log_warn("unwind table cache off: %s/unwind-cache: %s; tables are built each run (give "
-		 "--state-dir a directory of root's that only root can write, or --unwind-cache 0)",
+		 "--state-dir a directory %s, or --unwind-cache 0)",
 		 state_dir,
 		 err == -EPERM ? "a directory on the way is another user's or writable by others"
 		 : err == -ELOOP || err == -ENOTDIR
 			 ? "not a directory (a symbolic link there is never followed)"
-			 : strerror(-err));
+			 : strerror(-err),
+		 whose);
 	return err;
 }
 
@@ -140,6 +142,8 @@ void table_cache_close(struct table_cache *c)
 		close(c->dir);
 	c->dir = -1;
 	hmap_free(&c->user_kib);
+	free(c->state_dir);
+	c->state_dir = NULL;
 }
 
 int table_cache_key_of(int fd, Elf *elf, struct table_cache_key *k)
@@ -155,6 +159,10 @@ int table_cache_key_of(int fd, Elf *elf, struct table_cache_key *k)
 	if (!k->build_id_len)
 		return -ENOENT;
 	k->file_size = (uint64_t)st.st_size;
+	k->dev = (uint64_t)st.st_dev;
+	k->ino = (uint64_t)st.st_ino;
+	k->ctime_ns = (int64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec;
+	k->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 	if (cfi_file_is_system(fd, &st))
 		snprintf(k->cls, sizeof(k->cls), "system");
 	else
@@ -179,11 +187,15 @@ static int read_all(int fd, uint8_t *buf, size_t len)
 	return 0;
 }
 
+/* What validate says of an entry of `k`'s file as it was before a change. */
+static const char stale[] = "the file changed since (ctime or mtime)";
+
 /*
  * Whether the entry in buf (len bytes) is whole and sound, and `k`'s: the
- * reason it is not, NULL when it is. Everything the table's users rely on
- * is checked (rows strictly increasing, rules within the file's and within
- * their enums), as for a file another user could have made.
+ * reason it is not, NULL when it is (`stale` when it was built from this
+ * file before it changed). Everything the table's users rely on is checked
+ * (rows strictly increasing, rules within the file's and within their
+ * enums), as for a file another user could have made.
  */
 static const char *validate(const uint8_t *buf, size_t len, const struct table_cache_key *k)
 {
@@ -207,6 +219,10 @@ static const char *validate(const uint8_t *buf, size_t len, const struct table_c
 	if (h->file_size != k->file_size || h->build_id_len != k->build_id_len ||
 	    memcmp(h->build_id, k->build_id, k->build_id_len))
 		return "another file's (build-id or size)";
+	if (h->dev != k->dev || h->ino != k->ino)
+		return "another file's (device or inode)";
+	if (h->ctime_ns != k->ctime_ns || h->mtime_ns != k->mtime_ns)
+		return stale;
 	if (h->status == UNWIND_FILE_NO_CFI ? h->nrows || h->nrules
 					    : h->status != UNWIND_FILE_LOADED || !h->nrows)
 		return "bad status";
@@ -269,11 +285,22 @@ static void reject(struct table_cache *c, int dir, const char *name,
 	__atomic_fetch_add(&c->rejected, 1, __ATOMIC_RELAXED);
 }
 
+/*
+ * Whether open_regular_beneath's error says what is at an entry's name is
+ * no entry of ours (a link, a FIFO, a device, another mount): only then is
+ * it removed. Any other error (EMFILE, ENFILE, ENOMEM, EINTR, EAGAIN) is
+ * the moment's, not the entry's.
+ */
+static bool open_refused(int err)
+{
+	return err == -ELOOP || err == -ENXIO || err == -EXDEV || err == -EINVAL;
+}
+
 int table_cache_load(struct table_cache *c, const struct table_cache_key *k,
 		     const struct cfi_budget *budget, struct unwind_built *b)
 {
 	uint64_t t0 = cfi_thread_cpu_ns();
-	char name[2 * ELF_BUILD_ID_MAX + 32];
+	char name[TC_NAME_MAX];
 	const char *why = NULL;
 	uint8_t *buf = NULL;
 	struct stat st;
@@ -287,6 +314,11 @@ int table_cache_load(struct table_cache *c, const struct table_cache_key *k,
 	entry_name(k, name, sizeof(name));
 	fd = open_regular_beneath(dir, name, O_NOFOLLOW | O_NONBLOCK);
 	if (fd == -ENOENT) {
+		close(dir);
+		return -ENOENT;
+	}
+	if (fd < 0 && !open_refused(fd)) {
+		/* Out of descriptors or memory, interrupted: a miss, the entry left as it is. */
 		close(dir);
 		return -ENOENT;
 	}
@@ -311,6 +343,11 @@ int table_cache_load(struct table_cache *c, const struct table_cache_key *k,
 			err = -ENOENT;
 		else if (!(err = unpack(buf, b)))
 			(void)futimens(fd, NULL); /* used: the last to go */
+	} else if (why == stale) {
+		/* Not damage: a miss, and the slot is free for the table built now. */
+		log_debug("unwind table cache: %s/%s: %s; built again", k->cls, name, why);
+		(void)unlinkat(dir, name, 0);
+		err = -ENOENT;
 	} else if (strcmp(why, "no memory")) {
 		reject(c, dir, name, k, why);
 	}
@@ -387,6 +424,10 @@ static uint8_t *pack(const struct table_cache_key *k, const struct unwind_built 
 	h->status = (uint32_t)b->status;
 	h->build_id_len = (uint32_t)k->build_id_len;
 	memcpy(h->build_id, k->build_id, k->build_id_len);
+	h->dev = k->dev;
+	h->ino = k->ino;
+	h->ctime_ns = k->ctime_ns;
+	h->mtime_ns = k->mtime_ns;
 	memcpy(h + 1, rules, nrules * sizeof(*rules));
 	memcpy((uint8_t *)(h + 1) + nrules * sizeof(*rules), rows, nrows * sizeof(*rows));
 	crc = (uint32_t)crc32(0, buf, (uInt)(*len - sizeof(crc)));
@@ -420,7 +461,7 @@ static int write_all(int fd, const uint8_t *buf, size_t len)
  */
 static int write_entry(int dir, const char *name, const uint8_t *buf, size_t len)
 {
-	char tmp[2 * ELF_BUILD_ID_MAX + 64], proc[64];
+	char tmp[TC_NAME_MAX + 32], proc[64];
 	int fd, err;
 
 	fd = openat(dir, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
@@ -445,25 +486,44 @@ static int write_entry(int dir, const char *name, const uint8_t *buf, size_t len
 	return err;
 }
 
-static void trim(struct table_cache *c, unsigned eighths);
-
-/* A user's class ("u<uid>") as a key of user_kib; false for the system's. */
-static bool user_class(const char *cls, struct hmap_key *key)
+static uint64_t min_u64(uint64_t a, uint64_t b)
 {
-	char *end;
-	unsigned long uid;
+	return a < b ? a : b;
+}
 
-	if (cls[0] != 'u' || !cls[1])
-		return false;
-	uid = strtoul(cls + 1, &end, 10);
-	*key = (struct hmap_key){ uid, 0 };
-	return !*end && uid <= UINT32_MAX;
+/*
+ * A store that failed for a reason of the state directory's (read-only,
+ * full, over quota, not ours alone): said once a run, in one line; the
+ * recording goes on, its tables built each time.
+ */
+static void write_failed(struct table_cache *c, const char *cls, int err)
+{
+	const char *hint;
+
+	/* Another run wrote it, or a trim of another run emptied its class, meanwhile. */
+	if (err == -EEXIST || err == -ENOENT || c->write_warned)
+		return;
+	c->write_warned = true;
+	if (err == -ENOSPC || err == -EDQUOT || err == -EFBIG)
+		hint = "free room there";
+	else if (err == -EPERM || err == -ELOOP || err == -ENOTDIR)
+		hint = "make it a directory of ours alone, mode 0700, no link";
+	else
+		hint = "make it writable";
+	log_warn("unwind table cache: cannot write in %s/unwind-cache/v1/%s: %s; tables are built "
+		 "each run, not kept (%s, or give --state-dir a directory elsewhere, or "
+		 "--unwind-cache 0)",
+		 c->state_dir ? c->state_dir : "?", cls,
+		 err == -EPERM ? "a directory there is another user's or writable by others"
+			       : strerror(-err),
+		 hint);
 }
 
 int table_cache_store(struct table_cache *c, const struct table_cache_key *k,
 		      const struct unwind_built *b)
 {
-	char name[2 * ELF_BUILD_ID_MAX + 32];
+	char name[TC_NAME_MAX];
+	struct statvfs fs;
 	struct hmap_key key;
 	uint8_t *buf;
 	size_t len;
@@ -483,173 +543,41 @@ int table_cache_store(struct table_cache *c, const struct table_cache_key *k,
 	dir = owned_dir_at(c->dir, k->cls, true);
 	if (dir < 0) {
 		free(buf);
+		write_failed(c, k->cls, dir);
 		return dir;
 	}
 	entry_name(k, name, sizeof(name));
-	err = write_entry(dir, name, buf, len);
+	/*
+	 * The state directory holds the service's snapshots too: never the
+	 * last of its room. Left free: 5% of the file system, or the cache's
+	 * own bound where that is less (5% of a big disk is far more).
+	 */
+	if (!fstatvfs(dir, &fs) &&
+	    (uint64_t)fs.f_bavail * fs.f_frsize <
+		    len + min_u64((uint64_t)fs.f_blocks * fs.f_frsize / 20, c->max_bytes))
+		err = -ENOSPC;
+	else
+		err = write_entry(dir, name, buf, len);
 	close(dir);
 	free(buf);
-	if (err)
+	if (err) {
+		write_failed(c, k->cls, err);
 		return err;
+	}
 	__atomic_fetch_add(&c->written, 1, __ATOMIC_RELAXED);
+	/* What it takes on disk, as a trim counts it: whole blocks (4 KiB, mostly). */
+	len = (len + 4095) & ~(size_t)4095;
 	c->total_bytes += len;
 	over = c->total_bytes > c->max_bytes;
-	if (user_class(k->cls, &key)) {
+	if (table_cache_user_class(k->cls, &key)) {
 		uint32_t kib = 0;
 
 		(void)hmap_get(&c->user_kib, key, &kib);
-		kib += (uint32_t)((len + 1023) / 1024);
+		kib += (uint32_t)(len / 1024);
 		(void)hmap_put(&c->user_kib, key, kib); /* no memory: the next trim counts it */
 		over = over || (uint64_t)kib * 1024 > c->max_bytes / 4;
 	}
 	if (over)
-		trim(c, TABLE_CACHE_TRIM_FILL);
+		table_cache_trim_to(c, TABLE_CACHE_TRIM_FILL);
 	return 0;
-}
-
-/*
- * A listing of `dir` of its own: a dup() would share (and leave at the end)
- * the offset of `dir`, and the next listing would find nothing.
- */
-static DIR *list_dir(int dir)
-{
-	int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-
-	if (!d && fd >= 0)
-		close(fd);
-	return d;
-}
-
-/* An entry met by a trim. */
-struct tc_entry {
-	int64_t mtime_ns;
-	uint64_t bytes;
-	uint32_t cls; /* index into the trim's classes */
-	char name[2 * ELF_BUILD_ID_MAX + 32];
-};
-
-struct tc_class {
-	char name[16];
-	uint64_t bytes;
-	uint64_t bytes_to; /* what a trim leaves of it */
-	int dir;
-};
-
-/* The entries of `cls` (fd `dir`) appended to *entries (*n of them, room for max). */
-static void list_class(int dir, uint32_t cls, struct tc_entry *entries, size_t *n, size_t max,
-		       uint64_t *bytes)
-{
-	DIR *d = list_dir(dir);
-	struct dirent *de;
-
-	if (!d)
-		return;
-	while (*n < max && (de = readdir(d))) {
-		struct stat st;
-
-		if (!entry_name_matches(de->d_name) ||
-		    fstatat(dir, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
-		    strlen(de->d_name) >= sizeof(entries->name))
-			continue;
-		entries[*n] = (struct tc_entry){
-			.mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec,
-			.bytes = (uint64_t)st.st_size,
-			.cls = cls,
-		};
-		strcpy(entries[*n].name, de->d_name);
-		*bytes += (uint64_t)st.st_size;
-		(*n)++;
-	}
-	closedir(d);
-}
-
-static int older_first(const void *a, const void *b)
-{
-	const struct tc_entry *x = a, *y = b;
-
-	return x->mtime_ns < y->mtime_ns ? -1 : x->mtime_ns > y->mtime_ns;
-}
-
-/* Whether `name` is a class directory's: "system" or "u" and a uid. */
-static bool class_name_matches(const char *name)
-{
-	size_t digits = strspn(name + 1, "0123456789");
-
-	return !strcmp(name, "system") ||
-	       (name[0] == 'u' && digits >= 1 && digits <= 10 && !name[1 + digits]);
-}
-
-void table_cache_trim(struct table_cache *c)
-{
-	trim(c, 8);
-}
-
-/* Down to eighths/8 of each bound passed, the least recently used first. */
-static void trim(struct table_cache *c, unsigned eighths)
-{
-	struct tc_class classes[64];
-	struct tc_entry *entries;
-	size_t n = 0, ncls = 0;
-	uint64_t total = 0, total_to;
-	struct dirent *de;
-	DIR *d;
-
-	if (c->dir < 0)
-		return;
-	entries = calloc(TABLE_CACHE_MAX_SCAN, sizeof(*entries));
-	d = list_dir(c->dir);
-	if (!entries || !d) {
-		if (d)
-			closedir(d);
-		free(entries);
-		return;
-	}
-	/* Classes past the 64th wait for a later trim: only a few dozen users build here. */
-	while (ncls < 64 && (de = readdir(d))) {
-		int dir;
-
-		if (!class_name_matches(de->d_name) || strlen(de->d_name) >= sizeof(classes->name))
-			continue;
-		dir = owned_dir_at(c->dir, de->d_name, false);
-		if (dir < 0)
-			continue;
-		classes[ncls] = (struct tc_class){ .dir = dir };
-		strcpy(classes[ncls].name, de->d_name);
-		list_class(dir, (uint32_t)ncls, entries, &n, TABLE_CACHE_MAX_SCAN,
-			   &classes[ncls].bytes);
-		total += classes[ncls].bytes;
-		ncls++;
-	}
-	closedir(d);
-	qsort(entries, n, sizeof(*entries), older_first);
-	total_to = total > c->max_bytes ? c->max_bytes / 8 * eighths : c->max_bytes;
-	for (size_t i = 0; i < ncls; i++)
-		classes[i].bytes_to = classes[i].bytes > c->max_bytes / 4
-					      ? c->max_bytes / 4 / 8 * eighths
-					      : c->max_bytes / 4;
-	/* Oldest first: each that is past a bound, the store's or its class's, goes. */
-	for (size_t i = 0; i < n; i++) {
-		struct tc_class *cl = &classes[entries[i].cls];
-		bool user = strcmp(cl->name, "system");
-
-		if (total <= total_to && (!user || cl->bytes <= cl->bytes_to))
-			continue;
-		if (unlinkat(cl->dir, entries[i].name, 0))
-			continue;
-		total -= entries[i].bytes;
-		cl->bytes -= entries[i].bytes;
-		c->trimmed++;
-	}
-	hmap_free(&c->user_kib);
-	for (size_t i = 0; i < ncls; i++) {
-		struct hmap_key key;
-
-		if (user_class(classes[i].name, &key))
-			(void)hmap_put(&c->user_kib, key,
-				       (uint32_t)((classes[i].bytes + 1023) / 1024));
-		close(classes[i].dir);
-	}
-	c->total_bytes = total;
-	free(entries);
 }

@@ -47,29 +47,44 @@ static size_t build_id_from_notes(Elf_Data *data, const struct note_kind *kind, 
 	return 0;
 }
 
+/*
+ * What is read of a file's notes, which any user may craft: a build-id note
+ * is 36 bytes, Go's about 100, and the PT_NOTE that holds them a few
+ * hundred; a note section or segment past NOTE_MAX_BYTES is no one's
+ * build-id and is skipped unread (libelf would allocate and read, or touch
+ * through the map, all it claims, and keep it until elf_end), and at most
+ * NOTE_MAX_READ are read in all.
+ */
+#define NOTE_MAX_BYTES 4096
+#define NOTE_MAX_READ  16
+
 static size_t note_of(Elf *elf, const struct note_kind *kind, uint8_t out[ELF_BUILD_ID_MAX])
 {
 	Elf_Scn *scn = NULL;
-	size_t n, len;
+	size_t n, len, read = 0;
 
-	while ((scn = elf_nextscn(elf, scn))) {
+	while (read < NOTE_MAX_READ && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *data;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    sh.sh_size > NOTE_MAX_BYTES)
 			continue;
+		read++;
 		data = elf_getdata(scn, NULL);
 		if (data && (len = build_id_from_notes(data, kind, out)))
 			return len;
 	}
 	if (elf_getphdrnum(elf, &n))
 		return 0;
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && read < NOTE_MAX_READ; i++) {
 		GElf_Phdr ph;
 		Elf_Data *data;
 
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE)
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_NOTE ||
+		    ph.p_filesz > NOTE_MAX_BYTES)
 			continue;
+		read++;
 		data = elf_getdata_rawchunk(elf, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
 		if (data && (len = build_id_from_notes(data, kind, out)))
 			return len;

@@ -16,7 +16,9 @@
 /*
  * The build-id of `elf` into out (room for ELF_BUILD_ID_MAX bytes): from a
  * SHT_NOTE section, else (a file without section headers) a PT_NOTE
- * segment. Its length, 0 when there is none.
+ * segment. Its length, 0 when there is none. Bounded for a crafted file:
+ * only note sections and segments of a few KiB are read, a few of them
+ * (elf_build_id.c: NOTE_MAX_BYTES, NOTE_MAX_READ).
  */
 size_t elf_build_id(Elf *elf, uint8_t out[ELF_BUILD_ID_MAX]);
 
