@@ -305,6 +305,70 @@ static void a_system_file_past_a_users_share_is_loaded_as_the_systems(void)
 	unlink(mine);
 }
 
+static int defer_take(void *ctx, const struct unwind_store_file *f, int fd, const char *path,
+		      const char *link, bool stale)
+{
+	(void)ctx, (void)f, (void)path, (void)link, (void)stale;
+	close(fd);
+	return 0;
+}
+
+/*
+ * A user's file mapped (PENDING, handed over), then completed with a table
+ * of three rows `npages` code pages apart end to end: its status, or -1.
+ */
+static int three_rows_over(struct unwind_store *s, uint32_t npages)
+{
+	char mine[] = "/tmp/bpfprof-sparse-XXXXXX";
+	struct cfi_row rows[3] = {
+		{ .pc = 0x10000, .cfa = UNWIND_CFA_SP, .cfa_offset = 8 },
+		{ .pc = 0x10010, .cfa = UNWIND_CFA_SP, .cfa_offset = 16 },
+		{ .pc = 0x10000 + ((uint64_t)(npages - 1) << UNWIND_CODE_PAGE_SHIFT),
+		  .cfa = UNWIND_CFA_SP,
+		  .cfa_offset = 8 },
+	};
+	struct unwind_built b = { .status = UNWIND_FILE_LOADED, .t = { .rows = rows, .len = 3 } };
+	const struct unwind_store_file *f;
+	int status = -1;
+
+	copy_for_anyone(CFI_FIX, mine);
+	f = map_path_as(s, mine, 1000);
+	CHECK(f && f->status == UNWIND_FILE_PENDING);
+	if (f && f->status == UNWIND_FILE_PENDING) {
+		struct unwind_file_key key = f->key;
+		struct unwind_file_id id = f->id;
+
+		f = unwind_store_complete(s, &key, &id, &b);
+		status = f ? f->status : -1;
+	}
+	unlink(mine);
+	return status;
+}
+
+/*
+ * Review of S1, finding 7: a file whose few rows lie far apart (a hostile
+ * user's) took a page slot for each empty 64 KiB of code between them, its
+ * user's whole share for three rows. Past 64 pages more than its rows it
+ * is OVER_BUDGET (frame pointers), charged nothing; at 64 it is loaded.
+ */
+static void a_sparse_file_is_over_budget_not_a_share_of_empty_pages(void)
+{
+	struct unwind_store s;
+	size_t used;
+
+	unwind_store_init(&s, NULL, 1u << 20);
+	unwind_store_share_by_owner(&s);
+	s.defer = defer_take;
+	CHECK_EQ_INT(three_rows_over(&s, 3 + 64), UNWIND_FILE_LOADED);
+	used = s.slots.len;
+	CHECK(used > 64);
+	CHECK_EQ_INT(charged_to(&s, 1000), used);
+	CHECK_EQ_INT(three_rows_over(&s, 100000), UNWIND_FILE_OVER_BUDGET);
+	CHECK_EQ_INT(charged_to(&s, 1000), used);
+	CHECK_EQ_INT(s.slots.len, used);
+	unwind_store_free(&s);
+}
+
 /* The executable files this process maps, one entry each (the first mapping of each). */
 static size_t distinct_files(const map_entries_t *maps, const struct map_entry **out, size_t max)
 {
@@ -340,6 +404,16 @@ static const struct unwind_store_file *add_entry(struct unwind_store *s, const s
 	return unwind_store_add_mapping(s, (uint32_t)getpid(), 0, e);
 }
 
+/* files[0] and files[1] added (again) as *a and *b: whether both are loaded. */
+static bool first_two_loaded(struct unwind_store *s, const struct map_entry **files,
+			     const struct unwind_store_file **a, const struct unwind_store_file **b)
+{
+	*a = add_entry(s, files[0]);
+	*b = add_entry(s, files[1]);
+	CHECK(*a && *b && (*a)->status == UNWIND_FILE_LOADED && (*b)->status == UNWIND_FILE_LOADED);
+	return *a && *b && (*a)->status == UNWIND_FILE_LOADED && (*b)->status == UNWIND_FILE_LOADED;
+}
+
 /*
  * Issue 37, finding 8: a rebuild keeps the files samples fell in first,
  * most recently sampled first, whether a process maps them again or not
@@ -361,10 +435,7 @@ static void a_rebuild_keeps_sampled_files_first_most_recent_first(void)
 	unwind_store_init(&s, NULL, 1u << 22);
 	for (size_t i = 0; i < n; i++)
 		add_entry(&s, files[i]);
-	a = add_entry(&s, files[0]);
-	b = add_entry(&s, files[1]);
-	CHECK(a && b && a->status == UNWIND_FILE_LOADED && b->status == UNWIND_FILE_LOADED);
-	if (!a || !b || a->status != UNWIND_FILE_LOADED || b->status != UNWIND_FILE_LOADED)
+	if (!first_two_loaded(&s, files, &a, &b))
 		goto free;
 	ka = a->key, kb = b->key;
 	ra = a->nslots, rb = b->nslots;
@@ -432,10 +503,7 @@ static void a_file_sampled_long_ago_is_not_kept_at_a_rebuild(void)
 	if (n < 3)
 		goto out;
 	unwind_store_init(&s, NULL, 1u << 22);
-	a = add_entry(&s, files[0]);
-	b = add_entry(&s, files[1]);
-	CHECK(a && b && a->status == UNWIND_FILE_LOADED && b->status == UNWIND_FILE_LOADED);
-	if (!a || !b || a->status != UNWIND_FILE_LOADED || b->status != UNWIND_FILE_LOADED)
+	if (!first_two_loaded(&s, files, &a, &b))
 		goto free;
 	ka = a->key;
 	/* Room for either, not both. */
@@ -800,6 +868,7 @@ int main(void)
 	RUN(a_file_past_its_cap_is_over_budget_and_not_built_past_it);
 	RUN(a_file_refused_for_one_users_share_is_taken_by_another_with_room);
 	RUN(a_system_file_past_a_users_share_is_loaded_as_the_systems);
+	RUN(a_sparse_file_is_over_budget_not_a_share_of_empty_pages);
 	RUN(a_rebuild_keeps_sampled_files_first_most_recent_first);
 	RUN(a_file_sampled_long_ago_is_not_kept_at_a_rebuild);
 	RUN(a_sampled_file_refused_gets_room_at_the_rebuild);

@@ -303,7 +303,7 @@ static bool readmit(const struct unwind_store *s, const struct unwind_store_file
 	       rules_fit(s, e, payer(s, uid, e->id.system, e->want_slots));
 }
 
-/* A file of user `uid` added n rules; 0 or -ENOMEM. */
+/* A file of user `uid` added n rules; 0 or -ENOMEM (then nothing is counted). */
 static int charge_rules(struct unwind_store *s, uint32_t uid, size_t n)
 {
 	uint32_t had = 0;
@@ -311,8 +311,43 @@ static int charge_rules(struct unwind_store *s, uint32_t uid, size_t n)
 	if (!s->owner_shares || !uid || !n)
 		return 0;
 	hmap_get(&s->owner_rules, (struct hmap_key){ uid, 0 }, &had);
+	if (hmap_put(&s->owner_rules, (struct hmap_key){ uid, 0 }, had + (uint32_t)n))
+		return -ENOMEM;
 	s->user_rules += n;
-	return hmap_put(&s->owner_rules, (struct hmap_key){ uid, 0 }, had + (uint32_t)n);
+	return 0;
+}
+
+/*
+ * User `uid`'s counts of slots and rules, there (at what they are) before a
+ * table is packed: charging them after its rules are added is then a put
+ * of an existing key, which allocates nothing and cannot fail, so that no
+ * rule is left added, nor a count raised, for a table not stored. 0 or -ENOMEM.
+ */
+static int open_counts(struct unwind_store *s, uint32_t uid)
+{
+	uint32_t rules = 0;
+
+	if (charge(s, uid, 0))
+		return -ENOMEM;
+	if (!s->owner_shares || !uid)
+		return 0;
+	hmap_get(&s->owner_rules, (struct hmap_key){ uid, 0 }, &rules);
+	return hmap_put(&s->owner_rules, (struct hmap_key){ uid, 0 }, rules);
+}
+
+/*
+ * Code pages past a table's rows, at most (beyond one a row): a file
+ * whose few rows lie far apart (crafted: a real file's pages hold
+ * thousands) would spend a share on empty pages.
+ */
+#define SPARSE_PAGES 64
+
+/* Whether the table `t` would take more pages than rows + SPARSE_PAGES. */
+static bool sparse(const struct cfi_table *t, size_t nslots)
+{
+	size_t row_slots = (t->len + 1) / 2;
+
+	return nslots != SIZE_MAX && nslots - row_slots > t->len + SPARSE_PAGES;
 }
 
 /* The compact table `c` into the slots reserved: its pages, then its rows two a slot. */
@@ -343,6 +378,8 @@ static int pack(struct unwind_store *s, struct unwind_store_file *e, struct unwi
 
 	if (b->status != UNWIND_FILE_LOADED)
 		return b->status;
+	if (sparse(&b->t, n))
+		return UNWIND_FILE_OVER_BUDGET;
 	/* Room first: the rules of a file that does not fit are not added. */
 	status = admit(s, e->id.uid, e->id.system, n);
 	if (status == UNWIND_FILE_FULL)
@@ -350,7 +387,7 @@ static int pack(struct unwind_store *s, struct unwind_store_file *e, struct unwi
 	if (status != UNWIND_FILE_LOADED)
 		return status;
 	uid = payer(s, e->id.uid, e->id.system, n);
-	if (vec_reserve(&s->slots, n))
+	if (vec_reserve(&s->slots, n) || open_counts(s, uid))
 		return -ENOMEM;
 	rules_before = s->rules.len;
 	room = rules_room(s, uid);
@@ -376,10 +413,9 @@ static int pack(struct unwind_store *s, struct unwind_store_file *e, struct unwi
 	default:
 		return -ENOMEM;
 	}
-	if (charge(s, uid, n) || charge_rules(s, uid, s->rules.len - rules_before)) {
-		compact_table_free(&c);
-		return -ENOMEM;
-	}
+	/* Cannot fail: both keys are there (open_counts). */
+	(void)charge(s, uid, n);
+	(void)charge_rules(s, uid, s->rules.len - rules_before);
 	e->id.uid = uid;
 	e->info = (struct unwind_file_info){ .base = c.base,
 					     .bias = b->bias,
