@@ -297,7 +297,7 @@ set_target_properties(bpfprof_workload_nofp PROPERTIES
   COMPILE_OPTIONS "-O2;-fomit-frame-pointer;-Wall;-Wextra"
   LINK_OPTIONS "")
 target_link_libraries(bpfprof_workload_nofp PRIVATE pthread)
-foreach(mode cfi fp rebuild)
+foreach(mode cfi fp evict)
   bpfprof_integration_test(unwind_${mode} 120 TRUE unwind.sh ${mode})
   set_property(TEST integration.unwind_${mode} APPEND PROPERTY ENVIRONMENT
     NOFP=$<TARGET_FILE:bpfprof_workload_nofp>)
@@ -313,6 +313,8 @@ target_link_libraries(bpfprof_workload_nofp_static PRIVATE pthread)
 bpfprof_integration_test(unwind_static 120 TRUE unwind.sh cfi static)
 set_property(TEST integration.unwind_static APPEND PROPERTY ENVIRONMENT
   NOFP_STATIC=$<TARGET_FILE:bpfprof_workload_nofp_static>)
+# A store sized for two of three fat tables run in turn: evicted by use, found again (issue 38).
+bpfprof_integration_test(unwind_lru 120 TRUE unwind.sh cfi lru)
 # A table that comes after its file's first samples: the file is named (issue 38).
 bpfprof_integration_test(unwind_late 120 TRUE unwind.sh cfi late)
 set_property(TEST integration.unwind_late APPEND PROPERTY ENVIRONMENT

@@ -45,6 +45,8 @@ struct session_config {
 	 * through lifecycle_feed; else frame pointers.
 	 */
 	bool unwind_cfi;
+	/* Bytes of the unwind store (slots and rules); 0: UNWIND_MEMORY_DEFAULT. */
+	uint64_t unwind_memory;
 	/* with sched: waits shorter than this are not shown (their wakeups need no record) */
 	uint64_t sched_min_ns;
 	bool syscalls; /* count syscalls; those at least syscall_min_ns long are records */

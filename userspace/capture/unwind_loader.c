@@ -117,6 +117,46 @@ static struct hmap_key over_budget_key(const struct unwind_file_key *k,
 }
 
 /*
+ * The store compacted over the tables just evicted (for `path`'s): the
+ * entries of those evicted and of those whose rows move (the tables above
+ * the lowest freed slot) are deleted from the BPF file map first, the rows
+ * move, and those kept are published again, so that the unwinder never
+ * reads a file's rows while they move (frame pointers for that moment);
+ * the tables below stay published.
+ */
+static void compact(struct unwind_loader *l, const char *path)
+{
+	size_t evicted = l->store.stats.evicted, moved = 0;
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	uint8_t *moves = calloc(l->store.files.len ? l->store.files.len : 1, 1);
+
+	for (size_t i = 0; i < l->store.files.len; i++) {
+		const struct unwind_store_file *f = &l->store.files.data[i];
+
+		/* No memory to remember which: every file is published again. */
+		if (!unwind_store_compact_moves(&l->store, f) &&
+		    (moves || f->status != UNWIND_FILE_LOADED))
+			continue;
+		bpf_map_delete_elem(l->files_fd, &f->key);
+		if (moves)
+			moves[i] = 1;
+		moved++;
+	}
+	if (unwind_store_compact(&l->store))
+		log_debug("unwind store: no memory to compact it; the tables not moved are "
+			  "evicted");
+	for (size_t i = 0; i < l->store.files.len; i++)
+		if ((!moves || moves[i]) && l->store.files.data[i].status == UNWIND_FILE_LOADED)
+			publish_file(l, &l->store.files.data[i]);
+	free(moves);
+	l->compactions++;
+	log_debug("unwind store: compacted for %s in %.1f ms (%zu tables evicted so far, %zu "
+		  "unpublished meanwhile), %zu of %zu slots used",
+		  path ? path : "?", (double)(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6, evicted, moved,
+		  l->store.slots.len, l->store.max_slots);
+}
+
+/*
  * A finished build into the store and, with rows, the BPF file map. A
  * build lost to a lack of memory, or whose file could not be opened again,
  * is retried when the file is next mapped: never fatal to the recording.
@@ -140,6 +180,12 @@ static void finish(struct unwind_loader *l, struct table_done *d)
 			  d->path ? d->path : "?", (double)d->b.build_ns / 1e6);
 	if (!d->err) {
 		f = unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
+		/* No room: others' tables evicted to make it, least recently sampled first. */
+		if (f && f->status == UNWIND_FILE_FULL &&
+		    unwind_store_evict_for(&l->store, f, clock_ns(CLOCK_MONOTONIC))) {
+			compact(l, d->path);
+			f = unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
+		}
 		if (f && l->store.stats.longest_ns > before)
 			snprintf(l->longest_path, sizeof(l->longest_path), "%s", d->path);
 		/*
@@ -244,6 +290,27 @@ bool unwind_loader_settle(struct unwind_loader *l, int timeout_ms)
 
 	collect(l);
 	return idle;
+}
+
+void unwind_loader_store_line(const struct unwind_loader *l, char *buf, size_t size)
+{
+	const struct unwind_store *s = &l->store;
+	const double mib = 1024.0 * 1024.0;
+	size_t tables = 0, rows = 0;
+
+	for (size_t i = 0; i < s->files.len; i++)
+		if (s->files.data[i].status == UNWIND_FILE_LOADED) {
+			tables++;
+			rows += s->files.data[i].nrows;
+		}
+	snprintf(buf, size,
+		 "%.1f of %.0f MiB (%.2fM rows in %zu tables, %zu rules); %zu evicted, %zu "
+		 "refused",
+		 (double)(s->slots.len * sizeof(union unwind_slot) +
+			  s->rules.len * sizeof(struct unwind_rule)) /
+			 mib,
+		 (double)(l->slots_bytes + l->rules_bytes) / mib, (double)rows / 1e6, tables,
+		 s->rules.len, s->stats.evicted, s->stats.files[UNWIND_FILE_FULL]);
 }
 
 void unwind_loader_log_summary(const struct unwind_loader *l)
@@ -431,10 +498,10 @@ static void note_miss(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns, con
 }
 
 /*
- * The files process pid's user PCs fall in are sampled: what a rebuild
- * keeps first. Its mappings are the BPF map's (what the unwinder used), read
- * at most once a second per process (proc_shares_sampled says when): a cost
- * per process, not per sample.
+ * The files process pid's user PCs fall in are sampled: what eviction goes
+ * by, and a file evicted is queued again. Its mappings are the BPF map's (what the unwinder used),
+ * read at most once a second per process (proc_shares_sampled says when): a cost per process, not
+ * per sample.
  */
 static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *uips, size_t n,
 			uint64_t ts_ns)
@@ -446,8 +513,9 @@ static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *u
 	for (size_t i = 0; i < n; i++) {
 		const struct unwind_mapping *m = unwind_proc_mapping_of(proc, uips[i]);
 
-		if (m)
-			unwind_store_sampled(&l->store, &m->file, ts_ns);
+		/* Evicted (or refused) and room can be made: its mappings read again. */
+		if (m && unwind_store_sampled(&l->store, &m->file, ts_ns))
+			(void)unwind_loader_mark(l, pid); /* no memory: at its next sample */
 	}
 }
 
@@ -493,14 +561,18 @@ void unwind_loader_miss_reason(const struct unwind_loader *l, const struct unwin
 			snprintf(buf, size, "past the rows one file may take");
 			break;
 		case UNWIND_FILE_FULL:
-			snprintf(buf, size, "%s", unwind_store_full_reason(&l->store, f));
+			snprintf(buf, size, "%s",
+				 f->evicted
+					 ? "evicted from the unwind store (sampled least recently)"
+					 : unwind_store_full_reason(&l->store, f));
 			break;
 		case UNWIND_FILE_PENDING:
 			snprintf(buf, size, "its table was not built by the end");
 			break;
 		default:
-			/* LOADED before its first miss: its rows were out for a rebuild. */
-			snprintf(buf, size, "its table was out for a rebuild");
+			/* LOADED before its first miss: its rows were out while the store was
+			 * compacted. */
+			snprintf(buf, size, "its table was out while the store was compacted");
 			break;
 		}
 }
@@ -545,91 +617,6 @@ void unwind_loader_forget(struct unwind_loader *l, uint32_t pid)
 	proc_shares_exited(&l->shares, pid);
 	if (l->py)
 		python_loader_exited(l->py, pid);
-}
-
-/* Tests only: BPFPROF_TEST_UNWIND_REBUILD_FILES=N rebuilds at N files, not at 3/4 of the map. */
-static size_t rebuild_threshold(const struct unwind_loader *l)
-{
-	const char *s = getenv("BPFPROF_TEST_UNWIND_REBUILD_FILES");
-
-	return s && atol(s) > 0 ? (size_t)atol(s) : l->files_capacity / 4 * 3;
-}
-
-/* The store's files with rows from index `from` on, into the BPF file map; the end index. */
-static size_t publish_loaded(struct unwind_loader *l, size_t from)
-{
-	for (size_t i = from; i < l->store.files.len; i++) {
-		const struct unwind_store_file *f = &l->store.files.data[i];
-
-		if (f->status == UNWIND_FILE_LOADED)
-			publish_file(l, f);
-	}
-	return l->store.files.len;
-}
-
-int unwind_loader_maybe_rebuild(struct unwind_loader *l)
-{
-	size_t at = rebuild_threshold(l), slots_at = l->store.max_slots / 4 * 3;
-	bool files_full =
-		l->store.files.len >= at && l->store.files.len >= l->files_after_rebuild + at / 3;
-	bool slots_full = l->store.slots.len >= slots_at;
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
-	bool evict = (!l->evicted_at || now - l->evicted_at >= UNWIND_LOADER_EVICT_NS) &&
-		     unwind_store_should_evict(&l->store, now, UNWIND_LOADER_RECENT_NS,
-					       UNWIND_LOADER_OWNER_EVICT_NS);
-	uint32_t *pids = NULL;
-	struct unwind_file_key *keys = NULL;
-	size_t npids, nkeys, kept, before = l->store.files.len;
-	char path[32];
-	int err = 0;
-
-	if (!files_full && !slots_full && !evict)
-		return 0;
-	/*
-	 * Rows full of live files only: a rebuild would only do it again. Rows
-	 * of replaced files (dead) or of files added since the last rebuild
-	 * (some no longer mapped) are worth one, as is room for a sampled file.
-	 */
-	if (!files_full && !evict && l->files_after_rebuild &&
-	    before < l->files_after_rebuild + at / 3 &&
-	    l->store.dead_slots < l->store.max_slots / 8)
-		return 0;
-	if (evict)
-		l->evicted_at = now;
-	npids = bpf_hash_keys(l->procs_fd, sizeof(*pids), (void **)&pids);
-	nkeys = bpf_hash_keys(l->files_fd, sizeof(*keys), (void **)&keys);
-	/* The unwinder stops finding files first, then their rows are rewritten. */
-	for (size_t i = 0; i < nkeys; i++)
-		bpf_map_delete_elem(l->files_fd, &keys[i]);
-	/* Tables of files still in use are kept, not built again (-ENOMEM: they are). */
-	(void)unwind_store_reset(&l->store);
-	l->vdso_published = false;
-	/* What samples fell in first, whether alive now or not; the rest from live processes. */
-	unwind_store_keep_sampled(&l->store, UNWIND_LOADER_KEEP_FILES);
-	/*
-	 * Their rows are final (what comes next is packed after them): the
-	 * programs that run get their tables back now, not after every live
-	 * process was read again (tens of ms of their samples, each rebuild).
-	 */
-	kept = publish_loaded(l, 0);
-	for (size_t i = 0; i < npids && !err; i++) {
-		snprintf(path, sizeof(path), "/proc/%u", pids[i]);
-		if (access(path, F_OK))
-			proc_shares_exited(&l->shares, pids[i]);
-		else
-			err = unwind_loader_add_process(l, pids[i]);
-	}
-	free(pids);
-	free(keys);
-	publish_loaded(l, kept);
-	unwind_store_rebuilt(&l->store);
-	l->files_after_rebuild = l->store.files.len;
-	l->rebuilds++;
-	log_info("unwind tables rebuilt from the files sampled and the %zu live processes%s: %zu "
-		 "files -> %zu, %zu slots",
-		 npids, evict ? " (to make room for a file sampled)" : "", before,
-		 l->store.files.len, l->store.slots.len);
-	return err;
 }
 
 int unwind_loader_add_all(struct unwind_loader *l)

@@ -74,6 +74,7 @@ enum {
 	OPT_FORMAT,
 	OPT_MODE,
 	OPT_RING_SIZE,
+	OPT_UNWIND_MEMORY,
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_USAGE,
@@ -114,6 +115,11 @@ static const struct argp_option option_defs[] = {
 	  "User stacks: cfi (each binary's .eh_frame: whole stacks of code built without frame "
 	  "pointers, as distributions build; x86_64), fp (frame pointers only: cheaper, cut "
 	  "short where code has none), or auto (default: cfi where the kernel allows it)",
+	  0 },
+	{ "unwind-memory", OPT_UNWIND_MEMORY, "SIZE", 0,
+	  "Memory for the unwind tables --unwind cfi reads (4M to 1G; default 32M, some 8M rows: "
+	  "a build machine's compilers and libLLVM with room to spare). When full, the tables of "
+	  "the files sampled least recently make room; the summary says how much was used",
 	  0 },
 	{ "debuginfod-timeout", OPT_DEBUGINFOD_TIMEOUT, "TIME", 0,
 	  "With DEBUGINFOD_URLS set: at most TIME (default 10s) fetching debug files of "
@@ -326,6 +332,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (parse_size(arg, &o->ring_bytes) || o->ring_bytes < 4096 ||
 		    o->ring_bytes > (64ull << 20)) {
 			log_error("--ring-size %s: give a size from 4K to 64M, such as 256K", arg);
+			goto reported;
+		}
+		break;
+	case OPT_UNWIND_MEMORY:
+		if (parse_size(arg, &o->unwind_memory) || o->unwind_memory < (4ull << 20) ||
+		    o->unwind_memory > (1ull << 30)) {
+			log_error("--unwind-memory %s: give a size from 4M to 1G, such as 64M",
+				  arg);
 			goto reported;
 		}
 		break;

@@ -9,8 +9,10 @@
 
 #include <errno.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "cfi_table.h"
+#include "../util/clock.h"
 
 void unwind_store_share_by_owner(struct unwind_store *s)
 {
@@ -50,7 +52,7 @@ uint32_t store_slots_of_owner(const struct unwind_store *s, uint32_t uid)
 }
 
 /* Whether n more slots of user uid's files would take it past its share (root's: none). */
-static bool past_share(const struct unwind_store *s, uint32_t uid, size_t n)
+bool store_past_share(const struct unwind_store *s, uint32_t uid, size_t n)
 {
 	return s->owner_shares && uid && store_slots_of_owner(s, uid) + n > s->max_slots / 4;
 }
@@ -74,28 +76,27 @@ uint32_t store_payer(const struct unwind_store *s, uint32_t uid, bool system, si
  * Whether n more slots of a file that a process of `uid` maps may be
  * stored: UNWIND_FILE_LOADED, UNWIND_FILE_OVER_BUDGET for a file past the
  * file cap (one file never takes the store; a system file's cap is the
- * store), or UNWIND_FILE_FULL for no room (slots held for sampled files'
- * builds are no room) or, with owner_shares, past its payer's share (see
- * owner_slots and payer: root's are exempt, and a system file larger than
- * a share is root's). A FULL file is taken by a user with room who maps
- * it, or built again at the next rebuild, when there may be room.
+ * store), or UNWIND_FILE_FULL for no room or, with owner_shares, past its
+ * payer's share (see owner_slots and payer: root's are exempt, and a
+ * system file larger than a share is root's). A FULL file is taken by a
+ * user with room who maps it, or for whom evicting others makes room.
  */
 int store_admit(const struct unwind_store *s, uint32_t uid, bool system, size_t n)
 {
 	if (n > (system ? s->max_slots : unwind_store_file_cap(s)) || n > UINT32_MAX)
 		return s->owner_shares ? UNWIND_FILE_OVER_BUDGET : UNWIND_FILE_FULL;
-	if (s->slots.len + s->reserved_slots > s->max_slots ||
-	    n > s->max_slots - s->slots.len - s->reserved_slots)
+	if (s->slots.len > s->max_slots || n > s->max_slots - s->slots.len)
 		return UNWIND_FILE_FULL;
-	return past_share(s, store_payer(s, uid, system, n), n) ? UNWIND_FILE_FULL
-								: UNWIND_FILE_LOADED;
+	return store_past_share(s, store_payer(s, uid, system, n), n) ? UNWIND_FILE_FULL
+								      : UNWIND_FILE_LOADED;
 }
 
 bool unwind_store_over_share(const struct unwind_store *s, const struct unwind_store_file *f)
 {
 	/* admit's share test, for the slots the refused build needs (not its rules). */
 	return f->status == UNWIND_FILE_FULL && f->want_slots && !f->want_rules &&
-	       past_share(s, store_payer(s, f->id.uid, f->id.system, f->want_slots), f->want_slots);
+	       store_past_share(s, store_payer(s, f->id.uid, f->id.system, f->want_slots),
+				f->want_slots);
 }
 
 const char *unwind_store_full_reason(const struct unwind_store *s,
@@ -112,20 +113,6 @@ int store_charge(struct unwind_store *s, uint32_t uid, size_t n)
 {
 	return hmap_put(&s->owner_slots, (struct hmap_key){ uid, 0 },
 			store_slots_of_owner(s, uid) + (uint32_t)n);
-}
-
-/* The slots held for the entry's build go back (it was built, lost, or replaced). */
-void store_release(struct unwind_store *s, struct unwind_store_file *e)
-{
-	uint32_t held = store_slots_of_owner(s, e->id.uid);
-
-	if (!e->reserved)
-		return;
-	s->reserved_slots -= e->reserved;
-	/* Cannot fail: the key is there, and a put of an existing key allocates nothing. */
-	(void)hmap_put(&s->owner_slots, (struct hmap_key){ e->id.uid, 0 },
-		       held > e->reserved ? held - e->reserved : 0);
-	e->reserved = 0;
 }
 
 /*
@@ -161,14 +148,18 @@ bool store_rules_fit(const struct unwind_store *s, const struct unwind_store_fil
 
 /*
  * A FULL entry that a process of `uid` maps now, with room for its rows
- * (and its rules, when refused for them): built again, charged to that
- * user (whose share, not the first user's, it then takes).
+ * (and its rules, when refused for them), or for which evicting others
+ * would make room (one evicted, or refused while the store was full):
+ * built again, charged to that user (whose share, not the first user's,
+ * it then takes).
  */
 bool store_readmit(const struct unwind_store *s, const struct unwind_store_file *e, uint32_t uid)
 {
-	return e->status == UNWIND_FILE_FULL && e->want_slots &&
-	       store_admit(s, uid, e->id.system, e->want_slots) == UNWIND_FILE_LOADED &&
-	       store_rules_fit(s, e, store_payer(s, uid, e->id.system, e->want_slots));
+	if (e->status != UNWIND_FILE_FULL || !e->want_slots)
+		return false;
+	if (store_admit(s, uid, e->id.system, e->want_slots) == UNWIND_FILE_LOADED)
+		return store_rules_fit(s, e, store_payer(s, uid, e->id.system, e->want_slots));
+	return store_room_by_eviction(s, e, uid, clock_ns(CLOCK_MONOTONIC));
 }
 
 /* A file of user `uid` added n rules; 0 or -ENOMEM (then nothing is counted). */

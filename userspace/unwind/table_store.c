@@ -30,6 +30,7 @@ void unwind_store_init(struct unwind_store *s, union unwind_slot *slots, size_t 
 {
 	memset(s, 0, sizeof(*s));
 	s->max_slots = max_slots;
+	s->dead_from = SIZE_MAX;
 	if (slots) {
 		/* Full capacity from the start: vec_reserve never reallocates it. */
 		s->slots.data = slots;
@@ -55,13 +56,11 @@ struct compact_view unwind_store_view(const struct unwind_store *s,
 
 void unwind_store_free(struct unwind_store *s)
 {
-	unwind_store_rebuilt(s);
 	if (!s->slots_external)
 		vec_free(&s->slots);
 	vec_free(&s->files);
 	hmap_free(&s->index);
 	hmap_free(&s->owner_slots);
-	hmap_free(&s->evict_asked);
 	hmap_free(&s->owner_rules);
 	compact_rules_free(&s->rules);
 	memset(s, 0, sizeof(*s));
@@ -151,8 +150,7 @@ static int pack(struct unwind_store *s, struct unwind_store_file *e, struct unwi
 	case -ENOSPC:
 		/*
 		 * Its slots and the rule room it lacked kept: a user with more
-		 * rule room who maps it takes it (readmit), and a rebuild builds
-		 * it again only when its payer has that room (adopt).
+		 * rule room who maps it takes it (readmit).
 		 */
 		s->stats.rules_full++;
 		e->want_slots = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
@@ -173,6 +171,7 @@ static int pack(struct unwind_store *s, struct unwind_store_file *e, struct unwi
 					     .npages = c.npages };
 	e->nslots = (uint32_t)n;
 	e->nrows = c.nrows;
+	e->loaded_at = clock_ns(CLOCK_MONOTONIC);
 	lay_out(s, &c);
 	compact_table_free(&c);
 	return UNWIND_FILE_LOADED;
@@ -217,8 +216,7 @@ static void replace(struct unwind_store *s, struct unwind_store_file *e,
 	uint64_t since = e->changes_at;
 
 	if (e->status == UNWIND_FILE_LOADED)
-		s->dead_slots += e->nslots;
-	store_release(s, e);
+		store_dead(s, e);
 	if (!since || now - since > UNWIND_STORE_CHANGES_WINDOW_NS) {
 		changes = 0;
 		since = now;
@@ -252,12 +250,16 @@ static struct unwind_store_file *entry_for(struct unwind_store *s, uint64_t dev,
 
 		*known = store_same_id(&e->id, id);
 		if (*known && e->retry && e->status == UNWIND_FILE_PENDING) {
-			/* Its build was lost, or it held room after a rebuild: built now. */
+			/* Its build was lost: built now. */
 			e->retry = false;
 			*known = false;
 		} else if (*known && store_readmit(s, e, id->uid)) {
-			/* Refused for another user's share (or room): this one has room. */
+			/*
+			 * Refused for another user's share (or room), or evicted:
+			 * this one has room, or evicting others makes it.
+			 */
 			e->status = UNWIND_FILE_PENDING;
+			e->evicted = false;
 			e->id.uid = id->uid;
 			e->want_slots = 0;
 			e->want_rules = 0;
@@ -267,7 +269,6 @@ static struct unwind_store_file *entry_for(struct unwind_store *s, uint64_t dev,
 		}
 		return e;
 	}
-	*known = store_adopt(s, &f);
 	if (vec_push(&s->files, f) ||
 	    hmap_put(&s->index, store_file_key(dev, ino), (uint32_t)(s->files.len - 1))) {
 		errno = ENOMEM;
@@ -283,7 +284,7 @@ static struct unwind_store_file *settle(struct unwind_store *s, struct unwind_st
 	int status;
 
 	count_build(s, b);
-	store_release(s, e);
+	e->retry = false;
 	e->want_slots = 0;
 	e->want_rules = 0;
 	status = pack(s, e, b);
@@ -359,10 +360,8 @@ void unwind_store_retry(struct unwind_store *s, const struct unwind_file_key *ke
 	if (!hmap_get(&s->index, store_file_key(key->dev, key->ino), &idx))
 		return;
 	e = &s->files.data[idx];
-	if (e->status == UNWIND_FILE_PENDING && store_same_id(&e->id, id)) {
+	if (e->status == UNWIND_FILE_PENDING && store_same_id(&e->id, id))
 		e->retry = true;
-		store_release(s, e); /* its file may never come back */
-	}
 }
 
 const struct unwind_store_file *unwind_store_add_vdso(struct unwind_store *s, size_t *size)
@@ -452,10 +451,8 @@ const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s,
 	if (s->defer) {
 		/* Not taken (a full queue, no memory): not fatal, tried again when next met. */
 		err = s->defer(s->defer_ctx, entry, fd, e->path, link, replaced);
-		if (err && entry->status == UNWIND_FILE_PENDING) {
+		if (err && entry->status == UNWIND_FILE_PENDING)
 			entry->retry = true;
-			store_release(s, entry); /* it may never be mapped again */
-		}
 		errno = 0;
 		return entry;
 	}
@@ -466,18 +463,17 @@ const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s,
 	return f;
 }
 
-void unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *key, uint64_t now)
+bool unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *key, uint64_t now)
 {
 	uint32_t idx;
 	struct unwind_store_file *e;
 
 	if (!hmap_get(&s->index, store_file_key(key->dev, key->ino), &idx))
-		return;
+		return false;
 	e = &s->files.data[idx];
 	e->sampled_at = now;
 	/* An eviction gives back slots, not rules: one refused for its rules does not ask. */
-	if (e->status == UNWIND_FILE_FULL && e->want_slots && !e->want_rules)
-		s->sampled_refused = true;
+	return store_room_by_eviction(s, e, e->id.uid, now);
 }
 
 void unwind_store_published(struct unwind_store *s, const struct unwind_store_file *f, uint64_t now)

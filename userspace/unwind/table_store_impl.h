@@ -2,7 +2,8 @@
 /*
  * What the unwind store's files share (table_store.c: the entries and the
  * slots written; table_admit.c: admission and the users' counts;
- * table_rebuild.c: the store built again). Not for other callers.
+ * table_evict.c: which tables go; table_compact.c: the tables kept moved
+ * down). Not for other callers.
  */
 #ifndef BPFPROF_UNWIND_TABLE_STORE_IMPL_H
 #define BPFPROF_UNWIND_TABLE_STORE_IMPL_H
@@ -22,14 +23,20 @@ uint32_t store_slots_of_owner(const struct unwind_store *s, uint32_t uid);
 uint32_t store_payer(const struct unwind_store *s, uint32_t uid, bool system, size_t n);
 int store_admit(const struct unwind_store *s, uint32_t uid, bool system, size_t n);
 int store_charge(struct unwind_store *s, uint32_t uid, size_t n);
-void store_release(struct unwind_store *s, struct unwind_store_file *e);
+bool store_past_share(const struct unwind_store *s, uint32_t uid, size_t n);
 size_t store_rules_room(const struct unwind_store *s, uint32_t uid);
 bool store_rules_fit(const struct unwind_store *s, const struct unwind_store_file *e, uint32_t uid);
 bool store_readmit(const struct unwind_store *s, const struct unwind_store_file *e, uint32_t uid);
 int store_charge_rules(struct unwind_store *s, uint32_t uid, size_t n);
 int store_open_counts(struct unwind_store *s, uint32_t uid);
 
-/* table_rebuild.c */
-bool store_adopt(struct unwind_store *s, struct unwind_store_file *f);
+/* table_evict.c */
+bool store_room_by_eviction(const struct unwind_store *s, const struct unwind_store_file *e,
+			    uint32_t uid, uint64_t now);
+
+/* table_compact.c */
+void store_evict(struct unwind_store *s, struct unwind_store_file *e);
+/* Entry `e`'s slots (LOADED) are no entry's any more: dead, for compacting. */
+void store_dead(struct unwind_store *s, const struct unwind_store_file *e);
 
 #endif
