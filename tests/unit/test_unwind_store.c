@@ -213,12 +213,16 @@ static void compacting_moves_the_tables_kept_down_over_those_evicted(void)
 	struct unwind_store s;
 	struct unwind_store_file *a;
 	const struct unwind_store_file *b;
+	struct unwind_file_key key = { 0 };
 	uint32_t nslots_a = 0, nslots_b = 0;
 	uint64_t built, sum = 0;
 
 	unwind_store_init(&s, NULL, 1u << 20);
 	a = (struct unwind_store_file *)add_path(&s, CFI_FIX);
+	key = a ? a->key : key;
 	b = add_path(&s, CFI_FIX_NOPIE);
+	/* b's entry may have moved a's. */
+	a = a ? (struct unwind_store_file *)unwind_store_find(&s, key.dev, key.ino) : NULL;
 	CHECK(a && b && a->status == UNWIND_FILE_LOADED && b->status == UNWIND_FILE_LOADED);
 	if (!a || !b || a->status != UNWIND_FILE_LOADED || b->status != UNWIND_FILE_LOADED)
 		goto out;

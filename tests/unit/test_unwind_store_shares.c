@@ -418,6 +418,7 @@ static struct unwind_store_file *entry_of(struct unwind_store *s, const struct u
 static bool three_and_no_room(struct unwind_store *s, const struct map_entry **files,
 			      const struct unwind_store_file *t[3])
 {
+	struct unwind_file_key keys[3];
 	const struct unwind_store_file *d;
 	size_t want = 0;
 	bool ok = true;
@@ -431,9 +432,14 @@ static bool three_and_no_room(struct unwind_store *s, const struct map_entry **f
 	for (int i = 0; i < 3; i++) {
 		t[i] = add_entry(s, files[i]);
 		ok &= t[i] && t[i]->status == UNWIND_FILE_LOADED;
-		if (t[i])
+		if (t[i]) {
 			entry_of(s, t[i])->loaded_at = 1 * SEC;
+			keys[i] = t[i]->key;
+		}
 	}
+	/* An entry added may move those before it: found again. */
+	for (int i = 0; ok && i < 3; i++)
+		t[i] = unwind_store_find(s, keys[i].dev, keys[i].ino);
 	s->max_slots = s->slots.len + want - 1;
 	CHECK(ok && want);
 	return ok && want;
@@ -441,13 +447,18 @@ static bool three_and_no_room(struct unwind_store *s, const struct map_entry **f
 
 /*
  * files[3] added (FULL: no room), then the tables evicted for it at `now`:
- * which of t[0..2] went (bit i), -1 when none could make room.
+ * which of t[0..2] went (bit i), -1 when none could make room. t[] are
+ * found again (an entry added may move the entries).
  */
 static int evicted_for(struct unwind_store *s, const struct map_entry **files,
 		       const struct unwind_store_file *t[3], uint64_t now)
 {
+	struct unwind_file_key keys[3] = { t[0]->key, t[1]->key, t[2]->key };
 	const struct unwind_store_file *d = add_entry(s, files[3]);
 	int mask = 0;
+
+	for (int i = 0; i < 3; i++)
+		t[i] = unwind_store_find(s, keys[i].dev, keys[i].ino);
 
 	CHECK(d && d->status == UNWIND_FILE_FULL);
 	if (!d || !unwind_store_evict_for(s, d, now))
@@ -553,6 +564,7 @@ static bool attacker_evicts(const char *victim, const char *attacker, uint64_t s
 	map_entries_t maps = { 0 };
 	const struct map_entry *files[64];
 	const struct unwind_store_file *v, *a;
+	struct unwind_file_key vkey;
 	struct unwind_store s;
 	uint64_t now = 100 * SEC;
 	size_t n, want;
@@ -574,6 +586,7 @@ static bool attacker_evicts(const char *victim, const char *attacker, uint64_t s
 		goto out;
 	CHECK(v->status == UNWIND_FILE_LOADED);
 	want = v->nslots; /* the attacker's copy is the same file's */
+	vkey = v->key;
 	if (sampled)
 		unwind_store_sampled(&s, &v->key, sampled);
 	s.max_slots = s.slots.len + want - 1;
@@ -581,7 +594,8 @@ static bool attacker_evicts(const char *victim, const char *attacker, uint64_t s
 	a = map_path_as(&s, attacker, 1000);
 	CHECK(a && a->status == UNWIND_FILE_FULL && !unwind_store_over_share(&s, a));
 	made = a && unwind_store_evict_for(&s, a, now);
-	*v_evicted = v->status == UNWIND_FILE_FULL && v->evicted;
+	v = unwind_store_find(&s, vkey.dev, vkey.ino); /* a's entry may have moved it */
+	*v_evicted = v && v->status == UNWIND_FILE_FULL && v->evicted;
 out:
 	unwind_store_free(&s);
 	map_entries_free(&maps);
