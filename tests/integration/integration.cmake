@@ -125,6 +125,7 @@ bpfprof_integration_test(signal_term 90 TRUE signal_stop.sh TERM)
 foreach(case not_root no_such_pid pid_above_max bad_pid_list output_in_proc output_under_file
              freq_zero freq_too_high bad_duration bad_sched_min sched_min_no_unit_junk
              unknown_option ambiguous_option missing_btf command_not_found bad_unwind
+             bad_unwind_memory
              bad_debuginfod_timeout bad_syscalls syscalls_value_without_equals
              no_inherit_without_pid view_missing_file view_not_a_profile view_bad_port
              view_bad_profiler_url
