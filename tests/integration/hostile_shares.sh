@@ -329,7 +329,7 @@ else
 	# evicted for others): met last, as a program started later on a busy
 	# machine is.
 	start_recording_all "$WORK/p.json.gz" -d 14 -v
-	wait_grep "unwind store: compacted for" "$WORK/bpfprof.err" "the row store did not fill within 30 s"
+	wait_grep "unwind store: [0-9]* tables evicted for" "$WORK/bpfprof.err" "the row store did not fill within 30 s"
 	"${as_victim[@]}" "$VICTIM_DIR/vspin" &
 	VSPIN=$!
 	wait "$BPFPROF_PID"
@@ -384,7 +384,7 @@ shared)
 	# Taken by the victim when its process was read, not rescued later by
 	# evicting: no file of the victim's is ever sampled while refused, and
 	# the attacker's refused programs never run.
-	! grep -q "unwind store: compacted for $VICTIM_DIR/vspin" "$WORK/bpfprof.err" ||
+	! grep -q "unwind store: [0-9]* tables evicted for $VICTIM_DIR/vspin" "$WORK/bpfprof.err" ||
 		fail "the victim's program waited for an eviction: it was not taken when the victim's process mapped it"
 	ok "the victim's program was taken when its process mapped it, with no eviction"
 	;;

@@ -39,8 +39,8 @@
 #        store sized for two and a half (BPFPROF_TEST_UNWIND_MEMORY; issue
 #        38). C's table evicts A's (sampled least recently; B's was sampled
 #        within the last 2 s, pinned), A's second run finds its file again and
-#        evicts B's: the summary counts the evictions, -v logs each
-#        compaction for C and for A again, and each run's stacks are whole
+#        evicts B's: the summary counts the evictions, -v logs the
+#        evictions for C and for A again, and each run's stacks are whole
 #        (>= 95 % from its first whole one: a table is built after a
 #        process's first samples). Before: the store was rebuilt only from
 #        the live processes, never by use.
@@ -138,11 +138,11 @@ EOC
 	[[ $store =~ \ ([0-9]+)\ evicted, ]] || fail "the unwind store line counts no evictions"
 	[ "${BASH_REMATCH[1]}" -ge 2 ] || fail "only ${BASH_REMATCH[1]} tables evicted: C's and A's second run each needed one"
 	ok "${BASH_REMATCH[1]} tables evicted"
-	grep -q "^bpfprof: debug: unwind store: compacted for $WORK/fat/fatC " "$WORK/bpfprof.err" ||
+	grep -q "^bpfprof: debug: unwind store: [0-9]* tables evicted for $WORK/fat/fatC " "$WORK/bpfprof.err" ||
 		fail "no eviction made room for fatC"
 	# A again, after C's: its table was evicted and is found again.
-	grep "^bpfprof: debug: unwind store: compacted for " "$WORK/bpfprof.err" |
-		sed -n "/fatC /,\$p" | grep -q "compacted for $WORK/fat/fatA " ||
+	grep "^bpfprof: debug: unwind store: [0-9]* tables evicted for " "$WORK/bpfprof.err" |
+		sed -n "/fatC /,\$p" | grep -q "evicted for $WORK/fat/fatA " ||
 		fail "fatA's second run needed no eviction: its table was not the one evicted for fatC"
 	ok "room was made for fatC, then for fatA again (its table evicted for C's, found again)"
 	"$NODE" --input-type=module -e '

@@ -232,12 +232,12 @@ static void compacting_moves_the_tables_kept_down_over_those_evicted(void)
 	sum = lookups_of(&s, b);
 	built = s.stats.files[UNWIND_FILE_LOADED];
 	CHECK(!unwind_store_compact_moves(&s, b));
-	store_evict(&s, a);
-	CHECK_EQ_INT(s.dead_slots, nslots_a);
+	store_evict(&s, a, 0);
+	CHECK_EQ_INT(s.alloc.held_slots, nslots_a);
 	/* b, above a's slots, moves; a was evicted: both out of the BPF map meanwhile. */
 	CHECK(unwind_store_compact_moves(&s, b) && unwind_store_compact_moves(&s, a));
 	CHECK_EQ_INT(unwind_store_compact(&s), 0);
-	CHECK_EQ_INT(s.dead_slots, 0);
+	CHECK_EQ_INT(s.alloc.held_slots, 0);
 	CHECK_EQ_INT(s.slots.len, nslots_b);
 	CHECK_EQ_INT(b->info.first_slot, 0);
 	CHECK(!unwind_store_compact_moves(&s, b));
@@ -293,11 +293,11 @@ static void replaced_rows_are_dead_full_is_not_kept_churn_is_refused(void)
 	retouch(path, 1001);
 	f = add_path(&s, path);
 	CHECK(f && f->status == UNWIND_FILE_LOADED);
-	CHECK_EQ_INT(s.dead_slots, nslots);
+	CHECK_EQ_INT(s.alloc.held_slots, nslots);
 	retouch(path, 1002);
 	f = add_path(&s, path);
 	CHECK(f && f->status == UNWIND_FILE_FULL);
-	CHECK_EQ_INT(s.dead_slots, 2 * (size_t)nslots);
+	CHECK_EQ_INT(s.alloc.held_slots, 2 * (size_t)nslots);
 	/*
 	 * Compacting wins the dead slots back (no table evicted for them), and
 	 * the FULL file is built again.
@@ -305,7 +305,7 @@ static void replaced_rows_are_dead_full_is_not_kept_churn_is_refused(void)
 	CHECK(f && unwind_store_evict_for(&s, f, 1000ull * 1000000000ull));
 	CHECK_EQ_INT(s.stats.evicted, 0);
 	CHECK_EQ_INT(unwind_store_compact(&s), 0);
-	CHECK_EQ_INT(s.dead_slots, 0);
+	CHECK_EQ_INT(s.alloc.held_slots, 0);
 	f = add_path(&s, path);
 	CHECK(f && f->status == UNWIND_FILE_LOADED);
 	CHECK_EQ_INT(s.slots.len, nslots);

@@ -313,12 +313,12 @@ static int defer_take(void *ctx, const struct unwind_store_file *f, int fd, cons
 }
 
 /*
- * A user's file mapped (PENDING, handed over), then completed with a table
- * of three rows `npages` code pages apart end to end: its status, or -1.
+ * A user's file (a copy at `mine`, a mkstemp template, the caller's to
+ * unlink) mapped (PENDING, handed over), then completed with a table of
+ * three rows `npages` code pages apart end to end: its status, or -1.
  */
-static int three_rows_over(struct unwind_store *s, uint32_t npages)
+static int three_rows_over(struct unwind_store *s, char *mine, uint32_t npages)
 {
-	char mine[] = "/tmp/bpfprof-sparse-XXXXXX";
 	struct cfi_row rows[3] = {
 		{ .pc = 0x10000, .cfa = UNWIND_CFA_SP, .cfa_offset = 8 },
 		{ .pc = 0x10010, .cfa = UNWIND_CFA_SP, .cfa_offset = 16 },
@@ -340,7 +340,6 @@ static int three_rows_over(struct unwind_store *s, uint32_t npages)
 		f = unwind_store_complete(s, &key, &id, &b);
 		status = f ? f->status : -1;
 	}
-	unlink(mine);
 	return status;
 }
 
@@ -352,20 +351,23 @@ static int three_rows_over(struct unwind_store *s, uint32_t npages)
  */
 static void a_sparse_file_is_over_budget_not_a_share_of_empty_pages(void)
 {
+	char a[] = "/tmp/bpfprof-sparse-XXXXXX", b[] = "/tmp/bpfprof-sparse-XXXXXX";
 	struct unwind_store s;
 	size_t used;
 
 	unwind_store_init(&s, NULL, 1u << 20);
 	unwind_store_share_by_owner(&s);
 	s.defer = defer_take;
-	CHECK_EQ_INT(three_rows_over(&s, 3 + 64), UNWIND_FILE_LOADED);
+	CHECK_EQ_INT(three_rows_over(&s, a, 3 + 64), UNWIND_FILE_LOADED);
 	used = s.slots.len;
 	CHECK(used > 64);
 	CHECK_EQ_INT(charged_to(&s, 1000), used);
-	CHECK_EQ_INT(three_rows_over(&s, 100000), UNWIND_FILE_OVER_BUDGET);
+	CHECK_EQ_INT(three_rows_over(&s, b, 100000), UNWIND_FILE_OVER_BUDGET);
 	CHECK_EQ_INT(charged_to(&s, 1000), used);
 	CHECK_EQ_INT(s.slots.len, used);
 	unwind_store_free(&s);
+	unlink(a);
+	unlink(b);
 }
 
 /* The executable files this process maps, one entry each (the first mapping of each). */
@@ -802,7 +804,7 @@ static void compacting_gives_back_the_rules_of_tables_gone(void)
 	CHECK_EQ_INT(s.user_rules, nrules);
 	/* Evicted: its rules go with it at the next compaction. */
 	if (f)
-		store_evict(&s, entry_of(&s, f));
+		store_evict(&s, entry_of(&s, f), 0);
 	CHECK_EQ_INT(unwind_store_compact(&s), 0);
 	f = unwind_store_find(&s, key.dev, key.ino);
 	CHECK(f && f->status == UNWIND_FILE_FULL && f->evicted);

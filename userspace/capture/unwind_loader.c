@@ -93,6 +93,11 @@ int unwind_loader_open(struct unwind_loader *l, int slots_fd, int rules_fd, int 
 void unwind_loader_close(struct unwind_loader *l)
 {
 	table_worker_stop(&l->worker);
+	for (size_t i = 0; i < l->parked.len; i++) {
+		unwind_built_free(&l->parked.data[i].d.b);
+		free(l->parked.data[i].d.path);
+	}
+	vec_free(&l->parked);
 	hmap_free(&l->over_budget);
 	for (size_t i = 0; i < UNWIND_LOADER_PROC_COPIES; i++)
 		free(l->proc_copies[i].proc);
@@ -117,12 +122,12 @@ static struct hmap_key over_budget_key(const struct unwind_file_key *k,
 }
 
 /*
- * The store compacted over the tables just evicted (for `path`'s): the
- * entries of those evicted and of those whose rows move (the tables above
- * the lowest freed slot) are deleted from the BPF file map first, the rows
- * move, and those kept are published again, so that the unwinder never
- * reads a file's rows while they move (frame pointers for that moment);
- * the tables below stay published.
+ * The store compacted, its free slots in pieces (for `path`'s table): the
+ * entries of the tables whose rows move (above the lowest free slot) are
+ * deleted from the BPF file map first, the rows move, and they are
+ * published again, so that the unwinder never reads a file's rows while
+ * they move (frame pointers for that moment); the tables below stay
+ * published.
  */
 static void compact(struct unwind_loader *l, const char *path)
 {
@@ -142,6 +147,12 @@ static void compact(struct unwind_loader *l, const char *path)
 			moves[i] = 1;
 		moved++;
 	}
+	/*
+	 * A walk that found one of them (or a table in quarantine) before it was
+	 * unpublished lasts microseconds: past this grace none reads their slots,
+	 * which the tables moved down may take, quarantine or not.
+	 */
+	usleep(UNWIND_LOADER_GRACE_US);
 	if (unwind_store_compact(&l->store))
 		log_debug("unwind store: no memory to compact it; the tables not moved are "
 			  "evicted");
@@ -151,9 +162,95 @@ static void compact(struct unwind_loader *l, const char *path)
 	free(moves);
 	l->compactions++;
 	log_debug("unwind store: compacted for %s in %.1f ms (%zu tables evicted so far, %zu "
-		  "unpublished meanwhile), %zu of %zu slots used",
+		  "unpublished meanwhile), %zu of %zu slots in use",
 		  path ? path : "?", (double)(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6, evicted, moved,
 		  l->store.slots.len, l->store.max_slots);
+}
+
+/*
+ * The tables just evicted (`n` of them) leave the BPF file map (their
+ * slots wait in quarantine).
+ */
+static void unpublish_evicted(struct unwind_loader *l, const char *path, size_t n)
+{
+	for (size_t i = 0; i < l->store.files.len; i++) {
+		struct unwind_store_file *f = &l->store.files.data[i];
+
+		if (f->status == UNWIND_FILE_FULL && f->evicted && f->published_at) {
+			bpf_map_delete_elem(l->files_fd, &f->key);
+			/* Published again when built again (published_at then: that time). */
+			f->published_at = 0;
+		}
+	}
+	if (n)
+		log_debug("unwind store: %zu tables evicted for %s (%zu so far), %zu of %zu slots "
+			  "in use",
+			  n, path ? path : "?", l->store.stats.evicted, l->store.slots.len,
+			  l->store.max_slots);
+}
+
+/*
+ * Build `d` into the store: its entry (NULL: no longer wanted, or no
+ * memory), or, with *wait set (only when `may_wait`), none yet: room was
+ * made by evicting others, whose slots are free once out of quarantine
+ * (the caller keeps `d` and calls again). Free slots in pieces, or no
+ * more waiting (others took the slots it waited for): compacted.
+ */
+static const struct unwind_store_file *place(struct unwind_loader *l, struct table_done *d,
+					     bool may_wait, bool *wait)
+{
+	size_t before = l->store.stats.evicted;
+	const struct unwind_store_file *f;
+
+	*wait = false;
+	f = unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
+	/* No room: others' tables evicted to make it, least recently sampled first. */
+	if (!f || f->status != UNWIND_FILE_FULL ||
+	    !unwind_store_evict_for(&l->store, f, clock_ns(CLOCK_MONOTONIC)))
+		return f;
+	if (l->store.stats.evicted > before)
+		unpublish_evicted(l, d->path, l->store.stats.evicted - before);
+	/* One extent holds it once the quarantine is over: wait for it, not more. */
+	if (may_wait &&
+	    slot_alloc_fits_later(&l->store.alloc, f->want_slots ? f->want_slots : 1,
+				  (uint32_t)l->store.max_slots) &&
+	    slot_alloc_next_release(&l->store.alloc)) {
+		*wait = true;
+		return NULL;
+	}
+	compact(l, d->path);
+	return unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
+}
+
+/*
+ * The builds waiting for slots in quarantine (see place), tried again once
+ * it is over: each waits at most UNWIND_LOADER_PARK_TRIES times (others may
+ * take the slots first), then the store is compacted for it.
+ */
+static void unpark(struct unwind_loader *l)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC), at = slot_alloc_next_release(&l->store.alloc);
+	size_t kept = 0;
+
+	if (at && now < at)
+		return;
+	for (size_t i = 0; i < l->parked.len; i++) {
+		struct unwind_parked *p = &l->parked.data[i];
+		const struct unwind_store_file *f;
+		bool wait;
+
+		f = place(l, &p->d, p->tries + 1 < UNWIND_LOADER_PARK_TRIES, &wait);
+		if (wait) {
+			p->tries++;
+			l->parked.data[kept++] = *p;
+			continue;
+		}
+		if (f && f->status == UNWIND_FILE_LOADED)
+			publish_file(l, f);
+		unwind_built_free(&p->d.b);
+		free(p->d.path);
+	}
+	l->parked.len = kept;
 }
 
 /*
@@ -179,18 +276,18 @@ static void finish(struct unwind_loader *l, struct table_done *d)
 		log_debug("%s: its unwind table took %.1f ms of CPU to build",
 			  d->path ? d->path : "?", (double)d->b.build_ns / 1e6);
 	if (!d->err) {
-		f = unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
-		/* No room: others' tables evicted to make it, least recently sampled first. */
-		if (f && f->status == UNWIND_FILE_FULL &&
-		    unwind_store_evict_for(&l->store, f, clock_ns(CLOCK_MONOTONIC))) {
-			compact(l, d->path);
-			f = unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
-		}
+		bool wait;
+
+		f = place(l, d, true, &wait);
+		/* Its slots come free in a moment: kept (no memory: built again when next met). */
+		if (wait && l->parked.len < UNWIND_LOADER_PARKED &&
+		    !vec_push(&l->parked, ((struct unwind_parked){ .d = *d })))
+			return;
 		if (f && l->store.stats.longest_ns > before)
 			snprintf(l->longest_path, sizeof(l->longest_path), "%s", d->path);
 		/*
 		 * One line per build refused (a file is built again only when a
-		 * user with room maps it, or after a rebuild held room for it):
+		 * user with room maps it, or evicting makes it room):
 		 * which user's share kept it out, for whoever asks why a
 		 * program's frames lost their CFI (and the tests).
 		 */
@@ -270,6 +367,7 @@ static int collect(struct unwind_loader *l)
 	struct table_done *done;
 	size_t n;
 
+	unpark(l);
 	if (!l->worker.started)
 		return 0;
 	table_worker_take(&l->worker, &done, &n);

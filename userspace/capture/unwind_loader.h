@@ -24,6 +24,20 @@ struct python_loader;
 /* A process's mappings read for one sample serve its samples this long after. */
 #define UNWIND_LOADER_PROC_COPIES   16
 #define UNWIND_LOADER_PROC_FRESH_NS (10ull * 1000000ull)
+/*
+ * Builds waiting for slots in quarantine (evicted for them), at most, and
+ * the times each is tried (a try per refresh once the quarantine is over).
+ */
+#define UNWIND_LOADER_PARKED	    16
+#define UNWIND_LOADER_PARK_TRIES    4
+/* Between unpublishing the tables that move and moving them (a BPF walk takes microseconds). */
+#define UNWIND_LOADER_GRACE_US	    1000
+
+/* A build waiting for the slots evicted for it (see unwind_loader.c: place). */
+struct unwind_parked {
+	struct table_done d;
+	unsigned tries;
+};
 
 struct unwind_loader {
 	struct unwind_store store;
@@ -39,7 +53,8 @@ struct unwind_loader {
 	VEC(uint32_t) dirty;	    /* processes whose executable mappings changed */
 	struct unwind_proc *proc;   /* scratch for one process's mappings */
 	size_t files_capacity;	    /* entries the BPF file map holds */
-	unsigned compactions;	    /* the store compacted over tables evicted */
+	unsigned compactions;	    /* the store compacted, its free slots in pieces */
+	VEC(struct unwind_parked) parked;
 	/* Python processes among those read (NULL: no Python frames); not owned. */
 	struct python_loader *py;
 	/* Who holds unwind_procs and py_procs: one user cannot take them all. */

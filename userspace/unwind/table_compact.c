@@ -22,28 +22,49 @@ static int by_first_slot(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Entry `e`'s table is dropped: FULL, evicted, its size kept (found again, see readmit). */
-void store_dead(struct unwind_store *s, const struct unwind_store_file *e)
+void store_dead(struct unwind_store *s, const struct unwind_store_file *e, uint64_t now)
 {
-	s->dead_slots += e->nslots;
-	if (e->info.first_slot < s->dead_from)
-		s->dead_from = e->info.first_slot;
+	uint32_t held = store_slots_of_owner(s, e->id.uid);
+
+	/* No memory to hold it: lost to this recording (compacting wins it back). */
+	(void)slot_alloc_put(&s->alloc, e->info.first_slot, e->nslots, now);
+	s->slots.len -= e->nslots;
+	/* Cannot fail: the key is there (charged when it was stored). */
+	(void)hmap_put(&s->owner_slots, (struct hmap_key){ e->id.uid, 0 },
+		       held > e->nslots ? held - e->nslots : 0);
+}
+
+/* The lowest slot not held by a table: free, or in quarantine. */
+static uint32_t lowest_hole(const struct slot_alloc *a)
+{
+	uint32_t low = a->free.len ? a->free.data[0].start : UINT32_MAX;
+
+	for (size_t i = 0; i < a->held.len; i++)
+		if (a->held.data[i].start < low)
+			low = a->held.data[i].start;
+	return low;
 }
 
 bool unwind_store_compact_moves(const struct unwind_store *s, const struct unwind_store_file *f)
 {
-	return (f->status == UNWIND_FILE_LOADED && f->info.first_slot >= s->dead_from) ||
+	return (f->status == UNWIND_FILE_LOADED && f->info.first_slot > lowest_hole(&s->alloc)) ||
 	       (f->status == UNWIND_FILE_FULL && f->evicted);
 }
 
-void store_evict(struct unwind_store *s, struct unwind_store_file *e)
+/* Entry `e`'s table is dropped: FULL, evicted, its size kept (found again, see readmit). */
+static void mark_evicted(struct unwind_store *s, struct unwind_store_file *e)
 {
-	store_dead(s, e);
 	e->status = UNWIND_FILE_FULL;
 	e->want_slots = e->nslots;
 	e->want_rules = 0;
 	e->evicted = true;
 	s->stats.evicted++;
+}
+
+void store_evict(struct unwind_store *s, struct unwind_store_file *e, uint64_t now)
+{
+	store_dead(s, e, now);
+	mark_evicted(s, e);
 }
 
 /*
@@ -98,7 +119,6 @@ int unwind_store_compact(struct unwind_store *s)
 	hmap_free(&s->owner_rules);
 	hmap_free(&s->owner_slots);
 	s->user_rules = 0;
-	s->dead_slots = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct unwind_store_file *e = &s->files.data[order[i]];
 
@@ -108,7 +128,7 @@ int unwind_store_compact(struct unwind_store *s)
 		if (err) {
 			/* No room for its rules (or no memory): evicted, found again when next met.
 			 */
-			store_evict(s, e);
+			mark_evicted(s, e);
 			if (err == -ENOMEM)
 				break;
 			err = 0;
@@ -120,11 +140,11 @@ int unwind_store_compact(struct unwind_store *s)
 	for (size_t i = 0; err && i < n; i++)
 		if (s->files.data[order[i]].status == UNWIND_FILE_LOADED &&
 		    s->files.data[order[i]].info.first_slot >= at) {
-			store_evict(s, &s->files.data[order[i]]);
+			mark_evicted(s, &s->files.data[order[i]]);
 		}
+	/* Every slot from `at` on is free: nothing was in quarantine (see table_store.h). */
+	slot_alloc_reset(&s->alloc, (uint32_t)at);
 	s->slots.len = at;
-	s->dead_slots = 0;
-	s->dead_from = SIZE_MAX;
 	free(old_rules);
 	free(order);
 	return err;

@@ -100,7 +100,7 @@ static bool protect(const struct unwind_store *s, bool *protected)
 static bool victims(const struct unwind_store *s, uint32_t uid, size_t n, uint64_t now,
 		    struct victim **out, size_t *count)
 {
-	size_t used = s->slots.len - s->dead_slots, room, nv = 0;
+	size_t used = s->slots.len, room, nv = 0;
 	bool *protected;
 	struct victim *v;
 
@@ -179,7 +179,7 @@ bool unwind_store_evict_for(struct unwind_store *s, const struct unwind_store_fi
 		     &v, &count))
 		return false;
 	for (size_t i = 0; i < count; i++)
-		store_evict(s, &s->files.data[v[i].idx]);
+		store_evict(s, &s->files.data[v[i].idx], now);
 	free(v);
 	/*
 	 * Its build is taken again (unwind_store_complete), counted once; or,

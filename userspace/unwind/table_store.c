@@ -30,13 +30,15 @@ void unwind_store_init(struct unwind_store *s, union unwind_slot *slots, size_t 
 {
 	memset(s, 0, sizeof(*s));
 	s->max_slots = max_slots;
-	s->dead_from = SIZE_MAX;
-	if (slots) {
-		/* Full capacity from the start: vec_reserve never reallocates it. */
-		s->slots.data = slots;
-		s->slots.cap = max_slots;
-		s->slots_external = true;
-	}
+	s->slots_external = slots != NULL;
+	/* Without the caller's: memory of our own, mapped as it is written (calloc). */
+	s->slots.data = slots ? slots : calloc(max_slots ? max_slots : 1, sizeof(*slots));
+	s->slots.cap = s->slots.data ? max_slots : 0;
+	/* No memory: no room, every file FULL. */
+	if (!s->slots.data ||
+	    slot_alloc_init(&s->alloc,
+			    s->slots.cap > UINT32_MAX ? UINT32_MAX : (uint32_t)s->slots.cap))
+		s->max_slots = 0;
 	/* No memory: room for no rule (but NONE), every file FULL. */
 	(void)compact_rules_init(&s->rules, NULL, UNWIND_MAX_RULES);
 }
@@ -58,6 +60,7 @@ void unwind_store_free(struct unwind_store *s)
 {
 	if (!s->slots_external)
 		vec_free(&s->slots);
+	slot_alloc_free(&s->alloc);
 	vec_free(&s->files);
 	hmap_free(&s->index);
 	hmap_free(&s->owner_slots);
@@ -99,30 +102,31 @@ static bool sparse(const struct cfi_table *t, size_t nslots)
 	return nslots != SIZE_MAX && nslots - row_slots > t->len + SPARSE_PAGES;
 }
 
-/* The compact table `c` into the slots reserved: its pages, then its rows two a slot. */
-static void lay_out(struct unwind_store *s, const struct compact_table *c)
+/* The compact table `c` into the extent at `start`: its pages, then its rows two a slot. */
+static void lay_out(struct unwind_store *s, const struct compact_table *c, uint32_t start)
 {
-	union unwind_slot *at = s->slots.data + s->slots.len;
+	union unwind_slot *at = s->slots.data + start;
 	size_t n = compact_table_slots(c->npages, c->nrows);
 
 	memcpy(at, c->pages, c->npages * sizeof(*c->pages));
-	/* An odd count leaves half a slot: zero, not what the slot held before a rebuild. */
+	/* An odd count leaves half a slot: zero, not what the slot held before. */
 	memset(at + n - (c->nrows & 1), 0, (c->nrows & 1) * sizeof(*at));
 	memcpy(at[c->npages].row, c->rows, c->nrows * sizeof(*c->rows));
 	s->slots.len += n;
 }
 
 /*
- * Pack the table built for entry `e` after the slots already stored; its
- * final status (FULL: e->want_slots, the slots it needs, and
- * e->want_rules when its rules do not fit), or -ENOMEM. Its slots are
- * charged to its payer, whose uid it takes.
+ * Pack the table built for entry `e` into the lowest free extent that
+ * holds it (slot_alloc); its final status (FULL: e->want_slots, the slots
+ * it needs, for no room, or no extent free yet, and e->want_rules when
+ * its rules do not fit), or -ENOMEM. Its slots are charged to its payer,
+ * whose uid it takes.
  */
 static int pack(struct unwind_store *s, struct unwind_store_file *e, struct unwind_built *b)
 {
 	size_t n = compact_table_slots_of(&b->t), rules_before, room;
 	struct compact_table c;
-	uint32_t uid;
+	uint32_t uid, start;
 	int status, err;
 
 	if (b->status != UNWIND_FILE_LOADED)
@@ -136,13 +140,23 @@ static int pack(struct unwind_store *s, struct unwind_store_file *e, struct unwi
 	if (status != UNWIND_FILE_LOADED)
 		return status;
 	uid = store_payer(s, e->id.uid, e->id.system, n);
-	if (vec_reserve(&s->slots, n) || store_open_counts(s, uid))
+	if (store_open_counts(s, uid))
 		return -ENOMEM;
+	/* Room in all, but no free extent holds it now (in quarantine, or in pieces). */
+	if (slot_alloc_get(&s->alloc, (uint32_t)n, (uint32_t)s->max_slots,
+			   clock_ns(CLOCK_MONOTONIC), &start)) {
+		e->want_slots = (uint32_t)n;
+		return UNWIND_FILE_FULL;
+	}
 	rules_before = s->rules.len;
 	room = store_rules_room(s, uid);
 	s->rules.file_max = room;
 	err = compact_table_build(&b->t, &s->rules, n, &c);
 	s->rules.file_max = COMPACT_FILE_MAX_RULES;
+	/* Never published: what the table does not use is free at once (no memory: lost). */
+	(void)slot_alloc_unget(
+		&s->alloc, start + (err ? 0 : (uint32_t)compact_table_slots(c.npages, c.nrows)),
+		(uint32_t)n - (err ? 0 : (uint32_t)compact_table_slots(c.npages, c.nrows)));
 	switch (err) {
 	case 0:
 		n = compact_table_slots(c.npages, c.nrows); /* at most what was admitted */
@@ -165,14 +179,13 @@ static int pack(struct unwind_store *s, struct unwind_store_file *e, struct unwi
 	(void)store_charge(s, uid, n);
 	(void)store_charge_rules(s, uid, s->rules.len - rules_before);
 	e->id.uid = uid;
-	e->info = (struct unwind_file_info){ .base = c.base,
-					     .bias = b->bias,
-					     .first_slot = (uint32_t)s->slots.len,
-					     .npages = c.npages };
+	e->info = (struct unwind_file_info){
+		.base = c.base, .bias = b->bias, .first_slot = start, .npages = c.npages
+	};
 	e->nslots = (uint32_t)n;
 	e->nrows = c.nrows;
 	e->loaded_at = clock_ns(CLOCK_MONOTONIC);
-	lay_out(s, &c);
+	lay_out(s, &c, start);
 	compact_table_free(&c);
 	return UNWIND_FILE_LOADED;
 }
@@ -216,7 +229,7 @@ static void replace(struct unwind_store *s, struct unwind_store_file *e,
 	uint64_t since = e->changes_at;
 
 	if (e->status == UNWIND_FILE_LOADED)
-		store_dead(s, e);
+		store_dead(s, e, now);
 	if (!since || now - since > UNWIND_STORE_CHANGES_WINDOW_NS) {
 		changes = 0;
 		since = now;
@@ -472,6 +485,9 @@ bool unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *
 		return false;
 	e = &s->files.data[idx];
 	e->sampled_at = now;
+	/* Its build was lost: the sampling process's mappings, read again, hand it over. */
+	if (e->retry && e->status == UNWIND_FILE_PENDING)
+		return true;
 	/* An eviction gives back slots, not rules: one refused for its rules does not ask. */
 	return store_room_by_eviction(s, e, e->id.uid, now);
 }

@@ -20,6 +20,7 @@
 #include "../../bpf/bpfprof_abi.h"
 #include "compact_table.h"
 #include "file_table.h"
+#include "slot_alloc.h"
 #include "util/hashmap.h"
 #include "util/vec.h"
 
@@ -109,9 +110,14 @@ typedef int (*unwind_defer_fn)(void *ctx, const struct unwind_store_file *f, int
 			       const char *path, const char *link, bool stale);
 
 struct unwind_store {
-	/* In the caller's buffer when one was given (the BPF array, mapped), never moved. */
+	/*
+	 * In the caller's buffer when one was given (the BPF array, mapped),
+	 * never moved: room for max_slots (cap), of which `len` are held by
+	 * tables (LOADED), each in an extent of `alloc`.
+	 */
 	VEC(union unwind_slot) slots;
 	size_t max_slots;
+	struct slot_alloc alloc;
 	/*
 	 * Every file's rules (the BPF rules array once unwind_store_rules_in),
 	 * built again when the store is compacted from the tables kept (their
@@ -125,20 +131,10 @@ struct unwind_store {
 	struct compact_rules rules;
 	struct hmap owner_rules; /* uid -> rules its files added */
 	size_t user_rules;	 /* rules added by users' files, root's aside */
-	/*
-	 * Slots no entry points to any more (a file replaced under its dev and
-	 * inode, or evicted): what compacting wins back.
-	 */
-	size_t dead_slots;
-	/*
-	 * The lowest slot of those (SIZE_MAX: none): compacting moves only the
-	 * tables from there on, the others' rows stay where the unwinder reads them.
-	 */
-	size_t dead_from;
 	bool slots_external;
 	/*
-	 * Slots by the user whose process first mapped their file (uid -> slots,
-	 * dead ones included), for unwind_store_share_by_owner.
+	 * Slots by the user whose process first mapped their file (uid -> slots
+	 * of its tables stored), for unwind_store_share_by_owner.
 	 */
 	struct hmap owner_slots;
 	bool owner_shares; /* the shares and a file's cap apply (unwind_store_share_by_owner) */
@@ -161,7 +157,11 @@ struct unwind_store {
  * Without memory for the rules, every file is FULL.
  */
 void unwind_store_init(struct unwind_store *s, union unwind_slot *slots, size_t max_slots);
-/* Whether compacting would move `f`'s table (LOADED, past dead_from), or it was evicted. */
+/*
+ * Whether compacting would move `f`'s table (LOADED, past the lowest
+ * free or quarantined slot), or it was evicted: either way out of the BPF
+ * file map while the rows move.
+ */
 bool unwind_store_compact_moves(const struct unwind_store *s, const struct unwind_store_file *f);
 /*
  * From now on the rules are written into `rules` (room for max, the
@@ -215,7 +215,8 @@ void unwind_store_budget(const struct unwind_store *s, struct cfi_budget *b);
  * A sample's user PC fell in file `key` (at `now`, CLOCK_MONOTONIC ns):
  * what eviction goes by (unwind_store_evict_for). Whether the file wants
  * its table queued again (refused for room, or evicted, and evicting would
- * make it room): the caller reads the sampling process's mappings again.
+ * make it room; or its build was lost): the caller reads the sampling
+ * process's mappings again.
  */
 bool unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *key, uint64_t now);
 /* `f`'s rows went to the BPF maps at `now` (the first time counts; see published_at). */
@@ -233,9 +234,12 @@ void unwind_store_published(struct unwind_store *s, const struct unwind_store_fi
 /*
  * Entry `f`, just refused for lack of room (FULL: not for its payer's
  * share, its rules or the file cap): when evicting other tables makes it
- * room (or compacting alone does: slots of replaced files), they are
- * evicted and `f` is PENDING again, to be completed again with the same
- * build after unwind_store_compact (or built when next met, as a retry). The order tables go in:
+ * room (or free slots in pieces are enough), they are evicted, their
+ * extents in quarantine (slot_alloc.h: free SLOT_QUARANTINE_NS later),
+ * and `f` is PENDING again, to be completed again with the same build
+ * once they are free (slot_alloc_next_release), or after
+ * unwind_store_compact when no free extent holds it (or built when next
+ * met, as a retry). The order tables go in:
  * those never sampled and loaded UNWIND_STORE_OLD_NS before `now`, oldest first; then the
  * unprotected ones, least recently sampled first; then the payer's own protected ones, least
  * recently sampled first. A user's (its payer's) most recently sampled tables are protected from
@@ -248,12 +252,15 @@ void unwind_store_published(struct unwind_store *s, const struct unwind_store_fi
 bool unwind_store_evict_for(struct unwind_store *s, const struct unwind_store_file *f,
 			    uint64_t now);
 /*
- * The tables kept moved down over the slots of those evicted or replaced,
- * in the order of their slots (each moved once, memmove), their rules
- * built again from what they use (so that the rules of tables gone return,
- * their users' count too). Its rows move: the caller unpublishes every
- * file first and publishes them after. 0 or -ENOMEM (then what could not
- * be moved is evicted).
+ * The tables moved down over the free slots, when those are in pieces (no
+ * free extent holds a table though there is room), in the order of their
+ * slots (each moved once, memmove), their rules built again from what
+ * they use (so that the rules of tables gone return, their users' count
+ * too). The slots in quarantine are free after it: the caller unpublishes
+ * the tables that move (unwind_store_compact_moves) first, lets a grace
+ * pass in which no walk can still read them (or those in quarantine), and
+ * publishes them after. 0 or -ENOMEM (then what could not be moved is
+ * evicted).
  */
 int unwind_store_compact(struct unwind_store *s);
 

@@ -35,8 +35,11 @@ bool store_room_by_eviction(const struct unwind_store *s, const struct unwind_st
 			    uint32_t uid, uint64_t now);
 
 /* table_compact.c */
-void store_evict(struct unwind_store *s, struct unwind_store_file *e);
-/* Entry `e`'s slots (LOADED) are no entry's any more: dead, for compacting. */
-void store_dead(struct unwind_store *s, const struct unwind_store_file *e);
+void store_evict(struct unwind_store *s, struct unwind_store_file *e, uint64_t now);
+/*
+ * Entry `e`'s slots (LOADED) are no entry's any more (unpublished at
+ * `now`): in quarantine, uncharged from its payer.
+ */
+void store_dead(struct unwind_store *s, const struct unwind_store_file *e, uint64_t now);
 
 #endif
