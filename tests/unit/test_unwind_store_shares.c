@@ -700,6 +700,29 @@ static void spend_rules(struct unwind_store *s, uint32_t uid, size_t n)
 }
 
 /*
+ * A store whose quarter holds the rules of the user's copy at `mine`
+ * (nrules), user 1000's quarter spent, and the copy mapped by user 1000:
+ * its entry (FULL); NULL when /tmp is noexec (said).
+ */
+static const struct unwind_store_file *refused_for_rules(struct unwind_store *s, char *mine,
+							 size_t nrules)
+{
+	const struct unwind_store_file *f;
+
+	store_of_rules(s, 4 * nrules);
+	spend_rules(s, 1000, nrules);
+	f = map_path_as(s, mine, 1000);
+	if (!f) {
+		fprintf(stderr, "  /tmp is noexec: not tried\n");
+		return NULL;
+	}
+	CHECK(f->status == UNWIND_FILE_FULL && f->want_rules);
+	CHECK_EQ_INT(s->stats.rules_full, 1);
+	CHECK_EQ_INT(s->stats.files[UNWIND_FILE_FULL], 1);
+	return f;
+}
+
+/*
  * Review of issue 38's compact rows: a file refused because its payer had
  * no rule room left is taken by another user with room who maps it (it
  * was FULL for everyone until a rebuild), and is not built again for its
@@ -713,16 +736,9 @@ static void a_file_refused_for_rules_is_taken_by_a_user_with_rule_room(void)
 	char mine[] = "/tmp/bpfprof-rules-XXXXXX";
 	size_t nrules = rules_of_a_users_copy(mine);
 
-	/* A quarter holds the file's rules; user 1000 has spent its quarter. */
-	store_of_rules(&s, 4 * nrules);
-	spend_rules(&s, 1000, nrules);
-	f = map_path_as(&s, mine, 1000);
-	if (!f) {
-		fprintf(stderr, "  /tmp is noexec: not tried\n");
+	f = refused_for_rules(&s, mine, nrules);
+	if (!f)
 		goto out;
-	}
-	CHECK(f->status == UNWIND_FILE_FULL);
-	CHECK_EQ_INT(s.stats.rules_full, 1);
 	/* Its payer again, then after compacting: not built again. */
 	f = map_path_as(&s, mine, 1000);
 	CHECK(f && f->status == UNWIND_FILE_FULL);
@@ -745,6 +761,35 @@ out:
 }
 
 /* The rules file `f`'s pages and rows point to, summed up in order. */
+/*
+ * Issue 38: a file refused for its rules is PENDING again when rules may
+ * have come back (unwind_store_retry_now: the loader compacts the store
+ * after evictions, which gives back the evicted tables' rules), built once
+ * more when next met, and counted once.
+ */
+static void a_file_refused_for_rules_is_tried_again_once_rules_return(void)
+{
+	char mine[] = "/tmp/bpfprof-rules-XXXXXX";
+	struct unwind_store s;
+	const struct unwind_store_file *f =
+		refused_for_rules(&s, mine, rules_of_a_users_copy(mine));
+
+	if (!f)
+		goto out;
+	unwind_store_retry_now(&s, f);
+	CHECK(f->status == UNWIND_FILE_PENDING && f->retry);
+	/* Its user's rules given back (as compacting does with its evicted tables'). */
+	spend_rules(&s, 1000, 0);
+	s.user_rules = 0;
+	f = map_path_as(&s, mine, 1000);
+	CHECK(f && f->status == UNWIND_FILE_LOADED && !f->retry);
+	CHECK_EQ_INT(s.stats.files[UNWIND_FILE_FULL], 0);
+	CHECK_EQ_INT(s.stats.rules_full, 0);
+out:
+	unwind_store_free(&s);
+	unlink(mine);
+}
+
 static uint64_t sum_of_rules(const struct unwind_store *s, const struct unwind_store_file *f)
 {
 	struct compact_view v = unwind_store_view(s, f);
@@ -832,6 +877,7 @@ int main(void)
 	RUN(a_user_cannot_evict_anothers_sampled_table);
 	RUN(a_users_files_add_at_most_a_quarter_of_the_rules);
 	RUN(a_file_refused_for_rules_is_taken_by_a_user_with_rule_room);
+	RUN(a_file_refused_for_rules_is_tried_again_once_rules_return);
 	RUN(compacting_gives_back_the_rules_of_tables_gone);
 	return test_summary();
 }

@@ -161,6 +161,7 @@ static void compact(struct unwind_loader *l, const char *path)
 			publish_file(l, &l->store.files.data[i]);
 	free(moves);
 	l->compactions++;
+	l->evicted_at_compaction = l->store.stats.evicted;
 	log_debug("unwind store: compacted for %s in %.1f ms (%zu tables evicted so far, %zu "
 		  "unpublished meanwhile), %zu of %zu slots in use",
 		  path ? path : "?", (double)(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6, evicted, moved,
@@ -204,6 +205,16 @@ static const struct unwind_store_file *place(struct unwind_loader *l, struct tab
 
 	*wait = false;
 	f = unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
+	/*
+	 * No rule room, and tables were evicted since the store was last
+	 * compacted: their rules return only then (unwind_store_compact).
+	 */
+	if (f && f->status == UNWIND_FILE_FULL && f->want_rules &&
+	    l->store.stats.evicted > l->evicted_at_compaction) {
+		unwind_store_retry_now(&l->store, f);
+		compact(l, d->path);
+		return unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
+	}
 	/* No room: others' tables evicted to make it, least recently sampled first. */
 	if (!f || f->status != UNWIND_FILE_FULL ||
 	    !unwind_store_evict_for(&l->store, f, clock_ns(CLOCK_MONOTONIC)))

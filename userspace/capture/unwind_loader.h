@@ -55,6 +55,7 @@ struct unwind_loader {
 	size_t files_capacity;	    /* entries the BPF file map holds */
 	unsigned compactions;	    /* the store compacted, its free slots in pieces */
 	VEC(struct unwind_parked) parked;
+	size_t evicted_at_compaction; /* store.stats.evicted when it was last compacted */
 	/* Python processes among those read (NULL: no Python frames); not owned. */
 	struct python_loader *py;
 	/* Who holds unwind_procs and py_procs: one user cannot take them all. */

@@ -364,6 +364,20 @@ const struct unwind_store_file *unwind_store_complete(struct unwind_store *s,
 	return settle(s, e, b);
 }
 
+void unwind_store_retry_now(struct unwind_store *s, const struct unwind_store_file *f)
+{
+	struct unwind_store_file *e = &s->files.data[f - s->files.data];
+
+	if (e->status != UNWIND_FILE_FULL)
+		return;
+	/* Its build is taken again (unwind_store_complete), counted once. */
+	s->stats.files[UNWIND_FILE_FULL]--;
+	if (e->want_rules && s->stats.rules_full)
+		s->stats.rules_full--;
+	e->status = UNWIND_FILE_PENDING;
+	e->retry = true;
+}
+
 void unwind_store_retry(struct unwind_store *s, const struct unwind_file_key *key,
 			const struct unwind_file_id *id)
 {

@@ -323,6 +323,12 @@ const struct unwind_store_file *unwind_store_complete(struct unwind_store *s,
 void unwind_store_retry(struct unwind_store *s, const struct unwind_file_key *key,
 			const struct unwind_file_id *id);
 
+/*
+ * FULL entry `f`, refused for its rules, PENDING again: to be completed
+ * with the same build once room was made (the store compacted).
+ */
+void unwind_store_retry_now(struct unwind_store *s, const struct unwind_store_file *f);
+
 /* The entry of (dev, ino), or NULL when the file was never added. */
 const struct unwind_store_file *unwind_store_find(const struct unwind_store *s, uint64_t dev,
 						  uint64_t ino);
