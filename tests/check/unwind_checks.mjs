@@ -65,7 +65,7 @@
 // between nofp_sort and nofp_compare are libc's qsort, whatever library they name.
 //
 // --whole-main checks only that >= 95 % of the main thread's on-CPU samples in
-// nofp_recurse are whole from _start through main (the unwind-store rebuild test).
+// nofp_recurse are whole from _start through main (the unwind-store eviction test).
 
 import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
 import { basePid, CATEGORY_KERNEL, CATEGORY_PYTHON, CATEGORY_USER, percent } from './profile.mjs';
@@ -259,7 +259,7 @@ export function checkUnwind(report, profile, { pid, depth, reader, expectBroken,
 }
 
 // --whole-main: only that the main thread's on-CPU stacks in nofp_recurse are whole from _start
-// through main (a -a recording in which the unwind tables are rebuilt under it, issue 20).
+// through main (a -a recording in which unwind tables are evicted under it, issues 20 and 38).
 export function checkWholeMain(report, profile, { pid }) {
 	report.section(`nofp (pid ${pid}): whole stacks of the main thread`);
 	const main = profile.threads.filter((t) => String(t.tid) === String(pid));

@@ -118,6 +118,12 @@ unknown_option)
 bad_unwind)
 	expect_error '--unwind frames: unknown way to unwind; use cfi, fp or auto' --unwind frames -a -d 1 -o "$OUT"
 	;;
+bad_unwind_memory)
+	# Below the floor, above the cap, and no size at all: one line each.
+	expect_error '--unwind-memory 3M: give a size from 4M to 1G, such as 64M' --unwind-memory 3M -a -d 1 -o "$OUT"
+	expect_error '--unwind-memory 2G: give a size from 4M to 1G, such as 64M' --unwind-memory 2G -a -d 1 -o "$OUT"
+	expect_error '--unwind-memory lots: give a size from 4M to 1G, such as 64M' --unwind-memory lots -a -d 1 -o "$OUT"
+	;;
 bad_syscalls)
 	expect_error '--syscalls=every: unknown mode; use blocking, all or off' --syscalls=every -a -d 1 -o "$OUT"
 	;;

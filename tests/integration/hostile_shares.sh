@@ -24,14 +24,14 @@
 #          it refused it for the attacker's share. Before: the file,
 #          refused for the attacker's share, was FULL for everyone until a
 #          rebuild, and the victim's program had no rows.
-#   evict  the row store is shrunk to 1.5M rows (BPFPROF_TEST_UNWIND_ROWS:
-#          its file cap and shares scale with it); root's programs that
-#          never run (the system's, exempt from shares: 7 x 200k rows) and
-#          the attacker's (its share) fill it before the victim's program
-#          (250k rows) starts. Before: the victim's program, sampled all
-#          along, was FULL for the whole recording (a rebuild only reads
-#          the live processes again, in no order). Now a file sampled
-#          while refused calls for a rebuild that keeps sampled files first.
+#   evict  the row store is shrunk to 1.5M rows (BPFPROF_TEST_UNWIND_MEMORY
+#          6656K: 786,432 slots; its file cap and shares scale with it);
+#          root's programs that never run (the system's, exempt from
+#          shares: 7 x 200k rows) and the attacker's (its share) fill it
+#          before the victim's program (250k rows) starts. Before: the
+#          victim's program, sampled all along, was FULL for the whole
+#          recording (a rebuild only reads the live processes again, in no
+#          order). Now the tables never sampled are evicted for it.
 #
 # Either way: >= 90 % of the victim's native samples reach _start through
 # main (evict: main; _start is libc's, whose table may be among the ones
@@ -71,10 +71,11 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || fail "$PY is missing: scripts/install-deps.sh --test installs python3"
 # The sizes below are those of the row store before its rows were compact
 # (issue 38: 4 bytes a row, its 32 MiB hold some 8M rows): the store is
-# shrunk to the 2M rows those floods were made to fill (its shares and
-# file cap scale with it), the same code deciding as at full size.
+# shrunk to the 2M rows those floods were made to fill (1,048,576 slots of
+# 8 bytes and 512 KiB of rules; its shares and file cap scale with it),
+# the same code deciding as at full size.
 case $MODE in
-rows | shared) export BPFPROF_TEST_UNWIND_ROWS=2097152 ;;
+rows | shared) export BPFPROF_TEST_UNWIND_MEMORY=8704K ;;
 esac
 make_hostile_user
 
@@ -278,7 +279,7 @@ EOF
 			"$WORK/system.$c" &
 			BACKGROUND_PIDS+=($!)
 		done
-		export BPFPROF_TEST_UNWIND_ROWS=1572864
+		export BPFPROF_TEST_UNWIND_MEMORY=6656K # 1.5M rows: 786,432 slots
 		log "root runs 7 programs and the attacker $COPIES of $((2 * PAIRS)) rows each, none ever runs; the row store holds 1.5M"
 	fi
 fi
@@ -323,11 +324,12 @@ elif [ "$MODE" = shared ]; then
 	log "   stderr:"
 	head -n 30 "$WORK/bpfprof.err" | indent
 else
-	# The victim's program starts once the recording has read and rebuilt
-	# once the tables of the processes already there: met last, as a
-	# program started later on a busy machine is.
+	# The victim's program starts once the recording has read the tables
+	# of the processes already there and filled the store (tables were
+	# evicted for others): met last, as a program started later on a busy
+	# machine is.
 	start_recording_all "$WORK/p.json.gz" -d 14 -v
-	wait_grep "unwind tables rebuilt" "$WORK/bpfprof.err" "the full row store was not rebuilt within 30 s"
+	wait_grep "unwind store: [0-9]* tables evicted for" "$WORK/bpfprof.err" "the row store did not fill within 30 s"
 	"${as_victim[@]}" "$VICTIM_DIR/vspin" &
 	VSPIN=$!
 	wait "$BPFPROF_PID"
@@ -379,12 +381,12 @@ procs | rows)
 	;;
 shared)
 	expect_share "$VSPIN" "the victim's program (CFI), mapped first by the attacker" main _start
-	# Taken by the victim when its process was read, not rescued later by a
-	# rebuild that evicts: no file of the victim's is ever sampled while
-	# refused, and the attacker's refused programs never run.
-	! grep -q "unwind tables rebuilt .*to make room for a file sampled" "$WORK/bpfprof.err" ||
-		fail "the victim's program waited for a rebuild: it was not taken when the victim's process mapped it"
-	ok "the victim's program was taken when its process mapped it, with no rebuild"
+	# Taken by the victim when its process was read, not rescued later by
+	# evicting: no file of the victim's is ever sampled while refused, and
+	# the attacker's refused programs never run.
+	! grep -q "unwind store: [0-9]* tables evicted for $VICTIM_DIR/vspin" "$WORK/bpfprof.err" ||
+		fail "the victim's program waited for an eviction: it was not taken when the victim's process mapped it"
+	ok "the victim's program was taken when its process mapped it, with no eviction"
 	;;
 evict) expect_share "$VSPIN" "the victim's program (CFI), sampled" victim_spin main ;;
 esac

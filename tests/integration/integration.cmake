@@ -125,6 +125,7 @@ bpfprof_integration_test(signal_term 90 TRUE signal_stop.sh TERM)
 foreach(case not_root no_such_pid pid_above_max bad_pid_list output_in_proc output_under_file
              freq_zero freq_too_high bad_duration bad_sched_min sched_min_no_unit_junk
              unknown_option ambiguous_option missing_btf command_not_found bad_unwind
+             bad_unwind_memory
              bad_debuginfod_timeout bad_syscalls syscalls_value_without_equals
              no_inherit_without_pid view_missing_file view_not_a_profile view_bad_port
              view_bad_profiler_url
@@ -297,7 +298,7 @@ set_target_properties(bpfprof_workload_nofp PROPERTIES
   COMPILE_OPTIONS "-O2;-fomit-frame-pointer;-Wall;-Wextra"
   LINK_OPTIONS "")
 target_link_libraries(bpfprof_workload_nofp PRIVATE pthread)
-foreach(mode cfi fp rebuild)
+foreach(mode cfi fp evict)
   bpfprof_integration_test(unwind_${mode} 120 TRUE unwind.sh ${mode})
   set_property(TEST integration.unwind_${mode} APPEND PROPERTY ENVIRONMENT
     NOFP=$<TARGET_FILE:bpfprof_workload_nofp>)
@@ -313,6 +314,8 @@ target_link_libraries(bpfprof_workload_nofp_static PRIVATE pthread)
 bpfprof_integration_test(unwind_static 120 TRUE unwind.sh cfi static)
 set_property(TEST integration.unwind_static APPEND PROPERTY ENVIRONMENT
   NOFP_STATIC=$<TARGET_FILE:bpfprof_workload_nofp_static>)
+# A store sized for two of three fat tables run in turn: evicted by use, found again (issue 38).
+bpfprof_integration_test(unwind_lru 120 TRUE unwind.sh cfi lru)
 # A table that comes after its file's first samples: the file is named (issue 38).
 bpfprof_integration_test(unwind_late 120 TRUE unwind.sh cfi late)
 set_property(TEST integration.unwind_late APPEND PROPERTY ENVIRONMENT

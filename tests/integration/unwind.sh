@@ -59,12 +59,27 @@
 #        is read: fewer than 5% of them, where every one would copy within
 #        the CPU's budget (some 100 a second) otherwise
 #
-# Usage: unwind.sh cfi|fp [c|cpp|python|static|churn|late|vfork|cache|copy|nocfi]
+#   lru  (with cfi) three copies (distinct files) of a program with a fat
+#        table (100,000 push/pop pairs under CFI, no frame pointers: some
+#        100k slots, generated here) run in turn, A, B, C, then A again, in a
+#        store sized for two and a half (BPFPROF_TEST_UNWIND_MEMORY; issue
+#        38). C's table evicts A's (sampled least recently; B's was sampled
+#        within the last 2 s, pinned), A's second run finds its file again and
+#        evicts B's: the summary counts the evictions, -v logs the
+#        evictions for C and for A again, and each run's stacks are whole
+#        (>= 95 % from its first whole one: a table is built after a
+#        process's first samples). Before: the store was rebuilt only from
+#        the live processes, never by use.
+#
+#   evict  (-a) new binaries keep coming into a store that cannot hold
+#        them all: nofp, sampled throughout, keeps its whole stacks
+#
+# Usage: unwind.sh cfi|fp|evict [c|cpp|python|static|churn|late|vfork|cache|copy|nocfi|lru]
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
 
-MODE=${1:?usage: unwind.sh cfi|fp|rebuild [c|cpp|python]}
+MODE=${1:?usage: unwind.sh cfi|fp|evict [c|cpp|python|static|churn|late|vfork|cache|copy|nocfi|lru]}
 LANG_=${2:-c}
 if [ "$LANG_" = cpp ]; then
 	: "${NOFP_CPP:?NOFP_CPP is not set}"
@@ -115,6 +130,87 @@ if [ "$LANG_" = vfork ]; then
 	log "\$ unwind_checks.mjs --vfork --profile $WORK/unwind.json.gz --pid $pid"
 	node_check unwind_checks.mjs --vfork --profile "$WORK/unwind.json.gz" --gzip --pid "$pid" ||
 		fail "unwind checks failed"
+	exit 0
+fi
+if [ "$LANG_" = lru ]; then
+	BLOCKS=100000
+	mkdir -p "$WORK/fat"
+	cat >"$WORK/fat/fat.c" <<'EOC'
+#include <stdlib.h>
+#include <time.h>
+void fat_burn(unsigned long n);
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 1;
+	struct timespec t0, t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		fat_burn(1);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	return 0;
+}
+EOC
+	# Two rows per pair (the CFA moves 8 bytes and back), two bytes each.
+	awk -v n="$BLOCKS" 'BEGIN {
+		print "\t.text\n\t.globl fat_burn\n\t.type fat_burn,@function\nfat_burn:\n\t.cfi_startproc"
+		print "\tsub $8, %rsp\n\t.cfi_adjust_cfa_offset 8\n1:"
+		for (i = 0; i < n; i++)
+			print "\tpush %r12\n\t.cfi_adjust_cfa_offset 8\n\tpop %r12\n\t.cfi_adjust_cfa_offset -8"
+		print "\tdec %rdi\n\tjnz 1b\n\tadd $8, %rsp\n\t.cfi_adjust_cfa_offset -8\n\tret\n\t.cfi_endproc"
+		print "\t.size fat_burn, .-fat_burn\n\t.section .note.GNU-stack,\"\",@progbits"
+	}' >"$WORK/fat/fat.S"
+	"${CC:-cc}" -O2 -fomit-frame-pointer -o "$WORK/fat/fatA" "$WORK/fat/fat.c" "$WORK/fat/fat.S" ||
+		fail "cannot build the fat workload"
+	cp "$WORK/fat/fatA" "$WORK/fat/fatB" && cp "$WORK/fat/fatA" "$WORK/fat/fatC" || fail "cp failed"
+	# A table takes about BLOCKS slots of 8 bytes: room for two and a half, besides the rules.
+	SECS=4
+	BPFPROF_TEST_UNWIND_MEMORY=$((512 * 1024 + 8 * BLOCKS * 5 / 2)) \
+		run_bpfprof 120 -v --unwind "$MODE" -o "$WORK/unwind.json.gz" -- sh -c \
+		'cd "$1" && ./fatA "$2" && ./fatB "$2" && ./fatC "$2" && ./fatA "$2"' \
+		sh "$WORK/fat" "$SECS"
+	expect_success
+	store=$(grep -m 1 '^bpfprof: unwind store: ' "$WORK/bpfprof.err") || fail "bpfprof printed no unwind store line"
+	log "$store"
+	[[ $store =~ \ ([0-9]+)\ evicted, ]] || fail "the unwind store line counts no evictions"
+	[ "${BASH_REMATCH[1]}" -ge 2 ] || fail "only ${BASH_REMATCH[1]} tables evicted: C's and A's second run each needed one"
+	ok "${BASH_REMATCH[1]} tables evicted"
+	grep -q "^bpfprof: debug: unwind store: [0-9]* tables evicted for $WORK/fat/fatC " "$WORK/bpfprof.err" ||
+		fail "no eviction made room for fatC"
+	# A again, after C's: its table was evicted and is found again.
+	grep "^bpfprof: debug: unwind store: [0-9]* tables evicted for " "$WORK/bpfprof.err" |
+		sed -n "/fatC /,\$p" | grep -q "evicted for $WORK/fat/fatA " ||
+		fail "fatA's second run needed no eviction: its table was not the one evicted for fatC"
+	ok "room was made for fatC, then for fatA again (its table evicted for C's, found again)"
+	"$NODE" --input-type=module -e '
+import { Profile } from "'"$CHECK_DIR"'/profile.mjs";
+const p = Profile.fromFile(process.argv[1]);
+const runs = [];
+for (const pid of p.pids()) {
+	const threads = p.threadsOfProcess(pid);
+	if (!threads.length || !/^fat[ABC]$/.test(threads[0].name))
+		continue;
+	const seen = [];
+	for (const t of threads) for (const s of p.samplesOf(t)) {
+		const names = new Set(s.path.map((f) => p.frameFuncName(f)));
+		if (p.isOnCpu(s) && names.has("fat_burn"))
+			seen.push({ time: s.time, whole: names.has("_start") && names.has("main") });
+	}
+	seen.sort((a, b) => a.time - b.time);
+	const first = seen.findIndex((s) => s.whole);
+	const after = first < 0 ? [] : seen.slice(first);
+	runs.push(`${threads[0].name} ${pid} ${seen.length} ${after.length} ${after.filter((s) => s.whole).length}`);
+}
+console.log(runs.join("\n"));
+' "$WORK/unwind.json.gz" >"$WORK/runs" || fail "cannot read the profile"
+	[ "$(wc -l <"$WORK/runs")" -eq 4 ] || fail "expected 4 runs of fatA, fatB, fatC, fatA: $(cat "$WORK/runs")"
+	while read -r name pid all after whole; do
+		log "$name (pid $pid): $all samples in fat_burn, $after from the first whole one, $whole of them whole"
+		[ "$after" -ge 100 ] || fail "$name (pid $pid): only $after samples after its first whole one"
+		[ $((whole * 100)) -ge $((after * 95)) ] || fail "$name (pid $pid): only $whole of $after whole (need >= 95 %)"
+	done <"$WORK/runs"
+	ok "each run's stacks are whole through its fat table"
 	exit 0
 fi
 if [ "$LANG_" = late ]; then
@@ -257,22 +353,27 @@ if [ "$LANG_" = static ]; then
 fi
 : "${NOFP:?NOFP is not set}"
 DEPTH=300
-if [ "$MODE" = rebuild ]; then
-	# A machine that keeps starting new binaries (issue 20): -a while 80
-	# fresh copies of sleep run, with the store rebuilt every 40 files
-	# (BPFPROF_TEST_UNWIND_REBUILD_FILES; the real threshold is 3/4 of the
-	# BPF file map). The rebuilds happen, and nofp, alive throughout, keeps
-	# its whole stacks across them. Each copy lives 0.3 s, so that bpfprof
-	# reads its mappings whatever the machine's load: copies of true, gone
-	# in a millisecond, were missed often enough that a CI run saw a single
-	# rebuild.
+if [ "$MODE" = evict ]; then
+	# A machine that keeps starting new binaries (issues 20 and 38): -a
+	# while 80 fresh copies of sleep run, in a store with room for what the
+	# machine maps at the start and 10,000 slots more (BPFPROF_TEST_UNWIND_MEMORY;
+	# a copy of sleep takes some 350): the copies, never sampled, evict one
+	# another, and nofp, sampled throughout, keeps its whole stacks. Each
+	# copy lives 0.3 s, so that bpfprof reads its mappings whatever the
+	# machine's load.
+	# What the machine maps at the start: a short recording's -v line.
+	run_bpfprof 60 -a -d 1 -v -o "$WORK/probe.json.gz"
+	expect_success
+	base=$(sed -n 's/^bpfprof: debug: unwind tables: .* \([0-9]*\) slots of 8 bytes.*/\1/p' "$WORK/bpfprof.err" | head -n 1)
+	[[ $base =~ ^[0-9]+$ ]] || fail "bpfprof -v did not say how many slots its tables took"
 	# The recording starts first and ends once the churn has run, however
 	# long loading the programs takes; nofp outlives it (the exit kills it).
 	start_background nofp "$NOFP" 120 "$DEPTH"
 	NOFP_PID=$BG_PID
 	wait_output nofp '^nofp: truth pid '
 	mkdir -p "$WORK/churn"
-	BPFPROF_TEST_UNWIND_REBUILD_FILES=40 start_recording_all "$WORK/unwind.json.gz" -v
+	BPFPROF_TEST_UNWIND_MEMORY=$((512 * 1024 + 8 * (base + 10000))) \
+		start_recording_all "$WORK/unwind.json.gz" -v
 	for ((i = 0; i < 80; i++)); do
 		cp /bin/sleep "$WORK/churn/sleep-$i" && "$WORK/churn/sleep-$i" 0.3 &
 		sleep 0.02
@@ -286,13 +387,14 @@ if [ "$MODE" = rebuild ]; then
 	wait "$BPFPROF_PID"
 	STATUS=$?
 	expect_success
-	rebuilds=$(grep -c "^bpfprof: unwind tables rebuilt from the" "$WORK/bpfprof.err")
-	[ "$rebuilds" -ge 2 ] || fail "the unwind tables were rebuilt $rebuilds times, expected at least 2"
-	ok "the unwind tables were rebuilt $rebuilds times: $(grep -m 1 "^bpfprof: unwind tables rebuilt" "$WORK/bpfprof.err")"
+	store=$(grep -m 1 '^bpfprof: unwind store: ' "$WORK/bpfprof.err") || fail "bpfprof printed no unwind store line"
+	[[ $store =~ \ ([0-9]+)\ evicted, ]] && [ "${BASH_REMATCH[1]}" -ge 1 ] ||
+		fail "no table was evicted in a store of $base + 10000 slots: $store"
+	ok "$store"
 	# nofp's main thread (recursing 300 deep, no frame pointers): whole stacks from _start.
 	log "\$ unwind_checks.mjs --whole-main --profile $WORK/unwind.json.gz --pid $NOFP_PID"
 	node_check unwind_checks.mjs --whole-main --profile "$WORK/unwind.json.gz" --gzip \
-		--pid "$NOFP_PID" || fail "nofp lost its whole stacks across the rebuilds"
+		--pid "$NOFP_PID" || fail "nofp lost its whole stacks while tables were evicted"
 	exit 0
 else
 	run_bpfprof 60 -v --unwind "$MODE" -o "$WORK/unwind.json.gz" -- "$NOFP" 2 "$DEPTH"

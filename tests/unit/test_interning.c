@@ -70,10 +70,35 @@ static void hmap_put_get_del(void)
 	hmap_free(&m);
 }
 
+/*
+ * Overwriting a key allocates nothing, even at the load that the next new
+ * key grows the map at: the unwind store counts on such a put not failing
+ * once its tables' rules are added (issue 38, S1 review finding 5).
+ */
+static void hmap_overwrite_never_grows(void)
+{
+	struct hmap m = { 0 };
+	uint64_t k = 0;
+	size_t cap;
+
+	/* Up to the last key before a new one would grow it. */
+	do {
+		CHECK_EQ_INT(hmap_put(&m, (struct hmap_key){ k, 0 }, 1), 0);
+		k++;
+	} while ((m.len + 1) * 10 <= m.cap * 7);
+	cap = m.cap;
+	for (uint64_t i = 0; i < k; i++)
+		CHECK_EQ_INT(hmap_put(&m, (struct hmap_key){ i, 0 }, 2), 0);
+	CHECK_EQ_INT(m.cap, cap);
+	CHECK_EQ_INT(m.len, k);
+	hmap_free(&m);
+}
+
 int main(void)
 {
 	RUN(strtab_dedups_and_keeps_order);
 	RUN(strtab_many_strings);
 	RUN(hmap_put_get_del);
+	RUN(hmap_overwrite_never_grows);
 	return test_summary();
 }

@@ -23,6 +23,7 @@
 #include "unwind_store_add.h"
 #include "unwind/cfi_table.h"
 #include "unwind/table_store.h"
+#include "unwind/table_store_impl.h"
 
 static void rows_are_the_tables(void)
 {
@@ -185,37 +186,71 @@ static void another_file_under_the_same_inode_is_built_again(void)
 	unlink(path);
 }
 
+/* The rule in force at every 16th byte of `f`'s pages, hashed: what its lookups find. */
+static uint64_t lookups_of(const struct unwind_store *s, const struct unwind_store_file *f)
+{
+	struct compact_view v = unwind_store_view(s, f);
+	uint64_t sum = 0, lo, hi;
+	struct unwind_rule r;
+	uint16_t index;
+
+	for (uint64_t a = f->info.base; a < f->info.base + ((uint64_t)f->info.npages << 16);
+	     a += 16)
+		if (compact_lookup(&v, a, &r, &index, &lo, &hi))
+			sum = sum * 31 + (uint32_t)r.cfa_offset * 7 + (uint16_t)r.fp_offset * 3 +
+			      r.rules;
+	return sum;
+}
+
 /*
- * A rebuild keeps the tables of the files added again (their rows copied to
- * the front, nothing built again) and drops the others'.
+ * Issue 38: compacting moves the tables kept down over the slots of one
+ * evicted (nothing built again, the same lookups, the rules of the one
+ * gone given back), and the evicted one's entry stays, FULL and evicted,
+ * its size kept: the next process that maps it queues it again.
  */
-static void a_rebuild_keeps_the_tables_of_files_still_in_use(void)
+static void compacting_moves_the_tables_kept_down_over_those_evicted(void)
 {
 	struct unwind_store s;
-	const struct unwind_store_file *a, *b;
-	uint32_t nslots_b = 0;
-	uint64_t built;
+	struct unwind_store_file *a;
+	const struct unwind_store_file *b;
+	struct unwind_file_key key = { 0 };
+	uint32_t nslots_a = 0, nslots_b = 0;
+	uint64_t built, sum = 0;
 
 	unwind_store_init(&s, NULL, 1u << 20);
-	a = add_path(&s, CFI_FIX);
+	a = (struct unwind_store_file *)add_path(&s, CFI_FIX);
+	key = a ? a->key : key;
 	b = add_path(&s, CFI_FIX_NOPIE);
-	CHECK(a && b && b->status == UNWIND_FILE_LOADED);
-	if (b)
-		nslots_b = b->nslots;
+	/* b's entry may have moved a's. */
+	a = a ? (struct unwind_store_file *)unwind_store_find(&s, key.dev, key.ino) : NULL;
+	CHECK(a && b && a->status == UNWIND_FILE_LOADED && b->status == UNWIND_FILE_LOADED);
+	if (!a || !b || a->status != UNWIND_FILE_LOADED || b->status != UNWIND_FILE_LOADED)
+		goto out;
+	nslots_a = a->nslots;
+	nslots_b = b->nslots;
+	CHECK_EQ_INT(b->info.first_slot, nslots_a);
+	sum = lookups_of(&s, b);
 	built = s.stats.files[UNWIND_FILE_LOADED];
-	CHECK_EQ_INT(unwind_store_reset(&s), 0);
-	CHECK_EQ_INT(s.files.len, 0);
-	b = add_path(&s, CFI_FIX_NOPIE);
-	CHECK(b && b->status == UNWIND_FILE_LOADED);
-	if (b) {
-		CHECK_EQ_INT(b->info.first_slot, 0);
-		CHECK_EQ_INT(b->nslots, nslots_b);
-		CHECK_EQ_INT(b->info.bias, 0x400000);
-		CHECK_EQ_INT(s.slots.len, nslots_b);
-	}
-	CHECK_EQ_INT(s.stats.files[UNWIND_FILE_LOADED], built); /* copied, not built */
-	unwind_store_rebuilt(&s);
-	CHECK_EQ_INT(s.files.len, 1);
+	CHECK(!unwind_store_compact_moves(&s, b));
+	store_evict(&s, a, 0);
+	CHECK_EQ_INT(s.alloc.held_slots, nslots_a);
+	/* b, above a's slots, moves; a was evicted: both out of the BPF map meanwhile. */
+	CHECK(unwind_store_compact_moves(&s, b) && unwind_store_compact_moves(&s, a));
+	CHECK_EQ_INT(unwind_store_compact(&s), 0);
+	CHECK_EQ_INT(s.alloc.held_slots, 0);
+	CHECK_EQ_INT(s.slots.len, nslots_b);
+	CHECK_EQ_INT(b->info.first_slot, 0);
+	CHECK(!unwind_store_compact_moves(&s, b));
+	CHECK_EQ_INT(b->info.bias, 0x400000);
+	CHECK(lookups_of(&s, b) == sum);
+	CHECK_EQ_INT(s.stats.files[UNWIND_FILE_LOADED], built); /* moved, not built */
+	CHECK_EQ_INT(s.stats.evicted, 1);
+	CHECK(a->status == UNWIND_FILE_FULL && a->evicted && a->want_slots == nslots_a);
+	/* Added again: built again, after b. */
+	b = add_path(&s, CFI_FIX);
+	CHECK(b && b->status == UNWIND_FILE_LOADED && b->info.first_slot == nslots_b &&
+	      !b->evicted);
+out:
 	unwind_store_free(&s);
 }
 
@@ -229,8 +264,8 @@ static void retouch(const char *path, long sec)
 
 /*
  * Issue 27: a file replaced under its (dev, inode) leaves its old rows
- * dead, counted for a rebuild to win back; a file refused as FULL is built
- * again after a rebuild (not FULL for the rest of the run); and one whose
+ * dead, counted for compacting to win back; a file refused as FULL is built
+ * again after compacting (not FULL for the rest of the run); and one whose
  * identity changes more than UNWIND_STORE_MAX_CHANGES times a minute is
  * not built again: frame pointers, until the minute is over.
  */
@@ -258,17 +293,21 @@ static void replaced_rows_are_dead_full_is_not_kept_churn_is_refused(void)
 	retouch(path, 1001);
 	f = add_path(&s, path);
 	CHECK(f && f->status == UNWIND_FILE_LOADED);
-	CHECK_EQ_INT(s.dead_slots, nslots);
+	CHECK_EQ_INT(s.alloc.held_slots, nslots);
 	retouch(path, 1002);
 	f = add_path(&s, path);
 	CHECK(f && f->status == UNWIND_FILE_FULL);
-	CHECK_EQ_INT(s.dead_slots, 2 * (size_t)nslots);
-	/* The rebuild wins the dead rows back, and the FULL file is built again. */
-	CHECK_EQ_INT(unwind_store_reset(&s), 0);
-	CHECK_EQ_INT(s.dead_slots, 0);
+	CHECK_EQ_INT(s.alloc.held_slots, 2 * (size_t)nslots);
+	/*
+	 * Compacting wins the dead slots back (no table evicted for them), and
+	 * the FULL file is built again.
+	 */
+	CHECK(f && unwind_store_evict_for(&s, f, 1000ull * 1000000000ull));
+	CHECK_EQ_INT(s.stats.evicted, 0);
+	CHECK_EQ_INT(unwind_store_compact(&s), 0);
+	CHECK_EQ_INT(s.alloc.held_slots, 0);
 	f = add_path(&s, path);
 	CHECK(f && f->status == UNWIND_FILE_LOADED);
-	unwind_store_rebuilt(&s);
 	CHECK_EQ_INT(s.slots.len, nslots);
 	/* Two changes so far this minute, two more allowed, then refused. */
 	retouch(path, 1003);
@@ -276,7 +315,7 @@ static void replaced_rows_are_dead_full_is_not_kept_churn_is_refused(void)
 	CHECK(f && f->status == UNWIND_FILE_LOADED && !f->churning);
 	retouch(path, 1004);
 	f = add_path(&s, path);
-	CHECK(f && f->status == UNWIND_FILE_FULL && !f->churning); /* no rebuild in between */
+	CHECK(f && f->status == UNWIND_FILE_FULL && !f->churning); /* not compacted in between */
 	built = s.stats.files[UNWIND_FILE_LOADED] + s.stats.files[UNWIND_FILE_FULL];
 	retouch(path, 1005);
 	f = add_path(&s, path);
@@ -416,7 +455,7 @@ int main(void)
 	RUN(files_without_cfi_not_elf_or_too_big);
 	RUN(rows_go_into_the_callers_buffer);
 	RUN(another_file_under_the_same_inode_is_built_again);
-	RUN(a_rebuild_keeps_the_tables_of_files_still_in_use);
+	RUN(compacting_moves_the_tables_kept_down_over_those_evicted);
 	RUN(the_vdso_has_a_table_of_its_own);
 	RUN(replaced_rows_are_dead_full_is_not_kept_churn_is_refused);
 	RUN(a_lost_build_is_handed_over_again);

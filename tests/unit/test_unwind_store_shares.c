@@ -3,8 +3,8 @@
  * The unwind table store's budgets (unwind/table_store.c): a user's share
  * of the rows, the per-file cap (the system's files held to the store's
  * capacity), a file refused for one user built for another with room, and
- * the rebuild that keeps sampled files first and evicts at most once a
- * minute for each user. No BPF, no root.
+ * eviction by use (the least recently sampled first, each user's sampled
+ * tables protected from other users, the last second's pinned). No BPF, no root.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,9 +20,8 @@
 #include "test.h"
 #include "unwind/cfi_table.h"
 #include "unwind/table_store.h"
+#include "unwind/table_store_impl.h"
 #include "unwind_store_add.h"
-
-#define RECENT_NS UNWIND_STORE_RECENT_NS /* the recording's horizon, on a fake clock */
 
 /*
  * add_all_mappings: every executable file this process maps, charged to
@@ -305,6 +304,72 @@ static void a_system_file_past_a_users_share_is_loaded_as_the_systems(void)
 	unlink(mine);
 }
 
+static int defer_take(void *ctx, const struct unwind_store_file *f, int fd, const char *path,
+		      const char *link, bool stale)
+{
+	(void)ctx, (void)f, (void)path, (void)link, (void)stale;
+	close(fd);
+	return 0;
+}
+
+/*
+ * A user's file (a copy at `mine`, a mkstemp template, the caller's to
+ * unlink) mapped (PENDING, handed over), then completed with a table of
+ * three rows `npages` code pages apart end to end: its status, or -1.
+ */
+static int three_rows_over(struct unwind_store *s, char *mine, uint32_t npages)
+{
+	struct cfi_row rows[3] = {
+		{ .pc = 0x10000, .cfa = UNWIND_CFA_SP, .cfa_offset = 8 },
+		{ .pc = 0x10010, .cfa = UNWIND_CFA_SP, .cfa_offset = 16 },
+		{ .pc = 0x10000 + ((uint64_t)(npages - 1) << UNWIND_CODE_PAGE_SHIFT),
+		  .cfa = UNWIND_CFA_SP,
+		  .cfa_offset = 8 },
+	};
+	struct unwind_built b = { .status = UNWIND_FILE_LOADED, .t = { .rows = rows, .len = 3 } };
+	const struct unwind_store_file *f;
+	int status = -1;
+
+	copy_for_anyone(CFI_FIX, mine);
+	f = map_path_as(s, mine, 1000);
+	CHECK(f && f->status == UNWIND_FILE_PENDING);
+	if (f && f->status == UNWIND_FILE_PENDING) {
+		struct unwind_file_key key = f->key;
+		struct unwind_file_id id = f->id;
+
+		f = unwind_store_complete(s, &key, &id, &b);
+		status = f ? f->status : -1;
+	}
+	return status;
+}
+
+/*
+ * Review of S1, finding 7: a file whose few rows lie far apart (a hostile
+ * user's) took a page slot for each empty 64 KiB of code between them, its
+ * user's whole share for three rows. Past 64 pages more than its rows it
+ * is OVER_BUDGET (frame pointers), charged nothing; at 64 it is loaded.
+ */
+static void a_sparse_file_is_over_budget_not_a_share_of_empty_pages(void)
+{
+	char a[] = "/tmp/bpfprof-sparse-XXXXXX", b[] = "/tmp/bpfprof-sparse-XXXXXX";
+	struct unwind_store s;
+	size_t used;
+
+	unwind_store_init(&s, NULL, 1u << 20);
+	unwind_store_share_by_owner(&s);
+	s.defer = defer_take;
+	CHECK_EQ_INT(three_rows_over(&s, a, 3 + 64), UNWIND_FILE_LOADED);
+	used = s.slots.len;
+	CHECK(used > 64);
+	CHECK_EQ_INT(charged_to(&s, 1000), used);
+	CHECK_EQ_INT(three_rows_over(&s, b, 100000), UNWIND_FILE_OVER_BUDGET);
+	CHECK_EQ_INT(charged_to(&s, 1000), used);
+	CHECK_EQ_INT(s.slots.len, used);
+	unwind_store_free(&s);
+	unlink(a);
+	unlink(b);
+}
+
 /* The executable files this process maps, one entry each (the first mapping of each). */
 static size_t distinct_files(const map_entries_t *maps, const struct map_entry **out, size_t max)
 {
@@ -340,259 +405,223 @@ static const struct unwind_store_file *add_entry(struct unwind_store *s, const s
 	return unwind_store_add_mapping(s, (uint32_t)getpid(), 0, e);
 }
 
-/*
- * Issue 37, finding 8: a rebuild keeps the files samples fell in first,
- * most recently sampled first, whether a process maps them again or not
- * (a program that runs now and then keeps its table); the files never
- * sampled get what is left.
- */
-static void a_rebuild_keeps_sampled_files_first_most_recent_first(void)
-{
-	map_entries_t maps = { 0 };
-	const struct map_entry *files[64];
-	const struct unwind_store_file *f, *a, *b;
-	struct unwind_store s;
-	struct unwind_file_key ka, kb;
-	size_t n, ra, rb;
+#define SEC 1000000000ull /* a fake clock's second */
 
-	n = own_files(&maps, files, 64);
-	if (n < 3)
-		goto out;
-	unwind_store_init(&s, NULL, 1u << 22);
-	for (size_t i = 0; i < n; i++)
-		add_entry(&s, files[i]);
-	a = add_entry(&s, files[0]);
-	b = add_entry(&s, files[1]);
-	CHECK(a && b && a->status == UNWIND_FILE_LOADED && b->status == UNWIND_FILE_LOADED);
-	if (!a || !b || a->status != UNWIND_FILE_LOADED || b->status != UNWIND_FILE_LOADED)
-		goto free;
-	ka = a->key, kb = b->key;
-	ra = a->nslots, rb = b->nslots;
-	/* b sampled last, a before it; the others never. */
-	unwind_store_sampled(&s, &ka, 100);
-	unwind_store_sampled(&s, &kb, 200);
-	/* Room for b and not for a as well. */
-	s.max_slots = ra + rb - 1;
-	CHECK_EQ_INT(unwind_store_reset(&s), 0);
-	unwind_store_keep_recent(&s, 16, 300, RECENT_NS);
-	/* Kept though no process mapped it again: b, the most recent. */
-	f = unwind_store_find(&s, kb.dev, kb.ino);
-	CHECK(f && f->status == UNWIND_FILE_LOADED && f->sampled_at == 200);
-	CHECK(unwind_store_find(&s, ka.dev, ka.ino) == NULL);
-	/* The files met after (never sampled) are refused where no room is left. */
-	for (size_t i = 2; i < n; i++) {
-		f = add_entry(&s, files[i]);
-		CHECK(f != NULL);
+/* `f`'s entry, to set when its table was loaded (the fake clock's). */
+static struct unwind_store_file *entry_of(struct unwind_store *s, const struct unwind_store_file *f)
+{
+	return &s->files.data[f - s->files.data];
+}
+
+/*
+ * A store of files[0..2] (t[0..2]) loaded by root at second 1, one slot
+ * short of room for files[3]'s table: whether it is so.
+ */
+static bool three_and_no_room(struct unwind_store *s, const struct map_entry **files,
+			      const struct unwind_store_file *t[3])
+{
+	struct unwind_file_key keys[3];
+	const struct unwind_store_file *d;
+	size_t want = 0;
+	bool ok = true;
+
+	unwind_store_init(s, NULL, 1u << 22);
+	d = add_entry(s, files[3]);
+	if (d && d->status == UNWIND_FILE_LOADED)
+		want = d->nslots;
+	unwind_store_free(s);
+	unwind_store_init(s, NULL, 1u << 22);
+	for (int i = 0; i < 3; i++) {
+		t[i] = add_entry(s, files[i]);
+		ok &= t[i] && t[i]->status == UNWIND_FILE_LOADED;
+		if (t[i]) {
+			entry_of(s, t[i])->loaded_at = 1 * SEC;
+			keys[i] = t[i]->key;
+		}
 	}
-	unwind_store_rebuilt(&s);
-	f = unwind_store_find(&s, kb.dev, kb.ino);
-	CHECK(f && f->status == UNWIND_FILE_LOADED && f->info.first_slot == 0);
-	CHECK(s.slots.len <= s.max_slots);
-	/* Room for both: both kept, b first. */
-	s.max_slots = 1u << 22;
-	unwind_store_sampled(&s, &kb, 300);
-	f = add_entry(&s, files[0]);
-	CHECK(f && f->status == UNWIND_FILE_LOADED);
-	unwind_store_sampled(&s, &ka, 250);
-	CHECK_EQ_INT(unwind_store_reset(&s), 0);
-	unwind_store_keep_recent(&s, 16, 300, RECENT_NS);
-	a = unwind_store_find(&s, ka.dev, ka.ino);
-	b = unwind_store_find(&s, kb.dev, kb.ino);
-	CHECK(a && b && b->info.first_slot == 0 && a->info.first_slot == rb);
-	CHECK_EQ_INT(s.files.len, 2);
-	/* At most max_files of them. */
-	CHECK_EQ_INT(unwind_store_reset(&s), 0);
-	unwind_store_keep_recent(&s, 1, 300, RECENT_NS);
-	CHECK_EQ_INT(s.files.len, 1);
-	CHECK(unwind_store_find(&s, kb.dev, kb.ino) != NULL);
-	unwind_store_rebuilt(&s);
-free:
+	/* An entry added may move those before it: found again. */
+	for (int i = 0; ok && i < 3; i++)
+		t[i] = unwind_store_find(s, keys[i].dev, keys[i].ino);
+	s->max_slots = s->slots.len + want - 1;
+	CHECK(ok && want);
+	return ok && want;
+}
+
+/*
+ * files[3] added (FULL: no room), then the tables evicted for it at `now`:
+ * which of t[0..2] went (bit i), -1 when none could make room. t[] are
+ * found again (an entry added may move the entries).
+ */
+static int evicted_for(struct unwind_store *s, const struct map_entry **files,
+		       const struct unwind_store_file *t[3], uint64_t now)
+{
+	struct unwind_file_key keys[3] = { t[0]->key, t[1]->key, t[2]->key };
+	const struct unwind_store_file *d = add_entry(s, files[3]);
+	int mask = 0;
+
+	for (int i = 0; i < 3; i++)
+		t[i] = unwind_store_find(s, keys[i].dev, keys[i].ino);
+
+	CHECK(d && d->status == UNWIND_FILE_FULL);
+	if (!d || !unwind_store_evict_for(s, d, now))
+		return -1;
+	for (int i = 0; i < 3; i++)
+		if (t[i]->status == UNWIND_FILE_FULL && t[i]->evicted)
+			mask |= 1 << i;
+	return mask;
+}
+
+/*
+ * Issue 38: the tables that go for room are the files sampled least
+ * recently, those never sampled and loaded 30 s ago first; one sampled in
+ * the last second (its process runs) never goes, even when nothing else
+ * would make room.
+ */
+static int lru_case(const map_entries_t *maps, const struct map_entry **files,
+		    const uint64_t sampled[3], uint64_t now)
+{
+	const struct unwind_store_file *t[3];
+	struct unwind_store s;
+	int mask = -2;
+
+	(void)maps;
+	if (three_and_no_room(&s, files, t)) {
+		for (int i = 0; i < 3; i++)
+			if (sampled[i])
+				unwind_store_sampled(&s, &t[i]->key, sampled[i]);
+		mask = evicted_for(&s, files, t, now);
+	}
+	unwind_store_free(&s);
+	return mask;
+}
+
+static void tables_go_least_recently_sampled_first(void)
+{
+	map_entries_t maps = { 0 };
+	const struct map_entry *files[64];
+	uint64_t now = 100 * SEC;
+
+	if (own_files(&maps, files, 64) < 4) {
+		fprintf(stderr, "  fewer than 4 files mapped: not tried\n");
+		goto out;
+	}
+	/* c never sampled, loaded 99 s ago: first. */
+	CHECK_EQ_INT(lru_case(&maps, files, (uint64_t[3]){ 50 * SEC, 40 * SEC, 0 }, now), 4);
+	/* All sampled: the least recently, b. */
+	CHECK_EQ_INT(lru_case(&maps, files, (uint64_t[3]){ 50 * SEC, 40 * SEC, 60 * SEC }, now), 2);
+	/* b sampled half a second ago (pinned): a, the least recent of the others. */
+	CHECK_EQ_INT(
+		lru_case(&maps, files, (uint64_t[3]){ 50 * SEC, now - SEC / 2, 60 * SEC }, now), 1);
+	/* All in the last second: none goes, the new one stays refused. */
+	CHECK_EQ_INT(lru_case(&maps, files,
+			      (uint64_t[3]){ now - SEC / 2, now - SEC / 4, now - SEC / 8 }, now),
+		     -1);
+out:
+	map_entries_free(&maps);
+}
+
+/*
+ * Issue 38: an evicted table's entry stays, and the file is found again: a
+ * sample in it asks for it (the caller reads its process's mappings again),
+ * and the next process that maps it hands it over to be built again.
+ */
+static void an_evicted_file_is_found_again(void)
+{
+	map_entries_t maps = { 0 };
+	const struct map_entry *files[64];
+	const struct unwind_store_file *t[3], *f;
+	struct unwind_store s;
+	uint64_t now = 100 * SEC;
+
+	if (own_files(&maps, files, 64) < 4) {
+		fprintf(stderr, "  fewer than 4 files mapped: not tried\n");
+		goto out;
+	}
+	if (three_and_no_room(&s, files, t)) {
+		unwind_store_sampled(&s, &t[0]->key, 50 * SEC);
+		unwind_store_sampled(&s, &t[1]->key, 40 * SEC);
+		CHECK_EQ_INT(evicted_for(&s, files, t, now), 4);
+		CHECK_EQ_INT(unwind_store_compact(&s), 0);
+		CHECK_EQ_INT(s.stats.evicted, 1);
+		CHECK(unwind_store_sampled(&s, &t[2]->key, now));
+		CHECK(t[2]->sampled_at == now && t[2]->status == UNWIND_FILE_FULL);
+		s.defer = defer_take;
+		f = add_entry(&s, files[2]);
+		CHECK(f == t[2] && f->status == UNWIND_FILE_PENDING && !f->evicted);
+	}
 	unwind_store_free(&s);
 out:
 	map_entries_free(&maps);
 }
 
 /*
- * Review of issue 37: a rebuild kept a file sampled however long ago ahead
- * of a live process's file, though unwind_store_should_evict counted its
- * rows as room. One not sampled in the last 30 s is kept only if a process
- * maps it, as any file; one sampled since is kept first (the control).
+ * A store as full_of_own_files makes it, shared by owner, and a user's copy
+ * of CFI_FIX mapped by 1001 (the victim) at `victim` (*v), sampled at
+ * `sampled` (0: never); then user 1000 maps another copy, `attacker`, for
+ * which there is no room. Whether evicting made it room; NULL *v: not tried.
  */
-static void a_file_sampled_long_ago_is_not_kept_at_a_rebuild(void)
+static bool attacker_evicts(const char *victim, const char *attacker, uint64_t sampled,
+			    bool *v_evicted)
 {
 	map_entries_t maps = { 0 };
 	const struct map_entry *files[64];
-	const struct unwind_store_file *a, *b, *f;
+	const struct unwind_store_file *v, *a;
+	struct unwind_file_key vkey;
 	struct unwind_store s;
-	struct unwind_file_key ka;
-	uint64_t now = 1000ull * 1000000000ull;
-	size_t n, one;
+	uint64_t now = 100 * SEC;
+	size_t n, want;
+	bool made = false;
 
+	*v_evicted = false;
 	n = own_files(&maps, files, 64);
-	if (n < 3)
-		goto out;
 	unwind_store_init(&s, NULL, 1u << 22);
-	a = add_entry(&s, files[0]);
-	b = add_entry(&s, files[1]);
-	CHECK(a && b && a->status == UNWIND_FILE_LOADED && b->status == UNWIND_FILE_LOADED);
-	if (!a || !b || a->status != UNWIND_FILE_LOADED || b->status != UNWIND_FILE_LOADED)
-		goto free;
-	ka = a->key;
-	/* Room for either, not both. */
-	one = a->nslots > b->nslots ? a->nslots : b->nslots;
-	/* a sampled 31 s ago, no process maps it; b a live process's, never sampled. */
-	unwind_store_sampled(&s, &ka, now - RECENT_NS - 1000000000ull);
-	s.max_slots = one;
-	CHECK_EQ_INT(unwind_store_reset(&s), 0);
-	unwind_store_keep_recent(&s, 16, now, RECENT_NS);
-	CHECK(unwind_store_find(&s, ka.dev, ka.ino) == NULL);
-	f = add_entry(&s, files[1]);
-	CHECK(f && f->status == UNWIND_FILE_LOADED);
-	unwind_store_rebuilt(&s);
-	CHECK(unwind_store_find(&s, ka.dev, ka.ino) == NULL);
-	/* The control: a sampled 29 s ago is kept, b refused for it. */
-	s.max_slots = 1u << 22;
-	f = add_entry(&s, files[0]);
-	CHECK(f && f->status == UNWIND_FILE_LOADED);
-	unwind_store_sampled(&s, &ka, now - RECENT_NS + 1000000000ull);
-	s.max_slots = one;
-	CHECK_EQ_INT(unwind_store_reset(&s), 0);
-	unwind_store_keep_recent(&s, 16, now, RECENT_NS);
-	f = unwind_store_find(&s, ka.dev, ka.ino);
-	CHECK(f && f->status == UNWIND_FILE_LOADED);
-	f = add_entry(&s, files[1]);
-	CHECK(f && f->status == UNWIND_FILE_FULL);
-	unwind_store_rebuilt(&s);
-free:
-	unwind_store_free(&s);
-out:
-	map_entries_free(&maps);
-}
-
-/*
- * Issue 37, finding 8: a file refused for lack of room (the store full of
- * files never sampled) that is then sampled calls for a rebuild, which
- * holds room for it: when its process maps it again it is built into that
- * room, and a file never sampled is refused in its place.
- */
-static void a_sampled_file_refused_gets_room_at_the_rebuild(void)
-{
-	map_entries_t maps = { 0 };
-	const struct map_entry *files[64];
-	const struct unwind_store_file *f;
-	struct unwind_store s;
-	struct unwind_file_key kv;
-	size_t n, total = 0, victim = 0, others_full = 0;
-	uint64_t now = 1000ull * 1000000000ull;
-
-	n = own_files(&maps, files, 64);
-	if (n < 3)
-		goto out;
-	unwind_store_init(&s, NULL, 1u << 22);
+	unwind_store_share_by_owner(&s);
+	/* Root's files, sampled (protected), then the victim's. */
 	for (size_t i = 0; i < n; i++) {
-		f = add_entry(&s, files[i]);
-		if (f && f->status == UNWIND_FILE_LOADED)
-			total += f->nslots;
+		const struct unwind_store_file *f = add_entry(&s, files[i]);
+
+		if (f)
+			unwind_store_sampled(&s, &f->key, now - 5 * SEC);
 	}
-	f = add_entry(&s, files[n - 1]);
-	victim = f && f->status == UNWIND_FILE_LOADED ? f->nslots : 0;
-	unwind_store_free(&s);
-	CHECK(victim > 0 && total > victim);
-	if (!victim || total <= victim)
+	v = map_path_as(&s, victim, 1001);
+	if (!v)
 		goto out;
-	/* Room for all but the last file (met last: refused). */
-	unwind_store_init(&s, NULL, total - 1);
-	for (size_t i = 0; i < n; i++)
-		f = add_entry(&s, files[i]);
-	CHECK(f && f->status == UNWIND_FILE_FULL && f->want_slots == victim);
-	if (!f || f->status != UNWIND_FILE_FULL)
-		goto free;
-	kv = f->key;
-	/* Not sampled: nothing to evict for. */
-	CHECK(!unwind_store_should_evict(&s, now, RECENT_NS, 0));
-	unwind_store_sampled(&s, &kv, now);
-	CHECK(unwind_store_should_evict(&s, now + 1, RECENT_NS, 0));
-	/* Sampled long ago: no longer (called again by a sample, of long ago). */
-	unwind_store_sampled(&s, &kv, now);
-	CHECK(!unwind_store_should_evict(&s, now + 31ull * 1000000000ull, RECENT_NS, 0));
-	CHECK_EQ_INT(unwind_store_reset(&s), 0);
-	unwind_store_keep_recent(&s, 16, now + 1, RECENT_NS);
-	f = unwind_store_find(&s, kv.dev, kv.ino);
-	CHECK(f && f->status == UNWIND_FILE_PENDING && f->reserved == victim);
-	CHECK_EQ_INT(s.reserved_slots, victim);
-	/* The live processes' files, in the same order: the sampled one gets its room. */
-	for (size_t i = 0; i < n; i++) {
-		f = add_entry(&s, files[i]);
-		if (i + 1 < n && f && f->status == UNWIND_FILE_FULL)
-			others_full++;
-	}
-	unwind_store_rebuilt(&s);
-	f = unwind_store_find(&s, kv.dev, kv.ino);
-	CHECK(f && f->status == UNWIND_FILE_LOADED && f->nslots == victim);
-	CHECK(others_full > 0);
-	CHECK_EQ_INT(s.reserved_slots, 0);
-	CHECK(s.slots.len <= s.max_slots);
-free:
-	unwind_store_free(&s);
+	CHECK(v->status == UNWIND_FILE_LOADED);
+	want = v->nslots; /* the attacker's copy is the same file's */
+	vkey = v->key;
+	if (sampled)
+		unwind_store_sampled(&s, &v->key, sampled);
+	s.max_slots = s.slots.len + want - 1;
+	CHECK(want <= s.max_slots / 4);
+	a = map_path_as(&s, attacker, 1000);
+	CHECK(a && a->status == UNWIND_FILE_FULL && !unwind_store_over_share(&s, a));
+	made = a && unwind_store_evict_for(&s, a, now);
+	v = unwind_store_find(&s, vkey.dev, vkey.ino); /* a's entry may have moved it */
+	*v_evicted = v && v->status == UNWIND_FILE_FULL && v->evicted;
 out:
+	unwind_store_free(&s);
 	map_entries_free(&maps);
+	return made;
 }
 
 /*
- * A refused file of `uid`, sampled: whether it calls for an eviction
- * rebuild at `now`, then 10 s later, then 61 s after the first (each after
- * a sample of it then), into called[3].
+ * Issue 38 (issue 37, findings 7 and 8): a user cannot evict another
+ * user's table that user samples (its protected quarter), nor root's; the
+ * control: the victim's table never sampled is evicted for it.
  */
-static bool evict_calls(uint32_t uid, bool called[3])
+static void a_user_cannot_evict_anothers_sampled_table(void)
 {
-	map_entries_t maps = { 0 };
-	const struct map_entry *files[64];
-	const struct unwind_store_file *f = NULL;
-	struct unwind_store s;
-	size_t n, total = 0;
-	uint64_t now = 1000ull * 1000000000ull, after[3] = { 0, 10, 61 };
-	bool ok = false;
+	char victim[] = "/tmp/bpfprof-victim-XXXXXX", attacker[] = "/tmp/bpfprof-attacker-XXXXXX";
+	bool v_evicted;
 
-	n = own_files(&maps, files, 64);
-	if (n < 3)
-		goto out;
-	unwind_store_init(&s, NULL, 1u << 22);
-	for (size_t i = 0; i < n; i++) {
-		f = unwind_store_add_mapping(&s, (uint32_t)getpid(), uid, files[i]);
-		if (f && f->status == UNWIND_FILE_LOADED)
-			total += f->nslots;
-	}
-	unwind_store_free(&s);
-	unwind_store_init(&s, NULL, total - 1);
-	for (size_t i = 0; i < n; i++)
-		f = unwind_store_add_mapping(&s, (uint32_t)getpid(), uid, files[i]);
-	ok = f && f->status == UNWIND_FILE_FULL;
-	for (int i = 0; ok && i < 3; i++) {
-		uint64_t t = now + after[i] * 1000000000ull;
-
-		unwind_store_sampled(&s, &f->key, t);
-		called[i] = unwind_store_should_evict(&s, t, RECENT_NS, 60ull * 1000000000ull);
-	}
-	unwind_store_free(&s);
-out:
-	map_entries_free(&maps);
-	return ok;
-}
-
-/*
- * A user other than root calls for an eviction rebuild at most once a
- * minute (review of issue 37: one sampling a refused file of its own now
- * and then made the whole store rebuild every 5 s); root's files may at
- * each look.
- */
-static void a_user_calls_for_an_eviction_rebuild_once_a_minute(void)
-{
-	bool user[3] = { 0 }, root[3] = { 0 };
-
-	CHECK(evict_calls(4242, user));
-	CHECK(user[0] && !user[1] && user[2]);
-	CHECK(evict_calls(0, root));
-	CHECK(root[0] && root[1] && root[2]);
+	copy_for_anyone(CFI_FIX, victim);
+	copy_for_anyone(CFI_FIX, attacker);
+	CHECK(!attacker_evicts(victim, attacker, 90 * SEC, &v_evicted));
+	CHECK(!v_evicted);
+	CHECK(attacker_evicts(victim, attacker, 0, &v_evicted));
+	CHECK(v_evicted);
+	unlink(victim);
+	unlink(attacker);
 }
 
 /*
@@ -671,10 +700,33 @@ static void spend_rules(struct unwind_store *s, uint32_t uid, size_t n)
 }
 
 /*
+ * A store whose quarter holds the rules of the user's copy at `mine`
+ * (nrules), user 1000's quarter spent, and the copy mapped by user 1000:
+ * its entry (FULL); NULL when /tmp is noexec (said).
+ */
+static const struct unwind_store_file *refused_for_rules(struct unwind_store *s, char *mine,
+							 size_t nrules)
+{
+	const struct unwind_store_file *f;
+
+	store_of_rules(s, 4 * nrules);
+	spend_rules(s, 1000, nrules);
+	f = map_path_as(s, mine, 1000);
+	if (!f) {
+		fprintf(stderr, "  /tmp is noexec: not tried\n");
+		return NULL;
+	}
+	CHECK(f->status == UNWIND_FILE_FULL && f->want_rules);
+	CHECK_EQ_INT(s->stats.rules_full, 1);
+	CHECK_EQ_INT(s->stats.files[UNWIND_FILE_FULL], 1);
+	return f;
+}
+
+/*
  * Review of issue 38's compact rows: a file refused because its payer had
  * no rule room left is taken by another user with room who maps it (it
  * was FULL for everyone until a rebuild), and is not built again for its
- * payer, neither when mapped again nor at a rebuild (each build failed
+ * payer, neither when mapped again nor after compacting (each build failed
  * again, up to a second of CPU).
  */
 static void a_file_refused_for_rules_is_taken_by_a_user_with_rule_room(void)
@@ -684,23 +736,15 @@ static void a_file_refused_for_rules_is_taken_by_a_user_with_rule_room(void)
 	char mine[] = "/tmp/bpfprof-rules-XXXXXX";
 	size_t nrules = rules_of_a_users_copy(mine);
 
-	/* A quarter holds the file's rules; user 1000 has spent its quarter. */
-	store_of_rules(&s, 4 * nrules);
-	spend_rules(&s, 1000, nrules);
-	f = map_path_as(&s, mine, 1000);
-	if (!f) {
-		fprintf(stderr, "  /tmp is noexec: not tried\n");
+	f = refused_for_rules(&s, mine, nrules);
+	if (!f)
 		goto out;
-	}
-	CHECK(f->status == UNWIND_FILE_FULL);
-	CHECK_EQ_INT(s.stats.rules_full, 1);
-	/* Its payer again, then after a rebuild: not built again. */
+	/* Its payer again, then after compacting: not built again. */
 	f = map_path_as(&s, mine, 1000);
 	CHECK(f && f->status == UNWIND_FILE_FULL);
-	CHECK_EQ_INT(unwind_store_reset(&s), 0);
-	spend_rules(&s, 1000, nrules); /* in the files kept */
+	CHECK_EQ_INT(unwind_store_compact(&s), 0);
+	spend_rules(&s, 1000, nrules); /* as if in tables kept */
 	f = map_path_as(&s, mine, 1000);
-	unwind_store_rebuilt(&s);
 	CHECK(f && f->status == UNWIND_FILE_FULL);
 	CHECK_EQ_INT(s.stats.rules_full, 1);
 	CHECK(f && !strcmp(unwind_store_full_reason(&s, f),
@@ -717,6 +761,35 @@ out:
 }
 
 /* The rules file `f`'s pages and rows point to, summed up in order. */
+/*
+ * Issue 38: a file refused for its rules is PENDING again when rules may
+ * have come back (unwind_store_retry_now: the loader compacts the store
+ * after evictions, which gives back the evicted tables' rules), built once
+ * more when next met, and counted once.
+ */
+static void a_file_refused_for_rules_is_tried_again_once_rules_return(void)
+{
+	char mine[] = "/tmp/bpfprof-rules-XXXXXX";
+	struct unwind_store s;
+	const struct unwind_store_file *f =
+		refused_for_rules(&s, mine, rules_of_a_users_copy(mine));
+
+	if (!f)
+		goto out;
+	unwind_store_retry_now(&s, f);
+	CHECK(f->status == UNWIND_FILE_PENDING && f->retry);
+	/* Its user's rules given back (as compacting does with its evicted tables'). */
+	spend_rules(&s, 1000, 0);
+	s.user_rules = 0;
+	f = map_path_as(&s, mine, 1000);
+	CHECK(f && f->status == UNWIND_FILE_LOADED && !f->retry);
+	CHECK_EQ_INT(s.stats.files[UNWIND_FILE_FULL], 0);
+	CHECK_EQ_INT(s.stats.rules_full, 0);
+out:
+	unwind_store_free(&s);
+	unlink(mine);
+}
+
 static uint64_t sum_of_rules(const struct unwind_store *s, const struct unwind_store_file *f)
 {
 	struct compact_view v = unwind_store_view(s, f);
@@ -738,11 +811,11 @@ static uint64_t sum_of_rules(const struct unwind_store *s, const struct unwind_s
 
 /*
  * Review of issue 38's compact rows: the rules are built again at a
- * rebuild from the files kept, so that those of files gone return, with
+ * compaction from the tables kept, so that those of tables gone return, with
  * their users' count (two users at their quarter held every other user's
  * new rules out for the whole recording). A file kept keeps its rules.
  */
-static void a_rebuild_gives_back_the_rules_of_files_gone(void)
+static void compacting_gives_back_the_rules_of_tables_gone(void)
 {
 	const struct unwind_store_file *f;
 	struct unwind_file_key key;
@@ -767,21 +840,19 @@ static void a_rebuild_gives_back_the_rules_of_files_gone(void)
 	sum = sum_of_rules(&s, f);
 	spend_rules(&s, 1002, nrules);
 	CHECK_EQ_INT(s.user_rules, 2 * nrules);
-	/* 1000's file sampled, kept: its rules only, counted as its user's. */
-	unwind_store_sampled(&s, &key, 100);
-	CHECK_EQ_INT(unwind_store_reset(&s), 0);
-	unwind_store_keep_recent(&s, 16, 200, RECENT_NS);
-	unwind_store_rebuilt(&s);
+	/* Compacted: 1000's file kept, its rules only, counted as its user's. */
+	CHECK_EQ_INT(unwind_store_compact(&s), 0);
 	f = unwind_store_find(&s, key.dev, key.ino);
 	CHECK(f && f->status == UNWIND_FILE_LOADED);
 	CHECK_EQ_INT(s.rules.len, nrules + 1);
 	CHECK(f && sum_of_rules(&s, f) == sum);
 	CHECK_EQ_INT(s.user_rules, nrules);
-	/* Not sampled since: gone at the next rebuild, and its rules with it. */
-	CHECK_EQ_INT(unwind_store_reset(&s), 0);
-	unwind_store_keep_recent(&s, 16, 200 + 2 * RECENT_NS, RECENT_NS);
-	unwind_store_rebuilt(&s);
-	CHECK(!unwind_store_find(&s, key.dev, key.ino));
+	/* Evicted: its rules go with it at the next compaction. */
+	if (f)
+		store_evict(&s, entry_of(&s, f), 0);
+	CHECK_EQ_INT(unwind_store_compact(&s), 0);
+	f = unwind_store_find(&s, key.dev, key.ino);
+	CHECK(f && f->status == UNWIND_FILE_FULL && f->evicted);
 	CHECK_EQ_INT(s.rules.len, 1);
 	CHECK_EQ_INT(s.user_rules, 0);
 	/* Another user's file adds them again. */
@@ -800,12 +871,13 @@ int main(void)
 	RUN(a_file_past_its_cap_is_over_budget_and_not_built_past_it);
 	RUN(a_file_refused_for_one_users_share_is_taken_by_another_with_room);
 	RUN(a_system_file_past_a_users_share_is_loaded_as_the_systems);
-	RUN(a_rebuild_keeps_sampled_files_first_most_recent_first);
-	RUN(a_file_sampled_long_ago_is_not_kept_at_a_rebuild);
-	RUN(a_sampled_file_refused_gets_room_at_the_rebuild);
-	RUN(a_user_calls_for_an_eviction_rebuild_once_a_minute);
+	RUN(a_sparse_file_is_over_budget_not_a_share_of_empty_pages);
+	RUN(tables_go_least_recently_sampled_first);
+	RUN(an_evicted_file_is_found_again);
+	RUN(a_user_cannot_evict_anothers_sampled_table);
 	RUN(a_users_files_add_at_most_a_quarter_of_the_rules);
 	RUN(a_file_refused_for_rules_is_taken_by_a_user_with_rule_room);
-	RUN(a_rebuild_gives_back_the_rules_of_files_gone);
+	RUN(a_file_refused_for_rules_is_tried_again_once_rules_return);
+	RUN(compacting_gives_back_the_rules_of_tables_gone);
 	return test_summary();
 }

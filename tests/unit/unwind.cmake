@@ -45,6 +45,9 @@ target_compile_definitions(test_unwind_store PRIVATE
   CFI_FIX_NO_CFI="$<TARGET_FILE:cfi_fix>.nocfi"
   CFI_FIX_SOURCE="${UNWIND_TEST_DIR}/fixtures/cfi/cfi_fix.c")
 
+# The slots' allocator: first fit, merged runs, quarantine (issue 38).
+bpfprof_unit_test(test_slot_alloc ${UNWIND_TEST_DIR}/test_slot_alloc.c)
+
 # The store's budgets: users' shares, the per-file cap, eviction by use.
 bpfprof_unit_test(test_unwind_store_shares ${UNWIND_TEST_DIR}/test_unwind_store_shares.c)
 add_dependencies(test_unwind_store_shares cfi_fix)

@@ -29,6 +29,7 @@
 #include "unwind_loader.h"
 #include "../util/clock.h"
 #include "../util/log.h"
+#include "../util/option_values.h"
 
 #define MIN_RING_BYTES	  (256u * 1024)
 #define MAX_RING_BYTES	  (64u * 1024 * 1024)
@@ -235,20 +236,19 @@ static void dispatch_deferred(struct session *s, uint64_t upto)
 }
 
 /*
- * The unwind slots array is preallocated by the kernel: room for the tables
- * of many big programs at once (8 bytes a slot, two rows or one 64 KiB page
- * of code: some 8M rows, a build machine's libLLVM, libclang-cpp and cc1
- * with room to spare; this is 32 MiB, with 512 KiB of rules).
- * Files past it are counted and unwound with frame pointers.
+ * --unwind-memory's default: the unwind slots array and its rules are
+ * preallocated by the kernel, 32 MiB (8 bytes a slot, two rows or one
+ * 64 KiB page of code: some 8M rows, a build machine's libLLVM,
+ * libclang-cpp and cc1 with room to spare, 512 KiB of rules). When it is
+ * full, the tables sampled least recently make room (unwind_store_evict_for).
  */
-#define UNWIND_SLOTS_CAPACITY (1u << 22)
+#define UNWIND_MEMORY_DEFAULT (32ull << 20)
+#define UNWIND_RULES_BYTES    ((uint64_t)UNWIND_MAX_RULES * sizeof(struct unwind_rule))
 
 /*
- * Tests only: BPFPROF_TEST_UNWIND_ROWS=N and BPFPROF_TEST_PROC_MAPS=N shrink
- * the store to about N rows (N/2 slots: a test's sizes stay those of its
- * programs' rows; N under 2 leaves it at full size) and the per-process
- * maps (unwind_procs, py_procs), so a test fills them with a small flood;
- * the same code decides as at full size.
+ * Tests only: BPFPROF_TEST_PROC_MAPS=N shrinks the per-process maps
+ * (unwind_procs, py_procs), so a test fills them with a small flood; the
+ * same code decides as at full size.
  */
 static size_t test_size(const char *name)
 {
@@ -257,11 +257,21 @@ static size_t test_size(const char *name)
 	return s && atol(s) > 0 ? (size_t)atol(s) : 0;
 }
 
-static size_t unwind_slots_capacity(void)
+/*
+ * The slots of a store of cfg->unwind_memory bytes, the rules' taken
+ * first. Tests only: BPFPROF_TEST_UNWIND_MEMORY=SIZE (as --unwind-memory
+ * takes it) sets the budget below the flag's 4M too, so that a test fills
+ * the store with a few programs; at least the rules and 1024 slots.
+ */
+static size_t unwind_slots_capacity(const struct session_config *cfg)
 {
-	size_t n = test_size("BPFPROF_TEST_UNWIND_ROWS") / 2;
+	uint64_t bytes = cfg->unwind_memory ? cfg->unwind_memory : UNWIND_MEMORY_DEFAULT, test;
+	const char *env = getenv("BPFPROF_TEST_UNWIND_MEMORY");
 
-	return n && n < UNWIND_SLOTS_CAPACITY ? n : UNWIND_SLOTS_CAPACITY;
+	if (env && !parse_size(env, &test) && test >= UNWIND_RULES_BYTES + 1024 * 8 &&
+	    test <= (1ull << 30))
+		bytes = test;
+	return (size_t)((bytes - UNWIND_RULES_BYTES) / sizeof(union unwind_slot));
 }
 
 /* 0: the maps' own size (bpf/unwind.bpf.h, bpf/python.bpf.h). */
@@ -290,7 +300,7 @@ static void open_unwind_tables(struct session *s, const struct session_config *c
 					     bpf_map__fd(s->skel->maps.unwind_files),
 					     bpf_map__fd(s->skel->maps.unwind_procs),
 					     bpf_map__fd(s->skel->maps.proc_uids_capped),
-					     unwind_slots_capacity())
+					     unwind_slots_capacity(cfg))
 			: -ENOMEM;
 	if (!err && cfg->unwind_cache_bytes)
 		unwind_loader_use_cache(s->unwind, cfg->state_dir, cfg->unwind_cache_bytes);
@@ -404,7 +414,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->skel->rodata->perf_max_stack = perf_event_max_stack();
 	session_copies_configure(s, cfg->unwind_cfi ? cfg->stack_copy_bytes : 0);
 	if (cfg->unwind_cfi) {
-		bpf_map__set_max_entries(s->skel->maps.unwind_slots, unwind_slots_capacity());
+		bpf_map__set_max_entries(s->skel->maps.unwind_slots, unwind_slots_capacity(cfg));
 		if (proc_maps_capacity()) {
 			bpf_map__set_max_entries(s->skel->maps.unwind_procs, proc_maps_capacity());
 			bpf_map__set_max_entries(s->skel->maps.py_procs, proc_maps_capacity());

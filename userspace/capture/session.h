@@ -56,6 +56,8 @@ struct session_config {
 	 * a file whose table is still being built (--stack-copy); 0: none.
 	 */
 	uint32_t stack_copy_bytes;
+	/* Bytes of the unwind store (slots and rules); 0: UNWIND_MEMORY_DEFAULT. */
+	uint64_t unwind_memory;
 	/* with sched: waits shorter than this are not shown (their wakeups need no record) */
 	uint64_t sched_min_ns;
 	bool syscalls; /* count syscalls; those at least syscall_min_ns long are records */

@@ -115,6 +115,11 @@ void unwind_loader_close(struct unwind_loader *l)
 	 */
 	if (table_worker_stop(&l->worker))
 		table_cache_close(&l->cache);
+	for (size_t i = 0; i < l->parked.len; i++) {
+		unwind_built_free(&l->parked.data[i].d.b);
+		free(l->parked.data[i].d.path);
+	}
+	vec_free(&l->parked);
 	hmap_free(&l->over_budget);
 	for (size_t i = 0; i < UNWIND_LOADER_PROC_COPIES; i++)
 		free(l->proc_copies[i].proc);
@@ -141,6 +146,149 @@ static struct hmap_key over_budget_key(const struct unwind_file_key *k,
 }
 
 /*
+ * The store compacted, its free slots in pieces (for `path`'s table): the
+ * entries of the tables whose rows move (above the lowest free slot) are
+ * deleted from the BPF file map first, the rows move, and they are
+ * published again, so that the unwinder never reads a file's rows while
+ * they move (frame pointers for that moment); the tables below stay
+ * published.
+ */
+static void compact(struct unwind_loader *l, const char *path)
+{
+	size_t evicted = l->store.stats.evicted, moved = 0;
+	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+	uint8_t *moves = calloc(l->store.files.len ? l->store.files.len : 1, 1);
+
+	for (size_t i = 0; i < l->store.files.len; i++) {
+		const struct unwind_store_file *f = &l->store.files.data[i];
+
+		/* No memory to remember which: every file is published again. */
+		if (!unwind_store_compact_moves(&l->store, f) &&
+		    (moves || f->status != UNWIND_FILE_LOADED))
+			continue;
+		bpf_map_delete_elem(l->files_fd, &f->key);
+		if (moves)
+			moves[i] = 1;
+		moved++;
+	}
+	/*
+	 * A walk that found one of them (or a table in quarantine) before it was
+	 * unpublished lasts microseconds: past this grace none reads their slots,
+	 * which the tables moved down may take, quarantine or not.
+	 */
+	usleep(UNWIND_LOADER_GRACE_US);
+	if (unwind_store_compact(&l->store))
+		log_debug("unwind store: no memory to compact it; the tables not moved are "
+			  "evicted");
+	for (size_t i = 0; i < l->store.files.len; i++)
+		if ((!moves || moves[i]) && l->store.files.data[i].status == UNWIND_FILE_LOADED)
+			publish_file(l, &l->store.files.data[i]);
+	free(moves);
+	l->compactions++;
+	l->evicted_at_compaction = l->store.stats.evicted;
+	log_debug("unwind store: compacted for %s in %.1f ms (%zu tables evicted so far, %zu "
+		  "unpublished meanwhile), %zu of %zu slots in use",
+		  path ? path : "?", (double)(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6, evicted, moved,
+		  l->store.slots.len, l->store.max_slots);
+}
+
+/*
+ * The tables just evicted (`n` of them) leave the BPF file map (their
+ * slots wait in quarantine).
+ */
+static void unpublish_evicted(struct unwind_loader *l, const char *path, size_t n)
+{
+	for (size_t i = 0; i < l->store.files.len; i++) {
+		struct unwind_store_file *f = &l->store.files.data[i];
+
+		if (f->status == UNWIND_FILE_FULL && f->evicted && f->published_at) {
+			bpf_map_delete_elem(l->files_fd, &f->key);
+			/* Published again when built again (published_at then: that time). */
+			f->published_at = 0;
+		}
+	}
+	if (n)
+		log_debug("unwind store: %zu tables evicted for %s (%zu so far), %zu of %zu slots "
+			  "in use",
+			  n, path ? path : "?", l->store.stats.evicted, l->store.slots.len,
+			  l->store.max_slots);
+}
+
+/*
+ * Build `d` into the store: its entry (NULL: no longer wanted, or no
+ * memory), or, with *wait set (only when `may_wait`), none yet: room was
+ * made by evicting others, whose slots are free once out of quarantine
+ * (the caller keeps `d` and calls again). Free slots in pieces, or no
+ * more waiting (others took the slots it waited for): compacted.
+ */
+static const struct unwind_store_file *place(struct unwind_loader *l, struct table_done *d,
+					     bool may_wait, bool *wait)
+{
+	size_t before = l->store.stats.evicted;
+	const struct unwind_store_file *f;
+
+	*wait = false;
+	f = unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
+	/*
+	 * No rule room, and tables were evicted since the store was last
+	 * compacted: their rules return only then (unwind_store_compact).
+	 */
+	if (f && f->status == UNWIND_FILE_FULL && f->want_rules &&
+	    l->store.stats.evicted > l->evicted_at_compaction) {
+		unwind_store_retry_now(&l->store, f);
+		compact(l, d->path);
+		return unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
+	}
+	/* No room: others' tables evicted to make it, least recently sampled first. */
+	if (!f || f->status != UNWIND_FILE_FULL ||
+	    !unwind_store_evict_for(&l->store, f, clock_ns(CLOCK_MONOTONIC)))
+		return f;
+	if (l->store.stats.evicted > before)
+		unpublish_evicted(l, d->path, l->store.stats.evicted - before);
+	/* One extent holds it once the quarantine is over: wait for it, not more. */
+	if (may_wait &&
+	    slot_alloc_fits_later(&l->store.alloc, f->want_slots ? f->want_slots : 1,
+				  (uint32_t)l->store.max_slots) &&
+	    slot_alloc_next_release(&l->store.alloc)) {
+		*wait = true;
+		return NULL;
+	}
+	compact(l, d->path);
+	return unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
+}
+
+/*
+ * The builds waiting for slots in quarantine (see place), tried again once
+ * it is over: each waits at most UNWIND_LOADER_PARK_TRIES times (others may
+ * take the slots first), then the store is compacted for it.
+ */
+static void unpark(struct unwind_loader *l)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC), at = slot_alloc_next_release(&l->store.alloc);
+	size_t kept = 0;
+
+	if (at && now < at)
+		return;
+	for (size_t i = 0; i < l->parked.len; i++) {
+		struct unwind_parked *p = &l->parked.data[i];
+		const struct unwind_store_file *f;
+		bool wait;
+
+		f = place(l, &p->d, p->tries + 1 < UNWIND_LOADER_PARK_TRIES, &wait);
+		if (wait) {
+			p->tries++;
+			l->parked.data[kept++] = *p;
+			continue;
+		}
+		if (f && f->status == UNWIND_FILE_LOADED)
+			publish_file(l, f);
+		unwind_built_free(&p->d.b);
+		free(p->d.path);
+	}
+	l->parked.len = kept;
+}
+
+/*
  * A finished build into the store and, with rows, the BPF file map. A
  * build lost to a lack of memory, or whose file could not be opened again,
  * is retried when the file is next mapped: never fatal to the recording.
@@ -163,12 +311,18 @@ static void finish(struct unwind_loader *l, struct table_done *d)
 		log_debug("%s: its unwind table took %.1f ms of CPU to build",
 			  d->path ? d->path : "?", (double)d->b.build_ns / 1e6);
 	if (!d->err) {
-		f = unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
+		bool wait;
+
+		f = place(l, d, true, &wait);
+		/* Its slots come free in a moment: kept (no memory: built again when next met). */
+		if (wait && l->parked.len < UNWIND_LOADER_PARKED &&
+		    !vec_push(&l->parked, ((struct unwind_parked){ .d = *d })))
+			return;
 		if (f && l->store.stats.longest_ns > before)
 			snprintf(l->longest_path, sizeof(l->longest_path), "%s", d->path);
 		/*
 		 * One line per build refused (a file is built again only when a
-		 * user with room maps it, or after a rebuild held room for it):
+		 * user with room maps it, or evicting makes it room):
 		 * which user's share kept it out, for whoever asks why a
 		 * program's frames lost their CFI (and the tests).
 		 */
@@ -250,6 +404,7 @@ static int collect(struct unwind_loader *l)
 	struct table_done *done;
 	size_t n;
 
+	unpark(l);
 	if (!l->worker.started)
 		return 0;
 	table_worker_take(&l->worker, &done, &n);
@@ -305,6 +460,27 @@ static void log_cache_summary(const struct unwind_loader *l)
 		  cached, (double)cached_ns / 1e6, built, (double)built_ns / 1e6,
 		  __atomic_load_n(&l->cache.written, __ATOMIC_RELAXED),
 		  __atomic_load_n(&l->cache.rejected, __ATOMIC_RELAXED));
+}
+
+void unwind_loader_store_line(const struct unwind_loader *l, char *buf, size_t size)
+{
+	const struct unwind_store *s = &l->store;
+	const double mib = 1024.0 * 1024.0;
+	size_t tables = 0, rows = 0;
+
+	for (size_t i = 0; i < s->files.len; i++)
+		if (s->files.data[i].status == UNWIND_FILE_LOADED) {
+			tables++;
+			rows += s->files.data[i].nrows;
+		}
+	snprintf(buf, size,
+		 "%.1f of %.0f MiB (%.2fM rows in %zu tables, %zu rules); %zu evicted, %zu "
+		 "refused",
+		 (double)(s->slots.len * sizeof(union unwind_slot) +
+			  s->rules.len * sizeof(struct unwind_rule)) /
+			 mib,
+		 (double)(l->slots_bytes + l->rules_bytes) / mib, (double)rows / 1e6, tables,
+		 s->rules.len, s->stats.evicted, s->stats.files[UNWIND_FILE_FULL]);
 }
 
 void unwind_loader_log_summary(const struct unwind_loader *l)
@@ -502,10 +678,10 @@ static void note_miss(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns, con
 }
 
 /*
- * The files process pid's user PCs fall in are sampled: what a rebuild
- * keeps first. Its mappings are the BPF map's (what the unwinder used), read
- * at most once a second per process (proc_shares_sampled says when): a cost
- * per process, not per sample.
+ * The files process pid's user PCs fall in are sampled: what eviction goes
+ * by, and a file evicted is queued again. Its mappings are the BPF map's (what the unwinder used),
+ * read at most once a second per process (proc_shares_sampled says when): a cost per process, not
+ * per sample.
  */
 static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *uips, size_t n,
 			uint64_t ts_ns)
@@ -517,8 +693,9 @@ static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *u
 	for (size_t i = 0; i < n; i++) {
 		const struct unwind_mapping *m = unwind_proc_mapping_of(proc, uips[i]);
 
-		if (m)
-			unwind_store_sampled(&l->store, &m->file, ts_ns);
+		/* Evicted (or refused) and room can be made: its mappings read again. */
+		if (m && unwind_store_sampled(&l->store, &m->file, ts_ns))
+			(void)unwind_loader_mark(l, pid); /* no memory: at its next sample */
 	}
 }
 
@@ -571,14 +748,18 @@ void unwind_loader_miss_reason(const struct unwind_loader *l, const struct unwin
 			snprintf(buf, size, "past the rows one file may take");
 			break;
 		case UNWIND_FILE_FULL:
-			snprintf(buf, size, "%s", unwind_store_full_reason(&l->store, f));
+			snprintf(buf, size, "%s",
+				 f->evicted
+					 ? "evicted from the unwind store (sampled least recently)"
+					 : unwind_store_full_reason(&l->store, f));
 			break;
 		case UNWIND_FILE_PENDING:
 			snprintf(buf, size, "its table was not built by the end");
 			break;
 		default:
-			/* LOADED before its first miss: its rows were out for a rebuild. */
-			snprintf(buf, size, "its table was out for a rebuild");
+			/* LOADED before its first miss: its rows were out while the store was
+			 * compacted. */
+			snprintf(buf, size, "its table was out while the store was compacted");
 			break;
 		}
 }
@@ -649,91 +830,6 @@ void unwind_loader_forget(struct unwind_loader *l, uint32_t pid)
 	proc_shares_exited(&l->shares, pid);
 	if (l->py)
 		python_loader_exited(l->py, pid);
-}
-
-/* Tests only: BPFPROF_TEST_UNWIND_REBUILD_FILES=N rebuilds at N files, not at 3/4 of the map. */
-static size_t rebuild_threshold(const struct unwind_loader *l)
-{
-	const char *s = getenv("BPFPROF_TEST_UNWIND_REBUILD_FILES");
-
-	return s && atol(s) > 0 ? (size_t)atol(s) : l->files_capacity / 4 * 3;
-}
-
-/* The store's files with rows from index `from` on, into the BPF file map; the end index. */
-static size_t publish_loaded(struct unwind_loader *l, size_t from)
-{
-	for (size_t i = from; i < l->store.files.len; i++) {
-		const struct unwind_store_file *f = &l->store.files.data[i];
-
-		if (f->status == UNWIND_FILE_LOADED)
-			publish_file(l, f);
-	}
-	return l->store.files.len;
-}
-
-int unwind_loader_maybe_rebuild(struct unwind_loader *l)
-{
-	size_t at = rebuild_threshold(l), slots_at = l->store.max_slots / 4 * 3;
-	bool files_full =
-		l->store.files.len >= at && l->store.files.len >= l->files_after_rebuild + at / 3;
-	bool slots_full = l->store.slots.len >= slots_at;
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
-	bool evict = (!l->evicted_at || now - l->evicted_at >= UNWIND_LOADER_EVICT_NS) &&
-		     unwind_store_should_evict(&l->store, now, UNWIND_LOADER_RECENT_NS,
-					       UNWIND_LOADER_OWNER_EVICT_NS);
-	uint32_t *pids = NULL;
-	struct unwind_file_key *keys = NULL;
-	size_t npids, nkeys, kept, before = l->store.files.len;
-	char path[32];
-	int err = 0;
-
-	if (!files_full && !slots_full && !evict)
-		return 0;
-	/*
-	 * Rows full of live files only: a rebuild would only do it again. Rows
-	 * of replaced files (dead) or of files added since the last rebuild
-	 * (some no longer mapped) are worth one, as is room for a sampled file.
-	 */
-	if (!files_full && !evict && l->files_after_rebuild &&
-	    before < l->files_after_rebuild + at / 3 &&
-	    l->store.dead_slots < l->store.max_slots / 8)
-		return 0;
-	if (evict)
-		l->evicted_at = now;
-	npids = bpf_hash_keys(l->procs_fd, sizeof(*pids), (void **)&pids);
-	nkeys = bpf_hash_keys(l->files_fd, sizeof(*keys), (void **)&keys);
-	/* The unwinder stops finding files first, then their rows are rewritten. */
-	for (size_t i = 0; i < nkeys; i++)
-		bpf_map_delete_elem(l->files_fd, &keys[i]);
-	/* Tables of files still in use are kept, not built again (-ENOMEM: they are). */
-	(void)unwind_store_reset(&l->store);
-	l->vdso_published = false;
-	/* What samples fell in first, whether alive now or not; the rest from live processes. */
-	unwind_store_keep_sampled(&l->store, UNWIND_LOADER_KEEP_FILES);
-	/*
-	 * Their rows are final (what comes next is packed after them): the
-	 * programs that run get their tables back now, not after every live
-	 * process was read again (tens of ms of their samples, each rebuild).
-	 */
-	kept = publish_loaded(l, 0);
-	for (size_t i = 0; i < npids && !err; i++) {
-		snprintf(path, sizeof(path), "/proc/%u", pids[i]);
-		if (access(path, F_OK))
-			proc_shares_exited(&l->shares, pids[i]);
-		else
-			err = unwind_loader_add_process(l, pids[i]);
-	}
-	free(pids);
-	free(keys);
-	publish_loaded(l, kept);
-	unwind_store_rebuilt(&l->store);
-	l->files_after_rebuild = l->store.files.len;
-	l->rebuilds++;
-	log_info("unwind tables rebuilt from the files sampled and the %zu live processes%s: %zu "
-		 "files -> %zu, %zu slots",
-		 npids, evict ? " (to make room for a file sampled)" : "", before,
-		 l->store.files.len, l->store.slots.len);
-	return err;
 }
 
 int unwind_loader_add_all(struct unwind_loader *l)

@@ -21,23 +21,27 @@
 
 struct python_loader;
 
-/*
- * A rebuild to evict costs a read of every live process's mappings: at
- * most one per 5 s. A file sampled in the last 30 s is not evicted for
- * another's sake.
- */
-#define UNWIND_LOADER_EVICT_NS	     (5ull * 1000000000ull)
-/* The store keeps the files sampled within it (unwind_store_keep_sampled): the same horizon. */
-#define UNWIND_LOADER_RECENT_NS	     UNWIND_STORE_RECENT_NS
-/* A user other than root calls for one at most so often (unwind_store_should_evict). */
-#define UNWIND_LOADER_OWNER_EVICT_NS (60ull * 1000000000ull)
-/* Sampled files kept at a rebuild, at most (the BPF file map holds 16384). */
-#define UNWIND_LOADER_KEEP_FILES     4096
 /* A process's mappings read for one sample serve its samples this long after. */
 #define UNWIND_LOADER_PROC_COPIES    16
 #define UNWIND_LOADER_PROC_FRESH_NS  (10ull * 1000000ull)
 /* Processes gone whose mappings are kept for their stack copies (unwind_loader_proc_now). */
 #define UNWIND_LOADER_GONE	     8
+#define UNWIND_LOADER_PROC_COPIES   16
+#define UNWIND_LOADER_PROC_FRESH_NS (10ull * 1000000ull)
+/*
+ * Builds waiting for slots in quarantine (evicted for them), at most, and
+ * the times each is tried (a try per refresh once the quarantine is over).
+ */
+#define UNWIND_LOADER_PARKED	    16
+#define UNWIND_LOADER_PARK_TRIES    4
+/* Between unpublishing the tables that move and moving them (a BPF walk takes microseconds). */
+#define UNWIND_LOADER_GRACE_US	    1000
+
+/* A build waiting for the slots evicted for it (see unwind_loader.c: place). */
+struct unwind_parked {
+	struct table_done d;
+	unsigned tries;
+};
 
 struct unwind_loader {
 	struct unwind_store store;
@@ -54,8 +58,9 @@ struct unwind_loader {
 	VEC(uint32_t) dirty;	    /* processes whose executable mappings changed */
 	struct unwind_proc *proc;   /* scratch for one process's mappings */
 	size_t files_capacity;	    /* entries the BPF file map holds */
-	size_t files_after_rebuild; /* files the store kept at its last rebuild */
-	unsigned rebuilds;
+	unsigned compactions;	    /* the store compacted, its free slots in pieces */
+	VEC(struct unwind_parked) parked;
+	size_t evicted_at_compaction; /* store.stats.evicted when it was last compacted */
 	/* Python processes among those read (NULL: no Python frames); not owned. */
 	struct python_loader *py;
 	/* Who holds unwind_procs and py_procs: one user cannot take them all. */
@@ -76,29 +81,12 @@ struct unwind_loader {
 	} proc_copies[UNWIND_LOADER_PROC_COPIES];
 	/* The files stacks that stopped early met without rows (issue 38). */
 	struct unwind_misses misses;
-	uint64_t evicted_at; /* CLOCK_MONOTONIC of the last rebuild to evict */
 	/* bpf/unwind.bpf.h's unwind_no_table, with stack copies; -1: none. */
 	int no_table_fd;
 	/* With stack copies: the last processes gone, their mappings as they were. */
 	struct unwind_proc_copy gone[UNWIND_LOADER_GONE];
 	unsigned gone_next;
 };
-
-/*
- * Files are never dropped one by one, so on a machine that keeps starting
- * new binaries (a build farm, a CI runner) the store and the BPF file map
- * would fill within hours and the new binaries lose their CFI. When either
- * is three quarters full and has grown by a quarter since the last
- * rebuild, the store is built again (the BPF file map emptied first: for
- * that moment stacks use frame pointers): first the files samples fell in,
- * most recently sampled first, whether a process maps them now or not,
- * then the other files of the processes still alive. It is also built
- * again (at most every UNWIND_LOADER_EVICT_NS) when a file refused for
- * lack of room is sampled and evicting the files not sampled lately would
- * make it room: one user's files that never run do not keep out a program
- * that does. 0 when nothing was needed or it was done; -ENOMEM.
- */
-int unwind_loader_maybe_rebuild(struct unwind_loader *l);
 
 /*
  * Map the BPF maps (slots_fd: an mmapable array of `capacity` slots;
@@ -171,6 +159,11 @@ int unwind_loader_wake_fd(const struct unwind_loader *l);
  * every table is built. Called before the first file is added.
  */
 void unwind_loader_use_cache(struct unwind_loader *l, const char *state_dir, uint64_t bytes);
+/*
+ * What the unwind store holds, for the recording's summary: "14.7 of 32 MiB
+ * (3.52M rows in 84 tables, 2412 rules); 3 evicted, 0 refused".
+ */
+void unwind_loader_store_line(const struct unwind_loader *l, char *buf, size_t size);
 /* At -v: files, rows, build time, the slowest file; tables from the cache and built. */
 void unwind_loader_log_summary(const struct unwind_loader *l);
 /* A process forked: the child runs what its parent runs (its Python interpreter too). */

@@ -220,8 +220,6 @@ int lifecycle_feed_drain(void *feed)
 	/* Before the records: a sample of a process that just mapped a file finds its rows. */
 	if (!err && f->unwind)
 		err = unwind_loader_refresh(f->unwind);
-	if (!err && f->unwind)
-		err = unwind_loader_maybe_rebuild(f->unwind);
 	return err;
 }
 

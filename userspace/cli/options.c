@@ -78,6 +78,7 @@ enum {
 	OPT_STATE_DIR,
 	OPT_UNWIND_CACHE,
 	OPT_STACK_COPY,
+	OPT_UNWIND_MEMORY,
 	OPT_VERSION,
 	OPT_HELP,
 	OPT_USAGE,
@@ -131,6 +132,11 @@ static const struct argp_option option_defs[] = {
 	  "With --unwind cfi: a sample in a program whose unwind table is still being built "
 	  "copies up to SIZE of its stack (default and most 60K, 0 = never; 4 MiB/s per CPU "
 	  "at most), and its stack is finished once the table is there",
+	  0 },
+	{ "unwind-memory", OPT_UNWIND_MEMORY, "SIZE", 0,
+	  "Memory for the unwind tables --unwind cfi reads (4M to 1G; default 32M, some 8M rows: "
+	  "a build machine's compilers and libLLVM with room to spare). When full, the tables of "
+	  "the files sampled least recently make room; the summary says how much was used",
 	  0 },
 	{ "debuginfod-timeout", OPT_DEBUGINFOD_TIMEOUT, "TIME", 0,
 	  "With DEBUGINFOD_URLS set: at most TIME (default 10s) fetching debug files of "
@@ -366,6 +372,14 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		if (parse_size(arg, &o->stack_copy_bytes) || o->stack_copy_bytes > STACK_COPY_MAX) {
 			log_error("--stack-copy %s: give a size from 0 (no copies) to 60K, such as "
 				  "16K",
+				  arg);
+			goto reported;
+		}
+		break;
+	case OPT_UNWIND_MEMORY:
+		if (parse_size(arg, &o->unwind_memory) || o->unwind_memory < (4ull << 20) ||
+		    o->unwind_memory > (1ull << 30)) {
+			log_error("--unwind-memory %s: give a size from 4M to 1G, such as 64M",
 				  arg);
 			goto reported;
 		}

@@ -98,6 +98,7 @@ struct options {
 	unsigned file_mode;  /* --mode: permissions of the profiles written */
 	uint64_t ring_bytes; /* --ring-size: bytes per CPU ring; 0: sized for the rate */
 	uint64_t stack_copy_bytes; /* --stack-copy: bytes of a stack copied at most; 0: none */
+	uint64_t unwind_memory; /* --unwind-memory: bytes of the unwind store; 0: the default */
 	bool include_idle;
 	bool sched;	       /* capture context switches and wakeups (--no-sched clears) */
 	bool offcpu;	       /* off-CPU samples and switch-out stacks (--no-off-cpu clears) */

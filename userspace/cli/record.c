@@ -267,6 +267,12 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 			lost->dropped[EV_SYSCALL], lost->dropped[EV_SYSCALL_TOTALS]);
 	if (!frame_quality_count(&frames, &r->model, tables))
 		print_frame_quality(&frames, r->session.unwind);
+	if (r->session.unwind) {
+		char store[256];
+
+		unwind_loader_store_line(r->session.unwind, store, sizeof(store));
+		fprintf(stderr, "bpfprof: unwind store: %s\n", store);
+	}
 	print_stack_copies(r, lost);
 	print_python_unread(r->py_procs);
 	print_view(&r->view);

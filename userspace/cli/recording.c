@@ -372,6 +372,7 @@ int recording_start(struct recording *r, const struct options *opts)
 
 	cfg.freq_hz = opts->freq_hz;
 	cfg.ring_bytes = opts->ring_bytes;
+	cfg.unwind_memory = opts->unwind_memory;
 	cfg.include_idle = opts->include_idle;
 	cfg.sched = opts->sched;
 	cfg.offcpu_stacks = opts->sched && opts->offcpu;

@@ -6,8 +6,9 @@
  * slot), the rules every file's rows point to, kept once, and an index from
  * a file (device, inode) to its run. Files are added once, whichever process
  * maps them; the array has a fixed capacity (the BPF map's), and a file that
- * does not fit is refused and counted, never half-loaded. Room is counted
- * in slots: a share, a file's cap, what a rebuild wins back.
+ * does not fit is refused and counted, never half-loaded, or makes room by
+ * evicting the tables sampled least recently (unwind_store_evict_for).
+ * Room is counted in slots: a share, a file's cap, what compacting wins back.
  */
 #ifndef BPFPROF_UNWIND_TABLE_STORE_H
 #define BPFPROF_UNWIND_TABLE_STORE_H
@@ -19,6 +20,7 @@
 #include "../../bpf/bpfprof_abi.h"
 #include "compact_table.h"
 #include "file_table.h"
+#include "slot_alloc.h"
 #include "util/hashmap.h"
 #include "util/vec.h"
 
@@ -64,11 +66,16 @@ struct unwind_store_file {
 	/*
 	 * FULL for its rules (want_slots set too): the rule room it needs, one
 	 * more than its payer had when refused. A user with that room who maps
-	 * it takes it; without, it is not built again, at a rebuild either.
+	 * it takes it; without, it is not built again.
 	 */
 	uint32_t want_rules;
-	/* PENDING after a rebuild (unwind_store_keep_sampled): slots held for its build. */
-	uint32_t reserved;
+	/*
+	 * FULL: its table was evicted for another's (want_slots its size). The
+	 * next process to map it, or a sample in it, queues it again.
+	 */
+	bool evicted;
+	/* CLOCK_MONOTONIC ns its table was stored (LOADED): the oldest never sampled go first. */
+	uint64_t loaded_at;
 	/* CLOCK_MONOTONIC ns of the last sample with a user PC in it; 0: never sampled. */
 	uint64_t sampled_at;
 	/*
@@ -88,6 +95,7 @@ struct unwind_store_stats {
 	uint64_t build_ns;		    /* CPU time spent building tables */
 	uint64_t longest_ns;		    /* of the file that took longest */
 	size_t rules_full;		    /* FULL for want of room for their rules */
+	size_t evicted; /* tables evicted for others' (unwind_store_evict_for) */
 };
 
 /*
@@ -102,13 +110,18 @@ typedef int (*unwind_defer_fn)(void *ctx, const struct unwind_store_file *f, int
 			       const char *path, const char *link, bool stale);
 
 struct unwind_store {
-	/* In the caller's buffer when one was given (the BPF array, mapped), never moved. */
+	/*
+	 * In the caller's buffer when one was given (the BPF array, mapped),
+	 * never moved: room for max_slots (cap), of which `len` are held by
+	 * tables (LOADED), each in an extent of `alloc`.
+	 */
 	VEC(union unwind_slot) slots;
 	size_t max_slots;
+	struct slot_alloc alloc;
 	/*
 	 * Every file's rules (the BPF rules array once unwind_store_rules_in),
-	 * built again at a rebuild from the files kept (their rows remapped):
-	 * only then are rules given back, so with owner_shares the rules a
+	 * built again when the store is compacted from the tables kept (their
+	 * rows remapped): only then are rules given back, so with owner_shares the rules a
 	 * user's files add are bounded like its slots: a quarter each, half for
 	 * all users (root's, the system's large files, exempt), besides
 	 * COMPACT_FILE_MAX_RULES a file. A user's files that want distinct
@@ -118,41 +131,17 @@ struct unwind_store {
 	struct compact_rules rules;
 	struct hmap owner_rules; /* uid -> rules its files added */
 	size_t user_rules;	 /* rules added by users' files, root's aside */
-	/*
-	 * Slots no entry points to any more (a file replaced under its dev and
-	 * inode): what a rebuild would win back, besides files no longer mapped.
-	 */
-	size_t dead_slots;
 	bool slots_external;
 	/*
-	 * Slots by the user whose process first mapped their file (uid -> slots,
-	 * dead ones included), for unwind_store_share_by_owner.
+	 * Slots by the user whose process first mapped their file (uid -> slots
+	 * of its tables stored), for unwind_store_share_by_owner.
 	 */
 	struct hmap owner_slots;
-	bool owner_shares;     /* the shares and a file's cap apply (unwind_store_share_by_owner) */
-	size_t reserved_slots; /* held for sampled files' builds (unwind_store_file.reserved) */
-	/* A sample fell in a FULL file since the last look: evicting may make it room. */
-	bool sampled_refused;
-	/*
-	 * uid -> the second its refused file last called for an eviction
-	 * rebuild (unwind_store_should_evict): kept across rebuilds.
-	 */
-	struct hmap evict_asked;
+	bool owner_shares; /* the shares and a file's cap apply (unwind_store_share_by_owner) */
 	VEC(struct unwind_store_file) files;
 	struct hmap index; /* (dev, ino) -> index in files */
 	size_t vdso_size;  /* of our [vdso] mapping, once its table was added */
 	struct unwind_store_stats stats;
-	/* During a rebuild: the files and slots of before (see unwind_store_reset). */
-	VEC(struct unwind_store_file) old_files;
-	struct hmap old_index;
-	union unwind_slot *old_slots;
-	/*
-	 * And the rules of before (NULL: no memory, the rules kept as they
-	 * were): the rules start again from NONE, each file kept adds those its
-	 * rows use, so that the rules of files gone (their users' too) return.
-	 */
-	struct unwind_rule *old_rules;
-	size_t old_rules_len;
 	/*
 	 * Set: files met through unwind_store_add_mapping are PENDING and handed
 	 * to `defer`, to come back through unwind_store_complete. NULL: built at once.
@@ -168,6 +157,12 @@ struct unwind_store {
  * Without memory for the rules, every file is FULL.
  */
 void unwind_store_init(struct unwind_store *s, union unwind_slot *slots, size_t max_slots);
+/*
+ * Whether compacting would move `f`'s table (LOADED, past the lowest
+ * free or quarantined slot), or it was evicted: either way out of the BPF
+ * file map while the rows move.
+ */
+bool unwind_store_compact_moves(const struct unwind_store *s, const struct unwind_store_file *f);
 /*
  * From now on the rules are written into `rules` (room for max, the
  * caller's: the BPF array, mapped), starting again from NONE: those of
@@ -218,52 +213,56 @@ void unwind_store_budget(const struct unwind_store *s, struct cfi_budget *b);
 
 /*
  * A sample's user PC fell in file `key` (at `now`, CLOCK_MONOTONIC ns):
- * sampled files are kept first at a rebuild (unwind_store_keep_sampled).
+ * what eviction goes by (unwind_store_evict_for). Whether the file wants
+ * its table queued again (refused for room, or evicted, and evicting would
+ * make it room; or its build was lost): the caller reads the sampling
+ * process's mappings again.
  */
-void unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *key, uint64_t now);
+bool unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *key, uint64_t now);
 /* `f`'s rows went to the BPF maps at `now` (the first time counts; see published_at). */
 void unwind_store_published(struct unwind_store *s, const struct unwind_store_file *f,
 			    uint64_t now);
 /*
- * Whether a rebuild would make room for a sampled file that was refused
- * (FULL): rows of files never sampled, or not since `recent` (ns), or
- * dead, would hold it. A user other than root calls for such a rebuild at
- * most once every `owner_every` ns: a rebuild costs every user (a re-read
- * of every process, a moment of frame-pointer stacks), and a user who maps
- * more than its share and samples a refused file now and then must not
- * make one happen every few seconds. Looks once per sample in a refused
- * file: false clears the call until the next one.
+ * A table sampled less than this before is pinned: never evicted (its
+ * process runs now), whoever asks. Two seconds: a running process's files
+ * are stamped once a second (unwind_loader_sampled).
  */
-bool unwind_store_should_evict(struct unwind_store *s, uint64_t now, uint64_t recent,
-			       uint64_t owner_every);
-/*
- * Right after unwind_store_reset: the files of before that were sampled in
- * the `recent` ns before `now` (what unwind_store_should_evict counts as no
- * room), most recently sampled first (at most max_files), whether a
- * process maps them now or not, take their rows again, and room is held
- * for those sampled while refused (FULL), which are built again when a
- * process maps them. The files met afterwards (not sampled lately) get
- * what is left: they are the ones evicted. Shares and the capacity apply
- * as ever.
- */
-void unwind_store_keep_recent(struct unwind_store *s, size_t max_files, uint64_t now,
-			      uint64_t recent);
-/* A file sampled less than this before is recent: kept at a rebuild, not evicted. */
-#define UNWIND_STORE_RECENT_NS (30ull * 1000000000ull)
-/* unwind_store_keep_recent now (CLOCK_MONOTONIC), within UNWIND_STORE_RECENT_NS. */
-void unwind_store_keep_sampled(struct unwind_store *s, size_t max_files);
+#define UNWIND_STORE_PIN_NS (2000000000ull)
+/* A table never sampled, loaded at least this long ago, goes before any other. */
+#define UNWIND_STORE_OLD_NS (30ull * 1000000000ull)
 
 /*
- * Forget every file and slot (the slots' buffer stays, and the rules): to build the store
- * again from the files still in use. The statistics keep counting. Until
- * unwind_store_rebuilt, a file added again takes its table from before
- * (its rows copied, not built again) when it is still the same file; one
- * that was FULL or PENDING is built again.
- * 0 or -ENOMEM (then nothing is kept from before: tables are built again).
+ * Entry `f`, just refused for lack of room (FULL: not for its payer's
+ * share, its rules or the file cap): when evicting other tables makes it
+ * room (or free slots in pieces are enough), they are evicted, their
+ * extents in quarantine (slot_alloc.h: free SLOT_QUARANTINE_NS later),
+ * and `f` is PENDING again, to be completed again with the same build
+ * once they are free (slot_alloc_next_release), or after
+ * unwind_store_compact when no free extent holds it (or built when next
+ * met, as a retry). The order tables go in:
+ * those never sampled and loaded UNWIND_STORE_OLD_NS before `now`, oldest first; then the
+ * unprotected ones, least recently sampled first; then the payer's own protected ones, least
+ * recently sampled first. A user's (its payer's) most recently sampled tables are protected from
+ * other users up to a quarter of the slots (root's, the system's large files too, all), so that one
+ * user cannot evict the tables another runs; tables sampled in the last UNWIND_STORE_PIN_NS are
+ * never evicted. An evicted table's entry stays, FULL and `evicted`, its size kept: a process that
+ * maps the file again, or a sample in it, queues it again (see readmit and unwind_store_sampled).
+ * false: nothing evicted, `f` stays FULL.
  */
-int unwind_store_reset(struct unwind_store *s);
-/* The end of a rebuild: what was not added again is dropped. */
-void unwind_store_rebuilt(struct unwind_store *s);
+bool unwind_store_evict_for(struct unwind_store *s, const struct unwind_store_file *f,
+			    uint64_t now);
+/*
+ * The tables moved down over the free slots, when those are in pieces (no
+ * free extent holds a table though there is room), in the order of their
+ * slots (each moved once, memmove), their rules built again from what
+ * they use (so that the rules of tables gone return, their users' count
+ * too). The slots in quarantine are free after it: the caller unpublishes
+ * the tables that move (unwind_store_compact_moves) first, lets a grace
+ * pass in which no walk can still read them (or those in quarantine), and
+ * publishes them after. 0 or -ENOMEM (then what could not be moved is
+ * evicted).
+ */
+int unwind_store_compact(struct unwind_store *s);
 
 /* The kernel's dev_t of a device that /proc/PID/maps writes as "major:minor". */
 uint64_t unwind_kernel_dev(unsigned int major, unsigned int minor);
@@ -308,7 +307,7 @@ const struct unwind_store_file *unwind_store_add_vdso(struct unwind_store *s, si
 /*
  * The table of a PENDING file, built (`b`, whose rows are taken): packed
  * after the rows stored. Its entry, final now; NULL when the entry is no
- * longer waiting for this build (the store was reset, or the file changed
+ * longer waiting for this build (the file changed
  * again: errno 0), or with errno ENOMEM.
  */
 const struct unwind_store_file *unwind_store_complete(struct unwind_store *s,
@@ -323,6 +322,12 @@ const struct unwind_store_file *unwind_store_complete(struct unwind_store *s,
  */
 void unwind_store_retry(struct unwind_store *s, const struct unwind_file_key *key,
 			const struct unwind_file_id *id);
+
+/*
+ * FULL entry `f`, refused for its rules, PENDING again: to be completed
+ * with the same build once room was made (the store compacted).
+ */
+void unwind_store_retry_now(struct unwind_store *s, const struct unwind_store_file *f);
 
 /* The entry of (dev, ino), or NULL when the file was never added. */
 const struct unwind_store_file *unwind_store_find(const struct unwind_store *s, uint64_t dev,

@@ -82,6 +82,18 @@ int hmap_put(struct hmap *m, struct hmap_key key, uint32_t value)
 {
 	size_t mask, i;
 
+	/*
+	 * A key already there takes its new value in place: a put that adds
+	 * no key never allocates, so callers may count on it not failing.
+	 */
+	if (m->cap) {
+		mask = m->cap - 1;
+		for (i = key_hash(key) & mask; m->slots[i].used; i = (i + 1) & mask)
+			if (key_eq(m->slots[i].key, key)) {
+				m->slots[i].value = value;
+				return 0;
+			}
+	}
 	/* Keep the load factor under 0.7 so probe chains stay short. */
 	if ((m->len + 1) * 10 > m->cap * 7) {
 		int err = hmap_resize(m, m->cap ? m->cap * 2 : 64);

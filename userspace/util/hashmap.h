@@ -33,7 +33,7 @@ uint64_t hash_bytes(const void *p, size_t n);
 
 /* true and *value set when present. */
 bool hmap_get(const struct hmap *m, struct hmap_key key, uint32_t *value);
-/* Insert or overwrite; 0 or -ENOMEM. */
+/* Insert or overwrite; 0 or -ENOMEM (only when it adds a key: an overwrite never allocates). */
 int hmap_put(struct hmap *m, struct hmap_key key, uint32_t value);
 /* Remove; true when it was present. */
 bool hmap_del(struct hmap *m, struct hmap_key key);
