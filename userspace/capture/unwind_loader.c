@@ -146,50 +146,62 @@ static struct hmap_key over_budget_key(const struct unwind_file_key *k,
 }
 
 /*
- * The store compacted, its free slots in pieces (for `path`'s table): the
- * entries of the tables whose rows move (above the lowest free slot) are
- * deleted from the BPF file map first, the rows move, and they are
- * published again, so that the unwinder never reads a file's rows while
- * they move (frame pointers for that moment); the tables below stay
- * published.
+ * The store compacted (for `path`'s table): every table's entry is deleted
+ * from the BPF file map first, the rows move and the rules are built again,
+ * and the tables kept are published again. All of them, not only those
+ * that move: compaction renumbers the rules every row points at, in the
+ * mmapped rules array and in the rows of tables that stay put, so a walk
+ * in any published table could pair a row with another row's rule, a
+ * wrong stack with nothing to tell it (review of S2, finding 1); and a
+ * table compaction evicts (no room for its rules) must not stay published
+ * over slots others take (finding 2). For that moment (a few ms, rare:
+ * free slots in pieces, or rules to win back) the walks follow frame
+ * pointers, or copy their stacks, and say so.
  */
 static void compact(struct unwind_loader *l, const char *path)
 {
-	size_t evicted = l->store.stats.evicted, moved = 0;
+	size_t evicted = l->store.stats.evicted, unpublished = 0;
 	uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
-	uint8_t *moves = calloc(l->store.files.len ? l->store.files.len : 1, 1);
 
 	for (size_t i = 0; i < l->store.files.len; i++) {
-		const struct unwind_store_file *f = &l->store.files.data[i];
+		struct unwind_store_file *f = &l->store.files.data[i];
 
-		/* No memory to remember which: every file is published again. */
-		if (!unwind_store_compact_moves(&l->store, f) &&
-		    (moves || f->status != UNWIND_FILE_LOADED))
+		if (f->status != UNWIND_FILE_LOADED && !f->published_at)
 			continue;
 		bpf_map_delete_elem(l->files_fd, &f->key);
-		if (moves)
-			moves[i] = 1;
-		moved++;
+		unpublished++;
 	}
 	/*
-	 * A walk that found one of them (or a table in quarantine) before it was
-	 * unpublished lasts microseconds: past this grace none reads their slots,
-	 * which the tables moved down may take, quarantine or not.
+	 * A walk that found a table before it was unpublished lasts
+	 * microseconds: past this grace none reads the slots or the rules.
 	 */
 	usleep(UNWIND_LOADER_GRACE_US);
 	if (unwind_store_compact(&l->store))
 		log_debug("unwind store: no memory to compact it; the tables not moved are "
 			  "evicted");
-	for (size_t i = 0; i < l->store.files.len; i++)
-		if ((!moves || moves[i]) && l->store.files.data[i].status == UNWIND_FILE_LOADED)
-			publish_file(l, &l->store.files.data[i]);
-	free(moves);
+	for (size_t i = 0; i < l->store.files.len; i++) {
+		struct unwind_store_file *f = &l->store.files.data[i];
+
+		if (f->status == UNWIND_FILE_LOADED)
+			publish_file(l, f);
+		else
+			/* Evicted meanwhile: published again when built again. */
+			f->published_at = 0;
+	}
 	l->compactions++;
+	l->compacted_at = clock_ns(CLOCK_MONOTONIC);
 	l->evicted_at_compaction = l->store.stats.evicted;
 	log_debug("unwind store: compacted for %s in %.1f ms (%zu tables evicted so far, %zu "
 		  "unpublished meanwhile), %zu of %zu slots in use",
-		  path ? path : "?", (double)(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6, evicted, moved,
-		  l->store.slots.len, l->store.max_slots);
+		  path ? path : "?", (double)(clock_ns(CLOCK_MONOTONIC) - t0) / 1e6, evicted,
+		  unpublished, l->store.slots.len, l->store.max_slots);
+}
+
+/* Whether the last compaction is UNWIND_LOADER_COMPACT_GAP_NS ago or more. */
+static bool may_compact(const struct unwind_loader *l)
+{
+	return !l->compacted_at ||
+	       clock_ns(CLOCK_MONOTONIC) - l->compacted_at >= UNWIND_LOADER_COMPACT_GAP_NS;
 }
 
 /*
@@ -234,7 +246,7 @@ static const struct unwind_store_file *place(struct unwind_loader *l, struct tab
 	 * compacted: their rules return only then (unwind_store_compact).
 	 */
 	if (f && f->status == UNWIND_FILE_FULL && f->want_rules &&
-	    l->store.stats.evicted > l->evicted_at_compaction) {
+	    l->store.stats.evicted > l->evicted_at_compaction && may_compact(l)) {
 		unwind_store_retry_now(&l->store, f);
 		compact(l, d->path);
 		return unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
@@ -253,6 +265,8 @@ static const struct unwind_store_file *place(struct unwind_loader *l, struct tab
 		*wait = true;
 		return NULL;
 	}
+	if (!may_compact(l))
+		return f;
 	compact(l, d->path);
 	return unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
 }

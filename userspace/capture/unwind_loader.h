@@ -36,6 +36,13 @@ struct python_loader;
 #define UNWIND_LOADER_PARK_TRIES    4
 /* Between unpublishing the tables that move and moving them (a BPF walk takes microseconds). */
 #define UNWIND_LOADER_GRACE_US	    1000
+/*
+ * Compactions this far apart at least: each unpublishes every table for a
+ * few ms and moves up to the whole store, so files that keep coming (one
+ * user's, made to) must not make the drain thread do it all the time; a
+ * table refused meanwhile is FULL, and built again at its next mapping.
+ */
+#define UNWIND_LOADER_COMPACT_GAP_NS (250ull * 1000000ull)
 
 /* A build waiting for the slots evicted for it (see unwind_loader.c: place). */
 struct unwind_parked {
@@ -59,6 +66,7 @@ struct unwind_loader {
 	struct unwind_proc *proc;   /* scratch for one process's mappings */
 	size_t files_capacity;	    /* entries the BPF file map holds */
 	unsigned compactions;	    /* the store compacted, its free slots in pieces */
+	uint64_t compacted_at;	    /* CLOCK_MONOTONIC of the last (UNWIND_LOADER_COMPACT_GAP_NS) */
 	VEC(struct unwind_parked) parked;
 	size_t evicted_at_compaction; /* store.stats.evicted when it was last compacted */
 	/* Python processes among those read (NULL: no Python frames); not owned. */

@@ -34,23 +34,6 @@ void store_dead(struct unwind_store *s, const struct unwind_store_file *e, uint6
 		       held > e->nslots ? held - e->nslots : 0);
 }
 
-/* The lowest slot not held by a table: free, or in quarantine. */
-static uint32_t lowest_hole(const struct slot_alloc *a)
-{
-	uint32_t low = a->free.len ? a->free.data[0].start : UINT32_MAX;
-
-	for (size_t i = 0; i < a->held.len; i++)
-		if (a->held.data[i].start < low)
-			low = a->held.data[i].start;
-	return low;
-}
-
-bool unwind_store_compact_moves(const struct unwind_store *s, const struct unwind_store_file *f)
-{
-	return (f->status == UNWIND_FILE_LOADED && f->info.first_slot > lowest_hole(&s->alloc)) ||
-	       (f->status == UNWIND_FILE_FULL && f->evicted);
-}
-
 /* Entry `e`'s table is dropped: FULL, evicted, its size kept (found again, see readmit). */
 static void mark_evicted(struct unwind_store *s, struct unwind_store_file *e)
 {

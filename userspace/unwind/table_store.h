@@ -158,12 +158,6 @@ struct unwind_store {
  */
 void unwind_store_init(struct unwind_store *s, union unwind_slot *slots, size_t max_slots);
 /*
- * Whether compacting would move `f`'s table (LOADED, past the lowest
- * free or quarantined slot), or it was evicted: either way out of the BPF
- * file map while the rows move.
- */
-bool unwind_store_compact_moves(const struct unwind_store *s, const struct unwind_store_file *f);
-/*
  * From now on the rules are written into `rules` (room for max, the
  * caller's: the BPF array, mapped), starting again from NONE: those of
  * before (and the memory unwind_store_init took for them) are dropped, so
@@ -256,10 +250,11 @@ bool unwind_store_evict_for(struct unwind_store *s, const struct unwind_store_fi
  * free extent holds a table though there is room), in the order of their
  * slots (each moved once, memmove), their rules built again from what
  * they use (so that the rules of tables gone return, their users' count
- * too). The slots in quarantine are free after it: the caller unpublishes
- * the tables that move (unwind_store_compact_moves) first, lets a grace
- * pass in which no walk can still read them (or those in quarantine), and
- * publishes them after. 0 or -ENOMEM (then what could not be moved is
+ * too). The slots in quarantine are free after it. The rules every row
+ * points at are renumbered, those of tables that do not move too: the
+ * caller unpublishes every table first, lets a grace pass in which no
+ * walk can still read them (or those in quarantine), and publishes those
+ * kept after. 0 or -ENOMEM (then what could not be moved is
  * evicted).
  */
 int unwind_store_compact(struct unwind_store *s);
