@@ -20,7 +20,21 @@
 
 void session_copies_configure(struct session *s, uint32_t bytes)
 {
-	s->skel->rodata->stack_copy_bytes = bytes < STACK_COPY_MAX ? bytes : STACK_COPY_MAX;
+	/*
+	 * A CPU's copies share its ring with its samples and switches: one
+	 * copy takes at most an eighth of it, and the budget saves up at most
+	 * half of it, so that a burst of copies cannot push out the records
+	 * around them (--ring-size 256K: 32K copies, a 128K burst).
+	 */
+	uint64_t one = s->ring_bytes / 8, burst = s->ring_bytes / 2;
+
+	if (bytes > STACK_COPY_MAX)
+		bytes = STACK_COPY_MAX;
+	if (one && bytes > one)
+		bytes = (uint32_t)one;
+	s->skel->rodata->stack_copy_bytes = bytes;
+	if (burst && burst < s->skel->rodata->stack_copy_burst)
+		s->skel->rodata->stack_copy_burst = burst;
 	/* Bench: every sample's stack copied, no budget (what one copy costs). */
 	if (bytes && getenv("BPFPROF_TEST_STACK_COPY_ALL")) {
 		s->skel->rodata->stack_copy_all = true;
