@@ -29,8 +29,10 @@ target_compile_definitions(test_cfi_table PRIVATE
 
 # An entry point in assembly without CFI (as ld.so's is): a root row, not a gap.
 add_executable(cfi_entry_fix ${UNWIND_TEST_DIR}/fixtures/cfi/entry_fix.c)
-target_compile_options(cfi_entry_fix PRIVATE -O2 -fomit-frame-pointer -fno-PIE -fasynchronous-unwind-tables)
-target_link_options(cfi_entry_fix PRIVATE -nostdlib -static -no-pie)
+# No libc, so no sanitizer runtime either (the ASan build's flags are undone).
+target_compile_options(cfi_entry_fix PRIVATE -O2 -fomit-frame-pointer -fno-PIE -fasynchronous-unwind-tables
+  -fno-sanitize=all)
+target_link_options(cfi_entry_fix PRIVATE -nostdlib -static -no-pie -fno-sanitize=all)
 bpfprof_unit_test(test_cfi_entry ${UNWIND_TEST_DIR}/test_cfi_entry.c)
 add_dependencies(test_cfi_entry cfi_entry_fix cfi_fix)
 target_compile_definitions(test_cfi_entry PRIVATE
