@@ -16,6 +16,12 @@
 /* --stack-copy: bytes copied from the frame's SP at most (0: no copies). */
 const volatile __u32 stack_copy_bytes = 0;
 /*
+ * Set by userspace once something finishes the copies (the unwind loader
+ * and the finisher opened): before, or without it, a walk never stops for a
+ * copy, and goes on with frame pointers (S2/S5 review, finding 7).
+ */
+__u32 stack_copy_on = 0;
+/*
  * Tests and bench only (BPFPROF_TEST_STACK_COPY_ALL): every walk stops at
  * its first frame for a copy, tables or not, to measure what a copy costs.
  */

@@ -574,7 +574,7 @@ static __always_inline bool unwind_stop_for_copy(struct unwind_walk *w, __u32 n,
 {
 	struct stack_copy_scratch *sc;
 
-	if (!stack_copy_bytes || bpf_map_lookup_elem(&unwind_no_table, &w->file))
+	if (!stack_copy_bytes || !stack_copy_on || bpf_map_lookup_elem(&unwind_no_table, &w->file))
 		return false;
 	sc = stack_copy_budget();
 	if (!sc)

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 
 #include "../util/clock.h"
 #include "bpfprof.skel.h"
@@ -82,14 +81,21 @@ static int proc_mappings(void *ctx, uint32_t pid, uint64_t ts, struct unwind_map
 	return (int)n;
 }
 
+/*
+ * The user a parked copy is charged to: the process's real uid, folded to
+ * its owner as the other shares are (proc_shares_user), not the owner of
+ * /proc/PID, which is root for a process that is not dumpable (root's
+ * copies are not capped) and each subordinate uid's own (S2/S5 review,
+ * finding 9). A process already gone: -1, one share for all of them.
+ */
 static uint32_t proc_uid(void *ctx, uint32_t pid)
 {
-	char path[32];
-	struct stat st;
+	struct session *s = ctx;
+	uint32_t uid;
 
-	(void)ctx;
-	snprintf(path, sizeof(path), "/proc/%u", pid);
-	return stat(path, &st) ? (uint32_t)-1 : st.st_uid;
+	if (!s->unwind || proc_shares_user(&s->unwind->shares, pid, &uid))
+		return (uint32_t)-1;
+	return uid;
 }
 
 /* A finished stack into the model; one still cut names the file it met without rows. */
@@ -123,6 +129,8 @@ int session_copies_open(struct session *s)
 	/* Key 0: files the walk found itself, in a process not published (bpf/unwind.bpf.h). */
 	(void)bpf_map_update_elem(s->unwind->no_table_fd, &(struct unwind_file_key){ 0, 0 },
 				  &(uint8_t){ 1 }, BPF_ANY);
+	/* Now that something finishes them: copies on (bpf/stack_copy.bpf.h). */
+	__atomic_store_n(&s->skel->bss->stack_copy_on, 1, __ATOMIC_RELEASE);
 	return 0;
 }
 
