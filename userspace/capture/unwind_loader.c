@@ -83,13 +83,6 @@ int unwind_loader_open(struct unwind_loader *l, int slots_fd, int rules_fd, int 
 	l->procs_fd = procs_fd;
 	proc_shares_init(&l->shares, capped_fd);
 	proc_shares_use(&l->shares, PROC_SHARE_UNWIND, procs_fd);
-	{
-		struct bpf_map_info info = { 0 };
-		__u32 len = sizeof(info);
-
-		l->files_capacity =
-			bpf_obj_get_info_by_fd(files_fd, &info, &len) ? 16384 : info.max_entries;
-	}
 	unwind_store_init(&l->store, l->slots, capacity);
 	if (unwind_store_rules_in(&l->store, l->rules, UNWIND_MAX_RULES))
 		return -ENOMEM;

@@ -64,7 +64,6 @@ struct unwind_loader {
 	size_t unpublished;	    /* files or processes the BPF maps had no room for */
 	VEC(uint32_t) dirty;	    /* processes whose executable mappings changed */
 	struct unwind_proc *proc;   /* scratch for one process's mappings */
-	size_t files_capacity;	    /* entries the BPF file map holds */
 	unsigned compactions;	    /* the store compacted, its free slots in pieces */
 	uint64_t compacted_at;	    /* CLOCK_MONOTONIC of the last (UNWIND_LOADER_COMPACT_GAP_NS) */
 	VEC(struct unwind_parked) parked;
