@@ -32,33 +32,40 @@ key=$(key_of "$NOFP")
 
 case $MODE in
 dir)
-	mkdir -m 1777 "$WORK/shared"
+	# A sticky directory all may write, as /tmp is, outside the build tree (a
+	# checkout may be 0700, mktemp's: the user could not reach it there).
+	SHARED=$(mktemp -d /var/tmp/bpfprof-shared.XXXXXX) || fail "mktemp -d failed"
+	HOSTILE_CLEANUP+=("rm -rf '$SHARED'")
+	chmod 1777 "$SHARED"
 	"${as_user[@]}" mkdir -m 0777 "$USER_DIR/target" || fail "the user cannot make its directory"
 	"${as_user[@]}" chmod 0777 "$USER_DIR/target"
-	"${as_user[@]}" ln -s "$USER_DIR/target" "$WORK/shared/state" ||
+	"${as_user[@]}" ln -s "$USER_DIR/target" "$SHARED/state" ||
 		fail "the user cannot plant its link"
 	for plant in link dir; do
 		if [ "$plant" = dir ]; then
-			"${as_user[@]}" rm "$WORK/shared/state" &&
-				"${as_user[@]}" mkdir "$WORK/shared/state" &&
-				"${as_user[@]}" chmod 0777 "$WORK/shared/state" ||
+			"${as_user[@]}" rm "$SHARED/state" &&
+				"${as_user[@]}" mkdir "$SHARED/state" &&
+				"${as_user[@]}" chmod 0777 "$SHARED/state" ||
 				fail "the user cannot make its directory at the state path"
 		fi
-		run_bpfprof 60 -v --unwind cfi --state-dir "$WORK/shared/state" \
+		run_bpfprof 60 -v --unwind cfi --state-dir "$SHARED/state" \
 			-o "$WORK/$plant.json.gz" -- "$NOFP" 1 50
 		expect_success
-		grep -q "^bpfprof: warning: unwind table cache off: $WORK/shared/state/unwind-cache: " \
+		grep -q "^bpfprof: warning: unwind table cache off: $SHARED/state/unwind-cache: " \
 			"$WORK/bpfprof.err" || fail "no warning that the cache is off with the user's $plant"
 		[ -z "$(ls -A "$USER_DIR/target")" ] ||
 			fail "root wrote into the user's directory: $(ls -A "$USER_DIR/target")"
-		[ "$plant" = link ] || [ -z "$(ls -A "$WORK/shared/state")" ] ||
-			fail "root wrote into the user's state directory: $(ls -A "$WORK/shared/state")"
+		[ "$plant" = link ] || [ -z "$(ls -A "$SHARED/state")" ] ||
+			fail "root wrote into the user's state directory: $(ls -A "$SHARED/state")"
 		ok "a $plant of the user's at the state directory: not used, the cache off, the run whole"
 	done
 	;;
 class)
 	# The user's copy: nofp's bytes, its .eh_frame_hdr's FDE count set to 0.
-	"${as_user[@]}" cp "$NOFP" "$USER_DIR/$name" || fail "the user cannot copy $NOFP"
+	# Copied for the user, as it could copy a program it can read (the build
+	# tree may be 0700, mktemp's), then its own.
+	cp "$NOFP" "$USER_DIR/$name" && chown "$USER_UID:$USER_GID" "$USER_DIR/$name" ||
+		fail "cannot copy $NOFP for the user"
 	hdr=$(readelf -SW "$NOFP" | awk '$2 == ".eh_frame_hdr" { print $5 }')
 	[ -n "$hdr" ] || fail "$NOFP has no .eh_frame_hdr"
 	printf '\0\0\0\0' | "${as_user[@]}" dd of="$USER_DIR/$name" bs=1 seek=$((16#$hdr + 8)) \
