@@ -91,16 +91,17 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	e->kstack_len = kn;
 	e->ustack_len = un;
 	e->py_len = 0;
-	/* Its stack copy goes first: the Python tail sends the sample itself. */
-	if (e->flags & SAMPLE_USTACK_COPIED)
-		stack_copy_submit(e);
 	/*
 	 * A Python process's sample goes on in on_sample_python, a program
 	 * of its own (a tail call), which the verifier checks apart from the
-	 * unwinder: in one program their paths multiply (1.4 s to load).
+	 * unwinder: in one program their paths multiply (1.4 s to load). It
+	 * sends the sample, and its stack copy first, itself.
 	 */
 	if (python_frames && un && bpf_map_lookup_elem(&py_procs, &tgid))
 		bpf_tail_call(ctx, &python_tail, 0);
+	/* Its stack copy goes first. */
+	if (e->flags & SAMPLE_USTACK_COPIED)
+		stack_copy_submit(e);
 	submit_sample(e);
 	return 0;
 }
@@ -118,6 +119,18 @@ int on_sample_python(struct bpf_perf_event_data *ctx)
 	un = e->ustack_len;
 	if (un && kn <= BPFPROF_MAX_KSTACK && un <= BPFPROF_MAX_USTACK)
 		e->py_len = python_stack(e->hdr.pid, e->ips, kn, un, &e->flags);
+	/*
+	 * A sample with Python frames is not finished from a copy (they are
+	 * grouped by the loops of this walk, which a later one cannot redo:
+	 * capture/stack_finish.c): its copy stays out of the ring, and its
+	 * bytes go back to the budgets (S2/S5 review, finding 8).
+	 */
+	if ((e->flags & SAMPLE_USTACK_COPIED) && e->py_len) {
+		e->flags &= ~SAMPLE_USTACK_COPIED;
+		stack_copy_refund();
+	}
+	if (e->flags & SAMPLE_USTACK_COPIED)
+		stack_copy_submit(e);
 	submit_sample(e);
 	return 0;
 }

@@ -5,10 +5,11 @@
  * the stack above that frame is copied into the ring (stack_copy_event),
  * for userspace to finish the walk once the table is published
  * (userspace/capture/stack_finish.c). perf's --call-graph dwarf copies on
- * every sample; this copies only where a table is coming, and a per-CPU
- * byte budget bounds the cost: without it, the walk goes on with frame
- * pointers. on_sample only: the sched_switch program contains none of it.
- * Included by bpfprof.bpf.c before unwind.bpf.h, which calls it.
+ * every sample; this copies only where a table is coming, and byte
+ * budgets bound the cost, the CPU's and its user's, as does the ring's
+ * room: without them, the walk goes on with frame pointers. on_sample
+ * only: the sched_switch program contains none of it. Included by
+ * bpfprof.bpf.c before unwind.bpf.h, which calls it.
  */
 #ifndef BPFPROF_STACK_COPY_BPF_H
 #define BPFPROF_STACK_COPY_BPF_H
@@ -35,7 +36,17 @@ const volatile bool stack_copy_all = false;
 const volatile __u64 stack_copy_rate = 4u << 20;
 const volatile __u64 stack_copy_burst = 16u << 20;
 /* A copy needs this much budget at least; it takes what the budget holds, up to --stack-copy. */
-#define STACK_COPY_MIN_TOKENS 4096u
+#define STACK_COPY_MIN_TOKENS  4096u
+/*
+ * A user's share of its CPU's budget, rate and burst: each user (real uid
+ * but root) draws from a bucket of its own as well as from the CPU's, so
+ * that one user with threads in tableless files on every CPU cannot spend
+ * the budget everyone else's first stacks need (S2/S5 review, finding 8).
+ * Users are spread over STACK_COPY_UID_BUCKETS buckets by a hash of the
+ * uid: two users in one bucket share its half.
+ */
+#define STACK_COPY_UID_SHARE   2u
+#define STACK_COPY_UID_BUCKETS 64u
 
 #define STACK_COPY_PAGE 4096u
 
@@ -44,11 +55,24 @@ const volatile __u64 stack_copy_burst = 16u << 20;
  * map holds that much), and its budget. `slack`: a page read at any offset
  * the verifier allows (masked to 64 KiB) stays inside the value.
  */
-struct stack_copy_scratch {
-	__u64 tokens;	 /* bytes the CPU may still copy */
+struct stack_copy_bucket {
+	__u64 tokens;	 /* bytes that may still be copied */
 	__u64 refill_ts; /* when tokens was last refilled */
-	__u64 refused;	 /* this sample's walk was refused a copy (counted once) */
-	__u64 stopped;	 /* this sample's walk stopped for a copy: ev's registers are set */
+};
+
+struct stack_copy_scratch {
+	struct stack_copy_bucket cpu; /* the CPU's budget */
+	__u64 refused;		      /* this sample's walk was refused a copy (counted once) */
+	__u64 stopped; /* this sample's walk stopped for a copy: ev's registers are set */
+	__u64 allowed; /* bytes the copy may take: the budgets' and the ring's room */
+	__u64 bucket;  /* its user's bucket in uid[], plus one (0: root's copy) */
+	/*
+	 * The users' buckets on this CPU (STACK_COPY_UID_SHARE). A per-CPU
+	 * array entry, not a hash map updated from NMI context: the program
+	 * does not run nested on its CPU, so each bucket has one writer, and
+	 * a lookup or update never allocates, locks or fails.
+	 */
+	struct stack_copy_bucket uid[STACK_COPY_UID_BUCKETS];
 	struct stack_copy_event ev;
 	__u8 slack[2 * STACK_COPY_PAGE];
 };
@@ -80,32 +104,83 @@ static __always_inline void stack_copy_begin(void)
 		sc->refused = sc->stopped = 0;
 }
 
+/* `b` refilled at `now` with `rate` bytes a second, up to `burst`. */
+static __always_inline void stack_copy_refill(struct stack_copy_bucket *b, __u64 now, __u64 rate,
+					      __u64 burst)
+{
+	__u64 dt = now - b->refill_ts;
+
+	/* Past a full refill, no multiplication that could overflow. */
+	if (!b->refill_ts || dt >= 4000000000ull)
+		b->tokens = burst;
+	else
+		b->tokens += dt * rate / 1000000000ull;
+	if (b->tokens > burst)
+		b->tokens = burst;
+	b->refill_ts = now;
+}
+
+/* This CPU's ring's room for a copy: what keeps half of it free of copies. */
+static __always_inline __u64 stack_copy_ring_room(void)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 idx = nr_rings ? cpu % nr_rings : 0;
+	void *ring = bpf_map_lookup_elem(&rings, &idx);
+	__u64 half, used;
+
+	if (!ring)
+		return 0;
+	/*
+	 * Copies never fill the ring past half: the other half stays for the
+	 * samples and switches of every user (finding 8). The sample that
+	 * follows a copy (~2 KiB at most) is the copy's own cost.
+	 */
+	half = bpf_ringbuf_query(ring, BPF_RB_RING_SIZE) / 2;
+	used = bpf_ringbuf_query(ring, BPF_RB_AVAIL_DATA) + sizeof(struct sample_event);
+	return used < half ? half - used : 0;
+}
+
 /*
- * The CPU's copy record when its budget holds a copy now (refilled
- * first), else NULL: a walk refused is counted once, and goes on with
- * frame pointers.
+ * The CPU's copy record when a copy may be taken now (it may take
+ * sc->allowed bytes): the CPU's budget, its user's (both refilled first)
+ * and the ring's room each hold one. Else NULL: a walk refused is counted
+ * once, and goes on with frame pointers.
  */
 static __always_inline struct stack_copy_scratch *stack_copy_budget(void)
 {
 	struct stack_copy_scratch *sc = stack_copy_scratch();
+	struct stack_copy_bucket *ub = NULL;
 	struct bpfprof_stats *st;
-	__u32 zero = 0;
-	__u64 now, dt;
+	__u32 zero = 0, uid, idx = 0;
+	__u64 now, allowed;
 
 	if (!sc)
 		return NULL;
 	now = bpf_ktime_get_ns();
-	dt = now - sc->refill_ts;
-	/* Past a full refill, no multiplication that could overflow. */
-	if (!sc->refill_ts || dt >= 4000000000ull)
-		sc->tokens = stack_copy_burst;
-	else
-		sc->tokens += dt * stack_copy_rate / 1000000000ull;
-	if (sc->tokens > stack_copy_burst)
-		sc->tokens = stack_copy_burst;
-	sc->refill_ts = now;
-	if (sc->tokens >= STACK_COPY_MIN_TOKENS)
+	stack_copy_refill(&sc->cpu, now, stack_copy_rate, stack_copy_burst);
+	allowed = sc->cpu.tokens;
+	uid = (__u32)bpf_get_current_uid_gid();
+	/* Root's copies (the system's own) are bound by the CPU's budget only. */
+	if (uid) {
+		idx = (uid * 2654435761u >> 26) & (STACK_COPY_UID_BUCKETS - 1);
+		ub = &sc->uid[idx];
+		stack_copy_refill(ub, now, stack_copy_rate / STACK_COPY_UID_SHARE,
+				  stack_copy_burst / STACK_COPY_UID_SHARE);
+		if (ub->tokens < allowed)
+			allowed = ub->tokens;
+	}
+	/* The bench copies every stack: what a full ring drops is its measure. */
+	if (allowed >= STACK_COPY_MIN_TOKENS && !stack_copy_all) {
+		__u64 room = stack_copy_ring_room();
+
+		if (room < allowed)
+			allowed = room;
+	}
+	if (allowed >= STACK_COPY_MIN_TOKENS) {
+		sc->allowed = allowed;
+		sc->bucket = ub ? idx + 1 : 0;
 		return sc;
+	}
 	if (!sc->refused) {
 		sc->refused = 1;
 		st = bpf_map_lookup_elem(&stats, &zero);
@@ -156,14 +231,40 @@ static __always_inline bool stack_copy_take(void)
 	r.sc = sc;
 	r.sp = sc->ev.sp;
 	r.want = stack_copy_bytes < STACK_COPY_MAX ? stack_copy_bytes : STACK_COPY_MAX;
-	if (r.want > sc->tokens)
-		r.want = (__u32)sc->tokens;
+	if (r.want > sc->allowed)
+		r.want = (__u32)sc->allowed;
 	bpf_loop(STACK_COPY_MAX / STACK_COPY_PAGE + 1, stack_copy_page, &r, 0);
 	sc->ev.len = r.len;
 	if (!r.len)
 		return false;
-	sc->tokens -= sc->tokens < r.len ? sc->tokens : r.len;
+	sc->cpu.tokens -= sc->cpu.tokens < r.len ? sc->cpu.tokens : r.len;
+	if (sc->bucket) {
+		struct stack_copy_bucket *ub =
+			&sc->uid[(sc->bucket - 1) & (STACK_COPY_UID_BUCKETS - 1)];
+
+		ub->tokens -= ub->tokens < r.len ? ub->tokens : r.len;
+	}
 	return true;
+}
+
+/*
+ * A copy not sent after all (a Python sample, on_sample_python): its bytes
+ * go back to the budgets that paid for them.
+ */
+static __always_inline void stack_copy_refund(void)
+{
+	struct stack_copy_scratch *sc = stack_copy_scratch();
+	struct stack_copy_bucket *ub;
+	__u64 len;
+
+	if (!sc)
+		return;
+	len = sc->ev.len;
+	sc->cpu.tokens += len;
+	if (sc->bucket) {
+		ub = &sc->uid[(sc->bucket - 1) & (STACK_COPY_UID_BUCKETS - 1)];
+		ub->tokens += len;
+	}
 }
 
 /* This CPU's copy into its ring, stamped as the sample `e` (just before it). */

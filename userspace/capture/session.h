@@ -140,14 +140,14 @@ struct session {
 	 */
 	uint64_t defer_after_ns;
 	VEC(struct session_deferred) deferred;
-	struct stack_finish *finish; /* stack copies finished (session_copies.c); NULL: none */
+	struct stack_finish *finish;   /* stack copies finished (session_copies.c); NULL: none */
 	struct unwind_proc *copy_proc; /* scratch: a copied sample's process's mappings */
 };
 
 struct session_stats {
 	uint64_t emitted[8];
 	uint64_t dropped[8];
-	uint64_t stack_copy_no_budget; /* stacks not copied for want of a CPU's budget */
+	uint64_t stack_copy_no_budget; /* stacks not copied: no budget (CPU, user) or ring room */
 };
 
 /*

@@ -375,6 +375,10 @@ static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, con
 			log_warn("%s: replaced more than %d times in a minute; its frames are "
 				 "walked with frame pointers for now",
 				 path, UNWIND_STORE_MAX_CHANGES);
+		/* While it churns: frame pointers, not copies nobody finishes (finding 8). */
+		if (l->no_table_fd >= 0)
+			(void)bpf_map_update_elem(l->no_table_fd, &f->key, &(uint8_t){ 1 },
+						  BPF_ANY);
 		close(fd);
 		return 0;
 	}

@@ -191,7 +191,8 @@ static void print_stack_copies(const struct recording *r, const struct session_s
 		"being built; %" PRIu64 " finished from their copies, %" PRIu64
 		" of them to a thread root; %" PRIu64 " copies lost, %" PRIu64
 		" refused for room, %" PRIu64 " not walkable, %" PRIu64
-		" without their table in time; %" PRIu64 " not copied for want of a CPU's budget\n",
+		" without their table in time; %" PRIu64
+		" not copied for want of budget or ring room\n",
 		c->copies, human_size((double)c->copy_bytes, bytes, sizeof(bytes)), c->finished,
 		c->rooted, c->lost + c->orphans, c->refused, c->skipped, c->expired,
 		st->stack_copy_no_budget);
