@@ -439,6 +439,45 @@ static void restack_rewrites_a_sample_in_place(void)
 	model_free(&m);
 }
 
+/*
+ * A copied sample whose kernel stack was cut counts once in
+ * truncated_stacks, restacked or not; one whose partial user stack was cut
+ * and whose finished one reaches its root no longer counts (S2/S5 review,
+ * finding 14).
+ */
+static void restack_counts_a_cut_stack_once(void)
+{
+	struct model m;
+	uint64_t k[] = { 0xffffffff81000100 };
+	uint64_t part[] = { 0x401000, 0x402000 };
+	uint64_t whole[] = { 0x401000, 0x402000, 0x403000, 0x404000 };
+	struct sample_event e = make_sample(100, 101, 5000, "worker", k, 1, part, 2);
+	struct sample_event r = make_sample(100, 101, 5000, "worker", k, 1, whole, 4);
+
+	init_model(&m);
+	e.flags = SAMPLE_USTACK_COPIED | SAMPLE_KSTACK_TRUNCATED |
+		  (USTACK_END_NO_CFI << SAMPLE_USTACK_END_SHIFT);
+	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	CHECK_EQ_INT(m.stats.truncated_stacks, 1);
+	r.hdr.kind = EV_SAMPLE_RESTACK;
+	r.flags = SAMPLE_KSTACK_TRUNCATED | (USTACK_END_ROOT << SAMPLE_USTACK_END_SHIFT);
+	CHECK_EQ_INT(model_add_record(&m, &r, r.hdr.size), 0);
+	CHECK_EQ_INT(m.stats.restacks, 1);
+	CHECK_EQ_INT(m.stats.truncated_stacks, 1);
+
+	/* Cut at the user side, then whole. */
+	e.hdr.ts = r.hdr.ts = 6000;
+	e.flags = SAMPLE_USTACK_COPIED | SAMPLE_USTACK_TRUNCATED |
+		  (USTACK_END_LIMIT << SAMPLE_USTACK_END_SHIFT);
+	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	CHECK_EQ_INT(m.stats.truncated_stacks, 2);
+	r.flags = USTACK_END_ROOT << SAMPLE_USTACK_END_SHIFT;
+	CHECK_EQ_INT(model_add_record(&m, &r, r.hdr.size), 0);
+	CHECK_EQ_INT(m.stats.restacks, 2);
+	CHECK_EQ_INT(m.stats.truncated_stacks, 1);
+	model_free(&m);
+}
+
 int main(void)
 {
 	RUN(sample_stack_is_user_root_then_kernel);
@@ -452,5 +491,6 @@ int main(void)
 	RUN(repeated_unknown_address_is_cut);
 	RUN(python_frames_replace_the_interpreter_loop);
 	RUN(restack_rewrites_a_sample_in_place);
+	RUN(restack_counts_a_cut_stack_once);
 	return test_summary();
 }

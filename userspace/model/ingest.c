@@ -388,6 +388,36 @@ static uint32_t *sample_stack_at(struct thread *t, uint64_t ts, uint8_t **end)
 	return NULL;
 }
 
+/*
+ * Whether `stack` has a cut marker (OBJ_TRUNCATED): build_stack puts one
+ * in a stack at most, and counted it in truncated_stacks. Root-first
+ * interning gives every node a smaller prefix: the chain ends.
+ */
+static bool stack_has_cut(const struct model *m, uint32_t stack)
+{
+	while (stack != NO_INDEX && stack < m->stacks.len) {
+		const struct raw_stack *s = &m->stacks.data[stack];
+
+		if (s->frame < m->frames.len && m->frames.data[s->frame].object == OBJ_TRUNCATED)
+			return true;
+		if (s->prefix != NO_INDEX && s->prefix >= stack)
+			break;
+		stack = s->prefix;
+	}
+	return false;
+}
+
+/*
+ * A copied sample's stack finished (capture/stack_finish.c). Its partial
+ * stack's nodes stay interned: they may be shared (another sample, the
+ * same leaf frames), and one no sample refers to is harmless to the
+ * front-end, which builds its call tree from the samples' stacks only
+ * (docs/processed-profile-format.md, 5.2: nodes are shared, none is
+ * required to be used), and a window's cut (cut.c) keeps only the nodes
+ * still used. Its frames are the finished stack's own leaf frames: no
+ * name appears that the profile does not show. The sample counts in truncated_stacks by its
+ * finished stack only (S2/S5 review, finding 14).
+ */
 int model_sample_restack(struct model *m, const struct sample_event *e, size_t size)
 {
 	struct stack_record sr;
@@ -413,6 +443,8 @@ int model_sample_restack(struct model *m, const struct sample_event *e, size_t s
 	err = build_stack(m, &m->processes.data[t->process], &sr, &fresh);
 	if (err)
 		return err;
+	if (stack_has_cut(m, *stack) && m->stats.truncated_stacks)
+		m->stats.truncated_stacks--;
 	*stack = fresh;
 	*end = SAMPLE_USTACK_END(e->flags);
 	m->stats.restacks++;
