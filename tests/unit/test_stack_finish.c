@@ -4,7 +4,8 @@
  * a made-up process: a copy joined with its sample and parked; finished
  * when its file's table is published; parked again for a second file
  * still pending; given up at the deadline (a fake clock) or the end; the
- * bytes parked in all and per user; a copy lost on the ring.
+ * bytes parked in all and per user; a copy lost on the ring; the mappings
+ * read when it is walked; a copy that ends before the walk does.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -60,14 +61,24 @@ static enum stack_file_state file(void *ctx, const struct unwind_file_key *key,
 	return key->ino == file_b.ino ? state_b : STACK_FILE_NONE;
 }
 
-static int mappings(void *ctx, uint32_t pid, uint64_t ts, struct unwind_mapping *out,
-		    uint32_t max)
+/* Reads of the mappings that still find A alone (B not read from /proc yet). */
+static unsigned maps_a_only;
+/* The process exec'd: another file where A was. */
+static bool maps_execd;
+
+static int mappings(void *ctx, uint32_t pid, uint64_t ts, struct unwind_mapping *out, uint32_t max)
 {
+	static const struct unwind_file_key file_c = { 1, 12 };
+
 	(void)ctx;
 	(void)ts;
 	if (pid == 99 || max < 2)
 		return -ENOENT;
-	out[0] = (struct unwind_mapping){ 0x1000, 0x2000, 0x1000, file_a };
+	out[0] = (struct unwind_mapping){ 0x1000, 0x2000, 0x1000, maps_execd ? file_c : file_a };
+	if (maps_a_only) {
+		maps_a_only--;
+		return 1;
+	}
 	out[1] = (struct unwind_mapping){ 0x3000, 0x4000, 0, file_b };
 	return 2;
 }
@@ -95,6 +106,9 @@ static void done(void *ctx, const struct sample_event *e, size_t size, bool part
 
 static const struct stack_finish_ops ops = { file, mappings, uid_of, done, NULL };
 
+/* The bytes a copy holds from its SP. */
+static uint32_t copy_len = 0x100;
+
 /*
  * The stack from frame 1's SP: the rbp user in A (CFA = FP + 16) returns
  * into B, whose frame pointer leads to _start in A.
@@ -110,7 +124,7 @@ static struct stack_copy_event *copy_of(uint32_t cpu, uint64_t ts, uint32_t pid,
 	c->fp = 0x7040;
 	c->file = file_a;
 	c->frame = 1;
-	c->len = 0x100;
+	c->len = copy_len;
 	c->hdr.size = (uint16_t)(offsetof(struct stack_copy_event, bytes) + c->len);
 	/* Offsets from SP 0x7010. */
 	words[(0x7048 - 0x7010) / 8] = 0x3020; /* the rbp user's return into B */
@@ -121,8 +135,7 @@ static struct stack_copy_event *copy_of(uint32_t cpu, uint64_t ts, uint32_t pid,
 }
 
 /* A sample whose walk stopped at frame 1 (0x1150) for its copy. */
-static void sample_of(struct sample_event *e, uint32_t cpu, uint64_t ts, uint32_t pid,
-		      bool copied)
+static void sample_of(struct sample_event *e, uint32_t cpu, uint64_t ts, uint32_t pid, bool copied)
 {
 	memset(e, 0, sizeof(*e));
 	e->hdr = (struct event_header){ EV_SAMPLE, 0, cpu, ts, pid, pid };
@@ -131,7 +144,8 @@ static void sample_of(struct sample_event *e, uint32_t cpu, uint64_t ts, uint32_
 	e->ips[0] = 0xffffffff81000000ull;
 	e->ips[1] = 0x1010;
 	e->ips[2] = 0x1150;
-	e->flags = (USTACK_END_NO_CFI << SAMPLE_USTACK_END_SHIFT) | (copied ? SAMPLE_USTACK_COPIED : 0);
+	e->flags = (USTACK_END_NO_CFI << SAMPLE_USTACK_END_SHIFT) |
+		   (copied ? SAMPLE_USTACK_COPIED : 0);
 	e->hdr.size = (uint16_t)(offsetof(struct sample_event, ips) + 3 * sizeof(e->ips[0]));
 }
 
@@ -155,6 +169,9 @@ static void reset(struct stack_finish *f)
 	state_a = STACK_FILE_PENDING;
 	state_b = STACK_FILE_NONE;
 	done_partial = done_full = 0;
+	maps_a_only = 0;
+	maps_execd = false;
+	copy_len = 0x100;
 }
 
 static void joins_parks_and_finishes_on_publish(void)
@@ -312,6 +329,74 @@ static void a_lost_copy_leaves_its_sample_partial(void)
 	stack_finish_free(&f);
 }
 
+/*
+ * The process's mappings are read when its copy is walked, and read again
+ * for a PC outside them: at park time, and at the walk's start, B is not
+ * in them yet (the loader had not read /proc), at the re-read it is, and
+ * still pending: the copy waits for B (S2/S5 review, finding 10).
+ */
+static void reads_the_mappings_when_it_walks(void)
+{
+	struct stack_finish f;
+
+	reset(&f);
+	state_b = STACK_FILE_PENDING;
+	maps_a_only = 2;
+	feed(&f, 0, 100, 1000, 0, 0); /* B's frame pointer 0: no root without B's table */
+	CHECK_EQ_INT(f.parked.len, 1);
+	state_a = STACK_FILE_READY;
+	CHECK_EQ_INT(stack_finish_poll(&f, SEC / 2, false), 1);
+	CHECK_EQ_INT(done_full + done_partial, 0);
+	CHECK_EQ_INT(maps_a_only, 0);
+	state_b = STACK_FILE_NONE;
+	CHECK_EQ_INT(stack_finish_poll(&f, SEC / 2, false), 0);
+	CHECK_EQ_INT(done_full, 1);
+	CHECK_EQ_INT(last.ustack_len, 3);
+	CHECK_EQ_INT(last.ips[3], 0x3020);
+	stack_finish_free(&f);
+}
+
+/* The process exec'd before its copy's table came: another file at its PC, nothing walked. */
+static void an_exec_since_leaves_the_sample_partial(void)
+{
+	struct stack_finish f;
+
+	reset(&f);
+	feed(&f, 0, 100, 1000, 0, 0x7060);
+	maps_execd = true;
+	state_a = STACK_FILE_READY;
+	CHECK_EQ_INT(stack_finish_poll(&f, SEC / 2, false), 0);
+	CHECK_EQ_INT(done_full, 0);
+	CHECK_EQ_INT(done_partial, 1);
+	CHECK_EQ_INT(f.stats.skipped, 1);
+	CHECK_EQ_INT(last.ustack_len, 2);
+	CHECK_EQ_INT(f.parked_bytes, 0);
+	stack_finish_free(&f);
+}
+
+/*
+ * A copy that ends before the walk does (its stack deeper than the bytes
+ * copied): the walk stops where it would read past the copy, UNREADABLE,
+ * with the frames found up to there (finding 15).
+ */
+static void a_short_copy_ends_unreadable(void)
+{
+	struct stack_finish f;
+
+	reset(&f);
+	/* Up to 0x7050: the return address into B is in it, B's frame at 0x7060 is not. */
+	copy_len = 0x40;
+	feed(&f, 0, 100, 1000, 0, 0x7060);
+	state_a = STACK_FILE_READY;
+	CHECK_EQ_INT(stack_finish_poll(&f, SEC / 2, false), 0);
+	CHECK_EQ_INT(done_full, 1);
+	CHECK_EQ_INT(last.ustack_len, 3);
+	CHECK_EQ_INT(last.ips[3], 0x3020);
+	CHECK_EQ_INT(SAMPLE_USTACK_END(last.flags), USTACK_END_UNREADABLE);
+	CHECK_EQ_INT(f.stats.rooted, 0);
+	stack_finish_free(&f);
+}
+
 int main(void)
 {
 	lay_out_rows();
@@ -320,6 +405,9 @@ int main(void)
 	RUN(gives_up_at_the_deadline_and_the_end);
 	RUN(bounds_the_bytes_parked);
 	RUN(a_lost_copy_leaves_its_sample_partial);
+	RUN(reads_the_mappings_when_it_walks);
+	RUN(an_exec_since_leaves_the_sample_partial);
+	RUN(a_short_copy_ends_unreadable);
 	compact_rules_free(&rules);
 	return test_summary();
 }

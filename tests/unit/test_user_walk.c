@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "capture/stack_finish.h"
 #include "unwind/user_walk.h"
 #include "test.h"
 
@@ -279,15 +280,49 @@ static void tells_clone_child_from_parent(void)
 	CHECK_EQ_INT(ips[1], 0x1210);
 }
 
-/* A stack copy's bytes, [copy_base, copy_base + copy_len) of the stack: nothing else is read. */
+/*
+ * A stack copy of [copy_base, copy_base + copy_len) of the stack, as it
+ * is when read, through the finisher's own read of a copy
+ * (capture/stack_finish.c's stack_copy_read): nothing else is read.
+ */
 static uint64_t copy_base, copy_len;
+static struct stack_copy_event the_copy;
 
 static int read_copy(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	(void)ctx;
-	if (addr < copy_base || addr - copy_base > copy_len || len > copy_len - (addr - copy_base))
-		return -EFAULT;
-	return read_mem(ctx, addr, buf, len);
+	the_copy.sp = copy_base;
+	the_copy.len = (uint32_t)copy_len;
+	memcpy(the_copy.bytes, (const char *)stack + (copy_base - STACK_BASE), copy_len);
+	return stack_copy_read(&the_copy, addr, buf, len);
+}
+
+/* A read of a copy: inside it, or -EFAULT, whatever the address and length (finding 15). */
+static void copy_read_stays_inside_the_copy(void)
+{
+	static struct stack_copy_event c;
+	uint64_t word = 0, all[4];
+
+	c.sp = 0x7000;
+	c.len = 0x20;
+	memset(c.bytes, 0xab, sizeof(c.bytes));
+	memcpy(c.bytes + 0x18, &(uint64_t){ 0x1234 }, 8);
+	CHECK_EQ_INT(stack_copy_read(&c, 0x7018, &word, 8), 0);
+	CHECK_EQ_INT(word, 0x1234);
+	/* All of it at once. */
+	CHECK_EQ_INT(stack_copy_read(&c, 0x7000, all, sizeof(all)), 0);
+	CHECK_EQ_INT(all[3], 0x1234);
+	/* Its last byte, and not one past it. */
+	CHECK_EQ_INT(stack_copy_read(&c, 0x701f, &word, 1), 0);
+	CHECK_EQ_INT(stack_copy_read(&c, 0x7019, &word, 8), -EFAULT);
+	CHECK_EQ_INT(stack_copy_read(&c, 0x7020, &word, 1), -EFAULT);
+	/* Below it, and addresses that would wrap round. */
+	CHECK_EQ_INT(stack_copy_read(&c, 0x6ff8, &word, 8), -EFAULT);
+	CHECK_EQ_INT(stack_copy_read(&c, UINT64_MAX - 3, &word, 8), -EFAULT);
+	CHECK_EQ_INT(stack_copy_read(&c, 0x7008, &word, SIZE_MAX), -EFAULT);
+	/* An empty copy holds nothing. */
+	c.len = 0;
+	CHECK_EQ_INT(stack_copy_read(&c, 0x7000, &word, 1), -EFAULT);
 }
 
 /*
@@ -342,6 +377,7 @@ int main(void)
 	RUN(go_row_restores_bp_for_the_switch);
 	RUN(tells_clone_child_from_parent);
 	RUN(resumes_over_a_stack_copy);
+	RUN(copy_read_stays_inside_the_copy);
 	compact_rules_free(&rules);
 	return test_summary();
 }

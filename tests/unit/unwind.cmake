@@ -55,7 +55,9 @@ bpfprof_unit_test(test_unwind_store_shares ${UNWIND_TEST_DIR}/test_unwind_store_
 add_dependencies(test_unwind_store_shares cfi_fix)
 target_compile_definitions(test_unwind_store_shares PRIVATE CFI_FIX="$<TARGET_FILE:cfi_fix>")
 
-bpfprof_unit_test(test_user_walk ${UNWIND_TEST_DIR}/test_user_walk.c)
+# The walk over a stack copy reads it through the finisher's own read.
+bpfprof_unit_test(test_user_walk ${UNWIND_TEST_DIR}/test_user_walk.c
+  ${CMAKE_SOURCE_DIR}/userspace/capture/stack_finish.c)
 bpfprof_unit_test(test_eh_frame_index ${UNWIND_TEST_DIR}/test_eh_frame_index.c)
 
 # Go's function table and the rows made from it, on Debian's own go command

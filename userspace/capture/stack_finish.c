@@ -7,7 +7,12 @@
 
 #include "../unwind/user_walk.h"
 
-/* A copy waiting for its file's table, with its sample and the mappings the walk needs. */
+/*
+ * A copy waiting for its file's table, with its sample. Its process's
+ * mappings are read when it is walked, not when it is parked: at park
+ * time a process just exec'd may have only its two exec-time mappings in
+ * the BPF map, and a process that exec'd since has another image's.
+ */
 struct stack_parked {
 	uint64_t parked_at;
 	uint32_t uid;
@@ -17,8 +22,6 @@ struct stack_parked {
 	struct sample_event *sample; /* as it came (partial) */
 	size_t sample_size;
 	struct stack_copy_event *copy; /* its header and the copied bytes */
-	struct unwind_mapping *maps;
-	uint32_t nmaps;
 };
 
 void stack_finish_init(struct stack_finish *f, const struct stack_finish_ops *ops)
@@ -50,8 +53,35 @@ static void park_free(struct stack_finish *f, struct stack_parked *p)
 		u->bytes -= p->charged;
 	free(p->sample);
 	free(p->copy);
-	free(p->maps);
 	free(p);
+}
+
+/* Process pid's mappings now into f->maps: how many, or -errno. */
+static int read_maps(struct stack_finish *f, uint32_t pid, uint64_t ts)
+{
+	int n;
+
+	if (!f->maps && !(f->maps = malloc(UNWIND_MAX_MAPPINGS * sizeof(*f->maps))))
+		return -ENOMEM;
+	n = f->ops.mappings(f->ops.ctx, pid, ts, f->maps, UNWIND_MAX_MAPPINGS);
+	f->nmaps = n > 0 ? (uint32_t)n : 0;
+	return n;
+}
+
+/* The mapping of f->maps that holds pc, or NULL. */
+static const struct unwind_mapping *map_at(const struct stack_finish *f, uint64_t pc)
+{
+	size_t lo = 0, hi = f->nmaps;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (f->maps[mid].start <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && pc < f->maps[lo - 1].end ? &f->maps[lo - 1] : NULL;
 }
 
 static void done_partial(struct stack_finish *f, const struct sample_event *e, size_t size)
@@ -77,28 +107,23 @@ static void park(struct stack_finish *f, const struct sample_event *e, size_t si
 		 struct stack_copy_event *c, uint64_t now)
 {
 	struct stack_parked *p = calloc(1, sizeof(*p));
-	struct unwind_mapping *maps = malloc(UNWIND_MAX_MAPPINGS * sizeof(*maps));
 	size_t bytes;
-	int n;
 
 	f->stats.copies++;
 	f->stats.copy_bytes += c->len;
-	/* A Python sample's frames are grouped by the BPF walk's loop frames: not redone here. */
-	if (!p || !maps)
+	if (!p)
 		goto partial;
-	n = f->ops.mappings(f->ops.ctx, e->hdr.pid, e->hdr.ts, maps, UNWIND_MAX_MAPPINGS);
-	if (e->py_len || e->ustack_len != (uint32_t)c->frame + 1 || n <= 0) {
+	/*
+	 * A Python sample's frames are grouped by the BPF walk's loop frames:
+	 * not redone here. A process without mappings (gone): nothing to walk.
+	 */
+	if (e->py_len || e->ustack_len != (uint32_t)c->frame + 1 ||
+	    read_maps(f, e->hdr.pid, e->hdr.ts) <= 0) {
 		f->stats.skipped++;
 		goto partial;
 	}
 	p->uid = f->ops.uid(f->ops.ctx, e->hdr.pid);
-	p->nmaps = (uint32_t)n;
-	p->maps = realloc(maps, (size_t)n * sizeof(*maps));
-	if (!p->maps)
-		p->maps = maps;
-	maps = NULL;
-	bytes = size + offsetof(struct stack_copy_event, bytes) + c->len +
-		(size_t)n * sizeof(*p->maps);
+	bytes = size + offsetof(struct stack_copy_event, bytes) + c->len;
 	if (!fits(f, p->uid, bytes) || !(p->sample = malloc(size)) || vec_push(&f->parked, p)) {
 		f->stats.refused++;
 		goto partial;
@@ -117,11 +142,9 @@ static void park(struct stack_finish *f, const struct sample_event *e, size_t si
 	return;
 partial:
 	if (p) {
-		free(p->maps);
 		free(p->sample);
 		free(p);
 	}
-	free(maps);
 	free(c);
 	done_partial(f, e, size);
 }
@@ -191,39 +214,38 @@ struct walk_ctx {
 	struct stack_finish *f;
 	const struct stack_parked *p;
 	bool met_pending;
+	bool reread; /* the mappings were read again for a PC outside them */
 	struct unwind_file_key pending;
 };
 
-/* The copied bytes only: past them, the stack is unreadable. */
-static int copy_read(void *vctx, uint64_t addr, void *buf, size_t len)
+int stack_copy_read(const struct stack_copy_event *c, uint64_t addr, void *buf, size_t len)
 {
-	struct walk_ctx *w = vctx;
-	const struct stack_copy_event *c = w->p->copy;
-
 	if (addr < c->sp || addr - c->sp > c->len || len > c->len - (addr - c->sp))
 		return -EFAULT;
 	memcpy(buf, c->bytes + (addr - c->sp), len);
 	return 0;
 }
 
+/* The copied bytes only: past them, the stack is unreadable. */
+static int copy_read(void *vctx, uint64_t addr, void *buf, size_t len)
+{
+	struct walk_ctx *w = vctx;
+
+	return stack_copy_read(w->p->copy, addr, buf, len);
+}
+
 static int copy_mapping(void *vctx, uint64_t pc, struct user_walk_mapping *out)
 {
 	struct walk_ctx *w = vctx;
-	const struct stack_parked *p = w->p;
-	const struct unwind_mapping *m = NULL;
-	size_t lo = 0, hi = p->nmaps;
+	const struct unwind_mapping *m = map_at(w->f, pc);
 	int64_t bias;
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (p->maps[mid].start <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
+	/* Mapped since they were read (the loader read /proc meanwhile): read once more. */
+	if (!m && !w->reread) {
+		w->reread = true;
+		if (read_maps(w->f, w->p->sample->hdr.pid, w->p->sample->hdr.ts) > 0)
+			m = map_at(w->f, pc);
 	}
-	if (lo && pc < p->maps[lo - 1].end)
-		m = &p->maps[lo - 1];
 	if (!m)
 		return -ENOENT;
 	*out = (struct user_walk_mapping){ .start = m->start, .end = m->end };
@@ -259,8 +281,20 @@ static bool finish_one(struct stack_finish *f, struct stack_parked *p, bool may_
 	size_t head = offsetof(struct sample_event, ips);
 	struct sample_event *out;
 	bool exact = c->flags & STACK_COPY_PC_EXACT;
+	const struct unwind_mapping *at;
 	uint8_t end;
 
+	/*
+	 * The process's mappings now, and the file the copy stopped in still
+	 * where it was: else the process exec'd (or unmapped it) since, and
+	 * the copy's PCs are not those mappings' (S2/S5 review, finding 10).
+	 */
+	if (read_maps(f, e->hdr.pid, e->hdr.ts) <= 0 || !(at = map_at(f, c->pc)) ||
+	    at->file.dev != c->file.dev || at->file.ino != c->file.ino) {
+		f->stats.skipped++;
+		done_partial(f, e, p->sample_size);
+		return true;
+	}
 	out = malloc(head + sizeof(e->ips[0]) * (e->kstack_len + (size_t)BPFPROF_MAX_USTACK));
 	if (!out) {
 		done_partial(f, e, p->sample_size);
@@ -331,4 +365,6 @@ void stack_finish_free(struct stack_finish *f)
 	vec_free(&f->parked);
 	vec_free(&f->waiting);
 	vec_free(&f->uids);
+	free(f->maps);
+	f->maps = NULL;
 }

@@ -40,8 +40,8 @@ struct stack_finish_ops {
 	enum stack_file_state (*file)(void *ctx, const struct unwind_file_key *key,
 				      struct compact_view *view, int64_t *bias);
 	/*
-	 * Process pid's executable mappings as the unwinder had them for its
-	 * sample at ts, sorted by start, into out[0..max): how many, or -errno.
+	 * Process pid's executable mappings now (its sample was at ts),
+	 * sorted by start, into out[0..max): how many, or -errno.
 	 */
 	int (*mappings)(void *ctx, uint32_t pid, uint64_t ts, struct unwind_mapping *out,
 			uint32_t max);
@@ -63,8 +63,8 @@ struct stack_finish_stats {
 	uint64_t lost;	     /* copied samples whose copy never came (the ring was full) */
 	uint64_t orphans;    /* copies whose sample never came */
 	uint64_t refused;    /* copies over the bytes parked or their user's quarter */
-	uint64_t skipped;    /* copies not walked: a Python sample, no mappings for its process */
-	uint64_t expired;    /* copies whose file had no table in time */
+	uint64_t skipped; /* copies not walked: a Python sample, no mappings, its process exec'd */
+	uint64_t expired; /* copies whose file had no table in time */
 	uint64_t peak_bytes; /* the most bytes parked at once */
 };
 
@@ -85,6 +85,9 @@ struct stack_finish {
 	VEC(struct stack_copy_event *) waiting;
 	VEC(struct stack_parked *) parked; /* in the order they came */
 	VEC(struct stack_finish_uid) uids;
+	/* A process's mappings, read for one copy at a time (park, walk). */
+	struct unwind_mapping *maps;
+	uint32_t nmaps;
 	struct stack_finish_stats stats;
 };
 
@@ -105,5 +108,10 @@ bool stack_finish_record(struct stack_finish *f, const void *data, size_t size, 
  */
 size_t stack_finish_poll(struct stack_finish *f, uint64_t now, bool last);
 void stack_finish_free(struct stack_finish *f);
+/*
+ * Reads of a copied stack: `len` bytes at `addr` from the copy `c`, 0; or
+ * -EFAULT for any byte outside it (the stack there was not copied).
+ */
+int stack_copy_read(const struct stack_copy_event *c, uint64_t addr, void *buf, size_t len);
 
 #endif
