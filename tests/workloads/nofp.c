@@ -17,6 +17,9 @@
  *   off-CPU samples in the pipe read must show that caller chain above
  *   libc, up to the thread's root.
  *
+ * nofp_sort keeps NOFP_CANARY on its stack, under every sample in qsort:
+ * a stack copy holds it, and no output may (unwind.sh copy).
+ *
  * Prints "nofp: truth pid P depth D reader T" on stdout.
  *
  * Usage: nofp SECONDS DEPTH
@@ -32,6 +35,8 @@
 #include <unistd.h>
 
 #define N_ITEMS 64
+/* A value no profile holds unless copied stack bytes leaked into it. */
+#define NOFP_CANARY 0x6b1d2c3e4f5a6978ull
 
 static volatile uint64_t sink;
 static int block_pipe[2];
@@ -65,12 +70,13 @@ __attribute__((noinline)) static int nofp_compare(const void *a, const void *b)
 
 __attribute__((noinline)) static void nofp_sort(uint64_t seed)
 {
+	volatile uint64_t canary = NOFP_CANARY;
 	uint64_t items[N_ITEMS];
 
 	for (int i = 0; i < N_ITEMS; i++)
 		items[i] = seed = seed * 2862933555777941757ull + 3037000493ull;
 	qsort(items, N_ITEMS, sizeof(items[0]), nofp_compare);
-	sink = items[0];
+	sink = items[0] + canary;
 }
 
 /* Blocks in libc's read() until the pipe closes at exit. */
