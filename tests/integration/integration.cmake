@@ -515,6 +515,10 @@ bpfprof_integration_test(package_deb 300 TRUE package_deb.sh)
 foreach(mode long_fde over_budget)
   bpfprof_integration_test(hostile_unwind_${mode} 180 TRUE hostile_unwind.sh ${mode})
 endforeach()
+# A local user whose program asks for a stack copy at every sample, on
+# every CPU, leaves root's program the copies its first stacks need: a user
+# copies at most half of each CPU's budget (issue 38, S2/S5 review finding 8).
+bpfprof_integration_test(hostile_copies_hog 120 TRUE hostile_copies.sh hog)
 # A local user against the unwind table cache (issue 38): its link or
 # directory at the state path is never used; its copy of a system binary,
 # same build-id and size, crafted, never gives that binary its table.
