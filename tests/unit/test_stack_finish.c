@@ -65,6 +65,8 @@ static enum stack_file_state file(void *ctx, const struct unwind_file_key *key,
 static unsigned maps_a_only;
 /* The process exec'd: another file where A was. */
 static bool maps_execd;
+/* The process is gone: no mappings now. */
+static bool maps_gone;
 
 static int mappings(void *ctx, uint32_t pid, uint64_t ts, struct unwind_mapping *out, uint32_t max)
 {
@@ -72,7 +74,7 @@ static int mappings(void *ctx, uint32_t pid, uint64_t ts, struct unwind_mapping 
 
 	(void)ctx;
 	(void)ts;
-	if (pid == 99 || max < 2)
+	if (pid == 99 || max < 2 || maps_gone)
 		return -ENOENT;
 	out[0] = (struct unwind_mapping){ 0x1000, 0x2000, 0x1000, maps_execd ? file_c : file_a };
 	if (maps_a_only) {
@@ -171,6 +173,7 @@ static void reset(struct stack_finish *f)
 	done_partial = done_full = 0;
 	maps_a_only = 0;
 	maps_execd = false;
+	maps_gone = false;
 	copy_len = 0x100;
 }
 
@@ -374,6 +377,23 @@ static void an_exec_since_leaves_the_sample_partial(void)
 	stack_finish_free(&f);
 }
 
+/* A process gone before its copy's table came: walked with the mappings read at park time. */
+static void a_gone_process_is_walked_with_its_mappings_then(void)
+{
+	struct stack_finish f;
+
+	reset(&f);
+	feed(&f, 0, 100, 1000, 0, 0x7060);
+	maps_gone = true;
+	state_a = STACK_FILE_READY;
+	CHECK_EQ_INT(stack_finish_poll(&f, SEC / 2, false), 0);
+	CHECK_EQ_INT(done_full, 1);
+	CHECK_EQ_INT(last.ustack_len, 4);
+	CHECK_EQ_INT(SAMPLE_USTACK_END(last.flags), USTACK_END_ROOT);
+	CHECK_EQ_INT(f.stats.skipped, 0);
+	stack_finish_free(&f);
+}
+
 /*
  * A copy that ends before the walk does (its stack deeper than the bytes
  * copied): the walk stops where it would read past the copy, UNREADABLE,
@@ -407,6 +427,7 @@ int main(void)
 	RUN(a_lost_copy_leaves_its_sample_partial);
 	RUN(reads_the_mappings_when_it_walks);
 	RUN(an_exec_since_leaves_the_sample_partial);
+	RUN(a_gone_process_is_walked_with_its_mappings_then);
 	RUN(a_short_copy_ends_unreadable);
 	compact_rules_free(&rules);
 	return test_summary();

@@ -9,9 +9,10 @@
 
 /*
  * A copy waiting for its file's table, with its sample. Its process's
- * mappings are read when it is walked, not when it is parked: at park
- * time a process just exec'd may have only its two exec-time mappings in
- * the BPF map, and a process that exec'd since has another image's.
+ * mappings are read again when it is walked: at park time a process just
+ * exec'd may have only its two exec-time mappings in the BPF map, and a
+ * process that exec'd since has another image's. Those read at park time
+ * are kept for a process gone by then (the loader keeps a few only).
  */
 struct stack_parked {
 	uint64_t parked_at;
@@ -22,6 +23,8 @@ struct stack_parked {
 	struct sample_event *sample; /* as it came (partial) */
 	size_t sample_size;
 	struct stack_copy_event *copy; /* its header and the copied bytes */
+	struct unwind_mapping *maps;   /* its process's at park time */
+	uint32_t nmaps;
 };
 
 void stack_finish_init(struct stack_finish *f, const struct stack_finish_ops *ops)
@@ -53,6 +56,7 @@ static void park_free(struct stack_finish *f, struct stack_parked *p)
 		u->bytes -= p->charged;
 	free(p->sample);
 	free(p->copy);
+	free(p->maps);
 	free(p);
 }
 
@@ -123,11 +127,15 @@ static void park(struct stack_finish *f, const struct sample_event *e, size_t si
 		goto partial;
 	}
 	p->uid = f->ops.uid(f->ops.ctx, e->hdr.pid);
-	bytes = size + offsetof(struct stack_copy_event, bytes) + c->len;
-	if (!fits(f, p->uid, bytes) || !(p->sample = malloc(size)) || vec_push(&f->parked, p)) {
+	p->nmaps = f->nmaps;
+	bytes = size + offsetof(struct stack_copy_event, bytes) + c->len +
+		(size_t)p->nmaps * sizeof(*p->maps);
+	if (!fits(f, p->uid, bytes) || !(p->maps = malloc(p->nmaps * sizeof(*p->maps))) ||
+	    !(p->sample = malloc(size)) || vec_push(&f->parked, p)) {
 		f->stats.refused++;
 		goto partial;
 	}
+	memcpy(p->maps, f->maps, p->nmaps * sizeof(*p->maps));
 	memcpy(p->sample, e, size);
 	p->sample_size = size;
 	p->copy = c;
@@ -142,6 +150,7 @@ static void park(struct stack_finish *f, const struct sample_event *e, size_t si
 	return;
 partial:
 	if (p) {
+		free(p->maps);
 		free(p->sample);
 		free(p);
 	}
@@ -226,6 +235,18 @@ int stack_copy_read(const struct stack_copy_event *c, uint64_t addr, void *buf, 
 	return 0;
 }
 
+/*
+ * The mappings `p` is walked with, into f->maps: its process's now, or
+ * those read at park time when it is gone (its PCs were in them then).
+ */
+static void walk_maps(struct stack_finish *f, const struct stack_parked *p)
+{
+	if (read_maps(f, p->sample->hdr.pid, p->sample->hdr.ts) > 0 || !f->maps)
+		return;
+	memcpy(f->maps, p->maps, p->nmaps * sizeof(*p->maps));
+	f->nmaps = p->nmaps;
+}
+
 /* The copied bytes only: past them, the stack is unreadable. */
 static int copy_read(void *vctx, uint64_t addr, void *buf, size_t len)
 {
@@ -243,8 +264,8 @@ static int copy_mapping(void *vctx, uint64_t pc, struct user_walk_mapping *out)
 	/* Mapped since they were read (the loader read /proc meanwhile): read once more. */
 	if (!m && !w->reread) {
 		w->reread = true;
-		if (read_maps(w->f, w->p->sample->hdr.pid, w->p->sample->hdr.ts) > 0)
-			m = map_at(w->f, pc);
+		walk_maps(w->f, w->p);
+		m = map_at(w->f, pc);
 	}
 	if (!m)
 		return -ENOENT;
@@ -289,8 +310,9 @@ static bool finish_one(struct stack_finish *f, struct stack_parked *p, bool may_
 	 * where it was: else the process exec'd (or unmapped it) since, and
 	 * the copy's PCs are not those mappings' (S2/S5 review, finding 10).
 	 */
-	if (read_maps(f, e->hdr.pid, e->hdr.ts) <= 0 || !(at = map_at(f, c->pc)) ||
-	    at->file.dev != c->file.dev || at->file.ino != c->file.ino) {
+	walk_maps(f, p);
+	if (!(at = map_at(f, c->pc)) || at->file.dev != c->file.dev ||
+	    at->file.ino != c->file.ino) {
 		f->stats.skipped++;
 		done_partial(f, e, p->sample_size);
 		return true;
