@@ -55,6 +55,11 @@ bpfprof_unit_test(test_unwind_store_shares ${UNWIND_TEST_DIR}/test_unwind_store_
 add_dependencies(test_unwind_store_shares cfi_fix)
 target_compile_definitions(test_unwind_store_shares PRIVATE CFI_FIX="$<TARGET_FILE:cfi_fix>")
 
+# The store's eviction: which tables go, which are protected or pinned, and from whom.
+bpfprof_unit_test(test_unwind_store_evict ${UNWIND_TEST_DIR}/test_unwind_store_evict.c)
+add_dependencies(test_unwind_store_evict cfi_fix)
+target_compile_definitions(test_unwind_store_evict PRIVATE CFI_FIX="$<TARGET_FILE:cfi_fix>")
+
 bpfprof_unit_test(test_user_walk ${UNWIND_TEST_DIR}/test_user_walk.c)
 bpfprof_unit_test(test_eh_frame_index ${UNWIND_TEST_DIR}/test_eh_frame_index.c)
 
