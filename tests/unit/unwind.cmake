@@ -143,3 +143,9 @@ endif()
 # deadline, the bytes parked in all and per user, a copy lost on the ring.
 bpfprof_unit_test(test_stack_finish ${UNWIND_TEST_DIR}/test_stack_finish.c
   ${CMAKE_SOURCE_DIR}/userspace/capture/stack_finish.c)
+
+# The unwinder's BPF maps as the built object declares them (no load, no root).
+bpfprof_unit_test(test_unwind_maps ${UNWIND_TEST_DIR}/test_unwind_maps.c)
+add_dependencies(test_unwind_maps bpf_skeleton)
+target_link_libraries(test_unwind_maps PRIVATE PkgConfig::LIBBPF)
+target_compile_definitions(test_unwind_maps PRIVATE BPF_OBJECT="${CMAKE_BINARY_DIR}/bpfprof.bpf.o")
