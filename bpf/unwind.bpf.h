@@ -28,6 +28,7 @@ const volatile bool unwind_find_vma = false;
  * not reused at once, so a walk that found an evicted file's value just
  * before userspace deleted it never reads the next file's base and slots
  * there (a preallocated hash hands the element to the very next update).
+ * Userspace publishes no more files than this, a quarter for each user's.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

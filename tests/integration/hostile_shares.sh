@@ -32,6 +32,15 @@
 #          victim's program, sampled all along, was FULL for the whole
 #          recording (a rebuild only reads the live processes again, in no
 #          order). Now the tables never sampled are evicted for it.
+#   files  the BPF file maps (unwind_files, unwind_no_table) are shrunk to
+#          256 entries (BPFPROF_TEST_FILE_MAPS: the same code as at 16384);
+#          the attacker maps 300 copies of a tiny program (a few slots each,
+#          far below its share of the row store), then the victim execs its
+#          program (-p: the attacker's and the victim's processes only).
+#          Before: the attacker's tables took every entry, and the victim's
+#          program was LOADED but never published (S2 review, finding 3).
+#          Now the attacker holds a quarter of the entries, its other files
+#          refused for its share.
 #
 # Either way: >= 90 % of the victim's native samples reach _start through
 # main (evict: main; _start is libc's, whose table may be among the ones
@@ -53,12 +62,12 @@
 # through the recording: none of them gets a copy of its entry from the
 # kernel side (before: every child forked after the forker was admitted).
 #
-# Usage: hostile_shares.sh procs|rows|shared|evict [subuids] (subuids: procs|rows)
+# Usage: hostile_shares.sh procs|rows|shared|evict|files [subuids] (subuids: procs|rows)
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/hostile_common.sh"
-hostile_setup "hostile_shares.sh procs|rows|shared|evict [subuids]" "$@"
+hostile_setup "hostile_shares.sh procs|rows|shared|evict|files [subuids]" "$@"
 case $MODE in
-procs | rows | shared | evict) ;;
+procs | rows | shared | evict | files) ;;
 *) fail "unknown mode $MODE" ;;
 esac
 SPREAD=${2:-}
@@ -220,6 +229,46 @@ EOF
 	done
 	wait_procs "$COPIES"
 	log "the attacker runs $COPIES programs of $((2 * PAIRS)) rows each, $((2 * PAIRS * COPIES)) in all"
+elif [ "$MODE" = files ]; then
+	# One process of the attacker's maps FILES copies (distinct files) of a
+	# tiny program with CFI executable, as a loader would, and waits.
+	FILES=300
+	cat >"$USER_DIR/mapper.c" <<'EOF2'
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		struct stat st;
+		int fd = open(argv[i], O_RDONLY);
+
+		if (fd < 0 || fstat(fd, &st) ||
+		    mmap(0, st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+			return 1;
+		close(fd);
+	}
+	pause();
+	return 0;
+}
+EOF2
+	chown "$USER_NAME:" "$USER_DIR/mapper.c"
+	as_user_in_dir gcc -O2 -o "$USER_DIR/mapper" mapper.c >"$WORK/gcc.out" 2>&1 ||
+		fail "the user cannot build the mapper: $(cat "$WORK/gcc.out")"
+	"${as_user[@]}" mkdir "$USER_DIR/tiny" || fail "cannot make the attacker's directory"
+	TINY=()
+	for ((c = 0; c < FILES; c++)); do
+		TINY+=("$USER_DIR/tiny/t.$c")
+	done
+	"${as_user[@]}" sh -c 'for f; do cp "$0" "$f" || exit 1; done' "$USER_DIR/mapper" "${TINY[@]}" ||
+		fail "cannot copy the tiny program"
+	"${as_user[@]}" "$USER_DIR/mapper" "${TINY[@]}" &
+	MAPPER=$!
+	wait_procs 1
+	wait_grep "$USER_DIR/tiny/t.$((FILES - 1))" "/proc/$MAPPER/maps" "the attacker did not map its files"
+	export BPFPROF_TEST_FILE_MAPS=256
+	log "the attacker maps $FILES tiny programs; the file maps hold 256 entries"
 else
 	# Programs of 200k rows that never run (pause), each mapping the files
 	# its arguments name executable first (as a loader would); a FIFO named
@@ -291,12 +340,16 @@ if [ "$MODE" = procs ] || [ "$MODE" = rows ]; then
 	VPY=$!
 	sleep 0.5
 	run_bpfprof 150 -a -d 6 -v -o "$WORK/p.json.gz"
-elif [ "$MODE" = shared ]; then
+elif [ "$MODE" = shared ] || [ "$MODE" = files ]; then
 	# The attacker's processes and the victim's, alone (-p: this machine's
 	# other files take no room, so the store has room and only the share
-	# refuses). Once the recording has built the attacker's tables, the
-	# attacker maps the victim's program, then the victim's process execs
-	# it (the same pid: a target all along).
+	# refuses). shared: once the recording has built the attacker's tables,
+	# the attacker maps the victim's program, then the victim's process
+	# execs it (the same pid: a target all along). files: the victim execs
+	# its program once the recording has read the attacker's files and
+	# refused those past its share (-v names them): read after them, as a
+	# program started later on a busy machine is.
+	[ "$MODE" = files ] && TARGETS=$MAPPER,
 	mkfifo "$VICTIM_DIR/go" && chown "$VICTIM_NAME:" "$VICTIM_DIR/go" || fail "mkfifo failed"
 	# shellcheck disable=SC2016
 	"${as_victim[@]}" sh -c 'read -r _ <"$1" && exec "$2"' sh "$VICTIM_DIR/go" "$VICTIM_DIR/vspin" &
@@ -308,16 +361,24 @@ elif [ "$MODE" = shared ]; then
 	BPFPROF_PID=$!
 	BACKGROUND_PIDS+=("$BPFPROF_PID")
 	wait_recording "$BPFPROF_PID"
-	echo go >"$USER_DIR/go"
-	wait_grep "$VICTIM_DIR/vspin" "/proc/$MAPPER/maps" "the attacker did not map the victim's program"
-	# The victim's process execs the file only once bpfprof refused it for
-	# the attacker's share (-v names the file and the uid): else the file
-	# could be read as the victim's first, and the test would test nothing.
-	wait_grep "^bpfprof: .*$VICTIM_DIR/vspin (device .*refused for the share of uid $USER_UID;" \
-		"$WORK/bpfprof.err" \
-		"bpfprof never refused the victim's program for the attacker's share (uid $USER_UID): the test would test nothing" \
-		"$BPFPROF_PID"
-	ok "$(grep -m 1 "$VICTIM_DIR/vspin (device .*refused for the share" "$WORK/bpfprof.err")"
+	if [ "$MODE" = shared ]; then
+		echo go >"$USER_DIR/go"
+		wait_grep "$VICTIM_DIR/vspin" "/proc/$MAPPER/maps" "the attacker did not map the victim's program"
+		# The victim's process execs the file only once bpfprof refused it for
+		# the attacker's share (-v names the file and the uid): else the file
+		# could be read as the victim's first, and the test would test nothing.
+		wait_grep "^bpfprof: .*$VICTIM_DIR/vspin (device .*refused for the share of uid $USER_UID;" \
+			"$WORK/bpfprof.err" \
+			"bpfprof never refused the victim's program for the attacker's share (uid $USER_UID): the test would test nothing" \
+			"$BPFPROF_PID"
+		ok "$(grep -m 1 "$VICTIM_DIR/vspin (device .*refused for the share" "$WORK/bpfprof.err")"
+	else
+		wait_grep "^bpfprof: .*$USER_DIR/tiny/t\.[0-9]* (device .*refused for the share of uid $USER_UID;" \
+			"$WORK/bpfprof.err" \
+			"bpfprof never refused the attacker's files for its share of the file map: they took every entry" \
+			"$BPFPROF_PID"
+		ok "$(grep -c "$USER_DIR/tiny/t\.[0-9]* (device .*refused for the share of uid $USER_UID;" "$WORK/bpfprof.err") of the attacker's files refused for its share"
+	fi
 	echo go >"$VICTIM_DIR/go"
 	wait "$BPFPROF_PID"
 	STATUS=$?
@@ -389,6 +450,7 @@ shared)
 	ok "the victim's program was taken when its process mapped it, with no eviction"
 	;;
 evict) expect_share "$VSPIN" "the victim's program (CFI), sampled" victim_spin main ;;
+files) expect_share "$VSPIN" "the victim's program (CFI), after the attacker's files" main _start ;;
 esac
 if [ "$SPREAD" = subuids ] && [ "$MODE" = procs ]; then
 	# 408 processes of one user against a share of 64: the owner is capped.

@@ -222,6 +222,82 @@ static void a_file_refused_for_one_users_share_is_taken_by_another_with_room(voi
 	map_entries_free(&maps);
 }
 
+/* Of `s`'s entries: those LOADED charged to `uid` (UINT32_MAX: anyone's), and FULL ones. */
+static size_t tables_of(const struct unwind_store *s, uint32_t uid, size_t *full)
+{
+	size_t n = 0;
+
+	*full = 0;
+	for (size_t i = 0; i < s->files.len; i++) {
+		const struct unwind_store_file *f = &s->files.data[i];
+
+		n += f->status == UNWIND_FILE_LOADED && (uid == UINT32_MAX || f->id.uid == uid);
+		*full += f->status == UNWIND_FILE_FULL;
+	}
+	return n;
+}
+
+/*
+ * S2 review, finding 3: the BPF file map (unwind_files, 16384 entries) had
+ * no share: one user's thousands of tiny files, far below its share of
+ * slots, took every entry, and every other user's tables were LOADED but
+ * never published. A user's tables now hold at most a quarter of the
+ * map's entries (unwind_store_limit_files): past it, FULL for its share,
+ * and another user with room takes what it was refused. The store holds no
+ * more tables than the map's entries: one more is FULL for room, and
+ * evicting makes it an entry (not slots: there are plenty).
+ */
+static void a_users_tables_take_at_most_a_quarter_of_the_file_map(void)
+{
+	map_entries_t maps = { 0 };
+	struct unwind_store s;
+	size_t loaded, full, refused, share;
+
+	CHECK_EQ_INT(proc_maps_read("/proc", getpid(), &maps), 0);
+	unwind_store_init(&s, NULL, 1u << 22);
+	add_all_mappings(&s, &maps, 1000, &full);
+	loaded = tables_of(&s, UINT32_MAX, &full);
+	unwind_store_free(&s);
+	CHECK(loaded >= 4);
+	share = (loaded + 1) / 2; /* the rest fits a share too */
+	unwind_store_init(&s, NULL, 1u << 22);
+	unwind_store_share_by_owner(&s);
+	unwind_store_limit_files(&s, 4 * share);
+	add_all_mappings(&s, &maps, 1000, &refused);
+	CHECK_EQ_INT(tables_of(&s, 1000, &full), share);
+	CHECK_EQ_INT(full, loaded - share);
+	for (size_t i = 0; i < s.files.len; i++)
+		if (s.files.data[i].status == UNWIND_FILE_FULL)
+			CHECK(unwind_store_over_share(&s, &s.files.data[i]));
+	/* User 1001 takes what 1000 was refused, within its own quarter. */
+	add_all_mappings(&s, &maps, 1001, &refused);
+	CHECK_EQ_INT(tables_of(&s, 1001, &full), loaded - share);
+	CHECK_EQ_INT(full, 0);
+	unwind_store_free(&s);
+	/* Root's (exempt from shares) fill the map, one short: the last waits for an entry. */
+	unwind_store_init(&s, NULL, 1u << 22);
+	unwind_store_share_by_owner(&s);
+	unwind_store_limit_files(&s, loaded - 1);
+	add_all_mappings(&s, &maps, 0, &refused);
+	CHECK_EQ_INT(tables_of(&s, UINT32_MAX, &full), loaded - 1);
+	CHECK_EQ_INT(full, 1);
+	for (size_t i = 0; i < s.files.len; i++)
+		s.files.data[i].loaded_at = 1;
+	for (size_t i = 0; i < s.files.len; i++) {
+		const struct unwind_store_file *f = &s.files.data[i];
+
+		if (f->status != UNWIND_FILE_FULL)
+			continue;
+		CHECK(s.slots.len + f->want_slots <= s.max_slots &&
+		      !unwind_store_over_share(&s, f));
+		CHECK(unwind_store_evict_for(&s, f, 100ull * 1000000000ull));
+		CHECK_EQ_INT(s.stats.evicted, 1);
+		break;
+	}
+	unwind_store_free(&s);
+	map_entries_free(&maps);
+}
+
 /* The slots charged to user `uid` (unwind_store.owner_slots). */
 static uint32_t charged_to(const struct unwind_store *s, uint32_t uid)
 {
@@ -594,6 +670,7 @@ int main(void)
 	RUN(a_users_files_take_at_most_its_share);
 	RUN(a_file_past_its_cap_is_over_budget_and_not_built_past_it);
 	RUN(a_file_refused_for_one_users_share_is_taken_by_another_with_room);
+	RUN(a_users_tables_take_at_most_a_quarter_of_the_file_map);
 	RUN(a_system_file_past_a_users_share_is_loaded_as_the_systems);
 	RUN(a_sparse_file_is_over_budget_not_a_share_of_empty_pages);
 	RUN(a_users_files_add_at_most_a_quarter_of_the_rules);

@@ -15,6 +15,7 @@
 
 #include "../unwind/table_store.h"
 #include "../util/hashmap.h"
+#include "key_shares.h"
 #include "proc_shares.h"
 #include "table_worker.h"
 #include "unwind_misses.h"
@@ -90,6 +91,10 @@ struct unwind_loader {
 	struct unwind_misses misses;
 	/* bpf/unwind.bpf.h's unwind_no_table, with stack copies; -1: none. */
 	int no_table_fd;
+	/* Its entries by user (capacity 0: not read yet). */
+	struct key_shares no_table;
+	/* A table's publishing failed: tried again at the next refresh. */
+	bool publish_again;
 	/* With stack copies: the last processes gone, their mappings as they were. */
 	struct unwind_proc_copy gone[UNWIND_LOADER_GONE];
 	unsigned gone_next;

@@ -92,22 +92,24 @@ static bool protect(const struct unwind_store *s, bool *protected)
 }
 
 /*
- * The tables that would go, in order, for `n` slots of user `uid`'s (its
- * payer's) table: their count into *count, *out (the caller's to free)
- * their order; false when even all of them would not make the room, or
- * there is no memory. *count 0: the room is there (or in dead slots).
+ * The tables that would go, in order, for `n` slots (and an entry of the
+ * BPF file map) of user `uid`'s (its payer's) table: their count into
+ * *count, *out (the caller's to free) their order; false when even all of
+ * them would not make the room, or there is no memory. *count 0: the room
+ * is there (or in dead slots).
  */
 static bool victims(const struct unwind_store *s, uint32_t uid, size_t n, uint64_t now,
 		    struct victim **out, size_t *count)
 {
 	size_t used = s->slots.len, room, nv = 0;
+	bool entry = store_entry_free(s);
 	bool *protected;
 	struct victim *v;
 
 	*out = NULL;
 	*count = 0;
 	room = used < s->max_slots ? s->max_slots - used : 0;
-	if (room >= n)
+	if (room >= n && entry)
 		return true;
 	protected = calloc(s->files.len ? s->files.len : 1, sizeof(*protected));
 	v = malloc((s->files.len ? s->files.len : 1) * sizeof(*v));
@@ -134,11 +136,12 @@ static bool victims(const struct unwind_store *s, uint32_t uid, size_t n, uint64
 	}
 	free(protected);
 	qsort(v, nv, sizeof(*v), by_victim_order);
-	for (size_t i = 0; i < nv && room < n; i++) {
+	for (size_t i = 0; i < nv && (room < n || !entry); i++) {
 		room += s->files.data[v[i].idx].nslots;
+		entry = true;
 		*count = i + 1;
 	}
-	if (room < n) {
+	if (room < n || !entry) {
 		free(v);
 		return false;
 	}

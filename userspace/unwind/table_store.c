@@ -64,6 +64,7 @@ void unwind_store_free(struct unwind_store *s)
 	vec_free(&s->files);
 	hmap_free(&s->index);
 	hmap_free(&s->owner_slots);
+	hmap_free(&s->owner_files);
 	hmap_free(&s->owner_rules);
 	compact_rules_free(&s->rules);
 	memset(s, 0, sizeof(*s));
@@ -176,7 +177,7 @@ static int pack(struct unwind_store *s, struct unwind_store_file *e, struct unwi
 		return -ENOMEM;
 	}
 	/* Cannot fail: both keys are there (open_counts). */
-	(void)store_charge(s, uid, n);
+	(void)store_charge(s, uid, n, true);
 	(void)store_charge_rules(s, uid, s->rules.len - rules_before);
 	e->id.uid = uid;
 	e->info = (struct unwind_file_info){

@@ -137,6 +137,15 @@ struct unwind_store {
 	 * of its tables stored), for unwind_store_share_by_owner.
 	 */
 	struct hmap owner_slots;
+	/*
+	 * The BPF file map's entries (a LOADED table holds one): at most
+	 * max_files in all (0: no bound), a quarter for each user's tables (by
+	 * payer, as owner_slots; root's exempt), so that one user's thousands
+	 * of tiny files, each far below its share of slots, cannot take them
+	 * all and leave everyone else's tables unpublished.
+	 */
+	size_t max_files, loaded_tables;
+	struct hmap owner_files; /* uid -> its LOADED tables */
 	bool owner_shares; /* the shares and a file's cap apply (unwind_store_share_by_owner) */
 	VEC(struct unwind_store_file) files;
 	struct hmap index; /* (dev, ino) -> index in files */
@@ -183,6 +192,12 @@ void unwind_store_free(struct unwind_store *s);
  * rules its files add are bounded too (unwind_store.rules).
  */
 void unwind_store_share_by_owner(struct unwind_store *s);
+
+/*
+ * The BPF file map holds `n` entries: the store's LOADED tables are at
+ * most that many, each user's (by payer; root's exempt) a quarter.
+ */
+void unwind_store_limit_files(struct unwind_store *s, size_t n);
 
 /*
  * The slots one file a user may change may take: its build stops past
@@ -233,7 +248,8 @@ void unwind_store_published(struct unwind_store *s, const struct unwind_store_fi
  * and `f` is PENDING again, to be completed again with the same build
  * once they are free (slot_alloc_next_release), or after
  * unwind_store_compact when no free extent holds it (or built when next
- * met, as a retry). The order tables go in:
+ * met, as a retry). Room is slots and, with max_files, an entry of the
+ * BPF file map. The order tables go in:
  * those never sampled and loaded UNWIND_STORE_OLD_NS before `now`, oldest first; then the
  * unprotected ones, least recently sampled first; then the payer's own protected ones, least
  * recently sampled first. A user's (its payer's) most recently sampled tables are protected from
