@@ -312,6 +312,65 @@ static int by_slots(const void *a, const void *b)
 }
 
 /*
+ * This process's files with a table: the three smallest (small[], their
+ * slots' sum *len) and the largest (*big), when the largest is larger than
+ * a quarter of a store of the four (false: not so here).
+ */
+static bool small_and_big(const map_entries_t *maps, const struct map_entry **files, size_t n,
+			  const struct map_entry *small[4], const struct map_entry **big,
+			  size_t *len, size_t *want)
+{
+	uint32_t order[64], slots[64];
+	const struct unwind_store_file *f;
+	struct unwind_store s;
+	size_t k = 0;
+
+	(void)maps;
+	unwind_store_init(&s, NULL, 1u << 22);
+	for (size_t i = 0; i < n; i++) {
+		f = add_entry(&s, files[i]);
+		slots[i] = f && f->status == UNWIND_FILE_LOADED ? f->nslots : 0;
+		order[i] = (uint32_t)i;
+	}
+	unwind_store_free(&s);
+	sort_slots = slots;
+	qsort(order, n, sizeof(*order), by_slots);
+	while (k < n && !slots[order[k]])
+		k++;
+	if (n < k + 5)
+		return false;
+	*len = 0;
+	for (size_t i = 0; i < 4; i++)
+		small[i] = files[order[k + i]];
+	for (size_t i = 0; i < 3; i++)
+		*len += slots[order[k + i]];
+	*big = files[order[n - 1]];
+	*want = slots[order[n - 1]];
+	return 4 * *want > *len + *want;
+}
+
+/*
+ * A store shared by owner of small[0..2] (root's), each stamped by
+ * `stamper` at `at` (their keys into keys[]): whether they were loaded.
+ */
+static bool three_small(struct unwind_store *s, const struct map_entry *small[4], uint32_t stamper,
+			uint64_t at, struct unwind_file_key keys[3])
+{
+	unwind_store_init(s, NULL, 1u << 22);
+	unwind_store_share_by_owner(s);
+	for (int i = 0; i < 3; i++) {
+		const struct unwind_store_file *f = add_entry(s, small[i]);
+
+		CHECK(f && f->status == UNWIND_FILE_LOADED && !f->id.uid);
+		if (!f)
+			return false;
+		keys[i] = f->key;
+		unwind_store_sampled(s, &keys[i], stamper, at);
+	}
+	return true;
+}
+
+/*
  * S2 review, finding 5: a user who asks for a system file larger than a
  * share has it charged to root, and every table root pays for was its own
  * to evict (protection went by payer): another user's libraries, run by
@@ -323,53 +382,27 @@ static int by_slots(const void *a, const void *b)
 static int big_system_file_evicts(uint32_t stamper)
 {
 	map_entries_t maps = { 0 };
-	const struct map_entry *files[64];
-	uint32_t order[64], slots[64];
+	const struct map_entry *files[64], *small[4], *big;
 	struct unwind_file_key keys[3];
 	const struct unwind_store_file *f;
 	struct unwind_store s;
-	uint64_t now = 100 * SEC;
-	size_t n = own_files(&maps, files, 64), len = 0, want, k = 0;
+	size_t n = own_files(&maps, files, 64), len, want;
 	int mask = -2;
 
-	unwind_store_init(&s, NULL, 1u << 22);
-	for (size_t i = 0; i < n; i++) {
-		f = add_entry(&s, files[i]);
-		slots[i] = f && f->status == UNWIND_FILE_LOADED ? f->nslots : 0;
-		order[i] = (uint32_t)i;
-	}
-	unwind_store_free(&s);
-	sort_slots = slots;
-	qsort(order, n, sizeof(*order), by_slots);
-	/* The three smallest with a table, and the largest. */
-	while (k < n && !slots[order[k]])
-		k++;
-	want = slots[order[n - 1]];
-	for (int i = 0; i < 3 && k + (size_t)i < n; i++)
-		len += slots[order[k + (size_t)i]];
-	/* The largest must be larger than a quarter of a store of the three and it. */
-	if (n < k + 4 || 4 * want <= len + want - 1) {
+	if (!small_and_big(&maps, files, n, small, &big, &len, &want)) {
 		fprintf(stderr, "  no file large enough against the smallest: not tried\n");
 		goto out;
 	}
-	unwind_store_init(&s, NULL, 1u << 22);
-	unwind_store_share_by_owner(&s);
-	for (int i = 0; i < 3; i++) {
-		f = add_entry(&s, files[order[k + (size_t)i]]);
-		CHECK(f && f->status == UNWIND_FILE_LOADED && !f->id.uid);
-		if (!f)
-			goto free;
-		keys[i] = f->key;
-		unwind_store_sampled(&s, &keys[i], stamper, 90 * SEC);
-	}
+	if (!three_small(&s, small, stamper, 90 * SEC, keys))
+		goto free;
 	all_loaded_at(&s, 1 * SEC);
 	s.max_slots = s.slots.len + want - 1;
-	f = unwind_store_add_mapping(&s, (uint32_t)getpid(), 1000, files[order[n - 1]]);
+	f = unwind_store_add_mapping(&s, (uint32_t)getpid(), 1000, big);
 	if (!f)
 		goto free;
-	CHECK(f && f->status == UNWIND_FILE_FULL && f->id.system &&
+	CHECK(f->status == UNWIND_FILE_FULL && f->id.system &&
 	      store_payer(&s, f->id.uid, true, f->want_slots) == 0);
-	mask = unwind_store_evict_for(&s, f, now) ? 0 : -1;
+	mask = unwind_store_evict_for(&s, f, 100 * SEC) ? 0 : -1;
 	for (int i = 0; mask >= 0 && i < 3; i++) {
 		f = unwind_store_find(&s, keys[i].dev, keys[i].ino);
 		if (f->status == UNWIND_FILE_FULL && f->evicted)
@@ -390,6 +423,72 @@ static void a_system_file_others_run_is_protected_from_a_user_who_never_runs_it(
 		return;
 	CHECK_EQ_INT(mask, -1);
 	CHECK(big_system_file_evicts(1000) > 0);
+}
+
+/*
+ * Root's largest file (the system's, larger than a share: root pays for
+ * it) and its three smallest (stamped by root: protected), the largest
+ * stamped by `stamper` (UINT32_MAX: none); then user 1000 maps the fourth
+ * smallest, with no room but the largest's. Whether the largest went for
+ * it (1), nothing could (-1), or not tried (-2).
+ */
+static int big_table_evicted_for_a_small_one(uint32_t stamper)
+{
+	map_entries_t maps = { 0 };
+	const struct map_entry *files[64], *small[4], *big;
+	struct unwind_file_key key, keys[3];
+	const struct unwind_store_file *f;
+	struct unwind_store s;
+	size_t n = own_files(&maps, files, 64), len, want;
+	int made = -2;
+
+	if (!small_and_big(&maps, files, n, small, &big, &len, &want)) {
+		fprintf(stderr, "  no file large enough against the smallest: not tried\n");
+		goto out;
+	}
+	if (!three_small(&s, small, 0, 95 * SEC, keys))
+		goto free;
+	f = add_entry(&s, big);
+	CHECK(f && f->status == UNWIND_FILE_LOADED && !f->id.uid && f->nslots == want);
+	if (!f || f->status != UNWIND_FILE_LOADED)
+		goto free;
+	key = f->key;
+	if (stamper != UINT32_MAX)
+		unwind_store_sampled(&s, &key, stamper, 90 * SEC);
+	all_loaded_at(&s, 1 * SEC);
+	/* Room for the fourth smallest only once the largest is gone. */
+	s.max_slots = s.slots.len;
+	CHECK(want > s.max_slots / 4);
+	f = unwind_store_add_mapping(&s, (uint32_t)getpid(), 1000, small[3]);
+	if (!f)
+		goto free;
+	CHECK(f->status == UNWIND_FILE_FULL && f->id.uid == 1000 &&
+	      !unwind_store_over_share(&s, f));
+	made = unwind_store_evict_for(&s, f, 100 * SEC) ? 0 : -1;
+	f = unwind_store_find(&s, key.dev, key.ino);
+	if (made == 0 && f->status == UNWIND_FILE_FULL && f->evicted)
+		made = 1;
+free:
+	unwind_store_free(&s);
+out:
+	map_entries_free(&maps);
+	return made;
+}
+
+/*
+ * S2 review, finding 5: a table root pays for (a system file larger than a
+ * share, cc1 or libLLVM) is past any user's protected quarter alone; who
+ * runs it protects it anyway, as root's sampled tables were: user 1001's
+ * stamp keeps it from user 1000. The control: stamped by no one, it goes.
+ */
+static void a_system_file_past_a_share_is_protected_by_its_users(void)
+{
+	int made = big_table_evicted_for_a_small_one(1001);
+
+	if (made == -2)
+		return;
+	CHECK_EQ_INT(made, -1);
+	CHECK_EQ_INT(big_table_evicted_for_a_small_one(UINT32_MAX), 1);
 }
 
 /*
@@ -543,6 +642,7 @@ int main(void)
 	RUN(a_user_cannot_evict_anothers_sampled_table);
 	RUN(a_file_mapped_first_by_an_attacker_is_protected_by_its_users);
 	RUN(a_system_file_others_run_is_protected_from_a_user_who_never_runs_it);
+	RUN(a_system_file_past_a_share_is_protected_by_its_users);
 	RUN(a_table_just_built_is_not_the_first_to_go);
 	RUN(fresh_tables_are_pinned_up_to_a_quarter);
 	RUN(a_users_stamp_is_renewed_at_most_every_stamp_period);

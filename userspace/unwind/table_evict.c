@@ -112,10 +112,10 @@ static void mark_pinned(void *ctx, uint32_t uid, uint32_t idx)
 /*
  * bits[i]: whether LOADED entry i is protected (its users' stamps of the
  * last UNWIND_STORE_PROTECT_NS, each user's most recent up to a quarter of
- * the slots, root's all; PROT_OTHER when a user other than `requester`
- * protects it) or pinned (sampled in the last UNWIND_STORE_PIN_NS, or
- * loaded then, each user's most recent loads up to a quarter, root's
- * too). false: no memory.
+ * the slots, root's all, and all those of tables root pays for;
+ * PROT_OTHER when a user other than `requester` protects it) or pinned
+ * (sampled in the last UNWIND_STORE_PIN_NS, or loaded then, each user's
+ * most recent loads up to a quarter, root's too). false: no memory.
  */
 static bool protect(const struct unwind_store *s, uint32_t requester, uint64_t now, uint8_t *bits)
 {
@@ -140,11 +140,22 @@ static bool protect(const struct unwind_store *s, uint32_t requester, uint64_t n
 			p[np++] = (struct claim){ .uid = e->loaded_by,
 						  .idx = (uint32_t)i,
 						  .at = e->loaded_at };
-		for (size_t k = 0; k < UNWIND_STORE_STAMPS; k++)
-			if (within(e->stamps[k].at, now, UNWIND_STORE_PROTECT_NS))
+		for (size_t k = 0; k < UNWIND_STORE_STAMPS; k++) {
+			if (!within(e->stamps[k].at, now, UNWIND_STORE_PROTECT_NS))
+				continue;
+			/*
+			 * Root pays for the system's files larger than a share, and
+			 * for those root's processes mapped first: whoever runs one
+			 * protects it, beyond its own quarter (cc1 or libLLVM alone
+			 * is past any user's), as root's stamps protect all.
+			 */
+			if (!e->id.uid)
+				mark_protected(&m, e->stamps[k].uid, (uint32_t)i);
+			else
 				c[n++] = (struct claim){ .uid = e->stamps[k].uid,
 							 .idx = (uint32_t)i,
 							 .at = e->stamps[k].at };
+		}
 	}
 	/*
 	 * Fresh tables pinned within their loader's quarter, root's too: no

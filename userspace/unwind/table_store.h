@@ -301,14 +301,16 @@ void unwind_store_published(struct unwind_store *s, const struct unwind_store_fi
  * The requester is the user whose process asked for `f` (not its payer).
  * Each user's most recently stamped tables (UNWIND_STORE_PROTECT_NS) are
  * protected from every other user, up to a quarter of the slots (root's
- * stamps: all), whoever pays for them: a system file another user runs is
- * protected from a user who never runs it, and one an attacker mapped
- * first (charged to it) from that attacker while others run it. Tables
- * sampled in the last UNWIND_STORE_PIN_NS are never evicted, nor those
- * loaded then (each user's most recent, up to a quarter of the slots). An
- * evicted table's entry stays, FULL and `evicted`, its size kept: a process
- * that maps the file again, or a sample in it, queues it again (see
- * readmit and unwind_store_sampled). false: nothing evicted, `f` stays FULL.
+ * stamps, and any user's of a table root pays for, as cc1 or libLLVM,
+ * past a quarter alone: all), whoever pays for them: a system file
+ * another user runs is protected from a user who never runs it, and one
+ * an attacker mapped first (charged to it) from that attacker while
+ * others run it. Tables sampled in the last UNWIND_STORE_PIN_NS are never
+ * evicted, nor those loaded then (each user's most recent, up to a
+ * quarter of the slots). An evicted table's entry stays, FULL and
+ * `evicted`, its size kept: a process that maps the file again, or a
+ * sample in it, queues it again (see readmit and unwind_store_sampled).
+ * false: nothing evicted, `f` stays FULL.
  */
 bool unwind_store_evict_for(struct unwind_store *s, const struct unwind_store_file *f,
 			    uint64_t now);
