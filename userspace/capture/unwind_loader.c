@@ -295,10 +295,17 @@ static const struct unwind_store_file *place(struct unwind_loader *l, struct tab
 		compact(l, d->path);
 		return unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
 	}
-	/* No room: others' tables evicted to make it, least recently sampled first. */
-	if (!f || f->status != UNWIND_FILE_FULL ||
-	    !unwind_store_evict_for(&l->store, f, clock_ns(CLOCK_MONOTONIC)))
+	/* No room: others' tables evicted to make it, least recently used first. */
+	if (!f || f->status != UNWIND_FILE_FULL)
 		return f;
+	if (!unwind_store_evict_for(&l->store, f, clock_ns(CLOCK_MONOTONIC))) {
+		/* For whoever asks why (and the tests); a share's refusal is said in finish. */
+		if (!f->want_rules && !unwind_store_over_share(&l->store, f))
+			log_debug("%s: no room in the unwind store for its table (%u slots), and "
+				  "the tables others use stay",
+				  d->path ? d->path : "?", f->want_slots);
+		return f;
+	}
 	if (l->store.stats.evicted > before)
 		unpublish_evicted(l, d->path, l->store.stats.evicted - before);
 	/* One extent holds it once the quarantine is over: wait for it, not more. */
