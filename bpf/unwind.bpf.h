@@ -23,8 +23,16 @@ const volatile bool cfi_unwind = false;
  */
 const volatile bool unwind_find_vma = false;
 
+/*
+ * Not preallocated: a deleted element is freed after an RCU grace period,
+ * not reused at once, so a walk that found an evicted file's value just
+ * before userspace deleted it never reads the next file's base and slots
+ * there (a preallocated hash hands the element to the very next update).
+ * Userspace publishes no more files than this, a quarter for each user's.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__uint(max_entries, 16384);
 	__type(key, struct unwind_file_key);
 	__type(value, struct unwind_file_info);

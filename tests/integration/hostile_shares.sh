@@ -32,6 +32,24 @@
 #          victim's program, sampled all along, was FULL for the whole
 #          recording (a rebuild only reads the live processes again, in no
 #          order). Now the tables never sampled are evicted for it.
+#   files  the BPF file maps (unwind_files, unwind_no_table) are shrunk to
+#          256 entries (BPFPROF_TEST_FILE_MAPS: the same code as at 16384);
+#          the attacker maps 300 copies of a tiny program (a few slots each,
+#          far below its share of the row store), then the victim execs its
+#          program (-p: the attacker's and the victim's processes only).
+#          Before: the attacker's tables took every entry, and the victim's
+#          program was LOADED but never published (S2 review, finding 3).
+#          Now the attacker holds a quarter of the entries, its other files
+#          refused for its share.
+#   protect the row store is shrunk to 768K rows (BPFPROF_TEST_UNWIND_MEMORY
+#          3584K: 393,216 slots); the victim runs a system program of 400k
+#          rows (root's, larger than a share: root pays for it), then stops
+#          (SIGSTOP) for 3 s, past the 2 s its samples pin it; the attacker
+#          then maps a system file of 460k rows (root's too, and charged to
+#          root), which fits only if the victim's program goes. Before: every
+#          table root pays for was the requester's own to evict (payer 0),
+#          and the victim's program went for it (S2 review, finding 5). Now
+#          the victim's recent samples protect it: nothing is evicted.
 #
 # Either way: >= 90 % of the victim's native samples reach _start through
 # main (evict: main; _start is libc's, whose table may be among the ones
@@ -53,12 +71,12 @@
 # through the recording: none of them gets a copy of its entry from the
 # kernel side (before: every child forked after the forker was admitted).
 #
-# Usage: hostile_shares.sh procs|rows|shared|evict [subuids] (subuids: procs|rows)
+# Usage: hostile_shares.sh procs|rows|shared|evict|files|protect [subuids] (subuids: procs|rows)
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/hostile_common.sh"
-hostile_setup "hostile_shares.sh procs|rows|shared|evict [subuids]" "$@"
+hostile_setup "hostile_shares.sh procs|rows|shared|evict|files|protect [subuids]" "$@"
 case $MODE in
-procs | rows | shared | evict) ;;
+procs | rows | shared | evict | files | protect) ;;
 *) fail "unknown mode $MODE" ;;
 esac
 SPREAD=${2:-}
@@ -105,6 +123,7 @@ VICTIM_SRC=("$VICTIM_DIR/vspin.c")
 case $MODE in
 shared) VICTIM_PAIRS=75000 ;;
 evict) VICTIM_PAIRS=125000 ;;
+protect) VICTIM_PAIRS=200000 ;;
 *) VICTIM_PAIRS= ;;
 esac
 if [ -n "$VICTIM_PAIRS" ]; then
@@ -167,6 +186,36 @@ wait_procs() {
 	fail "the attacker runs $(attacker_procs) processes, not $1"
 }
 
+# write_mapper FILE: the source (the user's) of a program that maps the
+# files its arguments name executable in turn, as a loader would (a FIFO
+# named is waited on, a word written to it, first), then waits.
+write_mapper() {
+	cat >"$1" <<'EOF'
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		struct stat st;
+		char c;
+		int fd = open(argv[i], O_RDONLY);
+
+		if (fd < 0 || fstat(fd, &st))
+			return 1;
+		if (S_ISFIFO(st.st_mode) ? read(fd, &c, 1) < 0 :
+		    mmap(0, st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
+			return 1;
+		close(fd);
+	}
+	pause();
+	return 0;
+}
+EOF
+	chown "$USER_NAME:" "$1"
+}
+
 if [ "$MODE" = procs ]; then
 	FLOOD=400
 	cat >"$USER_DIR/flood.py" <<'EOF'
@@ -220,35 +269,56 @@ EOF
 	done
 	wait_procs "$COPIES"
 	log "the attacker runs $COPIES programs of $((2 * PAIRS)) rows each, $((2 * PAIRS * COPIES)) in all"
+elif [ "$MODE" = protect ]; then
+	# The victim's program as the system's (root's, 0755: a package's), and
+	# a system file of 460k rows the attacker maps once it reads a word
+	# from its FIFO (a file named that is not a FIFO is mapped executable).
+	cp "$VICTIM_DIR/vspin" "$VICTIM_DIR/sspin" && chmod 0755 "$VICTIM_DIR/sspin" ||
+		fail "cannot copy the victim's program"
+	cfi_rows_asm "$WORK/big.S" rows 230000 ret
+	echo 'int main(void) { return 0; }' >"$WORK/big_main.c"
+	gcc -O2 -o "$VICTIM_DIR/sbig" "$WORK/big_main.c" "$WORK/big.S" >"$WORK/gcc.out" 2>&1 ||
+		fail "cannot build the big system file: $(cat "$WORK/gcc.out")"
+	chmod 0755 "$VICTIM_DIR/sbig"
+	write_mapper "$USER_DIR/mapper.c"
+	as_user_in_dir gcc -O2 -o "$USER_DIR/mapper" mapper.c >"$WORK/gcc.out" 2>&1 ||
+		fail "the user cannot build the mapper: $(cat "$WORK/gcc.out")"
+	mkfifo "$USER_DIR/go" && chown "$USER_NAME:" "$USER_DIR/go" || fail "mkfifo failed"
+	"${as_user[@]}" "$USER_DIR/mapper" "$USER_DIR/go" "$VICTIM_DIR/sbig" &
+	MAPPER=$!
+	"${as_victim[@]}" "$VICTIM_DIR/sspin" &
+	VSPIN=$!
+	wait_procs 1
+	export BPFPROF_TEST_UNWIND_MEMORY=3584K # 768K rows: 393,216 slots
+	log "the victim runs a system program of 400k rows; the row store holds 768k"
+elif [ "$MODE" = files ]; then
+	# One process of the attacker's maps FILES copies (distinct files) of a
+	# tiny program with CFI executable, as a loader would, and waits.
+	FILES=300
+	write_mapper "$USER_DIR/mapper.c"
+	as_user_in_dir gcc -O2 -o "$USER_DIR/mapper" mapper.c >"$WORK/gcc.out" 2>&1 ||
+		fail "the user cannot build the mapper: $(cat "$WORK/gcc.out")"
+	"${as_user[@]}" mkdir "$USER_DIR/tiny" || fail "cannot make the attacker's directory"
+	TINY=()
+	for ((c = 0; c < FILES; c++)); do
+		TINY+=("$USER_DIR/tiny/t.$c")
+	done
+	"${as_user[@]}" sh -c 'for f; do cp "$0" "$f" || exit 1; done' "$USER_DIR/mapper" "${TINY[@]}" ||
+		fail "cannot copy the tiny program"
+	"${as_user[@]}" "$USER_DIR/mapper" "${TINY[@]}" &
+	MAPPER=$!
+	wait_procs 1
+	wait_grep "$USER_DIR/tiny/t.$((FILES - 1))" "/proc/$MAPPER/maps" "the attacker did not map its files"
+	export BPFPROF_TEST_FILE_MAPS=256
+	log "the attacker maps $FILES tiny programs; the file maps hold 256 entries"
 else
 	# Programs of 200k rows that never run (pause), each mapping the files
 	# its arguments name executable first (as a loader would); a FIFO named
 	# is waited on (a word written to it) first.
 	PAIRS=100000
 	cfi_rows_asm "$USER_DIR/rows.S" rows "$PAIRS" ret
-	cat >"$USER_DIR/main.c" <<'EOF'
-#include <fcntl.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
-int main(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		struct stat st;
-		char c;
-		int fd = open(argv[i], O_RDONLY);
-
-		if (fd < 0 || fstat(fd, &st))
-			return 1;
-		if (S_ISFIFO(st.st_mode) ? read(fd, &c, 1) < 0 :
-		    mmap(0, st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) == MAP_FAILED)
-			return 1;
-	}
-	pause();
-	return 0;
-}
-EOF
-	chown "$USER_NAME:" "$USER_DIR/rows.S" "$USER_DIR/main.c"
+	write_mapper "$USER_DIR/main.c"
+	chown "$USER_NAME:" "$USER_DIR/rows.S"
 	as_user_in_dir gcc -O2 -o "$USER_DIR/rows" main.c rows.S >"$WORK/gcc.out" 2>&1 ||
 		fail "the user cannot build the program: $(cat "$WORK/gcc.out")"
 	# shared: 2 fit the attacker's share (512k of 2M, with libc: the
@@ -284,6 +354,18 @@ EOF
 	fi
 fi
 
+# record_targets PIDS SECONDS: bpfprof -p PIDS -d SECONDS -v in the
+# background (BPFPROF_PID), returning once it records.
+record_targets() {
+	log "\$ bpfprof -p $1 -d $2 -v -o $WORK/p.json.gz &"
+	: >"$WORK/bpfprof.err"
+	env --default-signal=INT,TERM "$BPFPROF" -p "$1" -d "$2" -v -o "$WORK/p.json.gz" \
+		>"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
+	BPFPROF_PID=$!
+	BACKGROUND_PIDS+=("$BPFPROF_PID")
+	wait_recording "$BPFPROF_PID"
+}
+
 if [ "$MODE" = procs ] || [ "$MODE" = rows ]; then
 	"${as_victim[@]}" "$VICTIM_DIR/vspin" &
 	VSPIN=$!
@@ -291,33 +373,64 @@ if [ "$MODE" = procs ] || [ "$MODE" = rows ]; then
 	VPY=$!
 	sleep 0.5
 	run_bpfprof 150 -a -d 6 -v -o "$WORK/p.json.gz"
-elif [ "$MODE" = shared ]; then
+elif [ "$MODE" = protect ]; then
+	# The attacker's process and the victim's, alone (-p). The victim's
+	# program is stamped by its samples (it runs 200 ms of CPU, sampled
+	# all along), then it stops for 3 s, past the pin of its last samples
+	# (2 s), within their protection (a minute); then the attacker maps the
+	# big file. Whether tables were evicted for it, or none could be, -v says.
+	record_targets "$MAPPER,$VSPIN" 14
+	# CPU time (clock ticks) the victim has run since the recording began.
+	t0=$(awk '{ print $14 }' "/proc/$VSPIN/stat")
+	for ((i = 0; i < 600; i++)); do
+		[ $(($(awk '{ print $14 }' "/proc/$VSPIN/stat") - t0)) -ge 20 ] && break
+		sleep 0.05
+	done
+	[ "$i" -lt 600 ] || fail "the victim's program did not run 200 ms of CPU in 30 s"
+	kill -STOP "$VSPIN"
+	sleep 3
+	echo go >"$USER_DIR/go"
+	wait_grep "$VICTIM_DIR/sbig: no room in the unwind store\|tables evicted for $VICTIM_DIR/sbig" \
+		"$WORK/bpfprof.err" "bpfprof never placed the big system file the attacker mapped" \
+		"$BPFPROF_PID"
+	kill -CONT "$VSPIN"
+	wait "$BPFPROF_PID"
+	STATUS=$?
+	log "   stderr:"
+	head -n 30 "$WORK/bpfprof.err" | indent
+elif [ "$MODE" = shared ] || [ "$MODE" = files ]; then
 	# The attacker's processes and the victim's, alone (-p: this machine's
 	# other files take no room, so the store has room and only the share
-	# refuses). Once the recording has built the attacker's tables, the
-	# attacker maps the victim's program, then the victim's process execs
-	# it (the same pid: a target all along).
+	# refuses). shared: once the recording has built the attacker's tables,
+	# the attacker maps the victim's program, then the victim's process
+	# execs it (the same pid: a target all along). files: the victim execs
+	# its program once the recording has read the attacker's files and
+	# refused those past its share (-v names them): read after them, as a
+	# program started later on a busy machine is.
+	[ "$MODE" = files ] && TARGETS=$MAPPER,
 	mkfifo "$VICTIM_DIR/go" && chown "$VICTIM_NAME:" "$VICTIM_DIR/go" || fail "mkfifo failed"
 	# shellcheck disable=SC2016
 	"${as_victim[@]}" sh -c 'read -r _ <"$1" && exec "$2"' sh "$VICTIM_DIR/go" "$VICTIM_DIR/vspin" &
 	VSPIN=$!
-	log "\$ bpfprof -p $TARGETS$VSPIN -d 8 -v -o $WORK/p.json.gz &"
-	: >"$WORK/bpfprof.err"
-	env --default-signal=INT,TERM "$BPFPROF" -p "$TARGETS$VSPIN" -d 8 -v -o "$WORK/p.json.gz" \
-		>"$WORK/bpfprof.out" 2>"$WORK/bpfprof.err" &
-	BPFPROF_PID=$!
-	BACKGROUND_PIDS+=("$BPFPROF_PID")
-	wait_recording "$BPFPROF_PID"
-	echo go >"$USER_DIR/go"
-	wait_grep "$VICTIM_DIR/vspin" "/proc/$MAPPER/maps" "the attacker did not map the victim's program"
-	# The victim's process execs the file only once bpfprof refused it for
-	# the attacker's share (-v names the file and the uid): else the file
-	# could be read as the victim's first, and the test would test nothing.
-	wait_grep "^bpfprof: .*$VICTIM_DIR/vspin (device .*refused for the share of uid $USER_UID;" \
-		"$WORK/bpfprof.err" \
-		"bpfprof never refused the victim's program for the attacker's share (uid $USER_UID): the test would test nothing" \
-		"$BPFPROF_PID"
-	ok "$(grep -m 1 "$VICTIM_DIR/vspin (device .*refused for the share" "$WORK/bpfprof.err")"
+	record_targets "$TARGETS$VSPIN" 8
+	if [ "$MODE" = shared ]; then
+		echo go >"$USER_DIR/go"
+		wait_grep "$VICTIM_DIR/vspin" "/proc/$MAPPER/maps" "the attacker did not map the victim's program"
+		# The victim's process execs the file only once bpfprof refused it for
+		# the attacker's share (-v names the file and the uid): else the file
+		# could be read as the victim's first, and the test would test nothing.
+		wait_grep "^bpfprof: .*$VICTIM_DIR/vspin (device .*refused for the share of uid $USER_UID;" \
+			"$WORK/bpfprof.err" \
+			"bpfprof never refused the victim's program for the attacker's share (uid $USER_UID): the test would test nothing" \
+			"$BPFPROF_PID"
+		ok "$(grep -m 1 "$VICTIM_DIR/vspin (device .*refused for the share" "$WORK/bpfprof.err")"
+	else
+		wait_grep "^bpfprof: .*$USER_DIR/tiny/t\.[0-9]* (device .*refused for the share of uid $USER_UID;" \
+			"$WORK/bpfprof.err" \
+			"bpfprof never refused the attacker's files for its share of the file map: they took every entry" \
+			"$BPFPROF_PID"
+		ok "$(grep -c "$USER_DIR/tiny/t\.[0-9]* (device .*refused for the share of uid $USER_UID;" "$WORK/bpfprof.err") of the attacker's files refused for its share"
+	fi
 	echo go >"$VICTIM_DIR/go"
 	wait "$BPFPROF_PID"
 	STATUS=$?
@@ -389,6 +502,13 @@ shared)
 	ok "the victim's program was taken when its process mapped it, with no eviction"
 	;;
 evict) expect_share "$VSPIN" "the victim's program (CFI), sampled" victim_spin main ;;
+files) expect_share "$VSPIN" "the victim's program (CFI), after the attacker's files" main _start ;;
+protect)
+	! grep -q "tables evicted for $VICTIM_DIR/sbig" "$WORK/bpfprof.err" ||
+		fail "$(grep -m 1 "tables evicted for $VICTIM_DIR/sbig" "$WORK/bpfprof.err"): the victim's program, run a few seconds before, went for the attacker's file"
+	ok "$(grep -m 1 "$VICTIM_DIR/sbig: no room" "$WORK/bpfprof.err")"
+	expect_share "$VSPIN" "the victim's system program (CFI)" main _start
+	;;
 esac
 if [ "$SPREAD" = subuids ] && [ "$MODE" = procs ]; then
 	# 408 processes of one user against a share of 64: the owner is capped.

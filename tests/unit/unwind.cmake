@@ -55,6 +55,11 @@ bpfprof_unit_test(test_unwind_store_shares ${UNWIND_TEST_DIR}/test_unwind_store_
 add_dependencies(test_unwind_store_shares cfi_fix)
 target_compile_definitions(test_unwind_store_shares PRIVATE CFI_FIX="$<TARGET_FILE:cfi_fix>")
 
+# The store's eviction: which tables go, which are protected or pinned, and from whom.
+bpfprof_unit_test(test_unwind_store_evict ${UNWIND_TEST_DIR}/test_unwind_store_evict.c)
+add_dependencies(test_unwind_store_evict cfi_fix)
+target_compile_definitions(test_unwind_store_evict PRIVATE CFI_FIX="$<TARGET_FILE:cfi_fix>")
+
 # The walk over a stack copy reads it through the finisher's own read.
 bpfprof_unit_test(test_user_walk ${UNWIND_TEST_DIR}/test_user_walk.c
   ${CMAKE_SOURCE_DIR}/userspace/capture/stack_finish.c)
@@ -140,3 +145,9 @@ endif()
 # deadline, the bytes parked in all and per user, a copy lost on the ring.
 bpfprof_unit_test(test_stack_finish ${UNWIND_TEST_DIR}/test_stack_finish.c
   ${CMAKE_SOURCE_DIR}/userspace/capture/stack_finish.c)
+
+# The unwinder's BPF maps as the built object declares them (no load, no root).
+bpfprof_unit_test(test_unwind_maps ${UNWIND_TEST_DIR}/test_unwind_maps.c)
+add_dependencies(test_unwind_maps bpf_skeleton)
+target_link_libraries(test_unwind_maps PRIVATE PkgConfig::LIBBPF)
+target_compile_definitions(test_unwind_maps PRIVATE BPF_OBJECT="${CMAKE_BINARY_DIR}/bpfprof.bpf.o")

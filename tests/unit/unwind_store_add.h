@@ -4,6 +4,8 @@
 #define BPFPROF_TEST_UNWIND_STORE_ADD_H
 
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -78,6 +80,35 @@ static inline uint32_t slots_of(const char *path)
 		nslots = f->nslots;
 	unwind_store_free(&s);
 	return nslots;
+}
+
+/* A copy of `from` at a new path (`path`: a mkstemp template) any user may write: no package's. */
+static inline void copy_for_anyone(const char *from, char *path)
+{
+	char cmd[512];
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	snprintf(cmd, sizeof(cmd), "cp %s %s && chmod 0777 %s", from, path, path);
+	CHECK_EQ_INT(system(cmd), 0);
+}
+
+/* A hand-over that takes the file (nothing built: completed by the test). */
+static inline int defer_take(void *ctx, const struct unwind_store_file *f, int fd, const char *path,
+			     const char *link, bool stale)
+{
+	(void)ctx, (void)f, (void)path, (void)link, (void)stale;
+	close(fd);
+	return 0;
+}
+
+/* `f`'s entry, to set when its table was loaded (the fake clock's). */
+static inline struct unwind_store_file *entry_of(struct unwind_store *s,
+						 const struct unwind_store_file *f)
+{
+	return &s->files.data[f - s->files.data];
 }
 
 #endif

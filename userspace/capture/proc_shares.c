@@ -402,14 +402,15 @@ void proc_shares_exited(struct proc_shares *s, uint32_t pid)
 		entry_drop(s, e);
 }
 
-unsigned proc_shares_sampled(struct proc_shares *s, uint32_t pid, uint64_t ts_ns)
+unsigned proc_shares_sampled(struct proc_shares *s, uint32_t pid, uint64_t ts_ns, uint32_t *uid)
 {
 	struct proc_share_entry *e = entry_of(s, pid);
 	uint32_t sec = (uint32_t)(ts_ns / 1000000000ull) + 1;
-	unsigned out = 0;
+	unsigned out = PROC_SAMPLED_KNOWN;
 
 	if (!e)
 		return 0;
+	*uid = e->uid;
 	e->sampled_at = s->now;
 	if (e->refused)
 		out |= PROC_SAMPLED_REFUSED;

@@ -111,14 +111,17 @@ enum {
 	PROC_SAMPLED_REFUSED = 1,
 	/* Its first sample in this second: what a caller does at most once a second per process. */
 	PROC_SAMPLED_NEW_SECOND = 2,
+	/* Known here: *uid is its user's. */
+	PROC_SAMPLED_KNOWN = 4,
 };
 /*
  * A sample of `pid` came (any thread) at `ts_ns` (CLOCK_MONOTONIC, the
  * sample's own stamp; 0: the caller does nothing once a second with this
- * one, which leaves the second to the next). PROC_SAMPLED_* bits; 0 for a
- * process not known here (one lookup per sample: on every sample's path).
+ * one, which leaves the second to the next). PROC_SAMPLED_* bits, *uid
+ * its user (the one proc_shares_user gave); 0 for a process not known
+ * here (one lookup per sample: on every sample's path).
  */
-unsigned proc_shares_sampled(struct proc_shares *s, uint32_t pid, uint64_t ts_ns);
+unsigned proc_shares_sampled(struct proc_shares *s, uint32_t pid, uint64_t ts_ns, uint32_t *uid);
 /* Once per refresh: the clock of samples, and the users past their share give back. */
 void proc_shares_tick(struct proc_shares *s);
 

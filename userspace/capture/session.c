@@ -282,6 +282,18 @@ static uint32_t proc_maps_capacity(void)
 	return n && n < 16384 ? (uint32_t)n : 0;
 }
 
+/*
+ * 0: the file maps' own size (unwind_files, unwind_no_table). Tests only:
+ * BPFPROF_TEST_FILE_MAPS=N shrinks them, so that a test fills them with a
+ * few hundred files; the same code decides as at full size.
+ */
+static uint32_t file_maps_capacity(void)
+{
+	size_t n = test_size("BPFPROF_TEST_FILE_MAPS");
+
+	return n && n < 16384 ? (uint32_t)n : 0;
+}
+
 /* How long the start waits for the first tables (all of them, on an ordinary machine). */
 #define UNWIND_SETTLE_MS 2000
 
@@ -418,6 +430,10 @@ int session_open(struct session *s, const struct session_config *cfg)
 		if (proc_maps_capacity()) {
 			bpf_map__set_max_entries(s->skel->maps.unwind_procs, proc_maps_capacity());
 			bpf_map__set_max_entries(s->skel->maps.py_procs, proc_maps_capacity());
+		}
+		if (file_maps_capacity()) {
+			bpf_map__set_max_entries(s->skel->maps.unwind_files, file_maps_capacity());
+			bpf_map__set_max_entries(s->skel->maps.unwind_no_table, file_maps_capacity());
 		}
 	} else {
 		/* No tables: the rules' 512 KiB are not preallocated for nothing. */

@@ -26,27 +26,68 @@
 static int defer_build(void *ctx, const struct unwind_store_file *f, int fd, const char *path,
 		       const char *link, bool stale);
 
-/* `f`'s rows into the BPF file map, and when (misses before it were for want of them). */
+/* The key of file `k` in key_shares. */
+static struct hmap_key file_hkey(const struct unwind_file_key *k)
+{
+	return (struct hmap_key){ k->dev, k->ino };
+}
+
+/*
+ * `f`'s rows into the BPF file map, and when (misses before it were for
+ * want of them). The store holds no more tables than the map has entries,
+ * so a failure is the kernel's (no memory: the map allocates as it goes):
+ * tried again at the next refresh (publish_again), never left unpublished
+ * for the run while it holds its slots.
+ */
 static void publish_file(struct unwind_loader *l, const struct unwind_store_file *f)
 {
-	if (bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY))
+	if (bpf_map_update_elem(l->files_fd, &f->key, &f->info, BPF_ANY)) {
 		l->unpublished++;
-	else
+		l->publish_again = true;
+	} else {
 		unwind_store_published(&l->store, f, clock_ns(CLOCK_MONOTONIC));
-	if (l->no_table_fd >= 0)
+	}
+	if (l->no_table_fd >= 0 && key_shares_give(&l->no_table, file_hkey(&f->key)))
 		bpf_map_delete_elem(l->no_table_fd, &f->key);
+}
+
+/* The tables whose publishing failed, published now (see publish_file). */
+static void publish_again(struct unwind_loader *l)
+{
+	if (!l->publish_again)
+		return;
+	l->publish_again = false;
+	for (size_t i = 0; i < l->store.files.len; i++) {
+		const struct unwind_store_file *f = &l->store.files.data[i];
+
+		if (f->status == UNWIND_FILE_LOADED && !f->published_at)
+			publish_file(l, f);
+	}
 }
 
 /*
  * A file built without a table (no CFI, refused): the BPF walk then
  * follows its frame pointers instead of copying its stack (a full map
- * only costs copies, which the CPU's budget bounds).
+ * only costs copies, which the CPU's budget bounds). A user's files take
+ * at most a quarter of the map (key_shares.h), charged to the user whose
+ * process mapped the file.
  */
 static void publish_no_table(struct unwind_loader *l, const struct unwind_store_file *f)
 {
-	if (l->no_table_fd >= 0 && f->status != UNWIND_FILE_LOADED &&
-	    f->status != UNWIND_FILE_PENDING)
-		(void)bpf_map_update_elem(l->no_table_fd, &f->key, &(uint8_t){ 1 }, BPF_ANY);
+	if (l->no_table_fd < 0 || f->status == UNWIND_FILE_LOADED ||
+	    f->status == UNWIND_FILE_PENDING)
+		return;
+	if (!l->no_table.capacity) {
+		struct bpf_map_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		key_shares_init(&l->no_table, bpf_obj_get_info_by_fd(l->no_table_fd, &info, &len)
+						      ? 4096
+						      : info.max_entries);
+	}
+	if (key_shares_take(&l->no_table, file_hkey(&f->key), f->id.uid) &&
+	    bpf_map_update_elem(l->no_table_fd, &f->key, &(uint8_t){ 1 }, BPF_ANY))
+		(void)key_shares_give(&l->no_table, file_hkey(&f->key));
 }
 
 /* The mmapable BPF array at fd, `bytes` long, mapped (rounded up to pages); NULL: errno. */
@@ -86,6 +127,15 @@ int unwind_loader_open(struct unwind_loader *l, int slots_fd, int rules_fd, int 
 	unwind_store_init(&l->store, l->slots, capacity);
 	if (unwind_store_rules_in(&l->store, l->rules, UNWIND_MAX_RULES))
 		return -ENOMEM;
+	/* No more tables than the BPF file map has entries, a quarter for each user's. */
+	{
+		struct bpf_map_info info = { 0 };
+		__u32 len = sizeof(info);
+
+		unwind_store_limit_files(&l->store, bpf_obj_get_info_by_fd(files_fd, &info, &len)
+							    ? 16384
+							    : info.max_entries);
+	}
 	/* Every user's programs keep their CFI, whatever files another user maps. */
 	unwind_store_share_by_owner(&l->store);
 	elf_version(EV_CURRENT);
@@ -119,6 +169,7 @@ void unwind_loader_close(struct unwind_loader *l)
 	for (size_t i = 0; i < UNWIND_LOADER_GONE; i++)
 		free(l->gone[i].proc);
 	unwind_misses_free(&l->misses);
+	key_shares_free(&l->no_table);
 	if (l->slots)
 		munmap(l->slots, l->slots_bytes);
 	if (l->rules)
@@ -244,10 +295,17 @@ static const struct unwind_store_file *place(struct unwind_loader *l, struct tab
 		compact(l, d->path);
 		return unwind_store_complete(&l->store, &d->key, &d->id, &d->b);
 	}
-	/* No room: others' tables evicted to make it, least recently sampled first. */
-	if (!f || f->status != UNWIND_FILE_FULL ||
-	    !unwind_store_evict_for(&l->store, f, clock_ns(CLOCK_MONOTONIC)))
+	/* No room: others' tables evicted to make it, least recently used first. */
+	if (!f || f->status != UNWIND_FILE_FULL)
 		return f;
+	if (!unwind_store_evict_for(&l->store, f, clock_ns(CLOCK_MONOTONIC))) {
+		/* For whoever asks why (and the tests); a share's refusal is said in finish. */
+		if (!f->want_rules && !unwind_store_over_share(&l->store, f))
+			log_debug("%s: no room in the unwind store for its table (%u slots), and "
+				  "the tables others use stay",
+				  d->path ? d->path : "?", f->want_slots);
+		return f;
+	}
 	if (l->store.stats.evicted > before)
 		unpublish_evicted(l, d->path, l->store.stats.evicted - before);
 	/* One extent holds it once the quarantine is over: wait for it, not more. */
@@ -416,6 +474,7 @@ static int collect(struct unwind_loader *l)
 	size_t n;
 
 	unpark(l);
+	publish_again(l);
 	if (!l->worker.started)
 		return 0;
 	table_worker_take(&l->worker, &done, &n);

@@ -15,6 +15,7 @@
 
 #include "../unwind/table_store.h"
 #include "../util/hashmap.h"
+#include "key_shares.h"
 #include "proc_shares.h"
 #include "table_worker.h"
 #include "unwind_misses.h"
@@ -22,20 +23,24 @@
 struct python_loader;
 
 /* A process's mappings read for one sample serve its samples this long after. */
-#define UNWIND_LOADER_PROC_COPIES    16
+#define UNWIND_LOADER_PROC_COPIES    64
 #define UNWIND_LOADER_PROC_FRESH_NS  (10ull * 1000000ull)
+/*
+ * For stamping the files a sample's PCs fall in, a copy this old serves:
+ * a mapping changed since only stamps a file too many or too few for a
+ * moment (a file just mapped is pinned anyway, see UNWIND_STORE_PIN_NS).
+ */
+#define UNWIND_LOADER_STAMP_FRESH_NS (1000ull * 1000000ull)
 /* Processes gone whose mappings are kept for their stack copies (unwind_loader_proc_now). */
 #define UNWIND_LOADER_GONE	     8
-#define UNWIND_LOADER_PROC_COPIES   16
-#define UNWIND_LOADER_PROC_FRESH_NS (10ull * 1000000ull)
 /*
  * Builds waiting for slots in quarantine (evicted for them), at most, and
  * the times each is tried (a try per refresh once the quarantine is over).
  */
-#define UNWIND_LOADER_PARKED	    16
-#define UNWIND_LOADER_PARK_TRIES    4
+#define UNWIND_LOADER_PARKED	     16
+#define UNWIND_LOADER_PARK_TRIES     4
 /* Between unpublishing the tables that move and moving them (a BPF walk takes microseconds). */
-#define UNWIND_LOADER_GRACE_US	    1000
+#define UNWIND_LOADER_GRACE_US	     1000
 /*
  * Compactions this far apart at least: each unpublishes every table for a
  * few ms and moves up to the whole store, so files that keep coming (one
@@ -74,11 +79,13 @@ struct unwind_loader {
 	struct proc_shares shares;
 	/*
 	 * Processes' mappings as the BPF map holds them (what the unwinder
-	 * used), for the files samples fall in (unwind_store_sampled, at most
-	 * once a second per process: the second is in its proc_shares entry)
-	 * and the files stacks that stopped early met without rows: a few
-	 * processes' copies, each read again after UNWIND_LOADER_PROC_FRESH_NS
-	 * of sample time, so that a burst of samples costs one read each.
+	 * used), for the files every sample falls in (unwind_store_sampled,
+	 * from a copy up to UNWIND_LOADER_STAMP_FRESH_NS old, read again at
+	 * most once a second per process: the second is in its proc_shares
+	 * entry) and the files stacks that stopped early met without rows:
+	 * processes' copies, each read again for those after
+	 * UNWIND_LOADER_PROC_FRESH_NS of sample time, so that a burst of
+	 * samples costs one read each.
 	 */
 	struct unwind_proc_copy {
 		uint32_t pid;
@@ -90,6 +97,10 @@ struct unwind_loader {
 	struct unwind_misses misses;
 	/* bpf/unwind.bpf.h's unwind_no_table, with stack copies; -1: none. */
 	int no_table_fd;
+	/* Its entries by user (capacity 0: not read yet). */
+	struct key_shares no_table;
+	/* A table's publishing failed: tried again at the next refresh. */
+	bool publish_again;
 	/* With stack copies: the last processes gone, their mappings as they were. */
 	struct unwind_proc_copy gone[UNWIND_LOADER_GONE];
 	unsigned gone_next;
@@ -107,8 +118,8 @@ int unwind_loader_open(struct unwind_loader *l, int slots_fd, int rules_fd, int 
  * A sample of process `pid` came at `ts_ns` (its CLOCK_MONOTONIC stamp),
  * its user stack `uips` (n PCs): one refused an entry of the per-process
  * maps (proc_shares.h) is read again at the next refresh, to be admitted,
- * and the files the PCs fall in are marked sampled (at most once a second
- * per process). A stack that did not end at a root (`ustack_end`, enum
+ * and the files the PCs fall in are stamped sampled by its user (every
+ * sample's; see unwind_store_sampled). A stack that did not end at a root (`ustack_end`, enum
  * ustack_end) names the file it met without rows (misses).
  */
 void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,

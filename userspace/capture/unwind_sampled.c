@@ -18,18 +18,18 @@
 
 /*
  * Process pid's mappings as the BPF map holds them, from its copy when that
- * was read less than UNWIND_LOADER_PROC_FRESH_NS of sample time ago; NULL
- * when the map has no entry (refused, or gone: read at the next refresh)
- * or there is no memory for a copy.
+ * was read less than `fresh_ns` of sample time ago; NULL when the map has
+ * no entry (refused, or gone: read at the next refresh), there is no
+ * memory for a copy, or the copy is older and `may_read` is false.
  */
-static const struct unwind_proc *read_proc(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns)
+static const struct unwind_proc *read_proc(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,
+					   uint64_t fresh_ns, bool may_read)
 {
 	struct unwind_proc_copy *c = &l->proc_copies[hash_u64(pid) % UNWIND_LOADER_PROC_COPIES];
 
-	if (c->read_ts && c->pid == pid && ts_ns >= c->read_ts &&
-	    ts_ns - c->read_ts < UNWIND_LOADER_PROC_FRESH_NS)
+	if (c->read_ts && c->pid == pid && ts_ns >= c->read_ts && ts_ns - c->read_ts < fresh_ns)
 		return c->has ? c->proc : NULL;
-	if (!c->proc && !(c->proc = malloc(sizeof(*c->proc))))
+	if (!may_read || (!c->proc && !(c->proc = malloc(sizeof(*c->proc)))))
 		return NULL;
 	c->pid = pid;
 	c->read_ts = ts_ns ? ts_ns : 1;
@@ -68,7 +68,8 @@ static void mapped_name(uint32_t pid, const struct unwind_mapping *m, char *name
 static void note_miss(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns, const uint64_t *uips,
 		      size_t n)
 {
-	const struct unwind_proc *proc = read_proc(l, pid, ts_ns);
+	const struct unwind_proc *proc =
+		read_proc(l, pid, ts_ns, UNWIND_LOADER_PROC_FRESH_NS, true);
 	char name[UNWIND_MISS_NAME_LEN];
 	uint64_t misses;
 	bool wants_name;
@@ -102,23 +103,35 @@ static void note_miss(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns, con
 }
 
 /*
- * The files process pid's user PCs fall in are sampled: what eviction goes
- * by, and a file evicted is queued again. Its mappings are the BPF map's (what the unwinder used),
- * read at most once a second per process (proc_shares_sampled says when): a cost per process, not
- * per sample.
+ * The files process pid's user PCs fall in are sampled by user `uid`: what
+ * eviction goes by (and who protects them), and a file evicted is queued
+ * again. Every sample's, not only the first of a process's second: the
+ * files other threads run in, not on that one stack, would go stale and be
+ * evicted while in use (S2 review, finding 13); the store renews a user's
+ * stamp of a file at most every UNWIND_STORE_STAMP_NS. Its mappings are the
+ * BPF map's (what the unwinder used), from a copy up to
+ * UNWIND_LOADER_STAMP_FRESH_NS old, read again at most once a second per
+ * process (`may_read`: proc_shares_sampled says when): a cost per process,
+ * not per sample.
  */
-static void stamp_files(struct unwind_loader *l, uint32_t pid, const uint64_t *uips, size_t n,
-			uint64_t ts_ns)
+static void stamp_files(struct unwind_loader *l, uint32_t pid, uint32_t uid, const uint64_t *uips,
+			size_t n, uint64_t ts_ns, bool may_read)
 {
-	const struct unwind_proc *proc = n ? read_proc(l, pid, ts_ns) : NULL;
+	const struct unwind_proc *proc =
+		n ? read_proc(l, pid, ts_ns, UNWIND_LOADER_STAMP_FRESH_NS, may_read) : NULL;
+	const struct unwind_mapping *last = NULL;
 
 	if (!proc)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		const struct unwind_mapping *m = unwind_proc_mapping_of(proc, uips[i]);
 
+		/* A stack's frames come in runs of one file: each run looked up once. */
+		if (!m || m == last)
+			continue;
+		last = m;
 		/* Evicted (or refused) and room can be made: its mappings read again. */
-		if (m && unwind_store_sampled(&l->store, &m->file, ts_ns))
+		if (unwind_store_sampled(&l->store, &m->file, uid, ts_ns))
 			(void)unwind_loader_mark(l, pid); /* no memory: at its next sample */
 	}
 }
@@ -133,14 +146,16 @@ void unwind_loader_note_miss(struct unwind_loader *l, uint32_t pid, uint64_t ts_
 void unwind_loader_sampled(struct unwind_loader *l, uint32_t pid, uint64_t ts_ns,
 			   unsigned ustack_end, const uint64_t *uips, size_t n)
 {
+	uint32_t uid;
 	/* A sample without user PCs stamps nothing: it leaves the second to the next. */
-	unsigned seen = proc_shares_sampled(&l->shares, pid, n ? ts_ns : 0);
+	unsigned seen = proc_shares_sampled(&l->shares, pid, n ? ts_ns : 0, &uid);
 
 	/* No memory to queue it: it is tried again at its next sample. */
 	if (seen & PROC_SAMPLED_REFUSED)
 		(void)unwind_loader_mark(l, pid);
-	if (seen & PROC_SAMPLED_NEW_SECOND)
-		stamp_files(l, pid, uips, n, ts_ns);
+	/* A process not known here (not read yet) stamps nothing: whose it is is not known. */
+	if (seen & PROC_SAMPLED_KNOWN)
+		stamp_files(l, pid, uid, uips, n, ts_ns, seen & PROC_SAMPLED_NEW_SECOND);
 	if (n && ustack_end != USTACK_END_ROOT)
 		note_miss(l, pid, ts_ns, uips, n);
 }

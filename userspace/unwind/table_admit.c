@@ -19,6 +19,11 @@ void unwind_store_share_by_owner(struct unwind_store *s)
 	s->owner_shares = true;
 }
 
+void unwind_store_limit_files(struct unwind_store *s, size_t n)
+{
+	s->max_files = n;
+}
+
 size_t unwind_store_file_cap(const struct unwind_store *s)
 {
 	return s->owner_shares ? s->max_slots / 4 : s->max_slots;
@@ -51,10 +56,30 @@ uint32_t store_slots_of_owner(const struct unwind_store *s, uint32_t uid)
 	return n;
 }
 
-/* Whether n more slots of user uid's files would take it past its share (root's: none). */
+uint32_t store_tables_of_owner(const struct unwind_store *s, uint32_t uid)
+{
+	uint32_t n = 0;
+
+	hmap_get(&s->owner_files, (struct hmap_key){ uid, 0 }, &n);
+	return n;
+}
+
+/*
+ * Whether one more table of n slots of user uid's files would take it past
+ * its share (root's: none): of the slots, or of the BPF file map's entries.
+ */
 bool store_past_share(const struct unwind_store *s, uint32_t uid, size_t n)
 {
-	return s->owner_shares && uid && store_slots_of_owner(s, uid) + n > s->max_slots / 4;
+	if (!s->owner_shares || !uid)
+		return false;
+	return store_slots_of_owner(s, uid) + n > s->max_slots / 4 ||
+	       (s->max_files && store_tables_of_owner(s, uid) + 1 > s->max_files / 4);
+}
+
+/* Whether the BPF file map has an entry left for one more table. */
+bool store_entry_free(const struct unwind_store *s)
+{
+	return !s->max_files || s->loaded_tables < s->max_files;
 }
 
 /*
@@ -85,7 +110,7 @@ int store_admit(const struct unwind_store *s, uint32_t uid, bool system, size_t 
 {
 	if (n > (system ? s->max_slots : unwind_store_file_cap(s)) || n > UINT32_MAX)
 		return s->owner_shares ? UNWIND_FILE_OVER_BUDGET : UNWIND_FILE_FULL;
-	if (s->slots.len > s->max_slots || n > s->max_slots - s->slots.len)
+	if (s->slots.len > s->max_slots || n > s->max_slots - s->slots.len || !store_entry_free(s))
 		return UNWIND_FILE_FULL;
 	return store_past_share(s, store_payer(s, uid, system, n), n) ? UNWIND_FILE_FULL
 								      : UNWIND_FILE_LOADED;
@@ -108,11 +133,32 @@ const char *unwind_store_full_reason(const struct unwind_store *s,
 					     : "no room in the unwind store";
 }
 
-/* n slots of user uid's file were stored; 0 or -ENOMEM. */
-int store_charge(struct unwind_store *s, uint32_t uid, size_t n)
+/*
+ * A table of n slots of user uid's was stored (n 0 and !table: the counts
+ * made, at what they are); 0 or -ENOMEM, only when a count is new.
+ */
+int store_charge(struct unwind_store *s, uint32_t uid, size_t n, bool table)
 {
-	return hmap_put(&s->owner_slots, (struct hmap_key){ uid, 0 },
-			store_slots_of_owner(s, uid) + (uint32_t)n);
+	if (hmap_put(&s->owner_slots, (struct hmap_key){ uid, 0 },
+		     store_slots_of_owner(s, uid) + (uint32_t)n) ||
+	    hmap_put(&s->owner_files, (struct hmap_key){ uid, 0 },
+		     store_tables_of_owner(s, uid) + table))
+		return -ENOMEM;
+	s->loaded_tables += table;
+	return 0;
+}
+
+/* A table of n slots of user uid's is no longer stored. */
+void store_uncharge(struct unwind_store *s, uint32_t uid, size_t n)
+{
+	uint32_t held = store_slots_of_owner(s, uid), tables = store_tables_of_owner(s, uid);
+
+	/* Cannot fail: the keys are there (charged when it was stored). */
+	(void)hmap_put(&s->owner_slots, (struct hmap_key){ uid, 0 },
+		       held > n ? held - (uint32_t)n : 0);
+	(void)hmap_put(&s->owner_files, (struct hmap_key){ uid, 0 }, tables ? tables - 1 : 0);
+	if (s->loaded_tables)
+		s->loaded_tables--;
 }
 
 /*
@@ -186,7 +232,7 @@ int store_open_counts(struct unwind_store *s, uint32_t uid)
 {
 	uint32_t rules = 0;
 
-	if (store_charge(s, uid, 0))
+	if (store_charge(s, uid, 0, false))
 		return -ENOMEM;
 	if (!s->owner_shares || !uid)
 		return 0;

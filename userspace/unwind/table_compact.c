@@ -24,14 +24,10 @@ static int by_first_slot(const void *a, const void *b)
 
 void store_dead(struct unwind_store *s, const struct unwind_store_file *e, uint64_t now)
 {
-	uint32_t held = store_slots_of_owner(s, e->id.uid);
-
 	/* No memory to hold it: lost to this recording (compacting wins it back). */
 	(void)slot_alloc_put(&s->alloc, e->info.first_slot, e->nslots, now);
 	s->slots.len -= e->nslots;
-	/* Cannot fail: the key is there (charged when it was stored). */
-	(void)hmap_put(&s->owner_slots, (struct hmap_key){ e->id.uid, 0 },
-		       held > e->nslots ? held - e->nslots : 0);
+	store_uncharge(s, e->id.uid, e->nslots);
 }
 
 /* Entry `e`'s table is dropped: FULL, evicted, its size kept (found again, see readmit). */
@@ -71,7 +67,7 @@ static int keep(struct unwind_store *s, struct unwind_store_file *e, size_t at,
 	if (err)
 		return err;
 	/* Cannot fail: both counts are there (store_open_counts). */
-	(void)store_charge(s, e->id.uid, e->nslots);
+	(void)store_charge(s, e->id.uid, e->nslots, true);
 	(void)store_charge_rules(s, e->id.uid, s->rules.len - before);
 	return 0;
 }
@@ -101,6 +97,8 @@ int unwind_store_compact(struct unwind_store *s)
 	s->rules.len = s->rules.max ? 1 : 0;
 	hmap_free(&s->owner_rules);
 	hmap_free(&s->owner_slots);
+	hmap_free(&s->owner_files);
+	s->loaded_tables = 0;
 	s->user_rules = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct unwind_store_file *e = &s->files.data[order[i]];

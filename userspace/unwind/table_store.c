@@ -64,6 +64,7 @@ void unwind_store_free(struct unwind_store *s)
 	vec_free(&s->files);
 	hmap_free(&s->index);
 	hmap_free(&s->owner_slots);
+	hmap_free(&s->owner_files);
 	hmap_free(&s->owner_rules);
 	compact_rules_free(&s->rules);
 	memset(s, 0, sizeof(*s));
@@ -176,8 +177,9 @@ static int pack(struct unwind_store *s, struct unwind_store_file *e, struct unwi
 		return -ENOMEM;
 	}
 	/* Cannot fail: both keys are there (open_counts). */
-	(void)store_charge(s, uid, n);
+	(void)store_charge(s, uid, n, true);
 	(void)store_charge_rules(s, uid, s->rules.len - rules_before);
+	e->loaded_by = e->id.uid;
 	e->id.uid = uid;
 	e->info = (struct unwind_file_info){
 		.base = c.base, .bias = b->bias, .first_slot = start, .npages = c.npages
@@ -490,7 +492,33 @@ const struct unwind_store_file *unwind_store_add_mapping(struct unwind_store *s,
 	return f;
 }
 
-bool unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *key, uint64_t now)
+/*
+ * `e` stamped by user `uid` at `now`: whether the stamp was renewed (not
+ * within UNWIND_STORE_STAMP_NS of that user's last). A new user takes a
+ * free stamp, or the oldest's place.
+ */
+static bool stamp(struct unwind_store_file *e, uint32_t uid, uint64_t now)
+{
+	struct unwind_stamp *st = &e->stamps[0];
+
+	for (size_t i = 0; i < UNWIND_STORE_STAMPS; i++) {
+		struct unwind_stamp *t = &e->stamps[i];
+
+		if (t->at && t->uid == uid) {
+			if (t->at <= now && now - t->at < UNWIND_STORE_STAMP_NS)
+				return false;
+			st = t;
+			break;
+		}
+		if (!t->at || (st->at && t->at < st->at))
+			st = t;
+	}
+	*st = (struct unwind_stamp){ .uid = uid, .at = now ? now : 1 };
+	return true;
+}
+
+bool unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *key, uint32_t uid,
+			  uint64_t now)
 {
 	uint32_t idx;
 	struct unwind_store_file *e;
@@ -498,12 +526,20 @@ bool unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *
 	if (!hmap_get(&s->index, store_file_key(key->dev, key->ino), &idx))
 		return false;
 	e = &s->files.data[idx];
-	e->sampled_at = now;
+	/* Every sample's files come here: the rest only at a user's first in a while. */
+	if (!stamp(e, uid, now))
+		return false;
+	if (now > e->sampled_at)
+		e->sampled_at = now;
 	/* Its build was lost: the sampling process's mappings, read again, hand it over. */
 	if (e->retry && e->status == UNWIND_FILE_PENDING)
 		return true;
+	if (e->status != UNWIND_FILE_FULL ||
+	    (e->asked_at && e->asked_at <= now && now - e->asked_at < UNWIND_STORE_ASK_NS))
+		return false;
+	e->asked_at = now;
 	/* An eviction gives back slots, not rules: one refused for its rules does not ask. */
-	return store_room_by_eviction(s, e, e->id.uid, now);
+	return store_room_by_eviction(s, e, uid, now);
 }
 
 void unwind_store_published(struct unwind_store *s, const struct unwind_store_file *f, uint64_t now)

@@ -44,6 +44,22 @@ struct unwind_file_id {
 	bool system;
 };
 
+/*
+ * A user whose samples fell in a file, and when last (CLOCK_MONOTONIC ns;
+ * 0: a free stamp): what protects the file's table from other users'
+ * evictions (unwind_store_evict_for), whoever pays for its rows.
+ */
+struct unwind_stamp {
+	uint32_t uid;
+	uint64_t at;
+};
+
+/*
+ * The users a file keeps stamps of: a few (a file is run by a handful of
+ * users at once); a new one takes the oldest stamp's place.
+ */
+#define UNWIND_STORE_STAMPS 4
+
 struct unwind_store_file {
 	struct unwind_file_key key;
 	struct unwind_file_id id;
@@ -76,8 +92,21 @@ struct unwind_store_file {
 	bool evicted;
 	/* CLOCK_MONOTONIC ns its table was stored (LOADED): the oldest never sampled go first. */
 	uint64_t loaded_at;
+	/*
+	 * The user whose process asked for its table (LOADED; id.uid is the
+	 * payer, root for a system file larger than a share): whose tables
+	 * just built are pinned, a share at most (see unwind_store_evict_for).
+	 */
+	uint32_t loaded_by;
 	/* CLOCK_MONOTONIC ns of the last sample with a user PC in it; 0: never sampled. */
 	uint64_t sampled_at;
+	/* Who sampled it, and when (see unwind_stamp). */
+	struct unwind_stamp stamps[UNWIND_STORE_STAMPS];
+	/*
+	 * FULL: CLOCK_MONOTONIC ns a sample last asked whether evicting makes
+	 * it room (a search of every table: at most every UNWIND_STORE_ASK_NS).
+	 */
+	uint64_t asked_at;
 	/*
 	 * CLOCK_MONOTONIC ns its rows first went to the BPF maps (0: never):
 	 * a sample before it met the file without a table (capture/unwind_misses.h).
@@ -137,6 +166,15 @@ struct unwind_store {
 	 * of its tables stored), for unwind_store_share_by_owner.
 	 */
 	struct hmap owner_slots;
+	/*
+	 * The BPF file map's entries (a LOADED table holds one): at most
+	 * max_files in all (0: no bound), a quarter for each user's tables (by
+	 * payer, as owner_slots; root's exempt), so that one user's thousands
+	 * of tiny files, each far below its share of slots, cannot take them
+	 * all and leave everyone else's tables unpublished.
+	 */
+	size_t max_files, loaded_tables;
+	struct hmap owner_files; /* uid -> its LOADED tables */
 	bool owner_shares; /* the shares and a file's cap apply (unwind_store_share_by_owner) */
 	VEC(struct unwind_store_file) files;
 	struct hmap index; /* (dev, ino) -> index in files */
@@ -185,6 +223,12 @@ void unwind_store_free(struct unwind_store *s);
 void unwind_store_share_by_owner(struct unwind_store *s);
 
 /*
+ * The BPF file map holds `n` entries: the store's LOADED tables are at
+ * most that many, each user's (by payer; root's exempt) a quarter.
+ */
+void unwind_store_limit_files(struct unwind_store *s, size_t n);
+
+/*
  * The slots one file a user may change may take: its build stops past
  * twice as many rows (OVER_BUDGET). A system file's cap is the store's
  * capacity.
@@ -206,24 +250,39 @@ const char *unwind_store_full_reason(const struct unwind_store *s,
 void unwind_store_budget(const struct unwind_store *s, struct cfi_budget *b);
 
 /*
- * A sample's user PC fell in file `key` (at `now`, CLOCK_MONOTONIC ns):
- * what eviction goes by (unwind_store_evict_for). Whether the file wants
+ * A sample of user `uid` (its process's real uid, folded to its owner) had
+ * a user PC in file `key` at `now` (CLOCK_MONOTONIC ns): what eviction goes
+ * by (unwind_store_evict_for), the file stamped with that user. Called for
+ * every sample's files; a user's stamp of a file is renewed at most every
+ * UNWIND_STORE_STAMP_NS (the rest return at once). Whether the file wants
  * its table queued again (refused for room, or evicted, and evicting would
- * make it room; or its build was lost): the caller reads the sampling
+ * make it room, asked at most every UNWIND_STORE_ASK_NS a file, in that
+ * user's name; or its build was lost): the caller reads the sampling
  * process's mappings again.
  */
-bool unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *key, uint64_t now);
+bool unwind_store_sampled(struct unwind_store *s, const struct unwind_file_key *key, uint32_t uid,
+			  uint64_t now);
+#define UNWIND_STORE_STAMP_NS (250ull * 1000000ull)
+#define UNWIND_STORE_ASK_NS   (1000ull * 1000000ull)
 /* `f`'s rows went to the BPF maps at `now` (the first time counts; see published_at). */
 void unwind_store_published(struct unwind_store *s, const struct unwind_store_file *f,
 			    uint64_t now);
 /*
  * A table sampled less than this before is pinned: never evicted (its
- * process runs now), whoever asks. Two seconds: a running process's files
- * are stamped once a second (unwind_loader_sampled).
+ * process runs now), whoever asks; so is one stored less than this before
+ * (its process may not have run yet: built at its exec or mmap), up to a
+ * share of each user's (loaded_by) most recent, so that no user keeps
+ * the store by loading tables. Two seconds: a running process's files
+ * are stamped every UNWIND_STORE_STAMP_NS.
  */
-#define UNWIND_STORE_PIN_NS (2000000000ull)
+#define UNWIND_STORE_PIN_NS	(2000000000ull)
 /* A table never sampled, loaded at least this long ago, goes before any other. */
-#define UNWIND_STORE_OLD_NS (30ull * 1000000000ull)
+#define UNWIND_STORE_OLD_NS	(30ull * 1000000000ull)
+/*
+ * A user's stamp protects a table from other users this long (within that
+ * user's protected share, see unwind_store_evict_for).
+ */
+#define UNWIND_STORE_PROTECT_NS (60ull * 1000000000ull)
 
 /*
  * Entry `f`, just refused for lack of room (FULL: not for its payer's
@@ -233,14 +292,24 @@ void unwind_store_published(struct unwind_store *s, const struct unwind_store_fi
  * and `f` is PENDING again, to be completed again with the same build
  * once they are free (slot_alloc_next_release), or after
  * unwind_store_compact when no free extent holds it (or built when next
- * met, as a retry). The order tables go in:
- * those never sampled and loaded UNWIND_STORE_OLD_NS before `now`, oldest first; then the
- * unprotected ones, least recently sampled first; then the payer's own protected ones, least
- * recently sampled first. A user's (its payer's) most recently sampled tables are protected from
- * other users up to a quarter of the slots (root's, the system's large files too, all), so that one
- * user cannot evict the tables another runs; tables sampled in the last UNWIND_STORE_PIN_NS are
- * never evicted. An evicted table's entry stays, FULL and `evicted`, its size kept: a process that
- * maps the file again, or a sample in it, queues it again (see readmit and unwind_store_sampled).
+ * met, as a retry). Room is slots and, with max_files, an entry of the
+ * BPF file map. The order tables go in: those never sampled and loaded
+ * UNWIND_STORE_OLD_NS before `now`, oldest first; then the unprotected
+ * ones, then those only the requester's own stamps protect, each least
+ * recently used first (the later of its last sample and its load, so that
+ * a table built at exec time is not older than one sampled a minute ago).
+ * The requester is the user whose process asked for `f` (not its payer).
+ * Each user's most recently stamped tables (UNWIND_STORE_PROTECT_NS) are
+ * protected from every other user, up to a quarter of the slots (root's
+ * stamps, and any user's of a table root pays for, as cc1 or libLLVM,
+ * past a quarter alone: all), whoever pays for them: a system file
+ * another user runs is protected from a user who never runs it, and one
+ * an attacker mapped first (charged to it) from that attacker while
+ * others run it. Tables sampled in the last UNWIND_STORE_PIN_NS are never
+ * evicted, nor those loaded then (each user's most recent, up to a
+ * quarter of the slots). An evicted table's entry stays, FULL and
+ * `evicted`, its size kept: a process that maps the file again, or a
+ * sample in it, queues it again (see readmit and unwind_store_sampled).
  * false: nothing evicted, `f` stays FULL.
  */
 bool unwind_store_evict_for(struct unwind_store *s, const struct unwind_store_file *f,

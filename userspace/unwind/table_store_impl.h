@@ -20,9 +20,12 @@ bool store_same_id(const struct unwind_file_id *a, const struct unwind_file_id *
 
 /* table_admit.c: each is described where it is defined. */
 uint32_t store_slots_of_owner(const struct unwind_store *s, uint32_t uid);
+uint32_t store_tables_of_owner(const struct unwind_store *s, uint32_t uid);
+bool store_entry_free(const struct unwind_store *s);
 uint32_t store_payer(const struct unwind_store *s, uint32_t uid, bool system, size_t n);
 int store_admit(const struct unwind_store *s, uint32_t uid, bool system, size_t n);
-int store_charge(struct unwind_store *s, uint32_t uid, size_t n);
+int store_charge(struct unwind_store *s, uint32_t uid, size_t n, bool table);
+void store_uncharge(struct unwind_store *s, uint32_t uid, size_t n);
 bool store_past_share(const struct unwind_store *s, uint32_t uid, size_t n);
 size_t store_rules_room(const struct unwind_store *s, uint32_t uid);
 bool store_rules_fit(const struct unwind_store *s, const struct unwind_store_file *e, uint32_t uid);
