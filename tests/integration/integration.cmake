@@ -155,6 +155,9 @@ bpfprof_integration_test(sched_wait_boxes 90 TRUE sched_wait_boxes.sh)
 bpfprof_integration_test(fd_limit 480 TRUE fd_limit.sh)
 bpfprof_integration_test(lifecycle_spawner 120 TRUE lifecycle_spawner.sh)
 bpfprof_integration_test(jit_node 120 TRUE jit_node.sh)
+# JIT runtimes as people run them (issue 39): node --perf-prof's jitdump, the
+# JVM's map written at exit (every JDK present), and unnamed JIT code grouped.
+bpfprof_integration_test(jit_runtimes 300 TRUE jit_runtimes.sh)
 # The same workloads in containers: binaries and perf maps only inside a private
 # mount namespace, pids that differ inside a pid namespace.
 bpfprof_integration_test(lifecycle_spawner_mntns 120 TRUE lifecycle_spawner.sh mntns)

@@ -24,9 +24,10 @@ static void write_categories(struct json_writer *w)
 	static const struct {
 		const char *name, *color;
 	} cats[CAT_COUNT] = {
-		[CAT_OTHER] = { "Other", "grey" },   [CAT_KERNEL] = { "Kernel", "orange" },
-		[CAT_USER] = { "User", "yellow" },   [CAT_OFFCPU] = { "Off-CPU", "lightblue" },
-		[CAT_PYTHON] = { "Python", "blue" },
+		[CAT_OTHER] = { "Other", "grey" },	[CAT_KERNEL] = { "Kernel", "orange" },
+		[CAT_USER] = { "User", "yellow" },	[CAT_OFFCPU] = { "Off-CPU", "lightblue" },
+		[CAT_PYTHON] = { "Python", "blue" },	[CAT_JAVA] = { "Java", "green" },
+		[CAT_JS] = { "JavaScript", "magenta" },
 	};
 
 	jw_key_array(w, "categories");

@@ -50,8 +50,9 @@ static bool resolve_user_addr(struct model *m, struct process *p, uint64_t addr,
 			      uint32_t *object, uint64_t *offset)
 {
 	bool before_exec = p->before_exec.len && ts < p->exec_ts;
-	const struct proc_mapping *pm = before_exec ? find_in(p->before_exec.data, p->before_exec.len, addr)
-						    : find_mapping(p, addr);
+	const struct proc_mapping *pm =
+		before_exec ? find_in(p->before_exec.data, p->before_exec.len, addr)
+			    : find_mapping(p, addr);
 	int64_t jit;
 
 	/* Before the exec: the old image's mappings, which /proc no longer has. */
@@ -63,7 +64,7 @@ static bool resolve_user_addr(struct model *m, struct process *p, uint64_t addr,
 		*object = pm->object;
 		*offset = addr - pm->start + pm->pgoff;
 	} else if (m->source.jit_object &&
-		   (jit = m->source.jit_object(m->source.ctx, p->pid, ts)) >= 0) {
+		   (jit = m->source.jit_object(m->source.ctx, p->pid, pm != NULL, ts)) >= 0) {
 		/* Anonymous (or unmapped) code a runtime may describe in its perf map. */
 		*object = (uint32_t)jit;
 		*offset = addr;

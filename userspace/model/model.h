@@ -219,11 +219,11 @@ struct process {
 	char name[BPFPROF_COMM_LEN]; /* main thread's comm */
 	char *cmdline;		     /* NULL when unknown (exited before we looked) */
 	bool is_idle;		     /* pid 0: per-CPU idle threads */
-	bool kernel_thread;	     /* a kernel thread (PF_KTHREAD): read, its records', or its parent's */
-	bool maps_read;		     /* /proc/PID/maps was read at least once */
-	bool gone;		     /* /proc/PID vanished: do not look again */
-	uint64_t maps_read_ts;	     /* when, to throttle re-reads on unknown addresses */
-	uint32_t main_thread;	     /* thread index, or NO_INDEX until finish */
+	bool kernel_thread; /* a kernel thread (PF_KTHREAD): read, its records', or its parent's */
+	bool maps_read;	    /* /proc/PID/maps was read at least once */
+	bool gone;	    /* /proc/PID vanished: do not look again */
+	uint64_t maps_read_ts; /* when, to throttle re-reads on unknown addresses */
+	uint32_t main_thread;  /* thread index, or NO_INDEX until finish */
 	uint64_t first_ts, last_ts;
 	/*
 	 * The cgroup v2 path as /proc/PID/cgroup writes it ("/system.slice/x"),
@@ -241,10 +241,9 @@ struct process {
 	/*
 	 * Who runs this image: its real uid when the image was first read
 	 * (/proc/PID/status; not the owner of /proc/PID, which is root for a
-	 * process that is not dumpable), PROCESS_UID_UNKNOWN when it was gone. The source files its frames
-	 * name are said to be this uid's in the profile: `bpfprof view` shows
-	 * a viewer their own private files only when their own processes named
-	 * them.
+	 * process that is not dumpable), PROCESS_UID_UNKNOWN when it was gone. The source files its
+	 * frames name are said to be this uid's in the profile: `bpfprof view` shows a viewer their
+	 * own private files only when their own processes named them.
 	 */
 	uint32_t uid;
 	/*
@@ -298,14 +297,18 @@ struct proc_source {
 	int (*read_info)(void *ctx, uint32_t pid, char name[BPFPROF_COMM_LEN], char **cmdline);
 	/* Replace the mapping list; -ENOENT when gone. */
 	int (*read_maps)(void *ctx, struct model *m, struct process *p);
-	/* The symbolizer object of one executable file mapping, or a negative errno. */
+	/*
+	 * The symbolizer object of one executable mapping, or a negative errno
+	 * (anonymous memory has none, but says the process runs JIT code).
+	 */
 	int64_t (*object_for_mapping)(void *ctx, uint32_t pid, const struct map_entry *e);
 	/*
-	 * The object of the process's JIT code (its perf map), for addresses
-	 * outside every file mapping; offsets in it are raw addresses. A
-	 * negative errno when it has none. Optional.
+	 * The object of the process's JIT code (symbols/jit_maps.h), for
+	 * addresses outside every file mapping: in executable memory no file
+	 * names (anon_exec), or in no mapping known; offsets in it are raw
+	 * addresses. A negative errno when it has none. Optional.
 	 */
-	int64_t (*jit_object)(void *ctx, uint32_t pid, uint64_t ts);
+	int64_t (*jit_object)(void *ctx, uint32_t pid, bool anon_exec, uint64_t ts);
 	/*
 	 * The cgroup v2 path of a live process, malloc'd, and who owns it (see
 	 * process.cgroup_owner); a negative errno if unknown. Optional.

@@ -217,6 +217,10 @@ static int read_maps(void *vctx, struct model *m, struct process *p)
 		if (!e->executable)
 			continue;
 		lock_symbols(ctx);
+		/* Out of memory, its JIT code is named later or not at all: the mapping still
+		 * counts. */
+		if (ctx->jit)
+			(void)jit_maps_note_mapping(ctx->jit, p->pid, e);
 		obj = symbolizer_object_for_mapping(ctx->sym, (pid_t)p->pid, e);
 		if (obj >= 0)
 			pm.object = (uint32_t)obj;
@@ -287,17 +291,20 @@ static int64_t object_for_mapping(void *vctx, uint32_t pid, const struct map_ent
 	struct proc_source_ctx *ctx = vctx;
 
 	lock_symbols(ctx);
+	/* A mapping that says the process runs JIT code (anonymous code, a jitdump, a JVM). */
+	if (ctx->jit)
+		(void)jit_maps_note_mapping(ctx->jit, pid, e);
 	return symbolizer_object_for_mapping(ctx->sym, (pid_t)pid, e);
 }
 
-static int64_t jit_object(void *vctx, uint32_t pid, uint64_t ts)
+static int64_t jit_object(void *vctx, uint32_t pid, bool anon_exec, uint64_t ts)
 {
 	struct proc_source_ctx *ctx = vctx;
 
 	if (!ctx->jit)
 		return -ENOENT;
 	lock_symbols(ctx);
-	return jit_maps_object(ctx->jit, pid, ts);
+	return jit_maps_object(ctx->jit, pid, anon_exec, ts);
 }
 
 /* A Python frame's location, read from the process while it lives (lang/python_procs.h). */
