@@ -10,9 +10,9 @@
 //
 // The matching frames must all be of category NAME (default User: code of
 // no runtime bpfprof knows); with --js their funcs must be isJS too (the
-// front-end's "JavaScript only" call tree keeps them). No function of the
-// busiest thread may be named like a raw address: code nothing names is one
-// frame.
+// front-end's "JavaScript only" call tree keeps them). No on-CPU user leaf
+// of the busiest thread may be named like a raw address: code nothing names
+// is one frame.
 //
 // A frame matches when its function name contains one of the NAMEs (default
 // bpfprofHotLoop and bpfprofInner): node names JIT code
@@ -25,7 +25,7 @@
 
 import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
 import { bareFunctionName, onCpuFilters } from './profiler_cli.mjs';
-import { CATEGORY_USER, percent, sortedHistogram } from './profile.mjs';
+import { CATEGORY_KERNEL, CATEGORY_USER, percent, sortedHistogram } from './profile.mjs';
 import { fmt, Report } from './report.mjs';
 import { checkerArgs } from './script_main.mjs';
 
@@ -107,16 +107,20 @@ function checkJitJson(report, profile, { pid, funcs, minPercent, category, js })
 		report.check(named.length > 0 && js.length === named.length,
 			     `the ${named.length} functions named like ${funcs.join(' or ')} are JavaScript (isJS): ${js.length}`);
 	}
-	// Code nothing names is one frame per runtime, never a function per address
-	// (in the thread that runs it: a launcher's stack caught in execve is other code).
+	// Code nothing names is one frame per runtime, never a function per address.
+	// Where the CPU was is real code (an address the unwinder made up further
+	// rootward is another matter, shown raw on purpose): the user leaf of each
+	// on-CPU sample of the thread that runs the JIT code.
 	const raw = new Set();
-	for (const s of profile.samplesOf(best.thread))
-		for (const f of s.path) {
-			const n = profile.frameFuncName(f);
-			if (/^0x[0-9a-f]+$/i.test(n))
-				raw.add(n);
-		}
-	report.check(raw.size === 0, `no function of ${describeThread(best)} is named like a raw address ` +
+	for (const s of profile.samplesOf(best.thread)) {
+		if (!profile.isOnCpu(s))
+			continue;
+		const user = s.path.filter((f) => profile.frameCategory(f) !== CATEGORY_KERNEL);
+		const n = user.length ? profile.frameFuncName(user[user.length - 1]) : '';
+		if (/^0x[0-9a-f]+$/i.test(n))
+			raw.add(n);
+	}
+	report.check(raw.size === 0, `no on-CPU user leaf of ${describeThread(best)} is named like a raw address ` +
 		     `(found ${raw.size}${raw.size ? `: ${[...raw].slice(0, 3).join(' ')}` : ''})`);
 	return best;
 }

@@ -433,6 +433,14 @@ int recording_start(struct recording *r, const struct options *opts)
 		log_debug("attached by %llu ns (CLOCK_MONOTONIC); the profile starts at %llu ns, "
 			  "when the command is released",
 			  (unsigned long long)attached_ns, (unsigned long long)r->start_ns);
+		/*
+		 * Until its exec the held child is a copy of bpfprof: its
+		 * mappings, read while it waits, name a stack caught inside
+		 * its execve (an off-CPU sample, a migration in sched_exec),
+		 * which /proc no longer shows once the command runs.
+		 */
+		if (r->model.lifecycle)
+			model_read_process_maps(&r->model, (uint32_t)r->cmd.pid, r->start_ns);
 		if (command_start(&r->cmd, opts->command))
 			return 1;
 	}

@@ -498,6 +498,12 @@ int64_t model_intern_frame(struct model *m, uint32_t object, uint64_t offset, bo
 int64_t model_intern_stack(struct model *m, uint32_t prefix, uint32_t frame);
 
 struct process *model_process(struct model *m, uint32_t pid, uint64_t ts);
+/*
+ * Read pid's mappings from /proc now, into its newest image (made at ts if
+ * there is none): for a process held before its exec (`-- COMMAND`), whose
+ * image until then is what /proc shows only before it is released.
+ */
+void model_read_process_maps(struct model *m, uint32_t pid, uint64_t ts);
 struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid, int cpu, uint64_t ts);
 /*
  * The newest thread entry of `tid` (any image, any pid), without creating
