@@ -105,6 +105,8 @@ static void test_loads_and_moves(void)
 	CHECK(pm != NULL);
 	if (!pm)
 		return;
+	/* Opened while the rings are drained: nothing is read before the first lookup. */
+	CHECK_EQ_INT(perf_map_entries(pm), 0);
 	CHECK_EQ_STR(name_at(pm, 0x1000), "JS:*inner /tmp/hot.js:1:15");
 	CHECK_EQ_STR(name_at(pm, 0x10ff), "JS:*inner /tmp/hot.js:1:15");
 	CHECK_EQ_STR(name_at(pm, 0x1100), "(none)");
@@ -184,7 +186,7 @@ static void test_broken(void)
 	put_header(fd, 0x4454694Au, 40);
 	put_load(fd, 0x1000, 0x10, "x");
 	pm = perf_map_open_jitdump_fd(fd);
-	CHECK(pm && perf_map_entries(pm) == 0 && perf_map_capped(pm) &&
+	CHECK(pm && !perf_map_refresh(pm) && perf_map_entries(pm) == 0 && perf_map_capped(pm) &&
 	      !strcmp(perf_map_capped(pm), "format"));
 	perf_map_free(pm);
 
@@ -193,7 +195,8 @@ static void test_broken(void)
 	put_header(fd, JITDUMP_MAGIC, 40);
 	CHECK(pwrite(fd, &(uint32_t){ 1u << 30 }, 4, 8) == 4);
 	pm = perf_map_open_jitdump_fd(fd);
-	CHECK(pm && perf_map_capped(pm) && !strcmp(perf_map_capped(pm), "format"));
+	CHECK(pm && !perf_map_refresh(pm) && perf_map_capped(pm) &&
+	      !strcmp(perf_map_capped(pm), "format"));
 	perf_map_free(pm);
 
 	/* A record smaller than its own head: no sync marks, so the reading stops there. */
@@ -217,7 +220,7 @@ static void test_broken(void)
 	put_raw_load(fd, 0x1000, 0x100000, "abc", 4);
 	put_head(fd, JITDUMP_CODE_LOAD, 1u << 30);
 	pm = perf_map_open_jitdump_fd(fd);
-	CHECK(pm && perf_map_entries(pm) == 0 && perf_map_capped(pm) &&
+	CHECK(pm && !perf_map_refresh(pm) && perf_map_entries(pm) == 0 && perf_map_capped(pm) &&
 	      !strcmp(perf_map_capped(pm), "format"));
 	perf_map_free(pm);
 
@@ -268,6 +271,42 @@ static void test_file_limit(void)
 	perf_map_set_limits(&old, NULL);
 }
 
+/*
+ * Thousands of records of every size, across the read-ahead's chunks, among
+ * records of no interest: each load found under its own name.
+ */
+static void test_many_records(void)
+{
+	enum { N = 20000 };
+	struct perf_map *pm;
+	int fd = new_file(), bad = 0;
+	char name[64];
+
+	put_header(fd, JITDUMP_MAGIC, 40);
+	for (unsigned i = 0; i < N; i++) {
+		snprintf(name, sizeof(name), "JS:*f%u /srv/app.js:%u:1", i, i);
+		put_load(fd, 0x100000 + (uint64_t)i * 0x100, 1 + (i * 37) % 0x100, name);
+		if (i % 7 == 0) {
+			put_head(fd, JITDUMP_CODE_UNWINDING_INFO,
+				 JITDUMP_RECORD_HEAD + 8 * (i % 5));
+			for (unsigned k = 0; k < i % 5; k++)
+				put(fd, "01234567", 8);
+		}
+	}
+	pm = perf_map_open_jitdump_fd(fd);
+	CHECK(pm != NULL);
+	if (!pm)
+		return;
+	for (unsigned i = 0; i < N; i += 1 + i % 13) {
+		snprintf(name, sizeof(name), "JS:*f%u /srv/app.js:%u:1", i, i);
+		bad += strcmp(name_at(pm, 0x100000 + (uint64_t)i * 0x100), name) != 0;
+	}
+	CHECK_EQ_INT(bad, 0);
+	CHECK_EQ_INT(perf_map_entries(pm), N);
+	CHECK(perf_map_capped(pm) == NULL);
+	perf_map_free(pm);
+}
+
 int main(void)
 {
 	RUN(test_loads_and_moves);
@@ -275,5 +314,6 @@ int main(void)
 	RUN(test_empty_then_written);
 	RUN(test_broken);
 	RUN(test_file_limit);
+	RUN(test_many_records);
 	return test_summary();
 }

@@ -84,6 +84,7 @@ struct perf_map {
 	const char *capped;	 /* the limit that stopped the reading, or NULL */
 	bool jitdump;		 /* a jitdump file (jitdump.h), not text lines */
 	uint32_t jitdump_header; /* its header's size once read, records start there; 0 before */
+	off_t win_off;		 /* a jitdump's bytes in buf start there */
 };
 
 /* ---- names ------------------------------------------------------------------ */
@@ -324,36 +325,71 @@ static int jitdump_move(struct perf_map *pm, const struct jitdump_move *mv)
 	return add_entry(pm, mv->new_code_addr, mv->code_size, name, strlen(name));
 }
 
-/* One record at pm->read_off (its head in `head`); 0, -EAGAIN for an incomplete one, or an error.
+/*
+ * File bytes [off, off + need) in pm->buf, read ahead in READ_CHUNKs so
+ * that small records cost no system call each; *p points at them and
+ * *avail says how many of them the file has now (fewer near its end).
+ */
+static int jitdump_window(struct perf_map *pm, off_t off, size_t need, off_t size,
+			  const unsigned char **p, size_t *avail)
+{
+	size_t want = need > READ_CHUNK ? need : READ_CHUNK;
+	ssize_t n;
+
+	if (off >= pm->win_off && (uint64_t)(off - pm->win_off) + need <= pm->buf.len) {
+		*p = (const unsigned char *)pm->buf.data + (off - pm->win_off);
+		*avail = need;
+		return 0;
+	}
+	if ((uint64_t)want > (uint64_t)(size - off))
+		want = size - off;
+	if (vec_reserve(&pm->buf, want))
+		return -ENOMEM;
+	do
+		n = pread(pm->fd, pm->buf.data, want, off);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		pm->buf.len = 0;
+		return -errno;
+	}
+	pm->buf.len = n;
+	pm->win_off = off;
+	*p = (const unsigned char *)pm->buf.data;
+	*avail = (size_t)n < need ? (size_t)n : need;
+	return 0;
+}
+
+/*
+ * The record at pm->read_off, whose head is `head`: 0 (read, or nothing in
+ * it to name code by), -EAGAIN while the writer has not appended all of it,
+ * -EINVAL when it is broken, -E2BIG at a limit, or -ENOMEM.
  */
 static int jitdump_record(struct perf_map *pm, const struct jitdump_record_head *head, off_t size)
 {
-	unsigned char body[JITDUMP_MOVE_FIXED + JITDUMP_NAME_MAX];
-	size_t want = head->total_size - JITDUMP_RECORD_HEAD;
+	size_t want = head->total_size - JITDUMP_RECORD_HEAD, avail;
+	const unsigned char *body;
 	struct jitdump_load load;
 	struct jitdump_move mv;
-	ssize_t n;
+	int err;
 
-	/* The writer appends a record in pieces: wait until all of it is there. */
 	if ((uint64_t)size - (uint64_t)pm->read_off < head->total_size)
 		return -EAGAIN;
 	if (head->id != JITDUMP_CODE_LOAD && head->id != JITDUMP_CODE_MOVE)
 		return 0; /* debug and unwinding info, close: nothing to name code by */
-	if (want > sizeof(body))
-		want = sizeof(body);
-	do
-		n = pread(pm->fd, body, want, pm->read_off + JITDUMP_RECORD_HEAD);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n < want)
+	/* The fixed part and the name; the code after them is never read. */
+	if (want > JITDUMP_MOVE_FIXED + JITDUMP_NAME_MAX)
+		want = JITDUMP_MOVE_FIXED + JITDUMP_NAME_MAX;
+	err = jitdump_window(pm, pm->read_off + JITDUMP_RECORD_HEAD, want, size, &body, &avail);
+	if (err)
+		return err;
+	if (avail < want)
 		return -EAGAIN; /* truncated since the fstat */
 	if (head->id == JITDUMP_CODE_MOVE) {
-		if (jitdump_parse_move(body, n, head->total_size, &mv))
+		if (jitdump_parse_move(body, avail, head->total_size, &mv))
 			return -EINVAL;
 		return jitdump_move(pm, &mv);
 	}
-	if (jitdump_parse_load(body, n, head->total_size, &load))
+	if (jitdump_parse_load(body, avail, head->total_size, &load))
 		return -EINVAL;
 	if (!load.code_size || load.code_size > UINT64_MAX - load.code_addr || !load.name_len ||
 	    memchr(load.name, '\n', load.name_len)) {
@@ -365,19 +401,17 @@ static int jitdump_record(struct perf_map *pm, const struct jitdump_record_head 
 
 static int refresh_jitdump(struct perf_map *pm, off_t size)
 {
-	unsigned char buf[JITDUMP_HEADER_MIN];
 	struct jitdump_record_head head;
 	struct jitdump_header hdr;
-	ssize_t n;
+	const unsigned char *p;
+	size_t avail;
 	int err;
 
 	if (!pm->jitdump_header) {
-		do
-			n = pread(pm->fd, buf, sizeof(buf), 0);
-		while (n < 0 && errno == EINTR);
-		if (n < 0)
-			return -errno;
-		err = jitdump_parse_header(buf, n, &hdr);
+		err = jitdump_window(pm, 0, JITDUMP_HEADER_MIN, size, &p, &avail);
+		if (err)
+			return err;
+		err = jitdump_parse_header(p, avail, &hdr);
 		if (err == -EAGAIN)
 			return 0; /* not written yet */
 		if (err) {
@@ -392,12 +426,10 @@ static int refresh_jitdump(struct perf_map *pm, off_t size)
 			pm->capped = "file bytes";
 			break;
 		}
-		do
-			n = pread(pm->fd, buf, JITDUMP_RECORD_HEAD, pm->read_off);
-		while (n < 0 && errno == EINTR);
-		if (n < 0)
-			return -errno;
-		err = jitdump_parse_head(buf, n, &head);
+		err = jitdump_window(pm, pm->read_off, JITDUMP_RECORD_HEAD, size, &p, &avail);
+		if (err)
+			return err;
+		err = jitdump_parse_head(p, avail, &head);
 		if (err == -EAGAIN)
 			break;
 		if (!err && head.total_size > JITDUMP_RECORD_MAX)
@@ -640,7 +672,12 @@ static struct perf_map *open_fd(int fd, bool jitdump)
 	}
 	pm->fd = fd;
 	pm->jitdump = jitdump;
-	err = perf_map_refresh(pm);
+	/*
+	 * A jitdump is read at its first lookup, not here: it is opened as
+	 * the process maps it, while the rings are drained, and one that
+	 * ran for hours holds hundreds of MB to skip through.
+	 */
+	err = jitdump ? 0 : perf_map_refresh(pm);
 	if (err) {
 		perf_map_free(pm);
 		errno = -err;

@@ -38,7 +38,8 @@ struct perf_map *perf_map_open_fd(int fd);
 /*
  * A jitdump file (jitdump.h) open as `fd`, taken over the same way: its
  * code loads and moves become entries as a map's lines do, newest winning,
- * and it is read further as it grows. A file that is no jitdump, or turns
+ * and it is read further as it grows. Nothing is read before the first
+ * lookup (or perf_map_refresh). A file that is no jitdump, or turns
  * corrupt, is read as far as it is whole (perf_map_capped says "format").
  */
 struct perf_map *perf_map_open_jitdump_fd(int fd);
