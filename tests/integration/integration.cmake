@@ -155,6 +155,16 @@ bpfprof_integration_test(sched_wait_boxes 90 TRUE sched_wait_boxes.sh)
 bpfprof_integration_test(fd_limit 480 TRUE fd_limit.sh)
 bpfprof_integration_test(lifecycle_spawner 120 TRUE lifecycle_spawner.sh)
 bpfprof_integration_test(jit_node 120 TRUE jit_node.sh)
+# A JVM's own description of its structures, read as bpfprof reads it (issue 39).
+add_executable(bpfprof_workload_hotspot_probe ${BPFPROF_TESTS_DIR}/workloads/hotspot_probe.c)
+set_target_properties(bpfprof_workload_hotspot_probe PROPERTIES
+  OUTPUT_NAME hotspot_probe
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads)
+target_link_libraries(bpfprof_workload_hotspot_probe PRIVATE bpfprof_core)
+target_include_directories(bpfprof_workload_hotspot_probe PRIVATE ${CMAKE_SOURCE_DIR}/userspace)
+bpfprof_integration_test(hotspot_layout 300 TRUE hotspot_layout.sh)
+set_property(TEST integration.hotspot_layout APPEND PROPERTY ENVIRONMENT
+  HOTSPOT_PROBE=$<TARGET_FILE:bpfprof_workload_hotspot_probe>)
 # JIT runtimes as people run them (issue 39): node --perf-prof's jitdump, the
 # JVM's map written at exit (every JDK present), and unnamed JIT code grouped.
 bpfprof_integration_test(jit_runtimes 300 TRUE jit_runtimes.sh)
