@@ -6,6 +6,10 @@
  * value" a line, and exits 1 when the layout cannot be derived or what it
  * leads to breaks what any JVM guarantees (1 to 16 heaps, each a range
  * inside the code cache's bounds, segments of 2^4 to 2^16 bytes).
+ * Then it names the JVM's compiled code as bpfprof does (lang/hotspot_names.h):
+ * for each nmethod of a class named PREFIX (default JitHot), one line
+ * "nmethod CHAIN" per distinct chain of frames found along its code,
+ * innermost first: "name:line <- name:line".
  * For the integration test hotspot_layout.sh; needs to read PID's memory.
  */
 #ifndef _GNU_SOURCE
@@ -13,6 +17,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +25,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "lang/hotspot_names.h"
 #include "lang/hotspot_vmstructs.h"
 #include "symbols/proc_maps.h"
 #include "util/elf_open.h"
@@ -101,6 +107,97 @@ static int find_exports(pid_t pid, uint64_t exports[HS_EXPORT_COUNT])
 	return found;
 }
 
+/* A chain seen already (the probe prints each once). */
+static bool seen(char (*chains)[1024], int n, const char *c)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(chains[i], c))
+			return true;
+	return false;
+}
+
+/* Every nmethod of a method named `prefix`..., named along its code, as a sample's pc would be. */
+static int name_nmethods(pid_t *pid, const struct hotspot_layout *l, uint64_t heaps, int nheaps,
+			 const char *prefix)
+{
+	static char chains[256][1024];
+	struct hotspot_frame frames[16], own;
+	struct hotspot_jvm j;
+	int nchains = 0, nmethods = 0, err = 0;
+
+	hotspot_jvm_init(&j, l, read_mem, pid);
+	for (int h = 0; h < nheaps && h < 16; h++) {
+		uint64_t heap = u64_at(pid, heaps + 8 * (uint64_t)h, &err);
+		uint64_t lo = u64_at(pid, heap + l->heap_memory + l->vspace_low, &err);
+		uint64_t hi = u64_at(pid, heap + l->heap_memory + l->vspace_high, &err);
+		uint64_t segmap = u64_at(pid, heap + l->heap_segmap + l->vspace_low, &err);
+		int32_t log2 = i32_at(pid, heap + l->heap_log2_segment, &err);
+		size_t nsegs = err || log2 < 4 || log2 > 16 ? 0 : (size_t)((hi - lo) >> log2);
+		unsigned char *map = nsegs && nsegs < (64u << 20) ? malloc(nsegs) : NULL;
+		size_t got = 0;
+
+		/* The segment map as far as it is committed (a page at a time): a read past that
+		 * fails. */
+		while (map && got < nsegs) {
+			size_t chunk = nsegs - got < 4096 ? nsegs - got : 4096;
+
+			if (read_mem(pid, segmap + got, map + got, chunk))
+				break;
+			got += chunk;
+		}
+		for (size_t seg = 0; seg < got; seg++) {
+			uint64_t blob = lo + ((uint64_t)seg << log2) + l->heap_block_size, begin,
+				 end, method;
+			char name[16] = "";
+			uint8_t kind = 0;
+			int e = 0;
+
+			/* 0: the first segment of a block in use (free ones are 0xff throughout).
+			 */
+			if (map[seg] != 0)
+				continue;
+			if (l->blob_kind >= 0)
+				e = read_mem(pid, blob + (uint64_t)l->blob_kind, &kind, 1);
+			else
+				e = read_mem(pid, u64_at(pid, blob + l->blob_name, &e), name, 8);
+			if (e || (l->blob_kind >= 0 ? kind != l->blob_kind_nmethod
+						    : strncmp(name, "nmethod", 7)))
+				continue;
+			method = u64_at(pid, blob + l->nmethod_method, &e);
+			if (e || hotspot_name_method(&j, method, -1, &own) ||
+			    strncmp(own.name, prefix, strlen(prefix)))
+				continue;
+			nmethods++;
+			if (l->blob_code_offsets) {
+				begin = blob + (uint32_t)i32_at(pid, blob + l->blob_code_begin, &e);
+				end = blob + (uint32_t)i32_at(pid, blob + l->blob_code_end, &e);
+			} else {
+				begin = u64_at(pid, blob + l->blob_code_begin, &e);
+				end = u64_at(pid, blob + l->blob_code_end, &e);
+			}
+			for (uint64_t pc = begin; !e && pc < end && pc - begin < (1u << 20);
+			     pc += 4) {
+				int n = hotspot_name_nmethod(&j, blob, (uint32_t)(pc - begin), -1,
+							     frames, 16);
+				char chain[1024];
+				size_t at = 0;
+
+				for (int k = 0; k < n && at < sizeof(chain) - 1; k++)
+					at += (size_t)snprintf(chain + at, sizeof(chain) - at,
+							       "%s%s:%d", k ? " <- " : "",
+							       frames[k].name, frames[k].line);
+				if (n > 0 && nchains < 256 && !seen(chains, nchains, chain)) {
+					strcpy(chains[nchains++], chain);
+					printf("nmethod %s (%s)\n", chain, frames[0].file);
+				}
+			}
+		}
+		free(map);
+	}
+	printf("nmethods of %s*: %d\n", prefix, nmethods);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	uint64_t exports[HS_EXPORT_COUNT], ga, data, low, high;
@@ -111,8 +208,8 @@ int main(int argc, char **argv)
 	int err = 0, n, bad = 0;
 	pid_t pid;
 
-	if (argc != 2 || (pid = (pid_t)atoi(argv[1])) <= 0) {
-		fprintf(stderr, "usage: hotspot_probe PID\n");
+	if (argc < 2 || argc > 3 || (pid = (pid_t)atoi(argv[1])) <= 0) {
+		fprintf(stderr, "usage: hotspot_probe PID [PREFIX]\n");
 		return 2;
 	}
 	elf_version(EV_CURRENT);
@@ -172,5 +269,5 @@ int main(int argc, char **argv)
 			(int)pid, err ? ": " : "", err ? strerror(-err) : "");
 		return 1;
 	}
-	return 0;
+	return name_nmethods(&pid, &l, data, n, argc > 2 ? argv[2] : "JitHot.");
 }

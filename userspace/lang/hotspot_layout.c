@@ -122,6 +122,41 @@ static int read_major(struct deriver *d, hotspot_read_fn read, void *ctx, unsign
 	return 0;
 }
 
+/* Where nmethods keep their debug information, when the layout is one this reader knows. */
+static void derive_debug(struct deriver *d, struct hotspot_layout *l)
+{
+	int64_t a, b, c, e, f, g;
+
+	a = OFF_OPT(d, "nmethod", "_metadata_offset");
+	b = OFF_OPT(d, "CompiledMethod", "_scopes_data_begin", "nmethod", "_scopes_data_begin");
+	c = OFF_OPT(d, "nmethod", "_scopes_pcs_offset");
+	e = OFF_OPT(d, "nmethod", "_dependencies_offset");
+	if (a >= 0 && b >= 0 && c >= 0 && e >= 0) {
+		l->nmethod_debug = HS_DEBUG_OFFSETS;
+		l->nm_metadata_off = a;
+		l->nm_scopes_data = b;
+		l->nm_pcs_off = c;
+		l->nm_deps_off = e;
+		return;
+	}
+	a = OFF_OPT(d, "nmethod", "_immutable_data");
+	b = OFF_OPT(d, "nmethod", "_immutable_data_size");
+	e = OFF_OPT(d, "nmethod", "_scopes_data_offset");
+	f = OFF_OPT(d, "CodeBlob", "_mutable_data");
+	g = OFF_OPT(d, "CodeBlob", "_mutable_data_size");
+	if (a >= 0 && b >= 0 && c >= 0 && e >= 0 && f >= 0 && g >= 0 &&
+	    OFF_OPT(d, "CodeBlob", "_relocation_size") >= 0 && l->major >= 25) {
+		l->nmethod_debug = HS_DEBUG_IMMUTABLE;
+		l->nm_immutable = a;
+		l->nm_immutable_size = b;
+		l->nm_pcs_off = c;
+		l->nm_data_off = e;
+		l->blob_mutable = f;
+		l->blob_mutable_size = g;
+		l->blob_relocation_size = OFF_OPT(d, "CodeBlob", "_relocation_size");
+	}
+}
+
 int hotspot_layout_derive(const struct hotspot_vmstructs *vm, hotspot_read_fn read, void *ctx,
 			  struct hotspot_layout *out, char *missing, size_t missing_len)
 {
@@ -163,6 +198,9 @@ int hotspot_layout_derive(const struct hotspot_vmstructs *vm, hotspot_read_fn re
 		l.blob_kind >= 0 ? constant(&d, true, "CodeBlobKind::Nmethod", NULL) : -1;
 	l.nmethod_method = OFF(&d, "nmethod", "_method", "CompiledMethod", "_method");
 	l.nmethod_compile_id = OFF(&d, "nmethod", "_compile_id");
+	l.nmethod_size = size_of(&d, "nmethod");
+	if (!d.failed)
+		derive_debug(&d, &l);
 	l.method_const = OFF(&d, "Method", "_constMethod");
 	l.const_method_constants = OFF(&d, "ConstMethod", "_constants");
 	l.const_method_flags = OFF(&d, "ConstMethod", "_flags._flags", "ConstMethod", "_flags");

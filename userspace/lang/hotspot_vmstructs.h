@@ -110,7 +110,25 @@ struct hotspot_layout {
 	int32_t blob_kind;	   /* CodeBlob::_kind (JDK 23+), -1 where blobs are told by name */
 	int64_t blob_kind_nmethod; /* CodeBlobKind::Nmethod, where kinds exist */
 	/* nmethod (its Method and compile id; CompiledMethod's fields on JDK <= 22) */
-	uint32_t nmethod_method, nmethod_compile_id;
+	uint32_t nmethod_method, nmethod_compile_id, nmethod_size;
+	/*
+	 * Where an nmethod keeps its debug information (PcDescs, scopes, the
+	 * Methods they index), as the JDK lays it out; HS_DEBUG_NONE where
+	 * this reader does not know it (JDK 23 and 24): only the nmethod's own
+	 * method is named there, without what it inlined.
+	 */
+	enum { HS_DEBUG_NONE, HS_DEBUG_OFFSETS, HS_DEBUG_IMMUTABLE } nmethod_debug;
+	/*
+	 * HS_DEBUG_OFFSETS (JDK 9-22): metadata at nm + metadata_off, scopes
+	 * data at the pointer scopes_data, PcDescs from nm + pcs_off to nm +
+	 * deps_off. HS_DEBUG_IMMUTABLE (25+): PcDescs from immutable +
+	 * pcs_off to immutable + data_off, scopes data to immutable +
+	 * immutable_size; metadata at blob mutable + relocation_size, to
+	 * mutable + mutable_size.
+	 */
+	uint32_t nm_metadata_off, nm_scopes_data, nm_pcs_off, nm_deps_off;
+	uint32_t nm_immutable, nm_immutable_size, nm_data_off, blob_mutable, blob_relocation_size,
+		blob_mutable_size;
 	/* Method -> ConstMethod -> ConstantPool -> holder Klass -> name Symbol */
 	uint32_t method_const, const_method_constants, const_method_flags, const_method_code_size,
 		const_method_name_index, const_method_signature_index, const_method_size;
