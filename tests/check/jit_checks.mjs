@@ -106,6 +106,9 @@ function checkJitJson(report, profile, { pid, funcs, minPercent, category, js })
 		const js = named.filter((fn) => ft.isJS[fn] === true);
 		report.check(named.length > 0 && js.length === named.length,
 			     `the ${named.length} functions named like ${funcs.join(' or ')} are JavaScript (isJS): ${js.length}`);
+		// Else the front-end hides the call tree's "All frames / Script / Native" switch.
+		report.check(profile.meta.usesOnlyOneStackType === false,
+			     `meta.usesOnlyOneStackType is false with JavaScript frames (found ${profile.meta.usesOnlyOneStackType})`);
 	}
 	// Code nothing names is one frame per runtime, never a function per address.
 	// Where the CPU was is real code (an address the unwinder made up further
