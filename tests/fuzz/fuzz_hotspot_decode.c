@@ -24,6 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size -= 5;
 	hotspot_line_of_bci(data, size, x, at);
 	hotspot_pcdesc_find(data, size / HOTSPOT_PCDESC_SIZE, (int32_t)at, &d);
+	hotspot_pcdesc_near(data, size / HOTSPOT_PCDESC_SIZE, (int32_t)at, &d);
 	hotspot_scopes(data, size, x, at % (size + 1), scopes, HOTSPOT_MAX_SCOPES);
 	for (uint32_t off = 1; off < size && off < 64; off++)
 		hotspot_scopes(data, size, x, off, scopes, HOTSPOT_MAX_SCOPES);

@@ -154,6 +154,14 @@ static void test_pcdesc(void)
 	CHECK_EQ_INT(hotspot_pcdesc_find(pcs, 5, 0, &d), 0);
 	CHECK_EQ_INT(d.pc_offset, -1);
 	CHECK_EQ_INT(hotspot_pcdesc_find(pcs + 16, 4, 0, &d), -ENOENT);
+	/* A sampled leaf: the debug information at or after it, else the last before. */
+	CHECK_EQ_INT(hotspot_pcdesc_near(pcs, 5, 0x25, &d), 0);
+	CHECK_EQ_INT(d.pc_offset, 0x40);
+	CHECK_EQ_INT(hotspot_pcdesc_near(pcs, 5, 0x24, &d), 0);
+	CHECK_EQ_INT(d.pc_offset, 0x24);
+	CHECK_EQ_INT(hotspot_pcdesc_near(pcs, 5, 0x81, &d), 0);
+	CHECK_EQ_INT(d.pc_offset, 0x80);
+	CHECK_EQ_INT(hotspot_pcdesc_near(pcs, 0, 0x81, &d), -ENOENT);
 	CHECK_EQ_INT(hotspot_pcdesc_find(pcs, 0, 0x24, &d), -ENOENT);
 }
 

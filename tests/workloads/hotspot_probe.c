@@ -177,8 +177,8 @@ static int name_nmethods(pid_t *pid, const struct hotspot_layout *l, uint64_t he
 			}
 			for (uint64_t pc = begin; !e && pc < end && pc - begin < (1u << 20);
 			     pc += 4) {
-				int n = hotspot_name_nmethod(&j, blob, (uint32_t)(pc - begin), -1,
-							     frames, 16);
+				int n = hotspot_name_nmethod(&j, blob, (uint32_t)(pc - begin), true,
+							     -1, frames, 16);
 				char chain[1024];
 				size_t at = 0;
 

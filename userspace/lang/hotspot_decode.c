@@ -103,6 +103,30 @@ int hotspot_pcdesc_find(const uint8_t *pcs, size_t n, int32_t pc_offset, struct 
 	return 0;
 }
 
+int hotspot_pcdesc_near(const uint8_t *pcs, size_t n, int32_t pc_offset, struct hotspot_pcdesc *out)
+{
+	size_t lo = 0, hi = n;
+	const uint8_t *p;
+
+	/* The first PcDesc at or past pc_offset; with none, the last before it. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if ((int32_t)get_u32(pcs + mid * HOTSPOT_PCDESC_SIZE) < pc_offset)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n)
+		return hotspot_pcdesc_find(pcs, n, pc_offset, out);
+	p = pcs + lo * HOTSPOT_PCDESC_SIZE;
+	out->pc_offset = (int32_t)get_u32(p);
+	out->scope_decode_offset = (int32_t)get_u32(p + 4);
+	out->obj_decode_offset = (int32_t)get_u32(p + 8);
+	out->flags = (int32_t)get_u32(p + 12);
+	return 0;
+}
+
 int hotspot_scopes(const uint8_t *data, size_t len, unsigned x, uint32_t decode_offset,
 		   struct hotspot_scope *out, int max)
 {

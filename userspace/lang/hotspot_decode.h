@@ -58,6 +58,15 @@ struct hotspot_pcdesc {
 int hotspot_pcdesc_find(const uint8_t *pcs, size_t n, int32_t pc_offset,
 			struct hotspot_pcdesc *out);
 
+/*
+ * For a sampled pc that is no call's return address (a leaf): the first
+ * PcDesc at or after it, as HotSpot's own pc_desc_near, since debug
+ * information is recorded at calls and safepoints, after the code they
+ * describe; the last before it when none follows. 0, or -ENOENT.
+ */
+int hotspot_pcdesc_near(const uint8_t *pcs, size_t n, int32_t pc_offset,
+			struct hotspot_pcdesc *out);
+
 /* One method of an inlining chain: its index in the nmethod's metadata (1-based), and its bci. */
 struct hotspot_scope {
 	uint32_t method_index;

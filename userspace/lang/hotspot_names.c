@@ -3,6 +3,7 @@
 #include "hotspot_names.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -179,7 +180,7 @@ static int debug_info_of(const struct hotspot_jvm *j, uint64_t nm, const unsigne
 
 /* The frames C2 inlined at pc_offset, from the nmethod's debug information. */
 static int inlined_frames(const struct hotspot_jvm *j, const struct debug_info *d,
-			  uint32_t pc_offset, struct hotspot_frame *out, int max)
+			  uint32_t pc_offset, bool is_return, struct hotspot_frame *out, int max)
 {
 	struct hotspot_scope scopes[HOTSPOT_MAX_SCOPES];
 	size_t npcs = (d->pcs_end - d->pcs) / HOTSPOT_PCDESC_SIZE, nd = d->data_end - d->data;
@@ -194,7 +195,9 @@ static int inlined_frames(const struct hotspot_jvm *j, const struct debug_info *
 	    j->read(j->ctx, d->data, data, nd))
 		goto out;
 	n = -ENOENT;
-	if (hotspot_pcdesc_find(pcs, npcs, (int32_t)pc_offset, &pc) || pc.scope_decode_offset <= 0)
+	if ((is_return ? hotspot_pcdesc_find(pcs, npcs, (int32_t)pc_offset, &pc)
+		       : hotspot_pcdesc_near(pcs, npcs, (int32_t)pc_offset, &pc)) ||
+	    pc.scope_decode_offset <= 0)
 		goto out;
 	n = hotspot_scopes(data, nd, j->x, (uint32_t)pc.scope_decode_offset, scopes,
 			   max < HOTSPOT_MAX_SCOPES ? max : HOTSPOT_MAX_SCOPES);
@@ -215,7 +218,7 @@ out:
 }
 
 int hotspot_name_nmethod(const struct hotspot_jvm *j, uint64_t nm, uint32_t pc_offset,
-			 int32_t compile_id, struct hotspot_frame *out, int max)
+			 bool is_return, int32_t compile_id, struct hotspot_frame *out, int max)
 {
 	const struct hotspot_layout *l = &j->layout;
 	unsigned char hdr[HEADER_MAX];
@@ -230,7 +233,7 @@ int hotspot_name_nmethod(const struct hotspot_jvm *j, uint64_t nm, uint32_t pc_o
 	if (compile_id >= 0 && (int32_t)get_u32(hdr + l->nmethod_compile_id) != compile_id)
 		return -ESTALE;
 	if (!debug_info_of(j, nm, hdr, &d)) {
-		n = inlined_frames(j, &d, pc_offset, out, max);
+		n = inlined_frames(j, &d, pc_offset, is_return, out, max);
 		if (n > 0)
 			return n;
 	}

@@ -14,6 +14,7 @@
 #ifndef BPFPROF_LANG_HOTSPOT_NAMES_H
 #define BPFPROF_LANG_HOTSPOT_NAMES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "hotspot_decode.h"
@@ -45,11 +46,13 @@ int hotspot_name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bc
 
 /*
  * The frames of nmethod `nm` at code offset `pc_offset` (from its code's
- * start): each method inlined there, innermost first, up to `max`. With
+ * start), a call's return address (is_return: its own debug information)
+ * or a sampled leaf (the debug information nearest after it): each method
+ * inlined there, innermost first, up to `max`. With
  * compile_id >= 0 the nmethod must be that compilation (-ESTALE if not).
  * The number of frames, or an error.
  */
 int hotspot_name_nmethod(const struct hotspot_jvm *j, uint64_t nm, uint32_t pc_offset,
-			 int32_t compile_id, struct hotspot_frame *out, int max);
+			 bool is_return, int32_t compile_id, struct hotspot_frame *out, int max);
 
 #endif

@@ -310,6 +310,15 @@ struct proc_source {
 	 */
 	int64_t (*jit_object)(void *ctx, uint32_t pid, bool anon_exec, uint64_t ts);
 	/*
+	 * The Java frames at a user address of a JVM, a call's return address
+	 * or the sampled leaf (is_return false) (symbols/java_frames.h
+	 * entry, object OBJ_JAVA), read from the JVM while it runs; a negative
+	 * errno when it is none (not a JVM, no Java code there). Optional.
+	 */
+	int64_t (*java_frame)(void *ctx, uint32_t pid, uint32_t uid, uint64_t addr, bool is_return);
+	/* The process pid ended (its last thread exited). Optional. */
+	void (*process_exit)(void *ctx, uint32_t pid);
+	/*
 	 * The cgroup v2 path of a live process, malloc'd, and who owns it (see
 	 * process.cgroup_owner); a negative errno if unknown. Optional.
 	 */
