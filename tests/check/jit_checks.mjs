@@ -6,7 +6,13 @@
 // lines of /tmp/perf-PID.map. Checked on the file and through profiler-cli.
 //
 //   jit_checks.mjs --profile F --pid P [--func NAME ...] [--min-percent N]
-//                  [--gzip|--plain]
+//                  [--category NAME] [--js] [--gzip|--plain]
+//
+// The matching frames must all be of category NAME (default User: code of
+// no runtime bpfprof knows); with --js their funcs must be isJS too (the
+// front-end's "JavaScript only" call tree keeps them). No on-CPU user leaf
+// of the busiest thread may be named like a raw address: code nothing names
+// is one frame.
 //
 // A frame matches when its function name contains one of the NAMEs (default
 // bpfprofHotLoop and bpfprofInner): node names JIT code
@@ -19,7 +25,7 @@
 
 import { checkWithProfilerCli, openCheckedProfile } from './checks.mjs';
 import { bareFunctionName, onCpuFilters } from './profiler_cli.mjs';
-import { CATEGORY_USER, percent, sortedHistogram } from './profile.mjs';
+import { CATEGORY_KERNEL, CATEGORY_USER, percent, sortedHistogram } from './profile.mjs';
 import { fmt, Report } from './report.mjs';
 import { checkerArgs } from './script_main.mjs';
 
@@ -29,7 +35,7 @@ const DEFAULT_MIN_PERCENT = 30;
 // (2 s at the default 999 Hz give the busy thread ~2000).
 const MIN_ON_CPU_SAMPLES = 50;
 
-const USAGE = 'usage: jit_checks.mjs --profile FILE --pid PID [--func NAME ...] [--min-percent N] [--gzip|--plain]';
+const USAGE = 'usage: jit_checks.mjs --profile FILE --pid PID [--func NAME ...] [--min-percent N] [--category NAME] [--js] [--gzip|--plain]';
 
 function matches(name, funcs) {
 	return funcs.some((f) => name.includes(f));
@@ -68,7 +74,7 @@ function describeThread(r) {
 	return `${r.thread.name} (${r.thread.tid})`;
 }
 
-function checkJitJson(report, profile, { pid, funcs, minPercent }) {
+function checkJitJson(report, profile, { pid, funcs, minPercent, category, js }) {
 	report.section(`JIT functions ${funcs.join(', ')} in pid ${pid}`);
 	const rows = jitShares(profile, pid, funcs);
 	if (!report.check(rows.length > 0, `process ${pid} is in the profile (${rows.length} threads)`))
@@ -85,11 +91,40 @@ function checkJitJson(report, profile, { pid, funcs, minPercent }) {
 	report.check(best.share >= minPercent,
 		     `${describeThread(best)}: a frame named like ${funcs.join(' or ')} is in ${fmt(best.share)}% of ` +
 			     `its ${best.on} on-CPU samples (need >= ${minPercent}%)`);
-	// JIT code is the process's own code, whatever mapping it lives in.
+	// JIT code is the process's own code, in its language's category where the runtime is known.
 	const cats = [...best.categories];
-	report.check(cats.length === 1 && cats[0][0] === profile.categoryName(CATEGORY_USER),
-		     `those frames have category ${profile.categoryName(CATEGORY_USER)} ` +
+	const want = category ?? profile.categoryName(CATEGORY_USER);
+	report.check(cats.length === 1 && cats[0][0] === want,
+		     `those frames have category ${want} ` +
 			     `(found ${cats.map(([c, n]) => `${c} ${n}`).join(', ') || 'none'})`);
+	if (js) {
+		// The front-end's "JavaScript only" call tree keeps the funcs flagged isJS.
+		const ft = profile.shared.funcTable;
+		const named = [...new Set(profile.samplesOf(best.thread).flatMap((s) => s.path)
+			.map((f) => profile.frameFunc(f))
+			.filter((fn) => matches(profile.funcName(fn), funcs)))];
+		const js = named.filter((fn) => ft.isJS[fn] === true);
+		report.check(named.length > 0 && js.length === named.length,
+			     `the ${named.length} functions named like ${funcs.join(' or ')} are JavaScript (isJS): ${js.length}`);
+		// Else the front-end hides the call tree's "All frames / Script / Native" switch.
+		report.check(profile.meta.usesOnlyOneStackType === false,
+			     `meta.usesOnlyOneStackType is false with JavaScript frames (found ${profile.meta.usesOnlyOneStackType})`);
+	}
+	// Code nothing names is one frame per runtime, never a function per address.
+	// Where the CPU was is real code (an address the unwinder made up further
+	// rootward is another matter, shown raw on purpose): the user leaf of each
+	// on-CPU sample of the thread that runs the JIT code.
+	const raw = new Set();
+	for (const s of profile.samplesOf(best.thread)) {
+		if (!profile.isOnCpu(s))
+			continue;
+		const user = s.path.filter((f) => profile.frameCategory(f) !== CATEGORY_KERNEL);
+		const n = user.length ? profile.frameFuncName(user[user.length - 1]) : '';
+		if (/^0x[0-9a-f]+$/i.test(n))
+			raw.add(n);
+	}
+	report.check(raw.size === 0, `no on-CPU user leaf of ${describeThread(best)} is named like a raw address ` +
+		     `(found ${raw.size}${raw.size ? `: ${[...raw].slice(0, 3).join(' ')}` : ''})`);
 	return best;
 }
 
@@ -124,6 +159,8 @@ function main(argv) {
 	const { values, positionals } = checkerArgs(argv, {
 		func: { type: 'string', multiple: true },
 		'min-percent': { type: 'string' },
+		category: { type: 'string' },
+		js: { type: 'boolean' },
 	});
 	if (positionals.length || !values.profile || !/^\d+$/.test(values.pid || ''))
 		throw new Error(USAGE);
@@ -131,7 +168,7 @@ function main(argv) {
 	if (!(minPercent > 0 && minPercent <= 100))
 		throw new Error(`--min-percent wants 0 < N <= 100, not ${JSON.stringify(values['min-percent'])}`);
 	const funcs = values.func?.length ? values.func : DEFAULT_FUNCS;
-	const opts = { pid: values.pid, funcs, minPercent };
+	const opts = { pid: values.pid, funcs, minPercent, category: values.category, js: values.js };
 
 	const report = new Report(`jit check ${values.profile}`);
 	const profile = openCheckedProfile(report, values.profile, values);

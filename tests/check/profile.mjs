@@ -16,6 +16,8 @@ export const CATEGORY_KERNEL = 1;
 export const CATEGORY_USER = 2;
 // Python functions (issue 26): user code too, run by the interpreter.
 export const CATEGORY_PYTHON = 4;
+export const CATEGORY_JAVA = 5;
+export const CATEGORY_JS = 6;
 
 // Reads FILE, gunzips it when it starts with the gzip magic, decodes it as
 // strict UTF-8 and parses it. Throws an Error that says which step failed.
@@ -204,7 +206,8 @@ export class Profile {
 	// self-time histogram of CPU work must leave them out.
 	isOnCpu(sample) {
 		const c = this.leafCategory(sample);
-		return c === CATEGORY_KERNEL || c === CATEGORY_USER || c === CATEGORY_PYTHON;
+		return c === CATEGORY_KERNEL || c === CATEGORY_USER || c === CATEGORY_PYTHON ||
+		       c === CATEGORY_JAVA || c === CATEGORY_JS;
 	}
 
 	leafFuncName(sample) {

@@ -16,6 +16,13 @@
 #   perfmap_foreign    root's JIT process has no perf map; the user writes
 #                      /tmp/perf-<its pid>.map naming ATTACKER_CHOSEN_NAME:
 #                      refused (not owned by the process's user or root).
+#   jitdump_foreign    the user's JIT maps a jitdump (jit-N.dump) that another
+#                      user owns, naming its code: refused (only the process's
+#                      user's or root's is read), the code named from its own
+#                      perf map; the same file of the user's own is read.
+#   jitdump_broken     the user's JIT maps a jitdump whose first record claims
+#                      1 GiB: read up to there, said once, the code named from
+#                      its perf map, the recording whole.
 #   debuginfod_buildid a debuginfod server that answers every build-id with
 #                      another binary's debug file: refused, said once, and
 #                      none of that file's names in the profile; and a cache
@@ -27,7 +34,7 @@
 require_root
 make_workdir
 
-MODE=${1:?usage: hostile_symbols.sh debuglink_huge|perfmap_bind|perfmap_foreign|debuginfod_buildid}
+MODE=${1:?usage: hostile_symbols.sh debuglink_huge|perfmap_bind|perfmap_foreign|jitdump_foreign|jitdump_broken|debuginfod_buildid}
 : "${JIT_ANON:?JIT_ANON is not set}"
 . "$(dirname "$0")/hostile_common.sh"
 SECRET_DIR=
@@ -169,6 +176,65 @@ perfmap_foreign)
 	said=$(grep -c "perf map of process $VICTIM_PID is not read: neither its user nor root owns it" "$WORK/bpfprof.err")
 	[ "$said" -eq 1 ] || fail "the refusal was said $said times, not once"
 	ok "a map another user wrote for root's JIT is refused ($n samples, ATTACKER_CHOSEN_NAME 0 times)"
+	;;
+jitdump_foreign | jitdump_broken)
+	# user_jit DUMP [ENV...]: the user's JIT, its jitdump DUMP; sets VICTIM_PID.
+	user_jit() {
+		local dump=$1 i
+		shift
+		# Emptied here: the background job's redirection may come after the wait below looks.
+		: >"$WORK/jit.out"
+		env JIT_ANON_JITDUMP="$dump" "$@" "${as_user[@]}" "$JIT_ANON" 20 "$MODE" \
+			>"$WORK/jit.out" 2>"$WORK/jit.err" &
+		VICTIM_PID=$!
+		for ((i = 0; i < 100; i++)); do
+			[ -s "$WORK/jit.out" ] && break
+			sleep 0.05
+		done
+		[ "$(head -n 1 "$WORK/jit.out")" = "$VICTIM_PID" ] ||
+			fail "jit_anon ($VICTIM_PID) did not print its pid: $(cat "$WORK/jit.out" "$WORK/jit.err")"
+		grep -q "jit-[0-9]*\.dump" "/proc/$VICTIM_PID/maps" || fail "the JIT did not map its jitdump"
+	}
+	# profile_jit NAME: bpfprof -p on the user's JIT; its samples in $n.
+	profile_jit() {
+		run_bpfprof 60 -p "$VICTIM_PID" -d 2 -o "$WORK/$1.json.gz"
+		expect_success
+		n=$(app_samples "$WORK/$1.json.gz" "$VICTIM_PID")
+		[ "$n" -ge 10 ] || fail "the JIT has $n samples"
+		kill -KILL "$VICTIM_PID"
+		wait "$VICTIM_PID" 2>/dev/null
+		rm -f "/tmp/perf-$VICTIM_PID.map"
+	}
+	if [ "$MODE" = jitdump_foreign ]; then
+		make_other_user
+		"${as_other[@]}" sh -c "umask 0; : >'$OTHER_DIR/jit-1.dump'" || fail "the other user cannot make its file"
+		user_jit "$OTHER_DIR/jit-1.dump"
+		log "   $OTHER_DIR/jit-1.dump: $(stat -c '%U %a' "$OTHER_DIR/jit-1.dump"), mapped by the user's $VICTIM_PID"
+		profile_jit foreign
+		[ "$(count_name "$WORK/foreign.json.gz" bpfprof_jitdump_name)" -eq 0 ] ||
+			fail "the user's code is named from another user's jitdump"
+		[ "$(count_name "$WORK/foreign.json.gz" bpfprof_anon_jit)" -gt 0 ] ||
+			fail "the user's code is not named from its own perf map"
+		ok "a jitdump another user owns is not read ($n samples named from the JIT's own map)"
+		# The control: the user's own jitdump is read, so the refusal above was the owner's.
+		as_user_in_dir sh -c ': >jit-2.dump' || fail "the user cannot make its jitdump"
+		user_jit "$USER_DIR/jit-2.dump"
+		profile_jit own
+		[ "$(count_name "$WORK/own.json.gz" bpfprof_jitdump_name)" -gt 0 ] ||
+			fail "the user's own jitdump is not read"
+		ok "the user's own jitdump names its code ($n samples)"
+	else
+		as_user_in_dir sh -c ': >jit-3.dump' || fail "the user cannot make its jitdump"
+		user_jit "$USER_DIR/jit-3.dump" JIT_ANON_JITDUMP_BROKEN=1
+		profile_jit broken
+		[ "$(count_name "$WORK/broken.json.gz" bpfprof_jitdump_name)" -eq 0 ] ||
+			fail "a load past the broken record was read"
+		[ "$(count_name "$WORK/broken.json.gz" bpfprof_anon_jit)" -gt 0 ] ||
+			fail "the code is not named from the JIT's perf map"
+		said=$(grep -c "jitdump of process $VICTIM_PID is read only up to a record that is not valid" "$WORK/bpfprof.err")
+		[ "$said" -eq 1 ] || fail "the broken jitdump was said $said times, not once"
+		ok "a jitdump broken at its first record: read up to it, said once, the code named from the map ($n samples)"
+	fi
 	;;
 debuginfod_buildid)
 	command -v python3 >/dev/null || fail "python3 is not installed"

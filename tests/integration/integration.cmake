@@ -155,6 +155,19 @@ bpfprof_integration_test(sched_wait_boxes 90 TRUE sched_wait_boxes.sh)
 bpfprof_integration_test(fd_limit 480 TRUE fd_limit.sh)
 bpfprof_integration_test(lifecycle_spawner 120 TRUE lifecycle_spawner.sh)
 bpfprof_integration_test(jit_node 120 TRUE jit_node.sh)
+# A JVM's own description of its structures, read as bpfprof reads it (issue 39).
+add_executable(bpfprof_workload_hotspot_probe ${BPFPROF_TESTS_DIR}/workloads/hotspot_probe.c)
+set_target_properties(bpfprof_workload_hotspot_probe PROPERTIES
+  OUTPUT_NAME hotspot_probe
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads)
+target_link_libraries(bpfprof_workload_hotspot_probe PRIVATE bpfprof_core)
+target_include_directories(bpfprof_workload_hotspot_probe PRIVATE ${CMAKE_SOURCE_DIR}/userspace)
+bpfprof_integration_test(hotspot_layout 300 TRUE hotspot_layout.sh)
+set_property(TEST integration.hotspot_layout APPEND PROPERTY ENVIRONMENT
+  HOTSPOT_PROBE=$<TARGET_FILE:bpfprof_workload_hotspot_probe>)
+# JIT runtimes as people run them (issue 39): node --perf-prof's jitdump, the
+# JVM's map written at exit (every JDK present), and unnamed JIT code grouped.
+bpfprof_integration_test(jit_runtimes 300 TRUE jit_runtimes.sh)
 # The same workloads in containers: binaries and perf maps only inside a private
 # mount namespace, pids that differ inside a pid namespace.
 bpfprof_integration_test(lifecycle_spawner_mntns 120 TRUE lifecycle_spawner.sh mntns)
@@ -260,8 +273,10 @@ endforeach()
 # A local user against a root bpfprof through the files it reads for names
 # (issue 27): a debug link to a 1 TB sparse file, a root-only file
 # bind-mounted over a perf map, a perf map written for root's JIT, a
-# debuginfod server answering with another build-id's file.
-foreach(mode debuglink_huge perfmap_bind perfmap_foreign debuginfod_buildid)
+# debuginfod server answering with another build-id's file; a jitdump of
+# another user's, or broken (issue 39).
+foreach(mode debuglink_huge perfmap_bind perfmap_foreign jitdump_foreign jitdump_broken
+        debuginfod_buildid)
   bpfprof_integration_test(hostile_symbols_${mode} 240 TRUE hostile_symbols.sh ${mode})
   set_property(TEST integration.hostile_symbols_${mode} APPEND PROPERTY ENVIRONMENT
     JIT_ANON=$<TARGET_FILE:bpfprof_workload_jit_anon>)

@@ -209,6 +209,8 @@ func_args=()
 for f in "${FUNCS[@]}"; do
 	func_args+=(--func "$f")
 done
+# node's JS functions are JavaScript's; code of no runtime we know (jit_anon) the process's own.
+[ "$RUNTIME" = node ] && func_args+=(--category JavaScript --js)
 log "\$ jit_checks.mjs --profile $WORK/jit.json.gz --pid $JIT_PID ${func_args[*]} --min-percent $MIN_PERCENT"
 node_check jit_checks.mjs --profile "$WORK/jit.json.gz" --gzip --pid "$JIT_PID" \
 	"${func_args[@]}" --min-percent "$MIN_PERCENT" ||

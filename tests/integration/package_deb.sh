@@ -539,7 +539,7 @@ node_check jit_checks.mjs --profile "$SBX/state/$first" --gzip --pid "$BURNER_CH
 	--func alpha_heavy --func alpha_light --func beta_spin --func sysc_loop --min-percent 50 ||
 	fail "the service did not name the deleted burner's functions: /proc/PID/map_files lost (CAP_CHECKPOINT_RESTORE, CAP_SYS_PTRACE)"
 log "\$ jit_checks.mjs --profile $first --pid $JIT_CHECK_PID (node's JIT)"
-node_check jit_checks.mjs --profile "$SBX/state/$first" --gzip --pid "$JIT_CHECK_PID" ||
+node_check jit_checks.mjs --profile "$SBX/state/$first" --gzip --pid "$JIT_CHECK_PID" --category JavaScript --js ||
 	fail "the service did not name node's JIT functions: /proc/PID/root perf maps lost (CAP_SYS_PTRACE)"
 ok "the service's profiles load and name kernel, deleted-binary and JIT frames"
 

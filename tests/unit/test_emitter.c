@@ -809,7 +809,11 @@ static void check_fixture_values(json_t *root, bool sched)
 	CHECK_EQ_STR(json_string_value(json_object_get(meta, "arguments")),
 		     "bpfprof record -a -o \xef\xbf\xbd.json");
 	cats = json_object_get(meta, "categories");
-	CHECK_EQ_INT(json_array_size(cats), 5);
+	CHECK_EQ_INT(json_array_size(cats), CAT_COUNT);
+	CHECK_EQ_STR(json_string_value(json_object_get(json_array_get(cats, CAT_JAVA), "name")),
+		     "Java");
+	CHECK_EQ_STR(json_string_value(json_object_get(json_array_get(cats, CAT_JS), "name")),
+		     "JavaScript");
 	CHECK_EQ_STR(json_string_value(json_object_get(json_array_get(cats, 0), "color")), "grey");
 	CHECK_EQ_STR(json_string_value(json_object_get(json_array_get(cats, CAT_PYTHON), "name")),
 		     "Python");

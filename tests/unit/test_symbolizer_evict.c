@@ -481,14 +481,15 @@ static void test_jit_sweep(void)
 		return;
 	fds0 = count_fds();
 	for (unsigned i = 0; i < JIT_PIDS; i++) {
-		ids[i] = jit_maps_object(j, FIRST_PID + i, 1);
+		ids[i] = jit_maps_object(j, FIRST_PID + i, false, 1);
 		CHECK(ids[i] >= OBJ_FIRST_JIT && !in_list(ids, i, ids[i]));
 		names[i] = jit_name(j, ids[i], 0x1010);
 		snprintf(expected, sizeof(expected), "jit_%u", FIRST_PID + i);
 		CHECK_EQ_STR(names[i], expected);
 	}
-	CHECK_EQ_INT(jit_maps_object(j, NO_MAP_PID, 1), -ENOENT);
-	CHECK_EQ_STR(jit_name(j, ids[0], 0x5000), "0x5000");
+	CHECK_EQ_INT(jit_maps_object(j, NO_MAP_PID, false, 1), -ENOENT);
+	/* Code the map does not name: one frame for all of it, not one per address. */
+	CHECK_EQ_STR(jit_name(j, ids[0], 0x5000), "[anon exec]");
 	/* Every map stays open, so that it can be read after its process exits. */
 	CHECK_EQ_INT(count_fds(), fds0 + JIT_PIDS);
 	before = jit_maps_bytes(j);
@@ -508,15 +509,15 @@ static void test_jit_sweep(void)
 	/* Kept maps answer as before, with the same strings. */
 	for (unsigned i = 0; i < JIT_PIDS; i += 2) {
 		CHECK(jit_name(j, ids[i], 0x1010) == names[i]);
-		CHECK_EQ_INT(jit_maps_object(j, FIRST_PID + i, 2), ids[i]);
+		CHECK_EQ_INT(jit_maps_object(j, FIRST_PID + i, false, 2), ids[i]);
 	}
-	/* A swept id is still ours, but only its address is known. */
-	CHECK_EQ_STR(jit_name(j, swept_ids[0], 0x1010), "0x1010");
+	/* A swept id is still ours, but nothing names its code. */
+	CHECK_EQ_STR(jit_name(j, swept_ids[0], 0x1010), "[anon exec]");
 	/*
 	 * The process seen again: its map is read anew, under a reused id (the
 	 * slots were those JIT_PIDS processes and the map-less one).
 	 */
-	again = jit_maps_object(j, FIRST_PID + 1, 3);
+	again = jit_maps_object(j, FIRST_PID + 1, false, 3);
 	CHECK(again >= OBJ_FIRST_JIT && again <= OBJ_FIRST_JIT + JIT_PIDS);
 	for (unsigned i = 0; i < JIT_PIDS; i += 2)
 		CHECK(again != ids[i]);
@@ -527,6 +528,42 @@ static void test_jit_sweep(void)
 	jit_maps_retain_begin(j);
 	CHECK_EQ_INT(jit_maps_sweep(j), JIT_PIDS / 2 + 1);
 	CHECK_EQ_INT(count_fds(), fds0);
+	jit_maps_free(j);
+}
+
+/*
+ * A JVM writes its map as it exits (DumpPerfMapAtExit): the map is there
+ * only once /proc has forgotten the process. Its code is named all the
+ * same, from the map in the process's own /tmp; until then it is one
+ * frame, not one per address.
+ */
+#define EXIT_PID 7000
+static void test_jit_map_written_at_exit(void)
+{
+	struct jit_maps *j = jit_maps_new(jit_proc);
+	char path[PATH_MAX], map[PATH_MAX], cmd[2 * PATH_MAX + 32];
+	int64_t id;
+
+	CHECK(j != NULL && make_jit_process(EXIT_PID));
+	if (!j)
+		return;
+	snprintf(map, sizeof(map), "%s/%u/root/tmp/perf-%d.map", jit_proc, EXIT_PID, NSPID);
+	unlink(map);
+	/* Code in anonymous executable memory: the process runs JIT code, no map yet. */
+	id = jit_maps_object(j, EXIT_PID, true, 1);
+	CHECK(id >= OBJ_FIRST_JIT);
+	CHECK_EQ_STR(jit_name(j, id, 0x1010), "[anon exec]");
+	CHECK_EQ_STR(jit_name(j, id, 0x2020), "[anon exec]");
+	/* It exits: its /proc entry goes (the root it had stays held), then its map appears. */
+	snprintf(path, sizeof(path), "%s/%u", jit_proc, EXIT_PID);
+	snprintf(cmd, sizeof(cmd), "mv '%s' '%s.gone'", path, path);
+	CHECK(system(cmd) == 0);
+	snprintf(map, sizeof(map), "%s/%u.gone/root/tmp/perf-%d.map", jit_proc, EXIT_PID, NSPID);
+	CHECK(write_text(map, "1000 100 jit_at_exit\n"));
+	/* A map not found is looked for again once JIT_RETRY_NS (100 ms) has passed. */
+	usleep(150 * 1000);
+	CHECK_EQ_STR(jit_name(j, id, 0x1010), "jit_at_exit");
+	CHECK_EQ_STR(jit_name(j, id, 0x2020), "[anon exec]");
 	jit_maps_free(j);
 }
 
@@ -543,7 +580,7 @@ static void test_jit_churn_stays_flat(void)
 	CHECK(j != NULL);
 	if (!j)
 		return;
-	keep = jit_maps_object(j, FIRST_PID, 1);
+	keep = jit_maps_object(j, FIRST_PID, false, 1);
 	keep_name = jit_name(j, keep, 0x1000);
 	CHECK_EQ_STR(keep_name, "jit_5000");
 	for (unsigned r = 0; r < ROUNDS; r++) {
@@ -553,7 +590,7 @@ static void test_jit_churn_stays_flat(void)
 
 		for (unsigned k = 0; k < PER_ROUND; k++) {
 			uint32_t pid = FIRST_PID + 1 + (r * PER_ROUND + k) % (JIT_PIDS - 1);
-			int64_t id = jit_maps_object(j, pid, now);
+			int64_t id = jit_maps_object(j, pid, false, now);
 			char expected[32];
 
 			/* Slots: the kept one, then a map and a map-less pid per process of a
@@ -563,7 +600,8 @@ static void test_jit_churn_stays_flat(void)
 			ok &= jit_name(j, id, 0x1050) && !strcmp(jit_name(j, id, 0x1050), expected);
 			/* Unknown code at a new address every time, and a new map-less process. */
 			ok &= jit_name(j, id, 0x900000 + r) != NULL;
-			ok &= jit_maps_object(j, NO_MAP_PID + r * PER_ROUND + k, now) == -ENOENT;
+			ok &= jit_maps_object(j, NO_MAP_PID + r * PER_ROUND + k, false, now) ==
+			      -ENOENT;
 		}
 		ok &= jit_name(j, keep, 0x1000) == keep_name;
 		jit_maps_retain_begin(j);
@@ -647,7 +685,8 @@ static bool make_huge_dwarf(const char *copy, const char *path)
  */
 static void test_dwarf_budget(void)
 {
-	char copy[] = "/tmp/bpfprof-dwarf-budget-XXXXXX", other[sizeof(copy)], huge[sizeof(copy)];
+	char copy[] = "/tmp/bpfprof-dwarf-budget-XXXXXX", other[sizeof(copy) + 2],
+	     huge[sizeof(copy) + 2];
 	struct symbolizer *s = NULL;
 	struct symbolizer_stats st;
 	struct resolved_frame f;
@@ -658,10 +697,12 @@ static void test_dwarf_budget(void)
 	bool subs;
 	int fd = mkstemp(copy);
 
-	strcpy(other, copy);
-	other[strlen(other) - 1] = 'o';
-	strcpy(huge, copy);
-	huge[strlen(huge) - 1] = 'h';
+	/*
+	 * Suffixed, not with the last letter replaced: mkstemp's name may end
+	 * in that letter already, and the copies would then be one file.
+	 */
+	snprintf(other, sizeof(other), "%s.o", copy);
+	snprintf(huge, sizeof(huge), "%s.h", copy);
 	CHECK(fd >= 0);
 	if (fd < 0)
 		return;
@@ -775,6 +816,7 @@ int main(void)
 			return 1;
 		}
 	RUN(test_jit_sweep);
+	RUN(test_jit_map_written_at_exit);
 	RUN(test_jit_churn_stays_flat);
 	teardown_jit_proc();
 	return test_summary();

@@ -16,6 +16,11 @@
  * 0.3 s between the two before it spins. Arguments after SECONDS are
  * ignored (tests tag the process with one).
  *
+ * With JIT_ANON_JITDUMP=PATH (a file named jit-N.dump) it also writes its code
+ * there as a jitdump's CODE_LOAD named "bpfprof_jitdump_name", and maps the
+ * file executable, as jitdump writers mark their process; with
+ * JIT_ANON_JITDUMP_BROKEN=1 a record claiming 1 GiB comes before that load.
+ *
  * With JIT_ANON_CHROOT=DIR it first makes DIR its root, as any user may in a
  * user namespace of their own (no exec follows, so DIR needs no files): its
  * perf map is then DIR/tmp/perf-PID.map, whatever DIR/tmp leads to there.
@@ -24,6 +29,7 @@
 #define _GNU_SOURCE
 #endif
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +134,39 @@ static int write_perf_map(const void *code, size_t size)
 	return 0;
 }
 
+/* perf's jitdump: a header, then CODE_LOAD records (tools/perf/util/jitdump.h). */
+static int write_jitdump(const char *path, const void *code, size_t size, size_t page)
+{
+	static const char name[] = "bpfprof_jitdump_name";
+	uint32_t header[10] = { 0x4A695444, 1, 40, 62, 0, (uint32_t)getpid() };
+	uint32_t head[4] = { 0, (uint32_t)(16 + 40 + sizeof(name) + size) };
+	uint32_t broken[4] = { 0, 1u << 30 };
+	uint32_t ids[2] = { (uint32_t)getpid(), (uint32_t)getpid() };
+	uint64_t load[4] = { (uintptr_t)code, (uintptr_t)code, size, 1 };
+	/* Opened, not created: the file is whoever made it's (the test's point). */
+	int fd = open(path, O_RDWR | O_TRUNC | O_NOFOLLOW | O_CLOEXEC);
+	bool ok;
+
+	if (fd < 0) {
+		perror(path);
+		return -1;
+	}
+	ok = write(fd, header, sizeof(header)) == sizeof(header);
+	if (getenv("JIT_ANON_JITDUMP_BROKEN"))
+		ok = ok && write(fd, broken, sizeof(broken)) == sizeof(broken);
+	ok = ok && write(fd, head, sizeof(head)) == sizeof(head) &&
+	     write(fd, ids, sizeof(ids)) == sizeof(ids) &&
+	     write(fd, load, sizeof(load)) == sizeof(load) &&
+	     write(fd, name, sizeof(name)) == sizeof(name) &&
+	     write(fd, code, size) == (ssize_t)size;
+	/* The mark: the file mapped executable, which the profiler finds in the maps. */
+	ok = ok && mmap(NULL, page, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0) != MAP_FAILED;
+	if (!ok)
+		perror("jit_anon: jitdump");
+	close(fd);
+	return ok ? 0 : -1;
+}
+
 int main(int argc, char **argv)
 {
 #if defined(__x86_64__) || defined(__aarch64__)
@@ -151,6 +190,9 @@ int main(int argc, char **argv)
 	}
 	p = code_page(page);
 	if (!p || emit_code(p, page) || write_perf_map(p + CODE_OFFSET, sizeof(count_down_code)))
+		return 1;
+	if (getenv("JIT_ANON_JITDUMP") && write_jitdump(getenv("JIT_ANON_JITDUMP"), p + CODE_OFFSET,
+							sizeof(count_down_code), page))
 		return 1;
 	printf("%d\n", (int)getpid());
 	fflush(stdout);

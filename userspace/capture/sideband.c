@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../util/unaligned.h"
 #include "../util/log.h"
 
 /* sample_id_all with PERF_SAMPLE_TID | PERF_SAMPLE_TIME: { u32 pid, tid; u64 time; } at the end. */
@@ -24,22 +25,6 @@
 #define COMM_FIXED_SIZE	 16 /* header, pid, tid */
 #define TASK_BODY_SIZE	 32 /* header, pid, ppid, tid, ptid, time */
 #define LOST_BODY_SIZE	 24 /* header, id, lost */
-
-static uint32_t get_u32(const unsigned char *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-static uint64_t get_u64(const unsigned char *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
 
 static bool wanted_type(uint32_t type)
 {

@@ -24,6 +24,8 @@
 #include "../symbols/debuginfo_server.h"
 #include "../lang/python_procs.h"
 #include "../symbols/frame_resolver.h"
+#include "../lang/hotspot_procs.h"
+#include "../symbols/java_frames.h"
 #include "../symbols/python_frames.h"
 #include "../symbols/jit_maps.h"
 #include "../symbols/kallsyms.h"
@@ -353,11 +355,13 @@ int recording_start(struct recording *r, const struct options *opts)
 	r->jit = r->sym ? jit_maps_new("/proc") : NULL;
 	r->py_procs = python_procs_new();
 	r->py_frames = python_frames_new();
-	r->frames = (struct frame_resolver){ r->sym, r->jit, r->py_frames };
+	r->jvms = hotspot_procs_new("/proc");
+	r->java_frames = java_frames_new();
+	r->frames = (struct frame_resolver){ r->sym, r->jit, r->py_frames, r->java_frames };
 	r->debuginfod = debuginfo_server_open(opts->debuginfod_budget_ns / 1000000);
 	if (r->sym)
 		symbolizer_set_debuginfod(r->sym, r->debuginfod);
-	if (!r->jit || !r->py_procs || !r->py_frames) {
+	if (!r->jit || !r->py_procs || !r->py_frames || !r->jvms || !r->java_frames) {
 		log_error("out of memory");
 		return 1;
 	}
@@ -366,6 +370,8 @@ int recording_start(struct recording *r, const struct options *opts)
 	r->src_ctx.jit = r->jit;
 	r->src_ctx.py_procs = r->py_procs;
 	r->src_ctx.py_frames = r->py_frames;
+	r->src_ctx.jvms = r->jvms;
+	r->src_ctx.java_frames = r->java_frames;
 	r->src_ctx.symbols_lock = &r->symbols_lock;
 	proc_source_init(&src, &r->src_ctx);
 	model_init(&r->model, &src, 0);
@@ -433,6 +439,14 @@ int recording_start(struct recording *r, const struct options *opts)
 		log_debug("attached by %llu ns (CLOCK_MONOTONIC); the profile starts at %llu ns, "
 			  "when the command is released",
 			  (unsigned long long)attached_ns, (unsigned long long)r->start_ns);
+		/*
+		 * Until its exec the held child is a copy of bpfprof: its
+		 * mappings, read while it waits, name a stack caught inside
+		 * its execve (an off-CPU sample, a migration in sched_exec),
+		 * which /proc no longer shows once the command runs.
+		 */
+		if (r->model.lifecycle)
+			model_read_process_maps(&r->model, (uint32_t)r->cmd.pid, r->start_ns);
 		if (command_start(&r->cmd, opts->command))
 			return 1;
 	}
@@ -595,6 +609,8 @@ void recording_close(struct recording *r)
 	jit_maps_free(r->jit);
 	python_procs_free(r->py_procs);
 	python_frames_free(r->py_frames);
+	hotspot_procs_free(r->jvms);
+	java_frames_free(r->java_frames);
 	cgroup_targets_close(&r->cgroups);
 	/* Zeroed (never started) is an unlocked mutex too. */
 	fair_lock_destroy(&r->symbols_lock);

@@ -52,7 +52,9 @@ struct recording {
 	struct jit_maps *jit;
 	struct python_procs *py_procs;	 /* Python processes: their code objects, named */
 	struct python_frames *py_frames; /* the Python frames met */
-	struct frame_resolver frames;	 /* sym, jit and py_frames, by frame object id */
+	struct hotspot_procs *jvms;	 /* the JVMs met, read as their code is met */
+	struct java_frames *java_frames; /* the Java frames met */
+	struct frame_resolver frames;	 /* sym, jit, py_frames and java_frames, by object id */
 	struct proc_source_ctx src_ctx;
 	struct session session;
 	struct lifecycle_feed feed;

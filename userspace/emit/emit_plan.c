@@ -107,7 +107,8 @@ static int number_reused_pids(struct emit_plan *p, const struct model *m,
  * are its idle (workers waiting for work), and bpfprof's own are its poll
  * loop: neither is what a person looks for first, so only their CPU counts.
  * The selected thread is the one with the most CPU (the launched command's
- * main thread with -- COMMAND), never bpfprof itself when another ran.
+ * main thread with -- COMMAND, or its busiest where the main thread barely
+ * ran), never bpfprof itself when another ran.
  */
 #define VISIBLE_TARGETS_MAX 256
 #define VISIBLE_ALL_MAX	    24
@@ -117,27 +118,51 @@ struct thread_score {
 	uint32_t pos;	/* in the output */
 };
 
-/* Which thread starts selected: the launched command's main thread, else the most CPU. */
+/*
+ * Which thread starts selected: the launched command's main thread, unless
+ * it barely ran beside another thread of the command (under a tenth of its
+ * CPU: a JVM's launcher thread waits while the thread it started runs
+ * main(), node's while its workers run), then that busiest thread; without
+ * a command, the most CPU.
+ */
+#define IDLE_MAIN_SHARE 10
+
 struct selection {
-	uint32_t pos; /* in the output; UINT32_MAX: none yet */
+	uint32_t pos; /* the most CPU of all; UINT32_MAX: none yet */
 	uint64_t rank;
-	bool command; /* pos is the launched command's main thread */
+	uint32_t main_pos,
+		busiest_pos; /* the command's main and busiest thread; UINT32_MAX: none */
+	uint64_t main_cpu, busiest_cpu;
 };
 
 static void consider_selection(struct selection *sel, uint32_t pos, uint64_t cpu_ns,
-			       bool is_command_main, bool is_profiler)
+			       bool is_command, bool is_command_main, bool is_profiler)
 {
-	/* After the command: the most CPU, bpfprof last (a rank of 1 still beats none). */
+	/* Without a command: the most CPU, bpfprof last (a rank of 1 still beats none). */
 	uint64_t rank = is_profiler ? 1 : cpu_ns + 2;
 
-	if (sel->command && !is_command_main)
-		return;
-	if (is_command_main && !sel->command) {
-		*sel = (struct selection){ pos, rank, true };
-		return;
+	if (is_command_main && (sel->main_pos == UINT32_MAX || cpu_ns > sel->main_cpu)) {
+		sel->main_pos = pos;
+		sel->main_cpu = cpu_ns;
 	}
-	if (sel->pos == UINT32_MAX || rank > sel->rank)
-		*sel = (struct selection){ pos, rank, is_command_main };
+	if (is_command && (sel->busiest_pos == UINT32_MAX || cpu_ns > sel->busiest_cpu)) {
+		sel->busiest_pos = pos;
+		sel->busiest_cpu = cpu_ns;
+	}
+	if (sel->pos == UINT32_MAX || rank > sel->rank) {
+		sel->pos = pos;
+		sel->rank = rank;
+	}
+}
+
+static uint32_t selected_thread(const struct selection *sel)
+{
+	if (sel->main_pos != UINT32_MAX && (sel->busiest_pos == sel->main_pos ||
+					    sel->main_cpu >= sel->busiest_cpu / IDLE_MAIN_SHARE))
+		return sel->main_pos;
+	if (sel->busiest_pos != UINT32_MAX)
+		return sel->busiest_pos;
+	return sel->pos;
 }
 
 static int cmp_score_desc(const void *a, const void *b)
@@ -222,7 +247,7 @@ static int choose_initial_threads(struct emit_plan *p, const struct model *m,
 	size_t nt = m->threads.len, n = 0,
 	       max = m->all_processes ? VISIBLE_ALL_MAX : VISIBLE_TARGETS_MAX;
 	struct thread_score *s = calloc(nt ? nt : 1, sizeof(*s));
-	struct selection sel = { UINT32_MAX, 0, false };
+	struct selection sel = { UINT32_MAX, 0, UINT32_MAX, UINT32_MAX, 0, 0 };
 	bool *hidden = NULL;
 
 	p->selected = UINT32_MAX;
@@ -235,7 +260,7 @@ static int choose_initial_threads(struct emit_plan *p, const struct model *m,
 	for (size_t i = 0; i < nt; i++) {
 		const struct thread *th = &m->threads.data[p->order[i].index];
 		const struct process *proc = &m->processes.data[th->process];
-		bool profiler = meta->profiler_pid && proc->pid == meta->profiler_pid;
+		bool profiler = meta->profiler_pid && proc->pid == meta->profiler_pid, is_command;
 		uint64_t cpu = thread_cpu_ns(th), score;
 
 		/* -a: the machine's sleepers (thousands) are not what the recording was about. */
@@ -247,10 +272,11 @@ static int choose_initial_threads(struct emit_plan *p, const struct model *m,
 			continue;
 		if (hidden[th->process])
 			continue;
-		/* -- COMMAND: its main thread (of its busiest image, after an exec). */
-		consider_selection(&sel, (uint32_t)i, cpu,
-				   meta->selected_pid && proc->pid == meta->selected_pid &&
-					   p->main_thread[th->process] == p->order[i].index,
+		/* -- COMMAND: its main thread (of its busiest image, after an exec), or its
+		 * busiest. */
+		is_command = meta->selected_pid && proc->pid == meta->selected_pid;
+		consider_selection(&sel, (uint32_t)i, cpu, is_command,
+				   is_command && p->main_thread[th->process] == p->order[i].index,
 				   profiler);
 		s[n++] = (struct thread_score){ score + th->samples.len, (uint32_t)i };
 	}
@@ -260,7 +286,7 @@ static int choose_initial_threads(struct emit_plan *p, const struct model *m,
 	for (size_t i = 0; i < n; i++)
 		p->visible[i] = s[i].pos;
 	p->nr_visible = n;
-	p->selected = sel.pos;
+	p->selected = selected_thread(&sel);
 	/* The selected thread is shown, whatever its rank. */
 	if (p->selected != UINT32_MAX) {
 		bool shown = false;

@@ -85,7 +85,9 @@ static uint8_t *outermost_user_is_root(const struct profile_tables *t)
 		uint8_t above =
 			s->prefix == NO_INDEX || s->prefix >= i ? ROOT_NO_USER : memo[s->prefix];
 
-		if (above != ROOT_NO_USER || (f->category != CAT_USER && f->category != CAT_PYTHON))
+		if (above != ROOT_NO_USER ||
+		    (f->category != CAT_USER && f->category != CAT_PYTHON &&
+		     f->category != CAT_JAVA && f->category != CAT_JS))
 			memo[i] = above;
 		else
 			memo[i] = frame_quality_is_root(

@@ -24,9 +24,10 @@ static void write_categories(struct json_writer *w)
 	static const struct {
 		const char *name, *color;
 	} cats[CAT_COUNT] = {
-		[CAT_OTHER] = { "Other", "grey" },   [CAT_KERNEL] = { "Kernel", "orange" },
-		[CAT_USER] = { "User", "yellow" },   [CAT_OFFCPU] = { "Off-CPU", "lightblue" },
-		[CAT_PYTHON] = { "Python", "blue" },
+		[CAT_OTHER] = { "Other", "grey" },	[CAT_KERNEL] = { "Kernel", "orange" },
+		[CAT_USER] = { "User", "yellow" },	[CAT_OFFCPU] = { "Off-CPU", "lightblue" },
+		[CAT_PYTHON] = { "Python", "blue" },	[CAT_JAVA] = { "Java", "green" },
+		[CAT_JS] = { "JavaScript", "magenta" },
 	};
 
 	jw_key_array(w, "categories");
@@ -226,6 +227,14 @@ static void write_marker_schemas(struct json_writer *w, const struct emit_plan *
 	jw_end_array(w);
 }
 
+static bool has_js_funcs(const struct profile_tables *t)
+{
+	for (size_t i = 0; i < t->funcs.len; i++)
+		if (t->funcs.data[i].is_js)
+			return true;
+	return false;
+}
+
 void profile_meta_write(struct json_writer *w, const struct model *m,
 			const struct profile_tables *t, const struct profile_meta *meta,
 			const struct emit_plan *p)
@@ -277,7 +286,8 @@ void profile_meta_write(struct json_writer *w, const struct model *m,
 	jw_kv_bool(w, "symbolicationNotSupported", true);
 	/* A process's threads as bpfprof orders them (main, then by start), not by name. */
 	jw_kv_bool(w, "keepProfileThreadOrder", true);
-	jw_kv_bool(w, "usesOnlyOneStackType", true);
+	/* JavaScript frames (from node's perf map or jitdump): the call tree's JS/native switch. */
+	jw_kv_bool(w, "usesOnlyOneStackType", !has_js_funcs(t));
 	jw_kv_bool(w, "sourceCodeIsNotOnSearchfox", true);
 	jw_kv_string(w, "platform", "X11");
 	jw_kv_string(w, "oscpu", oscpu);

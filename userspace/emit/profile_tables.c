@@ -182,7 +182,8 @@ static int64_t intern_func(struct profile_tables *t, const struct pt_func *f)
 	/* The whole tuple fits the 128-bit key, so equal keys mean equal funcs. */
 	struct hmap_key key = {
 		(uint64_t)f->name << 32 | (uint32_t)f->resource,
-		(uint64_t)(uint32_t)f->source << 32 | (uint32_t)f->line,
+		/* Lines are below 2^31: the top bit is free for isJS. */
+		(uint64_t)(uint32_t)f->source << 32 | (uint32_t)f->line | (uint32_t)f->is_js << 31,
 	};
 	uint32_t idx;
 	int err;
@@ -294,7 +295,7 @@ static int64_t frame_of_item(struct profile_tables *t, const struct resolved_fra
 {
 	const char *name = rf->items[depth].func;
 	const char *file = rf->items[depth].file;
-	struct pt_func func = { 0, resource, -1, 0 };
+	struct pt_func func = { 0, resource, -1, 0, rf->is_js };
 	struct pt_frame frame;
 	char note[256];
 	int64_t r;
@@ -329,10 +330,12 @@ static int64_t frame_of_item(struct profile_tables *t, const struct resolved_fra
 	if (r < 0)
 		return r;
 	frame.func = (uint32_t)r;
-	frame.category = rf->offcpu   ? CAT_OFFCPU
-			 : rf->kernel ? CAT_KERNEL
-			 : rf->python ? CAT_PYTHON
-				      : CAT_USER;
+	frame.category = rf->offcpu	  ? CAT_OFFCPU
+			 : rf->kernel	  ? CAT_KERNEL
+			 : rf->python	  ? CAT_PYTHON
+			 : rf->java	  ? CAT_JAVA
+			 : rf->javascript ? CAT_JS
+					  : CAT_USER;
 	frame.address = rf->address < 0 ? -1 : rf->address;
 	frame.inline_depth = depth;
 	frame.line = rf->items[depth].line > 0 ? rf->items[depth].line : 0;

@@ -24,6 +24,8 @@ enum profile_category {
 	CAT_USER = 2,	/* yellow */
 	CAT_OFFCPU = 3, /* lightblue: off-CPU sample leaves and scheduling markers */
 	CAT_PYTHON = 4, /* blue: Python functions (CPython's interpreter frames) */
+	CAT_JAVA = 5,	/* green: Java methods and the JVM's JIT stubs */
+	CAT_JS = 6,	/* magenta: JavaScript functions and V8's builtins */
 	CAT_COUNT,
 };
 
@@ -32,6 +34,7 @@ struct pt_func {
 	int32_t resource; /* -1 = none */
 	int32_t source;	  /* -1 = null */
 	int32_t line;	  /* 0 = null */
+	bool is_js;	  /* funcTable.isJS: a JavaScript function */
 };
 
 struct pt_frame {

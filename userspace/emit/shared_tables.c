@@ -31,12 +31,12 @@ static void empty_column(struct json_writer *w, const char *key)
 }
 
 /* "key": [vec[0].field, vec[1].field, ...]: a whole-number column, one value per row. */
-#define UINT_COLUMN(w, key, vec, field)                      \
-	do {                                                 \
-		jw_key_array(w, key);                        \
-		for (size_t i_ = 0; i_ < (vec).len; i_++)    \
-			jw_uint(w, (vec).data[i_].field);    \
-		jw_end_array(w);                             \
+#define UINT_COLUMN(w, key, vec, field)                   \
+	do {                                              \
+		jw_key_array(w, key);                     \
+		for (size_t i_ = 0; i_ < (vec).len; i_++) \
+			jw_uint(w, (vec).data[i_].field); \
+		jw_end_array(w);                          \
 	} while (0)
 
 /* An int column where 0 or a negative number (per `none_below`) means null. */
@@ -137,7 +137,10 @@ static void write_funcs(struct json_writer *w, const struct profile_tables *t)
 
 	jw_begin_table(w, "funcTable", n);
 	UINT_COLUMN(w, "name", t->funcs, name);
-	const_column(w, "isJS", CONST_FALSE, n);
+	jw_key_array(w, "isJS");
+	for (size_t i = 0; i < n; i++)
+		jw_bool(w, t->funcs.data[i].is_js);
+	jw_end_array(w);
 	const_column(w, "relevantForJS", CONST_FALSE, n);
 	jw_key_array(w, "resource");
 	for (size_t i = 0; i < n; i++)

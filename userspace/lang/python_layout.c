@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../util/elf_dynsym.h"
+
 /*
  * CPython 3.11 on x86_64 and arm64 (LP64), from Include/cpython/code.h,
  * pystate.h, unicodeobject.h and Include/internal/pycore_frame.h,
@@ -46,46 +48,37 @@ const char *python_version_name(uint32_t v, char buf[16])
 	return buf;
 }
 
+struct found_symbols {
+	struct python_info *info;
+	uint64_t *version_vaddr;
+	bool runtime;
+};
+
+static bool note_symbol(void *ctx, const char *name, const GElf_Sym *sym)
+{
+	struct found_symbols *f = ctx;
+
+	if (!strcmp(name, "_PyRuntime")) {
+		f->info->runtime = sym->st_value;
+		f->runtime = true;
+	} else if (!strcmp(name, "_PyEval_EvalFrameDefault")) {
+		f->info->eval_start = sym->st_value;
+		f->info->eval_size = sym->st_size;
+	} else if (!strcmp(name, "PyCode_Type")) {
+		f->info->code_type = sym->st_value;
+	} else if (!strcmp(name, "Py_Version")) {
+		*f->version_vaddr = sym->st_value;
+	}
+	return true;
+}
+
 /* The dynamic symbols the walk needs; false when `elf` exports no _PyRuntime. */
 static bool find_symbols(Elf *elf, struct python_info *info, uint64_t *version_vaddr)
 {
-	Elf_Scn *scn = NULL;
-	bool runtime = false;
+	struct found_symbols f = { info, version_vaddr, false };
 
-	while ((scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-		size_t n;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
-			continue;
-		data = elf_getdata(scn, NULL);
-		if (!data)
-			continue;
-		n = sh.sh_size / sh.sh_entsize;
-		for (size_t i = 0; i < n; i++) {
-			GElf_Sym sym;
-			const char *name;
-
-			if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (!name || (name[0] != '_' && name[0] != 'P'))
-				continue;
-			if (!strcmp(name, "_PyRuntime")) {
-				info->runtime = sym.st_value;
-				runtime = true;
-			} else if (!strcmp(name, "_PyEval_EvalFrameDefault")) {
-				info->eval_start = sym.st_value;
-				info->eval_size = sym.st_size;
-			} else if (!strcmp(name, "PyCode_Type")) {
-				info->code_type = sym.st_value;
-			} else if (!strcmp(name, "Py_Version")) {
-				*version_vaddr = sym.st_value;
-			}
-		}
-	}
-	return runtime;
+	elf_dynsym_each(elf, note_symbol, &f);
+	return f.runtime;
 }
 
 /* The 4 bytes at ELF address `vaddr`, from the file's PT_LOAD holding them. */

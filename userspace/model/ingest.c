@@ -46,12 +46,13 @@ static const struct proc_mapping *find_mapping(const struct process *p, uint64_t
 
 /* Translate a user address to (object, file offset); re-read maps once if it is new. */
 /* The object and offset of user address addr; false (OBJ_UNKNOWN) when no code is known there. */
-static bool resolve_user_addr(struct model *m, struct process *p, uint64_t addr, uint64_t ts,
-			      uint32_t *object, uint64_t *offset)
+static bool resolve_user_addr(struct model *m, struct process *p, uint64_t addr, bool is_return,
+			      uint64_t ts, uint32_t *object, uint64_t *offset)
 {
 	bool before_exec = p->before_exec.len && ts < p->exec_ts;
-	const struct proc_mapping *pm = before_exec ? find_in(p->before_exec.data, p->before_exec.len, addr)
-						    : find_mapping(p, addr);
+	const struct proc_mapping *pm =
+		before_exec ? find_in(p->before_exec.data, p->before_exec.len, addr)
+			    : find_mapping(p, addr);
 	int64_t jit;
 
 	/* Before the exec: the old image's mappings, which /proc no longer has. */
@@ -62,8 +63,14 @@ static bool resolve_user_addr(struct model *m, struct process *p, uint64_t addr,
 	if (pm && pm->object != NO_INDEX) {
 		*object = pm->object;
 		*offset = addr - pm->start + pm->pgoff;
+	} else if (m->source.java_frame &&
+		   (jit = m->source.java_frame(m->source.ctx, p->pid, p->uid, addr, is_return)) >=
+			   0) {
+		/* A JVM's code: its Java methods, read from the JVM now, while it runs. */
+		*object = OBJ_JAVA;
+		*offset = (uint64_t)jit;
 	} else if (m->source.jit_object &&
-		   (jit = m->source.jit_object(m->source.ctx, p->pid, ts)) >= 0) {
+		   (jit = m->source.jit_object(m->source.ctx, p->pid, pm != NULL, ts)) >= 0) {
 		/* Anonymous (or unmapped) code a runtime may describe in its perf map. */
 		*object = (uint32_t)jit;
 		*offset = addr;
@@ -75,10 +82,10 @@ static bool resolve_user_addr(struct model *m, struct process *p, uint64_t addr,
 	return true;
 }
 
-static void user_addr_to_object(struct model *m, struct process *p, uint64_t addr, uint64_t ts,
-				uint32_t *object, uint64_t *offset)
+static void user_addr_to_object(struct model *m, struct process *p, uint64_t addr, bool is_return,
+				uint64_t ts, uint32_t *object, uint64_t *offset)
 {
-	if (!resolve_user_addr(m, p, addr, ts, object, offset))
+	if (!resolve_user_addr(m, p, addr, is_return, ts, object, offset))
 		m->stats.unknown_user_addrs++;
 }
 
@@ -179,7 +186,8 @@ static uint32_t ustack_until_stuck(struct model *m, struct process *p, const str
 	for (uint32_t i = 1; i < e->ustack_len; i++) {
 		ip = uips[i] & ~USTACK_PY_EVAL;
 		if (repeats_recent(uips, i, ip) &&
-		    !resolve_user_addr(m, p, ip, e->ts, &object, &offset) && !find_mapping(p, ip))
+		    !resolve_user_addr(m, p, ip, true, e->ts, &object, &offset) &&
+		    !find_mapping(p, ip))
 			return i;
 	}
 	return e->ustack_len;
@@ -232,7 +240,7 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 		}
 		if (uips[i] & USTACK_PY_EVAL)
 			loops -= !!loops;
-		user_addr_to_object(m, p, ip, e->ts, &object, &offset);
+		user_addr_to_object(m, p, ip, is_return, e->ts, &object, &offset);
 		if ((err = push_frame(m, &stack, object, offset, is_return)))
 			return err;
 	}

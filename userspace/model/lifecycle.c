@@ -197,6 +197,8 @@ int model_exit(struct model *m, uint32_t pid, uint32_t tid, uint64_t ts)
 	if (all_gone && (tid == pid || p->ended)) {
 		p->ended = true;
 		p->end_ts = ts;
+		if (m->source.process_exit)
+			m->source.process_exit(m->source.ctx, pid);
 	}
 	return 0;
 }

@@ -219,11 +219,11 @@ struct process {
 	char name[BPFPROF_COMM_LEN]; /* main thread's comm */
 	char *cmdline;		     /* NULL when unknown (exited before we looked) */
 	bool is_idle;		     /* pid 0: per-CPU idle threads */
-	bool kernel_thread;	     /* a kernel thread (PF_KTHREAD): read, its records', or its parent's */
-	bool maps_read;		     /* /proc/PID/maps was read at least once */
-	bool gone;		     /* /proc/PID vanished: do not look again */
-	uint64_t maps_read_ts;	     /* when, to throttle re-reads on unknown addresses */
-	uint32_t main_thread;	     /* thread index, or NO_INDEX until finish */
+	bool kernel_thread; /* a kernel thread (PF_KTHREAD): read, its records', or its parent's */
+	bool maps_read;	    /* /proc/PID/maps was read at least once */
+	bool gone;	    /* /proc/PID vanished: do not look again */
+	uint64_t maps_read_ts; /* when, to throttle re-reads on unknown addresses */
+	uint32_t main_thread;  /* thread index, or NO_INDEX until finish */
 	uint64_t first_ts, last_ts;
 	/*
 	 * The cgroup v2 path as /proc/PID/cgroup writes it ("/system.slice/x"),
@@ -241,10 +241,9 @@ struct process {
 	/*
 	 * Who runs this image: its real uid when the image was first read
 	 * (/proc/PID/status; not the owner of /proc/PID, which is root for a
-	 * process that is not dumpable), PROCESS_UID_UNKNOWN when it was gone. The source files its frames
-	 * name are said to be this uid's in the profile: `bpfprof view` shows
-	 * a viewer their own private files only when their own processes named
-	 * them.
+	 * process that is not dumpable), PROCESS_UID_UNKNOWN when it was gone. The source files its
+	 * frames name are said to be this uid's in the profile: `bpfprof view` shows a viewer their
+	 * own private files only when their own processes named them.
 	 */
 	uint32_t uid;
 	/*
@@ -298,14 +297,27 @@ struct proc_source {
 	int (*read_info)(void *ctx, uint32_t pid, char name[BPFPROF_COMM_LEN], char **cmdline);
 	/* Replace the mapping list; -ENOENT when gone. */
 	int (*read_maps)(void *ctx, struct model *m, struct process *p);
-	/* The symbolizer object of one executable file mapping, or a negative errno. */
+	/*
+	 * The symbolizer object of one executable mapping, or a negative errno
+	 * (anonymous memory has none, but says the process runs JIT code).
+	 */
 	int64_t (*object_for_mapping)(void *ctx, uint32_t pid, const struct map_entry *e);
 	/*
-	 * The object of the process's JIT code (its perf map), for addresses
-	 * outside every file mapping; offsets in it are raw addresses. A
-	 * negative errno when it has none. Optional.
+	 * The object of the process's JIT code (symbols/jit_maps.h), for
+	 * addresses outside every file mapping: in executable memory no file
+	 * names (anon_exec), or in no mapping known; offsets in it are raw
+	 * addresses. A negative errno when it has none. Optional.
 	 */
-	int64_t (*jit_object)(void *ctx, uint32_t pid, uint64_t ts);
+	int64_t (*jit_object)(void *ctx, uint32_t pid, bool anon_exec, uint64_t ts);
+	/*
+	 * The Java frames at a user address of a JVM, a call's return address
+	 * or the sampled leaf (is_return false) (symbols/java_frames.h
+	 * entry, object OBJ_JAVA), read from the JVM while it runs; a negative
+	 * errno when it is none (not a JVM, no Java code there). Optional.
+	 */
+	int64_t (*java_frame)(void *ctx, uint32_t pid, uint32_t uid, uint64_t addr, bool is_return);
+	/* The process pid ended (its last thread exited). Optional. */
+	void (*process_exit)(void *ctx, uint32_t pid);
 	/*
 	 * The cgroup v2 path of a live process, malloc'd, and who owns it (see
 	 * process.cgroup_owner); a negative errno if unknown. Optional.
@@ -495,6 +507,12 @@ int64_t model_intern_frame(struct model *m, uint32_t object, uint64_t offset, bo
 int64_t model_intern_stack(struct model *m, uint32_t prefix, uint32_t frame);
 
 struct process *model_process(struct model *m, uint32_t pid, uint64_t ts);
+/*
+ * Read pid's mappings from /proc now, into its newest image (made at ts if
+ * there is none): for a process held before its exec (`-- COMMAND`), whose
+ * image until then is what /proc shows only before it is released.
+ */
+void model_read_process_maps(struct model *m, uint32_t pid, uint64_t ts);
 struct thread *model_thread(struct model *m, uint32_t pid, uint32_t tid, int cpu, uint64_t ts);
 /*
  * The newest thread entry of `tid` (any image, any pid), without creating

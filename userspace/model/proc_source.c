@@ -15,6 +15,8 @@
 #include "../lang/python_procs.h"
 #include "../symbols/proc_maps.h"
 #include "../symbols/jit_maps.h"
+#include "../lang/hotspot_procs.h"
+#include "../symbols/java_frames.h"
 #include "../symbols/python_frames.h"
 #include "../symbols/symbolizer.h"
 #include "../util/clock.h"
@@ -217,6 +219,12 @@ static int read_maps(void *vctx, struct model *m, struct process *p)
 		if (!e->executable)
 			continue;
 		lock_symbols(ctx);
+		/* Out of memory, its JIT code is named later or not at all: the mapping still
+		 * counts. */
+		if (ctx->jit)
+			(void)jit_maps_note_mapping(ctx->jit, p->pid, e);
+		if (ctx->jvms)
+			(void)hotspot_procs_note_mapping(ctx->jvms, p->pid, e);
 		obj = symbolizer_object_for_mapping(ctx->sym, (pid_t)p->pid, e);
 		if (obj >= 0)
 			pm.object = (uint32_t)obj;
@@ -287,17 +295,58 @@ static int64_t object_for_mapping(void *vctx, uint32_t pid, const struct map_ent
 	struct proc_source_ctx *ctx = vctx;
 
 	lock_symbols(ctx);
+	/* A mapping that says the process runs JIT code (anonymous code, a jitdump, a JVM). */
+	if (ctx->jit)
+		(void)jit_maps_note_mapping(ctx->jit, pid, e);
+	if (ctx->jvms)
+		(void)hotspot_procs_note_mapping(ctx->jvms, pid, e);
 	return symbolizer_object_for_mapping(ctx->sym, (pid_t)pid, e);
 }
 
-static int64_t jit_object(void *vctx, uint32_t pid, uint64_t ts)
+static int64_t jit_object(void *vctx, uint32_t pid, bool anon_exec, uint64_t ts)
 {
 	struct proc_source_ctx *ctx = vctx;
 
 	if (!ctx->jit)
 		return -ENOENT;
 	lock_symbols(ctx);
-	return jit_maps_object(ctx->jit, pid, ts);
+	return jit_maps_object(ctx->jit, pid, anon_exec, ts);
+}
+
+/* Java frames of a JVM's code, read from the JVM while it runs (lang/hotspot_procs.h). */
+static int64_t java_frame(void *vctx, uint32_t pid, uint32_t uid, uint64_t addr, bool is_return)
+{
+	struct proc_source_ctx *ctx = vctx;
+	struct hotspot_frame frames[HOTSPOT_MAX_FRAMES];
+	uint64_t key;
+	uint32_t cached;
+	int64_t idx;
+	int n;
+
+	if (!ctx->jvms || !hotspot_procs_is_jvm(ctx->jvms, pid))
+		return -ENOENT;
+	/* User addresses are below 2^63: the top bit keeps a leaf's answer apart from a caller's.
+	 */
+	key = addr | (is_return ? 0 : 1ull << 63);
+	if (hotspot_procs_cached(ctx->jvms, pid, key, &cached))
+		return cached;
+	/* The JVM is read first: only the interning needs the lock (unless held already). */
+	n = hotspot_procs_frames(ctx->jvms, pid, uid, addr, is_return, frames, HOTSPOT_MAX_FRAMES);
+	if (n <= 0)
+		return n ? n : -ENOENT;
+	lock_symbols(ctx);
+	idx = java_frames_intern(ctx->java_frames, frames, n);
+	if (idx >= 0)
+		hotspot_procs_cache(ctx->jvms, pid, key, (uint32_t)idx);
+	return idx;
+}
+
+static void process_exit(void *vctx, uint32_t pid)
+{
+	struct proc_source_ctx *ctx = vctx;
+
+	if (ctx->jvms)
+		hotspot_procs_exited(ctx->jvms, pid);
 }
 
 /* A Python frame's location, read from the process while it lives (lang/python_procs.h). */
@@ -383,6 +432,8 @@ void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)
 {
 	src->thread_alive = thread_alive;
 	src->jit_object = jit_object;
+	src->java_frame = ctx->jvms && ctx->java_frames ? java_frame : NULL;
+	src->process_exit = process_exit;
 	src->read_info = read_info;
 	src->read_kernel_thread = read_kernel_thread;
 	src->read_maps = read_maps;

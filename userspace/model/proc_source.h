@@ -22,6 +22,9 @@ struct proc_source_ctx {
 	/* Python processes (read by the capture) and the Python frames met; NULL for none. */
 	struct python_procs *py_procs;
 	struct python_frames *py_frames;
+	/* JVMs (read by the model as it meets their code) and the Java frames met; NULL for none. */
+	struct hotspot_procs *jvms;
+	struct java_frames *java_frames;
 	/*
 	 * Taken before any use of sym, jit and py_frames, which a thread that
 	 * symbolizes a continuous snapshot reads meanwhile, and held until

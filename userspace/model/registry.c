@@ -228,6 +228,14 @@ void model_read_maps(struct model *m, struct process *p, uint64_t ts)
 		log_debug("reading maps of pid %u: %s", p->pid, strerror(-err));
 }
 
+void model_read_process_maps(struct model *m, uint32_t pid, uint64_t ts)
+{
+	struct process *p = model_process(m, pid, ts);
+
+	if (p)
+		model_read_maps(m, p, ts);
+}
+
 void note_event_ts(struct model *m, struct thread *t, uint64_t ts)
 {
 	struct process *p = &m->processes.data[t->process];

@@ -18,6 +18,8 @@ enum {
 	OBJ_FIRST_FILE = 4,
 	/* Python frames: offset = entry of symbols/python_frames.h. */
 	OBJ_PYTHON = 0x30000000,
+	/* Java frames read from a JVM: offset = entry of symbols/java_frames.h. */
+	OBJ_JAVA = 0x30000001,
 	/* JIT code described by a process's perf map (symbols/jit_maps.c), far above any file. */
 	OBJ_FIRST_JIT = 0x40000000,
 };

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: BSD-2-Clause
 #include "frame_resolver.h"
 
+#include "java_frames.h"
 #include "jit_maps.h"
 #include "python_frames.h"
 
@@ -16,6 +17,8 @@ void frame_resolve(const struct frame_resolver *fr, uint32_t object, uint64_t of
 		return;
 	if (object == OBJ_PYTHON && python_frames_resolve(fr->py, offset, out))
 		return;
+	if (object == OBJ_JAVA && java_frames_resolve(fr->java, offset, out))
+		return;
 	symbolizer_resolve(fr->sym, object, offset, is_return, out);
 }
 
@@ -28,8 +31,9 @@ void frame_resolver_retain_begin(const struct frame_resolver *fr)
 
 void frame_resolver_retain(const struct frame_resolver *fr, uint32_t object)
 {
-	/* Python frames hold their own names and stay: one entry per distinct line met. */
-	if (object == OBJ_PYTHON)
+	/* Python and Java frames hold their own names and stay: one entry per distinct place met.
+	 */
+	if (object == OBJ_PYTHON || object == OBJ_JAVA)
 		return;
 	if (!is_jit(object))
 		symbolizer_retain(fr->sym, object);

@@ -25,6 +25,7 @@
 #include "../util/vec.h"
 #include "../util/hex.h"
 #include "../util/safe_open.h"
+#include "jitdump.h"
 
 /* Bytes read per pread(); a node map of a large app is tens of MB. */
 #define READ_CHUNK	(64u * 1024)
@@ -44,6 +45,8 @@ static struct perf_map_limits limits = {
 	.max_name_bytes = 64ull << 20,
 	.max_total_entries = 4u << 20,
 	.max_total_name_bytes = 256ull << 20,
+	/* A jitdump holds the code too (node: 2 MB a second at start); it is skipped, not read. */
+	.max_jitdump_bytes = 1ull << 30,
 };
 /* What every open map holds, against the max_total_* limits. */
 static size_t total_entries, total_name_bytes;
@@ -78,7 +81,10 @@ struct perf_map {
 	struct name_block *names;
 	size_t name_bytes;
 	size_t bad_lines;
-	const char *capped; /* the limit that stopped the reading, or NULL */
+	const char *capped;	 /* the limit that stopped the reading, or NULL */
+	bool jitdump;		 /* a jitdump file (jitdump.h), not text lines */
+	uint32_t jitdump_header; /* its header's size once read, records start there; 0 before */
+	off_t win_off;		 /* a jitdump's bytes in buf start there */
 };
 
 /* ---- names ------------------------------------------------------------------ */
@@ -118,6 +124,29 @@ static const char *name_store(struct perf_map *pm, const char *s, size_t len)
 }
 
 /* ---- parsing ---------------------------------------------------------------- */
+
+/* An entry [start, start + size) named by `len` bytes at `name`; 0, -E2BIG (a limit) or -ENOMEM. */
+static int add_entry(struct perf_map *pm, uint64_t start, uint64_t size, const char *name,
+		     size_t len)
+{
+	struct pm_entry e = { start, start + size, NULL };
+
+	if (pm->entries.len >= limits.max_entries) {
+		pm->capped = "entries";
+		return -E2BIG;
+	}
+	if (total_entries >= limits.max_total_entries) {
+		pm->capped = "entries of all maps";
+		return -E2BIG;
+	}
+	e.name = name_store(pm, name, len);
+	if (!e.name)
+		return pm->capped ? -E2BIG : -ENOMEM;
+	if (vec_push(&pm->entries, e))
+		return -ENOMEM;
+	total_entries++;
+	return 0;
+}
 
 /*
  * One hex field, "0x" optional, followed by a space or tab. strtoull would
@@ -167,22 +196,7 @@ static int parse_line(struct perf_map *pm, const char *line, size_t len)
 		return 0;
 	if (size > UINT64_MAX - e.start)
 		return 1;
-	e.end = e.start + size;
-	if (pm->entries.len >= limits.max_entries) {
-		pm->capped = "entries";
-		return -E2BIG;
-	}
-	if (total_entries >= limits.max_total_entries) {
-		pm->capped = "entries of all maps";
-		return -E2BIG;
-	}
-	e.name = name_store(pm, p, end - p);
-	if (!e.name)
-		return pm->capped ? -E2BIG : -ENOMEM;
-	if (vec_push(&pm->entries, e))
-		return -ENOMEM;
-	total_entries++;
-	return 0;
+	return add_entry(pm, e.start, size, p, end - p);
 }
 
 /*
@@ -226,6 +240,8 @@ static int parse_buffered(struct perf_map *pm)
 	return r < 0 ? r : 0;
 }
 
+static int refresh_jitdump(struct perf_map *pm, off_t size);
+
 int perf_map_refresh(struct perf_map *pm)
 {
 	struct stat st;
@@ -237,6 +253,8 @@ int perf_map_refresh(struct perf_map *pm)
 		return 0;
 	if (fstat(pm->fd, &st))
 		return -errno;
+	if (pm->jitdump)
+		return refresh_jitdump(pm, st.st_size);
 	if (st.st_size < pm->read_off) {
 		/*
 		 * Truncated and rewritten: read it again from the start. The
@@ -271,6 +289,165 @@ int perf_map_refresh(struct perf_map *pm)
 			break; /* pm->capped says which limit */
 		if (err)
 			return err;
+	}
+	return 0;
+}
+
+/* ---- jitdump files ----------------------------------------------------------- */
+
+/*
+ * Of a code record, the fixed part and this much of the name: no runtime
+ * names a function in more, and the code after it is never read.
+ */
+#define JITDUMP_NAME_MAX   4096u
+/*
+ * A record claiming more is corrupt: the largest JIT functions are a few
+ * MB of code. The file ends being read there.
+ */
+#define JITDUMP_RECORD_MAX (64u << 20)
+
+static const struct pm_segment *find_segment(const struct perf_map *pm, uint64_t addr);
+static int rebuild(struct perf_map *pm);
+
+/* Code moved from old to new: the name it had, now at its new address. */
+static int jitdump_move(struct perf_map *pm, const struct jitdump_move *mv)
+{
+	const struct pm_segment *seg;
+	const char *name;
+
+	if (pm->merged < pm->entries.len && rebuild(pm))
+		return -ENOMEM;
+	seg = find_segment(pm, mv->old_code_addr);
+	/* A move of code never loaded (or past a limit): nothing to name it by. */
+	if (!seg || !mv->code_size || mv->code_size > UINT64_MAX - mv->new_code_addr)
+		return 0;
+	name = pm->entries.data[seg->entry].name;
+	return add_entry(pm, mv->new_code_addr, mv->code_size, name, strlen(name));
+}
+
+/*
+ * File bytes [off, off + need) in pm->buf, read ahead in READ_CHUNKs so
+ * that small records cost no system call each; *p points at them and
+ * *avail says how many of them the file has now (fewer near its end).
+ */
+static int jitdump_window(struct perf_map *pm, off_t off, size_t need, off_t size,
+			  const unsigned char **p, size_t *avail)
+{
+	size_t want = need > READ_CHUNK ? need : READ_CHUNK;
+	ssize_t n;
+
+	if (off >= pm->win_off && (uint64_t)(off - pm->win_off) + need <= pm->buf.len) {
+		*p = (const unsigned char *)pm->buf.data + (off - pm->win_off);
+		*avail = need;
+		return 0;
+	}
+	if ((uint64_t)want > (uint64_t)(size - off))
+		want = size - off;
+	if (vec_reserve(&pm->buf, want))
+		return -ENOMEM;
+	do
+		n = pread(pm->fd, pm->buf.data, want, off);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		pm->buf.len = 0;
+		return -errno;
+	}
+	pm->buf.len = n;
+	pm->win_off = off;
+	*p = (const unsigned char *)pm->buf.data;
+	*avail = (size_t)n < need ? (size_t)n : need;
+	return 0;
+}
+
+/*
+ * The record at pm->read_off, whose head is `head`: 0 (read, or nothing in
+ * it to name code by), -EAGAIN while the writer has not appended all of it,
+ * -EINVAL when it is broken, -E2BIG at a limit, or -ENOMEM.
+ */
+static int jitdump_record(struct perf_map *pm, const struct jitdump_record_head *head, off_t size)
+{
+	size_t want = head->total_size - JITDUMP_RECORD_HEAD, avail;
+	const unsigned char *body;
+	struct jitdump_load load;
+	struct jitdump_move mv;
+	int err;
+
+	if ((uint64_t)size - (uint64_t)pm->read_off < head->total_size)
+		return -EAGAIN;
+	if (head->id != JITDUMP_CODE_LOAD && head->id != JITDUMP_CODE_MOVE)
+		return 0; /* debug and unwinding info, close: nothing to name code by */
+	/* The fixed part and the name; the code after them is never read. */
+	if (want > JITDUMP_MOVE_FIXED + JITDUMP_NAME_MAX)
+		want = JITDUMP_MOVE_FIXED + JITDUMP_NAME_MAX;
+	err = jitdump_window(pm, pm->read_off + JITDUMP_RECORD_HEAD, want, size, &body, &avail);
+	if (err)
+		return err;
+	if (avail < want)
+		return -EAGAIN; /* truncated since the fstat */
+	if (head->id == JITDUMP_CODE_MOVE) {
+		if (jitdump_parse_move(body, avail, head->total_size, &mv))
+			return -EINVAL;
+		return jitdump_move(pm, &mv);
+	}
+	if (jitdump_parse_load(body, avail, head->total_size, &load))
+		return -EINVAL;
+	if (!load.code_size || load.code_size > UINT64_MAX - load.code_addr || !load.name_len ||
+	    memchr(load.name, '\n', load.name_len)) {
+		pm->bad_lines++;
+		return 0;
+	}
+	return add_entry(pm, load.code_addr, load.code_size, load.name, load.name_len);
+}
+
+static int refresh_jitdump(struct perf_map *pm, off_t size)
+{
+	struct jitdump_record_head head;
+	struct jitdump_header hdr;
+	const unsigned char *p;
+	size_t avail;
+	int err;
+
+	if (!pm->jitdump_header) {
+		err = jitdump_window(pm, 0, JITDUMP_HEADER_MIN, size, &p, &avail);
+		if (err)
+			return err;
+		err = jitdump_parse_header(p, avail, &hdr);
+		if (err == -EAGAIN)
+			return 0; /* not written yet */
+		if (err) {
+			pm->capped = "format";
+			return 0;
+		}
+		pm->jitdump_header = hdr.header_size;
+		pm->read_off = hdr.header_size;
+	}
+	while (pm->read_off < size) {
+		if ((uint64_t)pm->read_off >= limits.max_jitdump_bytes) {
+			pm->capped = "file bytes";
+			break;
+		}
+		err = jitdump_window(pm, pm->read_off, JITDUMP_RECORD_HEAD, size, &p, &avail);
+		if (err)
+			return err;
+		err = jitdump_parse_head(p, avail, &head);
+		if (err == -EAGAIN)
+			break;
+		if (!err && head.total_size > JITDUMP_RECORD_MAX)
+			err = -EINVAL;
+		if (!err)
+			err = jitdump_record(pm, &head, size);
+		if (err == -EAGAIN)
+			break;
+		if (err == -E2BIG)
+			break; /* pm->capped says which limit */
+		if (err == -EINVAL) {
+			/* Records have no sync marks: past a broken one, nothing can be trusted. */
+			pm->capped = "format";
+			break;
+		}
+		if (err)
+			return err;
+		pm->read_off += head.total_size;
 	}
 	return 0;
 }
@@ -483,172 +660,7 @@ const char *perf_map_lookup(struct perf_map *pm, uint64_t addr, uint64_t *start_
 	return e->name;
 }
 
-/* ---- opening ---------------------------------------------------------------- */
-
-/* What a map's owner is checked against: the uids of the process, as we (the host) see them. */
-struct proc_ids {
-	pid_t nspid;
-	uid_t uids[4]; /* real, effective, saved, filesystem */
-	int nuids;
-};
-
-/*
- * From PROC/PID/status: the pid of `pid` inside its own pid namespace (the
- * last field of "NSpid:"; the pid itself on kernels without that line), and
- * its uids ("Uid:").
- */
-static int read_status(const char *proc_root, pid_t pid, struct proc_ids *out)
-{
-	char path[PATH_MAX], *line = NULL;
-	size_t cap = 0;
-	int err = 0;
-	FILE *f;
-
-	out->nspid = pid;
-	out->nuids = 0;
-	if (snprintf(path, sizeof(path), "%s/%d/status", proc_root, (int)pid) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ESRCH ? -ENOENT : -errno;
-	while (!err && getline(&line, &cap, f) >= 0) {
-		char *last = NULL, *tok, *save, *end;
-		long v;
-
-		if (!strncmp(line, "Uid:", 4)) {
-			for (tok = strtok_r(line + 4, " \t\n", &save); tok && out->nuids < 4;
-			     tok = strtok_r(NULL, " \t\n", &save)) {
-				errno = 0;
-				v = strtol(tok, &end, 10);
-				if (*end || errno || v < 0 || (unsigned long)v > UINT32_MAX)
-					break;
-				out->uids[out->nuids++] = (uid_t)v;
-			}
-			continue;
-		}
-		if (strncmp(line, "NSpid:", 6))
-			continue;
-		for (tok = strtok_r(line + 6, " \t\n", &save); tok;
-		     tok = strtok_r(NULL, " \t\n", &save))
-			last = tok;
-		errno = 0;
-		v = last ? strtol(last, &end, 10) : 0;
-		if (!last || *end || errno || v <= 0 || v > INT_MAX)
-			err = -EINVAL;
-		else
-			out->nspid = (pid_t)v;
-	}
-	free(line);
-	fclose(f);
-	return err;
-}
-
-static bool same_mount_ns(const char *proc_root, pid_t pid)
-{
-	char path[PATH_MAX], theirs[256], ours[256];
-	ssize_t a, b;
-
-	if (snprintf(path, sizeof(path), "%s/%d/ns/mnt", proc_root, (int)pid) >= (int)sizeof(path))
-		return false;
-	a = readlink(path, theirs, sizeof(theirs));
-	if (snprintf(path, sizeof(path), "%s/self/ns/mnt", proc_root) >= (int)sizeof(path))
-		return false;
-	b = readlink(path, ours, sizeof(ours));
-	return a > 0 && a < (ssize_t)sizeof(theirs) && a == b && !memcmp(theirs, ours, a);
-}
-
-/*
- * Whose map `fd` may be: as perf, only one its process could have written
- * (owned by one of its uids) or root's. Anyone may create /tmp/perf-PID.map
- * for a PID not theirs, and the profile would show their names for that
- * process's code. -EPERM when it is neither.
- */
-static int check_owner(int fd, const struct proc_ids *ids)
-{
-	struct stat st;
-
-	if (fstat(fd, &st))
-		return -errno;
-	if (st.st_uid == 0)
-		return 0;
-	for (int i = 0; i < ids->nuids; i++)
-		if (st.st_uid == ids->uids[i])
-			return 0;
-	return -EPERM;
-}
-
-/*
- * `name` in the directory `dir_path` of `root`: the directory resolved as
- * the process resolves it (its /tmp may be a mount of its own, or a
- * symlink in a root its owner built), the map itself only in that
- * directory, on its mount: a file bind-mounted over the map's name in the
- * owner's own mount namespace (a root-only file the owner may name but not
- * read) is refused.
- */
-static int open_map_file(int root, const char *dir_path, const char *name)
-{
-	/* Our own root (-1): the directory as we see it. */
-	int dir = root >= 0 ? open_dir_at_root(root, dir_path)
-			    : open(dir_path, O_PATH | O_DIRECTORY | O_CLOEXEC),
-	    fd;
-
-	if (dir < 0)
-		return root >= 0 ? dir : -errno;
-	fd = open_regular_beneath(dir, name, 0);
-	close(dir);
-	return fd;
-}
-
-struct perf_map *perf_map_open_at(const char *proc_root, const char *host_tmp, pid_t pid)
-{
-	struct proc_ids ids;
-	char name[64];
-	int root, fd, err;
-
-	err = read_status(proc_root, pid, &ids);
-	if (err)
-		goto fail;
-	/*
-	 * A map file is a regular file only (a FIFO planted in /tmp would block
-	 * the profiler, a device would feed it garbage), and no symlink as the
-	 * last component: /tmp is writable by everyone and we may run as root.
-	 * The path is resolved inside the process's root, as the process sees
-	 * it: its owner may have made /tmp there a symlink to any host path.
-	 */
-	snprintf(name, sizeof(name), "perf-%d.map", (int)ids.nspid);
-	root = open_proc_root(proc_root, pid);
-	fd = root;
-	if (root >= 0) {
-		fd = open_map_file(root, "/tmp", name);
-		close(root);
-	}
-	/*
-	 * PROC/PID/root can be out of reach (the process is exiting, or it
-	 * is not ours to ptrace). Our own /tmp is the process's /tmp only when
-	 * we share its mount namespace; a container's host-side namesake is a
-	 * different process's map.
-	 */
-	if ((fd == -ENOENT || fd == -EACCES || fd == -EPERM || fd == -ESRCH) &&
-	    same_mount_ns(proc_root, pid)) {
-		snprintf(name, sizeof(name), "perf-%d.map", (int)pid);
-		fd = open_map_file(-1, host_tmp, name);
-	}
-	if (fd < 0) {
-		err = fd;
-		goto fail;
-	}
-	err = check_owner(fd, &ids);
-	if (err) {
-		close(fd);
-		goto fail;
-	}
-	return perf_map_open_fd(fd);
-fail:
-	errno = -err;
-	return NULL;
-}
-
-struct perf_map *perf_map_open_fd(int fd)
+static struct perf_map *open_fd(int fd, bool jitdump)
 {
 	struct perf_map *pm = calloc(1, sizeof(*pm));
 	int err;
@@ -659,7 +671,13 @@ struct perf_map *perf_map_open_fd(int fd)
 		return NULL;
 	}
 	pm->fd = fd;
-	err = perf_map_refresh(pm);
+	pm->jitdump = jitdump;
+	/*
+	 * A jitdump is read at its first lookup, not here: it is opened as
+	 * the process maps it, while the rings are drained, and one that
+	 * ran for hours holds hundreds of MB to skip through.
+	 */
+	err = jitdump ? 0 : perf_map_refresh(pm);
 	if (err) {
 		perf_map_free(pm);
 		errno = -err;
@@ -668,9 +686,14 @@ struct perf_map *perf_map_open_fd(int fd)
 	return pm;
 }
 
-struct perf_map *perf_map_open(const char *proc_root, pid_t pid)
+struct perf_map *perf_map_open_fd(int fd)
 {
-	return perf_map_open_at(proc_root, "/tmp", pid);
+	return open_fd(fd, false);
+}
+
+struct perf_map *perf_map_open_jitdump_fd(int fd)
+{
+	return open_fd(fd, true);
 }
 
 size_t perf_map_entries(const struct perf_map *pm)

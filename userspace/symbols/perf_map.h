@@ -12,6 +12,7 @@
 #ifndef BPFPROF_PERF_MAP_H
 #define BPFPROF_PERF_MAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -34,9 +35,40 @@ struct perf_map;
 struct perf_map *perf_map_open(const char *proc_root, pid_t pid);
 /* A map already open as `fd` (taken over: closed by perf_map_free, or on failure). */
 struct perf_map *perf_map_open_fd(int fd);
+/*
+ * A jitdump file (jitdump.h) open as `fd`, taken over the same way: its
+ * code loads and moves become entries as a map's lines do, newest winning,
+ * and it is read further as it grows. Nothing is read before the first
+ * lookup (or perf_map_refresh). A file that is no jitdump, or turns
+ * corrupt, is read as far as it is whole (perf_map_capped says "format").
+ */
+struct perf_map *perf_map_open_jitdump_fd(int fd);
 
 /* The same, with the host's /tmp at `host_tmp` (tests point it at a temp dir). */
 struct perf_map *perf_map_open_at(const char *proc_root, const char *host_tmp, pid_t pid);
+
+/*
+ * What opening a process's map needs to know of the process, read while it
+ * lives so that a map it writes as it exits (the JVM's DumpPerfMapAtExit)
+ * can still be opened, and checked, once PROC/PID is gone.
+ */
+struct perf_map_site {
+	pid_t pid, nspid;
+	uid_t uids[4]; /* real, effective, saved, filesystem: who may own its map */
+	int nuids;
+	int root; /* O_PATH fd of the process's root directory, or -1 */
+	bool same_mnt_ns;
+};
+
+/*
+ * Read the site of `pid` (its root kept open only with keep_root: callers
+ * bound how many they hold). 0 or a negative errno (-ENOENT: no such
+ * process); close it with perf_map_site_close.
+ */
+int perf_map_site_read(const char *proc_root, pid_t pid, bool keep_root, struct perf_map_site *out);
+void perf_map_site_close(struct perf_map_site *s);
+/* perf_map_open_at for a site read before; NULL with errno set, as perf_map_open. */
+struct perf_map *perf_map_open_site(const struct perf_map_site *site, const char *host_tmp);
 
 /*
  * Parse what was appended since the last read. An incomplete last line is
@@ -70,6 +102,7 @@ struct perf_map_limits {
 	size_t max_name_bytes;
 	size_t max_total_entries;
 	size_t max_total_name_bytes;
+	uint64_t max_jitdump_bytes; /* of a jitdump file, code included (it is skipped) */
 };
 
 /*

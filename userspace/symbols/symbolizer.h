@@ -65,6 +65,10 @@ struct resolved_frame {
 	bool kernel;
 	/* A Python function's frame (symbols/python_frames.h): the Python category. */
 	bool python;
+	/* JIT code of a JVM or of V8 (symbols/jit_maps.h): the Java or JavaScript category. */
+	bool java, javascript;
+	/* A JavaScript function (not V8's builtins): the front-end's "JavaScript only" keeps it. */
+	bool is_js;
 	/*
 	 * Not code: the "off-CPU: <reason>" leaf of an off-CPU sample. It gets
 	 * the Off-CPU category and no resource, so that waiting is told apart
@@ -184,11 +188,11 @@ struct symbolizer_stats {
 	uint64_t objects, objects_failed; /* alive: swept ones are not counted */
 	uint64_t symbols_loaded;
 	uint64_t lookups;
-	uint64_t bytes;		/* approximate memory held by caches, DWARF included */
-	uint64_t dwarf_objects; /* objects whose DWARF was read */
-	uint64_t dwarf_bytes;	/* estimated memory held for DWARF (part of `bytes`) */
+	uint64_t bytes;		   /* approximate memory held by caches, DWARF included */
+	uint64_t dwarf_objects;	   /* objects whose DWARF was read */
+	uint64_t dwarf_bytes;	   /* estimated memory held for DWARF (part of `bytes`) */
 	uint64_t dwarf_read_bytes; /* of it, DWARF read into memory (symbolizer_set_dwarf_budget) */
-	uint64_t open_files;	/* files kept open since registration */
+	uint64_t open_files;	   /* files kept open since registration */
 };
 void symbolizer_get_stats(const struct symbolizer *s, struct symbolizer_stats *out);
 

@@ -1,0 +1,91 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# JIT code of runtimes run as people run them (issue 39), beside
+# jit_node.sh's perf-map cases:
+#   - node --perf-prof: names from the jitdump file node maps (jit-PID.dump);
+#   - node with no flags: its JIT code is one "[JIT] node" frame, not a
+#     function per address;
+#   - every JDK present (OpenJDK 17, Temurin 25; a missing one is named),
+#     with perf's recipe (-XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit):
+#     the map the JVM writes as it exits is read, so the methods are named;
+#   - the same JVMs with no flags: the compiled methods named from the JVM's
+#     own structures (lang/hotspot_procs.h), inlined ones included.
+# In every case no function of the runtime's process is named like a raw
+# address, and the frames are in the runtime's category.
+#
+# NODE and JIT_HOT may come from ctest; JAVA_HOT defaults to
+# tests/workloads/JitHot.java next to this script.
+. "$(dirname "$0")/common.sh"
+require_root
+make_workdir
+
+WORKLOADS=$(cd "$(dirname "$0")/../workloads" && pwd)
+JIT_HOT=${JIT_HOT:-$WORKLOADS/jit_hot.js}
+JAVA_HOT=${JAVA_HOT:-$WORKLOADS/JitHot.java}
+JIT_NODE=$(command -v "$NODE") || fail "node ($NODE) is not installed; it runs the JIT workload"
+cd "$WORK" || fail "cannot enter $WORK"
+
+# profile_runtime NAME PIDLINE_MARK -- COMMAND...: records COMMAND (which
+# prints its pid first) into $WORK/NAME.json.gz; sets RT_PID.
+profile_runtime() {
+	local name=$1
+	shift 2
+	run_bpfprof 120 --state-dir "$WORK/state" -o "$WORK/$name.json.gz" -- "$@"
+	expect_success
+	RT_PID=$(head -n 1 "$WORK/bpfprof.out")
+	[[ $RT_PID =~ ^[0-9]+$ ]] || fail "$name: the workload did not print its pid: $(head -n 3 "$WORK/bpfprof.out")"
+	cp "$WORK/bpfprof.err" "$WORK/$name.err"
+}
+
+mkdir -p "$WORK/state"
+
+log "== node --perf-prof: names from the jitdump"
+profile_runtime node_jitdump - "$JIT_NODE" --perf-prof "$JIT_HOT" 2
+grep -q '^jit_hot: iterations' "$WORK/bpfprof.out" || fail "jit_hot.js did not finish its loop"
+ls "$WORK"/jit-"$RT_PID".dump >/dev/null 2>&1 || fail "node --perf-prof wrote no jit-$RT_PID.dump here"
+rm -f /tmp/perf-"$RT_PID".map
+node_check jit_checks.mjs --profile "$WORK/node_jitdump.json.gz" --gzip --pid "$RT_PID" \
+	--func bpfprofHotLoop --func bpfprofInner --category JavaScript --js --min-percent 30 ||
+	fail "node --perf-prof: its jitdump's names are not in the profile"
+
+log "== node, no flags: unnamed JIT code grouped"
+profile_runtime node_plain - "$JIT_NODE" "$JIT_HOT" 2
+node_check jit_checks.mjs --profile "$WORK/node_plain.json.gz" --gzip --pid "$RT_PID" \
+	--func '[JIT] node' --category JavaScript --min-percent 30 ||
+	fail "node: its unnamed JIT code is not one [JIT] node frame"
+
+jdks=()
+for jdk in /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64; do
+	if [ -x "$jdk/bin/java" ]; then
+		jdks+=("$jdk")
+	else
+		log "MISSING: $jdk is not installed here; its JVM is not tested"
+		MISSING_JDK=1
+	fi
+done
+[ ${#jdks[@]} -gt 0 ] || fail "no JDK is installed (OpenJDK 17 or Temurin 25): the Java cases cannot run"
+for jdk in "${jdks[@]}"; do
+	v=$(basename "$jdk")
+	log "== $v, -XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit: the map written at exit"
+	profile_runtime "java_map_$v" - "$jdk/bin/java" -XX:+PreserveFramePointer \
+		-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit "$JAVA_HOT" 3
+	grep -q '^jit_hot_java: iterations' "$WORK/bpfprof.out" || fail "$v: JitHot did not finish its loop"
+	[ -s "/tmp/perf-$RT_PID.map" ] || fail "$v: the JVM wrote no /tmp/perf-$RT_PID.map at exit"
+	ok "$v wrote /tmp/perf-$RT_PID.map at exit ($(wc -l <"/tmp/perf-$RT_PID.map") lines)"
+	rm -f "/tmp/perf-$RT_PID.map"
+	# C2 inlines the inner methods into whichever is compiled: any of the three names counts.
+	node_check jit_checks.mjs --profile "$WORK/java_map_$v.json.gz" --gzip --pid "$RT_PID" \
+		--func JitHot.bpfprofJavaInner --func JitHot.bpfprofJavaMiddle --func JitHot.bpfprofJavaOuter \
+		--category Java --min-percent 60 ||
+		fail "$v: the methods in the map the JVM wrote at exit are not named"
+
+	log "== $v, no flags: the methods read from the JVM itself"
+	profile_runtime "java_plain_$v" - "$jdk/bin/java" "$JAVA_HOT" 3
+	node_check jit_checks.mjs --profile "$WORK/java_plain_$v.json.gz" --gzip --pid "$RT_PID" \
+		--func JitHot.bpfprofJavaInner --category Java --min-percent 60 ||
+		fail "$v: its compiled methods are not named from the JVM's own structures"
+done
+log "tested: node $("$JIT_NODE" --version), ${jdks[*]}"
+[ -z "${MISSING_JDK:-}" ] || log "not tested (missing): see MISSING above"
+ok "JIT runtimes named from jitdumps and maps written at exit, and grouped where nothing names them"

@@ -1,0 +1,38 @@
+// SPDX-License-Identifier: BSD-2-Clause
+//
+// A Java workload: three nested static methods, the innermost a hot loop,
+// for SECONDS (default 2), so that a profile must name them in the JVM's
+// samples. Run from source (no javac step):
+//
+//   java JitHot.java [SECONDS] [MARKER]
+//
+// Prints its pid first, then "jit_hot_java: iterations N" at the end, so
+// the loop cannot be optimised away.
+public class JitHot {
+	static long bpfprofJavaInner(long n) {
+		long h = n;
+		for (int i = 0; i < 20000; i++)
+			h = (h ^ (h >>> 15)) * 0x2c1b3c6dL + i;
+		return h;
+	}
+
+	static long bpfprofJavaMiddle(long n) {
+		return bpfprofJavaInner(n) + 1;
+	}
+
+	static long bpfprofJavaOuter(double seconds) {
+		long end = System.nanoTime() + (long)(seconds * 1e9), x = 0, n = 0;
+		while (System.nanoTime() < end) {
+			for (int k = 0; k < 64; k++)
+				x += bpfprofJavaMiddle(n++);
+		}
+		System.out.println("jit_hot_java: iterations " + n + " " + (x & 1));
+		return x;
+	}
+
+	public static void main(String[] args) {
+		System.out.println(ProcessHandle.current().pid());
+		System.out.flush();
+		bpfprofJavaOuter(args.length > 0 ? Double.parseDouble(args[0]) : 2);
+	}
+}

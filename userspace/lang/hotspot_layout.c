@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * The layout bpfprof needs of a JVM, picked from its own tables
+ * (hotspot_vmstructs.h) with the alternatives JDKs differ by: JDK 23 moved
+ * CodeBlob's code to offsets and gave blobs a kind, dropped CompiledMethod
+ * (its fields moved to nmethod) and ConstMethod's flags became a struct;
+ * JDK 22 dropped JDK_Version (the version is then Abstract_VM_Version's).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hotspot_vmstructs.h"
+
+struct deriver {
+	const struct hotspot_vmstructs *vm;
+	char *missing;
+	size_t missing_len;
+	bool failed;
+};
+
+static void say_missing(struct deriver *d, const char *type, const char *field)
+{
+	if (d->failed)
+		return;
+	d->failed = true;
+	if (d->missing && d->missing_len)
+		snprintf(d->missing, d->missing_len, "%s%s%s", type, field ? "::" : "",
+			 field ? field : "");
+}
+
+/*
+ * The offset of the first (type, field) pair found, checked against the
+ * type's size (an offset past it is a table that lies). -1 and noted as
+ * missing when `required`, else -1 quietly.
+ */
+static int64_t offset_of(struct deriver *d, bool required, const char *const *pairs)
+{
+	for (const char *const *p = pairs; p[0]; p += 2) {
+		uint64_t off, size;
+		bool is_static;
+
+		if (!hotspot_field(d->vm, p[0], p[1], &off, &is_static) || is_static)
+			continue;
+		if (!hotspot_type_size(d->vm, p[0], &size) || size > HOTSPOT_MAX_SIZEOF ||
+		    off >= size) {
+			say_missing(d, p[0], p[1]);
+			return -1;
+		}
+		return (int64_t)off;
+	}
+	if (required)
+		say_missing(d, pairs[0], pairs[1]);
+	return -1;
+}
+
+#define OFF(d, ...)	offset_of(d, true, (const char *const[]){ __VA_ARGS__, NULL, NULL })
+#define OFF_OPT(d, ...) offset_of(d, false, (const char *const[]){ __VA_ARGS__, NULL, NULL })
+
+static uint64_t static_addr(struct deriver *d, const char *type, const char *field)
+{
+	uint64_t addr;
+	bool is_static;
+
+	if (!hotspot_field(d->vm, type, field, &addr, &is_static) || !is_static || !addr) {
+		say_missing(d, type, field);
+		return 0;
+	}
+	return addr;
+}
+
+static uint64_t size_of(struct deriver *d, const char *type)
+{
+	uint64_t size;
+
+	if (!hotspot_type_size(d->vm, type, &size) || !size || size > HOTSPOT_MAX_SIZEOF) {
+		say_missing(d, type, NULL);
+		return 0;
+	}
+	return size;
+}
+
+static int64_t constant(struct deriver *d, bool required, const char *a, const char *b)
+{
+	int64_t v;
+
+	if (hotspot_int_constant(d->vm, a, &v) || (b && hotspot_int_constant(d->vm, b, &v)))
+		return v;
+	if (required)
+		say_missing(d, a, NULL);
+	return 0;
+}
+
+/* The feature release: JDK_Version::_current's _major (to 21), else Abstract_VM_Version's. */
+static int read_major(struct deriver *d, hotspot_read_fn read, void *ctx, unsigned *major)
+{
+	uint64_t addr, off;
+	bool is_static;
+	int32_t v32;
+	uint8_t v8;
+	int err;
+
+	if (hotspot_field(d->vm, "JDK_Version", "_current", &addr, &is_static) && is_static &&
+	    hotspot_field(d->vm, "JDK_Version", "_major", &off, &is_static) && !is_static &&
+	    off < 64) {
+		if ((err = read(ctx, addr + off, &v8, 1)))
+			return err;
+		*major = v8;
+	} else if (hotspot_field(d->vm, "Abstract_VM_Version", "_vm_major_version", &addr,
+				 &is_static) &&
+		   is_static) {
+		if ((err = read(ctx, addr, &v32, sizeof(v32))))
+			return err;
+		*major = v32 > 0 && v32 < 1000 ? (unsigned)v32 : 0;
+	} else {
+		say_missing(d, "Abstract_VM_Version", "_vm_major_version");
+		return 0;
+	}
+	/* HotSpot since JDK 9 exports what is used here; older ones say 1 (1.8). */
+	if (*major < 9)
+		say_missing(d, "JDK_Version", "_major (JDK 9 or later)");
+	return 0;
+}
+
+/* Where nmethods keep their debug information, when the layout is one this reader knows. */
+static void derive_debug(struct deriver *d, struct hotspot_layout *l)
+{
+	int64_t a, b, c, e, f, g;
+
+	a = OFF_OPT(d, "nmethod", "_metadata_offset");
+	b = OFF_OPT(d, "CompiledMethod", "_scopes_data_begin", "nmethod", "_scopes_data_begin");
+	c = OFF_OPT(d, "nmethod", "_scopes_pcs_offset");
+	e = OFF_OPT(d, "nmethod", "_dependencies_offset");
+	if (a >= 0 && b >= 0 && c >= 0 && e >= 0) {
+		l->nmethod_debug = HS_DEBUG_OFFSETS;
+		l->nm_metadata_off = a;
+		l->nm_scopes_data = b;
+		l->nm_pcs_off = c;
+		l->nm_deps_off = e;
+		return;
+	}
+	a = OFF_OPT(d, "nmethod", "_immutable_data");
+	b = OFF_OPT(d, "nmethod", "_immutable_data_size");
+	e = OFF_OPT(d, "nmethod", "_scopes_data_offset");
+	f = OFF_OPT(d, "CodeBlob", "_mutable_data");
+	g = OFF_OPT(d, "CodeBlob", "_mutable_data_size");
+	if (a >= 0 && b >= 0 && c >= 0 && e >= 0 && f >= 0 && g >= 0 &&
+	    OFF_OPT(d, "CodeBlob", "_relocation_size") >= 0 && l->major >= 25) {
+		l->nmethod_debug = HS_DEBUG_IMMUTABLE;
+		l->nm_immutable = a;
+		l->nm_immutable_size = b;
+		l->nm_pcs_off = c;
+		l->nm_data_off = e;
+		l->blob_mutable = f;
+		l->blob_mutable_size = g;
+		l->blob_relocation_size = OFF_OPT(d, "CodeBlob", "_relocation_size");
+	}
+}
+
+int hotspot_layout_derive(const struct hotspot_vmstructs *vm, hotspot_read_fn read, void *ctx,
+			  struct hotspot_layout *out, char *missing, size_t missing_len)
+{
+	struct deriver d = { vm, missing, missing_len, false };
+	struct hotspot_layout l = { 0 };
+	int64_t v;
+	int err;
+
+	if (missing && missing_len)
+		missing[0] = '\0';
+	err = read_major(&d, read, ctx, &l.major);
+	if (err)
+		return err;
+	l.code_heaps_addr = static_addr(&d, "CodeCache", "_heaps");
+	l.code_low_addr = static_addr(&d, "CodeCache", "_low_bound");
+	l.code_high_addr = static_addr(&d, "CodeCache", "_high_bound");
+	l.array_len = OFF(&d, "GrowableArrayBase", "_len", "GenericGrowableArray", "_len");
+	l.array_data = OFF(&d, "GrowableArray<int>", "_data");
+	l.heap_memory = OFF(&d, "CodeHeap", "_memory");
+	l.heap_segmap = OFF(&d, "CodeHeap", "_segmap");
+	l.heap_log2_segment = OFF(&d, "CodeHeap", "_log2_segment_size");
+	l.vspace_low = OFF(&d, "VirtualSpace", "_low_boundary");
+	l.vspace_high = OFF(&d, "VirtualSpace", "_high_boundary");
+	l.heap_block_size = size_of(&d, "HeapBlock");
+	l.blob_name = OFF(&d, "CodeBlob", "_name");
+	l.blob_frame_size = OFF(&d, "CodeBlob", "_frame_size");
+	l.blob_frame_complete = OFF(&d, "CodeBlob", "_frame_complete_offset");
+	v = OFF_OPT(&d, "CodeBlob", "_code_offset");
+	l.blob_code_offsets = v >= 0;
+	if (l.blob_code_offsets) {
+		l.blob_code_begin = v;
+		l.blob_code_end = OFF(&d, "CodeBlob", "_data_offset");
+	} else {
+		l.blob_code_begin = OFF(&d, "CodeBlob", "_code_begin");
+		l.blob_code_end = OFF(&d, "CodeBlob", "_code_end");
+	}
+	l.blob_kind = (int32_t)OFF_OPT(&d, "CodeBlob", "_kind");
+	l.blob_kind_nmethod =
+		l.blob_kind >= 0 ? constant(&d, true, "CodeBlobKind::Nmethod", NULL) : -1;
+	l.nmethod_method = OFF(&d, "nmethod", "_method", "CompiledMethod", "_method");
+	l.nmethod_compile_id = OFF(&d, "nmethod", "_compile_id");
+	l.nmethod_size = size_of(&d, "nmethod");
+	if (!d.failed)
+		derive_debug(&d, &l);
+	l.method_const = OFF(&d, "Method", "_constMethod");
+	l.const_method_constants = OFF(&d, "ConstMethod", "_constants");
+	l.const_method_flags = OFF(&d, "ConstMethod", "_flags._flags", "ConstMethod", "_flags");
+	l.const_method_code_size = OFF(&d, "ConstMethod", "_code_size");
+	l.const_method_name_index = OFF(&d, "ConstMethod", "_name_index");
+	l.const_method_signature_index = OFF(&d, "ConstMethod", "_signature_index");
+	l.const_method_size = size_of(&d, "ConstMethod");
+	l.flag_has_line_table = constant(&d, true, "ConstMethodFlags::_misc_has_linenumber_table",
+					 "ConstMethod::_has_linenumber_table");
+	l.pool_holder = OFF(&d, "ConstantPool", "_pool_holder");
+	l.pool_source_file_index = OFF(&d, "ConstantPool", "_source_file_name_index");
+	l.pool_size = size_of(&d, "ConstantPool");
+	l.klass_name = OFF(&d, "Klass", "_name");
+	l.symbol_length = OFF(&d, "Symbol", "_length");
+	l.symbol_body = OFF(&d, "Symbol", "_body");
+	l.interp_sender_sp =
+		(int32_t)constant(&d, true, "frame::interpreter_frame_sender_sp_offset", NULL);
+	l.interp_last_sp =
+		(int32_t)constant(&d, true, "frame::interpreter_frame_last_sp_offset", NULL);
+	/* A flag is one bit; a segment of code is 2^4 to 2^16 bytes in any JVM. */
+	if (!d.failed &&
+	    (!l.flag_has_line_table || (l.flag_has_line_table & (l.flag_has_line_table - 1))))
+		say_missing(&d, "ConstMethodFlags::_misc_has_linenumber_table (one bit)", NULL);
+	if (d.failed)
+		return -ENOTSUP;
+	*out = l;
+	return 0;
+}

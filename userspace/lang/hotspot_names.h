@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Java frames named from a JVM's memory, with the layout the JVM itself
+ * described (hotspot_vmstructs.h): an interpreted frame's Method and
+ * bytecode index, or a compiled frame's nmethod and code offset, become
+ * "pkg.Class.method", the source file and the line; a compiled frame
+ * becomes one frame per method C2 inlined there, innermost first.
+ *
+ * What is read is the JVM's to shape: every read is bounded (a name of
+ * HOTSPOT_MAX_NAME bytes, a line table of 4 KiB, an nmethod's debug
+ * information of HOTSPOT_MAX_DEBUG bytes), and a stale pointer (an
+ * nmethod freed and its memory reused) is told by its compile id.
+ */
+#ifndef BPFPROF_LANG_HOTSPOT_NAMES_H
+#define BPFPROF_LANG_HOTSPOT_NAMES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hotspot_decode.h"
+#include "hotspot_vmstructs.h"
+
+#define HOTSPOT_FRAME_NAME 256 /* "pkg.Class.method", cut to fit */
+#define HOTSPOT_FRAME_FILE 128 /* "Hot.java" */
+#define HOTSPOT_MAX_DEBUG  (256u << 10)
+
+struct hotspot_jvm {
+	struct hotspot_layout layout;
+	hotspot_read_fn read;
+	void *ctx;
+	unsigned x; /* UNSIGNED5's excluded bytes for this JDK */
+};
+
+struct hotspot_frame {
+	char name[HOTSPOT_FRAME_NAME];
+	char file[HOTSPOT_FRAME_FILE]; /* "" when the class has none */
+	int line;		       /* 0 when unknown */
+};
+
+void hotspot_jvm_init(struct hotspot_jvm *j, const struct hotspot_layout *l, hotspot_read_fn read,
+		      void *ctx);
+
+/* The method at `method` (a Method*), at bytecode index `bci` (-1: none). 0 or an error. */
+int hotspot_name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bci,
+			struct hotspot_frame *out);
+
+/*
+ * The frames of nmethod `nm` at code offset `pc_offset` (from its code's
+ * start), a call's return address (is_return: its own debug information)
+ * or a sampled leaf (the debug information nearest after it): each method
+ * inlined there, innermost first, up to `max`. With
+ * compile_id >= 0 the nmethod must be that compilation (-ESTALE if not).
+ * The number of frames, or an error.
+ */
+int hotspot_name_nmethod(const struct hotspot_jvm *j, uint64_t nm, uint32_t pc_offset,
+			 bool is_return, int32_t compile_id, struct hotspot_frame *out, int max);
+
+#endif

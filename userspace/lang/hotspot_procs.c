@@ -1,0 +1,496 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/* See hotspot_procs.h. */
+#include "hotspot_procs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../util/clock.h"
+#include "../util/elf_open.h"
+#include "../util/hashmap.h"
+#include "../util/log.h"
+#include "../util/vec.h"
+
+/* How long to wait for one read of a JVM's memory (its page may be its owner's FUSE file). */
+#define READ_DEADLINE_MS 500
+/* A JVM whose code heaps are not set up yet (it is starting) is read again after this. */
+#define RETRY_NS	 (200ull * 1000 * 1000)
+/* Back-steps through a segment map to a block's start: HotSpot keeps them short. */
+#define SEGMAP_STEPS	 64
+#define MAX_HEAPS	 16
+/*
+ * What one JVM's reads may take: a real one's frames are a few KB of debug
+ * information each, read once (answers are kept); a fake one that makes
+ * every sampled address new and its debug information huge would otherwise
+ * keep the thread that drains the rings reading. Past the budget its code
+ * shows as [JIT] java until the budget refills.
+ */
+#define READ_BYTES_PER_S (8ull << 20)
+#define READ_BYTES_BURST (32ull << 20)
+/* Answers kept across all JVMs (a few bytes each): a host of fake JVMs holds no more. */
+#define MAX_CACHED_TOTAL (4u * HOTSPOT_PROC_MAX_CACHED)
+
+enum jvm_state { JVM_NOTED, JVM_READY, JVM_FAILED };
+
+struct heap {
+	uint64_t lo, hi, segmap;
+	int log2;
+};
+
+struct jvm {
+	uint32_t pid, uid;
+	enum jvm_state state;
+	uint64_t exited_ns;			/* when its exit was seen; 0 while it runs */
+	uint64_t jvm_start, jvm_end, jvm_pgoff; /* libjvm.so's mapping, to open and bias it */
+	uint64_t tried_ns;
+	struct hotspot_jvm j;
+	uint64_t code_lo, code_hi;
+	struct heap heaps[MAX_HEAPS];
+	int nheaps;
+	struct hmap cache;		 /* pc -> the caller's value */
+	uint64_t read_tokens, refill_ns; /* bytes it may read now, and when they were counted */
+	bool warned;
+};
+
+struct hotspot_procs {
+	char *proc_root;
+	VEC(struct jvm *) jvms;
+	struct hmap by_pid; /* pid -> jvms index */
+	struct py_reader *reader;
+	python_mem_read_fn read;
+	void *read_ctx;
+	size_t cached; /* answers kept, all JVMs together */
+};
+
+/* The reader's context for one JVM's reads. */
+struct read_ctx {
+	struct hotspot_procs *hp;
+	struct jvm *jvm;
+};
+
+static ssize_t vm_read(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+
+	(void)ctx;
+	return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
+}
+
+struct hotspot_procs *hotspot_procs_new(const char *proc_root)
+{
+	struct hotspot_procs *hp = calloc(1, sizeof(*hp));
+
+	if (!hp)
+		return NULL;
+	hp->proc_root = strdup(proc_root ? proc_root : "/proc");
+	hp->read = vm_read;
+	if (!hp->proc_root) {
+		free(hp);
+		return NULL;
+	}
+	return hp;
+}
+
+static void jvm_free(struct jvm *jvm)
+{
+	if (!jvm)
+		return;
+	hmap_free(&jvm->cache);
+	free(jvm);
+}
+
+void hotspot_procs_free(struct hotspot_procs *hp)
+{
+	if (!hp)
+		return;
+	for (size_t i = 0; i < hp->jvms.len; i++)
+		jvm_free(hp->jvms.data[i]);
+	vec_free(&hp->jvms);
+	hmap_free(&hp->by_pid);
+	py_reader_free(hp->reader);
+	free(hp->proc_root);
+	free(hp);
+}
+
+void hotspot_procs_set_reader(struct hotspot_procs *hp, python_mem_read_fn fn, void *ctx)
+{
+	hp->read = fn;
+	hp->read_ctx = ctx;
+}
+
+static struct jvm *jvm_of(const struct hotspot_procs *hp, uint32_t pid)
+{
+	uint32_t idx;
+
+	if (!hmap_get(&hp->by_pid, (struct hmap_key){ pid, 0 }, &idx))
+		return NULL;
+	return hp->jvms.data[idx];
+}
+
+bool hotspot_procs_is_jvm(const struct hotspot_procs *hp, uint32_t pid)
+{
+	return jvm_of(hp, pid) != NULL;
+}
+
+int hotspot_procs_note_mapping(struct hotspot_procs *hp, uint32_t pid, const struct map_entry *e)
+{
+	const char *base = strrchr(e->path, '/');
+	struct jvm *jvm;
+
+	if (!base || strcmp(base, "/libjvm.so") || !e->executable)
+		return 0;
+	jvm = jvm_of(hp, pid);
+	if (jvm)
+		return 0;
+	jvm = calloc(1, sizeof(*jvm));
+	if (!jvm)
+		return -ENOMEM;
+	*jvm = (struct jvm){ .pid = pid,
+			     .state = JVM_NOTED,
+			     .jvm_start = e->start,
+			     .jvm_end = e->end,
+			     .jvm_pgoff = e->pgoff };
+	if (vec_push(&hp->jvms, jvm) ||
+	    hmap_put(&hp->by_pid, (struct hmap_key){ pid, 0 }, (uint32_t)(hp->jvms.len - 1))) {
+		free(jvm);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * An exited JVM's answers stay a while: the rings are read one after the
+ * other, so its last samples may come after its exit's record.
+ */
+#define EXITED_KEEP_NS (2000ull * 1000 * 1000)
+
+static void forget(struct hotspot_procs *hp, uint32_t pid);
+
+void hotspot_procs_exited(struct hotspot_procs *hp, uint32_t pid)
+{
+	struct jvm *jvm = jvm_of(hp, pid);
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+	if (jvm)
+		jvm->exited_ns = now ? now : 1;
+	/* Those gone long enough go now: a sweep per exit, of the few JVMs there are. */
+	for (size_t i = 0; i < hp->jvms.len;) {
+		struct jvm *j = hp->jvms.data[i];
+
+		if (j->exited_ns && now - j->exited_ns >= EXITED_KEEP_NS)
+			forget(hp, j->pid); /* moves the last one here */
+		else
+			i++;
+	}
+}
+
+void hotspot_procs_forget(struct hotspot_procs *hp, uint32_t pid)
+{
+	forget(hp, pid);
+}
+
+static void forget(struct hotspot_procs *hp, uint32_t pid)
+{
+	uint32_t idx;
+
+	if (!hmap_get(&hp->by_pid, (struct hmap_key){ pid, 0 }, &idx))
+		return;
+	hmap_del(&hp->by_pid, (struct hmap_key){ pid, 0 });
+	hp->cached -= hp->jvms.data[idx]->cache.len;
+	jvm_free(hp->jvms.data[idx]);
+	/* The last one moves into the hole. */
+	hp->jvms.data[idx] = hp->jvms.data[--hp->jvms.len];
+	if (idx < hp->jvms.len)
+		hmap_put(&hp->by_pid, (struct hmap_key){ hp->jvms.data[idx]->pid, 0 }, idx);
+}
+
+/* Whether `jvm` may read `len` more bytes now (a token bucket of READ_BYTES_PER_S). */
+static bool take_read_budget(struct jvm *jvm, size_t len)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC), add;
+
+	if (!jvm->refill_ns) {
+		jvm->refill_ns = now;
+		jvm->read_tokens = READ_BYTES_BURST;
+	}
+	add = (now - jvm->refill_ns) / 1000 * (READ_BYTES_PER_S / 1000000);
+	if (add) {
+		jvm->read_tokens = jvm->read_tokens + add > READ_BYTES_BURST
+					   ? READ_BYTES_BURST
+					   : jvm->read_tokens + add;
+		jvm->refill_ns = now;
+	}
+	if (jvm->read_tokens < len)
+		return false;
+	jvm->read_tokens -= len;
+	return true;
+}
+
+/* hotspot_read_fn for one JVM: through the reader, with its deadline, within its budget. */
+static int jvm_read(void *vctx, uint64_t addr, void *buf, size_t len)
+{
+	struct read_ctx *c = vctx;
+	ssize_t n;
+
+	if (!take_read_budget(c->jvm, len)) {
+		if (!c->jvm->warned) {
+			c->jvm->warned = true;
+			log_info("JVM process %u: its code asks for more reads than a JVM's (%llu "
+				 "MB "
+				 "a second); past that its frames show as [JIT] java",
+				 c->jvm->pid, (unsigned long long)(READ_BYTES_PER_S >> 20));
+		}
+		return -EBUSY;
+	}
+
+	if (!c->hp->reader) {
+		c->hp->reader = py_reader_new(c->hp->read, c->hp->read_ctx, READ_DEADLINE_MS);
+		if (!c->hp->reader)
+			return -ENOMEM;
+	}
+	n = py_reader_read(c->hp->reader, c->jvm->uid, c->jvm->pid, addr, buf, len);
+	if (n < 0)
+		return n == -1 ? -EFAULT : (int)n;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+/* libjvm.so's exports, biased to where pid maps it. */
+static int read_exports(struct hotspot_procs *hp, const struct jvm *jvm,
+			uint64_t exports[HS_EXPORT_COUNT])
+{
+	char link[PATH_MAX];
+	int fd, err = -ENOENT;
+	size_t nph;
+	Elf *elf;
+
+	snprintf(link, sizeof(link), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, hp->proc_root,
+		 jvm->pid, jvm->jvm_start, jvm->jvm_end);
+	fd = open(link, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	elf = elf_open_fd(fd);
+	if (elf && hotspot_exports_find(elf, exports) && !elf_getphdrnum(elf, &nph)) {
+		for (size_t k = 0; k < nph; k++) {
+			GElf_Phdr ph;
+			uint64_t bias;
+
+			if (!gelf_getphdr(elf, (int)k, &ph) || ph.p_type != PT_LOAD ||
+			    jvm->jvm_pgoff < ph.p_offset ||
+			    jvm->jvm_pgoff >= ph.p_offset + ph.p_filesz)
+				continue;
+			bias = jvm->jvm_start - (ph.p_vaddr + (jvm->jvm_pgoff - ph.p_offset));
+			for (int x = 0; x < HS_EXPORT_COUNT; x++)
+				if (exports[x])
+					exports[x] += bias;
+			err = 0;
+			break;
+		}
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
+/* The code cache's bounds and heaps; -EAGAIN while the JVM has not set them up. */
+static int read_heaps(struct jvm *jvm, struct read_ctx *rc)
+{
+	const struct hotspot_layout *l = &jvm->j.layout;
+	uint64_t ga, data;
+	int32_t n;
+	int err;
+
+	if ((err = jvm_read(rc, l->code_low_addr, &jvm->code_lo, 8)) ||
+	    (err = jvm_read(rc, l->code_high_addr, &jvm->code_hi, 8)) ||
+	    (err = jvm_read(rc, l->code_heaps_addr, &ga, 8)))
+		return err;
+	if (!ga || !jvm->code_lo || jvm->code_hi <= jvm->code_lo)
+		return -EAGAIN;
+	if ((err = jvm_read(rc, ga + l->array_len, &n, 4)) ||
+	    (err = jvm_read(rc, ga + l->array_data, &data, 8)))
+		return err;
+	if (n < 1 || n > MAX_HEAPS)
+		return n ? -EINVAL : -EAGAIN;
+	for (int i = 0; i < n; i++) {
+		struct heap *h = &jvm->heaps[i];
+		uint64_t heap;
+
+		if ((err = jvm_read(rc, data + 8ull * i, &heap, 8)) ||
+		    (err = jvm_read(rc, heap + l->heap_memory + l->vspace_low, &h->lo, 8)) ||
+		    (err = jvm_read(rc, heap + l->heap_memory + l->vspace_high, &h->hi, 8)) ||
+		    (err = jvm_read(rc, heap + l->heap_segmap + l->vspace_low, &h->segmap, 8)) ||
+		    (err = jvm_read(rc, heap + l->heap_log2_segment, &h->log2, 4)))
+			return err;
+		if (h->lo >= h->hi || h->lo < jvm->code_lo || h->hi > jvm->code_hi || h->log2 < 4 ||
+		    h->log2 > 16 || !h->segmap)
+			return -EINVAL;
+	}
+	jvm->nheaps = n;
+	return 0;
+}
+
+/* Read the JVM's tables and heaps, once it can be (retried while it starts). */
+static void load(struct hotspot_procs *hp, struct jvm *jvm)
+{
+	uint64_t exports[HS_EXPORT_COUNT], now = clock_ns(CLOCK_MONOTONIC);
+	struct read_ctx rc = { hp, jvm };
+	struct hotspot_vmstructs *vm = NULL;
+	struct hotspot_layout l;
+	char missing[160] = "";
+	int err;
+
+	if (jvm->tried_ns && now - jvm->tried_ns < RETRY_NS)
+		return;
+	jvm->tried_ns = now;
+	if (!jvm->j.read) {
+		err = read_exports(hp, jvm, exports);
+		if (!err)
+			err = hotspot_vmstructs_read(exports, jvm_read, &rc, &vm);
+		if (!err)
+			err = hotspot_layout_derive(vm, jvm_read, &rc, &l, missing,
+						    sizeof(missing));
+		hotspot_vmstructs_free(vm);
+		if (err == -ETIMEDOUT || err == -EBUSY)
+			return; /* a stalled read: maybe next time */
+		if (err) {
+			jvm->state = JVM_FAILED;
+			log_info("the JVM of process %u is not read (%s%s%s); its compiled code "
+				 "shows as "
+				 "[JIT] java",
+				 jvm->pid, strerror(-err), missing[0] ? ": " : "", missing);
+			return;
+		}
+		/* The reads' context is the JVM itself: jvm_read is given it as it is here. */
+		hotspot_jvm_init(&jvm->j, &l, jvm_read, NULL);
+	}
+	err = read_heaps(jvm, &rc);
+	if (err == -EAGAIN || err == -ETIMEDOUT || err == -EBUSY)
+		return;
+	if (err) {
+		jvm->state = JVM_FAILED;
+		log_info("the code cache of JVM process %u is not read (%s); its compiled code "
+			 "shows "
+			 "as [JIT] java",
+			 jvm->pid, strerror(-err));
+		return;
+	}
+	jvm->state = JVM_READY;
+	log_debug("JVM process %u: JDK %u, code cache %#" PRIx64 "-%#" PRIx64 " in %d heaps",
+		  jvm->pid, jvm->j.layout.major, jvm->code_lo, jvm->code_hi, jvm->nheaps);
+}
+
+/* The code blob holding pc (0 when none: free space, or no heap of the JVM's holds it). */
+static uint64_t blob_at(struct jvm *jvm, struct read_ctx *rc, uint64_t pc)
+{
+	const struct hotspot_layout *l = &jvm->j.layout;
+
+	for (int i = 0; i < jvm->nheaps; i++) {
+		const struct heap *h = &jvm->heaps[i];
+		uint64_t seg;
+
+		if (pc < h->lo || pc >= h->hi)
+			continue;
+		seg = (pc - h->lo) >> h->log2;
+		/* Each byte says how many segments back its block starts (0: here; 0xff: free). */
+		for (int step = 0; step < SEGMAP_STEPS; step++) {
+			uint8_t b;
+
+			if (jvm_read(rc, h->segmap + seg, &b, 1) || b == 0xff)
+				return 0;
+			if (b == 0)
+				return h->lo + (seg << h->log2) + l->heap_block_size;
+			if (b > seg)
+				return 0;
+			seg -= b;
+		}
+		return 0;
+	}
+	return 0;
+}
+
+int hotspot_procs_frames(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, uint64_t pc,
+			 bool is_return, struct hotspot_frame *out, int max)
+{
+	struct jvm *jvm = jvm_of(hp, pid);
+	struct read_ctx rc = { hp, jvm };
+	const struct hotspot_layout *l;
+	uint64_t blob, begin = 0, end = 0, name_ptr;
+	char name[64] = "";
+	uint8_t kind = 0;
+	int err = 0;
+
+	if (!jvm || jvm->state == JVM_FAILED || max < 1)
+		return 0;
+	jvm->uid = uid;
+	if (jvm->state == JVM_NOTED)
+		load(hp, jvm);
+	if (jvm->state != JVM_READY || pc < jvm->code_lo || pc >= jvm->code_hi)
+		return 0;
+	jvm->j.ctx = &rc;
+	l = &jvm->j.layout;
+	blob = blob_at(jvm, &rc, pc);
+	if (!blob)
+		return 0;
+	if (l->blob_code_offsets) {
+		int32_t b32 = 0, e32 = 0;
+
+		err = jvm_read(&rc, blob + l->blob_code_begin, &b32, 4);
+		if (!err)
+			err = jvm_read(&rc, blob + l->blob_code_end, &e32, 4);
+		begin = blob + (uint32_t)b32;
+		end = blob + (uint32_t)e32;
+	} else {
+		err = jvm_read(&rc, blob + l->blob_code_begin, &begin, 8);
+		if (!err)
+			err = jvm_read(&rc, blob + l->blob_code_end, &end, 8);
+	}
+	if (!err)
+		err = jvm_read(&rc, blob + l->blob_name, &name_ptr, 8);
+	/* A blob's name is in libjvm's data; near a mapping's end, a shorter read. */
+	if (!err && name_ptr && jvm_read(&rc, name_ptr, name, sizeof(name) - 1))
+		err = jvm_read(&rc, name_ptr, name, 16);
+	if (!err && l->blob_kind >= 0)
+		err = jvm_read(&rc, blob + (uint32_t)l->blob_kind, &kind, 1);
+	if (err)
+		return err;
+	name[sizeof(name) - 1] = '\0';
+	/* A return address may be its blob's end: the call was the code's last instruction. */
+	if (pc < begin || pc > end)
+		return 0;
+	if (l->blob_kind >= 0 ? kind == l->blob_kind_nmethod : !strncmp(name, "nmethod", 7))
+		return hotspot_name_nmethod(&jvm->j, blob, (uint32_t)(pc - begin), is_return, -1,
+					    out, max);
+	/* The interpreter and stubs: their blob's name ("Interpreter", "StubRoutines (1)"). */
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", name[0] ? name : "[JVM stub]");
+	return 1;
+}
+
+bool hotspot_procs_cached(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, uint32_t *value)
+{
+	struct jvm *jvm = jvm_of(hp, pid);
+
+	return jvm && hmap_get(&jvm->cache, (struct hmap_key){ pc, 0 }, value);
+}
+
+void hotspot_procs_cache(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, uint32_t value)
+{
+	struct jvm *jvm = jvm_of(hp, pid);
+
+	size_t before;
+
+	/* Past the caps a JVM's new addresses are read each time: slower, never more memory. */
+	if (!jvm || jvm->cache.len >= HOTSPOT_PROC_MAX_CACHED || hp->cached >= MAX_CACHED_TOTAL)
+		return;
+	before = jvm->cache.len;
+	if (!hmap_put(&jvm->cache, (struct hmap_key){ pc, 0 }, value))
+		hp->cached += jvm->cache.len - before;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * The JVMs (HotSpot) the profile meets, and the Java code at their
+ * samples' addresses, read from each JVM while it runs.
+ *
+ * A process that maps libjvm.so is noted; at its first address in
+ * anonymous code its tables are read (hotspot_vmstructs.h) and the code
+ * cache's heaps found. An address is then looked up as the JVM does: the
+ * heap's segment map leads to the code blob holding it; an nmethod is
+ * named with what C2 inlined there (hotspot_names.h), the interpreter and
+ * stubs by their blob's name. A JVM whose heaps are not set up yet is
+ * asked again later; one whose tables cannot be read says so once and
+ * keeps its "[JIT] java" frames.
+ *
+ * Every read of a JVM's memory goes through a reader with a deadline
+ * (python_reader.h): a page of it may never arrive (its owner's FUSE file),
+ * and the thread asking drains the rings. Answers are kept per (pid,
+ * address), at most HOTSPOT_PROC_MAX_CACHED a JVM.
+ */
+#ifndef BPFPROF_LANG_HOTSPOT_PROCS_H
+#define BPFPROF_LANG_HOTSPOT_PROCS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../symbols/proc_maps.h"
+#include "hotspot_names.h"
+#include "python_reader.h"
+
+#define HOTSPOT_PROC_MAX_CACHED 65536
+#define HOTSPOT_MAX_FRAMES	16
+
+struct hotspot_procs;
+
+struct hotspot_procs *hotspot_procs_new(const char *proc_root);
+void hotspot_procs_free(struct hotspot_procs *hp);
+/* For tests: memory read by `fn` instead of process_vm_readv. */
+void hotspot_procs_set_reader(struct hotspot_procs *hp, python_mem_read_fn fn, void *ctx);
+
+/* pid maps `e`: libjvm.so makes it a JVM (others are ignored). 0 or -ENOMEM. */
+int hotspot_procs_note_mapping(struct hotspot_procs *hp, uint32_t pid, const struct map_entry *e);
+/* Whether pid is a JVM (maps libjvm.so). */
+bool hotspot_procs_is_jvm(const struct hotspot_procs *hp, uint32_t pid);
+
+/*
+ * The Java frames at `pc` of JVM pid (whose memory is uid's to read), a
+ * call's return address (is_return) or a sampled leaf: innermost first, up
+ * to max. The count; 0 when pc is no code of the JVM's
+ * code cache (or the JVM cannot be read); a negative errno.
+ */
+int hotspot_procs_frames(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, uint64_t pc,
+			 bool is_return, struct hotspot_frame *out, int max);
+
+/* What the caller made of pid's answer at pc (an entry of its own), kept for the next ask. */
+bool hotspot_procs_cached(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, uint32_t *value);
+void hotspot_procs_cache(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, uint32_t value);
+
+/* pid exited: its JVM state and answers go a little later (its last samples may follow). */
+void hotspot_procs_exited(struct hotspot_procs *hp, uint32_t pid);
+/* pid's JVM state and answers go now. */
+void hotspot_procs_forget(struct hotspot_procs *hp, uint32_t pid);
+
+#endif

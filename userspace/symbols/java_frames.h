@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/*
+ * Java frames as the profile's tables see them: each distinct chain of
+ * methods a sample met at one piece of compiled code (the method, and the
+ * ones C2 inlined into it there), or one interpreted or stub frame, is one
+ * entry, and a raw frame (OBJ_JAVA, entry) names it. Entries hold their own
+ * strings, so a frame stays named after its JVM is gone.
+ */
+#ifndef BPFPROF_SYMBOLS_JAVA_FRAMES_H
+#define BPFPROF_SYMBOLS_JAVA_FRAMES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../lang/hotspot_names.h"
+#include "symbolizer.h"
+
+struct java_frames;
+
+struct java_frames *java_frames_new(void);
+void java_frames_free(struct java_frames *f);
+
+/*
+ * The entry of a chain of n frames, innermost first (as hotspot_names.h
+ * gives them; at most RESOLVED_MAX_DEPTH are kept, the outermost), added on
+ * first use; a negative errno (-ENOMEM).
+ */
+int64_t java_frames_intern(struct java_frames *f, const struct hotspot_frame *frames, int n);
+
+/* Names entry `index` into `out`; false for an index never handed out. */
+bool java_frames_resolve(const struct java_frames *f, uint64_t index, struct resolved_frame *out);
+
+size_t java_frames_count(const struct java_frames *f);
+
+#endif
