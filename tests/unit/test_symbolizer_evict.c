@@ -644,7 +644,7 @@ static bool subuids_of(unsigned owner, unsigned first)
  */
 static bool make_huge_dwarf(const char *copy, const char *path)
 {
-	char cmd[256];
+	char cmd[3 * PATH_MAX + 64];
 	uint64_t size = 280ull << 20;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx, at = 0;
@@ -693,7 +693,8 @@ static void test_dwarf_budget(void)
 	struct stat cst, ost, hst;
 	uint64_t one;
 	int64_t ids[4], huge_id;
-	char cmd[256];
+	/* Four paths: a build tree under a mktemp -d clone makes them long. */
+	char cmd[4 * PATH_MAX + 64];
 	bool subs;
 	int fd = mkstemp(copy);
 
