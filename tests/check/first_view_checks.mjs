@@ -3,7 +3,7 @@
 //
 // What a person sees first of `bpfprof -- spawner 50 20` (issue 28): the
 // tracks in the order the processes started, the launched command first and
-// selected (its main thread, or its busiest where the main thread barely ran); the 30 ms children that did little out of the first view but in
+// selected; the 30 ms children that did little out of the first view but in
 // the profile, and the number hidden said in Profile Info and on stderr; the
 // profile starting when the command does; Profile Info without "Main process
 // ended" or "Re-symbolicate profile"; kernel functions with a file, so that a
@@ -67,19 +67,9 @@ const defaultPids = new Set(threads.filter((t) => t.processType === 'default').m
 report.check(defaultPids.size === 1 && defaultPids.has(cmdPid),
 	     `the front-end draws the command's track first: it alone is processType "default" ` +
 		     `(pids: ${[...defaultPids].join(', ') || 'none'})`);
-// The command's main thread, unless it used under a tenth of the CPU of the
-// command's busiest thread (a JVM's launcher waits while its Java thread runs):
-// then that busiest thread (emit_plan.c selected_thread).
-const threadCpu = (t) => (t.samples.threadCPUDelta || []).reduce((a, b) => a + (b || 0), 0);
-const cmdCpu = threads.map((t, i) => ({ t, i, cpu: threadCpu(t) })).filter((x) => basePid(x.t.pid) === cmdPid);
-const mainT = cmdCpu.filter((x) => x.t.isMainThread).sort((a, b) => b.cpu - a.cpu)[0];
-const busiest = [...cmdCpu].sort((a, b) => b.cpu - a.cpu)[0];
-const want = mainT && (mainT === busiest || mainT.cpu >= busiest.cpu / 10) ? mainT : busiest;
 const t0 = threads[sel[0]];
-report.check(sel.length === 1 && want && sel[0] === want.i && vis.has(sel[0]),
-	     `the command's ${want === mainT ? 'main' : 'busiest'} thread is selected and shown ` +
-		     `(${t0 ? `${t0.name} ${t0.pid}/${t0.tid}` : 'none'}; main ${mainT ? Math.round(mainT.cpu / 1000) : '-'} ms, ` +
-		     `busiest ${busiest ? `${busiest.t.name} ${Math.round(busiest.cpu / 1000)} ms` : '-'} of CPU)`);
+report.check(sel.length === 1 && t0 && basePid(t0.pid) === cmdPid && t0.isMainThread && vis.has(sel[0]),
+	     `the command's main thread is selected and shown (${t0 ? `${t0.name} ${t0.pid}/${t0.tid}` : 'none'})`);
 
 report.section('short-lived children that did little start hidden, and are said to be');
 const children = procs.filter((p) => p.name === 'spawn-child');

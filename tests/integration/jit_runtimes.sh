@@ -85,6 +85,15 @@ for jdk in "${jdks[@]}"; do
 	node_check jit_checks.mjs --profile "$WORK/java_plain_$v.json.gz" --gzip --pid "$RT_PID" \
 		--func JitHot.bpfprofJavaInner --category Java --min-percent 60 ||
 		fail "$v: its compiled methods are not named from the JVM's own structures"
+	# The launcher's thread idles while the Java thread runs main(): the latter is selected at load.
+	"$NODE" -e 'const p = JSON.parse(require("zlib").gunzipSync(require("fs").readFileSync(process.argv[1])));
+		const cpu = (t) => (t.samples.threadCPUDelta || []).reduce((a, b) => a + (b || 0), 0);
+		const mine = p.threads.filter((t) => t.pid === process.argv[2]);
+		const busiest = mine.reduce((a, t) => (cpu(t) > cpu(a) ? t : a), mine[0]);
+		const sel = p.threads[p.meta.initialSelectedThreads[0]];
+		console.log(`   selected ${sel.name} ${sel.tid}, busiest ${busiest.name} ${busiest.tid}`);
+		process.exit(sel === busiest ? 0 : 1);' "$WORK/java_plain_$v.json.gz" "$RT_PID" ||
+		fail "$v: the JVM's busiest thread is not the one selected at load"
 done
 log "tested: node $("$JIT_NODE" --version), ${jdks[*]}"
 [ -z "${MISSING_JDK:-}" ] || log "not tested (missing): see MISSING above"

@@ -107,8 +107,8 @@ static int number_reused_pids(struct emit_plan *p, const struct model *m,
  * are its idle (workers waiting for work), and bpfprof's own are its poll
  * loop: neither is what a person looks for first, so only their CPU counts.
  * The selected thread is the one with the most CPU (the launched command's
- * main thread with -- COMMAND, or its busiest where the main thread barely
- * ran), never bpfprof itself when another ran.
+ * main thread with -- COMMAND, or its busiest where the main thread all but
+ * idled), never bpfprof itself when another ran.
  */
 #define VISIBLE_TARGETS_MAX 256
 #define VISIBLE_ALL_MAX	    24
@@ -120,12 +120,13 @@ struct thread_score {
 
 /*
  * Which thread starts selected: the launched command's main thread, unless
- * it barely ran beside another thread of the command (under a tenth of its
- * CPU: a JVM's launcher thread waits while the thread it started runs
- * main(), node's while its workers run), then that busiest thread; without
- * a command, the most CPU.
+ * it all but idled beside another thread of the command (under a fiftieth
+ * of its CPU: a JVM's launcher thread waits while the thread it started
+ * runs main()), then that busiest thread; without a command, the most CPU.
+ * A main thread that does some work (a shell or a spawner forking its
+ * children, a few percent of its busiest thread) stays the one selected.
  */
-#define IDLE_MAIN_SHARE 10
+#define IDLE_MAIN_SHARE 50
 
 struct selection {
 	uint32_t pos; /* the most CPU of all; UINT32_MAX: none yet */
