@@ -163,6 +163,21 @@ set_target_properties(bpfprof_workload_hotspot_probe PROPERTIES
 target_link_libraries(bpfprof_workload_hotspot_probe PRIVATE bpfprof_core)
 target_include_directories(bpfprof_workload_hotspot_probe PRIVATE ${CMAKE_SOURCE_DIR}/userspace)
 bpfprof_integration_test(hotspot_layout 300 TRUE hotspot_layout.sh)
+# A process claiming to be a JVM (issue 39): a libjvm.so of its own, run by a throw-away user.
+add_library(bpfprof_workload_fakejvm_lib SHARED ${BPFPROF_TESTS_DIR}/workloads/fakejvm_lib.c)
+set_target_properties(bpfprof_workload_fakejvm_lib PROPERTIES
+  OUTPUT_NAME jvm PREFIX lib LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads/fakejvm_lib
+  C_VISIBILITY_PRESET hidden)
+add_executable(bpfprof_workload_fakejvm ${BPFPROF_TESTS_DIR}/workloads/fakejvm.c)
+set_target_properties(bpfprof_workload_fakejvm PROPERTIES
+  OUTPUT_NAME fakejvm RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads)
+target_link_libraries(bpfprof_workload_fakejvm PRIVATE ${CMAKE_DL_LIBS})
+foreach(mode fakejvm_huge fakejvm_endless)
+  bpfprof_integration_test(hostile_${mode} 180 TRUE hostile_jvm.sh ${mode})
+  set_property(TEST integration.hostile_${mode} APPEND PROPERTY ENVIRONMENT
+    FAKEJVM=$<TARGET_FILE:bpfprof_workload_fakejvm>
+    FAKEJVM_LIB=$<TARGET_FILE:bpfprof_workload_fakejvm_lib>)
+endforeach()
 set_property(TEST integration.hotspot_layout APPEND PROPERTY ENVIRONMENT
   HOTSPOT_PROBE=$<TARGET_FILE:bpfprof_workload_hotspot_probe>)
 # JIT runtimes as people run them (issue 39): node --perf-prof's jitdump, the
