@@ -328,7 +328,8 @@ set_target_properties(bpfprof_workload_nofp PROPERTIES
   COMPILE_OPTIONS "-O2;-fomit-frame-pointer;-Wall;-Wextra"
   LINK_OPTIONS "")
 target_link_libraries(bpfprof_workload_nofp PRIVATE pthread)
-foreach(mode cfi fp evict)
+# auto: what --unwind auto chooses on this kernel; auto_old: on one before 6.1.
+foreach(mode cfi fp evict auto auto_old)
   bpfprof_integration_test(unwind_${mode} 120 TRUE unwind.sh ${mode})
   set_property(TEST integration.unwind_${mode} APPEND PROPERTY ENVIRONMENT
     NOFP=$<TARGET_FILE:bpfprof_workload_nofp>)

@@ -83,7 +83,23 @@
 require_root
 make_workdir
 
-MODE=${1:?usage: unwind.sh cfi|fp|evict [c|cpp|python|static|churn|late|vfork|cache|copy|nocfi|lru]}
+MODE=${1:?usage: unwind.sh cfi|fp|evict|auto|auto_old [c|cpp|python|static|churn|late|vfork|cache|copy|nocfi|lru]}
+# auto: --unwind auto, which must choose cfi on a kernel of 6.1 or later (uname says);
+# auto_old: the same on a kernel whose perf_event programs cannot use the walk's maps
+# (BPFPROF_TEST_NO_NOPREALLOC=1 answers as 6.0 would): frame pointers, said at -v.
+AUTO=
+case $MODE in
+auto)
+	AUTO=auto
+	IFS=. read -r kmaj kmin _ < <(uname -r)
+	if [ "$kmaj" -gt 6 ] || { [ "$kmaj" -eq 6 ] && [ "${kmin%%[!0-9]*}" -ge 1 ]; }; then MODE=cfi; else MODE=fp; fi
+	;;
+auto_old)
+	AUTO=auto
+	export BPFPROF_TEST_NO_NOPREALLOC=1
+	MODE=fp
+	;;
+esac
 LANG_=${2:-c}
 if [ "$LANG_" = cpp ]; then
 	: "${NOFP_CPP:?NOFP_CPP is not set}"
@@ -432,8 +448,13 @@ if [ "$MODE" = evict ]; then
 		--pid "$NOFP_PID" || fail "nofp lost its whole stacks while tables were evicted"
 	exit 0
 else
-	run_bpfprof 60 -v --unwind "$MODE" -o "$WORK/unwind.json.gz" -- "$NOFP" 2 "$DEPTH"
+	run_bpfprof 60 -v --unwind "${AUTO:-$MODE}" -o "$WORK/unwind.json.gz" -- "$NOFP" 2 "$DEPTH"
 	expect_success
+	if [ -n "${BPFPROF_TEST_NO_NOPREALLOC:-}" ]; then
+		grep -q "cannot use hash maps that are not preallocated (before Linux 6.1); unwinding with frame pointers" \
+			"$WORK/bpfprof.err" || fail "--unwind auto did not say why it fell back to frame pointers"
+		ok "--unwind auto on a kernel whose perf_event programs cannot use the walk's maps: frame pointers, said"
+	fi
 fi
 read -r _ _ _ pid _ depth _ reader < <(grep -m 1 "^nofp: truth pid " "$WORK/bpfprof.out")
 [[ $pid =~ ^[0-9]+$ && $reader =~ ^[0-9]+$ ]] && [ "$depth" = "$DEPTH" ] ||

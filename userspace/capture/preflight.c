@@ -10,6 +10,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include "../util/log.h"
@@ -93,10 +94,58 @@ bool preflight_find_vma_supported(void)
 	       libbpf_probe_bpf_helper(BPF_PROG_TYPE_RAW_TRACEPOINT, BPF_FUNC_find_vma, NULL) == 1;
 }
 
+/*
+ * Whether a perf_event program may use a hash map that is not preallocated:
+ * Linux 6.1 and later (bpf_mem_alloc). Before, the verifier refuses such a
+ * program ("perf_event programs can only use preallocated hash map"), and
+ * the CFI walk's per-process and per-file maps are not preallocated (a
+ * preallocated per-process map would take 160 MB). Probed by loading a
+ * two-instruction program that refers to such a map. Tests only:
+ * BPFPROF_TEST_NO_NOPREALLOC=1 answers no, as a 6.0 kernel would.
+ */
+static bool perf_event_noprealloc_hash(void)
+{
+	static int known = -1;
+	LIBBPF_OPTS(bpf_map_create_opts, mopts, .map_flags = BPF_F_NO_PREALLOC);
+	struct bpf_insn insns[4];
+	int map, prog;
+
+	if (known >= 0)
+		return known;
+	if (getenv("BPFPROF_TEST_NO_NOPREALLOC") &&
+	    !strcmp(getenv("BPFPROF_TEST_NO_NOPREALLOC"), "1"))
+		return (known = 0);
+	map = bpf_map_create(BPF_MAP_TYPE_HASH, "bpfprof_probe", 4, 4, 1, &mopts);
+	if (map < 0)
+		return (known = 0);
+	memset(insns, 0, sizeof(insns));
+	/* r1 = the map (ld_imm64, two slots); r0 = 0; exit */
+	insns[0].code = BPF_LD | BPF_DW | BPF_IMM;
+	insns[0].dst_reg = BPF_REG_1;
+	insns[0].src_reg = BPF_PSEUDO_MAP_FD;
+	insns[0].imm = map;
+	insns[2].code = BPF_ALU64 | BPF_MOV | BPF_K;
+	insns[2].dst_reg = BPF_REG_0;
+	insns[3].code = BPF_JMP | BPF_EXIT;
+	prog = bpf_prog_load(BPF_PROG_TYPE_PERF_EVENT, "bpfprof_probe", "GPL", insns, 4, NULL);
+	known = prog >= 0;
+	if (prog >= 0)
+		close(prog);
+	close(map);
+	return known;
+}
+
 int preflight_cfi_unwind_supported(void)
 {
 #if defined(__x86_64__)
 	static const enum bpf_func_id helpers[] = { BPF_FUNC_loop, BPF_FUNC_task_pt_regs };
+
+	if (!perf_event_noprealloc_hash()) {
+		log_debug(
+			"--unwind auto: the kernel's perf_event programs cannot use hash maps that "
+			"are not preallocated (before Linux 6.1); unwinding with frame pointers");
+		return 0;
+	}
 
 	for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++)
 		if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, helpers[i], NULL) != 1) {
