@@ -103,7 +103,7 @@ bool preflight_find_vma_supported(void)
  * two-instruction program that refers to such a map. Tests only:
  * BPFPROF_TEST_NO_NOPREALLOC=1 answers no, as a 6.0 kernel would.
  */
-static bool perf_event_noprealloc_hash(void)
+bool preflight_noprealloc_hash_supported(void)
 {
 	static int known = -1;
 	LIBBPF_OPTS(bpf_map_create_opts, mopts, .map_flags = BPF_F_NO_PREALLOC);
@@ -140,7 +140,7 @@ int preflight_cfi_unwind_supported(void)
 #if defined(__x86_64__)
 	static const enum bpf_func_id helpers[] = { BPF_FUNC_loop, BPF_FUNC_task_pt_regs };
 
-	if (!perf_event_noprealloc_hash()) {
+	if (!preflight_noprealloc_hash_supported()) {
 		log_debug(
 			"--unwind auto: the kernel's perf_event programs cannot use hash maps that "
 			"are not preallocated (before Linux 6.1); unwinding with frame pointers");

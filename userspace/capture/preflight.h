@@ -29,5 +29,11 @@ bool preflight_find_vma_supported(void);
  * perf_event programs have bpf_loop (5.17) and bpf_task_pt_regs (5.15).
  */
 int preflight_cfi_unwind_supported(void);
+/*
+ * Whether a perf_event program may use a hash map that is not preallocated
+ * (Linux 6.1 and later); probed once. Tests only: BPFPROF_TEST_NO_NOPREALLOC=1
+ * answers no.
+ */
+bool preflight_noprealloc_hash_supported(void);
 
 #endif

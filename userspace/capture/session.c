@@ -294,6 +294,30 @@ static uint32_t file_maps_capacity(void)
 	return n && n < 16384 ? (uint32_t)n : 0;
 }
 
+/*
+ * Without the CFI walk, on a kernel whose perf_event programs may use only
+ * preallocated hash maps (before 6.1): the walk's hash maps are still
+ * referenced by on_sample, and the verifier refuses the whole program for
+ * them, so they become preallocated maps of one entry, never used.
+ */
+static void preallocate_unused_maps(struct session *s)
+{
+	struct bpf_map *map;
+
+	if (preflight_noprealloc_hash_supported())
+		return;
+	bpf_object__for_each_map(map, s->skel->obj)
+	{
+		enum bpf_map_type type = bpf_map__type(map);
+
+		if ((type == BPF_MAP_TYPE_HASH || type == BPF_MAP_TYPE_PERCPU_HASH) &&
+		    (bpf_map__map_flags(map) & BPF_F_NO_PREALLOC)) {
+			bpf_map__set_map_flags(map, bpf_map__map_flags(map) & ~BPF_F_NO_PREALLOC);
+			bpf_map__set_max_entries(map, 1);
+		}
+	}
+}
+
 /* How long the start waits for the first tables (all of them, on an ordinary machine). */
 #define UNWIND_SETTLE_MS 2000
 
@@ -438,6 +462,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	} else {
 		/* No tables: the rules' 512 KiB are not preallocated for nothing. */
 		bpf_map__set_max_entries(s->skel->maps.unwind_rules, 1);
+		preallocate_unused_maps(s);
 	}
 	s->skel->rodata->offcpu_stack_interval_ns =
 		1000000000ULL / (cfg->freq_hz ? cfg->freq_hz : 1);
