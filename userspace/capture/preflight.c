@@ -135,7 +135,8 @@ bool preflight_noprealloc_hash_supported(void)
 	return known;
 }
 
-int preflight_cfi_unwind_supported(void)
+/* The answer, probed and said once (the recording and the session both ask). */
+static int cfi_unwind_probe(void)
 {
 #if defined(__x86_64__)
 	static const enum bpf_func_id helpers[] = { BPF_FUNC_loop, BPF_FUNC_task_pt_regs };
@@ -158,4 +159,13 @@ int preflight_cfi_unwind_supported(void)
 #else
 	return 0;
 #endif
+}
+
+int preflight_cfi_unwind_supported(void)
+{
+	static int known = -1;
+
+	if (known < 0)
+		known = cfi_unwind_probe();
+	return known;
 }

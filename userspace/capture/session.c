@@ -457,7 +457,8 @@ int session_open(struct session *s, const struct session_config *cfg)
 		}
 		if (file_maps_capacity()) {
 			bpf_map__set_max_entries(s->skel->maps.unwind_files, file_maps_capacity());
-			bpf_map__set_max_entries(s->skel->maps.unwind_no_table, file_maps_capacity());
+			bpf_map__set_max_entries(s->skel->maps.unwind_no_table,
+						 file_maps_capacity());
 		}
 	} else {
 		/* No tables: the rules' 512 KiB are not preallocated for nothing. */
