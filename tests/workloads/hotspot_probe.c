@@ -71,7 +71,6 @@ static int find_exports(pid_t pid, uint64_t exports[HS_EXPORT_COUNT])
 		const struct map_entry *e = &maps.data[i];
 		const char *base = strrchr(e->path, '/');
 		char link[96];
-		size_t nph;
 		Elf *elf;
 		int fd;
 
@@ -81,22 +80,9 @@ static int find_exports(pid_t pid, uint64_t exports[HS_EXPORT_COUNT])
 			 e->start, e->end);
 		fd = open(link, O_RDONLY | O_CLOEXEC);
 		elf = fd >= 0 ? elf_open_fd(fd) : NULL;
-		if (elf && hotspot_exports_find(elf, exports) && !elf_getphdrnum(elf, &nph)) {
-			for (size_t k = 0; k < nph; k++) {
-				GElf_Phdr ph;
-				uint64_t bias;
-
-				if (!gelf_getphdr(elf, (int)k, &ph) || ph.p_type != PT_LOAD ||
-				    e->pgoff < ph.p_offset || e->pgoff >= ph.p_offset + ph.p_filesz)
-					continue;
-				bias = e->start - (ph.p_vaddr + (e->pgoff - ph.p_offset));
-				for (int x = 0; x < HS_EXPORT_COUNT; x++)
-					if (exports[x])
-						exports[x] += bias;
-				printf("libjvm %s\n", e->path);
-				found = 0;
-				break;
-			}
+		if (elf && !hotspot_exports_mapped(elf, e->start, e->pgoff, exports)) {
+			printf("libjvm %s\n", e->path);
+			found = 0;
 		}
 		if (elf)
 			elf_end(elf);

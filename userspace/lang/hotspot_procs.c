@@ -268,7 +268,6 @@ static int read_exports(struct hotspot_procs *hp, const struct jvm *jvm,
 {
 	char link[PATH_MAX];
 	int fd, err = -ENOENT;
-	size_t nph;
 	Elf *elf;
 
 	snprintf(link, sizeof(link), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, hp->proc_root,
@@ -277,23 +276,8 @@ static int read_exports(struct hotspot_procs *hp, const struct jvm *jvm,
 	if (fd < 0)
 		return -errno;
 	elf = elf_open_fd(fd);
-	if (elf && hotspot_exports_find(elf, exports) && !elf_getphdrnum(elf, &nph)) {
-		for (size_t k = 0; k < nph; k++) {
-			GElf_Phdr ph;
-			uint64_t bias;
-
-			if (!gelf_getphdr(elf, (int)k, &ph) || ph.p_type != PT_LOAD ||
-			    jvm->jvm_pgoff < ph.p_offset ||
-			    jvm->jvm_pgoff >= ph.p_offset + ph.p_filesz)
-				continue;
-			bias = jvm->jvm_start - (ph.p_vaddr + (jvm->jvm_pgoff - ph.p_offset));
-			for (int x = 0; x < HS_EXPORT_COUNT; x++)
-				if (exports[x])
-					exports[x] += bias;
-			err = 0;
-			break;
-		}
-	}
+	if (elf)
+		err = hotspot_exports_mapped(elf, jvm->jvm_start, jvm->jvm_pgoff, exports);
 	if (elf)
 		elf_end(elf);
 	close(fd);

@@ -74,6 +74,30 @@ bool hotspot_exports_find(Elf *elf, uint64_t vaddr[HS_EXPORT_COUNT])
 	return vaddr[HS_STRUCTS] != 0;
 }
 
+int hotspot_exports_mapped(Elf *elf, uint64_t map_start, uint64_t map_pgoff,
+			   uint64_t exports[HS_EXPORT_COUNT])
+{
+	size_t nph;
+
+	if (!hotspot_exports_find(elf, exports) || elf_getphdrnum(elf, &nph))
+		return -ENOENT;
+	/* The bias: where the PT_LOAD holding the mapping's file offset landed. */
+	for (size_t k = 0; k < nph; k++) {
+		GElf_Phdr ph;
+		uint64_t bias;
+
+		if (!gelf_getphdr(elf, (int)k, &ph) || ph.p_type != PT_LOAD ||
+		    map_pgoff < ph.p_offset || map_pgoff >= ph.p_offset + ph.p_filesz)
+			continue;
+		bias = map_start - (ph.p_vaddr + (map_pgoff - ph.p_offset));
+		for (int x = 0; x < HS_EXPORT_COUNT; x++)
+			if (exports[x])
+				exports[x] += bias;
+		return 0;
+	}
+	return -ENOENT;
+}
+
 /* ---- reading ----------------------------------------------------------------- */
 
 struct reader {

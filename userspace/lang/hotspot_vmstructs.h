@@ -61,6 +61,12 @@ extern const char *const hotspot_export_names[HS_EXPORT_COUNT];
  * gHotSpotVMStructs (no JVM, or one too old).
  */
 bool hotspot_exports_find(Elf *elf, uint64_t vaddr[HS_EXPORT_COUNT]);
+/*
+ * The same as addresses in a process that maps the file's offset
+ * map_pgoff at map_start (its load bias applied). 0, or -ENOENT.
+ */
+int hotspot_exports_mapped(Elf *elf, uint64_t map_start, uint64_t map_pgoff,
+			   uint64_t exports[HS_EXPORT_COUNT]);
 
 /* Bounds on what a JVM's tables may claim (a real one: under 1000 entries a table). */
 #define HOTSPOT_MAX_ENTRIES (1u << 14)
