@@ -116,6 +116,9 @@ static int read_major(struct deriver *d, hotspot_read_fn read, void *ctx, unsign
 		say_missing(d, "Abstract_VM_Version", "_vm_major_version");
 		return 0;
 	}
+	/* 0: the VM is not started yet (the version is set as it starts). */
+	if (*major == 0)
+		return -EAGAIN;
 	/* HotSpot since JDK 9 exports what is used here; older ones say 1 (1.8). */
 	if (*major < 9)
 		say_missing(d, "JDK_Version", "_major (JDK 9 or later)");

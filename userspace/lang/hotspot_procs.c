@@ -23,6 +23,8 @@
 #define READ_DEADLINE_MS 500
 /* A JVM whose code heaps are not set up yet (it is starting) is read again after this. */
 #define RETRY_NS	 (200ull * 1000 * 1000)
+/* A JVM whose tables read as broken is asked this many times (5 s) before it is given up. */
+#define LOAD_TRIES	 25
 /* Back-steps through a segment map to a block's start: HotSpot keeps them short. */
 #define SEGMAP_STEPS	 64
 #define MAX_HEAPS	 16
@@ -51,6 +53,7 @@ struct jvm {
 	uint64_t exited_ns;			/* when its exit was seen; 0 while it runs */
 	uint64_t jvm_start, jvm_end, jvm_pgoff; /* libjvm.so's mapping, to open and bias it */
 	uint64_t tried_ns;
+	unsigned load_tries; /* reads of its tables that failed */
 	struct hotspot_jvm j;
 	uint64_t code_lo, code_hi;
 	struct heap heaps[MAX_HEAPS];
@@ -344,6 +347,15 @@ static void load(struct hotspot_procs *hp, struct jvm *jvm)
 		hotspot_vmstructs_free(vm);
 		if (err == -ETIMEDOUT || err == -EBUSY)
 			return; /* a stalled read: maybe next time */
+		/*
+		 * Met while libjvm.so is still being loaded or the VM created
+		 * (its strides are set by its initialisers and its version by
+		 * the VM's start, zero until then: -EAGAIN), the JVM is asked
+		 * again, for
+		 * LOAD_TRIES tries, before it is taken to be no JVM of ours.
+		 */
+		if (err == -EAGAIN && ++jvm->load_tries < LOAD_TRIES)
+			return;
 		if (err) {
 			jvm->state = JVM_FAILED;
 			log_info("the JVM of process %u is not read (%s%s%s); its compiled code "

@@ -166,8 +166,10 @@ static int table_of(const struct reader *r, const uint64_t *ex, enum hotspot_exp
 	    (err = read_u64(r, ex[stride], &t->stride)) ||
 	    (err = read_u64(r, ex[name_off], &t->name_off)))
 		return err;
-	if (!t->base || !t->stride || t->stride > HOTSPOT_MAX_STRIDE ||
-	    !member_fits(t->name_off, 8, t->stride))
+	/* Zero: libjvm's initialisers have not run yet. */
+	if (!t->base || !t->stride)
+		return -EAGAIN;
+	if (t->stride > HOTSPOT_MAX_STRIDE || !member_fits(t->name_off, 8, t->stride))
 		return -EINVAL;
 	return 0;
 }

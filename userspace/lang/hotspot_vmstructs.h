@@ -79,9 +79,10 @@ struct hotspot_vmstructs;
 /*
  * Read the four tables. `exports` holds each variable's address in the
  * JVM (0: not exported; the tables and strides are required). 0, or
- * -EINVAL (a table breaks a bound: an unterminated table, a stride too
- * large for its members, a name without its NUL), -ENOENT (an export is
- * missing), -ENOMEM, or the read's error.
+ * -EAGAIN (a table pointer or stride still zero: libjvm's initialisers have
+ * not run yet), -EINVAL (a table breaks a bound: an unterminated table, a
+ * stride too large for its members, a name without its NUL), -ENOENT (an
+ * export is missing), -ENOMEM, or the read's error.
  */
 int hotspot_vmstructs_read(const uint64_t exports[HS_EXPORT_COUNT], hotspot_read_fn read, void *ctx,
 			   struct hotspot_vmstructs **out);
@@ -147,7 +148,8 @@ struct hotspot_layout {
 };
 
 /*
- * Derive the layout. 0, or -ENOTSUP with the first field or constant not
+ * Derive the layout. 0, -EAGAIN while the VM has not set its version (it
+ * is starting), or -ENOTSUP with the first field or constant not
  * found (or out of its type's bounds) in `missing`, for the one line that
  * says which JVM cannot be read, or the read's error (the JDK version is
  * read from the JVM's memory).
