@@ -232,8 +232,11 @@ EOC
 import { Profile } from "'"$CHECK_DIR"'/profile.mjs";
 const p = Profile.fromFile(process.argv[1]);
 const runs = [];
+// Each image on its own: the shell child that execs fatC can be sampled
+// before its exec (a slow fork), and is then an image "PID" of its own
+// before the image "PID.1" that runs fatC.
 for (const pid of p.pids()) {
-	const threads = p.threadsOfProcess(pid);
+	const threads = p.threadsOf(pid);
 	if (!threads.length || !/^fat[ABC]$/.test(threads[0].name))
 		continue;
 	const seen = [];
