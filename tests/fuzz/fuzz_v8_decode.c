@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * A V8 heap as any process may fake it (or V8's GC may leave it while we
+ * read): the input is the memory, read as node 20's layout; strings,
+ * lines, ScopeInfo names, position tables and inlining positions decoded
+ * from it (lang/v8_decode.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../unit/v8_node20.h"
+#include "fuzz_util.h"
+#include "lang/v8_decode.h"
+
+#define BASE 0x100000ull
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static struct v8_meta meta;
+	static int loaded;
+	struct fuzz_image img = { data, size, BASE };
+	struct v8_heap h = { &meta, fuzz_read_image, &img };
+	uint64_t words[16] = { 0 }, pos, caller;
+	char name[128];
+	int32_t start, fid;
+
+	if (!loaded) {
+		if (v8_meta_from_syms(node20, NODE20_N, &meta, NULL, 0))
+			abort();
+		loaded = 1;
+	}
+	if (size < 8)
+		return 0;
+	for (size_t off = 0; off + 8 <= size && off < 256; off += 8) {
+		uint64_t tagged = BASE + off + 1;
+
+		v8_string(&h, tagged, name, sizeof(name));
+		v8_script_line(&h, tagged, (int32_t)(data[off] | data[off + 1] << 8));
+	}
+	memcpy(words, data, size < sizeof(words) ? size : sizeof(words));
+	v8_scope_info_name(&h, words, name, sizeof(name), &start);
+	v8_spt_position(data, size, (int64_t)(data[0] | data[1] << 8), &pos);
+	v8_inlining_entry(data, size, data[2], &caller, &fid);
+	return 0;
+}
