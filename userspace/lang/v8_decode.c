@@ -40,8 +40,9 @@ int v8_spt_position(const uint8_t *table, size_t len, int64_t target, uint64_t *
 		if (!vlq(table, len, &i, &dc) || !vlq(table, len, &i, &dp))
 			break;
 		/* A negative code delta marks an expression (not a statement) position. */
-		code += dc >= 0 ? dc : -(dc + 1);
-		p += dp;
+		/* Wrapping sums: a fake table's huge deltas stay defined. */
+		code = (int64_t)((uint64_t)code + (uint64_t)(dc >= 0 ? dc : -(dc + 1)));
+		p = (int64_t)((uint64_t)p + (uint64_t)dp);
 		if (code > target)
 			break;
 		*pos = (uint64_t)p;

@@ -419,7 +419,8 @@ struct collected {
 	struct v8_sym syms[V8_MAX_SYMS];
 	char *names[V8_MAX_SYMS];
 	size_t n;
-	bool full; /* V8_MAX_SYMS reached: a fake file's flood */
+	bool full;	   /* V8_MAX_SYMS reached: a fake file's flood */
+	uint64_t blob_off; /* the blob's file offset */
 };
 
 static bool have(const struct collected *c, const char *name)
@@ -462,9 +463,16 @@ static void collect(Elf *elf, Elf64_Word type, struct collected *c)
 				c->full = true;
 				return;
 			}
-			if (address_only(name))
+			if (address_only(name)) {
+				Elf_Scn *at = elf_getscn(elf, sym.st_shndx);
+				GElf_Shdr ash;
+
 				c->syms[c->n].value = (int64_t)sym.st_value;
-			else if (sym_int(elf, &sym, &v))
+				if (at && gelf_getshdr(at, &ash) && ash.sh_type != SHT_NOBITS &&
+				    sym.st_value >= ash.sh_addr &&
+				    sym.st_value - ash.sh_addr < ash.sh_size)
+					c->blob_off = ash.sh_offset + (sym.st_value - ash.sh_addr);
+			} else if (sym_int(elf, &sym, &v))
 				continue;
 			else
 				c->syms[c->n].value = v;
@@ -496,6 +504,8 @@ int v8_meta_from_elf(Elf *elf, struct v8_meta *m, char *why, size_t why_len)
 		err = -ENOTSUP;
 	} else {
 		err = v8_meta_from_syms(c->syms, c->n, m, why, why_len);
+		if (!err && m->blob_lo)
+			m->blob_file_off = c->blob_off;
 	}
 	for (size_t i = 0; i < c->n; i++)
 		free(c->names[i]);

@@ -44,6 +44,7 @@ struct v8_meta {
 	/* The embedded builtins blob, ELF addresses of the file read (before load bias); 0:
 	 * unknown. */
 	uint64_t blob_lo, blob_hi;
+	uint64_t blob_file_off; /* where the blob is in the file (v8_meta_from_elf); 0: unknown */
 
 	/* Slots of a JS frame, bytes from its fp. */
 	int32_t fp_context, fp_function, fp_bytecode_array, fp_bytecode_offset;
