@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# node's JS frames named with no flags (issue 39): node runs hot.js (three
+# nested hot functions) and v8_probe, as bpfprof will, reads V8's metadata
+# from node's file, takes the code ranges and fp offsets BPF captures,
+# interrupts node's main thread PROBES times and names each V8 frame of its
+# rbp chain from the words at those offsets. In most probes (more than
+# half: the workload spends nearly all its time in the three functions;
+# V8's optimizer and node's event loop take the rest) all three functions
+# must be named, innermost first, with hot.js's absolute path and a line
+# in each one's own body, read from hot.js itself.
+#
+# V8_PROBE comes from ctest; NODE defaults to `command -v node`, HOT_JS to
+# tests/workloads/hot.js next to this script.
+. "$(dirname "$0")/common.sh"
+require_root
+make_workdir
+
+: "${V8_PROBE:?V8_PROBE is not set}"
+NODE_BIN=$(command -v "${NODE:-node}") || fail "node is not installed; it runs the workload"
+HOT_JS=${HOT_JS:-$(cd "$(dirname "$0")/../workloads" && pwd)/hot.js}
+PROBES=12
+NODE_PID=
+cleanup() {
+	[ -n "$NODE_PID" ] && kill -KILL "$NODE_PID" 2>/dev/null
+}
+trap cleanup EXIT
+
+# Each function's body: from its own line to the next one's.
+body() {
+	local first last
+	first=$(grep -n "^function $1(" "$HOT_JS" | cut -d: -f1)
+	last=$(grep -n "^function $2(" "$HOT_JS" | cut -d: -f1)
+	[ -n "$first" ] && [ -n "$last" ] || fail "$HOT_JS is not the workload this test knows"
+	echo "$first $last"
+}
+read -r INNER_FIRST INNER_END < <(body bpfprofJsInner bpfprofJsMiddle)
+read -r MIDDLE_FIRST MIDDLE_END < <(body bpfprofJsMiddle bpfprofJsOuter)
+read -r OUTER_FIRST OUTER_END < <(body bpfprofJsOuter tick)
+
+"$NODE_BIN" "$HOT_JS" 30 >"$WORK/hot.out" 2>"$WORK/hot.err" &
+NODE_PID=$!
+for ((i = 0; i < 200; i++)); do
+	[ -s "$WORK/hot.out" ] && break
+	sleep 0.05
+done
+[ "$(head -n 1 "$WORK/hot.out")" = "$NODE_PID" ] || fail "hot.js did not start: $(cat "$WORK/hot.err")"
+# V8 optimizes the functions within their first few hundred calls (milliseconds).
+sleep 1
+
+log "\$ v8_probe $NODE_PID $PROBES ($("$NODE_BIN" --version))"
+"$V8_PROBE" "$NODE_PID" "$PROBES" >"$WORK/probe.txt" 2>"$WORK/probe.err"
+status=$?
+indent <"$WORK/probe.txt" | head -n 40
+[ "$status" -eq 0 ] || fail "v8_probe failed (exit status $status): $(cat "$WORK/probe.err")"
+grep -q '^offsets -8 -16 -40 -32$' "$WORK/probe.txt" ||
+	fail "the fp offsets are not node 20's (context -8, function -16, bytecode offset -40, bytecode array -32)"
+
+# Per probe: its JS frames, in order, as "name:line" where the file is hot.js.
+named=0
+for ((p = 0; p < PROBES; p++)); do
+	frames=$(awk -v p="$p" -v f="$HOT_JS" '
+		/^probe / { on = ($2 == p); next }
+		on && /^js / { split($3, a, ":"); if (a[1] == f) printf "%s:%s ", $2, a[2] }' "$WORK/probe.txt")
+	if [[ $frames =~ bpfprofJsInner:([0-9]+)\ bpfprofJsMiddle:([0-9]+)\ bpfprofJsOuter:([0-9]+) ]]; then
+		i=${BASH_REMATCH[1]} m=${BASH_REMATCH[2]} o=${BASH_REMATCH[3]}
+		if ((i > INNER_FIRST && i < INNER_END && m > MIDDLE_FIRST && m < MIDDLE_END &&
+			o > OUTER_FIRST && o < OUTER_END)); then
+			named=$((named + 1))
+		else
+			log "probe $p: lines out of the functions' bodies: $frames"
+		fi
+	else
+		log "probe $p: not all three named: $frames"
+	fi
+done
+((named * 2 > PROBES)) || fail "only $named of $PROBES probes name bpfprofJsInner <- bpfprofJsMiddle <- bpfprofJsOuter in $HOT_JS with their lines"
+ok "$named of $PROBES probes name the three nested functions, innermost first, with $HOT_JS and lines in their bodies"
