@@ -9,7 +9,9 @@
 # half: the workload spends nearly all its time in the three functions;
 # V8's optimizer and node's event loop take the rest) all three functions
 # must be named, innermost first, with hot.js's absolute path and a line
-# in each one's own body, read from hot.js itself.
+# in each one's own body, read from hot.js itself: with no flags (V8's
+# optimized code, the functions inlined), and with flags that keep them
+# interpreted, or in baseline (Sparkplug) code.
 #
 # V8_PROBE comes from ctest; NODE defaults to `command -v node`, HOT_JS to
 # tests/workloads/hot.js next to this script.
@@ -39,41 +41,55 @@ read -r INNER_FIRST INNER_END < <(body bpfprofJsInner bpfprofJsMiddle)
 read -r MIDDLE_FIRST MIDDLE_END < <(body bpfprofJsMiddle bpfprofJsOuter)
 read -r OUTER_FIRST OUTER_END < <(body bpfprofJsOuter tick)
 
-"$NODE_BIN" "$HOT_JS" 30 >"$WORK/hot.out" 2>"$WORK/hot.err" &
-NODE_PID=$!
-for ((i = 0; i < 200; i++)); do
-	[ -s "$WORK/hot.out" ] && break
-	sleep 0.05
-done
-[ "$(head -n 1 "$WORK/hot.out")" = "$NODE_PID" ] || fail "hot.js did not start: $(cat "$WORK/hot.err")"
-# V8 optimizes the functions within their first few hundred calls (milliseconds).
-sleep 1
+# probe_tier NAME MIN_LINE_AT_FIRST FLAG...: node runs hot.js with FLAGs
+# (none: V8's own choice, optimized code), probed PROBES times. With
+# MIN_LINE_AT_FIRST 1, a function's first line counts as in its body:
+# baseline code is named by its function's first line.
+probe_tier() {
+	local name=$1 at_first=$2 named=0 frames i m o
+	shift 2
+	"$NODE_BIN" "$@" "$HOT_JS" 30 >"$WORK/$name.out" 2>"$WORK/$name.err" &
+	NODE_PID=$!
+	for ((i = 0; i < 200; i++)); do
+		[ -s "$WORK/$name.out" ] && break
+		sleep 0.05
+	done
+	[ "$(head -n 1 "$WORK/$name.out")" = "$NODE_PID" ] || fail "$name: hot.js did not start: $(cat "$WORK/$name.err")"
+	# V8 compiles the functions within their first few hundred calls (milliseconds).
+	sleep 1
 
-log "\$ v8_probe $NODE_PID $PROBES ($("$NODE_BIN" --version))"
-"$V8_PROBE" "$NODE_PID" "$PROBES" >"$WORK/probe.txt" 2>"$WORK/probe.err"
-status=$?
-indent <"$WORK/probe.txt" | head -n 40
-[ "$status" -eq 0 ] || fail "v8_probe failed (exit status $status): $(cat "$WORK/probe.err")"
-grep -q '^offsets -8 -16 -40 -32$' "$WORK/probe.txt" ||
-	fail "the fp offsets are not node 20's (context -8, function -16, bytecode offset -40, bytecode array -32)"
+	log "\$ v8_probe $NODE_PID $PROBES ($name: node $* $("$NODE_BIN" --version))"
+	"$V8_PROBE" "$NODE_PID" "$PROBES" >"$WORK/$name.probe" 2>"$WORK/probe.err"
+	status=$?
+	kill -KILL "$NODE_PID"
+	wait "$NODE_PID" 2>/dev/null
+	NODE_PID=
+	grep -E '^(range|offsets|probe 0)|^js .*hot\.js' "$WORK/$name.probe" | head -n 12 | indent
+	[ "$status" -eq 0 ] || fail "$name: v8_probe failed (exit status $status): $(cat "$WORK/probe.err")"
+	grep -q '^offsets -8 -16 -40 -32$' "$WORK/$name.probe" ||
+		fail "the fp offsets are not node 20's (context -8, function -16, bytecode offset -40, bytecode array -32)"
 
-# Per probe: its JS frames, in order, as "name:line" where the file is hot.js.
-named=0
-for ((p = 0; p < PROBES; p++)); do
-	frames=$(awk -v p="$p" -v f="$HOT_JS" '
-		/^probe / { on = ($2 == p); next }
-		on && /^js / { split($3, a, ":"); if (a[1] == f) printf "%s:%s ", $2, a[2] }' "$WORK/probe.txt")
-	if [[ $frames =~ bpfprofJsInner:([0-9]+)\ bpfprofJsMiddle:([0-9]+)\ bpfprofJsOuter:([0-9]+) ]]; then
-		i=${BASH_REMATCH[1]} m=${BASH_REMATCH[2]} o=${BASH_REMATCH[3]}
-		if ((i > INNER_FIRST && i < INNER_END && m > MIDDLE_FIRST && m < MIDDLE_END &&
-			o > OUTER_FIRST && o < OUTER_END)); then
-			named=$((named + 1))
+	# Per probe: its JS frames of hot.js, in order, as "name:line".
+	for ((p = 0; p < PROBES; p++)); do
+		frames=$(awk -v p="$p" -v f="$HOT_JS" '
+			/^probe / { on = ($2 == p); next }
+			on && /^js / { split($3, a, ":"); if (a[1] == f) printf "%s:%s ", $2, a[2] }' "$WORK/$name.probe")
+		if [[ $frames =~ bpfprofJsInner:([0-9]+)\ bpfprofJsMiddle:([0-9]+)\ bpfprofJsOuter:([0-9]+) ]]; then
+			i=${BASH_REMATCH[1]} m=${BASH_REMATCH[2]} o=${BASH_REMATCH[3]}
+			if ((i + at_first > INNER_FIRST && i < INNER_END && m + at_first > MIDDLE_FIRST &&
+				m < MIDDLE_END && o + at_first > OUTER_FIRST && o < OUTER_END)); then
+				named=$((named + 1))
+			else
+				log "$name: probe $p: lines out of the functions' bodies: $frames"
+			fi
 		else
-			log "probe $p: lines out of the functions' bodies: $frames"
+			log "$name: probe $p: not all three named: $frames"
 		fi
-	else
-		log "probe $p: not all three named: $frames"
-	fi
-done
-((named * 2 > PROBES)) || fail "only $named of $PROBES probes name bpfprofJsInner <- bpfprofJsMiddle <- bpfprofJsOuter in $HOT_JS with their lines"
-ok "$named of $PROBES probes name the three nested functions, innermost first, with $HOT_JS and lines in their bodies"
+	done
+	((named * 2 > PROBES)) || fail "$name: only $named of $PROBES probes name bpfprofJsInner <- bpfprofJsMiddle <- bpfprofJsOuter in $HOT_JS with their lines"
+	ok "$name: $named of $PROBES probes name the three nested functions, innermost first, with $HOT_JS and lines in their bodies"
+}
+
+probe_tier optimized 0
+probe_tier interpreted 0 --no-opt --no-sparkplug
+probe_tier baseline 1 --no-opt --always-sparkplug
