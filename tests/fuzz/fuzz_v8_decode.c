@@ -27,6 +27,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!loaded) {
 		if (v8_meta_from_syms(node20, NODE20_N, &meta, NULL, 0))
 			abort();
+		/* Bytecode sizes of every shape, zero (no bytecode) included. */
+		meta.nbytecodes = 198;
+		for (int s = 0; s < 3; s++)
+			for (int b = 0; b < 256; b++)
+				meta.bytecode_sizes[s][b] = (uint8_t)((b * (s + 1)) % 11);
 		loaded = 1;
 	}
 	if (size < 8)
@@ -41,5 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	v8_scope_info_name(&h, words, name, sizeof(name), &start);
 	v8_spt_position(data, size, (int64_t)(data[0] | data[1] << 8), &pos);
 	v8_inlining_entry(data, size, data[2], &caller, &fid);
+	v8_baseline_offset(&meta, data, size / 2, data + size / 2, size - size / 2,
+			   (uint64_t)data[3] << data[4] % 16, &start);
 	return 0;
 }

@@ -41,10 +41,12 @@ read -r INNER_FIRST INNER_END < <(body bpfprofJsInner bpfprofJsMiddle)
 read -r MIDDLE_FIRST MIDDLE_END < <(body bpfprofJsMiddle bpfprofJsOuter)
 read -r OUTER_FIRST OUTER_END < <(body bpfprofJsOuter tick)
 
-# probe_tier NAME MIN_LINE_AT_FIRST FLAG...: node runs hot.js with FLAGs
-# (none: V8's own choice, optimized code), probed PROBES times. With
-# MIN_LINE_AT_FIRST 1, a function's first line counts as in its body:
-# baseline code is named by its function's first line.
+# probe_tier NAME AT_FIRST FLAG...: node runs hot.js with FLAGs (none: V8's
+# own choice, optimized code), probed PROBES times. With AT_FIRST 1, the
+# innermost function's first line counts as in its body: a baseline frame
+# interrupted in a builtin that its code called without a frame of its own
+# (an operation's stub) is named by its function's first line, its pc
+# being the builtin's; its callers' lines come from their return addresses.
 probe_tier() {
 	local name=$1 at_first=$2 named=0 frames i m o
 	shift 2
@@ -76,8 +78,8 @@ probe_tier() {
 			on && /^js / { split($3, a, ":"); if (a[1] == f) printf "%s:%s ", $2, a[2] }' "$WORK/$name.probe")
 		if [[ $frames =~ bpfprofJsInner:([0-9]+)\ bpfprofJsMiddle:([0-9]+)\ bpfprofJsOuter:([0-9]+) ]]; then
 			i=${BASH_REMATCH[1]} m=${BASH_REMATCH[2]} o=${BASH_REMATCH[3]}
-			if ((i + at_first > INNER_FIRST && i < INNER_END && m + at_first > MIDDLE_FIRST &&
-				m < MIDDLE_END && o + at_first > OUTER_FIRST && o < OUTER_END)); then
+			if ((i + at_first > INNER_FIRST && i < INNER_END && m > MIDDLE_FIRST &&
+				m < MIDDLE_END && o > OUTER_FIRST && o < OUTER_END)); then
 				named=$((named + 1))
 			else
 				log "$name: probe $p: lines out of the functions' bodies: $frames"

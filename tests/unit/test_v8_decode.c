@@ -207,6 +207,41 @@ static void test_inlining(void)
 	CHECK_EQ_INT(v8_inlining_entry(d, sizeof(d), 0, &got, &gid), -EINVAL);
 }
 
+static void test_baseline_offsets(void)
+{
+	struct v8_meta m = meta;
+	/* A prologue of 10 bytes of code, then 4, 6 and 2 for the bytecodes. */
+	const uint8_t table[] = { 10, 4, 6, 2 };
+	/* Bytecode 5 (3 bytes; 5 wide), 6 (1), Wide 5 (1 + 5), 6. */
+	const uint8_t code[] = { 5, 1, 2, 6, 0, 5, 1, 1, 2, 2, 6 };
+	int32_t off = 99;
+
+	m.nbytecodes = 198;
+	memset(m.bytecode_sizes, 0, sizeof(m.bytecode_sizes));
+	m.bytecode_sizes[0][5] = 3;
+	m.bytecode_sizes[1][5] = 5;
+	m.bytecode_sizes[2][5] = 9;
+	m.bytecode_sizes[0][6] = 1;
+	CHECK_EQ_INT(v8_baseline_offset(&m, table, 4, code, sizeof(code), 5, &off), 0);
+	CHECK_EQ_INT(off, -1);
+	CHECK_EQ_INT(v8_baseline_offset(&m, table, 4, code, sizeof(code), 10, &off), 0);
+	CHECK_EQ_INT(off, -1);
+	CHECK_EQ_INT(v8_baseline_offset(&m, table, 4, code, sizeof(code), 11, &off), 0);
+	CHECK_EQ_INT(off, 0);
+	CHECK_EQ_INT(v8_baseline_offset(&m, table, 4, code, sizeof(code), 14, &off), 0);
+	CHECK_EQ_INT(off, 0);
+	CHECK_EQ_INT(v8_baseline_offset(&m, table, 4, code, sizeof(code), 15, &off), 0);
+	CHECK_EQ_INT(off, 3);
+	CHECK_EQ_INT(v8_baseline_offset(&m, table, 4, code, sizeof(code), 21, &off), 0);
+	CHECK_EQ_INT(off, 4);
+	/* Past the table, an unknown bytecode, no sizes: no offset. */
+	CHECK_EQ_INT(v8_baseline_offset(&m, table, 4, code, sizeof(code), 30, &off), -ENOENT);
+	CHECK_EQ_INT(v8_baseline_offset(&m, table, 4, (const uint8_t[]){ 7 }, 1, 11, &off),
+		     -EINVAL);
+	m.nbytecodes = 0;
+	CHECK_EQ_INT(v8_baseline_offset(&m, table, 4, code, sizeof(code), 11, &off), -ENOENT);
+}
+
 int main(void)
 {
 	char why[128];
@@ -222,5 +257,6 @@ int main(void)
 	RUN(test_script_lines);
 	RUN(test_scope_info);
 	RUN(test_inlining);
+	RUN(test_baseline_offsets);
 	return test_summary();
 }

@@ -101,8 +101,16 @@ static void test_real_node(void)
 		fprintf(stderr, "  %s\n", why);
 	fprintf(stderr, "  /usr/bin/node: V8 %u.%u.%u.%u, blob %#llx-%#llx\n", m.major, m.minor,
 		m.build, m.patch, (unsigned long long)m.blob_lo, (unsigned long long)m.blob_hi);
-	if (m.version == V8_VERSION(11, 3, 244))
+	if (m.version == V8_VERSION(11, 3, 244)) {
 		check_node20(&m);
+		/* interpreter::Bytecodes::kBytecodeSizes: 3 x 198 bytes; op 11: 2 bytes, 3 wide, 5
+		 * extra-wide. */
+		CHECK_EQ_INT(m.nbytecodes, 198);
+		CHECK_EQ_INT(m.bytecode_sizes[0][11], 2);
+		CHECK_EQ_INT(m.bytecode_sizes[1][11], 3);
+		CHECK_EQ_INT(m.bytecode_sizes[2][11], 5);
+		CHECK_EQ_INT(m.code_bytecode, 16);
+	}
 	CHECK(m.blob_lo && m.blob_hi > m.blob_lo);
 	CHECK(v8_meta_frametype(&m, 1) != NULL);
 }

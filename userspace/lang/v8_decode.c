@@ -8,8 +8,8 @@
 /* Units of a source read at a time while its newlines are counted. */
 #define SCAN_CHUNK 2048
 
-/* One VLQ zigzag integer (V8's source-position-table.cc EncodeInt). */
-static bool vlq(const uint8_t *t, size_t len, size_t *i, int64_t *out)
+/* An unsigned VLQ (V8's base/vlq.h): 7 bits a byte, low first. */
+static bool uvlq(const uint8_t *t, size_t len, size_t *i, uint64_t *out)
 {
 	uint64_t v = 0;
 
@@ -23,6 +23,17 @@ static bool vlq(const uint8_t *t, size_t len, size_t *i, int64_t *out)
 		if (!(b & 0x80))
 			break;
 	}
+	*out = v;
+	return true;
+}
+
+/* One VLQ zigzag integer (V8's source-position-table.cc EncodeInt). */
+static bool vlq(const uint8_t *t, size_t len, size_t *i, int64_t *out)
+{
+	uint64_t v;
+
+	if (!uvlq(t, len, i, &v))
+		return false;
 	*out = (int64_t)((v >> 1) ^ (0 - (v & 1)));
 	return true;
 }
@@ -49,6 +60,54 @@ int v8_spt_position(const uint8_t *table, size_t len, int64_t target, uint64_t *
 		found = true;
 	}
 	return found ? 0 : -ENOENT;
+}
+
+/*
+ * The size of the bytecode at `code` (its scaling prefix included: Wide and
+ * DebugBreakWide (0, 2) double its operands, ExtraWide and
+ * DebugBreakExtraWide (1, 3) quadruple them), or 0 when it is none.
+ */
+static size_t bytecode_size(const struct v8_meta *m, const uint8_t *code, size_t len)
+{
+	unsigned op = code[0], scale = 0, prefix = 0;
+
+	if (op <= 3) {
+		scale = op == 0 || op == 2 ? 1 : 2;
+		prefix = 1;
+		if (len < 2)
+			return 0;
+		op = code[1];
+	}
+	if (op >= (unsigned)m->nbytecodes || !m->bytecode_sizes[scale][op])
+		return 0;
+	return prefix + m->bytecode_sizes[scale][op];
+}
+
+int v8_baseline_offset(const struct v8_meta *m, const uint8_t *table, size_t table_len,
+		       const uint8_t *bytecodes, size_t bytecodes_len, uint64_t target,
+		       int32_t *offset)
+{
+	uint64_t end, delta;
+	size_t ti = 0, bi = 0;
+	int32_t at = -1; /* the prologue: V8's kFunctionEntryBytecodeOffset */
+
+	if (!m->nbytecodes || !uvlq(table, table_len, &ti, &end))
+		return -ENOENT;
+	/* Each step takes a byte of the table at least: bounded by its length. */
+	while (end < target) {
+		size_t size;
+
+		if (!uvlq(table, table_len, &ti, &delta) || bi >= bytecodes_len)
+			return -ENOENT;
+		size = bytecode_size(m, bytecodes + bi, bytecodes_len - bi);
+		if (!size)
+			return -EINVAL;
+		end += delta;
+		at = (int32_t)bi;
+		bi += size;
+	}
+	*offset = at;
+	return 0;
 }
 
 int v8_line_from_ends(const int32_t *ends, size_t n, int32_t offset)

@@ -107,6 +107,18 @@ int v8_inlining_entry(const uint8_t *data, size_t len, uint32_t id, uint64_t *ca
 		      int32_t *function_id);
 
 /*
+ * The bytecode offset of baseline (Sparkplug) code at code offset
+ * `target` (a return address's offset, or a leaf's plus one: V8's
+ * BytecodeOffsetIterator::AdvanceToPCOffset), from its bytecode offset
+ * table (one unsigned VLQ code delta per bytecode, the first the
+ * prologue's) walked beside its bytecodes, each bytecode's size from
+ * m->bytecode_sizes. 0 and `*offset` (-1: the prologue), or an error.
+ */
+int v8_baseline_offset(const struct v8_meta *m, const uint8_t *table, size_t table_len,
+		       const uint8_t *bytecodes, size_t bytecodes_len, uint64_t target,
+		       int32_t *offset);
+
+/*
  * The 1-based line of source offset `offset` in script `script` (tagged):
  * from its line_ends when V8 computed them, else by counting newlines in
  * its source (at most V8_MAX_SOURCE_SCAN units). 0 when unknown.

@@ -17,16 +17,17 @@
 #define FUSE_SUPER_MAGIC 0x65735546
 #endif
 
-#define VERSION_MAJOR "_ZN2v88internal7Version6major_E"
-#define VERSION_MINOR "_ZN2v88internal7Version6minor_E"
-#define VERSION_BUILD "_ZN2v88internal7Version6build_E"
-#define VERSION_PATCH "_ZN2v88internal7Version6patch_E"
-#define BLOB_CODE     "v8_Default_embedded_blob_code_"
-#define BLOB_SIZE     "v8_Default_embedded_blob_code_size_"
+#define VERSION_MAJOR  "_ZN2v88internal7Version6major_E"
+#define VERSION_MINOR  "_ZN2v88internal7Version6minor_E"
+#define VERSION_BUILD  "_ZN2v88internal7Version6build_E"
+#define VERSION_PATCH  "_ZN2v88internal7Version6patch_E"
+#define BLOB_CODE      "v8_Default_embedded_blob_code_"
+#define BLOB_SIZE      "v8_Default_embedded_blob_code_size_"
+#define BYTECODE_SIZES "_ZN2v88internal11interpreter9Bytecodes14kBytecodeSizesE"
 /* An embedded blob larger than this is no V8's (node 20's is 1.6 MB). */
-#define MAX_BLOB_SIZE (64u << 20)
+#define MAX_BLOB_SIZE  (64u << 20)
 /* Offsets and types past this are no V8's: a bound for what a fake file says. */
-#define MAX_FIELD     4096
+#define MAX_FIELD      4096
 
 /* A field of struct v8_meta filled from the first symbol of its list that the file has. */
 struct field {
@@ -93,6 +94,9 @@ static const struct field fields[] = {
 	{ F(code_start), { "v8dbg_class_Code__instruction_start__uintptr_t" }, false },
 	{ F(code_flags), { "v8dbg_class_Code__flags__uint32_t" }, false },
 	{ F(code_size), { "v8dbg_class_Code__instruction_size__int" }, false },
+	{ F(code_bytecode),
+	  { "v8dbg_class_Code__bytecode_or_interpreter_data__HeapObject" },
+	  false },
 	{ F(kind_mask), { "v8dbg_CodeKindFieldMask" }, false },
 	{ F(kind_shift), { "v8dbg_CodeKindFieldShift" }, false },
 	{ F(kind_interpreted), { "v8dbg_CodeKindInterpretedFunction" }, false },
@@ -214,6 +218,10 @@ static int derive(struct v8_meta *m, char *why, size_t len)
 	/* Deoptimization data precedes the position table (V8 7.2 to 12.x). */
 	if (m->code_deopt < 0 && m->code_spt >= 8)
 		m->code_deopt = m->code_spt - 8;
+	/* Baseline code keeps its BytecodeArray where optimized code keeps its deopt data (11.x).
+	 */
+	if (m->code_bytecode < 0)
+		m->code_bytecode = m->code_deopt;
 	if (m->code_deopt < 0 || m->code_spt < 0) {
 		say(why, len, "V8 %u.%u.%u exports no position table of Code", m->major, m->minor,
 		    m->build);
@@ -421,7 +429,29 @@ struct collected {
 	size_t n;
 	bool full;	   /* V8_MAX_SYMS reached: a fake file's flood */
 	uint64_t blob_off; /* the blob's file offset */
+	uint8_t sizes[3 * 256];
+	size_t nsizes; /* bytes of kBytecodeSizes read */
 };
+
+/* kBytecodeSizes: 3 operand scales of at most 256 bytecodes, read within its section. */
+static void bytecode_sizes(Elf *elf, const GElf_Sym *sym, struct collected *c)
+{
+	Elf_Scn *scn = elf_getscn(elf, sym->st_shndx);
+	GElf_Shdr sh;
+	Elf_Data *d;
+
+	if (c->nsizes || !sym->st_size || sym->st_size % 3 || sym->st_size > sizeof(c->sizes) ||
+	    !scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS ||
+	    sym->st_value < sh.sh_addr || sh.sh_size < sym->st_size ||
+	    sym->st_value - sh.sh_addr > sh.sh_size - sym->st_size)
+		return;
+	d = elf_getdata_rawchunk(elf, (int64_t)(sh.sh_offset + (sym->st_value - sh.sh_addr)),
+				 sym->st_size, ELF_T_BYTE);
+	if (!d || !d->d_buf || d->d_size != sym->st_size)
+		return;
+	memcpy(c->sizes, d->d_buf, sym->st_size);
+	c->nsizes = sym->st_size;
+}
 
 static bool have(const struct collected *c, const char *name)
 {
@@ -457,6 +487,10 @@ static void collect(Elf *elf, Elf64_Word type, struct collected *c)
 			    sym.st_shndx >= SHN_LORESERVE)
 				continue;
 			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && !strcmp(name, BYTECODE_SIZES)) {
+				bytecode_sizes(elf, &sym, c);
+				continue;
+			}
 			if (!name || !wanted(name) || have(c, name))
 				continue;
 			if (c->n == V8_MAX_SYMS) {
@@ -506,6 +540,12 @@ int v8_meta_from_elf(Elf *elf, struct v8_meta *m, char *why, size_t why_len)
 		err = v8_meta_from_syms(c->syms, c->n, m, why, why_len);
 		if (!err && m->blob_lo)
 			m->blob_file_off = c->blob_off;
+		if (!err && c->nsizes) {
+			m->nbytecodes = (int)(c->nsizes / 3);
+			for (int k = 0; k < 3; k++)
+				memcpy(m->bytecode_sizes[k], c->sizes + k * m->nbytecodes,
+				       (size_t)m->nbytecodes);
+		}
 	}
 	for (size_t i = 0; i < c->n; i++)
 		free(c->names[i]);

@@ -66,7 +66,8 @@ struct v8_meta {
 	int32_t fa_length, fa_data;
 	int32_t ba_spt, ba_data;
 	int32_t code_deopt, code_spt, code_start, code_flags, code_size;
-	bool code_start_ptr; /* Code holds a pointer to its instructions (V8 >= 11.1.204) */
+	int32_t code_bytecode; /* baseline code's BytecodeArray */
+	bool code_start_ptr;   /* Code holds a pointer to its instructions (V8 >= 11.1.204) */
 
 	/* Code kinds, from Code's flags. */
 	int32_t kind_mask, kind_shift, kind_interpreted, kind_baseline;
@@ -74,6 +75,14 @@ struct v8_meta {
 	int32_t deopt_literals, deopt_sfi, deopt_inlining;
 	/* ScopeInfo slots after its map, in words (V8 >= 9.1.71, HeapObject-based). */
 	int32_t scope_ncontext_locals, scope_first_vars;
+
+	/*
+	 * Bytecode sizes (interpreter::Bytecodes::kBytecodeSizes, from the
+	 * ELF file): [operand scale (single, double, quadruple)][bytecode],
+	 * to walk a BytecodeArray; nbytecodes 0 when the file has none.
+	 */
+	uint8_t bytecode_sizes[3][256];
+	int nbytecodes;
 
 	/* v8dbg_frametype_<Name> = value: the marker of a typed frame is value << 1. */
 	struct {

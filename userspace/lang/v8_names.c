@@ -208,19 +208,72 @@ static int optimized(const struct v8_heap *h, struct v8_name_cache *c, uint64_t 
 	return n ? n : emit(h, c, shared, -1, out);
 }
 
-/* An interpreted frame: its bytecode offset's position in its BytecodeArray. */
-static int interpreted(const struct v8_heap *h, struct v8_name_cache *c, uint64_t shared,
-		       uint64_t offset_smi, uint64_t bytecode, struct hotspot_frame *out)
+/* The position of bytecode offset `offset` (-1: the function's entry) of BytecodeArray `bytecode`.
+ */
+static int at_bytecode(const struct v8_heap *h, struct v8_name_cache *c, uint64_t shared,
+		       int64_t offset, uint64_t bytecode, struct hotspot_frame *out)
 {
 	const struct v8_meta *m = h->m;
-	/* The slot holds the offset from the BytecodeArray's tagged address. */
-	int64_t offset = (int64_t)v8_smi(offset_smi) - (m->ba_data - 1);
 	uint64_t spt, pos;
 
 	if (offset < 0 || !is_type(h, bytecode, m->t_bytecode_array) ||
 	    word(h, bytecode, m->ba_spt, &spt) || position(h, spt, offset, &pos))
 		return emit(h, c, shared, -1, out);
 	return emit(h, c, shared, v8_pos_offset(pos), out);
+}
+
+/* An interpreted frame: the slot holds the offset from the BytecodeArray's tagged address. */
+static int interpreted(const struct v8_heap *h, struct v8_name_cache *c, uint64_t shared,
+		       uint64_t offset_smi, uint64_t bytecode, struct hotspot_frame *out)
+{
+	return at_bytecode(h, c, shared, (int64_t)v8_smi(offset_smi) - (h->m->ba_data - 1),
+			   bytecode, out);
+}
+
+/* Bytecode offset of baseline code at code offset `target` (cached): 0 or an error. */
+static int baseline_offset(const struct v8_heap *h, struct v8_name_cache *c, uint64_t code,
+			   uint64_t bytecode, uint64_t target, int32_t *offset)
+{
+	const struct v8_meta *m = h->m;
+	struct v8_line_entry *e = &c->baselines[slot(code, target, V8_CACHED_BASELINE)];
+	uint8_t *table = NULL, *bytecodes = NULL;
+	size_t table_len, len;
+	uint64_t t, lw;
+	int err = -ENOENT;
+
+	if (e->script == code && e->offset == (int32_t)target) {
+		*offset = e->line;
+		return 0;
+	}
+	if (!m->nbytecodes || word(h, code, m->code_spt, &t) ||
+	    !(table = byte_array(h, t, &table_len)) || word(h, bytecode, m->fa_length, &lw) ||
+	    !v8_is_smi(lw) || v8_smi(lw) <= 0 || (uint32_t)v8_smi(lw) > V8_MAX_TABLE)
+		goto out;
+	len = (size_t)v8_smi(lw);
+	bytecodes = malloc(len);
+	if (!bytecodes || rd(h, bytecode, m->ba_data, bytecodes, len))
+		goto out;
+	err = v8_baseline_offset(m, table, table_len, bytecodes, len, target, offset);
+	if (!err)
+		*e = (struct v8_line_entry){ code, (int32_t)target, *offset };
+out:
+	free(table);
+	free(bytecodes);
+	return err;
+}
+
+/* Baseline code: the bytecode its pc was compiled from, as for an interpreted frame. */
+static int baseline(const struct v8_heap *h, struct v8_name_cache *c, uint64_t code,
+		    uint64_t shared, uint64_t target, struct hotspot_frame *out)
+{
+	uint64_t bytecode;
+	int32_t offset;
+
+	if (word(h, code, h->m->code_bytecode, &bytecode) ||
+	    !is_type(h, bytecode, h->m->t_bytecode_array) ||
+	    baseline_offset(h, c, code, bytecode, target, &offset))
+		return emit(h, c, shared, -1, out);
+	return at_bytecode(h, c, shared, offset, bytecode, out);
 }
 
 /* Code's header up to its instruction size: what is read of it. */
@@ -277,8 +330,9 @@ int v8_name_js_frame(const struct v8_heap *h, struct v8_name_cache *c, uint64_t 
 
 			if (kind > (uint32_t)m->kind_baseline)
 				return optimized(h, c, code, shared, at, out, max);
+			/* V8 looks a leaf up one byte on: the bytecode whose code holds pc. */
 			if (kind == (uint32_t)m->kind_baseline)
-				return emit(h, c, shared, -1, out);
+				return baseline(h, c, code, shared, pc - start + !is_return, out);
 		}
 	}
 	if (v8_is_smi(words[V8_W_BYTECODE_OFFSET]) && words[V8_W_BYTECODE_OFFSET])

@@ -31,12 +31,13 @@ enum v8_word {
 	V8_WORDS,
 };
 
-#define V8_MAX_INLINED	16 /* inlining levels followed in one frame */
-#define V8_CACHED_SFIS	512
-#define V8_CACHED_LINES 1024
-#define V8_MAX_TABLE	(256u << 10) /* a position table or inlining positions read at most */
-#define V8_NAME_LEN	128
-#define V8_FILE_LEN	HOTSPOT_FRAME_FILE
+#define V8_MAX_INLINED	   16 /* inlining levels followed in one frame */
+#define V8_CACHED_SFIS	   512
+#define V8_CACHED_LINES	   1024
+#define V8_CACHED_BASELINE 256
+#define V8_MAX_TABLE	   (256u << 10) /* a position table or inlining positions read at most */
+#define V8_NAME_LEN	   128
+#define V8_FILE_LEN	   HOTSPOT_FRAME_FILE
 
 struct v8_sfi_entry {
 	uint64_t sfi, script;
@@ -54,6 +55,8 @@ struct v8_line_entry {
 struct v8_name_cache {
 	struct v8_sfi_entry sfis[V8_CACHED_SFIS];
 	struct v8_line_entry lines[V8_CACHED_LINES];
+	/* Baseline code: (code, code offset) -> bytecode offset (in `line`). */
+	struct v8_line_entry baselines[V8_CACHED_BASELINE];
 };
 
 /*
