@@ -160,6 +160,16 @@ static void test_optimized_inlined(void)
 	CHECK_EQ_INT(out[0].line, 5);
 	CHECK_EQ_STR(out[1].name, "outer");
 	CHECK_EQ_INT(out[1].line, 2);
+	/* Named again from the cache: one read, that the function still holds that code. */
+	f->reads = 0;
+	CHECK_EQ_INT(v8_name_js_frame(&h, c, CODE_START + 20, false, words, out, 4), 2);
+	CHECK_EQ_STR(out[1].name, "outer");
+	CHECK_EQ_INT(f->reads, 1);
+	/* Its code replaced (deoptimized, or the GC moved another function there): read again. */
+	fake_word(f, words[V8_W_FUNCTION], 48, smi(0));
+	CHECK_EQ_INT(v8_name_js_frame(&h, c, CODE_START + 20, false, words, out, 4), 1);
+	CHECK_EQ_STR(out[0].name, "outer");
+	fake_word(f, words[V8_W_FUNCTION], 48, code);
 	/* Room for one: the innermost. */
 	CHECK_EQ_INT(v8_name_js_frame(&h, c, CODE_START + 20, false, words, out, 1), 1);
 	CHECK_EQ_STR(out[0].name, "inner");

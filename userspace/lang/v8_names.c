@@ -148,6 +148,13 @@ static int emit(const struct v8_heap *h, struct v8_name_cache *c, uint64_t sfi, 
 
 	if (!e)
 		return -ENOENT;
+	if (c->rec && c->rec->n < V8_CACHED_INLINED) {
+		c->rec->f[c->rec->n].sfi = sfi;
+		c->rec->f[c->rec->n].offset = offset;
+		c->rec->n++;
+	} else if (c->rec) {
+		c->rec->n = V8_CACHED_INLINED + 1;
+	}
 	memset(out, 0, sizeof(*out));
 	snprintf(out->name, sizeof(out->name), "%s", e->name);
 	snprintf(out->file, sizeof(out->file), "%s", e->file);
@@ -288,12 +295,22 @@ static size_t header_len(const struct v8_meta *m)
 	return n;
 }
 
-int v8_name_js_frame(const struct v8_heap *h, struct v8_name_cache *c, uint64_t pc, bool is_return,
-		     const uint64_t words[V8_WORDS], struct hotspot_frame *out, int max)
+/* What `fn` holds at `off` names this frame as long as it holds it. */
+static void check_by(struct v8_name_cache *c, int32_t off, uint64_t value)
+{
+	if (c->rec) {
+		c->rec->check_off = off;
+		c->rec->check = value;
+	}
+}
+
+static int name_frame(const struct v8_heap *h, struct v8_name_cache *c, uint64_t pc, bool is_return,
+		      const uint64_t words[V8_WORDS], struct hotspot_frame *out, int max)
 {
 	const struct v8_meta *m = h->m;
 	uint64_t fn = words[V8_W_FUNCTION], shared, code;
 	uint8_t hdr[128];
+	bool has_code;
 	uint16_t type;
 	int err;
 
@@ -310,9 +327,17 @@ int v8_name_js_frame(const struct v8_heap *h, struct v8_name_cache *c, uint64_t 
 		return err;
 	if (!is_type(h, shared, m->t_sfi))
 		return -ENOENT;
-	/* Its code: optimized or baseline code holds pc; the interpreter's is a builtin. */
-	if (!word(h, fn, m->fn_code, &code) && is_type(h, code, m->t_code) &&
-	    header_len(m) <= sizeof(hdr) && !rd(h, code, 0, hdr, header_len(m))) {
+	/*
+	 * Its code: optimized or baseline code holds pc; the interpreter's is a
+	 * builtin. The frame's name stands while the function keeps that code.
+	 */
+	has_code = !word(h, fn, m->fn_code, &code);
+	if (has_code)
+		check_by(c, m->fn_code, code);
+	else
+		check_by(c, m->fn_shared, shared);
+	if (has_code && is_type(h, code, m->t_code) && header_len(m) <= sizeof(hdr) &&
+	    !rd(h, code, 0, hdr, header_len(m))) {
 		uint64_t start;
 		uint32_t flags, kind;
 		int32_t size;
@@ -339,4 +364,37 @@ int v8_name_js_frame(const struct v8_heap *h, struct v8_name_cache *c, uint64_t 
 		return interpreted(h, c, shared, words[V8_W_BYTECODE_OFFSET],
 				   words[V8_W_BYTECODE_ARRAY], out);
 	return emit(h, c, shared, -1, out);
+}
+
+int v8_name_js_frame(const struct v8_heap *h, struct v8_name_cache *c, uint64_t pc, bool is_return,
+		     const uint64_t words[V8_WORDS], struct hotspot_frame *out, int max)
+{
+	uint64_t fn = words[V8_W_FUNCTION], w2 = words[V8_W_BYTECODE_OFFSET];
+	uint64_t w3 = words[V8_W_BYTECODE_ARRAY], held;
+	struct v8_frame_entry *e = &c->frames[slot(fn ^ hash_u64(pc), w2 ^ hash_u64(w3 ^ is_return),
+						   V8_CACHED_FRAMES)];
+	struct v8_frame_entry rec = {
+		.fn = fn, .pc = pc, .w_offset = w2, .w_array = w3, .is_return = is_return
+	};
+	int n;
+
+	if (max < 1)
+		return 0;
+	if (e->n && e->n <= V8_CACHED_INLINED && e->fn == fn && e->pc == pc && e->w_offset == w2 &&
+	    e->w_array == w3 && e->is_return == is_return &&
+	    v8_is_heap_object(words[V8_W_CONTEXT]) && !word(h, fn, e->check_off, &held) &&
+	    held == e->check) {
+		n = 0;
+		for (int i = 0; i < e->n && n < max; i++)
+			n += emit(h, c, e->f[i].sfi, e->f[i].offset, &out[n]) > 0;
+		if (n)
+			return n;
+	}
+	c->rec = &rec;
+	n = name_frame(h, c, pc, is_return, words, out, max);
+	c->rec = NULL;
+	/* Kept when whole: every function it was named by, none cut by `max`. */
+	if (n > 0 && n < max && rec.n == n && rec.check)
+		*e = rec;
+	return n;
 }
