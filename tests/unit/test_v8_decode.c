@@ -22,20 +22,6 @@ static struct fake_heap *fresh(struct v8_heap *h)
 	return f;
 }
 
-/* V8's encoding: zigzag, then 7 bits a byte, low first. */
-static size_t put_vlq(uint8_t *p, int64_t v)
-{
-	uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-	size_t n = 0;
-
-	do {
-		p[n] = (uint8_t)(z & 0x7f) | (z > 0x7f ? 0x80 : 0);
-		z >>= 7;
-		n++;
-	} while (p[n - 1] & 0x80);
-	return n;
-}
-
 static void test_position_table(void)
 {
 	/* Entries (code offset, position): (0, 100) statement, (5, 300) statement, (12, 70000)

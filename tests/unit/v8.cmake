@@ -2,3 +2,4 @@
 bpfprof_unit_test(test_v8_meta ${CMAKE_CURRENT_LIST_DIR}/test_v8_meta.c)
 bpfprof_unit_test(test_v8_decode ${CMAKE_CURRENT_LIST_DIR}/test_v8_decode.c)
 bpfprof_unit_test(test_v8_names ${CMAKE_CURRENT_LIST_DIR}/test_v8_names.c)
+bpfprof_unit_test(test_v8_procs ${CMAKE_CURRENT_LIST_DIR}/test_v8_procs.c)

@@ -107,4 +107,80 @@ static inline uint64_t fake_fixed_array(struct fake_heap *f, const uint64_t *w, 
 	return o;
 }
 
+/* A script and functions of it, as the naming tests use them. */
+#define CODE_START 0x5000000ull
+
+/* "function outer() {\n  inner();\n}\nfunction inner() {\n  x();\n}\n" */
+static const char src[] __attribute__((unused)) =
+	"function outer() {\n  inner();\n}\nfunction inner() {\n  x();\n}\n";
+#define OUTER_CALL 21 /* "inner();" on line 2 */
+#define INNER_CALL 53 /* "x();" on line 5 */
+
+static inline uint64_t raw_pos(int32_t offset, uint32_t inlining)
+{
+	return ((uint64_t)inlining << 31) | ((uint64_t)(offset + 1) << 1);
+}
+
+/* V8's encoding: zigzag, then 7 bits a byte, low first. */
+static inline size_t put_vlq(uint8_t *p, int64_t v)
+{
+	uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+	size_t n = 0;
+
+	do {
+		p[n] = (uint8_t)(z & 0x7f) | (z > 0x7f ? 0x80 : 0);
+		z >>= 7;
+		n++;
+	} while (p[n - 1] & 0x80);
+	return n;
+}
+
+/* A ByteArray holding a position table of (code offset, position) entries. */
+static inline uint64_t table(struct fake_heap *f, const int64_t (*e)[2], int n)
+{
+	uint8_t t[64];
+	size_t len = 0;
+	int64_t code = -1, pos = 0;
+	uint64_t arr;
+
+	for (int i = 0; i < n; i++) {
+		len += put_vlq(t + len, e[i][0] - code);
+		len += put_vlq(t + len, e[i][1] - pos);
+		code = e[i][0];
+		pos = e[i][1];
+	}
+	arr = fake_object(f, 190, 16 + len);
+	fake_word(f, arr, 8, smi((int32_t)len));
+	fake_put(f, arr, 16, t, len);
+	return arr;
+}
+
+static inline uint64_t function(struct fake_heap *f, uint64_t sfi, uint64_t code)
+{
+	uint64_t fn = fake_object(f, 2066, 64);
+
+	fake_word(f, fn, 24, sfi);
+	fake_word(f, fn, 48, code);
+	return fn;
+}
+
+static inline uint64_t sfi_named(struct fake_heap *f, uint64_t script, const char *name)
+{
+	uint64_t sfi = fake_object(f, 262, 48);
+
+	fake_word(f, sfi, 16, name ? fake_string(f, name) : smi(0));
+	fake_word(f, sfi, 32, script);
+	return sfi;
+}
+
+static inline uint64_t script_of(struct fake_heap *f)
+{
+	uint64_t s = fake_object(f, 167, 104);
+
+	fake_word(f, s, 8, fake_string(f, src));
+	fake_word(f, s, 16, fake_string(f, "/srv/app/hot.js"));
+	fake_word(f, s, 56, smi(0)); /* line ends not computed yet */
+	return s;
+}
+
 #endif

@@ -26,7 +26,8 @@
  * of a few hundred bytes (a position table is read whole, at most
  * V8_MAX_TABLE); a fake one that makes every frame new and its tables huge
  * would keep the thread that drains the rings reading. Past the budget its
- * frames get the caller's fallback until the budget refills.
+ * frames keep the names already read (without lines) or get the caller's
+ * fallback, until the budget refills.
  */
 #define READ_BYTES_PER_S (8ull << 20)
 #define READ_BYTES_BURST (32ull << 20)
@@ -249,7 +250,8 @@ static int proc_read(void *vctx, uint64_t addr, void *buf, size_t len)
 			c->p->warned = true;
 			log_info("node process %u: its frames ask for more reads than node's (%llu "
 				 "MB, "
-				 "%llu reads a second); past that its JS frames are not named",
+				 "%llu reads a second); past that its JS frames keep the names "
+				 "already read, without lines, or are not named",
 				 c->p->pid, (unsigned long long)(READ_BYTES_PER_S >> 20),
 				 (unsigned long long)READS_PER_S);
 		}
