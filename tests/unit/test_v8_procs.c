@@ -38,25 +38,27 @@ static ssize_t read_heap(void *ctx, uint32_t pid, uint64_t addr, void *buf, size
 }
 
 /* A /proc with PID's maps: node's pages holding its blob, then `nanon` anonymous code mappings. */
-static int make_proc(int nanon)
+static int make_proc_of(int pid, int nanon)
 {
-	char path[160], target[200];
+	char path[160];
 	struct stat st;
 	uint64_t pgoff = node_meta.blob_file_off & ~0xfffull;
 	FILE *f;
 
 	if (stat("/usr/bin/node", &st))
 		return -1;
-	snprintf(path, sizeof(path), "%s/%d/map_files", root, PID);
-	snprintf(target, sizeof(target), "mkdir -p %s", path);
-	if (system(target))
+	snprintf(path, sizeof(path), "%s/%d", root, pid);
+	if (mkdir(path, 0755) && errno != EEXIST)
 		return -1;
-	snprintf(path, sizeof(path), "%s/%d/map_files/%llx-%llx", root, PID,
+	snprintf(path, sizeof(path), "%s/%d/map_files", root, pid);
+	if (mkdir(path, 0755) && errno != EEXIST)
+		return -1;
+	snprintf(path, sizeof(path), "%s/%d/map_files/%llx-%llx", root, pid,
 		 (unsigned long long)NODE_START, (unsigned long long)NODE_END);
 	unlink(path);
 	if (symlink("/usr/bin/node", path))
 		return -1;
-	snprintf(path, sizeof(path), "%s/%d/maps", root, PID);
+	snprintf(path, sizeof(path), "%s/%d/maps", root, pid);
 	f = fopen(path, "w");
 	if (!f)
 		return -1;
@@ -74,6 +76,11 @@ static int make_proc(int nanon)
 	fclose(f);
 	blob_at = NODE_START + (node_meta.blob_file_off - pgoff);
 	return 0;
+}
+
+static int make_proc(int nanon)
+{
+	return make_proc_of(PID, nanon);
 }
 
 static struct v8_procs *open_procs(void)
@@ -188,6 +195,44 @@ static void test_budget(void)
 	v8_procs_free(vp);
 }
 
+/*
+ * More node processes than are named at once: those past the cap get the
+ * caller's fallback; all of them share one read of their node's file.
+ */
+static void test_many_processes(void)
+{
+	struct hotspot_frame out[V8_MAX_FRAMES];
+	struct v8_procs *vp = v8_procs_new(root);
+	uint64_t words[V8_WORDS] = { 0 };
+	int named = 0, fallback = 0;
+
+	v8_procs_set_reader(vp, read_heap, NULL);
+	memset(heap, 0, sizeof(*heap));
+	words[V8_W_CONTEXT] = fake_object(heap, 100, 16);
+	words[V8_W_FUNCTION] = function(heap, sfi_named(heap, script_of(heap), "f"), smi(0));
+	for (int i = 0; i < V8_MAX_NAMED_PROCS + 20; i++) {
+		map_entries_t maps = { 0 };
+		int err, pid = PID + 1 + i;
+
+		CHECK_EQ_INT(make_proc_of(pid, 1), 0);
+		CHECK_EQ_INT(proc_maps_read(root, pid, &maps), 0);
+		for (size_t k = 0; k < maps.len; k++)
+			v8_procs_note_mapping(vp, (uint32_t)pid, &maps.data[k]);
+		map_entries_free(&maps);
+		err = v8_procs_frames(vp, (uint32_t)pid, 0, 0x7f0000000100ull, true, words, out, 4);
+		named += err == 1;
+		fallback += err == -ENOENT;
+	}
+	CHECK_EQ_INT(named, V8_MAX_NAMED_PROCS);
+	CHECK_EQ_INT(fallback, 20);
+	/* One gone: its room is another's. */
+	v8_procs_forget(vp, PID + 1);
+	CHECK_EQ_INT(v8_procs_frames(vp, PID + V8_MAX_NAMED_PROCS + 20, 0, 0x7f0000000100ull, true,
+				     words, out, 4),
+		     1);
+	v8_procs_free(vp);
+}
+
 int main(void)
 {
 	char why[160];
@@ -211,6 +256,7 @@ int main(void)
 	RUN(test_capture);
 	RUN(test_frames);
 	RUN(test_budget);
+	RUN(test_many_processes);
 	snprintf(why, sizeof(why), "rm -rf %s", root);
 	if (system(why))
 		fprintf(stderr, "cannot remove %s\n", root);

@@ -32,9 +32,9 @@ enum v8_word {
 };
 
 #define V8_MAX_INLINED	   16 /* inlining levels followed in one frame */
-#define V8_CACHED_SFIS	   512
-#define V8_CACHED_LINES	   1024
-#define V8_CACHED_BASELINE 256
+#define V8_CACHED_SFIS	   256
+#define V8_CACHED_LINES	   512
+#define V8_CACHED_BASELINE 128
 #define V8_MAX_TABLE	   (256u << 10) /* a position table or inlining positions read at most */
 #define V8_NAME_LEN	   128
 #define V8_FILE_LEN	   HOTSPOT_FRAME_FILE
@@ -51,7 +51,7 @@ struct v8_line_entry {
 	int32_t offset, line;
 };
 
-#define V8_CACHED_FRAMES  512
+#define V8_CACHED_FRAMES  256
 #define V8_CACHED_INLINED 8
 
 /*
@@ -72,7 +72,7 @@ struct v8_frame_entry {
 	} f[V8_CACHED_INLINED];
 };
 
-/* What one process's frames keep between samples: fixed size (about 260 KB). */
+/* What one process's frames keep between samples: fixed size (about 125 KB). */
 struct v8_name_cache {
 	struct v8_frame_entry frames[V8_CACHED_FRAMES];
 	struct v8_frame_entry *rec; /* the entry a naming fills, while it runs */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,6 +38,8 @@
 #define EXITED_KEEP_NS	 (2000ull * 1000 * 1000)
 /* Blob mappings kept (node maps its builtins once more, remapped). */
 #define MAX_BLOBS	 2
+/* node files whose metadata is kept: a host runs many processes of a few nodes. */
+#define META_FILES	 8
 
 enum v8_state { V8_NOTED, V8_READY, V8_FAILED };
 
@@ -56,13 +59,29 @@ struct v8_proc {
 	bool warned;
 };
 
+/* What one node file's metadata read gave, known by the file's identity and times. */
+struct meta_file {
+	bool used;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+	int err;
+	char why[192];
+	struct v8_meta meta;
+};
+
 struct v8_procs {
 	char *proc_root;
+	struct meta_file files[META_FILES];
+	unsigned next_file; /* the one replaced next */
 	VEC(struct v8_proc *) procs;
 	struct hmap by_pid; /* pid -> procs index */
 	struct py_reader *reader;
 	python_mem_read_fn read;
 	void *read_ctx;
+	unsigned caches; /* processes holding a name cache */
+	bool warned_caches;
 };
 
 struct read_ctx {
@@ -93,10 +112,12 @@ struct v8_procs *v8_procs_new(const char *proc_root)
 	return vp;
 }
 
-static void proc_free(struct v8_proc *p)
+static void proc_free(struct v8_procs *vp, struct v8_proc *p)
 {
 	if (!p)
 		return;
+	if (p->cache)
+		vp->caches--;
 	free(p->cache);
 	free(p);
 }
@@ -106,7 +127,7 @@ void v8_procs_free(struct v8_procs *vp)
 	if (!vp)
 		return;
 	for (size_t i = 0; i < vp->procs.len; i++)
-		proc_free(vp->procs.data[i]);
+		proc_free(vp, vp->procs.data[i]);
 	vec_free(&vp->procs);
 	hmap_free(&vp->by_pid);
 	py_reader_free(vp->reader);
@@ -184,7 +205,7 @@ static void forget(struct v8_procs *vp, uint32_t pid)
 	if (!hmap_get(&vp->by_pid, (struct hmap_key){ pid, 0 }, &idx))
 		return;
 	hmap_del(&vp->by_pid, (struct hmap_key){ pid, 0 });
-	proc_free(vp->procs.data[idx]);
+	proc_free(vp, vp->procs.data[idx]);
 	/* The last one moves into the hole. */
 	vp->procs.data[idx] = vp->procs.data[--vp->procs.len];
 	if (idx < vp->procs.len)
@@ -268,10 +289,32 @@ static int proc_read(void *vctx, uint64_t addr, void *buf, size_t len)
 	return (size_t)n == len ? 0 : -EFAULT;
 }
 
-/* Read node's metadata from its file, once. */
+/* The kept read of the file `st` describes, or NULL. */
+static struct meta_file *known_file(struct v8_procs *vp, const struct stat *st)
+{
+	for (int i = 0; i < META_FILES; i++) {
+		struct meta_file *f = &vp->files[i];
+
+		if (f->used && f->dev == st->st_dev && f->ino == st->st_ino &&
+		    f->size == st->st_size && f->mtime.tv_sec == st->st_mtim.tv_sec &&
+		    f->mtime.tv_nsec == st->st_mtim.tv_nsec &&
+		    f->ctime.tv_sec == st->st_ctim.tv_sec &&
+		    f->ctime.tv_nsec == st->st_ctim.tv_nsec)
+			return f;
+	}
+	return NULL;
+}
+
+/*
+ * Read node's metadata from its file, once per file (processes of the same
+ * node share the read, and the reason it was refused is said once).
+ */
 static void load(struct v8_procs *vp, struct v8_proc *p)
 {
 	char link[PATH_MAX], why[192] = "";
+	struct meta_file *f = NULL;
+	struct stat st;
+	bool said = false;
 	int fd, err;
 
 	snprintf(link, sizeof(link), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, vp->proc_root, p->pid,
@@ -279,16 +322,36 @@ static void load(struct v8_procs *vp, struct v8_proc *p)
 	fd = open(link, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		err = -errno;
+	} else if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+	} else if ((f = known_file(vp, &st))) {
+		err = f->err;
+		p->meta = f->meta;
+		said = true;
+		close(fd);
 	} else {
 		err = v8_meta_read_fd(fd, &p->meta, why, sizeof(why));
 		close(fd);
+		f = &vp->files[vp->next_file++ % META_FILES];
+		*f = (struct meta_file){ .used = true,
+					 .dev = st.st_dev,
+					 .ino = st.st_ino,
+					 .size = st.st_size,
+					 .mtime = st.st_mtim,
+					 .ctime = st.st_ctim,
+					 .err = err,
+					 .meta = p->meta };
+		snprintf(f->why, sizeof(f->why), "%s", why);
 	}
-	if (!err && !(p->cache = calloc(1, sizeof(*p->cache))))
-		err = -ENOMEM;
 	if (err) {
 		p->state = V8_FAILED;
-		log_info("node process %u: its JS frames are not named (%s%s%s)", p->pid,
-			 strerror(-err), why[0] ? ": " : "", why);
+		if (!said)
+			log_info("node process %u: its JS frames are not named (%s%s%s)", p->pid,
+				 strerror(-err), why[0] ? ": " : "", why);
+		else
+			log_debug("node process %u: its JS frames are not named (%s%s%s)", p->pid,
+				  strerror(-err), f->why[0] ? ": " : "", f->why);
 		return;
 	}
 	p->state = V8_READY;
@@ -439,6 +502,20 @@ int v8_procs_frames(struct v8_procs *vp, uint32_t pid, uint32_t uid, uint64_t pc
 		memset(out, 0, sizeof(*out));
 		snprintf(out->name, sizeof(out->name), "V8::%s", type);
 		return 1;
+	}
+	if (!p->cache) {
+		if (vp->caches >= V8_MAX_NAMED_PROCS) {
+			if (!vp->warned_caches)
+				log_info("more than %d node processes: the JS frames of those past "
+					 "them are not named",
+					 V8_MAX_NAMED_PROCS);
+			vp->warned_caches = true;
+			return -ENOENT;
+		}
+		p->cache = calloc(1, sizeof(*p->cache));
+		if (!p->cache)
+			return -ENOMEM;
+		vp->caches++;
 	}
 	p->uid = uid;
 	rc = (struct read_ctx){ vp, p };

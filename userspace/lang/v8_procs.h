@@ -13,7 +13,9 @@
  *
  * Every read of a process's memory goes through a reader with a deadline
  * (python_reader.h), within a byte and a read-count budget per process;
- * each process's caches are of fixed size (struct v8_name_cache).
+ * each process's caches are of fixed size (struct v8_name_cache, made at
+ * its first frame), and at most V8_MAX_NAMED_PROCS processes have them
+ * (32 MB): the frames of those past it get the caller's fallback.
  */
 #ifndef BPFPROF_LANG_V8_PROCS_H
 #define BPFPROF_LANG_V8_PROCS_H
@@ -25,8 +27,10 @@
 #include "python_reader.h"
 #include "v8_names.h"
 
-#define V8_MAX_RANGES 8
-#define V8_MAX_FRAMES 16
+#define V8_MAX_RANGES	   8
+#define V8_MAX_FRAMES	   16
+/* node processes whose frames are named at once (each keeps a struct v8_name_cache). */
+#define V8_MAX_NAMED_PROCS 256
 
 /* What BPF captures for a node process. */
 struct v8_capture {
@@ -64,7 +68,8 @@ int v8_procs_capture(struct v8_procs *vp, uint32_t pid, struct v8_capture *out);
  * code space is one frame "V8::<Type>" ("V8::EntryFrame"); in the builtins
  * blob it is -ENOENT, for the caller's native name of the builtin. The
  * count, or -ENOENT (no JS frame: the caller falls back to its own
- * naming), -EBUSY (over budget), -ETIMEDOUT, another negative errno.
+ * naming; also for a process past V8_MAX_NAMED_PROCS), -EBUSY (over
+ * budget), -ETIMEDOUT, another negative errno.
  */
 int v8_procs_frames(struct v8_procs *vp, uint32_t pid, uint32_t uid, uint64_t pc, bool is_return,
 		    const uint64_t words[V8_WORDS], struct hotspot_frame *out, int max);
