@@ -125,12 +125,12 @@ int v8_line_from_ends(const int32_t *ends, size_t n, int32_t offset)
 	return (int)lo + 1;
 }
 
-static int rd(const struct v8_heap *h, uint64_t tagged, int32_t off, void *buf, size_t len)
+static int rd(const struct v8_heap *h, uint64_t tagged, int64_t off, void *buf, size_t len)
 {
 	return h->read(h->ctx, tagged - 1 + (uint64_t)(int64_t)off, buf, len);
 }
 
-static int word(const struct v8_heap *h, uint64_t tagged, int32_t off, uint64_t *w)
+static int word(const struct v8_heap *h, uint64_t tagged, int64_t off, uint64_t *w)
 {
 	return rd(h, tagged, off, w, 8);
 }
@@ -185,14 +185,14 @@ static int units(struct walk *w, uint64_t str, uint32_t skip, uint16_t *out, siz
 		if ((type & m->str_enc_mask) == m->str_one_byte) {
 			uint8_t *bytes = (uint8_t *)out;
 
-			err = rd(w->h, str, m->seq_chars + (int32_t)skip, bytes, want);
+			err = rd(w->h, str, m->seq_chars + (int64_t)skip, bytes, want);
 			if (err)
 				return err;
 			/* Widened in place, from the end. */
 			for (uint32_t i = want; i-- > 0;)
 				out[i] = bytes[i];
 		} else {
-			err = rd(w->h, str, m->seq_chars + 2 * (int32_t)skip, out, 2ull * want);
+			err = rd(w->h, str, m->seq_chars + 2 * (int64_t)skip, out, 2ull * want);
 			if (err)
 				return err;
 		}
@@ -348,7 +348,7 @@ static int line_from_array(const struct v8_heap *h, uint64_t ends, int32_t offse
 		uint32_t mid = lo + (hi - lo) / 2;
 		uint64_t e;
 
-		if (word(h, ends, m->fa_data + 8 * (int32_t)mid, &e) || !v8_is_smi(e))
+		if (word(h, ends, m->fa_data + 8 * (int64_t)mid, &e) || !v8_is_smi(e))
 			return 0;
 		if (v8_smi(e) < offset)
 			lo = mid + 1;

@@ -9,12 +9,12 @@
 
 #include "../util/hashmap.h"
 
-static int rd(const struct v8_heap *h, uint64_t tagged, int32_t off, void *buf, size_t len)
+static int rd(const struct v8_heap *h, uint64_t tagged, int64_t off, void *buf, size_t len)
 {
 	return h->read(h->ctx, tagged - 1 + (uint64_t)(int64_t)off, buf, len);
 }
 
-static int word(const struct v8_heap *h, uint64_t tagged, int32_t off, uint64_t *w)
+static int word(const struct v8_heap *h, uint64_t tagged, int64_t off, uint64_t *w)
 {
 	return rd(h, tagged, off, w, 8);
 }
@@ -63,7 +63,7 @@ static int element(const struct v8_heap *h, uint64_t arr, int32_t i, uint64_t *o
 	if (i < 0 || (err = word(h, arr, h->m->fa_length, &lw)) || !v8_is_smi(lw) ||
 	    v8_smi(lw) <= i)
 		return -ERANGE;
-	err = word(h, arr, h->m->fa_data + 8 * i, out);
+	err = word(h, arr, h->m->fa_data + 8 * (int64_t)i, out);
 	/* A weak reference has both low bits set; cleared ones are no objects. */
 	if (!err && (*out & 3) == 3)
 		*out &= ~2ull;
