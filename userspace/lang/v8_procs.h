@@ -55,7 +55,7 @@ bool v8_procs_is_node(const struct v8_procs *vp, uint32_t pid);
  * The code ranges and word offsets of node process pid, from its maps now
  * (V8's code space grows: ask again when its mappings change). 0;
  * -ENOENT (no node process, or gone), -ENOTSUP (a V8 that is not read:
- * said once at -v, with the reason).
+ * said once per node file, with the reason, at -v for each process).
  */
 int v8_procs_capture(struct v8_procs *vp, uint32_t pid, struct v8_capture *out);
 
