@@ -26,6 +26,7 @@
 #include "../util/hex.h"
 #include "../util/safe_open.h"
 #include "jitdump.h"
+#include "perf_map_index.h"
 
 /* Bytes read per pread(); a node map of a large app is tens of MB. */
 #define READ_CHUNK	(64u * 1024)
@@ -62,14 +63,6 @@ struct pm_entry {
 	const char *name;
 };
 
-/* A stretch of addresses whose newest covering entry is `entry`. */
-struct pm_segment {
-	uint64_t start, end;
-	uint32_t entry;
-};
-
-typedef VEC(struct pm_segment) segments_t;
-
 struct perf_map {
 	int fd;
 	off_t read_off;		      /* bytes of the file read so far, partial line included */
@@ -77,7 +70,7 @@ struct perf_map {
 	bool skipping;		      /* inside an over-long line: drop bytes up to its newline */
 	VEC(struct pm_entry) entries; /* file order: a higher index is newer */
 	size_t merged;		      /* entries[0, merged) are in `segments` */
-	segments_t segments;	      /* sorted by start, disjoint */
+	pm_segments_t segments;	      /* sorted by start, disjoint */
 	struct name_block *names;
 	size_t name_bytes;
 	size_t bad_lines;
@@ -454,187 +447,38 @@ static int refresh_jitdump(struct perf_map *pm, off_t size)
 
 /* ---- the segment index ------------------------------------------------------ */
 
-struct pm_item {
-	uint64_t start, end;
-	uint32_t entry;
-};
-
-static int item_cmp(const void *a, const void *b)
-{
-	const struct pm_item *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->entry < y->entry ? -1 : x->entry > y->entry;
-}
-
-/* A max-heap of item indexes by entry number: the newest covering item on top. */
-typedef VEC(uint32_t) heap_t;
-
-static void heap_sift_down(heap_t *h, const struct pm_item *items, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		uint32_t t;
-
-		if (l < h->len && items[h->data[l]].entry > items[h->data[m]].entry)
-			m = l;
-		if (r < h->len && items[h->data[r]].entry > items[h->data[m]].entry)
-			m = r;
-		if (m == i)
-			return;
-		t = h->data[i];
-		h->data[i] = h->data[m];
-		h->data[m] = t;
-		i = m;
-	}
-}
-
-static int heap_push(heap_t *h, const struct pm_item *items, uint32_t x)
-{
-	size_t i;
-
-	if (vec_push(h, x))
-		return -ENOMEM;
-	for (i = h->len - 1; i > 0; i = (i - 1) / 2) {
-		size_t parent = (i - 1) / 2;
-		uint32_t t;
-
-		if (items[h->data[parent]].entry >= items[h->data[i]].entry)
-			break;
-		t = h->data[i];
-		h->data[i] = h->data[parent];
-		h->data[parent] = t;
-	}
-	return 0;
-}
-
-static void heap_pop(heap_t *h, const struct pm_item *items)
-{
-	h->data[0] = h->data[--h->len];
-	heap_sift_down(h, items, 0);
-}
-
-/* Drop items on top of the heap that end at or before `pos`. */
-static void heap_expire(heap_t *h, const struct pm_item *items, uint64_t pos)
-{
-	while (h->len && items[h->data[0]].end <= pos)
-		heap_pop(h, items);
-}
-
-static int emit_segment(segments_t *out, uint64_t start, uint64_t end, uint32_t entry)
-{
-	struct pm_segment s = { start, end, entry };
-
-	if (out->len && vec_last(out).end == start && vec_last(out).entry == entry) {
-		vec_last(out).end = end;
-		return 0;
-	}
-	return vec_push(out, s) ? -ENOMEM : 0;
-}
-
-/*
- * Sweep items sorted by start into disjoint segments, each owned by the
- * newest item covering it. Ends of items that are not on top change nothing,
- * so the sweep only stops at starts and at the top item's end.
- */
-static int sweep(const struct pm_item *items, size_t n, segments_t *out)
-{
-	heap_t heap = { 0 };
-	uint64_t pos = 0, next;
-	size_t i = 0;
-	int err = 0;
-
-	for (;;) {
-		const struct pm_item *top;
-
-		heap_expire(&heap, items, pos);
-		if (!heap.len) {
-			if (i == n)
-				break;
-			pos = items[i].start;
-		}
-		for (; i < n && items[i].start <= pos; i++) {
-			err = heap_push(&heap, items, i);
-			if (err)
-				goto out;
-		}
-		heap_expire(&heap, items, pos);
-		if (!heap.len)
-			continue;
-		top = &items[heap.data[0]];
-		next = top->end;
-		if (i < n && items[i].start < next)
-			next = items[i].start;
-		err = emit_segment(out, pos, next, top->entry);
-		if (err)
-			goto out;
-		pos = next;
-	}
-out:
-	vec_free(&heap);
-	return err;
-}
-
 /* Merge the entries not yet indexed into the segments. 0 or -ENOMEM (index unchanged). */
 static int rebuild(struct perf_map *pm)
 {
-	size_t k = pm->entries.len - pm->merged, s = pm->segments.len, n = 0, a = 0, b = 0;
-	struct pm_item *fresh, *items;
-	segments_t out = { 0 };
-	int err = -ENOMEM;
+	size_t k = pm->entries.len - pm->merged;
+	pm_segments_t out = { 0 };
+	struct pm_item *fresh;
+	int err;
 
 	fresh = malloc((k ? k : 1) * sizeof(*fresh));
-	items = malloc((k + s ? k + s : 1) * sizeof(*items));
-	if (!fresh || !items)
-		goto out;
+	if (!fresh)
+		return -ENOMEM;
 	for (size_t i = 0; i < k; i++) {
 		const struct pm_entry *e = &pm->entries.data[pm->merged + i];
 
 		fresh[i] = (struct pm_item){ e->start, e->end, (uint32_t)(pm->merged + i) };
 	}
-	qsort(fresh, k, sizeof(*fresh), item_cmp);
-	/* The old segments are sorted already: a merge, not a sort of everything. */
-	while (a < s || b < k) {
-		const struct pm_segment *seg = a < s ? &pm->segments.data[a] : NULL;
-
-		if (seg && (b == k || seg->start <= fresh[b].start)) {
-			items[n++] = (struct pm_item){ seg->start, seg->end, seg->entry };
-			a++;
-		} else {
-			items[n++] = fresh[b++];
-		}
-	}
-	err = sweep(items, n, &out);
+	pm_items_sort(fresh, k);
+	err = pm_index_merge(&pm->segments, fresh, k, &out);
+	free(fresh);
 	if (err) {
 		vec_free(&out);
-		goto out;
+		return err;
 	}
 	vec_free(&pm->segments);
 	pm->segments = out;
 	pm->merged = pm->entries.len;
-out:
-	free(fresh);
-	free(items);
-	return err;
+	return 0;
 }
 
 static const struct pm_segment *find_segment(const struct perf_map *pm, uint64_t addr)
 {
-	size_t lo = 0, hi = pm->segments.len;
-
-	/* The first segment starting after addr; the one before may hold it. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pm->segments.data[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || addr >= pm->segments.data[lo - 1].end)
-		return NULL;
-	return &pm->segments.data[lo - 1];
+	return pm_index_find(&pm->segments, addr);
 }
 
 const char *perf_map_lookup(struct perf_map *pm, uint64_t addr, uint64_t *start_out)
