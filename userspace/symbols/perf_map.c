@@ -30,6 +30,13 @@
 
 /* Bytes read per pread(); a node map of a large app is tens of MB. */
 #define READ_CHUNK	(64u * 1024)
+/*
+ * The records of a jitdump one refresh reads at most: a lookup that misses
+ * refreshes, under the lock the ring's reader needs, and a jitdump may be
+ * 1 GiB of records (their code is skipped, not read), so it is read over
+ * several refreshes. A map's lines are read up to max_file_bytes at once.
+ */
+#define REFRESH_RECORDS (64u * 1024)
 /* Longer lines are garbage (no symbol name is this long): skipped, not buffered. */
 #define MAX_LINE	(64u * 1024)
 #define NAME_BLOCK_SIZE (64u * 1024)
@@ -63,6 +70,11 @@ struct pm_entry {
 	const char *name;
 };
 
+struct pm_level {
+	pm_segments_t segs;
+	size_t entries;
+};
+
 struct perf_map {
 	int fd;
 	off_t read_off;		      /* bytes of the file read so far, partial line included */
@@ -71,6 +83,17 @@ struct perf_map {
 	VEC(struct pm_entry) entries; /* file order: a higher index is newer */
 	size_t merged;		      /* entries[0, merged) are in `segments` */
 	pm_segments_t segments;	      /* sorted by start, disjoint */
+	/*
+	 * entries[merged, leveled), the ones a jitdump's moves must see before
+	 * the next rebuild: in levels, each the index of a run of entries,
+	 * older levels first and at least as large as newer ones (a binary
+	 * counter), so that a move finds its name in O(log^2 n) and every
+	 * entry is merged O(log n) times.
+	 */
+	VEC(struct pm_level) levels;
+	size_t leveled;
+	off_t seen_size; /* the file's size at the last refresh; -1 before */
+	bool pending;	 /* the last refresh stopped at its share: more to read */
 	struct name_block *names;
 	size_t name_bytes;
 	size_t bad_lines;
@@ -246,6 +269,8 @@ int perf_map_refresh(struct perf_map *pm)
 		return 0;
 	if (fstat(pm->fd, &st))
 		return -errno;
+	pm->seen_size = st.st_size;
+	pm->pending = false;
 	if (pm->jitdump)
 		return refresh_jitdump(pm, st.st_size);
 	if (st.st_size < pm->read_off) {
@@ -299,22 +324,52 @@ int perf_map_refresh(struct perf_map *pm)
  */
 #define JITDUMP_RECORD_MAX (64u << 20)
 
-static const struct pm_segment *find_segment(const struct perf_map *pm, uint64_t addr);
-static int rebuild(struct perf_map *pm);
+/* Entries not in any index yet that a move looks through one by one, before indexing them. */
+#define TAIL_SCAN 256u
 
-/* Code moved from old to new: the name it had, now at its new address. */
-static int jitdump_move(struct perf_map *pm, const struct jitdump_move *mv)
+static const struct pm_segment *find_segment(const struct perf_map *pm, uint64_t addr);
+static int index_tail(struct perf_map *pm);
+
+/*
+ * The newest entry naming `addr` among all entries read, or -1: the last
+ * few, newest first, then the levels' (newer than any in `segments`)
+ * newest first, then the rebuilt index's.
+ */
+static int64_t find_any(struct perf_map *pm, uint64_t addr)
 {
 	const struct pm_segment *seg;
-	const char *name;
+	size_t from = pm->leveled > pm->merged ? pm->leveled : pm->merged;
 
-	if (pm->merged < pm->entries.len && rebuild(pm))
+	for (size_t i = pm->entries.len; i-- > from;)
+		if (pm->entries.data[i].start <= addr && addr < pm->entries.data[i].end)
+			return (int64_t)i;
+	for (size_t i = pm->levels.len; i-- > 0;) {
+		seg = pm_index_find(&pm->levels.data[i].segs, addr);
+		if (seg)
+			return seg->entry;
+	}
+	seg = find_segment(pm, addr);
+	return seg ? (int64_t)seg->entry : -1;
+}
+
+/*
+ * Code moved from old to new: the name it had, now at its new address.
+ * Writers move code all the time (V8's GC), so a move must not cost a
+ * rebuild of the whole index: it is looked up in the levels.
+ */
+static int jitdump_move(struct perf_map *pm, const struct jitdump_move *mv)
+{
+	const char *name;
+	int64_t entry;
+
+	if (pm->entries.len - (pm->leveled > pm->merged ? pm->leveled : pm->merged) >= TAIL_SCAN &&
+	    index_tail(pm))
 		return -ENOMEM;
-	seg = find_segment(pm, mv->old_code_addr);
+	entry = find_any(pm, mv->old_code_addr);
 	/* A move of code never loaded (or past a limit): nothing to name it by. */
-	if (!seg || !mv->code_size || mv->code_size > UINT64_MAX - mv->new_code_addr)
+	if (entry < 0 || !mv->code_size || mv->code_size > UINT64_MAX - mv->new_code_addr)
 		return 0;
-	name = pm->entries.data[seg->entry].name;
+	name = pm->entries.data[entry].name;
 	return add_entry(pm, mv->new_code_addr, mv->code_size, name, strlen(name));
 }
 
@@ -414,9 +469,13 @@ static int refresh_jitdump(struct perf_map *pm, off_t size)
 		pm->jitdump_header = hdr.header_size;
 		pm->read_off = hdr.header_size;
 	}
-	while (pm->read_off < size) {
+	for (unsigned records = 0; pm->read_off < size; records++) {
 		if ((uint64_t)pm->read_off >= limits.max_jitdump_bytes) {
 			pm->capped = "file bytes";
+			break;
+		}
+		if (records >= REFRESH_RECORDS) {
+			pm->pending = true;
 			break;
 		}
 		err = jitdump_window(pm, pm->read_off, JITDUMP_RECORD_HEAD, size, &p, &avail);
@@ -447,11 +506,11 @@ static int refresh_jitdump(struct perf_map *pm, off_t size)
 
 /* ---- the segment index ------------------------------------------------------ */
 
-/* Merge the entries not yet indexed into the segments. 0 or -ENOMEM (index unchanged). */
-static int rebuild(struct perf_map *pm)
+/* entries[from, len) laid over `old` into `out`; 0 or -ENOMEM (`out` empty). */
+static int index_entries(const struct perf_map *pm, const pm_segments_t *old, size_t from,
+			 pm_segments_t *out)
 {
-	size_t k = pm->entries.len - pm->merged;
-	pm_segments_t out = { 0 };
+	size_t k = pm->entries.len - from;
 	struct pm_item *fresh;
 	int err;
 
@@ -459,20 +518,94 @@ static int rebuild(struct perf_map *pm)
 	if (!fresh)
 		return -ENOMEM;
 	for (size_t i = 0; i < k; i++) {
-		const struct pm_entry *e = &pm->entries.data[pm->merged + i];
+		const struct pm_entry *e = &pm->entries.data[from + i];
 
-		fresh[i] = (struct pm_item){ e->start, e->end, (uint32_t)(pm->merged + i) };
+		fresh[i] = (struct pm_item){ e->start, e->end, (uint32_t)(from + i) };
 	}
 	pm_items_sort(fresh, k);
-	err = pm_index_merge(&pm->segments, fresh, k, &out);
+	err = pm_index_merge(old, fresh, k, out);
+	free(fresh);
+	if (err)
+		vec_free(out);
+	return err;
+}
+
+static void drop_levels(struct perf_map *pm)
+{
+	for (size_t i = 0; i < pm->levels.len; i++)
+		vec_free(&pm->levels.data[i].segs);
+	pm->levels.len = 0;
+	pm->leveled = pm->merged;
+}
+
+/* Merge the entries not yet indexed into the segments. 0 or -ENOMEM (index unchanged). */
+static int rebuild(struct perf_map *pm)
+{
+	pm_segments_t out = { 0 };
+	int err = index_entries(pm, &pm->segments, pm->merged, &out);
+
+	if (err)
+		return err;
+	vec_free(&pm->segments);
+	pm->segments = out;
+	pm->merged = pm->entries.len;
+	drop_levels(pm);
+	return 0;
+}
+
+/* The newer of the last two levels laid over the older, in its place. 0 or -ENOMEM. */
+static int merge_last_levels(struct perf_map *pm)
+{
+	struct pm_level *older = &pm->levels.data[pm->levels.len - 2], *newer = older + 1;
+	size_t k = newer->segs.len;
+	pm_segments_t out = { 0 };
+	struct pm_item *fresh = malloc((k ? k : 1) * sizeof(*fresh));
+	int err;
+
+	if (!fresh)
+		return -ENOMEM;
+	/* A level's segments are sorted and disjoint: in the order a merge takes. */
+	for (size_t i = 0; i < k; i++)
+		fresh[i] = (struct pm_item){ newer->segs.data[i].start, newer->segs.data[i].end,
+					     newer->segs.data[i].entry };
+	err = pm_index_merge(&older->segs, fresh, k, &out);
 	free(fresh);
 	if (err) {
 		vec_free(&out);
 		return err;
 	}
-	vec_free(&pm->segments);
-	pm->segments = out;
-	pm->merged = pm->entries.len;
+	vec_free(&older->segs);
+	vec_free(&newer->segs);
+	older->segs = out;
+	older->entries += newer->entries;
+	pm->levels.len--;
+	return 0;
+}
+
+/* entries[leveled, len) into a level of their own, merged down while it is as large as the one
+ * before. */
+static int index_tail(struct perf_map *pm)
+{
+	struct pm_level lv = { 0 };
+	pm_segments_t none = { 0 };
+
+	if (pm->leveled < pm->merged)
+		pm->leveled = pm->merged;
+	lv.entries = pm->entries.len - pm->leveled;
+	if (!lv.entries)
+		return 0;
+	if (index_entries(pm, &none, pm->leveled, &lv.segs))
+		return -ENOMEM;
+	if (vec_push(&pm->levels, lv)) {
+		vec_free(&lv.segs);
+		return -ENOMEM;
+	}
+	pm->leveled = pm->entries.len;
+	/* Out of memory, levels stay unmerged: more of them to look through, nothing lost. */
+	while (pm->levels.len >= 2 &&
+	       pm->levels.data[pm->levels.len - 2].entries <= vec_last(&pm->levels).entries &&
+	       !merge_last_levels(pm))
+		;
 	return 0;
 }
 
@@ -491,7 +624,13 @@ const char *perf_map_lookup(struct perf_map *pm, uint64_t addr, uint64_t *start_
 	if (pm->merged < pm->entries.len)
 		rebuild(pm);
 	seg = find_segment(pm, addr);
-	if (!seg && !fstat(pm->fd, &st) && st.st_size != pm->read_off && !perf_map_refresh(pm)) {
+	/*
+	 * A miss refreshes only when the file grew since the last refresh,
+	 * or that refresh left some to read: a file ending in a record not
+	 * written whole would be read again at every miss.
+	 */
+	if (!seg && !fstat(pm->fd, &st) && (pm->pending || st.st_size != pm->seen_size) &&
+	    !perf_map_refresh(pm)) {
 		if (pm->merged < pm->entries.len)
 			rebuild(pm);
 		seg = find_segment(pm, addr);
@@ -516,6 +655,7 @@ static struct perf_map *open_fd(int fd, bool jitdump)
 	}
 	pm->fd = fd;
 	pm->jitdump = jitdump;
+	pm->seen_size = -1;
 	/*
 	 * A jitdump is read at its first lookup, not here: it is opened as
 	 * the process maps it, while the rings are drained, and one that
@@ -563,10 +703,19 @@ void perf_map_set_limits(const struct perf_map_limits *l, struct perf_map_limits
 		limits = *l;
 }
 
+static size_t levels_bytes(const struct perf_map *pm)
+{
+	size_t n = pm->levels.cap * sizeof(*pm->levels.data);
+
+	for (size_t i = 0; i < pm->levels.len; i++)
+		n += pm->levels.data[i].segs.cap * sizeof(struct pm_segment);
+	return n;
+}
+
 size_t perf_map_bytes(const struct perf_map *pm)
 {
 	return sizeof(*pm) + pm->buf.cap + pm->entries.cap * sizeof(*pm->entries.data) +
-	       pm->segments.cap * sizeof(*pm->segments.data) + pm->name_bytes;
+	       pm->segments.cap * sizeof(*pm->segments.data) + pm->name_bytes + levels_bytes(pm);
 }
 
 void perf_map_free(struct perf_map *pm)
@@ -586,5 +735,7 @@ void perf_map_free(struct perf_map *pm)
 	vec_free(&pm->buf);
 	vec_free(&pm->entries);
 	vec_free(&pm->segments);
+	drop_levels(pm);
+	vec_free(&pm->levels);
 	free(pm);
 }

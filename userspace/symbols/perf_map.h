@@ -71,8 +71,10 @@ void perf_map_site_close(struct perf_map_site *s);
 struct perf_map *perf_map_open_site(const struct perf_map_site *site, const char *host_tmp);
 
 /*
- * Parse what was appended since the last read. An incomplete last line is
- * kept until a later refresh completes it. 0 or a negative errno.
+ * Parse what was appended since the last read; of a jitdump, some ten
+ * thousand records a call at most, so a huge one is read over several
+ * refreshes. An incomplete last line is kept until a later refresh
+ * completes it. 0 or a negative errno.
  */
 int perf_map_refresh(struct perf_map *pm);
 
@@ -80,7 +82,8 @@ int perf_map_refresh(struct perf_map *pm);
  * The symbol containing `addr` (START <= addr < START + SIZE), the newest
  * entry winning where entries overlap; its START in *start_out (may be
  * NULL). NULL when no entry contains `addr`. An address not found makes it
- * refresh first when the file has grown (one fstat), so late code is found;
+ * refresh first when the file has grown since the last refresh, or that
+ * one left some of it to read (one fstat), so late code is found;
  * an address that is found is answered from what was read, so call
  * perf_map_refresh to see code re-jitted over known entries.
  * The name stays valid until perf_map_free.
