@@ -67,8 +67,24 @@ struct perf_map_site {
  */
 int perf_map_site_read(const char *proc_root, pid_t pid, bool keep_root, struct perf_map_site *out);
 void perf_map_site_close(struct perf_map_site *s);
-/* perf_map_open_at for a site read before; NULL with errno set, as perf_map_open. */
+/*
+ * perf_map_open_at for a site read before; NULL with errno set, as
+ * perf_map_open, and EMEDIUMTYPE for a map on FUSE (see
+ * perf_map_refuse_fuse).
+ */
 struct perf_map *perf_map_open_site(const struct perf_map_site *site, const char *host_tmp);
+/*
+ * Its first half: the map found and checked, its fd (not read yet) or a
+ * negative errno. Finding it may wait on the process owner's file system:
+ * jit_maps runs it on a worker with a deadline (jit_open.h).
+ */
+int perf_map_site_open_fd(const struct perf_map_site *site, const char *host_tmp);
+/*
+ * -EMEDIUMTYPE when `fd` (O_PATH will do) is on FUSE, whose server, any
+ * user's, may never answer a read: a map or jitdump there would hold up
+ * whoever reads it. 0, or fstatfs's error.
+ */
+int perf_map_refuse_fuse(int fd);
 
 /*
  * Parse what was appended since the last read; of a jitdump, some ten
