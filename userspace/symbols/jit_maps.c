@@ -243,7 +243,7 @@ static struct perf_map *open_map(struct jit_maps *j, struct jit_entry *e)
 		errno = -fd;
 		return NULL;
 	}
-	return perf_map_open_fd(fd);
+	return perf_map_open_fd_of(fd, owner_of(e));
 }
 
 /* Look for the perf map again, at most every JIT_RETRY_NS. */
@@ -350,7 +350,7 @@ static struct perf_map *open_jitdump(struct jit_maps *j, struct jit_entry *e, ui
 	fd = jit_opener_run(j->opener, owner_of(e), open_jitdump_fd, &at, sizeof(at), NULL);
 	if (fd == -ETIMEDOUT || fd == -EBUSY || fd == -EMEDIUMTYPE)
 		give_up(e, &e->dump_gave_up, "jitdump", fd);
-	return fd < 0 ? NULL : perf_map_open_jitdump_fd(fd);
+	return fd < 0 ? NULL : perf_map_open_jitdump_fd_of(fd, owner_of(e));
 }
 
 int jit_maps_note_mapping(struct jit_maps *j, uint32_t pid, const struct map_entry *m)

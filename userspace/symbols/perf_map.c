@@ -27,6 +27,7 @@
 #include "../util/safe_open.h"
 #include "jitdump.h"
 #include "perf_map_index.h"
+#include "perf_map_users.h"
 
 /* Bytes read per pread(); a node map of a large app is tens of MB. */
 #define READ_CHUNK	(64u * 1024)
@@ -55,6 +56,19 @@ static struct perf_map_limits limits = {
 	.max_total_name_bytes = 256ull << 20,
 	/* A jitdump holds the code too (node: 2 MB a second at start); it is skipped, not read. */
 	.max_jitdump_bytes = 1ull << 30,
+	/* A user's share of the totals: one map as large as a map may be, not more. */
+	.max_user_entries = 1u << 20,
+	.max_user_name_bytes = 64ull << 20,
+	/*
+	 * Bytes read a second, per user and for all: a user's one largest map
+	 * at once (a JVM's or node's map is read in a burst at its first
+	 * sample), then about what real runtimes append; the same file under
+	 * many pids, or swept and read again, waits its turn.
+	 */
+	.user_bytes_per_s = 16ull << 20,
+	.user_bytes_burst = 128ull << 20,
+	.total_bytes_per_s = 64ull << 20,
+	.total_bytes_burst = 512ull << 20,
 };
 /* What every open map holds, against the max_total_* limits. */
 static size_t total_entries, total_name_bytes;
@@ -77,6 +91,7 @@ struct pm_level {
 
 struct perf_map {
 	int fd;
+	struct pm_user *user;	      /* whose map it is: their share of the limits */
 	off_t read_off;		      /* bytes of the file read so far, partial line included */
 	VEC(char) buf;		      /* the incomplete last line, then the bytes being parsed */
 	bool skipping;		      /* inside an over-long line: drop bytes up to its newline */
@@ -117,6 +132,10 @@ static const char *name_store(struct perf_map *pm, const char *s, size_t len)
 			pm->capped = "name bytes";
 			return NULL;
 		}
+		if (pm->user->name_bytes + sizeof(*b) + cap > limits.max_user_name_bytes) {
+			pm->capped = "name bytes of its user's maps";
+			return NULL;
+		}
 		if (total_name_bytes + sizeof(*b) + cap > limits.max_total_name_bytes) {
 			pm->capped = "name bytes of all maps";
 			return NULL;
@@ -131,6 +150,7 @@ static const char *name_store(struct perf_map *pm, const char *s, size_t len)
 		pm->names = b;
 		pm->name_bytes += sizeof(*b) + cap;
 		total_name_bytes += sizeof(*b) + cap;
+		pm->user->name_bytes += sizeof(*b) + cap;
 	}
 	out = b->data + b->used;
 	memcpy(out, s, len);
@@ -151,6 +171,10 @@ static int add_entry(struct perf_map *pm, uint64_t start, uint64_t size, const c
 		pm->capped = "entries";
 		return -E2BIG;
 	}
+	if (pm->user->entries >= limits.max_user_entries) {
+		pm->capped = "entries of its user's maps";
+		return -E2BIG;
+	}
 	if (total_entries >= limits.max_total_entries) {
 		pm->capped = "entries of all maps";
 		return -E2BIG;
@@ -161,6 +185,7 @@ static int add_entry(struct perf_map *pm, uint64_t start, uint64_t size, const c
 	if (vec_push(&pm->entries, e))
 		return -ENOMEM;
 	total_entries++;
+	pm->user->entries++;
 	return 0;
 }
 
@@ -291,6 +316,11 @@ int perf_map_refresh(struct perf_map *pm)
 		}
 		if ((off_t)want > st.st_size - pm->read_off)
 			want = st.st_size - pm->read_off;
+		/* Bad lines cost what good ones do: every byte read counts. */
+		if (!pm_user_take_bytes(pm->user, want, &limits)) {
+			pm->pending = true;
+			break;
+		}
 		if (vec_reserve(&pm->buf, want))
 			return -ENOMEM;
 		n = pread(pm->fd, pm->buf.data + pm->buf.len, want, pm->read_off);
@@ -447,6 +477,20 @@ static int jitdump_record(struct perf_map *pm, const struct jitdump_record_head 
 	return add_entry(pm, load.code_addr, load.code_size, load.name, load.name_len);
 }
 
+/*
+ * A record's cost against the reading budget of the map's user: the bytes
+ * parsed (its code is skipped, not read), and no less than a record's
+ * worth of work, so that tiny records are not free.
+ */
+static bool take_record(struct perf_map *pm, const struct jitdump_record_head *head)
+{
+	uint64_t bytes = head->total_size;
+
+	if (bytes > JITDUMP_RECORD_HEAD + JITDUMP_MOVE_FIXED + JITDUMP_NAME_MAX)
+		bytes = JITDUMP_RECORD_HEAD + JITDUMP_MOVE_FIXED + JITDUMP_NAME_MAX;
+	return pm_user_take_bytes(pm->user, bytes < 64 ? 64 : bytes, &limits);
+}
+
 static int refresh_jitdump(struct perf_map *pm, off_t size)
 {
 	struct jitdump_record_head head;
@@ -486,6 +530,10 @@ static int refresh_jitdump(struct perf_map *pm, off_t size)
 			break;
 		if (!err && head.total_size > JITDUMP_RECORD_MAX)
 			err = -EINVAL;
+		if (!err && !take_record(pm, &head)) {
+			pm->pending = true;
+			break;
+		}
 		if (!err)
 			err = jitdump_record(pm, &head, size);
 		if (err == -EAGAIN)
@@ -643,7 +691,7 @@ const char *perf_map_lookup(struct perf_map *pm, uint64_t addr, uint64_t *start_
 	return e->name;
 }
 
-static struct perf_map *open_fd(int fd, bool jitdump)
+static struct perf_map *open_fd(int fd, bool jitdump, uint32_t owner)
 {
 	struct perf_map *pm = calloc(1, sizeof(*pm));
 	int err;
@@ -656,6 +704,7 @@ static struct perf_map *open_fd(int fd, bool jitdump)
 	pm->fd = fd;
 	pm->jitdump = jitdump;
 	pm->seen_size = -1;
+	pm->user = pm_user_of(owner);
 	/*
 	 * A jitdump is read at its first lookup, not here: it is opened as
 	 * the process maps it, while the rings are drained, and one that
@@ -672,12 +721,22 @@ static struct perf_map *open_fd(int fd, bool jitdump)
 
 struct perf_map *perf_map_open_fd(int fd)
 {
-	return open_fd(fd, false);
+	return open_fd(fd, false, PERF_MAP_NO_OWNER);
+}
+
+struct perf_map *perf_map_open_fd_of(int fd, uint32_t owner)
+{
+	return open_fd(fd, false, owner);
 }
 
 struct perf_map *perf_map_open_jitdump_fd(int fd)
 {
-	return open_fd(fd, true);
+	return open_fd(fd, true, PERF_MAP_NO_OWNER);
+}
+
+struct perf_map *perf_map_open_jitdump_fd_of(int fd, uint32_t owner)
+{
+	return open_fd(fd, true, owner);
 }
 
 size_t perf_map_entries(const struct perf_map *pm)
@@ -712,6 +771,11 @@ static size_t levels_bytes(const struct perf_map *pm)
 	return n;
 }
 
+void perf_map_refill_budgets(void)
+{
+	pm_users_refill();
+}
+
 size_t perf_map_bytes(const struct perf_map *pm)
 {
 	return sizeof(*pm) + pm->buf.cap + pm->entries.cap * sizeof(*pm->entries.data) +
@@ -732,6 +796,8 @@ void perf_map_free(struct perf_map *pm)
 	}
 	total_name_bytes -= pm->name_bytes;
 	total_entries -= pm->entries.len;
+	pm->user->name_bytes -= pm->name_bytes;
+	pm->user->entries -= pm->entries.len;
 	vec_free(&pm->buf);
 	vec_free(&pm->entries);
 	vec_free(&pm->segments);

@@ -221,7 +221,7 @@ struct perf_map *perf_map_open_site(const struct perf_map_site *site, const char
 		errno = -fd;
 		return NULL;
 	}
-	return perf_map_open_fd(fd);
+	return perf_map_open_fd_of(fd, site->nuids ? (uint32_t)site->uids[0] : PERF_MAP_NO_OWNER);
 }
 
 struct perf_map *perf_map_open_at(const char *proc_root, const char *host_tmp, pid_t pid)
