@@ -27,6 +27,7 @@
 #include "../util/log.h"
 #include "../util/safe_open.h"
 #include "../util/strtab.h"
+#include "../util/uid_owner.h"
 #include "../util/vec.h"
 #include "../lang/jit_names.h"
 #include "jit_open.h"
@@ -79,6 +80,7 @@ struct jit_maps {
 	struct hmap by_pid;	       /* pid -> entries index */
 	size_t held_roots;	       /* entries whose site holds a root fd */
 	struct jit_opener *opener;     /* opens their files without waiting on them */
+	struct uid_owners *owners;     /* /etc/subuid, read at the first owner asked for */
 };
 
 struct jit_maps *jit_maps_new(const char *proc_root)
@@ -121,6 +123,7 @@ void jit_maps_free(struct jit_maps *j)
 	vec_free(&j->free_slots);
 	hmap_free(&j->by_pid);
 	jit_opener_free(j->opener);
+	free(j->owners);
 	free(j->proc_root);
 	free(j);
 }
@@ -196,10 +199,19 @@ static struct jit_entry *entry_of(struct jit_maps *j, uint32_t pid, uint32_t *id
 	return &j->entries.data[idx];
 }
 
-/* Whose files a process's are, for the opener: one stuck open per user. */
-static uint32_t owner_of(const struct jit_entry *e)
+/*
+ * Whose files a process's are: its real uid, folded to the owner of its
+ * subordinate range (a rootless container's user runs under thousands of
+ * uids, which must not bring as many stuck opens and map shares).
+ */
+static uint32_t owner_of(struct jit_maps *j, const struct jit_entry *e)
 {
-	return e->site.nuids ? (uint32_t)e->site.uids[0] : e->pid;
+	if (!e->site.nuids)
+		return PERF_MAP_NO_OWNER;
+	if (!j->owners && (j->owners = calloc(1, sizeof(*j->owners))))
+		uid_owners_read(j->owners, NULL);
+	return j->owners ? uid_owner_of(j->owners, (uint32_t)e->site.uids[0])
+			 : (uint32_t)e->site.uids[0];
 }
 
 /* An open that passed its deadline or met FUSE: said once, and never tried again. */
@@ -233,7 +245,8 @@ static struct perf_map *open_map(struct jit_maps *j, struct jit_entry *e)
 	site.root = e->site.root >= 0 ? fcntl(e->site.root, F_DUPFD_CLOEXEC, 0) : -1;
 	if (e->site.root >= 0 && site.root < 0)
 		return NULL;
-	fd = jit_opener_run(j->opener, owner_of(e), open_site_fd, &site, sizeof(site), close_site);
+	fd = jit_opener_run(j->opener, owner_of(j, e), open_site_fd, &site, sizeof(site),
+			    close_site);
 	if (fd == -ETIMEDOUT || fd == -EBUSY || fd == -EMEDIUMTYPE) {
 		give_up(e, &e->map_gave_up, "perf map", fd);
 		errno = -fd;
@@ -243,7 +256,7 @@ static struct perf_map *open_map(struct jit_maps *j, struct jit_entry *e)
 		errno = -fd;
 		return NULL;
 	}
-	return perf_map_open_fd_of(fd, owner_of(e));
+	return perf_map_open_fd_of(fd, owner_of(j, e));
 }
 
 /* Look for the perf map again, at most every JIT_RETRY_NS. */
@@ -347,10 +360,10 @@ static struct perf_map *open_jitdump(struct jit_maps *j, struct jit_entry *e, ui
 		     e->pid, start, end) >= (int)sizeof(at.path))
 		return NULL;
 	memcpy(at.uids, e->site.uids, sizeof(at.uids));
-	fd = jit_opener_run(j->opener, owner_of(e), open_jitdump_fd, &at, sizeof(at), NULL);
+	fd = jit_opener_run(j->opener, owner_of(j, e), open_jitdump_fd, &at, sizeof(at), NULL);
 	if (fd == -ETIMEDOUT || fd == -EBUSY || fd == -EMEDIUMTYPE)
 		give_up(e, &e->dump_gave_up, "jitdump", fd);
-	return fd < 0 ? NULL : perf_map_open_jitdump_fd_of(fd, owner_of(e));
+	return fd < 0 ? NULL : perf_map_open_jitdump_fd_of(fd, owner_of(j, e));
 }
 
 int jit_maps_note_mapping(struct jit_maps *j, uint32_t pid, const struct map_entry *m)
