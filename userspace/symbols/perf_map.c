@@ -79,16 +79,6 @@ struct name_block {
 	char data[];
 };
 
-struct pm_entry {
-	uint64_t start, end; /* [start, end) */
-	const char *name;
-};
-
-struct pm_level {
-	pm_segments_t segs;
-	size_t entries;
-};
-
 struct perf_map {
 	int fd;
 	struct pm_user *user;	      /* whose map it is: their share of the limits */
@@ -96,19 +86,9 @@ struct perf_map {
 	VEC(char) buf;		      /* the incomplete last line, then the bytes being parsed */
 	bool skipping;		      /* inside an over-long line: drop bytes up to its newline */
 	VEC(struct pm_entry) entries; /* file order: a higher index is newer */
-	size_t merged;		      /* entries[0, merged) are in `segments` */
-	pm_segments_t segments;	      /* sorted by start, disjoint */
-	/*
-	 * entries[merged, leveled), the ones a jitdump's moves must see before
-	 * the next rebuild: in levels, each the index of a run of entries,
-	 * older levels first and at least as large as newer ones (a binary
-	 * counter), so that a move finds its name in O(log^2 n) and every
-	 * entry is merged O(log n) times.
-	 */
-	VEC(struct pm_level) levels;
-	size_t leveled;
-	off_t seen_size; /* the file's size at the last refresh; -1 before */
-	bool pending;	 /* the last refresh stopped at its share: more to read */
+	struct pm_index index;	      /* of the entries, by address */
+	off_t seen_size;	      /* the file's size at the last refresh; -1 before */
+	bool pending;		      /* the last refresh stopped at its share: more to read */
 	struct name_block *names;
 	size_t name_bytes;
 	size_t bad_lines;
@@ -354,48 +334,19 @@ int perf_map_refresh(struct perf_map *pm)
  */
 #define JITDUMP_RECORD_MAX (64u << 20)
 
-/* Entries not in any index yet that a move looks through one by one, before indexing them. */
-#define TAIL_SCAN 256u
-
-static const struct pm_segment *find_segment(const struct perf_map *pm, uint64_t addr);
-static int index_tail(struct perf_map *pm);
-
-/*
- * The newest entry naming `addr` among all entries read, or -1: the last
- * few, newest first, then the levels' (newer than any in `segments`)
- * newest first, then the rebuilt index's.
- */
-static int64_t find_any(struct perf_map *pm, uint64_t addr)
-{
-	const struct pm_segment *seg;
-	size_t from = pm->leveled > pm->merged ? pm->leveled : pm->merged;
-
-	for (size_t i = pm->entries.len; i-- > from;)
-		if (pm->entries.data[i].start <= addr && addr < pm->entries.data[i].end)
-			return (int64_t)i;
-	for (size_t i = pm->levels.len; i-- > 0;) {
-		seg = pm_index_find(&pm->levels.data[i].segs, addr);
-		if (seg)
-			return seg->entry;
-	}
-	seg = find_segment(pm, addr);
-	return seg ? (int64_t)seg->entry : -1;
-}
-
 /*
  * Code moved from old to new: the name it had, now at its new address.
  * Writers move code all the time (V8's GC), so a move must not cost a
- * rebuild of the whole index: it is looked up in the levels.
+ * rebuild of the whole index (pm_index_newest).
  */
 static int jitdump_move(struct perf_map *pm, const struct jitdump_move *mv)
 {
 	const char *name;
 	int64_t entry;
 
-	if (pm->entries.len - (pm->leveled > pm->merged ? pm->leveled : pm->merged) >= TAIL_SCAN &&
-	    index_tail(pm))
+	if (pm_index_newest(&pm->index, pm->entries.data, pm->entries.len, mv->old_code_addr,
+			    &entry))
 		return -ENOMEM;
-	entry = find_any(pm, mv->old_code_addr);
 	/* A move of code never loaded (or past a limit): nothing to name it by. */
 	if (entry < 0 || !mv->code_size || mv->code_size > UINT64_MAX - mv->new_code_addr)
 		return 0;
@@ -552,115 +503,7 @@ static int refresh_jitdump(struct perf_map *pm, off_t size)
 	return 0;
 }
 
-/* ---- the segment index ------------------------------------------------------ */
-
-/* entries[from, len) laid over `old` into `out`; 0 or -ENOMEM (`out` empty). */
-static int index_entries(const struct perf_map *pm, const pm_segments_t *old, size_t from,
-			 pm_segments_t *out)
-{
-	size_t k = pm->entries.len - from;
-	struct pm_item *fresh;
-	int err;
-
-	fresh = malloc((k ? k : 1) * sizeof(*fresh));
-	if (!fresh)
-		return -ENOMEM;
-	for (size_t i = 0; i < k; i++) {
-		const struct pm_entry *e = &pm->entries.data[from + i];
-
-		fresh[i] = (struct pm_item){ e->start, e->end, (uint32_t)(from + i) };
-	}
-	pm_items_sort(fresh, k);
-	err = pm_index_merge(old, fresh, k, out);
-	free(fresh);
-	if (err)
-		vec_free(out);
-	return err;
-}
-
-static void drop_levels(struct perf_map *pm)
-{
-	for (size_t i = 0; i < pm->levels.len; i++)
-		vec_free(&pm->levels.data[i].segs);
-	pm->levels.len = 0;
-	pm->leveled = pm->merged;
-}
-
-/* Merge the entries not yet indexed into the segments. 0 or -ENOMEM (index unchanged). */
-static int rebuild(struct perf_map *pm)
-{
-	pm_segments_t out = { 0 };
-	int err = index_entries(pm, &pm->segments, pm->merged, &out);
-
-	if (err)
-		return err;
-	vec_free(&pm->segments);
-	pm->segments = out;
-	pm->merged = pm->entries.len;
-	drop_levels(pm);
-	return 0;
-}
-
-/* The newer of the last two levels laid over the older, in its place. 0 or -ENOMEM. */
-static int merge_last_levels(struct perf_map *pm)
-{
-	struct pm_level *older = &pm->levels.data[pm->levels.len - 2], *newer = older + 1;
-	size_t k = newer->segs.len;
-	pm_segments_t out = { 0 };
-	struct pm_item *fresh = malloc((k ? k : 1) * sizeof(*fresh));
-	int err;
-
-	if (!fresh)
-		return -ENOMEM;
-	/* A level's segments are sorted and disjoint: in the order a merge takes. */
-	for (size_t i = 0; i < k; i++)
-		fresh[i] = (struct pm_item){ newer->segs.data[i].start, newer->segs.data[i].end,
-					     newer->segs.data[i].entry };
-	err = pm_index_merge(&older->segs, fresh, k, &out);
-	free(fresh);
-	if (err) {
-		vec_free(&out);
-		return err;
-	}
-	vec_free(&older->segs);
-	vec_free(&newer->segs);
-	older->segs = out;
-	older->entries += newer->entries;
-	pm->levels.len--;
-	return 0;
-}
-
-/* entries[leveled, len) into a level of their own, merged down while it is as large as the one
- * before. */
-static int index_tail(struct perf_map *pm)
-{
-	struct pm_level lv = { 0 };
-	pm_segments_t none = { 0 };
-
-	if (pm->leveled < pm->merged)
-		pm->leveled = pm->merged;
-	lv.entries = pm->entries.len - pm->leveled;
-	if (!lv.entries)
-		return 0;
-	if (index_entries(pm, &none, pm->leveled, &lv.segs))
-		return -ENOMEM;
-	if (vec_push(&pm->levels, lv)) {
-		vec_free(&lv.segs);
-		return -ENOMEM;
-	}
-	pm->leveled = pm->entries.len;
-	/* Out of memory, levels stay unmerged: more of them to look through, nothing lost. */
-	while (pm->levels.len >= 2 &&
-	       pm->levels.data[pm->levels.len - 2].entries <= vec_last(&pm->levels).entries &&
-	       !merge_last_levels(pm))
-		;
-	return 0;
-}
-
-static const struct pm_segment *find_segment(const struct perf_map *pm, uint64_t addr)
-{
-	return pm_index_find(&pm->segments, addr);
-}
+/* ---- lookups ---------------------------------------------------------------- */
 
 const char *perf_map_lookup(struct perf_map *pm, uint64_t addr, uint64_t *start_out)
 {
@@ -669,9 +512,8 @@ const char *perf_map_lookup(struct perf_map *pm, uint64_t addr, uint64_t *start_
 	struct stat st;
 
 	/* On -ENOMEM the older index still answers for what it holds. */
-	if (pm->merged < pm->entries.len)
-		rebuild(pm);
-	seg = find_segment(pm, addr);
+	pm_index_rebuild(&pm->index, pm->entries.data, pm->entries.len);
+	seg = pm_index_find(&pm->index.segments, addr);
 	/*
 	 * A miss refreshes only when the file grew since the last refresh,
 	 * or that refresh left some to read: a file ending in a record not
@@ -679,9 +521,8 @@ const char *perf_map_lookup(struct perf_map *pm, uint64_t addr, uint64_t *start_
 	 */
 	if (!seg && !fstat(pm->fd, &st) && (pm->pending || st.st_size != pm->seen_size) &&
 	    !perf_map_refresh(pm)) {
-		if (pm->merged < pm->entries.len)
-			rebuild(pm);
-		seg = find_segment(pm, addr);
+		pm_index_rebuild(&pm->index, pm->entries.data, pm->entries.len);
+		seg = pm_index_find(&pm->index.segments, addr);
 	}
 	if (!seg)
 		return NULL;
@@ -762,15 +603,6 @@ void perf_map_set_limits(const struct perf_map_limits *l, struct perf_map_limits
 		limits = *l;
 }
 
-static size_t levels_bytes(const struct perf_map *pm)
-{
-	size_t n = pm->levels.cap * sizeof(*pm->levels.data);
-
-	for (size_t i = 0; i < pm->levels.len; i++)
-		n += pm->levels.data[i].segs.cap * sizeof(struct pm_segment);
-	return n;
-}
-
 void perf_map_refill_budgets(void)
 {
 	pm_users_refill();
@@ -779,7 +611,7 @@ void perf_map_refill_budgets(void)
 size_t perf_map_bytes(const struct perf_map *pm)
 {
 	return sizeof(*pm) + pm->buf.cap + pm->entries.cap * sizeof(*pm->entries.data) +
-	       pm->segments.cap * sizeof(*pm->segments.data) + pm->name_bytes + levels_bytes(pm);
+	       pm_index_bytes(&pm->index) + pm->name_bytes;
 }
 
 void perf_map_free(struct perf_map *pm)
@@ -800,8 +632,6 @@ void perf_map_free(struct perf_map *pm)
 	pm->user->entries -= pm->entries.len;
 	vec_free(&pm->buf);
 	vec_free(&pm->entries);
-	vec_free(&pm->segments);
-	drop_levels(pm);
-	vec_free(&pm->levels);
+	pm_index_free(&pm->index);
 	free(pm);
 }

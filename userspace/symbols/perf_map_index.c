@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: BSD-2-Clause
 /*
  * A perf map's address index (perf_map_index.h): a merge of sorted items
- * and one sweep with a heap of the items covering the sweep's position.
+ * and one sweep with a heap of the items covering the sweep's position;
+ * the levels a jitdump's moves look through between rebuilds.
  */
 #include "perf_map_index.h"
 
@@ -170,4 +171,161 @@ const struct pm_segment *pm_index_find(const pm_segments_t *segs, uint64_t addr)
 	if (lo == 0 || addr >= segs->data[lo - 1].end)
 		return NULL;
 	return &segs->data[lo - 1];
+}
+
+/* entries[from, len) laid over `old` into `out`; 0 or -ENOMEM (`out` empty). */
+static int index_entries(const struct pm_entry *entries, size_t n, const pm_segments_t *old,
+			 size_t from, pm_segments_t *out)
+{
+	size_t k = n - from;
+	struct pm_item *fresh;
+	int err;
+
+	fresh = malloc((k ? k : 1) * sizeof(*fresh));
+	if (!fresh)
+		return -ENOMEM;
+	for (size_t i = 0; i < k; i++) {
+		const struct pm_entry *e = &entries[from + i];
+
+		fresh[i] = (struct pm_item){ e->start, e->end, (uint32_t)(from + i) };
+	}
+	pm_items_sort(fresh, k);
+	err = pm_index_merge(old, fresh, k, out);
+	free(fresh);
+	if (err)
+		vec_free(out);
+	return err;
+}
+
+static void drop_levels(struct pm_index *ix)
+{
+	for (size_t i = 0; i < ix->levels.len; i++)
+		vec_free(&ix->levels.data[i].segs);
+	ix->levels.len = 0;
+	ix->leveled = ix->merged;
+}
+
+int pm_index_rebuild(struct pm_index *ix, const struct pm_entry *entries, size_t n)
+{
+	pm_segments_t out = { 0 };
+	int err;
+
+	if (ix->merged == n)
+		return 0;
+	err = index_entries(entries, n, &ix->segments, ix->merged, &out);
+	if (err)
+		return err;
+	vec_free(&ix->segments);
+	ix->segments = out;
+	ix->merged = n;
+	drop_levels(ix);
+	return 0;
+}
+
+/* The newer of the last two levels laid over the older, in its place. 0 or -ENOMEM. */
+static int merge_last_levels(struct pm_index *ix)
+{
+	struct pm_level *older = &ix->levels.data[ix->levels.len - 2], *newer = older + 1;
+	size_t k = newer->segs.len;
+	pm_segments_t out = { 0 };
+	struct pm_item *fresh = malloc((k ? k : 1) * sizeof(*fresh));
+	int err;
+
+	if (!fresh)
+		return -ENOMEM;
+	/* A level's segments are sorted and disjoint: in the order a merge takes. */
+	for (size_t i = 0; i < k; i++)
+		fresh[i] = (struct pm_item){ newer->segs.data[i].start, newer->segs.data[i].end,
+					     newer->segs.data[i].entry };
+	err = pm_index_merge(&older->segs, fresh, k, &out);
+	free(fresh);
+	if (err) {
+		vec_free(&out);
+		return err;
+	}
+	vec_free(&older->segs);
+	vec_free(&newer->segs);
+	older->segs = out;
+	older->entries += newer->entries;
+	ix->levels.len--;
+	return 0;
+}
+
+/* entries[leveled, len) into a level of their own, merged down while it is as large as the one
+ * before. */
+static int index_tail(struct pm_index *ix, const struct pm_entry *entries, size_t n)
+{
+	struct pm_level lv = { 0 };
+	pm_segments_t none = { 0 };
+
+	if (ix->leveled < ix->merged)
+		ix->leveled = ix->merged;
+	lv.entries = n - ix->leveled;
+	if (!lv.entries)
+		return 0;
+	if (index_entries(entries, n, &none, ix->leveled, &lv.segs))
+		return -ENOMEM;
+	if (vec_push(&ix->levels, lv)) {
+		vec_free(&lv.segs);
+		return -ENOMEM;
+	}
+	ix->leveled = n;
+	/* Out of memory, levels stay unmerged: more of them to look through, nothing lost. */
+	while (ix->levels.len >= 2 &&
+	       ix->levels.data[ix->levels.len - 2].entries <= vec_last(&ix->levels).entries &&
+	       !merge_last_levels(ix))
+		;
+	return 0;
+}
+
+/* Entries not in any index yet that a move looks through one by one, before indexing them. */
+#define TAIL_SCAN 256u
+
+/*
+ * The last few entries, newest first, then the levels' (newer than any in
+ * `segments`) newest first, then the rebuilt index's.
+ */
+int pm_index_newest(struct pm_index *ix, const struct pm_entry *entries, size_t n, uint64_t addr,
+		    int64_t *entry)
+{
+	const struct pm_segment *seg;
+	size_t from = ix->leveled > ix->merged ? ix->leveled : ix->merged;
+
+	if (n - from >= TAIL_SCAN) {
+		if (index_tail(ix, entries, n))
+			return -ENOMEM;
+		from = n;
+	}
+	for (size_t i = n; i-- > from;)
+		if (entries[i].start <= addr && addr < entries[i].end) {
+			*entry = (int64_t)i;
+			return 0;
+		}
+	for (size_t i = ix->levels.len; i-- > 0;) {
+		seg = pm_index_find(&ix->levels.data[i].segs, addr);
+		if (seg) {
+			*entry = seg->entry;
+			return 0;
+		}
+	}
+	seg = pm_index_find(&ix->segments, addr);
+	*entry = seg ? (int64_t)seg->entry : -1;
+	return 0;
+}
+
+size_t pm_index_bytes(const struct pm_index *ix)
+{
+	size_t n = ix->segments.cap * sizeof(*ix->segments.data) +
+		   ix->levels.cap * sizeof(*ix->levels.data);
+
+	for (size_t i = 0; i < ix->levels.len; i++)
+		n += ix->levels.data[i].segs.cap * sizeof(struct pm_segment);
+	return n;
+}
+
+void pm_index_free(struct pm_index *ix)
+{
+	drop_levels(ix);
+	vec_free(&ix->levels);
+	vec_free(&ix->segments);
 }

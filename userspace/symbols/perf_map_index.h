@@ -13,6 +13,12 @@
 
 #include "../util/vec.h"
 
+/* A line of a map, or a code load or move of a jitdump: [start, end) is `name`. */
+struct pm_entry {
+	uint64_t start, end;
+	const char *name;
+};
+
 /* A stretch of addresses whose newest covering entry is `entry`. */
 struct pm_segment {
 	uint64_t start, end;
@@ -42,5 +48,40 @@ int pm_index_merge(const pm_segments_t *old, const struct pm_item *fresh, size_t
 
 /* The segment of `segs` holding `addr`, or NULL. */
 const struct pm_segment *pm_index_find(const pm_segments_t *segs, uint64_t addr);
+
+/* The index of a run of entries, for the moves that must see them before a rebuild. */
+struct pm_level {
+	pm_segments_t segs;
+	size_t entries;
+};
+
+/* The index of a map's entries (an array the map owns; entries are only appended). */
+struct pm_index {
+	size_t merged;		/* entries[0, merged) are in `segments` */
+	pm_segments_t segments; /* sorted by start, disjoint */
+	/*
+	 * entries[merged, leveled), the ones a jitdump's moves must see before
+	 * the next rebuild: in levels, each the index of a run of entries,
+	 * older levels first and at least as large as newer ones (a binary
+	 * counter), so that a move finds its name in O(log^2 n) and every
+	 * entry is merged O(log n) times.
+	 */
+	VEC(struct pm_level) levels;
+	size_t leveled;
+};
+
+/* Merge entries[merged, n) into the segments. 0 or -ENOMEM (index unchanged). */
+int pm_index_rebuild(struct pm_index *ix, const struct pm_entry *entries, size_t n);
+
+/*
+ * The newest of entries[0, n) holding `addr` in *entry, or -1: without a
+ * rebuild, which costs the whole index (a jitdump moves code all the
+ * time). 0 or -ENOMEM.
+ */
+int pm_index_newest(struct pm_index *ix, const struct pm_entry *entries, size_t n, uint64_t addr,
+		    int64_t *entry);
+
+size_t pm_index_bytes(const struct pm_index *ix);
+void pm_index_free(struct pm_index *ix);
 
 #endif
