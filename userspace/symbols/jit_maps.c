@@ -247,7 +247,12 @@ static struct perf_map *open_map(struct jit_maps *j, struct jit_entry *e)
 		return NULL;
 	fd = jit_opener_run(j->opener, owner_of(j, e), open_site_fd, &site, sizeof(site),
 			    close_site);
-	if (fd == -ETIMEDOUT || fd == -EBUSY || fd == -EMEDIUMTYPE) {
+	/*
+	 * Refused at once (-EBUSY: its user has an open stuck, or every
+	 * worker is) costs nothing: looked for again later, as a map not
+	 * written yet.
+	 */
+	if (fd == -ETIMEDOUT || fd == -EMEDIUMTYPE) {
 		give_up(e, &e->map_gave_up, "perf map", fd);
 		errno = -fd;
 		return NULL;
@@ -361,7 +366,7 @@ static struct perf_map *open_jitdump(struct jit_maps *j, struct jit_entry *e, ui
 		return NULL;
 	memcpy(at.uids, e->site.uids, sizeof(at.uids));
 	fd = jit_opener_run(j->opener, owner_of(j, e), open_jitdump_fd, &at, sizeof(at), NULL);
-	if (fd == -ETIMEDOUT || fd == -EBUSY || fd == -EMEDIUMTYPE)
+	if (fd == -ETIMEDOUT || fd == -EMEDIUMTYPE)
 		give_up(e, &e->dump_gave_up, "jitdump", fd);
 	return fd < 0 ? NULL : perf_map_open_jitdump_fd_of(fd, owner_of(j, e));
 }
