@@ -14,7 +14,8 @@
 #include "../util/log.h"
 #include "../util/uid_owner.h"
 
-static const uint8_t capped_bit[PROC_SHARE_MAPS] = { PROC_CAPPED_UNWIND, PROC_CAPPED_PY };
+static const uint8_t capped_bit[PROC_SHARE_MAPS] = { PROC_CAPPED_UNWIND, PROC_CAPPED_PY,
+						     PROC_CAPPED_RT };
 
 void proc_shares_init(struct proc_shares *s, int capped_fd)
 {

@@ -68,6 +68,8 @@ struct session_config {
 	void *ctx;
 	/* Python frames (with unwind_cfi): the processes' registry to fill; NULL: none. */
 	struct python_procs *python;
+	/* Runtime frames read in BPF (with unwind_cfi): the JVMs' registry; NULL: none. */
+	struct hotspot_procs *jvms;
 };
 
 struct unwind_loader;
@@ -75,6 +77,8 @@ struct stack_finish;
 struct unwind_proc;
 struct python_loader;
 struct python_procs;
+struct rt_loader;
+struct hotspot_procs;
 struct bpf_program;
 struct bpf_iter_attach_opts;
 
@@ -89,6 +93,7 @@ struct session {
 	struct bpfprof_bpf *skel;
 	struct unwind_loader *unwind; /* unwind_cfi: the tables the BPF unwinder reads */
 	struct python_loader *py;     /* Python processes, when config.python */
+	struct rt_loader *rt;	      /* JIT runtimes, when config.jvms */
 	struct ring_buffer *rb;
 	int *ring_fds;
 	int nr_rings;

@@ -395,6 +395,8 @@ int recording_start(struct recording *r, const struct options *opts)
 	cfg.ctx = &r->model;
 	/* Python functions in the stacks, where the unwinder reads the processes' mappings. */
 	cfg.python = cfg.unwind_cfi ? r->py_procs : NULL;
+	/* Java frames read in BPF where the JVM keeps them (interpreted frames). */
+	cfg.jvms = cfg.unwind_cfi ? r->jvms : NULL;
 	if (opts->command) {
 		ret = command_prepare(&r->cmd, opts->command);
 		if (ret) {
