@@ -66,12 +66,12 @@ static int ask(struct rt_loader *l, uint32_t pid, uint32_t uid)
 
 int rt_loader_process(struct rt_loader *l, uint32_t pid, uint32_t uid, const map_entries_t *maps)
 {
-	int ret;
+	int ret = hotspot_procs_note_maps(l->jvms, pid, maps);
 
-	for (size_t i = 0; i < maps->len; i++)
-		if (hotspot_procs_note_mapping(l->jvms, pid, &maps->data[i]))
-			return -ENOMEM;
-	ret = ask(l, pid, uid);
+	if (ret < 0)
+		return ret;
+	/* Only a runtime its mappings show now: not one of an image it exec'd away from. */
+	ret = ret ? ask(l, pid, uid) : -ENOENT;
 	if (ret == -ENOMEM)
 		return ret;
 	if (!ret)

@@ -537,6 +537,21 @@ int hotspot_procs_capture(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, 
 	return 0;
 }
 
+int hotspot_procs_note_maps(struct hotspot_procs *hp, uint32_t pid, const map_entries_t *maps)
+{
+	int jvm = 0;
+
+	for (size_t i = 0; i < maps->len; i++) {
+		const struct map_entry *e = &maps->data[i];
+		const char *base = strrchr(e->path, '/');
+
+		if (hotspot_procs_note_mapping(hp, pid, e))
+			return -ENOMEM;
+		jvm |= base && !strcmp(base, "/libjvm.so") && e->executable;
+	}
+	return jvm;
+}
+
 /* jvm->cache's value at (a, b), as hotspot_procs_cached for another key. */
 static bool rt_cached(struct jvm *jvm, uint64_t a, uint64_t b, uint32_t *value)
 {

@@ -57,6 +57,13 @@ bool hotspot_procs_cached(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, u
 void hotspot_procs_cache(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, uint32_t value);
 
 /*
+ * Notes each of pid's mappings `maps` (as hotspot_procs_note_mapping): 1
+ * when they map libjvm.so (pid runs a JVM now, not an image it exec'd
+ * since), 0 when not, -ENOMEM.
+ */
+int hotspot_procs_note_maps(struct hotspot_procs *hp, uint32_t pid, const map_entries_t *maps);
+
+/*
  * Runtime frames (bpf/runtime.bpf.h): what BPF should read in JVM pid's
  * frames, once its code cache is known: the code cache as the one range,
  * the interpreter frame's Method* and bytecode pointer (fp-24, fp-64;
