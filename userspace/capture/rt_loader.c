@@ -6,14 +6,15 @@
 #include <string.h>
 
 #include "../../bpf/bpfprof_abi.h"
-#include "../lang/hotspot_procs.h"
 #include "../util/log.h"
 
-void rt_loader_init(struct rt_loader *l, struct proc_shares *shares, struct hotspot_procs *jvms)
+void rt_loader_init(struct rt_loader *l, struct proc_shares *shares,
+		    const struct rt_module *modules, int n)
 {
 	memset(l, 0, sizeof(*l));
 	l->shares = shares;
-	l->jvms = jvms;
+	for (int i = 0; i < n && i < RT_MAX_MODULES; i++)
+		l->modules[l->nmodules++] = modules[i];
 }
 
 void rt_loader_free(struct rt_loader *l)
@@ -31,23 +32,24 @@ static void unpend(struct rt_loader *l, uint32_t pid)
 		}
 }
 
-static int pend(struct rt_loader *l, uint32_t pid, uint32_t uid)
+static int pend(struct rt_loader *l, uint32_t pid, uint32_t uid, int module)
 {
-	struct rt_loader_pending p = { pid, uid };
+	struct rt_loader_pending p = { pid, uid, module };
 
 	for (size_t i = 0; i < l->pending.len; i++)
 		if (l->pending.data[i].pid == pid) {
-			l->pending.data[i].uid = uid;
+			l->pending.data[i] = p;
 			return 0;
 		}
 	return vec_push(&l->pending, p) ? -ENOMEM : 0;
 }
 
-/* Asks the lang modules about pid: 1 published (or refused its share), 0 not yet, -ENOENT none. */
-static int ask(struct rt_loader *l, uint32_t pid, uint32_t uid)
+/* Asks module m about pid: 1 published (or refused its share), 0 not yet, -ENOENT none. */
+static int ask(struct rt_loader *l, int m, uint32_t pid, uint32_t uid)
 {
+	const struct rt_module *mod = &l->modules[m];
 	struct rt_proc entry;
-	int err = hotspot_procs_capture(l->jvms, pid, uid, &entry);
+	int err = mod->capture(mod->ctx, pid, uid, &entry);
 
 	if (err == -EAGAIN)
 		return 0;
@@ -66,16 +68,23 @@ static int ask(struct rt_loader *l, uint32_t pid, uint32_t uid)
 
 int rt_loader_process(struct rt_loader *l, uint32_t pid, uint32_t uid, const map_entries_t *maps)
 {
-	int ret = hotspot_procs_note_maps(l->jvms, pid, maps);
+	int ret = -ENOENT, m;
 
-	if (ret < 0)
-		return ret;
-	/* Only a runtime its mappings show now: not one of an image it exec'd away from. */
-	ret = ret ? ask(l, pid, uid) : -ENOENT;
+	/* The first module whose runtime the mappings show now (not an image exec'd away from). */
+	for (m = 0; m < l->nmodules; m++) {
+		ret = l->modules[m].note_maps(l->modules[m].ctx, pid, maps);
+		if (ret < 0)
+			return ret;
+		if (ret) {
+			ret = ask(l, m, pid, uid);
+			break;
+		}
+		ret = -ENOENT;
+	}
 	if (ret == -ENOMEM)
 		return ret;
 	if (!ret)
-		return pend(l, pid, uid);
+		return pend(l, pid, uid, m);
 	unpend(l, pid);
 	if (ret < 0)
 		proc_shares_withdraw(l->shares, PROC_SHARE_RT, pid);
@@ -86,7 +95,7 @@ int rt_loader_refresh(struct rt_loader *l)
 {
 	for (size_t i = 0; i < l->pending.len;) {
 		struct rt_loader_pending p = l->pending.data[i];
-		int ret = ask(l, p.pid, p.uid);
+		int ret = ask(l, p.module, p.pid, p.uid);
 
 		if (ret == -ENOMEM)
 			return ret;

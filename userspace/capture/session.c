@@ -352,12 +352,13 @@ static void open_unwind_tables(struct session *s, const struct session_config *c
 		}
 	}
 	/* So are the JIT runtimes whose frames BPF reads (rt_loader.h). */
-	if (!err && cfg->jvms) {
+	if (!err && cfg->rt_nmodules) {
 		s->rt = calloc(1, sizeof(*s->rt));
 		if (s->rt) {
 			proc_shares_use(&s->unwind->shares, PROC_SHARE_RT,
 					bpf_map__fd(s->skel->maps.rt_procs));
-			rt_loader_init(s->rt, &s->unwind->shares, cfg->jvms);
+			rt_loader_init(s->rt, &s->unwind->shares, cfg->rt_modules,
+				       cfg->rt_nmodules);
 			s->unwind->rt = s->rt;
 		}
 	}
@@ -457,7 +458,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->skel->rodata->unwind_find_vma = cfg->unwind_cfi && preflight_find_vma_supported();
 	/* Python frames: the interpreters are found as the unwinder reads each process. */
 	s->skel->rodata->python_frames = cfg->unwind_cfi && cfg->python;
-	s->skel->rodata->runtime_frames = cfg->unwind_cfi && cfg->jvms;
+	s->skel->rodata->runtime_frames = cfg->unwind_cfi && cfg->rt_nmodules;
 	bpf_program__set_autoload(s->skel->progs.on_sample_python, cfg->unwind_cfi && cfg->python);
 	s->skel->rodata->perf_max_stack = perf_event_max_stack();
 	session_copies_configure(s, cfg->unwind_cfi ? cfg->stack_copy_bytes : 0);

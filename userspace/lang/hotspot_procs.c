@@ -507,14 +507,16 @@ int hotspot_procs_capture(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, 
 	const struct hotspot_layout *l;
 
 	(void)uid;
-	if (!jvm || jvm->state == JVM_FAILED)
+	if (jvm && jvm->state == JVM_FAILED)
 		return -ENOENT;
 	/*
-	 * Not read from here: a JVM whose libjvm.so was just mapped has no
-	 * tables yet (a read then fails for good). Its first sample in its
-	 * code cache reads them (hotspot_procs_frames); asked again after.
+	 * Not noted or read from here: the capture reads a process's mappings
+	 * as soon as it maps a file, while ld.so may still be loading
+	 * libjvm.so, and a JVM whose tables are read too early is given up.
+	 * The model notes it, and its first sample in its code cache reads
+	 * its tables (hotspot_procs_frames); asked again until then.
 	 */
-	if (jvm->state != JVM_READY)
+	if (!jvm || jvm->state != JVM_READY)
 		return -EAGAIN;
 	l = &jvm->j.layout;
 	/*
@@ -539,17 +541,31 @@ int hotspot_procs_capture(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, 
 
 int hotspot_procs_note_maps(struct hotspot_procs *hp, uint32_t pid, const map_entries_t *maps)
 {
-	int jvm = 0;
-
+	(void)hp;
+	(void)pid;
 	for (size_t i = 0; i < maps->len; i++) {
 		const struct map_entry *e = &maps->data[i];
 		const char *base = strrchr(e->path, '/');
 
-		if (hotspot_procs_note_mapping(hp, pid, e))
-			return -ENOMEM;
-		jvm |= base && !strcmp(base, "/libjvm.so") && e->executable;
+		if (base && !strcmp(base, "/libjvm.so") && e->executable)
+			return 1;
 	}
-	return jvm;
+	return 0;
+}
+
+static int rt_note_maps(void *ctx, uint32_t pid, const map_entries_t *maps)
+{
+	return hotspot_procs_note_maps(ctx, pid, maps);
+}
+
+static int rt_capture(void *ctx, uint32_t pid, uint32_t uid, struct rt_proc *out)
+{
+	return hotspot_procs_capture(ctx, pid, uid, out);
+}
+
+struct rt_module hotspot_procs_rt_module(struct hotspot_procs *hp)
+{
+	return (struct rt_module){ hp, rt_note_maps, rt_capture };
 }
 
 /* jvm->cache's value at (a, b), as hotspot_procs_cached for another key. */

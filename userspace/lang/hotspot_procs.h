@@ -27,6 +27,7 @@
 #include "../symbols/proc_maps.h"
 #include "hotspot_names.h"
 #include "python_reader.h"
+#include "rt_module.h"
 
 #define HOTSPOT_PROC_MAX_CACHED 65536
 #define HOTSPOT_MAX_FRAMES	16
@@ -57,9 +58,9 @@ bool hotspot_procs_cached(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, u
 void hotspot_procs_cache(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, uint32_t value);
 
 /*
- * Notes each of pid's mappings `maps` (as hotspot_procs_note_mapping): 1
- * when they map libjvm.so (pid runs a JVM now, not an image it exec'd
- * since), 0 when not, -ENOMEM.
+ * Whether pid's mappings `maps` map libjvm.so: 1 when they do (pid runs a
+ * JVM now, not an image it exec'd since), 0 when not. Nothing is noted
+ * (the model notes the mappings it reads, hotspot_procs_note_mapping).
  */
 int hotspot_procs_note_maps(struct hotspot_procs *hp, uint32_t pid, const map_entries_t *maps);
 
@@ -68,11 +69,13 @@ int hotspot_procs_note_maps(struct hotspot_procs *hp, uint32_t pid, const map_en
  * frames, once its code cache is known: the code cache as the one range,
  * the interpreter frame's Method* and bytecode pointer (fp-24, fp-64;
  * r13 for the interrupted innermost frame). 0 with *out filled; -EAGAIN
- * until its first sample in its code read its tables (ask again); -ENOENT
- * when pid is no JVM read here.
+ * until the model noted it and its first sample in its code read its
+ * tables (ask again); -ENOENT when its tables cannot be read.
  */
 int hotspot_procs_capture(struct hotspot_procs *hp, uint32_t pid, uint32_t uid,
 			  struct rt_proc *out);
+/* The two above as the capture asks a runtime module (rt_module.h). */
+struct rt_module hotspot_procs_rt_module(struct hotspot_procs *hp);
 /* Whether pc is in JVM pid's template interpreter (its answer kept per pc). */
 bool hotspot_procs_in_interpreter(struct hotspot_procs *hp, uint32_t pid, uint32_t uid,
 				  uint64_t pc);
