@@ -352,9 +352,12 @@ static void load(struct hotspot_procs *hp, struct jvm *jvm)
 		 * (its strides are set by its initialisers and its version by
 		 * the VM's start, zero until then: -EAGAIN), the JVM is asked
 		 * again, for
-		 * LOAD_TRIES tries, before it is taken to be no JVM of ours.
+		 * LOAD_TRIES tries, before it is taken to be no JVM of ours. So is
+		 * one whose tables still point at memory it has not mapped
+		 * (-EFAULT: a JVM run with -Xint, met in its interpreter while
+		 * its VM is being created, 3 times in 8 with warm tables).
 		 */
-		if (err == -EAGAIN && ++jvm->load_tries < LOAD_TRIES)
+		if ((err == -EAGAIN || err == -EFAULT) && ++jvm->load_tries < LOAD_TRIES)
 			return;
 		if (err) {
 			jvm->state = JVM_FAILED;
