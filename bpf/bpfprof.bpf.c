@@ -69,6 +69,24 @@ struct {
 } rings SEC(".maps");
 
 /*
+ * Each user frame's frame pointer, as the walk found it, kept beside the
+ * record it is building (never sent): runtime.bpf.h reads a runtime's
+ * words from it. The record comes first: a scratch pointer is a record's.
+ */
+struct sample_scratch {
+	struct sample_event e;
+	__u64 fps[BPFPROF_MAX_USTACK];
+};
+
+struct switch_scratch {
+	struct switch_event e;
+	__u64 fps[BPFPROF_MAX_USTACK];
+};
+
+#define SAMPLE_FPS(e) (((struct sample_scratch *)(e))->fps)
+#define SWITCH_FPS(e) (((struct switch_scratch *)(e))->fps)
+
+/*
  * The sample record, built per CPU before it goes to a ring (too big for
  * the BPF stack). Each context has its own scratch: a perf_event sample can
  * interrupt a tracepoint program on the same CPU, so they must not share.
@@ -77,7 +95,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct sample_event);
+	__type(value, struct sample_scratch);
 } scratch SEC(".maps");
 
 /* sched_switch has its own scratch: a PMU sample (NMI) can land in the middle of it. */
@@ -85,7 +103,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct switch_event);
+	__type(value, struct switch_scratch);
 } switch_scratch SEC(".maps");
 
 /*
@@ -256,6 +274,7 @@ static __always_inline bool user_in_syscall(void)
 #include "python.bpf.h"
 
 #include "stacks.bpf.h"
+#include "runtime.bpf.h"
 
 /*
  * A task's name (`task` BTF-typed): two 8-byte loads and stores, where
@@ -750,10 +769,15 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	if (syscalls_from_switch && !wait_is_runnable(flags, state))
 		read_blocking_syscall(cur, e);
 	if (take_stack)
-		flags |= SWITCH_HAS_STACK | get_stacks(ctx, e->ips, true, &kn, &un, false, false);
+		flags |= SWITCH_HAS_STACK |
+			 get_stacks(ctx, e->ips, SWITCH_FPS(e), true, &kn, &un, false, false);
 	e->flags = flags;
 	e->kstack_len = kn;
 	e->ustack_len = un;
+	/* A runtime's frames in its waits too (runtime.bpf.h). */
+	e->rt_len = take_stack ? rt_stack((struct rt_ips *)e->ips, (struct rt_fps *)SWITCH_FPS(e),
+					  prev_tgid, kn | un << 16, flags)
+			       : 0;
 	e->back_ts = 0;
 	if (fold_waits && btf && ts) {
 		/* Sent now, its wait still on: the next switch-out must end it. */
@@ -762,7 +786,8 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	} else {
 		__builtin_memset(&e->folded, 0, sizeof(e->folded));
 	}
-	size = __builtin_offsetof(struct switch_event, ips) + (__u64)(kn + un) * sizeof(__u64);
+	size = __builtin_offsetof(struct switch_event, ips) +
+	       (__u64)(kn + un + RT_REC_WORDS * e->rt_len) * sizeof(__u64);
 	if (size > sizeof(*e))
 		size = sizeof(*e);
 	e->hdr.size = size;

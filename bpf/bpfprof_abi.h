@@ -33,8 +33,19 @@
  * pairs, rounded up to a power of two so that BPF can mask an index into it.
  */
 #define BPFPROF_IPS_WORDS    1024
+/*
+ * Runtime frames (struct rt_proc): a record of RT_REC_WORDS words per user
+ * frame in a runtime's code, at most BPFPROF_MAX_RTFRAMES a stack; past
+ * that, frames stay plain PCs. A sample has Python frames or runtime
+ * records, never both (a process is one or the other).
+ */
+#define RT_WORDS	     4
+#define RT_REC_WORDS	     (1 + RT_WORDS)
+#define BPFPROF_MAX_RTFRAMES 64
 _Static_assert(BPFPROF_IPS_WORDS >= BPFPROF_MAX_FRAMES + 2 * BPFPROF_MAX_PYFRAMES,
 	       "sample_event.ips holds every frame");
+_Static_assert(BPFPROF_IPS_WORDS >= BPFPROF_MAX_FRAMES + RT_REC_WORDS * BPFPROF_MAX_RTFRAMES,
+	       "sample_event.ips and switch_event.ips hold every frame and runtime record");
 #define BPFPROF_COMM_LEN    16
 /* --cgroup: at most this many cgroup trees are targets. */
 #define BPFPROF_MAX_CGROUPS 8
@@ -129,7 +140,7 @@ struct folded_wakeup {
  * kworker that exits before the reader reaches its first record would
  * otherwise be shown as a user process.
  */
-#define EV_KTHREAD (1u << 30)
+#define EV_KTHREAD	    (1u << 30)
 
 /*
  * A user frame (ips[]) that is CPython's interpreter loop: it runs the next
@@ -144,8 +155,10 @@ struct folded_wakeup {
  * each innermost (leaf) first, as bpf_get_stack() returns them, then
  * py_len Python frames, innermost first, two words each: the code
  * object's address, and the frame's last instruction pointer (2-aligned)
- * with PY_FRAME_ENTRY in bit 0. Only the used part of ips[] is sent:
- * size = offsetof(ips) + 8 * (kstack_len + ustack_len + 2 * py_len).
+ * with PY_FRAME_ENTRY in bit 0; or rt_len runtime records of RT_REC_WORDS
+ * words each (struct rt_proc). Only the used part of ips[] is sent:
+ * size = offsetof(ips) + 8 * (kstack_len + ustack_len + 2 * py_len +
+ * RT_REC_WORDS * rt_len).
  */
 struct sample_event {
 	struct event_header hdr;
@@ -167,7 +180,8 @@ struct sample_event {
 	__u16 ustack_len;
 	__u32 flags;
 	__u16 py_len;
-	__u16 py_pad[3];
+	__u16 rt_len; /* runtime records after the user frames (struct rt_proc); 0 with py_len */
+	__u16 py_pad[2];
 	struct folded_wakeup woken; /* the wakeup that ended the thread's last wait */
 	__u64 ips[BPFPROF_IPS_WORDS];
 };
@@ -244,7 +258,7 @@ struct folded_waits {
  * (preempted or yielding), where who took the CPU is the story; reading it
  * for every sleep cost more than the rest of the record. With
  * SWITCH_HAS_STACK, ips[] is laid out as in sample_event: kstack_len kernel
- * frames then ustack_len user frames.
+ * frames then ustack_len user frames, then rt_len runtime records.
  */
 struct switch_event {
 	struct event_header hdr;
@@ -275,6 +289,8 @@ struct switch_event {
 	__s32 sys_nr;
 	struct folded_wakeup woken; /* the wakeup that ended prev's last wait */
 	__u64 sys_args[6];
+	__u16 rt_len; /* with SWITCH_HAS_STACK: runtime records after the user frames */
+	__u16 rt_pad[3];
 	/*
 	 * A switch-out held back until its wait's length was known: when prev
 	 * got a CPU again (0: sent at the switch-out, or its wait was still on
@@ -284,7 +300,7 @@ struct switch_event {
 	 */
 	__u64 back_ts;
 	struct folded_waits folded;
-	__u64 ips[BPFPROF_MAX_FRAMES];
+	__u64 ips[BPFPROF_IPS_WORDS];
 };
 
 /*
@@ -469,7 +485,8 @@ struct unwind_file_info {
  */
 #define PROC_CAPPED_UNWIND 1
 #define PROC_CAPPED_PY	   2
-#define PROC_CAPPED_UIDS   128
+#define PROC_CAPPED_RT	   4 /* rt_procs: userspace only (no kernel side adds its entries) */
+#define PROC_CAPPED_UIDS   256
 
 struct unwind_mapping {
 	__u64 start, end;
@@ -594,6 +611,61 @@ struct py_proc {
 	__u64 eval_start, eval_end; /* _PyEval_EvalFrameDefault's code */
 	struct py_layout layout;
 };
+
+/*
+ * Runtime frames (issue 39): JIT-compiling runtimes keep what names a frame
+ * in the frame itself, at fixed offsets from its frame pointer (HotSpot's
+ * interpreter: the Method* at fp-24 and the bytecode pointer at fp-64; V8:
+ * the JSFunction at fp-16 and the bytecode offset at fp-40). Userspace
+ * publishes, per process running such a runtime (a lang module's answer),
+ * where its code is and which words to read; the user walk records each
+ * frame's frame pointer, and for each user frame whose PC lies in one of
+ * the ranges one record of RT_REC_WORDS words follows the user frames
+ * (sample_event, switch_event): word 0 = RT_REC_*, then word i + 1 = the
+ * word at fp + off[i] (0 when unreadable, or i >= nwords), or, for the
+ * innermost frame interrupted there (not in a syscall), the register
+ * top_reg[i] names when it is not RT_REG_NONE. Records are innermost first.
+ */
+enum rt_kind {
+	RT_KIND_NONE = 0,
+	RT_KIND_HOTSPOT = 1,
+	RT_KIND_V8 = 2,
+};
+
+/* x86_64 user registers a runtime keeps frame state in (rt_proc.top_reg). */
+enum rt_reg {
+	RT_REG_NONE = 0,
+	RT_REG_RBX = 1,
+	RT_REG_R9 = 2,
+	RT_REG_R12 = 3,
+	RT_REG_R13 = 4, /* HotSpot's interpreter: the bytecode pointer */
+	RT_REG_R14 = 5,
+	RT_REG_R15 = 6,
+};
+
+#define RT_MAX_RANGES 8
+
+struct rt_range {
+	__u64 lo, hi; /* [lo, hi) */
+};
+
+struct rt_proc {
+	__u8 kind;    /* enum rt_kind */
+	__u8 nranges; /* <= RT_MAX_RANGES */
+	__u8 nwords;  /* <= RT_WORDS */
+	__u8 pad;
+	__u8 top_reg[RT_WORDS]; /* enum rt_reg */
+	__s32 off[RT_WORDS];	/* bytes from the frame's frame pointer */
+	struct rt_range ranges[RT_MAX_RANGES];
+};
+
+/* A runtime record's word 0: the frame's index among the user frames (0: innermost), ... */
+#define RT_REC_FRAME(w0) ((__u32)((w0)&0xffff))
+/* ... the process's enum rt_kind, ... */
+#define RT_REC_KIND(w0)	 ((__u32)(((w0) >> 16) & 0xff))
+/* ... and whether the words top_reg names came from registers (the innermost frame, interrupted).
+ */
+#define RT_REC_TOP_REGS	 (1ull << 24)
 
 /*
  * A sample's user stack from the SP of its frame `frame` on, where the

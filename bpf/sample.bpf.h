@@ -11,8 +11,10 @@
 /* A sample record of its stacks' size into its ring. */
 static __always_inline void submit_sample(struct sample_event *e)
 {
-	__u64 size = __builtin_offsetof(struct sample_event, ips) +
-		     (__u64)(e->kstack_len + e->ustack_len + 2 * e->py_len) * sizeof(__u64);
+	__u64 size =
+		__builtin_offsetof(struct sample_event, ips) +
+		(__u64)(e->kstack_len + e->ustack_len + 2 * e->py_len + RT_REC_WORDS * e->rt_len) *
+			sizeof(__u64);
 
 	if (size > sizeof(*e))
 		size = sizeof(*e);
@@ -87,10 +89,11 @@ int on_sample(struct bpf_perf_event_data *ctx)
 			      &e->woken);
 	}
 
-	e->flags |= get_stacks(ctx, e->ips, tid != 0, &kn, &un, true, true);
+	e->flags |= get_stacks(ctx, e->ips, SAMPLE_FPS(e), tid != 0, &kn, &un, true, true);
 	e->kstack_len = kn;
 	e->ustack_len = un;
 	e->py_len = 0;
+	e->rt_len = 0;
 	/*
 	 * A Python process's sample goes on in on_sample_python, a program
 	 * of its own (a tail call), which the verifier checks apart from the
@@ -99,6 +102,14 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	 */
 	if (python_frames && un && bpf_map_lookup_elem(&py_procs, &tgid))
 		bpf_tail_call(ctx, &python_tail, 0);
+	/* A runtime's frames (runtime.bpf.h): a lookup, for a process that runs none. */
+	e->rt_len = rt_stack((struct rt_ips *)e->ips, (struct rt_fps *)SAMPLE_FPS(e), tgid,
+			     kn | un << 16, e->flags);
+	/* As with Python frames: records tied to this walk's frames, its copy is not used. */
+	if ((e->flags & SAMPLE_USTACK_COPIED) && e->rt_len) {
+		e->flags &= ~SAMPLE_USTACK_COPIED;
+		stack_copy_refund();
+	}
 	/* Its stack copy goes first. */
 	if (e->flags & SAMPLE_USTACK_COPIED)
 		stack_copy_submit(e);

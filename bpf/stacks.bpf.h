@@ -13,11 +13,13 @@
  * ips[BPFPROF_MAX_FRAMES]; returns SAMPLE_*STACK_* flags. Kernel stacks and
  * frame-pointer user stacks: bpf_get_stack(), which stops at the
  * perf_event_max_stack sysctl (userspace sets perf_max_stack from it, so a
- * full stack is known to be cut). `may_copy` (a constant; on_sample's
+ * full stack is known to be cut). `fps` gets each user frame's frame
+ * pointer with the CFI walk (runtime.bpf.h). `may_copy` (a constant; on_sample's
  * only): the user stack may stop for a copy (SAMPLE_USTACK_COPIED).
  */
-static __always_inline __u32 get_stacks(void *ctx, __u64 *ips, bool user, __u32 *kn_out,
-					__u32 *un_out, bool may_find_vma, const bool may_copy)
+static __always_inline __u32 get_stacks(void *ctx, __u64 *ips, __u64 *fps, bool user,
+					__u32 *kn_out, __u32 *un_out, bool may_find_vma,
+					const bool may_copy)
 {
 	__u32 flags = 0, kn, un = 0, kmax, umax;
 	long klen, ulen;
@@ -51,7 +53,7 @@ static __always_inline __u32 get_stacks(void *ctx, __u64 *ips, bool user, __u32 
 			may_find_vma = false;
 	}
 	if (user && cfi_unwind) {
-		un = unwind_user(bpf_get_current_task_btf(), &ips[kn], &flags, may_find_vma,
+		un = unwind_user(bpf_get_current_task_btf(), &ips[kn], fps, &flags, may_find_vma,
 				 may_copy);
 	} else if (user) {
 		/* Only as much as it can fill: bpf_get_stack zeroes the rest of the buffer. */

@@ -117,6 +117,7 @@ struct {
 struct unwind_walk {
 	__u32 tgid;
 	__u64 *ips; /* where the user frames go */
+	__u64 *fps; /* each frame's frame pointer */
 	__u64 pc, sp, fp;
 	__u64 ax; /* RAX at the interrupted PC: a clone's return value there */
 	__u32 n;
@@ -615,6 +616,7 @@ static __always_inline long unwind_step_body(struct unwind_walk *w, const bool m
 		return 1;
 	}
 	w->ips[n] = w->pc;
+	w->fps[n] = w->fp;
 	w->n = n + 1;
 	/* A caller's PC is a return address: the call it returns from is just before. */
 	addr = n && !w->pc_is_exact ? w->pc - 1 : w->pc;
@@ -739,8 +741,8 @@ static __always_inline bool unwind_vfork_return(struct pt_regs *regs, __u64 pc, 
  * constant: the walk may stop at a file whose table is still to come, its
  * stack copied for userspace to finish (stack_copy.bpf.h; on_sample only).
  */
-static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, __u32 *flags,
-					 bool may_find_vma, const bool may_copy)
+static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, __u64 *fps,
+					 __u32 *flags, bool may_find_vma, const bool may_copy)
 {
 #if defined(__TARGET_ARCH_x86)
 	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
@@ -752,6 +754,7 @@ static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, _
 		return 0;
 	w.tgid = BPF_CORE_READ(task, tgid);
 	w.ips = ips;
+	w.fps = fps;
 	w.pc = BPF_CORE_READ(regs, ip);
 	w.sp = BPF_CORE_READ(regs, sp);
 	w.fp = BPF_CORE_READ(regs, bp);
@@ -759,6 +762,7 @@ static __always_inline __u32 unwind_user(struct task_struct *task, __u64 *ips, _
 	w.end = USTACK_END_LIMIT;
 	if (unwind_vfork_return(regs, w.pc, &ra)) {
 		ips[0] = w.pc;
+		w.fps[0] = w.fp;
 		w.n = 1;
 		w.pc = ra;
 	}

@@ -10,7 +10,12 @@
 #     with perf's recipe (-XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit):
 #     the map the JVM writes as it exits is read, so the methods are named;
 #   - the same JVMs with no flags: the compiled methods named from the JVM's
-#     own structures (lang/hotspot_procs.h), inlined ones included.
+#     own structures (lang/hotspot_procs.h), inlined ones included; the
+#     interpreted ones (main) from the Method* and bytecode pointer BPF read
+#     in their frames (bpf/runtime.bpf.h), with their lines; and the Java
+#     method a thread sleeps in (Thread.sleep) in its off-CPU stacks;
+#   - the same JVMs with -Xint: the three nested methods, all interpreted,
+#     named in >= 90 % of the Java thread's samples once its loop runs.
 # In every case no function of the runtime's process is named like a raw
 # address, and the frames are in the runtime's category.
 #
@@ -105,6 +110,19 @@ for jdk in "${jdks[@]}"; do
 		--func JitHot.bpfprofJavaInner --category Java --min-percent 60 ||
 		fail "$v: its compiled methods are not named from the JVM's own structures"
 	lang_share "java_plain_$v" Java
+	# Interpreted frames, named from what BPF read in them (issue 39): main() is
+	# interpreted (it runs once); the share is of the samples whose walk got
+	# through the C2 code below it (compiled frames without frame pointers are
+	# not stepped by their frame size yet), 0 % before.
+	node_check java_frames_checks.mjs --profile "$WORK/java_plain_$v.json.gz" --gzip --pid "$RT_PID" \
+		--func JitHot.main --after JitHot.bpfprofJavaOuter --line --min-percent 25 ||
+		fail "$v: the interpreted JitHot.main is not named, with its line"
+	# Off-CPU: the sleeper thread waits in Thread.sleep inside bpfprofJavaSleeper
+	# (interpreted: it loops some 150 times), in every one of its waits.
+	node_check java_frames_checks.mjs --profile "$WORK/java_plain_$v.json.gz" --gzip --pid "$RT_PID" \
+		--func JitHot.bpfprofJavaSleeper --off-cpu --line --min-percent 90 ||
+		fail "$v: the Java method a thread sleeps in is not in its off-CPU stacks"
+
 	# The launcher's thread idles while the Java thread runs main(): the latter is selected at load.
 	"$NODE" -e 'const p = JSON.parse(require("zlib").gunzipSync(require("fs").readFileSync(process.argv[1])));
 		const cpu = (t) => (t.samples.threadCPUDelta || []).reduce((a, b) => a + (b || 0), 0);
@@ -114,6 +132,15 @@ for jdk in "${jdks[@]}"; do
 		console.log(`   selected ${sel.name} ${sel.tid}, busiest ${busiest.name} ${busiest.tid}`);
 		process.exit(sel === busiest ? 0 : 1);' "$WORK/java_plain_$v.json.gz" "$RT_PID" ||
 		fail "$v: the JVM's busiest thread is not the one selected at load"
+
+	log "== $v, -Xint: every method interpreted"
+	profile_runtime "java_xint_$v" - "$jdk/bin/java" -Xint "$JAVA_HOT" 1.5
+	grep -q '^jit_hot_java: iterations' "$WORK/bpfprof.out" || fail "$v -Xint: JitHot did not finish its loop"
+	# From the loop's first sample on: before it, javac compiles JitHot.java on that thread.
+	node_check java_frames_checks.mjs --profile "$WORK/java_xint_$v.json.gz" --gzip --pid "$RT_PID" \
+		--func JitHot.bpfprofJavaInner --func JitHot.bpfprofJavaMiddle --func JitHot.bpfprofJavaOuter \
+		--after JitHot.bpfprofJavaOuter --line --min-percent 90 ||
+		fail "$v -Xint: the three interpreted methods are not named"
 done
 log "tested: node $("$JIT_NODE" --version), ${jdks[*]}"
 [ -z "${MISSING_JDK:-}" ] || log "not tested (missing): see MISSING above"

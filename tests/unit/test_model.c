@@ -395,6 +395,72 @@ static void python_frames_replace_the_interpreter_loop(void)
 	model_free(&m);
 }
 
+/* Runtime frames: a record names its frame by its words (word 0's low bits), unless 0xbad. */
+static int runtime_calls;
+
+static int64_t fake_runtime_frame(void *ctx, uint32_t pid, uint32_t uid, uint32_t kind, uint64_t pc,
+				  bool is_return, const uint64_t words[RT_WORDS])
+{
+	runtime_calls++;
+	if (pid != 100 || kind != RT_KIND_HOTSPOT || words[0] == 0xbad || words[3] != 0x33)
+		return -ENOENT;
+	return (int64_t)(words[0] + (is_return ? 0 : 0x1000) + (pc & 0xf));
+}
+
+/* Appends a runtime record for user frame `frame`: words w0, 0, 0, 0x33. */
+static void add_runtime(struct sample_event *e, uint32_t frame, uint64_t w0)
+{
+	__u64 *rec = &e->ips[e->kstack_len + e->ustack_len + RT_REC_WORDS * e->rt_len];
+
+	rec[0] = frame | ((uint64_t)RT_KIND_HOTSPOT << 16);
+	rec[1] = w0;
+	rec[2] = rec[3] = 0;
+	rec[4] = 0x33;
+	e->rt_len++;
+	e->hdr.size = (uint16_t)(e->hdr.size + 8 * RT_REC_WORDS);
+}
+
+/*
+ * Runtime records (bpf/runtime.bpf.h) name the user frames they are tied
+ * to, by index, before any other source; a frame whose words name nothing,
+ * or that has no record, is resolved as before. Off-CPU stacks too.
+ */
+static void runtime_records_name_their_frames(void)
+{
+	struct model m;
+	struct proc_source src = { fake_info, fake_maps, NULL };
+	uint64_t u[] = { 0x401001, 0x402002, 0x403003, 0x404004 };
+	struct sample_event e = make_sample(100, 100, 5000, "java", NULL, 0, u, 4);
+	struct raw_frame f[16];
+	int n;
+
+	src.runtime_frame = fake_runtime_frame;
+	model_init(&m, &src, 1000);
+	add_runtime(&e, 0, 0x70);
+	add_runtime(&e, 2, 0xbad);
+	add_runtime(&e, 3, 0x90);
+	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	CHECK_EQ_INT(runtime_calls, 3);
+	n = stack_frames(&m, m.threads.data[0].samples.data[0].stack, f, 16);
+	CHECK_EQ_INT(n, 4);
+	/* The leaf, not a return address (no syscall): its record says so. */
+	CHECK(f[0].object == OBJ_JAVA && f[0].offset == 0x70 + 0x1000 + 1);
+	CHECK_EQ_INT(f[1].object, OBJ_FIRST_FILE);
+	CHECK_EQ_INT(f[2].object, OBJ_FIRST_FILE); /* its words named nothing */
+	CHECK(f[3].object == OBJ_JAVA && f[3].offset == 0x90 + 4);
+
+	/* More records than the record holds, than any stack may have, or beside Python frames. */
+	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size - 8), 0);
+	e.rt_len = BPFPROF_MAX_RTFRAMES + 1;
+	CHECK_EQ_INT(model_add_record(&m, &e, sizeof(e)), 0);
+	e.rt_len = 3;
+	e.py_len = 1;
+	CHECK_EQ_INT(model_add_record(&m, &e, sizeof(e)), 0);
+	CHECK_EQ_INT(m.stats.events_malformed, 3);
+	CHECK_EQ_INT(m.threads.data[0].samples.len, 1);
+	model_free(&m);
+}
+
 /*
  * A sample's user stack finished later from its stack copy
  * (capture/stack_finish.c, issue 38): the sample keeps its place and gets
@@ -490,6 +556,7 @@ int main(void)
 	RUN(truncated_user_stack_gets_marker_root);
 	RUN(repeated_unknown_address_is_cut);
 	RUN(python_frames_replace_the_interpreter_loop);
+	RUN(runtime_records_name_their_frames);
 	RUN(restack_rewrites_a_sample_in_place);
 	RUN(restack_counts_a_cut_stack_once);
 	return test_summary();

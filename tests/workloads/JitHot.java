@@ -7,7 +7,9 @@
 //   java JitHot.java [SECONDS] [MARKER]
 //
 // Prints its pid first, then "jit_hot_java: iterations N" at the end, so
-// the loop cannot be optimised away.
+// the loop cannot be optimised away. Meanwhile a thread of its own,
+// "jit-hot-sleeper", waits in Thread.sleep inside bpfprofJavaSleeper, so
+// that off-CPU stacks must name a Java method too.
 public class JitHot {
 	static long bpfprofJavaInner(long n) {
 		long h = n;
@@ -30,9 +32,27 @@ public class JitHot {
 		return x;
 	}
 
+	static volatile boolean sleeping = true;
+
+	static void bpfprofJavaSleeper() {
+		try {
+			while (sleeping)
+				Thread.sleep(20);
+		} catch (InterruptedException e) {
+		}
+	}
+
 	public static void main(String[] args) {
 		System.out.println(ProcessHandle.current().pid());
 		System.out.flush();
+		Thread sleeper = new Thread("jit-hot-sleeper") {
+			public void run() {
+				bpfprofJavaSleeper();
+			}
+		};
+		sleeper.setDaemon(true);
+		sleeper.start();
 		bpfprofJavaOuter(args.length > 0 ? Double.parseDouble(args[0]) : 2);
+		sleeping = false;
 	}
 }

@@ -14,7 +14,10 @@
 #include "../util/log.h"
 #include "../util/uid_owner.h"
 
-static const uint8_t capped_bit[PROC_SHARE_MAPS] = { PROC_CAPPED_UNWIND, PROC_CAPPED_PY };
+static const uint8_t capped_bit[PROC_SHARE_MAPS] = { PROC_CAPPED_UNWIND, PROC_CAPPED_PY,
+						     PROC_CAPPED_RT };
+/* The maps whose entries the kernel side copies to a forked child (bpfprof.bpf.c, track_fork). */
+static const bool copied_at_fork[PROC_SHARE_MAPS] = { true, true, false };
 
 void proc_shares_init(struct proc_shares *s, int capped_fd)
 {
@@ -373,7 +376,7 @@ int proc_shares_forked(struct proc_shares *s, uint32_t parent, uint32_t child)
 	if (!c || !u)
 		return -ENOMEM;
 	for (int m = 0; m < PROC_SHARE_MAPS; m++) {
-		if (!(in & (1u << m)) || (c->in & (1u << m)))
+		if (!(in & (1u << m)) || (c->in & (1u << m)) || !copied_at_fork[m])
 			continue;
 		if (u->capped & capped_bit[m]) {
 			/*

@@ -25,6 +25,7 @@
 #include "timer_wakers.h"
 #include "sideband.h"
 #include "python_loader.h"
+#include "rt_loader.h"
 #include "stack_finish.h"
 #include "unwind_loader.h"
 #include "../util/clock.h"
@@ -350,6 +351,17 @@ static void open_unwind_tables(struct session *s, const struct session_config *c
 			s->unwind->py = s->py;
 		}
 	}
+	/* So are the JIT runtimes whose frames BPF reads (rt_loader.h). */
+	if (!err && cfg->rt_nmodules) {
+		s->rt = calloc(1, sizeof(*s->rt));
+		if (s->rt) {
+			proc_shares_use(&s->unwind->shares, PROC_SHARE_RT,
+					bpf_map__fd(s->skel->maps.rt_procs));
+			rt_loader_init(s->rt, &s->unwind->shares, cfg->rt_modules,
+				       cfg->rt_nmodules);
+			s->unwind->rt = s->rt;
+		}
+	}
 	/*
 	 * bpfprof's own libraries first (libc, the dynamic linker): a command it
 	 * starts maps the same files, whose tables are then ready when its first
@@ -446,6 +458,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->skel->rodata->unwind_find_vma = cfg->unwind_cfi && preflight_find_vma_supported();
 	/* Python frames: the interpreters are found as the unwinder reads each process. */
 	s->skel->rodata->python_frames = cfg->unwind_cfi && cfg->python;
+	s->skel->rodata->runtime_frames = cfg->unwind_cfi && cfg->rt_nmodules;
 	bpf_program__set_autoload(s->skel->progs.on_sample_python, cfg->unwind_cfi && cfg->python);
 	s->skel->rodata->perf_max_stack = perf_event_max_stack();
 	session_copies_configure(s, cfg->unwind_cfi ? cfg->stack_copy_bytes : 0);
@@ -775,6 +788,11 @@ void session_close(struct session *s)
 		python_loader_free(s->py);
 		free(s->py);
 		s->py = NULL;
+	}
+	if (s->rt) {
+		rt_loader_free(s->rt);
+		free(s->rt);
+		s->rt = NULL;
 	}
 	if (s->unwind) {
 		unwind_loader_log_summary(s->unwind);

@@ -16,6 +16,7 @@
 
 #include "../symbols/proc_maps.h"
 #include "python_loader.h"
+#include "rt_loader.h"
 #include "../util/bsearch_u64.h"
 #include "../util/clock.h"
 #include "../util/log.h"
@@ -640,6 +641,8 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 	}
 	if (!err && l->py)
 		err = python_loader_process(l->py, pid, uid, &maps);
+	if (!err && l->rt)
+		err = rt_loader_process(l->rt, pid, uid, &maps);
 	map_entries_free(&maps);
 	if (err)
 		return err;
@@ -680,6 +683,8 @@ int unwind_loader_refresh(struct unwind_loader *l)
 	l->dirty.len = 0;
 	if (l->py)
 		python_loader_flush(l->py);
+	if (!err && l->rt)
+		err = rt_loader_refresh(l->rt);
 	return err;
 }
 
@@ -728,6 +733,8 @@ void unwind_loader_forget(struct unwind_loader *l, uint32_t pid)
 	proc_shares_exited(&l->shares, pid);
 	if (l->py)
 		python_loader_exited(l->py, pid);
+	if (l->rt)
+		rt_loader_exited(l->rt, pid);
 }
 
 int unwind_loader_add_all(struct unwind_loader *l)

@@ -346,6 +346,7 @@ static void mark_start(struct recording *r)
 int recording_start(struct recording *r, const struct options *opts)
 {
 	struct session_config cfg = { 0 };
+	struct rt_module rt_modules[1];
 	struct proc_source src;
 	int ret;
 
@@ -397,6 +398,10 @@ int recording_start(struct recording *r, const struct options *opts)
 	cfg.ctx = &r->model;
 	/* Python functions in the stacks, where the unwinder reads the processes' mappings. */
 	cfg.python = cfg.unwind_cfi ? r->py_procs : NULL;
+	/* Java frames read in BPF where the JVM keeps them (interpreted frames). */
+	rt_modules[0] = hotspot_procs_rt_module(r->jvms);
+	cfg.rt_modules = rt_modules;
+	cfg.rt_nmodules = cfg.unwind_cfi ? 1 : 0;
 	if (opts->command) {
 		ret = command_prepare(&r->cmd, opts->command);
 		if (ret) {

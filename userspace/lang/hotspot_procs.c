@@ -352,9 +352,12 @@ static void load(struct hotspot_procs *hp, struct jvm *jvm)
 		 * (its strides are set by its initialisers and its version by
 		 * the VM's start, zero until then: -EAGAIN), the JVM is asked
 		 * again, for
-		 * LOAD_TRIES tries, before it is taken to be no JVM of ours.
+		 * LOAD_TRIES tries, before it is taken to be no JVM of ours. So is
+		 * one whose tables still point at memory it has not mapped
+		 * (-EFAULT: a JVM run with -Xint, met in its interpreter while
+		 * its VM is being created, 3 times in 8 with warm tables).
 		 */
-		if (err == -EAGAIN && ++jvm->load_tries < LOAD_TRIES)
+		if ((err == -EAGAIN || err == -EFAULT) && ++jvm->load_tries < LOAD_TRIES)
 			return;
 		if (err) {
 			jvm->state = JVM_FAILED;
@@ -489,4 +492,165 @@ void hotspot_procs_cache(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, ui
 	before = jvm->cache.len;
 	if (!hmap_put(&jvm->cache, (struct hmap_key){ pc, 0 }, value))
 		hp->cached += jvm->cache.len - before;
+}
+
+/*
+ * Runtime frames (issue 39): what BPF reads in each of a JVM's interpreted
+ * frames (bpf/runtime.bpf.h), and the frame named from it.
+ */
+
+/* Keys of jvm->cache besides the callers' (pc, 0): pc's "is the interpreter" answer ... */
+#define RT_KEY_INTERP 2
+/* ... and an interpreted frame's (Method*, bcp | RT_KEY_FRAME): user addresses are below 2^63. */
+#define RT_KEY_FRAME  (1ull << 63)
+
+int hotspot_procs_capture(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, struct rt_proc *out)
+{
+	struct jvm *jvm = jvm_of(hp, pid);
+	const struct hotspot_layout *l;
+
+	(void)uid;
+	if (jvm && jvm->state == JVM_FAILED)
+		return -ENOENT;
+	/*
+	 * Not noted or read from here: the capture reads a process's mappings
+	 * as soon as it maps a file, while ld.so may still be loading
+	 * libjvm.so, and a JVM whose tables are read too early is given up.
+	 * The model notes it, and its first sample in its code cache reads
+	 * its tables (hotspot_procs_frames); asked again until then.
+	 */
+	if (!jvm || jvm->state != JVM_READY)
+		return -EAGAIN;
+	l = &jvm->j.layout;
+	/*
+	 * x86_64's interpreter frame (frame_x86.hpp, JDK 9+): sender sp at
+	 * fp-8, last sp at fp-16 (the pair the JVM exports), the Method* at
+	 * fp-24, the bytecode pointer at fp-64. Another layout is not ours.
+	 */
+	if (l->interp_sender_sp != -1 || l->interp_last_sp != -2 || l->major < 9)
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->kind = RT_KIND_HOTSPOT;
+	out->nranges = 1;
+	out->ranges[0].lo = jvm->code_lo;
+	out->ranges[0].hi = jvm->code_hi;
+	out->nwords = 2;
+	out->off[0] = (l->interp_last_sp - 1) * 8;
+	out->off[1] = (l->interp_last_sp - 6) * 8;
+	/* The innermost frame, interrupted: its bytecode pointer is in r13, not saved yet. */
+	out->top_reg[1] = RT_REG_R13;
+	return 0;
+}
+
+int hotspot_procs_note_maps(struct hotspot_procs *hp, uint32_t pid, const map_entries_t *maps)
+{
+	(void)hp;
+	(void)pid;
+	for (size_t i = 0; i < maps->len; i++) {
+		const struct map_entry *e = &maps->data[i];
+		const char *base = strrchr(e->path, '/');
+
+		if (base && !strcmp(base, "/libjvm.so") && e->executable)
+			return 1;
+	}
+	return 0;
+}
+
+static int rt_note_maps(void *ctx, uint32_t pid, const map_entries_t *maps)
+{
+	return hotspot_procs_note_maps(ctx, pid, maps);
+}
+
+static int rt_capture(void *ctx, uint32_t pid, uint32_t uid, struct rt_proc *out)
+{
+	return hotspot_procs_capture(ctx, pid, uid, out);
+}
+
+struct rt_module hotspot_procs_rt_module(struct hotspot_procs *hp)
+{
+	return (struct rt_module){ hp, rt_note_maps, rt_capture };
+}
+
+/* jvm->cache's value at (a, b), as hotspot_procs_cached for another key. */
+static bool rt_cached(struct jvm *jvm, uint64_t a, uint64_t b, uint32_t *value)
+{
+	return hmap_get(&jvm->cache, (struct hmap_key){ a, b }, value);
+}
+
+static void rt_cache(struct hotspot_procs *hp, struct jvm *jvm, uint64_t a, uint64_t b,
+		     uint32_t value)
+{
+	size_t before = jvm->cache.len;
+
+	if (jvm->cache.len >= HOTSPOT_PROC_MAX_CACHED || hp->cached >= MAX_CACHED_TOTAL)
+		return;
+	if (!hmap_put(&jvm->cache, (struct hmap_key){ a, b }, value))
+		hp->cached += jvm->cache.len - before;
+}
+
+bool hotspot_procs_in_interpreter(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, uint64_t pc)
+{
+	struct jvm *jvm = jvm_of(hp, pid);
+	struct hotspot_frame f;
+	uint32_t v;
+	int n;
+
+	if (!jvm || jvm->state != JVM_READY || pc < jvm->code_lo || pc >= jvm->code_hi)
+		return false;
+	if (rt_cached(jvm, pc, RT_KEY_INTERP, &v))
+		return v;
+	/* The template interpreter is one code blob of that name, in every JDK. */
+	n = hotspot_procs_frames(hp, pid, uid, pc, true, &f, 1);
+	v = n == 1 && !strcmp(f.name, "Interpreter");
+	if (n >= 0)
+		rt_cache(hp, jvm, pc, RT_KEY_INTERP, v);
+	return v;
+}
+
+bool hotspot_procs_interp_cached(struct hotspot_procs *hp, uint32_t pid,
+				 const uint64_t words[RT_WORDS], uint32_t *value)
+{
+	struct jvm *jvm = jvm_of(hp, pid);
+
+	return jvm && rt_cached(jvm, words[0], words[1] | RT_KEY_FRAME, value);
+}
+
+void hotspot_procs_interp_cache(struct hotspot_procs *hp, uint32_t pid,
+				const uint64_t words[RT_WORDS], uint32_t value)
+{
+	struct jvm *jvm = jvm_of(hp, pid);
+
+	if (jvm)
+		rt_cache(hp, jvm, words[0], words[1] | RT_KEY_FRAME, value);
+}
+
+int hotspot_procs_interp_frame(struct hotspot_procs *hp, uint32_t pid, uint32_t uid,
+			       const uint64_t words[RT_WORDS], struct hotspot_frame *out)
+{
+	struct jvm *jvm = jvm_of(hp, pid);
+	struct read_ctx rc = { hp, jvm };
+	const struct hotspot_layout *l;
+	uint64_t method = words[0], bcp = words[1], cm, code;
+	uint16_t code_size;
+	int32_t bci = -1;
+	int err;
+
+	if (!jvm || jvm->state != JVM_READY || !method)
+		return 0;
+	jvm->uid = uid;
+	jvm->j.ctx = &rc;
+	l = &jvm->j.layout;
+	/*
+	 * The bytecode index: bcp's offset in the method's bytecodes, which
+	 * follow its ConstMethod. A frame just entered (bcp not set yet) or a
+	 * bcp of another method has none: the method is still named.
+	 */
+	if ((err = jvm_read(&rc, method + l->method_const, &cm, 8)))
+		return err;
+	code = cm + l->const_method_size;
+	if (cm && !jvm_read(&rc, cm + l->const_method_code_size, &code_size, 2) && bcp >= code &&
+	    bcp - code < code_size)
+		bci = (int32_t)(bcp - code);
+	err = hotspot_name_method(&jvm->j, method, bci, out);
+	return err ? err : 1;
 }

@@ -23,9 +23,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../../bpf/bpfprof_abi.h"
 #include "../symbols/proc_maps.h"
 #include "hotspot_names.h"
 #include "python_reader.h"
+#include "rt_module.h"
 
 #define HOTSPOT_PROC_MAX_CACHED 65536
 #define HOTSPOT_MAX_FRAMES	16
@@ -54,6 +56,42 @@ int hotspot_procs_frames(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, u
 /* What the caller made of pid's answer at pc (an entry of its own), kept for the next ask. */
 bool hotspot_procs_cached(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, uint32_t *value);
 void hotspot_procs_cache(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, uint32_t value);
+
+/*
+ * Whether pid's mappings `maps` map libjvm.so: 1 when they do (pid runs a
+ * JVM now, not an image it exec'd since), 0 when not. Nothing is noted
+ * (the model notes the mappings it reads, hotspot_procs_note_mapping).
+ */
+int hotspot_procs_note_maps(struct hotspot_procs *hp, uint32_t pid, const map_entries_t *maps);
+
+/*
+ * Runtime frames (bpf/runtime.bpf.h): what BPF should read in JVM pid's
+ * frames, once its code cache is known: the code cache as the one range,
+ * the interpreter frame's Method* and bytecode pointer (fp-24, fp-64;
+ * r13 for the interrupted innermost frame). 0 with *out filled; -EAGAIN
+ * until the model noted it and its first sample in its code read its
+ * tables (ask again); -ENOENT when its tables cannot be read.
+ */
+int hotspot_procs_capture(struct hotspot_procs *hp, uint32_t pid, uint32_t uid,
+			  struct rt_proc *out);
+/* The two above as the capture asks a runtime module (rt_module.h). */
+struct rt_module hotspot_procs_rt_module(struct hotspot_procs *hp);
+/* Whether pc is in JVM pid's template interpreter (its answer kept per pc). */
+bool hotspot_procs_in_interpreter(struct hotspot_procs *hp, uint32_t pid, uint32_t uid,
+				  uint64_t pc);
+/*
+ * The interpreted frame whose words BPF read (words[0] the Method*, words[1]
+ * the bytecode pointer): "pkg.Class.method" with the line of its bytecode
+ * index. 1, 0 when not a JVM read here, or a negative errno (unreadable,
+ * no method there).
+ */
+int hotspot_procs_interp_frame(struct hotspot_procs *hp, uint32_t pid, uint32_t uid,
+			       const uint64_t words[RT_WORDS], struct hotspot_frame *out);
+/* The caller's answer for an interpreted frame's (Method*, bytecode pointer), kept. */
+bool hotspot_procs_interp_cached(struct hotspot_procs *hp, uint32_t pid,
+				 const uint64_t words[RT_WORDS], uint32_t *value);
+void hotspot_procs_interp_cache(struct hotspot_procs *hp, uint32_t pid,
+				const uint64_t words[RT_WORDS], uint32_t value);
 
 /* pid exited: its JVM state and answers go a little later (its last samples may follow). */
 void hotspot_procs_exited(struct hotspot_procs *hp, uint32_t pid);

@@ -112,7 +112,35 @@ struct stack_record {
 	uint64_t ts;
 	const __u64 *py; /* py_len Python frames, two words each (samples only) */
 	uint32_t py_len;
+	const __u64 *rt; /* rt_len runtime records, RT_REC_WORDS words each (bpf/runtime.bpf.h) */
+	uint32_t rt_len;
 };
+
+/*
+ * User frame i's runtime record, named (OBJ_JAVA, entry into *offset);
+ * false when it has none or its words name nothing. *cursor walks the
+ * records (innermost first) down as build_stack walks the frames down.
+ */
+static bool runtime_frame(struct model *m, struct process *p, const struct stack_record *e,
+			  uint32_t i, uint64_t ip, bool is_return, int *cursor, uint64_t *offset)
+{
+	const __u64 *rec;
+	int64_t entry;
+
+	while (*cursor >= 0 && RT_REC_FRAME(e->rt[RT_REC_WORDS * *cursor]) > i)
+		(*cursor)--;
+	if (*cursor < 0 || !m->source.runtime_frame)
+		return false;
+	rec = &e->rt[RT_REC_WORDS * *cursor];
+	if (RT_REC_FRAME(rec[0]) != i)
+		return false;
+	entry = m->source.runtime_frame(m->source.ctx, p->pid, p->uid, RT_REC_KIND(rec[0]), ip,
+					is_return, (const uint64_t *)rec + 1);
+	if (entry < 0)
+		return false;
+	*offset = (uint64_t)entry;
+	return true;
+}
 
 /*
  * The Python frames of a sample, in groups: one per run of the interpreter
@@ -203,6 +231,7 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 {
 	const __u64 *kips = e->ips, *uips = e->ips + e->kstack_len;
 	uint32_t stack = NO_INDEX, loops = 0, ulen = ustack_until_stuck(m, p, e);
+	int rt_cursor = (int)e->rt_len - 1;
 	bool utruncated = (e->flags & SAMPLE_USTACK_TRUNCATED) || ulen < e->ustack_len;
 	struct py_groups groups;
 	int err;
@@ -240,7 +269,12 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 		}
 		if (uips[i] & USTACK_PY_EVAL)
 			loops -= !!loops;
-		user_addr_to_object(m, p, ip, is_return, e->ts, &object, &offset);
+		/* A runtime's frame, named from the words BPF read in it. */
+		if (e->rt_len &&
+		    runtime_frame(m, p, e, (uint32_t)i, ip, is_return, &rt_cursor, &offset))
+			object = OBJ_JAVA;
+		else
+			user_addr_to_object(m, p, ip, is_return, e->ts, &object, &offset);
 		if ((err = push_frame(m, &stack, object, offset, is_return)))
 			return err;
 	}
@@ -259,7 +293,11 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 int model_task_stack(struct model *m, uint32_t thread, const uint64_t *ips, uint32_t kstack_len,
 		     uint32_t ustack_len, uint32_t flags, uint64_t ts, uint32_t *stack)
 {
-	struct stack_record sr = { (const __u64 *)ips, kstack_len, ustack_len, flags, ts, NULL, 0 };
+	struct stack_record sr = { .ips = (const __u64 *)ips,
+				   .kstack_len = kstack_len,
+				   .ustack_len = ustack_len,
+				   .flags = flags,
+				   .ts = ts };
 	struct process *p;
 
 	if (thread >= m->threads.len || kstack_len > BPFPROF_MAX_KSTACK ||
@@ -316,9 +354,11 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 	/* The lengths are read only once the record is known to hold them. */
 	if (size < offsetof(struct sample_event, ips) ||
 	    !stack_fits(size, offsetof(struct sample_event, ips), e->kstack_len, e->ustack_len) ||
-	    e->py_len > BPFPROF_MAX_PYFRAMES ||
+	    e->py_len > BPFPROF_MAX_PYFRAMES || e->rt_len > BPFPROF_MAX_RTFRAMES ||
+	    (e->py_len && e->rt_len) ||
 	    size < offsetof(struct sample_event, ips) +
-			    sizeof(uint64_t) * (e->kstack_len + e->ustack_len + 2u * e->py_len)) {
+			    sizeof(uint64_t) * (e->kstack_len + e->ustack_len + 2u * e->py_len +
+						RT_REC_WORDS * e->rt_len)) {
 		m->stats.events_malformed++;
 		return 0;
 	}
@@ -334,9 +374,15 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 	if (!p->maps_read)
 		model_read_maps(m, p, e->hdr.ts);
 
-	sr = (struct stack_record){ e->ips,   e->kstack_len, e->ustack_len,
-				    e->flags, e->hdr.ts,     e->ips + e->kstack_len + e->ustack_len,
-				    e->py_len };
+	sr = (struct stack_record){ .ips = e->ips,
+				    .kstack_len = e->kstack_len,
+				    .ustack_len = e->ustack_len,
+				    .flags = e->flags,
+				    .ts = e->hdr.ts,
+				    .py = e->ips + e->kstack_len + e->ustack_len,
+				    .py_len = e->py_len,
+				    .rt = e->ips + e->kstack_len + e->ustack_len,
+				    .rt_len = e->rt_len };
 	err = build_stack(m, p, &sr, &s.stack);
 	if (err)
 		return err;
@@ -446,8 +492,12 @@ int model_sample_restack(struct model *m, const struct sample_event *e, size_t s
 		m->stats.restacks_missed++;
 		return 0;
 	}
-	sr = (struct stack_record){ e->ips, e->kstack_len, e->ustack_len, e->flags, e->hdr.ts, NULL,
-				    0 };
+	/* A restack has no Python frames or runtime records: BPF keeps no copy of such a sample. */
+	sr = (struct stack_record){ .ips = e->ips,
+				    .kstack_len = e->kstack_len,
+				    .ustack_len = e->ustack_len,
+				    .flags = e->flags,
+				    .ts = e->hdr.ts };
 	err = build_stack(m, &m->processes.data[t->process], &sr, &fresh);
 	if (err)
 		return err;
@@ -532,7 +582,11 @@ int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 	}
 	has_stack = e->flags & SWITCH_HAS_STACK;
 	if (has_stack &&
-	    !stack_fits(size, offsetof(struct switch_event, ips), e->kstack_len, e->ustack_len)) {
+	    (!stack_fits(size, offsetof(struct switch_event, ips), e->kstack_len, e->ustack_len) ||
+	     e->rt_len > BPFPROF_MAX_RTFRAMES ||
+	     size < offsetof(struct switch_event, ips) +
+			     sizeof(uint64_t) *
+				     (e->kstack_len + e->ustack_len + RT_REC_WORDS * e->rt_len))) {
 		m->stats.events_malformed++;
 		return 0;
 	}
@@ -572,8 +626,13 @@ int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 	if (has_stack) {
 		if (!p->maps_read)
 			model_read_maps(m, p, e->hdr.ts);
-		sr = (struct stack_record){ e->ips, e->kstack_len, e->ustack_len, e->flags,
-					    e->hdr.ts };
+		sr = (struct stack_record){ .ips = e->ips,
+					    .kstack_len = e->kstack_len,
+					    .ustack_len = e->ustack_len,
+					    .flags = e->flags,
+					    .ts = e->hdr.ts,
+					    .rt = e->ips + e->kstack_len + e->ustack_len,
+					    .rt_len = e->rt_len };
 		trim_switch_stack(m, &sr);
 		if ((err = build_stack(m, p, &sr, &ev.stack)))
 			return err;

@@ -316,6 +316,16 @@ struct proc_source {
 	 * errno when it is none (not a JVM, no Java code there). Optional.
 	 */
 	int64_t (*java_frame)(void *ctx, uint32_t pid, uint32_t uid, uint64_t addr, bool is_return);
+	/*
+	 * A user frame BPF read a runtime's words for (a record of
+	 * bpf/runtime.bpf.h: `kind` its enum rt_kind, `words` what the frame
+	 * held), a call's return address or the sampled leaf (is_return
+	 * false): its frames' entry under OBJ_JAVA (symbols/java_frames.h),
+	 * asked before java_frame and jit_object; a negative errno when the
+	 * words name nothing (the frame then goes to those). Optional.
+	 */
+	int64_t (*runtime_frame)(void *ctx, uint32_t pid, uint32_t uid, uint32_t kind, uint64_t pc,
+				 bool is_return, const uint64_t words[RT_WORDS]);
 	/* The process pid ended (its last thread exited). Optional. */
 	void (*process_exit)(void *ctx, uint32_t pid);
 	/*

@@ -341,6 +341,37 @@ static int64_t java_frame(void *vctx, uint32_t pid, uint32_t uid, uint64_t addr,
 	return idx;
 }
 
+/*
+ * A frame whose words BPF read (bpf/runtime.bpf.h), named by its runtime:
+ * HotSpot's interpreted frames (lang/hotspot_procs.h) here; other kinds
+ * and frames their words do not name go on to java_frame and jit_object.
+ */
+static int64_t runtime_frame(void *vctx, uint32_t pid, uint32_t uid, uint32_t kind, uint64_t pc,
+			     bool is_return, const uint64_t words[RT_WORDS])
+{
+	struct proc_source_ctx *ctx = vctx;
+	struct hotspot_frame frame;
+	uint32_t cached;
+	int64_t idx;
+	int n;
+
+	(void)is_return;
+	if (kind != RT_KIND_HOTSPOT || !ctx->jvms || !ctx->java_frames ||
+	    !hotspot_procs_in_interpreter(ctx->jvms, pid, uid, pc))
+		return -ENOENT;
+	if (hotspot_procs_interp_cached(ctx->jvms, pid, words, &cached))
+		return cached;
+	/* The JVM is read first: only the interning needs the lock (unless held already). */
+	n = hotspot_procs_interp_frame(ctx->jvms, pid, uid, words, &frame);
+	if (n <= 0)
+		return n ? n : -ENOENT;
+	lock_symbols(ctx);
+	idx = java_frames_intern(ctx->java_frames, &frame, 1);
+	if (idx >= 0)
+		hotspot_procs_interp_cache(ctx->jvms, pid, words, (uint32_t)idx);
+	return idx;
+}
+
 static void process_exit(void *vctx, uint32_t pid)
 {
 	struct proc_source_ctx *ctx = vctx;
@@ -433,6 +464,7 @@ void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)
 	src->thread_alive = thread_alive;
 	src->jit_object = jit_object;
 	src->java_frame = ctx->jvms && ctx->java_frames ? java_frame : NULL;
+	src->runtime_frame = ctx->jvms && ctx->java_frames ? runtime_frame : NULL;
 	src->process_exit = process_exit;
 	src->read_info = read_info;
 	src->read_kernel_thread = read_kernel_thread;
