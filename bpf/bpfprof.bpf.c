@@ -449,6 +449,12 @@ int BPF_PROG(on_exec, struct task_struct *task)
 	/* Another image: userspace finds its interpreter, if any, when it reads it. */
 	if (python_frames)
 		bpf_map_delete_elem(&py_procs, &tgid);
+	/*
+	 * Nor does the old image's runtime (a JVM's code cache, V8's code
+	 * ranges) say anything of the new one: its frames would be read at the
+	 * old offsets until userspace reads the new maps.
+	 */
+	bpf_map_delete_elem(&rt_procs, &tgid);
 	if (!cfi_unwind || !unwind_find_vma ||
 	    (filter_tgid && !bpf_map_lookup_elem(&target_tgids, &tgid)) ||
 	    proc_uid_capped(task, PROC_CAPPED_UNWIND) ||
