@@ -336,6 +336,9 @@ out:
 	free(img.mem);
 }
 
+/* sizeof(nmethod) in derive_jdk17's tables: 0 for JDK 17's own. */
+static uint64_t nmethod_size_override;
+
 /* derive on JDK 17's tables with fields[drop] left out, or its offset set to `offset`. */
 static int derive_jdk17(size_t drop, int64_t offset, uint64_t release, char *missing, size_t len)
 {
@@ -351,7 +354,15 @@ static int derive_jdk17(size_t drop, int64_t offset, uint64_t release, char *mis
 		fields[drop].value = (uint64_t)offset;
 	else if (drop < n)
 		memmove(&fields[drop], &fields[drop + 1], (n - drop) * sizeof(fields[0]));
-	build(&img, fields, jdk17_types, jdk17_ints, NULL, exports);
+	{
+		struct named types[sizeof(jdk17_types) / sizeof(jdk17_types[0])];
+
+		memcpy(types, jdk17_types, sizeof(types));
+		for (size_t i = 0; types[i].name; i++)
+			if (nmethod_size_override && !strcmp(types[i].name, "nmethod"))
+				types[i].value = (int64_t)nmethod_size_override;
+		build(&img, fields, types, jdk17_ints, NULL, exports);
+	}
 	err = hotspot_vmstructs_read(exports, read_image, &img, &vm);
 	if (!err)
 		err = hotspot_layout_derive(vm, read_image, &img, &l, missing, len);
@@ -378,6 +389,33 @@ static void test_missing_and_lying(void)
 	/* Neither version export: refused, named. */
 	CHECK_EQ_INT(derive_jdk17(0, -1, 17, missing, sizeof(missing)), -ENOTSUP);
 	CHECK(strstr(missing, "Abstract_VM_Version") != NULL);
+}
+
+/*
+ * A field read wider than its type has room for, or from an nmethod's
+ * header of fewer bytes than its base types claim: refused (names read
+ * each field whole, from a buffer of the type's size).
+ */
+static void test_fields_past_their_bytes(void)
+{
+	char missing[128];
+
+	/* Field 18 is nmethod::_compile_id (4 bytes) in an nmethod of 352. */
+	CHECK_EQ_INT(derive_jdk17(18, 348, 17, missing, sizeof(missing)), 0);
+	CHECK_EQ_INT(derive_jdk17(18, 351, 17, missing, sizeof(missing)), -ENOTSUP);
+	CHECK_EQ_STR(missing, "nmethod::_compile_id");
+	/* Field 17 is CompiledMethod::_method (8 bytes) in a CompiledMethod of 192. */
+	CHECK_EQ_INT(derive_jdk17(17, 185, 17, missing, sizeof(missing)), -ENOTSUP);
+	/* Field 28 is Symbol::_length (2 bytes) in a Symbol of 8. */
+	CHECK_EQ_INT(derive_jdk17(28, 7, 17, missing, sizeof(missing)), -ENOTSUP);
+	/* An nmethod declared smaller than the CompiledMethod field read from its bytes. */
+	nmethod_size_override = 110;
+	CHECK_EQ_INT(derive_jdk17(18, 100, 17, missing, sizeof(missing)), -ENOTSUP);
+	CHECK_EQ_STR(missing, "nmethod::_method");
+	/* One larger than the buffer an nmethod's header is read into. */
+	nmethod_size_override = HOTSPOT_MAX_HEADER + 8;
+	CHECK_EQ_INT(derive_jdk17(99, -1, 17, missing, sizeof(missing)), -ENOTSUP);
+	nmethod_size_override = 0;
 }
 
 /* Tables that break a bound: refused, never read on and on. */
@@ -421,6 +459,7 @@ int main(void)
 	RUN(test_jdk17);
 	RUN(test_jdk25);
 	RUN(test_missing_and_lying);
+	RUN(test_fields_past_their_bytes);
 	RUN(test_hostile_tables);
 	return test_summary();
 }

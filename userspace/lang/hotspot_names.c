@@ -13,7 +13,7 @@
  */
 #define LINE_TABLE_MAX 4096u
 /* The headers read whole: a JVM's types are a few hundred bytes (checked by the layout). */
-#define HEADER_MAX     1024u
+#define HEADER_MAX     HOTSPOT_MAX_HEADER
 
 void hotspot_jvm_init(struct hotspot_jvm *j, const struct hotspot_layout *l, hotspot_read_fn read,
 		      void *ctx)
