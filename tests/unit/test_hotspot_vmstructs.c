@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hotspot_image.h"
 #include "lang/hotspot_vmstructs.h"
 #include "test.h"
 
@@ -55,10 +56,6 @@ struct field {
 	int is_static;
 	uint64_t value;
 };
-struct named {
-	const char *name;
-	int64_t value;
-};
 
 /* What each test may break in the tables it builds. */
 struct breakage {
@@ -68,8 +65,8 @@ struct breakage {
 };
 
 /* The four tables and their export variables, as libjvm lays them out (vmStructs.hpp). */
-static void build(struct image *img, const struct field *fields, const struct named *types,
-		  const struct named *ints, const struct breakage *b, uint64_t exports[])
+static void build(struct image *img, const struct field *fields, const struct hs_named *types,
+		  const struct hs_named *ints, const struct breakage *b, uint64_t exports[])
 {
 	uint64_t stride = b && b->struct_stride ? b->struct_stride : 48, structs, t;
 	size_t n;
@@ -191,30 +188,7 @@ static void build(struct image *img, const struct field *fields, const struct na
 		"Symbol", "_body", 0, 6                                                            \
 	}
 
-static const struct named jdk17_types[] = {
-	{ "JDK_Version", 5 },
-	{ "GrowableArrayBase", 8 },
-	{ "GrowableArray<int>", 24 },
-	{ "CodeHeap", 344 },
-	{ "VirtualSpace", 80 },
-	{ "HeapBlock", 16 },
-	{ "CodeBlob", 104 },
-	{ "CompiledMethod", 192 },
-	{ "nmethod", 352 },
-	{ "Method", 88 },
-	{ "ConstMethod", 48 },
-	{ "ConstantPool", 72 },
-	{ "Klass", 208 },
-	{ "Symbol", 8 },
-	{ NULL, 0 },
-};
-
-static const struct named jdk17_ints[] = {
-	{ "ConstMethod::_has_linenumber_table", 1 },
-	{ "frame::interpreter_frame_sender_sp_offset", -1 },
-	{ "frame::interpreter_frame_last_sp_offset", -2 },
-	{ NULL, 0 },
-};
+/* JDK 17's types and constants: hotspot_image.h's hs_types and hs_ints. */
 
 static struct image new_image(void)
 {
@@ -233,7 +207,7 @@ static void test_jdk17(void)
 	char missing[128];
 	size_t counts[4];
 
-	build(&img, fields, jdk17_types, jdk17_ints, NULL, exports);
+	build(&img, fields, hs_types, hs_ints, NULL, exports);
 	CHECK_EQ_INT(hotspot_vmstructs_read(exports, read_image, &img, &vm), 0);
 	if (!vm)
 		goto out;
@@ -292,7 +266,7 @@ static void test_jdk25(void)
 		{ "Symbol", "_body", 0, 6 },
 		{ NULL, NULL, 0, 0 },
 	};
-	const struct named types[] = {
+	const struct hs_named types[] = {
 		{ "GrowableArrayBase", 8 },
 		{ "GrowableArray<int>", 24 },
 		{ "CodeHeap", 336 },
@@ -307,7 +281,7 @@ static void test_jdk25(void)
 		{ "Symbol", 8 },
 		{ NULL, 0 },
 	};
-	const struct named ints[] = {
+	const struct hs_named ints[] = {
 		{ "ConstMethodFlags::_misc_has_linenumber_table", 1 },
 		{ "CodeBlobKind::Nmethod", 1 },
 		{ "frame::interpreter_frame_sender_sp_offset", -1 },
@@ -355,13 +329,13 @@ static int derive_jdk17(size_t drop, int64_t offset, uint64_t release, char *mis
 	else if (drop < n)
 		memmove(&fields[drop], &fields[drop + 1], (n - drop) * sizeof(fields[0]));
 	{
-		struct named types[sizeof(jdk17_types) / sizeof(jdk17_types[0])];
+		struct hs_named types[sizeof(hs_types) / sizeof(hs_types[0])];
 
-		memcpy(types, jdk17_types, sizeof(types));
+		memcpy(types, hs_types, sizeof(types));
 		for (size_t i = 0; types[i].name; i++)
 			if (nmethod_size_override && !strcmp(types[i].name, "nmethod"))
 				types[i].value = (int64_t)nmethod_size_override;
-		build(&img, fields, types, jdk17_ints, NULL, exports);
+		build(&img, fields, types, hs_ints, NULL, exports);
 	}
 	err = hotspot_vmstructs_read(exports, read_image, &img, &vm);
 	if (!err)
@@ -422,7 +396,7 @@ static void test_fields_past_their_bytes(void)
 static void test_hostile_tables(void)
 {
 	const struct field fields[] = { { "CodeBlob", "_name", 0, 8 }, { NULL, NULL, 0, 0 } };
-	const struct named none[] = { { NULL, 0 } };
+	const struct hs_named none[] = { { NULL, 0 } };
 	struct hotspot_vmstructs *vm = NULL;
 	struct image img = new_image();
 	uint64_t exports[HS_EXPORT_COUNT];

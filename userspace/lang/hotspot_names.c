@@ -178,7 +178,14 @@ static int debug_info_of(const struct hotspot_jvm *j, uint64_t nm, const unsigne
 	return -ENOTSUP;
 }
 
-/* The frames C2 inlined at pc_offset, from the nmethod's debug information. */
+/*
+ * The frames C2 inlined at pc_offset, from the nmethod's debug information:
+ * the outermost `max` of a chain of up to HOTSPOT_MAX_SCOPES, innermost
+ * first. -ENOENT where the nmethod records nothing there (for a return
+ * address, nothing at it exactly: HotSpot's pc_desc_at), -EAGAIN where a
+ * read failed or a method of the chain could not be named (a chain cut
+ * short would hang its inner methods under the caller's frame).
+ */
 static int inlined_frames(const struct hotspot_jvm *j, const struct debug_info *d,
 			  uint32_t pc_offset, bool is_return, struct hotspot_frame *out, int max)
 {
@@ -186,31 +193,38 @@ static int inlined_frames(const struct hotspot_jvm *j, const struct debug_info *
 	size_t npcs = (d->pcs_end - d->pcs) / HOTSPOT_PCDESC_SIZE, nd = d->data_end - d->data;
 	struct hotspot_pcdesc pc;
 	uint8_t *pcs = malloc(npcs * HOTSPOT_PCDESC_SIZE + 1), *data = malloc(nd + 1);
-	int n = -ENOMEM, got = 0;
+	int n = -ENOMEM, skip;
 
 	if (!pcs || !data)
 		goto out;
-	n = -EIO;
+	n = -EAGAIN;
 	if (j->read(j->ctx, d->pcs, pcs, npcs * HOTSPOT_PCDESC_SIZE) ||
 	    j->read(j->ctx, d->data, data, nd))
 		goto out;
 	n = -ENOENT;
 	if ((is_return ? hotspot_pcdesc_find(pcs, npcs, (int32_t)pc_offset, &pc)
 		       : hotspot_pcdesc_near(pcs, npcs, (int32_t)pc_offset, &pc)) ||
-	    pc.scope_decode_offset <= 0)
+	    (is_return && pc.pc_offset != (int32_t)pc_offset) || pc.scope_decode_offset <= 0)
 		goto out;
 	n = hotspot_scopes(data, nd, j->x, (uint32_t)pc.scope_decode_offset, scopes,
-			   max < HOTSPOT_MAX_SCOPES ? max : HOTSPOT_MAX_SCOPES);
-	for (int i = 0; i < n; i++) {
+			   HOTSPOT_MAX_SCOPES);
+	if (n <= 0) {
+		n = -ENOENT;
+		goto out;
+	}
+	/* Past max, the innermost go: the outermost is the method its caller called. */
+	skip = n > max ? n - max : 0;
+	for (int i = skip; i < n; i++) {
 		uint64_t method;
 
-		if (scopes[i].method_index > d->nmetadata ||
+		if (scopes[i].method_index < 1 || scopes[i].method_index > d->nmetadata ||
 		    read_u64(j, d->metadata + 8ull * (scopes[i].method_index - 1), &method) ||
-		    hotspot_name_method(j, method, scopes[i].bci, &out[got]))
-			break;
-		got++;
+		    hotspot_name_method(j, method, scopes[i].bci, &out[i - skip])) {
+			n = -EAGAIN;
+			goto out;
+		}
 	}
-	n = got ? got : -ENOENT;
+	n -= skip;
 out:
 	free(pcs);
 	free(data);
@@ -218,26 +232,36 @@ out:
 }
 
 int hotspot_name_nmethod(const struct hotspot_jvm *j, uint64_t nm, uint32_t pc_offset,
-			 bool is_return, int32_t compile_id, struct hotspot_frame *out, int max)
+			 bool is_return, int32_t compile_id, struct hotspot_frame *out, int max,
+			 struct hotspot_named *named)
 {
 	const struct hotspot_layout *l = &j->layout;
 	unsigned char hdr[HEADER_MAX];
+	struct hotspot_named dummy;
 	struct debug_info d;
 	uint64_t method;
-	int err, n;
+	int err, n = -ENOENT;
 
+	if (!named)
+		named = &dummy;
+	*named = (struct hotspot_named){ .complete = true, .compile_id = -1 };
 	if (max < 1 || l->nmethod_size > HEADER_MAX)
 		return -EINVAL;
 	if ((err = j->read(j->ctx, nm, hdr, l->nmethod_size)))
 		return err;
-	if (compile_id >= 0 && (int32_t)get_u32(hdr + l->nmethod_compile_id) != compile_id)
+	named->compile_id = (int32_t)get_u32(hdr + l->nmethod_compile_id);
+	if (compile_id >= 0 && named->compile_id != compile_id)
 		return -ESTALE;
 	if (!debug_info_of(j, nm, hdr, &d)) {
 		n = inlined_frames(j, &d, pc_offset, is_return, out, max);
 		if (n > 0)
 			return n;
 	}
-	/* No debug information there: the nmethod's own method, without a line. */
+	/*
+	 * No debug information there: the nmethod's own method, without a
+	 * line; where it could not be read (-EAGAIN), an answer to ask again.
+	 */
+	named->complete = n != -EAGAIN && n != -ENOMEM;
 	method = get_u64(hdr + l->nmethod_method);
 	err = hotspot_name_method(j, method, -1, out);
 	return err ? err : 1;

@@ -463,7 +463,7 @@ int hotspot_procs_frames(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, u
 		return 0;
 	if (l->blob_kind >= 0 ? kind == l->blob_kind_nmethod : !strncmp(name, "nmethod", 7))
 		return hotspot_name_nmethod(&jvm->j, blob, (uint32_t)(pc - begin), is_return, -1,
-					    out, max);
+					    out, max, NULL);
 	/* The interpreter and stubs: their blob's name ("Interpreter", "StubRoutines (1)"). */
 	memset(out, 0, sizeof(*out));
 	snprintf(out->name, sizeof(out->name), "%s", name[0] ? name : "[JVM stub]");
