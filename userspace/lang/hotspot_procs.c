@@ -39,12 +39,35 @@
 #define READ_BYTES_BURST (32ull << 20)
 /* Answers kept across all JVMs (a few bytes each): a host of fake JVMs holds no more. */
 #define MAX_CACHED_TOTAL (4u * HOTSPOT_PROC_MAX_CACHED)
+/*
+ * A kept answer is checked against its blob again after this: code freed
+ * and its space reused by another method (tier 3 code, made not entrant,
+ * is flushed all the time) would otherwise keep the old method's name.
+ */
+#define VERIFY_NS	 (1000ull * 1000 * 1000)
+/* An answer read only in part (a failed read on the way) is asked again after this. */
+#define PARTIAL_KEEP_NS	 (1000ull * 1000 * 1000)
+/* Refused loads (a stalled read, the budget) back off to at most RETRY_NS << this. */
+#define LOAD_BACKOFF_MAX 8
 
 enum jvm_state { JVM_NOTED, JVM_READY, JVM_FAILED };
 
 struct heap {
 	uint64_t lo, hi, segmap;
 	int log2;
+};
+
+/*
+ * An answer kept for a pc: the caller's value, and what tells whether the
+ * code there is still the code that was named (4 bytes at blob + check_off:
+ * an nmethod's compile id, another blob's name pointer).
+ */
+struct answer {
+	uint64_t blob;
+	uint64_t checked_ns; /* when the check last held */
+	uint64_t expires_ns; /* 0: kept (a complete answer) */
+	uint32_t check_off, check;
+	uint32_t value;
 };
 
 struct jvm {
@@ -54,11 +77,22 @@ struct jvm {
 	uint64_t jvm_start, jvm_end, jvm_pgoff; /* libjvm.so's mapping, to open and bias it */
 	uint64_t tried_ns;
 	unsigned load_tries; /* reads of its tables that failed */
+	unsigned refusals;   /* loads refused by a stalled read or the budget: each waits longer */
+	bool have_exports;   /* libjvm.so's exports, parsed once */
+	uint64_t exports[HS_EXPORT_COUNT];
 	struct hotspot_jvm j;
 	uint64_t code_lo, code_hi;
 	struct heap heaps[MAX_HEAPS];
 	int nheaps;
-	struct hmap cache;		 /* pc -> the caller's value */
+	struct hmap cache; /* pc -> answers index */
+	VEC(struct answer) answers;
+	VEC(uint32_t) free_answers; /* answers dropped, their slots reused */
+	/* The last answer hotspot_procs_frames gave, for hotspot_procs_cache to keep. */
+	struct {
+		uint64_t pc;
+		struct answer a;
+		bool set;
+	} last;
 	uint64_t read_tokens, refill_ns; /* bytes it may read now, and when they were counted */
 	bool warned;
 };
@@ -71,6 +105,7 @@ struct hotspot_procs {
 	python_mem_read_fn read;
 	void *read_ctx;
 	size_t cached; /* answers kept, all JVMs together */
+	uint64_t verify_ns;
 };
 
 /* The reader's context for one JVM's reads. */
@@ -95,6 +130,7 @@ struct hotspot_procs *hotspot_procs_new(const char *proc_root)
 		return NULL;
 	hp->proc_root = strdup(proc_root ? proc_root : "/proc");
 	hp->read = vm_read;
+	hp->verify_ns = VERIFY_NS;
 	if (!hp->proc_root) {
 		free(hp);
 		return NULL;
@@ -107,6 +143,8 @@ static void jvm_free(struct jvm *jvm)
 	if (!jvm)
 		return;
 	hmap_free(&jvm->cache);
+	vec_free(&jvm->answers);
+	vec_free(&jvm->free_answers);
 	free(jvm);
 }
 
@@ -129,6 +167,11 @@ void hotspot_procs_set_reader(struct hotspot_procs *hp, python_mem_read_fn fn, v
 	hp->read_ctx = ctx;
 }
 
+void hotspot_procs_set_verify_period(struct hotspot_procs *hp, uint64_t ns)
+{
+	hp->verify_ns = ns;
+}
+
 static struct jvm *jvm_of(const struct hotspot_procs *hp, uint32_t pid)
 {
 	uint32_t idx;
@@ -143,6 +186,8 @@ bool hotspot_procs_is_jvm(const struct hotspot_procs *hp, uint32_t pid)
 	return jvm_of(hp, pid) != NULL;
 }
 
+static void forget(struct hotspot_procs *hp, uint32_t pid);
+
 int hotspot_procs_note_mapping(struct hotspot_procs *hp, uint32_t pid, const struct map_entry *e)
 {
 	const char *base = strrchr(e->path, '/');
@@ -151,8 +196,16 @@ int hotspot_procs_note_mapping(struct hotspot_procs *hp, uint32_t pid, const str
 	if (!base || strcmp(base, "/libjvm.so") || !e->executable)
 		return 0;
 	jvm = jvm_of(hp, pid);
-	if (jvm)
+	/*
+	 * The same JVM: kept. A libjvm.so mapped elsewhere is another image
+	 * (the pid exec'd a JVM again), and one met after the pid's exit a
+	 * new process on a reused pid: the old state is of another process.
+	 */
+	if (jvm && !jvm->exited_ns && jvm->jvm_start == e->start && jvm->jvm_end == e->end &&
+	    jvm->jvm_pgoff == e->pgoff)
 		return 0;
+	if (jvm)
+		forget(hp, pid);
 	jvm = calloc(1, sizeof(*jvm));
 	if (!jvm)
 		return -ENOMEM;
@@ -174,8 +227,6 @@ int hotspot_procs_note_mapping(struct hotspot_procs *hp, uint32_t pid, const str
  * other, so its last samples may come after its exit's record.
  */
 #define EXITED_KEEP_NS (2000ull * 1000 * 1000)
-
-static void forget(struct hotspot_procs *hp, uint32_t pid);
 
 void hotspot_procs_exited(struct hotspot_procs *hp, uint32_t pid)
 {
@@ -334,19 +385,30 @@ static void load(struct hotspot_procs *hp, struct jvm *jvm)
 	char missing[160] = "";
 	int err;
 
-	if (jvm->tried_ns && now - jvm->tried_ns < RETRY_NS)
+	/* Each refused load waits twice as long as the one before: a stuck JVM costs little. */
+	if (jvm->tried_ns &&
+	    now - jvm->tried_ns < RETRY_NS << (jvm->refusals < LOAD_BACKOFF_MAX ? jvm->refusals
+										: LOAD_BACKOFF_MAX))
 		return;
 	jvm->tried_ns = now;
 	if (!jvm->j.read) {
-		err = read_exports(hp, jvm, exports);
+		err = 0;
+		/* The file is parsed once: a load retried reads only the JVM's memory. */
+		if (!jvm->have_exports) {
+			err = read_exports(hp, jvm, jvm->exports);
+			jvm->have_exports = !err;
+		}
+		memcpy(exports, jvm->exports, sizeof(exports));
 		if (!err)
 			err = hotspot_vmstructs_read(exports, jvm_read, &rc, &vm);
 		if (!err)
 			err = hotspot_layout_derive(vm, jvm_read, &rc, &l, missing,
 						    sizeof(missing));
 		hotspot_vmstructs_free(vm);
-		if (err == -ETIMEDOUT || err == -EBUSY)
+		if (err == -ETIMEDOUT || err == -EBUSY) {
+			jvm->refusals++;
 			return; /* a stalled read: maybe next time */
+		}
 		/*
 		 * Met while libjvm.so is still being loaded or the VM created
 		 * (its strides are set by its initialisers and its version by
@@ -368,6 +430,8 @@ static void load(struct hotspot_procs *hp, struct jvm *jvm)
 		hotspot_jvm_init(&jvm->j, &l, jvm_read, NULL);
 	}
 	err = read_heaps(jvm, &rc);
+	if (err == -ETIMEDOUT || err == -EBUSY)
+		jvm->refusals++;
 	if (err == -EAGAIN || err == -ETIMEDOUT || err == -EBUSY)
 		return;
 	if (err) {
@@ -412,6 +476,22 @@ static uint64_t blob_at(struct jvm *jvm, struct read_ctx *rc, uint64_t pc)
 	return 0;
 }
 
+/* The answer about to be given for pc, for hotspot_procs_cache to keep with its check. */
+static void remember(struct hotspot_procs *hp, struct jvm *jvm, uint64_t pc, uint64_t blob,
+		     uint32_t check_off, uint32_t check, bool complete)
+{
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+
+	(void)hp;
+	jvm->last.pc = pc;
+	jvm->last.a = (struct answer){ .blob = blob,
+				       .checked_ns = now,
+				       .expires_ns = complete ? 0 : now + PARTIAL_KEEP_NS,
+				       .check_off = check_off,
+				       .check = check };
+	jvm->last.set = true;
+}
+
 int hotspot_procs_frames(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, uint64_t pc,
 			 bool is_return, struct hotspot_frame *out, int max)
 {
@@ -425,6 +505,7 @@ int hotspot_procs_frames(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, u
 
 	if (!jvm || jvm->state == JVM_FAILED || max < 1)
 		return 0;
+	jvm->last.set = false;
 	jvm->uid = uid;
 	if (jvm->state == JVM_NOTED)
 		load(hp, jvm);
@@ -461,32 +542,112 @@ int hotspot_procs_frames(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, u
 	/* A return address may be its blob's end: the call was the code's last instruction. */
 	if (pc < begin || pc > end)
 		return 0;
-	if (l->blob_kind >= 0 ? kind == l->blob_kind_nmethod : !strncmp(name, "nmethod", 7))
-		return hotspot_name_nmethod(&jvm->j, blob, (uint32_t)(pc - begin), is_return, -1,
-					    out, max, NULL);
+	if (l->blob_kind >= 0 ? kind == l->blob_kind_nmethod : !strncmp(name, "nmethod", 7)) {
+		struct hotspot_named named;
+		int n = hotspot_name_nmethod(&jvm->j, blob, (uint32_t)(pc - begin), is_return, -1,
+					     out, max, &named);
+
+		if (n > 0)
+			remember(hp, jvm, pc, blob, l->nmethod_compile_id,
+				 (uint32_t)named.compile_id, named.complete);
+		return n;
+	}
 	/* The interpreter and stubs: their blob's name ("Interpreter", "StubRoutines (1)"). */
 	memset(out, 0, sizeof(*out));
 	snprintf(out->name, sizeof(out->name), "%s", name[0] ? name : "[JVM stub]");
+	remember(hp, jvm, pc, blob, l->blob_name, (uint32_t)name_ptr, true);
 	return 1;
+}
+
+/* User addresses are below 2^63: the caller's key may set the top bit (hotspot_procs_cache). */
+#define PC_OF_KEY(key) ((key) & ~(1ull << 63))
+
+static void drop_answer(struct hotspot_procs *hp, struct jvm *jvm, uint64_t key, uint32_t idx)
+{
+	if (hmap_del(&jvm->cache, (struct hmap_key){ key, 0 })) {
+		hp->cached--;
+		(void)vec_push(&jvm->free_answers, idx);
+	}
 }
 
 bool hotspot_procs_cached(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, uint32_t *value)
 {
 	struct jvm *jvm = jvm_of(hp, pid);
+	struct read_ctx rc = { hp, jvm };
+	uint64_t now;
+	struct answer *a;
+	uint32_t idx, check;
+	int err;
 
-	return jvm && hmap_get(&jvm->cache, (struct hmap_key){ pc, 0 }, value);
+	if (!jvm || !hmap_get(&jvm->cache, (struct hmap_key){ pc, 0 }, &idx))
+		return false;
+	a = &jvm->answers.data[idx];
+	now = clock_ns(CLOCK_MONOTONIC);
+	if (a->expires_ns && now >= a->expires_ns) {
+		drop_answer(hp, jvm, pc, idx);
+		return false;
+	}
+	/*
+	 * Checked again once a while (one 4-byte read): the code there may
+	 * have been freed and another method compiled into its space. A read
+	 * refused (the budget, a stalled page) keeps the answer unchecked.
+	 */
+	if (now - a->checked_ns >= hp->verify_ns) {
+		err = jvm_read(&rc, a->blob + a->check_off, &check, sizeof(check));
+		if (err == -EBUSY || err == -ETIMEDOUT)
+			return false;
+		if (err || check != a->check) {
+			drop_answer(hp, jvm, pc, idx);
+			return false;
+		}
+		a->checked_ns = now;
+	}
+	*value = a->value;
+	return true;
 }
 
 void hotspot_procs_cache(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, uint32_t value)
 {
 	struct jvm *jvm = jvm_of(hp, pid);
+	struct answer a;
+	uint32_t idx;
 
-	size_t before;
-
-	/* Past the caps a JVM's new addresses are read each time: slower, never more memory. */
-	if (!jvm || jvm->cache.len >= HOTSPOT_PROC_MAX_CACHED || hp->cached >= MAX_CACHED_TOTAL)
+	/* Only an answer just given, with what checks it later. */
+	if (!jvm || !jvm->last.set || jvm->last.pc != PC_OF_KEY(pc))
 		return;
-	before = jvm->cache.len;
-	if (!hmap_put(&jvm->cache, (struct hmap_key){ pc, 0 }, value))
-		hp->cached += jvm->cache.len - before;
+	a = jvm->last.a;
+	a.value = value;
+	jvm->last.set = false;
+	/* Past the caps a JVM's new addresses are read each time: slower, never more memory. */
+	if (hmap_get(&jvm->cache, (struct hmap_key){ pc, 0 }, &idx)) {
+		jvm->answers.data[idx] = a;
+		return;
+	}
+	if (jvm->cache.len >= HOTSPOT_PROC_MAX_CACHED || hp->cached >= MAX_CACHED_TOTAL)
+		return;
+	if (jvm->free_answers.len) {
+		idx = jvm->free_answers.data[--jvm->free_answers.len];
+		jvm->answers.data[idx] = a;
+	} else {
+		if (vec_push(&jvm->answers, a))
+			return;
+		idx = (uint32_t)(jvm->answers.len - 1);
+	}
+	if (hmap_put(&jvm->cache, (struct hmap_key){ pc, 0 }, idx)) {
+		(void)vec_push(&jvm->free_answers, idx);
+		return;
+	}
+	hp->cached++;
+}
+
+int hotspot_procs_set_exports(struct hotspot_procs *hp, uint32_t pid,
+			      const uint64_t exports[HS_EXPORT_COUNT])
+{
+	struct jvm *jvm = jvm_of(hp, pid);
+
+	if (!jvm)
+		return -ENOENT;
+	memcpy(jvm->exports, exports, sizeof(jvm->exports));
+	jvm->have_exports = true;
+	return 0;
 }

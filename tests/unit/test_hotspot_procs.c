@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: BSD-2-Clause
+/*
+ * A JVM built in memory (hotspot_image.h) met as bpfprof meets one: a
+ * process maps libjvm.so, its code cache is found through its tables, an
+ * address in its code is looked up through the heap's segment map, and
+ * the answers kept are checked again against the code they named (an
+ * nmethod freed and its space reused by another method), kept a short
+ * while only when read in part, and forgotten with the process.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hotspot_image.h"
+#include "lang/hotspot_procs.h"
+#include "test.h"
+
+#define PID 4242u
+#define UID 1000u
+
+static ssize_t read_mem(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t len)
+{
+	if (pid != PID)
+		return -1;
+	return hs_image_read(ctx, addr, buf, len) ? -1 : (ssize_t)len;
+}
+
+static struct map_entry libjvm(uint64_t start)
+{
+	struct map_entry e = { 0 };
+
+	e.start = start;
+	e.end = start + 0x1000;
+	e.executable = true;
+	e.path = (char *)"/usr/lib/jvm/x/lib/server/libjvm.so";
+	return e;
+}
+
+static struct hotspot_procs *new_jvm(struct hs_image *img)
+{
+	struct hotspot_procs *hp = hotspot_procs_new("/nonexistent");
+	struct map_entry e = libjvm(0x7f0000000000ull);
+
+	hotspot_procs_set_reader(hp, read_mem, img);
+	CHECK_EQ_INT(hotspot_procs_note_mapping(hp, PID, &e), 0);
+	CHECK_EQ_INT(hotspot_procs_set_exports(hp, PID, img->exports), 0);
+	return hp;
+}
+
+/* Frames at pc, and what the caller makes of them kept as value (as proc_source does). */
+static int frames(struct hotspot_procs *hp, uint64_t pc, bool is_return, struct hotspot_frame *f,
+		  uint32_t value)
+{
+	int n = hotspot_procs_frames(hp, PID, UID, pc, is_return, f, HOTSPOT_MAX_FRAMES);
+
+	if (n > 0)
+		hotspot_procs_cache(hp, PID, pc, value);
+	return n;
+}
+
+static void test_named_through_the_code_cache(void)
+{
+	struct hotspot_frame f[HOTSPOT_MAX_FRAMES];
+	struct hs_image img;
+	struct hotspot_procs *hp;
+	uint32_t v;
+
+	CHECK_EQ_INT(hs_image_build(&img), 0);
+	hp = new_jvm(&img);
+	CHECK(hotspot_procs_is_jvm(hp, PID));
+	CHECK_EQ_INT(frames(hp, img.nm_code + 16, true, f, 11), 2);
+	CHECK_EQ_STR(f[0].name, "pkg.Outer.work");
+	CHECK_EQ_STR(f[1].name, "pkg.Outer.run");
+	CHECK(hotspot_procs_cached(hp, PID, img.nm_code + 16, &v) && v == 11);
+	/* A stub: its blob's name. */
+	CHECK_EQ_INT(frames(hp, img.stub_code + 8, false, f, 12), 1);
+	CHECK_EQ_STR(f[0].name, "StubRoutines (1)");
+	/* Free code cache space, and no code at all. */
+	CHECK_EQ_INT(frames(hp, img.code_lo + HS_IMG_CODE - 64, false, f, 13), 0);
+	CHECK_EQ_INT(frames(hp, 0x1234, false, f, 13), 0);
+	hotspot_procs_free(hp);
+	hs_image_free(&img);
+}
+
+/*
+ * The nmethod at a kept pc is flushed and another method compiled into its
+ * space: the kept answer is dropped at its next check, and the pc named
+ * anew.
+ */
+static void test_reused_code_renamed(void)
+{
+	struct hotspot_frame f[HOTSPOT_MAX_FRAMES];
+	struct hs_image img;
+	struct hotspot_procs *hp;
+	uint32_t v = 0;
+
+	CHECK_EQ_INT(hs_image_build(&img), 0);
+	hp = new_jvm(&img);
+	hotspot_procs_set_verify_period(hp, 0);
+	CHECK_EQ_INT(frames(hp, img.nm_code + 16, true, f, 11), 2);
+	CHECK(hotspot_procs_cached(hp, PID, img.nm_code + 16, &v) && v == 11);
+	hs_recompile(&img, 9, img.other);
+	CHECK(!hotspot_procs_cached(hp, PID, img.nm_code + 16, &v));
+	CHECK_EQ_INT(frames(hp, img.nm_code + 16, true, f, 21), 1);
+	CHECK_EQ_STR(f[0].name, "pkg.Outer.other");
+	CHECK(hotspot_procs_cached(hp, PID, img.nm_code + 16, &v) && v == 21);
+	hotspot_procs_free(hp);
+	hs_image_free(&img);
+}
+
+/* An answer read only in part (the PcDescs unreadable): not kept as final. */
+static void test_partial_not_kept(void)
+{
+	struct hotspot_frame f[HOTSPOT_MAX_FRAMES];
+	struct hs_image img;
+	struct hotspot_procs *hp;
+	uint32_t v = 0;
+
+	CHECK_EQ_INT(hs_image_build(&img), 0);
+	hp = new_jvm(&img);
+	img.fail_lo = img.pcs;
+	img.fail_hi = img.pcs + 32;
+	CHECK_EQ_INT(frames(hp, img.nm_code + 16, true, f, 11), 1);
+	CHECK_EQ_STR(f[0].name, "pkg.Outer.run");
+	img.fail_hi = 0;
+	/* Kept a second at most: here, asked again until it is. */
+	for (int i = 0; i < 30 && hotspot_procs_cached(hp, PID, img.nm_code + 16, &v); i++) {
+		struct timespec ts = { 0, 100 * 1000 * 1000 };
+
+		nanosleep(&ts, NULL);
+	}
+	CHECK(!hotspot_procs_cached(hp, PID, img.nm_code + 16, &v));
+	CHECK_EQ_INT(frames(hp, img.nm_code + 16, true, f, 12), 2);
+	CHECK(hotspot_procs_cached(hp, PID, img.nm_code + 16, &v) && v == 12);
+	hotspot_procs_free(hp);
+	hs_image_free(&img);
+}
+
+/* The pid exits and is reused, or exec's another JVM: the old JVM's state goes. */
+static void test_pid_reuse_and_exec(void)
+{
+	struct hotspot_frame f[HOTSPOT_MAX_FRAMES];
+	struct hs_image img;
+	struct hotspot_procs *hp;
+	struct map_entry e;
+	uint32_t v = 0;
+
+	CHECK_EQ_INT(hs_image_build(&img), 0);
+	hp = new_jvm(&img);
+	CHECK_EQ_INT(frames(hp, img.nm_code + 16, true, f, 11), 2);
+	/* The same mapping seen again (maps read anew): nothing forgotten. */
+	e = libjvm(0x7f0000000000ull);
+	CHECK_EQ_INT(hotspot_procs_note_mapping(hp, PID, &e), 0);
+	CHECK(hotspot_procs_cached(hp, PID, img.nm_code + 16, &v) && v == 11);
+	/* Another libjvm.so image in the same pid (an exec): a new JVM, nothing kept. */
+	e = libjvm(0x7f1000000000ull);
+	CHECK_EQ_INT(hotspot_procs_note_mapping(hp, PID, &e), 0);
+	CHECK(hotspot_procs_is_jvm(hp, PID));
+	CHECK(!hotspot_procs_cached(hp, PID, img.nm_code + 16, &v));
+	CHECK_EQ_INT(hotspot_procs_set_exports(hp, PID, img.exports), 0);
+	CHECK_EQ_INT(frames(hp, img.nm_code + 16, true, f, 12), 2);
+	/* Exited, and the pid reused by a JVM at once: the new one is noted and read. */
+	hotspot_procs_exited(hp, PID);
+	CHECK_EQ_INT(hotspot_procs_note_mapping(hp, PID, &e), 0);
+	CHECK(!hotspot_procs_cached(hp, PID, img.nm_code + 16, &v));
+	CHECK_EQ_INT(hotspot_procs_set_exports(hp, PID, img.exports), 0);
+	CHECK_EQ_INT(frames(hp, img.nm_code + 16, true, f, 13), 2);
+	hotspot_procs_free(hp);
+	hs_image_free(&img);
+}
+
+int main(void)
+{
+	RUN(test_named_through_the_code_cache);
+	RUN(test_reused_code_renamed);
+	RUN(test_partial_not_kept);
+	RUN(test_pid_reuse_and_exec);
+	return test_summary();
+}
