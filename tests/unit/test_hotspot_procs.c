@@ -171,11 +171,45 @@ static void test_pid_reuse_and_exec(void)
 	hs_image_free(&img);
 }
 
+/*
+ * An address that names nothing is not read again at once (the caller
+ * keeps no answer for it), and a segment map's long way back to a block's
+ * start is read a window at a time, not a byte a step.
+ */
+static void test_misses_read_once(void)
+{
+	struct hotspot_frame f[HOTSPOT_MAX_FRAMES];
+	struct hs_image img;
+	struct hotspot_procs *hp;
+	unsigned long before;
+	uint64_t pc;
+
+	CHECK_EQ_INT(hs_image_build(&img), 0);
+	hp = new_jvm(&img);
+	/* Loaded, the tables read. */
+	CHECK_EQ_INT(frames(hp, img.nm_code + 16, true, f, 11), 2);
+	/* Segments 40 to 100 each say "one back", segment 39 is free. */
+	memset(hs_at(&img, img.segmap + 40), 1, 61);
+	pc = img.code_lo + (100u << HS_IMG_LOG2) + 8;
+	before = img.reads;
+	CHECK_EQ_INT(frames(hp, pc, false, f, 12), 0);
+	CHECK(img.reads - before <= 2);
+	before = img.reads;
+	CHECK_EQ_INT(frames(hp, pc, false, f, 12), 0);
+	CHECK_EQ_INT(img.reads - before, 0);
+	/* A return address there is another question, asked once too. */
+	CHECK_EQ_INT(frames(hp, pc, true, f, 12), 0);
+	CHECK(img.reads - before <= 2);
+	hotspot_procs_free(hp);
+	hs_image_free(&img);
+}
+
 int main(void)
 {
 	RUN(test_named_through_the_code_cache);
 	RUN(test_reused_code_renamed);
 	RUN(test_partial_not_kept);
 	RUN(test_pid_reuse_and_exec);
+	RUN(test_misses_read_once);
 	return test_summary();
 }

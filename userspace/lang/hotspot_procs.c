@@ -17,38 +17,58 @@
 #include "../util/elf_open.h"
 #include "../util/hashmap.h"
 #include "../util/log.h"
+#include "../util/uid_owner.h"
 #include "../util/vec.h"
+#include "read_budget.h"
 
 /* How long to wait for one read of a JVM's memory (its page may be its owner's FUSE file). */
-#define READ_DEADLINE_MS 500
+#define READ_DEADLINE_MS  500
 /* A JVM whose code heaps are not set up yet (it is starting) is read again after this. */
-#define RETRY_NS	 (200ull * 1000 * 1000)
+#define RETRY_NS	  (200ull * 1000 * 1000)
 /* A JVM whose tables read as broken is asked this many times (5 s) before it is given up. */
-#define LOAD_TRIES	 25
+#define LOAD_TRIES	  25
 /* Back-steps through a segment map to a block's start: HotSpot keeps them short. */
-#define SEGMAP_STEPS	 64
-#define MAX_HEAPS	 16
+#define SEGMAP_STEPS	  64
+/* Bytes of a segment map read at once, and reads of it for one address at most. */
+#define SEGMAP_WINDOW	  256u
+#define SEGMAP_WINDOWS	  4
 /*
- * What one JVM's reads may take: a real one's frames are a few KB of debug
- * information each, read once (answers are kept); a fake one that makes
- * every sampled address new and its debug information huge would otherwise
- * keep the thread that drains the rings reading. Past the budget its code
- * shows as [JIT] java until the budget refills.
+ * An address that named nothing (free space, no blob's code, a blob that
+ * could not be named) is not asked again for MISS_KEEP_MS: the caller keeps
+ * no answer for it, and a fake JVM's every sample would be read anew.
+ * At most MAX_MISSES kept a JVM (then all forgotten at once).
  */
-#define READ_BYTES_PER_S (8ull << 20)
-#define READ_BYTES_BURST (32ull << 20)
+#define MISS_KEEP_MS	  500u
+#define MAX_MISSES	  4096u
+#define MAX_HEAPS	  16
+/*
+ * What one user's JVMs' reads may take (lang/read_budget.h): a real JVM's
+ * frames are a few KB of debug information each, read once (answers are
+ * kept); a fake one that makes every sampled address new and its debug
+ * information huge, or its reads many and small, would otherwise keep the
+ * thread that drains the rings reading. A read costs READ_MIN_COST at
+ * least (its handoff to a reader thread), a frame asked FRAME_COST more.
+ * Past the budget the user's code shows as [JIT] java until it refills;
+ * all users' JVMs together get READ_GLOBAL_PER_S.
+ */
+#define READ_BYTES_PER_S  (8ull << 20)
+#define READ_BYTES_BURST  (32ull << 20)
+#define READ_GLOBAL_PER_S (24ull << 20)
+#define READ_GLOBAL_BURST (64ull << 20)
+#define READ_MIN_COST	  512
+#define FRAME_COST	  4096
 /* Answers kept across all JVMs (a few bytes each): a host of fake JVMs holds no more. */
-#define MAX_CACHED_TOTAL (4u * HOTSPOT_PROC_MAX_CACHED)
+#define MAX_CACHED_TOTAL  (4u * HOTSPOT_PROC_MAX_CACHED)
 /*
  * A kept answer is checked against its blob again after this: code freed
  * and its space reused by another method (tier 3 code, made not entrant,
  * is flushed all the time) would otherwise keep the old method's name.
  */
-#define VERIFY_NS	 (1000ull * 1000 * 1000)
+#define VERIFY_NS	  (1000ull * 1000 * 1000)
 /* An answer read only in part (a failed read on the way) is asked again after this. */
-#define PARTIAL_KEEP_NS	 (1000ull * 1000 * 1000)
+#define PARTIAL_KEEP_NS	  (1000ull * 1000 * 1000)
 /* Refused loads (a stalled read, the budget) back off to at most RETRY_NS << this. */
-#define LOAD_BACKOFF_MAX 8
+#define LOAD_BACKOFF_MAX  8
 
 enum jvm_state { JVM_NOTED, JVM_READY, JVM_FAILED };
 
@@ -70,8 +90,15 @@ struct answer {
 	uint32_t value;
 };
 
+/* The reader's context for one JVM's reads. */
+struct read_ctx {
+	struct hotspot_procs *hp;
+	struct jvm *jvm;
+};
+
 struct jvm {
 	uint32_t pid, uid;
+	struct read_ctx rc; /* the context of j's reads: hotspot_names reads through it */
 	enum jvm_state state;
 	uint64_t exited_ns;			/* when its exit was seen; 0 while it runs */
 	uint64_t jvm_start, jvm_end, jvm_pgoff; /* libjvm.so's mapping, to open and bias it */
@@ -84,7 +111,9 @@ struct jvm {
 	uint64_t code_lo, code_hi;
 	struct heap heaps[MAX_HEAPS];
 	int nheaps;
-	struct hmap cache; /* pc -> answers index */
+	uint32_t owner;	    /* uid folded to its owner: whose budget it spends */
+	struct hmap cache;  /* pc -> answers index */
+	struct hmap misses; /* pc (bit 63: a leaf) -> until when (monotonic ms, wrapping) */
 	VEC(struct answer) answers;
 	VEC(uint32_t) free_answers; /* answers dropped, their slots reused */
 	/* The last answer hotspot_procs_frames gave, for hotspot_procs_cache to keep. */
@@ -93,8 +122,6 @@ struct jvm {
 		struct answer a;
 		bool set;
 	} last;
-	uint64_t read_tokens, refill_ns; /* bytes it may read now, and when they were counted */
-	bool warned;
 };
 
 struct hotspot_procs {
@@ -106,12 +133,10 @@ struct hotspot_procs {
 	void *read_ctx;
 	size_t cached; /* answers kept, all JVMs together */
 	uint64_t verify_ns;
-};
-
-/* The reader's context for one JVM's reads. */
-struct read_ctx {
-	struct hotspot_procs *hp;
-	struct jvm *jvm;
+	struct read_budget *budget;
+	struct uid_owners owners; /* /etc/subuid: a user's subordinate uids are the user's */
+	bool owners_read;
+	VEC(uint32_t) warned; /* users told once that their JVMs read past the budget */
 };
 
 static ssize_t vm_read(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t len)
@@ -131,7 +156,16 @@ struct hotspot_procs *hotspot_procs_new(const char *proc_root)
 	hp->proc_root = strdup(proc_root ? proc_root : "/proc");
 	hp->read = vm_read;
 	hp->verify_ns = VERIFY_NS;
-	if (!hp->proc_root) {
+	hp->budget = read_budget_new(&(struct read_budget_limits){
+		.user_per_s = READ_BYTES_PER_S,
+		.user_burst = READ_BYTES_BURST,
+		.global_per_s = READ_GLOBAL_PER_S,
+		.global_burst = READ_GLOBAL_BURST,
+		.min_cost = READ_MIN_COST,
+	});
+	if (!hp->proc_root || !hp->budget) {
+		read_budget_free(hp->budget);
+		free(hp->proc_root);
 		free(hp);
 		return NULL;
 	}
@@ -143,6 +177,7 @@ static void jvm_free(struct jvm *jvm)
 	if (!jvm)
 		return;
 	hmap_free(&jvm->cache);
+	hmap_free(&jvm->misses);
 	vec_free(&jvm->answers);
 	vec_free(&jvm->free_answers);
 	free(jvm);
@@ -157,6 +192,17 @@ void hotspot_procs_free(struct hotspot_procs *hp)
 	vec_free(&hp->jvms);
 	hmap_free(&hp->by_pid);
 	py_reader_free(hp->reader);
+	if (hp->budget) {
+		struct read_budget_stats st;
+
+		read_budget_stats(hp->budget, &st);
+		if (st.reads || st.refused)
+			log_debug("JVM reads: %" PRIu64 " reads costing %" PRIu64
+				  " bytes of the read budget, %" PRIu64 " refused",
+				  st.reads, st.cost, st.refused);
+	}
+	read_budget_free(hp->budget);
+	vec_free(&hp->warned);
 	free(hp->proc_root);
 	free(hp);
 }
@@ -266,26 +312,19 @@ static void forget(struct hotspot_procs *hp, uint32_t pid)
 		hmap_put(&hp->by_pid, (struct hmap_key){ hp->jvms.data[idx]->pid, 0 }, idx);
 }
 
-/* Whether `jvm` may read `len` more bytes now (a token bucket of READ_BYTES_PER_S). */
-static bool take_read_budget(struct jvm *jvm, size_t len)
+/* Whether `jvm`'s user may read `len` more bytes now (said once per user when not). */
+static bool take_read_budget(struct hotspot_procs *hp, struct jvm *jvm, size_t len)
 {
-	uint64_t now = clock_ns(CLOCK_MONOTONIC), add;
-
-	if (!jvm->refill_ns) {
-		jvm->refill_ns = now;
-		jvm->read_tokens = READ_BYTES_BURST;
-	}
-	add = (now - jvm->refill_ns) / 1000 * (READ_BYTES_PER_S / 1000000);
-	if (add) {
-		jvm->read_tokens = jvm->read_tokens + add > READ_BYTES_BURST
-					   ? READ_BYTES_BURST
-					   : jvm->read_tokens + add;
-		jvm->refill_ns = now;
-	}
-	if (jvm->read_tokens < len)
-		return false;
-	jvm->read_tokens -= len;
-	return true;
+	if (read_budget_take(hp->budget, jvm->owner, len, clock_ns(CLOCK_MONOTONIC)))
+		return true;
+	for (size_t i = 0; i < hp->warned.len; i++)
+		if (hp->warned.data[i] == jvm->owner)
+			return false;
+	if (hp->warned.len < READ_BUDGET_MAX_USERS && !vec_push(&hp->warned, jvm->owner))
+		log_info("JVM process %u: its user's JVMs ask for more reads than JVMs' (%llu MB "
+			 "a second); past that their frames show as [JIT] java",
+			 jvm->pid, (unsigned long long)(READ_BYTES_PER_S >> 20));
+	return false;
 }
 
 /* hotspot_read_fn for one JVM: through the reader, with its deadline, within its budget. */
@@ -294,23 +333,16 @@ static int jvm_read(void *vctx, uint64_t addr, void *buf, size_t len)
 	struct read_ctx *c = vctx;
 	ssize_t n;
 
-	if (!take_read_budget(c->jvm, len)) {
-		if (!c->jvm->warned) {
-			c->jvm->warned = true;
-			log_info("JVM process %u: its code asks for more reads than a JVM's (%llu "
-				 "MB "
-				 "a second); past that its frames show as [JIT] java",
-				 c->jvm->pid, (unsigned long long)(READ_BYTES_PER_S >> 20));
-		}
+	if (!take_read_budget(c->hp, c->jvm, len))
 		return -EBUSY;
-	}
 
 	if (!c->hp->reader) {
 		c->hp->reader = py_reader_new(c->hp->read, c->hp->read_ctx, READ_DEADLINE_MS);
 		if (!c->hp->reader)
 			return -ENOMEM;
 	}
-	n = py_reader_read(c->hp->reader, c->jvm->uid, c->jvm->pid, addr, buf, len);
+	/* One stuck read per user, its subordinate uids included (python_reader.h). */
+	n = py_reader_read(c->hp->reader, c->jvm->owner, c->jvm->pid, addr, buf, len);
 	if (n < 0)
 		return n == -1 ? -EFAULT : (int)n;
 	return (size_t)n == len ? 0 : -EFAULT;
@@ -451,6 +483,8 @@ static void load(struct hotspot_procs *hp, struct jvm *jvm)
 static uint64_t blob_at(struct jvm *jvm, struct read_ctx *rc, uint64_t pc)
 {
 	const struct hotspot_layout *l = &jvm->j.layout;
+	uint8_t win[SEGMAP_WINDOW];
+	uint64_t win_lo = 0, win_len = 0;
 
 	for (int i = 0; i < jvm->nheaps; i++) {
 		const struct heap *h = &jvm->heaps[i];
@@ -459,11 +493,23 @@ static uint64_t blob_at(struct jvm *jvm, struct read_ctx *rc, uint64_t pc)
 		if (pc < h->lo || pc >= h->hi)
 			continue;
 		seg = (pc - h->lo) >> h->log2;
-		/* Each byte says how many segments back its block starts (0: here; 0xff: free). */
-		for (int step = 0; step < SEGMAP_STEPS; step++) {
+		/*
+		 * Each byte says how many segments back its block starts (0:
+		 * here; 0xff: free), at most 0xfe: read SEGMAP_WINDOW bytes
+		 * at a time, each holding one step at least, not a read a step.
+		 */
+		for (int step = 0, windows = 0; step < SEGMAP_STEPS; step++) {
 			uint8_t b;
 
-			if (jvm_read(rc, h->segmap + seg, &b, 1) || b == 0xff)
+			if (seg < win_lo || seg >= win_lo + win_len) {
+				win_lo = seg >= SEGMAP_WINDOW - 1 ? seg - (SEGMAP_WINDOW - 1) : 0;
+				win_len = seg - win_lo + 1;
+				if (++windows > SEGMAP_WINDOWS ||
+				    jvm_read(rc, h->segmap + win_lo, win, win_len))
+					return 0;
+			}
+			b = win[seg - win_lo];
+			if (b == 0xff)
 				return 0;
 			if (b == 0)
 				return h->lo + (seg << h->log2) + l->heap_block_size;
@@ -475,6 +521,10 @@ static uint64_t blob_at(struct jvm *jvm, struct read_ctx *rc, uint64_t pc)
 	}
 	return 0;
 }
+
+/* User addresses are below 2^63: the caller's key may set the top bit (hotspot_procs_cache). */
+#define PC_OF_KEY(key) ((key) & ~(1ull << 63))
+#define LEAF_KEY(pc)   ((pc) | (1ull << 63))
 
 /* The answer about to be given for pc, for hotspot_procs_cache to keep with its check. */
 static void remember(struct hotspot_procs *hp, struct jvm *jvm, uint64_t pc, uint64_t blob,
@@ -492,50 +542,45 @@ static void remember(struct hotspot_procs *hp, struct jvm *jvm, uint64_t pc, uin
 	jvm->last.set = true;
 }
 
-int hotspot_procs_frames(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, uint64_t pc,
-			 bool is_return, struct hotspot_frame *out, int max)
+static int frames_read(struct hotspot_procs *hp, struct jvm *jvm, uint64_t pc, bool is_return,
+		       struct hotspot_frame *out, int max)
 {
-	struct jvm *jvm = jvm_of(hp, pid);
-	struct read_ctx rc = { hp, jvm };
+	struct read_ctx *rc = &jvm->rc;
 	const struct hotspot_layout *l;
 	uint64_t blob, begin = 0, end = 0, name_ptr;
 	char name[64] = "";
 	uint8_t kind = 0;
 	int err = 0;
 
-	if (!jvm || jvm->state == JVM_FAILED || max < 1)
-		return 0;
-	jvm->last.set = false;
-	jvm->uid = uid;
-	if (jvm->state == JVM_NOTED)
-		load(hp, jvm);
-	if (jvm->state != JVM_READY || pc < jvm->code_lo || pc >= jvm->code_hi)
-		return 0;
-	jvm->j.ctx = &rc;
+	/* Each new address asked costs, read or not: its reads are handoffs to a reader. */
+	if (!take_read_budget(hp, jvm, FRAME_COST))
+		return -EBUSY;
+	*rc = (struct read_ctx){ hp, jvm };
+	jvm->j.ctx = rc;
 	l = &jvm->j.layout;
-	blob = blob_at(jvm, &rc, pc);
+	blob = blob_at(jvm, rc, pc);
 	if (!blob)
 		return 0;
 	if (l->blob_code_offsets) {
 		int32_t b32 = 0, e32 = 0;
 
-		err = jvm_read(&rc, blob + l->blob_code_begin, &b32, 4);
+		err = jvm_read(rc, blob + l->blob_code_begin, &b32, 4);
 		if (!err)
-			err = jvm_read(&rc, blob + l->blob_code_end, &e32, 4);
+			err = jvm_read(rc, blob + l->blob_code_end, &e32, 4);
 		begin = blob + (uint32_t)b32;
 		end = blob + (uint32_t)e32;
 	} else {
-		err = jvm_read(&rc, blob + l->blob_code_begin, &begin, 8);
+		err = jvm_read(rc, blob + l->blob_code_begin, &begin, 8);
 		if (!err)
-			err = jvm_read(&rc, blob + l->blob_code_end, &end, 8);
+			err = jvm_read(rc, blob + l->blob_code_end, &end, 8);
 	}
 	if (!err)
-		err = jvm_read(&rc, blob + l->blob_name, &name_ptr, 8);
+		err = jvm_read(rc, blob + l->blob_name, &name_ptr, 8);
 	/* A blob's name is in libjvm's data; near a mapping's end, a shorter read. */
-	if (!err && name_ptr && jvm_read(&rc, name_ptr, name, sizeof(name) - 1))
-		err = jvm_read(&rc, name_ptr, name, 16);
+	if (!err && name_ptr && jvm_read(rc, name_ptr, name, sizeof(name) - 1))
+		err = jvm_read(rc, name_ptr, name, 16);
 	if (!err && l->blob_kind >= 0)
-		err = jvm_read(&rc, blob + (uint32_t)l->blob_kind, &kind, 1);
+		err = jvm_read(rc, blob + (uint32_t)l->blob_kind, &kind, 1);
 	if (err)
 		return err;
 	name[sizeof(name) - 1] = '\0';
@@ -559,15 +604,49 @@ int hotspot_procs_frames(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, u
 	return 1;
 }
 
-/* User addresses are below 2^63: the caller's key may set the top bit (hotspot_procs_cache). */
-#define PC_OF_KEY(key) ((key) & ~(1ull << 63))
-
 static void drop_answer(struct hotspot_procs *hp, struct jvm *jvm, uint64_t key, uint32_t idx)
 {
 	if (hmap_del(&jvm->cache, (struct hmap_key){ key, 0 })) {
 		hp->cached--;
 		(void)vec_push(&jvm->free_answers, idx);
 	}
+}
+
+int hotspot_procs_frames(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, uint64_t pc,
+			 bool is_return, struct hotspot_frame *out, int max)
+{
+	struct jvm *jvm = jvm_of(hp, pid);
+	struct hmap_key key = { is_return ? pc : LEAF_KEY(pc), 0 };
+	uint32_t now_ms, until;
+	int n;
+
+	if (!jvm || jvm->state == JVM_FAILED || max < 1)
+		return 0;
+	jvm->last.set = false;
+	if (!hp->owners_read) {
+		hp->owners_read = true;
+		uid_owners_read(&hp->owners, NULL);
+	}
+	jvm->uid = uid;
+	jvm->owner = uid_owner_of(&hp->owners, uid);
+	if (jvm->state == JVM_NOTED)
+		load(hp, jvm);
+	if (jvm->state != JVM_READY || pc < jvm->code_lo || pc >= jvm->code_hi)
+		return 0;
+	now_ms = (uint32_t)(clock_ns(CLOCK_MONOTONIC) / 1000000ull);
+	if (hmap_get(&jvm->misses, key, &until)) {
+		if ((int32_t)(until - now_ms) > 0)
+			return 0;
+		hmap_del(&jvm->misses, key);
+	}
+	n = frames_read(hp, jvm, pc, is_return, out, max);
+	/* Nothing there, or nothing nameable: not asked again for a while (a refused read is). */
+	if (n == 0 || (n < 0 && n != -EBUSY && n != -ETIMEDOUT && n != -ENOMEM)) {
+		if (jvm->misses.len >= MAX_MISSES)
+			hmap_free(&jvm->misses);
+		(void)hmap_put(&jvm->misses, key, now_ms + MISS_KEEP_MS);
+	}
+	return n;
 }
 
 bool hotspot_procs_cached(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, uint32_t *value)
