@@ -38,6 +38,8 @@ struct hs_image {
 	uint64_t scopes_data, pcs, metadata;   /* the nmethod's debug information */
 	unsigned long reads, bytes;	       /* what was read of it */
 	uint64_t fail_lo, fail_hi;	       /* reads touching [fail_lo, fail_hi) fail */
+	uint64_t watch_lo, watch_hi;	       /* reads touching [watch_lo, watch_hi) are counted */
+	unsigned long watched;
 };
 
 static inline int hs_image_read(void *ctx, uint64_t addr, void *buf, size_t len)
@@ -49,6 +51,8 @@ static inline int hs_image_read(void *ctx, uint64_t addr, void *buf, size_t len)
 	if (addr < HS_IMG_BASE || addr - HS_IMG_BASE > HS_IMG_SIZE ||
 	    len > HS_IMG_SIZE - (addr - HS_IMG_BASE))
 		return -EFAULT;
+	if (img->watch_hi && addr < img->watch_hi && addr + len > img->watch_lo)
+		img->watched++;
 	if (img->fail_hi && addr < img->fail_hi && addr + len > img->fail_lo)
 		return -EFAULT;
 	memcpy(buf, img->mem + (addr - HS_IMG_BASE), len);

@@ -117,6 +117,29 @@ static void test_partial_chain(void)
 	img.fail_hi = 0;
 }
 
+/* Many pcs of one nmethod: its PcDescs and scopes read once, while it stays that compilation. */
+static void test_debug_info_read_once(void)
+{
+	struct hotspot_frame f[16];
+	struct hotspot_jvm cached = jvm;
+
+	cached.debug_cache = hotspot_debug_cache_new();
+	img.watch_lo = img.pcs;
+	img.watch_hi = img.pcs + 32;
+	img.watched = 0;
+	CHECK_EQ_INT(hotspot_name_nmethod(&cached, img.nm, 16, true, -1, f, 16, NULL), 2);
+	CHECK_EQ_INT(hotspot_name_nmethod(&cached, img.nm, 48, true, -1, f, 16, NULL), 1);
+	CHECK_EQ_INT(hotspot_name_nmethod(&cached, img.nm, 10, false, -1, f, 16, NULL), 2);
+	CHECK_EQ_INT(img.watched, 1);
+	/* Another compilation in its place: read anew. */
+	hs_put32(&img, img.nm + 304, 8);
+	CHECK_EQ_INT(hotspot_name_nmethod(&cached, img.nm, 16, true, -1, f, 16, NULL), 2);
+	CHECK_EQ_INT(img.watched, 2);
+	hs_put32(&img, img.nm + 304, 7);
+	img.watch_hi = 0;
+	hotspot_debug_cache_free(cached.debug_cache);
+}
+
 int main(void)
 {
 	if (setup()) {
@@ -126,6 +149,7 @@ int main(void)
 	RUN(test_inlined_chain);
 	RUN(test_return_without_debug_info);
 	RUN(test_partial_chain);
+	RUN(test_debug_info_read_once);
 	hs_image_free(&img);
 	return test_summary();
 }

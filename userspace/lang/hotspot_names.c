@@ -22,6 +22,42 @@ void hotspot_jvm_init(struct hotspot_jvm *j, const struct hotspot_layout *l, hot
 	j->read = read;
 	j->ctx = ctx;
 	j->x = hotspot_unsigned5_excluded(l->major);
+	j->debug_cache = NULL;
+}
+
+/* One nmethod's debug information as read: PcDescs, then scopes data, in one buffer. */
+struct debug_entry {
+	uint64_t nm, pcs, pcs_end, data, data_end;
+	int32_t compile_id;
+	uint8_t *bytes; /* NULL: a free slot */
+};
+
+struct hotspot_debug_cache {
+	struct debug_entry e[HOTSPOT_DEBUG_CACHE_ENTRIES];
+	unsigned next; /* the slot taken next (round robin) */
+	size_t bytes;
+};
+
+struct hotspot_debug_cache *hotspot_debug_cache_new(void)
+{
+	return calloc(1, sizeof(struct hotspot_debug_cache));
+}
+
+static void entry_drop(struct hotspot_debug_cache *c, struct debug_entry *e)
+{
+	if (e->bytes)
+		c->bytes -= (e->pcs_end - e->pcs) + (e->data_end - e->data);
+	free(e->bytes);
+	memset(e, 0, sizeof(*e));
+}
+
+void hotspot_debug_cache_free(struct hotspot_debug_cache *c)
+{
+	if (!c)
+		return;
+	for (unsigned i = 0; i < HOTSPOT_DEBUG_CACHE_ENTRIES; i++)
+		entry_drop(c, &c->e[i]);
+	free(c);
 }
 
 static int read_u64(const struct hotspot_jvm *j, uint64_t addr, uint64_t *v)
@@ -131,7 +167,64 @@ int hotspot_name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bc
 struct debug_info {
 	uint64_t pcs, pcs_end, data, data_end, metadata;
 	size_t nmetadata;
+	uint64_t nm;
+	int32_t compile_id;
 };
+
+/*
+ * The PcDescs (npcs whole ones) and scopes data of `d`: kept ones (*owned
+ * NULL), or read now (*owned: the caller frees it). -EAGAIN when a read
+ * failed, -ENOMEM.
+ */
+static int debug_bytes(const struct hotspot_jvm *j, const struct debug_info *d, size_t npcs,
+		       const uint8_t **pcs, const uint8_t **data, uint8_t **owned)
+{
+	struct hotspot_debug_cache *c = j->debug_cache;
+	size_t np = npcs * HOTSPOT_PCDESC_SIZE, nd = d->data_end - d->data;
+	uint8_t *buf;
+
+	*owned = NULL;
+	for (unsigned i = 0; c && i < HOTSPOT_DEBUG_CACHE_ENTRIES; i++) {
+		const struct debug_entry *e = &c->e[i];
+
+		if (e->bytes && e->nm == d->nm && e->compile_id == d->compile_id &&
+		    e->pcs == d->pcs && e->pcs_end == d->pcs + np && e->data == d->data &&
+		    e->data_end == d->data_end) {
+			*pcs = e->bytes;
+			*data = e->bytes + np;
+			return 0;
+		}
+	}
+	buf = malloc(np + nd + 1);
+	if (!buf)
+		return -ENOMEM;
+	if (j->read(j->ctx, d->pcs, buf, np) || j->read(j->ctx, d->data, buf + np, nd)) {
+		free(buf);
+		return -EAGAIN;
+	}
+	*pcs = buf;
+	*data = buf + np;
+	/* Kept where it fits: the oldest slot goes. */
+	if (c && np + nd <= HOTSPOT_DEBUG_CACHE_BYTES) {
+		struct debug_entry *e;
+
+		for (unsigned tries = 0; tries < HOTSPOT_DEBUG_CACHE_ENTRIES &&
+					 c->bytes + np + nd > HOTSPOT_DEBUG_CACHE_BYTES;
+		     tries++) {
+			entry_drop(c, &c->e[c->next]);
+			c->next = (c->next + 1) % HOTSPOT_DEBUG_CACHE_ENTRIES;
+		}
+		e = &c->e[c->next];
+		entry_drop(c, e);
+		c->next = (c->next + 1) % HOTSPOT_DEBUG_CACHE_ENTRIES;
+		*e = (struct debug_entry){ d->nm,	d->pcs,	       d->pcs + np, d->data,
+					   d->data_end, d->compile_id, buf };
+		c->bytes += np + nd;
+		return 0;
+	}
+	*owned = buf;
+	return 0;
+}
 
 static bool ordered(uint64_t a, uint64_t b)
 {
@@ -192,15 +285,13 @@ static int inlined_frames(const struct hotspot_jvm *j, const struct debug_info *
 	struct hotspot_scope scopes[HOTSPOT_MAX_SCOPES];
 	size_t npcs = (d->pcs_end - d->pcs) / HOTSPOT_PCDESC_SIZE, nd = d->data_end - d->data;
 	struct hotspot_pcdesc pc;
-	uint8_t *pcs = malloc(npcs * HOTSPOT_PCDESC_SIZE + 1), *data = malloc(nd + 1);
-	int n = -ENOMEM, skip;
+	const uint8_t *pcs, *data;
+	uint8_t *owned = NULL;
+	int n, skip;
 
-	if (!pcs || !data)
-		goto out;
-	n = -EAGAIN;
-	if (j->read(j->ctx, d->pcs, pcs, npcs * HOTSPOT_PCDESC_SIZE) ||
-	    j->read(j->ctx, d->data, data, nd))
-		goto out;
+	n = debug_bytes(j, d, npcs, &pcs, &data, &owned);
+	if (n)
+		return n;
 	n = -ENOENT;
 	if ((is_return ? hotspot_pcdesc_find(pcs, npcs, (int32_t)pc_offset, &pc)
 		       : hotspot_pcdesc_near(pcs, npcs, (int32_t)pc_offset, &pc)) ||
@@ -226,8 +317,7 @@ static int inlined_frames(const struct hotspot_jvm *j, const struct debug_info *
 	}
 	n -= skip;
 out:
-	free(pcs);
-	free(data);
+	free(owned);
 	return n;
 }
 
@@ -252,6 +342,8 @@ int hotspot_name_nmethod(const struct hotspot_jvm *j, uint64_t nm, uint32_t pc_o
 	named->compile_id = (int32_t)get_u32(hdr + l->nmethod_compile_id);
 	if (compile_id >= 0 && named->compile_id != compile_id)
 		return -ESTALE;
+	d.nm = nm;
+	d.compile_id = named->compile_id;
 	if (!debug_info_of(j, nm, hdr, &d)) {
 		n = inlined_frames(j, &d, pc_offset, is_return, out, max);
 		if (n > 0)

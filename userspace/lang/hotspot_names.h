@@ -24,12 +24,27 @@
 #define HOTSPOT_FRAME_FILE 128 /* "Hot.java" */
 #define HOTSPOT_MAX_DEBUG  (256u << 10)
 
+struct hotspot_debug_cache;
+
 struct hotspot_jvm {
 	struct hotspot_layout layout;
 	hotspot_read_fn read;
 	void *ctx;
 	unsigned x; /* UNSIGNED5's excluded bytes for this JDK */
+	/* The nmethods' debug information last read (NULL: none kept; the caller's). */
+	struct hotspot_debug_cache *debug_cache;
 };
+
+/*
+ * The PcDescs and scopes of the few nmethods last named, by nmethod and
+ * compile id: the pcs sampled in one nmethod are many, its debug
+ * information one read. At most HOTSPOT_DEBUG_CACHE_BYTES, of
+ * HOTSPOT_DEBUG_CACHE_ENTRIES nmethods.
+ */
+#define HOTSPOT_DEBUG_CACHE_ENTRIES 8
+#define HOTSPOT_DEBUG_CACHE_BYTES   (256u << 10)
+struct hotspot_debug_cache *hotspot_debug_cache_new(void);
+void hotspot_debug_cache_free(struct hotspot_debug_cache *c);
 
 struct hotspot_frame {
 	char name[HOTSPOT_FRAME_NAME];

@@ -176,6 +176,7 @@ static void jvm_free(struct jvm *jvm)
 {
 	if (!jvm)
 		return;
+	hotspot_debug_cache_free(jvm->j.debug_cache);
 	hmap_free(&jvm->cache);
 	hmap_free(&jvm->misses);
 	vec_free(&jvm->answers);
@@ -460,6 +461,8 @@ static void load(struct hotspot_procs *hp, struct jvm *jvm)
 		}
 		/* The reads' context is the JVM itself: jvm_read is given it as it is here. */
 		hotspot_jvm_init(&jvm->j, &l, jvm_read, NULL);
+		/* Without it (no memory), every pc of an nmethod reads its debug information. */
+		jvm->j.debug_cache = hotspot_debug_cache_new();
 	}
 	err = read_heaps(jvm, &rc);
 	if (err == -ETIMEDOUT || err == -EBUSY)
