@@ -12,10 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "hotspot_image.h"
 #include "lang/hotspot_procs.h"
 #include "test.h"
+#include "tmp_tree.h"
 
 #define PID 4242u
 #define UID 1000u
@@ -204,6 +207,61 @@ static void test_misses_read_once(void)
 	hs_image_free(&img);
 }
 
+/*
+ * What bpfprof said while `hp` loaded pid's JVM from the file at its
+ * libjvm.so mapping's link: stderr caught in `said`.
+ */
+static void load_said(const char *proc_root, char *said, size_t size)
+{
+	struct hotspot_frame f[HOTSPOT_MAX_FRAMES];
+	struct hotspot_procs *hp = hotspot_procs_new(proc_root);
+	struct map_entry e = libjvm(0x7f0000000000ull);
+	char *log = path_in(proc_root, "stderr");
+	int saved = dup(2), fd = open(log, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ssize_t n;
+
+	fflush(stderr);
+	dup2(fd, 2);
+	CHECK_EQ_INT(hotspot_procs_note_mapping(hp, PID, &e), 0);
+	CHECK_EQ_INT(hotspot_procs_frames(hp, PID, UID, 0x1234, false, f, HOTSPOT_MAX_FRAMES), 0);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, said, size - 1, 0);
+	said[n > 0 ? n : 0] = '\0';
+	close(fd);
+	hotspot_procs_free(hp);
+}
+
+/*
+ * libjvm.so is its owner's file, parsed on the thread that drains the
+ * rings: one far larger than any libjvm.so is refused before it is read,
+ * as is a link to no regular file.
+ */
+static void test_exports_file_bounded(void)
+{
+	char dir[] = "/tmp/test_hotspot_procs.XXXXXX", said[1024];
+	const char *file;
+	int fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ_INT(mkdir(path_in(dir, "4242"), 0700), 0);
+	CHECK_EQ_INT(mkdir(path_in(dir, "4242/map_files"), 0700), 0);
+	file = path_in(dir, "4242/map_files/7f0000000000-7f0000001000");
+	fd = open(file, O_RDWR | O_CREAT, 0600);
+	CHECK(fd >= 0);
+	/* Sparse: 1 GiB of nothing, within ELF_OPEN_READ_MAX_BYTES but no libjvm.so's size. */
+	CHECK_EQ_INT(ftruncate(fd, 1ll << 30), 0);
+	close(fd);
+	load_said(dir, said, sizeof(said));
+	CHECK(strstr(said, "is not read (File too large)") != NULL);
+	CHECK_EQ_INT(unlink(file), 0);
+	CHECK_EQ_INT(mkdir(file, 0700), 0);
+	load_said(dir, said, sizeof(said));
+	CHECK(strstr(said, "is not read (Invalid argument)") != NULL);
+	tmp_tree_remove(dir);
+}
+
 int main(void)
 {
 	RUN(test_named_through_the_code_cache);
@@ -211,5 +269,6 @@ int main(void)
 	RUN(test_partial_not_kept);
 	RUN(test_pid_reuse_and_exec);
 	RUN(test_misses_read_once);
+	RUN(test_exports_file_bounded);
 	return test_summary();
 }

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -22,25 +24,30 @@
 #include "read_budget.h"
 
 /* How long to wait for one read of a JVM's memory (its page may be its owner's FUSE file). */
-#define READ_DEADLINE_MS  500
+#define READ_DEADLINE_MS 500
 /* A JVM whose code heaps are not set up yet (it is starting) is read again after this. */
-#define RETRY_NS	  (200ull * 1000 * 1000)
+#define RETRY_NS	 (200ull * 1000 * 1000)
 /* A JVM whose tables read as broken is asked this many times (5 s) before it is given up. */
-#define LOAD_TRIES	  25
+#define LOAD_TRIES	 25
 /* Back-steps through a segment map to a block's start: HotSpot keeps them short. */
-#define SEGMAP_STEPS	  64
+#define SEGMAP_STEPS	 64
 /* Bytes of a segment map read at once, and reads of it for one address at most. */
-#define SEGMAP_WINDOW	  256u
-#define SEGMAP_WINDOWS	  4
+#define SEGMAP_WINDOW	 256u
+#define SEGMAP_WINDOWS	 4
 /*
  * An address that named nothing (free space, no blob's code, a blob that
  * could not be named) is not asked again for MISS_KEEP_MS: the caller keeps
  * no answer for it, and a fake JVM's every sample would be read anew.
  * At most MAX_MISSES kept a JVM (then all forgotten at once).
  */
-#define MISS_KEEP_MS	  500u
-#define MAX_MISSES	  4096u
-#define MAX_HEAPS	  16
+#define MISS_KEEP_MS	 500u
+#define MAX_MISSES	 4096u
+#define MAX_HEAPS	 16
+/* A libjvm.so read for its exports at most: JDK 17's and 25's are 20 to 25 MB. */
+#define LIBJVM_MAX_BYTES (256ull << 20)
+#ifndef FUSE_SUPER_MAGIC
+#define FUSE_SUPER_MAGIC 0x65735546
+#endif
 /*
  * What one user's JVMs' reads may take (lang/read_budget.h): a real JVM's
  * frames are a few KB of debug information each, read once (answers are
@@ -349,22 +356,50 @@ static int jvm_read(void *vctx, uint64_t addr, void *buf, size_t len)
 	return (size_t)n == len ? 0 : -EFAULT;
 }
 
-/* libjvm.so's exports, biased to where pid maps it. */
+/*
+ * libjvm.so's exports, biased to where pid maps it. The file is its
+ * owner's, opened and parsed on the thread that drains the rings: one on
+ * FUSE is refused before anything of it is opened or read (its server
+ * need never answer), as is one larger than a libjvm.so (about 25 MB) by
+ * far. The file is reached through an O_PATH handle on the mapping's own
+ * link, then reopened from that handle: it is the file mapped.
+ */
 static int read_exports(struct hotspot_procs *hp, const struct jvm *jvm,
 			uint64_t exports[HS_EXPORT_COUNT])
 {
 	char link[PATH_MAX];
-	int fd, err = -ENOENT;
+	struct statfs fs;
+	struct stat st;
+	int path_fd, fd, err = -ENOENT;
 	Elf *elf;
 
 	snprintf(link, sizeof(link), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, hp->proc_root,
 		 jvm->pid, jvm->jvm_start, jvm->jvm_end);
+	path_fd = open(link, O_PATH | O_CLOEXEC);
+	if (path_fd < 0)
+		return -errno;
+	if (fstatfs(path_fd, &fs) || fstat(path_fd, &st)) {
+		err = -errno;
+		close(path_fd);
+		return err;
+	}
+	if (fs.f_type == FUSE_SUPER_MAGIC || !S_ISREG(st.st_mode) ||
+	    (uint64_t)st.st_size > LIBJVM_MAX_BYTES) {
+		close(path_fd);
+		return fs.f_type == FUSE_SUPER_MAGIC ? -EPERM
+		       : !S_ISREG(st.st_mode)	     ? -EINVAL
+						     : -EFBIG;
+	}
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", path_fd);
 	fd = open(link, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	close(path_fd);
 	if (fd < 0)
 		return -errno;
-	elf = elf_open_fd(fd);
+	elf = elf_open_fd_stat(fd, &st);
 	if (elf)
 		err = hotspot_exports_mapped(elf, jvm->jvm_start, jvm->jvm_pgoff, exports);
+	else
+		err = errno ? -errno : -EINVAL;
 	if (elf)
 		elf_end(elf);
 	close(fd);
