@@ -262,6 +262,31 @@ static void test_exports_file_bounded(void)
 	tmp_tree_remove(dir);
 }
 
+/*
+ * Met between ld.so's mapping of libjvm.so and its relocations: the table
+ * pointer read is not an address yet (the read faults). The JVM is asked
+ * again, and named once it is loaded.
+ */
+static void test_unrelocated_tables_asked_again(void)
+{
+	struct hotspot_frame f[HOTSPOT_MAX_FRAMES];
+	struct timespec ts = { 0, 300 * 1000 * 1000 };
+	struct hs_image img;
+	struct hotspot_procs *hp;
+	uint64_t structs;
+
+	CHECK_EQ_INT(hs_image_build(&img), 0);
+	hp = new_jvm(&img);
+	memcpy(&structs, hs_at(&img, img.exports[HS_STRUCTS]), 8);
+	hs_put64(&img, img.exports[HS_STRUCTS], 0x1f48);
+	CHECK_EQ_INT(frames(hp, img.nm_code + 16, true, f, 11), 0);
+	hs_put64(&img, img.exports[HS_STRUCTS], structs);
+	nanosleep(&ts, NULL);
+	CHECK_EQ_INT(frames(hp, img.nm_code + 16, true, f, 11), 2);
+	hotspot_procs_free(hp);
+	hs_image_free(&img);
+}
+
 int main(void)
 {
 	RUN(test_named_through_the_code_cache);
@@ -270,5 +295,6 @@ int main(void)
 	RUN(test_pid_reuse_and_exec);
 	RUN(test_misses_read_once);
 	RUN(test_exports_file_bounded);
+	RUN(test_unrelocated_tables_asked_again);
 	return test_summary();
 }

@@ -480,11 +480,13 @@ static void load(struct hotspot_procs *hp, struct jvm *jvm)
 		/*
 		 * Met while libjvm.so is still being loaded or the VM created
 		 * (its strides are set by its initialisers and its version by
-		 * the VM's start, zero until then: -EAGAIN), the JVM is asked
-		 * again, for
-		 * LOAD_TRIES tries, before it is taken to be no JVM of ours.
+		 * the VM's start, zero until then: -EAGAIN; its table pointers
+		 * not relocated yet, ld.so still at work: -EFAULT), the JVM is
+		 * asked again, for LOAD_TRIES tries, before it is taken to be
+		 * no JVM of ours.
 		 */
-		if (err == -EAGAIN && ++jvm->load_tries < LOAD_TRIES)
+		if ((err == -EAGAIN || (err == -EFAULT && jvm->have_exports)) &&
+		    ++jvm->load_tries < LOAD_TRIES)
 			return;
 		if (err) {
 			jvm->state = JVM_FAILED;
