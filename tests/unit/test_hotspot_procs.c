@@ -25,7 +25,8 @@
 
 static ssize_t read_mem(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t len)
 {
-	if (pid != PID)
+	/* Every pid from PID on is the same JVM image. */
+	if (pid < PID)
 		return -1;
 	return hs_image_read(ctx, addr, buf, len) ? -1 : (ssize_t)len;
 }
@@ -287,6 +288,69 @@ static void test_unrelocated_tables_asked_again(void)
 	hs_image_free(&img);
 }
 
+/* pid (a JVM of uid) caches the leaf answers at the first n pcs of the nmethod's code. */
+static void cache_pcs(struct hotspot_procs *hp, struct hs_image *img, uint32_t pid, uint32_t uid,
+		      unsigned n)
+{
+	struct hotspot_frame f[HOTSPOT_MAX_FRAMES];
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t pc = img->nm_code + i;
+
+		if (hotspot_procs_frames(hp, pid, uid, pc, false, f, HOTSPOT_MAX_FRAMES) > 0)
+			hotspot_procs_cache(hp, pid, pc | (1ull << 63), i);
+	}
+}
+
+static unsigned cached_of(struct hotspot_procs *hp, struct hs_image *img, uint32_t pid, unsigned n)
+{
+	unsigned got = 0;
+	uint32_t v;
+
+	for (unsigned i = 0; i < n; i++)
+		got += hotspot_procs_cached(hp, pid, (img->nm_code + i) | (1ull << 63), &v) &&
+		       v == i;
+	return got;
+}
+
+/*
+ * Answers kept are shared out per user: a user's JVMs past their share
+ * make room among their own answers (the newest kept), and another user's
+ * JVM still keeps its own.
+ */
+static void test_cache_shares(void)
+{
+	struct hs_image img;
+	struct hotspot_procs *hp = hotspot_procs_new("/nonexistent");
+	struct map_entry e = libjvm(0x7f0000000000ull);
+	uint32_t v;
+
+	CHECK_EQ_INT(hs_image_build(&img), 0);
+	hotspot_procs_set_reader(hp, read_mem, &img);
+	hotspot_procs_set_cache_caps(hp, 100, 150, 400);
+	for (uint32_t pid = PID; pid < PID + 3; pid++) {
+		CHECK_EQ_INT(hotspot_procs_note_mapping(hp, pid, &e), 0);
+		CHECK_EQ_INT(hotspot_procs_set_exports(hp, pid, img.exports), 0);
+	}
+	/* One JVM: its 100, the newest among them. */
+	cache_pcs(hp, &img, PID, UID, 120);
+	CHECK_EQ_INT(cached_of(hp, &img, PID, 120), 100);
+	CHECK(hotspot_procs_cached(hp, PID, (img.nm_code + 119) | (1ull << 63), &v));
+	/* The same user's second JVM: the two together at the user's 150. */
+	cache_pcs(hp, &img, PID + 1, UID, 120);
+	CHECK_EQ_INT(cached_of(hp, &img, PID, 120) + cached_of(hp, &img, PID + 1, 120), 150);
+	CHECK(hotspot_procs_cached(hp, PID + 1, (img.nm_code + 119) | (1ull << 63), &v));
+	/* Another user's JVM: a share of its own. */
+	cache_pcs(hp, &img, PID + 2, UID + 1, 120);
+	CHECK_EQ_INT(cached_of(hp, &img, PID + 2, 120), 100);
+	/* A JVM gone gives its user's share back. */
+	hotspot_procs_forget(hp, PID);
+	cache_pcs(hp, &img, PID + 1, UID, 120);
+	CHECK_EQ_INT(cached_of(hp, &img, PID + 1, 120), 100);
+	hotspot_procs_free(hp);
+	hs_image_free(&img);
+}
+
 int main(void)
 {
 	RUN(test_named_through_the_code_cache);
@@ -296,5 +360,6 @@ int main(void)
 	RUN(test_misses_read_once);
 	RUN(test_exports_file_bounded);
 	RUN(test_unrelocated_tables_asked_again);
+	RUN(test_cache_shares);
 	return test_summary();
 }

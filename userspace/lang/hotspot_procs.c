@@ -64,7 +64,14 @@
 #define READ_GLOBAL_BURST (64ull << 20)
 #define READ_MIN_COST	  512
 #define FRAME_COST	  4096
-/* Answers kept across all JVMs (a few bytes each): a host of fake JVMs holds no more. */
+/*
+ * Answers kept (64 bytes or so each): a JVM's at most HOTSPOT_PROC_MAX_CACHED,
+ * a user's JVMs' together as many (its subordinate uids its own), all JVMs'
+ * four times that. Past a cap, a JVM's new answer takes the place of one
+ * of its own (a clock: one asked since the hand last passed is spared
+ * once), so a user's many JVMs crowd out only each other.
+ */
+#define MAX_CACHED_USER	  HOTSPOT_PROC_MAX_CACHED
 #define MAX_CACHED_TOTAL  (4u * HOTSPOT_PROC_MAX_CACHED)
 /*
  * A kept answer is checked against its blob again after this: code freed
@@ -90,11 +97,13 @@ struct heap {
  * an nmethod's compile id, another blob's name pointer).
  */
 struct answer {
+	uint64_t key; /* its key in the JVM's cache */
 	uint64_t blob;
 	uint64_t checked_ns; /* when the check last held */
 	uint64_t expires_ns; /* 0: kept (a complete answer) */
 	uint32_t check_off, check;
 	uint32_t value;
+	bool asked; /* asked again since the clock's hand passed */
 };
 
 /* The reader's context for one JVM's reads. */
@@ -123,6 +132,8 @@ struct jvm {
 	struct hmap misses; /* pc (bit 63: a leaf) -> until when (monotonic ms, wrapping) */
 	VEC(struct answer) answers;
 	VEC(uint32_t) free_answers; /* answers dropped, their slots reused */
+	uint32_t hand;		    /* the clock's, over answers */
+	bool owner_set;		    /* owner fixed at first ask: its answers count against it */
 	/* The last answer hotspot_procs_frames gave, for hotspot_procs_cache to keep. */
 	struct {
 		uint64_t pc;
@@ -138,7 +149,9 @@ struct hotspot_procs {
 	struct py_reader *reader;
 	python_mem_read_fn read;
 	void *read_ctx;
-	size_t cached; /* answers kept, all JVMs together */
+	size_t cached;		 /* answers kept, all JVMs together */
+	struct hmap user_cached; /* owner -> answers its JVMs keep */
+	size_t max_jvm, max_user, max_total;
 	uint64_t verify_ns;
 	struct read_budget *budget;
 	struct uid_owners owners; /* /etc/subuid: a user's subordinate uids are the user's */
@@ -163,6 +176,9 @@ struct hotspot_procs *hotspot_procs_new(const char *proc_root)
 	hp->proc_root = strdup(proc_root ? proc_root : "/proc");
 	hp->read = vm_read;
 	hp->verify_ns = VERIFY_NS;
+	hp->max_jvm = HOTSPOT_PROC_MAX_CACHED;
+	hp->max_user = MAX_CACHED_USER;
+	hp->max_total = MAX_CACHED_TOTAL;
 	hp->budget = read_budget_new(&(struct read_budget_limits){
 		.user_per_s = READ_BYTES_PER_S,
 		.user_burst = READ_BYTES_BURST,
@@ -211,6 +227,7 @@ void hotspot_procs_free(struct hotspot_procs *hp)
 	}
 	read_budget_free(hp->budget);
 	vec_free(&hp->warned);
+	hmap_free(&hp->user_cached);
 	free(hp->proc_root);
 	free(hp);
 }
@@ -224,6 +241,35 @@ void hotspot_procs_set_reader(struct hotspot_procs *hp, python_mem_read_fn fn, v
 void hotspot_procs_set_verify_period(struct hotspot_procs *hp, uint64_t ns)
 {
 	hp->verify_ns = ns;
+}
+
+void hotspot_procs_set_cache_caps(struct hotspot_procs *hp, size_t per_jvm, size_t per_user,
+				  size_t total)
+{
+	hp->max_jvm = per_jvm;
+	hp->max_user = per_user;
+	hp->max_total = total;
+}
+
+/* Answers kept by owner's JVMs. */
+static uint32_t user_cached(const struct hotspot_procs *hp, uint32_t owner)
+{
+	uint32_t n = 0;
+
+	hmap_get(&hp->user_cached, (struct hmap_key){ owner, 0 }, &n);
+	return n;
+}
+
+/* owner's count moved by delta; 0, or -ENOMEM (a first answer not counted: not kept). */
+static int user_cached_add(struct hotspot_procs *hp, uint32_t owner, int delta)
+{
+	uint32_t n = user_cached(hp, owner) + (uint32_t)delta;
+
+	if (!n) {
+		hmap_del(&hp->user_cached, (struct hmap_key){ owner, 0 });
+		return 0;
+	}
+	return hmap_put(&hp->user_cached, (struct hmap_key){ owner, 0 }, n);
 }
 
 static struct jvm *jvm_of(const struct hotspot_procs *hp, uint32_t pid)
@@ -313,6 +359,7 @@ static void forget(struct hotspot_procs *hp, uint32_t pid)
 		return;
 	hmap_del(&hp->by_pid, (struct hmap_key){ pid, 0 });
 	hp->cached -= hp->jvms.data[idx]->cache.len;
+	(void)user_cached_add(hp, hp->jvms.data[idx]->owner, -(int)hp->jvms.data[idx]->cache.len);
 	jvm_free(hp->jvms.data[idx]);
 	/* The last one moves into the hole. */
 	hp->jvms.data[idx] = hp->jvms.data[--hp->jvms.len];
@@ -648,6 +695,7 @@ static void drop_answer(struct hotspot_procs *hp, struct jvm *jvm, uint64_t key,
 {
 	if (hmap_del(&jvm->cache, (struct hmap_key){ key, 0 })) {
 		hp->cached--;
+		(void)user_cached_add(hp, jvm->owner, -1);
 		(void)vec_push(&jvm->free_answers, idx);
 	}
 }
@@ -668,7 +716,10 @@ int hotspot_procs_frames(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, u
 		uid_owners_read(&hp->owners, NULL);
 	}
 	jvm->uid = uid;
-	jvm->owner = uid_owner_of(&hp->owners, uid);
+	if (!jvm->owner_set) {
+		jvm->owner_set = true;
+		jvm->owner = uid_owner_of(&hp->owners, uid);
+	}
 	if (jvm->state == JVM_NOTED)
 		load(hp, jvm);
 	if (jvm->state != JVM_READY || pc < jvm->code_lo || pc >= jvm->code_hi)
@@ -721,8 +772,32 @@ bool hotspot_procs_cached(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, u
 		}
 		a->checked_ns = now;
 	}
+	a->asked = true;
 	*value = a->value;
 	return true;
+}
+
+/*
+ * Room for one more of jvm's answers, past a cap: one of its own goes (the
+ * clock's choice). false when it keeps none.
+ */
+static bool evict_one(struct hotspot_procs *hp, struct jvm *jvm)
+{
+	/* Twice round at most: the first pass clears what it spares. */
+	for (size_t step = 0; jvm->cache.len && step < 2 * jvm->answers.len + 1; step++) {
+		uint32_t idx = jvm->hand++ % (uint32_t)jvm->answers.len, live;
+		struct answer *a = &jvm->answers.data[idx];
+
+		if (!hmap_get(&jvm->cache, (struct hmap_key){ a->key, 0 }, &live) || live != idx)
+			continue; /* a free slot */
+		if (a->asked) {
+			a->asked = false;
+			continue;
+		}
+		drop_answer(hp, jvm, a->key, idx);
+		return true;
+	}
+	return false;
 }
 
 void hotspot_procs_cache(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, uint32_t value)
@@ -735,25 +810,32 @@ void hotspot_procs_cache(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, ui
 	if (!jvm || !jvm->last.set || jvm->last.pc != PC_OF_KEY(pc))
 		return;
 	a = jvm->last.a;
+	a.key = pc;
 	a.value = value;
 	jvm->last.set = false;
-	/* Past the caps a JVM's new addresses are read each time: slower, never more memory. */
 	if (hmap_get(&jvm->cache, (struct hmap_key){ pc, 0 }, &idx)) {
 		jvm->answers.data[idx] = a;
 		return;
 	}
-	if (jvm->cache.len >= HOTSPOT_PROC_MAX_CACHED || hp->cached >= MAX_CACHED_TOTAL)
+	/* Past a cap, one of the JVM's own answers makes room; with none, nothing is kept. */
+	if ((jvm->cache.len >= hp->max_jvm || user_cached(hp, jvm->owner) >= hp->max_user ||
+	     hp->cached >= hp->max_total) &&
+	    !evict_one(hp, jvm))
+		return;
+	if (user_cached_add(hp, jvm->owner, 1))
 		return;
 	if (jvm->free_answers.len) {
 		idx = jvm->free_answers.data[--jvm->free_answers.len];
 		jvm->answers.data[idx] = a;
+	} else if (vec_push(&jvm->answers, a)) {
+		(void)user_cached_add(hp, jvm->owner, -1);
+		return;
 	} else {
-		if (vec_push(&jvm->answers, a))
-			return;
 		idx = (uint32_t)(jvm->answers.len - 1);
 	}
 	if (hmap_put(&jvm->cache, (struct hmap_key){ pc, 0 }, idx)) {
 		(void)vec_push(&jvm->free_answers, idx);
+		(void)user_cached_add(hp, jvm->owner, -1);
 		return;
 	}
 	hp->cached++;

@@ -15,8 +15,9 @@
  * Every read of a JVM's memory goes through a reader with a deadline
  * (python_reader.h): a page of it may never arrive (its owner's FUSE file),
  * and the thread asking drains the rings. Answers are kept per (pid,
- * address), at most HOTSPOT_PROC_MAX_CACHED a JVM, and checked again
- * against the code they named.
+ * address), at most HOTSPOT_PROC_MAX_CACHED a JVM and as many a user
+ * (the older ones making room), and checked again against the code they
+ * named.
  */
 #ifndef BPFPROF_LANG_HOTSPOT_PROCS_H
 #define BPFPROF_LANG_HOTSPOT_PROCS_H
@@ -39,6 +40,9 @@ void hotspot_procs_free(struct hotspot_procs *hp);
 void hotspot_procs_set_reader(struct hotspot_procs *hp, python_mem_read_fn fn, void *ctx);
 /* For tests: how long a kept answer is trusted before its code is checked again (1 s). */
 void hotspot_procs_set_verify_period(struct hotspot_procs *hp, uint64_t ns);
+/* For tests: answers kept a JVM, a user, all (HOTSPOT_PROC_MAX_CACHED, as many, 4 times). */
+void hotspot_procs_set_cache_caps(struct hotspot_procs *hp, size_t per_jvm, size_t per_user,
+				  size_t total);
 /*
  * libjvm.so's exports (their addresses in pid) as if read from its file
  * (tests: a JVM made in memory has no file). 0, or -ENOENT: pid is no JVM.
