@@ -21,6 +21,7 @@
 #include "../util/log.h"
 #include "../util/uid_owner.h"
 #include "../util/vec.h"
+#include "hotspot_answers.h"
 #include "read_budget.h"
 
 /* How long to wait for one read of a JVM's memory (its page may be its owner's FUSE file). */
@@ -65,11 +66,9 @@
 #define READ_MIN_COST	  512
 #define FRAME_COST	  4096
 /*
- * Answers kept (64 bytes or so each): a JVM's at most HOTSPOT_PROC_MAX_CACHED,
- * a user's JVMs' together as many (its subordinate uids its own), all JVMs'
- * four times that. Past a cap, a JVM's new answer takes the place of one
- * of its own (a clock: one asked since the hand last passed is spared
- * once), so a user's many JVMs crowd out only each other.
+ * Answers kept (64 bytes or so each, lang/hotspot_answers.h): a JVM's at
+ * most HOTSPOT_PROC_MAX_CACHED, a user's JVMs' together as many (its
+ * subordinate uids its own), all JVMs' four times that.
  */
 #define MAX_CACHED_USER	  HOTSPOT_PROC_MAX_CACHED
 #define MAX_CACHED_TOTAL  (4u * HOTSPOT_PROC_MAX_CACHED)
@@ -89,21 +88,6 @@ enum jvm_state { JVM_NOTED, JVM_READY, JVM_FAILED };
 struct heap {
 	uint64_t lo, hi, segmap;
 	int log2;
-};
-
-/*
- * An answer kept for a pc: the caller's value, and what tells whether the
- * code there is still the code that was named (4 bytes at blob + check_off:
- * an nmethod's compile id, another blob's name pointer).
- */
-struct answer {
-	uint64_t key; /* its key in the JVM's cache */
-	uint64_t blob;
-	uint64_t checked_ns; /* when the check last held */
-	uint64_t expires_ns; /* 0: kept (a complete answer) */
-	uint32_t check_off, check;
-	uint32_t value;
-	bool asked; /* asked again since the clock's hand passed */
 };
 
 /* The reader's context for one JVM's reads. */
@@ -127,17 +111,14 @@ struct jvm {
 	uint64_t code_lo, code_hi;
 	struct heap heaps[MAX_HEAPS];
 	int nheaps;
-	uint32_t owner;	    /* uid folded to its owner: whose budget it spends */
-	struct hmap cache;  /* pc -> answers index */
+	uint32_t owner;			/* uid folded to its owner: whose budget it spends */
+	struct hotspot_answers answers; /* by pc (bit 63: a leaf) */
 	struct hmap misses; /* pc (bit 63: a leaf) -> until when (monotonic ms, wrapping) */
-	VEC(struct answer) answers;
-	VEC(uint32_t) free_answers; /* answers dropped, their slots reused */
-	uint32_t hand;		    /* the clock's, over answers */
-	bool owner_set;		    /* owner fixed at first ask: its answers count against it */
+	bool owner_set;	    /* owner fixed at first ask: its answers count against it */
 	/* The last answer hotspot_procs_frames gave, for hotspot_procs_cache to keep. */
 	struct {
 		uint64_t pc;
-		struct answer a;
+		struct hotspot_answer a;
 		bool set;
 	} last;
 };
@@ -149,9 +130,7 @@ struct hotspot_procs {
 	struct py_reader *reader;
 	python_mem_read_fn read;
 	void *read_ctx;
-	size_t cached;		 /* answers kept, all JVMs together */
-	struct hmap user_cached; /* owner -> answers its JVMs keep */
-	size_t max_jvm, max_user, max_total;
+	struct hotspot_answer_shares shares;
 	uint64_t verify_ns;
 	struct read_budget *budget;
 	struct uid_owners owners; /* /etc/subuid: a user's subordinate uids are the user's */
@@ -176,9 +155,9 @@ struct hotspot_procs *hotspot_procs_new(const char *proc_root)
 	hp->proc_root = strdup(proc_root ? proc_root : "/proc");
 	hp->read = vm_read;
 	hp->verify_ns = VERIFY_NS;
-	hp->max_jvm = HOTSPOT_PROC_MAX_CACHED;
-	hp->max_user = MAX_CACHED_USER;
-	hp->max_total = MAX_CACHED_TOTAL;
+	hp->shares.max_jvm = HOTSPOT_PROC_MAX_CACHED;
+	hp->shares.max_user = MAX_CACHED_USER;
+	hp->shares.max_total = MAX_CACHED_TOTAL;
 	hp->budget = read_budget_new(&(struct read_budget_limits){
 		.user_per_s = READ_BYTES_PER_S,
 		.user_burst = READ_BYTES_BURST,
@@ -195,15 +174,13 @@ struct hotspot_procs *hotspot_procs_new(const char *proc_root)
 	return hp;
 }
 
-static void jvm_free(struct jvm *jvm)
+static void jvm_free(struct hotspot_procs *hp, struct jvm *jvm)
 {
 	if (!jvm)
 		return;
 	hotspot_debug_cache_free(jvm->j.debug_cache);
-	hmap_free(&jvm->cache);
+	hotspot_answers_free(&hp->shares, &jvm->answers);
 	hmap_free(&jvm->misses);
-	vec_free(&jvm->answers);
-	vec_free(&jvm->free_answers);
 	free(jvm);
 }
 
@@ -212,7 +189,7 @@ void hotspot_procs_free(struct hotspot_procs *hp)
 	if (!hp)
 		return;
 	for (size_t i = 0; i < hp->jvms.len; i++)
-		jvm_free(hp->jvms.data[i]);
+		jvm_free(hp, hp->jvms.data[i]);
 	vec_free(&hp->jvms);
 	hmap_free(&hp->by_pid);
 	py_reader_free(hp->reader);
@@ -227,7 +204,7 @@ void hotspot_procs_free(struct hotspot_procs *hp)
 	}
 	read_budget_free(hp->budget);
 	vec_free(&hp->warned);
-	hmap_free(&hp->user_cached);
+	hotspot_answer_shares_free(&hp->shares);
 	free(hp->proc_root);
 	free(hp);
 }
@@ -246,30 +223,9 @@ void hotspot_procs_set_verify_period(struct hotspot_procs *hp, uint64_t ns)
 void hotspot_procs_set_cache_caps(struct hotspot_procs *hp, size_t per_jvm, size_t per_user,
 				  size_t total)
 {
-	hp->max_jvm = per_jvm;
-	hp->max_user = per_user;
-	hp->max_total = total;
-}
-
-/* Answers kept by owner's JVMs. */
-static uint32_t user_cached(const struct hotspot_procs *hp, uint32_t owner)
-{
-	uint32_t n = 0;
-
-	hmap_get(&hp->user_cached, (struct hmap_key){ owner, 0 }, &n);
-	return n;
-}
-
-/* owner's count moved by delta; 0, or -ENOMEM (a first answer not counted: not kept). */
-static int user_cached_add(struct hotspot_procs *hp, uint32_t owner, int delta)
-{
-	uint32_t n = user_cached(hp, owner) + (uint32_t)delta;
-
-	if (!n) {
-		hmap_del(&hp->user_cached, (struct hmap_key){ owner, 0 });
-		return 0;
-	}
-	return hmap_put(&hp->user_cached, (struct hmap_key){ owner, 0 }, n);
+	hp->shares.max_jvm = per_jvm;
+	hp->shares.max_user = per_user;
+	hp->shares.max_total = total;
 }
 
 static struct jvm *jvm_of(const struct hotspot_procs *hp, uint32_t pid)
@@ -358,9 +314,7 @@ static void forget(struct hotspot_procs *hp, uint32_t pid)
 	if (!hmap_get(&hp->by_pid, (struct hmap_key){ pid, 0 }, &idx))
 		return;
 	hmap_del(&hp->by_pid, (struct hmap_key){ pid, 0 });
-	hp->cached -= hp->jvms.data[idx]->cache.len;
-	(void)user_cached_add(hp, hp->jvms.data[idx]->owner, -(int)hp->jvms.data[idx]->cache.len);
-	jvm_free(hp->jvms.data[idx]);
+	jvm_free(hp, hp->jvms.data[idx]);
 	/* The last one moves into the hole. */
 	hp->jvms.data[idx] = hp->jvms.data[--hp->jvms.len];
 	if (idx < hp->jvms.len)
@@ -621,11 +575,11 @@ static void remember(struct hotspot_procs *hp, struct jvm *jvm, uint64_t pc, uin
 
 	(void)hp;
 	jvm->last.pc = pc;
-	jvm->last.a = (struct answer){ .blob = blob,
-				       .checked_ns = now,
-				       .expires_ns = complete ? 0 : now + PARTIAL_KEEP_NS,
-				       .check_off = check_off,
-				       .check = check };
+	jvm->last.a = (struct hotspot_answer){ .blob = blob,
+					       .checked_ns = now,
+					       .expires_ns = complete ? 0 : now + PARTIAL_KEEP_NS,
+					       .check_off = check_off,
+					       .check = check };
 	jvm->last.set = true;
 }
 
@@ -691,15 +645,6 @@ static int frames_read(struct hotspot_procs *hp, struct jvm *jvm, uint64_t pc, b
 	return 1;
 }
 
-static void drop_answer(struct hotspot_procs *hp, struct jvm *jvm, uint64_t key, uint32_t idx)
-{
-	if (hmap_del(&jvm->cache, (struct hmap_key){ key, 0 })) {
-		hp->cached--;
-		(void)user_cached_add(hp, jvm->owner, -1);
-		(void)vec_push(&jvm->free_answers, idx);
-	}
-}
-
 int hotspot_procs_frames(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, uint64_t pc,
 			 bool is_return, struct hotspot_frame *out, int max)
 {
@@ -719,6 +664,7 @@ int hotspot_procs_frames(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, u
 	if (!jvm->owner_set) {
 		jvm->owner_set = true;
 		jvm->owner = uid_owner_of(&hp->owners, uid);
+		jvm->answers.owner = jvm->owner;
 	}
 	if (jvm->state == JVM_NOTED)
 		load(hp, jvm);
@@ -744,17 +690,16 @@ bool hotspot_procs_cached(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, u
 {
 	struct jvm *jvm = jvm_of(hp, pid);
 	struct read_ctx rc = { hp, jvm };
+	struct hotspot_answer *a;
+	uint32_t check;
 	uint64_t now;
-	struct answer *a;
-	uint32_t idx, check;
 	int err;
 
-	if (!jvm || !hmap_get(&jvm->cache, (struct hmap_key){ pc, 0 }, &idx))
+	if (!jvm || !(a = hotspot_answers_get(&jvm->answers, pc)))
 		return false;
-	a = &jvm->answers.data[idx];
 	now = clock_ns(CLOCK_MONOTONIC);
 	if (a->expires_ns && now >= a->expires_ns) {
-		drop_answer(hp, jvm, pc, idx);
+		hotspot_answers_drop(&hp->shares, &jvm->answers, pc);
 		return false;
 	}
 	/*
@@ -767,7 +712,7 @@ bool hotspot_procs_cached(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, u
 		if (err == -EBUSY || err == -ETIMEDOUT)
 			return false;
 		if (err || check != a->check) {
-			drop_answer(hp, jvm, pc, idx);
+			hotspot_answers_drop(&hp->shares, &jvm->answers, pc);
 			return false;
 		}
 		a->checked_ns = now;
@@ -777,34 +722,10 @@ bool hotspot_procs_cached(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, u
 	return true;
 }
 
-/*
- * Room for one more of jvm's answers, past a cap: one of its own goes (the
- * clock's choice). false when it keeps none.
- */
-static bool evict_one(struct hotspot_procs *hp, struct jvm *jvm)
-{
-	/* Twice round at most: the first pass clears what it spares. */
-	for (size_t step = 0; jvm->cache.len && step < 2 * jvm->answers.len + 1; step++) {
-		uint32_t idx = jvm->hand++ % (uint32_t)jvm->answers.len, live;
-		struct answer *a = &jvm->answers.data[idx];
-
-		if (!hmap_get(&jvm->cache, (struct hmap_key){ a->key, 0 }, &live) || live != idx)
-			continue; /* a free slot */
-		if (a->asked) {
-			a->asked = false;
-			continue;
-		}
-		drop_answer(hp, jvm, a->key, idx);
-		return true;
-	}
-	return false;
-}
-
 void hotspot_procs_cache(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, uint32_t value)
 {
 	struct jvm *jvm = jvm_of(hp, pid);
-	struct answer a;
-	uint32_t idx;
+	struct hotspot_answer a;
 
 	/* Only an answer just given, with what checks it later. */
 	if (!jvm || !jvm->last.set || jvm->last.pc != PC_OF_KEY(pc))
@@ -813,32 +734,7 @@ void hotspot_procs_cache(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, ui
 	a.key = pc;
 	a.value = value;
 	jvm->last.set = false;
-	if (hmap_get(&jvm->cache, (struct hmap_key){ pc, 0 }, &idx)) {
-		jvm->answers.data[idx] = a;
-		return;
-	}
-	/* Past a cap, one of the JVM's own answers makes room; with none, nothing is kept. */
-	if ((jvm->cache.len >= hp->max_jvm || user_cached(hp, jvm->owner) >= hp->max_user ||
-	     hp->cached >= hp->max_total) &&
-	    !evict_one(hp, jvm))
-		return;
-	if (user_cached_add(hp, jvm->owner, 1))
-		return;
-	if (jvm->free_answers.len) {
-		idx = jvm->free_answers.data[--jvm->free_answers.len];
-		jvm->answers.data[idx] = a;
-	} else if (vec_push(&jvm->answers, a)) {
-		(void)user_cached_add(hp, jvm->owner, -1);
-		return;
-	} else {
-		idx = (uint32_t)(jvm->answers.len - 1);
-	}
-	if (hmap_put(&jvm->cache, (struct hmap_key){ pc, 0 }, idx)) {
-		(void)vec_push(&jvm->free_answers, idx);
-		(void)user_cached_add(hp, jvm->owner, -1);
-		return;
-	}
-	hp->cached++;
+	hotspot_answers_put(&hp->shares, &jvm->answers, &a);
 }
 
 int hotspot_procs_set_exports(struct hotspot_procs *hp, uint32_t pid,
