@@ -351,6 +351,31 @@ static void test_cache_shares(void)
 	hs_image_free(&img);
 }
 
+/* Many pcs of one blob: its segment map and header read once, not once a pc. */
+static void test_blob_read_once(void)
+{
+	struct hotspot_frame f[HOTSPOT_MAX_FRAMES];
+	struct hs_image img;
+	struct hotspot_procs *hp;
+	unsigned long header;
+
+	CHECK_EQ_INT(hs_image_build(&img), 0);
+	hp = new_jvm(&img);
+	/* The stub's header: its code's bounds and its name's pointer, read once. */
+	img.watch_lo = img.stub;
+	img.watch_hi = img.stub + 104;
+	CHECK_EQ_INT(frames(hp, img.stub_code, false, f, 1), 1);
+	header = img.watched;
+	CHECK(header > 0);
+	for (unsigned i = 1; i < 20; i++)
+		CHECK_EQ_INT(hotspot_procs_frames(hp, PID, UID, img.stub_code + 3 * i, false, f,
+						  HOTSPOT_MAX_FRAMES),
+			     1);
+	CHECK_EQ_INT(img.watched, header);
+	hotspot_procs_free(hp);
+	hs_image_free(&img);
+}
+
 int main(void)
 {
 	RUN(test_named_through_the_code_cache);
@@ -361,5 +386,6 @@ int main(void)
 	RUN(test_exports_file_bounded);
 	RUN(test_unrelocated_tables_asked_again);
 	RUN(test_cache_shares);
+	RUN(test_blob_read_once);
 	return test_summary();
 }

@@ -90,6 +90,20 @@ struct heap {
 	int log2;
 };
 
+/*
+ * A code blob's header as read (blob_info): kept a second in a slot per
+ * code page (BLOB_HINTS of them), so the pcs sampled in one blob walk the
+ * segment map and read its header once, not each.
+ */
+struct blob_info {
+	uint64_t blob, begin, end, name_ptr;
+	uint64_t until_ns; /* 0: an empty slot */
+	uint8_t kind;
+	char name[64];
+};
+#define BLOB_HINTS   32
+#define BLOB_KEEP_NS (1000ull * 1000 * 1000)
+
 /* The reader's context for one JVM's reads. */
 struct read_ctx {
 	struct hotspot_procs *hp;
@@ -111,8 +125,9 @@ struct jvm {
 	uint64_t code_lo, code_hi;
 	struct heap heaps[MAX_HEAPS];
 	int nheaps;
-	uint32_t owner;			/* uid folded to its owner: whose budget it spends */
-	struct hotspot_answers answers; /* by pc (bit 63: a leaf) */
+	struct blob_info blobs[BLOB_HINTS]; /* by code page */
+	uint32_t owner;			    /* uid folded to its owner: whose budget it spends */
+	struct hotspot_answers answers;	    /* by pc (bit 63: a leaf) */
 	struct hmap misses; /* pc (bit 63: a leaf) -> until when (monotonic ms, wrapping) */
 	bool owner_set;	    /* owner fixed at first ask: its answers count against it */
 	/* The last answer hotspot_procs_frames gave, for hotspot_procs_cache to keep. */
@@ -583,15 +598,63 @@ static void remember(struct hotspot_procs *hp, struct jvm *jvm, uint64_t pc, uin
 	jvm->last.set = true;
 }
 
+/*
+ * The blob holding pc and its header: the one kept for pc's page when it
+ * holds pc, else read. 0, no blob (bi->blob 0), or a read's error.
+ */
+static int blob_info(struct jvm *jvm, struct read_ctx *rc, uint64_t pc, struct blob_info *bi)
+{
+	const struct hotspot_layout *l = &jvm->j.layout;
+	struct blob_info *hint = &jvm->blobs[(pc >> 12) % BLOB_HINTS];
+	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	int err = 0;
+
+	if (hint->until_ns && now < hint->until_ns && pc >= hint->begin && pc <= hint->end) {
+		*bi = *hint;
+		return 0;
+	}
+	memset(bi, 0, sizeof(*bi));
+	bi->blob = blob_at(jvm, rc, pc);
+	if (!bi->blob)
+		return 0;
+	if (l->blob_code_offsets) {
+		int32_t b32 = 0, e32 = 0;
+
+		err = jvm_read(rc, bi->blob + l->blob_code_begin, &b32, 4);
+		if (!err)
+			err = jvm_read(rc, bi->blob + l->blob_code_end, &e32, 4);
+		bi->begin = bi->blob + (uint32_t)b32;
+		bi->end = bi->blob + (uint32_t)e32;
+	} else {
+		err = jvm_read(rc, bi->blob + l->blob_code_begin, &bi->begin, 8);
+		if (!err)
+			err = jvm_read(rc, bi->blob + l->blob_code_end, &bi->end, 8);
+	}
+	if (!err)
+		err = jvm_read(rc, bi->blob + l->blob_name, &bi->name_ptr, 8);
+	/* A blob's name is in libjvm's data; near a mapping's end, a shorter read. */
+	if (!err && bi->name_ptr && jvm_read(rc, bi->name_ptr, bi->name, sizeof(bi->name) - 1))
+		err = jvm_read(rc, bi->name_ptr, bi->name, 16);
+	if (!err && l->blob_kind >= 0)
+		err = jvm_read(rc, bi->blob + (uint32_t)l->blob_kind, &bi->kind, 1);
+	if (err)
+		return err;
+	bi->name[sizeof(bi->name) - 1] = '\0';
+	bi->until_ns = now + BLOB_KEEP_NS;
+	*hint = *bi;
+	return 0;
+}
+
 static int frames_read(struct hotspot_procs *hp, struct jvm *jvm, uint64_t pc, bool is_return,
 		       struct hotspot_frame *out, int max)
 {
 	struct read_ctx *rc = &jvm->rc;
 	const struct hotspot_layout *l;
-	uint64_t blob, begin = 0, end = 0, name_ptr;
-	char name[64] = "";
-	uint8_t kind = 0;
-	int err = 0;
+	uint64_t blob, begin, end, name_ptr;
+	struct blob_info bi;
+	const char *name;
+	uint8_t kind;
+	int err;
 
 	/* Each new address asked costs, read or not: its reads are handoffs to a reader. */
 	if (!take_read_budget(hp, jvm, FRAME_COST))
@@ -599,32 +662,15 @@ static int frames_read(struct hotspot_procs *hp, struct jvm *jvm, uint64_t pc, b
 	*rc = (struct read_ctx){ hp, jvm };
 	jvm->j.ctx = rc;
 	l = &jvm->j.layout;
-	blob = blob_at(jvm, rc, pc);
-	if (!blob)
-		return 0;
-	if (l->blob_code_offsets) {
-		int32_t b32 = 0, e32 = 0;
-
-		err = jvm_read(rc, blob + l->blob_code_begin, &b32, 4);
-		if (!err)
-			err = jvm_read(rc, blob + l->blob_code_end, &e32, 4);
-		begin = blob + (uint32_t)b32;
-		end = blob + (uint32_t)e32;
-	} else {
-		err = jvm_read(rc, blob + l->blob_code_begin, &begin, 8);
-		if (!err)
-			err = jvm_read(rc, blob + l->blob_code_end, &end, 8);
-	}
-	if (!err)
-		err = jvm_read(rc, blob + l->blob_name, &name_ptr, 8);
-	/* A blob's name is in libjvm's data; near a mapping's end, a shorter read. */
-	if (!err && name_ptr && jvm_read(rc, name_ptr, name, sizeof(name) - 1))
-		err = jvm_read(rc, name_ptr, name, 16);
-	if (!err && l->blob_kind >= 0)
-		err = jvm_read(rc, blob + (uint32_t)l->blob_kind, &kind, 1);
-	if (err)
+	err = blob_info(jvm, rc, pc, &bi);
+	if (err || !bi.blob)
 		return err;
-	name[sizeof(name) - 1] = '\0';
+	blob = bi.blob;
+	begin = bi.begin;
+	end = bi.end;
+	name_ptr = bi.name_ptr;
+	name = bi.name;
+	kind = bi.kind;
 	/* A return address may be its blob's end: the call was the code's last instruction. */
 	if (pc < begin || pc > end)
 		return 0;
