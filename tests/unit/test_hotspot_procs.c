@@ -158,6 +158,11 @@ static void test_pid_reuse_and_exec(void)
 	e = libjvm(0x7f0000000000ull);
 	CHECK_EQ_INT(hotspot_procs_note_mapping(hp, PID, &e), 0);
 	CHECK(hotspot_procs_cached(hp, PID, img.nm_code + 16, &v) && v == 11);
+	/* Another executable piece of the same file: the same JVM. */
+	e = libjvm(0x7f0000100000ull);
+	e.pgoff = 0x100000;
+	CHECK_EQ_INT(hotspot_procs_note_mapping(hp, PID, &e), 0);
+	CHECK(hotspot_procs_cached(hp, PID, img.nm_code + 16, &v) && v == 11);
 	/* Another libjvm.so image in the same pid (an exec): a new JVM, nothing kept. */
 	e = libjvm(0x7f1000000000ull);
 	CHECK_EQ_INT(hotspot_procs_note_mapping(hp, PID, &e), 0);

@@ -268,12 +268,13 @@ int hotspot_procs_note_mapping(struct hotspot_procs *hp, uint32_t pid, const str
 		return 0;
 	jvm = jvm_of(hp, pid);
 	/*
-	 * The same JVM: kept. A libjvm.so mapped elsewhere is another image
-	 * (the pid exec'd a JVM again), and one met after the pid's exit a
-	 * new process on a reused pid: the old state is of another process.
+	 * The same JVM: kept (another executable piece of the same file, at
+	 * another offset, too). The same piece mapped elsewhere is another
+	 * image (the pid exec'd a JVM again), and one met after the pid's
+	 * exit a new process on a reused pid: the old state is of another
+	 * process.
 	 */
-	if (jvm && !jvm->exited_ns && jvm->jvm_start == e->start && jvm->jvm_end == e->end &&
-	    jvm->jvm_pgoff == e->pgoff)
+	if (jvm && !jvm->exited_ns && (jvm->jvm_start == e->start || jvm->jvm_pgoff != e->pgoff))
 		return 0;
 	if (jvm)
 		forget(hp, pid);
