@@ -115,19 +115,20 @@ static int pool_symbol(const struct hotspot_jvm *j, uint64_t cp, uint16_t index,
 	return err;
 }
 
-int hotspot_name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bci,
-			struct hotspot_frame *out)
+/*
+ * hotspot_name_method, into buffers of exactly the ConstMethod's and the
+ * ConstantPool's size (the bytes read of them: a field past them is read
+ * from no one's memory, which ASan tells).
+ */
+static int name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bci,
+		       struct hotspot_frame *out, unsigned char *cm_buf, unsigned char *cp_buf)
 {
 	const struct hotspot_layout *l = &j->layout;
-	unsigned char cm_buf[HEADER_MAX], cp_buf[HEADER_MAX];
 	char klass[HOTSPOT_FRAME_NAME], mname[HOTSPOT_FRAME_NAME];
 	uint64_t cm, cp, holder, sym;
 	uint16_t name_index, code_size, file_index;
 	int klen, mlen, err;
 
-	memset(out, 0, sizeof(*out));
-	if (!method || l->const_method_size > HEADER_MAX || l->pool_size > HEADER_MAX)
-		return -EINVAL;
 	if ((err = read_u64(j, method + l->method_const, &cm)))
 		return err;
 	if (!cm || (err = j->read(j->ctx, cm, cm_buf, l->const_method_size)))
@@ -161,6 +162,24 @@ int hotspot_name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bc
 		out->line = hotspot_line_of_bci(table, n, j->x, (uint32_t)bci);
 	}
 	return 0;
+}
+
+int hotspot_name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bci,
+			struct hotspot_frame *out)
+{
+	const struct hotspot_layout *l = &j->layout;
+	unsigned char *buf;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!method || l->const_method_size > HEADER_MAX || l->pool_size > HEADER_MAX)
+		return -EINVAL;
+	buf = malloc(l->const_method_size + l->pool_size);
+	if (!buf)
+		return -ENOMEM;
+	err = name_method(j, method, bci, out, buf, buf + l->const_method_size);
+	free(buf);
+	return err;
 }
 
 /* Where an nmethod's debug information is: PcDescs, scopes data, the Method* array. */
@@ -321,22 +340,16 @@ out:
 	return n;
 }
 
-int hotspot_name_nmethod(const struct hotspot_jvm *j, uint64_t nm, uint32_t pc_offset,
-			 bool is_return, int32_t compile_id, struct hotspot_frame *out, int max,
-			 struct hotspot_named *named)
+/* hotspot_name_nmethod, the header into `hdr`: exactly nmethod_size bytes (see name_method). */
+static int name_nmethod(const struct hotspot_jvm *j, uint64_t nm, uint32_t pc_offset,
+			bool is_return, int32_t compile_id, struct hotspot_frame *out, int max,
+			struct hotspot_named *named, unsigned char *hdr)
 {
 	const struct hotspot_layout *l = &j->layout;
-	unsigned char hdr[HEADER_MAX];
-	struct hotspot_named dummy;
 	struct debug_info d;
 	uint64_t method;
 	int err, n = -ENOENT;
 
-	if (!named)
-		named = &dummy;
-	*named = (struct hotspot_named){ .complete = true, .compile_id = -1 };
-	if (max < 1 || l->nmethod_size > HEADER_MAX)
-		return -EINVAL;
 	if ((err = j->read(j->ctx, nm, hdr, l->nmethod_size)))
 		return err;
 	named->compile_id = (int32_t)get_u32(hdr + l->nmethod_compile_id);
@@ -357,4 +370,26 @@ int hotspot_name_nmethod(const struct hotspot_jvm *j, uint64_t nm, uint32_t pc_o
 	method = get_u64(hdr + l->nmethod_method);
 	err = hotspot_name_method(j, method, -1, out);
 	return err ? err : 1;
+}
+
+int hotspot_name_nmethod(const struct hotspot_jvm *j, uint64_t nm, uint32_t pc_offset,
+			 bool is_return, int32_t compile_id, struct hotspot_frame *out, int max,
+			 struct hotspot_named *named)
+{
+	const struct hotspot_layout *l = &j->layout;
+	struct hotspot_named dummy;
+	unsigned char *hdr;
+	int n;
+
+	if (!named)
+		named = &dummy;
+	*named = (struct hotspot_named){ .complete = true, .compile_id = -1 };
+	if (max < 1 || !l->nmethod_size || l->nmethod_size > HEADER_MAX)
+		return -EINVAL;
+	hdr = malloc(l->nmethod_size);
+	if (!hdr)
+		return -ENOMEM;
+	n = name_nmethod(j, nm, pc_offset, is_return, compile_id, out, max, named, hdr);
+	free(hdr);
+	return n;
 }
