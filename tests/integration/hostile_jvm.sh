@@ -15,11 +15,16 @@
 #                    nmethod's own method, without the inlined ones.
 #   fakejvm_endless  a struct table with no end: refused once, said once,
 #                    its code one [JIT] java frame.
+#   fakejvm_tiny     valid tables whose segment map leads nowhere: every
+#                    sampled address names nothing after a long walk of
+#                    one-byte reads. The reads bpfprof says it made (-v) stay
+#                    within the read budget, counted at its minimum per read
+#                    (many small reads cost as the bytes of large ones).
 #
 # Usage: hostile_jvm.sh MODE (FAKEJVM, FAKEJVM_LIB: the workload and its library)
 . "$(dirname "$0")/common.sh"
 . "$(dirname "$0")/hostile_common.sh"
-hostile_setup "hostile_jvm.sh fakejvm_huge|fakejvm_endless" "${1:-}"
+hostile_setup "hostile_jvm.sh fakejvm_huge|fakejvm_endless|fakejvm_tiny" "${1:-}"
 : "${FAKEJVM:?FAKEJVM is not set}" "${FAKEJVM_LIB:?FAKEJVM_LIB is not set}"
 VICTIM_PID=
 cleanup() {
@@ -61,7 +66,7 @@ log "   fake JVM $VICTIM_PID: $samples samples; bpfprof used ${user}s user, ${sy
 
 case $MODE in
 fakejvm_huge)
-	said=$(grep -c "JVM process $VICTIM_PID: its code asks for more reads than a JVM's" "$WORK/bpfprof.err")
+	said=$(grep -c "JVM process $VICTIM_PID: its user's JVMs ask for more reads than JVMs'" "$WORK/bpfprof.err")
 	[ "$said" -eq 1 ] || fail "the read budget was said $said times, not once"
 	# Past the budget the huge debug information is not read; the nmethod's own method still is
 	# (a few bytes), so the code keeps a name, without what was inlined.
@@ -76,6 +81,20 @@ fakejvm_endless)
 	[ "$named" -eq 0 ] || fail "the endless table's JVM was named"
 	[ "$grouped" -gt 0 ] || fail "its code is not one [JIT] java frame"
 	ok "a JVM whose struct table never ends is refused once, its code [JIT] java ($samples samples)"
+	;;
+fakejvm_tiny)
+	# "JVM reads: N reads costing C bytes of the read budget, R refused" (hotspot_procs.c), and
+	# the budget: 32 MiB at once, 8 MiB a second on, a read costing 512 bytes at least.
+	line=$(grep -m 1 'JVM reads: ' "$WORK/bpfprof.err")
+	[ -n "$line" ] || fail "bpfprof said nothing of its reads of the fake JVM (-v)"
+	reads=$(sed -E -n 's/.*JVM reads: ([0-9]+) reads costing ([0-9]+) bytes.*/\1/p' <<<"$line")
+	cost=$(sed -E -n 's/.*JVM reads: ([0-9]+) reads costing ([0-9]+) bytes.*/\2/p' <<<"$line")
+	log "   $line"
+	[ "$named" -eq 0 ] || fail "the fake JVM's code was named, though its segment map leads nowhere"
+	awk -v r="$reads" -v c="$cost" -v e="$ELAPSED" \
+		'BEGIN { b = 32 * 1048576 + 8 * 1048576 * e; exit !(r > 0 && r * 512 <= c && c <= b) }' ||
+		fail "$reads reads costing $cost bytes in ${ELAPSED}s: past the read budget, or small reads not counted at 512 bytes"
+	ok "a JVM whose every address is a long walk of one-byte reads is read within the budget ($reads reads, costing $cost bytes, in ${ELAPSED}s)"
 	;;
 *)
 	fail "unknown mode $MODE"

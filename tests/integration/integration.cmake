@@ -182,7 +182,7 @@ add_executable(bpfprof_workload_fakejvm ${BPFPROF_TESTS_DIR}/workloads/fakejvm.c
 set_target_properties(bpfprof_workload_fakejvm PROPERTIES
   OUTPUT_NAME fakejvm RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads)
 target_link_libraries(bpfprof_workload_fakejvm PRIVATE ${CMAKE_DL_LIBS})
-foreach(mode fakejvm_huge fakejvm_endless)
+foreach(mode fakejvm_huge fakejvm_endless fakejvm_tiny)
   bpfprof_integration_test(hostile_${mode} 180 TRUE hostile_jvm.sh ${mode})
   set_property(TEST integration.hostile_${mode} APPEND PROPERTY ENVIRONMENT
     FAKEJVM=$<TARGET_FILE:bpfprof_workload_fakejvm>

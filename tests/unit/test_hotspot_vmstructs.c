@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hotspot_image.h"
 #include "lang/hotspot_vmstructs.h"
 #include "test.h"
 
@@ -55,10 +56,6 @@ struct field {
 	int is_static;
 	uint64_t value;
 };
-struct named {
-	const char *name;
-	int64_t value;
-};
 
 /* What each test may break in the tables it builds. */
 struct breakage {
@@ -68,8 +65,8 @@ struct breakage {
 };
 
 /* The four tables and their export variables, as libjvm lays them out (vmStructs.hpp). */
-static void build(struct image *img, const struct field *fields, const struct named *types,
-		  const struct named *ints, const struct breakage *b, uint64_t exports[])
+static void build(struct image *img, const struct field *fields, const struct hs_named *types,
+		  const struct hs_named *ints, const struct breakage *b, uint64_t exports[])
 {
 	uint64_t stride = b && b->struct_stride ? b->struct_stride : 48, structs, t;
 	size_t n;
@@ -191,30 +188,7 @@ static void build(struct image *img, const struct field *fields, const struct na
 		"Symbol", "_body", 0, 6                                                            \
 	}
 
-static const struct named jdk17_types[] = {
-	{ "JDK_Version", 5 },
-	{ "GrowableArrayBase", 8 },
-	{ "GrowableArray<int>", 24 },
-	{ "CodeHeap", 344 },
-	{ "VirtualSpace", 80 },
-	{ "HeapBlock", 16 },
-	{ "CodeBlob", 104 },
-	{ "CompiledMethod", 192 },
-	{ "nmethod", 352 },
-	{ "Method", 88 },
-	{ "ConstMethod", 48 },
-	{ "ConstantPool", 72 },
-	{ "Klass", 208 },
-	{ "Symbol", 8 },
-	{ NULL, 0 },
-};
-
-static const struct named jdk17_ints[] = {
-	{ "ConstMethod::_has_linenumber_table", 1 },
-	{ "frame::interpreter_frame_sender_sp_offset", -1 },
-	{ "frame::interpreter_frame_last_sp_offset", -2 },
-	{ NULL, 0 },
-};
+/* JDK 17's types and constants: hotspot_image.h's hs_types and hs_ints. */
 
 static struct image new_image(void)
 {
@@ -233,7 +207,7 @@ static void test_jdk17(void)
 	char missing[128];
 	size_t counts[4];
 
-	build(&img, fields, jdk17_types, jdk17_ints, NULL, exports);
+	build(&img, fields, hs_types, hs_ints, NULL, exports);
 	CHECK_EQ_INT(hotspot_vmstructs_read(exports, read_image, &img, &vm), 0);
 	if (!vm)
 		goto out;
@@ -292,7 +266,7 @@ static void test_jdk25(void)
 		{ "Symbol", "_body", 0, 6 },
 		{ NULL, NULL, 0, 0 },
 	};
-	const struct named types[] = {
+	const struct hs_named types[] = {
 		{ "GrowableArrayBase", 8 },
 		{ "GrowableArray<int>", 24 },
 		{ "CodeHeap", 336 },
@@ -307,7 +281,7 @@ static void test_jdk25(void)
 		{ "Symbol", 8 },
 		{ NULL, 0 },
 	};
-	const struct named ints[] = {
+	const struct hs_named ints[] = {
 		{ "ConstMethodFlags::_misc_has_linenumber_table", 1 },
 		{ "CodeBlobKind::Nmethod", 1 },
 		{ "frame::interpreter_frame_sender_sp_offset", -1 },
@@ -336,6 +310,9 @@ out:
 	free(img.mem);
 }
 
+/* sizeof(nmethod) in derive_jdk17's tables: 0 for JDK 17's own. */
+static uint64_t nmethod_size_override;
+
 /* derive on JDK 17's tables with fields[drop] left out, or its offset set to `offset`. */
 static int derive_jdk17(size_t drop, int64_t offset, uint64_t release, char *missing, size_t len)
 {
@@ -351,7 +328,15 @@ static int derive_jdk17(size_t drop, int64_t offset, uint64_t release, char *mis
 		fields[drop].value = (uint64_t)offset;
 	else if (drop < n)
 		memmove(&fields[drop], &fields[drop + 1], (n - drop) * sizeof(fields[0]));
-	build(&img, fields, jdk17_types, jdk17_ints, NULL, exports);
+	{
+		struct hs_named types[sizeof(hs_types) / sizeof(hs_types[0])];
+
+		memcpy(types, hs_types, sizeof(types));
+		for (size_t i = 0; types[i].name; i++)
+			if (nmethod_size_override && !strcmp(types[i].name, "nmethod"))
+				types[i].value = (int64_t)nmethod_size_override;
+		build(&img, fields, types, hs_ints, NULL, exports);
+	}
 	err = hotspot_vmstructs_read(exports, read_image, &img, &vm);
 	if (!err)
 		err = hotspot_layout_derive(vm, read_image, &img, &l, missing, len);
@@ -380,11 +365,38 @@ static void test_missing_and_lying(void)
 	CHECK(strstr(missing, "Abstract_VM_Version") != NULL);
 }
 
+/*
+ * A field read wider than its type has room for, or from an nmethod's
+ * header of fewer bytes than its base types claim: refused (names read
+ * each field whole, from a buffer of the type's size).
+ */
+static void test_fields_past_their_bytes(void)
+{
+	char missing[128];
+
+	/* Field 18 is nmethod::_compile_id (4 bytes) in an nmethod of 352. */
+	CHECK_EQ_INT(derive_jdk17(18, 348, 17, missing, sizeof(missing)), 0);
+	CHECK_EQ_INT(derive_jdk17(18, 351, 17, missing, sizeof(missing)), -ENOTSUP);
+	CHECK_EQ_STR(missing, "nmethod::_compile_id");
+	/* Field 17 is CompiledMethod::_method (8 bytes) in a CompiledMethod of 192. */
+	CHECK_EQ_INT(derive_jdk17(17, 185, 17, missing, sizeof(missing)), -ENOTSUP);
+	/* Field 28 is Symbol::_length (2 bytes) in a Symbol of 8. */
+	CHECK_EQ_INT(derive_jdk17(28, 7, 17, missing, sizeof(missing)), -ENOTSUP);
+	/* An nmethod declared smaller than the CompiledMethod field read from its bytes. */
+	nmethod_size_override = 110;
+	CHECK_EQ_INT(derive_jdk17(18, 100, 17, missing, sizeof(missing)), -ENOTSUP);
+	CHECK_EQ_STR(missing, "nmethod::_method");
+	/* One larger than the buffer an nmethod's header is read into. */
+	nmethod_size_override = HOTSPOT_MAX_HEADER + 8;
+	CHECK_EQ_INT(derive_jdk17(99, -1, 17, missing, sizeof(missing)), -ENOTSUP);
+	nmethod_size_override = 0;
+}
+
 /* Tables that break a bound: refused, never read on and on. */
 static void test_hostile_tables(void)
 {
 	const struct field fields[] = { { "CodeBlob", "_name", 0, 8 }, { NULL, NULL, 0, 0 } };
-	const struct named none[] = { { NULL, 0 } };
+	const struct hs_named none[] = { { NULL, 0 } };
 	struct hotspot_vmstructs *vm = NULL;
 	struct image img = new_image();
 	uint64_t exports[HS_EXPORT_COUNT];
@@ -421,6 +433,7 @@ int main(void)
 	RUN(test_jdk17);
 	RUN(test_jdk25);
 	RUN(test_missing_and_lying);
+	RUN(test_fields_past_their_bytes);
 	RUN(test_hostile_tables);
 	return test_summary();
 }

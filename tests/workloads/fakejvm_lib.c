@@ -9,6 +9,10 @@
  *   huge     valid tables; each nmethod's PcDescs and scopes span 250 KiB
  *            each, so that naming one address reads half a megabyte
  *   endless  a struct table with no end: the reader must stop and refuse
+ *   tiny     valid tables; the segment map leads nowhere (every segment
+ *            "one back" from a free first one), so that every sampled
+ *            address names nothing, after a long walk of one-byte steps,
+ *            and is asked again at every sample
  *
  * fakejvm calls fakejvm_setup(code, size) once its code page exists.
  */
@@ -180,6 +184,10 @@ __attribute__((visibility("default"))) void fakejvm_setup(unsigned char *code, s
 	put32(code_heap + 256, LOG2_SEGMENT);
 	for (size_t seg = 0; seg < size >> LOG2_SEGMENT; seg++)
 		segmap[seg] = (unsigned char)(seg % (BLOCK >> LOG2_SEGMENT));
+	if (mode && !strcmp(mode, "tiny")) {
+		memset(segmap, 1, size >> LOG2_SEGMENT);
+		segmap[0] = 0xff;
+	}
 	heap_list[0] = code_heap;
 	heaps.len = 1;
 	heaps.cap = 1;

@@ -163,8 +163,9 @@ static int name_nmethods(pid_t *pid, const struct hotspot_layout *l, uint64_t he
 			}
 			for (uint64_t pc = begin; !e && pc < end && pc - begin < (1u << 20);
 			     pc += 4) {
-				int n = hotspot_name_nmethod(&j, blob, (uint32_t)(pc - begin), true,
-							     -1, frames, 16);
+				/* As a sampled leaf: the debug information nearest after pc. */
+				int n = hotspot_name_nmethod(&j, blob, (uint32_t)(pc - begin),
+							     false, -1, frames, 16, NULL);
 				char chain[1024];
 				size_t at = 0;
 

@@ -30,11 +30,12 @@ static void say_missing(struct deriver *d, const char *type, const char *field)
 }
 
 /*
- * The offset of the first (type, field) pair found, checked against the
- * type's size (an offset past it is a table that lies). -1 and noted as
- * missing when `required`, else -1 quietly.
+ * The offset of the first (type, field) pair found, the field's `width`
+ * bytes checked to lie within the type's size (a field past it is a table
+ * that lies: fields are read whole, from buffers of the type's size). -1
+ * and noted as missing when `required`, else -1 quietly.
  */
-static int64_t offset_of(struct deriver *d, bool required, const char *const *pairs)
+static int64_t offset_of(struct deriver *d, bool required, unsigned width, const char *const *pairs)
 {
 	for (const char *const *p = pairs; p[0]; p += 2) {
 		uint64_t off, size;
@@ -43,7 +44,7 @@ static int64_t offset_of(struct deriver *d, bool required, const char *const *pa
 		if (!hotspot_field(d->vm, p[0], p[1], &off, &is_static) || is_static)
 			continue;
 		if (!hotspot_type_size(d->vm, p[0], &size) || size > HOTSPOT_MAX_SIZEOF ||
-		    off >= size) {
+		    off > size || size - off < width) {
 			say_missing(d, p[0], p[1]);
 			return -1;
 		}
@@ -54,8 +55,22 @@ static int64_t offset_of(struct deriver *d, bool required, const char *const *pa
 	return -1;
 }
 
-#define OFF(d, ...)	offset_of(d, true, (const char *const[]){ __VA_ARGS__, NULL, NULL })
-#define OFF_OPT(d, ...) offset_of(d, false, (const char *const[]){ __VA_ARGS__, NULL, NULL })
+/* A field of `width` bytes (2, 4, 8: how it is read). */
+#define OFF(d, width, ...) \
+	offset_of(d, true, width, (const char *const[]){ __VA_ARGS__, NULL, NULL })
+#define OFF_OPT(d, width, ...) \
+	offset_of(d, false, width, (const char *const[]){ __VA_ARGS__, NULL, NULL })
+
+/*
+ * A field read from a buffer of `size` bytes (an nmethod's header holds
+ * its CodeBlob's and CompiledMethod's fields too, read from nmethod_size
+ * bytes, which a fake JVM may declare smaller than its base types).
+ */
+static void within(struct deriver *d, const char *what, uint64_t off, unsigned width, uint64_t size)
+{
+	if (off > size || size - off < width)
+		say_missing(d, what, NULL);
+}
 
 static uint64_t static_addr(struct deriver *d, const char *type, const char *field)
 {
@@ -130,10 +145,10 @@ static void derive_debug(struct deriver *d, struct hotspot_layout *l)
 {
 	int64_t a, b, c, e, f, g;
 
-	a = OFF_OPT(d, "nmethod", "_metadata_offset");
-	b = OFF_OPT(d, "CompiledMethod", "_scopes_data_begin", "nmethod", "_scopes_data_begin");
-	c = OFF_OPT(d, "nmethod", "_scopes_pcs_offset");
-	e = OFF_OPT(d, "nmethod", "_dependencies_offset");
+	a = OFF_OPT(d, 4, "nmethod", "_metadata_offset");
+	b = OFF_OPT(d, 8, "CompiledMethod", "_scopes_data_begin", "nmethod", "_scopes_data_begin");
+	c = OFF_OPT(d, 4, "nmethod", "_scopes_pcs_offset");
+	e = OFF_OPT(d, 4, "nmethod", "_dependencies_offset");
 	if (a >= 0 && b >= 0 && c >= 0 && e >= 0) {
 		l->nmethod_debug = HS_DEBUG_OFFSETS;
 		l->nm_metadata_off = a;
@@ -142,13 +157,13 @@ static void derive_debug(struct deriver *d, struct hotspot_layout *l)
 		l->nm_deps_off = e;
 		return;
 	}
-	a = OFF_OPT(d, "nmethod", "_immutable_data");
-	b = OFF_OPT(d, "nmethod", "_immutable_data_size");
-	e = OFF_OPT(d, "nmethod", "_scopes_data_offset");
-	f = OFF_OPT(d, "CodeBlob", "_mutable_data");
-	g = OFF_OPT(d, "CodeBlob", "_mutable_data_size");
+	a = OFF_OPT(d, 8, "nmethod", "_immutable_data");
+	b = OFF_OPT(d, 4, "nmethod", "_immutable_data_size");
+	e = OFF_OPT(d, 4, "nmethod", "_scopes_data_offset");
+	f = OFF_OPT(d, 8, "CodeBlob", "_mutable_data");
+	g = OFF_OPT(d, 4, "CodeBlob", "_mutable_data_size");
 	if (a >= 0 && b >= 0 && c >= 0 && e >= 0 && f >= 0 && g >= 0 &&
-	    OFF_OPT(d, "CodeBlob", "_relocation_size") >= 0 && l->major >= 25) {
+	    OFF_OPT(d, 4, "CodeBlob", "_relocation_size") >= 0 && l->major >= 25) {
 		l->nmethod_debug = HS_DEBUG_IMMUTABLE;
 		l->nm_immutable = a;
 		l->nm_immutable_size = b;
@@ -156,7 +171,7 @@ static void derive_debug(struct deriver *d, struct hotspot_layout *l)
 		l->nm_data_off = e;
 		l->blob_mutable = f;
 		l->blob_mutable_size = g;
-		l->blob_relocation_size = OFF_OPT(d, "CodeBlob", "_relocation_size");
+		l->blob_relocation_size = OFF_OPT(d, 4, "CodeBlob", "_relocation_size");
 	}
 }
 
@@ -176,53 +191,78 @@ int hotspot_layout_derive(const struct hotspot_vmstructs *vm, hotspot_read_fn re
 	l.code_heaps_addr = static_addr(&d, "CodeCache", "_heaps");
 	l.code_low_addr = static_addr(&d, "CodeCache", "_low_bound");
 	l.code_high_addr = static_addr(&d, "CodeCache", "_high_bound");
-	l.array_len = OFF(&d, "GrowableArrayBase", "_len", "GenericGrowableArray", "_len");
-	l.array_data = OFF(&d, "GrowableArray<int>", "_data");
-	l.heap_memory = OFF(&d, "CodeHeap", "_memory");
-	l.heap_segmap = OFF(&d, "CodeHeap", "_segmap");
-	l.heap_log2_segment = OFF(&d, "CodeHeap", "_log2_segment_size");
-	l.vspace_low = OFF(&d, "VirtualSpace", "_low_boundary");
-	l.vspace_high = OFF(&d, "VirtualSpace", "_high_boundary");
+	l.array_len = OFF(&d, 4, "GrowableArrayBase", "_len", "GenericGrowableArray", "_len");
+	l.array_data = OFF(&d, 8, "GrowableArray<int>", "_data");
+	l.heap_memory = OFF(&d, 1, "CodeHeap", "_memory");
+	l.heap_segmap = OFF(&d, 1, "CodeHeap", "_segmap");
+	l.heap_log2_segment = OFF(&d, 4, "CodeHeap", "_log2_segment_size");
+	l.vspace_low = OFF(&d, 8, "VirtualSpace", "_low_boundary");
+	l.vspace_high = OFF(&d, 8, "VirtualSpace", "_high_boundary");
 	l.heap_block_size = size_of(&d, "HeapBlock");
-	l.blob_name = OFF(&d, "CodeBlob", "_name");
-	l.blob_frame_size = OFF(&d, "CodeBlob", "_frame_size");
-	l.blob_frame_complete = OFF(&d, "CodeBlob", "_frame_complete_offset");
-	v = OFF_OPT(&d, "CodeBlob", "_code_offset");
+	l.blob_name = OFF(&d, 8, "CodeBlob", "_name");
+	l.blob_frame_size = OFF(&d, 4, "CodeBlob", "_frame_size");
+	l.blob_frame_complete = OFF(&d, 4, "CodeBlob", "_frame_complete_offset");
+	v = OFF_OPT(&d, 4, "CodeBlob", "_code_offset");
 	l.blob_code_offsets = v >= 0;
 	if (l.blob_code_offsets) {
 		l.blob_code_begin = v;
-		l.blob_code_end = OFF(&d, "CodeBlob", "_data_offset");
+		l.blob_code_end = OFF(&d, 4, "CodeBlob", "_data_offset");
 	} else {
-		l.blob_code_begin = OFF(&d, "CodeBlob", "_code_begin");
-		l.blob_code_end = OFF(&d, "CodeBlob", "_code_end");
+		l.blob_code_begin = OFF(&d, 8, "CodeBlob", "_code_begin");
+		l.blob_code_end = OFF(&d, 8, "CodeBlob", "_code_end");
 	}
-	l.blob_kind = (int32_t)OFF_OPT(&d, "CodeBlob", "_kind");
+	l.blob_kind = (int32_t)OFF_OPT(&d, 1, "CodeBlob", "_kind");
 	l.blob_kind_nmethod =
 		l.blob_kind >= 0 ? constant(&d, true, "CodeBlobKind::Nmethod", NULL) : -1;
-	l.nmethod_method = OFF(&d, "nmethod", "_method", "CompiledMethod", "_method");
-	l.nmethod_compile_id = OFF(&d, "nmethod", "_compile_id");
+	l.nmethod_method = OFF(&d, 8, "nmethod", "_method", "CompiledMethod", "_method");
+	l.nmethod_compile_id = OFF(&d, 4, "nmethod", "_compile_id");
 	l.nmethod_size = size_of(&d, "nmethod");
 	if (!d.failed)
 		derive_debug(&d, &l);
-	l.method_const = OFF(&d, "Method", "_constMethod");
-	l.const_method_constants = OFF(&d, "ConstMethod", "_constants");
-	l.const_method_flags = OFF(&d, "ConstMethod", "_flags._flags", "ConstMethod", "_flags");
-	l.const_method_code_size = OFF(&d, "ConstMethod", "_code_size");
-	l.const_method_name_index = OFF(&d, "ConstMethod", "_name_index");
-	l.const_method_signature_index = OFF(&d, "ConstMethod", "_signature_index");
+	l.method_const = OFF(&d, 8, "Method", "_constMethod");
+	l.const_method_constants = OFF(&d, 8, "ConstMethod", "_constants");
+	l.const_method_flags = OFF(&d, 4, "ConstMethod", "_flags._flags", "ConstMethod", "_flags");
+	l.const_method_code_size = OFF(&d, 2, "ConstMethod", "_code_size");
+	l.const_method_name_index = OFF(&d, 2, "ConstMethod", "_name_index");
+	l.const_method_signature_index = OFF(&d, 2, "ConstMethod", "_signature_index");
 	l.const_method_size = size_of(&d, "ConstMethod");
 	l.flag_has_line_table = constant(&d, true, "ConstMethodFlags::_misc_has_linenumber_table",
 					 "ConstMethod::_has_linenumber_table");
-	l.pool_holder = OFF(&d, "ConstantPool", "_pool_holder");
-	l.pool_source_file_index = OFF(&d, "ConstantPool", "_source_file_name_index");
+	l.pool_holder = OFF(&d, 8, "ConstantPool", "_pool_holder");
+	l.pool_source_file_index = OFF(&d, 2, "ConstantPool", "_source_file_name_index");
 	l.pool_size = size_of(&d, "ConstantPool");
-	l.klass_name = OFF(&d, "Klass", "_name");
-	l.symbol_length = OFF(&d, "Symbol", "_length");
-	l.symbol_body = OFF(&d, "Symbol", "_body");
+	l.klass_name = OFF(&d, 8, "Klass", "_name");
+	l.symbol_length = OFF(&d, 2, "Symbol", "_length");
+	l.symbol_body = OFF(&d, 1, "Symbol", "_body");
 	l.interp_sender_sp =
 		(int32_t)constant(&d, true, "frame::interpreter_frame_sender_sp_offset", NULL);
 	l.interp_last_sp =
 		(int32_t)constant(&d, true, "frame::interpreter_frame_last_sp_offset", NULL);
+	/* Headers read whole, into buffers of HOTSPOT_MAX_HEADER. */
+	if (l.nmethod_size > HOTSPOT_MAX_HEADER || l.const_method_size > HOTSPOT_MAX_HEADER ||
+	    l.pool_size > HOTSPOT_MAX_HEADER)
+		say_missing(&d, "nmethod, ConstMethod, ConstantPool (a header too large)", NULL);
+	/* What hotspot_names reads from the nmethod's bytes: each field inside them. */
+	if (!d.failed) {
+		uint64_t n = l.nmethod_size;
+
+		within(&d, "nmethod::_method", l.nmethod_method, 8, n);
+		within(&d, "nmethod::_compile_id", l.nmethod_compile_id, 4, n);
+		if (l.nmethod_debug == HS_DEBUG_OFFSETS) {
+			within(&d, "nmethod::_metadata_offset", l.nm_metadata_off, 4, n);
+			within(&d, "nmethod::_scopes_data_begin", l.nm_scopes_data, 8, n);
+			within(&d, "nmethod::_scopes_pcs_offset", l.nm_pcs_off, 4, n);
+			within(&d, "nmethod::_dependencies_offset", l.nm_deps_off, 4, n);
+		} else if (l.nmethod_debug == HS_DEBUG_IMMUTABLE) {
+			within(&d, "nmethod::_immutable_data", l.nm_immutable, 8, n);
+			within(&d, "nmethod::_immutable_data_size", l.nm_immutable_size, 4, n);
+			within(&d, "nmethod::_scopes_pcs_offset", l.nm_pcs_off, 4, n);
+			within(&d, "nmethod::_scopes_data_offset", l.nm_data_off, 4, n);
+			within(&d, "CodeBlob::_mutable_data", l.blob_mutable, 8, n);
+			within(&d, "CodeBlob::_mutable_data_size", l.blob_mutable_size, 4, n);
+			within(&d, "CodeBlob::_relocation_size", l.blob_relocation_size, 4, n);
+		}
+	}
 	/* A flag is one bit; a segment of code is 2^4 to 2^16 bytes in any JVM. */
 	if (!d.failed &&
 	    (!l.flag_has_line_table || (l.flag_has_line_table & (l.flag_has_line_table - 1))))

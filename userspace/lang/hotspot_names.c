@@ -13,7 +13,7 @@
  */
 #define LINE_TABLE_MAX 4096u
 /* The headers read whole: a JVM's types are a few hundred bytes (checked by the layout). */
-#define HEADER_MAX     1024u
+#define HEADER_MAX     HOTSPOT_MAX_HEADER
 
 void hotspot_jvm_init(struct hotspot_jvm *j, const struct hotspot_layout *l, hotspot_read_fn read,
 		      void *ctx)
@@ -22,6 +22,42 @@ void hotspot_jvm_init(struct hotspot_jvm *j, const struct hotspot_layout *l, hot
 	j->read = read;
 	j->ctx = ctx;
 	j->x = hotspot_unsigned5_excluded(l->major);
+	j->debug_cache = NULL;
+}
+
+/* One nmethod's debug information as read: PcDescs, then scopes data, in one buffer. */
+struct debug_entry {
+	uint64_t nm, pcs, pcs_end, data, data_end;
+	int32_t compile_id;
+	uint8_t *bytes; /* NULL: a free slot */
+};
+
+struct hotspot_debug_cache {
+	struct debug_entry e[HOTSPOT_DEBUG_CACHE_ENTRIES];
+	unsigned next; /* the slot taken next (round robin) */
+	size_t bytes;
+};
+
+struct hotspot_debug_cache *hotspot_debug_cache_new(void)
+{
+	return calloc(1, sizeof(struct hotspot_debug_cache));
+}
+
+static void entry_drop(struct hotspot_debug_cache *c, struct debug_entry *e)
+{
+	if (e->bytes)
+		c->bytes -= (e->pcs_end - e->pcs) + (e->data_end - e->data);
+	free(e->bytes);
+	memset(e, 0, sizeof(*e));
+}
+
+void hotspot_debug_cache_free(struct hotspot_debug_cache *c)
+{
+	if (!c)
+		return;
+	for (unsigned i = 0; i < HOTSPOT_DEBUG_CACHE_ENTRIES; i++)
+		entry_drop(c, &c->e[i]);
+	free(c);
 }
 
 static int read_u64(const struct hotspot_jvm *j, uint64_t addr, uint64_t *v)
@@ -79,19 +115,20 @@ static int pool_symbol(const struct hotspot_jvm *j, uint64_t cp, uint16_t index,
 	return err;
 }
 
-int hotspot_name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bci,
-			struct hotspot_frame *out)
+/*
+ * hotspot_name_method, into buffers of exactly the ConstMethod's and the
+ * ConstantPool's size (the bytes read of them: a field past them is read
+ * from no one's memory, which ASan tells).
+ */
+static int name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bci,
+		       struct hotspot_frame *out, unsigned char *cm_buf, unsigned char *cp_buf)
 {
 	const struct hotspot_layout *l = &j->layout;
-	unsigned char cm_buf[HEADER_MAX], cp_buf[HEADER_MAX];
 	char klass[HOTSPOT_FRAME_NAME], mname[HOTSPOT_FRAME_NAME];
 	uint64_t cm, cp, holder, sym;
 	uint16_t name_index, code_size, file_index;
 	int klen, mlen, err;
 
-	memset(out, 0, sizeof(*out));
-	if (!method || l->const_method_size > HEADER_MAX || l->pool_size > HEADER_MAX)
-		return -EINVAL;
 	if ((err = read_u64(j, method + l->method_const, &cm)))
 		return err;
 	if (!cm || (err = j->read(j->ctx, cm, cm_buf, l->const_method_size)))
@@ -127,11 +164,86 @@ int hotspot_name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bc
 	return 0;
 }
 
+int hotspot_name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bci,
+			struct hotspot_frame *out)
+{
+	const struct hotspot_layout *l = &j->layout;
+	unsigned char *buf;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!method || l->const_method_size > HEADER_MAX || l->pool_size > HEADER_MAX)
+		return -EINVAL;
+	buf = malloc(l->const_method_size + l->pool_size);
+	if (!buf)
+		return -ENOMEM;
+	err = name_method(j, method, bci, out, buf, buf + l->const_method_size);
+	free(buf);
+	return err;
+}
+
 /* Where an nmethod's debug information is: PcDescs, scopes data, the Method* array. */
 struct debug_info {
 	uint64_t pcs, pcs_end, data, data_end, metadata;
 	size_t nmetadata;
+	uint64_t nm;
+	int32_t compile_id;
 };
+
+/*
+ * The PcDescs (npcs whole ones) and scopes data of `d`: kept ones (*owned
+ * NULL), or read now (*owned: the caller frees it). -EAGAIN when a read
+ * failed, -ENOMEM.
+ */
+static int debug_bytes(const struct hotspot_jvm *j, const struct debug_info *d, size_t npcs,
+		       const uint8_t **pcs, const uint8_t **data, uint8_t **owned)
+{
+	struct hotspot_debug_cache *c = j->debug_cache;
+	size_t np = npcs * HOTSPOT_PCDESC_SIZE, nd = d->data_end - d->data;
+	uint8_t *buf;
+
+	*owned = NULL;
+	for (unsigned i = 0; c && i < HOTSPOT_DEBUG_CACHE_ENTRIES; i++) {
+		const struct debug_entry *e = &c->e[i];
+
+		if (e->bytes && e->nm == d->nm && e->compile_id == d->compile_id &&
+		    e->pcs == d->pcs && e->pcs_end == d->pcs + np && e->data == d->data &&
+		    e->data_end == d->data_end) {
+			*pcs = e->bytes;
+			*data = e->bytes + np;
+			return 0;
+		}
+	}
+	buf = malloc(np + nd + 1);
+	if (!buf)
+		return -ENOMEM;
+	if (j->read(j->ctx, d->pcs, buf, np) || j->read(j->ctx, d->data, buf + np, nd)) {
+		free(buf);
+		return -EAGAIN;
+	}
+	*pcs = buf;
+	*data = buf + np;
+	/* Kept where it fits: the oldest slot goes. */
+	if (c && np + nd <= HOTSPOT_DEBUG_CACHE_BYTES) {
+		struct debug_entry *e;
+
+		for (unsigned tries = 0; tries < HOTSPOT_DEBUG_CACHE_ENTRIES &&
+					 c->bytes + np + nd > HOTSPOT_DEBUG_CACHE_BYTES;
+		     tries++) {
+			entry_drop(c, &c->e[c->next]);
+			c->next = (c->next + 1) % HOTSPOT_DEBUG_CACHE_ENTRIES;
+		}
+		e = &c->e[c->next];
+		entry_drop(c, e);
+		c->next = (c->next + 1) % HOTSPOT_DEBUG_CACHE_ENTRIES;
+		*e = (struct debug_entry){ d->nm,	d->pcs,	       d->pcs + np, d->data,
+					   d->data_end, d->compile_id, buf };
+		c->bytes += np + nd;
+		return 0;
+	}
+	*owned = buf;
+	return 0;
+}
 
 static bool ordered(uint64_t a, uint64_t b)
 {
@@ -178,67 +290,106 @@ static int debug_info_of(const struct hotspot_jvm *j, uint64_t nm, const unsigne
 	return -ENOTSUP;
 }
 
-/* The frames C2 inlined at pc_offset, from the nmethod's debug information. */
+/*
+ * The frames C2 inlined at pc_offset, from the nmethod's debug information:
+ * the outermost `max` of a chain of up to HOTSPOT_MAX_SCOPES, innermost
+ * first. -ENOENT where the nmethod records nothing there (for a return
+ * address, nothing at it exactly: HotSpot's pc_desc_at), -EAGAIN where a
+ * read failed or a method of the chain could not be named (a chain cut
+ * short would hang its inner methods under the caller's frame).
+ */
 static int inlined_frames(const struct hotspot_jvm *j, const struct debug_info *d,
 			  uint32_t pc_offset, bool is_return, struct hotspot_frame *out, int max)
 {
 	struct hotspot_scope scopes[HOTSPOT_MAX_SCOPES];
 	size_t npcs = (d->pcs_end - d->pcs) / HOTSPOT_PCDESC_SIZE, nd = d->data_end - d->data;
 	struct hotspot_pcdesc pc;
-	uint8_t *pcs = malloc(npcs * HOTSPOT_PCDESC_SIZE + 1), *data = malloc(nd + 1);
-	int n = -ENOMEM, got = 0;
+	const uint8_t *pcs, *data;
+	uint8_t *owned = NULL;
+	int n, skip;
 
-	if (!pcs || !data)
-		goto out;
-	n = -EIO;
-	if (j->read(j->ctx, d->pcs, pcs, npcs * HOTSPOT_PCDESC_SIZE) ||
-	    j->read(j->ctx, d->data, data, nd))
-		goto out;
+	n = debug_bytes(j, d, npcs, &pcs, &data, &owned);
+	if (n)
+		return n;
 	n = -ENOENT;
 	if ((is_return ? hotspot_pcdesc_find(pcs, npcs, (int32_t)pc_offset, &pc)
 		       : hotspot_pcdesc_near(pcs, npcs, (int32_t)pc_offset, &pc)) ||
-	    pc.scope_decode_offset <= 0)
+	    (is_return && pc.pc_offset != (int32_t)pc_offset) || pc.scope_decode_offset <= 0)
 		goto out;
 	n = hotspot_scopes(data, nd, j->x, (uint32_t)pc.scope_decode_offset, scopes,
-			   max < HOTSPOT_MAX_SCOPES ? max : HOTSPOT_MAX_SCOPES);
-	for (int i = 0; i < n; i++) {
+			   HOTSPOT_MAX_SCOPES);
+	if (n <= 0) {
+		n = -ENOENT;
+		goto out;
+	}
+	/* Past max, the innermost go: the outermost is the method its caller called. */
+	skip = n > max ? n - max : 0;
+	for (int i = skip; i < n; i++) {
 		uint64_t method;
 
-		if (scopes[i].method_index > d->nmetadata ||
+		if (scopes[i].method_index < 1 || scopes[i].method_index > d->nmetadata ||
 		    read_u64(j, d->metadata + 8ull * (scopes[i].method_index - 1), &method) ||
-		    hotspot_name_method(j, method, scopes[i].bci, &out[got]))
-			break;
-		got++;
+		    hotspot_name_method(j, method, scopes[i].bci, &out[i - skip])) {
+			n = -EAGAIN;
+			goto out;
+		}
 	}
-	n = got ? got : -ENOENT;
+	n -= skip;
 out:
-	free(pcs);
-	free(data);
+	free(owned);
 	return n;
 }
 
-int hotspot_name_nmethod(const struct hotspot_jvm *j, uint64_t nm, uint32_t pc_offset,
-			 bool is_return, int32_t compile_id, struct hotspot_frame *out, int max)
+/* hotspot_name_nmethod, the header into `hdr`: exactly nmethod_size bytes (see name_method). */
+static int name_nmethod(const struct hotspot_jvm *j, uint64_t nm, uint32_t pc_offset,
+			bool is_return, int32_t compile_id, struct hotspot_frame *out, int max,
+			struct hotspot_named *named, unsigned char *hdr)
 {
 	const struct hotspot_layout *l = &j->layout;
-	unsigned char hdr[HEADER_MAX];
 	struct debug_info d;
 	uint64_t method;
-	int err, n;
+	int err, n = -ENOENT;
 
-	if (max < 1 || l->nmethod_size > HEADER_MAX)
-		return -EINVAL;
 	if ((err = j->read(j->ctx, nm, hdr, l->nmethod_size)))
 		return err;
-	if (compile_id >= 0 && (int32_t)get_u32(hdr + l->nmethod_compile_id) != compile_id)
+	named->compile_id = (int32_t)get_u32(hdr + l->nmethod_compile_id);
+	if (compile_id >= 0 && named->compile_id != compile_id)
 		return -ESTALE;
+	d.nm = nm;
+	d.compile_id = named->compile_id;
 	if (!debug_info_of(j, nm, hdr, &d)) {
 		n = inlined_frames(j, &d, pc_offset, is_return, out, max);
 		if (n > 0)
 			return n;
 	}
-	/* No debug information there: the nmethod's own method, without a line. */
+	/*
+	 * No debug information there: the nmethod's own method, without a
+	 * line; where it could not be read (-EAGAIN), an answer to ask again.
+	 */
+	named->complete = n != -EAGAIN && n != -ENOMEM;
 	method = get_u64(hdr + l->nmethod_method);
 	err = hotspot_name_method(j, method, -1, out);
 	return err ? err : 1;
+}
+
+int hotspot_name_nmethod(const struct hotspot_jvm *j, uint64_t nm, uint32_t pc_offset,
+			 bool is_return, int32_t compile_id, struct hotspot_frame *out, int max,
+			 struct hotspot_named *named)
+{
+	const struct hotspot_layout *l = &j->layout;
+	struct hotspot_named dummy;
+	unsigned char *hdr;
+	int n;
+
+	if (!named)
+		named = &dummy;
+	*named = (struct hotspot_named){ .complete = true, .compile_id = -1 };
+	if (max < 1 || !l->nmethod_size || l->nmethod_size > HEADER_MAX)
+		return -EINVAL;
+	hdr = malloc(l->nmethod_size);
+	if (!hdr)
+		return -ENOMEM;
+	n = name_nmethod(j, nm, pc_offset, is_return, compile_id, out, max, named, hdr);
+	free(hdr);
+	return n;
 }

@@ -24,12 +24,27 @@
 #define HOTSPOT_FRAME_FILE 128 /* "Hot.java" */
 #define HOTSPOT_MAX_DEBUG  (256u << 10)
 
+struct hotspot_debug_cache;
+
 struct hotspot_jvm {
 	struct hotspot_layout layout;
 	hotspot_read_fn read;
 	void *ctx;
 	unsigned x; /* UNSIGNED5's excluded bytes for this JDK */
+	/* The nmethods' debug information last read (NULL: none kept; the caller's). */
+	struct hotspot_debug_cache *debug_cache;
 };
+
+/*
+ * The PcDescs and scopes of the few nmethods last named, by nmethod and
+ * compile id: the pcs sampled in one nmethod are many, its debug
+ * information one read. At most HOTSPOT_DEBUG_CACHE_BYTES, of
+ * HOTSPOT_DEBUG_CACHE_ENTRIES nmethods.
+ */
+#define HOTSPOT_DEBUG_CACHE_ENTRIES 8
+#define HOTSPOT_DEBUG_CACHE_BYTES   (256u << 10)
+struct hotspot_debug_cache *hotspot_debug_cache_new(void);
+void hotspot_debug_cache_free(struct hotspot_debug_cache *c);
 
 struct hotspot_frame {
 	char name[HOTSPOT_FRAME_NAME];
@@ -44,15 +59,28 @@ void hotspot_jvm_init(struct hotspot_jvm *j, const struct hotspot_layout *l, hot
 int hotspot_name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bci,
 			struct hotspot_frame *out);
 
+/* What else naming an nmethod found: whether the answer is final, and which compilation it was. */
+struct hotspot_named {
+	/*
+	 * false: a read failed on the way (the read budget, a stuck page, a
+	 * method being freed) and the nmethod's own method stands in for
+	 * what it inlined there: worth asking again later, not keeping.
+	 */
+	bool complete;
+	int32_t compile_id; /* the nmethod's, -1 when its header was not read */
+};
+
 /*
  * The frames of nmethod `nm` at code offset `pc_offset` (from its code's
- * start), a call's return address (is_return: its own debug information)
- * or a sampled leaf (the debug information nearest after it): each method
- * inlined there, innermost first, up to `max`. With
+ * start), a call's return address (is_return: the debug information
+ * recorded at it exactly, else none) or a sampled leaf (the debug
+ * information nearest after it): each method inlined there, innermost
+ * first; of a chain deeper than `max`, the outermost `max`. With
  * compile_id >= 0 the nmethod must be that compilation (-ESTALE if not).
- * The number of frames, or an error.
+ * The number of frames, or an error; `named` (may be NULL) says more.
  */
 int hotspot_name_nmethod(const struct hotspot_jvm *j, uint64_t nm, uint32_t pc_offset,
-			 bool is_return, int32_t compile_id, struct hotspot_frame *out, int max);
+			 bool is_return, int32_t compile_id, struct hotspot_frame *out, int max,
+			 struct hotspot_named *named);
 
 #endif

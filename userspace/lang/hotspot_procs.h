@@ -15,7 +15,9 @@
  * Every read of a JVM's memory goes through a reader with a deadline
  * (python_reader.h): a page of it may never arrive (its owner's FUSE file),
  * and the thread asking drains the rings. Answers are kept per (pid,
- * address), at most HOTSPOT_PROC_MAX_CACHED a JVM.
+ * address), at most HOTSPOT_PROC_MAX_CACHED a JVM and as many a user
+ * (the older ones making room), and checked again against the code they
+ * named.
  */
 #ifndef BPFPROF_LANG_HOTSPOT_PROCS_H
 #define BPFPROF_LANG_HOTSPOT_PROCS_H
@@ -38,6 +40,17 @@ struct hotspot_procs *hotspot_procs_new(const char *proc_root);
 void hotspot_procs_free(struct hotspot_procs *hp);
 /* For tests: memory read by `fn` instead of process_vm_readv. */
 void hotspot_procs_set_reader(struct hotspot_procs *hp, python_mem_read_fn fn, void *ctx);
+/* For tests: how long a kept answer is trusted before its code is checked again (1 s). */
+void hotspot_procs_set_verify_period(struct hotspot_procs *hp, uint64_t ns);
+/* For tests: answers kept a JVM, a user, all (HOTSPOT_PROC_MAX_CACHED, as many, 4 times). */
+void hotspot_procs_set_cache_caps(struct hotspot_procs *hp, size_t per_jvm, size_t per_user,
+				  size_t total);
+/*
+ * libjvm.so's exports (their addresses in pid) as if read from its file
+ * (tests: a JVM made in memory has no file). 0, or -ENOENT: pid is no JVM.
+ */
+int hotspot_procs_set_exports(struct hotspot_procs *hp, uint32_t pid,
+			      const uint64_t exports[HS_EXPORT_COUNT]);
 
 /* pid maps `e`: libjvm.so makes it a JVM (others are ignored). 0 or -ENOMEM. */
 int hotspot_procs_note_mapping(struct hotspot_procs *hp, uint32_t pid, const struct map_entry *e);
@@ -53,7 +66,15 @@ bool hotspot_procs_is_jvm(const struct hotspot_procs *hp, uint32_t pid);
 int hotspot_procs_frames(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, uint64_t pc,
 			 bool is_return, struct hotspot_frame *out, int max);
 
-/* What the caller made of pid's answer at pc (an entry of its own), kept for the next ask. */
+/*
+ * What the caller made of pid's answer at pc (an entry of its own), kept
+ * for the next ask: hotspot_procs_cache right after hotspot_procs_frames
+ * answered for that pc (the key may also set bit 63, to keep a leaf's
+ * answer apart from a return address's). A kept answer is checked against
+ * the JVM once a second (the nmethod's compile id: its code freed and
+ * reused by another method drops it); one read only in part (a read
+ * refused on the way) is kept a second only.
+ */
 bool hotspot_procs_cached(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, uint32_t *value);
 void hotspot_procs_cache(struct hotspot_procs *hp, uint32_t pid, uint64_t pc, uint32_t value);
 

@@ -73,6 +73,7 @@ int hotspot_exports_mapped(Elf *elf, uint64_t map_start, uint64_t map_pgoff,
 #define HOTSPOT_MAX_STRIDE  256u
 #define HOTSPOT_MAX_NAME    128u	/* bytes of a type, field or constant name, NUL included */
 #define HOTSPOT_MAX_SIZEOF  (64u << 10) /* of any type we use */
+#define HOTSPOT_MAX_HEADER  1024u	/* of an nmethod, ConstMethod, ConstantPool: read whole */
 
 struct hotspot_vmstructs;
 
@@ -97,8 +98,11 @@ bool hotspot_int_constant(const struct hotspot_vmstructs *vm, const char *name, 
 void hotspot_vmstructs_counts(const struct hotspot_vmstructs *vm, size_t counts[4]);
 
 /*
- * What walking and naming Java frames needs, from the tables (each offset
- * checked against its type's size). Addresses are the JVM's.
+ * What walking and naming Java frames needs, from the tables (each field's
+ * bytes checked to lie within its type's size, and those read from an
+ * nmethod's, ConstMethod's or ConstantPool's header within the bytes read
+ * of it: nmethod_size, const_method_size, pool_size, each at most
+ * HOTSPOT_MAX_HEADER). Addresses are the JVM's.
  */
 struct hotspot_layout {
 	unsigned major; /* the JDK's feature release: 17, 21, 25 */

@@ -335,7 +335,7 @@ static int64_t java_frame(void *vctx, uint32_t pid, uint32_t uid, uint64_t addr,
 	if (n <= 0)
 		return n ? n : -ENOENT;
 	lock_symbols(ctx);
-	idx = java_frames_intern(ctx->java_frames, frames, n);
+	idx = java_frames_intern_user(ctx->java_frames, uid, frames, n);
 	if (idx >= 0)
 		hotspot_procs_cache(ctx->jvms, pid, key, (uint32_t)idx);
 	return idx;
@@ -366,7 +366,7 @@ static int64_t runtime_frame(void *vctx, uint32_t pid, uint32_t uid, uint32_t ki
 	if (n <= 0)
 		return n ? n : -ENOENT;
 	lock_symbols(ctx);
-	idx = java_frames_intern(ctx->java_frames, &frame, 1);
+	idx = java_frames_intern_user(ctx->java_frames, uid, &frame, 1);
 	if (idx >= 0)
 		hotspot_procs_interp_cache(ctx->jvms, pid, words, (uint32_t)idx);
 	return idx;

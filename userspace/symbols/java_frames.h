@@ -27,6 +27,24 @@ void java_frames_free(struct java_frames *f);
  */
 int64_t java_frames_intern(struct java_frames *f, const struct hotspot_frame *frames, int n);
 
+/*
+ * The same, a new chain charged to `user` (the uid of the process whose
+ * frames they are, folded to its owner: util/uid_owner.h): a process
+ * that makes every sample's names new (a fake JVM rewriting its Symbols)
+ * would otherwise grow root's profiler without end. Chains are kept up to
+ * JAVA_FRAMES_MAX_BYTES in all and JAVA_FRAMES_USER_BYTES a user; past
+ * that a new chain is the one entry named JAVA_FRAMES_OVER_BUDGET (said
+ * once). JAVA_FRAMES_NO_USER: charged to all only.
+ */
+#define JAVA_FRAMES_MAX_BYTES	(128u << 20)
+#define JAVA_FRAMES_USER_BYTES	(JAVA_FRAMES_MAX_BYTES / 4)
+#define JAVA_FRAMES_NO_USER	UINT32_MAX
+#define JAVA_FRAMES_OVER_BUDGET "[Java code past bpfprof's memory budget]"
+int64_t java_frames_intern_user(struct java_frames *f, uint32_t user,
+				const struct hotspot_frame *frames, int n);
+/* For tests: the caps, in bytes. */
+void java_frames_set_caps(struct java_frames *f, size_t max_bytes, size_t max_user_bytes);
+
 /* Names entry `index` into `out`; false for an index never handed out. */
 bool java_frames_resolve(const struct java_frames *f, uint64_t index, struct resolved_frame *out);
 

@@ -1,0 +1,2 @@
+# Java frames as the profile's tables see them, and the memory a user's chains may hold.
+bpfprof_unit_test(test_java_frames ${CMAKE_CURRENT_LIST_DIR}/test_java_frames.c)
