@@ -974,5 +974,13 @@ int hotspot_procs_interp_frame(struct hotspot_procs *hp, uint32_t pid, uint32_t 
 	    bcp - code < code_size)
 		bci = (int32_t)(bcp - code);
 	err = hotspot_name_method(&jvm->j, method, bci, out);
-	return err ? err : 1;
+	if (err)
+		return err;
+	/*
+	 * A bytecode index and no line: the line table was not read (or the
+	 * method has none, rare: then it is read again, within the budget).
+	 * Kept, the frame would stay without its line for the JVM's life
+	 * (a thread asleep at one call site asks with one bcp throughout).
+	 */
+	return bci >= 0 && !out->line ? 2 : 1;
 }

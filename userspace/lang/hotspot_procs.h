@@ -104,7 +104,9 @@ bool hotspot_procs_in_interpreter(struct hotspot_procs *hp, uint32_t pid, uint32
  * The interpreted frame whose words BPF read (words[0] the Method*, words[1]
  * the bytecode pointer): "pkg.Class.method" with the line of its bytecode
  * index. 1, 0 when not a JVM read here, or a negative errno (unreadable,
- * no method there).
+ * no method there). 2: named, but without the line its bytecode index
+ * should have (the line table unread: the read budget spent, a stalled
+ * page), an answer not to keep.
  */
 int hotspot_procs_interp_frame(struct hotspot_procs *hp, uint32_t pid, uint32_t uid,
 			       const uint64_t words[RT_WORDS], struct hotspot_frame *out);

@@ -367,7 +367,7 @@ static int64_t runtime_frame(void *vctx, uint32_t pid, uint32_t uid, uint32_t ki
 		return n ? n : -ENOENT;
 	lock_symbols(ctx);
 	idx = java_frames_intern_user(ctx->java_frames, uid, &frame, 1);
-	if (idx >= 0)
+	if (idx >= 0 && n == 1)
 		hotspot_procs_interp_cache(ctx->jvms, pid, words, (uint32_t)idx);
 	return idx;
 }
