@@ -3,8 +3,10 @@
 #ifndef BPFPROF_FUZZ_UTIL_H
 #define BPFPROF_FUZZ_UTIL_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -27,6 +29,25 @@ static inline int fuzz_memfd(const uint8_t *data, size_t size)
 	}
 	lseek(fd, 0, SEEK_SET);
 	return fd;
+}
+
+/* The input as a process's memory at `base`, for parsers that read memory through a callback. */
+struct fuzz_image {
+	const uint8_t *data;
+	size_t size;
+	uint64_t base;
+};
+
+/* Reads of a fuzz_image (`ctx`): 0, or -EFAULT outside it. */
+static inline int fuzz_read_image(void *ctx, uint64_t addr, void *buf, size_t len)
+{
+	const struct fuzz_image *img = ctx;
+
+	if (addr < img->base || addr - img->base > img->size ||
+	    len > img->size - (addr - img->base))
+		return -EFAULT;
+	memcpy(buf, img->data + (addr - img->base), len);
+	return 0;
 }
 
 #endif

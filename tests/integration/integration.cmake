@@ -163,6 +163,16 @@ set_target_properties(bpfprof_workload_hotspot_probe PROPERTIES
 target_link_libraries(bpfprof_workload_hotspot_probe PRIVATE bpfprof_core)
 target_include_directories(bpfprof_workload_hotspot_probe PRIVATE ${CMAKE_SOURCE_DIR}/userspace)
 bpfprof_integration_test(hotspot_layout 300 TRUE hotspot_layout.sh)
+# node's JS frames named from V8's own metadata, as BPF's capture gives them (issue 39).
+add_executable(bpfprof_workload_v8_probe ${BPFPROF_TESTS_DIR}/workloads/v8_probe.c)
+set_target_properties(bpfprof_workload_v8_probe PROPERTIES
+  OUTPUT_NAME v8_probe
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads)
+target_link_libraries(bpfprof_workload_v8_probe PRIVATE bpfprof_core)
+target_include_directories(bpfprof_workload_v8_probe PRIVATE ${CMAKE_SOURCE_DIR}/userspace)
+bpfprof_integration_test(v8_frames 120 TRUE v8_frames.sh)
+set_property(TEST integration.v8_frames APPEND PROPERTY ENVIRONMENT
+  V8_PROBE=$<TARGET_FILE:bpfprof_workload_v8_probe>)
 # A process claiming to be a JVM (issue 39): a libjvm.so of its own, run by a throw-away user.
 add_library(bpfprof_workload_fakejvm_lib SHARED ${BPFPROF_TESTS_DIR}/workloads/fakejvm_lib.c)
 set_target_properties(bpfprof_workload_fakejvm_lib PROPERTIES

@@ -43,6 +43,24 @@ profile_runtime() {
 	cp "$WORK/bpfprof.err" "$WORK/$name.err"
 }
 
+# lang_share NAME LANGUAGE: the recording's "runtime frames:" line and
+# `bpfprof report` on its profile give the same share of LANGUAGE's
+# samples with one of its functions named (issue 39 item 7); prints it.
+lang_share() {
+	local name=$1 lang=$2 line rec rep
+	line=$(grep -m 1 '^bpfprof: runtime frames: ' "$WORK/$name.err") ||
+		fail "$name: the recording printed no runtime frames line"
+	[[ $line =~ [:\;]\ $lang\ ([0-9.]+)%\ of\ ([0-9]+) ]] || fail "$name: no $lang in: $line"
+	rec="${BASH_REMATCH[1]}% of ${BASH_REMATCH[2]}"
+	rep=$("$BPFPROF" report "$WORK/$name.json.gz" | grep -m 1 "^$lang frames: ") ||
+		fail "$name: report prints no '$lang frames:' line"
+	[[ $rep =~ ^$lang\ frames:\ ([0-9.]+)%\ of\ ([0-9]+)\  ]] || fail "$name: report says: $rep"
+	[ "$rec" = "${BASH_REMATCH[1]}% of ${BASH_REMATCH[2]}" ] ||
+		fail "$name: the recording says $lang $rec, report ${BASH_REMATCH[1]}% of ${BASH_REMATCH[2]}"
+	ok "$name: $lang functions named in $rec of its samples (recording and report agree)"
+	SHARE=${rec%%%*}
+}
+
 mkdir -p "$WORK/state"
 
 log "== node --perf-prof: names from the jitdump"
@@ -53,6 +71,7 @@ rm -f /tmp/perf-"$RT_PID".map
 node_check jit_checks.mjs --profile "$WORK/node_jitdump.json.gz" --gzip --pid "$RT_PID" \
 	--func bpfprofHotLoop --func bpfprofInner --category JavaScript --js --min-percent 30 ||
 	fail "node --perf-prof: its jitdump's names are not in the profile"
+lang_share node_jitdump JavaScript
 
 log "== node, no flags: unnamed JIT code grouped"
 profile_runtime node_plain - "$JIT_NODE" "$JIT_HOT" 2
@@ -90,6 +109,7 @@ for jdk in "${jdks[@]}"; do
 	node_check jit_checks.mjs --profile "$WORK/java_plain_$v.json.gz" --gzip --pid "$RT_PID" \
 		--func JitHot.bpfprofJavaInner --category Java --min-percent 60 ||
 		fail "$v: its compiled methods are not named from the JVM's own structures"
+	lang_share "java_plain_$v" Java
 	# Interpreted frames, named from what BPF read in them (issue 39): main() is
 	# interpreted (it runs once); the share is of the samples whose walk got
 	# through the C2 code below it (compiled frames without frame pointers are

@@ -458,6 +458,25 @@ else
 			"$WORK/bpfprof.err")
 		[ "$said" -eq 1 ] || fail "--unwind auto said why it fell back to frame pointers $said times, not once"
 		ok "--unwind auto on a kernel whose perf_event programs cannot use the walk's maps: frame pointers, said"
+		# Asked for by name there: one line that says why and what to use, not the verifier's log.
+		cp "$WORK/bpfprof.out" "$WORK/nofp.out"
+		run_bpfprof 30 --unwind cfi -o "$WORK/cfi_old.json.gz" -- true
+		[ "$STATUS" -ne 0 ] || fail "--unwind cfi ran on a kernel that cannot run the walk"
+		grep -q "^bpfprof: error: --unwind cfi cannot run here: .*before Linux 6.1.*use --unwind fp" \
+			"$WORK/bpfprof.err" || fail "--unwind cfi did not say why it cannot run: $(head -c 600 "$WORK/bpfprof.err")"
+		ok "--unwind cfi there: $(grep -m 1 '^bpfprof: error: ' "$WORK/bpfprof.err")"
+		# The stacks of threads asleep all along come from an iter/task program,
+		# which the preallocation rule does not touch (5.17-6.0 lost them).
+		sleep 60 &
+		sleeper=$!
+		sleep 0.3
+		run_bpfprof 30 -v -p "$sleeper" -d 1 -o "$WORK/asleep.json.gz"
+		kill "$sleeper" 2>/dev/null
+		expect_success
+		grep -q "^bpfprof: debug: threads blocked all along: 1 .* 1 with stacks" "$WORK/bpfprof.err" ||
+			fail "the thread asleep all along has no stack: $(grep 'blocked all along' "$WORK/bpfprof.err")"
+		ok "$(grep -m 1 'threads blocked all along' "$WORK/bpfprof.err")"
+		cp "$WORK/nofp.out" "$WORK/bpfprof.out"
 	fi
 fi
 read -r _ _ _ pid _ depth _ reader < <(grep -m 1 "^nofp: truth pid " "$WORK/bpfprof.out")

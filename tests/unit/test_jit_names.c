@@ -105,8 +105,26 @@ static void test_runtime_of_path(void)
 	CHECK_EQ_STR(jit_runtime_unnamed(JIT_RUNTIME_UNKNOWN), "[anon exec]");
 }
 
+/* Which frames of a JVM count as a named Java method in the frame-quality counts. */
+static void test_java_method(void)
+{
+	CHECK(jit_name_is_java_method("com.example.Hot.inner"));
+	CHECK(jit_name_is_java_method("JitHot.bpfprofJavaInner"));
+	CHECK(jit_name_is_java_method("Hot$$Lambda.0x0000000801001200.run"));
+	CHECK(!jit_name_is_java_method("Interpreter"));
+	CHECK(!jit_name_is_java_method("StubRoutines (1)"));
+	CHECK(!jit_name_is_java_method("I2C/C2I adapters"));
+	CHECK(!jit_name_is_java_method("[JIT] java"));
+	CHECK(!jit_name_is_java_method("[JVM stub]"));
+	CHECK(!jit_name_is_java_method(".x"));
+	CHECK(!jit_name_is_java_method("x."));
+	CHECK(!jit_name_is_java_method(""));
+	CHECK(!jit_name_is_java_method(NULL));
+}
+
 int main(void)
 {
+	RUN(test_java_method);
 	RUN(test_v8);
 	RUN(test_java);
 	RUN(test_python);

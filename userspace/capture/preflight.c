@@ -5,6 +5,7 @@
 #include <linux/capability.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -116,8 +117,17 @@ bool preflight_noprealloc_hash_supported(void)
 	    !strcmp(getenv("BPFPROF_TEST_NO_NOPREALLOC"), "1"))
 		return (known = 0);
 	map = bpf_map_create(BPF_MAP_TYPE_HASH, "bpfprof_probe", 4, 4, 1, &mopts);
-	if (map < 0)
-		return (known = 0);
+	if (map < 0) {
+		/*
+		 * Every kernel that loads bpfprof creates such maps (4.6+): a
+		 * failure here (no memory, a cgroup's limit) says nothing of the
+		 * verifier, and answering no would take the CFI walk away for
+		 * the whole run. The load says what is wrong if it is.
+		 */
+		log_debug("probing hash maps without preallocation: %s; assuming they may be used",
+			  strerror(errno));
+		return (known = 1);
+	}
 	memset(insns, 0, sizeof(insns));
 	/* r1 = the map (ld_imm64, two slots); r0 = 0; exit */
 	insns[0].code = BPF_LD | BPF_DW | BPF_IMM;
@@ -135,37 +145,86 @@ bool preflight_noprealloc_hash_supported(void)
 	return known;
 }
 
-/* The answer, probed and said once (the recording and the session both ask). */
-static int cfi_unwind_probe(void)
+/* The first of `n` helpers a perf_event program cannot call here, or -1 when it can call all. */
+static int missing_helper(const enum bpf_func_id *helpers, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, helpers[i], NULL) != 1)
+			return (int)helpers[i];
+	return -1;
+}
+
+/*
+ * Why the CFI walk cannot run here, for people, or NULL when it can;
+ * probed and said once (the recording and the session both ask).
+ */
+static const char *cfi_unwind_refusal(void)
 {
 #if defined(__x86_64__)
 	static const enum bpf_func_id helpers[] = { BPF_FUNC_loop, BPF_FUNC_task_pt_regs };
+	static char why[128];
+	static int known = -1;
+	int missing;
 
+	if (known >= 0)
+		return known ? NULL : why;
+	known = 0;
 	if (!preflight_noprealloc_hash_supported()) {
-		log_debug(
-			"--unwind auto: the kernel's perf_event programs cannot use hash maps that "
-			"are not preallocated (before Linux 6.1); unwinding with frame pointers");
-		return 0;
+		snprintf(why, sizeof(why),
+			 "the kernel's perf_event programs cannot use hash maps that are not "
+			 "preallocated (before Linux 6.1)");
+		return why;
 	}
-
-	for (size_t i = 0; i < sizeof(helpers) / sizeof(helpers[0]); i++)
-		if (libbpf_probe_bpf_helper(BPF_PROG_TYPE_PERF_EVENT, helpers[i], NULL) != 1) {
-			log_debug("--unwind auto: the kernel lacks BPF helper %d; unwinding with "
-				  "frame pointers",
-				  (int)helpers[i]);
-			return 0;
-		}
-	return 1;
+	missing = missing_helper(helpers, sizeof(helpers) / sizeof(helpers[0]));
+	if (missing >= 0) {
+		snprintf(why, sizeof(why),
+			 "the kernel lacks BPF helper %d (bpf_loop: 5.17, bpf_task_pt_regs: 5.15)",
+			 missing);
+		return why;
+	}
+	known = 1;
+	return NULL;
 #else
-	return 0;
+	return "the CFI walk is written for x86_64";
 #endif
 }
 
 int preflight_cfi_unwind_supported(void)
 {
+	static int said;
+	const char *why = cfi_unwind_refusal();
+
+	if (why && !said++)
+		log_debug("--unwind auto: %s; unwinding with frame pointers", why);
+	return !why;
+}
+
+int preflight_cfi_unwind_check(void)
+{
+	const char *why = cfi_unwind_refusal();
+
+	if (!why)
+		return 0;
+	log_error("--unwind cfi cannot run here: %s; use --unwind fp (or auto, which chooses it)",
+		  why);
+	return -EOPNOTSUPP;
+}
+
+bool preflight_task_stacks_supported(void)
+{
+#if defined(__x86_64__)
+	/*
+	 * An iter/task program with bpf_task_pt_regs (5.15): unlike the CFI
+	 * walk it is not a perf_event program, so the preallocation rule of
+	 * kernels before 6.1 does not touch it (it uses no hash map).
+	 */
+	static const enum bpf_func_id helpers[] = { BPF_FUNC_task_pt_regs };
 	static int known = -1;
 
 	if (known < 0)
-		known = cfi_unwind_probe();
+		known = missing_helper(helpers, 1) < 0;
 	return known;
+#else
+	return false;
+#endif
 }

@@ -29,6 +29,13 @@ bool preflight_find_vma_supported(void);
  * perf_event programs have bpf_loop (5.17) and bpf_task_pt_regs (5.15).
  */
 int preflight_cfi_unwind_supported(void);
+/* 0 when the CFI walk can run here; else a one-line error said and -EOPNOTSUPP (--unwind cfi). */
+int preflight_cfi_unwind_check(void);
+/*
+ * Whether the stacks of threads blocked all along can be read at the start
+ * and end (an iter/task program with bpf_task_pt_regs, 5.15).
+ */
+bool preflight_task_stacks_supported(void);
 /*
  * Whether a perf_event program may use a hash map that is not preallocated
  * (Linux 6.1 and later); probed once. Tests only: BPFPROF_TEST_NO_NOPREALLOC=1

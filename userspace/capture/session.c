@@ -524,7 +524,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 	choose_syscall_programs(s, cfg->syscalls);
 	/* Stacks of threads blocked all along: for their off-CPU samples (bpf_task_pt_regs, 5.15).
 	 */
-	s->task_stacks = cfg->sched && preflight_cfi_unwind_supported() == 1;
+	s->task_stacks = cfg->sched && preflight_task_stacks_supported();
 	bpf_program__set_autoload(s->skel->progs.dump_task_stacks, s->task_stacks);
 	tp_btf_release();
 

@@ -383,6 +383,8 @@ int recording_start(struct recording *r, const struct options *opts)
 	cfg.include_idle = opts->include_idle;
 	cfg.sched = opts->sched;
 	cfg.offcpu_stacks = opts->sched && opts->offcpu;
+	if (opts->unwind == UNWIND_CFI && preflight_cfi_unwind_check())
+		return 1;
 	cfg.unwind_cfi = opts->unwind == UNWIND_CFI ||
 			 (opts->unwind == UNWIND_AUTO && preflight_cfi_unwind_supported());
 	cfg.state_dir = opts->state_dir;

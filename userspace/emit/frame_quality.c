@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../lang/jit_names.h"
 #include "../model/model.h"
 #include "profile_tables.h"
 
@@ -99,17 +100,22 @@ static uint8_t *outermost_user_is_root(const struct profile_tables *t)
 }
 
 /* The runtime of a frame's code: its library's, native when it has none. */
-static unsigned frame_runtime_bit(const struct profile_tables *t, const struct pt_frame *f)
+static uint8_t frame_runtime_bit(const struct profile_tables *t, const struct pt_frame *f)
 {
 	int32_t res = t->funcs.data[f->func].resource;
 	int32_t lib = res >= 0 ? t->resources.data[res].lib : -1;
 	const struct object_info *obj = lib >= 0 ? t->libs.data[lib].obj : NULL;
 
-	return obj && obj->runtime < CODE_RUNTIME_COUNT ? 1u << obj->runtime : 0;
+	return obj && obj->runtime < CODE_RUNTIME_COUNT ? (uint8_t)(1u << obj->runtime) : 0;
 }
 
-/* Per profile stack, the runtimes its frames belong to (bits), prefix first as above. */
-static uint8_t *stack_runtimes(const struct profile_tables *t)
+/*
+ * Per profile stack, the OR of `frame_bits` over its frames, prefix first
+ * as above: the runtimes its frames belong to, or its languages.
+ */
+static uint8_t *stack_bits(const struct profile_tables *t,
+			   uint8_t (*frame_bits)(const struct profile_tables *t,
+						 const struct pt_frame *f))
 {
 	uint8_t *bits = malloc(t->stacks.len ? t->stacks.len : 1);
 
@@ -120,9 +126,77 @@ static uint8_t *stack_runtimes(const struct profile_tables *t)
 
 		bits[i] =
 			(uint8_t)((s->prefix == NO_INDEX || s->prefix >= i ? 0 : bits[s->prefix]) |
-				  frame_runtime_bit(t, &t->frames.data[s->frame]));
+				  frame_bits(t, &t->frames.data[s->frame]));
 	}
 	return bits;
+}
+
+const char *frame_lang_name(enum frame_lang l)
+{
+	switch (l) {
+	case FRAME_LANG_PYTHON:
+		return "Python";
+	case FRAME_LANG_JAVA:
+		return "Java";
+	case FRAME_LANG_JS:
+		return "JavaScript";
+	default:
+		return "?";
+	}
+}
+
+int frame_lang_of_category(const char *category)
+{
+	for (int l = 0; category && l < FRAME_LANG_COUNT; l++)
+		if (!strcmp(category, frame_lang_name(l)))
+			return l;
+	return -1;
+}
+
+/*
+ * Python frames always name a function; a JVM's when it names a method,
+ * not a stub; V8's when the front-end's isJS says a JavaScript function,
+ * not a builtin.
+ */
+uint8_t frame_lang_bits(int lang, const char *func, bool is_js)
+{
+	bool named;
+
+	switch (lang) {
+	case FRAME_LANG_PYTHON:
+		named = true;
+		break;
+	case FRAME_LANG_JAVA:
+		named = jit_name_is_java_method(func);
+		break;
+	case FRAME_LANG_JS:
+		named = is_js;
+		break;
+	default:
+		return 0;
+	}
+	return (uint8_t)((named ? 3u : 1u) << (2 * lang));
+}
+
+static uint8_t pt_frame_lang_bits(const struct profile_tables *t, const struct pt_frame *f)
+{
+	const struct pt_func *fn = &t->funcs.data[f->func];
+	int lang = f->category == CAT_PYTHON ? FRAME_LANG_PYTHON
+		   : f->category == CAT_JAVA ? FRAME_LANG_JAVA
+		   : f->category == CAT_JS   ? FRAME_LANG_JS
+					     : -1;
+
+	return lang < 0 ? 0 : frame_lang_bits(lang, strtab_get(&t->strings, fn->name), fn->is_js);
+}
+
+void frame_lang_count(struct frame_lang_quality *q, uint8_t bits, uint64_t samples)
+{
+	for (int l = 0; l < FRAME_LANG_COUNT; l++) {
+		if (bits & (1u << (2 * l)))
+			q->samples[l] += samples;
+		if (bits & (2u << (2 * l)))
+			q->named[l] += samples;
+	}
 }
 
 static enum code_runtime runtime_of(uint8_t bits)
@@ -137,14 +211,16 @@ static enum code_runtime runtime_of(uint8_t bits)
 int frame_quality_count(struct frame_quality *q, const struct model *m,
 			const struct profile_tables *t)
 {
-	uint8_t *memo, *runtimes;
+	uint8_t *memo, *runtimes, *langs;
 
 	memset(q, 0, sizeof(*q));
 	memo = outermost_user_is_root(t);
-	runtimes = stack_runtimes(t);
-	if (!memo || !runtimes) {
+	runtimes = stack_bits(t, frame_runtime_bit);
+	langs = stack_bits(t, pt_frame_lang_bits);
+	if (!memo || !runtimes || !langs) {
 		free(memo);
 		free(runtimes);
+		free(langs);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < m->threads.len; i++) {
@@ -158,6 +234,7 @@ int frame_quality_count(struct frame_quality *q, const struct model *m,
 
 			if (s->kind != SAMPLE_ON_CPU || stack == NO_INDEX)
 				continue;
+			frame_lang_count(&q->lang, langs[stack], 1);
 			root = memo[stack];
 			if (root == ROOT_NO_USER)
 				continue;
@@ -177,5 +254,6 @@ int frame_quality_count(struct frame_quality *q, const struct model *m,
 	}
 	free(memo);
 	free(runtimes);
+	free(langs);
 	return 0;
 }

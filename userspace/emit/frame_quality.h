@@ -9,6 +9,7 @@
 #ifndef BPFPROF_FRAME_QUALITY_H
 #define BPFPROF_FRAME_QUALITY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "../../bpf/bpfprof_abi.h"
@@ -18,6 +19,37 @@ struct model;
 struct profile_tables;
 
 #define FRAME_QUALITY_REASONS (USTACK_END_STUCK + 1)
+
+/*
+ * The languages whose functions a runtime's own frames name (a category
+ * each): of the on-CPU samples in a language's code (any frame of it on
+ * the stack, a JVM's stubs and unnamed JIT code included), how many name
+ * at least one of its functions. A JVM whose code is all "[JIT] java" or
+ * "Interpreter" is profiled, but not readably.
+ */
+enum frame_lang {
+	FRAME_LANG_PYTHON = 0,
+	FRAME_LANG_JAVA,
+	FRAME_LANG_JS,
+	FRAME_LANG_COUNT,
+};
+
+const char *frame_lang_name(enum frame_lang l);
+/* The language of a profile category's name ("Java"), -1 for none. */
+int frame_lang_of_category(const char *category);
+/*
+ * A frame's bits in a stack's language mask: bit 2*l, its language's
+ * code, and bit 2*l+1 when it names one of the language's functions.
+ */
+uint8_t frame_lang_bits(int lang, const char *func, bool is_js);
+
+struct frame_lang_quality {
+	uint64_t samples[FRAME_LANG_COUNT]; /* on-CPU samples in the language's code */
+	uint64_t named[FRAME_LANG_COUNT];   /* ... with one of its functions named */
+};
+
+/* Count `samples` samples of a stack whose frames' language bits OR to `bits`. */
+void frame_lang_count(struct frame_lang_quality *q, uint8_t bits, uint64_t samples);
 
 struct frame_quality {
 	uint64_t user_stacks;  /* on-CPU samples with at least one user frame */
@@ -31,6 +63,7 @@ struct frame_quality {
 	 */
 	uint64_t runtime_stacks[CODE_RUNTIME_COUNT];
 	uint64_t runtime_reached_root[CODE_RUNTIME_COUNT];
+	struct frame_lang_quality lang;
 };
 
 /* Counts over every on-CPU sample of the model, named through the built tables. */

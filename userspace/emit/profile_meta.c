@@ -130,6 +130,16 @@ static void write_extra_frame_quality(struct json_writer *w, const struct frame_
 			 frame_quality_reason((enum ustack_end)r));
 		extra_entry_int(w, label, q->stopped[r]);
 	}
+	/* "Samples in Java code" and "..., naming a Java function": how readable a runtime is. */
+	for (int l = 0; l < FRAME_LANG_COUNT; l++) {
+		if (!q->lang.samples[l])
+			continue;
+		snprintf(label, sizeof(label), "Samples in %s code", frame_lang_name(l));
+		extra_entry_int(w, label, q->lang.samples[l]);
+		snprintf(label, sizeof(label), "Samples in %s code naming a %s function",
+			 frame_lang_name(l), frame_lang_name(l));
+		extra_entry_int(w, label, q->lang.named[l]);
+	}
 }
 
 /* When records were lost: how many intervals, and the lifecycle records among them. */

@@ -43,6 +43,14 @@ const char *jit_runtime_unnamed(enum jit_runtime rt)
 	}
 }
 
+bool jit_name_is_java_method(const char *func)
+{
+	const char *dot = func ? strrchr(func, '.') : NULL;
+
+	/* "[JIT] java" and "[JVM stub]" are groups; "a b" is a stub's description. */
+	return dot && dot != func && dot[1] && func[0] != '[' && !strchr(func, ' ');
+}
+
 /* A decimal at s (no sign), up to `end`; its value capped, or -1 when there is none. */
 static int parse_line_number(const char *s, const char *end)
 {

@@ -38,6 +38,15 @@ enum jit_runtime jit_runtime_of_path(const char *path);
  */
 const char *jit_runtime_unnamed(enum jit_runtime rt);
 
+/*
+ * Whether a frame of a JVM's code names a Java method ("pkg.Class.method",
+ * as java_frames and the JVM's perf maps give them) rather than the JVM's
+ * stubs ("Interpreter", "StubRoutines (1)", "I2C/C2I adapters") or a
+ * group ("[JIT] java"): a method's name always has a class before a dot,
+ * and the stubs' names have none. For how many samples name Java code.
+ */
+bool jit_name_is_java_method(const char *func);
+
 enum jit_lang {
 	JIT_LANG_NATIVE = 0, /* stubs and code of no language */
 	JIT_LANG_JAVA,

@@ -258,6 +258,20 @@ static void print_funcs(const struct report_stats *s, const struct report_profil
 	free(idx);
 }
 
+/* [{"language": "Java", "onCpuSamples": N, "named": K}, ...] for the languages present. */
+static json_t *lang_json(const struct frame_lang_quality *q)
+{
+	json_t *a = json_array();
+
+	for (int l = 0; a && l < FRAME_LANG_COUNT; l++)
+		if (q->samples[l])
+			json_array_append_new(a, json_pack("{s:s, s:I, s:I}", "language",
+							   frame_lang_name(l), "onCpuSamples",
+							   (json_int_t)q->samples[l], "named",
+							   (json_int_t)q->named[l]));
+	return a;
+}
+
 static void print_text(const struct report_stats *s, const struct report_profile *p,
 		       const struct report_options *o)
 {
@@ -273,6 +287,13 @@ static void print_text(const struct report_stats *s, const struct report_profile
 	       s->samples_on, s->samples_off, s->threads.len, s->processes.len, lost);
 	if (cmd)
 		printf("command line: %s\n", shown(cmd));
+	for (int l = 0; l < FRAME_LANG_COUNT; l++)
+		if (s->lang.samples[l])
+			printf("%s frames: %.1f%% of %" PRIu64
+			       " on-CPU samples in %s code name one of its functions\n",
+			       frame_lang_name(l),
+			       pct((double)s->lang.named[l], (double)s->lang.samples[l]),
+			       s->lang.samples[l], frame_lang_name(l));
 
 	printf("\nCPU by process (ms, %% of the CPU time recorded, %% of one CPU)\n");
 	for (i = 0; i < s->processes.len && i < rows; i++) {
@@ -390,6 +411,7 @@ static int print_json(const struct report_stats *s, const struct report_profile 
 			  "threads", (json_int_t)s->threads.len, "processes",
 			  (json_int_t)s->processes.len, "lostEvents", lost_events(p), "cpuMs",
 			  s->cpu_ms, "onCpuSampleMs", s->on_ms, "offCpuMs", s->off_ms));
+	json_object_set_new(root, "runtimeFrames", lang_json(&s->lang));
 	json_object_set_new(root, "processes", sums_json(&s->processes, o->rows, "name"));
 	json_object_set_new(root, "threads", threads);
 	json_object_set_new(root, "topSelf", funcs_json(s, p, RANK_SELF_ON, o->rows));

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "../emit/frame_quality.h"
 #include "../util/log.h"
 
 /* Profiles are read whole: bound what a hostile or broken file can make us hold. */
@@ -99,6 +100,35 @@ static size_t table_length(json_t *table)
 								   : 0;
 }
 
+/*
+ * Each frame's language bits: its category (meta.categories[i].name,
+ * "Java") and its func's name and isJS, as the recording counted them.
+ */
+static int load_frame_langs(struct report_profile *p, json_t *frames, json_t *funcs)
+{
+	json_t *cats = json_object_get(p->meta, "categories");
+	json_t *is_js = json_object_get(funcs, "isJS");
+	uint32_t *cat = NULL;
+
+	p->frame_lang = calloc(p->nr_frames ? p->nr_frames : 1, 1);
+	if (!p->frame_lang)
+		return -ENOMEM;
+	/* An older profile without categories names no language: nothing to count. */
+	if (!json_is_array(cats) || copy_column(frames, "category", p->nr_frames, &cat, UINT32_MAX))
+		return 0;
+	for (size_t i = 0; i < p->nr_frames; i++) {
+		json_t *c = cat[i] == UINT32_MAX ? NULL : json_array_get(cats, cat[i]);
+		int lang = frame_lang_of_category(json_string_value(json_object_get(c, "name")));
+		uint32_t fn = p->frame_func[i];
+
+		if (lang >= 0)
+			p->frame_lang[i] = frame_lang_bits(lang, report_string(p, p->func_name[fn]),
+							   json_is_true(json_array_get(is_js, fn)));
+	}
+	free(cat);
+	return 0;
+}
+
 static int load_tables(struct report_profile *p, json_t *shared)
 {
 	json_t *stacks = json_object_get(shared, "stackTable");
@@ -128,7 +158,7 @@ static int load_tables(struct report_profile *p, json_t *shared)
 	for (size_t i = 0; i < p->nr_frames; i++)
 		if (p->frame_func[i] >= p->nr_funcs)
 			return -EINVAL;
-	return 0;
+	return load_frame_langs(p, frames, funcs);
 }
 
 int report_profile_load(struct report_profile *p, const char *file)
@@ -189,6 +219,7 @@ void report_profile_free(struct report_profile *p)
 	free(p->stack_parent);
 	free(p->frame_func);
 	free(p->func_name);
+	free(p->frame_lang);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -25,6 +25,11 @@ struct report_profile {
 	uint32_t *frame_func; /* shared.frameTable.func */
 	size_t nr_frames;
 	uint32_t *func_name; /* shared.funcTable.name: index into strings */
+	/*
+	 * Per frame, its language bits (emit/frame_quality.h frame_lang_bits):
+	 * from its category's name and its func's name and isJS.
+	 */
+	uint8_t *frame_lang;
 	size_t nr_funcs;
 	double interval_ms;
 	double cpu_unit_ms; /* one unit of threadCPUDelta in ms (0: no such column) */

@@ -70,6 +70,7 @@ static void count_sample(struct report_stats *s, const struct report_profile *p,
 	const char *name = report_func_name(p, leaf);
 	bool off = !strncmp(name, OFFCPU_PREFIX, strlen(OFFCPU_PREFIX));
 	struct report_sum *reason;
+	uint8_t langs = 0;
 
 	if (off) {
 		th->off_ms += ms;
@@ -89,6 +90,7 @@ static void count_sample(struct report_stats *s, const struct report_profile *p,
 	for (; stack != REPORT_NO_PARENT; stack = p->stack_parent[stack]) {
 		struct report_func *fn = &s->funcs[p->frame_func[p->stack_frame[stack]]];
 
+		langs |= p->frame_lang[p->stack_frame[stack]];
 		if (fn->seen == stamp)
 			continue;
 		fn->seen = stamp;
@@ -97,6 +99,8 @@ static void count_sample(struct report_stats *s, const struct report_profile *p,
 		else
 			fn->total_on_ms += ms;
 	}
+	if (!off)
+		frame_lang_count(&s->lang, langs, count);
 }
 
 static int count_samples(struct report_stats *s, const struct report_profile *p, json_t *t,

@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../emit/frame_quality.h"
 #include "../util/vec.h"
 #include "report_load.h"
 
@@ -54,6 +55,8 @@ struct report_stats {
 	size_t max_markers;
 	bool syscall_totals; /* counts from Syscall totals markers (--syscalls=all) */
 	uint64_t samples_on, samples_off;
+	/* On-CPU samples in each language's code, and those naming one of its functions. */
+	struct frame_lang_quality lang;
 	double on_ms, off_ms, cpu_ms;
 };
 

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: BSD-2-Clause */
+/* V8 11.3's metadata as node 20 exports it, for the V8 tests. */
+#ifndef BPFPROF_TEST_V8_NODE20_H
+#define BPFPROF_TEST_V8_NODE20_H
+
+#include "lang/v8_meta.h"
+
+/* Node 20's metadata, the part the layout needs (values of /usr/bin/node v20.20.2). */
+static const struct v8_sym node20[] __attribute__((unused)) = {
+	{ "_ZN2v88internal7Version6major_E", 11 },
+	{ "_ZN2v88internal7Version6minor_E", 3 },
+	{ "_ZN2v88internal7Version6build_E", 244 },
+	{ "_ZN2v88internal7Version6patch_E", 8 },
+	{ "v8dbg_SmiShiftSize", 31 },
+	{ "v8dbg_SmiTag", 0 },
+	{ "v8dbg_SmiTagMask", 1 },
+	{ "v8dbg_HeapObjectTag", 1 },
+	{ "v8dbg_HeapObjectTagMask", 3 },
+	{ "v8dbg_off_fp_context_or_frame_type", -8 },
+	{ "v8dbg_off_fp_function", -16 },
+	{ "v8dbg_off_fp_bytecode_array", -32 },
+	{ "v8dbg_off_fp_bytecode_offset", -40 },
+	{ "v8dbg_type_JSFunction__JS_FUNCTION_TYPE", 2066 },
+	{ "v8dbg_type_SharedFunctionInfo__SHARED_FUNCTION_INFO_TYPE", 262 },
+	{ "v8dbg_type_Code__CODE_TYPE", 245 },
+	{ "v8dbg_type_Script__SCRIPT_TYPE", 167 },
+	{ "v8dbg_type_ScopeInfo__SCOPE_INFO_TYPE", 261 },
+	{ "v8dbg_type_BytecodeArray__BYTECODE_ARRAY_TYPE", 191 },
+	{ "v8dbg_type_ByteArray__BYTE_ARRAY_TYPE", 190 },
+	{ "v8dbg_type_FixedArray__FIXED_ARRAY_TYPE", 175 },
+	{ "v8dbg_type_WeakFixedArray__WEAK_FIXED_ARRAY_TYPE", 240 },
+	{ "v8dbg_FirstNonstringType", 128 },
+	{ "v8dbg_StringRepresentationMask", 7 },
+	{ "v8dbg_StringEncodingMask", 8 },
+	{ "v8dbg_SeqStringTag", 0 },
+	{ "v8dbg_ConsStringTag", 1 },
+	{ "v8dbg_SlicedStringTag", 3 },
+	{ "v8dbg_ThinStringTag", 5 },
+	{ "v8dbg_OneByteStringTag", 8 },
+	{ "v8dbg_class_HeapObject__map__Map", 0 },
+	{ "v8dbg_class_Map__instance_type__uint16_t", 12 },
+	{ "v8dbg_class_JSFunction__shared__SharedFunctionInfo", 24 },
+	{ "v8dbg_class_SharedFunctionInfo__name_or_scope_info__Object", 16 },
+	{ "v8dbg_class_SharedFunctionInfo__function_data__Object", 8 },
+	{ "v8dbg_class_SharedFunctionInfo__script_or_debug_info__HeapObject", 32 },
+	{ "v8dbg_class_Script__source__Object", 8 },
+	{ "v8dbg_class_Script__name__Object", 16 },
+	{ "v8dbg_class_Script__line_ends__Object", 56 },
+	{ "v8dbg_class_String__length__int32_t", 12 },
+	{ "v8dbg_class_SeqOneByteString__chars__char", 16 },
+	{ "v8dbg_class_ConsString__first__String", 16 },
+	{ "v8dbg_class_ConsString__second__String", 24 },
+	{ "v8dbg_class_ThinString__actual__String", 16 },
+	{ "v8dbg_class_SlicedString__parent__String", 16 },
+	{ "v8dbg_class_SlicedString__offset__SMI", 24 },
+	{ "v8dbg_class_FixedArrayBase__length__SMI", 8 },
+	{ "v8dbg_class_FixedArray__data__uintptr_t", 16 },
+	{ "v8dbg_class_BytecodeArray__data__uintptr_t", 54 },
+	{ "v8dbg_class_Code__deoptimization_data__FixedArray", 16 },
+	{ "v8dbg_class_Code__source_position_table__ByteArray", 24 },
+	{ "v8dbg_CodeKindFieldMask", 15 },
+	{ "v8dbg_CodeKindFieldShift", 0 },
+	{ "v8dbg_CodeKindInterpretedFunction", 10 },
+	{ "v8dbg_CodeKindBaseline", 11 },
+	{ "v8dbg_frametype_EntryFrame", 1 },
+	{ "v8dbg_frametype_InterpretedFrame", 13 },
+	{ "v8_Default_embedded_blob_code_", 0x18c4000 },
+	{ "v8_Default_embedded_blob_code_size_", 1645248 },
+};
+#define NODE20_N (sizeof(node20) / sizeof(node20[0]))
+
+#endif
