@@ -16,6 +16,10 @@
 #   perfmap_foreign    root's JIT process has no perf map; the user writes
 #                      /tmp/perf-<its pid>.map naming ATTACKER_CHOSEN_NAME:
 #                      refused (not owned by the process's user or root).
+#   perfmap_fuse       the user's JIT, in a root of its own, has a FUSE mount
+#                      (allow_other) at its /tmp whose server holds every read:
+#                      its perf map there is refused before any read, said
+#                      once, and the recording ends.
 #   jitdump_foreign    the user's JIT maps a jitdump (jit-N.dump) that another
 #                      user owns, naming its code: refused (only the process's
 #                      user's or root's is read), the code named from its own
@@ -34,7 +38,7 @@
 require_root
 make_workdir
 
-MODE=${1:?usage: hostile_symbols.sh debuglink_huge|perfmap_bind|perfmap_foreign|jitdump_foreign|jitdump_broken|debuginfod_buildid}
+MODE=${1:?usage: hostile_symbols.sh debuglink_huge|perfmap_bind|perfmap_foreign|perfmap_fuse|jitdump_foreign|jitdump_broken|debuginfod_buildid}
 : "${JIT_ANON:?JIT_ANON is not set}"
 . "$(dirname "$0")/hostile_common.sh"
 SECRET_DIR=
@@ -54,6 +58,21 @@ make_hostile_user
 # count_name PROFILE NAME: how many times NAME is in the profile's strings.
 count_name() {
 	zcat "$1" | grep -o "$2" | wc -l
+}
+
+# start_user_jit [ENV...]: the user's JIT (jit_anon, 20 s) with ENV; sets VICTIM_PID.
+start_user_jit() {
+	local i
+	# Emptied here: the background job's redirection may come after the wait below looks.
+	: >"$WORK/jit.out"
+	env "$@" "${as_user[@]}" "$JIT_ANON" 20 "$MODE" >"$WORK/jit.out" 2>"$WORK/jit.err" &
+	VICTIM_PID=$!
+	for ((i = 0; i < 100; i++)); do
+		[ -s "$WORK/jit.out" ] && break
+		sleep 0.05
+	done
+	[ "$(head -n 1 "$WORK/jit.out")" = "$VICTIM_PID" ] ||
+		fail "jit_anon ($VICTIM_PID) did not print its pid: $(cat "$WORK/jit.out" "$WORK/jit.err")"
 }
 
 # app_samples PROFILE PID: the samples of PID's threads.
@@ -177,22 +196,39 @@ perfmap_foreign)
 	[ "$said" -eq 1 ] || fail "the refusal was said $said times, not once"
 	ok "a map another user wrote for root's JIT is refused ($n samples, ATTACKER_CHOSEN_NAME 0 times)"
 	;;
+perfmap_fuse)
+	: "${FUSEHOLD:?FUSEHOLD is not set}"
+	command -v fusermount3 >/dev/null || fail "fusermount3 is not installed"
+	# A FUSE server that answers all but reads, mounted allow_other: what any
+	# user may mount where /etc/fuse.conf says user_allow_other, and have at
+	# /tmp in a mount namespace of their own (root mounts it here, as this
+	# machine's may not say so). Without allow_other, root's lookups there
+	# are refused before the server is asked. Every name is its file.
+	mkdir -p "$USER_DIR/root/tmp" || fail "cannot make the JIT's root"
+	"$FUSEHOLD" -a -n '*' "$USER_DIR/root/tmp" sleep 600 >"$WORK/fusehold.out" 2>&1 &
+	fuse_pid=$!
+	HOSTILE_CLEANUP+=("kill -KILL $fuse_pid 2>/dev/null; umount -l '$USER_DIR/root/tmp' 2>/dev/null")
+	for ((i = 0; i < 100; i++)); do
+		grep -q " $USER_DIR/root/tmp fuse" /proc/mounts && break
+		sleep 0.05
+	done
+	grep -q " $USER_DIR/root/tmp fuse" /proc/mounts || fail "fusehold did not mount: $(cat "$WORK/fusehold.out")"
+	start_user_jit JIT_ANON_CHROOT="$USER_DIR/root" JIT_ANON_NO_PERF_MAP=1
+	# Its map, read, would hold the ring's reader for ever, unkillable.
+	run_bpfprof 60 -p "$VICTIM_PID" -d 2 -o "$WORK/p.json.gz"
+	expect_success
+	n=$(app_samples "$WORK/p.json.gz" "$VICTIM_PID")
+	[ "$n" -ge 10 ] || fail "the JIT has $n samples"
+	said=$(grep -c "perf map of process $VICTIM_PID is not read: it is on a FUSE file system" "$WORK/bpfprof.err")
+	[ "$said" -eq 1 ] || fail "the perf map on FUSE was said $said times, not once"
+	ok "a perf map on a FUSE mount that holds its reads: refused, said once, the recording ended in ${ELAPSED}s ($n samples)"
+	;;
 jitdump_foreign | jitdump_broken)
 	# user_jit DUMP [ENV...]: the user's JIT, its jitdump DUMP; sets VICTIM_PID.
 	user_jit() {
-		local dump=$1 i
+		local dump=$1
 		shift
-		# Emptied here: the background job's redirection may come after the wait below looks.
-		: >"$WORK/jit.out"
-		env JIT_ANON_JITDUMP="$dump" "$@" "${as_user[@]}" "$JIT_ANON" 20 "$MODE" \
-			>"$WORK/jit.out" 2>"$WORK/jit.err" &
-		VICTIM_PID=$!
-		for ((i = 0; i < 100; i++)); do
-			[ -s "$WORK/jit.out" ] && break
-			sleep 0.05
-		done
-		[ "$(head -n 1 "$WORK/jit.out")" = "$VICTIM_PID" ] ||
-			fail "jit_anon ($VICTIM_PID) did not print its pid: $(cat "$WORK/jit.out" "$WORK/jit.err")"
+		start_user_jit JIT_ANON_JITDUMP="$dump" "$@"
 		grep -q "jit-[0-9]*\.dump" "/proc/$VICTIM_PID/maps" || fail "the JIT did not map its jitdump"
 	}
 	# profile_jit NAME: bpfprof -p on the user's JIT; its samples in $n.

@@ -299,12 +299,13 @@ endforeach()
 # (issue 27): a debug link to a 1 TB sparse file, a root-only file
 # bind-mounted over a perf map, a perf map written for root's JIT, a
 # debuginfod server answering with another build-id's file; a jitdump of
-# another user's, or broken (issue 39).
-foreach(mode debuglink_huge perfmap_bind perfmap_foreign jitdump_foreign jitdump_broken
-        debuginfod_buildid)
+# another user's, or broken; a perf map on a FUSE mount that never answers a read (issue 39).
+foreach(mode debuglink_huge perfmap_bind perfmap_foreign perfmap_fuse jitdump_foreign
+        jitdump_broken debuginfod_buildid)
   bpfprof_integration_test(hostile_symbols_${mode} 240 TRUE hostile_symbols.sh ${mode})
   set_property(TEST integration.hostile_symbols_${mode} APPEND PROPERTY ENVIRONMENT
-    JIT_ANON=$<TARGET_FILE:bpfprof_workload_jit_anon>)
+    JIT_ANON=$<TARGET_FILE:bpfprof_workload_jit_anon>
+    FUSEHOLD=$<TARGET_FILE:bpfprof_workload_fusehold>)
 endforeach()
 
 # A local user truncating a library they mapped while root's bpfprof builds

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "symbols/jitdump.h"
@@ -277,7 +278,7 @@ static void test_file_limit(void)
  */
 static void test_many_records(void)
 {
-	enum { N = 20000 };
+	enum { N = 200000 };
 	struct perf_map *pm;
 	int fd = new_file(), bad = 0;
 	char name[64];
@@ -307,6 +308,140 @@ static void test_many_records(void)
 	perf_map_free(pm);
 }
 
+/* Moves of moved code, in one refresh: each finds the newest name at its old address. */
+static void test_move_chain(void)
+{
+	int fd = new_file();
+	struct perf_map *pm;
+
+	put_header(fd, JITDUMP_MAGIC, 40);
+	put_load(fd, 0x1000, 0x100, "a");
+	for (uint64_t i = 0; i < 100; i++)
+		put_load(fd, 0x100000 + i * 0x100, 0x10, "filler");
+	put_move(fd, 0x1000, 0x2000, 0x100);
+	put_move(fd, 0x2010, 0x3000, 0x10); /* inside the moved code */
+	put_load(fd, 0x2000, 0x100, "b");   /* new code where "a" was moved to */
+	put_move(fd, 0x2000, 0x4000, 0x100);
+	put_move(fd, 0x100505, 0x5000, 0x10); /* a filler's */
+	pm = perf_map_open_jitdump_fd(fd);
+	CHECK(pm != NULL);
+	if (!pm)
+		return;
+	CHECK_EQ_STR(name_at(pm, 0x1000), "a");
+	CHECK_EQ_STR(name_at(pm, 0x2000), "b");
+	CHECK_EQ_STR(name_at(pm, 0x3000), "a");
+	CHECK_EQ_STR(name_at(pm, 0x4000), "b");
+	CHECK_EQ_STR(name_at(pm, 0x5000), "filler");
+	perf_map_free(pm);
+}
+
+/* Records built in memory and written at once: hundreds of thousands of writes would cost seconds.
+ */
+struct image {
+	unsigned char *data;
+	size_t len, cap;
+};
+
+static void image_add(struct image *im, const void *p, size_t n)
+{
+	if (im->len + n > im->cap) {
+		im->cap = (im->len + n) * 2;
+		im->data = realloc(im->data, im->cap);
+		CHECK(im->data != NULL);
+	}
+	memcpy(im->data + im->len, p, n);
+	im->len += n;
+}
+
+/* A one-byte CODE_LOAD named "f" at addr. */
+static void image_load(struct image *im, uint64_t addr)
+{
+	uint32_t head[2] = { JITDUMP_CODE_LOAD, JITDUMP_RECORD_HEAD + JITDUMP_LOAD_FIXED + 2 + 1 };
+	uint64_t ts = 1, f[4] = { addr, addr, 1, 7 };
+	uint32_t ids[2] = { 1, 1 };
+
+	image_add(im, head, sizeof(head));
+	image_add(im, &ts, sizeof(ts));
+	image_add(im, ids, sizeof(ids));
+	image_add(im, f, sizeof(f));
+	image_add(im, "f\0\xc3", 3);
+}
+
+static void image_move(struct image *im, uint64_t from, uint64_t to)
+{
+	uint32_t head[2] = { JITDUMP_CODE_MOVE, JITDUMP_RECORD_HEAD + JITDUMP_MOVE_FIXED };
+	uint64_t ts = 1, f[5] = { to, from, to, 1, 7 };
+	uint32_t ids[2] = { 1, 1 };
+
+	image_add(im, head, sizeof(head));
+	image_add(im, &ts, sizeof(ts));
+	image_add(im, ids, sizeof(ids));
+	image_add(im, f, sizeof(f));
+}
+
+/* CPU seconds to read the file of `im` whole, as lookups do; its entries in *entries. */
+static double read_cpu(const struct image *im, size_t *entries)
+{
+	struct timespec a, b;
+	struct perf_map *pm;
+	size_t before;
+	int fd = new_file();
+
+	put_header(fd, JITDUMP_MAGIC, 40);
+	put(fd, im->data, im->len);
+	pm = perf_map_open_jitdump_fd(fd);
+	CHECK(pm != NULL);
+	if (!pm)
+		return 0;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
+	/* A refresh reads a bounded part of the file: again until nothing more comes. */
+	do {
+		before = perf_map_entries(pm);
+		CHECK_EQ_INT(perf_map_refresh(pm), 0);
+	} while (perf_map_entries(pm) != before);
+	(void)perf_map_lookup(pm, 0x10, NULL); /* the index built once */
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
+	*entries = perf_map_entries(pm);
+	CHECK(perf_map_capped(pm) == NULL);
+	perf_map_free(pm);
+	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+}
+
+/*
+ * A writer's moves cost what its loads cost, give or take, however many
+ * there are: each move looks up the name at its old address among all the
+ * code read so far, and a move used to rebuild the whole index to do it,
+ * so a file of moves took time in the square of its size (finding 1 of
+ * the issue 39 review), under the lock the ring's reader needs. N pairs
+ * of a load at a fresh address and a move of it, against 2N loads: the
+ * same records, the same entries. The bound is a ratio of CPU times, not a
+ * time: it holds on a slow or busy machine, and the quadratic reading is
+ * thousands of times over it.
+ */
+static void test_moves_linear(void)
+{
+	enum { N = 200000 };
+	struct image moves = { 0 }, loads = { 0 };
+	size_t n_moves = 0, n_loads = 0;
+	double t_moves, t_loads;
+
+	for (uint64_t i = 0; i < N; i++) {
+		image_load(&moves, 0x100000 + i * 16);
+		image_move(&moves, 0x100000 + i * 16, 0x10000000 + i * 16);
+		image_load(&loads, 0x100000 + i * 16);
+		image_load(&loads, 0x10000000 + i * 16);
+	}
+	t_loads = read_cpu(&loads, &n_loads);
+	t_moves = read_cpu(&moves, &n_moves);
+	CHECK_EQ_INT(n_moves, 2 * N);
+	CHECK_EQ_INT(n_loads, 2 * N);
+	fprintf(stderr, "test_moves_linear: %d loads and moves %.3f s, %d loads %.3f s\n", 2 * N,
+		t_moves, 2 * N, t_loads);
+	CHECK(t_moves <= 12 * t_loads);
+	free(moves.data);
+	free(loads.data);
+}
+
 int main(void)
 {
 	RUN(test_loads_and_moves);
@@ -315,5 +450,7 @@ int main(void)
 	RUN(test_broken);
 	RUN(test_file_limit);
 	RUN(test_many_records);
+	RUN(test_move_chain);
+	RUN(test_moves_linear);
 	return test_summary();
 }

@@ -562,12 +562,18 @@ static void write_lines(const char *path, unsigned first, unsigned n, bool appen
  */
 static void test_limits(void)
 {
-	struct perf_map_limits small = { .max_file_bytes = 1 << 20,
-					 .max_entries = 1000,
-					 .max_name_bytes = 1 << 20,
-					 .max_total_entries = 1500,
-					 .max_total_name_bytes = 4 << 20 },
-			       old;
+	struct perf_map_limits
+		small = { .max_file_bytes = 1 << 20,
+			  .max_entries = 1000,
+			  .max_name_bytes = 1 << 20,
+			  .max_total_entries = 1500,
+			  .max_total_name_bytes = 4 << 20,
+			  /* Users' shares and budgets: test_perf_map_users. */
+			  .max_user_entries = 1u << 20,
+			  .max_user_name_bytes = 1u << 30,
+			  .user_bytes_burst = 1u << 30,
+			  .total_bytes_burst = 1u << 30 },
+		old;
 	struct perf_map *pm, *other;
 	char path[PATH_MAX];
 

@@ -13,7 +13,12 @@
  * user's own would not do: the kernel refuses there the requests of root,
  * whose uid it cannot map, before the server sees them.
  *
- * Usage: fusehold [-r] DIR COMMAND [ARG...]
+ * With -n NAME the file is DIR/NAME (-n '*': any name). With -a (root only: fusermount3
+ * lets a user ask for it only where /etc/fuse.conf says user_allow_other)
+ * the mount is allow_other: every user's process, root's included, may
+ * open the file, and then waits on its reads as a mapping's faults do.
+ *
+ * Usage: fusehold [-r] [-a] [-n NAME] DIR COMMAND [ARG...]
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +37,9 @@
 
 #define MAX_HELD 256
 
-static int release_on_signal; /* -r */
+static int release_on_signal;	    /* -r */
+static int allow_other;		    /* -a */
+static const char *file_name = "f"; /* -n */
 static volatile sig_atomic_t release_asked;
 static int released;
 static uint64_t held[MAX_HELD]; /* the reads held, until the release */
@@ -58,8 +65,10 @@ static int fusermount(const char *dir)
 		close(sv[0]);
 		snprintf(env, sizeof(env), "%d", sv[1]);
 		setenv("_FUSE_COMMFD", env, 1);
-		execlp("fusermount3", "fusermount3", "-o", "nosuid,nodev,fsname=fusehold", "--",
-		       dir, (char *)NULL);
+		execlp("fusermount3", "fusermount3", "-o",
+		       allow_other ? "nosuid,nodev,allow_other,fsname=fusehold"
+				   : "nosuid,nodev,fsname=fusehold",
+		       "--", dir, (char *)NULL);
 		perror("fusehold: fusermount3");
 		_exit(1);
 	}
@@ -202,7 +211,8 @@ static void serve(int fd)
 						    .entry_valid = 3600,
 						    .attr_valid = 3600 };
 
-			if (in->nodeid != FUSE_ROOT_ID || strcmp(arg, "f")) {
+			if (in->nodeid != FUSE_ROOT_ID ||
+			    (strcmp(file_name, "*") && strcmp(arg, file_name))) {
 				reply(fd, in->unique, ENOENT, NULL, 0);
 				break;
 			}
@@ -220,6 +230,12 @@ static void serve(int fd)
 		case FUSE_OPEN:
 		case FUSE_OPENDIR: {
 			struct fuse_open_out o = { .fh = 1 };
+
+			reply(fd, in->unique, 0, &o, sizeof(o));
+			break;
+		}
+		case FUSE_STATFS: {
+			struct fuse_statfs_out o = { .st = { .bsize = 4096, .namelen = 255 } };
 
 			reply(fd, in->unique, 0, &o, sizeof(o));
 			break;
@@ -248,13 +264,23 @@ int main(int argc, char **argv)
 	pid_t server;
 	int fd;
 
-	if (argc > 1 && !strcmp(argv[1], "-r")) {
-		release_on_signal = 1;
+	for (;;) {
+		if (argc > 1 && !strcmp(argv[1], "-r")) {
+			release_on_signal = 1;
+		} else if (argc > 1 && !strcmp(argv[1], "-a")) {
+			allow_other = 1;
+		} else if (argc > 2 && !strcmp(argv[1], "-n")) {
+			file_name = argv[2];
+			argv++;
+			argc--;
+		} else {
+			break;
+		}
 		argv++;
 		argc--;
 	}
 	if (argc < 3) {
-		fprintf(stderr, "usage: fusehold [-r] DIR COMMAND [ARG...]\n");
+		fprintf(stderr, "usage: fusehold [-r] [-a] [-n NAME] DIR COMMAND [ARG...]\n");
 		return 2;
 	}
 	fd = fusermount(argv[1]);

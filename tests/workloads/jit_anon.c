@@ -21,6 +21,8 @@
  * file executable, as jitdump writers mark their process; with
  * JIT_ANON_JITDUMP_BROKEN=1 a record claiming 1 GiB comes before that load.
  *
+ * With JIT_ANON_NO_PERF_MAP=1 it writes no perf map (one is there already).
+ *
  * With JIT_ANON_CHROOT=DIR it first makes DIR its root, as any user may in a
  * user namespace of their own (no exec follows, so DIR needs no files): its
  * perf map is then DIR/tmp/perf-PID.map, whatever DIR/tmp leads to there.
@@ -189,7 +191,9 @@ int main(int argc, char **argv)
 		}
 	}
 	p = code_page(page);
-	if (!p || emit_code(p, page) || write_perf_map(p + CODE_OFFSET, sizeof(count_down_code)))
+	if (!p || emit_code(p, page) ||
+	    (!getenv("JIT_ANON_NO_PERF_MAP") &&
+	     write_perf_map(p + CODE_OFFSET, sizeof(count_down_code))))
 		return 1;
 	if (getenv("JIT_ANON_JITDUMP") && write_jitdump(getenv("JIT_ANON_JITDUMP"), p + CODE_OFFSET,
 							sizeof(count_down_code), page))

@@ -27,18 +27,27 @@
 #include "../util/log.h"
 #include "../util/safe_open.h"
 #include "../util/strtab.h"
+#include "../util/uid_owner.h"
 #include "../util/vec.h"
 #include "../lang/jit_names.h"
+#include "jit_open.h"
 #include "perf_map.h"
 
 /* How long to wait before looking again for a map a process has not written yet. */
-#define JIT_RETRY_NS	   (100ULL * 1000 * 1000)
+#define JIT_RETRY_NS	     (100ULL * 1000 * 1000)
 /*
  * Process roots held open, so that a map written at exit can be opened in
  * the process's own /tmp once PROC/PID is gone: one fd each, for JIT
  * processes only; past this, such a map is found only in our own /tmp.
  */
-#define JIT_MAX_HELD_ROOTS 512
+#define JIT_MAX_HELD_ROOTS   512
+/*
+ * How long the caller (the ring's reader, or the symbolizer under the lock
+ * the reader needs) waits for a perf map or jitdump to be opened: an open
+ * on a local file system takes microseconds, one on a FUSE server that
+ * holds it never ends (jit_open.h).
+ */
+#define JIT_OPEN_DEADLINE_MS 200
 
 struct jit_entry {
 	uint32_t pid;
@@ -53,6 +62,12 @@ struct jit_entry {
 	bool marked;  /* kept by the next sweep */
 	bool capped;  /* its map reached a limit, and we said so */
 	bool refused; /* its map was not the process's, and we said so */
+	/*
+	 * Opening its map, or its jitdump, passed the deadline or met FUSE:
+	 * not tried again, as a server that answers once and then holds
+	 * would cost a deadline per try.
+	 */
+	bool map_gave_up, dump_gave_up;
 	/* Names taken apart (func, file), valid while the entry is. */
 	struct strtab names;
 	size_t name_bytes;
@@ -64,6 +79,8 @@ struct jit_maps {
 	VEC(uint32_t) free_slots;      /* unused entries, reused first */
 	struct hmap by_pid;	       /* pid -> entries index */
 	size_t held_roots;	       /* entries whose site holds a root fd */
+	struct jit_opener *opener;     /* opens their files without waiting on them */
+	struct uid_owners *owners;     /* /etc/subuid, read at the first owner asked for */
 };
 
 struct jit_maps *jit_maps_new(const char *proc_root)
@@ -73,7 +90,10 @@ struct jit_maps *jit_maps_new(const char *proc_root)
 	if (!j)
 		return NULL;
 	j->proc_root = strdup(proc_root ? proc_root : "/proc");
-	if (!j->proc_root) {
+	j->opener = jit_opener_new(JIT_OPEN_DEADLINE_MS);
+	if (!j->proc_root || !j->opener) {
+		jit_opener_free(j->opener);
+		free(j->proc_root);
 		free(j);
 		return NULL;
 	}
@@ -102,6 +122,8 @@ void jit_maps_free(struct jit_maps *j)
 	vec_free(&j->entries);
 	vec_free(&j->free_slots);
 	hmap_free(&j->by_pid);
+	jit_opener_free(j->opener);
+	free(j->owners);
 	free(j->proc_root);
 	free(j);
 }
@@ -177,18 +199,84 @@ static struct jit_entry *entry_of(struct jit_maps *j, uint32_t pid, uint32_t *id
 	return &j->entries.data[idx];
 }
 
+/*
+ * Whose files a process's are: its real uid, folded to the owner of its
+ * subordinate range (a rootless container's user runs under thousands of
+ * uids, which must not bring as many stuck opens and map shares).
+ */
+static uint32_t owner_of(struct jit_maps *j, const struct jit_entry *e)
+{
+	if (!e->site.nuids)
+		return PERF_MAP_NO_OWNER;
+	if (!j->owners && (j->owners = calloc(1, sizeof(*j->owners))))
+		uid_owners_read(j->owners, NULL);
+	return j->owners ? uid_owner_of(j->owners, (uint32_t)e->site.uids[0])
+			 : (uint32_t)e->site.uids[0];
+}
+
+/* An open that passed its deadline or met FUSE: said once, and never tried again. */
+static void give_up(struct jit_entry *e, bool *gave_up, const char *what, int err)
+{
+	if (*gave_up)
+		return;
+	*gave_up = true;
+	log_warn("the %s of process %u is not read: %s; its JIT code stays unnamed", what, e->pid,
+		 err == -EMEDIUMTYPE ? "it is on a FUSE file system, whose server may never answer"
+				     : "opening it did not end in time");
+}
+
+static int open_site_fd(void *arg)
+{
+	return perf_map_site_open_fd(arg, "/tmp");
+}
+
+static void close_site(void *arg)
+{
+	perf_map_site_close(arg);
+}
+
+/* The perf map of e, found on a worker; NULL with errno set. */
+static struct perf_map *open_map(struct jit_maps *j, struct jit_entry *e)
+{
+	struct perf_map_site site = e->site;
+	int fd;
+
+	/* The worker's own root: it may still use it after we have left. */
+	site.root = e->site.root >= 0 ? fcntl(e->site.root, F_DUPFD_CLOEXEC, 0) : -1;
+	if (e->site.root >= 0 && site.root < 0)
+		return NULL;
+	fd = jit_opener_run(j->opener, owner_of(j, e), open_site_fd, &site, sizeof(site),
+			    close_site);
+	/*
+	 * Refused at once (-EBUSY: its user has an open stuck, or every
+	 * worker is) costs nothing: looked for again later, as a map not
+	 * written yet.
+	 */
+	if (fd == -ETIMEDOUT || fd == -EMEDIUMTYPE) {
+		give_up(e, &e->map_gave_up, "perf map", fd);
+		errno = -fd;
+		return NULL;
+	}
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	return perf_map_open_fd_of(fd, owner_of(j, e));
+}
+
 /* Look for the perf map again, at most every JIT_RETRY_NS. */
 static void try_open_map(struct jit_maps *j, struct jit_entry *e, uint64_t now_ns)
 {
-	if (e->map || !e->has_site || (e->tried_ns && now_ns - e->tried_ns < JIT_RETRY_NS))
+	if (e->map || !e->has_site || e->map_gave_up ||
+	    (e->tried_ns && now_ns - e->tried_ns < JIT_RETRY_NS))
 		return;
 	e->tried_ns = now_ns ? now_ns : 1;
 	if (e->site.root >= 0) {
-		e->map = perf_map_open_site(&e->site, "/tmp");
+		e->map = open_map(j, e);
 	} else {
 		/* Not held (no JIT seen yet, or past the budget): the root as it is now. */
 		e->site.root = open_proc_root(j->proc_root, (pid_t)e->pid);
-		e->map = perf_map_open_site(&e->site, "/tmp");
+		e->map = open_map(j, e);
 		perf_map_site_close(&e->site);
 	}
 	if (!e->map && (errno == EPERM || errno == EXDEV) && !e->refused) {
@@ -223,37 +311,64 @@ static bool is_jitdump_path(const char *path)
 	return d > b + 4 && !strcmp(d, ".dump");
 }
 
+/* What opening a jitdump on a worker needs. */
+struct jitdump_at {
+	char path[PATH_MAX];
+	uid_t uids[4];
+	int nuids;
+};
+
+/*
+ * On a worker: the file at a map_files path, if it is not on FUSE (looked
+ * at through O_PATH, before the open a FUSE server would be asked for) and
+ * is a regular file owned by the process's user or root, as a map.
+ */
+static int open_jitdump_fd(void *arg)
+{
+	const struct jitdump_at *at = arg;
+	struct stat st;
+	bool owner;
+	int fd = open(at->path, O_PATH | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = perf_map_refuse_fuse(fd);
+	close(fd);
+	if (err)
+		return err;
+	fd = open_regular(at->path, 0);
+	if (fd < 0)
+		return fd;
+	err = fstat(fd, &st) ? -errno : perf_map_refuse_fuse(fd);
+	owner = !err && st.st_uid == 0;
+	for (int i = 0; !err && i < at->nuids; i++)
+		owner |= st.st_uid == at->uids[i];
+	if (err || !owner) {
+		close(fd);
+		return err ? err : -EPERM;
+	}
+	return fd;
+}
+
 /*
  * The jitdump file mapped at [start, end), opened as the very file the
  * process maps (PROC/PID/map_files), not by a path another user could
- * swap; a regular file owned by the process's user or root, as a map.
+ * swap; on a worker, as its owner may serve it from FUSE.
  */
-static struct perf_map *open_jitdump(struct jit_maps *j, const struct jit_entry *e, uint64_t start,
+static struct perf_map *open_jitdump(struct jit_maps *j, struct jit_entry *e, uint64_t start,
 				     uint64_t end)
 {
-	char path[PATH_MAX];
-	struct stat st;
-	bool owner = false;
+	struct jitdump_at at = { .nuids = e->site.nuids };
 	int fd;
 
-	if (snprintf(path, sizeof(path), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, j->proc_root,
-		     e->pid, start, end) >= (int)sizeof(path))
+	if (snprintf(at.path, sizeof(at.path), "%s/%u/map_files/%" PRIx64 "-%" PRIx64, j->proc_root,
+		     e->pid, start, end) >= (int)sizeof(at.path))
 		return NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return NULL;
-	}
-	owner = st.st_uid == 0;
-	for (int i = 0; i < e->site.nuids; i++)
-		owner |= st.st_uid == e->site.uids[i];
-	if (!owner) {
-		close(fd);
-		return NULL;
-	}
-	return perf_map_open_jitdump_fd(fd);
+	memcpy(at.uids, e->site.uids, sizeof(at.uids));
+	fd = jit_opener_run(j->opener, owner_of(j, e), open_jitdump_fd, &at, sizeof(at), NULL);
+	if (fd == -ETIMEDOUT || fd == -EMEDIUMTYPE)
+		give_up(e, &e->dump_gave_up, "jitdump", fd);
+	return fd < 0 ? NULL : perf_map_open_jitdump_fd_of(fd, owner_of(j, e));
 }
 
 int jit_maps_note_mapping(struct jit_maps *j, uint32_t pid, const struct map_entry *m)
@@ -283,7 +398,7 @@ int jit_maps_note_mapping(struct jit_maps *j, uint32_t pid, const struct map_ent
 	 */
 	if (!m->path[0] || dump || rt == JIT_RUNTIME_JAVA || rt == JIT_RUNTIME_NODE)
 		mark_jit(j, e);
-	if (dump && !e->dump && e->has_site)
+	if (dump && !e->dump && e->has_site && !e->dump_gave_up)
 		e->dump = open_jitdump(j, e, m->start, m->end);
 	return 0;
 }

@@ -26,9 +26,18 @@
 #include "../util/hex.h"
 #include "../util/safe_open.h"
 #include "jitdump.h"
+#include "perf_map_index.h"
+#include "perf_map_users.h"
 
 /* Bytes read per pread(); a node map of a large app is tens of MB. */
 #define READ_CHUNK	(64u * 1024)
+/*
+ * The records of a jitdump one refresh reads at most: a lookup that misses
+ * refreshes, under the lock the ring's reader needs, and a jitdump may be
+ * 1 GiB of records (their code is skipped, not read), so it is read over
+ * several refreshes. A map's lines are read up to max_file_bytes at once.
+ */
+#define REFRESH_RECORDS (64u * 1024)
 /* Longer lines are garbage (no symbol name is this long): skipped, not buffered. */
 #define MAX_LINE	(64u * 1024)
 #define NAME_BLOCK_SIZE (64u * 1024)
@@ -47,6 +56,19 @@ static struct perf_map_limits limits = {
 	.max_total_name_bytes = 256ull << 20,
 	/* A jitdump holds the code too (node: 2 MB a second at start); it is skipped, not read. */
 	.max_jitdump_bytes = 1ull << 30,
+	/* A user's share of the totals: one map as large as a map may be, not more. */
+	.max_user_entries = 1u << 20,
+	.max_user_name_bytes = 64ull << 20,
+	/*
+	 * Bytes read a second, per user and for all: a user's one largest map
+	 * at once (a JVM's or node's map is read in a burst at its first
+	 * sample), then about what real runtimes append; the same file under
+	 * many pids, or swept and read again, waits its turn.
+	 */
+	.user_bytes_per_s = 16ull << 20,
+	.user_bytes_burst = 128ull << 20,
+	.total_bytes_per_s = 64ull << 20,
+	.total_bytes_burst = 512ull << 20,
 };
 /* What every open map holds, against the max_total_* limits. */
 static size_t total_entries, total_name_bytes;
@@ -57,27 +79,16 @@ struct name_block {
 	char data[];
 };
 
-struct pm_entry {
-	uint64_t start, end; /* [start, end) */
-	const char *name;
-};
-
-/* A stretch of addresses whose newest covering entry is `entry`. */
-struct pm_segment {
-	uint64_t start, end;
-	uint32_t entry;
-};
-
-typedef VEC(struct pm_segment) segments_t;
-
 struct perf_map {
 	int fd;
+	struct pm_user *user;	      /* whose map it is: their share of the limits */
 	off_t read_off;		      /* bytes of the file read so far, partial line included */
 	VEC(char) buf;		      /* the incomplete last line, then the bytes being parsed */
 	bool skipping;		      /* inside an over-long line: drop bytes up to its newline */
 	VEC(struct pm_entry) entries; /* file order: a higher index is newer */
-	size_t merged;		      /* entries[0, merged) are in `segments` */
-	segments_t segments;	      /* sorted by start, disjoint */
+	struct pm_index index;	      /* of the entries, by address */
+	off_t seen_size;	      /* the file's size at the last refresh; -1 before */
+	bool pending;		      /* the last refresh stopped at its share: more to read */
 	struct name_block *names;
 	size_t name_bytes;
 	size_t bad_lines;
@@ -101,6 +112,10 @@ static const char *name_store(struct perf_map *pm, const char *s, size_t len)
 			pm->capped = "name bytes";
 			return NULL;
 		}
+		if (pm->user->name_bytes + sizeof(*b) + cap > limits.max_user_name_bytes) {
+			pm->capped = "name bytes of its user's maps";
+			return NULL;
+		}
 		if (total_name_bytes + sizeof(*b) + cap > limits.max_total_name_bytes) {
 			pm->capped = "name bytes of all maps";
 			return NULL;
@@ -115,6 +130,7 @@ static const char *name_store(struct perf_map *pm, const char *s, size_t len)
 		pm->names = b;
 		pm->name_bytes += sizeof(*b) + cap;
 		total_name_bytes += sizeof(*b) + cap;
+		pm->user->name_bytes += sizeof(*b) + cap;
 	}
 	out = b->data + b->used;
 	memcpy(out, s, len);
@@ -135,6 +151,10 @@ static int add_entry(struct perf_map *pm, uint64_t start, uint64_t size, const c
 		pm->capped = "entries";
 		return -E2BIG;
 	}
+	if (pm->user->entries >= limits.max_user_entries) {
+		pm->capped = "entries of its user's maps";
+		return -E2BIG;
+	}
 	if (total_entries >= limits.max_total_entries) {
 		pm->capped = "entries of all maps";
 		return -E2BIG;
@@ -145,6 +165,7 @@ static int add_entry(struct perf_map *pm, uint64_t start, uint64_t size, const c
 	if (vec_push(&pm->entries, e))
 		return -ENOMEM;
 	total_entries++;
+	pm->user->entries++;
 	return 0;
 }
 
@@ -253,6 +274,8 @@ int perf_map_refresh(struct perf_map *pm)
 		return 0;
 	if (fstat(pm->fd, &st))
 		return -errno;
+	pm->seen_size = st.st_size;
+	pm->pending = false;
 	if (pm->jitdump)
 		return refresh_jitdump(pm, st.st_size);
 	if (st.st_size < pm->read_off) {
@@ -273,6 +296,11 @@ int perf_map_refresh(struct perf_map *pm)
 		}
 		if ((off_t)want > st.st_size - pm->read_off)
 			want = st.st_size - pm->read_off;
+		/* Bad lines cost what good ones do: every byte read counts. */
+		if (!pm_user_take_bytes(pm->user, want, &limits)) {
+			pm->pending = true;
+			break;
+		}
 		if (vec_reserve(&pm->buf, want))
 			return -ENOMEM;
 		n = pread(pm->fd, pm->buf.data + pm->buf.len, want, pm->read_off);
@@ -306,22 +334,23 @@ int perf_map_refresh(struct perf_map *pm)
  */
 #define JITDUMP_RECORD_MAX (64u << 20)
 
-static const struct pm_segment *find_segment(const struct perf_map *pm, uint64_t addr);
-static int rebuild(struct perf_map *pm);
-
-/* Code moved from old to new: the name it had, now at its new address. */
+/*
+ * Code moved from old to new: the name it had, now at its new address.
+ * Writers move code all the time (V8's GC), so a move must not cost a
+ * rebuild of the whole index (pm_index_newest).
+ */
 static int jitdump_move(struct perf_map *pm, const struct jitdump_move *mv)
 {
-	const struct pm_segment *seg;
 	const char *name;
+	int64_t entry;
 
-	if (pm->merged < pm->entries.len && rebuild(pm))
+	if (pm_index_newest(&pm->index, pm->entries.data, pm->entries.len, mv->old_code_addr,
+			    &entry))
 		return -ENOMEM;
-	seg = find_segment(pm, mv->old_code_addr);
 	/* A move of code never loaded (or past a limit): nothing to name it by. */
-	if (!seg || !mv->code_size || mv->code_size > UINT64_MAX - mv->new_code_addr)
+	if (entry < 0 || !mv->code_size || mv->code_size > UINT64_MAX - mv->new_code_addr)
 		return 0;
-	name = pm->entries.data[seg->entry].name;
+	name = pm->entries.data[entry].name;
 	return add_entry(pm, mv->new_code_addr, mv->code_size, name, strlen(name));
 }
 
@@ -399,6 +428,20 @@ static int jitdump_record(struct perf_map *pm, const struct jitdump_record_head 
 	return add_entry(pm, load.code_addr, load.code_size, load.name, load.name_len);
 }
 
+/*
+ * A record's cost against the reading budget of the map's user: the bytes
+ * parsed (its code is skipped, not read), and no less than a record's
+ * worth of work, so that tiny records are not free.
+ */
+static bool take_record(struct perf_map *pm, const struct jitdump_record_head *head)
+{
+	uint64_t bytes = head->total_size;
+
+	if (bytes > JITDUMP_RECORD_HEAD + JITDUMP_MOVE_FIXED + JITDUMP_NAME_MAX)
+		bytes = JITDUMP_RECORD_HEAD + JITDUMP_MOVE_FIXED + JITDUMP_NAME_MAX;
+	return pm_user_take_bytes(pm->user, bytes < 64 ? 64 : bytes, &limits);
+}
+
 static int refresh_jitdump(struct perf_map *pm, off_t size)
 {
 	struct jitdump_record_head head;
@@ -421,9 +464,13 @@ static int refresh_jitdump(struct perf_map *pm, off_t size)
 		pm->jitdump_header = hdr.header_size;
 		pm->read_off = hdr.header_size;
 	}
-	while (pm->read_off < size) {
+	for (unsigned records = 0; pm->read_off < size; records++) {
 		if ((uint64_t)pm->read_off >= limits.max_jitdump_bytes) {
 			pm->capped = "file bytes";
+			break;
+		}
+		if (records >= REFRESH_RECORDS) {
+			pm->pending = true;
 			break;
 		}
 		err = jitdump_window(pm, pm->read_off, JITDUMP_RECORD_HEAD, size, &p, &avail);
@@ -434,6 +481,10 @@ static int refresh_jitdump(struct perf_map *pm, off_t size)
 			break;
 		if (!err && head.total_size > JITDUMP_RECORD_MAX)
 			err = -EINVAL;
+		if (!err && !take_record(pm, &head)) {
+			pm->pending = true;
+			break;
+		}
 		if (!err)
 			err = jitdump_record(pm, &head, size);
 		if (err == -EAGAIN)
@@ -452,190 +503,7 @@ static int refresh_jitdump(struct perf_map *pm, off_t size)
 	return 0;
 }
 
-/* ---- the segment index ------------------------------------------------------ */
-
-struct pm_item {
-	uint64_t start, end;
-	uint32_t entry;
-};
-
-static int item_cmp(const void *a, const void *b)
-{
-	const struct pm_item *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return x->entry < y->entry ? -1 : x->entry > y->entry;
-}
-
-/* A max-heap of item indexes by entry number: the newest covering item on top. */
-typedef VEC(uint32_t) heap_t;
-
-static void heap_sift_down(heap_t *h, const struct pm_item *items, size_t i)
-{
-	for (;;) {
-		size_t l = 2 * i + 1, r = l + 1, m = i;
-		uint32_t t;
-
-		if (l < h->len && items[h->data[l]].entry > items[h->data[m]].entry)
-			m = l;
-		if (r < h->len && items[h->data[r]].entry > items[h->data[m]].entry)
-			m = r;
-		if (m == i)
-			return;
-		t = h->data[i];
-		h->data[i] = h->data[m];
-		h->data[m] = t;
-		i = m;
-	}
-}
-
-static int heap_push(heap_t *h, const struct pm_item *items, uint32_t x)
-{
-	size_t i;
-
-	if (vec_push(h, x))
-		return -ENOMEM;
-	for (i = h->len - 1; i > 0; i = (i - 1) / 2) {
-		size_t parent = (i - 1) / 2;
-		uint32_t t;
-
-		if (items[h->data[parent]].entry >= items[h->data[i]].entry)
-			break;
-		t = h->data[i];
-		h->data[i] = h->data[parent];
-		h->data[parent] = t;
-	}
-	return 0;
-}
-
-static void heap_pop(heap_t *h, const struct pm_item *items)
-{
-	h->data[0] = h->data[--h->len];
-	heap_sift_down(h, items, 0);
-}
-
-/* Drop items on top of the heap that end at or before `pos`. */
-static void heap_expire(heap_t *h, const struct pm_item *items, uint64_t pos)
-{
-	while (h->len && items[h->data[0]].end <= pos)
-		heap_pop(h, items);
-}
-
-static int emit_segment(segments_t *out, uint64_t start, uint64_t end, uint32_t entry)
-{
-	struct pm_segment s = { start, end, entry };
-
-	if (out->len && vec_last(out).end == start && vec_last(out).entry == entry) {
-		vec_last(out).end = end;
-		return 0;
-	}
-	return vec_push(out, s) ? -ENOMEM : 0;
-}
-
-/*
- * Sweep items sorted by start into disjoint segments, each owned by the
- * newest item covering it. Ends of items that are not on top change nothing,
- * so the sweep only stops at starts and at the top item's end.
- */
-static int sweep(const struct pm_item *items, size_t n, segments_t *out)
-{
-	heap_t heap = { 0 };
-	uint64_t pos = 0, next;
-	size_t i = 0;
-	int err = 0;
-
-	for (;;) {
-		const struct pm_item *top;
-
-		heap_expire(&heap, items, pos);
-		if (!heap.len) {
-			if (i == n)
-				break;
-			pos = items[i].start;
-		}
-		for (; i < n && items[i].start <= pos; i++) {
-			err = heap_push(&heap, items, i);
-			if (err)
-				goto out;
-		}
-		heap_expire(&heap, items, pos);
-		if (!heap.len)
-			continue;
-		top = &items[heap.data[0]];
-		next = top->end;
-		if (i < n && items[i].start < next)
-			next = items[i].start;
-		err = emit_segment(out, pos, next, top->entry);
-		if (err)
-			goto out;
-		pos = next;
-	}
-out:
-	vec_free(&heap);
-	return err;
-}
-
-/* Merge the entries not yet indexed into the segments. 0 or -ENOMEM (index unchanged). */
-static int rebuild(struct perf_map *pm)
-{
-	size_t k = pm->entries.len - pm->merged, s = pm->segments.len, n = 0, a = 0, b = 0;
-	struct pm_item *fresh, *items;
-	segments_t out = { 0 };
-	int err = -ENOMEM;
-
-	fresh = malloc((k ? k : 1) * sizeof(*fresh));
-	items = malloc((k + s ? k + s : 1) * sizeof(*items));
-	if (!fresh || !items)
-		goto out;
-	for (size_t i = 0; i < k; i++) {
-		const struct pm_entry *e = &pm->entries.data[pm->merged + i];
-
-		fresh[i] = (struct pm_item){ e->start, e->end, (uint32_t)(pm->merged + i) };
-	}
-	qsort(fresh, k, sizeof(*fresh), item_cmp);
-	/* The old segments are sorted already: a merge, not a sort of everything. */
-	while (a < s || b < k) {
-		const struct pm_segment *seg = a < s ? &pm->segments.data[a] : NULL;
-
-		if (seg && (b == k || seg->start <= fresh[b].start)) {
-			items[n++] = (struct pm_item){ seg->start, seg->end, seg->entry };
-			a++;
-		} else {
-			items[n++] = fresh[b++];
-		}
-	}
-	err = sweep(items, n, &out);
-	if (err) {
-		vec_free(&out);
-		goto out;
-	}
-	vec_free(&pm->segments);
-	pm->segments = out;
-	pm->merged = pm->entries.len;
-out:
-	free(fresh);
-	free(items);
-	return err;
-}
-
-static const struct pm_segment *find_segment(const struct perf_map *pm, uint64_t addr)
-{
-	size_t lo = 0, hi = pm->segments.len;
-
-	/* The first segment starting after addr; the one before may hold it. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (pm->segments.data[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo == 0 || addr >= pm->segments.data[lo - 1].end)
-		return NULL;
-	return &pm->segments.data[lo - 1];
-}
+/* ---- lookups ---------------------------------------------------------------- */
 
 const char *perf_map_lookup(struct perf_map *pm, uint64_t addr, uint64_t *start_out)
 {
@@ -644,13 +512,17 @@ const char *perf_map_lookup(struct perf_map *pm, uint64_t addr, uint64_t *start_
 	struct stat st;
 
 	/* On -ENOMEM the older index still answers for what it holds. */
-	if (pm->merged < pm->entries.len)
-		rebuild(pm);
-	seg = find_segment(pm, addr);
-	if (!seg && !fstat(pm->fd, &st) && st.st_size != pm->read_off && !perf_map_refresh(pm)) {
-		if (pm->merged < pm->entries.len)
-			rebuild(pm);
-		seg = find_segment(pm, addr);
+	pm_index_rebuild(&pm->index, pm->entries.data, pm->entries.len);
+	seg = pm_index_find(&pm->index.segments, addr);
+	/*
+	 * A miss refreshes only when the file grew since the last refresh,
+	 * or that refresh left some to read: a file ending in a record not
+	 * written whole would be read again at every miss.
+	 */
+	if (!seg && !fstat(pm->fd, &st) && (pm->pending || st.st_size != pm->seen_size) &&
+	    !perf_map_refresh(pm)) {
+		pm_index_rebuild(&pm->index, pm->entries.data, pm->entries.len);
+		seg = pm_index_find(&pm->index.segments, addr);
 	}
 	if (!seg)
 		return NULL;
@@ -660,7 +532,7 @@ const char *perf_map_lookup(struct perf_map *pm, uint64_t addr, uint64_t *start_
 	return e->name;
 }
 
-static struct perf_map *open_fd(int fd, bool jitdump)
+static struct perf_map *open_fd(int fd, bool jitdump, uint32_t owner)
 {
 	struct perf_map *pm = calloc(1, sizeof(*pm));
 	int err;
@@ -672,6 +544,8 @@ static struct perf_map *open_fd(int fd, bool jitdump)
 	}
 	pm->fd = fd;
 	pm->jitdump = jitdump;
+	pm->seen_size = -1;
+	pm->user = pm_user_of(owner);
 	/*
 	 * A jitdump is read at its first lookup, not here: it is opened as
 	 * the process maps it, while the rings are drained, and one that
@@ -688,12 +562,22 @@ static struct perf_map *open_fd(int fd, bool jitdump)
 
 struct perf_map *perf_map_open_fd(int fd)
 {
-	return open_fd(fd, false);
+	return open_fd(fd, false, PERF_MAP_NO_OWNER);
+}
+
+struct perf_map *perf_map_open_fd_of(int fd, uint32_t owner)
+{
+	return open_fd(fd, false, owner);
 }
 
 struct perf_map *perf_map_open_jitdump_fd(int fd)
 {
-	return open_fd(fd, true);
+	return open_fd(fd, true, PERF_MAP_NO_OWNER);
+}
+
+struct perf_map *perf_map_open_jitdump_fd_of(int fd, uint32_t owner)
+{
+	return open_fd(fd, true, owner);
 }
 
 size_t perf_map_entries(const struct perf_map *pm)
@@ -719,10 +603,15 @@ void perf_map_set_limits(const struct perf_map_limits *l, struct perf_map_limits
 		limits = *l;
 }
 
+void perf_map_refill_budgets(void)
+{
+	pm_users_refill();
+}
+
 size_t perf_map_bytes(const struct perf_map *pm)
 {
 	return sizeof(*pm) + pm->buf.cap + pm->entries.cap * sizeof(*pm->entries.data) +
-	       pm->segments.cap * sizeof(*pm->segments.data) + pm->name_bytes;
+	       pm_index_bytes(&pm->index) + pm->name_bytes;
 }
 
 void perf_map_free(struct perf_map *pm)
@@ -739,8 +628,10 @@ void perf_map_free(struct perf_map *pm)
 	}
 	total_name_bytes -= pm->name_bytes;
 	total_entries -= pm->entries.len;
+	pm->user->name_bytes -= pm->name_bytes;
+	pm->user->entries -= pm->entries.len;
 	vec_free(&pm->buf);
 	vec_free(&pm->entries);
-	vec_free(&pm->segments);
+	pm_index_free(&pm->index);
 	free(pm);
 }

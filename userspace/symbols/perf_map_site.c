@@ -12,10 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #include "../util/safe_open.h"
 #include "perf_map.h"
+
+#ifndef FUSE_SUPER_MAGIC
+#define FUSE_SUPER_MAGIC 0x65735546
+#endif
 
 /*
  * From PROC/PID/status: the pid of `pid` inside its own pid namespace (the
@@ -102,6 +107,15 @@ static int check_owner(int fd, const struct perf_map_site *ids)
 	return -EPERM;
 }
 
+int perf_map_refuse_fuse(int fd)
+{
+	struct statfs fs;
+
+	if (fstatfs(fd, &fs))
+		return -errno;
+	return fs.f_type == FUSE_SUPER_MAGIC ? -EMEDIUMTYPE : 0;
+}
+
 /*
  * `name` in the directory `dir_path` of `root`: the directory resolved as
  * the process resolves it (its /tmp may be a mount of its own, or a
@@ -119,7 +133,15 @@ static int open_map_file(int root, const char *dir_path, const char *name)
 
 	if (dir < 0)
 		return root >= 0 ? dir : -errno;
-	fd = open_regular_beneath(dir, name, 0);
+	/*
+	 * Not on FUSE, whose server may never answer a read: its owner
+	 * serves whatever directory they mount it on, /tmp in their own
+	 * mount namespace included. The map is on the same mount as its
+	 * directory (open_regular_beneath), so it is never looked up there.
+	 */
+	fd = perf_map_refuse_fuse(dir);
+	if (!fd)
+		fd = open_regular_beneath(dir, name, 0);
 	close(dir);
 	return fd;
 }
@@ -155,7 +177,7 @@ void perf_map_site_close(struct perf_map_site *s)
 	s->root = -1;
 }
 
-struct perf_map *perf_map_open_site(const struct perf_map_site *site, const char *host_tmp)
+int perf_map_site_open_fd(const struct perf_map_site *site, const char *host_tmp)
 {
 	char name[64];
 	int fd = -ENOENT, err;
@@ -179,19 +201,27 @@ struct perf_map *perf_map_open_site(const struct perf_map_site *site, const char
 		snprintf(name, sizeof(name), "perf-%d.map", (int)site->pid);
 		fd = open_map_file(-1, host_tmp, name);
 	}
-	if (fd < 0) {
-		err = fd;
-		goto fail;
-	}
+	if (fd < 0)
+		return fd;
 	err = check_owner(fd, site);
+	if (!err)
+		err = perf_map_refuse_fuse(fd);
 	if (err) {
 		close(fd);
-		goto fail;
+		return err;
 	}
-	return perf_map_open_fd(fd);
-fail:
-	errno = -err;
-	return NULL;
+	return fd;
+}
+
+struct perf_map *perf_map_open_site(const struct perf_map_site *site, const char *host_tmp)
+{
+	int fd = perf_map_site_open_fd(site, host_tmp);
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	return perf_map_open_fd_of(fd, site->nuids ? (uint32_t)site->uids[0] : PERF_MAP_NO_OWNER);
 }
 
 struct perf_map *perf_map_open_at(const char *proc_root, const char *host_tmp, pid_t pid)
