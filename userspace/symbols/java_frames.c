@@ -18,6 +18,7 @@ struct item {
 struct entry {
 	uint32_t first; /* in items, outermost first */
 	uint32_t count;
+	enum java_frames_lang lang;
 };
 
 struct java_frames {
@@ -52,9 +53,9 @@ static uint64_t mix(uint64_t h, uint64_t v)
 }
 
 static bool same_chain(const struct java_frames *f, const struct entry *e, const struct item *it,
-		       uint32_t n)
+		       uint32_t n, enum java_frames_lang lang)
 {
-	if (e->count != n)
+	if (e->count != n || e->lang != lang)
 		return false;
 	for (uint32_t i = 0; i < n; i++) {
 		const struct item *a = &f->items.data[e->first + i];
@@ -67,9 +68,15 @@ static bool same_chain(const struct java_frames *f, const struct entry *e, const
 
 int64_t java_frames_intern(struct java_frames *f, const struct hotspot_frame *frames, int n)
 {
+	return java_frames_intern_lang(f, frames, n, JAVA_FRAMES_JAVA);
+}
+
+int64_t java_frames_intern_lang(struct java_frames *f, const struct hotspot_frame *frames, int n,
+				enum java_frames_lang lang)
+{
 	struct item it[RESOLVED_MAX_DEPTH];
 	struct hmap_key key;
-	uint64_t h = 0;
+	uint64_t h = lang;
 	uint32_t idx, count;
 
 	if (n < 1)
@@ -79,8 +86,10 @@ int64_t java_frames_intern(struct java_frames *f, const struct hotspot_frame *fr
 	count = n > RESOLVED_MAX_DEPTH ? RESOLVED_MAX_DEPTH : (uint32_t)n;
 	for (uint32_t i = 0; i < count; i++) {
 		const struct hotspot_frame *fr = &frames[n - 1 - i];
-		int64_t name = strtab_intern(&f->strings,
-					     fr->name[0] ? fr->name : "[unknown Java method]");
+		int64_t name = strtab_intern(&f->strings, fr->name[0] ? fr->name
+							  : lang == JAVA_FRAMES_JAVA
+								  ? "[unknown Java method]"
+								  : "[unknown JS function]");
 		int64_t file = fr->file[0] ? strtab_intern(&f->strings, fr->file) : UINT32_MAX;
 
 		if (name < 0 || file < 0)
@@ -90,7 +99,7 @@ int64_t java_frames_intern(struct java_frames *f, const struct hotspot_frame *fr
 	}
 	key = (struct hmap_key){ h, count };
 	for (bool found = hmap_get(&f->index, key, &idx); found;) {
-		if (same_chain(f, &f->entries.data[idx], it, count))
+		if (same_chain(f, &f->entries.data[idx], it, count, lang))
 			return idx;
 		idx = f->next.data[idx];
 		found = idx != UINT32_MAX;
@@ -98,7 +107,7 @@ int64_t java_frames_intern(struct java_frames *f, const struct hotspot_frame *fr
 	if (vec_reserve(&f->items, count) || vec_push(&f->next, UINT32_MAX))
 		return -ENOMEM;
 	idx = (uint32_t)f->entries.len;
-	if (vec_push(&f->entries, ((struct entry){ (uint32_t)f->items.len, count }))) {
+	if (vec_push(&f->entries, ((struct entry){ (uint32_t)f->items.len, count, lang }))) {
 		f->next.len--;
 		return -ENOMEM;
 	}
@@ -137,7 +146,9 @@ bool java_frames_resolve(const struct java_frames *f, uint64_t index, struct res
 	out->resource = out->items[0].file;
 	out->address = -1;
 	out->symbol_address = -1;
-	out->java = true;
+	out->java = e->lang == JAVA_FRAMES_JAVA;
+	out->javascript = !out->java;
+	out->is_js = e->lang == JAVA_FRAMES_JS;
 	return true;
 }
 

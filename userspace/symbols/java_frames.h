@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * Java frames as the profile's tables see them: each distinct chain of
- * methods a sample met at one piece of compiled code (the method, and the
- * ones C2 inlined into it there), or one interpreted or stub frame, is one
- * entry, and a raw frame (OBJ_JAVA, entry) names it. Entries hold their own
- * strings, so a frame stays named after its JVM is gone.
+ * Java and JavaScript frames as the profile's tables see them: each
+ * distinct chain of methods a sample met at one piece of compiled code (the
+ * method, and the ones C2 or TurboFan inlined into it there), or one
+ * interpreted or stub frame, is one entry, and a raw frame (OBJ_JAVA,
+ * entry) names it. Entries hold their own strings, so a frame stays named
+ * after its runtime is gone.
  */
 #ifndef BPFPROF_SYMBOLS_JAVA_FRAMES_H
 #define BPFPROF_SYMBOLS_JAVA_FRAMES_H
@@ -26,6 +27,17 @@ void java_frames_free(struct java_frames *f);
  * first use; a negative errno (-ENOMEM).
  */
 int64_t java_frames_intern(struct java_frames *f, const struct hotspot_frame *frames, int n);
+
+/* Whose frames an entry holds: the profile's category, and the front-end's isJS. */
+enum java_frames_lang {
+	JAVA_FRAMES_JAVA,     /* a JVM's (the Java category) */
+	JAVA_FRAMES_JS,	      /* V8's JS functions (JavaScript, isJS) */
+	JAVA_FRAMES_V8_OTHER, /* V8's typed frames, V8::<Type> (JavaScript, not isJS) */
+};
+
+/* java_frames_intern for frames of runtime `lang`: an entry of its own. */
+int64_t java_frames_intern_lang(struct java_frames *f, const struct hotspot_frame *frames, int n,
+				enum java_frames_lang lang);
 
 /* Names entry `index` into `out`; false for an index never handed out. */
 bool java_frames_resolve(const struct java_frames *f, uint64_t index, struct resolved_frame *out);
