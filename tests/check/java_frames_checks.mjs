@@ -6,7 +6,8 @@
 //
 //   java_frames_checks.mjs --profile F --pid P --func NAME [--func NAME ...]
 //                          [--min-percent N] [--after NAME] [--within NAME]
-//                          [--off-cpu] [--line]
+//                          [--off-cpu] [--line] [--in-category CAT]
+//                          [--category CAT] [--js] [--file NAME]
 //                          [--gzip|--plain]
 //
 // Some thread of process P must have EVERY --func among its frames in >= N %
@@ -17,7 +18,12 @@
 // --within NAME counts only the samples with a frame named like NAME (the
 // JVM's call stub, say: a stack the walk took through every Java frame to
 // the thread's root).
-// --line: each matching frame has a line number. A name matches a frame's
+// --in-category CAT counts only the samples with a frame of category CAT
+// (JavaScript: the samples in a runtime's code, named or not).
+// --line: each matching frame has a line number. --category CAT: each is
+// of category CAT; --js: its func is isJS (the front-end's "JavaScript
+// only" keeps it); --file NAME: its func's source file contains NAME (the
+// source view opens it). A name matches a frame's
 // function name when it is contained in it. Exit status 0 when all checks
 // pass, 1 when one fails, 2 on bad usage.
 
@@ -27,7 +33,8 @@ import { fmt, Report } from './report.mjs';
 import { checkerArgs } from './script_main.mjs';
 
 const USAGE = 'usage: java_frames_checks.mjs --profile FILE --pid PID --func NAME [--func NAME ...] ' +
-	'[--min-percent N] [--after NAME] [--within NAME] [--off-cpu] [--line] [--gzip|--plain]';
+	'[--min-percent N] [--after NAME] [--within NAME] [--off-cpu] [--line] [--in-category CAT] [--category CAT] ' +
+	'[--js] [--file NAME] [--gzip|--plain]';
 // Fewer samples than this say nothing about the thread (a sleeper wakes 20 times a second).
 const MIN_SAMPLES = { on: 50, off: 5 };
 
@@ -38,11 +45,29 @@ function lineOf(profile, frame) {
 	return profile.shared.funcTable.lineNumber?.[profile.frameFunc(frame)] ?? null;
 }
 
+function fileOf(profile, frame) {
+	const source = profile.shared.funcTable.source?.[profile.frameFunc(frame)];
+	if (source === null || source === undefined || source < 0)
+		return '';
+	return profile.string(profile.shared.sources.filename[source]);
+}
+
+// Why a matching frame falls short of --category, --js and --file, or null.
+function unlike(profile, frame, { category, js, file }) {
+	if (category && profile.categoryName(profile.frameCategory(frame)) !== category)
+		return `category ${profile.categoryName(profile.frameCategory(frame))}`;
+	if (js && profile.shared.funcTable.isJS[profile.frameFunc(frame)] !== true)
+		return 'not isJS';
+	if (file && !fileOf(profile, frame).includes(file))
+		return `file ${JSON.stringify(fileOf(profile, frame))}`;
+	return null;
+}
+
 function hasFrame(profile, sample, name) {
 	return sample.path.some((f) => profile.frameFuncName(f).includes(name));
 }
 
-function shares(profile, { pid, funcs, after, within, offCpu, line }) {
+function shares(profile, { pid, funcs, after, within, offCpu, line, inCategory, ...like }) {
 	const rows = [];
 	for (const thread of profile.threadsOfProcess(pid)) {
 		let samples = profile.samplesOf(thread).filter((s) => s.path.length > 0 &&
@@ -54,7 +79,10 @@ function shares(profile, { pid, funcs, after, within, offCpu, line }) {
 		}
 		if (within)
 			samples = samples.filter((s) => hasFrame(profile, s, within));
-		let hits = 0, lineless = 0;
+		if (inCategory)
+			samples = samples.filter((s) => s.path.some((f) => profile.categoryName(profile.frameCategory(f)) ===
+									   inCategory));
+		let hits = 0, lineless = 0, unlikes = 0, why = null;
 		for (const s of samples) {
 			const found = funcs.map((name) => s.path.filter((f) => profile.frameFuncName(f).includes(name)));
 			if (found.some((fs) => fs.length === 0))
@@ -62,8 +90,13 @@ function shares(profile, { pid, funcs, after, within, offCpu, line }) {
 			hits++;
 			if (line && found.flat().some((f) => !(lineOf(profile, f) > 0)))
 				lineless++;
+			const off = found.flat().map((f) => unlike(profile, f, like)).find((w) => w);
+			if (off) {
+				unlikes++;
+				why ??= off;
+			}
 		}
-		rows.push({ thread, n: samples.length, hits, lineless, share: percent(hits, samples.length) });
+		rows.push({ thread, n: samples.length, hits, lineless, unlikes, why, share: percent(hits, samples.length) });
 	}
 	return rows;
 }
@@ -76,6 +109,10 @@ function main(argv) {
 		within: { type: 'string' },
 		'off-cpu': { type: 'boolean' },
 		line: { type: 'boolean' },
+		'in-category': { type: 'string' },
+		category: { type: 'string' },
+		js: { type: 'boolean' },
+		file: { type: 'string' },
 	});
 	if (positionals.length || !values.profile || !/^\d+$/.test(values.pid || '') || !values.func?.length)
 		throw new Error(USAGE);
@@ -83,7 +120,8 @@ function main(argv) {
 	if (!(minPercent > 0 && minPercent <= 100))
 		throw new Error(`--min-percent wants 0 < N <= 100, not ${JSON.stringify(values['min-percent'])}`);
 	const opts = { pid: values.pid, funcs: values.func, after: values.after, within: values.within, offCpu: !!values['off-cpu'],
-		       line: !!values.line };
+		       line: !!values.line, inCategory: values['in-category'], category: values.category, js: !!values.js,
+		       file: values.file };
 	const kind = opts.offCpu ? 'off' : 'on';
 
 	const report = new Report(`java frames check ${values.profile}`);
@@ -92,7 +130,8 @@ function main(argv) {
 		return report.finish();
 	report.section(`${opts.funcs.join(' + ')} in pid ${opts.pid}'s ${kind}-CPU samples` +
 		       (opts.after ? ` from its first with ${opts.after}` : '') +
-		       (opts.within ? ` through ${opts.within}` : ''));
+		       (opts.within ? ` through ${opts.within}` : '') +
+		       (opts.inCategory ? ` with a ${opts.inCategory} frame` : ''));
 	const rows = shares(profile, opts);
 	for (const r of rows)
 		report.note(`${r.thread.name} (${r.thread.tid}): ${r.hits} of ${r.n} ${kind}-CPU samples have them all ` +
@@ -106,6 +145,11 @@ function main(argv) {
 	if (opts.line)
 		report.check(best.lineless === 0,
 			     `each of those frames has its line (${best.lineless} samples with one without)`);
+	if (opts.category || opts.js || opts.file)
+		report.check(best.unlikes === 0,
+			     `each of those frames is ${[opts.category && `of category ${opts.category}`, opts.js && 'isJS',
+						     opts.file && `in a file named like ${opts.file}`].filter((x) => x).join(', ')} ` +
+				     `(${best.unlikes} samples with one that is not${best.why ? `: ${best.why}` : ''})`);
 	return report.finish();
 }
 

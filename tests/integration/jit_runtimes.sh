@@ -4,8 +4,11 @@
 # JIT code of runtimes run as people run them (issue 39), beside
 # jit_node.sh's perf-map cases:
 #   - node --perf-prof: names from the jitdump file node maps (jit-PID.dump);
-#   - node with no flags: its JIT code is one "[JIT] node" frame, not a
-#     function per address;
+#   - node with no flags: its JS functions named from V8's own heap, from
+#     the words BPF read in their frames (lang/v8_procs.h): hot.js's three
+#     nested functions, innermost and outermost, in the JavaScript category,
+#     isJS, with their file and lines; and the JS function a thread waits
+#     in (Atomics.wait) in its off-CPU stacks;
 #   - every JDK present (OpenJDK 17, Temurin 25; a missing one is named),
 #     with perf's recipe (-XX:+PreserveFramePointer -XX:+DumpPerfMapAtExit):
 #     the map the JVM writes as it exits is read, so the methods are named;
@@ -27,6 +30,7 @@ make_workdir
 
 WORKLOADS=$(cd "$(dirname "$0")/../workloads" && pwd)
 JIT_HOT=${JIT_HOT:-$WORKLOADS/jit_hot.js}
+HOT_JS=${HOT_JS:-$WORKLOADS/hot.js}
 JAVA_HOT=${JAVA_HOT:-$WORKLOADS/JitHot.java}
 JIT_NODE=$(command -v "$NODE") || fail "node ($NODE) is not installed; it runs the JIT workload"
 cd "$WORK" || fail "cannot enter $WORK"
@@ -73,11 +77,27 @@ node_check jit_checks.mjs --profile "$WORK/node_jitdump.json.gz" --gzip --pid "$
 	fail "node --perf-prof: its jitdump's names are not in the profile"
 lang_share node_jitdump JavaScript
 
-log "== node, no flags: unnamed JIT code grouped"
-profile_runtime node_plain - "$JIT_NODE" "$JIT_HOT" 2
+log "== node, no flags: JS functions named from V8's heap"
+profile_runtime node_plain - "$JIT_NODE" "$HOT_JS" 2 25
+grep -q '^hot: waited 25' "$WORK/bpfprof.out" || fail "hot.js did not finish its loop and waits"
+# Of the main thread's samples in JS code from the loop's first on: the innermost
+# and the outermost of the three nested functions (TurboFan inlines them: one
+# frame per function inlined), before the change "[JIT] node" and node's builtins.
+node_check java_frames_checks.mjs --profile "$WORK/node_plain.json.gz" --gzip --pid "$RT_PID" \
+	--func bpfprofJsInner --func bpfprofJsOuter --after bpfprofJsOuter --in-category JavaScript \
+	--category JavaScript --js --file hot.js --line --min-percent 90 ||
+	fail "node: its three nested JS functions are not named, with their file and lines"
+# Code nothing names is still one frame, never a function per address; the front-end keeps them.
 node_check jit_checks.mjs --profile "$WORK/node_plain.json.gz" --gzip --pid "$RT_PID" \
-	--func '[JIT] node' --category JavaScript --min-percent 30 ||
-	fail "node: its unnamed JIT code is not one [JIT] node frame"
+	--func bpfprofJsInner --func bpfprofJsMiddle --func bpfprofJsOuter --category JavaScript --js \
+	--min-percent 30 || fail "node: its JS functions are not in the JavaScript category"
+lang_share node_plain JavaScript
+awk -v s="$SHARE" 'BEGIN { exit !(s >= 90) }' ||
+	fail "node: the recording's runtime frames line names JS functions in only $SHARE % of its samples"
+# Off-CPU: bpfprofJsSleeper waits 25 times in Atomics.wait (V8's FutexEmulation).
+node_check java_frames_checks.mjs --profile "$WORK/node_plain.json.gz" --gzip --pid "$RT_PID" \
+	--func bpfprofJsSleeper --off-cpu --within FutexEmulation --category JavaScript --js --line \
+	--min-percent 90 || fail "node: the JS function a thread waits in is not in its off-CPU stacks"
 
 jdks=()
 for jdk in /usr/lib/jvm/java-17-openjdk-amd64 /usr/lib/jvm/temurin-25-jdk-amd64; do
@@ -144,4 +164,4 @@ for jdk in "${jdks[@]}"; do
 done
 log "tested: node $("$JIT_NODE" --version), ${jdks[*]}"
 [ -z "${MISSING_JDK:-}" ] || log "not tested (missing): see MISSING above"
-ok "JIT runtimes named from jitdumps and maps written at exit, and grouped where nothing names them"
+ok "JIT runtimes named from their own structures, jitdumps and maps written at exit"

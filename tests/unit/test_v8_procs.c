@@ -127,6 +127,50 @@ static void test_capture(void)
 	v8_procs_free(vp);
 }
 
+/* The capture's runtime module: node's mappings note the process, its answer is rt_procs'. */
+static void test_rt_module(void)
+{
+	struct v8_procs *vp = v8_procs_new(root);
+	struct rt_module mod = v8_procs_rt_module(vp);
+	map_entries_t maps = { 0 };
+	struct map_entry other = { .start = 0x400000,
+				   .end = 0x401000,
+				   .executable = true,
+				   .path = (char *)"/usr/bin/cat" };
+	map_entries_t exec_d = { 0 };
+	struct rt_proc rp;
+
+	CHECK_EQ_INT(make_proc(3), 0);
+	CHECK_EQ_INT(proc_maps_read(root, PID, &maps), 0);
+	CHECK_EQ_INT(mod.capture(mod.ctx, PID, 0, &rp), -ENOENT);
+	CHECK_EQ_INT(mod.note_maps(mod.ctx, PID, &maps), 1);
+	CHECK(v8_procs_is_node(vp, PID));
+	CHECK_EQ_INT(mod.capture(mod.ctx, PID, 0, &rp), 0);
+	CHECK_EQ_INT(rp.kind, RT_KIND_V8);
+	CHECK_EQ_INT(rp.nranges, 4);
+	CHECK_EQ_INT(rp.ranges[0].lo, blob_at);
+	CHECK_EQ_INT(rp.ranges[1].lo, 0x7f0000000000ull);
+	CHECK_EQ_INT(rp.nwords, RT_WORDS);
+	CHECK_EQ_INT(rp.off[V8_W_CONTEXT], -8);
+	CHECK_EQ_INT(rp.off[V8_W_FUNCTION], -16);
+	CHECK_EQ_INT(rp.off[V8_W_BYTECODE_OFFSET], -40);
+	CHECK_EQ_INT(rp.off[V8_W_BYTECODE_ARRAY], -32);
+	for (int i = 0; i < RT_WORDS; i++)
+		CHECK_EQ_INT(rp.top_reg[i], RT_REG_NONE);
+	/* V8 commits more code: the next ask gives its new ranges. */
+	CHECK_EQ_INT(make_proc(5), 0);
+	CHECK_EQ_INT(mod.capture(mod.ctx, PID, 0, &rp), 0);
+	CHECK_EQ_INT(rp.nranges, 6);
+	/* pid exec'd something else: not node now, and its V8 state is gone. */
+	CHECK_EQ_INT(vec_push(&exec_d, other), 0);
+	CHECK_EQ_INT(mod.note_maps(mod.ctx, PID, &exec_d), 0);
+	CHECK(!v8_procs_is_node(vp, PID));
+	CHECK_EQ_INT(mod.capture(mod.ctx, PID, 0, &rp), -ENOENT);
+	vec_free(&exec_d);
+	map_entries_free(&maps);
+	v8_procs_free(vp);
+}
+
 static void test_frames(void)
 {
 	struct hotspot_frame out[V8_MAX_FRAMES];
@@ -254,6 +298,7 @@ int main(void)
 	if (!mkdtemp(root) || !heap)
 		return 1;
 	RUN(test_capture);
+	RUN(test_rt_module);
 	RUN(test_frames);
 	RUN(test_budget);
 	RUN(test_many_processes);

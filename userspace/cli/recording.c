@@ -25,6 +25,7 @@
 #include "../lang/python_procs.h"
 #include "../symbols/frame_resolver.h"
 #include "../lang/hotspot_procs.h"
+#include "../lang/v8_procs.h"
 #include "../symbols/java_frames.h"
 #include "../symbols/python_frames.h"
 #include "../symbols/jit_maps.h"
@@ -346,7 +347,7 @@ static void mark_start(struct recording *r)
 int recording_start(struct recording *r, const struct options *opts)
 {
 	struct session_config cfg = { 0 };
-	struct rt_module rt_modules[1];
+	struct rt_module rt_modules[2];
 	struct proc_source src;
 	int ret;
 
@@ -358,11 +359,12 @@ int recording_start(struct recording *r, const struct options *opts)
 	r->py_frames = python_frames_new();
 	r->jvms = hotspot_procs_new("/proc");
 	r->java_frames = java_frames_new();
+	r->v8 = v8_procs_new("/proc");
 	r->frames = (struct frame_resolver){ r->sym, r->jit, r->py_frames, r->java_frames };
 	r->debuginfod = debuginfo_server_open(opts->debuginfod_budget_ns / 1000000);
 	if (r->sym)
 		symbolizer_set_debuginfod(r->sym, r->debuginfod);
-	if (!r->jit || !r->py_procs || !r->py_frames || !r->jvms || !r->java_frames) {
+	if (!r->jit || !r->py_procs || !r->py_frames || !r->jvms || !r->java_frames || !r->v8) {
 		log_error("out of memory");
 		return 1;
 	}
@@ -373,6 +375,7 @@ int recording_start(struct recording *r, const struct options *opts)
 	r->src_ctx.py_frames = r->py_frames;
 	r->src_ctx.jvms = r->jvms;
 	r->src_ctx.java_frames = r->java_frames;
+	r->src_ctx.v8 = r->v8;
 	r->src_ctx.symbols_lock = &r->symbols_lock;
 	proc_source_init(&src, &r->src_ctx);
 	model_init(&r->model, &src, 0);
@@ -398,10 +401,11 @@ int recording_start(struct recording *r, const struct options *opts)
 	cfg.ctx = &r->model;
 	/* Python functions in the stacks, where the unwinder reads the processes' mappings. */
 	cfg.python = cfg.unwind_cfi ? r->py_procs : NULL;
-	/* Java frames read in BPF where the JVM keeps them (interpreted frames). */
+	/* Java frames read in BPF where the JVM keeps them (interpreted frames), JS in node's. */
 	rt_modules[0] = hotspot_procs_rt_module(r->jvms);
+	rt_modules[1] = v8_procs_rt_module(r->v8);
 	cfg.rt_modules = rt_modules;
-	cfg.rt_nmodules = cfg.unwind_cfi ? 1 : 0;
+	cfg.rt_nmodules = cfg.unwind_cfi ? 2 : 0;
 	if (opts->command) {
 		ret = command_prepare(&r->cmd, opts->command);
 		if (ret) {
@@ -618,6 +622,7 @@ void recording_close(struct recording *r)
 	python_frames_free(r->py_frames);
 	hotspot_procs_free(r->jvms);
 	java_frames_free(r->java_frames);
+	v8_procs_free(r->v8);
 	cgroup_targets_close(&r->cgroups);
 	/* Zeroed (never started) is an unlocked mutex too. */
 	fair_lock_destroy(&r->symbols_lock);

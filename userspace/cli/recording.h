@@ -53,7 +53,8 @@ struct recording {
 	struct python_procs *py_procs;	 /* Python processes: their code objects, named */
 	struct python_frames *py_frames; /* the Python frames met */
 	struct hotspot_procs *jvms;	 /* the JVMs met, read as their code is met */
-	struct java_frames *java_frames; /* the Java frames met */
+	struct java_frames *java_frames; /* the Java (and JS) frames met */
+	struct v8_procs *v8;		 /* the node processes met, read as their frames are met */
 	struct frame_resolver frames;	 /* sym, jit, py_frames and java_frames, by object id */
 	struct proc_source_ctx src_ctx;
 	struct session session;

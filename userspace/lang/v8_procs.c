@@ -524,3 +524,62 @@ int v8_procs_frames(struct v8_procs *vp, uint32_t pid, uint32_t uid, uint64_t pc
 		max = V8_MAX_FRAMES;
 	return v8_name_js_frame(&h, p->cache, pc, is_return, words, out, max);
 }
+
+int v8_procs_note_maps(struct v8_procs *vp, uint32_t pid, const map_entries_t *maps)
+{
+	struct v8_proc *p = proc_of(vp, pid);
+
+	for (size_t i = 0; i < maps->len; i++) {
+		const struct map_entry *e = &maps->data[i];
+
+		if (!e->executable || !e->path || !is_node_file(e->path))
+			continue;
+		/* Noted for another node (pid exec'd one since): what it kept is not this one's. */
+		if (p && (p->dev != e->dev || p->inode != e->inode))
+			forget(vp, pid);
+		return v8_procs_note_mapping(vp, pid, e) ? -ENOMEM : 1;
+	}
+	/* An image pid exec'd away from: its state would name the new image's frames. */
+	if (p)
+		forget(vp, pid);
+	return 0;
+}
+
+_Static_assert(V8_WORDS == RT_WORDS, "a V8 frame's words are a runtime record's");
+_Static_assert(V8_MAX_RANGES <= RT_MAX_RANGES, "a V8 capture's ranges fit rt_proc's");
+
+static int rt_note_maps(void *ctx, uint32_t pid, const map_entries_t *maps)
+{
+	return v8_procs_note_maps(ctx, pid, maps);
+}
+
+static int rt_capture(void *ctx, uint32_t pid, uint32_t uid, struct rt_proc *out)
+{
+	struct v8_capture cap;
+	int err = v8_procs_capture(ctx, pid, &cap);
+
+	(void)uid;
+	if (err == -ENOMEM)
+		return err;
+	/* Not node, or a V8 not read (said by v8_procs), or no code found: asked again at the next
+	 * executable mapping. */
+	if (err || !cap.nranges)
+		return -ENOENT;
+	memset(out, 0, sizeof(*out));
+	out->kind = RT_KIND_V8;
+	for (int i = 0; i < cap.nranges && i < RT_MAX_RANGES; i++) {
+		out->ranges[i] = (struct rt_range){ cap.lo[i], cap.hi[i] };
+		out->nranges++;
+	}
+	out->nwords = V8_WORDS;
+	for (int i = 0; i < V8_WORDS; i++)
+		out->off[i] = cap.offsets[i];
+	/* No top_reg: the frame's slots name the function (the interpreter's bytecode offset
+	 * register, r9, is not read; an interrupted frame's line is its last call's). */
+	return 0;
+}
+
+struct rt_module v8_procs_rt_module(struct v8_procs *vp)
+{
+	return (struct rt_module){ vp, rt_note_maps, rt_capture };
+}

@@ -25,6 +25,7 @@
 
 #include "../symbols/proc_maps.h"
 #include "python_reader.h"
+#include "rt_module.h"
 #include "v8_names.h"
 
 #define V8_MAX_RANGES	   8
@@ -58,6 +59,20 @@ bool v8_procs_is_node(const struct v8_procs *vp, uint32_t pid);
  * said once per node file, with the reason, at -v for each process).
  */
 int v8_procs_capture(struct v8_procs *vp, uint32_t pid, struct v8_capture *out);
+
+/*
+ * Whether pid's mappings `maps` (just read) map node, nodejs or
+ * libnode.so*: 1 when they do, with pid noted (v8_procs_note_mapping), 0
+ * when not (pid's state, from an image it exec'd away from, goes), -ENOMEM.
+ * A pid noted for another node file than the one mapped now is noted anew.
+ */
+int v8_procs_note_maps(struct v8_procs *vp, uint32_t pid, const map_entries_t *maps);
+/*
+ * The capture above as the capture asks a runtime module (rt_module.h):
+ * RT_KIND_V8, the ranges, the four words; asked again at every change of
+ * pid's executable mappings (each new code page of V8's).
+ */
+struct rt_module v8_procs_rt_module(struct v8_procs *vp);
 
 /*
  * The JS frames of node process pid (its memory uid's to read) at `pc`, a

@@ -16,6 +16,7 @@
 #include "../symbols/proc_maps.h"
 #include "../symbols/jit_maps.h"
 #include "../lang/hotspot_procs.h"
+#include "../lang/v8_procs.h"
 #include "../symbols/java_frames.h"
 #include "../symbols/python_frames.h"
 #include "../symbols/symbolizer.h"
@@ -342,9 +343,40 @@ static int64_t java_frame(void *vctx, uint32_t pid, uint32_t uid, uint64_t addr,
 }
 
 /*
+ * A node frame whose words BPF read (lang/v8_procs.h): its JS functions
+ * (optimized code one per function inlined there, innermost first) or
+ * V8's typed frame. v8_procs reads the process through its deadline
+ * reader, within its budgets, and keeps what it named; -ENOENT (a builtin
+ * in node's blob, a process past its cap) leaves the frame to node's
+ * symbols and "[JIT] node".
+ */
+static int64_t v8_frame(struct proc_source_ctx *ctx, uint32_t pid, uint32_t uid, uint64_t pc,
+			bool is_return, const uint64_t words[RT_WORDS])
+{
+	struct hotspot_frame frames[V8_MAX_FRAMES];
+	int n;
+
+	/* The process is read first: only the interning needs the lock (unless held already). */
+	n = v8_procs_frames(ctx->v8, pid, uid, pc, is_return, words, frames, V8_MAX_FRAMES);
+	if (n <= 0)
+		return n ? n : -ENOENT;
+	lock_symbols(ctx);
+	/*
+	 * A typed frame is one "V8::<Type>": V8's, not a function of the
+	 * script (a JS method given that computed name is taken for one: its
+	 * isJS is lost, never its name).
+	 */
+	return java_frames_intern_lang(ctx->java_frames, uid, frames, n,
+				       n == 1 && !strncmp(frames[0].name, "V8::", 4)
+					       ? JAVA_FRAMES_V8_OTHER
+					       : JAVA_FRAMES_JS);
+}
+
+/*
  * A frame whose words BPF read (bpf/runtime.bpf.h), named by its runtime:
- * HotSpot's interpreted frames (lang/hotspot_procs.h) here; other kinds
- * and frames their words do not name go on to java_frame and jit_object.
+ * HotSpot's interpreted frames (lang/hotspot_procs.h) and node's frames
+ * (v8_frame); frames their words do not name go on to java_frame and
+ * jit_object.
  */
 static int64_t runtime_frame(void *vctx, uint32_t pid, uint32_t uid, uint32_t kind, uint64_t pc,
 			     bool is_return, const uint64_t words[RT_WORDS])
@@ -355,6 +387,9 @@ static int64_t runtime_frame(void *vctx, uint32_t pid, uint32_t uid, uint32_t ki
 	int64_t idx;
 	int n;
 
+	if (kind == RT_KIND_V8)
+		return ctx->v8 && ctx->java_frames ? v8_frame(ctx, pid, uid, pc, is_return, words)
+						   : -ENOENT;
 	(void)is_return;
 	if (kind != RT_KIND_HOTSPOT || !ctx->jvms || !ctx->java_frames ||
 	    !hotspot_procs_in_interpreter(ctx->jvms, pid, uid, pc))
@@ -378,6 +413,8 @@ static void process_exit(void *vctx, uint32_t pid)
 
 	if (ctx->jvms)
 		hotspot_procs_exited(ctx->jvms, pid);
+	if (ctx->v8)
+		v8_procs_exited(ctx->v8, pid);
 }
 
 /* A Python frame's location, read from the process while it lives (lang/python_procs.h). */
@@ -464,7 +501,7 @@ void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)
 	src->thread_alive = thread_alive;
 	src->jit_object = jit_object;
 	src->java_frame = ctx->jvms && ctx->java_frames ? java_frame : NULL;
-	src->runtime_frame = ctx->jvms && ctx->java_frames ? runtime_frame : NULL;
+	src->runtime_frame = (ctx->jvms || ctx->v8) && ctx->java_frames ? runtime_frame : NULL;
 	src->process_exit = process_exit;
 	src->read_info = read_info;
 	src->read_kernel_thread = read_kernel_thread;

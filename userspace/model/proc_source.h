@@ -22,9 +22,13 @@ struct proc_source_ctx {
 	/* Python processes (read by the capture) and the Python frames met; NULL for none. */
 	struct python_procs *py_procs;
 	struct python_frames *py_frames;
-	/* JVMs (read by the model as it meets their code) and the Java frames met; NULL for none. */
+	/* JVMs (read by the model as it meets their code) and the Java frames met; NULL for none.
+	 */
 	struct hotspot_procs *jvms;
 	struct java_frames *java_frames;
+	/* node processes (noted by the capture's runtime module), their JS frames in java_frames.
+	 */
+	struct v8_procs *v8;
 	/*
 	 * Taken before any use of sym, jit and py_frames, which a thread that
 	 * symbolizes a continuous snapshot reads meanwhile, and held until

@@ -21,6 +21,7 @@ struct item {
 struct entry {
 	uint32_t first; /* in items, outermost first */
 	uint32_t count;
+	enum java_frames_lang lang;
 };
 
 struct java_frames {
@@ -67,14 +68,16 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h;
 }
 
-static const char *name_of(const struct hotspot_frame *fr)
+static const char *name_of(const struct hotspot_frame *fr, enum java_frames_lang lang)
 {
-	return fr->name[0] ? fr->name : "[unknown Java method]";
+	return fr->name[0]		  ? fr->name
+	       : lang == JAVA_FRAMES_JAVA ? "[unknown Java method]"
+					  : "[unknown JS function]";
 }
 
 /* Add the chain of `count` frames (outermost first: frames[n - 1 - i]), of hash h. */
 static int64_t intern_new(struct java_frames *f, const struct hotspot_frame *frames, int n,
-			  uint32_t count, uint64_t h)
+			  uint32_t count, uint64_t h, enum java_frames_lang lang)
 {
 	struct item it[RESOLVED_MAX_DEPTH];
 	struct hmap_key key = { h, count };
@@ -82,7 +85,7 @@ static int64_t intern_new(struct java_frames *f, const struct hotspot_frame *fra
 
 	for (uint32_t i = 0; i < count; i++) {
 		const struct hotspot_frame *fr = &frames[n - 1 - i];
-		int64_t name = strtab_intern(&f->strings, name_of(fr));
+		int64_t name = strtab_intern(&f->strings, name_of(fr, lang));
 		int64_t file = fr->file[0] ? strtab_intern(&f->strings, fr->file) : UINT32_MAX;
 
 		if (name < 0 || file < 0)
@@ -92,7 +95,7 @@ static int64_t intern_new(struct java_frames *f, const struct hotspot_frame *fra
 	if (vec_reserve(&f->items, count) || vec_push(&f->next, UINT32_MAX))
 		return -ENOMEM;
 	idx = (uint32_t)f->entries.len;
-	if (vec_push(&f->entries, ((struct entry){ (uint32_t)f->items.len, count }))) {
+	if (vec_push(&f->entries, ((struct entry){ (uint32_t)f->items.len, count, lang }))) {
 		f->next.len--;
 		return -ENOMEM;
 	}
@@ -108,15 +111,17 @@ static int64_t intern_new(struct java_frames *f, const struct hotspot_frame *fra
 
 /* Whether entry e is the chain of `count` frames (outermost first: frames[n - 1 - i]). */
 static bool same_chain(const struct java_frames *f, const struct entry *e,
-		       const struct hotspot_frame *frames, int n, uint32_t count)
+		       const struct hotspot_frame *frames, int n, uint32_t count,
+		       enum java_frames_lang lang)
 {
-	if (e->count != count)
+	if (e->count != count || e->lang != lang)
 		return false;
 	for (uint32_t i = 0; i < count; i++) {
 		const struct item *a = &f->items.data[e->first + i];
 		const struct hotspot_frame *fr = &frames[n - 1 - i];
 
-		if (a->line != fr->line || strcmp(strtab_get(&f->strings, a->name), name_of(fr)) ||
+		if (a->line != fr->line ||
+		    strcmp(strtab_get(&f->strings, a->name), name_of(fr, lang)) ||
 		    (a->file == UINT32_MAX ? fr->file[0] != '\0'
 					   : strcmp(strtab_get(&f->strings, a->file), fr->file)))
 			return false;
@@ -149,15 +154,16 @@ static int64_t over_budget(struct java_frames *f, uint32_t user)
 	if (f->over_budget_entry >= 0)
 		return f->over_budget_entry;
 	snprintf(fr.name, sizeof(fr.name), "%s", JAVA_FRAMES_OVER_BUDGET);
-	f->over_budget_entry = intern_new(f, &fr, 1, 1, 0);
+	f->over_budget_entry = intern_new(f, &fr, 1, 1, 0, JAVA_FRAMES_JAVA);
 	return f->over_budget_entry;
 }
 
-int64_t java_frames_intern_user(struct java_frames *f, uint32_t user,
-				const struct hotspot_frame *frames, int n)
+int64_t java_frames_intern_lang(struct java_frames *f, uint32_t user,
+				const struct hotspot_frame *frames, int n,
+				enum java_frames_lang lang)
 {
 	struct hmap_key key;
-	uint64_t h = 0, cost;
+	uint64_t h = lang, cost;
 	uint32_t idx, count;
 	int64_t got;
 
@@ -169,7 +175,7 @@ int64_t java_frames_intern_user(struct java_frames *f, uint32_t user,
 	cost = sizeof(struct entry) + sizeof(uint32_t) + 2 * sizeof(struct hmap_slot);
 	for (uint32_t i = 0; i < count; i++) {
 		const struct hotspot_frame *fr = &frames[n - 1 - i];
-		const char *name = name_of(fr);
+		const char *name = name_of(fr, lang);
 		size_t nl = strlen(name), fl = strlen(fr->file);
 
 		h = mix(mix(mix(h, hash_bytes(name, nl)), hash_bytes(fr->file, fl)),
@@ -178,7 +184,7 @@ int64_t java_frames_intern_user(struct java_frames *f, uint32_t user,
 	}
 	key = (struct hmap_key){ h, count };
 	for (bool found = hmap_get(&f->index, key, &idx); found;) {
-		if (same_chain(f, &f->entries.data[idx], frames, n, count))
+		if (same_chain(f, &f->entries.data[idx], frames, n, count, lang))
 			return idx;
 		idx = f->next.data[idx];
 		found = idx != UINT32_MAX;
@@ -195,7 +201,7 @@ int64_t java_frames_intern_user(struct java_frames *f, uint32_t user,
 	if (f->bytes + cost > f->max_bytes ||
 	    (user != JAVA_FRAMES_NO_USER && user_bytes(f, user) + cost > f->max_user_bytes))
 		return over_budget(f, user);
-	got = intern_new(f, frames, n, count, h);
+	got = intern_new(f, frames, n, count, h, lang);
 	if (got < 0)
 		return got;
 	f->bytes += cost;
@@ -203,6 +209,12 @@ int64_t java_frames_intern_user(struct java_frames *f, uint32_t user,
 		(void)hmap_put(&f->by_user, (struct hmap_key){ user, 0 },
 			       user_bytes(f, user) + (uint32_t)cost);
 	return got;
+}
+
+int64_t java_frames_intern_user(struct java_frames *f, uint32_t user,
+				const struct hotspot_frame *frames, int n)
+{
+	return java_frames_intern_lang(f, user, frames, n, JAVA_FRAMES_JAVA);
 }
 
 int64_t java_frames_intern(struct java_frames *f, const struct hotspot_frame *frames, int n)
@@ -237,7 +249,9 @@ bool java_frames_resolve(const struct java_frames *f, uint64_t index, struct res
 	out->resource = out->items[0].file;
 	out->address = -1;
 	out->symbol_address = -1;
-	out->java = true;
+	out->java = e->lang == JAVA_FRAMES_JAVA;
+	out->javascript = !out->java;
+	out->is_js = e->lang == JAVA_FRAMES_JS;
 	return true;
 }
 

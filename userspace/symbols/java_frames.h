@@ -42,6 +42,17 @@ int64_t java_frames_intern(struct java_frames *f, const struct hotspot_frame *fr
 #define JAVA_FRAMES_OVER_BUDGET "[Java code past bpfprof's memory budget]"
 int64_t java_frames_intern_user(struct java_frames *f, uint32_t user,
 				const struct hotspot_frame *frames, int n);
+/* Whose frames an entry holds: the profile's category, and the front-end's isJS. */
+enum java_frames_lang {
+	JAVA_FRAMES_JAVA,     /* a JVM's (the Java category) */
+	JAVA_FRAMES_JS,	      /* V8's JS functions (JavaScript, isJS) */
+	JAVA_FRAMES_V8_OTHER, /* V8's typed frames, V8::<Type> (JavaScript, not isJS) */
+};
+
+/* java_frames_intern_user for frames of runtime `lang`: entries of its own. */
+int64_t java_frames_intern_lang(struct java_frames *f, uint32_t user,
+				const struct hotspot_frame *frames, int n,
+				enum java_frames_lang lang);
 /* For tests: the caps, in bytes. */
 void java_frames_set_caps(struct java_frames *f, size_t max_bytes, size_t max_user_bytes);
 
