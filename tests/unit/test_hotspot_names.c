@@ -48,6 +48,44 @@ static int setup(void)
 	return err;
 }
 
+/*
+ * An interpreted method read once names each of its bytecode indexes
+ * (bpfprof keeps it: a method in a loop runs at many) as a read per index
+ * would, with no further read.
+ */
+static void test_method_lines(void)
+{
+	struct hotspot_method_lines lines;
+	struct hotspot_frame f, g;
+	unsigned long reads;
+
+	CHECK_EQ_INT(hotspot_name_method_lines(&jvm, img.inner, &f, &lines), 0);
+	CHECK_EQ_STR(f.name, "pkg.Outer.work");
+	CHECK_EQ_STR(f.file, "Outer.java");
+	CHECK_EQ_INT(f.line, 0);
+	CHECK(lines.has_table && lines.table_len > 0);
+	CHECK_EQ_INT(lines.code_size, 8);
+	reads = img.reads;
+	CHECK_EQ_INT(hotspot_method_line(&jvm, &lines, 0), 20);
+	CHECK_EQ_INT(hotspot_method_line(&jvm, &lines, 5), 21);
+	CHECK_EQ_INT(hotspot_method_line(&jvm, &lines, 7), 21);
+	CHECK_EQ_INT(hotspot_method_line(&jvm, &lines, -1), 0);
+	CHECK_EQ_INT(img.reads, reads);
+	for (int32_t bci = 0; bci < 8; bci++) {
+		CHECK_EQ_INT(hotspot_name_method(&jvm, img.inner, bci, &g), 0);
+		CHECK_EQ_INT(hotspot_method_line(&jvm, &lines, bci), g.line);
+	}
+	free(lines.table);
+	/* Its line table unreadable: named, with nothing to name an index by. */
+	img.fail_lo = lines.code + lines.code_size;
+	img.fail_hi = img.fail_lo + 1;
+	CHECK_EQ_INT(hotspot_name_method_lines(&jvm, img.inner, &f, &lines), 0);
+	CHECK_EQ_STR(f.name, "pkg.Outer.work");
+	CHECK(lines.has_table && !lines.table_len && !lines.table);
+	CHECK_EQ_INT(hotspot_method_line(&jvm, &lines, 5), 0);
+	img.fail_lo = img.fail_hi = 0;
+}
+
 static void test_inlined_chain(void)
 {
 	struct hotspot_frame f[16];
@@ -146,6 +184,7 @@ int main(void)
 		fprintf(stderr, "the JVM image did not derive\n");
 		return 1;
 	}
+	RUN(test_method_lines);
 	RUN(test_inlined_chain);
 	RUN(test_return_without_debug_info);
 	RUN(test_partial_chain);

@@ -11,7 +11,7 @@
 
 /* A line table read at most this far: a method of 64 KiB of bytecode has far fewer bytes of lines.
  */
-#define LINE_TABLE_MAX 4096u
+#define LINE_TABLE_MAX HOTSPOT_LINE_TABLE_MAX
 /* The headers read whole: a JVM's types are a few hundred bytes (checked by the layout). */
 #define HEADER_MAX     HOTSPOT_MAX_HEADER
 
@@ -121,7 +121,8 @@ static int pool_symbol(const struct hotspot_jvm *j, uint64_t cp, uint16_t index,
  * from no one's memory, which ASan tells).
  */
 static int name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bci,
-		       struct hotspot_frame *out, unsigned char *cm_buf, unsigned char *cp_buf)
+		       struct hotspot_frame *out, unsigned char *cm_buf, unsigned char *cp_buf,
+		       struct hotspot_method_lines *lines)
 {
 	const struct hotspot_layout *l = &j->layout;
 	char klass[HOTSPOT_FRAME_NAME], mname[HOTSPOT_FRAME_NAME];
@@ -154,6 +155,23 @@ static int name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bci
 	/* The file and line are extras: a method is named without them. */
 	if (file_index && !pool_symbol(j, cp, file_index, &sym))
 		(void)read_symbol(j, sym, out->file, sizeof(out->file));
+	if (lines) {
+		memset(lines, 0, sizeof(*lines));
+		lines->const_method = cm;
+		lines->code = cm + l->const_method_size;
+		lines->code_size = code_size;
+		lines->has_table =
+			(get_u32(cm_buf + l->const_method_flags) & l->flag_has_line_table) != 0;
+		if (lines->has_table) {
+			unsigned char table[LINE_TABLE_MAX];
+			size_t n = read_upto(j, lines->code + code_size, table, sizeof(table));
+
+			if (n && (lines->table = malloc(n))) {
+				memcpy(lines->table, table, n);
+				lines->table_len = n;
+			}
+		}
+	}
 	if (bci >= 0 && (get_u32(cm_buf + l->const_method_flags) & l->flag_has_line_table)) {
 		unsigned char table[LINE_TABLE_MAX];
 		size_t n =
@@ -162,6 +180,14 @@ static int name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bci
 		out->line = hotspot_line_of_bci(table, n, j->x, (uint32_t)bci);
 	}
 	return 0;
+}
+
+int hotspot_method_line(const struct hotspot_jvm *j, const struct hotspot_method_lines *lines,
+			int32_t bci)
+{
+	if (bci < 0 || !lines->table_len)
+		return 0;
+	return hotspot_line_of_bci(lines->table, lines->table_len, j->x, (uint32_t)bci);
 }
 
 int hotspot_name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bci,
@@ -177,8 +203,31 @@ int hotspot_name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bc
 	buf = malloc(l->const_method_size + l->pool_size);
 	if (!buf)
 		return -ENOMEM;
-	err = name_method(j, method, bci, out, buf, buf + l->const_method_size);
+	err = name_method(j, method, bci, out, buf, buf + l->const_method_size, NULL);
 	free(buf);
+	return err;
+}
+
+int hotspot_name_method_lines(const struct hotspot_jvm *j, uint64_t method,
+			      struct hotspot_frame *out, struct hotspot_method_lines *lines)
+{
+	const struct hotspot_layout *l = &j->layout;
+	unsigned char *buf;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	memset(lines, 0, sizeof(*lines));
+	if (!method || l->const_method_size > HEADER_MAX || l->pool_size > HEADER_MAX)
+		return -EINVAL;
+	buf = malloc(l->const_method_size + l->pool_size);
+	if (!buf)
+		return -ENOMEM;
+	err = name_method(j, method, -1, out, buf, buf + l->const_method_size, lines);
+	free(buf);
+	if (err) {
+		free(lines->table);
+		memset(lines, 0, sizeof(*lines));
+	}
 	return err;
 }
 

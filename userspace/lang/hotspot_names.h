@@ -55,6 +55,32 @@ struct hotspot_frame {
 void hotspot_jvm_init(struct hotspot_jvm *j, const struct hotspot_layout *l, hotspot_read_fn read,
 		      void *ctx);
 
+/*
+ * What names any bytecode index of one method without reading it again:
+ * where its bytecodes are and its line table as read (an interpreted
+ * method runs at many indexes, each a frame of its own).
+ */
+#define HOTSPOT_LINE_TABLE_MAX 4096u
+struct hotspot_method_lines {
+	uint64_t const_method; /* the Method's ConstMethod: changes when it is redefined */
+	uint64_t code;	       /* its first bytecode */
+	uint16_t code_size;
+	bool has_table;	  /* the method has a line table ... */
+	size_t table_len; /* ... of which this much was read (0: none could be) */
+	uint8_t *table;	  /* malloc'd, table_len bytes; NULL when none */
+};
+
+/* The line of bytecode index `bci` in `lines`' method; 0 when unknown. */
+int hotspot_method_line(const struct hotspot_jvm *j, const struct hotspot_method_lines *lines,
+			int32_t bci);
+
+/*
+ * hotspot_name_method with no index, and what names its indexes into
+ * *lines (free its table with free()). 0 or an error.
+ */
+int hotspot_name_method_lines(const struct hotspot_jvm *j, uint64_t method,
+			      struct hotspot_frame *out, struct hotspot_method_lines *lines);
+
 /* The method at `method` (a Method*), at bytecode index `bci` (-1: none). 0 or an error. */
 int hotspot_name_method(const struct hotspot_jvm *j, uint64_t method, int32_t bci,
 			struct hotspot_frame *out);

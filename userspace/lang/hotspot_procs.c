@@ -110,6 +110,19 @@ struct read_ctx {
 	struct jvm *jvm;
 };
 
+/*
+ * An interpreted method as read once: its name and what names each of its
+ * bytecode indexes (a method in a loop runs at many, each a frame key of
+ * its own), so that a new index costs no read of the JVM.
+ */
+#define INTERP_METHODS	   1024u /* slots a JVM, direct-mapped by Method* */
+#define INTERP_METHOD_JVMS 64u	 /* JVMs with such slots (some 0.5-4.5 MiB each) */
+struct interp_method {
+	uint64_t method; /* 0: a free slot */
+	struct hotspot_frame frame;
+	struct hotspot_method_lines lines;
+};
+
 struct jvm {
 	uint32_t pid, uid;
 	struct read_ctx rc; /* the context of j's reads: hotspot_names reads through it */
@@ -135,7 +148,8 @@ struct jvm {
 	 * bound (an interpreted Method* lives as long as its class).
 	 */
 	struct hmap rt_cache;
-	bool owner_set; /* owner fixed at first ask: its answers count against it */
+	struct interp_method *methods; /* INTERP_METHODS slots by Method*; NULL until needed */
+	bool owner_set;		       /* owner fixed at first ask: its answers count against it */
 	/* The last answer hotspot_procs_frames gave, for hotspot_procs_cache to keep. */
 	struct {
 		uint64_t pc;
@@ -158,6 +172,7 @@ struct hotspot_procs {
 	bool owners_read;
 	VEC(uint32_t) warned; /* users told once that their JVMs read past the budget */
 	size_t rt_cached;     /* interpreted frames' answers kept, all JVMs together */
+	unsigned method_jvms; /* JVMs with interpreted methods kept (INTERP_METHOD_JVMS) */
 };
 
 static ssize_t vm_read(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t len)
@@ -205,6 +220,12 @@ static void jvm_free(struct hotspot_procs *hp, struct jvm *jvm)
 	hmap_free(&jvm->misses);
 	hp->rt_cached -= jvm->rt_cache.len;
 	hmap_free(&jvm->rt_cache);
+	if (jvm->methods) {
+		for (unsigned i = 0; i < INTERP_METHODS; i++)
+			free(jvm->methods[i].lines.table);
+		free(jvm->methods);
+		hp->method_jvms--;
+	}
 	free(jvm);
 }
 
@@ -945,42 +966,79 @@ void hotspot_procs_interp_cache(struct hotspot_procs *hp, uint32_t pid,
 		rt_cache(hp, jvm, words[0], words[1] | RT_KEY_FRAME, value);
 }
 
+/*
+ * Method's slot, read now when it holds another method or one since
+ * redefined (its ConstMethod changed: one 8-byte read); NULL when it could
+ * not be read (*err says why) or no slot can be kept (then *tmp is filled,
+ * its table the caller's to free).
+ */
+static struct interp_method *interp_method(struct hotspot_procs *hp, struct jvm *jvm,
+					   struct read_ctx *rc, uint64_t method,
+					   struct interp_method *tmp, int *err)
+{
+	const struct hotspot_layout *l = &jvm->j.layout;
+	struct interp_method *m;
+	uint64_t cm;
+
+	if (!jvm->methods && hp->method_jvms < INTERP_METHOD_JVMS &&
+	    (jvm->methods = calloc(INTERP_METHODS, sizeof(*jvm->methods))))
+		hp->method_jvms++;
+	m = jvm->methods ? &jvm->methods[(method >> 3) * 0x9e3779b97f4a7c15ull >> 54 &
+					 (INTERP_METHODS - 1)]
+			 : tmp;
+	if (m != tmp && m->method == method) {
+		if ((*err = jvm_read(rc, method + l->method_const, &cm, 8)))
+			return NULL;
+		if (cm == m->lines.const_method)
+			return m;
+	}
+	if (m != tmp) {
+		free(m->lines.table);
+		memset(m, 0, sizeof(*m));
+	}
+	if ((*err = hotspot_name_method_lines(&jvm->j, method, &m->frame, &m->lines)))
+		return NULL;
+	m->method = method;
+	return m;
+}
+
 int hotspot_procs_interp_frame(struct hotspot_procs *hp, uint32_t pid, uint32_t uid,
 			       const uint64_t words[RT_WORDS], struct hotspot_frame *out)
 {
 	struct jvm *jvm = jvm_of(hp, pid);
 	struct read_ctx *rc = jvm ? &jvm->rc : NULL;
-	const struct hotspot_layout *l;
-	uint64_t method = words[0], bcp = words[1], cm, code;
-	uint16_t code_size;
+	uint64_t method = words[0], bcp = words[1];
+	struct interp_method tmp = { 0 }, *m;
 	int32_t bci = -1;
-	int err;
+	bool partial;
+	int err = 0;
 
 	if (!jvm || jvm->state != JVM_READY || !method)
 		return 0;
 	(void)uid; /* the JVM's owner, set at its first pc asked (hotspot_procs_in_interpreter) */
 	*rc = (struct read_ctx){ hp, jvm };
 	jvm->j.ctx = rc;
-	l = &jvm->j.layout;
+	m = interp_method(hp, jvm, rc, method, &tmp, &err);
+	if (!m)
+		return err ? err : -ENOENT;
 	/*
 	 * The bytecode index: bcp's offset in the method's bytecodes, which
 	 * follow its ConstMethod. A frame just entered (bcp not set yet) or a
 	 * bcp of another method has none: the method is still named.
 	 */
-	if ((err = jvm_read(rc, method + l->method_const, &cm, 8)))
-		return err;
-	code = cm + l->const_method_size;
-	if (cm && !jvm_read(rc, cm + l->const_method_code_size, &code_size, 2) && bcp >= code &&
-	    bcp - code < code_size)
-		bci = (int32_t)(bcp - code);
-	err = hotspot_name_method(&jvm->j, method, bci, out);
-	if (err)
-		return err;
+	if (bcp >= m->lines.code && bcp - m->lines.code < m->lines.code_size)
+		bci = (int32_t)(bcp - m->lines.code);
+	*out = m->frame;
+	out->line = hotspot_method_line(&jvm->j, &m->lines, bci);
 	/*
-	 * A bytecode index and no line: the line table was not read (or the
-	 * method has none, rare: then it is read again, within the budget).
-	 * Kept, the frame would stay without its line for the JVM's life
-	 * (a thread asleep at one call site asks with one bcp throughout).
+	 * A bytecode index and a line table not read (the read budget spent
+	 * while a JVM starts, a stalled page): named, but not to be kept, nor
+	 * its method: kept, a thread asleep at one call site would show its
+	 * method without a line for the JVM's life.
 	 */
-	return bci >= 0 && !out->line ? 2 : 1;
+	partial = bci >= 0 && m->lines.has_table && !m->lines.table_len;
+	if (partial && m != &tmp)
+		m->method = 0;
+	free(tmp.lines.table);
+	return partial ? 2 : 1;
 }
