@@ -39,7 +39,9 @@ PIDS_MODE=0
 EXTRA_ARGS=()
 ONLY=
 # The workload's run time: in --pids mode bpfprof starts after it, by then
-# some 1 to 2 s (its BPF programs verified) of the workload have gone.
+# 1 to 4 s (its BPF programs verified, on a busy machine) of the workload
+# have gone: it runs PIDS_LEAD s longer.
+PIDS_LEAD=5
 WL_SECONDS=
 JDK17=/usr/lib/jvm/java-17-openjdk-amd64
 JDK25=/usr/lib/jvm/temurin-25-jdk-amd64
@@ -271,6 +273,8 @@ run_config() {
 	mapfile -t after < <(bpf_prog_stats "${ids[@]}")
 	t1=$(now_ns)
 	if [ "$PIDS_MODE" = 1 ]; then wait_bpfprof; else stop_bpfprof; fi
+	[ $((t1 - t0)) -ge 500000000 ] ||
+		note "$c, round $((r + 1)): a window of $(calc "($t1 - $t0) / 1e9" %.2f) s only (bpfprof slow to start?)"
 	restore_bpf_stats
 	table=$(bpf_stats_table "$(((t1 - t0) * NCPU))" "${before[@]}" -- "${after[@]}")
 	ALLS[$c,$r]=$(all_samples "$WORK/bpfprof.err")
@@ -369,7 +373,7 @@ main() {
 	[ -n "$PROCS" ] || PROCS=$NCPU
 	is_uint "$PROCS" || die "--procs wants a positive integer, not '$PROCS'"
 	WL_SECONDS=$WORK_SECONDS
-	[ "$PIDS_MODE" = 0 ] || WL_SECONDS=$(calc "$WORK_SECONDS + 3" %.1f)
+	[ "$PIDS_MODE" = 0 ] || WL_SECONDS=$(calc "$WORK_SECONDS + $PIDS_LEAD" %.1f)
 	command -v python3 >/dev/null 2>&1 || die "python3 is needed (bench/stack_depth.py)"
 	command -v bpftool >/dev/null 2>&1 || die "bpftool is not installed (scripts/install-deps.sh installs it)"
 	cc -O2 -fomit-frame-pointer -fasynchronous-unwind-tables -pthread -o "$WORK/cpu_work" "$HERE/cpu_work.c" ||
@@ -422,6 +426,8 @@ main() {
 	done
 	echo "(frames: the workload's user frames per on-CPU sample, bench/stack_depth.py; rooted: the"
 	echo " recording's user stacks reaching a thread root; RSS: bpfprof's peak; CPU: bpfprof's, per s recorded)"
+	[ "$PIDS_MODE" = 0 ] || echo "(--pids: switch ns is the switch program's time over the workload's switches," \
+		"others' early returns included: for N, which hardly switches, mostly theirs)"
 	memory_one_process
 	echo "load average now: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min)"
 }
