@@ -344,10 +344,10 @@ rss_one() {
 }
 
 memory_one_process() {
-	local n c jdk xint
+	local n c jdk xint one=
 
 	echo
-	echo "== bpfprof's peak RSS recording one process (bpfprof -v -- CMD, $WORK_SECONDS s) =="
+	echo "== bpfprof's peak RSS recording one process, or four JVMs (bpfprof -v -- CMD, $WORK_SECONDS s) =="
 	rss_one native "$WORK/cpu_work" -t 1 -s "$WORK_SECONDS"
 	n=$ONE_RSS
 	printf '%-38s %s MiB\n' "native cpu_work, 1 thread:" "$n"
@@ -359,7 +359,16 @@ memory_one_process() {
 		[[ $c == JI* ]] || xint=-Xshare:auto # the default: no flag of ours
 		rss_one "$c" "$jdk/bin/java" "$xint" -cp "$WORK/classes-${c: -2}" JitHot "$WORK_SECONDS"
 		printf '%-38s %s MiB (%s MiB)\n' "${LABEL[$c]:6}, 1 JVM:" "$ONE_RSS" "$(calc "$ONE_RSS - $n" %+.1f)"
+		[ "$c" = J17 ] && one=$ONE_RSS
 	done
+	[ -n "$one" ] || return 0
+	# More JVMs of the same JDK share libjvm.so's symbols and tables:
+	# what each one past the first adds is the JVM's own state.
+	# shellcheck disable=SC2016 # expanded by that sh
+	rss_one J17x4 sh -c 'for i in 1 2 3 4; do "$0" -cp "$1" JitHot "$2" & done; wait' \
+		"$JDK17/bin/java" "$WORK/classes-17" "$WORK_SECONDS"
+	printf '%-38s %s MiB (%s MiB a JVM past the first)\n' "OpenJDK 17, JitHot, 4 JVMs:" "$ONE_RSS" \
+		"$(calc "($ONE_RSS - $one) / 3" %+.1f)"
 }
 
 # ---- main ------------------------------------------------------------------------
