@@ -599,11 +599,23 @@ static void add_vdso(struct unwind_loader *l, struct unwind_proc *proc, const st
 	};
 }
 
+/* Entries left for anonymous executable mappings once every file mapping has one. */
+static size_t anon_exec_room(const map_entries_t *maps)
+{
+	size_t files = 0;
+
+	for (size_t i = 0; i < maps->len; i++)
+		files += maps->data[i].executable &&
+			 (maps->data[i].inode || !strcmp(maps->data[i].path, "[vdso]"));
+	return files < UNWIND_MAX_MAPPINGS ? UNWIND_MAX_MAPPINGS - files : 0;
+}
+
 int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 {
 	map_entries_t maps = { 0 };
 	int err = proc_maps_read("/proc", (pid_t)pid, &maps);
 	struct unwind_proc *proc = l->proc;
+	size_t anon_room;
 	uint32_t uid;
 
 	if (err)
@@ -618,11 +630,27 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 		return 0; /* gone */
 	}
 	proc->n = 0;
+	anon_room = anon_exec_room(&maps);
 	for (size_t i = 0; i < maps.len && !err; i++) {
 		const struct map_entry *e = &maps.data[i];
 
 		if (e->executable && !e->inode && !strcmp(e->path, "[vdso]")) {
 			add_vdso(l, proc, e);
+			continue;
+		}
+		/*
+		 * Anonymous executable memory (a JVM's code cache, V8's code
+		 * space): no file, no table, frame pointers. Entered with the
+		 * file key 0 (in unwind_no_table: never a stack copy) so that
+		 * the walk knows it at once; unknown, every sample in JIT code
+		 * asked bpf_find_vma (some 6 us a sample: a JVM's or node's
+		 * sample cost 4-5 times a native one, bench/runtimes.sh). Only
+		 * in the room the files leave.
+		 */
+		if (e->executable && !e->inode && anon_room && proc->n < UNWIND_MAX_MAPPINGS) {
+			anon_room--;
+			proc->m[proc->n++] =
+				(struct unwind_mapping){ .start = e->start, .end = e->end };
 			continue;
 		}
 		if (!e->executable || !e->inode)
