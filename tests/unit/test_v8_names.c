@@ -92,6 +92,18 @@ static void test_optimized_inlined(void)
 	CHECK_EQ_INT(v8_name_js_frame(&h, c, CODE_START + 20, false, words, out, 4), 2);
 	CHECK_EQ_STR(out[1].name, "outer");
 	CHECK_EQ_INT(f->reads, 1);
+	/* Within a check period: from the cache with no read at all; past it, checked again. */
+	c->check_period_ns = V8_CHECK_PERIOD_NS;
+	CHECK_EQ_INT(v8_name_js_frame(&h, c, CODE_START + 20, false, words, out, 4), 2);
+	f->reads = 0;
+	CHECK_EQ_INT(v8_name_js_frame(&h, c, CODE_START + 20, false, words, out, 4), 2);
+	CHECK_EQ_STR(out[0].name, "inner");
+	CHECK_EQ_INT(f->reads, 0);
+	for (size_t i = 0; i < V8_CACHED_FRAMES; i++)
+		c->frames[i].checked_ns -= V8_CHECK_PERIOD_NS;
+	CHECK_EQ_INT(v8_name_js_frame(&h, c, CODE_START + 20, false, words, out, 4), 2);
+	CHECK_EQ_INT(f->reads, 1);
+	c->check_period_ns = 0;
 	/* Its code replaced (deoptimized, or the GC moved another function there): read again. */
 	fake_word(f, words[V8_W_FUNCTION], 48, smi(0));
 	CHECK_EQ_INT(v8_name_js_frame(&h, c, CODE_START + 20, false, words, out, 4), 1);

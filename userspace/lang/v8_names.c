@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../util/clock.h"
 #include "../util/hashmap.h"
 
 static int rd(const struct v8_heap *h, uint64_t tagged, int64_t off, void *buf, size_t len)
@@ -376,14 +377,17 @@ int v8_name_js_frame(const struct v8_heap *h, struct v8_name_cache *c, uint64_t 
 	struct v8_frame_entry rec = {
 		.fn = fn, .pc = pc, .w_offset = w2, .w_array = w3, .is_return = is_return
 	};
+	uint64_t now = c->check_period_ns ? clock_ns(CLOCK_MONOTONIC) : 0;
 	int n;
 
 	if (max < 1)
 		return 0;
 	if (e->n && e->n <= V8_CACHED_INLINED && e->fn == fn && e->pc == pc && e->w_offset == w2 &&
 	    e->w_array == w3 && e->is_return == is_return &&
-	    v8_is_heap_object(words[V8_W_CONTEXT]) && !word(h, fn, e->check_off, &held) &&
-	    held == e->check) {
+	    v8_is_heap_object(words[V8_W_CONTEXT]) &&
+	    ((now && now - e->checked_ns < c->check_period_ns) ||
+	     (!word(h, fn, e->check_off, &held) && held == e->check &&
+	      (e->checked_ns = now, true)))) {
 		n = 0;
 		for (int i = 0; i < e->n && n < max; i++)
 			n += emit(h, c, e->f[i].sfi, e->f[i].offset, &out[n]) > 0;
@@ -394,7 +398,9 @@ int v8_name_js_frame(const struct v8_heap *h, struct v8_name_cache *c, uint64_t 
 	n = name_frame(h, c, pc, is_return, words, out, max);
 	c->rec = NULL;
 	/* Kept when whole: every function it was named by, none cut by `max`. */
-	if (n > 0 && n < max && rec.n == n && rec.check)
+	if (n > 0 && n < max && rec.n == n && rec.check) {
+		rec.checked_ns = now;
 		*e = rec;
+	}
 	return n;
 }

@@ -515,6 +515,7 @@ int v8_procs_frames(struct v8_procs *vp, uint32_t pid, uint32_t uid, uint64_t pc
 		p->cache = calloc(1, sizeof(*p->cache));
 		if (!p->cache)
 			return -ENOMEM;
+		p->cache->check_period_ns = V8_CHECK_PERIOD_NS;
 		vp->caches++;
 	}
 	p->uid = uid;
