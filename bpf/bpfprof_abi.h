@@ -649,6 +649,37 @@ struct rt_range {
 	__u64 lo, hi; /* [lo, hi) */
 };
 
+/*
+ * A HotSpot JVM's compiled frames (C1, C2, native wrappers, runtime stubs)
+ * keep no frame pointer (RBP is one more register to C2): the user walk
+ * steps them by their code blob's frame size, found through the code
+ * heap's segment map (bpf/rt_step.bpf.h rt_hotspot_step). A frame of size
+ * S words at SP: its return address at SP + 8S - 8, the caller's RBP saved
+ * at SP + 8S - 16. The template interpreter keeps RBP frames, and its
+ * caller's SP at fp + 8 * interpreter_frame_sender_sp_offset (a compiled
+ * caller's SP is there, not at fp + 16: the adapter that called the
+ * interpreter extended the caller's stack). nheaps 0: no step (frame
+ * pointers, as before).
+ */
+#define RT_HS_MAX_HEAPS 4
+
+struct rt_hs_heap {
+	__u64 lo, hi; /* [lo, hi): the heap's code (reserved: it never moves) */
+	__u64 segmap; /* its segment map: a byte per 2^log2 bytes of code */
+	__u32 log2;   /* log2 of its segment size */
+	__u32 pad;
+};
+
+struct rt_hotspot {
+	__u64 code_lo, code_hi; /* CodeCache's bounds: every Java frame's return address is here */
+	__u64 interp_lo, interp_hi; /* the template interpreter's code; 0, 0: not known */
+	struct rt_hs_heap heaps[RT_HS_MAX_HEAPS];
+	__u8 nheaps;	       /* <= RT_HS_MAX_HEAPS; 0: compiled frames not stepped */
+	__u8 heap_block;       /* sizeof(HeapBlock): a blob follows its block's header */
+	__u16 blob_frame_size; /* offset of CodeBlob::_frame_size (an int: words) */
+	__s32 sender_sp_off;   /* bytes from an interpreter frame's fp to its sender's SP */
+};
+
 struct rt_proc {
 	__u8 kind;    /* enum rt_kind */
 	__u8 nranges; /* <= RT_MAX_RANGES */
@@ -657,6 +688,7 @@ struct rt_proc {
 	__u8 top_reg[RT_WORDS]; /* enum rt_reg */
 	__s32 off[RT_WORDS];	/* bytes from the frame's frame pointer */
 	struct rt_range ranges[RT_MAX_RANGES];
+	struct rt_hotspot hs; /* kind RT_KIND_HOTSPOT: its frames' step */
 };
 
 /* A runtime record's word 0: the frame's index among the user frames (0: innermost), ... */

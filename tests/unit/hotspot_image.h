@@ -34,6 +34,7 @@ struct hs_image {
 	uint64_t exports[HS_EXPORT_COUNT];
 	uint64_t code_lo, segmap;
 	uint64_t nm, nm_code, stub, stub_code; /* blobs, and where their code begins */
+	uint64_t interp_q, interp_code;	       /* the interpreter's StubQueue, its code */
 	uint64_t outer, inner, other;	       /* Methods */
 	uint64_t scopes_data, pcs, metadata;   /* the nmethod's debug information */
 	unsigned long reads, bytes;	       /* what was read of it */
@@ -132,6 +133,7 @@ static const struct hs_named hs_types[] = {
 	{ "ConstantPool", 72 },
 	{ "Klass", 208 },
 	{ "Symbol", 8 },
+	{ "StubQueue", 48 },
 	{ NULL, 0 },
 };
 static const struct hs_named hs_ints[] = {
@@ -266,6 +268,9 @@ static inline int hs_image_build(struct hs_image *img)
 	cur = hs_alloc(img, 8, 8);
 	hs_at(img, cur)[0] = 17;
 	heaps = hs_alloc(img, 24, 8);
+	/* The interpreter's StubQueue (JDK 17: _stub_buffer at 8, _buffer_limit at 20), its
+	 * pointer. */
+	img->interp_q = hs_alloc(img, 48 + 8, 8);
 	{
 		const struct hs_field fields[] = {
 			{ "JDK_Version", "_current", 1, cur },
@@ -302,6 +307,9 @@ static inline int hs_image_build(struct hs_image *img)
 			{ "Klass", "_name", 0, 24 },
 			{ "Symbol", "_length", 0, 4 },
 			{ "Symbol", "_body", 0, 6 },
+			{ "AbstractInterpreter", "_code", 1, img->interp_q + 48 },
+			{ "StubQueue", "_stub_buffer", 0, 8 },
+			{ "StubQueue", "_buffer_limit", 0, 20 },
 			{ NULL, NULL, 0, 0 },
 		};
 
@@ -345,6 +353,16 @@ static inline int hs_image_build(struct hs_image *img)
 	img->stub_code = stub + 32;
 	hs_put64(img, stub + 32, img->stub_code);
 	hs_put64(img, stub + 40, img->stub_code + 64);
+	/* The interpreter: a blob at segment 110 (8 segments), its code the StubQueue's buffer. */
+	block = img->code_lo + (110u << HS_IMG_LOG2);
+	hs_segments(img, block, 8);
+	hs_put64(img, block + 16 + 96, hs_str(img, "Interpreter"));
+	img->interp_code = block + 16 + 128;
+	hs_put64(img, block + 16 + 32, img->interp_code);
+	hs_put64(img, block + 16 + 40, img->interp_code + 256);
+	hs_put64(img, img->interp_q + 8, img->interp_code);
+	hs_put32(img, img->interp_q + 20, 256);
+	hs_put64(img, img->interp_q + 48, img->interp_q);
 	block = img->code_lo + (16u << HS_IMG_LOG2);
 	nm = img->nm = block + 16;
 	hs_segments(img, block, 16);

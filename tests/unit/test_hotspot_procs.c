@@ -381,6 +381,59 @@ static void test_blob_read_once(void)
 	hs_image_free(&img);
 }
 
+/*
+ * Issue 39: what BPF steps the JVM's compiled frames by (struct
+ * rt_hotspot) is published with the interpreted frames' words: its code
+ * heap and segment map, where a blob keeps its frame size, HeapBlock's
+ * size, the interpreter's code (AbstractInterpreter::_code's buffer) and
+ * the sender SP's slot. An interpreter not generated yet is asked again;
+ * one whose bounds do not hold is left out (the walk then steps the
+ * interpreter as any frame-size-0 blob, by its frame pointer).
+ */
+static void test_capture_step(void)
+{
+	struct hotspot_frame f[HOTSPOT_MAX_FRAMES];
+	struct hs_image img;
+	struct hotspot_procs *hp;
+	struct rt_proc p;
+	int n;
+
+	CHECK_EQ_INT(hs_image_build(&img), 0);
+	hp = new_jvm(&img);
+	CHECK_EQ_INT(hotspot_procs_capture(hp, PID, UID, &p), -EAGAIN); /* not read yet */
+	CHECK_EQ_INT(frames(hp, img.nm_code + 16, true, f, 11), 2);
+	/* The interpreter not generated yet: asked again. */
+	hs_put64(&img, img.interp_q + 48, 0);
+	CHECK_EQ_INT(hotspot_procs_capture(hp, PID, UID, &p), -EAGAIN);
+	hs_put64(&img, img.interp_q + 48, img.interp_q);
+	memset(&p, 0xa5, sizeof(p));
+	CHECK_EQ_INT(hotspot_procs_capture(hp, PID, UID, &p), 0);
+	CHECK_EQ_INT(p.kind, RT_KIND_HOTSPOT);
+	CHECK_EQ_INT(p.hs.nheaps, 1);
+	CHECK(p.hs.code_lo == img.code_lo && p.hs.code_hi == img.code_lo + HS_IMG_CODE);
+	CHECK(p.hs.heaps[0].lo == img.code_lo && p.hs.heaps[0].hi == img.code_lo + HS_IMG_CODE);
+	CHECK(p.hs.heaps[0].segmap == img.segmap);
+	CHECK_EQ_INT(p.hs.heaps[0].log2, HS_IMG_LOG2);
+	CHECK(p.hs.heaps[1].lo == 0 && p.hs.heaps[1].hi == 0); /* the rest zeroed */
+	CHECK_EQ_INT(p.hs.heap_block, 16);
+	CHECK_EQ_INT(p.hs.blob_frame_size, 28);
+	CHECK_EQ_INT(p.hs.sender_sp_off, -8);
+	CHECK(p.hs.interp_lo == img.interp_code && p.hs.interp_hi == img.interp_code + 256);
+	hotspot_procs_free(hp);
+
+	/* An interpreter outside the code cache: asked LOAD_TRIES (25) times, then left out. */
+	hp = new_jvm(&img);
+	CHECK_EQ_INT(frames(hp, img.nm_code + 16, true, f, 11), 2);
+	hs_put64(&img, img.interp_q + 8, HS_IMG_BASE);
+	for (n = 0; n < 100 && hotspot_procs_capture(hp, PID, UID, &p) == -EAGAIN; n++)
+		;
+	CHECK_EQ_INT(n, 24);
+	CHECK(p.hs.interp_lo == 0 && p.hs.interp_hi == 0);
+	CHECK_EQ_INT(p.hs.nheaps, 1);
+	hotspot_procs_free(hp);
+	hs_image_free(&img);
+}
+
 int main(void)
 {
 	RUN(test_named_through_the_code_cache);
@@ -392,5 +445,6 @@ int main(void)
 	RUN(test_unrelocated_tables_asked_again);
 	RUN(test_cache_shares);
 	RUN(test_blob_read_once);
+	RUN(test_capture_step);
 	return test_summary();
 }

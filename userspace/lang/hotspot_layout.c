@@ -180,6 +180,8 @@ int hotspot_layout_derive(const struct hotspot_vmstructs *vm, hotspot_read_fn re
 {
 	struct deriver d = { vm, missing, missing_len, false };
 	struct hotspot_layout l = { 0 };
+	bool is_static;
+	uint64_t u;
 	int64_t v;
 	int err;
 
@@ -238,6 +240,25 @@ int hotspot_layout_derive(const struct hotspot_vmstructs *vm, hotspot_read_fn re
 		(int32_t)constant(&d, true, "frame::interpreter_frame_sender_sp_offset", NULL);
 	l.interp_last_sp =
 		(int32_t)constant(&d, true, "frame::interpreter_frame_last_sp_offset", NULL);
+	/*
+	 * Optional: without them the user walk does not tell the interpreter
+	 * from other code of frame size 0 (its callers' SP: fp + 16, not the
+	 * one it saved).
+	 */
+	if (hotspot_field(vm, "AbstractInterpreter", "_code", &u, &is_static) && is_static && u) {
+		uint64_t buf, lim, size;
+		bool s1, s2;
+
+		/* Each inside StubQueue's size; anything else leaves them out, quietly. */
+		if (hotspot_field(vm, "StubQueue", "_stub_buffer", &buf, &s1) && !s1 &&
+		    hotspot_field(vm, "StubQueue", "_buffer_limit", &lim, &s2) && !s2 &&
+		    hotspot_type_size(vm, "StubQueue", &size) && size <= HOTSPOT_MAX_SIZEOF &&
+		    buf <= size && size - buf >= 8 && lim <= size && size - lim >= 4) {
+			l.interp_code_addr = u;
+			l.stubq_buffer = (uint32_t)buf;
+			l.stubq_limit = (uint32_t)lim;
+		}
+	}
 	/* Headers read whole, into buffers of HOTSPOT_MAX_HEADER. */
 	if (l.nmethod_size > HOTSPOT_MAX_HEADER || l.const_method_size > HOTSPOT_MAX_HEADER ||
 	    l.pool_size > HOTSPOT_MAX_HEADER)

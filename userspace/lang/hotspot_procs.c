@@ -138,6 +138,9 @@ struct jvm {
 	uint64_t code_lo, code_hi;
 	struct heap heaps[MAX_HEAPS];
 	int nheaps;
+	/* The template interpreter's code (capture_step), read once; tries spent on it. */
+	uint64_t interp_lo, interp_hi;
+	unsigned interp_tries;
 	struct blob_info blobs[BLOB_HINTS]; /* by code page */
 	uint32_t owner;			    /* uid folded to its owner: whose budget it spends */
 	struct hotspot_answers answers;	    /* by pc (bit 63: a leaf) */
@@ -836,6 +839,67 @@ int hotspot_procs_set_exports(struct hotspot_procs *hp, uint32_t pid,
 /* ... and an interpreted frame's (Method*, bcp | RT_KEY_FRAME): user addresses are below 2^63. */
 #define RT_KEY_FRAME  (1ull << 63)
 
+/*
+ * The interpreter's code, [_stub_buffer, + _buffer_limit) of
+ * AbstractInterpreter::_code, into jvm->interp_lo/hi once: 0, or -EAGAIN
+ * while the JVM has not generated it or a read was refused (asked again at
+ * the next capture, LOAD_TRIES times: then the JVM is published without).
+ */
+static int read_interp(struct hotspot_procs *hp, struct jvm *jvm)
+{
+	const struct hotspot_layout *l = &jvm->j.layout;
+	struct read_ctx rc = { hp, jvm };
+	uint64_t q = 0, buf = 0;
+	int32_t lim = 0;
+	int err;
+
+	if (jvm->interp_hi || !l->interp_code_addr || jvm->interp_tries >= LOAD_TRIES)
+		return 0;
+	err = jvm_read(&rc, l->interp_code_addr, &q, 8);
+	if (!err && q)
+		err = jvm_read(&rc, q + l->stubq_buffer, &buf, 8);
+	if (!err && q)
+		err = jvm_read(&rc, q + l->stubq_limit, &lim, 4);
+	if (!err && buf && lim > 0 && buf >= jvm->code_lo && buf < jvm->code_hi &&
+	    (uint64_t)lim <= jvm->code_hi - buf) {
+		jvm->interp_lo = buf;
+		jvm->interp_hi = buf + (uint64_t)lim;
+		return 0;
+	}
+	/* Not generated yet (0), a refused read, or bounds that do not hold: tried again. */
+	return ++jvm->interp_tries < LOAD_TRIES ? -EAGAIN : 0;
+}
+
+/*
+ * What the user walk needs to step the JVM's compiled frames by their
+ * frame size (struct rt_hotspot, bpf/rt_step.bpf.h): its code heaps as
+ * read at load, where a blob keeps its frame size, and the interpreter's
+ * code. A JVM of more heaps than BPF takes keeps the frame-pointer walk.
+ */
+static void capture_step(const struct jvm *jvm, struct rt_hotspot *hs)
+{
+	const struct hotspot_layout *l = &jvm->j.layout;
+
+	memset(hs, 0, sizeof(*hs));
+	if (jvm->nheaps < 1 || jvm->nheaps > RT_HS_MAX_HEAPS || l->heap_block_size > 0xff ||
+	    l->blob_frame_size > 0xffff - 4)
+		return;
+	hs->code_lo = jvm->code_lo;
+	hs->code_hi = jvm->code_hi;
+	hs->interp_lo = jvm->interp_lo;
+	hs->interp_hi = jvm->interp_hi;
+	for (int i = 0; i < jvm->nheaps; i++) {
+		hs->heaps[i].lo = jvm->heaps[i].lo;
+		hs->heaps[i].hi = jvm->heaps[i].hi;
+		hs->heaps[i].segmap = jvm->heaps[i].segmap;
+		hs->heaps[i].log2 = (uint32_t)jvm->heaps[i].log2;
+	}
+	hs->heap_block = (uint8_t)l->heap_block_size;
+	hs->blob_frame_size = (uint16_t)l->blob_frame_size;
+	hs->sender_sp_off = l->interp_sender_sp * 8;
+	hs->nheaps = (uint8_t)jvm->nheaps;
+}
+
 int hotspot_procs_capture(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, struct rt_proc *out)
 {
 	struct jvm *jvm = jvm_of(hp, pid);
@@ -871,6 +935,9 @@ int hotspot_procs_capture(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, 
 	out->off[1] = (l->interp_last_sp - 6) * 8;
 	/* The innermost frame, interrupted: its bytecode pointer is in r13, not saved yet. */
 	out->top_reg[1] = RT_REG_R13;
+	if (read_interp(hp, jvm))
+		return -EAGAIN;
+	capture_step(jvm, &out->hs);
 	return 0;
 }
 

@@ -89,9 +89,12 @@ int hotspot_procs_note_maps(struct hotspot_procs *hp, uint32_t pid, const map_en
  * Runtime frames (bpf/runtime.bpf.h): what BPF should read in JVM pid's
  * frames, once its code cache is known: the code cache as the one range,
  * the interpreter frame's Method* and bytecode pointer (fp-24, fp-64;
- * r13 for the interrupted innermost frame). 0 with *out filled; -EAGAIN
- * until the model noted it and its first sample in its code read its
- * tables (ask again); -ENOENT when its tables cannot be read.
+ * r13 for the interrupted innermost frame), and how the user walk steps
+ * its compiled frames by their frame size (out->hs: its code heaps and
+ * segment maps, the blob's frame size field, the interpreter's code). 0
+ * with *out filled; -EAGAIN until the model noted it and its first sample
+ * in its code read its tables, or while its interpreter is not generated
+ * yet (ask again); -ENOENT when its tables cannot be read.
  */
 int hotspot_procs_capture(struct hotspot_procs *hp, uint32_t pid, uint32_t uid,
 			  struct rt_proc *out);

@@ -149,6 +149,14 @@ struct hotspot_layout {
 	uint32_t symbol_length, symbol_body;
 	/* Interpreter frames, in words from fp: sender sp and last sp (the exported pair). */
 	int32_t interp_sender_sp, interp_last_sp;
+	/*
+	 * The template interpreter's code: AbstractInterpreter::_code, a
+	 * StubQueue whose _stub_buffer holds _buffer_limit bytes of it. 0
+	 * when a JVM does not export them (its compiled frames then keep
+	 * the frame-pointer walk).
+	 */
+	uint64_t interp_code_addr;
+	uint32_t stubq_buffer, stubq_limit;
 };
 
 /*
