@@ -270,6 +270,7 @@ static __always_inline bool user_in_syscall(void)
 }
 
 #include "stack_copy.bpf.h"
+#include "rt_step.bpf.h"
 #include "unwind.bpf.h"
 #include "python.bpf.h"
 

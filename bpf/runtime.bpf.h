@@ -17,21 +17,7 @@
 #ifndef BPFPROF_RUNTIME_BPF_H
 #define BPFPROF_RUNTIME_BPF_H
 
-/* Set by userspace when a lang module may publish runtimes (with the CFI walk only). */
-const volatile bool runtime_frames = false;
-
-/*
- * Written by userspace only (capture/rt_loader.c), a quarter for each
- * user's processes (proc_shares.h): a lookup in the sample or switch
- * program, never an update there.
- */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__uint(max_entries, 4096);
-	__type(key, __u32); /* tgid */
-	__type(value, struct rt_proc);
-} rt_procs SEC(".maps");
+/* runtime_frames and rt_procs: rt_step.bpf.h, which the user walk calls. */
 
 /* An index into sample_event.ips / switch_event.ips, masked: the verifier sees it in bounds. */
 #define RT_IPS(i)   ((i) & (BPFPROF_IPS_WORDS - 1))

@@ -601,6 +601,30 @@ static __always_inline bool unwind_stop_for_copy(struct unwind_walk *w, __u32 n,
 	return true;
 }
 
+/*
+ * A runtime's own step for the frame at addr (rt_step.bpf.h): true when
+ * it stepped w to the caller's frame; false, w untouched, when the
+ * runtime says nothing of it (the walk goes on by the frame pointer).
+ */
+static __always_inline bool unwind_runtime_step(struct unwind_walk *w, __u64 addr)
+{
+	struct rt_step s = {
+		.pc = w->pc,
+		.sp = w->sp,
+		.fp = w->fp,
+		.addr = addr,
+		.file = w->file.dev | w->file.ino,
+		.tgid = w->tgid,
+	};
+
+	if (!runtime_frames || rt_hotspot_step(&s))
+		return false;
+	w->pc = s.pc;
+	w->sp = s.sp;
+	w->fp = s.fp;
+	return true;
+}
+
 static __always_inline long unwind_step_body(struct unwind_walk *w, const bool may_copy)
 {
 	__u64 addr, file_addr, cfa, ra;
@@ -626,6 +650,14 @@ static __always_inline long unwind_step_body(struct unwind_walk *w, const bool m
 		 */
 		return unwind_fp_step(w, USTACK_END_NO_CFI, false);
 	if (!w->npages || (may_copy && stack_copy_all)) {
+		/*
+		 * Code without a table: a runtime's JIT code (anonymous,
+		 * file key 0) may say how its frames step (a JVM's compiled
+		 * frames). The key is tested there, not here: a branch on it
+		 * here doubled the states the verifier walks in on_sample.
+		 */
+		if (!w->npages && unwind_runtime_step(w, addr))
+			return 0;
 		/*
 		 * A file's code before its table: its stack is copied, the walk
 		 * finished later (the bench's stack_copy_all: code with a table too).

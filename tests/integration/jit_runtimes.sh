@@ -15,8 +15,10 @@
 #   - the same JVMs with no flags: the compiled methods named from the JVM's
 #     own structures (lang/hotspot_procs.h), inlined ones included; the
 #     interpreted ones (main) from the Method* and bytecode pointer BPF read
-#     in their frames (bpf/runtime.bpf.h), with their lines; and the Java
-#     method a thread sleeps in (Thread.sleep) in its off-CPU stacks;
+#     in their frames (bpf/runtime.bpf.h), with their lines, below the C2
+#     frames the walk stepped by their frame size (bpf/rt_step.bpf.h); and
+#     the Java method a thread sleeps in (Thread.sleep) in its off-CPU stacks;
+#   - the same JVMs recorded with -p once they run their compiled loop;
 #   - the same JVMs with -Xint: the three nested methods, all interpreted,
 #     named in >= 90 % of the Java thread's samples once its loop runs.
 # In every case no function of the runtime's process is named like a raw
@@ -131,11 +133,12 @@ for jdk in "${jdks[@]}"; do
 		fail "$v: its compiled methods are not named from the JVM's own structures"
 	lang_share "java_plain_$v" Java
 	# Interpreted frames, named from what BPF read in them (issue 39): main() is
-	# interpreted (it runs once); the share is of the samples whose walk got
-	# through the C2 code below it (compiled frames without frame pointers are
-	# not stepped by their frame size yet), 0 % before.
+	# interpreted (it runs once), below the C2 code of the loop, whose frames
+	# keep no frame pointer: the walk steps them by their code blob's frame
+	# size (bpf/rt_step.bpf.h), and main is in every sample of the loop's
+	# (25 % before that, the walks that RBP happened to take through).
 	node_check java_frames_checks.mjs --profile "$WORK/java_plain_$v.json.gz" --gzip --pid "$RT_PID" \
-		--func JitHot.main --after JitHot.bpfprofJavaOuter --line --min-percent 25 ||
+		--func JitHot.main --after JitHot.bpfprofJavaOuter --line --min-percent 90 ||
 		fail "$v: the interpreted JitHot.main is not named, with its line"
 	# Off-CPU: the sleeper thread waits in Thread.sleep inside bpfprofJavaSleeper
 	# (interpreted: it loops some 150 times), in every one of its waits.
@@ -152,6 +155,34 @@ for jdk in "${jdks[@]}"; do
 		console.log(`   selected ${sel.name} ${sel.tid}, busiest ${busiest.name} ${busiest.tid}`);
 		process.exit(sel === busiest ? 0 : 1);' "$WORK/java_plain_$v.json.gz" "$RT_PID" ||
 		fail "$v: the JVM's busiest thread is not the one selected at load"
+
+	log "== $v, no flags, recorded with -p once the JVM runs its compiled loop"
+	: >"$WORK/attach_$v.out"
+	"$jdk/bin/java" "$JAVA_HOT" 30 >"$WORK/attach_$v.out" 2>&1 &
+	jvm=$!
+	for _ in $(seq 100); do
+		[ -s "$WORK/attach_$v.out" ] && break
+		sleep 0.1
+	done
+	RT_PID=$(head -n 1 "$WORK/attach_$v.out")
+	if ! [[ $RT_PID =~ ^[0-9]+$ ]]; then
+		kill "$jvm" 2>/dev/null
+		fail "$v: JitHot did not print its pid: $(head -n 3 "$WORK/attach_$v.out")"
+	fi
+	# Its loop compiled by C2 (JitHot warms up in well under a second), then recorded from outside.
+	sleep 2
+	run_bpfprof 60 --state-dir "$WORK/state" -o "$WORK/java_attach_$v.json.gz" -p "$RT_PID" -d 2
+	kill "$jvm" 2>/dev/null
+	wait "$jvm" 2>/dev/null
+	expect_success
+	# Every sample of the Java thread is in the compiled loop (or below it):
+	# its walk steps the C2 frames by their size to the interpreted main, from
+	# the first sample after the JVM is read and published on (its first
+	# 0.1-0.2 s are walked by frame pointers). With frame pointers alone main
+	# was in 0.1 % of them.
+	node_check java_frames_checks.mjs --profile "$WORK/java_attach_$v.json.gz" --gzip --pid "$RT_PID" \
+		--func JitHot.main --func JitHot.bpfprofJavaOuter --after JitHot.main --min-percent 90 ||
+		fail "$v: recorded with -p in its compiled loop, JitHot.main is not below its compiled frames"
 
 	log "== $v, -Xint: every method interpreted"
 	profile_runtime "java_xint_$v" - "$jdk/bin/java" -Xint "$JAVA_HOT" 1.5
