@@ -47,8 +47,9 @@ struct rt_step {
 	__u64 pc, sp, fp; /* in: the frame's; out: its caller's, when stepped */
 	__u64 addr;	  /* the pc to look up: a return address less one, else pc itself */
 	__u64 file;	  /* its mapping's file key, dev | ino: 0 for anonymous code */
+	__u64 down_steps; /* in, out: the walk's no_cfi_down_steps (unwind.bpf.h) */
 	__u32 tgid;
-	__u32 pad;
+	__u32 end; /* out: enum ustack_end, when the walk stops here */
 };
 
 static __always_inline bool rt_in(__u64 a, __u64 lo, __u64 hi)
@@ -63,10 +64,9 @@ static __always_inline bool rt_in(__u64 a, __u64 lo, __u64 hi)
  * hold (a free segment, a blob without a frame size: stubs and the
  * interpreter's neighbours, a return address outside the code cache), 1:
  * the walk steps by the frame pointer, as it did before. Every step moves
- * SP up. A global function: the verifier checks it once, not once for
- * each state of the walk's step.
+ * SP up.
  */
-__noinline int rt_hotspot_step(struct rt_step *s)
+static __always_inline int rt_hotspot_step(struct rt_step *s)
 {
 	struct rt_proc *p;
 	struct rt_hotspot *hs;
