@@ -705,10 +705,17 @@ struct rt_proc {
  * milliseconds, while its table is built): userspace finishes the walk
  * from these bytes once the table is there (capture/stack_finish.c).
  * `len` bytes were readable (page by page: an NMI cannot fault a page
- * in). At most STACK_COPY_MAX: the record's size is a u16.
+ * in). A record holds STACK_COPY_MAX bytes at most (its size is a u16):
+ * a deeper copy goes on in up to STACK_COPY_CHUNKS records in a row, each
+ * after the first marked STACK_COPY_MORE with its place in the copy
+ * (`offset`), all before the sample. A compiler's parser runs 300 frames
+ * and 60-100 KiB deep (clang-16 building a BPF object).
  */
-#define STACK_COPY_MAX	    (60u * 1024)
-#define STACK_COPY_PC_EXACT 1 /* pc is the interrupted instruction, not a return address */
+#define STACK_COPY_MAX	     (60u * 1024)
+#define STACK_COPY_CHUNKS    4u
+#define STACK_COPY_TOTAL_MAX (STACK_COPY_CHUNKS * STACK_COPY_MAX)
+#define STACK_COPY_PC_EXACT  1 /* pc is the interrupted instruction, not a return address */
+#define STACK_COPY_MORE	     2 /* the bytes at `offset` of the copy the record before began */
 
 struct stack_copy_event {
 	struct event_header hdr;     /* cpu, ts, pid and tid: the sample's */
@@ -717,7 +724,9 @@ struct stack_copy_event {
 	struct unwind_file_key file; /* the file without a table */
 	__u16 frame;		     /* pc is ips[kstack_len + frame] of the sample */
 	__u16 flags;		     /* STACK_COPY_* */
-	__u32 len;		     /* bytes of the stack copied from sp */
+	__u32 len;		     /* bytes of the stack copied in this record */
+	__u32 offset;		     /* where they are in the copy (from sp): 0 but with MORE */
+	__u32 pad;
 	__u8 bytes[STACK_COPY_MAX];
 };
 

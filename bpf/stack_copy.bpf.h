@@ -14,7 +14,7 @@
 #ifndef BPFPROF_STACK_COPY_BPF_H
 #define BPFPROF_STACK_COPY_BPF_H
 
-/* --stack-copy: bytes copied from the frame's SP at most (0: no copies). */
+/* --stack-copy: bytes copied from the frame's SP at most (0: no copies), in records of STACK_COPY_MAX. */
 const volatile __u32 stack_copy_bytes = 0;
 /*
  * Set by userspace once something finishes the copies (the unwind loader
@@ -29,11 +29,16 @@ __u32 stack_copy_on = 0;
 const volatile bool stack_copy_all = false;
 /*
  * The per-CPU budget: bytes a second, and the most it saves up. A copy
- * costs ~1.7 us per 16K: 4 MiB a second is ~0.4 ms of a CPU's second. At
- * 1 MiB/s, make -j2 on a busy machine (tables late, many young processes)
- * ran out: 137 samples not copied, clang's stacks 93.9% whole.
+ * costs ~1.7 us per 16K: 16 MiB a second is ~1.7 ms of a CPU's second,
+ * spent only while a file's table is being built. At 1 MiB/s, make -j2
+ * on a busy machine (tables late, many young processes) ran out: 137
+ * samples not copied, clang's stacks 93.9% whole. At 4 MiB/s the burst
+ * went in clang-16's first 150 ms, and every copy after it took the 4 KiB
+ * the budget had saved since the last sample: 6 of 10 of them too short
+ * to reach main (clang's stacks 30-60 KiB deep; libclang-cpp's table came
+ * 205-400 ms after its first sample in CI).
  */
-const volatile __u64 stack_copy_rate = 4u << 20;
+const volatile __u64 stack_copy_rate = 16u << 20;
 const volatile __u64 stack_copy_burst = 16u << 20;
 /* A copy needs this much budget at least; it takes what the budget holds, up to --stack-copy. */
 #define STACK_COPY_MIN_TOKENS  4096u
@@ -216,34 +221,56 @@ static long stack_copy_page(__u32 i, struct stack_copy_read *r)
 	return 0;
 }
 
-/*
- * When the walk stopped for a copy: the stack from the frame's SP into
- * this CPU's record, charged to its budget. false when it did not stop, or
- * not one byte could be read (the walk then ends there, NO_CFI).
- */
-static __always_inline bool stack_copy_take(void)
+/* `len` copied bytes charged to the budgets that allowed them. */
+static __always_inline void stack_copy_charge(struct stack_copy_scratch *sc, __u32 len)
 {
-	struct stack_copy_read r = {};
-	struct stack_copy_scratch *sc = stack_copy_scratch();
-
-	if (!sc || !sc->stopped)
-		return false;
-	r.sc = sc;
-	r.sp = sc->ev.sp;
-	r.want = stack_copy_bytes < STACK_COPY_MAX ? stack_copy_bytes : STACK_COPY_MAX;
-	if (r.want > sc->allowed)
-		r.want = (__u32)sc->allowed;
-	bpf_loop(STACK_COPY_MAX / STACK_COPY_PAGE + 1, stack_copy_page, &r, 0);
-	sc->ev.len = r.len;
-	if (!r.len)
-		return false;
-	sc->cpu.tokens -= sc->cpu.tokens < r.len ? sc->cpu.tokens : r.len;
+	sc->cpu.tokens -= sc->cpu.tokens < len ? sc->cpu.tokens : len;
 	if (sc->bucket) {
 		struct stack_copy_bucket *ub =
 			&sc->uid[(sc->bucket - 1) & (STACK_COPY_UID_BUCKETS - 1)];
 
-		ub->tokens -= ub->tokens < r.len ? ub->tokens : r.len;
+		ub->tokens -= ub->tokens < len ? ub->tokens : len;
 	}
+}
+
+/* The bytes of one record at `offset` of the copy into this CPU's record: how many. */
+static __always_inline __u32 stack_copy_read_at(struct stack_copy_scratch *sc, __u32 offset,
+						__u32 want)
+{
+	struct stack_copy_read r = { .sc = sc, .sp = sc->ev.sp + offset };
+
+	r.want = want < STACK_COPY_MAX ? want : STACK_COPY_MAX;
+	bpf_loop(STACK_COPY_MAX / STACK_COPY_PAGE + 1, stack_copy_page, &r, 0);
+	return r.len;
+}
+
+/* The most a copy may take: --stack-copy and the budgets' allowance. */
+static __always_inline __u32 stack_copy_total(const struct stack_copy_scratch *sc)
+{
+	__u64 total = stack_copy_bytes < STACK_COPY_TOTAL_MAX ? stack_copy_bytes
+							      : STACK_COPY_TOTAL_MAX;
+
+	return (__u32)(total < sc->allowed ? total : sc->allowed);
+}
+
+/*
+ * When the walk stopped for a copy: the stack from the frame's SP into
+ * this CPU's record (its first STACK_COPY_MAX bytes; stack_copy_submit
+ * reads the rest), charged to its budget. false when it did not stop, or
+ * not one byte could be read (the walk then ends there, NO_CFI).
+ */
+static __always_inline bool stack_copy_take(void)
+{
+	struct stack_copy_scratch *sc = stack_copy_scratch();
+	__u32 len;
+
+	if (!sc || !sc->stopped)
+		return false;
+	len = stack_copy_read_at(sc, 0, stack_copy_total(sc));
+	sc->ev.len = len;
+	if (!len)
+		return false;
+	stack_copy_charge(sc, len);
 	return true;
 }
 
@@ -267,22 +294,107 @@ static __always_inline void stack_copy_refund(void)
 	}
 }
 
-/* This CPU's copy into its ring, stamped as the sample `e` (just before it). */
+/* This CPU's record of the copy into its ring: `len` bytes. */
+static __always_inline void stack_copy_send(struct stack_copy_scratch *sc, __u32 len)
+{
+	if (len > STACK_COPY_MAX)
+		len = STACK_COPY_MAX;
+	sc->ev.hdr.size = __builtin_offsetof(struct stack_copy_event, bytes) + len;
+	submit(&sc->ev, __builtin_offsetof(struct stack_copy_event, bytes) + len, EV_STACK_COPY,
+	       sc->ev.hdr.cpu);
+}
+
+struct stack_copy_rest {
+	struct stack_copy_scratch *sc;
+	__u32 sent;  /* bytes of the copy in the ring */
+	__u32 held;  /* ... in this CPU's record, after those */
+	__u32 total; /* the most the copy may take */
+};
+
+/* The record's bytes to the ring as the copy's part at `sent`. */
+static __always_inline void stack_copy_send_held(struct stack_copy_rest *m)
+{
+	struct stack_copy_scratch *sc = m->sc;
+
+	stack_copy_charge(sc, m->held);
+	sc->ev.len = m->held;
+	sc->ev.offset = m->sent;
+	sc->ev.flags |= STACK_COPY_MORE;
+	stack_copy_send(sc, m->held);
+	m->sent += m->held;
+	m->held = 0;
+}
+
+/*
+ * One page of the copy past its first record (or what is left of the
+ * copy in it); a full record goes to the ring. One loop over pages, not a
+ * loop of records each looping over its pages: the verifier explores
+ * nested callbacks many times over.
+ */
+static long stack_copy_rest_page(__u32 i, struct stack_copy_rest *m)
+{
+	struct stack_copy_scratch *sc = m->sc;
+	__u64 addr = sc->ev.sp + m->sent + m->held;
+	__u32 off = m->held & 0xffff, left, chunk;
+
+	if (m->sent + m->held >= m->total)
+		goto last;
+	left = m->total - m->sent - m->held;
+	chunk = STACK_COPY_PAGE - (__u32)(addr & (STACK_COPY_PAGE - 1));
+	if (chunk > left)
+		chunk = left;
+	if (chunk > STACK_COPY_MAX - m->held)
+		chunk = STACK_COPY_MAX - m->held;
+	if (chunk > STACK_COPY_PAGE || !chunk)
+		goto last;
+	/* An NMI cannot fault a page in: the readable prefix is the copy. */
+	if (bpf_probe_read_user(&sc->ev.bytes[off], chunk, (void *)addr))
+		goto last;
+	m->held += chunk;
+	if (m->held >= STACK_COPY_MAX)
+		stack_copy_send_held(m);
+	return 0;
+last:
+	if (m->held)
+		stack_copy_send_held(m);
+	return 1;
+}
+
+/*
+ * The rest of this CPU's copy after its first record, when that one was
+ * full, in records of their own. A global function: the verifier checks it
+ * once, not in each program's every path to it.
+ */
+__noinline int stack_copy_send_rest(void)
+{
+	struct stack_copy_scratch *sc = stack_copy_scratch();
+	struct stack_copy_rest m = {};
+
+	if (!sc)
+		return 0;
+	m.sc = sc;
+	m.sent = sc->ev.len;
+	m.total = stack_copy_total(sc);
+	bpf_loop((STACK_COPY_TOTAL_MAX - STACK_COPY_MAX) / STACK_COPY_PAGE + 2,
+		 stack_copy_rest_page, &m, 0);
+	return 0;
+}
+
+/*
+ * This CPU's copy into its ring, stamped as the sample `e` (just before
+ * it): the record stack_copy_take filled, then the rest of the copy.
+ */
 static __always_inline void stack_copy_submit(const struct sample_event *e)
 {
 	struct stack_copy_scratch *sc = stack_copy_scratch();
-	__u32 len;
 
 	if (!sc)
 		return;
-	len = sc->ev.len;
-	if (len > STACK_COPY_MAX)
-		len = STACK_COPY_MAX;
 	sc->ev.hdr = e->hdr;
 	sc->ev.hdr.kind = EV_STACK_COPY;
-	sc->ev.hdr.size = __builtin_offsetof(struct stack_copy_event, bytes) + len;
-	submit(&sc->ev, __builtin_offsetof(struct stack_copy_event, bytes) + len, EV_STACK_COPY,
-	       e->hdr.cpu);
+	stack_copy_send(sc, sc->ev.len);
+	if (sc->ev.len >= STACK_COPY_MAX)
+		stack_copy_send_rest();
 }
 
 #endif

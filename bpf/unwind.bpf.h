@@ -595,6 +595,7 @@ static __always_inline bool unwind_stop_for_copy(struct unwind_walk *w, __u32 n,
 	sc->ev.ax = w->ax;
 	sc->ev.file = w->file;
 	sc->ev.frame = (__u16)n;
+	sc->ev.offset = 0;
 	/* Exact when addr is the PC itself, not a return address less one: no test. */
 	sc->ev.flags = (__u16)((1 - (w->pc - addr)) & STACK_COPY_PC_EXACT);
 	w->end = USTACK_END_NO_CFI;

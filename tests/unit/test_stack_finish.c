@@ -417,6 +417,52 @@ static void a_short_copy_ends_unreadable(void)
 	stack_finish_free(&f);
 }
 
+/*
+ * A copy in two records (a stack deeper than one record holds): the second,
+ * marked MORE at the first's length, is joined to it and the walk goes on
+ * through both; one at another offset, or another sample's, is not joined.
+ */
+static void joins_a_copy_sent_in_two_records(void)
+{
+	struct stack_finish f;
+
+	for (int bad = 0; bad < 3; bad++) {
+		struct stack_copy_event *c, *more;
+
+		reset(&f);
+		copy_len = 0x100;
+		c = copy_of(0, 100, 1000, 0x7060);
+		more = calloc(1, sizeof(*more));
+		/* The first record up to 0x7050, the rest from there. */
+		more->hdr = c->hdr;
+		more->flags = STACK_COPY_MORE;
+		more->offset = 0x40;
+		more->len = 0xc0;
+		memcpy(more->bytes, c->bytes + 0x40, 0xc0);
+		more->hdr.size = (uint16_t)(offsetof(struct stack_copy_event, bytes) + more->len);
+		c->len = 0x40;
+		c->hdr.size = (uint16_t)(offsetof(struct stack_copy_event, bytes) + c->len);
+		if (bad == 1)
+			more->offset = 0x48;
+		if (bad == 2)
+			more->hdr.ts = 99;
+		CHECK(stack_finish_record(&f, c, c->hdr.size, 0));
+		CHECK(stack_finish_record(&f, more, more->hdr.size, 0));
+		free(c);
+		free(more);
+		sample_of(&ev, 0, 100, 1000, true);
+		CHECK(!stack_finish_record(&f, &ev, ev.hdr.size, 0));
+		CHECK_EQ_INT(f.stats.copy_bytes, bad ? 0x40 : 0x100);
+		state_a = STACK_FILE_READY;
+		CHECK_EQ_INT(stack_finish_poll(&f, SEC / 2, false), 0);
+		CHECK_EQ_INT(done_full, 1);
+		CHECK_EQ_INT(last.ustack_len, bad ? 3 : 4);
+		CHECK_EQ_INT(SAMPLE_USTACK_END(last.flags),
+			     bad ? USTACK_END_UNREADABLE : USTACK_END_ROOT);
+		stack_finish_free(&f);
+	}
+}
+
 int main(void)
 {
 	lay_out_rows();
@@ -429,6 +475,7 @@ int main(void)
 	RUN(an_exec_since_leaves_the_sample_partial);
 	RUN(a_gone_process_is_walked_with_its_mappings_then);
 	RUN(a_short_copy_ends_unreadable);
+	RUN(joins_a_copy_sent_in_two_records);
 	compact_rules_free(&rules);
 	return test_summary();
 }

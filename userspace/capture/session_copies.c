@@ -27,8 +27,8 @@ void session_copies_configure(struct session *s, uint32_t bytes)
 	 */
 	uint64_t one = s->ring_bytes / 8, burst = s->ring_bytes / 2;
 
-	if (bytes > STACK_COPY_MAX)
-		bytes = STACK_COPY_MAX;
+	if (bytes > STACK_COPY_TOTAL_MAX)
+		bytes = STACK_COPY_TOTAL_MAX;
 	if (one && bytes > one)
 		bytes = (uint32_t)one;
 	s->skel->rodata->stack_copy_bytes = bytes;

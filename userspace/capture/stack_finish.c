@@ -169,6 +169,30 @@ static struct stack_copy_event **waiting_slot(struct stack_finish *f, uint32_t c
 	return &f->waiting.data[cpu];
 }
 
+/*
+ * A copy's next record `c` added to the copy *slot holds: the sample's, its
+ * bytes right after those. Any other (its first record lost, a bogus
+ * offset) leaves the copy as it was: a prefix, walked as far as it goes.
+ */
+static void copy_append(struct stack_finish *f, struct stack_copy_event **slot,
+			const struct stack_copy_event *c)
+{
+	struct stack_copy_event *w = *slot, *grown;
+	size_t head = offsetof(struct stack_copy_event, bytes);
+
+	if (w->hdr.ts != c->hdr.ts || w->hdr.tid != c->hdr.tid || w->hdr.pid != c->hdr.pid ||
+	    c->offset != w->len || w->len + (size_t)c->len > STACK_COPY_TOTAL_MAX) {
+		f->stats.orphans++;
+		return;
+	}
+	if (!(grown = realloc(w, head + w->len + c->len)))
+		return;
+	/* Past the struct's array: from the record's start, as the memory goes. */
+	memcpy((uint8_t *)grown + head + grown->len, c->bytes, c->len);
+	grown->len += c->len;
+	*slot = grown;
+}
+
 bool stack_finish_record(struct stack_finish *f, const void *data, size_t size, uint64_t now)
 {
 	const struct event_header *h = data;
@@ -184,6 +208,11 @@ bool stack_finish_record(struct stack_finish *f, const void *data, size_t size, 
 		    c->len > size - offsetof(struct stack_copy_event, bytes) ||
 		    c->len > STACK_COPY_MAX)
 			return true;
+		if (c->flags & STACK_COPY_MORE) {
+			if (slot && *slot)
+				copy_append(f, slot, c);
+			return true;
+		}
 		if (slot && *slot) {
 			f->stats.orphans++;
 			free(*slot);
@@ -231,7 +260,9 @@ int stack_copy_read(const struct stack_copy_event *c, uint64_t addr, void *buf, 
 {
 	if (addr < c->sp || addr - c->sp > c->len || len > c->len - (addr - c->sp))
 		return -EFAULT;
-	memcpy(buf, c->bytes + (addr - c->sp), len);
+	/* A copy of several records runs past the struct's array: from its start. */
+	memcpy(buf, (const uint8_t *)c + offsetof(struct stack_copy_event, bytes) + (addr - c->sp),
+	       len);
 	return 0;
 }
 

@@ -130,7 +130,7 @@ static const struct argp_option option_defs[] = {
 	  0 },
 	{ "stack-copy", OPT_STACK_COPY, "SIZE", 0,
 	  "With --unwind cfi: a sample in a program whose unwind table is still being built "
-	  "copies up to SIZE of its stack (default and most 60K, 0 = never; 4 MiB/s per CPU "
+	  "copies up to SIZE of its stack (default and most 240K, 0 = never; 16 MiB/s per CPU "
 	  "at most), and its stack is finished once the table is there",
 	  0 },
 	{ "unwind-memory", OPT_UNWIND_MEMORY, "SIZE", 0,
@@ -369,10 +369,12 @@ static error_t parse_opt(int key, char *arg, struct argp_state *state)
 		}
 		break;
 	case OPT_STACK_COPY:
-		if (parse_size(arg, &o->stack_copy_bytes) || o->stack_copy_bytes > STACK_COPY_MAX) {
-			log_error("--stack-copy %s: give a size from 0 (no copies) to 60K, such as "
-				  "16K",
-				  arg);
+		if (parse_size(arg, &o->stack_copy_bytes) ||
+		    o->stack_copy_bytes > STACK_COPY_TOTAL_MAX) {
+			log_error(
+				"--stack-copy %s: give a size from 0 (no copies) to 240K, such as "
+				"64K",
+				arg);
 			goto reported;
 		}
 		break;

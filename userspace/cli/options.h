@@ -12,8 +12,8 @@
 #include "listen_options.h"
 
 #define DEFAULT_FREQ_HZ		     999 /* not 1000: avoids lock-step with timer ticks */
-/* --stack-copy: perf's --call-graph dwarf copies 8K; deep C++ stacks need more. */
-#define DEFAULT_STACK_COPY_BYTES     STACK_COPY_MAX
+/* --stack-copy: perf's --call-graph dwarf copies 8K; deep C++ stacks need more (clang: 100K). */
+#define DEFAULT_STACK_COPY_BYTES     STACK_COPY_TOTAL_MAX
 #define DEFAULT_OUTPUT		     "profile.json.gz"
 /* Profiles hold every process's command line: private unless --mode says otherwise, as perf.data
  * is. */
@@ -89,16 +89,16 @@ struct options {
 	double duration_s; /* 0: until Ctrl-C or the command exits */
 	unsigned freq_hz;
 	enum sample_event_kind event;
-	enum unwind_mode unwind; /* --unwind: how user stacks are walked */
+	enum unwind_mode unwind;     /* --unwind: how user stacks are walked */
 	const char *state_dir;	     /* --state-dir: what is kept across runs (the table cache) */
 	uint64_t unwind_cache_bytes; /* --unwind-cache: its bound; 0: off */
 	/* --debuginfod-timeout: fetching debug files may take this long per profile; 0: never */
 	uint64_t debuginfod_budget_ns;
 	const char *output;
-	unsigned file_mode;  /* --mode: permissions of the profiles written */
-	uint64_t ring_bytes; /* --ring-size: bytes per CPU ring; 0: sized for the rate */
+	unsigned file_mode;	   /* --mode: permissions of the profiles written */
+	uint64_t ring_bytes;	   /* --ring-size: bytes per CPU ring; 0: sized for the rate */
 	uint64_t stack_copy_bytes; /* --stack-copy: bytes of a stack copied at most; 0: none */
-	uint64_t unwind_memory; /* --unwind-memory: bytes of the unwind store; 0: the default */
+	uint64_t unwind_memory;	   /* --unwind-memory: bytes of the unwind store; 0: the default */
 	bool include_idle;
 	bool sched;	       /* capture context switches and wakeups (--no-sched clears) */
 	bool offcpu;	       /* off-CPU samples and switch-out stacks (--no-off-cpu clears) */
