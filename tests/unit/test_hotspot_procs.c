@@ -419,6 +419,12 @@ static void test_capture_step(void)
 	CHECK_EQ_INT(p.hs.blob_frame_size, 28);
 	CHECK_EQ_INT(p.hs.sender_sp_off, -8);
 	CHECK(p.hs.interp_lo == img.interp_code && p.hs.interp_hi == img.interp_code + 256);
+	/* Records for the interpreter's frames alone, and "in the interpreter" is that range. */
+	CHECK_EQ_INT(p.nranges, 1);
+	CHECK(p.ranges[0].lo == img.interp_code && p.ranges[0].hi == img.interp_code + 256);
+	CHECK(hotspot_procs_in_interpreter(hp, PID, UID, img.interp_code + 255));
+	CHECK(!hotspot_procs_in_interpreter(hp, PID, UID, img.interp_code + 256));
+	CHECK(!hotspot_procs_in_interpreter(hp, PID, UID, img.nm_code + 16));
 	hotspot_procs_free(hp);
 
 	/* An interpreter outside the code cache: asked LOAD_TRIES (25) times, then left out. */
@@ -430,6 +436,8 @@ static void test_capture_step(void)
 	CHECK_EQ_INT(n, 24);
 	CHECK(p.hs.interp_lo == 0 && p.hs.interp_hi == 0);
 	CHECK_EQ_INT(p.hs.nheaps, 1);
+	/* Without it: the whole code cache, each pc asked by its blob's name. */
+	CHECK(p.ranges[0].lo == img.code_lo && p.ranges[0].hi == img.code_lo + HS_IMG_CODE);
 	hotspot_procs_free(hp);
 	hs_image_free(&img);
 }

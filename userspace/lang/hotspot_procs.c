@@ -927,9 +927,6 @@ int hotspot_procs_capture(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, 
 		return -ENOENT;
 	memset(out, 0, sizeof(*out));
 	out->kind = RT_KIND_HOTSPOT;
-	out->nranges = 1;
-	out->ranges[0].lo = jvm->code_lo;
-	out->ranges[0].hi = jvm->code_hi;
 	out->nwords = 2;
 	out->off[0] = (l->interp_last_sp - 1) * 8;
 	out->off[1] = (l->interp_last_sp - 6) * 8;
@@ -937,6 +934,15 @@ int hotspot_procs_capture(struct hotspot_procs *hp, uint32_t pid, uint32_t uid, 
 	out->top_reg[1] = RT_REG_R13;
 	if (read_interp(hp, jvm))
 		return -EAGAIN;
+	/*
+	 * Records for interpreted frames alone: a compiled frame's words are
+	 * not a Method* and a bytecode pointer, and each one spent a record
+	 * of the 64 a sample holds (h3 review, M1). A JVM whose interpreter
+	 * was not found: its whole code cache, each pc asked by name.
+	 */
+	out->nranges = 1;
+	out->ranges[0].lo = jvm->interp_hi ? jvm->interp_lo : jvm->code_lo;
+	out->ranges[0].hi = jvm->interp_hi ? jvm->interp_hi : jvm->code_hi;
 	capture_step(jvm, &out->hs);
 	return 0;
 }
@@ -1006,6 +1012,10 @@ bool hotspot_procs_in_interpreter(struct hotspot_procs *hp, uint32_t pid, uint32
 
 	if (!jvm || jvm->state != JVM_READY || pc < jvm->code_lo || pc >= jvm->code_hi)
 		return false;
+	/* Its code as the capture published it: a range check. */
+	if (jvm->interp_hi)
+		return pc >= jvm->interp_lo && pc < jvm->interp_hi;
+	/* Not read (or its bounds did not hold): the blob that holds pc, by its name. */
 	if (rt_cached(jvm, pc, RT_KEY_INTERP, &v))
 		return v;
 	/* The template interpreter is one code blob of that name, in every JDK. */
