@@ -133,7 +133,7 @@ struct folded_wakeup {
 };
 
 /* The sample's Python stack was cut at BPFPROF_MAX_PYFRAMES frames, or could not be read. */
-#define SAMPLE_PY_TRUNCATED (1u << 31) /* sample_event only: switch_event uses bits 8+ */
+#define SAMPLE_PY_TRUNCATED (1u << 31) /* sample_event, and switch_event with SWITCH_HAS_STACK */
 /*
  * sample_event.flags and switch_event.flags: the thread is a kernel thread
  * (PF_KTHREAD). /proc says so too, but only while the thread lives: a
@@ -298,7 +298,14 @@ struct switch_event {
 	struct folded_wakeup woken; /* the wakeup that ended prev's last wait */
 	__u64 sys_args[6];
 	__u16 rt_len; /* with SWITCH_HAS_STACK: runtime records after the user frames */
-	__u16 rt_pad[3];
+	/*
+	 * With SWITCH_HAS_STACK: Python frames after the user frames, as in
+	 * sample_event (0 with rt_len), and whose (enum interp_kind, as
+	 * sample_event's interp).
+	 */
+	__u16 py_len;
+	__u16 interp;
+	__u16 rt_pad;
 	/*
 	 * A switch-out held back until its wait's length was known: when prev
 	 * got a CPU again (0: sent at the switch-out, or its wait was still on

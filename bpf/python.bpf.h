@@ -232,4 +232,28 @@ static __always_inline __u32 python_stack(__u32 tgid, __u64 *ips, __u32 kn, __u3
 #endif
 }
 
+/* The record's frames, sized for a global function's argument. */
+struct py_ips {
+	__u64 w[BPFPROF_IPS_WORDS];
+};
+
+/* python_switch_stack's answer: the frame count, and this bit when cut. */
+#define PY_STACK_TRUNCATED (1 << 16)
+
+/*
+ * python_stack at a switch-out, after prev's kn kernel and un user frames
+ * (lens = kn | un << 16) in ips: the number of Python frames, with
+ * PY_STACK_TRUNCATED when cut. A global function: the verifier checks it
+ * once, not once for each state the switch program's stack walk ended in.
+ */
+__noinline int python_switch_stack(struct py_ips *ips, __u32 tgid, __u32 lens)
+{
+	__u32 kn = lens & 0xffff, un = lens >> 16, flags = 0, n;
+
+	if (!ips || !python_frames || !un || kn > BPFPROF_MAX_KSTACK || un > BPFPROF_MAX_USTACK)
+		return 0;
+	n = python_stack(tgid, ips->w, kn, un, &flags);
+	return (int)(n | (flags & SAMPLE_PY_TRUNCATED ? PY_STACK_TRUNCATED : 0));
+}
+
 #endif
