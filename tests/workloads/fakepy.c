@@ -18,8 +18,12 @@
  *          never touched: a file on a FUSE mount whose server never answers
  *          (fusehold), so reading it waits; its caller's, fuse_caller, is
  *          in our memory. Prints "ready" once mapped.
+ *   cycle  (issue 40) no pthread key to find its thread's state by (a key
+ *          past the first 32), and a thread list of two states that link
+ *          to each other, neither its thread's: the walk gives up at its
+ *          bound and the process shows no Python frames.
  *
- * Usage: fakepy SECONDS [deep|many|fuse FILE]
+ * Usage: fakepy SECONDS [deep|many|fuse FILE|cycle]
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -33,7 +37,7 @@ const unsigned long Py_Version = 0x030b02f0;
 char _PyRuntime[1024];
 char PyCode_Type[256];
 static char tstate[512], cframe[64], frame[128], code[256], name[128], file[128], table[64];
-static char interp[64];
+static char interp[64], decoys[2][512];
 
 void Py_Initialize(void)
 {
@@ -169,6 +173,14 @@ int main(int argc, char **argv)
 	memcpy(_PyRuntime + 596, &key, sizeof(key));
 	memcpy(tstate + 152, &id, 8);
 	put(tstate, 56, cframe);
+	if (argc > 2 && !strcmp(argv[2], "cycle")) {
+		uint32_t far_key = 1000;
+
+		memcpy(_PyRuntime + 596, &far_key, sizeof(far_key));
+		put(interp, 16, decoys[0]);
+		put(decoys[0], 8, decoys[1]);
+		put(decoys[1], 8, decoys[0]);
+	}
 	if (argc > 2 && (!strcmp(argv[2], "deep") || !strcmp(argv[2], "many")))
 		return costly(secs, !strcmp(argv[2], "many"));
 	if (argc > 3 && !strcmp(argv[2], "fuse"))
