@@ -10,8 +10,8 @@
 //     place of every interpreter loop frame (no _PyEval_EvalFrameDefault /
 //     PyEval_EvalFrameEx left above a Python frame), the chain at least
 //     4 Python frames deep (pool_thread, pool_function, method, values or
-//     square); where the version's code objects are named (--named V,
-//     repeated), pool_function and Worker.method (2.7: method) by name;
+//     square); where the version's code objects are named (--named LIST),
+//     pool_function and Worker.method (before 3.11: method) by name;
 //   - its sleeper's off-CPU samples (3.8+): >= 90 % hold Python frames,
 //     sleeper by name where named.
 //
@@ -73,7 +73,8 @@ function checkProcess(report, profile, truth, named) {
 	const label = `Python ${truth.version} (pid ${truth.pid})`;
 	report.section(label);
 	const isNamed = named.has(truth.version);
-	const method = truth.version === '2.7' ? 'method' : 'Worker.method';
+	// Code objects hold a qualified name from 3.11 on; before, the function's name.
+	const method = minor(truth.version) >= 311 ? 'Worker.method' : 'method';
 	let good = 0, total = 0;
 	for (const tid of truth.pool) {
 		const samples = threadSamples(profile, tid, true) || [];
