@@ -11,6 +11,12 @@
 #         runtime record (the worst case for the kernel side)
 #   J25   JI25: the same on Temurin 25, where it is installed
 #   V     Debian's node running tests/workloads/jit_hot.js
+#   P     Debian's python3 (3.11) running tests/workloads/pypool.py, one
+#         pool thread and a sleeper (issue 40): its thread state found
+#         through its pthread key
+#   P27   P313: the same on ~/.pyenv's 2.7 (its thread found by walking
+#         its interpreter's thread list) and 3.13 (its layout from its
+#         _Py_DebugOffsets), where installed
 #
 # one workload process per online CPU (cpu_work: one thread per CPU), so
 # that the samples of the window are mostly the workload's. The window opens
@@ -46,6 +52,8 @@ WL_SECONDS=
 JDK17=/usr/lib/jvm/java-17-openjdk-amd64
 JDK25=/usr/lib/jvm/temurin-25-jdk-amd64
 NODE=/usr/bin/node
+PY3=/usr/bin/python3
+PYENV=${PYENV_VERSIONS:-$HOME/.pyenv/versions}
 CONFIGS=()
 # Each one's tag and name (from column 6).
 declare -A LABEL=(
@@ -55,9 +63,13 @@ declare -A LABEL=(
 	[J25]="J25   Temurin 25, JitHot"
 	[JI25]="JI25  Temurin 25 -Xint, JitHot"
 	[V]="V     node, jit_hot.js"
+	[P]="P     python3 (3.11), pypool.py"
+	[P27]="P27   pyenv 2.7, pypool.py"
+	[P313]="P313  pyenv 3.13, pypool.py"
 )
 # The name of a configuration's processes (for stack_depth.py).
-declare -A PROC_NAME=([N]=cpu_work [J17]=java [JI17]=java [J25]=java [JI25]=java [V]=node)
+declare -A PROC_NAME=([N]=cpu_work [J17]=java [JI17]=java [J25]=java [JI25]=java [V]=node
+	[P]=python3 [P27]=python2.7 [P313]=python3.13)
 # The runtime a configuration's "runtime frames:" share is read for.
 declare -A LANG_OF=([J17]=Java [JI17]=Java [J25]=Java [JI25]=Java [V]=JavaScript)
 # The workload processes running now, killed on exit.
@@ -79,7 +91,7 @@ interleaved; then bpfprof's peak RSS for one JVM against one native process.
   --pids            record the workload's processes alone (bpfprof -p, started
                     after them), not the whole machine (bpfprof -a): BPF time
                     per sample of the workload, others' samples not mixed in
-  --configs LIST    only these of N,J17,JI17,J25,JI25,V (N is always run)
+  --configs LIST    only these of N,J17,JI17,J25,JI25,V,P,P27,P313 (N is always run)
   --bpfprof-arg A   one more option for the recordings (repeatable), for an
                     ablation: --bpfprof-arg --unwind=fp
   --quick           smoke test: 3 rounds of 2 s
@@ -139,11 +151,32 @@ pick_configs() {
 	else
 		echo "missing: node ($NODE); scripts/install-deps.sh --test installs Debian's nodejs"
 	fi
+	if [ -x "$PY3" ]; then
+		CONFIGS+=(P)
+	else
+		echo "missing: python3 ($PY3); scripts/install-deps.sh --test installs it"
+	fi
+	for c in P27 P313; do
+		if [ -x "$(python_of "$c")" ]; then
+			CONFIGS+=("$c")
+		else
+			echo "missing: Python ${c#P} under $PYENV; its configuration is left out"
+		fi
+	done
 	[ -n "$ONLY" ] || return 0
 	for c in "${CONFIGS[@]}"; do
 		[[ $c == N || ,$ONLY, == *,$c,* ]] && keep+=("$c")
 	done
 	CONFIGS=("${keep[@]}")
+}
+
+# The interpreter of a Python configuration.
+python_of() {
+	case $1 in
+	P) echo "$PY3" ;;
+	P27) ls -d "$PYENV"/2.7.*/bin/python2.7 2>/dev/null | head -n 1 ;;
+	P313) ls -d "$PYENV"/3.13.*/bin/python3.13 2>/dev/null | head -n 1 ;;
+	esac
 }
 
 # start_one OUT CMD...: one workload process in the background, its stdout in OUT.
@@ -162,10 +195,16 @@ start_workload() {
 	WL_PIDS=()
 	case $c in
 	N) start_one "$WORK/wl.0" "$WORK/cpu_work" -t "$PROCS" -s "$WL_SECONDS" ;;
-	J* | V)
+	J* | V | P*)
 		for ((i = 0; i < PROCS; i++)); do
 			case $c in
 			V) start_one "$WORK/wl.$i" "$NODE" "$HERE/../tests/workloads/jit_hot.js" "$WL_SECONDS" ;;
+			P*)
+				# Its pid first, as the JVMs and node print theirs (exec keeps it).
+				# shellcheck disable=SC2016 # expanded by that sh
+				start_one "$WORK/wl.$i" sh -c 'echo $$; exec "$0" "$1" "$2" 1' "$(python_of "$c")" \
+					"$HERE/../tests/workloads/pypool.py" "$WL_SECONDS"
+				;;
 			*)
 				jdk=$JDK17
 				[[ $c != *25 ]] || jdk=$JDK25

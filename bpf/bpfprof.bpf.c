@@ -781,10 +781,21 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 	e->flags = flags;
 	e->kstack_len = kn;
 	e->ustack_len = un;
-	/* A runtime's frames in its waits too (runtime.bpf.h). */
-	e->rt_len = take_stack ? rt_stack((struct rt_ips *)e->ips, (struct rt_fps *)SWITCH_FPS(e),
-					  prev_tgid, kn | un << 16, flags)
-			       : 0;
+	e->py_len = 0;
+	e->interp = INTERP_PYTHON;
+	e->rt_len = 0;
+	/* Python's frames in its waits too: a thread asleep, or waiting for the GIL, in its function. */
+	if (take_stack && python_frames && un && bpf_map_lookup_elem(&py_procs, &prev_tgid)) {
+		int py = python_switch_stack((struct py_ips *)e->ips, prev_tgid, kn | un << 16);
+
+		e->py_len = py & 0xffff;
+		if (py & PY_STACK_TRUNCATED)
+			e->flags |= SAMPLE_PY_TRUNCATED;
+	} else if (take_stack) {
+		/* A runtime's frames in its waits too (runtime.bpf.h). */
+		e->rt_len = rt_stack((struct rt_ips *)e->ips, (struct rt_fps *)SWITCH_FPS(e),
+				     prev_tgid, kn | un << 16, flags);
+	}
 	e->back_ts = 0;
 	if (fold_waits && btf && ts) {
 		/* Sent now, its wait still on: the next switch-out must end it. */
@@ -794,7 +805,7 @@ static __always_inline void handle_switch(void *ctx, bool preempt, struct task_s
 		__builtin_memset(&e->folded, 0, sizeof(e->folded));
 	}
 	size = __builtin_offsetof(struct switch_event, ips) +
-	       (__u64)(kn + un + RT_REC_WORDS * e->rt_len) * sizeof(__u64);
+	       (__u64)(kn + un + 2 * e->py_len + RT_REC_WORDS * e->rt_len) * sizeof(__u64);
 	if (size > sizeof(*e))
 		size = sizeof(*e);
 	e->hdr.size = size;

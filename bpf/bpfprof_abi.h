@@ -133,7 +133,7 @@ struct folded_wakeup {
 };
 
 /* The sample's Python stack was cut at BPFPROF_MAX_PYFRAMES frames, or could not be read. */
-#define SAMPLE_PY_TRUNCATED (1u << 31) /* sample_event only: switch_event uses bits 8+ */
+#define SAMPLE_PY_TRUNCATED (1u << 31) /* sample_event, and switch_event with SWITCH_HAS_STACK */
 /*
  * sample_event.flags and switch_event.flags: the thread is a kernel thread
  * (PF_KTHREAD). /proc says so too, but only while the thread lives: a
@@ -147,6 +147,13 @@ struct folded_wakeup {
  * group of the sample's Python frames. User addresses never have bit 63.
  */
 #define USTACK_PY_EVAL (1ull << 63)
+/* Which interpreter's frames a record's py_len holds (sample_event, switch_event .interp). */
+enum interp_kind {
+	INTERP_PYTHON = 0,
+	INTERP_RUBY = 1,
+	INTERP_PHP = 2,
+};
+
 /* Python frame: the frame is the first its interpreter loop ran (ends a group). */
 #define PY_FRAME_ENTRY 1ull
 
@@ -181,7 +188,8 @@ struct sample_event {
 	__u32 flags;
 	__u16 py_len;
 	__u16 rt_len; /* runtime records after the user frames (struct rt_proc); 0 with py_len */
-	__u16 py_pad[2];
+	__u16 interp; /* enum interp_kind: whose frames py_len holds */
+	__u16 py_pad[1];
 	struct folded_wakeup woken; /* the wakeup that ended the thread's last wait */
 	__u64 ips[BPFPROF_IPS_WORDS];
 };
@@ -290,7 +298,14 @@ struct switch_event {
 	struct folded_wakeup woken; /* the wakeup that ended prev's last wait */
 	__u64 sys_args[6];
 	__u16 rt_len; /* with SWITCH_HAS_STACK: runtime records after the user frames */
-	__u16 rt_pad[3];
+	/*
+	 * With SWITCH_HAS_STACK: Python frames after the user frames, as in
+	 * sample_event (0 with rt_len), and whose (enum interp_kind, as
+	 * sample_event's interp).
+	 */
+	__u16 py_len;
+	__u16 interp;
+	__u16 rt_pad;
 	/*
 	 * A switch-out held back until its wait's length was known: when prev
 	 * got a CPU again (0: sent at the switch-out, or its wait was still on
@@ -581,34 +596,50 @@ union unwind_slot {
 };
 
 /*
- * CPython's interpreter frames (3.11 on; lang/python_layout.h). Userspace
- * finds each Python process's _PyRuntime and its interpreter's layout and
- * publishes them by tgid; a sample of a thread that holds the GIL walks its
- * interpreter frames from the thread state. Offsets are in bytes.
+ * CPython's interpreter frames (2.7, 3.6 on; lang/python_layout.h). Userspace
+ * finds each Python process's roots (its first interpreter, the pthread key
+ * its thread states are kept under) and its version's layout and publishes
+ * them by tgid; a sample of any thread of it (on CPU, or at switch-out)
+ * finds that thread's own state and walks its frames. Offsets are in bytes.
  */
 enum py_entry_kind {
 	PY_ENTRY_IS_ENTRY = 0, /* 3.11: a bool in each frame marks a loop's first frame */
 	PY_ENTRY_OWNER = 1,    /* 3.12+: a marker frame owned by the C stack (owner 3) follows it */
+	PY_ENTRY_EVERY = 2,    /* 2.7-3.10: every frame runs in a loop of its own; f_lasti an int */
 };
 
 struct py_layout {
-	__u16 runtime_tstate;	/* _PyRuntime: the thread state holding the GIL */
-	__u16 tstate_thread_id; /* its pthread_t (the thread's TCB, fs base on x86_64) */
-	__u16 tstate_frame;	/* cframe (3.11, 3.12) or current_frame (3.13+) */
-	__u16 cframe_frame;	/* _PyCFrame.current_frame; 0xffff: tstate_frame is the frame */
-	__u16 frame_code;	/* _PyInterpreterFrame.f_code (f_executable in 3.13+) */
-	__u16 frame_previous;
-	__u16 frame_instr; /* prev_instr (3.11, 3.12) or instr_ptr (3.13+) */
-	__u16 frame_entry; /* is_entry (3.11) or owner (3.12+) */
-	__u8 entry_kind;   /* enum py_entry_kind */
-	__u8 pad[7];
+	__u16 interp_tstate_head; /* PyInterpreterState: its first thread state */
+	__u16 tstate_next;	  /* PyThreadState: the next one */
+	__u16 tstate_thread_id;	  /* its pthread_t (the thread's TCB, fs base on x86_64) */
+	__u16 tstate_frame;	  /* frame (<= 3.10), cframe (3.11, 3.12), current_frame (3.13+) */
+	__u16 cframe_frame;	  /* _PyCFrame.current_frame; 0xffff: tstate_frame is the frame */
+	__u16 frame_code;	  /* f_code (f_executable in 3.13+) */
+	__u16 frame_previous;	  /* f_back (<= 3.10) or previous */
+	__u16 frame_instr;	  /* f_lasti (<= 3.10), prev_instr (3.11, 3.12), instr_ptr (3.13+) */
+	__u16 frame_entry;	  /* is_entry (3.11) or owner (3.12+) */
+	__u8 entry_kind;	  /* enum py_entry_kind */
+	__u8 pad[5];
 };
 
 #define PY_NO_CFRAME 0xffff
 
 struct py_proc {
-	__u64 runtime;		    /* address of _PyRuntime in the process */
-	__u64 eval_start, eval_end; /* _PyEval_EvalFrameDefault's code */
+	__u64 interp_head; /* where the process keeps its first interpreter's address; 0: unknown */
+	/*
+	 * Where it keeps the pthread key of its thread states (a 4-byte key,
+	 * Py_tss_t._key or 3.6's autoTLSkey); 0: none to use (2.7 keeps its
+	 * own list of keys, 3.14+ is described by no table).
+	 */
+	__u64 tss_key;
+	__u64 eval_start, eval_end; /* the interpreter loop's code */
+	/*
+	 * fs base + tsd_offset: glibc's struct pthread specific_1stblock (the
+	 * values of keys 0-31, 16 bytes each, the value at 8); 0: the
+	 * process's libc is not bpfprof's, its layout unknown.
+	 */
+	__u32 tsd_offset;
+	__u32 pad;
 	struct py_layout layout;
 };
 

@@ -94,6 +94,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	e->ustack_len = un;
 	e->py_len = 0;
 	e->rt_len = 0;
+	e->interp = INTERP_PYTHON;
 	/*
 	 * A Python process's sample goes on in on_sample_python, a program
 	 * of its own (a tail call), which the verifier checks apart from the

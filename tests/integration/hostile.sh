@@ -29,6 +29,9 @@
 #                     /etc/shadow. The walk stops at its bound, the names are
 #                     refused, the recording ends on time, and bpfprof view
 #                     does not serve /etc/shadow although the profile names it.
+#                     Beside it, FAKEPY cycle: no pthread key to use, and a
+#                     thread list that loops without its thread: the list
+#                     walk gives up at its bound, no Python frames (issue 40).
 #   retention_planted continuous (as sudo for that user) in the user's
 #                     directory, where they planted snapshot names dated in
 #                     the future and root planted one owned by a third uid:
@@ -46,10 +49,12 @@ MODE=${1:?usage: hostile.sh debuglink_fifo|perfmap_root|perfmap_huge|outdir_plan
 SECRET_DIR=
 DELEGATED=
 VICTIM_PID=
+CYCLE_PID=
 BPF_PID=
 
 cleanup() {
 	[ -n "$VICTIM_PID" ] && kill -KILL "$VICTIM_PID" 2>/dev/null
+	[ -n "$CYCLE_PID" ] && kill -KILL "$CYCLE_PID" 2>/dev/null
 	[ -n "$BPF_PID" ] && kill -KILL "$BPF_PID" 2>/dev/null
 	[ -n "$USER_NAME" ] && pkill -KILL -u "$USER_NAME" 2>/dev/null
 	[ -n "$SECRET_DIR" ] && rm -rf "$SECRET_DIR"
@@ -86,18 +91,34 @@ python_fake)
 	install -m 0755 -o "$USER_NAME" "$FAKEPY" "$USER_DIR/fakepy" || fail "cannot install fakepy"
 	"${as_user[@]}" "$USER_DIR/fakepy" 30 &
 	VICTIM_PID=$!
+	"${as_user[@]}" "$USER_DIR/fakepy" 30 cycle &
+	CYCLE_PID=$!
 	sleep 0.3
-	run_bpfprof 60 -v -p "$VICTIM_PID" -d 2 -o "$WORK/p.json.gz"
+	run_bpfprof 60 -v -p "$VICTIM_PID,$CYCLE_PID" -d 2 -o "$WORK/p.json.gz"
+	kill -KILL "$CYCLE_PID" 2>/dev/null
 	expect_success
 	awk -v t="$ELAPSED" 'BEGIN { exit !(t < 20) }' || fail "bpfprof took ${ELAPSED}s for a 2 s recording"
-	grep -q "^bpfprof: debug: Python frames: 1 Python processes at the start" "$WORK/bpfprof.err" ||
-		fail "bpfprof did not take fakepy for a Python process: the test tests nothing"
+	grep -q "^bpfprof: debug: Python frames: 2 Python processes at the start" "$WORK/bpfprof.err" ||
+		fail "bpfprof did not take both fakepys for Python processes: the test tests nothing"
+	"$NODE" --input-type=module -e '
+import { Profile, CATEGORY_PYTHON } from "'"$CHECK_DIR"'/profile.mjs";
+const p = Profile.fromFile(process.argv[1]);
+let samples = 0, withPy = 0;
+for (const t of p.threadsOf(process.argv[2])) for (const s of p.samplesOf(t)) {
+	samples++;
+	if (s.path.some((f) => p.frameCategory(f) === CATEGORY_PYTHON))
+		withPy++;
+}
+console.log(`fakepy cycle: ${withPy} of ${samples} samples with Python frames`);
+process.exit(samples > 100 && withPy === 0 ? 0 : 1);
+' "$WORK/p.json.gz" "$CYCLE_PID" >"$WORK/cycle.out" || fail "$(cat "$WORK/cycle.out") (need > 100 samples, none)"
+	ok "$(cat "$WORK/cycle.out")"
 	"$NODE" --input-type=module -e '
 import { Profile, CATEGORY_PYTHON } from "'"$CHECK_DIR"'/profile.mjs";
 const p = Profile.fromFile(process.argv[1]);
 let samples = 0, most = 0;
 const names = new Set();
-for (const t of p.threads) for (const s of p.samplesOf(t)) {
+for (const t of p.threadsOf(process.argv[2])) for (const s of p.samplesOf(t)) {
 	const py = s.path.filter((f) => p.frameCategory(f) === CATEGORY_PYTHON);
 	py.forEach((f) => names.add(p.frameFuncName(f)));
 	if (py.length) samples++;
@@ -105,7 +126,7 @@ for (const t of p.threads) for (const s of p.samplesOf(t)) {
 }
 console.log(`${samples} samples with Python frames, at most ${most} a sample; names: ${[...names].join(", ")}`);
 process.exit(samples > 100 && most <= 128 && names.size === 1 && names.has("[unknown Python function]") ? 0 : 1);
-' "$WORK/p.json.gz" >"$WORK/check.out" || fail "fakepy's Python frames: $(cat "$WORK/check.out")"
+' "$WORK/p.json.gz" "$VICTIM_PID" >"$WORK/check.out" || fail "fakepy's Python frames: $(cat "$WORK/check.out")"
 	ok "$(cat "$WORK/check.out")"
 	# The file it names is in the profile; the source view must still not serve it.
 	"$BPFPROF" view "$WORK/p.json.gz" --no-open >"$WORK/view.out" 2>"$WORK/view.err" &

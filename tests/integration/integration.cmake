@@ -416,8 +416,9 @@ set_property(TEST integration.unwind_vfork APPEND PROPERTY ENVIRONMENT
 foreach(what make gcc)
   bpfprof_integration_test(build_stacks_${what} 1800 TRUE build_stacks.sh ${what})
 endforeach()
-# Python functions in the stacks (issue 26): Debian's python3 and pyfuncs.py.
-foreach(mode before during fp)
+# Python functions in the stacks (issue 26): Debian's python3 and pyfuncs.py;
+# pool: every CPython installed, in one recording (issue 40).
+foreach(mode before during fp pool)
   bpfprof_integration_test(python_${mode} 120 TRUE python.sh ${mode})
 endforeach()
 # Go (issue 26): programs built by Debian's golang-go at test time, unwound

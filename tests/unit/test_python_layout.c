@@ -36,6 +36,9 @@ static void debian_python_is_found(void)
 	/* The headers this test is built with are the interpreter's own version. */
 	CHECK_EQ_INT(info.version_hex >> 16, PY_VERSION_HEX >> 16);
 	CHECK(info.runtime && info.eval_start && info.eval_size > 1000 && info.code_type);
+	CHECK_EQ_INT(info.interp_head - info.runtime, offsetof(_PyRuntimeState, interpreters.head));
+	CHECK_EQ_INT(info.tss_key - info.runtime,
+		     offsetof(_PyRuntimeState, gilstate.autoTSSkey) + offsetof(Py_tss_t, _key));
 	CHECK(info.code != NULL);
 	elf_end(elf);
 	close(fd);
@@ -49,7 +52,8 @@ static void layout_matches_headers(void)
 	CHECK(python_layout_for(PY_VERSION_HEX, &f, &c));
 	if (!c)
 		return;
-	CHECK_EQ_INT(f.runtime_tstate, offsetof(_PyRuntimeState, gilstate.tstate_current));
+	CHECK_EQ_INT(f.interp_tstate_head, offsetof(PyInterpreterState, threads.head));
+	CHECK_EQ_INT(f.tstate_next, offsetof(PyThreadState, next));
 	CHECK_EQ_INT(f.tstate_thread_id, offsetof(PyThreadState, thread_id));
 	CHECK_EQ_INT(f.tstate_frame, offsetof(PyThreadState, cframe));
 	CHECK_EQ_INT(f.cframe_frame, offsetof(_PyCFrame, current_frame));
@@ -83,7 +87,7 @@ static void layout_matches_headers(void)
 		CHECK(state & (1u << 6));
 	}
 	/* A version without a layout says so. */
-	CHECK(!python_layout_for(0x03070000, &f, &c));
+	CHECK(!python_layout_for(0x03050000, &f, &c));
 }
 
 int main(void)

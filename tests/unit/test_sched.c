@@ -1414,6 +1414,18 @@ static void malformed_sched_records(void)
 	CHECK_EQ_INT(model_add_record(&m, &sw, sw.hdr.size), 0);
 	CHECK_EQ_INT(model_add_wakeup(&m, &wk.wakeup, sizeof(wk.wakeup) - 1), 0);
 	CHECK_EQ_INT(m.stats.events_malformed, 4);
+	/* Python frames at switch-out: more than the record holds, than any may, or beside records. */
+	sw.sw.kstack_len = 1;
+	sw.sw.py_len = 1;
+	CHECK_EQ_INT(model_add_record(&m, &sw, sw.hdr.size), 0);
+	sw.sw.py_len = BPFPROF_MAX_PYFRAMES + 1;
+	CHECK_EQ_INT(model_add_record(&m, &sw, sizeof(sw.sw)), 0);
+	sw.sw.py_len = 1;
+	sw.sw.rt_len = 1;
+	CHECK_EQ_INT(model_add_record(&m, &sw, sizeof(sw.sw)), 0);
+	CHECK_EQ_INT(m.stats.events_malformed, 7);
+	sw.sw.py_len = 0;
+	sw.sw.rt_len = 0;
 	CHECK_EQ_INT(m.stats.switches, 0);
 	CHECK_EQ_INT(m.stats.wakeups, 0);
 	/* A switch whose prev is no target (a newer BPF side may send them): counted only. */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
  * fakepy: a program that claims to be CPython 3.11 (it exports _PyRuntime,
- * Py_Version, PyCode_Type and _PyEval_EvalFrameDefault) and hands the
- * profiler hostile memory: the GIL holder's state is its own thread's, its
+ * Py_Version, PyCode_Type, Py_Initialize and _PyEval_EvalFrameDefault) and
+ * hands the profiler hostile memory: its thread's state (under the pthread
+ * key _PyRuntime's autoTSSkey names, and first in its interpreter's
+ * thread list, whose next links to itself) is its own thread's, its
  * frames link to themselves for ever, the code object's name is 2^40
  * characters long, its line table as long, and its file is /etc/shadow.
  * For hostile.sh python_fake, run by an unprivileged user.
@@ -16,8 +18,12 @@
  *          never touched: a file on a FUSE mount whose server never answers
  *          (fusehold), so reading it waits; its caller's, fuse_caller, is
  *          in our memory. Prints "ready" once mapped.
+ *   cycle  (issue 40) no pthread key to find its thread's state by (a key
+ *          past the first 32), and a thread list of two states that link
+ *          to each other, neither its thread's: the walk gives up at its
+ *          bound and the process shows no Python frames.
  *
- * Usage: fakepy SECONDS [deep|many|fuse FILE]
+ * Usage: fakepy SECONDS [deep|many|fuse FILE|cycle]
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -31,6 +37,11 @@ const unsigned long Py_Version = 0x030b02f0;
 char _PyRuntime[1024];
 char PyCode_Type[256];
 static char tstate[512], cframe[64], frame[128], code[256], name[128], file[128], table[64];
+static char interp[64], decoys[2][512];
+
+void Py_Initialize(void)
+{
+}
 volatile unsigned long sink;
 
 __attribute__((noinline)) void _PyEval_EvalFrameDefault(long n)
@@ -150,9 +161,26 @@ int main(int argc, char **argv)
 	uint64_t huge = 1ull << 40, id = (uint64_t)pthread_self(), len = 11;
 	uint64_t state = (1u << 2) | (1u << 5) | (1u << 6); /* compact ASCII */
 
+	pthread_key_t key;
+
 	put(_PyRuntime, 576, tstate);
+	/* 3.11's roots: interpreters.head, autoTSSkey._key; threads.head, next. */
+	put(_PyRuntime, 40, interp);
+	put(interp, 16, tstate);
+	put(tstate, 8, tstate);
+	if (pthread_key_create(&key, NULL) || pthread_setspecific(key, tstate))
+		return 1;
+	memcpy(_PyRuntime + 596, &key, sizeof(key));
 	memcpy(tstate + 152, &id, 8);
 	put(tstate, 56, cframe);
+	if (argc > 2 && !strcmp(argv[2], "cycle")) {
+		uint32_t far_key = 1000;
+
+		memcpy(_PyRuntime + 596, &far_key, sizeof(far_key));
+		put(interp, 16, decoys[0]);
+		put(decoys[0], 8, decoys[1]);
+		put(decoys[1], 8, decoys[0]);
+	}
 	if (argc > 2 && (!strcmp(argv[2], "deep") || !strcmp(argv[2], "many")))
 		return costly(secs, !strcmp(argv[2], "many"));
 	if (argc > 3 && !strcmp(argv[2], "fuse"))

@@ -25,6 +25,20 @@ void python_loader_init(struct python_loader *l, struct proc_shares *shares,
 	l->shares = shares;
 	l->procs = procs;
 	elf_version(EV_CURRENT);
+	/* Unknown (offset 0): each Python thread is found through its interpreter's list. */
+	if (glibc_tsd_measure(&l->tsd))
+		log_debug("glibc's thread-specific data not located: Python threads found by list");
+}
+
+/* Where `maps`' threads keep their key values: known for bpfprof's own libc file only. */
+static uint32_t tsd_offset_of(const struct python_loader *l, const map_entries_t *maps)
+{
+	if (!l->tsd.offset)
+		return 0;
+	for (size_t i = 0; i < maps->len; i++)
+		if (maps->data[i].inode == l->tsd.inode && maps->data[i].dev == l->tsd.dev)
+			return l->tsd.offset;
+	return 0;
 }
 
 void python_loader_free(struct python_loader *l)
@@ -109,7 +123,9 @@ int python_loader_process(struct python_loader *l, uint32_t pid, uint32_t uid,
 		}
 		/* Every segment of the file moved by the same load bias as its code. */
 		bias = (int64_t)(e->start - e->pgoff) - f->info.exec_bias;
-		pp.runtime = f->info.runtime + (uint64_t)bias;
+		pp.interp_head = f->info.interp_head + (uint64_t)bias;
+		pp.tss_key = f->info.tss_key ? f->info.tss_key + (uint64_t)bias : 0;
+		pp.tsd_offset = tsd_offset_of(l, maps);
 		pp.eval_start = f->info.eval_start + (uint64_t)bias;
 		pp.eval_end = pp.eval_start + f->info.eval_size;
 		pp.layout = f->info.frames;

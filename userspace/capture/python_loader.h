@@ -2,7 +2,7 @@
 /*
  * Finds the Python processes among those the unwinder reads: a process
  * that maps a CPython interpreter (lang/python_layout.h) gets its
- * _PyRuntime, interpreter loop and layout published to the BPF map
+ * roots, interpreter loop and layout published to the BPF map
  * py_procs (bpf/python.bpf.h) and registered with lang/python_procs for
  * naming its code objects. Interpreter files are examined once each.
  */
@@ -14,6 +14,7 @@
 #include "../lang/python_layout.h"
 #include "proc_shares.h"
 #include "../symbols/proc_maps.h"
+#include "../util/glibc_tsd.h"
 #include "../util/hashmap.h"
 #include "../util/vec.h"
 
@@ -38,6 +39,7 @@ struct python_loader {
 	VEC(struct python_loader_gone) gone;
 	uint64_t flushes;
 	uint32_t warned_version; /* the last version without a layout, reported once */
+	struct glibc_tsd tsd;	 /* bpfprof's libc: where a thread keeps its key values */
 	size_t processes;	 /* Python processes published */
 };
 

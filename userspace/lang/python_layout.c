@@ -3,17 +3,13 @@
 #include "python_layout.h"
 
 #include <errno.h>
-#include <gelf.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "../util/elf_dynsym.h"
-
 /*
- * CPython 3.11 on x86_64 and arm64 (LP64), from Include/cpython/code.h,
- * pystate.h, unicodeobject.h and Include/internal/pycore_frame.h,
- * pycore_runtime.h (offsetof with Py_BUILD_CORE; test_python_layout checks
- * them against the installed headers where python3.11-dev is).
+ * CPython 3.11's code objects on x86_64 and arm64 (LP64), from
+ * Include/cpython/code.h, unicodeobject.h (test_python_layout checks them
+ * against the installed headers where python3.11-dev is).
  */
 static const struct python_code_layout code_311 = {
 	.ob_type = 8,
@@ -30,8 +26,28 @@ static const struct python_code_layout code_311 = {
 	.str_compact_data = 72,
 };
 
+/*
+ * The frame walk's layout per minor version, x86_64 and arm64 (LP64), from
+ * each version's Include/ (pystate.h, frameobject.h; from 3.11
+ * Include/internal/pycore_frame.h with Py_BUILD_CORE): test_python_layouts
+ * compares them with offsetof() in every installed version's headers.
+ */
+#define PY_FRAME_OBJECT(next, thread_id, frame, instr)                                           \
+	{                                                                                        \
+		.interp_tstate_head = 8, .tstate_next = (next), .tstate_thread_id = (thread_id), \
+		.tstate_frame = (frame), .cframe_frame = PY_NO_CFRAME, .frame_code = 32,         \
+		.frame_previous = 24, .frame_instr = (instr), .entry_kind = PY_ENTRY_EVERY       \
+	}
+
+static const struct py_layout frames_27 = PY_FRAME_OBJECT(0, 144, 16, 120);
+static const struct py_layout frames_36 = PY_FRAME_OBJECT(8, 152, 24, 120);
+/* 3.7-3.9 */
+static const struct py_layout frames_37 = PY_FRAME_OBJECT(8, 176, 24, 104);
+static const struct py_layout frames_310 = PY_FRAME_OBJECT(8, 176, 24, 96);
+
 static const struct py_layout frames_311 = {
-	.runtime_tstate = 576, /* gilstate.tstate_current */
+	.interp_tstate_head = 16, /* threads.head */
+	.tstate_next = 8,
 	.tstate_thread_id = 152,
 	.tstate_frame = 56, /* cframe */
 	.cframe_frame = 8,  /* current_frame */
@@ -42,109 +58,167 @@ static const struct py_layout frames_311 = {
 	.entry_kind = PY_ENTRY_IS_ENTRY,
 };
 
+static const struct py_layout frames_312 = {
+	.interp_tstate_head = 72,
+	.tstate_next = 8,
+	.tstate_thread_id = 136,
+	.tstate_frame = 56,
+	.cframe_frame = 0,
+	.frame_code = 0,
+	.frame_previous = 8,
+	.frame_instr = 56,
+	.frame_entry = 70, /* owner */
+	.entry_kind = PY_ENTRY_OWNER,
+};
+
+static const struct py_layout frames_313 = {
+	.interp_tstate_head = 7344,
+	.tstate_next = 8,
+	.tstate_thread_id = 152,
+	.tstate_frame = 72, /* current_frame */
+	.cframe_frame = PY_NO_CFRAME,
+	.frame_code = 0, /* f_executable */
+	.frame_previous = 8,
+	.frame_instr = 56, /* instr_ptr */
+	.frame_entry = 70,
+	.entry_kind = PY_ENTRY_OWNER,
+};
+
+/* interpreters.head and autoTSSkey._key in _PyRuntime (gilstate.autoTSSkey before 3.12). */
+static const struct {
+	uint16_t minor;
+	struct python_runtime_roots roots;
+} runtime_roots[] = {
+	{ 7, { 24, 1508 } }, { 8, { 32, 1396 } },  { 9, { 32, 588 } },	  { 10, { 32, 588 } },
+	{ 11, { 40, 596 } }, { 12, { 40, 1548 } }, { 13, { 632, 2164 } },
+};
+
+bool python_runtime_roots_for(uint32_t version_hex, struct python_runtime_roots *roots)
+{
+	if (version_hex >> 24 != 3)
+		return false;
+	for (size_t i = 0; i < sizeof(runtime_roots) / sizeof(runtime_roots[0]); i++)
+		if (runtime_roots[i].minor == ((version_hex >> 16) & 0xff)) {
+			*roots = runtime_roots[i].roots;
+			return true;
+		}
+	return false;
+}
+
 const char *python_version_name(uint32_t v, char buf[16])
 {
 	snprintf(buf, 16, "%u.%u", (v >> 24) & 0xff, (v >> 16) & 0xff);
 	return buf;
 }
 
-struct found_symbols {
-	struct python_info *info;
-	uint64_t *version_vaddr;
-	bool runtime;
-};
-
-static bool note_symbol(void *ctx, const char *name, const GElf_Sym *sym)
-{
-	struct found_symbols *f = ctx;
-
-	if (!strcmp(name, "_PyRuntime")) {
-		f->info->runtime = sym->st_value;
-		f->runtime = true;
-	} else if (!strcmp(name, "_PyEval_EvalFrameDefault")) {
-		f->info->eval_start = sym->st_value;
-		f->info->eval_size = sym->st_size;
-	} else if (!strcmp(name, "PyCode_Type")) {
-		f->info->code_type = sym->st_value;
-	} else if (!strcmp(name, "Py_Version")) {
-		*f->version_vaddr = sym->st_value;
-	}
-	return true;
-}
-
-/* The dynamic symbols the walk needs; false when `elf` exports no _PyRuntime. */
-static bool find_symbols(Elf *elf, struct python_info *info, uint64_t *version_vaddr)
-{
-	struct found_symbols f = { info, version_vaddr, false };
-
-	elf_dynsym_each(elf, note_symbol, &f);
-	return f.runtime;
-}
-
-/* The 4 bytes at ELF address `vaddr`, from the file's PT_LOAD holding them. */
-static bool read_u32_at(Elf *elf, uint64_t vaddr, uint32_t *out)
-{
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		Elf_Data *d;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || vaddr < ph.p_vaddr ||
-		    vaddr + 4 > ph.p_vaddr + ph.p_filesz)
-			continue;
-		d = elf_getdata_rawchunk(elf, (int64_t)(ph.p_offset + (vaddr - ph.p_vaddr)), 4,
-					 ELF_T_BYTE);
-		if (!d || !d->d_buf)
-			return false;
-		memcpy(out, d->d_buf, 4);
-		return true;
-	}
-	return false;
-}
-
-static bool exec_bias(Elf *elf, int64_t *bias)
-{
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
-			*bias = (int64_t)(ph.p_vaddr - ph.p_offset);
-			return true;
-		}
-	}
-	return false;
-}
-
 bool python_layout_for(uint32_t version_hex, struct py_layout *frames,
 		       const struct python_code_layout **code)
 {
+	*code = NULL;
 	switch (version_hex >> 16) {
+	case 0x0207:
+		*frames = frames_27;
+		return true;
+	case 0x0306:
+		*frames = frames_36;
+		return true;
+	case 0x0307:
+	case 0x0308:
+	case 0x0309:
+		*frames = frames_37;
+		return true;
+	case 0x030a:
+		*frames = frames_310;
+		return true;
 	case 0x030b:
 		*frames = frames_311;
 		*code = &code_311;
+		return true;
+	case 0x030c:
+		*frames = frames_312;
+		return true;
+	case 0x030d:
+		*frames = frames_313;
 		return true;
 	default:
 		return false;
 	}
 }
 
-int python_info_read(Elf *elf, struct python_info *info)
-{
-	uint64_t version_vaddr = 0;
+/* Where each section of 3.13's _Py_DebugOffsets is (8-byte fields; a section starts with its size).
+ */
+enum {
+	DBG_VERSION = 8,
+	DBG_FREE_THREADED = 16,
+	DBG_RUNTIME = 24, /* size, finalizing, interpreters_head */
+	DBG_INTERP = 48,  /* size, id, next, threads_head, ... (13 fields) */
+	DBG_TSTATE = 152, /* size, prev, next, interp, current_frame, thread_id, ... (9) */
+	DBG_FRAME = 224,  /* size, previous, executable, instr_ptr, localsplus, owner */
+	DBG_END = 272,
+};
 
-	memset(info, 0, sizeof(*info));
-	if (elf_kind(elf) != ELF_K_ELF || !find_symbols(elf, info, &version_vaddr))
-		return 0;
-	if (!info->eval_start || !info->eval_size || !info->code_type || !version_vaddr ||
-	    !read_u32_at(elf, version_vaddr, &info->version_hex) ||
-	    !exec_bias(elf, &info->exec_bias))
-		return -ENOTSUP; /* older than 3.11 (no Py_Version), or not whole */
-	return python_layout_for(info->version_hex, &info->frames, &info->code) ? 1 : -ENOTSUP;
+static uint64_t dbg_u64(const uint8_t *buf, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, buf + off, sizeof(v));
+	return v;
+}
+
+/*
+ * Field `field` of the section at `section`, when it lies within that
+ * structure (its size the section's first word, at most `max`) with room
+ * for `width` bytes: its offset, or -1.
+ */
+static int64_t dbg_field(const uint8_t *buf, size_t section, size_t field, uint64_t max,
+			 uint64_t width)
+{
+	uint64_t size = dbg_u64(buf, section), off = dbg_u64(buf, section + 8 * field);
+
+	if (size > max || off >= size || size - off < width || off > UINT16_MAX - width)
+		return -1;
+	return (int64_t)off;
+}
+
+int python_debug_offsets_parse(const uint8_t *buf, size_t len, uint32_t version_hex,
+			       struct py_layout *frames, uint64_t *interp_head)
+{
+	int64_t f[9];
+
+	/* Sections placed as 3.13 places them: a later version moves them (3.14 adds fields). */
+	if (len < DBG_END || memcmp(buf, "xdebugpy", 8) || (version_hex >> 16) != 0x030d ||
+	    dbg_u64(buf, DBG_VERSION) >> 16 != version_hex >> 16 ||
+	    dbg_u64(buf, DBG_FREE_THREADED) != 0)
+		return -EINVAL;
+	/*
+	 * Bounds: _PyRuntime and an interpreter are large (tens of KiB), a
+	 * thread state smaller; a frame's fields must fit the window the walk
+	 * reads at once (PY_FRAME_WINDOW, 128 bytes), its words 8-aligned there.
+	 */
+	f[0] = dbg_field(buf, DBG_RUNTIME, 2, 1u << 20, 8); /* interpreters_head */
+	f[1] = dbg_field(buf, DBG_INTERP, 3, 1u << 20, 8);  /* threads_head */
+	f[2] = dbg_field(buf, DBG_TSTATE, 2, 1u << 14, 8);  /* next */
+	f[3] = dbg_field(buf, DBG_TSTATE, 4, 1u << 14, 8);  /* current_frame */
+	f[4] = dbg_field(buf, DBG_TSTATE, 5, 1u << 14, 8);  /* thread_id */
+	f[5] = dbg_field(buf, DBG_FRAME, 1, 1u << 12, 8);   /* previous */
+	f[6] = dbg_field(buf, DBG_FRAME, 2, 1u << 12, 8);   /* executable */
+	f[7] = dbg_field(buf, DBG_FRAME, 3, 1u << 12, 8);   /* instr_ptr */
+	f[8] = dbg_field(buf, DBG_FRAME, 5, 1u << 12, 1);   /* owner */
+	for (size_t i = 0; i < 9; i++)
+		if (f[i] < 0 || (i >= 5 && f[i] >= 128 - (i == 8 ? 1 : 8)) ||
+		    (i >= 5 && i < 8 && f[i] % 8))
+			return -EINVAL;
+	memset(frames, 0, sizeof(*frames));
+	*interp_head = (uint64_t)f[0];
+	frames->interp_tstate_head = (uint16_t)f[1];
+	frames->tstate_next = (uint16_t)f[2];
+	frames->tstate_frame = (uint16_t)f[3];
+	frames->tstate_thread_id = (uint16_t)f[4];
+	frames->cframe_frame = PY_NO_CFRAME;
+	frames->frame_previous = (uint16_t)f[5];
+	frames->frame_code = (uint16_t)f[6];
+	frames->frame_instr = (uint16_t)f[7];
+	frames->frame_entry = (uint16_t)f[8];
+	frames->entry_kind = PY_ENTRY_OWNER;
+	return 0;
 }

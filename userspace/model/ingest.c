@@ -110,7 +110,7 @@ struct stack_record {
 	uint32_t kstack_len, ustack_len;
 	uint32_t flags; /* SAMPLE_*STACK_TRUNCATED */
 	uint64_t ts;
-	const __u64 *py; /* py_len Python frames, two words each (samples only) */
+	const __u64 *py; /* py_len Python frames, two words each */
 	uint32_t py_len;
 	const __u64 *rt; /* rt_len runtime records, RT_REC_WORDS words each (bpf/runtime.bpf.h) */
 	uint32_t rt_len;
@@ -583,10 +583,11 @@ int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 	has_stack = e->flags & SWITCH_HAS_STACK;
 	if (has_stack &&
 	    (!stack_fits(size, offsetof(struct switch_event, ips), e->kstack_len, e->ustack_len) ||
-	     e->rt_len > BPFPROF_MAX_RTFRAMES ||
+	     e->rt_len > BPFPROF_MAX_RTFRAMES || e->py_len > BPFPROF_MAX_PYFRAMES ||
+	     (e->py_len && e->rt_len) ||
 	     size < offsetof(struct switch_event, ips) +
-			     sizeof(uint64_t) *
-				     (e->kstack_len + e->ustack_len + RT_REC_WORDS * e->rt_len))) {
+			     sizeof(uint64_t) * (e->kstack_len + e->ustack_len + 2u * e->py_len +
+						 RT_REC_WORDS * e->rt_len))) {
 		m->stats.events_malformed++;
 		return 0;
 	}
@@ -631,6 +632,8 @@ int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 					    .ustack_len = e->ustack_len,
 					    .flags = e->flags,
 					    .ts = e->hdr.ts,
+					    .py = e->ips + e->kstack_len + e->ustack_len,
+					    .py_len = e->py_len,
 					    .rt = e->ips + e->kstack_len + e->ustack_len,
 					    .rt_len = e->rt_len };
 		trim_switch_stack(m, &sr);
