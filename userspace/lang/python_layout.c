@@ -10,26 +10,11 @@
 #include "../util/elf_dynsym.h"
 
 /*
- * CPython 3.11 on x86_64 and arm64 (LP64), from Include/cpython/code.h,
- * pystate.h, unicodeobject.h and Include/internal/pycore_frame.h,
- * pycore_runtime.h (offsetof with Py_BUILD_CORE; test_python_layout checks
- * them against the installed headers where python3.11-dev is).
+ * CPython 3.11 on x86_64 and arm64 (LP64), from Include/cpython/pystate.h
+ * and Include/internal/pycore_frame.h, pycore_runtime.h (offsetof with
+ * Py_BUILD_CORE; test_python_layout checks them against the installed
+ * headers where python3.11-dev is). Code objects: python_code_layouts.c.
  */
-static const struct python_code_layout code_311 = {
-	.ob_type = 8,
-	.co_firstlineno = 72,
-	.co_filename = 112,
-	.co_qualname = 128,
-	.co_linetable = 136,
-	.co_code_adaptive = 184,
-	.bytes_size = 16,
-	.bytes_data = 32,
-	.str_length = 16,
-	.str_state = 32,
-	.str_ascii_data = 48,
-	.str_compact_data = 72,
-};
-
 static const struct py_layout frames_311 = {
 	.runtime_tstate = 576, /* gilstate.tstate_current */
 	.tstate_thread_id = 152,
@@ -128,7 +113,7 @@ bool python_layout_for(uint32_t version_hex, struct py_layout *frames,
 	switch (version_hex >> 16) {
 	case 0x030b:
 		*frames = frames_311;
-		*code = &code_311;
+		*code = python_code_layout_for(version_hex);
 		return true;
 	default:
 		return false;

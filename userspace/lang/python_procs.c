@@ -490,8 +490,7 @@ static int load_code(struct python_procs *p, struct proc_entry *e, uint64_t code
 	int32_t first;
 
 	p->read_gave_up = false;
-	if (l->co_code_adaptive > sizeof(head) ||
-	    !read_exact(p, e, code, head, l->co_code_adaptive))
+	if (l->head_size > sizeof(head) || !read_exact(p, e, code, head, l->head_size))
 		return -EIO;
 	if (u64_at(head, l->ob_type) != e->code_type)
 		return -ENOENT; /* not a code object (any more) */

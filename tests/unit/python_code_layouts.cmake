@@ -1,0 +1,24 @@
+# Code object and string layouts of every CPython bpfprof names (issue 40),
+# against each version's own headers: one test per version, built with the
+# include directory of the pyenv install of that version (BPFPROF_PYENV,
+# default ~/.pyenv/versions). A version not installed is a skipped test
+# that says which.
+set(BPFPROF_PYENV "$ENV{HOME}/.pyenv/versions" CACHE PATH "pyenv's versions, for the tests of every CPython")
+set(BPFPROF_PYTHON_VERSIONS 2.7 3.6 3.7 3.8 3.9 3.10 3.11 3.12 3.13)
+foreach(ver ${BPFPROF_PYTHON_VERSIONS})
+  file(GLOB headers "${BPFPROF_PYENV}/${ver}.*/include/python${ver}*/Python.h")
+  string(REPLACE "." "" tag ${ver})
+  if(headers)
+    list(GET headers 0 header)
+    get_filename_component(include ${header} DIRECTORY)
+    bpfprof_unit_test(test_python_code_layouts_${tag} ${CMAKE_CURRENT_LIST_DIR}/test_python_code_layouts.c)
+    target_include_directories(test_python_code_layouts_${tag} PRIVATE ${include})
+    target_compile_definitions(test_python_code_layouts_${tag} PRIVATE PY_HEADERS="${include}")
+    # Python's headers are not ours to keep warning-free.
+    target_compile_options(test_python_code_layouts_${tag} PRIVATE -w)
+  else()
+    add_test(NAME unit.test_python_code_layouts_${tag}
+      COMMAND sh -c "echo 'Python ${ver}: no headers under ${BPFPROF_PYENV}/${ver}.*/include: not checked'; exit 77")
+    set_tests_properties(unit.test_python_code_layouts_${tag} PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
+  endif()
+endforeach()
