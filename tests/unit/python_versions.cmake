@@ -22,3 +22,26 @@ foreach(ver ${BPFPROF_PYTHON_VERSIONS})
     set_tests_properties(unit.test_python_code_layouts_${tag} PROPERTIES LABELS unit SKIP_RETURN_CODE 77)
   endif()
 endforeach()
+
+# The interpreters themselves (and Debian's python3.11), for the tests that
+# run each: "version=path,...", an empty path for one not installed.
+set(BPFPROF_PYTHON_INTERPRETERS "")
+foreach(ver ${BPFPROF_PYTHON_VERSIONS})
+  file(GLOB found "${BPFPROF_PYENV}/${ver}.*/bin/python${ver}")
+  set(path "")
+  if(found)
+    list(GET found 0 path)
+  endif()
+  string(APPEND BPFPROF_PYTHON_INTERPRETERS "${ver}=${path},")
+endforeach()
+if(EXISTS /usr/bin/python3.11)
+  string(APPEND BPFPROF_PYTHON_INTERPRETERS "debian-3.11=/usr/bin/python3.11,")
+else()
+  string(APPEND BPFPROF_PYTHON_INTERPRETERS "debian-3.11=,")
+endif()
+
+# Line tables of every format against each interpreter's own PyCode_Addr2Line.
+bpfprof_unit_test(test_python_linetables ${CMAKE_CURRENT_LIST_DIR}/test_python_linetables.c)
+target_compile_definitions(test_python_linetables PRIVATE
+  PYTHON_INTERPRETERS="${BPFPROF_PYTHON_INTERPRETERS}"
+  FIXTURE_SCRIPT="${CMAKE_CURRENT_LIST_DIR}/python_lines_fixture.py")
