@@ -15,9 +15,8 @@
 #endif
 
 /* Calls fn(version, path, ctx) for each installed one; returns how many ran. */
-static inline int python_each_interpreter(void (*fn)(const char *version, const char *path,
-						     void *ctx),
-					  void *ctx)
+static inline int
+python_each_interpreter(void (*fn)(const char *version, const char *path, void *ctx), void *ctx)
 {
 	char list[] = PYTHON_INTERPRETERS, *save = NULL;
 	int ran = 0;

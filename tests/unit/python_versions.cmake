@@ -45,3 +45,9 @@ bpfprof_unit_test(test_python_linetables ${CMAKE_CURRENT_LIST_DIR}/test_python_l
 target_compile_definitions(test_python_linetables PRIVATE
   PYTHON_INTERPRETERS="${BPFPROF_PYTHON_INTERPRETERS}"
   FIXTURE_SCRIPT="${CMAKE_CURRENT_LIST_DIR}/python_lines_fixture.py")
+
+# Frames named from each live interpreter's memory, as the recording does (no BPF).
+bpfprof_unit_test(test_python_names ${CMAKE_CURRENT_LIST_DIR}/test_python_names.c)
+target_compile_definitions(test_python_names PRIVATE
+  PYTHON_INTERPRETERS="${BPFPROF_PYTHON_INTERPRETERS}"
+  TARGET_SCRIPT="${CMAKE_CURRENT_LIST_DIR}/python_names_target.py")

@@ -78,7 +78,8 @@ static void check_interpreter(const char *version, const char *path, void *ctx)
 			CHECK(sscanf(line, "L %ld %d", &off, &want) == 2);
 			/* Before 3.11 tables count bytes; 3.11's count 2-byte code units. */
 			unit = (int)(t.format == PY_LINES_311 ? off / 2 : off);
-			if (python_line_of_format(t.format, t.bytes, t.len, t.first, unit) != want) {
+			if (python_line_of_format(t.format, t.bytes, t.len, t.first, unit) !=
+			    want) {
 				if (wrong++ < 5)
 					printf("  %s: offset %ld of the code at line %d: line %d, "
 					       "not %d\n",
