@@ -64,6 +64,7 @@ struct proc_entry {
 	uint32_t share;	       /* its uid's entry in `shares` */
 	size_t bytes;	       /* its code objects' cost */
 	uint64_t code_type;    /* PyCode_Type's address in the process */
+	uint32_t version_hex;  /* its interpreter's PY_VERSION_HEX */
 	const struct python_code_layout *layout;
 	char *cwd;
 	VEC(uint32_t) codes; /* its entries in `codes` */
@@ -248,7 +249,8 @@ int python_procs_add(struct python_procs *p, uint32_t pid, uint32_t uid,
 	uint32_t share;
 
 	/* Read again (it mapped a C extension): the same interpreter, its cache stays. */
-	if (e && e->active && e->code_type == code_type && e->layout == info->code)
+	if (e && e->active && e->code_type == code_type && e->layout == info->code &&
+	    e->version_hex == info->version_hex)
 		return 0;
 	if (share_of(p, uid, &share))
 		return -ENOMEM;
@@ -266,6 +268,7 @@ int python_procs_add(struct python_procs *p, uint32_t pid, uint32_t uid,
 	e->code_type = code_type;
 	e->share = share;
 	e->layout = info->code;
+	e->version_hex = info->version_hex;
 	e->cwd = cwd && cwd[0] == '/' ? strdup(cwd) : NULL;
 	e->active = info->code != NULL;
 	return 0;
@@ -288,6 +291,7 @@ int python_procs_fork(struct python_procs *p, uint32_t parent, uint32_t child)
 		return 0;
 	info.code_type = e->code_type;
 	info.code = e->layout;
+	info.version_hex = e->version_hex;
 	cwd = e->cwd ? strdup(e->cwd) : NULL;
 	/* code_type is already the process's address: no bias. */
 	err = python_procs_add(p, child, uid_of(p, e), &info, 0, cwd);
@@ -300,6 +304,13 @@ int python_procs_known(const struct python_procs *p, uint32_t pid)
 	const struct proc_entry *e = find_proc(p, pid);
 
 	return e && e->active;
+}
+
+uint32_t python_procs_version(const struct python_procs *p, uint32_t pid)
+{
+	const struct proc_entry *e = find_proc(p, pid);
+
+	return e && e->active ? e->version_hex : 0;
 }
 
 /*
