@@ -51,3 +51,6 @@ bpfprof_unit_test(test_python_names ${CMAKE_CURRENT_LIST_DIR}/test_python_names.
 target_compile_definitions(test_python_names PRIVATE
   PYTHON_INTERPRETERS="${BPFPROF_PYTHON_INTERPRETERS}"
   TARGET_SCRIPT="${CMAKE_CURRENT_LIST_DIR}/python_names_target.py")
+
+# Names as a hostile process may store them (2.7 byte strings, 3.x compact str).
+bpfprof_unit_test(test_python_strings ${CMAKE_CURRENT_LIST_DIR}/test_python_strings.c)
