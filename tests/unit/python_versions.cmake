@@ -54,3 +54,6 @@ target_compile_definitions(test_python_names PRIVATE
 
 # Names as a hostile process may store them (2.7 byte strings, 3.x compact str).
 bpfprof_unit_test(test_python_strings ${CMAKE_CURRENT_LIST_DIR}/test_python_strings.c)
+
+# Code objects of every layout as a hostile process fakes them.
+bpfprof_unit_test(test_python_hostile_code ${CMAKE_CURRENT_LIST_DIR}/test_python_hostile_code.c)
