@@ -100,6 +100,21 @@ node_check python_checks.mjs --profile "$WORK/python.json.gz" --gzip --truth "$T
 	fail "Python checks failed"
 [ "$MODE" = during ] || exit 0
 
+# Frame quality per interpreter version (issue 40), its version from the
+# process's python_info: in the recording's line and, the same, in report.
+version=$("$PY" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+line=$(grep -m 1 '^bpfprof: runtime frames: ' "$WORK/bpfprof.err") ||
+	fail "the recording printed no runtime frames line"
+re="Python ${version//./\\.} ([0-9.]+)% of ([0-9]+)"
+[[ $line =~ $re ]] || fail "the runtime frames line tells no Python $version share: $line"
+share=${BASH_REMATCH[1]} samples=${BASH_REMATCH[2]}
+[ "$samples" -gt 0 ] || fail "Python $version: no samples in its interpreter: $line"
+ok "runtime frames of Python $version: $share% of $samples samples in its interpreter"
+"$BPFPROF" report "$WORK/python.json.gz" >"$WORK/report.txt" 2>&1 || fail "bpfprof report failed: $(cat "$WORK/report.txt")"
+grep -q "^Python $version frames: $share% of $samples on-CPU samples in its interpreter name a Python function" "$WORK/report.txt" ||
+	fail "report does not tell Python $version's $share% of $samples: $(grep -i python "$WORK/report.txt")"
+ok "report tells Python $version's frames as the recording did"
+
 # The source view: the front-end asks the symbol server for a frame's file.
 log "\$ bpfprof view $WORK/python.json.gz --no-open &"
 : >"$WORK/view.err"

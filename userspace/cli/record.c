@@ -137,11 +137,14 @@ static void log_unwind_misses(const struct unwind_loader *ul)
 
 /*
  * "runtime frames: Java 91.3% of 4000 samples in its code name a Java
- * function; JavaScript 97.0% of 3000": a runtime's samples can be whole
- * stacks and still name nothing of the program ("[JIT] java").
+ * function; JavaScript 97.0% of 3000; Python 3.9 96.0% of 1200": a
+ * runtime's samples can be whole stacks and still name nothing of the
+ * program ("[JIT] java"); Python's are told per interpreter version too
+ * (samples in its interpreter with no Python frame count there).
  */
-static void print_lang_quality(const struct frame_lang_quality *q)
+static void print_lang_quality(const struct frame_quality *fq)
 {
+	const struct frame_lang_quality *q = &fq->lang;
 	bool first = true;
 
 	for (int l = 0; l < FRAME_LANG_COUNT; l++) {
@@ -150,6 +153,17 @@ static void print_lang_quality(const struct frame_lang_quality *q)
 		fprintf(stderr, "%s%s %.1f%% of %" PRIu64 "%s",
 			first ? "bpfprof: runtime frames: " : "; ", frame_lang_name(l),
 			100.0 * (double)q->named[l] / (double)q->samples[l], q->samples[l],
+			first ? " samples in its code name one of its functions" : "");
+		first = false;
+	}
+	for (unsigned i = 0; i < fq->n_py; i++) {
+		char name[24];
+
+		fprintf(stderr, "%s%s %.1f%% of %" PRIu64 "%s",
+			first ? "bpfprof: runtime frames: " : "; ",
+			frame_py_version_name(fq->py[i].version, name),
+			100.0 * (double)fq->py[i].named / (double)fq->py[i].samples,
+			fq->py[i].samples,
 			first ? " samples in its code name one of its functions" : "");
 		first = false;
 	}
@@ -193,7 +207,7 @@ static void print_frame_quality(const struct frame_quality *q, const struct unwi
 	fputc('\n', stderr);
 	if (early)
 		log_unwind_misses(ul);
-	print_lang_quality(&q->lang);
+	print_lang_quality(q);
 }
 
 /*

@@ -2,6 +2,7 @@
 #include "frame_quality.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -154,7 +155,8 @@ int frame_lang_of_category(const char *category)
 }
 
 /*
- * Python frames always name a function; a JVM's when it names a method,
+ * Python frames name a function unless their code object was not read
+ * ("[unknown Python function]", "[Python code past ...]"); a JVM's when it names a method,
  * not a stub; V8's when the front-end's isJS says a JavaScript function,
  * not a builtin.
  */
@@ -164,7 +166,7 @@ uint8_t frame_lang_bits(int lang, const char *func, bool is_js)
 
 	switch (lang) {
 	case FRAME_LANG_PYTHON:
-		named = true;
+		named = func && func[0] != '[';
 		break;
 	case FRAME_LANG_JAVA:
 		named = jit_name_is_java_method(func);
@@ -208,6 +210,29 @@ static enum code_runtime runtime_of(uint8_t bits)
 	return CODE_RUNTIME_NATIVE;
 }
 
+const char *frame_py_version_name(uint32_t version, char buf[24])
+{
+	snprintf(buf, 24, "Python %u.%u", (version >> 8) & 0xff, version & 0xff);
+	return buf;
+}
+
+/* A sample of a Python `version_hex` process in Python code, naming a Python function or not. */
+static void py_version_count(struct frame_quality *q, uint32_t version_hex, bool named)
+{
+	uint32_t v = version_hex >> 16;
+	unsigned i = 0;
+
+	while (i < q->n_py && q->py[i].version != v)
+		i++;
+	if (i == q->n_py) {
+		if (q->n_py == FRAME_QUALITY_PY_VERSIONS)
+			return; /* more versions than any machine runs: not told */
+		q->py[q->n_py++].version = v;
+	}
+	q->py[i].samples++;
+	q->py[i].named += named;
+}
+
 int frame_quality_count(struct frame_quality *q, const struct model *m,
 			const struct profile_tables *t)
 {
@@ -225,6 +250,9 @@ int frame_quality_count(struct frame_quality *q, const struct model *m,
 	}
 	for (size_t i = 0; i < m->threads.len; i++) {
 		const struct thread *th = &m->threads.data[i];
+		uint32_t py_version = th->process < m->processes.len
+					      ? m->processes.data[th->process].python_version
+					      : 0;
 
 		for (size_t k = 0; k < th->samples.len; k++) {
 			const struct thread_sample *s = &th->samples.data[k];
@@ -235,6 +263,10 @@ int frame_quality_count(struct frame_quality *q, const struct model *m,
 			if (s->kind != SAMPLE_ON_CPU || stack == NO_INDEX)
 				continue;
 			frame_lang_count(&q->lang, langs[stack], 1);
+			if (py_version && ((runtimes[stack] & (1u << CODE_RUNTIME_PYTHON)) ||
+					   (langs[stack] & (1u << (2 * FRAME_LANG_PYTHON)))))
+				py_version_count(q, py_version,
+						 langs[stack] & (2u << (2 * FRAME_LANG_PYTHON)));
 			root = memo[stack];
 			if (root == ROOT_NO_USER)
 				continue;

@@ -51,6 +51,23 @@ struct frame_lang_quality {
 /* Count `samples` samples of a stack whose frames' language bits OR to `bits`. */
 void frame_lang_count(struct frame_lang_quality *q, uint8_t bits, uint64_t samples);
 
+/* Python versions told apart in the frame quality; samples of more are not counted. */
+#define FRAME_QUALITY_PY_VERSIONS 16
+
+/*
+ * Python's frame quality per interpreter version (its process's
+ * python_info): of the on-CPU samples of that version's processes in
+ * Python code (the interpreter's frames, or Python frames), how many name
+ * a Python function.
+ */
+struct frame_py_version {
+	uint32_t version; /* PY_VERSION_HEX >> 16: 0x0309 */
+	uint64_t samples, named;
+};
+
+/* "Python 3.9" into buf. */
+const char *frame_py_version_name(uint32_t version, char buf[24]);
+
 struct frame_quality {
 	uint64_t user_stacks;  /* on-CPU samples with at least one user frame */
 	uint64_t reached_root; /* ... whose outermost frame is a thread root */
@@ -64,6 +81,8 @@ struct frame_quality {
 	uint64_t runtime_stacks[CODE_RUNTIME_COUNT];
 	uint64_t runtime_reached_root[CODE_RUNTIME_COUNT];
 	struct frame_lang_quality lang;
+	struct frame_py_version py[FRAME_QUALITY_PY_VERSIONS]; /* by version, first met first */
+	unsigned n_py;
 };
 
 /* Counts over every on-CPU sample of the model, named through the built tables. */

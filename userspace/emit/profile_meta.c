@@ -140,6 +140,17 @@ static void write_extra_frame_quality(struct json_writer *w, const struct frame_
 			 frame_lang_name(l), frame_lang_name(l));
 		extra_entry_int(w, label, q->lang.named[l]);
 	}
+	/* "Samples in Python 3.9 code" and "..., naming a Python function": per interpreter
+	 * version. */
+	for (unsigned i = 0; i < q->n_py; i++) {
+		char name[24];
+
+		frame_py_version_name(q->py[i].version, name);
+		snprintf(label, sizeof(label), "Samples in %s code", name);
+		extra_entry_int(w, label, q->py[i].samples);
+		snprintf(label, sizeof(label), "Samples in %s code naming a Python function", name);
+		extra_entry_int(w, label, q->py[i].named);
+	}
 }
 
 /* When records were lost: how many intervals, and the lifecycle records among them. */

@@ -7,26 +7,6 @@
 #include <string.h>
 
 /*
- * CPython 3.11's code objects on x86_64 and arm64 (LP64), from
- * Include/cpython/code.h, unicodeobject.h (test_python_layout checks them
- * against the installed headers where python3.11-dev is).
- */
-static const struct python_code_layout code_311 = {
-	.ob_type = 8,
-	.co_firstlineno = 72,
-	.co_filename = 112,
-	.co_qualname = 128,
-	.co_linetable = 136,
-	.co_code_adaptive = 184,
-	.bytes_size = 16,
-	.bytes_data = 32,
-	.str_length = 16,
-	.str_state = 32,
-	.str_ascii_data = 48,
-	.str_compact_data = 72,
-};
-
-/*
  * The frame walk's layout per minor version, x86_64 and arm64 (LP64), from
  * each version's Include/ (pystate.h, frameobject.h; from 3.11
  * Include/internal/pycore_frame.h with Py_BUILD_CORE): test_python_layouts
@@ -114,7 +94,7 @@ const char *python_version_name(uint32_t v, char buf[16])
 bool python_layout_for(uint32_t version_hex, struct py_layout *frames,
 		       const struct python_code_layout **code)
 {
-	*code = NULL;
+	*code = python_code_layout_for(version_hex);
 	switch (version_hex >> 16) {
 	case 0x0207:
 		*frames = frames_27;
@@ -132,7 +112,6 @@ bool python_layout_for(uint32_t version_hex, struct py_layout *frames,
 		return true;
 	case 0x030b:
 		*frames = frames_311;
-		*code = &code_311;
 		return true;
 	case 0x030c:
 		*frames = frames_312;

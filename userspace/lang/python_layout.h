@@ -25,18 +25,7 @@
 #include <stdint.h>
 
 #include "../../bpf/bpfprof_abi.h"
-
-/* Where a code object's fields are (userspace reads them, not BPF). */
-struct python_code_layout {
-	uint16_t ob_type;				 /* PyObject.ob_type */
-	uint16_t co_firstlineno;			 /* int */
-	uint16_t co_filename, co_qualname, co_linetable; /* PyObject * */
-	uint16_t co_code_adaptive; /* the first code unit: instruction offsets count from here */
-	uint16_t bytes_size, bytes_data; /* PyBytesObject: ob_size, ob_sval */
-	uint16_t str_length, str_state;	 /* PyASCIIObject: length, state */
-	uint16_t str_ascii_data,
-		str_compact_data; /* data after PyASCIIObject / PyCompactUnicodeObject */
-};
+#include "python_code_layouts.h"
 
 struct python_info {
 	uint32_t version_hex; /* PY_VERSION_HEX: 0x030b02f0 is 3.11.2 final (2.7-3.10: no micro) */

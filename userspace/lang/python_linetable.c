@@ -25,27 +25,28 @@ static bool varint(const uint8_t *t, size_t len, size_t *i, uint32_t *v)
 }
 
 struct py_entry {
-	int code;   /* 15: no location */
-	int length; /* code units covered, 1..8 */
-	int delta;  /* to the line */
+	int length;	  /* bytes or code units covered */
+	int delta;	  /* to the line */
+	bool no_line;	  /* the range has no line (3.10's -128, 3.11's code 15) */
+	bool delta_after; /* lnotab: the delta is the next range's, not this one's */
 };
 
 /*
- * The entry at t[*i], *i moved past it; false on a table we misread (not
- * at an entry's first byte, a varint cut short). Column bytes past the end
- * are not read, only skipped, as CPython's reader does.
+ * The 3.11+ entry at t[*i], *i moved past it; false on a table we misread
+ * (not at an entry's first byte, a varint cut short). Column bytes past
+ * the end are not read, only skipped, as CPython's reader does.
  */
-static bool next_entry(const uint8_t *t, size_t len, size_t *i, struct py_entry *e)
+static bool next_entry_311(const uint8_t *t, size_t len, size_t *i, struct py_entry *e)
 {
 	uint8_t b = t[(*i)++];
 	uint32_t v;
+	int code = (b >> 3) & 15;
 
-	e->code = (b >> 3) & 15;
 	e->length = (b & 7) + 1;
-	e->delta = 0;
+	e->no_line = code == 15;
 	if (!(b & 0x80))
 		return false;
-	switch (e->code) {
+	switch (code) {
 	case 15: /* no location */
 		break;
 	case 14: /* long form: line delta, end line, column, end column */
@@ -53,7 +54,7 @@ static bool next_entry(const uint8_t *t, size_t len, size_t *i, struct py_entry 
 		if (!varint(t, len, i, &v))
 			return false;
 		e->delta = (v & 1) ? -(int)(v >> 1) : (int)(v >> 1);
-		if (e->code == 14)
+		if (code == 14)
 			for (int k = 0; k < 3; k++)
 				if (!varint(t, len, i, &v))
 					return false;
@@ -61,7 +62,7 @@ static bool next_entry(const uint8_t *t, size_t len, size_t *i, struct py_entry 
 	case 10:
 	case 11:
 	case 12: /* one line: the delta is in the code, two column bytes */
-		e->delta = e->code - 10;
+		e->delta = code - 10;
 		*i += 2;
 		break;
 	default: /* short form, same line: one column byte */
@@ -71,18 +72,65 @@ static bool next_entry(const uint8_t *t, size_t len, size_t *i, struct py_entry 
 	return true;
 }
 
-/* The line an entry gives, 0 for none (no location, or out of int's range). */
-static int line_value(const struct py_entry *e, int64_t line)
+/*
+ * The entry at t[*i] in `fmt`, *i moved past it; false at the table's end
+ * or on a table we misread. Before 3.11 every entry is two bytes (an odd
+ * last byte is not read, as CPython's PyCode_Addr2Line does not):
+ * 2.7's co_lnotab (byte delta, unsigned line delta applied after the
+ * range), 3.6-3.9's (the line delta signed), 3.10's co_linetable (byte
+ * delta, signed line delta applied before it, -128 for no line).
+ */
+static bool next_entry(enum py_line_format fmt, const uint8_t *t, size_t len, size_t *i,
+		       struct py_entry *e)
 {
-	return e->code == 15 || line <= 0 || line > INT32_MAX ? 0 : (int)line;
+	memset(e, 0, sizeof(*e));
+	if (fmt == PY_LINES_311)
+		return *i < len && next_entry_311(t, len, i, e);
+	if (*i >= len || len - *i < 2)
+		return false;
+	e->length = t[*i];
+	switch (fmt) {
+	case PY_LINES_LNOTAB_27:
+		e->delta = t[*i + 1];
+		e->delta_after = true;
+		break;
+	case PY_LINES_LNOTAB_36:
+		e->delta = (int8_t)t[*i + 1];
+		e->delta_after = true;
+		break;
+	default: /* PY_LINES_310 */
+		e->delta = (int8_t)t[*i + 1];
+		e->no_line = e->delta == -128;
+		if (e->no_line)
+			e->delta = 0;
+		break;
+	}
+	*i += 2;
+	return true;
+}
+
+/* A line as an int, 0 for none (and out of int's range). */
+static int line_value(int64_t line)
+{
+	return line <= 0 || line > INT32_MAX ? 0 : (int)line;
+}
+
+/*
+ * The line of units past the table's end: an lnotab's last line covers
+ * them (CPython's walk runs off its end with it); the later tables end
+ * with their code.
+ */
+static int past_end(enum py_line_format fmt, int64_t line)
+{
+	return fmt == PY_LINES_LNOTAB_27 || fmt == PY_LINES_LNOTAB_36 ? line_value(line) : 0;
 }
 
 /*
  * From state `m`, the line of `unit`, decoding at most `max_entries`
  * entries; -1 when it is further on.
  */
-static int walk_from(const uint8_t *t, size_t len, struct py_line_mark m, int64_t unit,
-		     size_t max_entries)
+static int walk_from(enum py_line_format fmt, const uint8_t *t, size_t len, struct py_line_mark m,
+		     int64_t unit, size_t max_entries)
 {
 	size_t i = m.offset;
 	int64_t addr = m.unit, line = m.line;
@@ -90,30 +138,43 @@ static int walk_from(const uint8_t *t, size_t len, struct py_line_mark m, int64_
 	for (size_t n = 0; n < max_entries; n++) {
 		struct py_entry e;
 
-		if (i >= len || !next_entry(t, len, &i, &e))
-			return 0;
-		line += e.delta; /* int64_t: a hostile table cannot overflow it in 2^31 entries */
+		if (!next_entry(fmt, t, len, &i, &e))
+			return past_end(fmt, line);
+		/* int64_t: a hostile table cannot overflow it in 2^31 entries */
+		if (!e.delta_after)
+			line += e.delta;
 		if (unit < addr + e.length)
-			return line_value(&e, line);
+			return e.no_line ? 0 : line_value(line);
 		addr += e.length;
+		if (e.delta_after)
+			line += e.delta;
 	}
 	return -1;
 }
 
-int python_line_of(const uint8_t *t, size_t len, int first_line, int64_t unit)
+int python_line_of_format(enum py_line_format fmt, const uint8_t *t, size_t len, int first_line,
+			  int64_t unit)
 {
 	struct py_line_mark start = { 0, 0, first_line };
 
 	/* Every entry is at least a byte: len entries reach the end. */
-	return walk_from(t, len, start, unit < 0 ? 0 : unit, len + 1);
+	return walk_from(fmt, t, len, start, unit < 0 ? 0 : unit, len + 1);
 }
 
-int py_line_index_build(struct py_line_index *x, const uint8_t *t, size_t len, int first_line)
+int python_line_of(const uint8_t *t, size_t len, int first_line, int64_t unit)
+{
+	return python_line_of_format(PY_LINES_311, t, len, first_line, unit);
+}
+
+int py_line_index_build_format(struct py_line_index *x, enum py_line_format fmt, const uint8_t *t,
+			       size_t len, int first_line)
 {
 	struct py_line_mark m = { 0, 0, first_line };
 	size_t i = 0, n = 0, cap = len / PY_LINE_STRIDE + 1;
 
 	memset(x, 0, sizeof(*x));
+	x->format = (uint8_t)fmt;
+	x->past_end_line = past_end(fmt, first_line);
 	if (!t || !len)
 		return 0;
 	if (len > PY_LINE_TABLE_MAX)
@@ -132,14 +193,20 @@ int py_line_index_build(struct py_line_index *x, const uint8_t *t, size_t len, i
 			m.offset = (uint32_t)at;
 			x->marks[x->n_marks++] = m;
 		}
-		if (!next_entry(t, len, &i, &e))
+		if (!next_entry(fmt, t, len, &i, &e))
 			break;
 		m.line += e.delta;
 		m.unit += (uint32_t)e.length;
 		n++;
 	}
 	x->end_unit = m.unit;
+	x->past_end_line = past_end(fmt, m.line);
 	return 0;
+}
+
+int py_line_index_build(struct py_line_index *x, const uint8_t *t, size_t len, int first_line)
+{
+	return py_line_index_build_format(x, PY_LINES_311, t, len, first_line);
 }
 
 int py_line_index_lookup(const struct py_line_index *x, int64_t unit)
@@ -149,8 +216,8 @@ int py_line_index_lookup(const struct py_line_index *x, int64_t unit)
 
 	if (unit < 0)
 		unit = 0;
-	if (!x->n_marks || unit >= x->end_unit)
-		return 0;
+	if (unit >= x->end_unit || !x->n_marks)
+		return x->past_end_line;
 	/* The last mark at or before `unit`: marks[0] is at unit 0. */
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -160,7 +227,7 @@ int py_line_index_lookup(const struct py_line_index *x, int64_t unit)
 		else
 			hi = mid;
 	}
-	line = walk_from(x->table, x->len, x->marks[lo], unit, PY_LINE_STRIDE);
+	line = walk_from(x->format, x->table, x->len, x->marks[lo], unit, PY_LINE_STRIDE);
 	return line < 0 ? 0 : line;
 }
 

@@ -13,6 +13,7 @@
 
 #include "python_linetable.h"
 #include "python_reader.h"
+#include "python_strings.h"
 #include "../util/clock.h"
 #include "../util/hashmap.h"
 #include "../util/log.h"
@@ -63,6 +64,7 @@ struct proc_entry {
 	uint32_t share;	       /* its uid's entry in `shares` */
 	size_t bytes;	       /* its code objects' cost */
 	uint64_t code_type;    /* PyCode_Type's address in the process */
+	uint32_t version_hex;  /* its interpreter's PY_VERSION_HEX */
 	const struct python_code_layout *layout;
 	char *cwd;
 	VEC(uint32_t) codes; /* its entries in `codes` */
@@ -247,7 +249,8 @@ int python_procs_add(struct python_procs *p, uint32_t pid, uint32_t uid,
 	uint32_t share;
 
 	/* Read again (it mapped a C extension): the same interpreter, its cache stays. */
-	if (e && e->active && e->code_type == code_type && e->layout == info->code)
+	if (e && e->active && e->code_type == code_type && e->layout == info->code &&
+	    e->version_hex == info->version_hex)
 		return 0;
 	if (share_of(p, uid, &share))
 		return -ENOMEM;
@@ -265,6 +268,7 @@ int python_procs_add(struct python_procs *p, uint32_t pid, uint32_t uid,
 	e->code_type = code_type;
 	e->share = share;
 	e->layout = info->code;
+	e->version_hex = info->version_hex;
 	e->cwd = cwd && cwd[0] == '/' ? strdup(cwd) : NULL;
 	e->active = info->code != NULL;
 	return 0;
@@ -287,6 +291,7 @@ int python_procs_fork(struct python_procs *p, uint32_t parent, uint32_t child)
 		return 0;
 	info.code_type = e->code_type;
 	info.code = e->layout;
+	info.version_hex = e->version_hex;
 	cwd = e->cwd ? strdup(e->cwd) : NULL;
 	/* code_type is already the process's address: no bias. */
 	err = python_procs_add(p, child, uid_of(p, e), &info, 0, cwd);
@@ -299,6 +304,13 @@ int python_procs_known(const struct python_procs *p, uint32_t pid)
 	const struct proc_entry *e = find_proc(p, pid);
 
 	return e && e->active;
+}
+
+uint32_t python_procs_version(const struct python_procs *p, uint32_t pid)
+{
+	const struct proc_entry *e = find_proc(p, pid);
+
+	return e && e->active ? e->version_hex : 0;
 }
 
 /*
@@ -387,82 +399,29 @@ static uint64_t u64_at(const uint8_t *b, uint16_t off)
 	return v;
 }
 
-/* Appends code point `c` as UTF-8. */
-static size_t put_utf8(char *out, uint32_t c)
-{
-	if (c < 0x80) {
-		out[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		out[0] = (char)(0xc0 | (c >> 6));
-		out[1] = (char)(0x80 | (c & 0x3f));
-		return 2;
-	}
-	if (c < 0x10000) {
-		if (c >= 0xd800 && c < 0xe000)
-			c = 0xfffd;
-		out[0] = (char)(0xe0 | (c >> 12));
-		out[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		out[2] = (char)(0x80 | (c & 0x3f));
-		return 3;
-	}
-	if (c > 0x10ffff)
-		return put_utf8(out, 0xfffd);
-	out[0] = (char)(0xf0 | (c >> 18));
-	out[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-	out[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-	out[3] = (char)(0x80 | (c & 0x3f));
-	return 4;
-}
-
-/* A str object (compact: every str the compiler makes) as a malloc'd UTF-8 string, or NULL. */
+/*
+ * A str object (compact, or 2.7's byte string: every name the compiler
+ * makes) of at most `max_chars` characters as a malloc'd UTF-8 string, or
+ * NULL.
+ */
 static char *read_str(struct python_procs *p, struct proc_entry *e, uint64_t addr, size_t max_chars)
 {
 	const struct python_code_layout *l = e->layout;
-	uint8_t head[96];
-	int64_t len;
-	uint32_t state, kind;
-	uint8_t *raw;
+	size_t head_len = py_str_header_size(l), bytes;
+	struct py_str_shape shape;
+	uint8_t head[96], *raw;
 	char *out;
-	size_t o = 0, unit, bytes;
-	uint16_t data;
 
-	if (!addr || l->str_compact_data > sizeof(head) ||
-	    !read_exact(p, e, addr, head, l->str_compact_data))
+	if (!addr || head_len > sizeof(head) || !read_exact(p, e, addr, head, head_len) ||
+	    !py_str_shape_of(l, head, max_chars, &shape))
 		return NULL;
-	memcpy(&len, head + l->str_length, 8);
-	memcpy(&state, head + l->str_state, 4);
-	kind = (state >> 2) & 7;
-	if (len < 0 || (size_t)len > max_chars || !(state & (1u << 5)) /* compact */)
-		return NULL;
-	if (state & (1u << 6)) { /* ascii */
-		data = l->str_ascii_data;
-		unit = 1;
-	} else if (kind == 1 || kind == 2 || kind == 4) {
-		data = l->str_compact_data;
-		unit = kind;
-	} else {
-		return NULL;
-	}
-	bytes = (size_t)len * unit;
+	bytes = shape.chars * shape.unit;
 	raw = malloc(bytes ? bytes : 1);
-	out = malloc((size_t)len * 4 + 1);
-	if (!raw || !out || (bytes && !read_exact(p, e, addr + data, raw, bytes))) {
+	if (!raw || (bytes && !read_exact(p, e, addr + shape.data, raw, bytes))) {
 		free(raw);
-		free(out);
 		return NULL;
 	}
-	for (size_t i = 0; i < (size_t)len; i++) {
-		uint32_t c = unit == 1	 ? raw[i]
-			     : unit == 2 ? (uint32_t)raw[2 * i] | (uint32_t)raw[2 * i + 1] << 8
-					 : (uint32_t)raw[4 * i] | (uint32_t)raw[4 * i + 1] << 8 |
-						   (uint32_t)raw[4 * i + 2] << 16 |
-						   (uint32_t)raw[4 * i + 3] << 24;
-
-		o += put_utf8(out + o, c ? c : 0xfffd);
-	}
-	out[o] = '\0';
+	out = py_str_to_utf8(&shape, raw);
 	free(raw);
 	return out;
 }
@@ -490,14 +449,15 @@ static int load_code(struct python_procs *p, struct proc_entry *e, uint64_t code
 	int32_t first;
 
 	p->read_gave_up = false;
-	if (l->co_code_adaptive > sizeof(head) ||
-	    !read_exact(p, e, code, head, l->co_code_adaptive))
+	if (l->head_size > sizeof(head) || !read_exact(p, e, code, head, l->head_size))
 		return -EIO;
 	if (u64_at(head, l->ob_type) != e->code_type)
 		return -ENOENT; /* not a code object (any more) */
 	memcpy(&first, head + l->co_firstlineno, 4);
 	c->first_line = first > 0 ? first : 0;
-	c->qualname = read_str(p, e, u64_at(head, l->co_qualname), MAX_NAME_CHARS);
+	/* Before 3.11 no qualified name: the function's own. */
+	c->qualname = read_str(p, e, u64_at(head, l->co_qualname ? l->co_qualname : l->co_name),
+			       MAX_NAME_CHARS);
 	c->filename = absolute(e, read_str(p, e, u64_at(head, l->co_filename), MAX_PATH_CHARS));
 	table = u64_at(head, l->co_linetable);
 	if (table && l->bytes_data <= sizeof(bytes_head) &&
@@ -514,8 +474,8 @@ static int load_code(struct python_procs *p, struct proc_entry *e, uint64_t code
 	if (p->read_gave_up)
 		return -EIO;
 	/* Indexed once: a lookup then decodes PY_LINE_STRIDE entries, not the table. */
-	if (c->linetable_len &&
-	    py_line_index_build(&c->lines, c->linetable, c->linetable_len, c->first_line))
+	if (c->linetable_len && py_line_index_build_format(&c->lines, l->line_format, c->linetable,
+							   c->linetable_len, c->first_line))
 		return -ENOMEM;
 	if (!c->qualname)
 		c->qualname = strdup("[unknown Python function]");
@@ -583,6 +543,31 @@ static bool within_budget(struct python_procs *p, struct proc_entry *e)
 	return false;
 }
 
+/*
+ * Where a frame's instruction word `instr` is in its code's line table's
+ * units (bytes before 3.11, code units after); false when the frame has
+ * not started (f_lasti -1, or 0x7fffffff as the capture sends it then).
+ */
+static bool line_unit(const struct python_code_layout *l, uint64_t code, uint64_t instr,
+		      int64_t *unit)
+{
+	int32_t lasti = (int32_t)(uint32_t)(instr >> 1);
+
+	switch (l->instr_kind) {
+	case PY_INSTR_LASTI_BYTES:
+		*unit = lasti;
+		break;
+	case PY_INSTR_LASTI_UNITS:
+		*unit = (int64_t)lasti * 2; /* 3.10's table counts bytes */
+		break;
+	default:
+		/* Unsigned: a hostile instruction pointer wraps, it does not overflow. */
+		*unit = (int64_t)(instr - (code + l->co_code_adaptive)) / 2;
+		return true;
+	}
+	return lasti >= 0 && lasti != INT32_MAX;
+}
+
 static void unread_location(struct python_location *out, const char *name)
 {
 	out->qualname = name;
@@ -626,8 +611,12 @@ int python_procs_resolve(struct python_procs *p, uint32_t pid, uint64_t code, ui
 	out->qualname = c->qualname;
 	out->filename = c->filename;
 	out->first_line = c->first_line;
-	/* Unsigned: a hostile instruction pointer wraps, it does not overflow. */
-	unit = (int64_t)(instr - (code + e->layout->co_code_adaptive)) / 2;
-	out->line = py_line_index_lookup(&c->lines, unit);
+	if (!line_unit(e->layout, code, instr, &unit))
+		out->line = c->first_line; /* not started: at its first line, as CPython says */
+	else
+		out->line = py_line_index_lookup(&c->lines, unit);
+	/* An lnotab that says nothing (empty) says the first line. */
+	if (!c->linetable_len && e->layout->line_format <= PY_LINES_LNOTAB_36)
+		out->line = c->first_line;
 	return 0;
 }

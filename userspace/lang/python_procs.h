@@ -64,6 +64,8 @@ int python_procs_fork(struct python_procs *p, uint32_t parent, uint32_t child);
 void python_procs_forget(struct python_procs *p, uint32_t pid);
 /* Whether `pid` is a Python process known here. */
 int python_procs_known(const struct python_procs *p, uint32_t pid);
+/* Its interpreter's PY_VERSION_HEX (python_info's), 0 when not known here. */
+uint32_t python_procs_version(const struct python_procs *p, uint32_t pid);
 
 struct python_location {
 	const char *qualname; /* "Class.method", "<module>"; never NULL */

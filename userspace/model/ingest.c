@@ -237,6 +237,9 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 	int err;
 
 	groups.n = 0;
+	/* Asked until known: the capture may learn it runs Python after its first samples. */
+	if (!p->python_version && m->source.python_version)
+		p->python_version = m->source.python_version(m->source.ctx, p->pid);
 	if (e->py_len && m->source.python_frame) {
 		py_group(e, &groups);
 		for (uint32_t i = 0; i < ulen; i++)

@@ -219,6 +219,7 @@ struct process {
 	char name[BPFPROF_COMM_LEN]; /* main thread's comm */
 	char *cmdline;		     /* NULL when unknown (exited before we looked) */
 	bool is_idle;		     /* pid 0: per-CPU idle threads */
+	uint32_t python_version;     /* its interpreter's PY_VERSION_HEX; 0: none known */
 	bool kernel_thread; /* a kernel thread (PF_KTHREAD): read, its records', or its parent's */
 	bool maps_read;	    /* /proc/PID/maps was read at least once */
 	bool gone;	    /* /proc/PID vanished: do not look again */
@@ -347,6 +348,11 @@ struct proc_source {
 	 * the interpreter's C frames stay.
 	 */
 	int64_t (*python_frame)(void *ctx, uint32_t pid, uint64_t code, uint64_t instr);
+	/*
+	 * The PY_VERSION_HEX of pid's Python interpreter, 0 when it runs none
+	 * known (yet): for frame quality per version. Optional.
+	 */
+	uint32_t (*python_version)(void *ctx, uint32_t pid);
 	void *ctx;
 };
 

@@ -434,6 +434,13 @@ static int64_t python_frame(void *vctx, uint32_t pid, uint64_t code, uint64_t in
 				    loc.line);
 }
 
+static uint32_t python_version(void *vctx, uint32_t pid)
+{
+	struct proc_source_ctx *ctx = vctx;
+
+	return ctx->py_procs ? python_procs_version(ctx->py_procs, pid) : 0;
+}
+
 static int read_cgroup(void *vctx, uint32_t pid, char **path, uint32_t *owner)
 {
 	struct proc_source_ctx *ctx = vctx;
@@ -510,5 +517,6 @@ void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)
 	src->read_cgroup = read_cgroup;
 	src->read_uid = read_uid;
 	src->python_frame = ctx->py_frames ? python_frame : NULL;
+	src->python_version = python_version;
 	src->ctx = ctx;
 }

@@ -258,6 +258,64 @@ static void print_funcs(const struct report_stats *s, const struct report_profil
 	free(idx);
 }
 
+/*
+ * Calls fn for each Python version the recording counted frame quality of
+ * ("Samples in Python 3.9 code", "... naming a Python function": its meta,
+ * emit/profile_meta.c), with the version's name and both counts.
+ */
+static void each_python_version(const struct report_profile *p,
+				void (*fn)(void *ctx, const char *name, double samples,
+					   double named),
+				void *ctx)
+{
+	json_t *section, *entry, *other;
+	size_t i, j, k;
+
+	json_array_foreach(json_object_get(p->meta, "extra"), i, section)
+	{
+		json_array_foreach(json_object_get(section, "entries"), j, entry)
+		{
+			const char *l = json_string_value(json_object_get(entry, "label"));
+			unsigned major, minor;
+			int end = 0;
+			char name[24], named_label[96];
+			double named = 0;
+
+			if (!l ||
+			    sscanf(l, "Samples in Python %u.%u code%n", &major, &minor, &end) !=
+				    2 ||
+			    l[end] || major > 99 || minor > 99)
+				continue;
+			snprintf(name, sizeof(name), "%u.%u", major, minor);
+			snprintf(named_label, sizeof(named_label),
+				 "Samples in Python %s code naming a Python function", name);
+			json_array_foreach(json_object_get(section, "entries"), k, other)
+			{
+				const char *o = json_string_value(json_object_get(other, "label"));
+
+				if (o && !strcmp(o, named_label))
+					named = json_number_value(json_object_get(other, "value"));
+			}
+			fn(ctx, name, json_number_value(json_object_get(entry, "value")), named);
+		}
+	}
+}
+
+static void python_version_text(void *ctx, const char *name, double samples, double named)
+{
+	(void)ctx;
+	if (samples > 0)
+		printf("Python %s frames: %.1f%% of %.0f on-CPU samples in its interpreter name a "
+		       "Python function (whole recording)\n",
+		       name, pct(named, samples), samples);
+}
+
+static void python_version_json(void *ctx, const char *name, double samples, double named)
+{
+	json_array_append_new(ctx, json_pack("{s:s, s:I, s:I}", "version", name, "onCpuSamples",
+					     (json_int_t)samples, "named", (json_int_t)named));
+}
+
 /* [{"language": "Java", "onCpuSamples": N, "named": K}, ...] for the languages present. */
 static json_t *lang_json(const struct frame_lang_quality *q)
 {
@@ -294,6 +352,7 @@ static void print_text(const struct report_stats *s, const struct report_profile
 			       frame_lang_name(l),
 			       pct((double)s->lang.named[l], (double)s->lang.samples[l]),
 			       s->lang.samples[l], frame_lang_name(l));
+	each_python_version(p, python_version_text, NULL);
 
 	printf("\nCPU by process (ms, %% of the CPU time recorded, %% of one CPU)\n");
 	for (i = 0; i < s->processes.len && i < rows; i++) {
@@ -412,6 +471,12 @@ static int print_json(const struct report_stats *s, const struct report_profile 
 			  (json_int_t)s->processes.len, "lostEvents", lost_events(p), "cpuMs",
 			  s->cpu_ms, "onCpuSampleMs", s->on_ms, "offCpuMs", s->off_ms));
 	json_object_set_new(root, "runtimeFrames", lang_json(&s->lang));
+	{
+		json_t *versions = json_array();
+
+		each_python_version(p, python_version_json, versions);
+		json_object_set_new(root, "pythonVersions", versions);
+	}
 	json_object_set_new(root, "processes", sums_json(&s->processes, o->rows, "name"));
 	json_object_set_new(root, "threads", threads);
 	json_object_set_new(root, "topSelf", funcs_json(s, p, RANK_SELF_ON, o->rows));

@@ -388,9 +388,11 @@ static int load_elf(struct elf_symtab *t, Elf *elf, Elf *debug, const char *debu
 	/* Names still point into the ELF images: copy them before closing. */
 	err = finalize_symbols(t, &raw);
 	if (!err)
-		t->runtime = go_pclntab_present(elf)			      ? CODE_RUNTIME_GO
-			     : elf_symtab_find(t, "_PyEval_EvalFrameDefault") ? CODE_RUNTIME_PYTHON
-									      : CODE_RUNTIME_NATIVE;
+		t->runtime = go_pclntab_present(elf) ? CODE_RUNTIME_GO
+			     : elf_symtab_find(t, "_PyEval_EvalFrameDefault") ||
+					     elf_symtab_find(t, "PyEval_EvalFrameEx") /* 2.7 */
+				     ? CODE_RUNTIME_PYTHON
+				     : CODE_RUNTIME_NATIVE;
 out:
 	vec_free(&raw);
 	plt_stubs_free(&stubs);
