@@ -150,6 +150,13 @@ struct folded_wakeup {
 /* Python frame: the frame is the first its interpreter loop ran (ends a group). */
 #define PY_FRAME_ENTRY 1ull
 
+/* Whose interpreter frames a sample's py_len frames are (sample_event.interp). */
+enum interp_kind {
+	INTERP_PYTHON = 0,
+	INTERP_RUBY = 1,
+	INTERP_PHP = 2, /* a zend_function * and ((u64)line << 1) | PY_FRAME_ENTRY (php.bpf.h) */
+};
+
 /*
  * ips[] holds kstack_len kernel frames followed by ustack_len user frames,
  * each innermost (leaf) first, as bpf_get_stack() returns them, then
@@ -181,7 +188,8 @@ struct sample_event {
 	__u32 flags;
 	__u16 py_len;
 	__u16 rt_len; /* runtime records after the user frames (struct rt_proc); 0 with py_len */
-	__u16 py_pad[2];
+	__u16 interp; /* enum interp_kind: whose interpreter frames py_len holds */
+	__u16 py_pad[1];
 	struct folded_wakeup woken; /* the wakeup that ended the thread's last wait */
 	__u64 ips[BPFPROF_IPS_WORDS];
 };
@@ -486,6 +494,7 @@ struct unwind_file_info {
 #define PROC_CAPPED_UNWIND 1
 #define PROC_CAPPED_PY	   2
 #define PROC_CAPPED_RT	   4 /* rt_procs: userspace only (no kernel side adds its entries) */
+#define PROC_CAPPED_PHP	   8 /* php_procs: userspace only, as rt_procs */
 #define PROC_CAPPED_UIDS   256
 
 struct unwind_mapping {
@@ -610,6 +619,32 @@ struct py_proc {
 	__u64 runtime;		    /* address of _PyRuntime in the process */
 	__u64 eval_start, eval_end; /* _PyEval_EvalFrameDefault's code */
 	struct py_layout layout;
+};
+
+/*
+ * PHP's frames (lang/php_layout.h): the Zend engine keeps the running
+ * function's zend_execute_data in executor_globals.current_execute_data,
+ * each linked to its caller's. Userspace publishes per PHP process where
+ * executor_globals and the VM loop (execute_ex) are, and the offsets of
+ * its version; BPF walks the frames (bpf/php.bpf.h). Offsets in bytes.
+ */
+struct php_layout {
+	__u16 eg_current_execute_data; /* zend_executor_globals */
+	__u16 ex_opline;	       /* zend_execute_data: const zend_op * */
+	__u16 ex_func;		       /* zend_function * */
+	__u16 ex_call_info;	       /* This.u1.type_info: ZEND_CALL_* in its top bits */
+	__u16 ex_prev;		       /* prev_execute_data */
+	__u16 func_type;	       /* zend_function.type (u8): ZEND_INTERNAL_FUNCTION = 1 */
+	__u16 op_lineno;	       /* zend_op.lineno (u32) */
+	__u16 pad;
+	__u32 call_top; /* ZEND_CALL_TOP: the call_info bit of a loop's first frame */
+	__u32 pad2;
+};
+
+struct php_proc {
+	__u64 eg;		    /* address of executor_globals (an NTS build) */
+	__u64 eval_start, eval_end; /* execute_ex's code */
+	struct php_layout layout;
 };
 
 /*

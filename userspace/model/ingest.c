@@ -112,6 +112,7 @@ struct stack_record {
 	uint64_t ts;
 	const __u64 *py; /* py_len Python frames, two words each (samples only) */
 	uint32_t py_len;
+	uint32_t interp; /* enum interp_kind: whose frames py holds */
 	const __u64 *rt; /* rt_len runtime records, RT_REC_WORDS words each (bpf/runtime.bpf.h) */
 	uint32_t rt_len;
 };
@@ -166,14 +167,17 @@ static void py_group(const struct stack_record *e, struct py_groups *g)
 static int push_python(struct model *m, struct process *p, const struct stack_record *e,
 		       const struct py_groups *g, uint32_t group, uint32_t *stack)
 {
+	bool php = e->interp == INTERP_PHP;
+
 	for (uint32_t j = g->start[group + 1]; j-- > g->start[group];) {
-		int64_t entry = m->source.python_frame(m->source.ctx, p->pid, e->py[2 * j],
-						       e->py[2 * j + 1] & ~PY_FRAME_ENTRY);
+		int64_t entry = (php ? m->source.php_frame : m->source.python_frame)(
+			m->source.ctx, p->pid, e->py[2 * j], e->py[2 * j + 1] & ~PY_FRAME_ENTRY);
 		int err;
 
 		if (entry < 0)
 			return (int)entry;
-		if ((err = push_frame(m, stack, OBJ_PYTHON, (uint64_t)entry, false)))
+		if ((err = push_frame(m, stack, php ? OBJ_PHP : OBJ_PYTHON, (uint64_t)entry,
+				      false)))
 			return err;
 	}
 	return 0;
@@ -237,7 +241,8 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 	int err;
 
 	groups.n = 0;
-	if (e->py_len && m->source.python_frame) {
+	if (e->py_len && (e->interp == INTERP_PHP ? m->source.php_frame != NULL
+						  : m->source.python_frame != NULL)) {
 		py_group(e, &groups);
 		for (uint32_t i = 0; i < ulen; i++)
 			loops += !!(uips[i] & USTACK_PY_EVAL);
@@ -381,6 +386,7 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 				    .ts = e->hdr.ts,
 				    .py = e->ips + e->kstack_len + e->ustack_len,
 				    .py_len = e->py_len,
+				    .interp = e->interp,
 				    .rt = e->ips + e->kstack_len + e->ustack_len,
 				    .rt_len = e->rt_len };
 	err = build_stack(m, p, &sr, &s.stack);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../cgroup/cgroup_fs.h"
+#include "../lang/php_procs.h"
 #include "../lang/python_procs.h"
 #include "../symbols/proc_maps.h"
 #include "../symbols/jit_maps.h"
@@ -434,6 +435,29 @@ static int64_t python_frame(void *vctx, uint32_t pid, uint64_t code, uint64_t in
 				    loc.line);
 }
 
+/* A PHP frame's function, read from the process while it lives (lang/php_procs.h). */
+static int64_t php_frame(void *vctx, uint32_t pid, uint64_t func, uint64_t instr)
+{
+	struct proc_source_ctx *ctx = vctx;
+	struct php_location loc = { "[unknown PHP function]", "", 0, false };
+	struct hotspot_frame frame;
+	uint32_t uid = JAVA_FRAMES_NO_USER;
+	int err;
+
+	/* The process is read first: only the interning needs the lock (unless held already). */
+	err = php_procs_resolve(ctx->php_procs, pid, func, instr, &loc);
+	if (err == -ENOMEM)
+		return err;
+	if (err)
+		loc = (struct php_location){ "[unknown PHP function]", "", 0, false };
+	php_procs_uid(ctx->php_procs, pid, &uid);
+	snprintf(frame.name, sizeof(frame.name), "%s", loc.name);
+	snprintf(frame.file, sizeof(frame.file), "%s", loc.file);
+	frame.line = loc.line;
+	lock_symbols(ctx);
+	return java_frames_intern_lang(ctx->java_frames, uid, &frame, 1, JAVA_FRAMES_PHP);
+}
+
 static int read_cgroup(void *vctx, uint32_t pid, char **path, uint32_t *owner)
 {
 	struct proc_source_ctx *ctx = vctx;
@@ -510,5 +534,6 @@ void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)
 	src->read_cgroup = read_cgroup;
 	src->read_uid = read_uid;
 	src->python_frame = ctx->py_frames ? python_frame : NULL;
+	src->php_frame = ctx->php_procs && ctx->java_frames ? php_frame : NULL;
 	src->ctx = ctx;
 }
