@@ -147,6 +147,13 @@ struct folded_wakeup {
  * group of the sample's Python frames. User addresses never have bit 63.
  */
 #define USTACK_PY_EVAL (1ull << 63)
+/*
+ * A user frame in the interpreter's own code beside its loop (PHP's VM
+ * handlers, called from execute_ex): shown as the loop's interpreter
+ * frames, not on its own. User addresses never have bit 62 either.
+ */
+#define USTACK_INTERP_VM (1ull << 62)
+#define USTACK_TAGS	 (USTACK_PY_EVAL | USTACK_INTERP_VM)
 /* Python frame: the frame is the first its interpreter loop ran (ends a group). */
 #define PY_FRAME_ENTRY 1ull
 
@@ -644,6 +651,8 @@ struct php_layout {
 struct php_proc {
 	__u64 eg;		    /* address of executor_globals (an NTS build) */
 	__u64 eval_start, eval_end; /* execute_ex's code */
+	/* The VM's code below execute_ex: [vm_start, eval_start), its handlers (USTACK_INTERP_VM). */
+	__u64 vm_start;
 	struct php_layout layout;
 };
 

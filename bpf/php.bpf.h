@@ -8,7 +8,9 @@
  * reads each frame's zend_function and its opline's line, innermost first,
  * and tags the native frames in execute_ex: userspace (model/ingest.c)
  * puts each loop's group of PHP frames in its place and names the
- * functions (lang/php_procs.c). A frame its own execute_ex ran first
+ * functions (lang/php_procs.c). The VM's handlers that execute_ex calls
+ * (static functions, unnamed in a stripped php) are tagged too, and left
+ * out: the PHP frames stand for them. A frame its own execute_ex ran first
  * carries ZEND_CALL_TOP in its call info: it ends a group. An internal
  * function's frame (strlen, array_map) is recorded too, with no line, as
  * part of its caller's group: it names the native frames above the loop.
@@ -102,6 +104,24 @@ static long php_step(__u32 i, struct php_walk *w)
 	return 0;
 }
 
+struct php_tag {
+	__u64 *ips;
+	__u32 kn; /* the user frames start here */
+	__u64 vm_start, eval_start, eval_end;
+};
+
+/* Tags a user frame in the VM loop (USTACK_PY_EVAL) or in the VM's handlers (USTACK_INTERP_VM). */
+static long php_tag(__u32 i, struct php_tag *t)
+{
+	__u64 *ip = &t->ips[PHP_IPS(t->kn + i)];
+
+	if (*ip >= t->eval_start && *ip < t->eval_end)
+		*ip |= USTACK_PY_EVAL;
+	else if (*ip >= t->vm_start && *ip < t->eval_start)
+		*ip |= USTACK_INTERP_VM;
+	return 0;
+}
+
 /*
  * The current thread's PHP frames into ips[kn + un ...] (two words each)
  * and execute_ex's frames among the user frames ips[kn .. kn + un) tagged
@@ -114,7 +134,7 @@ static __always_inline __u32 php_stack(struct bpf_perf_event_data *ctx, __u32 tg
 #if defined(__TARGET_ARCH_x86)
 	struct php_proc *pp = bpf_map_lookup_elem(&php_procs, &tgid);
 	struct php_walk w = { .ips = ips, .base = kn + un };
-	struct py_tag t; /* python.bpf.h's: the loop's frames tagged alike */
+	struct php_tag t;
 	__u64 ex;
 
 	if (!pp)
@@ -142,9 +162,10 @@ static __always_inline __u32 php_stack(struct bpf_perf_event_data *ctx, __u32 tg
 		return 0;
 	t.ips = ips;
 	t.kn = kn;
-	t.start = pp->eval_start;
-	t.len = pp->eval_end - pp->eval_start;
-	bpf_loop(un, py_tag_eval, &t, 0);
+	t.vm_start = pp->vm_start;
+	t.eval_start = pp->eval_start;
+	t.eval_end = pp->eval_end;
+	bpf_loop(un, php_tag, &t, 0);
 	return w.n;
 #else
 	return 0;

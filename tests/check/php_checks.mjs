@@ -10,6 +10,9 @@
 //     outer_fn -> Nest::middle -> inner_fn as consecutive PHP frames under
 //     {main}, inner_fn's line inside its loop and each frame's file
 //     phpfuncs.php by its absolute path;
+//   - the VM's handlers (static functions of a stripped php, unnamed:
+//     "php8.2+0x...") do not show above the innermost PHP frame in more
+//     than 10 % of those samples: the PHP frames stand for them;
 //   - PHP frames have the PHP category, and the frame-quality counts of
 //     meta.extra name PHP functions in >= 90 % of the samples in PHP code.
 //
@@ -26,6 +29,7 @@ import { fmt, Report } from './report.mjs';
 import { checkerArgs, runIfMain } from './script_main.mjs';
 
 const WHOLE_PERCENT = 90;
+const VM_SHOWN_MAX_PERCENT = 10;
 const BROKEN_MAX_PERCENT = 50;
 // One thread burning 2 s at the default rate: hundreds of samples.
 const MIN_SAMPLES = 100;
@@ -48,6 +52,16 @@ function phpFrames(profile, s) {
 	});
 }
 
+// Whether a sample shows an unnamed frame of php itself leafward of its innermost PHP frame.
+function vmShown(profile, s) {
+	let last = -1;
+	s.path.forEach((f, i) => {
+		if (profile.frameCategory(f) === CATEGORY_PHP)
+			last = i;
+	});
+	return last >= 0 && s.path.slice(last + 1).some((f) => /^php[^ /]*\+0x[0-9a-f]+$/.test(profile.frameFuncName(f)));
+}
+
 // Whether `frames` end in {main} -> outer_fn -> Nest::middle -> inner_fn, inner_fn's line in its loop.
 export function inCallOrder(frames, truth) {
 	const i = frames.length - CHAIN.length;
@@ -65,7 +79,8 @@ export function checkPhp(report, profile, { truth, expectBroken }) {
 	const thread = profile.threads.find((t) => String(t.tid) === String(truth.pid));
 	if (!report.check(thread, `the PHP thread (tid ${truth.pid}) is in the profile`))
 		return;
-	const all = profile.samplesOf(thread).filter((s) => profile.isOnCpu(s)).map((s) => phpFrames(profile, s));
+	const onCpu = profile.samplesOf(thread).filter((s) => profile.isOnCpu(s));
+	const all = onCpu.map((s) => phpFrames(profile, s));
 	const inInner = all.map((f, i) => (f.some((x) => x.name === 'inner_fn') ? i : -1)).filter((i) => i >= 0);
 	// Without PHP frames there is no inner_fn: the window is empty, and the count below fails.
 	const stacks = inInner.length ? all.slice(inInner[0], inInner[inInner.length - 1] + 1) : [];
@@ -84,6 +99,10 @@ export function checkPhp(report, profile, { truth, expectBroken }) {
 	report.check(share >= WHOLE_PERCENT, `${good} of ${stacks.length} (${fmt(share)}%) end in ${CHAIN.join(' -> ')}, ` +
 		     `inner_fn at a line of its loop (${truth.first}-${truth.last}), each in phpfuncs.php by an absolute path ` +
 		     `(need >= ${WHOLE_PERCENT}%)`);
+	const shown = onCpu.slice(inInner[0], inInner[inInner.length - 1] + 1).filter((s) => vmShown(profile, s)).length;
+	report.check(percent(shown, stacks.length) <= VM_SHOWN_MAX_PERCENT,
+		     `${shown} of ${stacks.length} (${fmt(percent(shown, stacks.length))}%) show an unnamed frame of php ` +
+		     `(a VM handler) above the innermost PHP frame (need <= ${VM_SHOWN_MAX_PERCENT}%)`);
 	const cat = profile.meta.categories?.[CATEGORY_PHP];
 	report.check(cat?.name === 'PHP', `category ${CATEGORY_PHP} is PHP (found ${cat?.name})`);
 	const inCode = profile.extraValue('Samples in PHP code');

@@ -36,6 +36,8 @@ static void debian_php_is_found(void)
 	/* The headers this test is built with are the binary's own version. */
 	CHECK_EQ_INT(info.version >> 8, HEADERS_VERSION >> 8);
 	CHECK(info.eg && info.eval_start && info.eval_size > 1000 && info.names);
+	/* The handlers' code below execute_ex: zend_execute.c's, tens of KiB at least. */
+	CHECK(info.vm_start < info.eval_start && info.eval_start - info.vm_start > 65536);
 	elf_end(elf);
 	close(fd);
 }

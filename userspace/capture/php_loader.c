@@ -106,6 +106,7 @@ int php_loader_process(struct php_loader *l, uint32_t pid, uint32_t uid, const m
 		pp.eg = f->info.eg + (uint64_t)bias;
 		pp.eval_start = f->info.eval_start + (uint64_t)bias;
 		pp.eval_end = pp.eval_start + f->info.eval_size;
+		pp.vm_start = f->info.vm_start + (uint64_t)bias;
 		pp.layout = f->info.frames;
 		if (php_procs_add(l->procs, pid, uid, &f->info))
 			return -ENOMEM;

@@ -86,6 +86,7 @@ const char *php_version_name(uint32_t version, char buf[16])
 struct found_symbols {
 	struct php_info *info;
 	bool eg;
+	uint64_t vm_anchor; /* zend_vm_stack_init: zend_execute.c's first function */
 };
 
 static bool note_symbol(void *ctx, const char *name, const GElf_Sym *sym)
@@ -100,7 +101,22 @@ static bool note_symbol(void *ctx, const char *name, const GElf_Sym *sym)
 	} else if (!strcmp(name, "execute_ex") && GELF_ST_TYPE(sym->st_info) == STT_FUNC) {
 		f->info->eval_start = sym->st_value;
 		f->info->eval_size = sym->st_size;
+	} else if (!strcmp(name, "zend_vm_stack_init")) {
+		f->vm_anchor = sym->st_value;
 	}
+	return true;
+}
+
+/* The end of the exported function below zend_execute.c's first: where its static code starts. */
+static bool note_vm_start(void *ctx, const char *name, const GElf_Sym *sym)
+{
+	struct found_symbols *f = ctx;
+	uint64_t end = sym->st_value + sym->st_size;
+
+	(void)name;
+	if (GELF_ST_TYPE(sym->st_info) == STT_FUNC && sym->st_value && end <= f->vm_anchor &&
+	    end > f->info->vm_start)
+		f->info->vm_start = end;
 	return true;
 }
 
@@ -124,7 +140,7 @@ static uint32_t find_version(Elf *elf)
 
 int php_info_read(Elf *elf, struct php_info *info)
 {
-	struct found_symbols f = { info, false };
+	struct found_symbols f = { info, false, 0 };
 
 	memset(info, 0, sizeof(*info));
 	if (elf_kind(elf) != ELF_K_ELF)
@@ -133,6 +149,17 @@ int php_info_read(Elf *elf, struct php_info *info)
 	/* Not the engine (an extension imports these: undefined, value 0). */
 	if (!f.eg || !info->eval_start || !info->eval_size)
 		return 0;
+	/*
+	 * The handlers execute_ex calls are static functions of zend_execute.c
+	 * (it includes zend_vm_execute.h), which GCC lays out before
+	 * execute_ex among that file's exported ones: from the end of the
+	 * exported function before the file's first (no other file's code
+	 * in between) to execute_ex.
+	 */
+	if (f.vm_anchor && f.vm_anchor < info->eval_start)
+		elf_dynsym_each(elf, note_vm_start, &f);
+	if (!info->vm_start || info->vm_start > info->eval_start)
+		info->vm_start = info->eval_start;
 	info->version = find_version(elf);
 	if (!info->version || elf_exec_bias(elf, &info->exec_bias))
 		return -ENOTSUP;

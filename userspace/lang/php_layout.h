@@ -38,6 +38,12 @@ struct php_info {
 	uint32_t version; /* major << 16 | minor << 8 | release: 0x080224 is 8.2.36 */
 	/* ELF virtual addresses in the binary. */
 	uint64_t eg, eval_start, eval_size;
+	/*
+	 * Where the VM's handlers start: the engine's code below execute_ex
+	 * up to the exported function before zend_execute.c's first
+	 * (zend_vm_stack_init), execute_ex itself when that is not found.
+	 */
+	uint64_t vm_start;
 	/* Addresses in a process: ELF address + (mapping start - mapping offset - exec_bias). */
 	int64_t exec_bias;		     /* p_vaddr - p_offset of the executable segment */
 	struct php_layout frames;	     /* for BPF */
