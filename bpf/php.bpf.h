@@ -88,14 +88,20 @@ static long php_step(__u32 i, struct php_walk *w)
 	/* A frame with no function (zend_call_function's stand-in when none runs): nothing. */
 	if (!func)
 		return 0;
-	bpf_probe_read_user(&type, sizeof(type), (void *)(func + w->l.func_type));
-	if (type != PHP_INTERNAL_FUNC) {
-		/* Only user code runs in its own loop: an internal frame ends no group. */
-		if (call_info & w->l.call_top)
+	/*
+	 * Only user code runs in a loop of its own: an internal function
+	 * zend_call_function called directly is a loop's first frame by its
+	 * call info, yet ends no group. Its type is read for such a frame
+	 * only: two reads a frame, not three. An internal frame's opline is
+	 * stale, its line whatever it reads: userspace drops it.
+	 */
+	if (call_info & w->l.call_top) {
+		bpf_probe_read_user(&type, sizeof(type), (void *)(func + w->l.func_type));
+		if (type != PHP_INTERNAL_FUNC)
 			entry = PY_FRAME_ENTRY;
-		if (bpf_probe_read_user(&line, sizeof(line), (void *)(opline + w->l.op_lineno)))
-			line = 0;
 	}
+	if (bpf_probe_read_user(&line, sizeof(line), (void *)(opline + w->l.op_lineno)))
+		line = 0;
 	idx = w->base + 2 * w->n;
 	/* base <= BPFPROF_MAX_FRAMES and n < BPFPROF_MAX_PYFRAMES: this always fits. */
 	w->ips[PHP_IPS(idx)] = func;

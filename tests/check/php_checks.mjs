@@ -3,9 +3,9 @@
 //
 // PHP frames (issue 40), on a profile of Debian's php8.2 running
 // tests/workloads/phpfuncs.php, whose truth (--truth: its stderr) gives its
-// pid and the lines of inner_fn's loop:
+// pid, its forked child's (--fork) and the lines of inner_fn's loop:
 //
-//   - of the PHP thread's on-CPU samples from its first to its last in
+//   - of the PHP thread's on-CPU samples (and its child's) from its first to its last in
 //     inner_fn (start-up and exit run none), >= 90 % show
 //     outer_fn -> Nest::middle -> inner_fn as consecutive PHP frames under
 //     {main}, inner_fn's line inside its loop and each frame's file
@@ -19,7 +19,7 @@
 // --expect-broken: the control, a recording without PHP frames (--unwind
 // fp): fewer than half may show them, or the check does not test anything.
 //
-//   php_checks.mjs --profile F --truth OUT [--expect-broken] [--gzip|--plain]
+//   php_checks.mjs --profile F --truth OUT [--fork] [--expect-broken] [--gzip|--plain]
 
 import { readFileSync } from 'node:fs';
 
@@ -34,12 +34,13 @@ const BROKEN_MAX_PERCENT = 50;
 // One thread burning 2 s at the default rate: hundreds of samples.
 const MIN_SAMPLES = 100;
 const CHAIN = ['{main}', 'outer_fn', 'Nest::middle', 'inner_fn'];
-const USAGE = 'usage: php_checks.mjs --profile FILE --truth OUT [--expect-broken] [--gzip|--plain]';
+const USAGE = 'usage: php_checks.mjs --profile FILE --truth OUT [--fork] [--expect-broken] [--gzip|--plain]';
 
 // phpfuncs.php's truth line.
 export function parseTruth(text) {
 	const m = /^phpfuncs: pid (\d+) inner lines (\d+)-(\d+) calls (\d+)$/m.exec(text);
-	return m ? { pid: m[1], first: Number(m[2]), last: Number(m[3]), calls: Number(m[4]) } : {};
+	const c = /^phpfuncs: child pid (\d+) calls \d+$/m.exec(text);
+	return m ? { pid: m[1], first: Number(m[2]), last: Number(m[3]), calls: Number(m[4]), child: c?.[1] } : {};
 }
 
 // The PHP frames of a sample, root first: { name, line, file }.
@@ -72,37 +73,16 @@ export function inCallOrder(frames, truth) {
 	       frames.slice(i).every((f) => f.file?.startsWith('/') && f.file.endsWith('/phpfuncs.php'));
 }
 
-export function checkPhp(report, profile, { truth, expectBroken }) {
+export function checkPhp(report, profile, { truth, fork, expectBroken }) {
 	report.section(`phpfuncs.php (pid ${truth.pid}): PHP functions in the stacks`);
-	if (!report.check(truth.pid && truth.first > 0 && truth.last >= truth.first, 'the workload printed its truth (pid, inner_fn\'s loop lines)'))
+	if (!report.check(truth.pid && truth.first > 0 && truth.last >= truth.first && (!fork || truth.child),
+			  'the workload printed its truth (pid, inner_fn\'s loop lines' + (fork ? ', child)' : ')')))
 		return;
-	const thread = profile.threads.find((t) => String(t.tid) === String(truth.pid));
-	if (!report.check(thread, `the PHP thread (tid ${truth.pid}) is in the profile`))
+	checkThread(report, profile, { tid: truth.pid, what: 'the PHP thread', truth, expectBroken });
+	if (fork)
+		checkThread(report, profile, { tid: truth.child, what: 'its forked child', truth, expectBroken });
+	if (expectBroken)
 		return;
-	const onCpu = profile.samplesOf(thread).filter((s) => profile.isOnCpu(s));
-	const all = onCpu.map((s) => phpFrames(profile, s));
-	const inInner = all.map((f, i) => (f.some((x) => x.name === 'inner_fn') ? i : -1)).filter((i) => i >= 0);
-	// Without PHP frames there is no inner_fn: the window is empty, and the count below fails.
-	const stacks = inInner.length ? all.slice(inInner[0], inInner[inInner.length - 1] + 1) : [];
-	if (!report.check(stacks.length >= MIN_SAMPLES || (expectBroken && all.length >= MIN_SAMPLES),
-			  `${stacks.length} on-CPU samples from its first to its last in inner_fn, of ` +
-			  `${all.length} (need >= ${MIN_SAMPLES})`))
-		return;
-	const good = stacks.filter((f) => inCallOrder(f, truth)).length;
-	if (expectBroken) {
-		const share = percent(good, all.length);
-		report.check(share < BROKEN_MAX_PERCENT, `${good} of ${all.length} (${fmt(share)}%) show ` +
-			     `${CHAIN.join(' -> ')} without PHP frames (need < ${BROKEN_MAX_PERCENT}%)`);
-		return;
-	}
-	const share = percent(good, stacks.length);
-	report.check(share >= WHOLE_PERCENT, `${good} of ${stacks.length} (${fmt(share)}%) end in ${CHAIN.join(' -> ')}, ` +
-		     `inner_fn at a line of its loop (${truth.first}-${truth.last}), each in phpfuncs.php by an absolute path ` +
-		     `(need >= ${WHOLE_PERCENT}%)`);
-	const shown = onCpu.slice(inInner[0], inInner[inInner.length - 1] + 1).filter((s) => vmShown(profile, s)).length;
-	report.check(percent(shown, stacks.length) <= VM_SHOWN_MAX_PERCENT,
-		     `${shown} of ${stacks.length} (${fmt(percent(shown, stacks.length))}%) show an unnamed frame of php ` +
-		     `(a VM handler) above the innermost PHP frame (need <= ${VM_SHOWN_MAX_PERCENT}%)`);
 	const cat = profile.meta.categories?.[CATEGORY_PHP];
 	report.check(cat?.name === 'PHP', `category ${CATEGORY_PHP} is PHP (found ${cat?.name})`);
 	const inCode = profile.extraValue('Samples in PHP code');
@@ -111,9 +91,40 @@ export function checkPhp(report, profile, { truth, expectBroken }) {
 		     `meta.extra: ${named} of ${inCode} samples in PHP code name a PHP function (need >= ${WHOLE_PERCENT}%)`);
 }
 
+function checkThread(report, profile, { tid, what, truth, expectBroken }) {
+	const thread = profile.threads.find((t) => String(t.tid) === String(tid));
+	if (!report.check(thread, `${what} (tid ${tid}) is in the profile`))
+		return;
+	const onCpu = profile.samplesOf(thread).filter((s) => profile.isOnCpu(s));
+	const all = onCpu.map((s) => phpFrames(profile, s));
+	const inInner = all.map((f, i) => (f.some((x) => x.name === 'inner_fn') ? i : -1)).filter((i) => i >= 0);
+	// Without PHP frames there is no inner_fn: the window is empty, and the count below fails.
+	const stacks = inInner.length ? all.slice(inInner[0], inInner[inInner.length - 1] + 1) : [];
+	if (!report.check(stacks.length >= MIN_SAMPLES || (expectBroken && all.length >= MIN_SAMPLES),
+			  `${what}: ${stacks.length} on-CPU samples from its first to its last in inner_fn, of ` +
+			  `${all.length} (need >= ${MIN_SAMPLES})`))
+		return;
+	const good = stacks.filter((f) => inCallOrder(f, truth)).length;
+	if (expectBroken) {
+		const share = percent(good, all.length);
+		report.check(share < BROKEN_MAX_PERCENT, `${what}: ${good} of ${all.length} (${fmt(share)}%) show ` +
+			     `${CHAIN.join(' -> ')} without PHP frames (need < ${BROKEN_MAX_PERCENT}%)`);
+		return;
+	}
+	const share = percent(good, stacks.length);
+	report.check(share >= WHOLE_PERCENT, `${what}: ${good} of ${stacks.length} (${fmt(share)}%) end in ${CHAIN.join(' -> ')}, ` +
+		     `inner_fn at a line of its loop (${truth.first}-${truth.last}), each in phpfuncs.php by an absolute path ` +
+		     `(need >= ${WHOLE_PERCENT}%)`);
+	const shown = onCpu.slice(inInner[0], inInner[inInner.length - 1] + 1).filter((s) => vmShown(profile, s)).length;
+	report.check(percent(shown, stacks.length) <= VM_SHOWN_MAX_PERCENT,
+		     `${what}: ${shown} of ${stacks.length} (${fmt(percent(shown, stacks.length))}%) show an unnamed frame of php ` +
+		     `(a VM handler) above the innermost PHP frame (need <= ${VM_SHOWN_MAX_PERCENT}%)`);
+}
+
 function main(argv) {
 	const { values, positionals } = checkerArgs(argv, {
 		truth: { type: 'string' },
+		fork: { type: 'boolean' },
 		'expect-broken': { type: 'boolean' },
 	});
 	if (positionals.length || !values.profile || !values.truth)
@@ -123,7 +134,7 @@ function main(argv) {
 	const profile = openCheckedProfile(report, values.profile, values);
 	if (!profile)
 		return report.finish();
-	checkPhp(report, profile, { truth, expectBroken: !!values['expect-broken'] });
+	checkPhp(report, profile, { truth, fork: !!values.fork, expectBroken: !!values['expect-broken'] });
 	checkWithProfilerCli(report, profile);
 	return report.finish();
 }

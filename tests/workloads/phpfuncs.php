@@ -1,8 +1,10 @@
 <?php
 // bpfprof's PHP workload: three nested hot functions, outer_fn calling
 // Nest::middle calling inner_fn, whose loop takes nearly all the time.
-// Usage: php phpfuncs.php SECONDS. It says on stderr which lines the
-// innermost loop is on, for the check to compare with the profile's.
+// Usage: php phpfuncs.php SECONDS [--fork]. It says on stderr which lines
+// the innermost loop is on, for the check to compare with the profile's;
+// with --fork a child forked at the start (php-fpm's workers are forked)
+// runs the same and says its pid.
 // Also bench/runtimes.sh's PHP workload.
 
 function inner_fn(int $n): int
@@ -43,6 +45,13 @@ foreach ($src as $i => $line) {
 	if (str_contains($line, '// INNER_' . 'LAST'))
 		$last = $i + 1;
 }
+$child = ($argv[2] ?? '') === '--fork' ? pcntl_fork() : -1;
 $calls = outer_fn((float)($argv[1] ?? 3));
+if ($child === 0) {
+	fwrite(STDERR, sprintf("phpfuncs: child pid %d calls %d\n", getmypid(), $calls));
+	exit(0);
+}
+if ($child > 0)
+	pcntl_waitpid($child, $status);
 fwrite(STDERR, sprintf("phpfuncs: pid %d inner lines %d-%d calls %d\n", getmypid(), $first,
 		       $last, $calls));
