@@ -27,3 +27,8 @@ ok "$(grep "^bpfprof: runtime frames" "$WORK/bpfprof.err")"
 log "\$ php_checks.mjs --profile $WORK/php.json.gz --truth $WORK/bpfprof.err"
 node_check php_checks.mjs --profile "$WORK/php.json.gz" --gzip --truth "$WORK/bpfprof.err" --fork ||
 	fail "PHP checks failed"
+# bpfprof report says the version too, from the profile's "PHP versions".
+"$BPFPROF" report "$WORK/php.json.gz" >"$WORK/report.txt" 2>&1 || fail "bpfprof report failed: $(head -c 300 "$WORK/report.txt")"
+grep -q "^PHP 8\.2 frames: [0-9.]*% of" "$WORK/report.txt" ||
+	fail "bpfprof report names no 'PHP 8.2 frames': $(head -n 5 "$WORK/report.txt")"
+ok "$(grep "^PHP 8\.2 frames" "$WORK/report.txt")"

@@ -60,17 +60,18 @@ static const struct php_loader_file *file_of(struct php_loader *l, uint32_t pid,
 	return &vec_last(&l->files);
 }
 
-static void warn_version(struct php_loader *l, uint32_t pid, uint32_t version)
+static void warn_version(struct php_loader *l, uint32_t pid, const struct php_info *info)
 {
 	char name[16];
 
-	if (l->warned_version == version)
+	if (l->warned_version == info->version)
 		return;
-	l->warned_version = version;
-	if (version)
-		log_info("process %u runs PHP %s, whose frames this bpfprof cannot read; its "
+	l->warned_version = info->version;
+	if (info->version)
+		log_info("process %u runs PHP %s%s, whose frames this bpfprof cannot read; its "
 			 "stacks show the engine's C functions",
-			 pid, php_version_name(version, name));
+			 pid, php_version_name(info->version, name),
+			 info->zts ? " (a thread-safe build)" : "");
 }
 
 static int publish(struct php_loader *l, uint32_t pid, uint32_t uid, const struct php_proc *pp)
@@ -98,7 +99,7 @@ int php_loader_process(struct php_loader *l, uint32_t pid, uint32_t uid, const m
 		if (!f || f->status == 0)
 			continue;
 		if (f->status < 0) {
-			warn_version(l, pid, f->info.version);
+			warn_version(l, pid, &f->info);
 			continue;
 		}
 		/* Every segment of the file moved by the same load bias as its code. */

@@ -89,6 +89,8 @@ static void fill_meta(struct profile_meta *meta, struct recording *r, const stru
 	uname(uts);
 	meta->product_version = BPFPROF_VERSION;
 	meta->command_line = opts->self_command_line;
+	meta->php_versions =
+		php_procs_versions(r->php_procs, r->php_versions, sizeof(r->php_versions));
 	meta->hostname = host;
 	meta->kernel_release = uts->release;
 	meta->arch = uts->machine;

@@ -194,6 +194,8 @@ static void write_extra(struct json_writer *w, const struct model *m,
 							: "off");
 	extra_entry_int(w, "Truncated stacks", m->stats.truncated_stacks);
 	write_extra_frame_quality(w, &meta->frame_quality, meta);
+	if (meta->php_versions && meta->php_versions[0])
+		extra_entry_string(w, "PHP versions", meta->php_versions);
 	extra_entry_int(w, "User frames outside file mappings (JIT, anonymous)",
 			m->stats.unknown_user_addrs);
 	extra_entry_int(w, "Malformed events", m->stats.events_malformed);

@@ -87,6 +87,7 @@ struct found_symbols {
 	struct php_info *info;
 	bool eg;
 	uint64_t vm_anchor; /* zend_vm_stack_init: zend_execute.c's first function */
+	bool zts;	    /* executor_globals_offset: a thread-safe build's, in TLS */
 };
 
 static bool note_symbol(void *ctx, const char *name, const GElf_Sym *sym)
@@ -101,6 +102,8 @@ static bool note_symbol(void *ctx, const char *name, const GElf_Sym *sym)
 	} else if (!strcmp(name, "execute_ex") && GELF_ST_TYPE(sym->st_info) == STT_FUNC) {
 		f->info->eval_start = sym->st_value;
 		f->info->eval_size = sym->st_size;
+	} else if (!strcmp(name, "executor_globals_offset")) {
+		f->zts = true;
 	} else if (!strcmp(name, "zend_vm_stack_init")) {
 		f->vm_anchor = sym->st_value;
 	}
@@ -140,12 +143,18 @@ static uint32_t find_version(Elf *elf)
 
 int php_info_read(Elf *elf, struct php_info *info)
 {
-	struct found_symbols f = { info, false, 0 };
+	struct found_symbols f = { info, false, 0, false };
 
 	memset(info, 0, sizeof(*info));
 	if (elf_kind(elf) != ELF_K_ELF)
 		return 0;
 	elf_dynsym_each(elf, note_symbol, &f);
+	/* A thread-safe build: its executor_globals are per thread (TLS), not read here. */
+	if (f.zts && !f.eg && info->eval_start) {
+		info->zts = true;
+		info->version = find_version(elf);
+		return -ENOTSUP;
+	}
 	/* Not the engine (an extension imports these: undefined, value 0). */
 	if (!f.eg || !info->eval_start || !info->eval_size)
 		return 0;

@@ -8,7 +8,7 @@
  * and for that version, where the fields the walk and the names read sit.
  *
  * A thread-safe (ZTS) build keeps executor_globals per thread (TSRM):
- * it exports no executor_globals and is not recognized. Layouts are per
+ * it exports executor_globals_offset instead, and is reported as such. Layouts are per
  * minor version: 8.2 (Debian 12's php8.2, from its own headers, checked by
  * tests/unit/test_php_layout.c where php8.2-dev is installed); another
  * version is reported once and shows its C frames only.
@@ -48,12 +48,13 @@ struct php_info {
 	int64_t exec_bias;		     /* p_vaddr - p_offset of the executable segment */
 	struct php_layout frames;	     /* for BPF */
 	const struct php_name_layout *names; /* NULL: no layout for this version */
+	bool zts; /* a thread-safe build (-ENOTSUP): its globals are per thread */
 };
 
 /*
  * Whether `elf` is a PHP binary, and its info: 1 (with a layout), 0 (not
- * PHP, or a ZTS build), -ENOTSUP (PHP, no layout for its version:
- * info->version says which).
+ * PHP), -ENOTSUP (PHP, no layout for its version, or a ZTS build:
+ * info->version and info->zts say which).
  */
 int php_info_read(Elf *elf, struct php_info *info);
 
