@@ -112,9 +112,19 @@ static long php_step(__u32 i, struct php_walk *w)
 
 struct php_tag {
 	__u64 *ips;
-	__u32 kn; /* the user frames start here */
+	__u32 kn;   /* the user frames start here */
+	bool found; /* php_find_loop: a frame in execute_ex */
 	__u64 vm_start, eval_start, eval_end;
 };
+
+/* Stops at the first user frame in the VM loop. */
+static long php_find_loop(__u32 i, struct php_tag *t)
+{
+	__u64 ip = t->ips[PHP_IPS(t->kn + i)];
+
+	t->found = ip >= t->eval_start && ip < t->eval_end;
+	return t->found;
+}
 
 /* Tags a user frame in the VM loop (USTACK_PY_EVAL) or in the VM's handlers (USTACK_INTERP_VM). */
 static long php_tag(__u32 i, struct php_tag *t)
@@ -140,10 +150,21 @@ static __always_inline __u32 php_stack(struct bpf_perf_event_data *ctx, __u32 tg
 #if defined(__TARGET_ARCH_x86)
 	struct php_proc *pp = bpf_map_lookup_elem(&php_procs, &tgid);
 	struct php_walk w = { .ips = ips, .base = kn + un };
-	struct php_tag t;
+	struct php_tag t = { .ips = ips, .kn = kn };
 	__u64 ex;
 
 	if (!pp)
+		return 0;
+	/*
+	 * A thread not in the VM loop (starting, or one of an extension's own
+	 * threads: the globals are the main thread's) has no frame for PHP
+	 * frames to stand in: no walk.
+	 */
+	t.vm_start = pp->vm_start;
+	t.eval_start = pp->eval_start;
+	t.eval_end = pp->eval_end;
+	bpf_loop(un, php_find_loop, &t, 0);
+	if (!t.found)
 		return 0;
 	w.l = pp->layout;
 	if (bpf_probe_read_user(&ex, sizeof(ex), (void *)(pp->eg + w.l.eg_current_execute_data)) ||
@@ -166,11 +187,6 @@ static __always_inline __u32 php_stack(struct bpf_perf_event_data *ctx, __u32 tg
 		*flags |= SAMPLE_PY_TRUNCATED;
 	if (!w.n)
 		return 0;
-	t.ips = ips;
-	t.kn = kn;
-	t.vm_start = pp->vm_start;
-	t.eval_start = pp->eval_start;
-	t.eval_end = pp->eval_end;
 	bpf_loop(un, php_tag, &t, 0);
 	return w.n;
 #else
