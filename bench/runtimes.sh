@@ -17,6 +17,8 @@
 #   P27   P313: the same on ~/.pyenv's 2.7 (its thread found by walking
 #         its interpreter's thread list) and 3.13 (its layout from its
 #         _Py_DebugOffsets), where installed
+#   PHP   Debian's php8.2 running tests/workloads/phpfuncs.php (issue 40):
+#         its PHP frames walked in BPF (bpf/php.bpf.h)
 #
 # one workload process per online CPU (cpu_work: one thread per CPU), so
 # that the samples of the window are mostly the workload's. The window opens
@@ -54,6 +56,7 @@ JDK25=/usr/lib/jvm/temurin-25-jdk-amd64
 NODE=/usr/bin/node
 PY3=/usr/bin/python3
 PYENV=${PYENV_VERSIONS:-$HOME/.pyenv/versions}
+PHP=/usr/bin/php8.2
 CONFIGS=()
 # Each one's tag and name (from column 6).
 declare -A LABEL=(
@@ -66,12 +69,13 @@ declare -A LABEL=(
 	[P]="P     python3 (3.11), pypool.py"
 	[P27]="P27   pyenv 2.7, pypool.py"
 	[P313]="P313  pyenv 3.13, pypool.py"
+	[PHP]="PHP   php8.2, phpfuncs.php"
 )
 # The name of a configuration's processes (for stack_depth.py).
 declare -A PROC_NAME=([N]=cpu_work [J17]=java [JI17]=java [J25]=java [JI25]=java [V]=node
-	[P]=python3 [P27]=python2.7 [P313]=python3.13)
+	[P]=python3 [P27]=python2.7 [P313]=python3.13 [PHP]=php8.2)
 # The runtime a configuration's "runtime frames:" share is read for.
-declare -A LANG_OF=([J17]=Java [JI17]=Java [J25]=Java [JI25]=Java [V]=JavaScript)
+declare -A LANG_OF=([J17]=Java [JI17]=Java [J25]=Java [JI25]=Java [V]=JavaScript [PHP]=PHP)
 # The workload processes running now, killed on exit.
 WL_PIDS=()
 
@@ -91,7 +95,7 @@ interleaved; then bpfprof's peak RSS for one JVM against one native process.
   --pids            record the workload's processes alone (bpfprof -p, started
                     after them), not the whole machine (bpfprof -a): BPF time
                     per sample of the workload, others' samples not mixed in
-  --configs LIST    only these of N,J17,JI17,J25,JI25,V,P,P27,P313 (N is always run)
+  --configs LIST    only these of N,J17,JI17,J25,JI25,V,P,P27,P313,PHP (N is always run)
   --bpfprof-arg A   one more option for the recordings (repeatable), for an
                     ablation: --bpfprof-arg --unwind=fp
   --quick           smoke test: 3 rounds of 2 s
@@ -163,6 +167,11 @@ pick_configs() {
 			echo "missing: Python ${c#P} under $PYENV; its configuration is left out"
 		fi
 	done
+	if [ -x "$PHP" ]; then
+		CONFIGS+=(PHP)
+	else
+		echo "missing: php8.2 ($PHP); scripts/install-deps.sh --test installs php8.2-cli"
+	fi
 	[ -n "$ONLY" ] || return 0
 	for c in "${CONFIGS[@]}"; do
 		[[ $c == N || ,$ONLY, == *,$c,* ]] && keep+=("$c")
@@ -199,6 +208,7 @@ start_workload() {
 		for ((i = 0; i < PROCS; i++)); do
 			case $c in
 			V) start_one "$WORK/wl.$i" "$NODE" "$HERE/../tests/workloads/jit_hot.js" "$WL_SECONDS" ;;
+			PHP) start_one "$WORK/wl.$i" "$PHP" "$HERE/../tests/workloads/phpfuncs.php" "$WL_SECONDS" ;;
 			P*)
 				# Its pid first, as the JVMs and node print theirs (exec keeps it).
 				# shellcheck disable=SC2016 # expanded by that sh
@@ -269,7 +279,8 @@ user_stacks_share() {
 # name one of its functions.
 runtime_share() {
 	sed -n 's/^bpfprof: runtime frames: //p' "$1" | tail -n 1 | tr ';' '\n' |
-		awk -v lang="$2" '{ sub(/^ +/, "") } $1 == lang { sub(/%/, "", $2); print $2, $4 }'
+		awk -v lang="$2" '{ sub(/^ +/, "") }
+			$1 == lang { i = $2 ~ /%$/ ? 2 : 3; sub(/%/, "", $i); print $i, $(i + 2) }'
 }
 
 # All the samples of the recording.

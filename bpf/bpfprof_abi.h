@@ -147,15 +147,22 @@ struct folded_wakeup {
  * group of the sample's Python frames. User addresses never have bit 63.
  */
 #define USTACK_PY_EVAL (1ull << 63)
-/* Which interpreter's frames a record's py_len holds (sample_event, switch_event .interp). */
+/*
+ * A user frame in the interpreter's own code beside its loop (PHP's VM
+ * handlers, called from execute_ex): shown as the loop's interpreter
+ * frames, not on its own. User addresses never have bit 62 either.
+ */
+#define USTACK_INTERP_VM (1ull << 62)
+#define USTACK_TAGS	 (USTACK_PY_EVAL | USTACK_INTERP_VM)
+/* Python frame: the frame is the first its interpreter loop ran (ends a group). */
+#define PY_FRAME_ENTRY 1ull
+
+/* Whose interpreter frames a record's py_len frames are (sample_event, switch_event .interp). */
 enum interp_kind {
 	INTERP_PYTHON = 0,
 	INTERP_RUBY = 1,
-	INTERP_PHP = 2,
+	INTERP_PHP = 2, /* a zend_function * and ((u64)line << 1) | PY_FRAME_ENTRY (php.bpf.h) */
 };
-
-/* Python frame: the frame is the first its interpreter loop ran (ends a group). */
-#define PY_FRAME_ENTRY 1ull
 
 /*
  * ips[] holds kstack_len kernel frames followed by ustack_len user frames,
@@ -501,6 +508,7 @@ struct unwind_file_info {
 #define PROC_CAPPED_UNWIND 1
 #define PROC_CAPPED_PY	   2
 #define PROC_CAPPED_RT	   4 /* rt_procs: userspace only (no kernel side adds its entries) */
+#define PROC_CAPPED_PHP	   8 /* php_procs: userspace only, as rt_procs */
 #define PROC_CAPPED_UIDS   256
 
 struct unwind_mapping {
@@ -641,6 +649,34 @@ struct py_proc {
 	__u32 tsd_offset;
 	__u32 pad;
 	struct py_layout layout;
+};
+
+/*
+ * PHP's frames (lang/php_layout.h): the Zend engine keeps the running
+ * function's zend_execute_data in executor_globals.current_execute_data,
+ * each linked to its caller's. Userspace publishes per PHP process where
+ * executor_globals and the VM loop (execute_ex) are, and the offsets of
+ * its version; BPF walks the frames (bpf/php.bpf.h). Offsets in bytes.
+ */
+struct php_layout {
+	__u16 eg_current_execute_data; /* zend_executor_globals */
+	__u16 ex_opline;	       /* zend_execute_data: const zend_op * */
+	__u16 ex_func;		       /* zend_function * */
+	__u16 ex_call_info;	       /* This.u1.type_info: ZEND_CALL_* in its top bits */
+	__u16 ex_prev;		       /* prev_execute_data */
+	__u16 func_type;	       /* zend_function.type (u8): ZEND_INTERNAL_FUNCTION = 1 */
+	__u16 op_lineno;	       /* zend_op.lineno (u32) */
+	__u16 pad;
+	__u32 call_top; /* ZEND_CALL_TOP: the call_info bit of a loop's first frame */
+	__u32 pad2;
+};
+
+struct php_proc {
+	__u64 eg;		    /* address of executor_globals (an NTS build) */
+	__u64 eval_start, eval_end; /* execute_ex's code */
+	/* The VM's code below execute_ex: [vm_start, eval_start), its handlers (USTACK_INTERP_VM). */
+	__u64 vm_start;
+	struct php_layout layout;
 };
 
 /*

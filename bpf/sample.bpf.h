@@ -103,6 +103,9 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	 */
 	if (python_frames && un && bpf_map_lookup_elem(&py_procs, &tgid))
 		bpf_tail_call(ctx, &python_tail, 0);
+	/* A PHP process's: on_sample_php (php_sample.bpf.h). */
+	if (php_frames && un && bpf_map_lookup_elem(&php_procs, &tgid))
+		bpf_tail_call(ctx, &php_tail, 0);
 	/* A runtime's frames (runtime.bpf.h): a lookup, for a process that runs none. */
 	e->rt_len = rt_stack((struct rt_ips *)e->ips, (struct rt_fps *)SAMPLE_FPS(e), tgid,
 			     kn | un << 16, e->flags);
@@ -118,25 +121,34 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
-/* The tail of on_sample for a Python process: its Python frames, then the record. */
-SEC("perf_event")
-int on_sample_python(struct bpf_perf_event_data *ctx)
+/*
+ * The sample on_sample left in scratch, for a tail that adds an
+ * interpreter's frames (NULL: none), and its stacks' lengths: *un 0 when
+ * they are not what a walk writes (the tail then walks nothing).
+ */
+static __always_inline struct sample_event *tail_sample(__u32 *kn, __u32 *un)
 {
-	__u32 zero = 0, kn, un;
+	__u32 zero = 0;
 	struct sample_event *e = bpf_map_lookup_elem(&scratch, &zero);
 
 	if (!e)
-		return 0;
-	kn = e->kstack_len;
-	un = e->ustack_len;
-	if (un && kn <= BPFPROF_MAX_KSTACK && un <= BPFPROF_MAX_USTACK)
-		e->py_len = python_stack(e->hdr.pid, e->ips, kn, un, &e->flags);
-	/*
-	 * A sample with Python frames is not finished from a copy (they are
-	 * grouped by the loops of this walk, which a later one cannot redo:
-	 * capture/stack_finish.c): its copy stays out of the ring, and its
-	 * bytes go back to the budgets (S2/S5 review, finding 8).
-	 */
+		return NULL;
+	*kn = e->kstack_len;
+	*un = e->ustack_len;
+	if (*kn > BPFPROF_MAX_KSTACK || *un > BPFPROF_MAX_USTACK)
+		*un = 0;
+	return e;
+}
+
+/*
+ * A sample with interpreter frames is not finished from a copy (they are
+ * grouped by the loops of this walk, which a later one cannot redo:
+ * capture/stack_finish.c): its copy stays out of the ring, and its bytes
+ * go back to the budgets (S2/S5 review, finding 8). Its copy, if any,
+ * goes first, then the sample.
+ */
+static __always_inline void send_interp_sample(struct sample_event *e)
+{
 	if ((e->flags & SAMPLE_USTACK_COPIED) && e->py_len) {
 		e->flags &= ~SAMPLE_USTACK_COPIED;
 		stack_copy_refund();
@@ -144,6 +156,20 @@ int on_sample_python(struct bpf_perf_event_data *ctx)
 	if (e->flags & SAMPLE_USTACK_COPIED)
 		stack_copy_submit(e);
 	submit_sample(e);
+}
+
+/* The tail of on_sample for a Python process: its Python frames, then the record. */
+SEC("perf_event")
+int on_sample_python(struct bpf_perf_event_data *ctx)
+{
+	__u32 kn, un;
+	struct sample_event *e = tail_sample(&kn, &un);
+
+	if (!e)
+		return 0;
+	if (un)
+		e->py_len = python_stack(e->hdr.pid, e->ips, kn, un, &e->flags);
+	send_interp_sample(e);
 	return 0;
 }
 

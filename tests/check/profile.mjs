@@ -18,6 +18,8 @@ export const CATEGORY_USER = 2;
 export const CATEGORY_PYTHON = 4;
 export const CATEGORY_JAVA = 5;
 export const CATEGORY_JS = 6;
+// PHP functions (issue 40): the Zend engine's frames.
+export const CATEGORY_PHP = 7;
 
 // Reads FILE, gunzips it when it starts with the gzip magic, decodes it as
 // strict UTF-8 and parses it. Throws an Error that says which step failed.
@@ -207,7 +209,7 @@ export class Profile {
 	isOnCpu(sample) {
 		const c = this.leafCategory(sample);
 		return c === CATEGORY_KERNEL || c === CATEGORY_USER || c === CATEGORY_PYTHON ||
-		       c === CATEGORY_JAVA || c === CATEGORY_JS;
+		       c === CATEGORY_JAVA || c === CATEGORY_JS || c === CATEGORY_PHP;
 	}
 
 	leafFuncName(sample) {

@@ -32,6 +32,13 @@
 #                     Beside it, FAKEPY cycle: no pthread key to use, and a
 #                     thread list that loops without its thread: the list
 #                     walk gives up at its bound, no Python frames (issue 40).
+#   php_fake          a program of the user's that claims to be PHP 8.2
+#                     (FAKEPHP): its frame is its own caller, its function's
+#                     name 2^40 long with a newline and an escape in it, its
+#                     class's name the class itself, its file /etc/shadow.
+#                     The walk stops at its bound, the names are cut to
+#                     their room with their control bytes replaced, and the
+#                     recording ends on time.
 #   retention_planted continuous (as sudo for that user) in the user's
 #                     directory, where they planted snapshot names dated in
 #                     the future and root planted one owned by a third uid:
@@ -43,7 +50,7 @@
 require_root
 make_workdir
 
-MODE=${1:?usage: hostile.sh debuglink_fifo|perfmap_root|perfmap_huge|outdir_planted|cgroup_claim|retention_planted|python_fake}
+MODE=${1:?usage: hostile.sh debuglink_fifo|perfmap_root|perfmap_huge|outdir_planted|cgroup_claim|retention_planted|python_fake|php_fake}
 : "${JIT_ANON:?JIT_ANON is not set}"
 . "$(dirname "$0")/hostile_common.sh"
 SECRET_DIR=
@@ -143,6 +150,37 @@ process.exit(samples > 100 && most <= 128 && names.size === 1 && names.has("[unk
 	kill -INT "$BPF_PID"
 	wait "$BPF_PID"
 	BPF_PID=
+	;;
+php_fake)
+	: "${FAKEPHP:?FAKEPHP is not set}"
+	install -m 0755 -o "$USER_NAME" "$FAKEPHP" "$USER_DIR/fakephp" || fail "cannot install fakephp"
+	"${as_user[@]}" "$USER_DIR/fakephp" 30 >"$WORK/fakephp.out" &
+	VICTIM_PID=$!
+	sleep 0.3
+	run_bpfprof 60 -v -p "$VICTIM_PID" -d 2 -o "$WORK/p.json.gz"
+	expect_success
+	awk -v t="$ELAPSED" 'BEGIN { exit !(t < 20) }' || fail "bpfprof took ${ELAPSED}s for a 2 s recording"
+	grep -q "^bpfprof: debug: PHP frames: 1 PHP processes at the start" "$WORK/bpfprof.err" ||
+		fail "bpfprof did not take fakephp for a PHP process: the test tests nothing"
+	"$NODE" --input-type=module -e '
+import { Profile, CATEGORY_PHP } from "'"$CHECK_DIR"'/profile.mjs";
+const p = Profile.fromFile(process.argv[1]);
+let samples = 0, most = 0, longest = 0, control = 0;
+for (const t of p.threads) for (const s of p.samplesOf(t)) {
+	const php = s.path.filter((f) => p.frameCategory(f) === CATEGORY_PHP);
+	for (const f of php) {
+		const name = p.frameFuncName(f);
+		longest = Math.max(longest, name.length);
+		control += /[\x00-\x1f]/.test(name);
+	}
+	if (php.length) samples++;
+	most = Math.max(most, php.length);
+}
+console.log(`${samples} samples with PHP frames, at most ${most} a sample; longest name ${longest}, ${control} with control bytes`);
+// PHP_NAME_MAX: a name and its class cut to 159 bytes (as UTF-16 units, fewer or as many).
+process.exit(samples > 100 && most <= 128 && longest < 160 && !control ? 0 : 1);
+' "$WORK/p.json.gz" >"$WORK/check.out" || fail "fakephp's PHP frames: $(cat "$WORK/check.out")"
+	ok "$(cat "$WORK/check.out")"
 	;;
 debuglink_fifo)
 	cat >"$USER_DIR/app.c" <<'EOF'

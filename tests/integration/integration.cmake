@@ -264,12 +264,20 @@ set_target_properties(bpfprof_workload_fakepy PROPERTIES
   COMPILE_OPTIONS "-O1;-Wall;-Wextra"
   LINK_OPTIONS "-rdynamic;-no-pie")
 target_link_libraries(bpfprof_workload_fakepy PRIVATE pthread)
+# And one that claims to be PHP (issue 40).
+add_executable(bpfprof_workload_fakephp ${BPFPROF_TESTS_DIR}/workloads/fakephp.c)
+set_target_properties(bpfprof_workload_fakephp PROPERTIES
+  OUTPUT_NAME fakephp
+  RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads
+  COMPILE_OPTIONS "-O1;-Wall;-Wextra"
+  LINK_OPTIONS "-rdynamic;-no-pie")
 foreach(mode debuglink_fifo perfmap_root perfmap_huge outdir_planted cgroup_claim
-             retention_planted python_fake)
+             retention_planted python_fake php_fake)
   bpfprof_integration_test(hostile_${mode} 180 TRUE hostile.sh ${mode})
   set_property(TEST integration.hostile_${mode} APPEND PROPERTY ENVIRONMENT
     JIT_ANON=$<TARGET_FILE:bpfprof_workload_jit_anon>
-    FAKEPY=$<TARGET_FILE:bpfprof_workload_fakepy>)
+    FAKEPY=$<TARGET_FILE:bpfprof_workload_fakepy>
+    FAKEPHP=$<TARGET_FILE:bpfprof_workload_fakephp>)
 endforeach()
 
 # A local user's fake CPython against root's bpfprof -a (issue 37): line
@@ -421,6 +429,8 @@ endforeach()
 foreach(mode before during fp pool)
   bpfprof_integration_test(python_${mode} 120 TRUE python.sh ${mode})
 endforeach()
+# PHP functions in the stacks (issue 40): Debian's php8.2 and phpfuncs.php.
+bpfprof_integration_test(php 120 TRUE php.sh)
 # Go (issue 26): programs built by Debian's golang-go at test time, unwound
 # through .gopclntab (tests/workloads/go, go.sh); go_park: stacks on g0
 # under runtime.mcall, across its switch in one step (issue 37).

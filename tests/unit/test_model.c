@@ -395,6 +395,45 @@ static void python_frames_replace_the_interpreter_loop(void)
 	model_free(&m);
 }
 
+/* PHP frames (issue 40): the function's address names it; its line is the word's. */
+static int64_t fake_php_frame(void *ctx, uint32_t pid, uint64_t func, uint64_t instr)
+{
+	(void)ctx;
+	return pid == 100 ? (int64_t)(func | instr << 16) : -ENOMEM;
+}
+
+/*
+ * A PHP sample (interp INTERP_PHP): execute_ex's frame replaced by its PHP
+ * frames, named by php_frame under OBJ_PHP, not python_frame; the VM's
+ * handlers (USTACK_INTERP_VM) left out.
+ */
+static void php_frames_replace_the_vm(void)
+{
+	struct model m;
+	struct proc_source src = { fake_info, fake_maps, NULL };
+	/* A handler leafward of the loop, the loop, main. */
+	uint64_t u[] = { 0x401000 | USTACK_INTERP_VM, 0x402000 | USTACK_PY_EVAL, 0x405000 };
+	/* inner (line 3), outer (line 7, the loop's first). */
+	uint64_t php[] = { 0xa0, 3 << 1, 0xb0, (7 << 1) | PY_FRAME_ENTRY };
+	struct sample_event e = make_sample(100, 100, 5000, "php", NULL, 0, u, 3);
+	struct raw_frame f[16];
+	int n;
+
+	src.python_frame = fake_python_frame;
+	src.php_frame = fake_php_frame;
+	model_init(&m, &src, 1000);
+	add_python(&e, php, 2);
+	e.interp = INTERP_PHP;
+	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	n = stack_frames(&m, m.threads.data[0].samples.data[0].stack, f, 16);
+	/* Leaf first: inner, outer, main; no handler frame. */
+	CHECK_EQ_INT(n, 3);
+	CHECK(f[0].object == OBJ_PHP && f[0].offset == (0xa0 | 6 << 16));
+	CHECK(f[1].object == OBJ_PHP && f[1].offset == (0xb0 | 14 << 16));
+	CHECK_EQ_INT(f[2].offset, 0x405000 - 0x400000 + 0x1000);
+	model_free(&m);
+}
+
 /* Runtime frames: a record names its frame by its words (word 0's low bits), unless 0xbad. */
 static int runtime_calls;
 
@@ -556,6 +595,7 @@ int main(void)
 	RUN(truncated_user_stack_gets_marker_root);
 	RUN(repeated_unknown_address_is_cut);
 	RUN(python_frames_replace_the_interpreter_loop);
+	RUN(php_frames_replace_the_vm);
 	RUN(runtime_records_name_their_frames);
 	RUN(restack_rewrites_a_sample_in_place);
 	RUN(restack_counts_a_cut_stack_once);

@@ -44,9 +44,14 @@ static uint32_t tsd_offset_of(const struct python_loader *l, const map_entries_t
 void python_loader_free(struct python_loader *l)
 {
 	vec_free(&l->files);
-	vec_free(&l->gone);
+	interp_gone_free(&l->gone);
 	hmap_free(&l->file_index);
 	memset(l, 0, sizeof(*l));
+}
+
+static int examine(Elf *elf, void *info)
+{
+	return python_info_read(elf, info);
 }
 
 /* What the file of mapping `e` of `pid` is, examined once per (device, inode). */
@@ -55,28 +60,12 @@ static const struct python_loader_file *file_of(struct python_loader *l, uint32_
 {
 	struct hmap_key key = { ((uint64_t)major(e->dev) << 32) | minor(e->dev), e->inode };
 	struct python_loader_file f = { .status = 0 };
-	char link[96];
-	struct stat st;
 	uint32_t idx;
-	int fd;
 
 	if (hmap_get(&l->file_index, key, &idx))
 		return &l->files.data[idx];
-	snprintf(link, sizeof(link), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, e->start,
-		 e->end);
-	fd = open(link, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return NULL; /* not ours to read, or gone: maybe next time */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
-		Elf *elf = elf_open_fd(fd);
-
-		if (elf) {
-			f.status = python_info_read(elf, &f.info);
-			elf_end(elf);
-		}
-	}
-	close(fd);
-	if (f.status == -ENOMEM || vec_push(&l->files, f) ||
+	f.status = interp_file_examine(pid, e, examine, &f.info);
+	if (f.status == -ENOENT || f.status == -ENOMEM || vec_push(&l->files, f) ||
 	    hmap_put(&l->file_index, key, (uint32_t)(l->files.len - 1)))
 		return NULL;
 	return &vec_last(&l->files);
@@ -152,32 +141,19 @@ int python_loader_forked(struct python_loader *l, uint32_t parent, uint32_t chil
 	return python_procs_fork(l->procs, parent, child);
 }
 
+static void forget(void *procs, uint32_t pid)
+{
+	python_procs_forget(procs, pid);
+}
+
 void python_loader_exited(struct python_loader *l, uint32_t pid)
 {
-	struct python_loader_gone g = { pid, l->flushes };
-
 	withdraw(l, pid);
-	if (python_procs_known(l->procs, pid) && vec_push(&l->gone, g))
+	if (python_procs_known(l->procs, pid) && interp_gone_add(&l->gone, pid))
 		python_procs_forget(l->procs, pid); /* out of memory: now rather than never */
 }
 
 void python_loader_flush(struct python_loader *l)
 {
-	size_t kept = 0;
-
-	l->flushes++;
-	for (size_t i = 0; i < l->gone.len; i++) {
-		struct python_loader_gone g = l->gone.data[i];
-
-		/*
-		 * Its exit was applied in the drain of flush g.flush; samples held
-		 * back then are decoded after the next drain, whose flush is
-		 * g.flush + 2: forget it only after that.
-		 */
-		if (l->flushes - g.flush >= 3)
-			python_procs_forget(l->procs, g.pid);
-		else
-			l->gone.data[kept++] = g;
-	}
-	l->gone.len = kept;
+	interp_gone_flush(&l->gone, forget, l->procs);
 }

@@ -24,6 +24,7 @@
 #include "tp_flavours.h"
 #include "timer_wakers.h"
 #include "sideband.h"
+#include "php_loader.h"
 #include "python_loader.h"
 #include "rt_loader.h"
 #include "stack_finish.h"
@@ -351,6 +352,16 @@ static void open_unwind_tables(struct session *s, const struct session_config *c
 			s->unwind->py = s->py;
 		}
 	}
+	/* And PHP processes (php_loader.h). */
+	if (!err && cfg->php) {
+		s->php = calloc(1, sizeof(*s->php));
+		if (s->php) {
+			proc_shares_use(&s->unwind->shares, PROC_SHARE_PHP,
+					bpf_map__fd(s->skel->maps.php_procs));
+			php_loader_init(s->php, &s->unwind->shares, cfg->php);
+			s->unwind->php = s->php;
+		}
+	}
 	/* So are the JIT runtimes whose frames BPF reads (rt_loader.h). */
 	if (!err && cfg->rt_nmodules) {
 		s->rt = calloc(1, sizeof(*s->rt));
@@ -396,6 +407,8 @@ static void open_unwind_tables(struct session *s, const struct session_config *c
 	unwind_loader_log_summary(s->unwind);
 	if (s->py)
 		log_debug("Python frames: %zu Python processes at the start", s->py->processes);
+	if (s->php)
+		log_debug("PHP frames: %zu PHP processes at the start", s->php->processes);
 }
 
 /*
@@ -460,6 +473,8 @@ int session_open(struct session *s, const struct session_config *cfg)
 	s->skel->rodata->python_frames = cfg->unwind_cfi && cfg->python;
 	s->skel->rodata->runtime_frames = cfg->unwind_cfi && cfg->rt_nmodules;
 	bpf_program__set_autoload(s->skel->progs.on_sample_python, cfg->unwind_cfi && cfg->python);
+	s->skel->rodata->php_frames = cfg->unwind_cfi && cfg->php;
+	bpf_program__set_autoload(s->skel->progs.on_sample_php, cfg->unwind_cfi && cfg->php);
 	s->skel->rodata->perf_max_stack = perf_event_max_stack();
 	session_copies_configure(s, cfg->unwind_cfi ? cfg->stack_copy_bytes : 0);
 	if (cfg->unwind_cfi) {
@@ -467,6 +482,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 		if (proc_maps_capacity()) {
 			bpf_map__set_max_entries(s->skel->maps.unwind_procs, proc_maps_capacity());
 			bpf_map__set_max_entries(s->skel->maps.py_procs, proc_maps_capacity());
+			bpf_map__set_max_entries(s->skel->maps.php_procs, proc_maps_capacity());
 		}
 		if (file_maps_capacity()) {
 			bpf_map__set_max_entries(s->skel->maps.unwind_files, file_maps_capacity());
@@ -553,6 +569,16 @@ int session_open(struct session *s, const struct session_config *cfg)
 					BPF_ANY))
 			log_warn("cannot chain the Python frames program (%s): stacks show the "
 				 "interpreter's C functions",
+				 strerror(errno));
+	}
+	/* And in on_sample_php for a PHP process. */
+	if (cfg->unwind_cfi && cfg->php) {
+		__u32 zero = 0;
+		int prog = bpf_program__fd(s->skel->progs.on_sample_php);
+
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.php_tail), &zero, &prog, BPF_ANY))
+			log_warn("cannot chain the PHP frames program (%s): stacks show the "
+				 "engine's C functions",
 				 strerror(errno));
 	}
 	/*
@@ -788,6 +814,11 @@ void session_close(struct session *s)
 		python_loader_free(s->py);
 		free(s->py);
 		s->py = NULL;
+	}
+	if (s->php) {
+		php_loader_free(s->php);
+		free(s->php);
+		s->php = NULL;
 	}
 	if (s->rt) {
 		rt_loader_free(s->rt);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../symbols/proc_maps.h"
+#include "php_loader.h"
 #include "python_loader.h"
 #include "rt_loader.h"
 #include "../util/bsearch_u64.h"
@@ -669,6 +670,8 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 	}
 	if (!err && l->py)
 		err = python_loader_process(l->py, pid, uid, &maps);
+	if (!err && l->php)
+		err = php_loader_process(l->php, pid, uid, &maps);
 	if (!err && l->rt)
 		err = rt_loader_process(l->rt, pid, uid, &maps);
 	map_entries_free(&maps);
@@ -711,6 +714,8 @@ int unwind_loader_refresh(struct unwind_loader *l)
 	l->dirty.len = 0;
 	if (l->py)
 		python_loader_flush(l->py);
+	if (l->php)
+		php_loader_flush(l->php);
 	if (!err && l->rt)
 		err = rt_loader_refresh(l->rt);
 	return err;
@@ -726,6 +731,8 @@ int unwind_loader_forked(struct unwind_loader *l, uint32_t parent, uint32_t chil
 		if (l->dirty.data[i] == parent)
 			return unwind_loader_mark(l, child);
 	if (proc_shares_forked(&l->shares, parent, child))
+		return -ENOMEM;
+	if (l->php && php_loader_forked(l->php, parent, child))
 		return -ENOMEM;
 	return l->py ? python_loader_forked(l->py, parent, child) : 0;
 }
@@ -761,6 +768,8 @@ void unwind_loader_forget(struct unwind_loader *l, uint32_t pid)
 	proc_shares_exited(&l->shares, pid);
 	if (l->py)
 		python_loader_exited(l->py, pid);
+	if (l->php)
+		php_loader_exited(l->php, pid);
 	if (l->rt)
 		rt_loader_exited(l->rt, pid);
 }

@@ -24,6 +24,7 @@
 #include "../capture/stack_finish.h"
 #include "../capture/unwind_loader.h"
 #include "../emit/frame_quality.h"
+#include "../lang/php_procs.h"
 #include "../lang/python_procs.h"
 #include "../util/clock.h"
 #include "../util/log.h"
@@ -142,7 +143,7 @@ static void log_unwind_misses(const struct unwind_loader *ul)
  * program ("[JIT] java"); Python's are told per interpreter version too
  * (samples in its interpreter with no Python frame count there).
  */
-static void print_lang_quality(const struct frame_quality *fq)
+static void print_lang_quality(const struct frame_quality *fq, const char *php_versions)
 {
 	const struct frame_lang_quality *q = &fq->lang;
 	bool first = true;
@@ -150,8 +151,11 @@ static void print_lang_quality(const struct frame_quality *fq)
 	for (int l = 0; l < FRAME_LANG_COUNT; l++) {
 		if (!q->samples[l])
 			continue;
-		fprintf(stderr, "%s%s %.1f%% of %" PRIu64 "%s",
+		fprintf(stderr, "%s%s%s%s %.1f%% of %" PRIu64 "%s",
 			first ? "bpfprof: runtime frames: " : "; ", frame_lang_name(l),
+			/* "PHP 8.2": the versions its processes ran. */
+			l == FRAME_LANG_PHP && php_versions[0] ? " " : "",
+			l == FRAME_LANG_PHP ? php_versions : "",
 			100.0 * (double)q->named[l] / (double)q->samples[l], q->samples[l],
 			first ? " samples in its code name one of its functions" : "");
 		first = false;
@@ -175,7 +179,8 @@ static void print_lang_quality(const struct frame_quality *fq)
  * "user stacks: 97.2% of 1998 reach a thread root; 56 stop early: 50 no CFI, 6 unreadable"
  * then, when not all are native, "... by runtime: native 96.1% of 998, Go 99.9% of 1000"
  */
-static void print_frame_quality(const struct frame_quality *q, const struct unwind_loader *ul)
+static void print_frame_quality(const struct frame_quality *q, const struct unwind_loader *ul,
+				const char *php_versions)
 {
 	char why[512] = "", by[256] = "";
 	size_t len = 0, blen = 0;
@@ -207,7 +212,7 @@ static void print_frame_quality(const struct frame_quality *q, const struct unwi
 	fputc('\n', stderr);
 	if (early)
 		log_unwind_misses(ul);
-	print_lang_quality(q);
+	print_lang_quality(q, php_versions);
 }
 
 /*
@@ -272,6 +277,7 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 			  enum output_format format, bool viewing)
 {
 	struct frame_quality frames;
+	char php_versions[64];
 	struct stat st;
 	char size[32] = "?";
 	size_t threads = 0;
@@ -304,7 +310,9 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 			r->model.stats.syscalls_counted, r->model.stats.syscall_markers,
 			lost->dropped[EV_SYSCALL], lost->dropped[EV_SYSCALL_TOTALS]);
 	if (!frame_quality_count(&frames, &r->model, tables))
-		print_frame_quality(&frames, r->session.unwind);
+		print_frame_quality(
+			&frames, r->session.unwind,
+			php_procs_versions(r->php_procs, php_versions, sizeof(php_versions)));
 	if (r->session.unwind) {
 		char store[256];
 

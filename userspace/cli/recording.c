@@ -22,6 +22,7 @@
 #include "../emit/emitter.h"
 #include "../emit/pprof_writer.h"
 #include "../symbols/debuginfo_server.h"
+#include "../lang/php_procs.h"
 #include "../lang/python_procs.h"
 #include "../symbols/frame_resolver.h"
 #include "../lang/hotspot_procs.h"
@@ -88,6 +89,8 @@ static void fill_meta(struct profile_meta *meta, struct recording *r, const stru
 	uname(uts);
 	meta->product_version = BPFPROF_VERSION;
 	meta->command_line = opts->self_command_line;
+	meta->php_versions =
+		php_procs_versions(r->php_procs, r->php_versions, sizeof(r->php_versions));
 	meta->hostname = host;
 	meta->kernel_release = uts->release;
 	meta->arch = uts->machine;
@@ -360,11 +363,13 @@ int recording_start(struct recording *r, const struct options *opts)
 	r->jvms = hotspot_procs_new("/proc");
 	r->java_frames = java_frames_new();
 	r->v8 = v8_procs_new("/proc");
+	r->php_procs = php_procs_new();
 	r->frames = (struct frame_resolver){ r->sym, r->jit, r->py_frames, r->java_frames };
 	r->debuginfod = debuginfo_server_open(opts->debuginfod_budget_ns / 1000000);
 	if (r->sym)
 		symbolizer_set_debuginfod(r->sym, r->debuginfod);
-	if (!r->jit || !r->py_procs || !r->py_frames || !r->jvms || !r->java_frames || !r->v8) {
+	if (!r->jit || !r->py_procs || !r->py_frames || !r->jvms || !r->java_frames || !r->v8 ||
+	    !r->php_procs) {
 		log_error("out of memory");
 		return 1;
 	}
@@ -376,6 +381,7 @@ int recording_start(struct recording *r, const struct options *opts)
 	r->src_ctx.jvms = r->jvms;
 	r->src_ctx.java_frames = r->java_frames;
 	r->src_ctx.v8 = r->v8;
+	r->src_ctx.php_procs = r->php_procs;
 	r->src_ctx.symbols_lock = &r->symbols_lock;
 	proc_source_init(&src, &r->src_ctx);
 	model_init(&r->model, &src, 0);
@@ -401,6 +407,8 @@ int recording_start(struct recording *r, const struct options *opts)
 	cfg.ctx = &r->model;
 	/* Python functions in the stacks, where the unwinder reads the processes' mappings. */
 	cfg.python = cfg.unwind_cfi ? r->py_procs : NULL;
+	/* PHP functions likewise. */
+	cfg.php = cfg.unwind_cfi ? r->php_procs : NULL;
 	/* Java frames read in BPF where the JVM keeps them (interpreted frames), JS in node's. */
 	rt_modules[0] = hotspot_procs_rt_module(r->jvms);
 	rt_modules[1] = v8_procs_rt_module(r->v8);
@@ -620,6 +628,7 @@ void recording_close(struct recording *r)
 	jit_maps_free(r->jit);
 	python_procs_free(r->py_procs);
 	python_frames_free(r->py_frames);
+	php_procs_free(r->php_procs);
 	hotspot_procs_free(r->jvms);
 	java_frames_free(r->java_frames);
 	v8_procs_free(r->v8);

@@ -52,6 +52,8 @@ struct recording {
 	struct jit_maps *jit;
 	struct python_procs *py_procs;	 /* Python processes: their code objects, named */
 	struct python_frames *py_frames; /* the Python frames met */
+	struct php_procs *php_procs;	 /* PHP processes: their functions, named */
+	char php_versions[64];		 /* the versions they ran, for the profile's meta */
 	struct hotspot_procs *jvms;	 /* the JVMs met, read as their code is met */
 	struct java_frames *java_frames; /* the Java (and JS) frames met */
 	struct v8_procs *v8;		 /* the node processes met, read as their frames are met */

@@ -89,7 +89,7 @@ static uint8_t *outermost_user_is_root(const struct profile_tables *t)
 
 		if (above != ROOT_NO_USER ||
 		    (f->category != CAT_USER && f->category != CAT_PYTHON &&
-		     f->category != CAT_JAVA && f->category != CAT_JS))
+		     f->category != CAT_JAVA && f->category != CAT_JS && f->category != CAT_PHP))
 			memo[i] = above;
 		else
 			memo[i] = frame_quality_is_root(
@@ -141,6 +141,8 @@ const char *frame_lang_name(enum frame_lang l)
 		return "Java";
 	case FRAME_LANG_JS:
 		return "JavaScript";
+	case FRAME_LANG_PHP:
+		return "PHP";
 	default:
 		return "?";
 	}
@@ -174,6 +176,10 @@ uint8_t frame_lang_bits(int lang, const char *func, bool is_js)
 	case FRAME_LANG_JS:
 		named = is_js;
 		break;
+	case FRAME_LANG_PHP:
+		/* Not a stand-in: "[unknown PHP function]", "[PHP function past ...]". */
+		named = func && func[0] != '[';
+		break;
 	default:
 		return 0;
 	}
@@ -186,6 +192,7 @@ static uint8_t pt_frame_lang_bits(const struct profile_tables *t, const struct p
 	int lang = f->category == CAT_PYTHON ? FRAME_LANG_PYTHON
 		   : f->category == CAT_JAVA ? FRAME_LANG_JAVA
 		   : f->category == CAT_JS   ? FRAME_LANG_JS
+		   : f->category == CAT_PHP  ? FRAME_LANG_PHP
 					     : -1;
 
 	return lang < 0 ? 0 : frame_lang_bits(lang, strtab_get(&t->strings, fn->name), fn->is_js);

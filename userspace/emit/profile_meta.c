@@ -27,7 +27,7 @@ static void write_categories(struct json_writer *w)
 		[CAT_OTHER] = { "Other", "grey" },	[CAT_KERNEL] = { "Kernel", "orange" },
 		[CAT_USER] = { "User", "yellow" },	[CAT_OFFCPU] = { "Off-CPU", "lightblue" },
 		[CAT_PYTHON] = { "Python", "blue" },	[CAT_JAVA] = { "Java", "green" },
-		[CAT_JS] = { "JavaScript", "magenta" },
+		[CAT_JS] = { "JavaScript", "magenta" }, [CAT_PHP] = { "PHP", "purple" },
 	};
 
 	jw_key_array(w, "categories");
@@ -205,6 +205,8 @@ static void write_extra(struct json_writer *w, const struct model *m,
 							: "off");
 	extra_entry_int(w, "Truncated stacks", m->stats.truncated_stacks);
 	write_extra_frame_quality(w, &meta->frame_quality, meta);
+	if (meta->php_versions && meta->php_versions[0])
+		extra_entry_string(w, "PHP versions", meta->php_versions);
 	extra_entry_int(w, "User frames outside file mappings (JIT, anonymous)",
 			m->stats.unknown_user_addrs);
 	extra_entry_int(w, "Malformed events", m->stats.events_malformed);

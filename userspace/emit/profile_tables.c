@@ -333,6 +333,7 @@ static int64_t frame_of_item(struct profile_tables *t, const struct resolved_fra
 	frame.category = rf->offcpu	  ? CAT_OFFCPU
 			 : rf->kernel	  ? CAT_KERNEL
 			 : rf->python	  ? CAT_PYTHON
+			 : rf->php	  ? CAT_PHP
 			 : rf->java	  ? CAT_JAVA
 			 : rf->javascript ? CAT_JS
 					  : CAT_USER;

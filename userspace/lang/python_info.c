@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../util/elf_dynsym.h"
+#include "../util/elf_section.h"
 
 struct found_symbols {
 	struct python_info *info;
@@ -89,23 +90,6 @@ static bool writable_at(Elf *elf, uint64_t vaddr, uint64_t len)
 		    vaddr >= ph.p_vaddr && vaddr - ph.p_vaddr <= ph.p_memsz &&
 		    len <= ph.p_memsz - (vaddr - ph.p_vaddr))
 			return true;
-	}
-	return false;
-}
-
-static bool exec_bias(Elf *elf, int64_t *bias)
-{
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
-			*bias = (int64_t)(ph.p_vaddr - ph.p_offset);
-			return true;
-		}
 	}
 	return false;
 }
@@ -243,7 +227,7 @@ int python_info_read(Elf *elf, struct python_info *info)
 		info->eval_size = f.eval_ex_size;
 	}
 	if (!info->version_hex || !info->eval_start || !info->eval_size ||
-	    !exec_bias(elf, &info->exec_bias))
+	    elf_exec_bias(elf, &info->exec_bias))
 		return -ENOTSUP;
 	frames = python_layout_for(info->version_hex, &info->frames, &code);
 	info->code = code;

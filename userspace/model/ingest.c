@@ -112,6 +112,7 @@ struct stack_record {
 	uint64_t ts;
 	const __u64 *py; /* py_len Python frames, two words each */
 	uint32_t py_len;
+	uint32_t interp; /* enum interp_kind: whose frames py holds */
 	const __u64 *rt; /* rt_len runtime records, RT_REC_WORDS words each (bpf/runtime.bpf.h) */
 	uint32_t rt_len;
 };
@@ -166,14 +167,17 @@ static void py_group(const struct stack_record *e, struct py_groups *g)
 static int push_python(struct model *m, struct process *p, const struct stack_record *e,
 		       const struct py_groups *g, uint32_t group, uint32_t *stack)
 {
+	bool php = e->interp == INTERP_PHP;
+
 	for (uint32_t j = g->start[group + 1]; j-- > g->start[group];) {
-		int64_t entry = m->source.python_frame(m->source.ctx, p->pid, e->py[2 * j],
-						       e->py[2 * j + 1] & ~PY_FRAME_ENTRY);
+		int64_t entry = (php ? m->source.php_frame : m->source.python_frame)(
+			m->source.ctx, p->pid, e->py[2 * j], e->py[2 * j + 1] & ~PY_FRAME_ENTRY);
 		int err;
 
 		if (entry < 0)
 			return (int)entry;
-		if ((err = push_frame(m, stack, OBJ_PYTHON, (uint64_t)entry, false)))
+		if ((err = push_frame(m, stack, php ? OBJ_PHP : OBJ_PYTHON, (uint64_t)entry,
+				      false)))
 			return err;
 	}
 	return 0;
@@ -191,7 +195,7 @@ static int push_python(struct model *m, struct process *p, const struct stack_re
 static bool repeats_recent(const __u64 *uips, uint32_t i, uint64_t ip)
 {
 	for (uint32_t j = i > UNWIND_REPEAT_WINDOW ? i - UNWIND_REPEAT_WINDOW : 0; j < i; j++)
-		if ((uips[j] & ~USTACK_PY_EVAL) == ip)
+		if ((uips[j] & ~USTACK_TAGS) == ip)
 			return true;
 	return false;
 }
@@ -212,7 +216,7 @@ static uint32_t ustack_until_stuck(struct model *m, struct process *p, const str
 	uint64_t offset, ip;
 
 	for (uint32_t i = 1; i < e->ustack_len; i++) {
-		ip = uips[i] & ~USTACK_PY_EVAL;
+		ip = uips[i] & ~USTACK_TAGS;
 		if (repeats_recent(uips, i, ip) &&
 		    !resolve_user_addr(m, p, ip, true, e->ts, &object, &offset) &&
 		    !find_mapping(p, ip))
@@ -240,7 +244,8 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 	/* Asked until known: the capture may learn it runs Python after its first samples. */
 	if (!p->python_version && m->source.python_version)
 		p->python_version = m->source.python_version(m->source.ctx, p->pid);
-	if (e->py_len && m->source.python_frame) {
+	if (e->py_len && (e->interp == INTERP_PHP ? m->source.php_frame != NULL
+						  : m->source.python_frame != NULL)) {
 		py_group(e, &groups);
 		for (uint32_t i = 0; i < ulen; i++)
 			loops += !!(uips[i] & USTACK_PY_EVAL);
@@ -260,8 +265,11 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 		 * fault, it is the instruction about to run.
 		 */
 		bool is_return = i > 0 || (e->flags & SAMPLE_USER_IN_SYSCALL);
-		uint64_t ip = uips[i] & ~USTACK_PY_EVAL;
+		uint64_t ip = uips[i] & ~USTACK_TAGS;
 
+		/* The VM's own code beside its loop: the loop's frames stand for it. */
+		if ((uips[i] & USTACK_INTERP_VM) && groups.n)
+			continue;
 		/* The interpreter loop: its Python frames instead, when there are as many groups.
 		 */
 		if ((uips[i] & USTACK_PY_EVAL) && loops && loops - 1 < groups.n) {
@@ -384,6 +392,7 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 				    .ts = e->hdr.ts,
 				    .py = e->ips + e->kstack_len + e->ustack_len,
 				    .py_len = e->py_len,
+				    .interp = e->interp,
 				    .rt = e->ips + e->kstack_len + e->ustack_len,
 				    .rt_len = e->rt_len };
 	err = build_stack(m, p, &sr, &s.stack);
@@ -637,6 +646,7 @@ int model_add_switch(struct model *m, const struct switch_event *e, size_t size)
 					    .ts = e->hdr.ts,
 					    .py = e->ips + e->kstack_len + e->ustack_len,
 					    .py_len = e->py_len,
+					    .interp = e->interp,
 					    .rt = e->ips + e->kstack_len + e->ustack_len,
 					    .rt_len = e->rt_len };
 		trim_switch_stack(m, &sr);

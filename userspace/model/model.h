@@ -353,6 +353,12 @@ struct proc_source {
 	 * known (yet): for frame quality per version. Optional.
 	 */
 	uint32_t (*python_version)(void *ctx, uint32_t pid);
+	/*
+	 * A PHP frame (its zend_function's address and ((line << 1) | entry),
+	 * bpf/php.bpf.h) as the offset of a raw frame under OBJ_PHP; as
+	 * python_frame. Optional: without it, execute_ex stays.
+	 */
+	int64_t (*php_frame)(void *ctx, uint32_t pid, uint64_t func, uint64_t instr);
 	void *ctx;
 };
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "../cgroup/cgroup_fs.h"
+#include "../lang/php_procs.h"
 #include "../lang/python_procs.h"
 #include "../symbols/proc_maps.h"
 #include "../symbols/jit_maps.h"
@@ -441,6 +442,29 @@ static uint32_t python_version(void *vctx, uint32_t pid)
 	return ctx->py_procs ? python_procs_version(ctx->py_procs, pid) : 0;
 }
 
+/* A PHP frame's function, read from the process while it lives (lang/php_procs.h). */
+static int64_t php_frame(void *vctx, uint32_t pid, uint64_t func, uint64_t instr)
+{
+	struct proc_source_ctx *ctx = vctx;
+	struct php_location loc = { "[unknown PHP function]", "", 0, false };
+	struct hotspot_frame frame;
+	uint32_t uid = JAVA_FRAMES_NO_USER;
+	int err;
+
+	/* The process is read first: only the interning needs the lock (unless held already). */
+	err = php_procs_resolve(ctx->php_procs, pid, func, instr, &loc);
+	if (err == -ENOMEM)
+		return err;
+	if (err)
+		loc = (struct php_location){ "[unknown PHP function]", "", 0, false };
+	php_procs_uid(ctx->php_procs, pid, &uid);
+	snprintf(frame.name, sizeof(frame.name), "%s", loc.name);
+	snprintf(frame.file, sizeof(frame.file), "%s", loc.file);
+	frame.line = loc.line;
+	lock_symbols(ctx);
+	return java_frames_intern_lang(ctx->java_frames, uid, &frame, 1, JAVA_FRAMES_PHP);
+}
+
 static int read_cgroup(void *vctx, uint32_t pid, char **path, uint32_t *owner)
 {
 	struct proc_source_ctx *ctx = vctx;
@@ -518,5 +542,6 @@ void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)
 	src->read_uid = read_uid;
 	src->python_frame = ctx->py_frames ? python_frame : NULL;
 	src->python_version = python_version;
+	src->php_frame = ctx->php_procs && ctx->java_frames ? php_frame : NULL;
 	src->ctx = ctx;
 }

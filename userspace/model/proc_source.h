@@ -29,6 +29,8 @@ struct proc_source_ctx {
 	/* node processes (noted by the capture's runtime module), their JS frames in java_frames.
 	 */
 	struct v8_procs *v8;
+	/* PHP processes (read by the capture), their functions in java_frames; NULL for none. */
+	struct php_procs *php_procs;
 	/*
 	 * Taken before any use of sym, jit and py_frames, which a thread that
 	 * symbolizes a continuous snapshot reads meanwhile, and held until

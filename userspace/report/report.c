@@ -335,6 +335,8 @@ static void print_text(const struct report_stats *s, const struct report_profile
 {
 	double dur = duration_ms(p), lost = lost_events(p);
 	const char *cmd = extra_string(p, "Command line");
+	/* "PHP 8.2 frames": the versions the recording met. */
+	const char *php = extra_string(p, "PHP versions");
 	unsigned rows = o->rows;
 	size_t i;
 
@@ -347,9 +349,10 @@ static void print_text(const struct report_stats *s, const struct report_profile
 		printf("command line: %s\n", shown(cmd));
 	for (int l = 0; l < FRAME_LANG_COUNT; l++)
 		if (s->lang.samples[l])
-			printf("%s frames: %.1f%% of %" PRIu64
+			printf("%s%s%s frames: %.1f%% of %" PRIu64
 			       " on-CPU samples in %s code name one of its functions\n",
-			       frame_lang_name(l),
+			       frame_lang_name(l), l == FRAME_LANG_PHP && php ? " " : "",
+			       l == FRAME_LANG_PHP && php ? php : "",
 			       pct((double)s->lang.named[l], (double)s->lang.samples[l]),
 			       s->lang.samples[l], frame_lang_name(l));
 	each_python_version(p, python_version_text, NULL);

@@ -20,6 +20,8 @@ enum {
 	OBJ_PYTHON = 0x30000000,
 	/* Java frames read from a JVM: offset = entry of symbols/java_frames.h. */
 	OBJ_JAVA = 0x30000001,
+	/* PHP frames: offset = entry of symbols/java_frames.h (JAVA_FRAMES_PHP). */
+	OBJ_PHP = 0x30000004,
 	/* JIT code described by a process's perf map (symbols/jit_maps.c), far above any file. */
 	OBJ_FIRST_JIT = 0x40000000,
 };

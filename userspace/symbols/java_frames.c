@@ -250,7 +250,8 @@ bool java_frames_resolve(const struct java_frames *f, uint64_t index, struct res
 	out->address = -1;
 	out->symbol_address = -1;
 	out->java = e->lang == JAVA_FRAMES_JAVA;
-	out->javascript = !out->java;
+	out->php = e->lang == JAVA_FRAMES_PHP;
+	out->javascript = !out->java && !out->php;
 	out->is_js = e->lang == JAVA_FRAMES_JS;
 	return true;
 }

@@ -47,6 +47,7 @@ enum java_frames_lang {
 	JAVA_FRAMES_JAVA,     /* a JVM's (the Java category) */
 	JAVA_FRAMES_JS,	      /* V8's JS functions (JavaScript, isJS) */
 	JAVA_FRAMES_V8_OTHER, /* V8's typed frames, V8::<Type> (JavaScript, not isJS) */
+	JAVA_FRAMES_PHP,      /* PHP's functions (the PHP category) */
 };
 
 /* java_frames_intern_user for frames of runtime `lang`: entries of its own. */

@@ -65,6 +65,8 @@ struct resolved_frame {
 	bool kernel;
 	/* A Python function's frame (symbols/python_frames.h): the Python category. */
 	bool python;
+	/* A PHP function's frame (symbols/java_frames.h, JAVA_FRAMES_PHP): the PHP category. */
+	bool php;
 	/* JIT code of a JVM or of V8 (symbols/jit_maps.h): the Java or JavaScript category. */
 	bool java, javascript;
 	/* A JavaScript function (not V8's builtins): the front-end's "JavaScript only" keeps it. */

@@ -9,33 +9,7 @@
 #include <time.h>
 
 #include "go_table.h"
-
-/*
- * ELF vaddr - file offset of the executable segments, which the unwinder
- * adds to a PC's offset in the file. -EINVAL when there is none, or when
- * two disagree (one bias per file is all the BPF side keeps).
- */
-static int exec_bias(Elf *elf, int64_t *bias)
-{
-	size_t n;
-	bool found = false;
-
-	if (elf_getphdrnum(elf, &n))
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		int64_t b;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		b = (int64_t)(ph.p_vaddr - ph.p_offset);
-		if (found && b != *bias)
-			return -EINVAL;
-		*bias = b;
-		found = true;
-	}
-	return found ? 0 : -EINVAL;
-}
+#include "../util/elf_section.h"
 
 static uint64_t cpu_ns(void)
 {
@@ -66,7 +40,7 @@ static int build(Elf *elf, const struct cfi_budget *budget, struct unwind_built 
 	uint64_t go_lo, go_hi, t0 = cpu_ns();
 	int err, go_err;
 
-	if (!elf || elf_kind(elf) != ELF_K_ELF || exec_bias(elf, &out->bias))
+	if (!elf || elf_kind(elf) != ELF_K_ELF || elf_exec_bias(elf, &out->bias))
 		return UNWIND_FILE_INVALID;
 	err = cfi_table_build_within(elf, budget, &out->t);
 	if (err == -E2BIG) {

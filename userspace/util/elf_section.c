@@ -2,6 +2,7 @@
 #include "elf_section.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -89,4 +90,31 @@ int elf_code_reader_read(struct elf_code_reader *r, uint64_t vaddr, void *buf, s
 	}
 	memcpy(buf, r->bytes + (vaddr - r->start), len);
 	return 0;
+}
+
+/*
+ * ELF vaddr - file offset of the executable segments, which the unwinder
+ * adds to a PC's offset in the file. -EINVAL when there is none, or when
+ * two disagree (one bias per file is all the BPF side keeps).
+ */
+int elf_exec_bias(Elf *elf, int64_t *bias)
+{
+	size_t n;
+	bool found = false;
+
+	if (elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		int64_t b;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		b = (int64_t)(ph.p_vaddr - ph.p_offset);
+		if (found && b != *bias)
+			return -EINVAL;
+		*bias = b;
+		found = true;
+	}
+	return found ? 0 : -EINVAL;
 }

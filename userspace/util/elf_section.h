@@ -40,4 +40,10 @@ struct elf_code_reader {
 /* As elf_read_code, through r's window (len <= ELF_CODE_WINDOW): also -E2BIG. */
 int elf_code_reader_read(struct elf_code_reader *r, uint64_t vaddr, void *buf, size_t len);
 
+/*
+ * ELF vaddr - file offset of the executable segments: what a PC's offset in
+ * the file is moved by. -EINVAL when there is none, or when two disagree.
+ */
+int elf_exec_bias(Elf *elf, int64_t *bias);
+
 #endif
