@@ -16,7 +16,7 @@
 
 #include "../lang/python_procs.h"
 #include "../util/log.h"
-#include "../util/elf_open.h"
+#include "interp_file.h"
 
 void python_loader_init(struct python_loader *l, struct proc_shares *shares,
 			struct python_procs *procs)
@@ -35,34 +35,23 @@ void python_loader_free(struct python_loader *l)
 	memset(l, 0, sizeof(*l));
 }
 
+static int read_info(Elf *elf, void *info)
+{
+	return python_info_read(elf, info);
+}
+
 /* What the file of mapping `e` of `pid` is, examined once per (device, inode). */
 static const struct python_loader_file *file_of(struct python_loader *l, uint32_t pid,
 						const struct map_entry *e)
 {
-	struct hmap_key key = { ((uint64_t)major(e->dev) << 32) | minor(e->dev), e->inode };
+	struct hmap_key key = interp_file_key(e);
 	struct python_loader_file f = { .status = 0 };
-	char link[96];
-	struct stat st;
 	uint32_t idx;
-	int fd;
 
 	if (hmap_get(&l->file_index, key, &idx))
 		return &l->files.data[idx];
-	snprintf(link, sizeof(link), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, pid, e->start,
-		 e->end);
-	fd = open(link, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return NULL; /* not ours to read, or gone: maybe next time */
-	if (!fstat(fd, &st) && S_ISREG(st.st_mode)) {
-		Elf *elf = elf_open_fd(fd);
-
-		if (elf) {
-			f.status = python_info_read(elf, &f.info);
-			elf_end(elf);
-		}
-	}
-	close(fd);
-	if (f.status == -ENOMEM || vec_push(&l->files, f) ||
+	f.status = interp_file_examine(pid, e, read_info, &f.info);
+	if (f.status == -EBADF || f.status == -ENOMEM || vec_push(&l->files, f) ||
 	    hmap_put(&l->file_index, key, (uint32_t)(l->files.len - 1)))
 		return NULL;
 	return &vec_last(&l->files);

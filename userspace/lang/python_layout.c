@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../util/elf_dynsym.h"
+#include "../util/elf_vaddr.h"
 
 /*
  * CPython 3.11 on x86_64 and arm64 (LP64), from Include/cpython/code.h,
@@ -81,47 +82,6 @@ static bool find_symbols(Elf *elf, struct python_info *info, uint64_t *version_v
 	return f.runtime;
 }
 
-/* The 4 bytes at ELF address `vaddr`, from the file's PT_LOAD holding them. */
-static bool read_u32_at(Elf *elf, uint64_t vaddr, uint32_t *out)
-{
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		Elf_Data *d;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || vaddr < ph.p_vaddr ||
-		    vaddr + 4 > ph.p_vaddr + ph.p_filesz)
-			continue;
-		d = elf_getdata_rawchunk(elf, (int64_t)(ph.p_offset + (vaddr - ph.p_vaddr)), 4,
-					 ELF_T_BYTE);
-		if (!d || !d->d_buf)
-			return false;
-		memcpy(out, d->d_buf, 4);
-		return true;
-	}
-	return false;
-}
-
-static bool exec_bias(Elf *elf, int64_t *bias)
-{
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X)) {
-			*bias = (int64_t)(ph.p_vaddr - ph.p_offset);
-			return true;
-		}
-	}
-	return false;
-}
-
 bool python_layout_for(uint32_t version_hex, struct py_layout *frames,
 		       const struct python_code_layout **code)
 {
@@ -143,8 +103,8 @@ int python_info_read(Elf *elf, struct python_info *info)
 	if (elf_kind(elf) != ELF_K_ELF || !find_symbols(elf, info, &version_vaddr))
 		return 0;
 	if (!info->eval_start || !info->eval_size || !info->code_type || !version_vaddr ||
-	    !read_u32_at(elf, version_vaddr, &info->version_hex) ||
-	    !exec_bias(elf, &info->exec_bias))
+	    !elf_read_vaddr(elf, version_vaddr, &info->version_hex, 4) ||
+	    !elf_exec_bias(elf, &info->exec_bias))
 		return -ENOTSUP; /* older than 3.11 (no Py_Version), or not whole */
 	return python_layout_for(info->version_hex, &info->frames, &info->code) ? 1 : -ENOTSUP;
 }
