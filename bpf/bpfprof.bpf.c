@@ -273,6 +273,7 @@ static __always_inline bool user_in_syscall(void)
 #include "rt_step.bpf.h"
 #include "unwind.bpf.h"
 #include "python.bpf.h"
+#include "ruby.bpf.h"
 
 #include "stacks.bpf.h"
 #include "runtime.bpf.h"
@@ -456,6 +457,8 @@ int BPF_PROG(on_exec, struct task_struct *task)
 	 * old offsets until userspace reads the new maps.
 	 */
 	bpf_map_delete_elem(&rt_procs, &tgid);
+	if (ruby_frames)
+		bpf_map_delete_elem(&rb_procs, &tgid);
 	if (!cfi_unwind || !unwind_find_vma ||
 	    (filter_tgid && !bpf_map_lookup_elem(&target_tgids, &tgid)) ||
 	    proc_uid_capped(task, PROC_CAPPED_UNWIND) ||

@@ -151,6 +151,17 @@ struct folded_wakeup {
 #define PY_FRAME_ENTRY 1ull
 
 /*
+ * sample_event.interp: the interpreter whose frames py_len holds (the
+ * format is the same: a code word, an instruction word with
+ * PY_FRAME_ENTRY), and whose loop USTACK_PY_EVAL tags.
+ */
+enum interp_kind {
+	INTERP_PYTHON = 0,
+	INTERP_RUBY = 1, /* iseq pointer, VM pc (bpf/ruby.bpf.h) */
+	INTERP_PHP = 2,
+};
+
+/*
  * ips[] holds kstack_len kernel frames followed by ustack_len user frames,
  * each innermost (leaf) first, as bpf_get_stack() returns them, then
  * py_len Python frames, innermost first, two words each: the code
@@ -181,7 +192,8 @@ struct sample_event {
 	__u32 flags;
 	__u16 py_len;
 	__u16 rt_len; /* runtime records after the user frames (struct rt_proc); 0 with py_len */
-	__u16 py_pad[2];
+	__u16 interp; /* enum interp_kind: whose interpreter frames py_len counts */
+	__u16 py_pad[1];
 	struct folded_wakeup woken; /* the wakeup that ended the thread's last wait */
 	__u64 ips[BPFPROF_IPS_WORDS];
 };
@@ -486,6 +498,7 @@ struct unwind_file_info {
 #define PROC_CAPPED_UNWIND 1
 #define PROC_CAPPED_PY	   2
 #define PROC_CAPPED_RT	   4 /* rt_procs: userspace only (no kernel side adds its entries) */
+#define PROC_CAPPED_RB	   8 /* rb_procs: userspace only */
 #define PROC_CAPPED_UIDS   256
 
 struct unwind_mapping {
@@ -610,6 +623,32 @@ struct py_proc {
 	__u64 runtime;		    /* address of _PyRuntime in the process */
 	__u64 eval_start, eval_end; /* _PyEval_EvalFrameDefault's code */
 	struct py_layout layout;
+};
+
+/*
+ * Ruby's control frames (CRuby 3.x; lang/ruby_layout.h). A thread's
+ * execution context is its TLS variable ruby_current_ec, of libruby's TLS
+ * block: the block is dtv[modid] (the dtv at the thread's fs base + 8),
+ * modid the word the dynamic linker put in the GOT slot `ec_modid_slot`
+ * (a DTPMOD64 relocation), so BPF reads it there and needs nothing per
+ * thread. The context's cfp points into the top of its VM stack; each
+ * control frame's caller is the next one up, to the stack's end. Offsets
+ * are in bytes.
+ */
+struct rb_layout {
+	__u16 ec_vm_stack;	/* rb_execution_context_t.vm_stack (VALUE *) */
+	__u16 ec_vm_stack_size; /* .vm_stack_size (size_t, in VALUEs) */
+	__u16 ec_cfp;		/* .cfp */
+	__u16 cfp_size;		/* sizeof(rb_control_frame_t) */
+	__u16 cfp_pc, cfp_iseq, cfp_ep;
+	__u16 pad;
+};
+
+struct rb_proc {
+	__u64 ec_modid_slot; /* the GOT slot holding libruby's TLS module id */
+	__u64 ec_tls_offset; /* ruby_current_ec's offset in libruby's TLS block */
+	__u64 exec_start, exec_end; /* rb_vm_exec's code: one call per group of frames */
+	struct rb_layout layout;
 };
 
 /*

@@ -29,6 +29,14 @@ struct {
 	__type(value, __u32);
 } python_tail SEC(".maps");
 
+/* on_sample's tail for a Ruby process (on_sample_ruby). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} ruby_tail SEC(".maps");
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
@@ -78,7 +86,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		e->oncpu_since = unseen_switch_in_time(cur, slice ? slice->since : 0, e->hdr.ts);
 		e->oncpu_runtime_ns = tid ? cur->se.prev_sum_exec_runtime : 0;
 	}
-	/* The switch's time comes from the runqueue clock (switch_clock.bpf.h): within microseconds. */
+	/* The switch's time comes from the runqueue clock (switch_clock.bpf.h): within
+	 * microseconds. */
 	if (e->oncpu_since > e->hdr.ts)
 		e->oncpu_since = e->hdr.ts;
 	task_comm(e->comm, cur);
@@ -94,6 +103,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	e->ustack_len = un;
 	e->py_len = 0;
 	e->rt_len = 0;
+	e->interp = INTERP_PYTHON;
 	/*
 	 * A Python process's sample goes on in on_sample_python, a program
 	 * of its own (a tail call), which the verifier checks apart from the
@@ -102,6 +112,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	 */
 	if (python_frames && un && bpf_map_lookup_elem(&py_procs, &tgid))
 		bpf_tail_call(ctx, &python_tail, 0);
+	if (ruby_frames && un && bpf_map_lookup_elem(&rb_procs, &tgid))
+		bpf_tail_call(ctx, &ruby_tail, 0);
 	/* A runtime's frames (runtime.bpf.h): a lookup, for a process that runs none. */
 	e->rt_len = rt_stack((struct rt_ips *)e->ips, (struct rt_fps *)SAMPLE_FPS(e), tgid,
 			     kn | un << 16, e->flags);
@@ -117,9 +129,15 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
-/* The tail of on_sample for a Python process: its Python frames, then the record. */
-SEC("perf_event")
-int on_sample_python(struct bpf_perf_event_data *ctx)
+/*
+ * The tail of on_sample for an interpreter's process: its frames (in the
+ * format every interpreter shares, interp saying whose), then the record.
+ * A sample with interpreter frames is not finished from a copy (they are
+ * grouped by the loops of this walk, which a later one cannot redo:
+ * capture/stack_finish.c): its copy stays out of the ring, and its bytes
+ * go back to the budgets (S2/S5 review, finding 8).
+ */
+static __always_inline int interp_tail(__u16 interp)
 {
 	__u32 zero = 0, kn, un;
 	struct sample_event *e = bpf_map_lookup_elem(&scratch, &zero);
@@ -128,14 +146,11 @@ int on_sample_python(struct bpf_perf_event_data *ctx)
 		return 0;
 	kn = e->kstack_len;
 	un = e->ustack_len;
+	e->interp = interp;
 	if (un && kn <= BPFPROF_MAX_KSTACK && un <= BPFPROF_MAX_USTACK)
-		e->py_len = python_stack(e->hdr.pid, e->ips, kn, un, &e->flags);
-	/*
-	 * A sample with Python frames is not finished from a copy (they are
-	 * grouped by the loops of this walk, which a later one cannot redo:
-	 * capture/stack_finish.c): its copy stays out of the ring, and its
-	 * bytes go back to the budgets (S2/S5 review, finding 8).
-	 */
+		e->py_len = interp == INTERP_RUBY
+				    ? ruby_stack(e->hdr.pid, e->ips, kn, un, &e->flags)
+				    : python_stack(e->hdr.pid, e->ips, kn, un, &e->flags);
 	if ((e->flags & SAMPLE_USTACK_COPIED) && e->py_len) {
 		e->flags &= ~SAMPLE_USTACK_COPIED;
 		stack_copy_refund();
@@ -144,6 +159,20 @@ int on_sample_python(struct bpf_perf_event_data *ctx)
 		stack_copy_submit(e);
 	submit_sample(e);
 	return 0;
+}
+
+/* The tail of on_sample for a Python process. */
+SEC("perf_event")
+int on_sample_python(struct bpf_perf_event_data *ctx)
+{
+	return interp_tail(INTERP_PYTHON);
+}
+
+/* The tail of on_sample for a Ruby process (ruby.bpf.h). */
+SEC("perf_event")
+int on_sample_ruby(struct bpf_perf_event_data *ctx)
+{
+	return interp_tail(INTERP_RUBY);
 }
 
 #endif

@@ -25,12 +25,13 @@ Installs, with apt-get, as root:
            bpftool comes from linux-tools-common and linux-tools-\$(uname -r))
   --test   util-linux procps python3 python3-dev systemd strace debuginfod
            xz-utils curl chromium golang-go golang-github-google-pprof-dev
-           openssl fuse3 (the view test fetches a profile from a headless
+           openssl fuse3 ruby ruby-dev (the view test fetches a profile from a headless
            page; the pprof and Go tests build and read Go programs, the scrape
            test checks answers with Google's pprof library over TLS; the
            Python layout test compiles against python3's own headers; a
            hostile Python test mounts a FUSE file system as a user with
-           fusermount3), and
+           fusermount3; the Ruby test profiles Debian's ruby, and its layout
+           test compiles against ruby-dev's headers), and
            nodejs npm when node is missing or older than v18 (the integration
            tests run the profiler's npm CLI; the package test runs the service
            under systemd; the debuginfod test runs a local debuginfod server)
@@ -111,7 +112,7 @@ have_clang15 || NEED_CLANG15=1
 
 if [ "$WITH_TEST" = 1 ]; then
 	PACKAGES+=(util-linux procps python3 python3-dev systemd strace debuginfod xz-utils curl chromium golang-go
-		golang-github-google-pprof-dev openssl fuse3)
+		golang-github-google-pprof-dev openssl fuse3 ruby ruby-dev)
 	major=$(node_major) || major=0
 	if [ "$major" -lt 18 ]; then
 		PACKAGES+=(nodejs npm)

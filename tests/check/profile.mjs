@@ -18,6 +18,7 @@ export const CATEGORY_USER = 2;
 export const CATEGORY_PYTHON = 4;
 export const CATEGORY_JAVA = 5;
 export const CATEGORY_JS = 6;
+export const CATEGORY_RUBY = 7;
 
 // Reads FILE, gunzips it when it starts with the gzip magic, decodes it as
 // strict UTF-8 and parses it. Throws an Error that says which step failed.
@@ -207,7 +208,7 @@ export class Profile {
 	isOnCpu(sample) {
 		const c = this.leafCategory(sample);
 		return c === CATEGORY_KERNEL || c === CATEGORY_USER || c === CATEGORY_PYTHON ||
-		       c === CATEGORY_JAVA || c === CATEGORY_JS;
+		       c === CATEGORY_JAVA || c === CATEGORY_JS || c === CATEGORY_RUBY;
 	}
 
 	leafFuncName(sample) {

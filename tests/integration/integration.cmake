@@ -420,6 +420,8 @@ endforeach()
 foreach(mode before during fp)
   bpfprof_integration_test(python_${mode} 120 TRUE python.sh ${mode})
 endforeach()
+# Ruby methods in the stacks (issue 40): Debian's ruby and rbfuncs.rb.
+bpfprof_integration_test(ruby 120 TRUE ruby.sh)
 # Go (issue 26): programs built by Debian's golang-go at test time, unwound
 # through .gopclntab (tests/workloads/go, go.sh); go_park: stacks on g0
 # under runtime.mcall, across its switch in one step (issue 37).

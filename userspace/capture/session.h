@@ -68,6 +68,8 @@ struct session_config {
 	void *ctx;
 	/* Python frames (with unwind_cfi): the processes' registry to fill; NULL: none. */
 	struct python_procs *python;
+	/* Ruby frames (with unwind_cfi): the processes' registry to fill; NULL: none. */
+	struct ruby_procs *ruby;
 	/* Runtime frames read in BPF (with unwind_cfi): the runtime modules that answer (copied).
 	 */
 	const struct rt_module *rt_modules;
@@ -79,6 +81,8 @@ struct stack_finish;
 struct unwind_proc;
 struct python_loader;
 struct python_procs;
+struct ruby_loader;
+struct ruby_procs;
 struct rt_loader;
 struct rt_module;
 struct bpf_program;
@@ -95,6 +99,7 @@ struct session {
 	struct bpfprof_bpf *skel;
 	struct unwind_loader *unwind; /* unwind_cfi: the tables the BPF unwinder reads */
 	struct python_loader *py;     /* Python processes, when config.python */
+	struct ruby_loader *rbl;      /* Ruby processes, when config.ruby */
 	struct rt_loader *rt;	      /* JIT runtimes, when config.rt_nmodules */
 	struct ring_buffer *rb;
 	int *ring_fds;

@@ -21,6 +21,7 @@
 #include "unwind_misses.h"
 
 struct python_loader;
+struct ruby_loader;
 struct rt_loader;
 
 /* A process's mappings read for one sample serve its samples this long after. */
@@ -76,6 +77,8 @@ struct unwind_loader {
 	size_t evicted_at_compaction; /* store.stats.evicted when it was last compacted */
 	/* Python processes among those read (NULL: no Python frames); not owned. */
 	struct python_loader *py;
+	/* Ruby processes among those read (NULL: no Ruby frames); not owned. */
+	struct ruby_loader *rb;
 	/* JIT runtimes among those read (NULL: none); not owned. */
 	struct rt_loader *rt;
 	/* Who holds unwind_procs and py_procs: one user cannot take them all. */

@@ -23,6 +23,7 @@
 #include "../emit/pprof_writer.h"
 #include "../symbols/debuginfo_server.h"
 #include "../lang/python_procs.h"
+#include "../lang/ruby_procs.h"
 #include "../symbols/frame_resolver.h"
 #include "../lang/hotspot_procs.h"
 #include "../lang/v8_procs.h"
@@ -357,14 +358,18 @@ int recording_start(struct recording *r, const struct options *opts)
 	r->jit = r->sym ? jit_maps_new("/proc") : NULL;
 	r->py_procs = python_procs_new();
 	r->py_frames = python_frames_new();
+	r->rb_procs = ruby_procs_new();
+	r->rb_frames = python_frames_new();
 	r->jvms = hotspot_procs_new("/proc");
 	r->java_frames = java_frames_new();
 	r->v8 = v8_procs_new("/proc");
-	r->frames = (struct frame_resolver){ r->sym, r->jit, r->py_frames, r->java_frames };
+	r->frames = (struct frame_resolver){ r->sym, r->jit, r->py_frames, r->java_frames,
+					     r->rb_frames };
 	r->debuginfod = debuginfo_server_open(opts->debuginfod_budget_ns / 1000000);
 	if (r->sym)
 		symbolizer_set_debuginfod(r->sym, r->debuginfod);
-	if (!r->jit || !r->py_procs || !r->py_frames || !r->jvms || !r->java_frames || !r->v8) {
+	if (!r->jit || !r->py_procs || !r->py_frames || !r->jvms || !r->java_frames || !r->v8 ||
+	    !r->rb_procs || !r->rb_frames) {
 		log_error("out of memory");
 		return 1;
 	}
@@ -373,6 +378,8 @@ int recording_start(struct recording *r, const struct options *opts)
 	r->src_ctx.jit = r->jit;
 	r->src_ctx.py_procs = r->py_procs;
 	r->src_ctx.py_frames = r->py_frames;
+	r->src_ctx.rb_procs = r->rb_procs;
+	r->src_ctx.rb_frames = r->rb_frames;
 	r->src_ctx.jvms = r->jvms;
 	r->src_ctx.java_frames = r->java_frames;
 	r->src_ctx.v8 = r->v8;
@@ -401,6 +408,7 @@ int recording_start(struct recording *r, const struct options *opts)
 	cfg.ctx = &r->model;
 	/* Python functions in the stacks, where the unwinder reads the processes' mappings. */
 	cfg.python = cfg.unwind_cfi ? r->py_procs : NULL;
+	cfg.ruby = cfg.unwind_cfi ? r->rb_procs : NULL;
 	/* Java frames read in BPF where the JVM keeps them (interpreted frames), JS in node's. */
 	rt_modules[0] = hotspot_procs_rt_module(r->jvms);
 	rt_modules[1] = v8_procs_rt_module(r->v8);
@@ -620,6 +628,8 @@ void recording_close(struct recording *r)
 	jit_maps_free(r->jit);
 	python_procs_free(r->py_procs);
 	python_frames_free(r->py_frames);
+	ruby_procs_free(r->rb_procs);
+	python_frames_free(r->rb_frames);
 	hotspot_procs_free(r->jvms);
 	java_frames_free(r->java_frames);
 	v8_procs_free(r->v8);

@@ -88,7 +88,7 @@ static uint8_t *outermost_user_is_root(const struct profile_tables *t)
 
 		if (above != ROOT_NO_USER ||
 		    (f->category != CAT_USER && f->category != CAT_PYTHON &&
-		     f->category != CAT_JAVA && f->category != CAT_JS))
+		     f->category != CAT_JAVA && f->category != CAT_JS && f->category != CAT_RUBY))
 			memo[i] = above;
 		else
 			memo[i] = frame_quality_is_root(
@@ -140,6 +140,8 @@ const char *frame_lang_name(enum frame_lang l)
 		return "Java";
 	case FRAME_LANG_JS:
 		return "JavaScript";
+	case FRAME_LANG_RUBY:
+		return "Ruby";
 	default:
 		return "?";
 	}
@@ -164,6 +166,7 @@ uint8_t frame_lang_bits(int lang, const char *func, bool is_js)
 
 	switch (lang) {
 	case FRAME_LANG_PYTHON:
+	case FRAME_LANG_RUBY:
 		named = true;
 		break;
 	case FRAME_LANG_JAVA:
@@ -184,6 +187,7 @@ static uint8_t pt_frame_lang_bits(const struct profile_tables *t, const struct p
 	int lang = f->category == CAT_PYTHON ? FRAME_LANG_PYTHON
 		   : f->category == CAT_JAVA ? FRAME_LANG_JAVA
 		   : f->category == CAT_JS   ? FRAME_LANG_JS
+		   : f->category == CAT_RUBY ? FRAME_LANG_RUBY
 					     : -1;
 
 	return lang < 0 ? 0 : frame_lang_bits(lang, strtab_get(&t->strings, fn->name), fn->is_js);

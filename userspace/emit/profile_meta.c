@@ -27,7 +27,7 @@ static void write_categories(struct json_writer *w)
 		[CAT_OTHER] = { "Other", "grey" },	[CAT_KERNEL] = { "Kernel", "orange" },
 		[CAT_USER] = { "User", "yellow" },	[CAT_OFFCPU] = { "Off-CPU", "lightblue" },
 		[CAT_PYTHON] = { "Python", "blue" },	[CAT_JAVA] = { "Java", "green" },
-		[CAT_JS] = { "JavaScript", "magenta" },
+		[CAT_JS] = { "JavaScript", "magenta" }, [CAT_RUBY] = { "Ruby", "red" },
 	};
 
 	jw_key_array(w, "categories");

@@ -26,6 +26,7 @@ enum profile_category {
 	CAT_PYTHON = 4, /* blue: Python functions (CPython's interpreter frames) */
 	CAT_JAVA = 5,	/* green: Java methods and the JVM's JIT stubs */
 	CAT_JS = 6,	/* magenta: JavaScript functions and V8's builtins */
+	CAT_RUBY = 7,	/* red: Ruby methods and blocks (CRuby's control frames) */
 	CAT_COUNT,
 };
 

@@ -112,6 +112,7 @@ struct stack_record {
 	uint64_t ts;
 	const __u64 *py; /* py_len Python frames, two words each (samples only) */
 	uint32_t py_len;
+	uint32_t interp; /* enum interp_kind: whose frames py holds */
 	const __u64 *rt; /* rt_len runtime records, RT_REC_WORDS words each (bpf/runtime.bpf.h) */
 	uint32_t rt_len;
 };
@@ -162,18 +163,37 @@ static void py_group(const struct stack_record *e, struct py_groups *g)
 			g->start[++g->n] = j + 1;
 }
 
+/* The model source that names the sample's interpreter frames, and their object; NULL: none. */
+static int64_t (*interp_namer(const struct model *m, const struct stack_record *e,
+			      uint32_t *object))(void *, uint32_t, uint64_t, uint64_t)
+{
+	switch (e->interp) {
+	case INTERP_PYTHON:
+		*object = OBJ_PYTHON;
+		return m->source.python_frame;
+	case INTERP_RUBY:
+		*object = OBJ_RUBY;
+		return m->source.ruby_frame;
+	default:
+		return NULL;
+	}
+}
+
 /* Group g's Python frames, outermost first, in place of an interpreter loop frame. */
 static int push_python(struct model *m, struct process *p, const struct stack_record *e,
 		       const struct py_groups *g, uint32_t group, uint32_t *stack)
 {
+	uint32_t object = OBJ_PYTHON;
+	int64_t (*name)(void *, uint32_t, uint64_t, uint64_t) = interp_namer(m, e, &object);
+
 	for (uint32_t j = g->start[group + 1]; j-- > g->start[group];) {
-		int64_t entry = m->source.python_frame(m->source.ctx, p->pid, e->py[2 * j],
-						       e->py[2 * j + 1] & ~PY_FRAME_ENTRY);
+		int64_t entry = name(m->source.ctx, p->pid, e->py[2 * j],
+				     e->py[2 * j + 1] & ~PY_FRAME_ENTRY);
 		int err;
 
 		if (entry < 0)
 			return (int)entry;
-		if ((err = push_frame(m, stack, OBJ_PYTHON, (uint64_t)entry, false)))
+		if ((err = push_frame(m, stack, object, (uint64_t)entry, false)))
 			return err;
 	}
 	return 0;
@@ -234,10 +254,11 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 	int rt_cursor = (int)e->rt_len - 1;
 	bool utruncated = (e->flags & SAMPLE_USTACK_TRUNCATED) || ulen < e->ustack_len;
 	struct py_groups groups;
+	uint32_t interp_object;
 	int err;
 
 	groups.n = 0;
-	if (e->py_len && m->source.python_frame) {
+	if (e->py_len && interp_namer(m, e, &interp_object)) {
 		py_group(e, &groups);
 		for (uint32_t i = 0; i < ulen; i++)
 			loops += !!(uips[i] & USTACK_PY_EVAL);
@@ -381,6 +402,7 @@ int model_add_sample(struct model *m, const struct sample_event *e, size_t size)
 				    .ts = e->hdr.ts,
 				    .py = e->ips + e->kstack_len + e->ustack_len,
 				    .py_len = e->py_len,
+				    .interp = e->interp,
 				    .rt = e->ips + e->kstack_len + e->ustack_len,
 				    .rt_len = e->rt_len };
 	err = build_stack(m, p, &sr, &s.stack);

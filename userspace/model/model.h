@@ -347,6 +347,8 @@ struct proc_source {
 	 * the interpreter's C frames stay.
 	 */
 	int64_t (*python_frame)(void *ctx, uint32_t pid, uint64_t code, uint64_t instr);
+	/* A Ruby frame (its iseq and the VM's pc, bpf/ruby.bpf.h) under OBJ_RUBY, likewise. */
+	int64_t (*ruby_frame)(void *ctx, uint32_t pid, uint64_t iseq, uint64_t pc);
 	void *ctx;
 };
 

@@ -20,6 +20,8 @@ enum {
 	OBJ_PYTHON = 0x30000000,
 	/* Java frames read from a JVM: offset = entry of symbols/java_frames.h. */
 	OBJ_JAVA = 0x30000001,
+	/* Ruby frames: offset = entry of the Ruby frames' symbols/python_frames.h table. */
+	OBJ_RUBY = 0x30000002,
 	/* JIT code described by a process's perf map (symbols/jit_maps.c), far above any file. */
 	OBJ_FIRST_JIT = 0x40000000,
 };

@@ -65,6 +65,8 @@ struct resolved_frame {
 	bool kernel;
 	/* A Python function's frame (symbols/python_frames.h): the Python category. */
 	bool python;
+	/* A Ruby method's or block's frame (the Ruby frames' python_frames table): Ruby's. */
+	bool ruby;
 	/* JIT code of a JVM or of V8 (symbols/jit_maps.h): the Java or JavaScript category. */
 	bool java, javascript;
 	/* A JavaScript function (not V8's builtins): the front-end's "JavaScript only" keeps it. */

@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-2-Clause
+#
+# Ruby methods in the stacks (issue 40): Debian's own ruby (3.1, libruby
+# stripped, no frame pointers) running tests/workloads/rbfuncs.rb, three
+# nested hot methods, the innermost spinning. Asks nothing of the program:
+# no flag, no gem, no restart. One recording of 3 s (-- ruby ...), checked
+# by ruby_checks.mjs: the innermost named in >= 90 % of the main thread's
+# samples, the three nested in order with their file and lines.
+#
+# Usage: ruby.sh
+. "$(dirname "$0")/common.sh"
+require_root
+make_workdir
+
+RUBY=/usr/bin/ruby
+SCRIPT=$(cd "$(dirname "$0")/../workloads" && pwd)/rbfuncs.rb
+[ -x "$RUBY" ] || fail "$RUBY is missing: scripts/install-deps.sh --test installs ruby"
+log "ruby version: $("$RUBY" -v)"
+run_bpfprof 60 -v -o "$WORK/ruby.json.gz" -- "$RUBY" "$SCRIPT" 3
+expect_success
+ok "$(grep "^bpfprof: user stacks" "$WORK/bpfprof.err")"
+ok "$(grep "^bpfprof: runtime frames" "$WORK/bpfprof.err")"
+log "\$ ruby_checks.mjs --profile $WORK/ruby.json.gz --truth $WORK/bpfprof.out"
+node_check ruby_checks.mjs --profile "$WORK/ruby.json.gz" --gzip --truth "$WORK/bpfprof.out" ||
+	fail "Ruby checks failed"
