@@ -6,7 +6,8 @@
 # nested hot methods, the innermost spinning. Asks nothing of the program:
 # no flag, no gem, no restart. One recording of 3 s (-- ruby ...), checked
 # by ruby_checks.mjs: the innermost named in >= 90 % of the main thread's
-# samples, the three nested in order with their file and lines.
+# samples, the three nested in order with their file and lines; the
+# frame-quality line says "Ruby 3.1 NN%".
 #
 # Usage: ruby.sh
 . "$(dirname "$0")/common.sh"
@@ -20,6 +21,10 @@ log "ruby version: $("$RUBY" -v)"
 run_bpfprof 60 -v -o "$WORK/ruby.json.gz" -- "$RUBY" "$SCRIPT" 3
 expect_success
 ok "$(grep "^bpfprof: user stacks" "$WORK/bpfprof.err")"
+# The frame-quality line names the version met: "Ruby 3.1 99.8% of ...".
+minor=$("$RUBY" -e 'print RUBY_VERSION.split(".")[0, 2].join(".")')
+grep -q "^bpfprof: runtime frames: .*Ruby $minor [0-9.]*% of" "$WORK/bpfprof.err" ||
+	fail "no 'Ruby $minor NN%' in the frame-quality line: $(grep "runtime frames" "$WORK/bpfprof.err")"
 ok "$(grep "^bpfprof: runtime frames" "$WORK/bpfprof.err")"
 log "\$ ruby_checks.mjs --profile $WORK/ruby.json.gz --truth $WORK/bpfprof.out"
 node_check ruby_checks.mjs --profile "$WORK/ruby.json.gz" --gzip --truth "$WORK/bpfprof.out" ||

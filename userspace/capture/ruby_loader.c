@@ -111,6 +111,7 @@ int ruby_loader_process(struct ruby_loader *l, uint32_t pid, uint32_t uid,
 		cwd[n > 0 ? n : 0] = '\0';
 		if (ruby_procs_add(l->procs, pid, uid, f->info.code, cwd))
 			return -ENOMEM;
+		ruby_procs_note_version(l->procs, f->info.version);
 		return publish(l, pid, uid, &rp);
 	}
 	proc_shares_withdraw(l->shares, PROC_SHARE_RB, pid);

@@ -60,6 +60,8 @@ struct ruby_procs {
 	void *read_ctx;
 	unsigned deadline_ms;
 	struct py_reader *reader; /* started at the first read */
+	uint16_t versions[8];	  /* major << 8 | minor of the Rubies met */
+	unsigned nversions;
 };
 
 struct ruby_procs *ruby_procs_new(void)
@@ -194,6 +196,28 @@ int ruby_procs_fork(struct ruby_procs *p, uint32_t parent, uint32_t child)
 	err = ruby_procs_add(p, child, e->uid, e->layout, cwd);
 	free(cwd);
 	return err;
+}
+
+void ruby_procs_note_version(struct ruby_procs *p, uint32_t version)
+{
+	uint16_t minor = (uint16_t)(version >> 8);
+
+	for (unsigned i = 0; i < p->nversions; i++)
+		if (p->versions[i] == minor)
+			return;
+	if (p->nversions < sizeof(p->versions) / sizeof(p->versions[0]))
+		p->versions[p->nversions++] = minor;
+}
+
+const char *ruby_procs_versions(const struct ruby_procs *p, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < p->nversions && o < len; i++)
+		o += (size_t)snprintf(buf + o, len - o, "%s%u.%u", i ? ", " : "",
+				      p->versions[i] >> 8, p->versions[i] & 0xff);
+	return buf;
 }
 
 int ruby_procs_known(const struct ruby_procs *p, uint32_t pid)

@@ -45,6 +45,10 @@ int ruby_procs_fork(struct ruby_procs *p, uint32_t parent, uint32_t child);
 /* The process exited or exec'd: its iseqs go. */
 void ruby_procs_forget(struct ruby_procs *p, uint32_t pid);
 int ruby_procs_known(const struct ruby_procs *p, uint32_t pid);
+/* A process of Ruby `version` (ruby_info.version) was met: for the recording's summary. */
+void ruby_procs_note_version(struct ruby_procs *p, uint32_t version);
+/* The minor versions met, "3.1" or "3.1, 3.2", into buf; "" when none. */
+const char *ruby_procs_versions(const struct ruby_procs *p, char *buf, size_t len);
 
 struct ruby_location {
 	const char *label; /* "inner", "block in inner", "<main>"; never NULL */
