@@ -408,6 +408,8 @@ static void open_unwind_tables(struct session *s, const struct session_config *c
 	unwind_loader_log_summary(s->unwind);
 	if (s->py)
 		log_debug("Python frames: %zu Python processes at the start", s->py->processes);
+	if (s->rbl)
+		log_debug("Ruby frames: %zu Ruby processes at the start", s->rbl->processes);
 }
 
 /*
