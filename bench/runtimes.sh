@@ -11,6 +11,8 @@
 #         runtime record (the worst case for the kernel side)
 #   J25   JI25: the same on Temurin 25, where it is installed
 #   V     Debian's node running tests/workloads/jit_hot.js
+#   R     Debian's ruby (3.1) running tests/workloads/rbfuncs.rb (issue 40:
+#         its control frames walked in on_sample_ruby)
 #
 # one workload process per online CPU (cpu_work: one thread per CPU), so
 # that the samples of the window are mostly the workload's. The window opens
@@ -46,6 +48,7 @@ WL_SECONDS=
 JDK17=/usr/lib/jvm/java-17-openjdk-amd64
 JDK25=/usr/lib/jvm/temurin-25-jdk-amd64
 NODE=/usr/bin/node
+RUBY=/usr/bin/ruby
 CONFIGS=()
 # Each one's tag and name (from column 6).
 declare -A LABEL=(
@@ -55,11 +58,12 @@ declare -A LABEL=(
 	[J25]="J25   Temurin 25, JitHot"
 	[JI25]="JI25  Temurin 25 -Xint, JitHot"
 	[V]="V     node, jit_hot.js"
+	[R]="R     ruby 3.1, rbfuncs.rb"
 )
 # The name of a configuration's processes (for stack_depth.py).
-declare -A PROC_NAME=([N]=cpu_work [J17]=java [JI17]=java [J25]=java [JI25]=java [V]=node)
+declare -A PROC_NAME=([N]=cpu_work [J17]=java [JI17]=java [J25]=java [JI25]=java [V]=node [R]=ruby)
 # The runtime a configuration's "runtime frames:" share is read for.
-declare -A LANG_OF=([J17]=Java [JI17]=Java [J25]=Java [JI25]=Java [V]=JavaScript)
+declare -A LANG_OF=([J17]=Java [JI17]=Java [J25]=Java [JI25]=Java [V]=JavaScript [R]=Ruby)
 # The workload processes running now, killed on exit.
 WL_PIDS=()
 
@@ -79,7 +83,7 @@ interleaved; then bpfprof's peak RSS for one JVM against one native process.
   --pids            record the workload's processes alone (bpfprof -p, started
                     after them), not the whole machine (bpfprof -a): BPF time
                     per sample of the workload, others' samples not mixed in
-  --configs LIST    only these of N,J17,JI17,J25,JI25,V (N is always run)
+  --configs LIST    only these of N,J17,JI17,J25,JI25,V,R (N is always run)
   --bpfprof-arg A   one more option for the recordings (repeatable), for an
                     ablation: --bpfprof-arg --unwind=fp
   --quick           smoke test: 3 rounds of 2 s
@@ -139,6 +143,11 @@ pick_configs() {
 	else
 		echo "missing: node ($NODE); scripts/install-deps.sh --test installs Debian's nodejs"
 	fi
+	if [ -x "$RUBY" ]; then
+		CONFIGS+=(R)
+	else
+		echo "missing: ruby ($RUBY); scripts/install-deps.sh --test installs Debian's ruby"
+	fi
 	[ -n "$ONLY" ] || return 0
 	for c in "${CONFIGS[@]}"; do
 		[[ $c == N || ,$ONLY, == *,$c,* ]] && keep+=("$c")
@@ -162,10 +171,11 @@ start_workload() {
 	WL_PIDS=()
 	case $c in
 	N) start_one "$WORK/wl.0" "$WORK/cpu_work" -t "$PROCS" -s "$WL_SECONDS" ;;
-	J* | V)
+	J* | V | R)
 		for ((i = 0; i < PROCS; i++)); do
 			case $c in
 			V) start_one "$WORK/wl.$i" "$NODE" "$HERE/../tests/workloads/jit_hot.js" "$WL_SECONDS" ;;
+			R) start_one "$WORK/wl.$i" "$RUBY" "$HERE/../tests/workloads/rbfuncs.rb" "$WL_SECONDS" ;;
 			*)
 				jdk=$JDK17
 				[[ $c != *25 ]] || jdk=$JDK25
@@ -230,7 +240,9 @@ user_stacks_share() {
 # name one of its functions.
 runtime_share() {
 	sed -n 's/^bpfprof: runtime frames: //p' "$1" | tail -n 1 | tr ';' '\n' |
-		awk -v lang="$2" '{ sub(/^ +/, "") } $1 == lang { sub(/%/, "", $2); print $2, $4 }'
+		awk -v lang="$2" '{ sub(/^ +/, "") } $1 == lang {
+			i = $2 ~ /%$/ ? 2 : 3 # "Ruby 3.1 99.8% of N": a version before the share
+			sub(/%/, "", $i); print $i, $(i + 2) }'
 }
 
 # All the samples of the recording.

@@ -1,8 +1,12 @@
 # Ruby frames (issue 40): three nested hot methods, the innermost spinning
-# in a loop of its own, for SECONDS seconds (default 3). It prints, at the
-# end, a line of JSON: its pid, its main thread's tid, and the file and
-# lines where each method starts, for tests/check/ruby_checks.mjs.
+# in a loop of its own, for SECONDS seconds (default 3). It prints its pid
+# first (bench/runtimes.sh waits for it), and at the end a line of JSON:
+# its pid, its main thread's tid, and the file and lines where each method
+# starts, for tests/check/ruby_checks.mjs.
 require 'json'
+
+puts Process.pid
+$stdout.flush
 
 def rb_inner(n)
   s = 0
