@@ -147,6 +147,13 @@ struct folded_wakeup {
  * group of the sample's Python frames. User addresses never have bit 63.
  */
 #define USTACK_PY_EVAL (1ull << 63)
+/*
+ * A user frame of an interpreter's core loop inside a USTACK_PY_EVAL frame
+ * (Ruby's vm_exec_core inside rb_vm_exec), whose work the interpreter's
+ * frames show: left out where they are put.
+ */
+#define USTACK_INTERP_CORE (1ull << 62)
+#define USTACK_TAGS	   (USTACK_PY_EVAL | USTACK_INTERP_CORE)
 /* Python frame: the frame is the first its interpreter loop ran (ends a group). */
 #define PY_FRAME_ENTRY 1ull
 
@@ -648,6 +655,7 @@ struct rb_proc {
 	__u64 ec_modid_slot; /* the GOT slot holding libruby's TLS module id */
 	__u64 ec_tls_offset; /* ruby_current_ec's offset in libruby's TLS block */
 	__u64 exec_start, exec_end; /* rb_vm_exec's code: one call per group of frames */
+	__u64 core_start, core_end; /* its core loop's (vm_exec_core's); 0, 0: not known */
 	struct rb_layout layout;
 };
 

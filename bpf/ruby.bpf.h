@@ -83,11 +83,29 @@ static long rb_step(__u32 i, struct rb_walk *w)
 	return 0;
 }
 
+struct rb_tag {
+	__u64 *ips;
+	__u32 kn; /* the user frames start here */
+	__u64 exec_start, exec_len, core_start, core_len;
+};
+
+/* Tags a user frame in rb_vm_exec (a group's place) or in its core loop (left out). */
+static long rb_tag_frame(__u32 i, struct rb_tag *t)
+{
+	__u64 *ip = &t->ips[PY_IPS(t->kn + i)];
+
+	if (*ip - t->exec_start < t->exec_len)
+		*ip |= USTACK_PY_EVAL;
+	else if (*ip - t->core_start < t->core_len)
+		*ip |= USTACK_INTERP_CORE;
+	return 0;
+}
+
 /*
  * The current thread's Ruby frames into ips[kn + un ...] (two words each)
  * and rb_vm_exec's frames among the user frames ips[kn .. kn + un) tagged
- * USTACK_PY_EVAL; the number of Ruby frames (0: not a Ruby thread, or no
- * Ruby code on it). *flags gets SAMPLE_PY_TRUNCATED when cut.
+ * USTACK_PY_EVAL (its core loop's USTACK_INTERP_CORE); the number of Ruby frames (0: not a Ruby
+ * thread, or no Ruby code on it). *flags gets SAMPLE_PY_TRUNCATED when cut.
  */
 static __always_inline __u32 ruby_stack(__u32 tgid, __u64 *ips, __u32 kn, __u32 un, __u32 *flags)
 {
@@ -95,7 +113,7 @@ static __always_inline __u32 ruby_stack(__u32 tgid, __u64 *ips, __u32 kn, __u32 
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct rb_proc *rp = bpf_map_lookup_elem(&rb_procs, &tgid);
 	struct rb_walk w = { .ips = ips, .base = kn + un };
-	struct py_tag t;
+	struct rb_tag t;
 	__u64 modid, dtv, block, ec, ctx[3];
 	__u16 lo;
 
@@ -128,9 +146,11 @@ static __always_inline __u32 ruby_stack(__u32 tgid, __u64 *ips, __u32 kn, __u32 
 		return 0;
 	t.ips = ips;
 	t.kn = kn;
-	t.start = rp->exec_start;
-	t.len = rp->exec_end - rp->exec_start;
-	bpf_loop(un, py_tag_eval, &t, 0);
+	t.exec_start = rp->exec_start;
+	t.exec_len = rp->exec_end - rp->exec_start;
+	t.core_start = rp->core_start;
+	t.core_len = rp->core_end - rp->core_start;
+	bpf_loop(un, rb_tag_frame, &t, 0);
 	return w.n;
 #else
 	return 0;

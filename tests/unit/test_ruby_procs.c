@@ -249,6 +249,10 @@ static void test_libruby(void)
 		CHECK_EQ_INT(info.version >> 8, 0x0301);
 		CHECK(info.modid_slot && info.exec_start && info.exec_size > 1000);
 		CHECK_EQ_INT(info.frames.cfp_size, 64);
+		/* vm_exec_core: 17.5 KiB, apart from rb_vm_exec. */
+		CHECK(info.core_end - info.core_start > 10000);
+		CHECK(info.core_end <= info.exec_start ||
+		      info.core_start >= info.exec_start + info.exec_size);
 		elf_end(elf);
 	}
 	close(fd);

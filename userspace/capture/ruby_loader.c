@@ -105,6 +105,10 @@ int ruby_loader_process(struct ruby_loader *l, uint32_t pid, uint32_t uid,
 		rp.ec_tls_offset = f->info.ec_tls_offset;
 		rp.exec_start = f->info.exec_start + bias;
 		rp.exec_end = rp.exec_start + f->info.exec_size;
+		if (f->info.core_end) {
+			rp.core_start = f->info.core_start + bias;
+			rp.core_end = f->info.core_end + bias;
+		}
 		rp.layout = f->info.frames;
 		snprintf(cwd_link, sizeof(cwd_link), "/proc/%u/cwd", pid);
 		n = readlink(cwd_link, cwd, sizeof(cwd) - 1);

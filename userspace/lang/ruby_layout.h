@@ -3,7 +3,9 @@
  * What bpfprof must know of a CRuby interpreter (libruby-3.x.so, or a ruby
  * executable linked with it statically) to show Ruby frames, without its
  * debug symbols: from its dynamic symbols, its version (ruby_version),
- * the VM's entry (rb_vm_exec) and the TLS variable ruby_current_ec, whose
+ * the VM's entry (rb_vm_exec; and the core loop it calls, the largest
+ * function its direct calls reach by .eh_frame_hdr's index, where the
+ * symbol is stripped) and the TLS variable ruby_current_ec, whose
  * module id the dynamic linker writes in a GOT slot (its DTPMOD64
  * relocation); for that version, where the fields the walk and the names
  * read sit in the VM's structures.
@@ -62,6 +64,8 @@ struct ruby_info {
 	uint32_t version; /* major << 16 | minor << 8 | teeny: 0x030102 is 3.1.2 */
 	/* ELF virtual addresses in the binary. */
 	uint64_t modid_slot, exec_start, exec_size;
+	/* The VM's core loop rb_vm_exec calls (vm_exec_core, static): 0 when not found. */
+	uint64_t core_start, core_end;
 	uint64_t ec_tls_offset; /* ruby_current_ec in the TLS block */
 	/* Addresses in a process: ELF address + (mapping start - mapping offset - exec_bias). */
 	int64_t exec_bias;		     /* p_vaddr - p_offset of the executable segment */

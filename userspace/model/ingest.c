@@ -211,7 +211,7 @@ static int push_python(struct model *m, struct process *p, const struct stack_re
 static bool repeats_recent(const __u64 *uips, uint32_t i, uint64_t ip)
 {
 	for (uint32_t j = i > UNWIND_REPEAT_WINDOW ? i - UNWIND_REPEAT_WINDOW : 0; j < i; j++)
-		if ((uips[j] & ~USTACK_PY_EVAL) == ip)
+		if ((uips[j] & ~USTACK_TAGS) == ip)
 			return true;
 	return false;
 }
@@ -232,7 +232,7 @@ static uint32_t ustack_until_stuck(struct model *m, struct process *p, const str
 	uint64_t offset, ip;
 
 	for (uint32_t i = 1; i < e->ustack_len; i++) {
-		ip = uips[i] & ~USTACK_PY_EVAL;
+		ip = uips[i] & ~USTACK_TAGS;
 		if (repeats_recent(uips, i, ip) &&
 		    !resolve_user_addr(m, p, ip, true, e->ts, &object, &offset) &&
 		    !find_mapping(p, ip))
@@ -278,7 +278,7 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 		 * fault, it is the instruction about to run.
 		 */
 		bool is_return = i > 0 || (e->flags & SAMPLE_USER_IN_SYSCALL);
-		uint64_t ip = uips[i] & ~USTACK_PY_EVAL;
+		uint64_t ip = uips[i] & ~USTACK_TAGS;
 
 		/* The interpreter loop: its Python frames instead, when there are as many groups.
 		 */
@@ -290,6 +290,9 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 		}
 		if (uips[i] & USTACK_PY_EVAL)
 			loops -= !!loops;
+		/* The interpreter's core loop, whose work its frames put above show. */
+		if ((uips[i] & USTACK_INTERP_CORE) && groups.n)
+			continue;
 		/* A runtime's frame, named from the words BPF read in it. */
 		if (e->rt_len &&
 		    runtime_frame(m, p, e, (uint32_t)i, ip, is_return, &rt_cursor, &offset))
