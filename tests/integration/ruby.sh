@@ -7,7 +7,7 @@
 # no flag, no gem, no restart. One recording of 3 s (-- ruby ...), checked
 # by ruby_checks.mjs: the innermost named in >= 90 % of the main thread's
 # samples, the three nested in order with their file and lines; the
-# frame-quality line says "Ruby 3.1 NN%".
+# frame-quality line and bpfprof report say "Ruby 3.1".
 #
 # Usage: ruby.sh
 . "$(dirname "$0")/common.sh"
@@ -29,3 +29,8 @@ ok "$(grep "^bpfprof: runtime frames" "$WORK/bpfprof.err")"
 log "\$ ruby_checks.mjs --profile $WORK/ruby.json.gz --truth $WORK/bpfprof.out"
 node_check ruby_checks.mjs --profile "$WORK/ruby.json.gz" --gzip --truth "$WORK/bpfprof.out" ||
 	fail "Ruby checks failed"
+# bpfprof report says the version too, from the profile's meta.extra.
+"$BPFPROF" report "$WORK/ruby.json.gz" >"$WORK/report.out" 2>&1 || fail "bpfprof report failed: $(cat "$WORK/report.out")"
+grep -q "^Ruby $minor frames: [0-9.]*% of" "$WORK/report.out" ||
+	fail "bpfprof report has no 'Ruby $minor frames:' line: $(head -n 5 "$WORK/report.out")"
+ok "$(grep "^Ruby $minor frames:" "$WORK/report.out")"

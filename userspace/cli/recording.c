@@ -124,10 +124,11 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 		    enum output_format format)
 {
 	struct profile_meta meta = { 0 };
-	char host[256] = "";
+	char host[256] = "", ruby[64];
 	struct utsname uts;
 
 	fill_meta(&meta, r, opts, m, lost, start_wall_ms, host, sizeof(host), &uts);
+	meta.lang_versions[FRAME_LANG_RUBY] = ruby_procs_versions(r->rb_procs, ruby, sizeof(ruby));
 	/* How whole the stacks are: counted here, over the symbolized tables, for meta.extra. */
 	if (format != FORMAT_PPROF) {
 		int err = frame_quality_count(&meta.frame_quality, m, tables);

@@ -139,6 +139,10 @@ static void write_extra_frame_quality(struct json_writer *w, const struct frame_
 		snprintf(label, sizeof(label), "Samples in %s code naming a %s function",
 			 frame_lang_name(l), frame_lang_name(l));
 		extra_entry_int(w, label, q->lang.named[l]);
+		if (meta->lang_versions[l] && meta->lang_versions[l][0]) {
+			snprintf(label, sizeof(label), "%s versions", frame_lang_name(l));
+			extra_entry_string(w, label, meta->lang_versions[l]);
+		}
 	}
 }
 

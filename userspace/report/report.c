@@ -258,6 +258,17 @@ static void print_funcs(const struct report_stats *s, const struct report_profil
 	free(idx);
 }
 
+/* The versions of language l the recording met ("3.1"), as meta.extra says; "" when it does not. */
+static const char *lang_versions(const struct report_profile *p, int l)
+{
+	char label[64];
+	const char *v;
+
+	snprintf(label, sizeof(label), "%s versions", frame_lang_name((enum frame_lang)l));
+	v = extra_string(p, label);
+	return v ? v : "";
+}
+
 /* [{"language": "Java", "onCpuSamples": N, "named": K}, ...] for the languages present. */
 static json_t *lang_json(const struct frame_lang_quality *q)
 {
@@ -289,9 +300,10 @@ static void print_text(const struct report_stats *s, const struct report_profile
 		printf("command line: %s\n", shown(cmd));
 	for (int l = 0; l < FRAME_LANG_COUNT; l++)
 		if (s->lang.samples[l])
-			printf("%s frames: %.1f%% of %" PRIu64
+			printf("%s%s%s frames: %.1f%% of %" PRIu64
 			       " on-CPU samples in %s code name one of its functions\n",
-			       frame_lang_name(l),
+			       frame_lang_name(l), lang_versions(p, l)[0] ? " " : "",
+			       shown(lang_versions(p, l)),
 			       pct((double)s->lang.named[l], (double)s->lang.samples[l]),
 			       s->lang.samples[l], frame_lang_name(l));
 
