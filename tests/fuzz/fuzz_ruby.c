@@ -3,11 +3,16 @@
  * Ruby frames (issue 40), as any process may fake them: an iseq's line
  * table and its succinct index (lang/ruby_lines.c), and the iseq, its
  * Strings and its pathobj Array read from the process's memory
- * (lang/ruby_procs.c), the input being that memory.
+ * (lang/ruby_procs.c), the input being that memory; an input that is an
+ * ELF file is read as a libruby (lang/ruby_layout.c: its symbols, TLS
+ * relocations, rb_vm_exec's calls and .eh_frame_hdr's index).
  */
 #include <string.h>
 
+#include <libelf.h>
+
 #include "fuzz_util.h"
+#include "util/elf_open.h"
 #include "lang/ruby_layout.h"
 #include "lang/ruby_lines.h"
 #include "lang/ruby_procs.h"
@@ -35,6 +40,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size < 16)
 		return 0;
+	if (!memcmp(data, "\177ELF", 4)) {
+		struct ruby_info info;
+		int fd = fuzz_memfd(data, size);
+		Elf *elf;
+
+		elf_version(EV_CURRENT);
+		if (fd >= 0 && (elf = elf_open_fd(fd))) {
+			ruby_info_read(elf, &info);
+			elf_end(elf);
+		}
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
 	memcpy(&pos, data, 4);
 	memcpy(&n, data + 4, 4);
 	memcpy(&pc, data + 8, 8);

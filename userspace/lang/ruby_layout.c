@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../util/elf_dynsym.h"
@@ -226,16 +227,18 @@ static bool fde_extent(const uint8_t *hdr, size_t len, uint64_t hdr_vaddr, uint6
  */
 static void find_core(Elf *elf, struct ruby_info *info)
 {
-	static uint8_t code[MAX_EXEC_BYTES];
-	size_t len = info->exec_size < sizeof(code) ? info->exec_size : sizeof(code);
+	size_t len = info->exec_size < MAX_EXEC_BYTES ? info->exec_size : MAX_EXEC_BYTES;
+	uint8_t *code = malloc(len);
 	Elf_Scn *scn;
 	Elf_Data *d;
 	GElf_Shdr sh;
 
-	if (elf_read_code(elf, info->exec_start, code, len) ||
+	if (!code || elf_read_code(elf, info->exec_start, code, len) ||
 	    !(scn = elf_section_by_name(elf, ".eh_frame_hdr", &sh)) || sh.sh_type != SHT_PROGBITS ||
-	    !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+	    !(d = elf_getdata(scn, NULL)) || !d->d_buf) {
+		free(code);
 		return;
+	}
 	for (size_t i = 0; i + 5 <= len; i++) {
 		uint64_t target, end;
 		int32_t rel;
@@ -250,6 +253,7 @@ static void find_core(Elf *elf, struct ruby_info *info)
 			info->core_end = end;
 		}
 	}
+	free(code);
 }
 
 int ruby_info_read(Elf *elf, struct ruby_info *info)
