@@ -17,6 +17,34 @@ struct hmap_key interp_file_key(const struct map_entry *e)
 	return (struct hmap_key){ ((uint64_t)major(e->dev) << 32) | minor(e->dev), e->inode };
 }
 
+int interp_gone_add(struct interp_gone *g, uint32_t pid)
+{
+	struct interp_gone_pid p = { pid, g->flushes };
+
+	return vec_push(&g->pids, p) ? -ENOMEM : 0;
+}
+
+void interp_gone_flush(struct interp_gone *g, void (*forget)(void *ctx, uint32_t pid), void *ctx)
+{
+	size_t kept = 0;
+
+	g->flushes++;
+	for (size_t i = 0; i < g->pids.len; i++) {
+		struct interp_gone_pid p = g->pids.data[i];
+
+		/*
+		 * Its exit was applied in the drain of flush p.flush; samples held
+		 * back then are decoded after the next drain, whose flush is
+		 * p.flush + 2: forget it only after that.
+		 */
+		if (g->flushes - p.flush >= 3)
+			forget(ctx, p.pid);
+		else
+			g->pids.data[kept++] = p;
+	}
+	g->pids.len = kept;
+}
+
 int interp_file_examine(uint32_t pid, const struct map_entry *e, int (*read)(Elf *, void *),
 			void *out)
 {

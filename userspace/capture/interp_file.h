@@ -11,6 +11,26 @@
 
 #include "../symbols/proc_maps.h"
 #include "../util/hashmap.h"
+#include "../util/vec.h"
+
+/*
+ * Processes that exited, each forgotten three flushes (one a drain) after
+ * its exit: the samples it took before exiting are decoded after its exit
+ * record, in this drain or, held back, after the next one.
+ */
+struct interp_gone_pid {
+	uint32_t pid;
+	uint64_t flush; /* the flush count at its exit */
+};
+struct interp_gone {
+	VEC(struct interp_gone_pid) pids;
+	uint64_t flushes;
+};
+
+/* `pid` exited: 0, or -ENOMEM (the caller forgets it now rather than never). */
+int interp_gone_add(struct interp_gone *g, uint32_t pid);
+/* A flush: forget(ctx, pid) for each process whose time came. */
+void interp_gone_flush(struct interp_gone *g, void (*forget)(void *ctx, uint32_t pid), void *ctx);
 
 /* The key of mapping `e`'s file in a loader's file index. */
 struct hmap_key interp_file_key(const struct map_entry *e);

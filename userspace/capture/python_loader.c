@@ -30,7 +30,7 @@ void python_loader_init(struct python_loader *l, struct proc_shares *shares,
 void python_loader_free(struct python_loader *l)
 {
 	vec_free(&l->files);
-	vec_free(&l->gone);
+	vec_free(&l->gone.pids);
 	hmap_free(&l->file_index);
 	memset(l, 0, sizeof(*l));
 }
@@ -125,32 +125,19 @@ int python_loader_forked(struct python_loader *l, uint32_t parent, uint32_t chil
 	return python_procs_fork(l->procs, parent, child);
 }
 
+static void forget(void *procs, uint32_t pid)
+{
+	python_procs_forget(procs, pid);
+}
+
 void python_loader_exited(struct python_loader *l, uint32_t pid)
 {
-	struct python_loader_gone g = { pid, l->flushes };
-
 	withdraw(l, pid);
-	if (python_procs_known(l->procs, pid) && vec_push(&l->gone, g))
+	if (python_procs_known(l->procs, pid) && interp_gone_add(&l->gone, pid))
 		python_procs_forget(l->procs, pid); /* out of memory: now rather than never */
 }
 
 void python_loader_flush(struct python_loader *l)
 {
-	size_t kept = 0;
-
-	l->flushes++;
-	for (size_t i = 0; i < l->gone.len; i++) {
-		struct python_loader_gone g = l->gone.data[i];
-
-		/*
-		 * Its exit was applied in the drain of flush g.flush; samples held
-		 * back then are decoded after the next drain, whose flush is
-		 * g.flush + 2: forget it only after that.
-		 */
-		if (l->flushes - g.flush >= 3)
-			python_procs_forget(l->procs, g.pid);
-		else
-			l->gone.data[kept++] = g;
-	}
-	l->gone.len = kept;
+	interp_gone_flush(&l->gone, forget, l->procs);
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../lang/python_layout.h"
+#include "interp_file.h"
 #include "proc_shares.h"
 #include "../symbols/proc_maps.h"
 #include "../util/hashmap.h"
@@ -24,19 +25,12 @@ struct python_loader_file {
 	int status; /* python_info_read's answer */
 };
 
-struct python_loader_gone {
-	uint32_t pid;
-	uint64_t flush;
-};
-
 struct python_loader {
 	struct proc_shares *shares; /* holds the BPF map py_procs; not owned */
 	struct python_procs *procs; /* not owned */
 	VEC(struct python_loader_file) files;
-	struct hmap file_index; /* (dev, ino) -> files */
-	/* Exited, with the flush count then: forgotten three flushes later. */
-	VEC(struct python_loader_gone) gone;
-	uint64_t flushes;
+	struct hmap file_index;	 /* (dev, ino) -> files */
+	struct interp_gone gone; /* exited: forgotten three flushes later */
 	uint32_t warned_version; /* the last version without a layout, reported once */
 	size_t processes;	 /* Python processes published */
 };

@@ -31,7 +31,7 @@ void ruby_loader_init(struct ruby_loader *l, struct proc_shares *shares, int map
 void ruby_loader_free(struct ruby_loader *l)
 {
 	vec_free(&l->files);
-	vec_free(&l->gone);
+	vec_free(&l->gone.pids);
 	hmap_free(&l->file_index);
 	memset(l, 0, sizeof(*l));
 }
@@ -134,27 +134,19 @@ int ruby_loader_forked(struct ruby_loader *l, uint32_t parent, uint32_t uid, uin
 	return publish(l, child, uid, &rp);
 }
 
+static void forget(void *procs, uint32_t pid)
+{
+	ruby_procs_forget(procs, pid);
+}
+
 void ruby_loader_exited(struct ruby_loader *l, uint32_t pid)
 {
-	struct ruby_loader_gone g = { pid, l->flushes };
-
 	proc_shares_withdraw(l->shares, PROC_SHARE_RB, pid);
-	if (ruby_procs_known(l->procs, pid) && vec_push(&l->gone, g))
-		ruby_procs_forget(l->procs, pid);
+	if (ruby_procs_known(l->procs, pid) && interp_gone_add(&l->gone, pid))
+		ruby_procs_forget(l->procs, pid); /* out of memory: now rather than never */
 }
 
 void ruby_loader_flush(struct ruby_loader *l)
 {
-	size_t kept = 0;
-
-	l->flushes++;
-	for (size_t i = 0; i < l->gone.len; i++) {
-		struct ruby_loader_gone g = l->gone.data[i];
-
-		if (l->flushes - g.flush >= 3)
-			ruby_procs_forget(l->procs, g.pid);
-		else
-			l->gone.data[kept++] = g;
-	}
-	l->gone.len = kept;
+	interp_gone_flush(&l->gone, forget, l->procs);
 }

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "../lang/ruby_layout.h"
+#include "interp_file.h"
 #include "proc_shares.h"
 #include "../symbols/proc_maps.h"
 #include "../util/hashmap.h"
@@ -24,19 +25,13 @@ struct ruby_loader_file {
 	int status; /* ruby_info_read's answer */
 };
 
-struct ruby_loader_gone {
-	uint32_t pid;
-	uint64_t flush;
-};
-
 struct ruby_loader {
 	struct proc_shares *shares; /* holds the BPF map rb_procs; not owned */
 	int map_fd;		    /* rb_procs */
 	struct ruby_procs *procs;   /* not owned */
 	VEC(struct ruby_loader_file) files;
-	struct hmap file_index; /* (dev, ino) -> files */
-	VEC(struct ruby_loader_gone) gone;
-	uint64_t flushes;
+	struct hmap file_index;	 /* (dev, ino) -> files */
+	struct interp_gone gone; /* exited: forgotten three flushes later */
 	uint32_t warned_version; /* the last version without a layout, reported once */
 	size_t processes;	 /* Ruby processes published */
 };
