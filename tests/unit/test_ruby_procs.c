@@ -15,6 +15,7 @@
 
 #include "lang/ruby_layout.h"
 #include "lang/ruby_lines.h"
+#include "lang/proc_mem.h"
 #include "lang/ruby_procs.h"
 #include "ruby_image.h"
 #include "test.h"
@@ -230,6 +231,26 @@ static void test_hostile(void)
 	ruby_procs_free(p);
 }
 
+/* Script paths: relative ones made absolute; "-e" and "<internal:...>" kept as they are. */
+static void test_paths(void)
+{
+	static const char *const cases[][2] = {
+		{ "./app.rb", "/srv/app.rb" },
+		{ "lib/a.rb", "/srv/lib/a.rb" },
+		{ "/abs/b.rb", "/abs/b.rb" },
+		{ "-e", "-e" },
+		{ "<internal:kernel>", "<internal:kernel>" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *got = proc_path_absolute("/srv", strdup(cases[i][0]));
+
+		CHECK_EQ_STR(got, cases[i][1]);
+		free(got);
+	}
+	CHECK(proc_path_absolute("/srv", NULL) == NULL);
+}
+
 /* Debian's libruby: a Ruby 3.1 with its ruby_current_ec found; else skipped by name. */
 static void test_libruby(void)
 {
@@ -263,6 +284,7 @@ int main(void)
 	RUN(test_lines);
 	RUN(test_names);
 	RUN(test_hostile);
+	RUN(test_paths);
 	RUN(test_libruby);
 	return test_summary();
 }

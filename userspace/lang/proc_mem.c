@@ -18,7 +18,7 @@ char *proc_path_absolute(const char *cwd, char *name)
 {
 	char *abs;
 
-	if (!name || name[0] == '/' || name[0] == '<' || !cwd)
+	if (!name || name[0] == '/' || name[0] == '<' || name[0] == '-' || !cwd)
 		return name;
 	if (asprintf(&abs, "%s/%s", cwd, name[0] == '.' && name[1] == '/' ? name + 2 : name) < 0)
 		return name;

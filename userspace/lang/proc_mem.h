@@ -13,7 +13,8 @@ ssize_t proc_mem_read(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t 
 /*
  * `name` (malloc'd, may be NULL), a script path the process gave
  * relative, made absolute against its working directory `cwd` (NULL: not
- * known): the same or a new malloc'd string. "<string>"-style names stay.
+ * known): the same or a new malloc'd string. "<string>"-style names stay,
+ * and so does Ruby's "-e" (a script given on the command line).
  */
 char *proc_path_absolute(const char *cwd, char *name);
 
