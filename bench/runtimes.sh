@@ -19,6 +19,8 @@
 #         _Py_DebugOffsets), where installed
 #   PHP   Debian's php8.2 running tests/workloads/phpfuncs.php (issue 40):
 #         its PHP frames walked in BPF (bpf/php.bpf.h)
+#   R     Debian's ruby (3.1) running tests/workloads/rbfuncs.rb (issue 40:
+#         its control frames walked in on_sample_ruby)
 #
 # one workload process per online CPU (cpu_work: one thread per CPU), so
 # that the samples of the window are mostly the workload's. The window opens
@@ -57,6 +59,7 @@ NODE=/usr/bin/node
 PY3=/usr/bin/python3
 PYENV=${PYENV_VERSIONS:-$HOME/.pyenv/versions}
 PHP=/usr/bin/php8.2
+RUBY=/usr/bin/ruby
 CONFIGS=()
 # Each one's tag and name (from column 6).
 declare -A LABEL=(
@@ -70,12 +73,13 @@ declare -A LABEL=(
 	[P27]="P27   pyenv 2.7, pypool.py"
 	[P313]="P313  pyenv 3.13, pypool.py"
 	[PHP]="PHP   php8.2, phpfuncs.php"
+	[R]="R     ruby 3.1, rbfuncs.rb"
 )
 # The name of a configuration's processes (for stack_depth.py).
 declare -A PROC_NAME=([N]=cpu_work [J17]=java [JI17]=java [J25]=java [JI25]=java [V]=node
-	[P]=python3 [P27]=python2.7 [P313]=python3.13 [PHP]=php8.2)
+	[P]=python3 [P27]=python2.7 [P313]=python3.13 [PHP]=php8.2 [R]=ruby)
 # The runtime a configuration's "runtime frames:" share is read for.
-declare -A LANG_OF=([J17]=Java [JI17]=Java [J25]=Java [JI25]=Java [V]=JavaScript [PHP]=PHP)
+declare -A LANG_OF=([J17]=Java [JI17]=Java [J25]=Java [JI25]=Java [V]=JavaScript [PHP]=PHP [R]=Ruby)
 # The workload processes running now, killed on exit.
 WL_PIDS=()
 
@@ -95,7 +99,7 @@ interleaved; then bpfprof's peak RSS for one JVM against one native process.
   --pids            record the workload's processes alone (bpfprof -p, started
                     after them), not the whole machine (bpfprof -a): BPF time
                     per sample of the workload, others' samples not mixed in
-  --configs LIST    only these of N,J17,JI17,J25,JI25,V,P,P27,P313,PHP (N is always run)
+  --configs LIST    only these of N,J17,JI17,J25,JI25,V,P,P27,P313,PHP,R (N is always run)
   --bpfprof-arg A   one more option for the recordings (repeatable), for an
                     ablation: --bpfprof-arg --unwind=fp
   --quick           smoke test: 3 rounds of 2 s
@@ -172,6 +176,11 @@ pick_configs() {
 	else
 		echo "missing: php8.2 ($PHP); scripts/install-deps.sh --test installs php8.2-cli"
 	fi
+	if [ -x "$RUBY" ]; then
+		CONFIGS+=(R)
+	else
+		echo "missing: ruby ($RUBY); scripts/install-deps.sh --test installs Debian's ruby"
+	fi
 	[ -n "$ONLY" ] || return 0
 	for c in "${CONFIGS[@]}"; do
 		[[ $c == N || ,$ONLY, == *,$c,* ]] && keep+=("$c")
@@ -204,10 +213,11 @@ start_workload() {
 	WL_PIDS=()
 	case $c in
 	N) start_one "$WORK/wl.0" "$WORK/cpu_work" -t "$PROCS" -s "$WL_SECONDS" ;;
-	J* | V | P*)
+	J* | V | P* | R)
 		for ((i = 0; i < PROCS; i++)); do
 			case $c in
 			V) start_one "$WORK/wl.$i" "$NODE" "$HERE/../tests/workloads/jit_hot.js" "$WL_SECONDS" ;;
+			R) start_one "$WORK/wl.$i" "$RUBY" "$HERE/../tests/workloads/rbfuncs.rb" "$WL_SECONDS" ;;
 			PHP) start_one "$WORK/wl.$i" "$PHP" "$HERE/../tests/workloads/phpfuncs.php" "$WL_SECONDS" ;;
 			P*)
 				# Its pid first, as the JVMs and node print theirs (exec keeps it).
@@ -279,8 +289,9 @@ user_stacks_share() {
 # name one of its functions.
 runtime_share() {
 	sed -n 's/^bpfprof: runtime frames: //p' "$1" | tail -n 1 | tr ';' '\n' |
-		awk -v lang="$2" '{ sub(/^ +/, "") }
-			$1 == lang { i = $2 ~ /%$/ ? 2 : 3; sub(/%/, "", $i); print $i, $(i + 2) }'
+		awk -v lang="$2" '{ sub(/^ +/, "") } $1 == lang {
+			i = $2 ~ /%$/ ? 2 : 3 # "Ruby 3.1 99.8% of N": a version before the share
+			sub(/%/, "", $i); print $i, $(i + 2) }'
 }
 
 # All the samples of the recording.

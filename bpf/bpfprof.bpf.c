@@ -274,6 +274,7 @@ static __always_inline bool user_in_syscall(void)
 #include "unwind.bpf.h"
 #include "python.bpf.h"
 #include "php.bpf.h"
+#include "ruby.bpf.h"
 
 #include "stacks.bpf.h"
 #include "runtime.bpf.h"
@@ -460,6 +461,8 @@ int BPF_PROG(on_exec, struct task_struct *task)
 	bpf_map_delete_elem(&rt_procs, &tgid);
 	if (php_frames)
 		bpf_map_delete_elem(&php_procs, &tgid);
+	if (ruby_frames)
+		bpf_map_delete_elem(&rb_procs, &tgid);
 	if (!cfi_unwind || !unwind_find_vma ||
 	    (filter_tgid && !bpf_map_lookup_elem(&target_tgids, &tgid)) ||
 	    proc_uid_capped(task, PROC_CAPPED_UNWIND) ||

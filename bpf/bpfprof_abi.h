@@ -148,20 +148,25 @@ struct folded_wakeup {
  */
 #define USTACK_PY_EVAL (1ull << 63)
 /*
- * A user frame in the interpreter's own code beside its loop (PHP's VM
- * handlers, called from execute_ex): shown as the loop's interpreter
- * frames, not on its own. User addresses never have bit 62 either.
+ * A user frame in the interpreter's own code beside or inside its loop
+ * (PHP's VM handlers, called from execute_ex; Ruby's vm_exec_core inside
+ * rb_vm_exec), whose work the interpreter's frames show: left out where
+ * they are put. User addresses never have bit 62 either.
  */
 #define USTACK_INTERP_VM (1ull << 62)
 #define USTACK_TAGS	 (USTACK_PY_EVAL | USTACK_INTERP_VM)
 /* Python frame: the frame is the first its interpreter loop ran (ends a group). */
 #define PY_FRAME_ENTRY 1ull
 
-/* Whose interpreter frames a record's py_len frames are (sample_event, switch_event .interp). */
+/*
+ * sample_event.interp: the interpreter whose frames py_len holds (the
+ * format is the same: a code word, an instruction word with
+ * PY_FRAME_ENTRY), and whose loop USTACK_PY_EVAL tags.
+ */
 enum interp_kind {
 	INTERP_PYTHON = 0,
-	INTERP_RUBY = 1,
-	INTERP_PHP = 2, /* a zend_function * and ((u64)line << 1) | PY_FRAME_ENTRY (php.bpf.h) */
+	INTERP_RUBY = 1, /* iseq pointer, VM pc (bpf/ruby.bpf.h) */
+	INTERP_PHP = 2,	 /* a zend_function * and ((u64)line << 1) | PY_FRAME_ENTRY (php.bpf.h) */
 };
 
 /*
@@ -508,8 +513,9 @@ struct unwind_file_info {
 #define PROC_CAPPED_UNWIND 1
 #define PROC_CAPPED_PY	   2
 #define PROC_CAPPED_RT	   4 /* rt_procs: userspace only (no kernel side adds its entries) */
-#define PROC_CAPPED_PHP	   8 /* php_procs: userspace only, as rt_procs */
-#define PROC_CAPPED_UIDS   256
+#define PROC_CAPPED_PHP	   8  /* php_procs: userspace only, as rt_procs */
+#define PROC_CAPPED_RB	   16 /* rb_procs: userspace only */
+#define PROC_CAPPED_UIDS   512
 
 struct unwind_mapping {
 	__u64 start, end;
@@ -677,6 +683,33 @@ struct php_proc {
 	/* The VM's code below execute_ex: [vm_start, eval_start), its handlers (USTACK_INTERP_VM). */
 	__u64 vm_start;
 	struct php_layout layout;
+};
+
+/*
+ * Ruby's control frames (CRuby 3.x; lang/ruby_layout.h). A thread's
+ * execution context is its TLS variable ruby_current_ec, of libruby's TLS
+ * block: the block is dtv[modid] (the dtv at the thread's fs base + 8),
+ * modid the word the dynamic linker put in the GOT slot `ec_modid_slot`
+ * (a DTPMOD64 relocation), so BPF reads it there and needs nothing per
+ * thread. The context's cfp points into the top of its VM stack; each
+ * control frame's caller is the next one up, to the stack's end. Offsets
+ * are in bytes.
+ */
+struct rb_layout {
+	__u16 ec_vm_stack;	/* rb_execution_context_t.vm_stack (VALUE *) */
+	__u16 ec_vm_stack_size; /* .vm_stack_size (size_t, in VALUEs) */
+	__u16 ec_cfp;		/* .cfp */
+	__u16 cfp_size;		/* sizeof(rb_control_frame_t) */
+	__u16 cfp_pc, cfp_iseq, cfp_ep;
+	__u16 pad;
+};
+
+struct rb_proc {
+	__u64 ec_modid_slot; /* the GOT slot holding libruby's TLS module id */
+	__u64 ec_tls_offset; /* ruby_current_ec's offset in libruby's TLS block */
+	__u64 exec_start, exec_end; /* rb_vm_exec's code: one call per group of frames */
+	__u64 core_start, core_end; /* its core loop's (vm_exec_core's); 0, 0: not known */
+	struct rb_layout layout;
 };
 
 /*

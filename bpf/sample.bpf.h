@@ -29,6 +29,14 @@ struct {
 	__type(value, __u32);
 } python_tail SEC(".maps");
 
+/* on_sample's tail for a Ruby process (on_sample_ruby). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PROG_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} ruby_tail SEC(".maps");
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
@@ -78,7 +86,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		e->oncpu_since = unseen_switch_in_time(cur, slice ? slice->since : 0, e->hdr.ts);
 		e->oncpu_runtime_ns = tid ? cur->se.prev_sum_exec_runtime : 0;
 	}
-	/* The switch's time comes from the runqueue clock (switch_clock.bpf.h): within microseconds. */
+	/* The switch's time comes from the runqueue clock (switch_clock.bpf.h): within
+	 * microseconds. */
 	if (e->oncpu_since > e->hdr.ts)
 		e->oncpu_since = e->hdr.ts;
 	task_comm(e->comm, cur);
@@ -106,6 +115,9 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	/* A PHP process's: on_sample_php (php_sample.bpf.h). */
 	if (php_frames && un && bpf_map_lookup_elem(&php_procs, &tgid))
 		bpf_tail_call(ctx, &php_tail, 0);
+	/* A Ruby process's: on_sample_ruby (ruby.bpf.h). */
+	if (ruby_frames && un && bpf_map_lookup_elem(&rb_procs, &tgid))
+		bpf_tail_call(ctx, &ruby_tail, 0);
 	/* A runtime's frames (runtime.bpf.h): a lookup, for a process that runs none. */
 	e->rt_len = rt_stack((struct rt_ips *)e->ips, (struct rt_fps *)SAMPLE_FPS(e), tgid,
 			     kn | un << 16, e->flags);
@@ -169,6 +181,22 @@ int on_sample_python(struct bpf_perf_event_data *ctx)
 		return 0;
 	if (un)
 		e->py_len = python_stack(e->hdr.pid, e->ips, kn, un, &e->flags);
+	send_interp_sample(e);
+	return 0;
+}
+
+/* The tail of on_sample for a Ruby process: its Ruby frames (ruby.bpf.h), then the record. */
+SEC("perf_event")
+int on_sample_ruby(struct bpf_perf_event_data *ctx)
+{
+	__u32 kn, un;
+	struct sample_event *e = tail_sample(&kn, &un);
+
+	if (!e)
+		return 0;
+	e->interp = INTERP_RUBY;
+	if (un)
+		e->py_len = ruby_stack(e->hdr.pid, e->ips, kn, un, &e->flags);
 	send_interp_sample(e);
 	return 0;
 }

@@ -25,14 +25,15 @@ Installs, with apt-get, as root:
            bpftool comes from linux-tools-common and linux-tools-\$(uname -r))
   --test   util-linux procps python3 python3-dev systemd strace debuginfod
            xz-utils curl chromium golang-go golang-github-google-pprof-dev
-           openssl fuse3 php8.2-cli php8.2-dev (the view test fetches a profile from a headless
+           openssl fuse3 php8.2-cli php8.2-dev ruby ruby-dev (the view test fetches a profile from a headless
            page; the pprof and Go tests build and read Go programs, the scrape
            test checks answers with Google's pprof library over TLS; the
            Python layout test compiles against python3's own headers; a
            hostile Python test mounts a FUSE file system as a user with
            fusermount3; php8.2-cli php8.2-dev: the PHP test profiles
            Debian's php8.2, the PHP layout test compiles against its
-           headers), and
+           headers; ruby ruby-dev: the Ruby test profiles Debian's ruby,
+           and its layout test compiles against ruby-dev's headers), and
            nodejs npm when node is missing or older than v18 (the integration
            tests run the profiler's npm CLI; the package test runs the service
            under systemd; the debuginfod test runs a local debuginfod server)
@@ -113,7 +114,7 @@ have_clang15 || NEED_CLANG15=1
 
 if [ "$WITH_TEST" = 1 ]; then
 	PACKAGES+=(util-linux procps python3 python3-dev systemd strace debuginfod xz-utils curl chromium golang-go
-		golang-github-google-pprof-dev openssl fuse3 php8.2-cli php8.2-dev)
+		golang-github-google-pprof-dev openssl fuse3 php8.2-cli php8.2-dev ruby ruby-dev)
 	major=$(node_major) || major=0
 	if [ "$major" -lt 18 ]; then
 		PACKAGES+=(nodejs npm)

@@ -20,6 +20,8 @@ export const CATEGORY_JAVA = 5;
 export const CATEGORY_JS = 6;
 // PHP functions (issue 40): the Zend engine's frames.
 export const CATEGORY_PHP = 7;
+// Ruby methods and blocks (issue 40): CRuby's control frames.
+export const CATEGORY_RUBY = 8;
 
 // Reads FILE, gunzips it when it starts with the gzip magic, decodes it as
 // strict UTF-8 and parses it. Throws an Error that says which step failed.
@@ -209,7 +211,7 @@ export class Profile {
 	isOnCpu(sample) {
 		const c = this.leafCategory(sample);
 		return c === CATEGORY_KERNEL || c === CATEGORY_USER || c === CATEGORY_PYTHON ||
-		       c === CATEGORY_JAVA || c === CATEGORY_JS || c === CATEGORY_PHP;
+		       c === CATEGORY_JAVA || c === CATEGORY_JS || c === CATEGORY_PHP || c === CATEGORY_RUBY;
 	}
 
 	leafFuncName(sample) {

@@ -280,6 +280,20 @@ foreach(mode debuglink_fifo perfmap_root perfmap_huge outdir_planted cgroup_clai
     FAKEPHP=$<TARGET_FILE:bpfprof_workload_fakephp>)
 endforeach()
 
+# A local user's fake Ruby (issue 40): a libruby of its own with hostile memory.
+add_library(bpfprof_workload_fakerb_lib SHARED ${BPFPROF_TESTS_DIR}/workloads/fakerb_lib.c)
+set_target_properties(bpfprof_workload_fakerb_lib PROPERTIES
+  OUTPUT_NAME fakeruby PREFIX lib LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads)
+add_executable(bpfprof_workload_fakerb ${BPFPROF_TESTS_DIR}/workloads/fakerb.c)
+set_target_properties(bpfprof_workload_fakerb PROPERTIES
+  OUTPUT_NAME fakerb RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/workloads
+  BUILD_RPATH "$ORIGIN" COMPILE_OPTIONS "-O1")
+target_link_libraries(bpfprof_workload_fakerb PRIVATE bpfprof_workload_fakerb_lib)
+bpfprof_integration_test(hostile_ruby_fake 180 TRUE hostile_ruby.sh)
+set_property(TEST integration.hostile_ruby_fake APPEND PROPERTY ENVIRONMENT
+  FAKERB=$<TARGET_FILE:bpfprof_workload_fakerb>
+  FAKERB_LIB=$<TARGET_FILE:bpfprof_workload_fakerb_lib>)
+
 # A local user's fake CPython against root's bpfprof -a (issue 37): line
 # tables walked per sample, 2 GiB of code objects to copy, a frame on a FUSE
 # page whose server never answers.
@@ -431,6 +445,8 @@ foreach(mode before during fp pool)
 endforeach()
 # PHP functions in the stacks (issue 40): Debian's php8.2 and phpfuncs.php.
 bpfprof_integration_test(php 120 TRUE php.sh)
+# Ruby methods in the stacks (issue 40): Debian's ruby and rbfuncs.rb.
+bpfprof_integration_test(ruby 120 TRUE ruby.sh)
 # Go (issue 26): programs built by Debian's golang-go at test time, unwound
 # through .gopclntab (tests/workloads/go, go.sh); go_park: stacks on g0
 # under runtime.mcall, across its switch in one step (issue 37).

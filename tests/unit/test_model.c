@@ -434,6 +434,45 @@ static void php_frames_replace_the_vm(void)
 	model_free(&m);
 }
 
+/*
+ * Ruby frames (interp INTERP_RUBY) go in place of rb_vm_exec's frame
+ * (USTACK_PY_EVAL) under OBJ_RUBY, and its core loop's frame
+ * (USTACK_INTERP_VM) is left out; without a namer both stay C frames.
+ */
+static void ruby_frames_replace_the_vm_and_its_core_loop(void)
+{
+	struct model m;
+	struct proc_source src = { fake_info, fake_maps, NULL };
+	uint64_t u[] = { 0x401000 | USTACK_INTERP_VM, 0x402000 | USTACK_PY_EVAL, 0x405000 };
+	uint64_t rb[] = { 0xa0, 0x10, 0xb0, 0x20 | PY_FRAME_ENTRY };
+	struct sample_event e = make_sample(100, 100, 5000, "rb", NULL, 0, u, 3);
+	struct raw_frame f[16];
+	int n;
+
+	src.ruby_frame = fake_python_frame;
+	model_init(&m, &src, 1000);
+	add_python(&e, rb, 2);
+	e.interp = INTERP_RUBY;
+	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	n = stack_frames(&m, m.threads.data[0].samples.data[0].stack, f, 16);
+	CHECK_EQ_INT(n, 3);
+	CHECK(f[0].object == OBJ_RUBY && f[0].offset == 0xa0);
+	CHECK(f[1].object == OBJ_RUBY && f[1].offset == 0xb0);
+	CHECK_EQ_INT(f[2].offset, 0x405000 - 0x400000 + 0x1000);
+	model_free(&m);
+
+	/* Python's namer only: Ruby frames are not Python's, the C frames stay. */
+	src.ruby_frame = NULL;
+	src.python_frame = fake_python_frame;
+	model_init(&m, &src, 1000);
+	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	n = stack_frames(&m, m.threads.data[0].samples.data[0].stack, f, 16);
+	CHECK_EQ_INT(n, 3);
+	CHECK_EQ_INT(f[0].offset, 0x401000 - 0x400000 + 0x1000);
+	CHECK_EQ_INT(f[1].offset, 0x402000 - 0x400000 + 0x1000);
+	model_free(&m);
+}
+
 /* Runtime frames: a record names its frame by its words (word 0's low bits), unless 0xbad. */
 static int runtime_calls;
 
@@ -596,6 +635,7 @@ int main(void)
 	RUN(repeated_unknown_address_is_cut);
 	RUN(python_frames_replace_the_interpreter_loop);
 	RUN(php_frames_replace_the_vm);
+	RUN(ruby_frames_replace_the_vm_and_its_core_loop);
 	RUN(runtime_records_name_their_frames);
 	RUN(restack_rewrites_a_sample_in_place);
 	RUN(restack_counts_a_cut_stack_once);

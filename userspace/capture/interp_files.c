@@ -7,9 +7,15 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "../util/elf_open.h"
+
+struct hmap_key interp_file_key(const struct map_entry *e)
+{
+	return (struct hmap_key){ ((uint64_t)major(e->dev) << 32) | minor(e->dev), e->inode };
+}
 
 int interp_file_examine(uint32_t pid, const struct map_entry *e, int (*examine)(Elf *, void *),
 			void *ctx)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-2-Clause */
 /*
- * What the interpreters' loaders (python_loader.c, php_loader.c) share:
+ * What the interpreters' loaders (python_loader.c, php_loader.c,
+ * ruby_loader.c) share:
  * examining the ELF file a process maps, opened through the mapping's own
  * link (the file mapped, not a path its owner could swap), and keeping an
  * exited process's names a few flushes for its last samples.
@@ -12,7 +13,11 @@
 #include <stdint.h>
 
 #include "../symbols/proc_maps.h"
+#include "../util/hashmap.h"
 #include "../util/vec.h"
+
+/* The key of mapping `e`'s file in a loader's file index: its device and inode. */
+struct hmap_key interp_file_key(const struct map_entry *e);
 
 /*
  * `examine(elf, ctx)`'s answer for the file of `pid`'s mapping `e`, 0 when

@@ -15,9 +15,9 @@
 #include "../util/uid_owner.h"
 
 static const uint8_t capped_bit[PROC_SHARE_MAPS] = { PROC_CAPPED_UNWIND, PROC_CAPPED_PY,
-						     PROC_CAPPED_RT, PROC_CAPPED_PHP };
+						     PROC_CAPPED_RT, PROC_CAPPED_PHP, PROC_CAPPED_RB };
 /* The maps whose entries the kernel side copies to a forked child (bpfprof.bpf.c, track_fork). */
-static const bool copied_at_fork[PROC_SHARE_MAPS] = { true, true, false, false };
+static const bool copied_at_fork[PROC_SHARE_MAPS] = { true, true, false, false, false };
 
 void proc_shares_init(struct proc_shares *s, int capped_fd)
 {

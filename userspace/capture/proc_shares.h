@@ -42,6 +42,7 @@ enum proc_share_map {
 	PROC_SHARE_PY,	   /* py_procs */
 	PROC_SHARE_RT,	   /* rt_procs */
 	PROC_SHARE_PHP,	   /* php_procs */
+	PROC_SHARE_RB,	   /* rb_procs */
 	PROC_SHARE_MAPS,
 };
 

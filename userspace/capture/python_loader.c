@@ -16,7 +16,7 @@
 
 #include "../lang/python_procs.h"
 #include "../util/log.h"
-#include "../util/elf_open.h"
+#include "interp_files.h"
 
 void python_loader_init(struct python_loader *l, struct proc_shares *shares,
 			struct python_procs *procs)
@@ -58,7 +58,7 @@ static int examine(Elf *elf, void *info)
 static const struct python_loader_file *file_of(struct python_loader *l, uint32_t pid,
 						const struct map_entry *e)
 {
-	struct hmap_key key = { ((uint64_t)major(e->dev) << 32) | minor(e->dev), e->inode };
+	struct hmap_key key = interp_file_key(e);
 	struct python_loader_file f = { .status = 0 };
 	uint32_t idx;
 

@@ -26,6 +26,7 @@
 #include "sideband.h"
 #include "php_loader.h"
 #include "python_loader.h"
+#include "ruby_loader.h"
 #include "rt_loader.h"
 #include "stack_finish.h"
 #include "unwind_loader.h"
@@ -362,6 +363,17 @@ static void open_unwind_tables(struct session *s, const struct session_config *c
 			s->unwind->php = s->php;
 		}
 	}
+	/* So are the Ruby processes (ruby_loader.h). */
+	if (!err && cfg->ruby) {
+		s->rbl = calloc(1, sizeof(*s->rbl));
+		if (s->rbl) {
+			int fd = bpf_map__fd(s->skel->maps.rb_procs);
+
+			proc_shares_use(&s->unwind->shares, PROC_SHARE_RB, fd);
+			ruby_loader_init(s->rbl, &s->unwind->shares, fd, cfg->ruby);
+			s->unwind->rb = s->rbl;
+		}
+	}
 	/* So are the JIT runtimes whose frames BPF reads (rt_loader.h). */
 	if (!err && cfg->rt_nmodules) {
 		s->rt = calloc(1, sizeof(*s->rt));
@@ -409,6 +421,8 @@ static void open_unwind_tables(struct session *s, const struct session_config *c
 		log_debug("Python frames: %zu Python processes at the start", s->py->processes);
 	if (s->php)
 		log_debug("PHP frames: %zu PHP processes at the start", s->php->processes);
+	if (s->rbl)
+		log_debug("Ruby frames: %zu Ruby processes at the start", s->rbl->processes);
 }
 
 /*
@@ -475,6 +489,8 @@ int session_open(struct session *s, const struct session_config *cfg)
 	bpf_program__set_autoload(s->skel->progs.on_sample_python, cfg->unwind_cfi && cfg->python);
 	s->skel->rodata->php_frames = cfg->unwind_cfi && cfg->php;
 	bpf_program__set_autoload(s->skel->progs.on_sample_php, cfg->unwind_cfi && cfg->php);
+	s->skel->rodata->ruby_frames = cfg->unwind_cfi && cfg->ruby;
+	bpf_program__set_autoload(s->skel->progs.on_sample_ruby, cfg->unwind_cfi && cfg->ruby);
 	s->skel->rodata->perf_max_stack = perf_event_max_stack();
 	session_copies_configure(s, cfg->unwind_cfi ? cfg->stack_copy_bytes : 0);
 	if (cfg->unwind_cfi) {
@@ -483,6 +499,7 @@ int session_open(struct session *s, const struct session_config *cfg)
 			bpf_map__set_max_entries(s->skel->maps.unwind_procs, proc_maps_capacity());
 			bpf_map__set_max_entries(s->skel->maps.py_procs, proc_maps_capacity());
 			bpf_map__set_max_entries(s->skel->maps.php_procs, proc_maps_capacity());
+			bpf_map__set_max_entries(s->skel->maps.rb_procs, proc_maps_capacity());
 		}
 		if (file_maps_capacity()) {
 			bpf_map__set_max_entries(s->skel->maps.unwind_files, file_maps_capacity());
@@ -579,6 +596,17 @@ int session_open(struct session *s, const struct session_config *cfg)
 		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.php_tail), &zero, &prog, BPF_ANY))
 			log_warn("cannot chain the PHP frames program (%s): stacks show the "
 				 "engine's C functions",
+				 strerror(errno));
+	}
+	/* And in on_sample_ruby for a Ruby process (bpf/ruby.bpf.h). */
+	if (cfg->unwind_cfi && cfg->ruby) {
+		__u32 zero = 0;
+		int prog = bpf_program__fd(s->skel->progs.on_sample_ruby);
+
+		if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.ruby_tail), &zero, &prog,
+					BPF_ANY))
+			log_warn("cannot chain the Ruby frames program (%s): stacks show the "
+				 "interpreter's C functions",
 				 strerror(errno));
 	}
 	/*
@@ -819,6 +847,11 @@ void session_close(struct session *s)
 		php_loader_free(s->php);
 		free(s->php);
 		s->php = NULL;
+	}
+	if (s->rbl) {
+		ruby_loader_free(s->rbl);
+		free(s->rbl);
+		s->rbl = NULL;
 	}
 	if (s->rt) {
 		rt_loader_free(s->rt);

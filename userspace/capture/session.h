@@ -70,6 +70,8 @@ struct session_config {
 	struct python_procs *python;
 	/* PHP frames (with unwind_cfi): the processes' registry to fill; NULL: none. */
 	struct php_procs *php;
+	/* Ruby frames (with unwind_cfi): the processes' registry to fill; NULL: none. */
+	struct ruby_procs *ruby;
 	/* Runtime frames read in BPF (with unwind_cfi): the runtime modules that answer (copied).
 	 */
 	const struct rt_module *rt_modules;
@@ -83,6 +85,8 @@ struct python_loader;
 struct python_procs;
 struct php_loader;
 struct php_procs;
+struct ruby_loader;
+struct ruby_procs;
 struct rt_loader;
 struct rt_module;
 struct bpf_program;
@@ -99,6 +103,7 @@ struct session {
 	struct bpfprof_bpf *skel;
 	struct unwind_loader *unwind; /* unwind_cfi: the tables the BPF unwinder reads */
 	struct python_loader *py;     /* Python processes, when config.python */
+	struct ruby_loader *rbl;      /* Ruby processes, when config.ruby */
 	struct rt_loader *rt;	      /* JIT runtimes, when config.rt_nmodules */
 	struct php_loader *php;	      /* PHP processes, when config.php */
 	struct ring_buffer *rb;

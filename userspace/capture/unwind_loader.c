@@ -17,6 +17,7 @@
 #include "../symbols/proc_maps.h"
 #include "php_loader.h"
 #include "python_loader.h"
+#include "ruby_loader.h"
 #include "rt_loader.h"
 #include "../util/bsearch_u64.h"
 #include "../util/clock.h"
@@ -672,6 +673,8 @@ int unwind_loader_add_process(struct unwind_loader *l, uint32_t pid)
 		err = python_loader_process(l->py, pid, uid, &maps);
 	if (!err && l->php)
 		err = php_loader_process(l->php, pid, uid, &maps);
+	if (!err && l->rb)
+		err = ruby_loader_process(l->rb, pid, uid, &maps);
 	if (!err && l->rt)
 		err = rt_loader_process(l->rt, pid, uid, &maps);
 	map_entries_free(&maps);
@@ -716,6 +719,8 @@ int unwind_loader_refresh(struct unwind_loader *l)
 		python_loader_flush(l->py);
 	if (l->php)
 		php_loader_flush(l->php);
+	if (l->rb)
+		ruby_loader_flush(l->rb);
 	if (!err && l->rt)
 		err = rt_loader_refresh(l->rt);
 	return err;
@@ -734,6 +739,13 @@ int unwind_loader_forked(struct unwind_loader *l, uint32_t parent, uint32_t chil
 		return -ENOMEM;
 	if (l->php && php_loader_forked(l->php, parent, child))
 		return -ENOMEM;
+	if (l->rb) {
+		uint32_t uid;
+
+		if (!proc_shares_user(&l->shares, child, &uid) &&
+		    ruby_loader_forked(l->rb, parent, uid, child))
+			return -ENOMEM;
+	}
 	return l->py ? python_loader_forked(l->py, parent, child) : 0;
 }
 
@@ -770,6 +782,8 @@ void unwind_loader_forget(struct unwind_loader *l, uint32_t pid)
 		python_loader_exited(l->py, pid);
 	if (l->php)
 		php_loader_exited(l->php, pid);
+	if (l->rb)
+		ruby_loader_exited(l->rb, pid);
 	if (l->rt)
 		rt_loader_exited(l->rt, pid);
 }

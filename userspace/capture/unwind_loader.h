@@ -22,6 +22,7 @@
 
 struct python_loader;
 struct php_loader;
+struct ruby_loader;
 struct rt_loader;
 
 /* A process's mappings read for one sample serve its samples this long after. */
@@ -79,6 +80,8 @@ struct unwind_loader {
 	struct python_loader *py;
 	/* PHP processes among those read (NULL: no PHP frames); not owned. */
 	struct php_loader *php;
+	/* Ruby processes among those read (NULL: no Ruby frames); not owned. */
+	struct ruby_loader *rb;
 	/* JIT runtimes among those read (NULL: none); not owned. */
 	struct rt_loader *rt;
 	/* Who holds unwind_procs and py_procs: one user cannot take them all. */

@@ -26,6 +26,7 @@
 #include "../emit/frame_quality.h"
 #include "../lang/php_procs.h"
 #include "../lang/python_procs.h"
+#include "../lang/ruby_procs.h"
 #include "../util/clock.h"
 #include "../util/log.h"
 #include "../util/term_escape.h"
@@ -143,7 +144,8 @@ static void log_unwind_misses(const struct unwind_loader *ul)
  * program ("[JIT] java"); Python's are told per interpreter version too
  * (samples in its interpreter with no Python frame count there).
  */
-static void print_lang_quality(const struct frame_quality *fq, const char *php_versions)
+static void print_lang_quality(const struct frame_quality *fq,
+			       const char *const versions[FRAME_LANG_COUNT])
 {
 	const struct frame_lang_quality *q = &fq->lang;
 	bool first = true;
@@ -153,9 +155,7 @@ static void print_lang_quality(const struct frame_quality *fq, const char *php_v
 			continue;
 		fprintf(stderr, "%s%s%s%s %.1f%% of %" PRIu64 "%s",
 			first ? "bpfprof: runtime frames: " : "; ", frame_lang_name(l),
-			/* "PHP 8.2": the versions its processes ran. */
-			l == FRAME_LANG_PHP && php_versions[0] ? " " : "",
-			l == FRAME_LANG_PHP ? php_versions : "",
+			versions[l] && versions[l][0] ? " " : "", versions[l] ? versions[l] : "",
 			100.0 * (double)q->named[l] / (double)q->samples[l], q->samples[l],
 			first ? " samples in its code name one of its functions" : "");
 		first = false;
@@ -180,7 +180,7 @@ static void print_lang_quality(const struct frame_quality *fq, const char *php_v
  * then, when not all are native, "... by runtime: native 96.1% of 998, Go 99.9% of 1000"
  */
 static void print_frame_quality(const struct frame_quality *q, const struct unwind_loader *ul,
-				const char *php_versions)
+				const char *const versions[FRAME_LANG_COUNT])
 {
 	char why[512] = "", by[256] = "";
 	size_t len = 0, blen = 0;
@@ -212,7 +212,7 @@ static void print_frame_quality(const struct frame_quality *q, const struct unwi
 	fputc('\n', stderr);
 	if (early)
 		log_unwind_misses(ul);
-	print_lang_quality(q, php_versions);
+	print_lang_quality(q, versions);
 }
 
 /*
@@ -277,7 +277,6 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 			  enum output_format format, bool viewing)
 {
 	struct frame_quality frames;
-	char php_versions[64];
 	struct stat st;
 	char size[32] = "?";
 	size_t threads = 0;
@@ -309,10 +308,15 @@ static void print_summary(struct recording *r, const struct session_stats *lost,
 			" shown as markers; %" PRIu64 " markers and %" PRIu64 " totals lost\n",
 			r->model.stats.syscalls_counted, r->model.stats.syscall_markers,
 			lost->dropped[EV_SYSCALL], lost->dropped[EV_SYSCALL_TOTALS]);
-	if (!frame_quality_count(&frames, &r->model, tables))
-		print_frame_quality(
-			&frames, r->session.unwind,
-			php_procs_versions(r->php_procs, php_versions, sizeof(php_versions)));
+	if (!frame_quality_count(&frames, &r->model, tables)) {
+		/* The versions met of the runtimes that say theirs: "Ruby 3.1 99.8% of ...". */
+		const char *versions[FRAME_LANG_COUNT] = { NULL };
+		char ruby[64], php[64];
+
+		versions[FRAME_LANG_RUBY] = ruby_procs_versions(r->rb_procs, ruby, sizeof(ruby));
+		versions[FRAME_LANG_PHP] = php_procs_versions(r->php_procs, php, sizeof(php));
+		print_frame_quality(&frames, r->session.unwind, versions);
+	}
 	if (r->session.unwind) {
 		char store[256];
 

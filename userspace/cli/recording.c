@@ -24,6 +24,7 @@
 #include "../symbols/debuginfo_server.h"
 #include "../lang/php_procs.h"
 #include "../lang/python_procs.h"
+#include "../lang/ruby_procs.h"
 #include "../symbols/frame_resolver.h"
 #include "../lang/hotspot_procs.h"
 #include "../lang/v8_procs.h"
@@ -89,7 +90,7 @@ static void fill_meta(struct profile_meta *meta, struct recording *r, const stru
 	uname(uts);
 	meta->product_version = BPFPROF_VERSION;
 	meta->command_line = opts->self_command_line;
-	meta->php_versions =
+	meta->lang_versions[FRAME_LANG_PHP] =
 		php_procs_versions(r->php_procs, r->php_versions, sizeof(r->php_versions));
 	meta->hostname = host;
 	meta->kernel_release = uts->release;
@@ -126,10 +127,11 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 		    enum output_format format)
 {
 	struct profile_meta meta = { 0 };
-	char host[256] = "";
+	char host[256] = "", ruby[64];
 	struct utsname uts;
 
 	fill_meta(&meta, r, opts, m, lost, start_wall_ms, host, sizeof(host), &uts);
+	meta.lang_versions[FRAME_LANG_RUBY] = ruby_procs_versions(r->rb_procs, ruby, sizeof(ruby));
 	/* How whole the stacks are: counted here, over the symbolized tables, for meta.extra. */
 	if (format != FORMAT_PPROF) {
 		int err = frame_quality_count(&meta.frame_quality, m, tables);
@@ -360,16 +362,19 @@ int recording_start(struct recording *r, const struct options *opts)
 	r->jit = r->sym ? jit_maps_new("/proc") : NULL;
 	r->py_procs = python_procs_new();
 	r->py_frames = python_frames_new();
+	r->rb_procs = ruby_procs_new();
+	r->rb_frames = python_frames_new();
 	r->jvms = hotspot_procs_new("/proc");
 	r->java_frames = java_frames_new();
 	r->v8 = v8_procs_new("/proc");
 	r->php_procs = php_procs_new();
-	r->frames = (struct frame_resolver){ r->sym, r->jit, r->py_frames, r->java_frames };
+	r->frames = (struct frame_resolver){ r->sym, r->jit, r->py_frames, r->java_frames,
+					     r->rb_frames };
 	r->debuginfod = debuginfo_server_open(opts->debuginfod_budget_ns / 1000000);
 	if (r->sym)
 		symbolizer_set_debuginfod(r->sym, r->debuginfod);
 	if (!r->jit || !r->py_procs || !r->py_frames || !r->jvms || !r->java_frames || !r->v8 ||
-	    !r->php_procs) {
+	    !r->php_procs || !r->rb_procs || !r->rb_frames) {
 		log_error("out of memory");
 		return 1;
 	}
@@ -378,6 +383,8 @@ int recording_start(struct recording *r, const struct options *opts)
 	r->src_ctx.jit = r->jit;
 	r->src_ctx.py_procs = r->py_procs;
 	r->src_ctx.py_frames = r->py_frames;
+	r->src_ctx.rb_procs = r->rb_procs;
+	r->src_ctx.rb_frames = r->rb_frames;
 	r->src_ctx.jvms = r->jvms;
 	r->src_ctx.java_frames = r->java_frames;
 	r->src_ctx.v8 = r->v8;
@@ -409,6 +416,8 @@ int recording_start(struct recording *r, const struct options *opts)
 	cfg.python = cfg.unwind_cfi ? r->py_procs : NULL;
 	/* PHP functions likewise. */
 	cfg.php = cfg.unwind_cfi ? r->php_procs : NULL;
+	/* Ruby's likewise. */
+	cfg.ruby = cfg.unwind_cfi ? r->rb_procs : NULL;
 	/* Java frames read in BPF where the JVM keeps them (interpreted frames), JS in node's. */
 	rt_modules[0] = hotspot_procs_rt_module(r->jvms);
 	rt_modules[1] = v8_procs_rt_module(r->v8);
@@ -629,6 +638,8 @@ void recording_close(struct recording *r)
 	python_procs_free(r->py_procs);
 	python_frames_free(r->py_frames);
 	php_procs_free(r->php_procs);
+	ruby_procs_free(r->rb_procs);
+	python_frames_free(r->rb_frames);
 	hotspot_procs_free(r->jvms);
 	java_frames_free(r->java_frames);
 	v8_procs_free(r->v8);

@@ -52,7 +52,8 @@ struct profile_meta {
 				  none */
 	uint32_t profiler_pid; /* bpfprof's own process, shown as such; 0: none */
 	struct frame_quality frame_quality; /* how whole the on-CPU user stacks are */
-	const char *php_versions; /* "8.2": the PHP versions met ("PHP versions"); NULL, "": none */
+	/* Per language (enum frame_lang), the versions met ("3.1"); NULL: not said. */
+	const char *lang_versions[FRAME_LANG_COUNT];
 	struct emit_view_summary *view_out; /* filled by emit_profile_fd when not NULL */
 };
 

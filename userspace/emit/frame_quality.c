@@ -89,7 +89,8 @@ static uint8_t *outermost_user_is_root(const struct profile_tables *t)
 
 		if (above != ROOT_NO_USER ||
 		    (f->category != CAT_USER && f->category != CAT_PYTHON &&
-		     f->category != CAT_JAVA && f->category != CAT_JS && f->category != CAT_PHP))
+		     f->category != CAT_JAVA && f->category != CAT_JS && f->category != CAT_PHP &&
+		     f->category != CAT_RUBY))
 			memo[i] = above;
 		else
 			memo[i] = frame_quality_is_root(
@@ -101,24 +102,24 @@ static uint8_t *outermost_user_is_root(const struct profile_tables *t)
 }
 
 /* The runtime of a frame's code: its library's, native when it has none. */
-static uint8_t frame_runtime_bit(const struct profile_tables *t, const struct pt_frame *f)
+static uint16_t frame_runtime_bit(const struct profile_tables *t, const struct pt_frame *f)
 {
 	int32_t res = t->funcs.data[f->func].resource;
 	int32_t lib = res >= 0 ? t->resources.data[res].lib : -1;
 	const struct object_info *obj = lib >= 0 ? t->libs.data[lib].obj : NULL;
 
-	return obj && obj->runtime < CODE_RUNTIME_COUNT ? (uint8_t)(1u << obj->runtime) : 0;
+	return obj && obj->runtime < CODE_RUNTIME_COUNT ? (uint16_t)(1u << obj->runtime) : 0;
 }
 
 /*
  * Per profile stack, the OR of `frame_bits` over its frames, prefix first
  * as above: the runtimes its frames belong to, or its languages.
  */
-static uint8_t *stack_bits(const struct profile_tables *t,
-			   uint8_t (*frame_bits)(const struct profile_tables *t,
-						 const struct pt_frame *f))
+static uint16_t *stack_bits(const struct profile_tables *t,
+			    uint16_t (*frame_bits)(const struct profile_tables *t,
+						   const struct pt_frame *f))
 {
-	uint8_t *bits = malloc(t->stacks.len ? t->stacks.len : 1);
+	uint16_t *bits = malloc(sizeof(*bits) * (t->stacks.len ? t->stacks.len : 1));
 
 	if (!bits)
 		return NULL;
@@ -126,7 +127,7 @@ static uint8_t *stack_bits(const struct profile_tables *t,
 		const struct pt_stack *s = &t->stacks.data[i];
 
 		bits[i] =
-			(uint8_t)((s->prefix == NO_INDEX || s->prefix >= i ? 0 : bits[s->prefix]) |
+			(uint16_t)((s->prefix == NO_INDEX || s->prefix >= i ? 0 : bits[s->prefix]) |
 				  frame_bits(t, &t->frames.data[s->frame]));
 	}
 	return bits;
@@ -143,6 +144,8 @@ const char *frame_lang_name(enum frame_lang l)
 		return "JavaScript";
 	case FRAME_LANG_PHP:
 		return "PHP";
+	case FRAME_LANG_RUBY:
+		return "Ruby";
 	default:
 		return "?";
 	}
@@ -162,12 +165,16 @@ int frame_lang_of_category(const char *category)
  * not a stub; V8's when the front-end's isJS says a JavaScript function,
  * not a builtin.
  */
-uint8_t frame_lang_bits(int lang, const char *func, bool is_js)
+uint16_t frame_lang_bits(int lang, const char *func, bool is_js)
 {
 	bool named;
 
 	switch (lang) {
 	case FRAME_LANG_PYTHON:
+		named = func && func[0] != '[';
+		break;
+	case FRAME_LANG_RUBY:
+		/* Not a stand-in: "[unknown Ruby method]". */
 		named = func && func[0] != '[';
 		break;
 	case FRAME_LANG_JAVA:
@@ -183,22 +190,23 @@ uint8_t frame_lang_bits(int lang, const char *func, bool is_js)
 	default:
 		return 0;
 	}
-	return (uint8_t)((named ? 3u : 1u) << (2 * lang));
+	return (uint16_t)((named ? 3u : 1u) << (2 * lang));
 }
 
-static uint8_t pt_frame_lang_bits(const struct profile_tables *t, const struct pt_frame *f)
+static uint16_t pt_frame_lang_bits(const struct profile_tables *t, const struct pt_frame *f)
 {
 	const struct pt_func *fn = &t->funcs.data[f->func];
 	int lang = f->category == CAT_PYTHON ? FRAME_LANG_PYTHON
 		   : f->category == CAT_JAVA ? FRAME_LANG_JAVA
 		   : f->category == CAT_JS   ? FRAME_LANG_JS
 		   : f->category == CAT_PHP  ? FRAME_LANG_PHP
+		   : f->category == CAT_RUBY ? FRAME_LANG_RUBY
 					     : -1;
 
 	return lang < 0 ? 0 : frame_lang_bits(lang, strtab_get(&t->strings, fn->name), fn->is_js);
 }
 
-void frame_lang_count(struct frame_lang_quality *q, uint8_t bits, uint64_t samples)
+void frame_lang_count(struct frame_lang_quality *q, uint16_t bits, uint64_t samples)
 {
 	for (int l = 0; l < FRAME_LANG_COUNT; l++) {
 		if (bits & (1u << (2 * l)))
@@ -208,7 +216,7 @@ void frame_lang_count(struct frame_lang_quality *q, uint8_t bits, uint64_t sampl
 	}
 }
 
-static enum code_runtime runtime_of(uint8_t bits)
+static enum code_runtime runtime_of(uint16_t bits)
 {
 	if (bits & (1u << CODE_RUNTIME_GO))
 		return CODE_RUNTIME_GO;
@@ -243,7 +251,8 @@ static void py_version_count(struct frame_quality *q, uint32_t version_hex, bool
 int frame_quality_count(struct frame_quality *q, const struct model *m,
 			const struct profile_tables *t)
 {
-	uint8_t *memo, *runtimes, *langs;
+	uint16_t *runtimes, *langs;
+	uint8_t *memo;
 
 	memset(q, 0, sizeof(*q));
 	memo = outermost_user_is_root(t);

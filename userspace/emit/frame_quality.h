@@ -32,6 +32,7 @@ enum frame_lang {
 	FRAME_LANG_JAVA,
 	FRAME_LANG_JS,
 	FRAME_LANG_PHP,
+	FRAME_LANG_RUBY,
 	FRAME_LANG_COUNT,
 };
 
@@ -42,7 +43,7 @@ int frame_lang_of_category(const char *category);
  * A frame's bits in a stack's language mask: bit 2*l, its language's
  * code, and bit 2*l+1 when it names one of the language's functions.
  */
-uint8_t frame_lang_bits(int lang, const char *func, bool is_js);
+uint16_t frame_lang_bits(int lang, const char *func, bool is_js);
 
 struct frame_lang_quality {
 	uint64_t samples[FRAME_LANG_COUNT]; /* on-CPU samples in the language's code */
@@ -50,7 +51,7 @@ struct frame_lang_quality {
 };
 
 /* Count `samples` samples of a stack whose frames' language bits OR to `bits`. */
-void frame_lang_count(struct frame_lang_quality *q, uint8_t bits, uint64_t samples);
+void frame_lang_count(struct frame_lang_quality *q, uint16_t bits, uint64_t samples);
 
 /* Python versions told apart in the frame quality; samples of more are not counted. */
 #define FRAME_QUALITY_PY_VERSIONS 16

@@ -28,6 +28,7 @@ static void write_categories(struct json_writer *w)
 		[CAT_USER] = { "User", "yellow" },	[CAT_OFFCPU] = { "Off-CPU", "lightblue" },
 		[CAT_PYTHON] = { "Python", "blue" },	[CAT_JAVA] = { "Java", "green" },
 		[CAT_JS] = { "JavaScript", "magenta" }, [CAT_PHP] = { "PHP", "purple" },
+		[CAT_RUBY] = { "Ruby", "red" },
 	};
 
 	jw_key_array(w, "categories");
@@ -139,6 +140,10 @@ static void write_extra_frame_quality(struct json_writer *w, const struct frame_
 		snprintf(label, sizeof(label), "Samples in %s code naming a %s function",
 			 frame_lang_name(l), frame_lang_name(l));
 		extra_entry_int(w, label, q->lang.named[l]);
+		if (meta->lang_versions[l] && meta->lang_versions[l][0]) {
+			snprintf(label, sizeof(label), "%s versions", frame_lang_name(l));
+			extra_entry_string(w, label, meta->lang_versions[l]);
+		}
 	}
 	/* "Samples in Python 3.9 code" and "..., naming a Python function": per interpreter
 	 * version. */
@@ -205,8 +210,6 @@ static void write_extra(struct json_writer *w, const struct model *m,
 							: "off");
 	extra_entry_int(w, "Truncated stacks", m->stats.truncated_stacks);
 	write_extra_frame_quality(w, &meta->frame_quality, meta);
-	if (meta->php_versions && meta->php_versions[0])
-		extra_entry_string(w, "PHP versions", meta->php_versions);
 	extra_entry_int(w, "User frames outside file mappings (JIT, anonymous)",
 			m->stats.unknown_user_addrs);
 	extra_entry_int(w, "Malformed events", m->stats.events_malformed);

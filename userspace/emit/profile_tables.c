@@ -336,6 +336,7 @@ static int64_t frame_of_item(struct profile_tables *t, const struct resolved_fra
 			 : rf->php	  ? CAT_PHP
 			 : rf->java	  ? CAT_JAVA
 			 : rf->javascript ? CAT_JS
+			 : rf->ruby	  ? CAT_RUBY
 					  : CAT_USER;
 	frame.address = rf->address < 0 ? -1 : rf->address;
 	frame.inline_depth = depth;

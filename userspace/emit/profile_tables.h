@@ -27,6 +27,7 @@ enum profile_category {
 	CAT_JAVA = 5,	/* green: Java methods and the JVM's JIT stubs */
 	CAT_JS = 6,	/* magenta: JavaScript functions and V8's builtins */
 	CAT_PHP = 7,	/* purple: PHP functions (the Zend engine's frames) */
+	CAT_RUBY = 8,	/* red: Ruby methods and blocks (CRuby's control frames) */
 	CAT_COUNT,
 };
 

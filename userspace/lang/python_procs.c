@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #include "python_linetable.h"
+#include "proc_mem.h"
 #include "python_reader.h"
 #include "python_strings.h"
 #include "../util/clock.h"
@@ -110,21 +110,13 @@ struct python_procs {
 	struct py_reader *reader; /* started at the first read */
 };
 
-static ssize_t read_process(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-
-	(void)ctx;
-	return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
-}
-
 struct python_procs *python_procs_new(void)
 {
 	struct python_procs *p = calloc(1, sizeof(*p));
 
 	if (!p)
 		return NULL;
-	p->read = read_process;
+	p->read = proc_mem_read;
 	p->deadline_ms = PY_READ_DEADLINE_MS;
 	p->max_bytes = PY_CACHE_BYTES;
 	p->max_uid_bytes = PY_UID_SHARE;
@@ -426,19 +418,6 @@ static char *read_str(struct python_procs *p, struct proc_entry *e, uint64_t add
 	return out;
 }
 
-/* A relative script path made absolute against the process's working directory. */
-static char *absolute(const struct proc_entry *e, char *name)
-{
-	char *abs;
-
-	if (!name || name[0] == '/' || name[0] == '<' || !e->cwd)
-		return name;
-	if (asprintf(&abs, "%s/%s", e->cwd, name[0] == '.' && name[1] == '/' ? name + 2 : name) < 0)
-		return name;
-	free(name);
-	return abs;
-}
-
 static int load_code(struct python_procs *p, struct proc_entry *e, uint64_t code,
 		     struct code_entry *c)
 {
@@ -458,7 +437,8 @@ static int load_code(struct python_procs *p, struct proc_entry *e, uint64_t code
 	/* Before 3.11 no qualified name: the function's own. */
 	c->qualname = read_str(p, e, u64_at(head, l->co_qualname ? l->co_qualname : l->co_name),
 			       MAX_NAME_CHARS);
-	c->filename = absolute(e, read_str(p, e, u64_at(head, l->co_filename), MAX_PATH_CHARS));
+	c->filename = proc_path_absolute(
+		e->cwd, read_str(p, e, u64_at(head, l->co_filename), MAX_PATH_CHARS));
 	table = u64_at(head, l->co_linetable);
 	if (table && l->bytes_data <= sizeof(bytes_head) &&
 	    read_exact(p, e, table, bytes_head, l->bytes_data)) {

@@ -163,21 +163,40 @@ static void py_group(const struct stack_record *e, struct py_groups *g)
 			g->start[++g->n] = j + 1;
 }
 
+/* The model source that names the sample's interpreter frames, and their object; NULL: none. */
+static int64_t (*interp_namer(const struct model *m, const struct stack_record *e,
+			      uint32_t *object))(void *, uint32_t, uint64_t, uint64_t)
+{
+	switch (e->interp) {
+	case INTERP_PYTHON:
+		*object = OBJ_PYTHON;
+		return m->source.python_frame;
+	case INTERP_RUBY:
+		*object = OBJ_RUBY;
+		return m->source.ruby_frame;
+	case INTERP_PHP:
+		*object = OBJ_PHP;
+		return m->source.php_frame;
+	default:
+		return NULL;
+	}
+}
+
 /* Group g's Python frames, outermost first, in place of an interpreter loop frame. */
 static int push_python(struct model *m, struct process *p, const struct stack_record *e,
 		       const struct py_groups *g, uint32_t group, uint32_t *stack)
 {
-	bool php = e->interp == INTERP_PHP;
+	uint32_t object = OBJ_PYTHON;
+	int64_t (*name)(void *, uint32_t, uint64_t, uint64_t) = interp_namer(m, e, &object);
 
 	for (uint32_t j = g->start[group + 1]; j-- > g->start[group];) {
-		int64_t entry = (php ? m->source.php_frame : m->source.python_frame)(
-			m->source.ctx, p->pid, e->py[2 * j], e->py[2 * j + 1] & ~PY_FRAME_ENTRY);
+		int64_t entry = name(m->source.ctx, p->pid, e->py[2 * j],
+				     e->py[2 * j + 1] & ~PY_FRAME_ENTRY);
 		int err;
 
 		if (entry < 0)
 			return (int)entry;
-		if ((err = push_frame(m, stack, php ? OBJ_PHP : OBJ_PYTHON, (uint64_t)entry,
-				      false)))
+		if ((err = push_frame(m, stack, object, (uint64_t)entry, false)))
 			return err;
 	}
 	return 0;
@@ -238,14 +257,14 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 	int rt_cursor = (int)e->rt_len - 1;
 	bool utruncated = (e->flags & SAMPLE_USTACK_TRUNCATED) || ulen < e->ustack_len;
 	struct py_groups groups;
+	uint32_t interp_object;
 	int err;
 
 	groups.n = 0;
 	/* Asked until known: the capture may learn it runs Python after its first samples. */
 	if (!p->python_version && m->source.python_version)
 		p->python_version = m->source.python_version(m->source.ctx, p->pid);
-	if (e->py_len && (e->interp == INTERP_PHP ? m->source.php_frame != NULL
-						  : m->source.python_frame != NULL)) {
+	if (e->py_len && interp_namer(m, e, &interp_object)) {
 		py_group(e, &groups);
 		for (uint32_t i = 0; i < ulen; i++)
 			loops += !!(uips[i] & USTACK_PY_EVAL);
@@ -267,7 +286,7 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 		bool is_return = i > 0 || (e->flags & SAMPLE_USER_IN_SYSCALL);
 		uint64_t ip = uips[i] & ~USTACK_TAGS;
 
-		/* The VM's own code beside its loop: the loop's frames stand for it. */
+		/* The VM's own code beside or in its loop (PHP's handlers, Ruby's core): its frames stand for it. */
 		if ((uips[i] & USTACK_INTERP_VM) && groups.n)
 			continue;
 		/* The interpreter loop: its Python frames instead, when there are as many groups.

@@ -359,6 +359,8 @@ struct proc_source {
 	 * python_frame. Optional: without it, execute_ex stays.
 	 */
 	int64_t (*php_frame)(void *ctx, uint32_t pid, uint64_t func, uint64_t instr);
+	/* A Ruby frame (its iseq and the VM's pc, bpf/ruby.bpf.h) under OBJ_RUBY, likewise. */
+	int64_t (*ruby_frame)(void *ctx, uint32_t pid, uint64_t iseq, uint64_t pc);
 	void *ctx;
 };
 

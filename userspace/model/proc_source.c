@@ -14,6 +14,7 @@
 #include "../cgroup/cgroup_fs.h"
 #include "../lang/php_procs.h"
 #include "../lang/python_procs.h"
+#include "../lang/ruby_procs.h"
 #include "../symbols/proc_maps.h"
 #include "../symbols/jit_maps.h"
 #include "../lang/hotspot_procs.h"
@@ -465,6 +466,20 @@ static int64_t php_frame(void *vctx, uint32_t pid, uint64_t func, uint64_t instr
 	return java_frames_intern_lang(ctx->java_frames, uid, &frame, 1, JAVA_FRAMES_PHP);
 }
 
+/* A Ruby frame's location, read from the process while it lives (lang/ruby_procs.h). */
+static int64_t ruby_frame(void *vctx, uint32_t pid, uint64_t iseq, uint64_t pc)
+{
+	struct proc_source_ctx *ctx = vctx;
+	struct ruby_location loc;
+
+	if (!ctx->rb_frames)
+		return -ENOENT;
+	if (!ctx->rb_procs || ruby_procs_resolve(ctx->rb_procs, pid, iseq, pc, &loc))
+		loc = (struct ruby_location){ .label = "[unknown Ruby method]", .path = "<unknown>" };
+	lock_symbols(ctx);
+	return python_frames_intern(ctx->rb_frames, loc.label, loc.path, loc.first_line, loc.line);
+}
+
 static int read_cgroup(void *vctx, uint32_t pid, char **path, uint32_t *owner)
 {
 	struct proc_source_ctx *ctx = vctx;
@@ -543,5 +558,6 @@ void proc_source_init(struct proc_source *src, struct proc_source_ctx *ctx)
 	src->python_frame = ctx->py_frames ? python_frame : NULL;
 	src->python_version = python_version;
 	src->php_frame = ctx->php_procs && ctx->java_frames ? php_frame : NULL;
+	src->ruby_frame = ctx->rb_frames ? ruby_frame : NULL;
 	src->ctx = ctx;
 }

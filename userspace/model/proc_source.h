@@ -12,6 +12,7 @@
 
 struct fair_lock;
 struct symbolizer;
+struct ruby_procs;
 
 struct jit_maps;
 
@@ -22,6 +23,9 @@ struct proc_source_ctx {
 	/* Python processes (read by the capture) and the Python frames met; NULL for none. */
 	struct python_procs *py_procs;
 	struct python_frames *py_frames;
+	/* Ruby processes (read by the capture) and the Ruby frames met; NULL for none. */
+	struct ruby_procs *rb_procs;
+	struct python_frames *rb_frames;
 	/* JVMs (read by the model as it meets their code) and the Java frames met; NULL for none.
 	 */
 	struct hotspot_procs *jvms;

@@ -316,6 +316,17 @@ static void python_version_json(void *ctx, const char *name, double samples, dou
 					     (json_int_t)samples, "named", (json_int_t)named));
 }
 
+/* The versions of language l the recording met ("3.1"), as meta.extra says; "" when it does not. */
+static const char *lang_versions(const struct report_profile *p, int l)
+{
+	char label[64];
+	const char *v;
+
+	snprintf(label, sizeof(label), "%s versions", frame_lang_name((enum frame_lang)l));
+	v = extra_string(p, label);
+	return v ? v : "";
+}
+
 /* [{"language": "Java", "onCpuSamples": N, "named": K}, ...] for the languages present. */
 static json_t *lang_json(const struct frame_lang_quality *q)
 {
@@ -335,8 +346,6 @@ static void print_text(const struct report_stats *s, const struct report_profile
 {
 	double dur = duration_ms(p), lost = lost_events(p);
 	const char *cmd = extra_string(p, "Command line");
-	/* "PHP 8.2 frames": the versions the recording met. */
-	const char *php = extra_string(p, "PHP versions");
 	unsigned rows = o->rows;
 	size_t i;
 
@@ -351,8 +360,8 @@ static void print_text(const struct report_stats *s, const struct report_profile
 		if (s->lang.samples[l])
 			printf("%s%s%s frames: %.1f%% of %" PRIu64
 			       " on-CPU samples in %s code name one of its functions\n",
-			       frame_lang_name(l), l == FRAME_LANG_PHP && php ? " " : "",
-			       l == FRAME_LANG_PHP && php ? php : "",
+			       frame_lang_name(l), lang_versions(p, l)[0] ? " " : "",
+			       shown(lang_versions(p, l)),
 			       pct((double)s->lang.named[l], (double)s->lang.samples[l]),
 			       s->lang.samples[l], frame_lang_name(l));
 	each_python_version(p, python_version_text, NULL);

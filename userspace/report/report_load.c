@@ -110,7 +110,7 @@ static int load_frame_langs(struct report_profile *p, json_t *frames, json_t *fu
 	json_t *is_js = json_object_get(funcs, "isJS");
 	uint32_t *cat = NULL;
 
-	p->frame_lang = calloc(p->nr_frames ? p->nr_frames : 1, 1);
+	p->frame_lang = calloc(p->nr_frames ? p->nr_frames : 1, sizeof(*p->frame_lang));
 	if (!p->frame_lang)
 		return -ENOMEM;
 	/* An older profile without categories names no language: nothing to count. */

@@ -29,7 +29,7 @@ struct report_profile {
 	 * Per frame, its language bits (emit/frame_quality.h frame_lang_bits):
 	 * from its category's name and its func's name and isJS.
 	 */
-	uint8_t *frame_lang;
+	uint16_t *frame_lang;
 	size_t nr_funcs;
 	double interval_ms;
 	double cpu_unit_ms; /* one unit of threadCPUDelta in ms (0: no such column) */

@@ -70,7 +70,7 @@ static void count_sample(struct report_stats *s, const struct report_profile *p,
 	const char *name = report_func_name(p, leaf);
 	bool off = !strncmp(name, OFFCPU_PREFIX, strlen(OFFCPU_PREFIX));
 	struct report_sum *reason;
-	uint8_t langs = 0;
+	uint16_t langs = 0;
 
 	if (off) {
 		th->off_ms += ms;

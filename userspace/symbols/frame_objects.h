@@ -22,6 +22,8 @@ enum {
 	OBJ_JAVA = 0x30000001,
 	/* PHP frames: offset = entry of symbols/java_frames.h (JAVA_FRAMES_PHP). */
 	OBJ_PHP = 0x30000004,
+	/* Ruby frames: offset = entry of the Ruby frames' symbols/python_frames.h table. */
+	OBJ_RUBY = 0x30000002,
 	/* JIT code described by a process's perf map (symbols/jit_maps.c), far above any file. */
 	OBJ_FIRST_JIT = 0x40000000,
 };

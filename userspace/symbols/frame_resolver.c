@@ -19,6 +19,11 @@ void frame_resolve(const struct frame_resolver *fr, uint32_t object, uint64_t of
 		return;
 	if ((object == OBJ_JAVA || object == OBJ_PHP) && java_frames_resolve(fr->java, offset, out))
 		return;
+	if (object == OBJ_RUBY && python_frames_resolve(fr->rb, offset, out)) {
+		out->python = false;
+		out->ruby = true;
+		return;
+	}
 	symbolizer_resolve(fr->sym, object, offset, is_return, out);
 }
 
@@ -33,7 +38,7 @@ void frame_resolver_retain(const struct frame_resolver *fr, uint32_t object)
 {
 	/* Python and Java frames hold their own names and stay: one entry per distinct place met.
 	 */
-	if (object == OBJ_PYTHON || object == OBJ_JAVA || object == OBJ_PHP)
+	if (object == OBJ_PYTHON || object == OBJ_JAVA || object == OBJ_PHP || object == OBJ_RUBY)
 		return;
 	if (!is_jit(object))
 		symbolizer_retain(fr->sym, object);

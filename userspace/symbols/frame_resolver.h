@@ -26,6 +26,7 @@ struct frame_resolver {
 	struct jit_maps *jit;	  /* NULL: no JIT maps */
 	struct python_frames *py; /* NULL: no Python frames */
 	struct java_frames *java; /* NULL: no Java frames */
+	struct python_frames *rb; /* NULL: no Ruby frames (the same kind of table) */
 };
 
 void frame_resolve(const struct frame_resolver *fr, uint32_t object, uint64_t offset,

@@ -67,6 +67,8 @@ struct resolved_frame {
 	bool python;
 	/* A PHP function's frame (symbols/java_frames.h, JAVA_FRAMES_PHP): the PHP category. */
 	bool php;
+	/* A Ruby method's or block's frame (the Ruby frames' python_frames table): Ruby's. */
+	bool ruby;
 	/* JIT code of a JVM or of V8 (symbols/jit_maps.h): the Java or JavaScript category. */
 	bool java, javascript;
 	/* A JavaScript function (not V8's builtins): the front-end's "JavaScript only" keeps it. */
