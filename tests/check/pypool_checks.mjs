@@ -12,8 +12,9 @@
 //     4 Python frames deep (pool_thread, pool_function, method, values or
 //     square); where the version's code objects are named (--named LIST),
 //     pool_function and Worker.method (before 3.11: method) by name;
-//   - its sleeper's off-CPU samples (3.8+): >= 90 % hold Python frames,
-//     sleeper by name where named.
+//   - its sleepers' off-CPU samples (3.8+): >= 90 % hold Python frames,
+//     sleeper (caught at its switch-outs) and long_sleeper (asleep since
+//     before the recording: its stack read at the end) by name where named.
 //
 // Prints which versions it checked; a version in --expect (comma list)
 // with no truth is named and fails.
@@ -43,6 +44,8 @@ export function parseTruth(text) {
 			truth.pool.push(m[1]);
 		} else if ((m = /^pypool: sleeper tid (\d+)$/.exec(line))) {
 			truth.sleeper = m[1];
+		} else if ((m = /^pypool: long sleeper tid (\d+)$/.exec(line))) {
+			truth.longSleeper = m[1];
 		}
 	}
 	return truth;
@@ -94,18 +97,25 @@ function checkProcess(report, profile, truth, named) {
 			     `every interpreter loop${isNamed ? `, pool_function and ${method} named` : ''} (need >= ${WHOLE_PERCENT}%)`);
 	if (minor(truth.version) < 308)
 		return;
-	const off = threadSamples(profile, truth.sleeper, false) || [];
+	checkSleeper(report, profile, label, truth.sleeper, 'sleeper', isNamed);
+	if (truth.longSleeper)
+		checkSleeper(report, profile, label, truth.longSleeper, 'long_sleeper', isNamed);
+}
+
+// A thread asleep in time.sleep inside `func`: its off-CPU samples show its Python frames.
+function checkSleeper(report, profile, label, tid, func, isNamed) {
+	const off = threadSamples(profile, tid, false) || [];
 	let w = 0, wgood = 0;
 	for (const s of off) {
 		const { py } = summarize(profile, s);
 		w += s.weight;
-		if (py.length && (!isNamed || py.includes('sleeper')))
+		if (py.length && (!isNamed || py.includes(func)))
 			wgood += s.weight;
 	}
-	if (report.check(w >= MIN_SAMPLES, `${label}: the sleeper (tid ${truth.sleeper}) has ${w} off-CPU samples (need >= ${MIN_SAMPLES})`))
+	if (report.check(w >= MIN_SAMPLES, `${label}: ${func} (tid ${tid}) has ${w} off-CPU samples (need >= ${MIN_SAMPLES})`))
 		report.check(percent(wgood, w) >= WHOLE_PERCENT,
-			     `${label}: ${wgood} of ${w} (${fmt(percent(wgood, w))}%) of the sleeper's off-CPU samples show its Python ` +
-			     `frames${isNamed ? ', sleeper named' : ''} (need >= ${WHOLE_PERCENT}%)`);
+			     `${label}: ${wgood} of ${w} (${fmt(percent(wgood, w))}%) of ${func}'s off-CPU samples show its Python ` +
+			     `frames${isNamed ? `, ${func} named` : ''} (need >= ${WHOLE_PERCENT}%)`);
 }
 
 function main(argv) {
