@@ -447,6 +447,7 @@ struct task_stack_event {
 	__u32 pid, tid;
 	__u64 ip, sp, bp; /* user registers at its kernel entry; 0 when none (kernel thread) */
 	__u64 ax;	  /* RAX there: a clone's return value (0 in the new thread) */
+	__u64 fsbase;	  /* x86_64: its fs base (its pthread_t: its Python state's key); 0: none */
 	__u32 kstack_len;
 	__u32 flags;  /* SAMPLE_KSTACK_*, SAMPLE_USER_IN_SYSCALL */
 	__s32 sys_nr; /* the syscall it sleeps in, from its saved registers; -1: none */

@@ -56,10 +56,12 @@ int dump_task_stacks(struct bpf_iter__task *ctx)
 	e->kstack_len = (__u32)klen / sizeof(__u64);
 	if (e->kstack_len >= BPFPROF_MAX_KSTACK)
 		e->flags |= SAMPLE_KSTACK_TRUNCATED;
-	e->ip = e->sp = e->bp = e->ax = 0;
+	e->ip = e->sp = e->bp = e->ax = e->fsbase = 0;
 #if defined(__TARGET_ARCH_x86)
 	/* A kernel thread has no user registers: its pt_regs are not a user context. */
 	if (!(task->flags & KPF_KTHREAD) && task->mm) {
+		/* Saved at its switch-out: where its pthread keys are (a Python thread's state). */
+		e->fsbase = BPF_CORE_READ(task, thread.fsbase);
 		regs = (struct pt_regs *)bpf_task_pt_regs(task);
 		if (regs) {
 			e->ip = BPF_CORE_READ(regs, ip);

@@ -12,8 +12,11 @@
 //     4 Python frames deep (pool_thread, pool_function, method, values or
 //     square); where the version's code objects are named (--named LIST),
 //     pool_function and Worker.method (before 3.11: method) by name;
-//   - its sleeper's off-CPU samples (3.8+): >= 90 % hold Python frames,
-//     sleeper by name where named.
+//   - off CPU, >= 90 % of the samples hold Python frames: the pool threads'
+//     (GIL waits; pool_thread named where named), the main thread's (in
+//     join since before the recording; main), and (3.8+) its sleepers':
+//     sleeper (caught at its switch-outs) and long_sleeper (asleep since
+//     before the recording: its stack read at the end), by name where named.
 //
 // Prints which versions it checked; a version in --expect (comma list)
 // with no truth is named and fails.
@@ -43,6 +46,8 @@ export function parseTruth(text) {
 			truth.pool.push(m[1]);
 		} else if ((m = /^pypool: sleeper tid (\d+)$/.exec(line))) {
 			truth.sleeper = m[1];
+		} else if ((m = /^pypool: long sleeper tid (\d+)$/.exec(line))) {
+			truth.longSleeper = m[1];
 		}
 	}
 	return truth;
@@ -92,20 +97,31 @@ function checkProcess(report, profile, truth, named) {
 		report.check(percent(good, total) >= WHOLE_PERCENT,
 			     `${label}: ${good} of ${total} (${fmt(percent(good, total))}%) pool samples show >= 4 Python frames for ` +
 			     `every interpreter loop${isNamed ? `, pool_function and ${method} named` : ''} (need >= ${WHOLE_PERCENT}%)`);
+	// Waiting for the GIL, and the main thread in join (asleep since before the recording).
+	checkOffCpu(report, profile, label, truth.pool, 'the pool threads', 'pool_thread', isNamed);
+	checkOffCpu(report, profile, label, [truth.pid], 'the main thread', 'main', isNamed);
 	if (minor(truth.version) < 308)
 		return;
-	const off = threadSamples(profile, truth.sleeper, false) || [];
+	checkOffCpu(report, profile, label, [truth.sleeper], 'sleeper', 'sleeper', isNamed);
+	if (truth.longSleeper)
+		checkOffCpu(report, profile, label, [truth.longSleeper], 'long_sleeper', 'long_sleeper', isNamed);
+}
+
+// Threads waiting inside `func`: their off-CPU samples show their Python frames.
+function checkOffCpu(report, profile, label, tids, what, func, isNamed) {
 	let w = 0, wgood = 0;
-	for (const s of off) {
-		const { py } = summarize(profile, s);
-		w += s.weight;
-		if (py.length && (!isNamed || py.includes('sleeper')))
-			wgood += s.weight;
+	for (const tid of tids) {
+		for (const s of threadSamples(profile, tid, false) || []) {
+			const { py } = summarize(profile, s);
+			w += s.weight;
+			if (py.length && (!isNamed || py.includes(func)))
+				wgood += s.weight;
+		}
 	}
-	if (report.check(w >= MIN_SAMPLES, `${label}: the sleeper (tid ${truth.sleeper}) has ${w} off-CPU samples (need >= ${MIN_SAMPLES})`))
+	if (report.check(w >= MIN_SAMPLES, `${label}: ${what} (tid ${tids.join(', ')}) have ${w} off-CPU samples (need >= ${MIN_SAMPLES})`))
 		report.check(percent(wgood, w) >= WHOLE_PERCENT,
-			     `${label}: ${wgood} of ${w} (${fmt(percent(wgood, w))}%) of the sleeper's off-CPU samples show its Python ` +
-			     `frames${isNamed ? ', sleeper named' : ''} (need >= ${WHOLE_PERCENT}%)`);
+			     `${label}: ${wgood} of ${w} (${fmt(percent(wgood, w))}%) of the off-CPU samples of ${what} show Python ` +
+			     `frames${isNamed ? `, ${func} named` : ''} (need >= ${WHOLE_PERCENT}%)`);
 }
 
 function main(argv) {

@@ -3,7 +3,7 @@
 # Everything is compiled with -fsanitize=fuzzer-no-link,address,undefined
 # (see the top-level CMakeLists.txt); the targets link libFuzzer itself.
 set(BPFPROF_FUZZ_TARGETS fuzz_proc_maps fuzz_perf_map fuzz_jitdump fuzz_hotspot_vmstructs fuzz_hotspot_decode fuzz_v8_meta fuzz_v8_decode fuzz_python_linetable fuzz_python_strings fuzz_kallsyms fuzz_container_id fuzz_elf
-    fuzz_model fuzz_runtime_tables fuzz_unwind_tables fuzz_python_info fuzz_php_names fuzz_ruby)
+    fuzz_model fuzz_runtime_tables fuzz_unwind_tables fuzz_python_info fuzz_python_walk fuzz_php_names fuzz_ruby)
 foreach(target ${BPFPROF_FUZZ_TARGETS})
   add_executable(${target} ${CMAKE_SOURCE_DIR}/tests/fuzz/${target}.c)
   target_link_libraries(${target} PRIVATE bpfprof_core)

@@ -51,3 +51,5 @@ file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/python_probes.h
   "#define PYTHON_LAYOUT_VERSIONS \"${PYTHON_LAYOUT_VERSIONS_C}\"\n")
 bpfprof_unit_test(test_python_layouts ${CMAKE_CURRENT_LIST_DIR}/test_python_layouts.c ${PYTHON_PROBE_SOURCES})
 target_include_directories(test_python_layouts PRIVATE ${CMAKE_CURRENT_BINARY_DIR})
+# The userspace twin of the BPF walk (a thread asleep since before the recording), on faked memory.
+bpfprof_unit_test(test_python_walk ${CMAKE_CURRENT_LIST_DIR}/test_python_walk.c)

@@ -4,7 +4,8 @@
 # Worker.method -> a generator (values) -> a closure (square), burning for
 # SECONDS; one more thread sleeps in time.sleep inside sleeper() the whole
 # time, 0.2 s at a time (each sleep's switch-out is one the recording
-# sees). Prints its truth: its pid and version, each pool thread's and the
+# sees), and another in one time.sleep for all of it inside long_sleeper()
+# (asleep since before any recording: no switch-out is seen). Prints its truth: its pid and version, each pool thread's and the
 # sleeper's thread id (gettid), so the checker knows whose samples are whose.
 #
 # Usage: python pypool.py SECONDS [POOL]
@@ -65,6 +66,13 @@ def sleeper(end, ready):
         time.sleep(0.2)
 
 
+def long_sleeper(end, ready):
+    sys.stdout.write('pypool: long sleeper tid %d\n' % gettid())
+    sys.stdout.flush()
+    ready.release()
+    time.sleep(max(0.0, end - time.time()))
+
+
 def main():
     secs = float(sys.argv[1])
     pool = int(sys.argv[2]) if len(sys.argv) > 2 else 3
@@ -72,6 +80,7 @@ def main():
     ready = threading.Semaphore(0)
     threads = [threading.Thread(target=pool_thread, args=(end, ready)) for _ in range(pool)]
     threads.append(threading.Thread(target=sleeper, args=(end, ready)))
+    threads.append(threading.Thread(target=long_sleeper, args=(end, ready)))
     for t in threads:
         t.start()
     for _ in threads:

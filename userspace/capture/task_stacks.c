@@ -10,6 +10,7 @@
 #include "bpfprof.skel.h"
 #include "session.h"
 #include "unwind_loader.h"
+#include "../lang/python_walk.h"
 #include "../unwind/user_walk.h"
 
 struct walk_ctx {
@@ -21,6 +22,7 @@ struct walk_ctx {
 	task_stack_fn fn;
 	void *fn_ctx;
 	uint64_t ips[BPFPROF_MAX_FRAMES];
+	uint64_t py[2 * BPFPROF_MAX_PYFRAMES];
 };
 
 static int read_mem(void *vctx, uint64_t addr, void *buf, size_t len)
@@ -72,6 +74,28 @@ static void load_proc(struct walk_ctx *c, uint32_t pid)
 	c->proc_loaded = l && bpf_map_lookup_elem(l->procs_fd, &pid, l->proc) == 0;
 }
 
+/*
+ * A Python thread's frames, as the BPF walk would have read them at its
+ * switch-out, which came before the recording (python_walk.h): for a
+ * process published to py_procs, read through the same bounded reads.
+ */
+static void python_frames_of(struct walk_ctx *c, const struct task_stack_event *e,
+			     struct task_stack *st)
+{
+	struct py_proc pp;
+	bool truncated;
+
+	if (!st->ustack_len || !e->fsbase || !c->s->skel->rodata->python_frames ||
+	    bpf_map__lookup_elem(c->s->skel->maps.py_procs, &e->pid, sizeof(e->pid), &pp,
+				 sizeof(pp), 0))
+		return;
+	st->py_len = python_walk_thread(&pp, e->fsbase, read_mem, c, c->ips + st->kstack_len,
+					st->ustack_len, c->py, &truncated);
+	st->py = st->py_len ? c->py : NULL;
+	if (truncated)
+		st->flags |= SAMPLE_PY_TRUNCATED;
+}
+
 static int on_task(void *vctx, const void *data, size_t size)
 {
 	const struct task_stack_event *e = data;
@@ -102,6 +126,7 @@ static int on_task(void *vctx, const void *data, size_t size)
 	}
 	if (end == USTACK_END_LIMIT || end == USTACK_END_STUCK)
 		st.flags |= SAMPLE_USTACK_TRUNCATED;
+	python_frames_of(c, e, &st);
 	if (!st.ustack_len || !st.kstack_len)
 		st.flags &= ~SAMPLE_USER_IN_SYSCALL;
 	st.flags |= (uint32_t)end << SAMPLE_USTACK_END_SHIFT;

@@ -25,6 +25,9 @@ struct task_stack {
 	uint32_t state; /* TASK_STACK_SLEEPING / TASK_STACK_BLOCKED bits */
 	int32_t sys_nr; /* the syscall it sleeps in, -1: none */
 	uint64_t sys_args[6];
+	/* Its Python frames (lang/python_walk.h), two words each; the loop's user frames tagged. */
+	const uint64_t *py;
+	uint32_t py_len;
 };
 
 typedef int (*task_stack_fn)(void *ctx, const struct task_stack *st);

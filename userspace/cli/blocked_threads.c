@@ -133,8 +133,8 @@ static int on_blocked_stack(void *ctx, const struct task_stack *st)
 				      : OFFCPU_SLEEPING;
 	if (!st->kstack_len && !st->ustack_len)
 		return 0;
-	err = model_task_stack(c->m, b->thread, st->ips, st->kstack_len, st->ustack_len, st->flags,
-			       c->ts, &b->w.stack);
+	err = model_task_stack(c->m, b->thread, st->ips, st->kstack_len, st->ustack_len, st->py,
+			       st->py_len, st->flags, c->ts, &b->w.stack);
 	c->with_stack += !err;
 	return err == -ENOMEM ? err : 0;
 }

@@ -321,17 +321,20 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 }
 
 int model_task_stack(struct model *m, uint32_t thread, const uint64_t *ips, uint32_t kstack_len,
-		     uint32_t ustack_len, uint32_t flags, uint64_t ts, uint32_t *stack)
+		     uint32_t ustack_len, const uint64_t *py, uint32_t py_len, uint32_t flags,
+		     uint64_t ts, uint32_t *stack)
 {
 	struct stack_record sr = { .ips = (const __u64 *)ips,
 				   .kstack_len = kstack_len,
 				   .ustack_len = ustack_len,
+				   .py = (const __u64 *)py,
+				   .py_len = py ? py_len : 0,
 				   .flags = flags,
 				   .ts = ts };
 	struct process *p;
 
 	if (thread >= m->threads.len || kstack_len > BPFPROF_MAX_KSTACK ||
-	    ustack_len > BPFPROF_MAX_USTACK)
+	    ustack_len > BPFPROF_MAX_USTACK || sr.py_len > BPFPROF_MAX_PYFRAMES)
 		return -EINVAL;
 	p = &m->processes.data[m->threads.data[thread].process];
 	if (!p->maps_read)

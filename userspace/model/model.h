@@ -472,11 +472,13 @@ bool model_thread_silent(const struct thread *t);
 /*
  * The raw stack of thread `thread` read outside any record (a sleeping
  * thread's, capture/task_stacks.h): ips as a switch record's, kstack_len
- * kernel frames then ustack_len user frames, with SAMPLE_* flags. 0 with
+ * kernel frames then ustack_len user frames, with SAMPLE_* flags, and
+ * py_len Python frames at py (two words each, as a record's). 0 with
  * *stack set, or -ENOMEM / -EINVAL.
  */
 int model_task_stack(struct model *m, uint32_t thread, const uint64_t *ips, uint32_t kstack_len,
-		     uint32_t ustack_len, uint32_t flags, uint64_t ts, uint32_t *stack);
+		     uint32_t ustack_len, const uint64_t *py, uint32_t py_len, uint32_t flags,
+		     uint64_t ts, uint32_t *stack);
 void model_free(struct model *m);
 
 /*
