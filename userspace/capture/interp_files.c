@@ -6,6 +6,8 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -39,6 +41,55 @@ int interp_file_examine(uint32_t pid, const struct map_entry *e, int (*examine)(
 	}
 	close(fd);
 	return status;
+}
+
+void interp_file_cache_init(struct interp_file_cache *c, size_t entry_size, size_t info_off,
+			    size_t status_off, int (*examine)(Elf *elf, void *info))
+{
+	memset(c, 0, sizeof(*c));
+	c->entry_size = entry_size;
+	c->info_off = info_off;
+	c->status_off = status_off;
+	c->examine = examine;
+}
+
+void interp_file_cache_free(struct interp_file_cache *c)
+{
+	free(c->entries);
+	hmap_free(&c->index);
+	c->entries = NULL;
+	c->n = c->cap = 0;
+}
+
+const void *interp_file_cache_get(struct interp_file_cache *c, uint32_t pid,
+				  const struct map_entry *e)
+{
+	struct hmap_key key = interp_file_key(e);
+	uint8_t *entry;
+	uint32_t idx;
+	int status;
+
+	if (hmap_get(&c->index, key, &idx))
+		return c->entries + (size_t)idx * c->entry_size;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 8;
+		uint8_t *grown = realloc(c->entries, cap * c->entry_size);
+
+		if (!grown)
+			return NULL;
+		c->entries = grown;
+		c->cap = cap;
+	}
+	entry = c->entries + c->n * c->entry_size;
+	memset(entry, 0, c->entry_size);
+	status = interp_file_examine(pid, e, c->examine, entry + c->info_off);
+	if (status == -ENOENT || status == -ENOMEM)
+		return NULL;
+	memcpy(entry + c->status_off, &status, sizeof(status));
+	if (hmap_put(&c->index, key, (uint32_t)c->n))
+		return NULL;
+	c->n++;
+	return entry;
 }
 
 int interp_gone_add(struct interp_gone *g, uint32_t pid)

@@ -28,6 +28,30 @@ int interp_file_examine(uint32_t pid, const struct map_entry *e, int (*examine)(
 			void *ctx);
 
 /*
+ * What each interpreter file a loader met is: examined once per (device,
+ * inode), kept as the loader's entry (its info and examine()'s status, at
+ * the offsets given). A file that could not be opened is asked again.
+ */
+struct interp_file_cache {
+	size_t entry_size, info_off, status_off;
+	int (*examine)(Elf *elf, void *info);
+	uint8_t *entries;
+	size_t n, cap;
+	struct hmap index; /* (dev, ino) -> entries */
+};
+
+void interp_file_cache_init(struct interp_file_cache *c, size_t entry_size, size_t info_off,
+			    size_t status_off, int (*examine)(Elf *elf, void *info));
+void interp_file_cache_free(struct interp_file_cache *c);
+/*
+ * The entry of the file of `pid`'s mapping `e`, examined on first sight;
+ * NULL when it could not be opened (asked again next time) or memory ran
+ * out. Valid until the next call.
+ */
+const void *interp_file_cache_get(struct interp_file_cache *c, uint32_t pid,
+				  const struct map_entry *e);
+
+/*
  * Exited processes, forgotten three flushes after their exit: the samples
  * it took before exiting are decoded after its exit record, in this drain
  * or, held back, after the next one.

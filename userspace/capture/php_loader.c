@@ -4,6 +4,7 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <libelf.h>
 #include <string.h>
 #include <sys/sysmacros.h>
@@ -11,9 +12,17 @@
 #include "../lang/php_procs.h"
 #include "../util/log.h"
 
+static int examine(Elf *elf, void *info)
+{
+	return php_info_read(elf, info);
+}
+
 void php_loader_init(struct php_loader *l, struct proc_shares *shares, struct php_procs *procs)
 {
 	memset(l, 0, sizeof(*l));
+	interp_file_cache_init(&l->files, sizeof(struct php_loader_file),
+			       offsetof(struct php_loader_file, info),
+			       offsetof(struct php_loader_file, status), examine);
 	l->shares = shares;
 	l->procs = procs;
 	elf_version(EV_CURRENT);
@@ -21,9 +30,8 @@ void php_loader_init(struct php_loader *l, struct proc_shares *shares, struct ph
 
 void php_loader_free(struct php_loader *l)
 {
-	vec_free(&l->files);
+	interp_file_cache_free(&l->files);
 	interp_gone_free(&l->gone);
-	hmap_free(&l->file_index);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -38,26 +46,11 @@ static bool named_php(const char *path)
 	return strstr(base ? base + 1 : path, "php") != NULL;
 }
 
-static int examine(Elf *elf, void *info)
-{
-	return php_info_read(elf, info);
-}
-
 /* What the file of mapping `e` of `pid` is, examined once per (device, inode). */
 static const struct php_loader_file *file_of(struct php_loader *l, uint32_t pid,
 					     const struct map_entry *e)
 {
-	struct hmap_key key = { ((uint64_t)major(e->dev) << 32) | minor(e->dev), e->inode };
-	struct php_loader_file f = { .status = 0 };
-	uint32_t idx;
-
-	if (hmap_get(&l->file_index, key, &idx))
-		return &l->files.data[idx];
-	f.status = interp_file_examine(pid, e, examine, &f.info);
-	if (f.status == -ENOENT || vec_push(&l->files, f) ||
-	    hmap_put(&l->file_index, key, (uint32_t)(l->files.len - 1)))
-		return NULL;
-	return &vec_last(&l->files);
+	return interp_file_cache_get(&l->files, pid, e);
 }
 
 static void warn_version(struct php_loader *l, uint32_t pid, const struct php_info *info)

@@ -28,13 +28,12 @@ struct php_loader_file {
 };
 
 struct php_loader {
-	struct proc_shares *shares; /* holds the BPF map php_procs; not owned */
-	struct php_procs *procs;    /* not owned */
-	VEC(struct php_loader_file) files;
-	struct hmap file_index;	 /* (dev, ino) -> files */
-	struct interp_gone gone; /* exited, forgotten three flushes later */
-	uint32_t warned_version; /* the last version without a layout, reported once */
-	size_t processes;	 /* PHP processes published */
+	struct proc_shares *shares;	/* holds the BPF map php_procs; not owned */
+	struct php_procs *procs;	/* not owned */
+	struct interp_file_cache files; /* its interpreter files met */
+	struct interp_gone gone;	/* exited, forgotten three flushes later */
+	uint32_t warned_version;	/* the last version without a layout, reported once */
+	size_t processes;		/* PHP processes published */
 };
 
 void php_loader_init(struct php_loader *l, struct proc_shares *shares, struct php_procs *procs);

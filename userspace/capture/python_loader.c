@@ -4,6 +4,7 @@
 
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libelf.h>
@@ -18,10 +19,18 @@
 #include "../util/log.h"
 #include "interp_files.h"
 
+static int examine(Elf *elf, void *info)
+{
+	return python_info_read(elf, info);
+}
+
 void python_loader_init(struct python_loader *l, struct proc_shares *shares,
 			struct python_procs *procs)
 {
 	memset(l, 0, sizeof(*l));
+	interp_file_cache_init(&l->files, sizeof(struct python_loader_file),
+			       offsetof(struct python_loader_file, info),
+			       offsetof(struct python_loader_file, status), examine);
 	l->shares = shares;
 	l->procs = procs;
 	elf_version(EV_CURRENT);
@@ -43,32 +52,16 @@ static uint32_t tsd_offset_of(const struct python_loader *l, const map_entries_t
 
 void python_loader_free(struct python_loader *l)
 {
-	vec_free(&l->files);
+	interp_file_cache_free(&l->files);
 	interp_gone_free(&l->gone);
-	hmap_free(&l->file_index);
 	memset(l, 0, sizeof(*l));
-}
-
-static int examine(Elf *elf, void *info)
-{
-	return python_info_read(elf, info);
 }
 
 /* What the file of mapping `e` of `pid` is, examined once per (device, inode). */
 static const struct python_loader_file *file_of(struct python_loader *l, uint32_t pid,
 						const struct map_entry *e)
 {
-	struct hmap_key key = interp_file_key(e);
-	struct python_loader_file f = { .status = 0 };
-	uint32_t idx;
-
-	if (hmap_get(&l->file_index, key, &idx))
-		return &l->files.data[idx];
-	f.status = interp_file_examine(pid, e, examine, &f.info);
-	if (f.status == -ENOENT || f.status == -ENOMEM || vec_push(&l->files, f) ||
-	    hmap_put(&l->file_index, key, (uint32_t)(l->files.len - 1)))
-		return NULL;
-	return &vec_last(&l->files);
+	return interp_file_cache_get(&l->files, pid, e);
 }
 
 static void warn_version(struct python_loader *l, uint32_t pid, uint32_t version)

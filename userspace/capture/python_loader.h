@@ -27,14 +27,13 @@ struct python_loader_file {
 };
 
 struct python_loader {
-	struct proc_shares *shares; /* holds the BPF map py_procs; not owned */
-	struct python_procs *procs; /* not owned */
-	VEC(struct python_loader_file) files;
-	struct hmap file_index;	 /* (dev, ino) -> files */
-	struct interp_gone gone; /* exited, forgotten three flushes later */
-	uint32_t warned_version; /* the last version without a layout, reported once */
-	struct glibc_tsd tsd;	 /* bpfprof's libc: where a thread keeps its key values */
-	size_t processes;	 /* Python processes published */
+	struct proc_shares *shares;	/* holds the BPF map py_procs; not owned */
+	struct python_procs *procs;	/* not owned */
+	struct interp_file_cache files; /* its interpreter files met */
+	struct interp_gone gone;	/* exited, forgotten three flushes later */
+	uint32_t warned_version;	/* the last version without a layout, reported once */
+	struct glibc_tsd tsd;		/* bpfprof's libc: where a thread keeps its key values */
+	size_t processes;		/* Python processes published */
 };
 
 /* `shares` publishes to py_procs (proc_shares_use(shares, PROC_SHARE_PY, ...)). */

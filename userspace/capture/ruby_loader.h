@@ -26,14 +26,13 @@ struct ruby_loader_file {
 };
 
 struct ruby_loader {
-	struct proc_shares *shares; /* holds the BPF map rb_procs; not owned */
-	int map_fd;		    /* rb_procs */
-	struct ruby_procs *procs;   /* not owned */
-	VEC(struct ruby_loader_file) files;
-	struct hmap file_index;	 /* (dev, ino) -> files */
-	struct interp_gone gone; /* exited: forgotten three flushes later */
-	uint32_t warned_version; /* the last version without a layout, reported once */
-	size_t processes;	 /* Ruby processes published */
+	struct proc_shares *shares;	/* holds the BPF map rb_procs; not owned */
+	int map_fd;			/* rb_procs */
+	struct ruby_procs *procs;	/* not owned */
+	struct interp_file_cache files; /* its interpreter files met */
+	struct interp_gone gone;	/* exited: forgotten three flushes later */
+	uint32_t warned_version;	/* the last version without a layout, reported once */
+	size_t processes;		/* Ruby processes published */
 };
 
 /* `shares` publishes to rb_procs, `map_fd` (proc_shares_use(shares, PROC_SHARE_RB, ...)). */

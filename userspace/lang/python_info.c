@@ -11,6 +11,7 @@
 
 #include "../util/elf_dynsym.h"
 #include "../util/elf_section.h"
+#include "../util/elf_vaddr.h"
 
 struct found_symbols {
 	struct python_info *info;
@@ -52,30 +53,6 @@ static bool note_symbol(void *ctx, const char *name, const GElf_Sym *sym)
 	return true;
 }
 
-/* `len` bytes at ELF address `vaddr`, from the file's PT_LOAD holding them. */
-static bool read_at(Elf *elf, uint64_t vaddr, void *out, size_t len)
-{
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n))
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-		Elf_Data *d;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD || vaddr < ph.p_vaddr ||
-		    vaddr - ph.p_vaddr > ph.p_filesz || len > ph.p_filesz - (vaddr - ph.p_vaddr))
-			continue;
-		d = elf_getdata_rawchunk(elf, (int64_t)(ph.p_offset + (vaddr - ph.p_vaddr)), len,
-					 ELF_T_BYTE);
-		if (!d || !d->d_buf)
-			return false;
-		memcpy(out, d->d_buf, len);
-		return true;
-	}
-	return false;
-}
-
 /* Whether ELF address `vaddr` lies in a writable PT_LOAD (a variable: .data or .bss). */
 static bool writable_at(Elf *elf, uint64_t vaddr, uint64_t len)
 {
@@ -111,7 +88,7 @@ static uint64_t rip_operand(Elf *elf, uint64_t fn, uint8_t opcode, uint8_t modrm
 	uint8_t code[CODE_WINDOW];
 	int32_t disp;
 
-	if (!fn || !read_at(elf, fn, code, sizeof(code)))
+	if (!fn || !elf_read_vaddr(elf, fn, code, sizeof(code)))
 		return 0;
 	for (size_t i = 0; i + 6 <= sizeof(code); i++) {
 		if (code[i] != opcode || (code[i + 1] & modrm_mask) != modrm)
@@ -138,7 +115,7 @@ static uint32_t version_from_get_version(Elf *elf, uint64_t fn)
 
 		if (!at)
 			return 0;
-		if (!read_at(elf, at, s, 5) && !read_at(elf, at, s, 4))
+		if (!elf_read_vaddr(elf, at, s, 5) && !elf_read_vaddr(elf, at, s, 4))
 			continue;
 		if (s[0] < '2' || s[0] > '3' || s[1] != '.' || s[2] < '0' || s[2] > '9')
 			continue;
@@ -188,7 +165,7 @@ static bool runtime_roots(Elf *elf, struct python_info *info)
 	if (info->version_hex >= 0x030d0000) {
 		struct py_layout frames;
 
-		if (!read_at(elf, info->runtime, dbg, sizeof(dbg)) ||
+		if (!elf_read_vaddr(elf, info->runtime, dbg, sizeof(dbg)) ||
 		    python_debug_offsets_parse(dbg, sizeof(dbg), info->version_hex, &frames, &head))
 			return false;
 		info->frames = frames;
@@ -216,7 +193,7 @@ int python_info_read(Elf *elf, struct python_info *info)
 	if (!f.python || !info->code_type)
 		return 0;
 	if (f.version_vaddr) {
-		if (!read_at(elf, f.version_vaddr, &info->version_hex, 4))
+		if (!elf_read_vaddr(elf, f.version_vaddr, &info->version_hex, 4))
 			return -ENOTSUP;
 	} else {
 		info->version_hex = version_from_get_version(elf, f.get_version);
