@@ -9,7 +9,9 @@
 
 #include "bpfprof.skel.h"
 #include "session.h"
+#include "python_loader.h"
 #include "unwind_loader.h"
+#include "../lang/python_procs.h"
 #include "../lang/python_walk.h"
 #include "../unwind/user_walk.h"
 
@@ -34,6 +36,21 @@ static int read_mem(void *vctx, uint64_t addr, void *buf, size_t len)
 	if (n < 0)
 		return -errno;
 	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+/*
+ * The Python walk's reads: through python_procs' reader, with its deadline
+ * (the pointers are the process's own: a frame on a page its owner's FUSE
+ * file never serves would hold this thread, the one that drains the rings
+ * in continuous mode, forever).
+ */
+static int read_python(void *vctx, uint64_t addr, void *buf, size_t len)
+{
+	struct walk_ctx *c = vctx;
+
+	if (!c->s->py || !c->s->py->procs)
+		return -ENOENT;
+	return python_procs_read(c->s->py->procs, c->pid, addr, buf, len);
 }
 
 /*
@@ -89,7 +106,7 @@ static void python_frames_of(struct walk_ctx *c, const struct task_stack_event *
 	    bpf_map__lookup_elem(c->s->skel->maps.py_procs, &e->pid, sizeof(e->pid), &pp,
 				 sizeof(pp), 0))
 		return;
-	st->py_len = python_walk_thread(&pp, e->fsbase, read_mem, c, c->ips + st->kstack_len,
+	st->py_len = python_walk_thread(&pp, e->fsbase, read_python, c, c->ips + st->kstack_len,
 					st->ustack_len, c->py, &truncated);
 	st->py = st->py_len ? c->py : NULL;
 	if (truncated)

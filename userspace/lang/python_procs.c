@@ -383,6 +383,15 @@ static bool read_exact(struct python_procs *p, struct proc_entry *e, uint64_t ad
 	return res == (ssize_t)len;
 }
 
+int python_procs_read(struct python_procs *p, uint32_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct proc_entry *e = find_proc(p, pid);
+
+	if (!e || !e->active)
+		return -ENOENT;
+	return read_exact(p, e, addr, buf, len) ? 0 : -EFAULT;
+}
+
 static uint64_t u64_at(const uint8_t *b, uint16_t off)
 {
 	uint64_t v;

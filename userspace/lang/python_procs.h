@@ -66,6 +66,13 @@ void python_procs_forget(struct python_procs *p, uint32_t pid);
 int python_procs_known(const struct python_procs *p, uint32_t pid);
 /* Its interpreter's PY_VERSION_HEX (python_info's), 0 when not known here. */
 uint32_t python_procs_version(const struct python_procs *p, uint32_t pid);
+/*
+ * `len` bytes of Python process pid's memory at `addr`, read as its code
+ * objects are (on a reader thread, within the deadline; a uid whose read
+ * stalled is not read for a while): 0, -ENOENT (not a Python process
+ * known), or -EFAULT.
+ */
+int python_procs_read(struct python_procs *p, uint32_t pid, uint64_t addr, void *buf, size_t len);
 
 struct python_location {
 	const char *qualname; /* "Class.method", "<module>"; never NULL */
