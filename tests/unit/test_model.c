@@ -435,6 +435,38 @@ static void php_frames_replace_the_vm(void)
 }
 
 /*
+ * The VM's own frame under a loop that keeps its C frame (more loops than
+ * groups: the outer ones stay) stays too; under the loop its group took,
+ * it goes (merge review, finding 3).
+ */
+static void vm_frame_stays_under_a_loop_left_a_c_frame(void)
+{
+	struct model m;
+	struct proc_source src = { fake_info, fake_maps, NULL };
+	/* Inner loop, a handler of the outer loop's, the outer loop, main. */
+	uint64_t u[] = { 0x402000 | USTACK_PY_EVAL, 0x403000 | USTACK_INTERP_VM,
+			 0x404000 | USTACK_PY_EVAL, 0x405000 };
+	uint64_t php[] = { 0xa0, (3 << 1) | PY_FRAME_ENTRY };
+	struct sample_event e = make_sample(100, 100, 5000, "php", NULL, 0, u, 4);
+	struct raw_frame f[16];
+	int n;
+
+	src.php_frame = fake_php_frame;
+	model_init(&m, &src, 1000);
+	add_python(&e, php, 1);
+	e.interp = INTERP_PHP;
+	CHECK_EQ_INT(model_add_record(&m, &e, e.hdr.size), 0);
+	n = stack_frames(&m, m.threads.data[0].samples.data[0].stack, f, 16);
+	/* Leaf first: the inner loop's PHP frame, the handler, the outer loop, main. */
+	CHECK_EQ_INT(n, 4);
+	CHECK(f[0].object == OBJ_PHP && f[0].offset == (0xa0 | 6 << 16));
+	CHECK_EQ_INT(f[1].offset, 0x403000 - 0x400000 + 0x1000);
+	CHECK_EQ_INT(f[2].offset, 0x404000 - 0x400000 + 0x1000);
+	CHECK_EQ_INT(f[3].offset, 0x405000 - 0x400000 + 0x1000);
+	model_free(&m);
+}
+
+/*
  * Ruby frames (interp INTERP_RUBY) go in place of rb_vm_exec's frame
  * (USTACK_PY_EVAL) under OBJ_RUBY, and its core loop's frame
  * (USTACK_INTERP_VM) is left out; without a namer both stay C frames.
@@ -635,6 +667,7 @@ int main(void)
 	RUN(repeated_unknown_address_is_cut);
 	RUN(python_frames_replace_the_interpreter_loop);
 	RUN(php_frames_replace_the_vm);
+	RUN(vm_frame_stays_under_a_loop_left_a_c_frame);
 	RUN(ruby_frames_replace_the_vm_and_its_core_loop);
 	RUN(runtime_records_name_their_frames);
 	RUN(restack_rewrites_a_sample_in_place);

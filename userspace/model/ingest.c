@@ -258,6 +258,7 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 	bool utruncated = (e->flags & SAMPLE_USTACK_TRUNCATED) || ulen < e->ustack_len;
 	struct py_groups groups;
 	uint32_t interp_object;
+	bool loop_replaced = false; /* the loop frame outward of this one got its group */
 	int err;
 
 	groups.n = 0;
@@ -286,8 +287,12 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 		bool is_return = i > 0 || (e->flags & SAMPLE_USER_IN_SYSCALL);
 		uint64_t ip = uips[i] & ~USTACK_TAGS;
 
-		/* The VM's own code beside or in its loop (PHP's handlers, Ruby's core): its frames stand for it. */
-		if ((uips[i] & USTACK_INTERP_VM) && groups.n)
+		/*
+		 * The VM's own code inside or beside its loop (Ruby's core, PHP's
+		 * handlers, both called from the loop): the frames put in place of
+		 * that loop stand for it; under a loop left as a C frame, it stays.
+		 */
+		if ((uips[i] & USTACK_INTERP_VM) && loop_replaced)
 			continue;
 		/* The interpreter loop: its Python frames instead, when there are as many groups.
 		 */
@@ -295,10 +300,13 @@ static int build_stack(struct model *m, struct process *p, const struct stack_re
 			err = push_python(m, p, e, &groups, --loops, &stack);
 			if (err)
 				return err;
+			loop_replaced = true;
 			continue;
 		}
-		if (uips[i] & USTACK_PY_EVAL)
+		if (uips[i] & USTACK_PY_EVAL) {
 			loops -= !!loops;
+			loop_replaced = false;
+		}
 		/* A runtime's frame, named from the words BPF read in it. */
 		if (e->rt_len &&
 		    runtime_frame(m, p, e, (uint32_t)i, ip, is_return, &rt_cursor, &offset))
