@@ -90,8 +90,6 @@ static void fill_meta(struct profile_meta *meta, struct recording *r, const stru
 	uname(uts);
 	meta->product_version = BPFPROF_VERSION;
 	meta->command_line = opts->self_command_line;
-	meta->lang_versions[FRAME_LANG_PHP] =
-		php_procs_versions(r->php_procs, r->php_versions, sizeof(r->php_versions));
 	meta->hostname = host;
 	meta->kernel_release = uts->release;
 	meta->arch = uts->machine;
@@ -127,11 +125,13 @@ int recording_write(struct recording *r, const struct options *opts, const struc
 		    enum output_format format)
 {
 	struct profile_meta meta = { 0 };
-	char host[256] = "", ruby[64];
+	char host[256] = "", ruby[64], php[64];
 	struct utsname uts;
 
 	fill_meta(&meta, r, opts, m, lost, start_wall_ms, host, sizeof(host), &uts);
+	/* Buffers of this call's own: snapshots are written on threads of their own. */
 	meta.lang_versions[FRAME_LANG_RUBY] = ruby_procs_versions(r->rb_procs, ruby, sizeof(ruby));
+	meta.lang_versions[FRAME_LANG_PHP] = php_procs_versions(r->php_procs, php, sizeof(php));
 	/* How whole the stacks are: counted here, over the symbolized tables, for meta.extra. */
 	if (format != FORMAT_PPROF) {
 		int err = frame_quality_count(&meta.frame_quality, m, tables);

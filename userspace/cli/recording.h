@@ -53,7 +53,6 @@ struct recording {
 	struct python_procs *py_procs;	 /* Python processes: their code objects, named */
 	struct python_frames *py_frames; /* the Python frames met */
 	struct php_procs *php_procs;	 /* PHP processes: their functions, named */
-	char php_versions[64];		 /* the versions they ran, for the profile's meta */
 	struct ruby_procs *rb_procs;	 /* Ruby processes: their iseqs, named */
 	struct python_frames *rb_frames; /* the Ruby frames met (the same kind of table) */
 	struct hotspot_procs *jvms;	 /* the JVMs met, read as their code is met */

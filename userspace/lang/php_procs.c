@@ -67,6 +67,17 @@ static ssize_t vm_read(void *ctx, uint32_t pid, uint64_t addr, void *buf, size_t
 	return process_vm_readv((pid_t)pid, &local, 1, &remote, 1, 0);
 }
 
+int php_procs_set_read_limits(struct php_procs *p, const struct read_budget_limits *limits)
+{
+	struct read_budget *b = read_budget_new(limits);
+
+	if (!b)
+		return -ENOMEM;
+	read_budget_free(p->budget);
+	p->budget = b;
+	return 0;
+}
+
 struct php_procs *php_procs_new(void)
 {
 	struct php_procs *p = calloc(1, sizeof(*p));
@@ -159,7 +170,7 @@ const char *php_procs_versions(const struct php_procs *p, char *buf, size_t size
 
 	buf[0] = '\0';
 	for (int i = 0; i < PHP_VERSIONS_KEPT && p->versions[i] && used < size; i++) {
-		int n = snprintf(buf + used, size - used, "%s%u.%u", used ? " " : "",
+		int n = snprintf(buf + used, size - used, "%s%u.%u", used ? ", " : "",
 				 p->versions[i] >> 8, p->versions[i] & 0xff);
 
 		if (n < 0)

@@ -22,6 +22,7 @@
 #include "php_layout.h"
 #include "php_names.h"
 #include "python_reader.h"
+#include "read_budget.h"
 
 /* Functions kept per process, and the bytes all processes' take at most. */
 #define PHP_PROC_MAX_FUNCS  8192
@@ -35,6 +36,8 @@ struct php_procs *php_procs_new(void);
 void php_procs_free(struct php_procs *p);
 /* Tests: read memory through `fn` (on worker threads) instead of process_vm_readv. */
 void php_procs_set_reader(struct php_procs *p, python_mem_read_fn fn, void *ctx);
+/* Tests: the read budget's limits (read_budget.h) in place of the recording's; 0 or -ENOMEM. */
+int php_procs_set_read_limits(struct php_procs *p, const struct read_budget_limits *limits);
 
 /* Process `pid` of user `uid` runs PHP `info`. Forgets an earlier image's. 0 or -ENOMEM. */
 int php_procs_add(struct php_procs *p, uint32_t pid, uint32_t uid, const struct php_info *info);
