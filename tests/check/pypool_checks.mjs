@@ -103,7 +103,7 @@ function checkProcess(report, profile, truth, named) {
 	if (minor(truth.version) < 308)
 		return;
 	checkOffCpu(report, profile, label, [truth.sleeper], 'sleeper', 'sleeper', isNamed);
-	if (truth.longSleeper)
+	if (report.check(truth.longSleeper, `${label}: the workload printed its long sleeper's tid`))
 		checkOffCpu(report, profile, label, [truth.longSleeper], 'long_sleeper', 'long_sleeper', isNamed);
 }
 

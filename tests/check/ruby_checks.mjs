@@ -81,8 +81,10 @@ export function checkRuby(report, profile, { truth, expectBroken }) {
 		return;
 	const innermost = stacks.filter((f) => f.length && f[f.length - 1].name === 'rb_inner').length;
 	const nested = stacks.filter((f) => nestsInOrder(f, truth.lines)).length;
+	// The same samples as the shares above: from the first to the last in rb_inner.
 	const onCpu = profile.samplesOf(thread).filter((s) => profile.isOnCpu(s));
-	const leaf = onCpu.filter((s) => profile.leafFuncName(s) === 'rb_inner').length;
+	const window = inInner.length ? onCpu.slice(inInner[0], inInner[inInner.length - 1] + 1) : [];
+	const leaf = window.filter((s) => profile.leafFuncName(s) === 'rb_inner').length;
 	if (expectBroken) {
 		report.check(percent(innermost, all.length) < BROKEN_MAX_PERCENT,
 			     `main thread: ${innermost} of ${all.length} name rb_inner without Ruby frames ` +

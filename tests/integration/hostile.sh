@@ -96,11 +96,18 @@ case $MODE in
 python_fake)
 	: "${FAKEPY:?FAKEPY is not set}"
 	install -m 0755 -o "$USER_NAME" "$FAKEPY" "$USER_DIR/fakepy" || fail "cannot install fakepy"
-	"${as_user[@]}" "$USER_DIR/fakepy" 30 &
+	"${as_user[@]}" "$USER_DIR/fakepy" 30 >"$WORK/fakepy.out" &
 	VICTIM_PID=$!
-	"${as_user[@]}" "$USER_DIR/fakepy" 30 cycle &
+	"${as_user[@]}" "$USER_DIR/fakepy" 30 cycle >"$WORK/fakepy-cycle.out" &
 	CYCLE_PID=$!
-	sleep 0.3
+	# Each says "ready" once its fake interpreter is laid out (a busy machine takes its time).
+	for f in fakepy fakepy-cycle; do
+		for ((i = 0; i < 600; i++)); do
+			grep -q '^ready' "$WORK/$f.out" 2>/dev/null && break
+			sleep 0.05
+		done
+		grep -q '^ready' "$WORK/$f.out" || fail "$f did not start: $(cat "$WORK/$f.out")"
+	done
 	run_bpfprof 60 -v -p "$VICTIM_PID,$CYCLE_PID" -d 2 -o "$WORK/p.json.gz"
 	kill -KILL "$CYCLE_PID" 2>/dev/null
 	expect_success
@@ -156,7 +163,12 @@ php_fake)
 	install -m 0755 -o "$USER_NAME" "$FAKEPHP" "$USER_DIR/fakephp" || fail "cannot install fakephp"
 	"${as_user[@]}" "$USER_DIR/fakephp" 30 >"$WORK/fakephp.out" &
 	VICTIM_PID=$!
-	sleep 0.3
+	# It prints its pid once its fake engine is laid out (a busy machine takes its time).
+	for ((i = 0; i < 600; i++)); do
+		[ -s "$WORK/fakephp.out" ] && break
+		sleep 0.05
+	done
+	[ -s "$WORK/fakephp.out" ] || fail "fakephp did not start"
 	run_bpfprof 60 -v -p "$VICTIM_PID" -d 2 -o "$WORK/p.json.gz"
 	expect_success
 	awk -v t="$ELAPSED" 'BEGIN { exit !(t < 20) }' || fail "bpfprof took ${ELAPSED}s for a 2 s recording"

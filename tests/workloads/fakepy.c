@@ -17,7 +17,7 @@
  *   fuse   a frame whose code object is at the start of FILE, mapped and
  *          never touched: a file on a FUSE mount whose server never answers
  *          (fusehold), so reading it waits; its caller's, fuse_caller, is
- *          in our memory. Prints "ready" once mapped.
+ *          in our memory. Every mode prints "ready" once laid out.
  *   cycle  (issue 40) no pthread key to find its thread's state by (a key
  *          past the first 32), and a thread list of two states that link
  *          to each other, neither its thread's: the walk gives up at its
@@ -198,6 +198,8 @@ int main(int argc, char **argv)
 	memcpy(file + 32, &state, 4);
 	memcpy(file + 48, "/etc/shadow", 11);
 	memcpy(table + 16, &huge, 8); /* a line table as long */
+	printf("ready\n");
+	fflush(stdout);
 	for (long s = 0; s < secs * 10; s++)
 		_PyEval_EvalFrameDefault(20000000);
 	return 0;
