@@ -9,15 +9,17 @@
 # file) and leaked the ring-buffer manager.
 #
 # The limit at which the rings are reached depends on the kernel and on how
-# many programs load, so every limit in a range is tried under strace; the
-# runs that failed at a ring buffer are judged.
+# many programs load, so every limit in a range is tried under strace, up
+# to the first that records; the runs that failed at a ring buffer are
+# judged. (Issue 40's maps and programs put the rings at 62-63 here: the
+# range goes well past them.)
 . "$(dirname "$0")/common.sh"
 require_root
 make_workdir
 command -v strace >/dev/null || fail "strace is not installed (install-deps.sh --test installs it)"
 
 judged=0
-for n in $(seq 12 64); do
+for n in $(seq 12 160); do
 	trace=$WORK/trace.$n
 	# fd 9: a descriptor bpfprof never opened; it must never close it.
 	bash -c 'ulimit -n "$1"; shift; exec 9<"$0"; exec "$@"' "$BPFPROF" "$n" \
@@ -41,5 +43,5 @@ for n in $(seq 12 64); do
 	judged=$((judged + 1))
 	[ -e "$WORK/out.$n.json.gz" ] && fail "a profile was written although recording never started"
 done
-[ "$judged" -gt 0 ] || fail "no open-file limit from 12 to 64 made the ring buffers fail: nothing judged"
+[ "$judged" -gt 0 ] || fail "no open-file limit from 12 to 160 made the ring buffers fail: nothing judged"
 ok "$judged limits failed at a ring buffer and were judged"
